@@ -1,0 +1,103 @@
+import type { Context } from "../context.ts";
+import { toolError } from "../errors.ts";
+import { ghHostsPath, readGhHosts } from "../github/gh-config.ts";
+import { GITHUB_COM, isGitHubCloud } from "../github/hosts.ts";
+import { err, ok, type Result } from "../result.ts";
+import { lookupNetrc, type NetrcEntry, netrcPath } from "./netrc.ts";
+
+export interface GitHubCredential {
+  token: string;
+  /** Where the token came from, e.g. `$GH_TOKEN` or `/home/me/.netrc (machine github.com)`; never the token. */
+  source: string;
+}
+
+export interface CredentialLookup {
+  /** Web host of the repository (`github.com`, an Enterprise Server host, `tenant.ghe.com`). */
+  host: string;
+  /** Host the API requests go to, when it differs (`api.github.com`); tried as a second `.netrc` machine. */
+  apiHost?: string;
+  /** The user chose where requests go (`GH_HOST`, `GITHUB_API_URL`), so generic token variables may follow. */
+  explicitDestination?: boolean;
+}
+
+type Ctx = Pick<Context, "env" | "home" | "files" | "platform" | "log">;
+
+/**
+ * Finds a GitHub token for `host`, first hit wins:
+ *
+ * 1. `~/.netrc`, machine `host` (twig's own store; `github.com` for github.com), then the API host;
+ * 2. `GH_TOKEN`, `GITHUB_TOKEN` for github.com and `*.ghe.com` (and for any host the user pointed
+ *    the server at explicitly); `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` for other hosts —
+ *    the gh CLI's scoping, so a remote on a look-alike host never receives a github.com token;
+ * 3. the gh CLI's `hosts.yml`, `oauth_token` of that host.
+ *
+ * Nothing is cached here: a fixed `.netrc` or a newly exported variable is seen on the next call.
+ * When nothing is found the error names every place that was looked at.
+ */
+export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup): Promise<Result<GitHubCredential>> {
+  const host = lookup.host.toLowerCase();
+  const looked: string[] = [];
+  const problems: string[] = [];
+
+  const netrc = netrcPath(ctx);
+  const machines = [host];
+  if (lookup.apiHost && lookup.apiHost.toLowerCase() !== host) machines.push(lookup.apiHost.toLowerCase());
+  let fallback: { entry: NetrcEntry; machine: string } | null = null;
+  for (const machine of machines) {
+    looked.push(`${netrc} (machine ${machine})`);
+    const found = await lookupNetrc(ctx, machine);
+    if (!found.ok) {
+      problems.push(found.error.message);
+      ctx.log.warn(`GitHub credentials: ${found.error.message}`);
+      break;
+    }
+    const entry = found.value;
+    if (!entry) continue;
+    if (entry.machine === null) {
+      fallback ??= { entry, machine };
+      continue;
+    }
+    return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
+  }
+  if (fallback) return ok({ token: fallback.entry.password, source: `${netrc} (default entry)` });
+
+  for (const name of tokenVariables(host, lookup.explicitDestination === true)) {
+    looked.push(`$${name}`);
+    const value = ctx.env[name]?.trim();
+    if (value) return ok({ token: value, source: `$${name}` });
+  }
+
+  const hostsPath = ghHostsPath(ctx);
+  looked.push(`${hostsPath} (${host} oauth_token)`);
+  const hosts = await readGhHosts(ctx);
+  if (hosts.kind === "found") {
+    const token = hosts.value.get(host)?.oauth_token?.trim();
+    if (token) return ok({ token, source: `${hostsPath} (${host})` });
+  } else if (hosts.kind === "unreadable") {
+    problems.push(`Cannot read ${hostsPath}: ${hosts.cause}`);
+  }
+
+  const detail = problems.length > 0 ? ` (${problems.join("; ")})` : "";
+  return err(
+    toolError(
+      "credentials_missing",
+      `GitHub credentials not found for ${host}${detail}. Looked in: ${looked.join(", ")}`,
+      missingHint(host),
+    ),
+  );
+}
+
+function tokenVariables(host: string, explicitDestination: boolean): string[] {
+  if (isGitHubCloud(host)) return ["GH_TOKEN", "GITHUB_TOKEN"];
+  const enterprise = ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
+  return explicitDestination ? [...enterprise, "GH_TOKEN", "GITHUB_TOKEN"] : enterprise;
+}
+
+function missingHint(host: string): string {
+  const variable = isGitHubCloud(host) ? "GH_TOKEN" : "GH_ENTERPRISE_TOKEN";
+  const ghFlag = host === GITHUB_COM ? "" : ` --hostname ${host}`;
+  return (
+    `Export ${variable} (for example ${variable}=$(gh auth token${ghFlag})), or add ` +
+    `\`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`
+  );
+}

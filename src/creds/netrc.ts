@@ -1,0 +1,158 @@
+import { join } from "node:path";
+import type { Context } from "../context.ts";
+import { toolError } from "../errors.ts";
+import { decodeUtf8 } from "../fs/cached-file.ts";
+import { err, ok, type Result } from "../result.ts";
+
+export interface NetrcEntry {
+  /** `null` for the `default` entry. */
+  machine: string | null;
+  login: string;
+  password: string;
+  account?: string;
+}
+
+/**
+ * Parses a `.netrc` with the full grammar (tokens may span lines, `"quoted values"` with
+ * backslash escapes, `#` comments, `default`, `account`, `macdef` bodies skipped). Every file
+ * twig reads correctly gives the same answer here; twig's quirks (a comment word read as a value,
+ * an incomplete entry's login leaking into the next one) are not reproduced.
+ */
+export function parseNetrc(text: string): NetrcEntry[] {
+  const entries: NetrcEntry[] = [];
+  const tokens = tokenize(text);
+  let current: { machine: string | null; login?: string; password?: string; account?: string } | null = null;
+  const flush = () => {
+    if (current?.login !== undefined || current?.password !== undefined) {
+      entries.push({
+        machine: current.machine,
+        login: current.login ?? "",
+        password: current.password ?? "",
+        ...(current.account === undefined ? {} : { account: current.account }),
+      });
+    }
+    current = null;
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as Token;
+    switch (token.value) {
+      case "machine": {
+        flush();
+        const name = tokens[i + 1];
+        if (!name) return entries;
+        current = { machine: name.value };
+        i++;
+        break;
+      }
+      case "default":
+        flush();
+        current = { machine: null };
+        break;
+      case "login":
+      case "password":
+      case "account": {
+        const value = tokens[i + 1];
+        if (!value) break;
+        if (current) current[token.value] = value.value;
+        i++;
+        break;
+      }
+      case "macdef": {
+        // A macro body runs to the first empty line; its words are not netrc tokens.
+        const name = tokens[i + 1];
+        i++;
+        const bodyEnd = name ? text.indexOf("\n\n", name.end) : -1;
+        const stop = bodyEnd === -1 ? text.length : bodyEnd;
+        while (i + 1 < tokens.length && (tokens[i + 1] as Token).start < stop) i++;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  flush();
+  return entries;
+}
+
+interface Token {
+  value: string;
+  start: number;
+  end: number;
+}
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const ch = text[i] as string;
+    if (/\s/.test(ch)) {
+      i++;
+      continue;
+    }
+    if (ch === "#") {
+      const eol = text.indexOf("\n", i);
+      i = eol === -1 ? n : eol + 1;
+      continue;
+    }
+    const start = i;
+    let value = "";
+    if (ch === '"') {
+      i++;
+      while (i < n && text[i] !== '"') {
+        if (text[i] === "\\" && i + 1 < n) i++;
+        value += text[i];
+        i++;
+      }
+      i++;
+    } else {
+      while (i < n && !/\s/.test(text[i] as string)) {
+        if (text[i] === "\\" && i + 1 < n) i++;
+        value += text[i];
+        i++;
+      }
+    }
+    tokens.push({ value, start, end: i });
+  }
+  return tokens;
+}
+
+/** The first complete entry for `machine` (host names compare case-insensitively), else `default`. */
+export function findNetrcEntry(entries: readonly NetrcEntry[], machine: string): NetrcEntry | null {
+  const wanted = machine.toLowerCase();
+  const complete = (e: NetrcEntry) => e.login !== "" && e.password !== "";
+  return (
+    entries.find((e) => e.machine !== null && e.machine.toLowerCase() === wanted && complete(e)) ??
+    entries.find((e) => e.machine === null && complete(e)) ??
+    null
+  );
+}
+
+export function netrcPath(ctx: Pick<Context, "home">): string {
+  return join(ctx.home, ".netrc");
+}
+
+/**
+ * Looks `machine` up in `<home>/.netrc`. A missing file is "no entry", not an error; an
+ * unreadable or non-UTF-8 file is an error value that names the file but never its content.
+ */
+export async function lookupNetrc(
+  ctx: Pick<Context, "home" | "files">,
+  machine: string,
+): Promise<Result<NetrcEntry | null>> {
+  const path = netrcPath(ctx);
+  const read = await ctx.files.read(path, "netrc", (bytes) => {
+    const text = decodeUtf8(bytes);
+    return text === null ? null : parseNetrc(text);
+  });
+  if (read.kind === "missing") return ok(null);
+  if (read.kind === "unreadable") {
+    return err(
+      toolError("credentials_missing", `Cannot read ${path}: ${read.cause}`, `Check the permissions of ${path}.`),
+    );
+  }
+  if (read.value === null) {
+    return err(toolError("credentials_missing", `${path} is not valid UTF-8`, `Re-save ${path} as UTF-8 text.`));
+  }
+  return ok(findNetrcEntry(read.value, machine));
+}

@@ -1,0 +1,32 @@
+import * as v from "valibot";
+
+/**
+ * The closed set of tool error codes. The first seven are upstream twig-mcp's; the rest name
+ * failures upstream folded into `network_error` or could not detect.
+ */
+export const ErrorCodeSchema = v.picklist([
+  "no_repo",
+  "no_twig_state",
+  "credentials_missing",
+  "not_found",
+  "invalid_params",
+  "network_error",
+  "internal",
+  "credentials_invalid",
+  "rate_limited",
+  "unsupported_repo",
+  "unsupported_api",
+]);
+export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
+
+export const ToolErrorSchema = v.object({
+  code: ErrorCodeSchema,
+  message: v.string(),
+  hint: v.optional(v.string()),
+});
+export type ToolError = v.InferOutput<typeof ToolErrorSchema>;
+
+/** Builds an error value; `hint` is left out (not `undefined`) when absent so the JSON matches upstream. */
+export function toolError(code: ErrorCode, message: string, hint?: string): ToolError {
+  return hint === undefined ? { code, message } : { code, message, hint };
+}

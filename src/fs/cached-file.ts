@@ -1,0 +1,112 @@
+import { stat } from "node:fs/promises";
+
+/** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
+export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
+
+interface Entry {
+  mtimeMs: number;
+  ctimeMs: number;
+  size: number;
+  ino: number;
+  value: unknown;
+}
+
+/** Files we parse are small, but a state file can be hand-edited into anything; refuse the absurd. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Re-reads a file only when its (mtime, ctime, size, inode) changes, so every tool call sees the
+ * file as it is now without parsing an unchanged file twice. The cache is a bounded LRU keyed by
+ * path and parser, so memory stays flat however many repositories and files are read.
+ */
+export class CachedFileReader {
+  readonly #entries = new Map<string, Entry>();
+  readonly #capacity: number;
+
+  constructor(capacity = 256) {
+    this.#capacity = capacity;
+  }
+
+  async read<T>(path: string, parserKey: string, parse: (bytes: Uint8Array) => T): Promise<FileRead<T>> {
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+      return { kind: "unreadable", cause: describeFsError(error) };
+    }
+    if (info.isDirectory()) return { kind: "unreadable", cause: "is a directory" };
+    if (info.size > MAX_FILE_BYTES) {
+      return { kind: "unreadable", cause: `file is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit` };
+    }
+    const key = `${parserKey}\u0000${path}`;
+    const cached = this.#entries.get(key);
+    if (
+      cached &&
+      cached.mtimeMs === info.mtimeMs &&
+      cached.ctimeMs === info.ctimeMs &&
+      cached.size === info.size &&
+      cached.ino === info.ino
+    ) {
+      this.#entries.delete(key);
+      this.#entries.set(key, cached);
+      return { kind: "found", value: cached.value as T };
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await Bun.file(path).bytes();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return { kind: "missing" };
+      return { kind: "unreadable", cause: describeFsError(error) };
+    }
+    const value = parse(bytes);
+    this.#entries.set(key, {
+      mtimeMs: info.mtimeMs,
+      ctimeMs: info.ctimeMs,
+      size: info.size,
+      ino: info.ino,
+      value,
+    });
+    if (this.#entries.size > this.#capacity) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    return { kind: "found", value };
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+export function describeFsError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  switch (e?.code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EISDIR":
+      return "is a directory";
+    case "ELOOP":
+      return "too many levels of symbolic links";
+    case "ENOENT":
+      return "no such file or directory";
+    case "ENOTDIR":
+      return "a path component is not a directory";
+    default:
+      return e?.code ? `${e.code}` : String(error);
+  }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** Decodes UTF-8, dropping a leading BOM; `null` for bytes that are not valid UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,296 @@
+import { join } from "node:path";
+import { toolError } from "../errors.ts";
+import type { CachedFileReader } from "../fs/cached-file.ts";
+import { err, ok, type Result } from "../result.ts";
+import type { RepoLocation } from "./discover.ts";
+
+export { type Remote, remoteUrls } from "./remotes.ts";
+
+/**
+ * A parsed git config file. Keys are `section.subsection.name` (or `section.name`): section and
+ * name are case-insensitive and stored lower-cased, the subsection is case-sensitive.
+ */
+export interface GitConfig {
+  /** The last value of `key`, as git reads single-valued keys. */
+  get(key: string): string | undefined;
+  getAll(key: string): string[];
+  entries(): Array<{ key: string; value: string }>;
+}
+
+export interface ConfigParse {
+  config: GitConfig;
+  /** Where parsing stopped on a line git would refuse ("bad config line"); entries before it are kept. */
+  error: { line: number; message: string } | null;
+}
+
+/** Parses git's config format; see {@link parseGitConfigChecked} for the position of a syntax error. */
+export function parseGitConfig(text: string): GitConfig {
+  return parseGitConfigChecked(text).config;
+}
+
+/**
+ * Parses git's config format the way git's `config.c` does, character by character: section
+ * headers `[section]`, `[section "subsection"]` (only `\` escapes inside the quotes), the legacy
+ * `[section.subsection]` (all lower-cased), `name = value`, and a bare `name` meaning true. Values
+ * may be partly quoted; outside quotes `#` and `;` start a comment and whitespace runs are kept
+ * (one space per character) only between words; `\n`, `\t`, `\b`, `\\`, `\"` are the escapes and a
+ * trailing `\` continues the line. `include` directives are not followed.
+ */
+export function parseGitConfigChecked(text: string): ConfigParse {
+  const source = new Source(text.startsWith("\uFEFF") ? text.slice(1) : text);
+  const entries: Array<{ key: string; value: string }> = [];
+  // Errors name the line where the bad header or key began, even if continuation lines followed.
+  let statementLine = 1;
+  const fail = (message: string): ConfigParse => ({
+    config: new ParsedConfig(entries),
+    error: { line: statementLine, message },
+  });
+  let section: string | null = null;
+  let comment = false;
+  for (;;) {
+    let c = source.next();
+    if (c === "\n") {
+      if (source.eof) return { config: new ParsedConfig(entries), error: null };
+      comment = false;
+      continue;
+    }
+    if (comment || isSpace(c)) continue;
+    if (c === "#" || c === ";") {
+      comment = true;
+      continue;
+    }
+    statementLine = source.line;
+    if (c === "[") {
+      section = parseSectionHeader(source);
+      if (section === null) return fail("bad section header");
+      continue;
+    }
+    if (!isAlpha(c)) return fail("a key must start with a letter");
+    let name = c.toLowerCase();
+    for (;;) {
+      c = source.next();
+      if (source.eof || !isKeyChar(c)) break;
+      name += c.toLowerCase();
+    }
+    while (c === " " || c === "\t") c = source.next();
+    let value = "true";
+    if (c !== "\n") {
+      if (c !== "=") return fail("expected '=' after the key");
+      const parsed = parseValue(source);
+      if (parsed === null) return fail("bad value (unknown escape or unclosed quote)");
+      value = parsed;
+    }
+    // git accepts a key before any section header, but no command can address it.
+    if (section !== null) entries.push({ key: `${section}.${name}`, value });
+  }
+}
+
+/** Reads the repository's shared config (`<commonDir>/config`); a missing file is an empty config. */
+export async function readRepoConfig(repo: RepoLocation, files: CachedFileReader): Promise<Result<GitConfig>> {
+  return readConfigFile(join(repo.commonDir, "config"), files);
+}
+
+export async function readConfigFile(path: string, files: CachedFileReader): Promise<Result<GitConfig>> {
+  const read = await files.read(path, "git:config", (bytes) => parseGitConfigChecked(lenientUtf8.decode(bytes)));
+  switch (read.kind) {
+    case "missing":
+      return ok(new ParsedConfig([]));
+    case "unreadable":
+      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`));
+    case "found": {
+      const { config, error } = read.value;
+      if (error === null) return ok(config);
+      return err(
+        toolError(
+          "unsupported_repo",
+          `Bad config line ${error.line} in ${path}: ${error.message}`,
+          "git refuses this file too; fix the line (see `git config --list`).",
+        ),
+      );
+    }
+  }
+}
+
+/**
+ * git's boolean reading (`git_parse_maybe_bool`): true/yes/on/1, false/no/off/0/empty, any case, or
+ * an integer (non-zero is true); `null` for anything else.
+ */
+export function parseConfigBool(value: string | undefined): boolean | null {
+  if (value === undefined) return null;
+  switch (value.toLowerCase()) {
+    case "true":
+    case "yes":
+    case "on":
+      return true;
+    case "false":
+    case "no":
+    case "off":
+    case "":
+      return false;
+  }
+  return /^[+-]?\d+$/.test(value) ? Number.parseInt(value, 10) !== 0 : null;
+}
+
+/**
+ * Brings a key to its stored form: section and name lower-cased, the subsection (everything between
+ * the first and the last dot) kept as written.
+ */
+export function normalizeConfigKey(key: string): string {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first === -1) return key.toLowerCase();
+  return key.slice(0, first).toLowerCase() + key.slice(first, last) + key.slice(last).toLowerCase();
+}
+
+/** Config files hold arbitrary bytes (a Latin-1 user name is common); bad bytes become U+FFFD. */
+const lenientUtf8 = new TextDecoder("utf-8");
+
+class ParsedConfig implements GitConfig {
+  readonly #entries: ReadonlyArray<{ key: string; value: string }>;
+  readonly #byKey = new Map<string, string[]>();
+
+  constructor(entries: ReadonlyArray<{ key: string; value: string }>) {
+    this.#entries = entries;
+    for (const { key, value } of entries) {
+      const values = this.#byKey.get(key);
+      if (values) values.push(value);
+      else this.#byKey.set(key, [value]);
+    }
+  }
+
+  get(key: string): string | undefined {
+    return this.#byKey.get(normalizeConfigKey(key))?.at(-1);
+  }
+
+  getAll(key: string): string[] {
+    return [...(this.#byKey.get(normalizeConfigKey(key)) ?? [])];
+  }
+
+  entries(): Array<{ key: string; value: string }> {
+    return this.#entries.map((entry) => ({ ...entry }));
+  }
+}
+
+/**
+ * Hands out characters as git's `get_next_char` does: CRLF reads as LF, and the end of the text
+ * reads as a final LF with `eof` set, so every line, including the last, ends in "\n".
+ */
+class Source {
+  #pos = 0;
+  line = 1;
+  eof = false;
+
+  constructor(readonly text: string) {}
+
+  next(): string {
+    if (this.#pos >= this.text.length) {
+      this.eof = true;
+      return "\n";
+    }
+    let c = this.text.charAt(this.#pos++);
+    if (c === "\r" && this.text.charAt(this.#pos) === "\n") {
+      this.#pos++;
+      c = "\n";
+    }
+    if (c === "\n") this.line++;
+    return c;
+  }
+}
+
+/** After `[`: the section (with `.subsection` appended) up to `]`, or `null` when malformed. */
+function parseSectionHeader(source: Source): string | null {
+  let name = "";
+  for (;;) {
+    const c = source.next();
+    if (source.eof) return null;
+    if (c === "]") return name === "" || name.startsWith(".") ? null : name;
+    if (isSpace(c)) return name === "" ? null : parseQuotedSubsection(source, name, c);
+    if (!isKeyChar(c) && c !== ".") return null;
+    name += c.toLowerCase();
+  }
+}
+
+/** `[section "sub"]`: whitespace, then a quoted subsection in which `\x` stands for `x`, then `]`. */
+function parseQuotedSubsection(source: Source, section: string, first: string): string | null {
+  let c = first;
+  do {
+    if (c === "\n") return null;
+    c = source.next();
+  } while (isSpace(c));
+  if (c !== '"') return null;
+  let subsection = "";
+  for (;;) {
+    c = source.next();
+    if (c === "\n") return null;
+    if (c === '"') break;
+    if (c === "\\") {
+      c = source.next();
+      if (c === "\n") return null;
+    }
+    subsection += c;
+  }
+  return source.next() === "]" ? `${section}.${subsection}` : null;
+}
+
+/** After `=`: the value up to the end of the line, or `null` on an unknown escape or unclosed quote. */
+function parseValue(source: Source): string | null {
+  let value = "";
+  let quoted = false;
+  let comment = false;
+  let pendingSpaces = 0;
+  for (;;) {
+    let c = source.next();
+    if (c === "\n") return quoted ? null : value;
+    if (comment) continue;
+    if (!quoted && isSpace(c)) {
+      if (value !== "") pendingSpaces++;
+      continue;
+    }
+    if (!quoted && (c === "#" || c === ";")) {
+      comment = true;
+      continue;
+    }
+    value += " ".repeat(pendingSpaces);
+    pendingSpaces = 0;
+    if (c === "\\") {
+      c = source.next();
+      switch (c) {
+        case "\n":
+          continue;
+        case "t":
+          c = "\t";
+          break;
+        case "b":
+          c = "\b";
+          break;
+        case "n":
+          c = "\n";
+          break;
+        case "\\":
+        case '"':
+          break;
+        default:
+          return null;
+      }
+      value += c;
+      continue;
+    }
+    if (c === '"') {
+      quoted = !quoted;
+      continue;
+    }
+    value += c;
+  }
+}
+
+function isSpace(c: string): boolean {
+  return c === " " || c === "\t" || c === "\n" || c === "\r";
+}
+
+function isAlpha(c: string): boolean {
+  return (c >= "a" && c <= "z") || (c >= "A" && c <= "Z");
+}
+
+function isKeyChar(c: string): boolean {
+  return isAlpha(c) || (c >= "0" && c <= "9") || c === "-";
+}

@@ -1,0 +1,180 @@
+import { stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { type ToolError, toolError } from "../errors.ts";
+import type { CachedFileReader } from "../fs/cached-file.ts";
+import { err, ok, type Result } from "../result.ts";
+import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
+import { canonicalPath, isDirectory, isGitDirectory, readCommonDirFile, readGitFile } from "./git-dir.ts";
+import { readWorktreeLink } from "./worktrees.ts";
+
+export interface RepoLocation {
+  /** Absolute, canonical: the per-worktree git dir (HEAD lives here). */
+  gitDir: string;
+  /** Absolute, canonical: the shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
+  commonDir: string;
+  /** Absolute, canonical working-tree root; `null` for a bare repository. */
+  workTree: string | null;
+  isLinkedWorktree: boolean;
+}
+
+const NOT_FOUND_HINT = "Run twig-mcp inside a git repository or pass --repo PATH.";
+const BARE_HINT =
+  "twig-mcp needs a working tree: run it in a checkout (for example one made with `git worktree add`) or pass --repo PATH.";
+
+/**
+ * Finds the repository containing `startDir` the way git does (`setup_git_directory`): in each
+ * directory from `startDir` up to `/`, first a `.git` directory or `.git` file, then the directory
+ * itself being a git dir. Environment variables such as GIT_DIR are deliberately ignored: the
+ * server answers about the repository it was pointed at, not about its own environment.
+ */
+export async function discoverRepository(startDir: string, files: CachedFileReader): Promise<Result<RepoLocation>> {
+  const start = await canonicalPath(startDir);
+  if (!start.ok) {
+    const message =
+      start.cause === "no such file or directory"
+        ? `${startDir} does not exist`
+        : `Cannot open ${startDir}: ${start.cause}`;
+    return err(toolError("no_repo", message, NOT_FOUND_HINT));
+  }
+  if (!(await isDirectory(start.path))) {
+    return err(toolError("no_repo", `${startDir} is not a directory`, NOT_FOUND_HINT));
+  }
+  // Canonical paths have no `..` or symlinks, so `dirname` strictly shortens the path and the walk
+  // ends at the root.
+  let dir = start.path;
+  for (;;) {
+    const dotGit = await probeDotGit(dir);
+    if (dotGit.kind === "invalid") return err(toolError("no_repo", dotGit.reason, NOT_FOUND_HINT));
+    if (dotGit.kind === "found") return locate(dotGit.gitDir, dir, files);
+    if (await isGitDirectory(dir)) return locate(dir, null, files);
+    const parent = dirname(dir);
+    if (parent === dir) {
+      return err(toolError("no_repo", `No git repository found at or above ${startDir}`, NOT_FOUND_HINT));
+    }
+    dir = parent;
+  }
+}
+
+type DotGitProbe = { kind: "none" } | { kind: "found"; gitDir: string } | { kind: "invalid"; reason: string };
+
+/**
+ * `<dir>/.git`. A `.git` directory that is not a git dir is passed over (git keeps walking up), but
+ * a broken `.git` file stops the search, as it does in git ("invalid gitfile format").
+ */
+async function probeDotGit(dir: string): Promise<DotGitProbe> {
+  const path = join(dir, ".git");
+  let isFile: boolean;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) return (await isGitDirectory(path)) ? { kind: "found", gitDir: path } : { kind: "none" };
+    isFile = info.isFile();
+  } catch {
+    return { kind: "none" };
+  }
+  if (!isFile) return { kind: "none" };
+  const target = await readGitFile(path, dir);
+  if (target.kind === "missing") return { kind: "none" };
+  if (target.kind === "invalid") return target;
+  if (!(await isGitDirectory(target.path))) {
+    return { kind: "invalid", reason: `${path} points to ${target.path}, which is not a git directory` };
+  }
+  return { kind: "found", gitDir: target.path };
+}
+
+/** Fills in the common dir and work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself. */
+async function locate(
+  foundGitDir: string,
+  dotGitOwner: string | null,
+  files: CachedFileReader,
+): Promise<Result<RepoLocation>> {
+  const gitDir = await canonicalPath(foundGitDir);
+  if (!gitDir.ok) return err(toolError("no_repo", `Cannot open ${foundGitDir}: ${gitDir.cause}`, NOT_FOUND_HINT));
+  const pointer = await readCommonDirFile(gitDir.path);
+  if (pointer.kind === "invalid") return err(toolError("no_repo", pointer.reason, NOT_FOUND_HINT));
+  let commonDir = gitDir.path;
+  if (pointer.kind === "found") {
+    const common = await canonicalPath(pointer.path);
+    if (!common.ok) {
+      return err(
+        toolError("no_repo", `${gitDir.path}/commondir names ${pointer.path}: ${common.cause}`, NOT_FOUND_HINT),
+      );
+    }
+    commonDir = common.path;
+  }
+  const config = await readConfigFile(join(commonDir, "config"), files);
+  if (!config.ok) return config;
+  const unsupported = checkRepositoryFormat(config.value, commonDir);
+  if (unsupported !== null) return unsupported;
+
+  const isLinkedWorktree = commonDir !== gitDir.path;
+  const workTree = isLinkedWorktree
+    ? await linkedWorkTree(gitDir.path, dotGitOwner)
+    : await mainWorkTree(gitDir.path, dotGitOwner, config.value);
+  if (!workTree.ok) return workTree;
+  if (workTree.value === null) {
+    return err(toolError("no_repo", `${gitDir.path} is a bare repository (no working tree)`, BARE_HINT));
+  }
+  return ok({ gitDir: gitDir.path, commonDir, workTree: workTree.value, isLinkedWorktree });
+}
+
+/**
+ * A linked worktree's own directory. git ignores the shared config's core.bare and core.worktree
+ * here (they describe the main worktree), which is what lets a bare repository have linked
+ * worktrees. Found from inside its admin dir, the worktree is the one its `gitdir` file names.
+ */
+async function linkedWorkTree(gitDir: string, dotGitOwner: string | null): Promise<Result<string | null>> {
+  if (dotGitOwner !== null) return ok(dotGitOwner);
+  const link = await readWorktreeLink(gitDir);
+  if (link === null) return ok(null);
+  return canonicalWorkTree(link.path);
+}
+
+/**
+ * The main worktree: core.bare wins, then core.worktree (relative to the git dir; submodules whose
+ * git dir lives in the superproject's `.git/modules/` use it), then the directory holding `.git`.
+ * Started inside a `.git` directory, git itself knows no work tree; its parent is the obvious one.
+ */
+async function mainWorkTree(
+  gitDir: string,
+  dotGitOwner: string | null,
+  config: GitConfig,
+): Promise<Result<string | null>> {
+  if (parseConfigBool(config.get("core.bare")) === true) return ok(null);
+  const configured = config.get("core.worktree");
+  if (configured !== undefined) return canonicalWorkTree(resolve(gitDir, configured));
+  if (dotGitOwner !== null) return ok(dotGitOwner);
+  return ok(basename(gitDir) === ".git" ? dirname(gitDir) : null);
+}
+
+async function canonicalWorkTree(path: string): Promise<Result<string>> {
+  const canonical = await canonicalPath(path);
+  if (!canonical.ok) {
+    return err(toolError("no_repo", `The working tree ${path} cannot be opened: ${canonical.cause}`, NOT_FOUND_HINT));
+  }
+  return ok(canonical.path);
+}
+
+/** Refuses repositories whose on-disk layout this reader does not understand. */
+function checkRepositoryFormat(config: GitConfig, commonDir: string): { ok: false; error: ToolError } | null {
+  const refStorage = config.get("extensions.refStorage");
+  if (refStorage !== undefined && refStorage.toLowerCase() !== "files") {
+    return err(
+      toolError(
+        "unsupported_repo",
+        `${commonDir} stores refs in the '${refStorage}' format, which twig-mcp cannot read`,
+        "twig-mcp reads the files ref backend; `git refs migrate --ref-format=files` (git 2.46+) converts the repository.",
+      ),
+    );
+  }
+  const version = Number.parseInt(config.get("core.repositoryFormatVersion") ?? "0", 10);
+  if (version > 1) {
+    return err(
+      toolError(
+        "unsupported_repo",
+        `${commonDir} uses repository format version ${version}, which twig-mcp does not understand`,
+        "Use a repository created by a released version of git.",
+      ),
+    );
+  }
+  return null;
+}

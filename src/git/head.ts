@@ -1,0 +1,41 @@
+import { join } from "node:path";
+import { toolError } from "../errors.ts";
+import type { CachedFileReader } from "../fs/cached-file.ts";
+import { err, ok, type Result } from "../result.ts";
+import type { RepoLocation } from "./discover.ts";
+import { readRef, resolveRefChain } from "./ref-store.ts";
+
+export type Head =
+  /** `unborn`: the branch has no commit yet (a new repository, or after `git checkout --orphan`). */
+  { kind: "branch"; branch: string; unborn: boolean; oid: string | null } | { kind: "detached"; oid: string };
+
+const BRANCH_PREFIX = "refs/heads/";
+
+/**
+ * What the worktree at `repo.gitDir` has checked out. A branch that is itself a symbolic ref is
+ * followed to its target, as `git status` and `git branch --show-current` do.
+ */
+export async function readHead(repo: RepoLocation, files: CachedFileReader): Promise<Result<Head>> {
+  const raw = await readRef(repo, "HEAD", files);
+  if (!raw.ok) return raw;
+  if (raw.value === null) {
+    return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
+  }
+  if (raw.value.kind === "oid") return ok({ kind: "detached", oid: raw.value.oid });
+  const resolved = await resolveRefChain(repo, "HEAD", files);
+  if (!resolved.ok) return resolved;
+  const { refname, oid } = resolved.value;
+  if (refname.startsWith(BRANCH_PREFIX)) {
+    return ok({ kind: "branch", branch: refname.slice(BRANCH_PREFIX.length), unborn: oid === null, oid });
+  }
+  // HEAD may name any ref under refs/ (`git symbolic-ref HEAD refs/remotes/…`); git then behaves as
+  // if detached at that ref's commit.
+  if (oid !== null) return ok({ kind: "detached", oid });
+  return err(
+    toolError(
+      "not_found",
+      `HEAD points to '${refname}', which is not a branch and does not exist`,
+      "Check out a branch.",
+    ),
+  );
+}

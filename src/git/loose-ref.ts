@@ -1,0 +1,70 @@
+import { lstat, readlink } from "node:fs/promises";
+import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
+import { leadingOid } from "./oid.ts";
+
+/** What one ref holds: an object name, or (for HEAD and the like) the name of another ref. */
+export type RefValue = { kind: "oid"; oid: string } | { kind: "symbolic"; target: string };
+
+export type LooseRead =
+  | { kind: "found"; value: RefValue }
+  | { kind: "missing" }
+  | { kind: "malformed" }
+  | { kind: "unreadable"; cause: string };
+
+/**
+ * Parses a loose ref file as git does (`parse_loose_ref_contents`): `ref: <name>` for a symbolic
+ * ref, otherwise an object name followed by nothing or whitespace (FETCH_HEAD-style trailing data is
+ * allowed). `null` when it is neither.
+ */
+export function parseLooseRef(bytes: Uint8Array): RefValue | null {
+  const text = decodeUtf8(bytes);
+  if (text === null) return null;
+  const trimmed = rtrimGitSpace(text);
+  if (trimmed.startsWith("ref:")) {
+    let start = 4;
+    while (start < trimmed.length && isGitSpace(trimmed.charCodeAt(start))) start++;
+    return { kind: "symbolic", target: trimmed.slice(start) };
+  }
+  const oid = leadingOid(trimmed);
+  return oid === null ? null : { kind: "oid", oid };
+}
+
+/**
+ * Reads one loose ref. Loose refs are read directly rather than through the file cache: there can
+ * be thousands and each is read rarely, so caching them would only evict files worth keeping.
+ */
+export async function readLooseRef(path: string): Promise<LooseRead> {
+  let info: Awaited<ReturnType<typeof lstat>>;
+  try {
+    info = await lstat(path);
+  } catch (error) {
+    return absentOrUnreadable(error);
+  }
+  // A directory where the ref would be (`refs/heads/a` when `refs/heads/a/b` exists) means "no
+  // loose ref"; git then still consults packed-refs.
+  if (info.isDirectory()) return { kind: "missing" };
+  if (info.isSymbolicLink()) {
+    // Old git (core.preferSymlinkRefs) wrote symbolic refs as symlinks such as HEAD -> refs/heads/main.
+    try {
+      const target = await readlink(path);
+      if (target.startsWith("refs/")) return { kind: "found", value: { kind: "symbolic", target } };
+    } catch (error) {
+      return absentOrUnreadable(error);
+    }
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await Bun.file(path).bytes();
+  } catch (error) {
+    return absentOrUnreadable(error);
+  }
+  const value = parseLooseRef(bytes);
+  return value === null ? { kind: "malformed" } : { kind: "found", value };
+}
+
+function absentOrUnreadable(error: unknown): LooseRead {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return { kind: "missing" };
+  return { kind: "unreadable", cause: describeFsError(error) };
+}

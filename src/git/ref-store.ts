@@ -1,0 +1,96 @@
+import { join } from "node:path";
+import { toolError } from "../errors.ts";
+import type { CachedFileReader } from "../fs/cached-file.ts";
+import { err, ok, type Result } from "../result.ts";
+import type { RepoLocation } from "./discover.ts";
+import { type RefValue, readLooseRef } from "./loose-ref.ts";
+import { readPackedRefs } from "./packed-refs.ts";
+import { checkRefnameFormat } from "./refname.ts";
+
+/** git's SYMREF_MAXDEPTH: how many symbolic hops it follows before calling the ref broken. */
+const MAX_SYMREF_DEPTH = 5;
+
+/**
+ * `null` when `refname` may be looked up on disk. Beyond the format rules this is git's
+ * `refname_is_safe`: a name outside `refs/` must be all capitals and underscores (HEAD, ORIG_HEAD),
+ * so a name such as `config` or `index` is never read as a ref.
+ */
+export function checkReadableRefname(refname: string): string | null {
+  const reason = checkRefnameFormat(refname);
+  if (reason !== null) return reason;
+  if (!refname.startsWith("refs/") && !/^[A-Z_]+$/.test(refname)) {
+    return "is neither under refs/ nor an all-caps name such as HEAD";
+  }
+  return null;
+}
+
+/**
+ * Refs that each worktree keeps for itself, in its own git dir: HEAD and the other pseudorefs, and
+ * the refs/worktree, refs/bisect and refs/rewritten namespaces. Everything else is shared.
+ */
+function isPerWorktreeRef(refname: string): boolean {
+  return (
+    !refname.startsWith("refs/") ||
+    refname.startsWith("refs/worktree/") ||
+    refname.startsWith("refs/bisect/") ||
+    refname.startsWith("refs/rewritten/")
+  );
+}
+
+/** One ref as stored, without following it: the loose file wins over packed-refs. */
+export async function readRef(
+  repo: RepoLocation,
+  refname: string,
+  files: CachedFileReader,
+): Promise<Result<RefValue | null>> {
+  const bad = checkReadableRefname(refname);
+  if (bad !== null) return err(toolError("invalid_params", `Ref name '${refname}' ${bad}`));
+  const perWorktree = isPerWorktreeRef(refname);
+  const path = join(perWorktree ? repo.gitDir : repo.commonDir, refname);
+  const loose = await readLooseRef(path);
+  switch (loose.kind) {
+    case "found":
+      return ok(loose.value);
+    case "malformed":
+      return err(toolError("internal", `${path} is not a valid git ref (neither an object id nor 'ref: <name>')`));
+    case "unreadable":
+      return err(toolError("internal", `Cannot read ${path}: ${loose.cause}`));
+    case "missing":
+      break;
+  }
+  // Per-worktree refs are never written to the shared packed-refs file.
+  if (perWorktree) return ok(null);
+  const packed = await readPackedRefs(repo.commonDir, files);
+  if (!packed.ok) return packed;
+  const entry = packed.value.get(refname);
+  return ok(entry === undefined ? null : { kind: "oid", oid: entry.oid });
+}
+
+export interface ResolvedRef {
+  /** The last ref in the symbolic chain: `refname` itself unless it was symbolic. */
+  refname: string;
+  /** Its object id, or `null` when that ref does not exist (an unborn branch). */
+  oid: string | null;
+}
+
+/** Follows symbolic refs from `refname` to the ref that holds an object id (or does not exist). */
+export async function resolveRefChain(
+  repo: RepoLocation,
+  refname: string,
+  files: CachedFileReader,
+): Promise<Result<ResolvedRef>> {
+  let current = refname;
+  for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
+    const value = await readRef(repo, current, files);
+    if (!value.ok) {
+      if (current === refname) return value;
+      return err(toolError("internal", `Symbolic ref '${refname}' points to an invalid ref: ${value.error.message}`));
+    }
+    if (value.value === null) return ok({ refname: current, oid: null });
+    if (value.value.kind === "oid") return ok({ refname: current, oid: value.value.oid });
+    current = value.value.target;
+  }
+  return err(
+    toolError("internal", `Symbolic ref '${refname}' is nested more than ${MAX_SYMREF_DEPTH} levels deep (a loop?)`),
+  );
+}

@@ -1,0 +1,95 @@
+import { readdir, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { toolError } from "../errors.ts";
+import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { err, ok, type Result } from "../result.ts";
+import { compareBytewise } from "./bytewise.ts";
+import type { RepoLocation } from "./discover.ts";
+import { rtrimGitSpace } from "./git-space.ts";
+import { type Head, readHead } from "./head.ts";
+
+export interface LiveWorktree {
+  /** The name of its admin dir under `<commonDir>/worktrees/`, as `git worktree` uses it. */
+  id: string;
+  /** The working-tree root git recorded; it may no longer exist (see `prunable`). */
+  path: string;
+  /** Its per-worktree git dir (`<commonDir>/worktrees/<id>`), where its HEAD lives. */
+  gitDir: string;
+  /** `null` when its HEAD cannot be read. */
+  head: Head | null;
+  locked: boolean;
+  /** git would remove it on `git worktree prune`: its directory is gone and it is not locked. */
+  prunable: boolean;
+}
+
+/**
+ * The linked worktrees (not the main one) recorded in `<commonDir>/worktrees/`, sorted by id.
+ * Admin dirs without a readable `gitdir` file are skipped, as `git worktree list` skips them.
+ */
+export async function listLinkedWorktrees(
+  repo: RepoLocation,
+  files: CachedFileReader,
+): Promise<Result<LiveWorktree[]>> {
+  const adminRoot = join(repo.commonDir, "worktrees");
+  let ids: string[];
+  try {
+    ids = await readdir(adminRoot);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return ok([]);
+    return err(toolError("internal", `Cannot list ${adminRoot}: ${describeFsError(error)}`));
+  }
+  ids.sort(compareBytewise);
+  const worktrees: LiveWorktree[] = [];
+  for (const id of ids) {
+    const gitDir = join(adminRoot, id);
+    const link = await readWorktreeLink(gitDir);
+    if (link === null) continue;
+    const locked = await exists(join(gitDir, "locked"));
+    const location: RepoLocation = {
+      gitDir,
+      commonDir: repo.commonDir,
+      workTree: link.path,
+      isLinkedWorktree: true,
+    };
+    const head = await readHead(location, files);
+    worktrees.push({
+      id,
+      path: link.path,
+      gitDir,
+      head: head.ok ? head.value : null,
+      locked,
+      // A locked worktree (say, on removable media) is kept even when its directory is missing.
+      prunable: !locked && !(await exists(link.dotGit)),
+    });
+  }
+  return ok(worktrees);
+}
+
+/**
+ * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
+ * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
+ * right-trimmed and a trailing `/.git` removed. `null` when the file is missing or empty.
+ */
+export async function readWorktreeLink(adminDir: string): Promise<{ dotGit: string; path: string } | null> {
+  let text: string | null;
+  try {
+    text = decodeUtf8(await Bun.file(join(adminDir, "gitdir")).bytes());
+  } catch {
+    return null;
+  }
+  const trimmed = text === null ? "" : rtrimGitSpace(text);
+  if (trimmed === "") return null;
+  const dotGit = resolve(adminDir, trimmed);
+  const path = dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit;
+  return { dotGit, path };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

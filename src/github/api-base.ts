@@ -1,0 +1,45 @@
+import type { Env } from "../context.ts";
+import { toolError } from "../errors.ts";
+import { err, ok, type Result } from "../result.ts";
+import { GITHUB_COM, isGheCom } from "./hosts.ts";
+
+/**
+ * The REST API root for a GitHub host: `api.github.com` for github.com, `api.<tenant>.ghe.com`
+ * for GHE.com, `https://<host>/api/v3` for GitHub Enterprise Server. `GITHUB_API_URL` (the GitHub
+ * Actions convention) wins over all of them.
+ */
+export function apiBaseUrl(host: string, env: Env): Result<string> {
+  const override = env.GITHUB_API_URL?.trim();
+  if (override) {
+    let url: URL;
+    try {
+      url = new URL(override);
+    } catch {
+      return err(invalidOverride());
+    }
+    if ((url.protocol !== "https:" && url.protocol !== "http:") || url.username !== "" || url.password !== "") {
+      return err(invalidOverride());
+    }
+    return ok(`${url.origin}${url.pathname}`.replace(/\/+$/, ""));
+  }
+  if (host === GITHUB_COM) return ok("https://api.github.com");
+  if (isGheCom(host)) return ok(`https://api.${host}`);
+  return ok(`https://${host}/api/v3`);
+}
+
+function invalidOverride() {
+  return toolError(
+    "network_error",
+    "GITHUB_API_URL is not a usable http(s) URL",
+    "Set GITHUB_API_URL to the API root (for example https://api.github.com or https://HOST/api/v3) without credentials in it, or unset it.",
+  );
+}
+
+/** The host name requests actually go to, for messages and the `.netrc` fallback lookup. */
+export function apiHostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return baseUrl;
+  }
+}

@@ -1,0 +1,127 @@
+import { createHash } from "node:crypto";
+import { retry } from "@octokit/plugin-retry";
+import { throttling } from "@octokit/plugin-throttling";
+import { Octokit } from "@octokit/rest";
+import pkg from "../../package.json" with { type: "json" };
+import type { Context } from "../context.ts";
+import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
+import { err, ok, type Result } from "../result.ts";
+import { apiBaseUrl, apiHostOf } from "./api-base.ts";
+import { EtagCache } from "./etag-cache.ts";
+import { ghHostOverride } from "./hosts.ts";
+import { createGitHubFetch } from "./http.ts";
+import { useFastSchedulerYields } from "./scheduler-yield.ts";
+import { type GitHubSettings, githubSettings } from "./settings.ts";
+
+const GitHubOctokit = Octokit.plugin(throttling, retry);
+export type GitHubOctokit = InstanceType<typeof GitHubOctokit>;
+
+/** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
+export interface GitHubConnection {
+  octokit: GitHubOctokit;
+  baseUrl: string;
+  credential: Pick<GitHubCredential, "source">;
+  settings: GitHubSettings;
+  /** Only for scrubbing messages; never printed. */
+  secrets: readonly string[];
+}
+
+const ETAG_MEMO_KEY = "github:etag-cache";
+
+/**
+ * Resolves the API base URL and a token for `host`, then returns the Octokit built for that
+ * (base URL, token) pair, creating it on first use. Credential failures are not remembered, so a
+ * fixed `.netrc` or a newly exported `GH_TOKEN` works on the next call without a restart.
+ */
+export async function connectGitHub(ctx: Context, host: string): Promise<Result<GitHubConnection>> {
+  const base = apiBaseUrl(host, ctx.env);
+  if (!base.ok) return base;
+  const credential = await resolveGitHubCredential(ctx, {
+    host,
+    apiHost: apiHostOf(base.value),
+    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
+  });
+  if (!credential.ok) return err(credential.error);
+  const settings = githubSettings(ctx.env);
+  const octokit = octokitFor(ctx, base.value, credential.value.token, settings);
+  return ok({
+    octokit,
+    baseUrl: base.value,
+    credential: { source: credential.value.source },
+    settings,
+    secrets: [credential.value.token],
+  });
+}
+
+function octokitFor(ctx: Context, baseUrl: string, token: string, settings: GitHubSettings): GitHubOctokit {
+  const tokenId = createHash("sha256").update(token).digest("hex").slice(0, 16);
+  const key = `github:octokit:${baseUrl}\u0000${tokenId}`;
+  const existing = ctx.memo.get(key) as GitHubOctokit | undefined;
+  if (existing) return existing;
+  const octokit = buildOctokit(ctx, baseUrl, token, tokenId, settings);
+  ctx.memo.set(key, octokit);
+  return octokit;
+}
+
+function etagCache(ctx: Context): EtagCache {
+  let cache = ctx.memo.get(ETAG_MEMO_KEY) as EtagCache | undefined;
+  if (!cache) {
+    cache = new EtagCache();
+    ctx.memo.set(ETAG_MEMO_KEY, cache);
+  }
+  return cache;
+}
+
+function buildOctokit(
+  ctx: Context,
+  baseUrl: string,
+  token: string,
+  tokenId: string,
+  settings: GitHubSettings,
+): GitHubOctokit {
+  useFastSchedulerYields();
+  const { log } = ctx;
+  const limitRetry =
+    (kind: string) =>
+    (retryAfter: number, options: { method?: string; url?: string }, _o: unknown, retryCount: number) => {
+      const wanted = retryCount === 0 && retryAfter <= settings.maxRateLimitWaitSeconds;
+      log.warn(
+        `GitHub ${kind} rate limit on ${options.method ?? "GET"} ${options.url ?? ""}: ` +
+          (wanted ? `retrying once in ${retryAfter} s` : `not retrying (GitHub asks for ${retryAfter} s)`),
+      );
+      return wanted;
+    };
+  return new GitHubOctokit({
+    auth: token,
+    baseUrl,
+    userAgent: `twig-mcp/${pkg.version}`,
+    // Octokit reports every failed request itself; we report errors as tool results instead.
+    log: {
+      debug: () => {},
+      info: () => {},
+      warn: (message: string) => log.warn(`octokit: ${message}`),
+      error: (message: string) => log.debug(`octokit: ${message}`),
+    },
+    request: {
+      fetch: createGitHubFetch({
+        fetch: ctx.fetch,
+        timeoutMs: settings.timeoutMs,
+        etags: etagCache(ctx),
+        tokenId,
+        log,
+      }),
+    },
+    throttle: {
+      id: `twig-mcp-${tokenId}`,
+      retryAfterBaseValue: settings.rateLimitSecondMs,
+      onRateLimit: limitRetry("primary"),
+      onSecondaryRateLimit: limitRetry("secondary"),
+    },
+    retry: {
+      retries: settings.retries,
+      retryAfterBaseValue: settings.retryDelayMs,
+      // Rate limits (403/429) belong to the throttling plugin; client errors never improve on retry.
+      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+    },
+  });
+}

@@ -1,0 +1,208 @@
+import { type ToolError, toolError } from "../errors.ts";
+import { RequestAborted } from "./http.ts";
+
+/** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */
+export interface RequestSubject {
+  what: string;
+  /** What a 404 means, when not `what` itself (a list's 404 is its repository's). */
+  missing?: string;
+  baseUrl: string;
+  credentialSource: string;
+  /** `owner/repo`, for the 404 hint. */
+  repository: string;
+  secrets: readonly string[];
+  now: Date;
+}
+
+interface HttpFailure {
+  status: number;
+  message: string;
+  headers: Record<string, string | undefined>;
+  data: unknown;
+  hasResponse: boolean;
+  cause: unknown;
+}
+
+/**
+ * Turns anything Octokit (or our fetch) threw into a tool error. Messages carry the HTTP status and
+ * GitHub's own explanation, never request headers; every known secret is scrubbed as a last line
+ * of defence.
+ */
+export function githubErrorToToolError(error: unknown, subject: RequestSubject): ToolError {
+  return scrub(mapError(error, subject), subject.secrets);
+}
+
+function mapError(error: unknown, subject: RequestSubject): ToolError {
+  if (error instanceof RequestAborted) {
+    if (error.reason === "cancelled") return toolError("network_error", `Request for ${subject.what} was cancelled`);
+    return toolError(
+      "network_error",
+      `GitHub did not answer the request for ${subject.what} within ${error.timeoutMs} ms`,
+      `Check the network connection to ${subject.baseUrl}; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.`,
+    );
+  }
+  const failure = asHttpFailure(error);
+  if (!failure) {
+    return toolError("network_error", `Unexpected failure while requesting ${subject.what}: ${describe(error)}`);
+  }
+  if (!failure.hasResponse) {
+    return toolError(
+      "network_error",
+      `Could not reach GitHub at ${subject.baseUrl} while requesting ${subject.what}: ${transportCause(failure)}`,
+      "Check the network connection and any proxy settings; GH_HOST or GITHUB_API_URL choose the server.",
+    );
+  }
+  const { status } = failure;
+  const github = githubMessage(failure);
+  const rate = rateLimitInfo(failure, subject.now);
+  if (rate) return rate;
+  if (status === 401) {
+    return toolError(
+      "credentials_invalid",
+      `GitHub rejected the credentials (HTTP 401${github ? `: ${github}` : ""})`,
+      `The token from ${subject.credentialSource} is invalid, expired or revoked; replace it (a new token, or \`gh auth refresh\` when it came from gh).`,
+    );
+  }
+  if (status === 403) {
+    return toolError(
+      "credentials_invalid",
+      `GitHub refused access to ${subject.what} (HTTP 403${github ? `: ${github}` : ""})`,
+      `The token from ${subject.credentialSource} lacks permission: classic tokens need the \`repo\` scope for private repositories; fine-grained tokens need read access to Pull requests, Checks and Commit statuses; organizations using SAML SSO require authorizing the token.`,
+    );
+  }
+  if (status === 404 || status === 410) {
+    return toolError(
+      "not_found",
+      `${capitalize(subject.missing ?? subject.what)} not found (HTTP ${status})`,
+      `Check that ${subject.repository} (and any number given) is right. Private repositories also answer 404 when the token from ${subject.credentialSource} cannot see them: classic tokens need the \`repo\` scope, fine-grained tokens need access to the repository.`,
+    );
+  }
+  if (status === 422 || status === 400) {
+    return toolError(
+      "invalid_params",
+      `GitHub rejected the request for ${subject.what} (HTTP ${status}${github ? `: ${github}` : ""})`,
+      "Check the parameters (for example `head` is `branch` or `owner:branch`).",
+    );
+  }
+  if (status === 304) {
+    return toolError("network_error", `GitHub answered 304 Not Modified for ${subject.what} with no cached copy`);
+  }
+  if (status >= 500) {
+    return toolError(
+      "network_error",
+      `GitHub API error for ${subject.what}: HTTP ${status}${github ? ` (${github})` : ""}`,
+      "GitHub may be having trouble (https://www.githubstatus.com); try again shortly.",
+    );
+  }
+  return toolError(
+    "network_error",
+    `GitHub API error for ${subject.what}: HTTP ${status}${github ? ` (${github})` : ""}`,
+  );
+}
+
+function asHttpFailure(error: unknown): HttpFailure | null {
+  if (typeof error !== "object" || error === null) return null;
+  const e = error as {
+    status?: unknown;
+    message?: unknown;
+    response?: { headers?: Record<string, string | undefined>; data?: unknown };
+    cause?: unknown;
+  };
+  if (typeof e.status !== "number") return null;
+  return {
+    status: e.status,
+    message: typeof e.message === "string" ? e.message : "",
+    headers: e.response?.headers ?? {},
+    data: e.response?.data,
+    hasResponse: e.response !== undefined,
+    cause: e.cause,
+  };
+}
+
+/** GitHub's `message` field (without Octokit's appended documentation URL), shortened. */
+function githubMessage(failure: HttpFailure): string {
+  const data = failure.data;
+  let message = "";
+  if (typeof data === "object" && data !== null && typeof (data as { message?: unknown }).message === "string") {
+    message = (data as { message: string }).message;
+  } else if (typeof data === "string") {
+    message = data.trim().startsWith("<") ? "" : data;
+  }
+  message = message.replace(/\s+/g, " ").trim();
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+}
+
+function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {
+  const { status, headers } = failure;
+  if (status !== 403 && status !== 429) return null;
+  const remaining = headers["x-ratelimit-remaining"];
+  const reset = Number(headers["x-ratelimit-reset"]);
+  const retryAfter = Number(headers["retry-after"]);
+  const secondary = /secondary rate limit|abuse detection/i.test(`${githubMessage(failure)} ${failure.message}`);
+  const hint =
+    "Wait until then before calling GitHub tools again; avoid repeating calls in a tight loop. Authenticated requests get a higher limit than anonymous ones.";
+  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
+    const at = new Date(now.getTime() + retryAfter * 1000);
+    return toolError(
+      "rate_limited",
+      `GitHub ${secondary ? "secondary " : ""}rate limit exceeded; retry after ${retryAfter} s (at ${iso(at)})`,
+      hint,
+    );
+  }
+  if (remaining === "0" && Number.isFinite(reset) && reset > 0) {
+    const at = new Date(reset * 1000);
+    const limit = headers["x-ratelimit-limit"];
+    return toolError(
+      "rate_limited",
+      `GitHub API rate limit exceeded${limit ? ` (${limit} requests per hour)` : ""}; it resets at ${iso(at)} (${inHowLong(at, now)})`,
+      hint,
+    );
+  }
+  if (secondary || status === 429) {
+    return toolError(
+      "rate_limited",
+      `GitHub ${secondary ? "secondary " : ""}rate limit exceeded; retry in a minute`,
+      hint,
+    );
+  }
+  return null;
+}
+
+function iso(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function inHowLong(at: Date, now: Date): string {
+  const seconds = Math.max(0, Math.round((at.getTime() - now.getTime()) / 1000));
+  if (seconds < 90) return `in ${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 90 ? `in ${minutes} min` : `in ${Math.round(minutes / 60)} h`;
+}
+
+function transportCause(failure: HttpFailure): string {
+  const cause = failure.cause as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof cause?.code === "string" ? cause.code : "";
+  const message = failure.message || (typeof cause?.message === "string" ? cause.message : "");
+  const short = message.replace(/\. For more information, pass `verbose: true`.*$/s, "").trim();
+  if (code && !short.includes(code)) return short ? `${code}: ${short}` : code;
+  return short || "connection failed";
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Replaces every known secret with a marker: messages are built without headers, this is the backstop. */
+export function scrub(error: ToolError, secrets: readonly string[]): ToolError {
+  const clean = (text: string) => {
+    let out = text;
+    for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
+    return out.replace(/\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi, "$1$2 [REDACTED]");
+  };
+  return toolError(error.code, clean(error.message), error.hint === undefined ? undefined : clean(error.hint));
+}

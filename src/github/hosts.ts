@@ -1,0 +1,77 @@
+import type { Env } from "../context.ts";
+import { normalizeHostname } from "./remote-url.ts";
+
+export const GITHUB_COM = "github.com";
+
+/** GitHub Enterprise Cloud with data residency: `<tenant>.ghe.com`, API at `api.<tenant>.ghe.com`. */
+export function isGheCom(host: string): boolean {
+  return host.endsWith(".ghe.com") && host.length > ".ghe.com".length;
+}
+
+/** Hosts GitHub itself runs, where `GH_TOKEN`/`GITHUB_TOKEN` are meant to be sent (the gh CLI's rule). */
+export function isGitHubCloud(host: string): boolean {
+  return host === GITHUB_COM || isGheCom(host);
+}
+
+const OTHER_FORGES = new Set([
+  "gitlab.com",
+  "bitbucket.org",
+  "codeberg.org",
+  "gitea.com",
+  "git.sr.ht",
+  "dev.azure.com",
+  "ssh.dev.azure.com",
+  "vs-ssh.visualstudio.com",
+  "source.developers.google.com",
+  "git-codecommit.us-east-1.amazonaws.com",
+]);
+
+/** Hosts that are certainly not GitHub, so a remote there is reported instead of queried. */
+export function isOtherForge(host: string): boolean {
+  const name = host.split(":")[0] as string;
+  return (
+    OTHER_FORGES.has(name) ||
+    name.startsWith("gitlab.") ||
+    name.startsWith("bitbucket.") ||
+    name.endsWith(".visualstudio.com") ||
+    name.startsWith("git-codecommit.")
+  );
+}
+
+/**
+ * A host name given by the user (`GH_HOST`, `GITHUB_SERVER_URL`): a bare host or a URL; `null`
+ * when empty or unusable.
+ */
+export function parseHostSetting(value: string | undefined): string | null {
+  const text = value?.trim();
+  if (!text) return null;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
+    try {
+      const url = new URL(text);
+      if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+      return url.port === "" ? normalizeHostname(url.hostname) : `${normalizeHostname(url.hostname)}:${url.port}`;
+    } catch {
+      return null;
+    }
+  }
+  const host = normalizeHostname(text.replace(/\/+$/, ""));
+  return /^[a-z0-9.-]+(:[0-9]{1,5})?$/.test(host) ? host : null;
+}
+
+/** The host the user pinned with `GH_HOST`, as the gh CLI reads it. */
+export function ghHostOverride(env: Env): string | null {
+  return parseHostSetting(env.GH_HOST);
+}
+
+/**
+ * Hosts known to be GitHub without asking the network: github.com, any `*.ghe.com`, `GH_HOST`,
+ * the GitHub Actions server, and every host the gh CLI is logged in to.
+ */
+export function knownGitHubHosts(env: Env, ghLoggedInHosts: readonly string[]): (host: string) => boolean {
+  const extra = new Set<string>(ghLoggedInHosts.map((h) => h.toLowerCase()));
+  for (const setting of [env.GH_HOST, env.GITHUB_SERVER_URL]) {
+    const host = parseHostSetting(setting);
+    if (host) extra.add(host);
+  }
+  return (host) => isGitHubCloud(host) || extra.has(host);
+}

@@ -1,0 +1,103 @@
+import type { Logger } from "../log.ts";
+import type { EtagCache } from "./etag-cache.ts";
+
+/**
+ * Why a request stopped before GitHub answered. Named `AbortError` on purpose: Octokit passes such
+ * errors through untouched instead of wrapping them as a retryable HTTP 500, so a timeout is not
+ * retried behind the caller's back and a cancelled MCP request stops at once.
+ */
+export class RequestAborted extends Error {
+  override readonly name = "AbortError";
+  constructor(
+    readonly reason: "timeout" | "cancelled",
+    readonly timeoutMs: number,
+  ) {
+    super(reason === "timeout" ? `request timed out after ${timeoutMs} ms` : "request cancelled");
+  }
+}
+
+/** Headers replayed with a cached body; everything else comes from the fresh 304. */
+const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+export interface GitHubFetchOptions {
+  fetch: typeof fetch;
+  timeoutMs: number;
+  etags: EtagCache;
+  /** Distinguishes tokens in cache keys without keeping the token itself there. */
+  tokenId: string;
+  log: Logger;
+}
+
+/**
+ * The `fetch` Octokit uses: a timeout per attempt combined with the MCP request's cancellation,
+ * the whole body read under that deadline, and conditional GETs — a 304 is turned back into the
+ * cached 200 so the layers above never see it.
+ */
+export function createGitHubFetch(options: GitHubFetchOptions): typeof fetch {
+  const { timeoutMs, etags, tokenId, log } = options;
+  const githubFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const method = (init.method ?? "GET").toUpperCase();
+    const callSignal = init.signal ?? undefined;
+    if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = callSignal ? AbortSignal.any([callSignal, deadline]) : deadline;
+
+    const headers = new Headers(init.headers);
+    const cacheKey = method === "GET" ? `${tokenId} ${url}` : null;
+    const cached = cacheKey ? etags.get(cacheKey) : undefined;
+    if (cached) headers.set("if-none-match", cached.etag);
+
+    const started = performance.now();
+    let response: Response;
+    let body: string | null;
+    try {
+      response = await options.fetch(url, { ...init, headers, signal });
+      body = NULL_BODY_STATUSES.has(response.status) ? null : await response.text();
+    } catch (error) {
+      if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
+      if (deadline.aborted) throw new RequestAborted("timeout", timeoutMs);
+      throw error;
+    }
+    const elapsed = Math.round(performance.now() - started);
+    const path = safePath(url);
+
+    if (response.status === 304 && cached && cacheKey) {
+      log.debug(`GitHub ${method} ${path} -> 304, cached body reused (${elapsed} ms)`);
+      const replay = new Headers(response.headers);
+      for (const [name, value] of cached.headers) replay.set(name, value);
+      replay.delete("content-length");
+      return new Response(cached.body, { status: 200, statusText: "OK", headers: replay });
+    }
+    log.debug(`GitHub ${method} ${path} -> ${response.status} (${elapsed} ms)`);
+
+    const copy = new Headers(response.headers);
+    copy.delete("content-encoding");
+    copy.delete("content-length");
+    if (cacheKey && response.status === 200 && body !== null) {
+      const etag = response.headers.get("etag");
+      if (etag) {
+        const kept = CACHED_HEADERS.flatMap((name) => {
+          const value = response.headers.get(name);
+          return value === null ? [] : [[name, value] as const];
+        });
+        etags.set(cacheKey, { etag, body, headers: kept });
+      } else {
+        etags.delete(cacheKey);
+      }
+    }
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: copy });
+  };
+  return githubFetch as typeof fetch;
+}
+
+/** Path and query of a URL for logs (an API URL never carries credentials, but be sure). */
+function safePath(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return "(unparseable URL)";
+  }
+}

@@ -1,0 +1,103 @@
+import * as v from "valibot";
+
+/** The fields we read from GitHub's pull request payloads (full and list forms); others are ignored. */
+const UserPayload = v.object({ login: v.string() });
+
+const RefPayload = v.object({
+  ref: v.optional(v.string()),
+  sha: v.string(),
+});
+
+export const PullRequestPayload = v.object({
+  number: v.number(),
+  title: v.string(),
+  html_url: v.string(),
+  state: v.string(),
+  // A deleted account comes back as `null`.
+  user: v.nullish(UserPayload),
+  body: v.nullish(v.string()),
+  labels: v.nullish(v.array(v.object({ name: v.string() }))),
+  requested_reviewers: v.nullish(v.array(v.nullable(UserPayload))),
+  requested_teams: v.nullish(v.array(v.object({ slug: v.string() }))),
+  head: RefPayload,
+  base: RefPayload,
+  draft: v.nullish(v.boolean()),
+  merged: v.nullish(v.boolean()),
+  merged_at: v.nullish(v.string()),
+  mergeable: v.nullish(v.boolean()),
+  created_at: v.string(),
+  updated_at: v.string(),
+});
+export type PullRequestPayload = v.InferOutput<typeof PullRequestPayload>;
+
+export const PullRequestListPayload = v.array(PullRequestPayload);
+
+/**
+ * The PR object every GitHub tool returns. Upstream's keys come first, in upstream's order
+ * (`number` … `updated_at`); the rest are additions.
+ */
+export interface PullRequest {
+  number: number;
+  title: string;
+  state: string;
+  author: string;
+  base: string;
+  head: string;
+  draft: boolean;
+  mergeable: boolean | null;
+  created_at: string;
+  updated_at: string;
+  url: string;
+  body: string | null;
+  truncated?: true;
+  labels: string[];
+  requested_reviewers: string[];
+  merged: boolean;
+  head_sha: string;
+}
+
+/** Bodies are trimmed so one PR (or a page of them) does not flood a model's context. */
+export const BODY_LIMIT_SINGLE = 8000;
+export const BODY_LIMIT_LIST = 500;
+
+/** GitHub shows a deleted account as `ghost`. */
+const GHOST = "ghost";
+
+export function toPullRequest(pr: PullRequestPayload, owner: string, bodyLimit: number): PullRequest {
+  const body = trimBody(pr.body ?? null, bodyLimit);
+  const reviewers = (pr.requested_reviewers ?? []).flatMap((user) => (user ? [user.login] : []));
+  const teams = (pr.requested_teams ?? []).map((team) => `${owner}/${team.slug}`);
+  return {
+    number: pr.number,
+    title: pr.title,
+    state: pr.state,
+    author: pr.user?.login ?? GHOST,
+    base: pr.base.ref ?? "",
+    head: pr.head.ref ?? "",
+    draft: pr.draft ?? false,
+    mergeable: pr.mergeable ?? null,
+    created_at: pr.created_at,
+    updated_at: pr.updated_at,
+    url: pr.html_url,
+    body: body.text,
+    ...(body.truncated ? { truncated: true as const } : {}),
+    labels: (pr.labels ?? []).map((label) => label.name),
+    requested_reviewers: [...reviewers, ...teams],
+    merged: pr.merged ?? (pr.merged_at !== null && pr.merged_at !== undefined),
+    head_sha: pr.head.sha,
+  };
+}
+
+/**
+ * Normalizes line endings, trims surrounding whitespace, and cuts at `limit` characters (never
+ * inside a surrogate pair).
+ */
+export function trimBody(body: string | null, limit: number): { text: string | null; truncated: boolean } {
+  if (body === null) return { text: null, truncated: false };
+  const text = body.replace(/\r\n?/g, "\n").trim();
+  if (text.length <= limit) return { text, truncated: false };
+  let end = limit;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return { text: `${text.slice(0, end).trimEnd()}…`, truncated: true };
+}

@@ -1,0 +1,97 @@
+/** Where a git remote points on a GitHub host: `host` is lowercase, with a port only when it matters. */
+export interface RemoteRepo {
+  host: string;
+  owner: string;
+  repo: string;
+}
+
+/** GitHub's rule for owner and repository names (dots allowed, so `my.repo` stays whole). */
+export const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;
+
+const URL_SCHEMES = new Set(["https", "http", "ssh", "git", "git+ssh", "ssh+git"]);
+const HOSTNAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/**
+ * Reads `host`, `owner` and `repo` from a remote URL in any form git accepts for a network
+ * remote: `https://`, `http://`, `ssh://` (with or without a port), `git://`, and scp-like
+ * `[user@]host:owner/repo`. A `.git` suffix and trailing slashes are dropped; dots inside the repo
+ * name are kept; the host is matched exactly, so `github.com.evil.example` stays that host.
+ * Returns `null` for anything else (local paths, `file://`, URLs with more or fewer than two path
+ * segments).
+ */
+export function parseRemoteUrl(raw: string): RemoteRepo | null {
+  const url = raw.trim();
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
+  let host: string;
+  let path: string;
+  if (scheme) {
+    const name = (scheme[1] as string).toLowerCase();
+    if (!URL_SCHEMES.has(name)) return null;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return null;
+    }
+    host = normalizeHostname(parsed.hostname);
+    // An ssh or git port is not the API's port; an http(s) port is (Enterprise on :8443).
+    if ((name === "https" || name === "http") && parsed.port !== "") host = `${host}:${parsed.port}`;
+    try {
+      path = decodeURIComponent(parsed.pathname);
+    } catch {
+      return null;
+    }
+  } else {
+    // scp-like syntax: there must be a colon before the first slash.
+    const scp = /^(?:[^@/:]+@)?([^@/:]+):(?!\/\/)(.+)$/.exec(url);
+    if (!scp) return null;
+    const rawHost = scp[1] as string;
+    // `C:\x` and `c:/x` are Windows paths, not hosts.
+    if (rawHost.length === 1) return null;
+    host = normalizeHostname(rawHost);
+    path = scp[2] as string;
+  }
+  if (!isValidHost(host)) return null;
+  return splitOwnerRepo(host, path);
+}
+
+function splitOwnerRepo(host: string, rawPath: string): RemoteRepo | null {
+  let path = rawPath.replace(/^\/+/, "").replace(/\/+$/, "");
+  if (path.endsWith(".git")) path = path.slice(0, -".git".length);
+  path = path.replace(/\/+$/, "");
+  const parts = path.split("/");
+  if (parts.length !== 2) return null;
+  const [owner, repo] = parts as [string, string];
+  if (!isValidName(owner) || !isValidName(repo)) return null;
+  return { host, owner, repo };
+}
+
+function isValidName(name: string): boolean {
+  return GITHUB_NAME.test(name) && name !== "." && name !== ".." && name.length <= 100;
+}
+
+/**
+ * Lowercases a host, drops a trailing root dot, and folds GitHub's alternative git endpoints
+ * (`ssh.github.com` for SSH over port 443, `www.github.com`) onto `github.com`.
+ */
+export function normalizeHostname(hostname: string): string {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host === "ssh.github.com" || host === "www.github.com") return "github.com";
+  return host;
+}
+
+function isValidHost(host: string): boolean {
+  const [name, port, ...rest] = host.split(":");
+  if (rest.length > 0 || name === undefined || !HOSTNAME.test(name)) return false;
+  return port === undefined || /^[0-9]{1,5}$/.test(port);
+}
+
+/**
+ * A remote URL with any user-info removed, safe to show: remote URLs sometimes carry a token
+ * (`https://x-access-token:TOKEN@github.com/o/r`).
+ */
+export function displayRemoteUrl(url: string): string {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*@)?(.*)$/s.exec(url.trim());
+  if (scheme) return `${scheme[1]}${scheme[3]}`;
+  return url.trim();
+}

@@ -1,0 +1,81 @@
+import * as v from "valibot";
+import { toolError } from "../errors.ts";
+import { err, ok, type Result } from "../result.ts";
+import type { GitHubConnection } from "./client.ts";
+import { githubErrorToToolError, scrub } from "./errors.ts";
+import type { GitHubTarget } from "./target.ts";
+
+/** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
+export interface GitHubCall {
+  connection: GitHubConnection;
+  target: GitHubTarget;
+  signal: AbortSignal;
+  now: () => Date;
+}
+
+/** What a request is for, in messages; `missing` names what a 404 means when that differs. */
+export type Subject = string | { what: string; missing: string };
+
+export interface GitHubResponse<T> {
+  data: T;
+  headers: Record<string, string | undefined>;
+}
+
+/**
+ * A GET through Octokit (retries, rate limits, timeout, ETags), its payload checked against
+ * `schema`. Never throws: HTTP, transport and shape failures all come back as tool errors.
+ * `route` is an Octokit route (`GET /repos/{owner}/{repo}/…`) or an absolute URL from a `Link` header.
+ */
+export async function githubGet<S extends v.GenericSchema>(
+  call: GitHubCall,
+  route: string,
+  params: Record<string, string | number | undefined>,
+  schema: S,
+  subject: Subject,
+): Promise<Result<GitHubResponse<v.InferOutput<S>>>> {
+  const { connection, target } = call;
+  const what = typeof subject === "string" ? subject : subject.what;
+  let response: { data: unknown; headers: Record<string, string | number | undefined> };
+  try {
+    response = await connection.octokit.request(route, {
+      // Unused parameters would become query parameters, so only templated routes get these.
+      ...(route.includes("{owner}") ? { owner: target.owner, repo: target.repo } : {}),
+      ...params,
+      request: { signal: call.signal },
+    });
+  } catch (error) {
+    return err(
+      githubErrorToToolError(error, {
+        what,
+        ...(typeof subject === "string" ? {} : { missing: subject.missing }),
+        baseUrl: connection.baseUrl,
+        credentialSource: connection.credential.source,
+        repository: `${target.owner}/${target.repo}`,
+        secrets: connection.secrets,
+        now: call.now(),
+      }),
+    );
+  }
+  const parsed = v.safeParse(schema, response.data);
+  if (!parsed.success) {
+    // Name the field and what was expected, never the value received (it is GitHub's data).
+    const issue = parsed.issues[0];
+    const path = issue?.path?.map((item) => String(item.key)).join(".") || "(root)";
+    const expected = issue?.expected ? `expected ${issue.expected}` : "invalid value";
+    return err(
+      scrub(
+        toolError(
+          "network_error",
+          `Unexpected response from GitHub for ${what}: ${path}: ${expected}`,
+          `Check that ${connection.baseUrl} is a GitHub REST API root.`,
+        ),
+        connection.secrets,
+      ),
+    );
+  }
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    headers[name] = value === undefined ? undefined : String(value);
+  }
+  return ok({ data: parsed.output, headers });
+}

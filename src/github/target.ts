@@ -1,0 +1,119 @@
+import type { Context } from "../context.ts";
+import { type ToolError, toolError } from "../errors.ts";
+import { err, ok, type Result } from "../result.ts";
+import { readGhHosts } from "./gh-config.ts";
+import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "./hosts.ts";
+import { type RemoteUrl, readRemotes } from "./local-repo.ts";
+import { displayRemoteUrl, parseRemoteUrl } from "./remote-url.ts";
+
+/** The repository a GitHub tool call is about. */
+export interface GitHubTarget {
+  host: string;
+  owner: string;
+  repo: string;
+}
+
+export interface TargetArgs {
+  owner?: string | undefined;
+  repo?: string | undefined;
+}
+
+const PASS_OWNER_REPO = "Or pass `owner` and `repo` to name the GitHub repository directly.";
+
+/**
+ * Decides which GitHub repository a call is about. An explicit `owner`/`repo` pair wins (host:
+ * `GH_HOST`, else github.com), so the tools work outside a clone. Otherwise the default
+ * repository's remotes are read: see {@link chooseRemote}.
+ */
+export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Result<GitHubTarget>> {
+  const hasOwner = args.owner !== undefined;
+  const hasRepo = args.repo !== undefined;
+  if (hasOwner !== hasRepo) {
+    return err(
+      toolError(
+        "invalid_params",
+        `Pass both \`owner\` and \`repo\`, or neither (got only \`${hasOwner ? "owner" : "repo"}\`)`,
+        "Give both to name a repository explicitly, or omit both to use the current repository's GitHub remote.",
+      ),
+    );
+  }
+  const ghHost = ghHostOverride(ctx.env);
+  if (args.owner !== undefined && args.repo !== undefined) {
+    return ok({ host: ghHost ?? GITHUB_COM, owner: args.owner, repo: args.repo });
+  }
+  if (!ctx.repo.ok) return err(withHint(ctx.repo.error, PASS_OWNER_REPO));
+  const remotes = await readRemotes(ctx, ctx.repo.value);
+  if (!remotes.ok) return err(withHint(remotes.error, PASS_OWNER_REPO));
+  const hosts = await readGhHosts(ctx);
+  const loggedIn = hosts.kind === "found" ? [...hosts.value.keys()] : [];
+  return chooseRemote(remotes.value, { ghHost, isGitHubHost: knownGitHubHosts(ctx.env, loggedIn) });
+}
+
+export interface RemoteChoiceOptions {
+  /** `GH_HOST`: every request goes to this host; remotes only supply owner and repo. */
+  ghHost: string | null;
+  isGitHubHost: (host: string) => boolean;
+}
+
+/**
+ * Picks the remote that names the GitHub repository:
+ *
+ * - with `GH_HOST`: a remote on that host (`origin` first), else `origin`, else the first
+ *   parseable remote, its owner/repo taken to that host (this also covers SSH host aliases);
+ * - else `origin` when it is on a known GitHub host, else the first remote that is;
+ * - else `origin` (then the first remote) on an unknown host, taken to be GitHub Enterprise
+ *   Server, unless the host is a known other forge (GitLab, Bitbucket, …).
+ */
+export function chooseRemote(remotes: readonly RemoteUrl[], options: RemoteChoiceOptions): Result<GitHubTarget> {
+  const parsed = remotes.map((remote) => ({ ...remote, parsed: parseRemoteUrl(remote.url) }));
+  const usable = parsed.filter((r) => r.parsed !== null) as Array<RemoteUrl & { parsed: GitHubTarget }>;
+  const origin = usable.find((r) => r.name === "origin");
+
+  if (options.ghHost) {
+    const onHost = usable.filter((r) => r.parsed.host === options.ghHost);
+    const pick = onHost.find((r) => r.name === "origin") ?? onHost[0] ?? origin ?? usable[0];
+    if (pick) return ok({ host: options.ghHost, owner: pick.parsed.owner, repo: pick.parsed.repo });
+  } else {
+    if (origin && options.isGitHubHost(origin.parsed.host)) return ok(origin.parsed);
+    const github = usable.find((r) => options.isGitHubHost(r.parsed.host));
+    if (github) return ok(github.parsed);
+    if (origin && !isOtherForge(origin.parsed.host)) return ok(origin.parsed);
+    const enterprise = usable.find((r) => !isOtherForge(r.parsed.host));
+    if (enterprise) return ok(enterprise.parsed);
+  }
+
+  if (remotes.length === 0) {
+    return err(
+      toolError(
+        "not_found",
+        "No GitHub remote found: the repository has no remotes",
+        `Add one (git remote add origin https://github.com/OWNER/REPO.git). ${PASS_OWNER_REPO}`,
+      ),
+    );
+  }
+  const shown = parsed
+    .slice(0, 5)
+    .map((r) => `${r.name} (${displayRemoteUrl(r.url)})`)
+    .join(", ");
+  const otherForges = usable.filter((r) => isOtherForge(r.parsed.host));
+  if (otherForges.length === usable.length && usable.length > 0) {
+    return err(
+      toolError(
+        "unsupported_repo",
+        `No GitHub remote found: ${shown} ${usable.length === 1 ? "is" : "are"} not on GitHub`,
+        `The GitHub tools need a GitHub remote. ${PASS_OWNER_REPO}`,
+      ),
+    );
+  }
+  return err(
+    toolError(
+      "not_found",
+      `No GitHub remote found: could not read owner/repo from ${shown}`,
+      `Point 'origin' at a GitHub repository (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO). ${PASS_OWNER_REPO}`,
+    ),
+  );
+}
+
+function withHint(error: ToolError, extra: string): ToolError {
+  return toolError(error.code, error.message, error.hint ? `${error.hint} ${extra}` : extra);
+}

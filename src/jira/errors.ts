@@ -1,0 +1,143 @@
+import { type ToolError, toolError } from "../errors.ts";
+
+/** What a failed request was for, so errors can say it in the caller's terms. */
+export interface RequestPurpose {
+  method: string;
+  /** Path below the API root, without the query string, e.g. `/rest/api/3/issue/SHOP-1`. */
+  path: string;
+  /** Sentence for a 404, e.g. `Issue SHOP-1 does not exist or is not visible to you`. */
+  notFound?: string;
+  /** Sentence for a 400 naming an unknown project (Jira answers those with 400, not 404). */
+  unknownProject?: string;
+}
+
+export interface FailureContext {
+  /** Base URL safe to show (no userinfo). */
+  site: string;
+  /** Where the credentials came from, e.g. `$JIRA_EMAIL and $JIRA_API_TOKEN`. */
+  credentialSource: string;
+}
+
+const MAX_MESSAGE_CHARS = 300;
+const MAX_MESSAGES = 3;
+
+/**
+ * Jira's error texts from a response body: `errorMessages[]`, the values of `errors{}`, and the
+ * `message` of gateway-style bodies. Short, deduplicated, control characters removed; never the
+ * raw body (which may be an HTML page).
+ */
+export function jiraErrorMessages(body: unknown): string[] {
+  if (typeof body !== "object" || body === null) return [];
+  const record = body as Record<string, unknown>;
+  const found: string[] = [];
+  if (Array.isArray(record.errorMessages)) {
+    for (const message of record.errorMessages) if (typeof message === "string") found.push(message);
+  }
+  if (typeof record.errors === "object" && record.errors !== null && !Array.isArray(record.errors)) {
+    for (const [field, message] of Object.entries(record.errors as Record<string, unknown>)) {
+      if (typeof message === "string") found.push(`${field}: ${message}`);
+    }
+  }
+  if (typeof record.message === "string") found.push(record.message);
+  const cleaned = found
+    .map((message) => clip(message.replace(/[\u0000-\u001f\u007f]+/g, " ").trim(), MAX_MESSAGE_CHARS))
+    .filter((message) => message !== "");
+  return [...new Set(cleaned)].slice(0, MAX_MESSAGES);
+}
+
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function withMessages(sentence: string, messages: readonly string[]): string {
+  return messages.length === 0 ? sentence : `${sentence}: ${messages.join(" ")}`;
+}
+
+function endpoint(purpose: RequestPurpose): string {
+  return `${purpose.method} ${purpose.path}`;
+}
+
+/**
+ * Maps a final (not retried any more) HTTP error status to a tool error:
+ * 401/403 → `credentials_invalid`, 404 → `not_found`, 410 → `unsupported_api`,
+ * 429 → `rate_limited`, 400 → `invalid_params` (or `not_found` for an unknown project),
+ * anything else → `network_error`.
+ */
+export function httpStatusError(
+  status: number,
+  purpose: RequestPurpose,
+  body: unknown,
+  failure: FailureContext,
+  extra: { retryAfterSeconds?: number; loginReason?: string | null } = {},
+): ToolError {
+  const messages = jiraErrorMessages(body);
+  switch (status) {
+    case 401:
+    case 403: {
+      const reason =
+        extra.loginReason && extra.loginReason !== "OK" ? ` (login reason: ${clip(extra.loginReason, 60)})` : "";
+      // Jira Server/Data Center sets X-Seraph-LoginReason; AUTHENTICATION_DENIED means a CAPTCHA is pending.
+      const captcha = extra.loginReason === "AUTHENTICATION_DENIED";
+      return toolError(
+        "credentials_invalid",
+        withMessages(
+          `Jira at ${failure.site} rejected the credentials from ${failure.credentialSource} (HTTP ${status} on ${endpoint(purpose)})${reason}`,
+          messages,
+        ),
+        captcha
+          ? "Jira requires a CAPTCHA after failed logins: sign in once in a browser, then check the token."
+          : "Check the credentials: Jira Cloud needs your account e-mail with an API token " +
+              "(https://id.atlassian.com/manage-profile/security/api-tokens); Data Center accepts a personal access " +
+              "token in JIRA_PERSONAL_TOKEN. A 403 can also mean the account lacks permission for this resource.",
+      );
+    }
+    case 404:
+      return toolError(
+        "not_found",
+        withMessages(purpose.notFound ?? `Jira has no resource at ${endpoint(purpose)} (HTTP 404)`, messages),
+        purpose.notFound === undefined
+          ? `Check that JIRA_HOST (${failure.site}) points at the Jira site itself.`
+          : "Check the key, and that the account behind the credentials can browse the project.",
+      );
+    case 410:
+      return toolError(
+        "unsupported_api",
+        withMessages(`Jira at ${failure.site} no longer supports ${endpoint(purpose)} (HTTP 410 Gone)`, messages),
+        "This Jira deployment retired the endpoint; a newer twig-mcp may use its replacement.",
+      );
+    case 429: {
+      const wait = extra.retryAfterSeconds === undefined ? "" : `; it asks to retry after ${extra.retryAfterSeconds} s`;
+      return toolError(
+        "rate_limited",
+        withMessages(
+          `Jira at ${failure.site} is rate limiting requests (HTTP 429 on ${endpoint(purpose)})${wait}`,
+          messages,
+        ),
+        "Wait a little before calling Jira tools again.",
+      );
+    }
+    case 400: {
+      if (
+        purpose.unknownProject !== undefined &&
+        messages.some((m) => /does not exist for the field 'project'/i.test(m))
+      ) {
+        return toolError(
+          "not_found",
+          withMessages(purpose.unknownProject, messages),
+          "Check the project key, and that the account behind the credentials can browse the project.",
+        );
+      }
+      return toolError(
+        "invalid_params",
+        withMessages(`Jira rejected ${endpoint(purpose)} (HTTP 400)`, messages),
+        "Check the filter values (status and assignee names must exist in this Jira).",
+      );
+    }
+    default:
+      return toolError(
+        "network_error",
+        withMessages(`Jira at ${failure.site} answered HTTP ${status} to ${endpoint(purpose)}`, messages),
+        status >= 500 ? "Jira may be having problems; try again later." : undefined,
+      );
+  }
+}

@@ -1,0 +1,107 @@
+import { err, ok, type Result } from "../result.ts";
+
+/**
+ * twig's `ensure_url_scheme` (reference §7.1): turns `$JIRA_HOST` into the base URL every Jira
+ * request starts with. Bare hosts get `https://`, a malformed `http:/x` becomes `https://x`, URLs
+ * with a real scheme and host are kept, and the serialization drops a root-only path (`/`).
+ * The error values are twig's messages.
+ */
+export function ensureUrlScheme(input: string): Result<string, string> {
+  const trimmed = input.trim();
+  if (trimmed === "") return err("Host cannot be empty");
+  const lower = trimmed.toLowerCase();
+  if (
+    (lower.startsWith("http:") && !lower.startsWith("http://")) ||
+    (lower.startsWith("https:") && !lower.startsWith("https://"))
+  ) {
+    const afterColon = trimmed.slice(trimmed.indexOf(":") + 1).replace(/^\/+/, "");
+    return withHttpsPrefix(afterColon);
+  }
+  const parsed = parseUrl(trimmed);
+  if (parsed !== null && parsed.protocol.length - 1 > 1 && parsed.hostname !== "") return ok(serialize(parsed));
+  return withHttpsPrefix(trimmed);
+}
+
+/** Step 4 of §7.1: drop a leading `http:`/`https:` label, then read the text as an `https://` URL. */
+function withHttpsPrefix(text: string): Result<string, string> {
+  let rest = text;
+  const colon = text.indexOf(":");
+  if (colon !== -1) {
+    const label = text.slice(0, colon).toLowerCase();
+    const remainder = text.slice(colon + 1).replace(/^\/+/, "");
+    if ((label === "http" || label === "https") && remainder !== "") rest = remainder;
+  }
+  const parsed = parseUrl(`https://${rest}`);
+  if (parsed === null) return err(`Failed to parse URL: '${text}'. Ensure it has a valid scheme.`);
+  return ok(serialize(parsed));
+}
+
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * scheme `://` [userinfo `@`] host [`:`port] + path unless it is exactly `/` + `?query` + `#fragment`.
+ * WHATWG `href` already drops default ports, lowercases and punycodes the host, and keeps an empty
+ * `?` or `#`; only the root path has to go.
+ */
+function serialize(url: URL): string {
+  const href = url.href;
+  const authorityStart = href.indexOf("//") + 2;
+  const authorityLength = href.slice(authorityStart).search(/[/?#]/);
+  const authorityEnd = authorityLength === -1 ? href.length : authorityStart + authorityLength;
+  let rest = href.slice(authorityEnd);
+  if (url.pathname === "/" && rest.startsWith("/")) rest = rest.slice(1);
+  return href.slice(0, authorityEnd) + rest;
+}
+
+/**
+ * twig's `normalize_host` (§5.3): the netrc machine name for a base URL. Strips every leading
+ * `https://`, then every leading `http://`, then every trailing `/`; ports and paths stay.
+ */
+export function normalizeHost(baseUrl: string): string {
+  let host = baseUrl;
+  while (host.startsWith("https://")) host = host.slice("https://".length);
+  while (host.startsWith("http://")) host = host.slice("http://".length);
+  while (host.endsWith("/")) host = host.slice(0, -1);
+  return host;
+}
+
+/** Where requests go: the base URL without userinfo, with no trailing `/` so paths join cleanly. */
+export interface JiraBase {
+  /** The §7.1 base URL (also the identity used for caching). */
+  baseUrl: string;
+  /** `scheme://host[:port][/path]` to which `/rest/api/...` is appended. */
+  apiRoot: string;
+  /** Lowercased host name without port, e.g. `company.atlassian.net`. */
+  hostname: string;
+  /** The base URL safe to show: userinfo removed. */
+  display: string;
+}
+
+/**
+ * Checks that a §7.1 base URL can carry REST requests. twig concatenates blindly, so a query or
+ * fragment in `$JIRA_HOST` silently breaks every request; here it is a clear configuration error.
+ */
+export function jiraBase(baseUrl: string): Result<JiraBase, string> {
+  const url = parseUrl(baseUrl);
+  if (url === null) return err(`Failed to parse URL: '${baseUrl}'. Ensure it has a valid scheme.`);
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    return err(`JIRA_HOST must be an http(s) URL, not ${url.protocol.slice(0, -1)}://`);
+  }
+  if (url.search !== "" || url.hash !== "" || baseUrl.includes("?") || baseUrl.includes("#")) {
+    return err("JIRA_HOST must not contain a query (`?…`) or fragment (`#…`)");
+  }
+  const path = url.pathname.replace(/\/+$/, "");
+  const apiRoot = `${url.protocol}//${url.host}${path}`;
+  return ok({ baseUrl, apiRoot, hostname: url.hostname, display: apiRoot });
+}
+
+/** Jira Cloud sites live under `atlassian.net`; anything else may be Server or Data Center. */
+export function isAtlassianCloudHost(hostname: string): boolean {
+  return hostname.endsWith(".atlassian.net");
+}

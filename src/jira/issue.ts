@@ -1,0 +1,134 @@
+import * as v from "valibot";
+import { adfToText, isAdfDocument } from "./adf.ts";
+import { wikiToText } from "./wiki.ts";
+
+/** The fields asked for on every issue request (twig asked for all of them). */
+export const ISSUE_FIELDS = [
+  "summary",
+  "description",
+  "status",
+  "assignee",
+  "issuetype",
+  "priority",
+  "labels",
+  "reporter",
+  "updated",
+] as const;
+
+const UserSchema = v.object({
+  displayName: v.optional(v.string()),
+  name: v.optional(v.string()),
+  emailAddress: v.optional(v.string()),
+  accountId: v.optional(v.string()),
+});
+
+const NamedSchema = v.object({ name: v.optional(v.string()) });
+
+/** An issue as Jira returns it (v2 or v3); unknown fields are ignored, optional ones may be `null`. */
+export const JiraIssuePayloadSchema = v.object({
+  id: v.optional(v.string()),
+  key: v.string(),
+  fields: v.object({
+    summary: v.string(),
+    description: v.nullish(v.unknown()),
+    status: v.object({ name: v.string() }),
+    assignee: v.nullish(UserSchema),
+    reporter: v.nullish(UserSchema),
+    issuetype: v.nullish(NamedSchema),
+    priority: v.nullish(NamedSchema),
+    labels: v.nullish(v.array(v.string())),
+    updated: v.nullish(v.string()),
+  }),
+});
+export type JiraIssuePayload = v.InferOutput<typeof JiraIssuePayloadSchema>;
+
+/** What the tools return for an issue; keys in this order (twig's first, then the added ones). */
+export const JiraIssueSchema = v.object({
+  key: v.pipe(v.string(), v.description('Issue key, e.g. "SHOP-123".')),
+  summary: v.string(),
+  description: v.optional(
+    v.pipe(v.string(), v.description("Description as Markdown-like text; absent when the issue has none.")),
+  ),
+  status: v.pipe(v.string(), v.description('Status name, e.g. "In Progress".')),
+  assignee: v.optional(v.pipe(v.string(), v.description("Assignee display name; absent when unassigned."))),
+  url: v.pipe(v.string(), v.description("Link to the issue in the Jira web UI.")),
+  issue_type: v.optional(v.pipe(v.string(), v.description('Issue type, e.g. "Bug" or "Story".'))),
+  priority: v.optional(v.string()),
+  labels: v.array(v.string()),
+  reporter: v.optional(v.pipe(v.string(), v.description("Reporter display name."))),
+  updated: v.optional(v.pipe(v.string(), v.description("Last update time as Jira reports it (ISO 8601)."))),
+  truncated: v.optional(
+    v.pipe(v.literal(true), v.description("Present when the description was cut to keep the result small.")),
+  ),
+});
+export type JiraIssue = v.InferOutput<typeof JiraIssueSchema>;
+
+/** Description length kept by `get_jira_issue`. */
+export const FULL_DESCRIPTION_CHARS = 20_000;
+/** Description length kept per issue by `list_jira_issues`. */
+export const LIST_DESCRIPTION_CHARS = 1_000;
+
+/**
+ * Issue payload → tool output. Descriptions are rendered to text whichever form the server used:
+ * an ADF document (REST v3, Cloud) or wiki markup (REST v2); empty ones are left out.
+ */
+export function toJiraIssue(payload: JiraIssuePayload, browseUrl: string, maxDescriptionChars: number): JiraIssue {
+  const fields = payload.fields;
+  const rendered = renderDescription(fields.description);
+  const cut = rendered === null ? null : truncate(rendered, maxDescriptionChars);
+  const assignee = userName(fields.assignee);
+  const reporter = userName(fields.reporter);
+  const issueType = nonEmpty(fields.issuetype?.name);
+  const priority = nonEmpty(fields.priority?.name);
+  const updated = nonEmpty(fields.updated);
+  return {
+    key: payload.key,
+    summary: fields.summary,
+    ...(cut === null ? {} : { description: cut.text }),
+    status: fields.status.name,
+    ...(assignee === undefined ? {} : { assignee }),
+    url: browseUrl,
+    ...(issueType === undefined ? {} : { issue_type: issueType }),
+    ...(priority === undefined ? {} : { priority }),
+    labels: fields.labels ?? [],
+    ...(reporter === undefined ? {} : { reporter }),
+    ...(updated === undefined ? {} : { updated }),
+    ...(cut?.truncated ? { truncated: true as const } : {}),
+  };
+}
+
+export function renderDescription(description: unknown): string | null {
+  if (description === null || description === undefined) return null;
+  let text: string;
+  if (typeof description === "string") text = wikiToText(description);
+  else if (isAdfDocument(description) || typeof description === "object") text = adfToText(description);
+  else text = String(description);
+  return text.trim() === "" ? null : text;
+}
+
+function userName(user: v.InferOutput<typeof UserSchema> | null | undefined): string | undefined {
+  if (!user) return undefined;
+  return nonEmpty(user.displayName) ?? nonEmpty(user.name) ?? nonEmpty(user.emailAddress) ?? nonEmpty(user.accountId);
+}
+
+function nonEmpty(value: string | null | undefined): string | undefined {
+  return value === null || value === undefined || value.trim() === "" ? undefined : value;
+}
+
+/**
+ * At most `max` characters (plus a closing `…`), cut at a line or word break when one is close,
+ * never inside a surrogate pair.
+ */
+export function truncate(text: string, max: number): { text: string; truncated: boolean } {
+  if (text.length <= max) return { text, truncated: false };
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  const window = text.slice(0, end);
+  const floor = Math.floor(end * 0.8);
+  const lineBreak = window.lastIndexOf("\n");
+  const space = window.lastIndexOf(" ");
+  if (lineBreak >= floor) end = lineBreak;
+  else if (space >= floor) end = space;
+  return { text: `${text.slice(0, end).trimEnd()}\n…`, truncated: true };
+}

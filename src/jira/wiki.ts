@@ -1,0 +1,248 @@
+/**
+ * Jira wiki markup (REST v2 descriptions on Server/Data Center) → readable Markdown-ish text:
+ * `h1.`–`h6.` headings, `*bold*`, `_italic_`, `-strike-`, `{{monospace}}`, `{code}`/`{noformat}`
+ * blocks, `{quote}` and `bq.`, `[text|url]` links, `[~user]` mentions, `*`/`#`/`-` lists (nested),
+ * `||`/`|` tables, `!image.png!` attachments. Plain text passes through almost unchanged.
+ */
+
+const OPEN = "\uE000";
+const CLOSE = "\uE001";
+const PLACEHOLDER = /\uE000(\d+)\uE001/g;
+
+/** Holds pieces of output that later passes must not touch (code, links, URLs). */
+class Shelf {
+  readonly #items: string[] = [];
+
+  put(text: string): string {
+    this.#items.push(text);
+    return `${OPEN}${this.#items.length - 1}${CLOSE}`;
+  }
+
+  restore(text: string): string {
+    let out = text;
+    for (let round = 0; round < 4 && out.includes(OPEN); round++) {
+      out = out.replace(PLACEHOLDER, (_, index: string) => this.#items[Number(index)] ?? "");
+    }
+    return out;
+  }
+}
+
+export function wikiToText(source: string): string {
+  const shelf = new Shelf();
+  let text = source.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
+  text = extractPreformatted(text, shelf);
+  text = convertQuotes(text, shelf);
+  text = stripLayoutMacros(text);
+  const lines = convertLines(text, shelf);
+  return shelf.restore(tidy(lines));
+}
+
+/** `{code[:params]}…{code}` and `{noformat}…{noformat}` become fenced blocks (an unclosed one runs to the end). */
+function extractPreformatted(text: string, shelf: Shelf): string {
+  return text.replace(
+    /(?<!\{)\{(code|noformat)(?::([^}\n]*))?\}(?!\})([\s\S]*?)(?:\{\1\}|$(?![\s\S]))/g,
+    (_match, kind: string, params: string | undefined, body: string) => {
+      const language = kind === "code" ? codeLanguage(params) : "";
+      const code = body.replace(/^[ \t]*\n/, "").replace(/\n[ \t]*$/, "");
+      const longestRun = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
+      const fence = "`".repeat(longestRun + 1);
+      return `\n${shelf.put(`${fence}${language}\n${code}\n${fence}`)}\n`;
+    },
+  );
+}
+
+function codeLanguage(params: string | undefined): string {
+  if (!params) return "";
+  for (const part of params.split("|")) {
+    const [key, value] = part.includes("=") ? part.split("=", 2) : [undefined, part];
+    if ((key === undefined || key.trim().toLowerCase() === "language") && value) {
+      return value.trim().replace(/[^\w+#.-]/g, "");
+    }
+  }
+  return "";
+}
+
+function convertQuotes(text: string, shelf: Shelf): string {
+  return text.replace(/(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g, (_match, body: string) => {
+    const inner = shelf.restore(tidy(convertLines(stripLayoutMacros(body), shelf)));
+    const quoted = inner
+      .split("\n")
+      .map((line) => (line === "" ? ">" : `> ${line}`))
+      .join("\n");
+    return `\n${shelf.put(quoted)}\n`;
+  });
+}
+
+/** Layout and colour macros carry no text of their own; a panel or expand title is kept as a bold line. */
+function stripLayoutMacros(text: string): string {
+  return text
+    .replace(/\{(?:panel|expand)(?::([^}\n]*))?\}/g, (_match, params: string | undefined) => {
+      const title = params
+        ?.split("|")
+        .map((part) => /^\s*title\s*=(.*)$/.exec(part)?.[1]?.trim() ?? (part.includes("=") ? "" : part.trim()))
+        .find((value) => value !== "");
+      return title ? `\n*${title}*\n` : "\n";
+    })
+    .replace(/\{(?:color|section|column|div|span|anchor|toc)(?::[^}\n]*)?\}/g, "");
+}
+
+interface ListLevel {
+  marker: string;
+  ordered: boolean;
+  count: number;
+  width: number;
+}
+
+function convertLines(text: string, shelf: Shelf): string {
+  const out: string[] = [];
+  const levels: ListLevel[] = [];
+  let tableOpen = false;
+  for (const rawLine of text.split("\n")) {
+    const line = rawLine.trimEnd();
+
+    const list = /^\s*([*#]+|-)\s+(.*)$/.exec(line);
+    if (list && !/^\s*-{4,}\s*$/.test(line)) {
+      tableOpen = false;
+      const markers = list[1] as string;
+      const depth = markers === "-" ? 1 : markers.length;
+      const ordered = markers.endsWith("#");
+      levels.length = Math.min(levels.length, depth);
+      while (levels.length < depth) levels.push({ marker: "-", ordered: false, count: 0, width: 2 });
+      const level = levels[depth - 1] as ListLevel;
+      if (level.ordered !== ordered || level.count === 0) {
+        level.ordered = ordered;
+        level.count = 0;
+      }
+      level.count++;
+      level.marker = ordered ? `${level.count}.` : "-";
+      level.width = level.marker.length + 1;
+      const indentWidth = levels.slice(0, depth - 1).reduce((sum, l) => sum + l.width, 0);
+      out.push(`${" ".repeat(indentWidth)}${level.marker} ${inline(list[2] as string, shelf)}`);
+      continue;
+    }
+    levels.length = 0;
+
+    if (/^\s*\|/.test(line)) {
+      const header = /^\s*\|\|/.test(line);
+      const cells = splitRow(protectInline(line.trim(), shelf), header);
+      const row = `| ${cells.map((cell) => inline(cell, shelf).replace(/\|/g, "\\|")).join(" | ")} |`;
+      if (!tableOpen) {
+        if (out.length > 0 && out[out.length - 1] !== "") out.push("");
+        out.push(row, `|${" --- |".repeat(Math.max(1, cells.length))}`);
+        tableOpen = true;
+      } else {
+        out.push(row);
+      }
+      continue;
+    }
+    if (tableOpen && line.trim() !== "") out.push("");
+    tableOpen = false;
+
+    const heading = /^\s*h([1-6])\.\s*(.*)$/.exec(line);
+    if (heading) {
+      out.push(`${"#".repeat(Number(heading[1]))} ${inline(heading[2] as string, shelf)}`);
+      continue;
+    }
+    const blockquote = /^\s*bq\.\s*(.*)$/.exec(line);
+    if (blockquote) {
+      out.push(`> ${inline(blockquote[1] as string, shelf)}`);
+      continue;
+    }
+    if (/^\s*-{4,}\s*$/.test(line)) {
+      out.push("---");
+      continue;
+    }
+    out.push(inline(line, shelf));
+  }
+  return out.join("\n");
+}
+
+function splitRow(line: string, header: boolean): string[] {
+  const separator = header ? /\|\|?/ : /\|/;
+  const cells = line.split(separator);
+  if (cells[0]?.trim() === "") cells.shift();
+  if (cells.length > 0 && cells[cells.length - 1]?.trim() === "") cells.pop();
+  return cells.map((cell) => cell.trim());
+}
+
+const EMOTICONS: Record<string, string> = {
+  "(/)": "✅",
+  "(x)": "❌",
+  "(!)": "⚠️",
+  "(i)": "ℹ️",
+  "(?)": "❓",
+  "(y)": "👍",
+  "(n)": "👎",
+  "(on)": "💡",
+  "(*)": "⭐",
+};
+
+/** Links, mentions, monospace, URLs, images and escapes are shelved so emphasis rules cannot reach into them. */
+function protectInline(text: string, shelf: Shelf): string {
+  return (
+    text
+      // `\\` is a forced line break; `\x` escapes a special character.
+      .replace(/\\\\/g, () => shelf.put("\n"))
+      .replace(/\\([*_\-+[\]{}!|^~?#])/g, (_m, ch: string) => shelf.put(ch))
+      .replace(/\{\{([\s\S]+?)\}\}/g, (_m, code: string) => shelf.put(inlineCode(code)))
+      .replace(/\[([^[\]\n]+)\]/g, (match, inner: string) => link(inner, shelf) ?? match)
+      .replace(/!([^!\s|]+\.[A-Za-z0-9]{2,5}|https?:\/\/[^!\s|]+)(?:\|[^!\n]*)?!/g, (_m, target: string) =>
+        shelf.put(/^https?:\/\//.test(target) ? `![image](${target})` : `[attachment: ${target}]`),
+      )
+      .replace(/\b(?:https?|ftp):\/\/[^\s<>"\]|]+/g, (url) => shelf.put(url))
+      .replace(/\((?:\/|x|!|i|\?|y|n|on|\*)\)/g, (emoticon) => EMOTICONS[emoticon] ?? emoticon)
+  );
+}
+
+function link(inner: string, shelf: Shelf): string | null {
+  if (inner.startsWith("~")) {
+    const user = inner.slice(1).trim();
+    return user ? shelf.put(`@${user}`) : null;
+  }
+  if (inner.startsWith("^")) return shelf.put(`[attachment: ${inner.slice(1).trim()}]`);
+  const bar = inner.indexOf("|");
+  if (bar !== -1) {
+    const label = inner.slice(0, bar).trim();
+    const target =
+      inner
+        .slice(bar + 1)
+        .split("|")[0]
+        ?.trim() ?? "";
+    if (target === "") return null;
+    if (target.startsWith("~")) return shelf.put(`${label} (@${target.slice(1)})`);
+    const shown = label === "" || label === target ? target : `[${emphasis(label)}](${target})`;
+    return shelf.put(shown);
+  }
+  const target = inner.trim();
+  if (/^(?:[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(target)) return shelf.put(target);
+  if (target.startsWith("#")) return shelf.put(target);
+  return null;
+}
+
+function inlineCode(code: string): string {
+  const ticks = "`".repeat(Math.max(0, ...[...code.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
+  const pad = code.startsWith("`") || code.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${code}${pad}${ticks}`;
+}
+
+/** Wiki emphasis → Markdown: `*b*` → `**b**`, `_i_` → `*i*`, `-s-` → `~~s~~`, `+u+` → `u`. */
+function emphasis(text: string): string {
+  return text
+    .replace(/(^|[^\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])/g, "$1**$2**")
+    .replace(/(^|[^\w_*])_(?!\s)([^_\n]+?)(?<!\s)_(?![\w_])/g, "$1*$2*")
+    .replace(/(^|[\s(])-(?![\s-])([^-\n]+?)(?<![\s-])-(?=$|[\s).,;:!?])/g, "$1~~$2~~")
+    .replace(/(^|[^\w+])\+(?!\s)([^+\n]+?)(?<!\s)\+(?![\w+])/g, "$1$2");
+}
+
+function inline(text: string, shelf: Shelf): string {
+  return emphasis(protectInline(text, shelf));
+}
+
+function tidy(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.replace(/[ \t]+$/, ""))
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .replace(/^\n+|\n+$/g, "");
+}

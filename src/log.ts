@@ -1,0 +1,46 @@
+/** Log levels, least to most verbose. Logs go to stderr only: stdout carries JSON-RPC alone. */
+export const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Logger {
+  error(message: string): void;
+  warn(message: string): void;
+  info(message: string): void;
+  debug(message: string): void;
+  trace(message: string): void;
+  enabled(level: LogLevel): boolean;
+}
+
+export type LogSink = (line: string) => void;
+
+const stderrSink: LogSink = (line) => {
+  process.stderr.write(line);
+};
+
+/** `verbosity` counts `-v` flags: 0 → warn, 1 → info, 2 → debug, 3+ → trace (as upstream). */
+export function createLogger(verbosity: number, sink: LogSink = stderrSink): Logger {
+  const max = Math.min(1 + Math.max(0, verbosity), LOG_LEVELS.length - 1);
+  const at = (level: LogLevel) => {
+    const rank = LOG_LEVELS.indexOf(level);
+    return (message: string) => {
+      if (rank <= max) sink(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} twig-mcp: ${message}\n`);
+    };
+  };
+  return {
+    error: at("error"),
+    warn: at("warn"),
+    info: at("info"),
+    debug: at("debug"),
+    trace: at("trace"),
+    enabled: (level) => LOG_LEVELS.indexOf(level) <= max,
+  };
+}
+
+export const silentLogger: Logger = {
+  error() {},
+  warn() {},
+  info() {},
+  debug() {},
+  trace() {},
+  enabled: () => false,
+};

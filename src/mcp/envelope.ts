@@ -1,0 +1,31 @@
+import type { ToolError } from "../errors.ts";
+
+export interface CallToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError: boolean;
+}
+
+/**
+ * Upstream's envelope, kept byte-for-byte in the text content so existing prompts and parsers see
+ * the same thing; `structuredContent` carries the bare data for clients that read it.
+ */
+export function okResult(data: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify({ status: "ok", data }) }],
+    structuredContent: data,
+    isError: false,
+  };
+}
+
+export function errorResult(error: ToolError): CallToolResult {
+  const body =
+    error.hint === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, hint: error.hint };
+  return {
+    content: [{ type: "text", text: JSON.stringify({ status: "error", error: body }) }],
+    isError: true,
+  };
+}

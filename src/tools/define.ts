@@ -1,0 +1,58 @@
+import type * as v from "valibot";
+import type { Context } from "../context.ts";
+import type { Result } from "../result.ts";
+
+/** Tools come in groups so `--disable github|jira` can remove a whole integration. */
+export type ToolGroup = "local" | "github" | "jira";
+
+export interface ToolAnnotations {
+  readOnlyHint: true;
+  destructiveHint: false;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** What a handler gets besides its arguments: the cancellation of the MCP request it serves. */
+export interface CallInfo {
+  signal: AbortSignal;
+}
+
+/**
+ * One tool, declared once: everything the wire layer publishes (name, title, description,
+ * JSON Schemas derived from the valibot schemas, annotations) and the handler it calls.
+ */
+export interface ToolDefinition<
+  I extends v.GenericSchema = v.GenericSchema,
+  O extends v.GenericSchema = v.GenericSchema,
+> {
+  name: string;
+  title: string;
+  description: string;
+  group: ToolGroup;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  handler: (args: v.InferOutput<I>, ctx: Context, call: CallInfo) => Promise<Result<v.InferOutput<O>>>;
+}
+
+/** Keeps the generic link between a tool's schemas and its handler while erasing it for the registry. */
+export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema>(
+  tool: ToolDefinition<I, O>,
+): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+export const LOCAL_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** GitHub and Jira tools reach systems outside the machine; reading them is still side-effect free. */
+export const REMOTE_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+};

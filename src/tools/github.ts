@@ -1,0 +1,247 @@
+import * as v from "valibot";
+import type { Context } from "../context.ts";
+import { connectGitHub } from "../github/client.ts";
+import { resolvePrNumber } from "../github/default-pr.ts";
+import { getPullRequest } from "../github/get-pull-request.ts";
+import { listPullRequests } from "../github/list-pull-requests.ts";
+import { getPrStatus } from "../github/pr-status.ts";
+import type { GitHubCall } from "../github/request.ts";
+import { resolveTarget, type TargetArgs } from "../github/target.ts";
+import { err, ok, type Result } from "../result.ts";
+import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+
+const PrNumberSchema = v.pipe(
+  v.number(),
+  v.integer(),
+  v.minValue(1),
+  v.maxValue(4294967295),
+  v.description("PR number. Defaults to the current branch's PR (as linked by twig) if omitted."),
+);
+
+const OwnerSchema = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(100),
+  v.regex(NAME_PATTERN),
+  v.description(
+    "Repository owner (user or organization). Pass together with `repo` to query a repository other than the current clone's GitHub remote, or when not inside a clone.",
+  ),
+);
+
+const RepoSchema = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(100),
+  v.regex(NAME_PATTERN),
+  v.description("Repository name, without `.git`. Pass together with `owner`."),
+);
+
+const targetParams = {
+  owner: v.optional(OwnerSchema),
+  repo: v.optional(RepoSchema),
+};
+
+/** What git accepts in a branch name, loosely: printable, no spaces, bounded. */
+const RefFilterSchema = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(255),
+  v.regex(/^[^\s\u0000-\u001f\u007f~^?*[\\]+$/),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+const PullRequestSchema = v.object({
+  number: v.number(),
+  title: v.string(),
+  state: v.pipe(v.string(), v.description("`open` or `closed` (merged PRs are `closed` with `merged: true`).")),
+  author: v.pipe(v.string(), v.description("Login of the PR's author.")),
+  base: v.pipe(v.string(), v.description("Branch the PR merges into.")),
+  head: v.pipe(v.string(), v.description("Branch the PR merges from.")),
+  draft: v.boolean(),
+  mergeable: v.pipe(
+    v.nullable(v.boolean()),
+    v.description(
+      "Whether GitHub can merge it cleanly; null while GitHub is still computing it, and always null in lists.",
+    ),
+  ),
+  created_at: v.string(),
+  updated_at: v.string(),
+  url: v.pipe(v.string(), v.description("The PR's page on GitHub.")),
+  body: v.pipe(v.nullable(v.string()), v.description("Description (Markdown); null when empty.")),
+  truncated: v.optional(v.pipe(v.literal(true), v.description("`body` was cut short; open `url` for the rest."))),
+  labels: v.array(v.string()),
+  requested_reviewers: v.pipe(
+    v.array(v.string()),
+    v.description("Users (login) and teams (`org/team-slug`) whose review is requested and still outstanding."),
+  ),
+  merged: v.boolean(),
+  head_sha: v.pipe(v.string(), v.description("Commit at the tip of the head branch.")),
+});
+
+const ReviewSchema = v.object({
+  author: v.string(),
+  state: v.pipe(v.string(), v.description("APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED or PENDING.")),
+  submitted_at: v.pipe(v.nullable(v.string()), v.description("Null for a review not yet submitted (PENDING).")),
+});
+
+const CheckSchema = v.object({
+  name: v.string(),
+  status: v.pipe(v.string(), v.description("queued, in_progress, completed, …")),
+  conclusion: v.pipe(
+    v.nullable(v.string()),
+    v.description("success, failure, neutral, cancelled, skipped, timed_out, action_required; null until completed."),
+  ),
+  url: v.nullable(v.string()),
+});
+
+const CommitStatusSchema = v.object({
+  context: v.string(),
+  state: v.pipe(v.string(), v.description("success, failure, error or pending.")),
+  description: v.nullable(v.string()),
+  url: v.nullable(v.string()),
+});
+
+const PrStatusSchema = v.object({
+  pull_request: PullRequestSchema,
+  reviews: v.pipe(v.array(ReviewSchema), v.description("Every review, oldest first.")),
+  checks: v.pipe(v.array(CheckSchema), v.description("Check runs (GitHub Actions and apps) on the head commit.")),
+  statuses: v.pipe(
+    v.array(CommitStatusSchema),
+    v.description("Legacy commit statuses on the head commit (external CI services)."),
+  ),
+  summary: v.object({
+    latest_reviews: v.pipe(
+      v.array(v.object({ author: v.string(), state: v.string() })),
+      v.description("Each reviewer's standing review (a later comment does not undo an approval)."),
+    ),
+    checks: v.pipe(
+      v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
+      v.description("Check runs and commit statuses together; neutral and skipped count as passing."),
+    ),
+    verdict: v.pipe(
+      v.picklist(["passing", "failing", "pending", "no_checks"]),
+      v.description("failing if anything failed, else pending if anything is still running, else passing."),
+    ),
+  }),
+  unavailable: v.optional(
+    v.pipe(v.array(v.string()), v.description("Lists GitHub would not show with this token; they are left empty.")),
+  ),
+});
+
+const PullRequestListSchema = v.object({
+  pull_requests: v.pipe(
+    v.array(PullRequestSchema),
+    v.description("Newest first. Bodies are cut shorter than in get_pull_request."),
+  ),
+  has_more: v.pipe(v.boolean(), v.description("More PRs match than were returned; raise `limit` to see them.")),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Shared steps
+
+/** Resolves the repository and connects to its GitHub host: the first steps of every tool here. */
+async function openCall(ctx: Context, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
+  const target = await resolveTarget(ctx, args);
+  if (!target.ok) return target;
+  const connection = await connectGitHub(ctx, target.value.host);
+  if (!connection.ok) return err(connection.error);
+  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+const getPullRequestTool = defineTool({
+  name: "get_pull_request",
+  title: "GitHub pull request",
+  description:
+    "Get full details for a GitHub pull request. Defaults to the current branch's PR. Returns title, state, author, branches, draft/merged/mergeable flags, labels, requested reviewers and the description. Use get_pr_status for reviews and CI results.",
+  group: "github",
+  input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
+  output: PullRequestSchema,
+  annotations: REMOTE_ANNOTATIONS,
+  async handler(args, ctx, info) {
+    const call = await openCall(ctx, args, info);
+    if (!call.ok) return call;
+    const number = await resolvePrNumber(ctx, args.pr_number);
+    if (!number.ok) return number;
+    return getPullRequest(call.value, number.value);
+  },
+});
+
+const getPrStatusTool = defineTool({
+  name: "get_pr_status",
+  title: "GitHub PR reviews and CI status",
+  description:
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Includes every review, every check run and legacy commit status on the head commit, and a summary: each reviewer's standing review and the checks counted as passing/failing/pending with an overall verdict. Use it to answer \"is this PR ready to merge?\"",
+  group: "github",
+  input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
+  output: PrStatusSchema,
+  annotations: REMOTE_ANNOTATIONS,
+  async handler(args, ctx, info) {
+    const call = await openCall(ctx, args, info);
+    if (!call.ok) return call;
+    const number = await resolvePrNumber(ctx, args.pr_number);
+    if (!number.ok) return number;
+    return getPrStatus(call.value, number.value);
+  },
+});
+
+export const DEFAULT_PR_LIST_LIMIT = 30;
+export const MAX_PR_LIST_LIMIT = 500;
+
+const listPullRequestsTool = defineTool({
+  name: "list_pull_requests",
+  title: "GitHub pull requests",
+  description:
+    "List pull requests for the current repository. Defaults to open PRs. Newest first; filter by head or base branch (e.g. head=<branch> finds the PR for a branch); `has_more` says when more exist than `limit`.",
+  group: "github",
+  input: v.object({
+    state: v.optional(
+      v.pipe(
+        v.picklist(["open", "closed", "all"]),
+        v.description('Filter by state: "open", "closed", or "all". Defaults to "open".'),
+      ),
+    ),
+    limit: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1),
+        v.maxValue(MAX_PR_LIST_LIMIT),
+        v.description(`Most PRs to return (default ${DEFAULT_PR_LIST_LIMIT}, at most ${MAX_PR_LIST_LIMIT}).`),
+      ),
+    ),
+    head: v.optional(
+      v.pipe(
+        RefFilterSchema,
+        v.description(
+          "Only PRs from this branch: `branch` (in the repository itself) or `owner:branch` (from a fork).",
+        ),
+      ),
+    ),
+    base: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs that merge into this branch."))),
+    ...targetParams,
+  }),
+  output: PullRequestListSchema,
+  annotations: REMOTE_ANNOTATIONS,
+  async handler(args, ctx, info) {
+    const call = await openCall(ctx, args, info);
+    if (!call.ok) return call;
+    return listPullRequests(call.value, {
+      state: args.state ?? "open",
+      limit: args.limit ?? DEFAULT_PR_LIST_LIMIT,
+      head: args.head,
+      base: args.base,
+    });
+  },
+});
+
+export const githubTools: ToolDefinition[] = [getPrStatusTool, getPullRequestTool, listPullRequestsTool];

@@ -1,0 +1,234 @@
+import * as v from "valibot";
+import type { Context } from "../context.ts";
+import { toolError } from "../errors.ts";
+import { readHead } from "../git/head.ts";
+import { getJiraClient, type JiraClient, type JiraClientOptions } from "../jira/client.ts";
+import {
+  FULL_DESCRIPTION_CHARS,
+  ISSUE_FIELDS,
+  JiraIssuePayloadSchema,
+  JiraIssueSchema,
+  LIST_DESCRIPTION_CHARS,
+  toJiraIssue,
+} from "../jira/issue.ts";
+import {
+  buildSearchJql,
+  ISSUE_KEY_PATTERN,
+  normalizeIssueKey,
+  normalizeProjectKey,
+  PROJECT_KEY_PATTERN,
+} from "../jira/jql.ts";
+import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
+import { err, ok, type Result } from "../result.ts";
+import { loadState } from "../twig/state.ts";
+import { openWorkspace } from "../workspace.ts";
+import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+
+const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
+export const DEFAULT_LIST_LIMIT = 20;
+
+/** Shows a caller's value in a message without letting a huge or multi-line one through. */
+function shown(value: string): string {
+  const oneLine = JSON.stringify(value);
+  return oneLine.length <= 80 ? oneLine : `${oneLine.slice(0, 79)}…"`;
+}
+
+/**
+ * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),
+ * with the detached-HEAD case reported as such instead of as a branch named `HEAD`.
+ */
+async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) {
+    const cause = workspace.error;
+    return err(toolError(cause.code, cause.message, `${EXPLICIT_KEY_HINT} ${cause.hint ?? ""}`.trim()));
+  }
+  const head = await readHead(workspace.value.repo, ctx.files);
+  if (!head.ok) {
+    return err(
+      toolError(
+        "invalid_params",
+        `No issue_key provided and could not detect current branch: ${head.error.message}`,
+        EXPLICIT_KEY_HINT,
+      ),
+    );
+  }
+  if (head.value.kind === "detached") {
+    return err(
+      toolError(
+        "invalid_params",
+        `No issue_key provided and HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`,
+        EXPLICIT_KEY_HINT,
+      ),
+    );
+  }
+  const branch = head.value.branch;
+  const state = await loadState(ctx, workspace.value.workTree);
+  if (!state.ok) return state;
+  const linked = state.value.branches.get(branch)?.jira_issue ?? null;
+  if (linked === null || linked.trim() === "") {
+    return err(toolError("not_found", `Branch '${branch}' has no linked Jira issue`, EXPLICIT_KEY_HINT));
+  }
+  const key = normalizeIssueKey(linked);
+  if (key === null) {
+    return err(
+      toolError(
+        "invalid_params",
+        `Branch '${branch}' is linked to ${shown(linked)}, which is not a Jira issue key`,
+        `${EXPLICIT_KEY_HINT} The link in .twig/state.json can be fixed with twig.`,
+      ),
+    );
+  }
+  return ok(key);
+}
+
+async function clientAndDeployment(ctx: Context, call: CallInfo, options: JiraClientOptions | undefined) {
+  const client = await getJiraClient(ctx, options);
+  if (!client.ok) return client;
+  const deployment = await client.value.deployment(call.signal);
+  if (!deployment.ok) return deployment;
+  return ok({ client: client.value, deployment: deployment.value });
+}
+
+async function fetchIssue(client: JiraClient, cloud: boolean, key: string, signal: AbortSignal) {
+  return client.request(
+    {
+      method: "GET",
+      path: `/rest/api/${cloud ? 3 : 2}/issue/${encodeURIComponent(key)}`,
+      query: { fields: ISSUE_FIELDS.join(",") },
+      schema: JiraIssuePayloadSchema,
+      purpose: { notFound: `Issue ${key} does not exist or is not visible to you` },
+    },
+    signal,
+  );
+}
+
+const IssueKeySchema = v.pipe(
+  v.string(),
+  v.regex(ISSUE_KEY_PATTERN, 'Expected a Jira issue key such as "PROJ-123"'),
+  v.description('Jira issue key (e.g. "PROJ-123"). Defaults to the current branch\'s issue if omitted.'),
+);
+
+const ProjectKeySchema = v.pipe(
+  v.string(),
+  v.regex(PROJECT_KEY_PATTERN, 'Expected a Jira project key such as "PROJ"'),
+  v.description('Jira project key (e.g. "PROJ").'),
+);
+
+/** The Jira tools; `options` tune the HTTP client (tests shorten retry waits). */
+export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
+  const getJiraIssue = defineTool({
+    name: "get_jira_issue",
+    title: "Jira issue",
+    description:
+      "Get details for a Jira issue. Defaults to the current branch's linked issue. Returns summary, status, " +
+      "assignee, type, priority, labels, reporter, last update, a browser link, and the description as " +
+      "Markdown-like text (very long descriptions are cut and flagged with truncated: true).",
+    group: "jira",
+    input: v.object({ issue_key: v.optional(IssueKeySchema) }),
+    output: JiraIssueSchema,
+    annotations: REMOTE_ANNOTATIONS,
+    async handler(args, ctx, call) {
+      let explicit: string | null = null;
+      if (args.issue_key !== undefined) {
+        explicit = normalizeIssueKey(args.issue_key);
+        if (explicit === null) {
+          return err(
+            toolError(
+              "invalid_params",
+              `${shown(args.issue_key)} is not a Jira issue key`,
+              'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
+            ),
+          );
+        }
+      }
+      const client = await getJiraClient(ctx, options);
+      if (!client.ok) return client;
+      let key = explicit;
+      if (key === null) {
+        const linked = await linkedIssueKey(ctx);
+        if (!linked.ok) return linked;
+        key = linked.value;
+      }
+      const deployment = await client.value.deployment(call.signal);
+      if (!deployment.ok) return deployment;
+      const issue = await fetchIssue(client.value, deployment.value === "cloud", key, call.signal);
+      if (!issue.ok) return issue;
+      return ok(toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), FULL_DESCRIPTION_CHARS));
+    },
+  });
+
+  const listJiraIssues = defineTool({
+    name: "list_jira_issues",
+    title: "List Jira issues",
+    description:
+      "List Jira issues for a project with optional status and assignee filters, most recently updated first. " +
+      "Returns up to `limit` issues (default 20, max 100) and has_more when further issues match. Descriptions " +
+      "are shortened here; use get_jira_issue for an issue's full description.",
+    group: "jira",
+    input: v.object({
+      project: ProjectKeySchema,
+      status: v.optional(v.pipe(v.string(), v.description('Filter by status name (e.g. "In Progress").'))),
+      assignee: v.optional(
+        v.pipe(
+          v.string(),
+          v.description(
+            'Filter by assignee (use "me" for the current user, "unassigned" for issues without one; otherwise a ' +
+              "display name, e-mail address or account ID).",
+          ),
+        ),
+      ),
+      limit: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(1),
+          v.maxValue(MAX_PAGE_SIZE),
+          v.description(`Maximum number of issues to return (1-${MAX_PAGE_SIZE}, default ${DEFAULT_LIST_LIMIT}).`),
+        ),
+      ),
+    }),
+    output: v.object({
+      issues: v.array(JiraIssueSchema),
+      has_more: v.pipe(
+        v.boolean(),
+        v.description("More issues match than were returned; raise limit or narrow the filters."),
+      ),
+      total: v.optional(
+        v.pipe(v.number(), v.description("Number of matching issues, when Jira reports it (Data Center).")),
+      ),
+    }),
+    annotations: REMOTE_ANNOTATIONS,
+    async handler(args, ctx, call) {
+      const project = normalizeProjectKey(args.project);
+      if (project === null) {
+        return err(
+          toolError(
+            "invalid_params",
+            `${shown(args.project)} is not a Jira project key`,
+            'Project keys look like "PROJ": a letter followed by letters, digits or underscores.',
+          ),
+        );
+      }
+      const limit = args.limit ?? DEFAULT_LIST_LIMIT;
+      const setup = await clientAndDeployment(ctx, call, options);
+      if (!setup.ok) return setup;
+      const { client, deployment } = setup.value;
+      const jql = buildSearchJql({ project, status: args.status, assignee: args.assignee });
+      const found = await searchIssues(client, deployment, { jql, limit, project }, call.signal);
+      if (!found.ok) return found;
+      const issues = found.value.issues.map((issue) =>
+        toJiraIssue(issue, client.browseUrl(issue.key), LIST_DESCRIPTION_CHARS),
+      );
+      return ok(
+        found.value.total === undefined
+          ? { issues, has_more: found.value.hasMore }
+          : { issues, has_more: found.value.hasMore, total: found.value.total },
+      );
+    },
+  });
+
+  return [getJiraIssue, listJiraIssues];
+}
+
+export const jiraTools: ToolDefinition[] = createJiraTools();

@@ -1,0 +1,297 @@
+import { realpath } from "node:fs/promises";
+import * as v from "valibot";
+import type { Context } from "../context.ts";
+import { toolError } from "../errors.ts";
+import { compareBytewise } from "../git/bytewise.ts";
+import { listLocalBranches } from "../git/refs.ts";
+import { listLinkedWorktrees } from "../git/worktrees.ts";
+import { err, ok, type Result } from "../result.ts";
+import { BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
+import { buildBranchGraph } from "../twig/graph.ts";
+import { loadRegistry } from "../twig/registry.ts";
+import { loadState, type TwigState } from "../twig/state.ts";
+import { buildTree, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
+import { currentBranch, openWorkspace, type Workspace } from "../workspace.ts";
+import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+import { BranchNameSchema, NoParamsSchema } from "./params.ts";
+
+async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return workspace;
+  const state = await loadState(ctx, workspace.value.workTree);
+  if (!state.ok) return state;
+  return ok({ workspace: workspace.value, state: state.value });
+}
+
+const branchNotTracked = (branch: string) =>
+  toolError("not_found", `Branch '${branch}' not found in twig state`, "Use `list_branches` to see tracked branches.");
+
+const getCurrentBranch = defineTool({
+  name: "get_current_branch",
+  title: "Current branch",
+  description:
+    "Get the current git branch name and its linked Jira issue and GitHub PR (plus its parent in the twig stack). Start here to learn what the user is working on.",
+  group: "local",
+  input: NoParamsSchema,
+  output: v.object({
+    ...BranchRecordSchema.entries,
+    unborn: v.optional(v.pipe(v.literal(true), v.description("The branch has no commits yet."))),
+  }),
+  annotations: LOCAL_ANNOTATIONS,
+  async handler(_args, ctx) {
+    const workspace = await openWorkspace(ctx);
+    if (!workspace.ok) return workspace;
+    const current = await currentBranch(ctx, workspace.value);
+    if (!current.ok) return current;
+    const state = await loadState(ctx, workspace.value.workTree);
+    // As upstream: unreadable state only loses the metadata; the branch name is still the answer.
+    if (!state.ok) ctx.log.warn(state.error.message);
+    const record = state.ok ? branchRecord(state.value, current.value.branch) : { branch: current.value.branch };
+    return ok(current.value.unborn ? { ...record, unborn: true as const } : record);
+  },
+});
+
+const getBranchMetadata = defineTool({
+  name: "get_branch_metadata",
+  title: "Branch metadata",
+  description:
+    "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig. The branch must be tracked by twig.",
+  group: "local",
+  input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch name to look up.")) }),
+  output: BranchRecordSchema,
+  annotations: LOCAL_ANNOTATIONS,
+  async handler({ branch }, ctx) {
+    const loaded = await workspaceAndState(ctx);
+    if (!loaded.ok) return loaded;
+    if (!loaded.value.state.branches.has(branch)) return err(branchNotTracked(branch));
+    return ok(branchRecord(loaded.value.state, branch));
+  },
+});
+
+const getBranchStack = defineTool({
+  name: "get_branch_stack",
+  title: "Branch stack",
+  description:
+    "Get the ancestor chain (stack) from a branch up to its root, following each branch's first declared parent. Index 0 is the starting branch.",
+  group: "local",
+  input: v.object({
+    branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Defaults to current branch."))),
+  }),
+  output: v.object({
+    stack: v.array(BranchRecordSchema),
+    cycle: v.optional(
+      v.pipe(v.literal(true), v.description("The declared parents loop back; the walk stopped at the repeat.")),
+    ),
+  }),
+  annotations: LOCAL_ANNOTATIONS,
+  async handler({ branch }, ctx) {
+    const loaded = await workspaceAndState(ctx);
+    if (!loaded.ok) return loaded;
+    const { workspace, state } = loaded.value;
+    let start = branch;
+    if (start === undefined) {
+      const current = await currentBranch(ctx, workspace);
+      if (!current.ok) return current;
+      start = current.value.branch;
+    } else if (!isKnownToTwig(state, start)) {
+      const local = await listLocalBranches(workspace.repo, ctx.files);
+      if (!local.ok) return local;
+      if (!local.value.includes(start)) {
+        return err(
+          toolError(
+            "not_found",
+            `Branch '${start}' not found in twig state or the repository`,
+            "Use `list_branches` to see tracked branches.",
+          ),
+        );
+      }
+    }
+    const { stack, cycle } = branchStack(state, start);
+    return ok(cycle ? { stack, cycle: true as const } : { stack });
+  },
+});
+
+function isKnownToTwig(state: TwigState, branch: string): boolean {
+  return (
+    state.branches.has(branch) ||
+    state.dependencies.some((dep) => dep.child === branch || dep.parent === branch) ||
+    state.roots.some((root) => root.branch === branch)
+  );
+}
+
+const getBranchTree = defineTool({
+  name: "get_branch_tree",
+  title: "Branch dependency tree",
+  description:
+    "Get the branch dependency tree for the current repository: local branches nested under their declared parents, annotated with Jira keys and PR numbers. Without `branch`, every root's tree is returned.",
+  group: "local",
+  input: v.object({
+    branch: v.optional(
+      v.pipe(
+        BranchNameSchema,
+        v.description("Optional branch to use as the tree root. Defaults to every root, default root first."),
+      ),
+    ),
+  }),
+  output: v.object({
+    root: v.pipe(v.string(), v.description("The first (or requested) root.")),
+    tree_text: v.pipe(v.string(), v.description("The tree(s) drawn as text, one blank line between trees.")),
+    branches: v.pipe(v.array(TreeNodeSchema), v.description("One node per rendered root.")),
+  }),
+  annotations: LOCAL_ANNOTATIONS,
+  async handler({ branch }, ctx) {
+    const opened = await openWorkspace(ctx);
+    if (!opened.ok) return opened;
+    const workspace = opened.value;
+    const [local, state, head] = await Promise.all([
+      listLocalBranches(workspace.repo, ctx.files),
+      loadState(ctx, workspace.workTree),
+      currentBranch(ctx, workspace),
+    ]);
+    if (!local.ok) return local;
+    if (!state.ok) return state;
+    if (local.value.length === 0) {
+      return err(
+        toolError("not_found", "No branches found in repository", "Commit to a branch first; twig works on branches."),
+      );
+    }
+    const graph = buildBranchGraph(local.value, state.value, head.ok ? head.value.branch : null);
+    let roots: readonly string[];
+    if (branch !== undefined) {
+      if (!graph.has(branch)) {
+        return err(
+          toolError(
+            "not_found",
+            `Branch '${branch}' not found in repository`,
+            "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
+          ),
+        );
+      }
+      roots = [branch];
+    } else {
+      roots = graph.rootCandidates;
+    }
+    const budget = { left: TREE_NODE_BUDGET };
+    const trees = roots.map((root) => buildTree(graph, state.value, root, budget));
+    return ok({
+      root: roots[0] as string,
+      tree_text: trees.map(renderTreeText).join("\n"),
+      branches: trees,
+    });
+  },
+});
+
+const listBranches = defineTool({
+  name: "list_branches",
+  title: "Tracked branches",
+  description:
+    "List all twig-tracked branches in the current repository with their Jira issue, PR number and parent branch, sorted by name.",
+  group: "local",
+  input: NoParamsSchema,
+  output: v.object({ branches: v.array(BranchRecordSchema) }),
+  annotations: LOCAL_ANNOTATIONS,
+  async handler(_args, ctx) {
+    const loaded = await workspaceAndState(ctx);
+    if (!loaded.ok) return loaded;
+    const { state } = loaded.value;
+    const names = [...state.branches.keys()].sort(compareBytewise);
+    return ok({ branches: names.map((name) => branchRecord(state, name)) });
+  },
+});
+
+const listRepositories = defineTool({
+  name: "list_repositories",
+  title: "Registered repositories",
+  description: "List all twig-registered repositories (name and path), in registration order.",
+  group: "local",
+  input: NoParamsSchema,
+  output: v.object({ repositories: v.array(v.object({ name: v.string(), path: v.string() })) }),
+  annotations: LOCAL_ANNOTATIONS,
+  async handler(_args, ctx) {
+    const registry = await loadRegistry(ctx);
+    if (!registry.ok) return registry;
+    return ok({ repositories: registry.value.map(({ name, path }) => ({ name, path })) });
+  },
+});
+
+const WorktreeSchema = v.object({
+  name: v.pipe(v.string(), v.description("twig's worktree name, or git's worktree id.")),
+  path: v.string(),
+  branch: v.pipe(v.nullable(v.string()), v.description("Checked-out branch; null when its HEAD is detached.")),
+  source: v.pipe(
+    v.picklist(["twig", "git", "twig+git"]),
+    v.description("`twig`: recorded by twig but no such git worktree exists (stale); `git`: not recorded by twig."),
+  ),
+  locked: v.optional(v.literal(true)),
+  prunable: v.optional(
+    v.pipe(v.literal(true), v.description("git still lists it but its directory is gone (`git worktree prune`).")),
+  ),
+});
+
+const getWorktrees = defineTool({
+  name: "get_worktrees",
+  title: "Worktrees",
+  description:
+    "Get the worktrees of the current repository: twig's recorded worktrees merged with the live linked git worktrees, each marked with its source so stale records stand out.",
+  group: "local",
+  input: NoParamsSchema,
+  output: v.object({ worktrees: v.array(WorktreeSchema) }),
+  annotations: LOCAL_ANNOTATIONS,
+  async handler(_args, ctx) {
+    const loaded = await workspaceAndState(ctx);
+    if (!loaded.ok) return loaded;
+    const { workspace, state } = loaded.value;
+    const live = await listLinkedWorktrees(workspace.repo, ctx.files);
+    if (!live.ok) return live;
+    const liveByPath = new Map<string, (typeof live.value)[number]>();
+    for (const worktree of live.value) liveByPath.set(await canonical(worktree.path), worktree);
+
+    const result: v.InferOutput<typeof WorktreeSchema>[] = [];
+    const matched = new Set<string>();
+    for (const record of state.worktrees) {
+      const key = await canonical(record.path);
+      const twin = liveByPath.get(key);
+      if (twin) matched.add(key);
+      result.push({
+        name: record.name,
+        path: record.path,
+        branch: record.branch,
+        source: twin ? "twig+git" : "twig",
+        ...(twin?.locked ? { locked: true as const } : {}),
+        ...(twin?.prunable ? { prunable: true as const } : {}),
+      });
+    }
+    for (const [key, worktree] of liveByPath) {
+      if (matched.has(key)) continue;
+      result.push({
+        name: worktree.id,
+        path: worktree.path,
+        branch: worktree.head?.kind === "branch" ? worktree.head.branch : null,
+        source: "git",
+        ...(worktree.locked ? { locked: true as const } : {}),
+        ...(worktree.prunable ? { prunable: true as const } : {}),
+      });
+    }
+    return ok({ worktrees: result });
+  },
+});
+
+/** Compares worktree paths the way the filesystem does: through symlinks, without trailing slashes. */
+async function canonical(path: string): Promise<string> {
+  const trimmed = path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
+  try {
+    return await realpath(trimmed);
+  } catch {
+    return trimmed;
+  }
+}
+
+export const localTools: ToolDefinition[] = [
+  getBranchMetadata,
+  getBranchStack,
+  getBranchTree,
+  getCurrentBranch,
+  getWorktrees,
+  listBranches,
+  listRepositories,
+];

@@ -1,0 +1,59 @@
+import { posix, win32 } from "node:path";
+import type { Env } from "../context.ts";
+
+export interface TwigDirs {
+  configDir: string;
+  dataDir: string;
+  cacheDir: string;
+}
+
+/**
+ * Home directory as twig computes it: `$HOME` when set and non-empty on Unix, else the passwd
+ * entry; the user profile on Windows (twig asks the Known Folder API, which we approximate with
+ * `USERPROFILE`, then `HOMEDRIVE`+`HOMEPATH`). `null` when none can be determined.
+ */
+export function homeDir(env: Env, platform: NodeJS.Platform, passwdHome: () => string | null): string | null {
+  if (platform === "win32") {
+    if (env.USERPROFILE) return env.USERPROFILE;
+    if (env.HOMEDRIVE && env.HOMEPATH) return win32.join(env.HOMEDRIVE, env.HOMEPATH);
+    return passwdHome();
+  }
+  if (env.HOME) return env.HOME;
+  return passwdHome();
+}
+
+/** XDG variables count only when set to an absolute path (the `directories` crate's rule). */
+function xdg(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value && posix.isAbsolute(value) ? value : fallback;
+}
+
+/**
+ * twig's per-platform config/data/cache directories (`directories` crate, qualifier
+ * "eddieland", application "twig"). Windows folders come from `APPDATA`/`LOCALAPPDATA`, which
+ * are the Known Folders unless a user has redirected them by hand.
+ */
+export function twigDirs(env: Env, platform: NodeJS.Platform, home: string): TwigDirs {
+  if (platform === "darwin") {
+    const support = posix.join(home, "Library", "Application Support", "eddieland.twig");
+    return { configDir: support, dataDir: support, cacheDir: posix.join(home, "Library", "Caches", "eddieland.twig") };
+  }
+  if (platform === "win32") {
+    const roaming = env.APPDATA || win32.join(home, "AppData", "Roaming");
+    const local = env.LOCALAPPDATA || win32.join(home, "AppData", "Local");
+    return {
+      configDir: win32.join(roaming, "twig", "config"),
+      dataDir: win32.join(roaming, "twig", "data"),
+      cacheDir: win32.join(local, "twig", "cache"),
+    };
+  }
+  return {
+    configDir: posix.join(xdg(env, "XDG_CONFIG_HOME", posix.join(home, ".config")), "twig"),
+    dataDir: posix.join(xdg(env, "XDG_DATA_HOME", posix.join(home, ".local", "share")), "twig"),
+    cacheDir: posix.join(xdg(env, "XDG_CACHE_HOME", posix.join(home, ".cache")), "twig"),
+  };
+}
+
+export function registryPath(dirs: TwigDirs, platform: NodeJS.Platform): string {
+  return (platform === "win32" ? win32 : posix).join(dirs.dataDir, "registry.json");
+}

@@ -1,0 +1,48 @@
+import * as v from "valibot";
+import type { Context } from "../context.ts";
+import { toolError } from "../errors.ts";
+import { decodeUtf8 } from "../fs/cached-file.ts";
+import { err, ok, type Result } from "../result.ts";
+import { registryPath } from "./dirs.ts";
+import { describeIssues, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
+
+/** twig's global repository registry (§1.2): a missing file is an empty list. */
+export async function loadRegistry(
+  ctx: Pick<Context, "files" | "dirs" | "platform">,
+): Promise<Result<RegistryEntry[]>> {
+  const path = registryPath(ctx.dirs, ctx.platform);
+  const read = await ctx.files.read(path, "twig-registry", parseRegistryBytes);
+  if (read.kind === "missing") return ok([]);
+  if (read.kind === "unreadable") {
+    return err(
+      toolError(
+        "no_twig_state",
+        `Failed to load registry: Failed to read registry file ${path} (${read.cause})`,
+        `Check that ${path} is a readable file.`,
+      ),
+    );
+  }
+  if (!read.value.ok) {
+    return err(
+      toolError(
+        "no_twig_state",
+        `Failed to load registry: Failed to parse registry file ${path} (${read.value.error})`,
+        `Fix the JSON in ${path}, or re-register repositories with \`twig git add <path>\`.`,
+      ),
+    );
+  }
+  return ok(read.value.value);
+}
+
+export function parseRegistryBytes(bytes: Uint8Array): Result<RegistryEntry[], string> {
+  const text = decodeUtf8(bytes);
+  if (text === null) return err("not valid UTF-8");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return err(`invalid JSON: ${(error as Error).message}`);
+  }
+  const parsed = v.safeParse(RegistryFileSchema, json);
+  return parsed.success ? ok(parsed.output) : err(describeIssues(parsed.issues));
+}

@@ -1,0 +1,71 @@
+import * as v from "valibot";
+
+/**
+ * `.twig/state.json` and `registry.json` as twig writes them (twig-reference §1.2, §2.2). Unknown
+ * fields are ignored. We are more lenient than twig only where no data is invented: missing
+ * collections are empty, missing ids/timestamps are not needed for reading.
+ */
+const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
+
+export const BranchMetadataSchema = v.object({
+  jira_issue: v.nullish(v.string(), null),
+  github_pr: v.nullish(u32, null),
+  created_at: v.optional(v.string()),
+});
+
+export const WorktreeRecordSchema = v.object({
+  name: v.string(),
+  path: v.string(),
+  branch: v.string(),
+  created_at: v.optional(v.string()),
+});
+
+export const DependencySchema = v.object({
+  child: v.string(),
+  parent: v.string(),
+});
+
+export const RootBranchSchema = v.object({
+  branch: v.string(),
+  is_default: v.optional(v.boolean(), false),
+});
+
+export const StateFileSchema = v.object({
+  version: v.optional(v.number()),
+  updated_at: v.optional(v.string()),
+  worktrees: v.optional(v.array(WorktreeRecordSchema), []),
+  // Validated entry by entry (see state.ts): a record schema would silently drop branches
+  // named `constructor` or `__proto__`, which are valid git branch names.
+  branches: v.optional(v.custom<Record<string, unknown>>(isPlainObject, "Expected an object"), {}),
+  dependencies: v.optional(v.array(DependencySchema), []),
+  root_branches: v.optional(v.array(RootBranchSchema), []),
+});
+
+export const RegistryEntrySchema = v.object({
+  path: v.string(),
+  name: v.string(),
+  last_fetch: v.nullish(v.string(), null),
+});
+
+export const RegistryFileSchema = v.array(RegistryEntrySchema);
+
+export type BranchMetadata = v.InferOutput<typeof BranchMetadataSchema>;
+export type WorktreeRecord = v.InferOutput<typeof WorktreeRecordSchema>;
+export type Dependency = v.InferOutput<typeof DependencySchema>;
+export type RootBranch = v.InferOutput<typeof RootBranchSchema>;
+export type RegistryEntry = v.InferOutput<typeof RegistryEntrySchema>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `worktrees[0].path: Invalid type: Expected string but received 42` */
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ""): string {
+  const first = issues[0];
+  if (!first) return "invalid";
+  const path = (first.path ?? [])
+    .map((item) => (typeof item.key === "number" ? `[${item.key}]` : `.${String(item.key)}`))
+    .join("");
+  const where = `${prefix}${path}`.replace(/^\./, "");
+  return where ? `${where}: ${first.message}` : first.message;
+}

@@ -1,0 +1,104 @@
+import { join } from "node:path";
+import * as v from "valibot";
+import type { Context } from "../context.ts";
+import { toolError } from "../errors.ts";
+import { decodeUtf8 } from "../fs/cached-file.ts";
+import { err, ok, type Result } from "../result.ts";
+import {
+  type BranchMetadata,
+  BranchMetadataSchema,
+  type Dependency,
+  describeIssues,
+  type RootBranch,
+  StateFileSchema,
+  type WorktreeRecord,
+} from "./schemas.ts";
+
+export interface TwigState {
+  branches: ReadonlyMap<string, BranchMetadata>;
+  dependencies: readonly Dependency[];
+  roots: readonly RootBranch[];
+  worktrees: readonly WorktreeRecord[];
+  /** Declared parents of a branch in file order; the first one is "the parent" everywhere. */
+  parentsOf(branch: string): readonly string[];
+}
+
+export const EMPTY_STATE: TwigState = buildState(new Map(), [], [], []);
+
+export function statePath(workTree: string): string {
+  return join(workTree, ".twig", "state.json");
+}
+
+/**
+ * Loads `<workTree>/.twig/state.json`. A missing file is empty state (twig's rule); a file that
+ * cannot be read or parsed is `no_twig_state`, naming the file and the first problem in it.
+ */
+export async function loadState(ctx: Pick<Context, "files">, workTree: string): Promise<Result<TwigState>> {
+  const path = statePath(workTree);
+  const read = await ctx.files.read(path, "twig-state", parseStateBytes);
+  if (read.kind === "missing") return ok(EMPTY_STATE);
+  if (read.kind === "unreadable") {
+    return err(
+      toolError(
+        "no_twig_state",
+        `Failed to load twig state: Failed to read state file ${path} (${read.cause})`,
+        `Check that ${path} is a readable file.`,
+      ),
+    );
+  }
+  if (!read.value.ok) {
+    return err(
+      toolError(
+        "no_twig_state",
+        `Failed to load twig state: Failed to parse state file ${path} (${read.value.error})`,
+        `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
+      ),
+    );
+  }
+  return ok(read.value.value);
+}
+
+export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
+  const text = decodeUtf8(bytes);
+  if (text === null) return err("not valid UTF-8");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return err(`invalid JSON: ${(error as Error).message}`);
+  }
+  // valibot's object schema accepts arrays; twig's state is always a JSON object.
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return err("Invalid type: Expected a JSON object at the top level");
+  }
+  const parsed = v.safeParse(StateFileSchema, json);
+  if (!parsed.success) return err(describeIssues(parsed.issues));
+  const branches = new Map<string, BranchMetadata>();
+  for (const [name, raw] of Object.entries(parsed.output.branches)) {
+    const entry = v.safeParse(BranchMetadataSchema, raw);
+    if (!entry.success) return err(describeIssues(entry.issues, `branches.${name}`));
+    branches.set(name, entry.output);
+  }
+  return ok(buildState(branches, parsed.output.dependencies, parsed.output.root_branches, parsed.output.worktrees));
+}
+
+function buildState(
+  branches: Map<string, BranchMetadata>,
+  dependencies: Dependency[],
+  roots: RootBranch[],
+  worktrees: WorktreeRecord[],
+): TwigState {
+  const parents = new Map<string, string[]>();
+  for (const { child, parent } of dependencies) {
+    const list = parents.get(child);
+    if (list) list.push(parent);
+    else parents.set(child, [parent]);
+  }
+  return {
+    branches,
+    dependencies,
+    roots,
+    worktrees,
+    parentsOf: (branch) => parents.get(branch) ?? [],
+  };
+}

@@ -1,0 +1,50 @@
+import type { Context } from "./context.ts";
+import { toolError } from "./errors.ts";
+import { discoverRepository, type RepoLocation } from "./git/discover.ts";
+import { type Head, readHead } from "./git/head.ts";
+import { err, ok, type Result } from "./result.ts";
+
+export interface Workspace {
+  repo: RepoLocation;
+  /** The working-tree root; twig keeps `.twig/state.json` here. */
+  workTree: string;
+}
+
+/**
+ * Opens the default repository afresh: the directory was found at start-up, but the repository
+ * may have been deleted, converted or re-initialised since.
+ */
+export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<Workspace>> {
+  if (!ctx.repo.ok) return ctx.repo;
+  const found = await discoverRepository(ctx.repo.value, ctx.files);
+  if (!found.ok) return found;
+  const workTree = found.value.workTree;
+  if (workTree === null) {
+    return err(
+      toolError("no_repo", `${ctx.repo.value} is a bare repository (no working tree)`, "Pass --repo with a checkout."),
+    );
+  }
+  return ok({ repo: found.value, workTree });
+}
+
+export type CurrentBranch = { branch: string; unborn: boolean };
+
+/** The checked-out branch, or `not_found` on a detached HEAD (upstream wrongly reports "HEAD"). */
+export async function currentBranch(ctx: Pick<Context, "files">, workspace: Workspace): Promise<Result<CurrentBranch>> {
+  const head = await readHead(workspace.repo, ctx.files);
+  if (!head.ok) return head;
+  return branchOfHead(head.value);
+}
+
+export function branchOfHead(head: Head): Result<CurrentBranch> {
+  if (head.kind === "detached") {
+    return err(
+      toolError(
+        "not_found",
+        "Not on any branch (detached HEAD state)",
+        `HEAD is detached at commit ${head.oid}. Check out a branch, or name a branch explicitly.`,
+      ),
+    );
+  }
+  return ok({ branch: head.branch, unborn: head.unborn });
+}

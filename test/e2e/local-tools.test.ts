@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
+import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+
+/** Runs git hermetically in `cwd`; throws with git's stderr on failure. */
+function git(cwd: string, env: Record<string, string>, ...args: string[]): string {
+  const run = Bun.spawnSync(["git", ...args], {
+    cwd,
+    env: {
+      ...env,
+      GIT_AUTHOR_NAME: "T",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "T",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
+  });
+  if (run.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr.toString()}`);
+  return run.stdout.toString().trim();
+}
+
+/** A repository holding twig's worked example (§2.8): five local branches and its state file. */
+function makeExampleRepo(home: HermeticHome, root: string, name = "shop"): string {
+  const repo = join(root, name);
+  mkdirSync(repo, { recursive: true });
+  git(repo, home.env, "init", "-q", "-b", "main");
+  git(repo, home.env, "commit", "-q", "--allow-empty", "-m", "init");
+  for (const branch of EXAMPLE_BRANCHES.slice(1)) git(repo, home.env, "branch", branch);
+  mkdirSync(join(repo, ".twig"));
+  writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
+  writeFileSync(join(repo, ".twig", ".gitignore"), "*\n");
+  return realpathSync(repo);
+}
+
+describe("local tools end to end (twig-reference §2.8)", () => {
+  let home: HermeticHome;
+  let root: string;
+  let repo: string;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    home = makeHermeticHome();
+    root = mkdtempSync(join(tmpdir(), "twig-mcp-e2e-"));
+    repo = makeExampleRepo(home, root);
+    git(repo, home.env, "checkout", "-q", "feature/auth-ui");
+    server = await startServer({ cwd: join(repo, ".twig"), env: home.env });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+    home.cleanup();
+  });
+
+  test("get_branch_tree matches upstream byte for byte", async () => {
+    const result = await server.call("get_branch_tree");
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(
+      '{"status":"ok","data":{"root":"main","tree_text":"main\\n├── feature/auth (SHOP-123, #42)\\n│   └── feature/auth-ui (#43)\\n├── feature/billing (SHOP-200)\\n└── hotfix/typo\\n","branches":[{"branch":"main","children":[{"branch":"feature/auth","children":[{"branch":"feature/auth-ui","children":[],"pr_number":43}],"jira_issue":"SHOP-123","pr_number":42},{"branch":"feature/billing","children":[],"jira_issue":"SHOP-200"},{"branch":"hotfix/typo","children":[]}]}]}}',
+    );
+    expect(result.structured).toEqual(result.envelope.data);
+    expect((result.structured as { tree_text: string }).tree_text).toBe(EXAMPLE_TREE_TEXT);
+  });
+
+  test("get_branch_tree rooted at a branch, and an unknown branch", async () => {
+    const sub = await server.call("get_branch_tree", { branch: "feature/auth" });
+    expect((sub.structured as { tree_text: string }).tree_text).toBe(
+      "feature/auth (SHOP-123, #42)\n└── feature/auth-ui (#43)\n",
+    );
+    const missing = await server.call("get_branch_tree", { branch: "nope" });
+    expect(missing.isError).toBe(true);
+    expect(missing.envelope.error?.code).toBe("not_found");
+  });
+
+  test("get_branch_stack matches upstream byte for byte", async () => {
+    const result = await server.call("get_branch_stack");
+    expect(result.text).toBe(
+      '{"status":"ok","data":{"stack":[{"branch":"feature/auth-ui","pr_number":43,"parent_branch":"feature/auth","created_at":"2025-06-02T09:15:30.118264907+00:00"},{"branch":"feature/auth","jira_issue":"SHOP-123","pr_number":42,"parent_branch":"main","created_at":"2025-06-01T10:00:00+00:00"},{"branch":"main"}]}}',
+    );
+    const unknown = await server.call("get_branch_stack", { branch: "does-not-exist" });
+    expect(unknown.envelope.error?.code).toBe("not_found");
+    const untracked = await server.call("get_branch_stack", { branch: "hotfix/typo" });
+    expect(untracked.envelope).toEqual({ status: "ok", data: { stack: [{ branch: "hotfix/typo" }] } });
+  });
+
+  test("get_branch_metadata matches upstream byte for byte, with its not_found error", async () => {
+    const found = await server.call("get_branch_metadata", { branch: "feature/auth" });
+    expect(found.text).toBe(
+      '{"status":"ok","data":{"branch":"feature/auth","jira_issue":"SHOP-123","pr_number":42,"parent_branch":"main","created_at":"2025-06-01T10:00:00+00:00"}}',
+    );
+    const missing = await server.call("get_branch_metadata", { branch: "nope" });
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toBe(
+      '{"status":"error","error":{"code":"not_found","message":"Branch \'nope\' not found in twig state","hint":"Use `list_branches` to see tracked branches."}}',
+    );
+  });
+
+  test("get_current_branch reports the checked-out branch with its metadata", async () => {
+    const result = await server.call("get_current_branch");
+    expect(result.text).toBe(
+      '{"status":"ok","data":{"branch":"feature/auth-ui","pr_number":43,"parent_branch":"feature/auth","created_at":"2025-06-02T09:15:30.118264907+00:00"}}',
+    );
+  });
+
+  test("list_branches is sorted byte-wise", async () => {
+    const result = await server.call("list_branches");
+    const names = (result.structured as { branches: Array<{ branch: string }> }).branches.map((b) => b.branch);
+    expect(names).toEqual(["feature/auth", "feature/auth-ui", "feature/billing"]);
+  });
+
+  test("get_worktrees marks twig's stale record and git's live worktrees", async () => {
+    const live = join(root, "shop-worktrees", "feature-billing");
+    git(repo, home.env, "worktree", "add", "-q", live, "feature/billing");
+    const result = await server.call("get_worktrees");
+    expect(result.structured).toEqual({
+      worktrees: [
+        {
+          name: "feature-auth-ui",
+          path: "/home/alice/src/shop-worktrees/feature-auth-ui",
+          branch: "feature/auth-ui",
+          source: "twig",
+        },
+        { name: "feature-billing", path: realpathSync(live), branch: "feature/billing", source: "git" },
+      ],
+    });
+  });
+
+  test("invalid arguments are invalid_params naming the field; unknown tools are JSON-RPC errors", async () => {
+    for (const branch of ["../../../etc/passwd", "-x", "a..b", "a.lock", "with space"]) {
+      const result = await server.call("get_branch_metadata", { branch });
+      expect(result.envelope.error?.code).toBe("invalid_params");
+      expect(result.envelope.error?.message).toContain("branch");
+    }
+    const wrongType = await server.call("get_branch_metadata", { branch: 42 });
+    expect(wrongType.envelope.error?.code).toBe("invalid_params");
+    const missing = await server.call("get_branch_metadata", {});
+    expect(missing.envelope.error?.code).toBe("invalid_params");
+    const nullIsAbsent = await server.call("get_branch_stack", { branch: null });
+    expect(nullIsAbsent.isError).toBe(false);
+    await expect(server.client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/tool not found/);
+  });
+
+  test("the branch switch is seen on the next call", async () => {
+    git(repo, home.env, "checkout", "-q", "feature/auth");
+    const result = await server.call("get_current_branch");
+    expect((result.structured as { branch: string }).branch).toBe("feature/auth");
+    git(repo, home.env, "checkout", "-q", "feature/auth-ui");
+  });
+
+  test("nothing but log lines reach stderr, and only at warn level by default", () => {
+    expect(server.stderr()).not.toContain("INFO");
+  });
+});

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { binaryPath } from "../support/binary.ts";
+import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+import { startServer } from "../support/mcp-harness.ts";
+
+let home: HermeticHome;
+let outside: string;
+
+beforeAll(() => {
+  home = makeHermeticHome();
+  outside = mkdtempSync(join(tmpdir(), "twig-mcp-outside-"));
+});
+afterAll(() => {
+  rmSync(outside, { recursive: true, force: true });
+  home.cleanup();
+});
+
+async function run(args: string[], stdin = "") {
+  const proc = Bun.spawn([await binaryPath(), ...args], {
+    cwd: outside,
+    env: home.env,
+    stdin: new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { stdout, stderr, code };
+}
+
+describe("command line", () => {
+  test("--version and -V print the package version", async () => {
+    for (const flag of ["--version", "-V"]) {
+      const { stdout, code } = await run([flag]);
+      expect(code).toBe(0);
+      expect(stdout).toBe(`twig-mcp ${pkg.version}\n`);
+    }
+  });
+
+  test("--help describes every flag", async () => {
+    const { stdout, code } = await run(["--help"]);
+    expect(code).toBe(0);
+    for (const flag of ["--repo", "--disable", "--verbose", "--version"]) expect(stdout).toContain(flag);
+  });
+
+  test("a bad flag or --disable value is a usage error (exit 2) saying what to type", async () => {
+    const bad = await run(["--bogus"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe("");
+    expect(bad.stderr).toContain("--help");
+    const disable = await run(["--disable", "gitlab"]);
+    expect(disable.code).toBe(2);
+    expect(disable.stderr).toContain("github, jira, prompts, resources");
+  });
+
+  test("stdin EOF ends the server with status 0 and nothing but JSON-RPC on stdout", async () => {
+    const init = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+    });
+    const started = performance.now();
+    const { stdout, code } = await run(["-vvv"], `${init}\n`);
+    expect(code).toBe(0);
+    expect(performance.now() - started).toBeLessThan(5000);
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ jsonrpc: "2.0", id: 1 });
+  });
+
+  test.each(["SIGTERM", "SIGINT"] as const)("%s ends the server with status 0", async (signal) => {
+    const proc = Bun.spawn([await binaryPath()], { cwd: outside, env: home.env, stdin: "pipe", stdout: "pipe" });
+    await Bun.sleep(300);
+    proc.kill(signal);
+    expect(await proc.exited).toBe(0);
+  });
+});
+
+describe("MCP handshake", () => {
+  test("serverInfo, instructions, capabilities and the latest protocol version", async () => {
+    const server = await startServer({ cwd: outside, env: home.env });
+    try {
+      expect(server.client.getServerVersion()).toMatchObject({ name: "twig-mcp", version: pkg.version });
+      expect(server.client.getInstructions()).toContain("read-only");
+      expect(server.client.getServerCapabilities()?.tools).toBeDefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  test.each(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])("negotiates protocol %s", async (version) => {
+    const request = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "0" } },
+    });
+    const { stdout } = await run([], `${request}\n`);
+    expect(JSON.parse(stdout).result.protocolVersion).toBe(version);
+  });
+
+  test("outside a repository the server starts and repository tools answer no_repo", async () => {
+    const server = await startServer({ cwd: outside, env: home.env });
+    try {
+      const result = await server.call("get_current_branch");
+      expect(result.envelope.error).toEqual({
+        code: "no_repo",
+        message: "twig-mcp was started outside a git repository",
+        hint: "Run twig-mcp from within a git repository, or pass --repo /path/to/repository.",
+      });
+      const repos = await server.call("list_repositories");
+      expect(repos.envelope).toEqual({ status: "ok", data: { repositories: [] } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("--disable github --disable jira removes those tools", async () => {
+    const server = await startServer({ cwd: outside, env: home.env, args: ["--disable", "github", "--disable=jira"] });
+    try {
+      const { tools } = await server.client.listTools();
+      expect(tools.map((t) => t.name)).toEqual([
+        "get_branch_metadata",
+        "get_branch_stack",
+        "get_branch_tree",
+        "get_current_branch",
+        "get_worktrees",
+        "list_branches",
+        "list_repositories",
+      ]);
+      await expect(server.client.callTool({ name: "get_pull_request", arguments: {} })).rejects.toThrow(
+        /tool not found/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("tools/list", () => {
+  test("matches the committed snapshot (what models see changes only on purpose)", async () => {
+    const server = await startServer({ cwd: outside, env: home.env });
+    try {
+      const { tools } = await server.client.listTools();
+      for (const tool of tools) {
+        expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+        expect(tool.outputSchema?.type).toBe("object");
+        expect(tool.title).toBeString();
+      }
+      const local = tools.filter((t) => t.annotations?.openWorldHint === false);
+      expect(local).toHaveLength(7);
+      expect(tools).toMatchSnapshot();
+    } finally {
+      await server.close();
+    }
+  });
+});

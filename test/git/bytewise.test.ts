@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { compareBytewise } from "../../src/git/bytewise.ts";
+
+const utf8 = (text: string) => Buffer.from(text, "utf8");
+
+describe("compareBytewise", () => {
+  test("orders by UTF-8 bytes, not UTF-16 units", () => {
+    // U+FF21 (3 UTF-8 bytes, EF BC A1) sorts before U+1F680 (4 bytes, F0 9F 9A 80), though its
+    // UTF-16 unit 0xFF21 is above the surrogate 0xD83D.
+    expect(compareBytewise("\uFF21", "🚀")).toBe(-1);
+    expect("\uFF21" < "🚀").toBe(false);
+    expect(["b", "B", "a", "ä", "A", "日本", "🚀", "z"].sort(compareBytewise)).toEqual([
+      "A",
+      "B",
+      "a",
+      "b",
+      "z",
+      "ä",
+      "日本",
+      "🚀",
+    ]);
+    expect(compareBytewise("feature", "feature/a")).toBe(-1);
+    expect(compareBytewise("feature-x", "feature/a")).toBe(-1);
+    expect(compareBytewise("same", "same")).toBe(0);
+  });
+
+  test("agrees with Buffer.compare on arbitrary strings", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.string({ unit: "grapheme" }), (a, b) => {
+        expect(compareBytewise(a, b)).toBe(Buffer.compare(utf8(a), utf8(b)));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.string({ unit: "binary" }), (a, b) => {
+        expect(compareBytewise(a, b)).toBe(Buffer.compare(utf8(a), utf8(b)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

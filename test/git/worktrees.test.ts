@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CachedFileReader } from "../../src/fs/cached-file.ts";
+import { discoverRepository, type RepoLocation } from "../../src/git/discover.ts";
+import { type LiveWorktree, listLinkedWorktrees } from "../../src/git/worktrees.ts";
+import { type GitRepo, makeRepo } from "../support/git-repo.ts";
+
+const files = new CachedFileReader();
+
+async function locate(dir: string): Promise<RepoLocation> {
+  const found = await discoverRepository(dir, files);
+  if (!found.ok) throw new Error(found.error.message);
+  return found.value;
+}
+
+async function worktreesFrom(dir: string): Promise<LiveWorktree[]> {
+  const listed = await listLinkedWorktrees(await locate(dir), files);
+  if (!listed.ok) throw new Error(listed.error.message);
+  return listed.value;
+}
+
+interface PorcelainWorktree {
+  path: string;
+  head: string | null;
+  branch: string | null;
+  detached: boolean;
+  locked: boolean;
+  prunable: boolean;
+}
+
+/** `git worktree list --porcelain`, without the main worktree (always listed first). */
+function gitWorktrees(repo: GitRepo): PorcelainWorktree[] {
+  return repo
+    .git("worktree", "list", "--porcelain")
+    .split("\n\n")
+    .filter((block) => block.trim() !== "")
+    .slice(1)
+    .map((block) => {
+      const lines = block.split("\n");
+      const value = (prefix: string) => lines.find((line) => line.startsWith(`${prefix} `))?.slice(prefix.length + 1);
+      const has = (word: string) => lines.some((line) => line === word || line.startsWith(`${word} `));
+      return {
+        path: value("worktree")!,
+        head: value("HEAD") ?? null,
+        branch: value("branch")?.replace(/^refs\/heads\//, "") ?? null,
+        detached: has("detached"),
+        locked: has("locked"),
+        prunable: has("prunable"),
+      };
+    });
+}
+
+function asPorcelain(worktree: LiveWorktree): PorcelainWorktree {
+  const head = worktree.head;
+  return {
+    path: worktree.path,
+    head: head === null ? null : head.oid,
+    branch: head?.kind === "branch" ? head.branch : null,
+    detached: head?.kind === "detached",
+    locked: worktree.locked,
+    prunable: worktree.prunable,
+  };
+}
+
+describe("listLinkedWorktrees", () => {
+  let repo: GitRepo;
+  beforeAll(() => {
+    repo = makeRepo({ commit: true });
+    const at = (name: string) => join(repo.sandbox, name);
+    repo.git("worktree", "add", "-q", "-b", "feature/ünï", at("wt-branch"));
+    repo.git("worktree", "add", "-q", "--detach", at("wt-detached"));
+    repo.git("worktree", "add", "-q", "-b", "locked-branch", at("wt-locked"));
+    repo.git("worktree", "lock", "--reason", "on a USB stick", at("wt-locked"));
+    repo.git("worktree", "add", "-q", "-b", "gone", at("wt-gone"));
+    rmSync(at("wt-gone"), { recursive: true });
+    repo.git("worktree", "add", "-q", "-b", "gone-locked", at("wt-gone-locked"));
+    repo.git("worktree", "lock", at("wt-gone-locked"));
+    rmSync(at("wt-gone-locked"), { recursive: true });
+    repo.git("worktree", "add", "-q", "-b", "spaced", at("wt with spaces"));
+  });
+  afterAll(() => repo.cleanup());
+
+  test("matches `git worktree list --porcelain`", async () => {
+    const listed = await worktreesFrom(repo.root);
+    const expected = gitWorktrees(repo);
+    expect(expected).toHaveLength(6);
+    const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
+    expect(listed.map(asPorcelain).sort(byPath)).toEqual([...expected].sort(byPath));
+  });
+
+  test("ids, git dirs, sorting, lock and prune states", async () => {
+    const listed = await worktreesFrom(repo.root);
+    // git turns the directory name into the id, replacing characters such as spaces.
+    expect(listed.map((w) => w.id)).toEqual([
+      "wt-branch",
+      "wt-detached",
+      "wt-gone",
+      "wt-gone-locked",
+      "wt-locked",
+      "wt-with-spaces",
+    ]);
+    for (const worktree of listed) expect(worktree.gitDir).toBe(join(repo.root, ".git", "worktrees", worktree.id));
+    const state = Object.fromEntries(listed.map((w) => [w.id, [w.locked, w.prunable]]));
+    expect(state).toEqual({
+      "wt-branch": [false, false],
+      "wt-detached": [false, false],
+      "wt-gone": [false, true],
+      // git never prunes a locked worktree, even when its directory is gone.
+      "wt-gone-locked": [true, false],
+      "wt-locked": [true, false],
+      "wt-with-spaces": [false, false],
+    });
+    expect(listed.find((w) => w.id === "wt-with-spaces")?.path).toBe(join(repo.sandbox, "wt with spaces"));
+    const branch = listed.find((w) => w.id === "wt-branch");
+    expect(branch?.head).toEqual({
+      kind: "branch",
+      branch: "feature/ünï",
+      unborn: false,
+      oid: repo.git("rev-parse", "feature/ünï"),
+    });
+  });
+
+  test("listed the same from inside a linked worktree", async () => {
+    const fromWorktree = await worktreesFrom(join(repo.sandbox, "wt-branch"));
+    expect(fromWorktree).toEqual(await worktreesFrom(repo.root));
+  });
+
+  test("paths match the worktree directories", async () => {
+    for (const worktree of await worktreesFrom(repo.root)) {
+      if (worktree.prunable || worktree.id === "wt-gone-locked") continue;
+      expect(realpathSync(worktree.path)).toBe(worktree.path);
+      expect((await locate(worktree.path)).gitDir).toBe(worktree.gitDir);
+    }
+  });
+
+  test("admin dirs without a gitdir file are skipped, a relative gitdir is resolved", async () => {
+    const admin = join(repo.root, ".git", "worktrees");
+    mkdirSync(join(admin, "zz-no-gitdir"));
+    writeFileSync(join(admin, "stray-file"), "x");
+    const relative = join(admin, "wt-detached", "gitdir");
+    const original = await Bun.file(relative).text();
+    writeFileSync(relative, "../../../../wt-detached/.git\n");
+    try {
+      const listed = await worktreesFrom(repo.root);
+      expect(listed.map((w) => w.id)).not.toContain("zz-no-gitdir");
+      expect(listed.map((w) => w.id)).not.toContain("stray-file");
+      expect(listed.find((w) => w.id === "wt-detached")?.path).toBe(join(repo.sandbox, "wt-detached"));
+    } finally {
+      writeFileSync(relative, original);
+      rmSync(join(admin, "zz-no-gitdir"), { recursive: true });
+      rmSync(join(admin, "stray-file"));
+    }
+  });
+
+  test("no worktrees/ directory means none", async () => {
+    const plain = makeRepo({ commit: true });
+    try {
+      expect(await worktreesFrom(plain.root)).toEqual([]);
+    } finally {
+      plain.cleanup();
+    }
+  });
+});

@@ -1,0 +1,237 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import * as v from "valibot";
+import { checkRunPayload, commitStatusPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
+import { callTool, cleanupTemp, expectErr, expectOk, makeContext, TOKEN, tool } from "./helpers.ts";
+
+let fake: FakeGitHub;
+
+beforeAll(async () => {
+  fake = await FakeGitHub.start({ token: TOKEN });
+});
+afterAll(async () => {
+  await fake.stop();
+  cleanupTemp();
+});
+afterEach(() => {
+  fake.reset();
+  fake.repos.clear();
+  fake.latencyMs = 0;
+});
+
+const SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e";
+const ARGS = { pr_number: 12, owner: "octo", repo: "r" };
+
+function context(extra: Record<string, string> = {}) {
+  return makeContext({ env: { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN, ...extra } });
+}
+
+function seed() {
+  fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA });
+  const data = fake.repo("octo", "r");
+  data.reviews.set(12, [
+    reviewPayload({ id: 1, login: "alice", state: "APPROVED", submittedAt: "2024-01-01T00:00:00Z" }),
+    reviewPayload({ id: 2, login: "bob", state: "CHANGES_REQUESTED", submittedAt: "2024-01-02T00:00:00Z" }),
+    reviewPayload({ id: 3, login: "alice", state: "COMMENTED", submittedAt: "2024-01-03T00:00:00Z" }),
+    reviewPayload({ id: 4, login: "carol", state: "PENDING", submittedAt: null }),
+    reviewPayload({ id: 5, login: "bob", state: "APPROVED", submittedAt: "2024-01-04T00:00:00Z" }),
+    reviewPayload({ id: 6, login: null, state: "COMMENTED", submittedAt: "2024-01-05T00:00:00Z" }),
+  ]);
+  data.checkRuns.set(SHA, [
+    checkRunPayload({ id: 1, name: "build", conclusion: "success" }),
+    checkRunPayload({ id: 2, name: "lint", conclusion: "neutral" }),
+    checkRunPayload({ id: 3, name: "e2e", status: "queued", startedAt: null }),
+    checkRunPayload({ id: 4, name: "docs", conclusion: "skipped" }),
+  ]);
+  data.statuses.set(SHA, [
+    commitStatusPayload({ id: 1, context: "ci/jenkins", state: "success" }),
+    commitStatusPayload({ id: 2, context: "security/scan", state: "pending", description: null }),
+  ]);
+}
+
+describe("get_pr_status", () => {
+  test("PR, reviews, check runs and commit statuses with a summary", async () => {
+    seed();
+    const { ctx } = context();
+    const data = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    expect(Object.keys(data)).toEqual(["pull_request", "reviews", "checks", "statuses", "summary"]);
+    expect((data.pull_request as Record<string, unknown>).number).toBe(12);
+    expect(data.reviews).toEqual([
+      { author: "alice", state: "APPROVED", submitted_at: "2024-01-01T00:00:00Z" },
+      { author: "bob", state: "CHANGES_REQUESTED", submitted_at: "2024-01-02T00:00:00Z" },
+      { author: "alice", state: "COMMENTED", submitted_at: "2024-01-03T00:00:00Z" },
+      { author: "carol", state: "PENDING", submitted_at: null },
+      { author: "bob", state: "APPROVED", submitted_at: "2024-01-04T00:00:00Z" },
+      { author: "ghost", state: "COMMENTED", submitted_at: "2024-01-05T00:00:00Z" },
+    ]);
+    expect(data.checks).toEqual([
+      {
+        name: "build",
+        status: "completed",
+        conclusion: "success",
+        url: "https://github.com/github/hello-world/runs/4",
+      },
+      { name: "lint", status: "completed", conclusion: "neutral", url: "https://github.com/github/hello-world/runs/4" },
+      { name: "e2e", status: "queued", conclusion: null, url: "https://github.com/github/hello-world/runs/4" },
+      { name: "docs", status: "completed", conclusion: "skipped", url: "https://github.com/github/hello-world/runs/4" },
+    ]);
+    expect(data.statuses).toEqual([
+      {
+        context: "ci/jenkins",
+        state: "success",
+        description: "ci/jenkins is success",
+        url: "https://ci.example.com/1000/output",
+      },
+      { context: "security/scan", state: "pending", description: null, url: "https://ci.example.com/1000/output" },
+    ]);
+    expect(data.summary).toEqual({
+      latest_reviews: [
+        { author: "alice", state: "APPROVED" },
+        { author: "bob", state: "APPROVED" },
+        { author: "ghost", state: "COMMENTED" },
+      ],
+      checks: { total: 6, passing: 4, failing: 0, pending: 2 },
+      verdict: "pending",
+    });
+    expect(v.safeParse(tool("get_pr_status").output, data).success).toBe(true);
+
+    const paths = fake.requests.map((r) => r.path);
+    expect(paths[0]).toBe("/repos/octo/r/pulls/12");
+    expect(paths.slice(1).sort()).toEqual([
+      `/repos/octo/r/commits/${SHA}/check-runs`,
+      `/repos/octo/r/commits/${SHA}/status`,
+      "/repos/octo/r/pulls/12/reviews",
+    ]);
+    for (const request of fake.requests.slice(1)) expect(request.query).toMatchObject({ per_page: "100", page: "1" });
+  });
+
+  test("a failing check makes the verdict failing; nothing at all is no_checks", async () => {
+    fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA });
+    fake
+      .repo("octo", "r")
+      .checkRuns.set(SHA, [
+        checkRunPayload({ id: 1, name: "build", conclusion: "failure" }),
+        checkRunPayload({ id: 2, name: "test", status: "in_progress", conclusion: null }),
+      ]);
+    const { ctx } = context();
+    const failing = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    expect(failing.summary).toMatchObject({
+      checks: { total: 2, passing: 0, failing: 1, pending: 1 },
+      verdict: "failing",
+    });
+
+    fake.repo("octo", "r").checkRuns.set(SHA, []);
+    const none = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    expect(none.summary).toEqual({
+      latest_reviews: [],
+      checks: { total: 0, passing: 0, failing: 0, pending: 0 },
+      verdict: "no_checks",
+    });
+  });
+
+  test("the three lists are fetched in parallel: about two round trips at 50 ms latency", async () => {
+    seed();
+    const { ctx } = context();
+    expectOk(await callTool("get_pr_status", ARGS, ctx)); // warm up (connection, code paths)
+    fake.reset();
+    fake.latencyMs = 50;
+    const started = performance.now();
+    expectOk(await callTool("get_pr_status", ARGS, ctx));
+    const elapsed = performance.now() - started;
+    expect(fake.requests).toHaveLength(4);
+    expect(fake.maxConcurrency).toBe(3);
+    // Two round trips are 100 ms; sequential requests would take at least 200 ms.
+    expect(elapsed).toBeGreaterThanOrEqual(100);
+    expect(elapsed).toBeLessThan(150);
+    const [pr, ...rest] = fake.requests;
+    for (const request of rest) expect(request.startedAt).toBeGreaterThanOrEqual((pr?.finishedAt ?? 0) - 1);
+  });
+
+  test("every page of every list, later pages in parallel", async () => {
+    fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA });
+    const data = fake.repo("octo", "r");
+    data.reviews.set(
+      12,
+      Array.from({ length: 150 }, (_, i) =>
+        reviewPayload({ id: i, login: `user${i % 7}`, state: i % 2 ? "APPROVED" : "COMMENTED" }),
+      ),
+    );
+    data.checkRuns.set(
+      SHA,
+      Array.from({ length: 250 }, (_, i) => checkRunPayload({ id: i, name: `check-${i}` })),
+    );
+    data.statuses.set(
+      SHA,
+      Array.from({ length: 101 }, (_, i) => commitStatusPayload({ id: i, context: `ctx-${i}`, state: "success" })),
+    );
+    const { ctx } = context();
+    fake.latencyMs = 30;
+    const result = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    expect((result.reviews as unknown[]).length).toBe(150);
+    expect((result.checks as unknown[]).length).toBe(250);
+    expect((result.statuses as unknown[]).length).toBe(101);
+    expect((result.checks as Array<{ name: string }>).map((c) => c.name)).toEqual(
+      Array.from({ length: 250 }, (_, i) => `check-${i}`),
+    );
+    expect(result.summary).toMatchObject({ checks: { total: 351, passing: 351 }, verdict: "passing" });
+    const checkPages = fake.requestsTo(`/repos/octo/r/commits/${SHA}/check-runs`).map((r) => r.query.page);
+    expect(checkPages.sort()).toEqual(["1", "2", "3"]);
+    expect(fake.requestsTo("/repos/octo/r/pulls/12/reviews")).toHaveLength(2);
+    expect(fake.requestsTo(`/repos/octo/r/commits/${SHA}/status`)).toHaveLength(2);
+    // Pages 2 and 3 are requested together once page 1 says there are three.
+    const [, page2, page3] = fake
+      .requestsTo(`/repos/octo/r/commits/${SHA}/check-runs`)
+      .sort((a, b) => Number(a.query.page) - Number(b.query.page));
+    expect(page3?.startedAt).toBeLessThan(page2?.finishedAt ?? 0);
+  });
+
+  test("a list the token may not read is reported in `unavailable`, the rest still returned", async () => {
+    seed();
+    fake.inject("GET", `/repos/octo/r/commits/${SHA}/check-runs`, {
+      status: 403,
+      body: { message: "Resource not accessible by personal access token" },
+    });
+    const { ctx } = context();
+    const data = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    expect(data.checks).toEqual([]);
+    expect((data.reviews as unknown[]).length).toBe(6);
+    expect(data.unavailable).toEqual([
+      `GitHub refused access to check runs of commit ${SHA.slice(0, 12)} in octo/r (HTTP 403: Resource not accessible by personal access token)`,
+    ]);
+    expect(v.safeParse(tool("get_pr_status").output, data).success).toBe(true);
+  });
+
+  test("a fatal failure of one list fails the call and cancels the others", async () => {
+    seed();
+    fake.inject("GET", "/repos/octo/r/pulls/12/reviews", { status: 401, body: { message: "Bad credentials" } });
+    fake.inject("GET", `/repos/octo/r/commits/${SHA}/check-runs`, {
+      status: 200,
+      body: { check_runs: [] },
+      delayMs: 1000,
+    });
+    const { ctx } = context();
+    const started = performance.now();
+    const error = expectErr(await callTool("get_pr_status", ARGS, ctx));
+    expect(error.code).toBe("credentials_invalid");
+    expect(performance.now() - started).toBeLessThan(800);
+  });
+
+  test("the PR's 404 is reported before anything else is asked", async () => {
+    fake.repo("octo", "r");
+    const { ctx } = context();
+    const error = expectErr(await callTool("get_pr_status", ARGS, ctx));
+    expect(error.code).toBe("not_found");
+    expect(error.message).toBe("Pull request #12 in octo/r not found (HTTP 404)");
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test("reviews and checks are revalidated with ETags on the next call", async () => {
+    seed();
+    const { ctx } = context();
+    const first = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    fake.reset();
+    const second = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    expect(second).toEqual(first);
+    expect(fake.requests.map((r) => r.status)).toEqual([304, 304, 304, 304]);
+    for (const request of fake.requests) expect(request.headers["if-none-match"]).toBeDefined();
+  });
+});

@@ -1,0 +1,155 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { knownGitHubHosts } from "../../src/github/hosts.ts";
+import { chooseRemote, resolveTarget } from "../../src/github/target.ts";
+import { ok } from "../../src/result.ts";
+import { cleanupTemp, expectErr, expectOk, makeContext, makeRepo } from "./helpers.ts";
+
+afterAll(cleanupTemp);
+
+const plain = { ghHost: null, isGitHubHost: knownGitHubHosts({}, []) };
+
+function remotes(...list: Array<[string, string]>) {
+  return list.map(([name, url]) => ({ name, url }));
+}
+
+describe("chooseRemote", () => {
+  test("origin on github.com", () => {
+    expect(chooseRemote(remotes(["origin", "git@github.com:o/r.git"]), plain)).toEqual(
+      ok({ host: "github.com", owner: "o", repo: "r" }),
+    );
+  });
+
+  test("origin elsewhere: the first remote on a GitHub host", () => {
+    const list = remotes(
+      ["origin", "https://gitlab.com/me/r.git"],
+      ["mirror", "https://bitbucket.org/me/r.git"],
+      ["upstream", "https://github.com/up/r.git"],
+      ["other", "https://github.com/other/r.git"],
+    );
+    expect(chooseRemote(list, plain)).toEqual(ok({ host: "github.com", owner: "up", repo: "r" }));
+  });
+
+  test("origin on GitHub wins over earlier remotes", () => {
+    const list = remotes(["upstream", "https://github.com/up/r.git"], ["origin", "https://github.com/me/r.git"]);
+    expect(chooseRemote(list, plain)).toEqual(ok({ host: "github.com", owner: "me", repo: "r" }));
+  });
+
+  test("an unknown origin host is taken as GitHub Enterprise Server", () => {
+    expect(chooseRemote(remotes(["origin", "https://git.corp.example/team/svc.git"]), plain)).toEqual(
+      ok({ host: "git.corp.example", owner: "team", repo: "svc" }),
+    );
+  });
+
+  test("look-alike hosts are not github.com", () => {
+    const list = remotes(["origin", "https://github.com.evil.example/o/r.git"]);
+    expect(chooseRemote(list, plain)).toEqual(ok({ host: "github.com.evil.example", owner: "o", repo: "r" }));
+    const withReal = remotes(
+      ["origin", "https://github.com.evil.example/o/r.git"],
+      ["gh", "https://github.com/real/r"],
+    );
+    expect(chooseRemote(withReal, plain)).toEqual(ok({ host: "github.com", owner: "real", repo: "r" }));
+  });
+
+  test("hosts the gh CLI is logged in to count as GitHub", () => {
+    const options = { ghHost: null, isGitHubHost: knownGitHubHosts({}, ["ghe.corp"]) };
+    const list = remotes(["origin", "https://git.other.example/o/r"], ["work", "git@ghe.corp:team/svc.git"]);
+    expect(chooseRemote(list, options)).toEqual(ok({ host: "ghe.corp", owner: "team", repo: "svc" }));
+  });
+
+  test("GH_HOST: a remote on that host, else origin's owner/repo taken to that host (SSH aliases)", () => {
+    const options = { ghHost: "ghe.corp", isGitHubHost: knownGitHubHosts({ GH_HOST: "ghe.corp" }, []) };
+    const list = remotes(["origin", "https://github.com/o/r"], ["work", "https://ghe.corp/team/svc"]);
+    expect(chooseRemote(list, options)).toEqual(ok({ host: "ghe.corp", owner: "team", repo: "svc" }));
+    const alias = remotes(["origin", "git@github-work:team/svc.git"]);
+    expect(chooseRemote(alias, { ...options, ghHost: "github.com" })).toEqual(
+      ok({ host: "github.com", owner: "team", repo: "svc" }),
+    );
+  });
+
+  test("only other forges: unsupported_repo", () => {
+    const error = expectErr(chooseRemote(remotes(["origin", "https://gitlab.com/me/r.git"]), plain));
+    expect(error.code).toBe("unsupported_repo");
+    expect(error.message).toBe("No GitHub remote found: origin (https://gitlab.com/me/r.git) is not on GitHub");
+    expect(error.hint).toContain("owner");
+  });
+
+  test("no remotes, or none parseable: not_found with hints; tokens in URLs are not shown", () => {
+    const none = expectErr(chooseRemote([], plain));
+    expect(none.code).toBe("not_found");
+    expect(none.message).toBe("No GitHub remote found: the repository has no remotes");
+    expect(none.hint).toContain("git remote add origin");
+    const local = expectErr(
+      chooseRemote(remotes(["origin", "/srv/git/r.git"], ["x", "https://ghp_secret@github.com/only-owner"]), plain),
+    );
+    expect(local.code).toBe("not_found");
+    expect(local.message).toContain("origin (/srv/git/r.git)");
+    expect(local.message).not.toContain("ghp_secret");
+  });
+});
+
+describe("resolveTarget", () => {
+  test("explicit owner/repo need no repository; host is GH_HOST or github.com", async () => {
+    const { ctx } = makeContext();
+    expect(await resolveTarget(ctx, { owner: "o", repo: "r" })).toEqual(
+      ok({ host: "github.com", owner: "o", repo: "r" }),
+    );
+    const { ctx: ghes } = makeContext({ env: { GH_HOST: "GHE.corp" } });
+    expect(await resolveTarget(ghes, { owner: "o", repo: "r" })).toEqual(
+      ok({ host: "ghe.corp", owner: "o", repo: "r" }),
+    );
+  });
+
+  test("reads origin from the repository, insteadOf applied", async () => {
+    const repo = makeRepo({
+      remotes: [["origin", "gh:octo/my.repo"]],
+      extraConfig: [["url.git@github.com:.insteadOf", "gh:"]],
+    });
+    const { ctx } = makeContext({ repo: ok(repo) });
+    expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "github.com", owner: "octo", repo: "my.repo" });
+  });
+
+  test("falls back to the first remote on a GitHub host", async () => {
+    const repo = makeRepo({
+      remotes: [
+        ["origin", "https://gitlab.com/me/r.git"],
+        ["upstream", "ssh://git@github.com:22/up/r.git"],
+      ],
+    });
+    const { ctx } = makeContext({ repo: ok(repo) });
+    expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "github.com", owner: "up", repo: "r" });
+  });
+
+  test("a host from gh's hosts.yml counts as GitHub", async () => {
+    const repo = makeRepo({
+      remotes: [
+        ["origin", "https://git.example.org/me/r.git"],
+        ["corp", "https://ghe.corp/team/svc.git"],
+      ],
+    });
+    const { ctx, home } = makeContext({ repo: ok(repo) });
+    mkdirSync(join(home, ".config", "gh"), { recursive: true });
+    writeFileSync(join(home, ".config", "gh", "hosts.yml"), "ghe.corp:\n    user: me\n");
+    expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "ghe.corp", owner: "team", repo: "svc" });
+  });
+
+  test("a repository without remotes", async () => {
+    const repo = makeRepo({});
+    const { ctx } = makeContext({ repo: ok(repo) });
+    const error = expectErr(await resolveTarget(ctx, {}));
+    expect(error.code).toBe("not_found");
+  });
+
+  test("no repository at all", async () => {
+    const { ctx } = makeContext();
+    const error = expectErr(await resolveTarget(ctx, {}));
+    expect(error.code).toBe("no_repo");
+    expect(error.hint).toContain("`owner` and `repo`");
+  });
+
+  test("only one of owner/repo", async () => {
+    const { ctx } = makeContext();
+    expect(expectErr(await resolveTarget(ctx, { repo: "r" })).code).toBe("invalid_params");
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { wikiToText } from "../../src/jira/wiki.ts";
+import { RICH_WIKI, RICH_WIKI_TEXT } from "./fixtures/rich-wiki.ts";
+
+describe("wikiToText", () => {
+  test("rich description: headings, emphasis, lists, code, quotes, tables, links, mentions, images", () => {
+    expect(wikiToText(RICH_WIKI)).toBe(RICH_WIKI_TEXT);
+  });
+
+  test("headings h1.–h6.", () => {
+    expect(wikiToText("h1. One\nh6.Six")).toBe("# One\n###### Six");
+  });
+
+  test("ordered lists count per level and restart after other text", () => {
+    expect(wikiToText("# a\n# b\n## b1\n## b2\n# c\n\n# again")).toBe(
+      "1. a\n2. b\n   1. b1\n   2. b2\n3. c\n\n1. again",
+    );
+  });
+
+  test("dash bullets, and a bold start of line is not a list", () => {
+    expect(wikiToText("- one\n- two\n*Note:* text")).toBe("- one\n- two\n**Note:** text");
+  });
+
+  test("code parameters: language, title and language= forms", () => {
+    expect(wikiToText("{code:title=Foo.java|borderStyle=solid}\nx\n{code}")).toBe("```\nx\n```");
+    expect(wikiToText("{code:language=python|title=a}\nx\n{code}")).toBe("```python\nx\n```");
+    expect(wikiToText("{code:sql}SELECT 1{code}")).toBe("```sql\nSELECT 1\n```");
+  });
+
+  test("unclosed code block runs to the end; markup inside is untouched", () => {
+    expect(wikiToText("before\n{code}\n*x* [a|b]\nh1. no")).toBe("before\n\n```\n*x* [a|b]\nh1. no\n```");
+  });
+
+  test("code containing a fence gets a longer fence", () => {
+    expect(wikiToText("{noformat}\n```\n{noformat}")).toBe("````\n```\n````");
+  });
+
+  test("links: label|url, bare url, mention with account id, anchors, attachments, plain brackets", () => {
+    expect(
+      wikiToText(
+        "[Docs|https://d.example/a_b|tip] [https://x.example] [~accountid:5b10a28] [#anchor] [^log.txt] [WIP]",
+      ),
+    ).toBe("[Docs](https://d.example/a_b) https://x.example @accountid:5b10a28 #anchor [attachment: log.txt] [WIP]");
+  });
+
+  test("emphasis does not reach inside words, URLs or code", () => {
+    expect(wikiToText("a*b*c file_name_here 2*3*4 {{*x*}} http://h/_a_")).toBe(
+      "a*b*c file_name_here 2*3*4 `*x*` http://h/_a_",
+    );
+  });
+
+  test("tables without a header row still get a separator", () => {
+    expect(wikiToText("|a|b|\n|c|d|\nafter")).toBe("| a | b |\n| --- | --- |\n| c | d |\n\nafter");
+  });
+
+  test("panel titles are kept, colour macros dropped", () => {
+    expect(wikiToText("{panel:title=Heads up|borderStyle=dashed}\nBody {color:#ff0000}red{color}\n{panel}")).toBe(
+      "**Heads up**\n\nBody red",
+    );
+  });
+
+  test("plain text passes through", () => {
+    expect(wikiToText("Just a sentence.\n\nAnother one, with (parentheses) and 3 - 2 = 1.")).toBe(
+      "Just a sentence.\n\nAnother one, with (parentheses) and 3 - 2 = 1.",
+    );
+  });
+
+  test("placeholder characters in the input cannot smuggle shelved text", () => {
+    expect(wikiToText("\uE0000\uE001 {{x}}")).toBe("0 `x`");
+  });
+
+  test("monospace of the words code, noformat and quote is not a block", () => {
+    expect(wikiToText("use {{code}}, {{noformat}} and {{quote}}")).toBe("use `code`, `noformat` and `quote`");
+  });
+
+  test("property: never throws on arbitrary text", () => {
+    const markup = fc.string({
+      unit: fc.constantFrom(
+        "*",
+        "_",
+        "-",
+        "+",
+        "{",
+        "}",
+        "[",
+        "]",
+        "|",
+        "!",
+        "#",
+        "~",
+        "^",
+        "\\",
+        "\n",
+        " ",
+        "a",
+        "h1. ",
+        "{code}",
+        "{quote}",
+        "||",
+        "{{",
+        "}}",
+        "\uE000",
+        "\uE001",
+        "1",
+      ),
+    });
+    fc.assert(
+      fc.property(fc.oneof(markup, fc.string({ unit: "binary" })), (text) => {
+        expect(typeof wikiToText(text)).toBe("string");
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test("property: text without markup characters is unchanged apart from trailing spaces", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9 ,.;:]{0,60}$/), (text) => {
+        expect(wikiToText(text)).toBe(text.trimEnd());
+      }),
+    );
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, test } from "bun:test";
+import * as v from "valibot";
+import { createTestContext } from "../../src/context.ts";
+import { toolError } from "../../src/errors.ts";
+import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
+import { err, ok } from "../../src/result.ts";
+import { defineTool, LOCAL_ANNOTATIONS, REMOTE_ANNOTATIONS } from "../../src/tools/define.ts";
+
+const ctx = createTestContext({
+  home: "/nonexistent",
+  dirs: { configDir: "/x", dataDir: "/x", cacheDir: "/x" },
+  repo: err(toolError("no_repo", "none")),
+});
+const signal = new AbortController().signal;
+
+const echo = defineTool({
+  name: "echo",
+  title: "Echo",
+  description: "Echoes",
+  group: "local",
+  input: v.object({ word: v.string(), times: v.optional(v.number()) }),
+  output: v.object({ said: v.string() }),
+  annotations: LOCAL_ANNOTATIONS,
+  async handler({ word, times }) {
+    if (word === "throw") throw new Error("boom");
+    if (word === "bad-output") return ok({ said: 42 } as unknown as { said: string });
+    if (word === "fail") return err(toolError("not_found", "no such word"));
+    return ok({ said: word.repeat(times ?? 1) });
+  },
+});
+
+const remote = defineTool({ ...echo, name: "remote", group: "github", annotations: REMOTE_ANNOTATIONS } as never);
+
+describe("ToolRegistry", () => {
+  const registry = new ToolRegistry([remote, echo], new Set());
+  const tool = registry.get("echo")!;
+
+  test("publishes tools sorted by name with JSON Schemas and annotations", () => {
+    const [first, second] = registry.list();
+    expect(first?.name).toBe("echo");
+    expect(second?.name).toBe("remote");
+    expect(first?.inputSchema).toEqual({
+      type: "object",
+      properties: { word: { type: "string" }, times: { type: "number" } },
+      required: ["word"],
+    });
+    expect(first?.annotations).toMatchObject({ title: "Echo", readOnlyHint: true, openWorldHint: false });
+  });
+
+  test("disabled groups are left out", () => {
+    const local = new ToolRegistry([remote, echo], new Set(["github"]));
+    expect(local.list().map((t) => t.name)).toEqual(["echo"]);
+    expect(local.has("remote")).toBe(false);
+  });
+
+  test("a result becomes the envelope plus structuredContent", async () => {
+    const result = await registry.call(tool, { word: "ab", times: 2, extra: "ignored" }, ctx, signal);
+    expect(result).toEqual({
+      content: [{ type: "text", text: '{"status":"ok","data":{"said":"abab"}}' }],
+      structuredContent: { said: "abab" },
+      isError: false,
+    });
+  });
+
+  test("null arguments mean absent", async () => {
+    const result = await registry.call(tool, { word: "a", times: null }, ctx, signal);
+    expect(result.structuredContent).toEqual({ said: "a" });
+  });
+
+  test("invalid arguments are an invalid_params tool error naming the field", async () => {
+    const result = await registry.call(tool, { word: 5 }, ctx, signal);
+    expect(result.isError).toBe(true);
+    const body = JSON.parse(result.content[0]!.text);
+    expect(body.error.code).toBe("invalid_params");
+    expect(body.error.message).toContain("word");
+    expect(result.structuredContent).toBeUndefined();
+  });
+
+  test("an error value becomes the error envelope, hint omitted when absent", async () => {
+    const result = await registry.call(tool, { word: "fail" }, ctx, signal);
+    expect(result.content[0]!.text).toBe('{"status":"error","error":{"code":"not_found","message":"no such word"}}');
+  });
+
+  test("a thrown exception is an internal error, not a crash", async () => {
+    const result = await registry.call(tool, { word: "throw" }, ctx, signal);
+    expect(JSON.parse(result.content[0]!.text).error.code).toBe("internal");
+  });
+
+  test("output outside the declared schema is never sent", async () => {
+    const result = await registry.call(tool, { word: "bad-output" }, ctx, signal);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+  });
+});

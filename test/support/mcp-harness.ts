@@ -1,0 +1,64 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { binaryPath } from "./binary.ts";
+
+export interface Envelope {
+  status: "ok" | "error";
+  data?: unknown;
+  error?: { code: string; message: string; hint?: string };
+}
+
+export interface ToolCall {
+  /** The raw text content, for byte-exact comparisons with upstream. */
+  text: string;
+  envelope: Envelope;
+  structured: unknown;
+  isError: boolean;
+}
+
+export interface RunningServer {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<ToolCall>;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the compiled binary as an MCP client would (the SDK's `Client` over stdio) and connects.
+ * `env` should be a hermetic environment (see hermetic-env.ts): nothing leaks from the developer.
+ */
+export async function startServer(options: {
+  cwd: string;
+  env: Record<string, string>;
+  args?: string[];
+}): Promise<RunningServer> {
+  const transport = new StdioClientTransport({
+    command: await binaryPath(),
+    args: options.args ?? [],
+    cwd: options.cwd,
+    env: options.env,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const client = new Client({ name: "twig-mcp-tests", version: "0.0.0" });
+  await client.connect(transport);
+  return {
+    client,
+    async call(name, args = {}) {
+      const result = await client.callTool({ name, arguments: args });
+      const content = result.content as Array<{ type: string; text: string }>;
+      const text = content[0]?.text ?? "";
+      return {
+        text,
+        envelope: JSON.parse(text) as Envelope,
+        structured: result.structuredContent,
+        isError: result.isError === true,
+      };
+    },
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}

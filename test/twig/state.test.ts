@@ -1,0 +1,130 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CachedFileReader } from "../../src/fs/cached-file.ts";
+import { loadState, parseStateBytes } from "../../src/twig/state.ts";
+import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
+
+const enc = (text: string) => new TextEncoder().encode(text);
+
+describe("parseStateBytes", () => {
+  test("reads twig's example state", () => {
+    const result = parseStateBytes(enc(twigJson(EXAMPLE_STATE)));
+    if (!result.ok) throw new Error(result.error);
+    const state = result.value;
+    expect([...state.branches.keys()]).toEqual(["feature/auth-ui", "feature/auth", "feature/billing"]);
+    expect(state.branches.get("feature/auth")).toEqual({
+      jira_issue: "SHOP-123",
+      github_pr: 42,
+      created_at: "2025-06-01T10:00:00+00:00",
+    });
+    expect(state.parentsOf("feature/auth-ui")).toEqual(["feature/auth"]);
+    expect(state.parentsOf("main")).toEqual([]);
+    expect(state.roots).toEqual([{ branch: "main", is_default: true }]);
+    expect(state.worktrees[0]?.name).toBe("feature-auth-ui");
+  });
+
+  test("missing collections are empty, missing associations are null, unknown fields ignored", () => {
+    const result = parseStateBytes(
+      enc('{"version":1,"future_field":{"x":1},"branches":{"a":{"branch":"a","created_at":"now","extra":true}}}'),
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect(result.value.branches.get("a")).toEqual({ jira_issue: null, github_pr: null, created_at: "now" });
+    expect(result.value.dependencies).toEqual([]);
+    expect(result.value.roots).toEqual([]);
+    expect(result.value.worktrees).toEqual([]);
+  });
+
+  test("branch names that are JavaScript prototype keys are kept", () => {
+    const result = parseStateBytes(
+      enc('{"branches":{"__proto__":{"github_pr":1},"constructor":{"github_pr":2},"toString":{"github_pr":3}}}'),
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect([...result.value.branches.keys()]).toEqual(["__proto__", "constructor", "toString"]);
+    expect(result.value.branches.get("constructor")?.github_pr).toBe(2);
+    expect(result.value.parentsOf("constructor")).toEqual([]);
+  });
+
+  test("duplicate branch keys: the later one wins, as in twig", () => {
+    const result = parseStateBytes(enc('{"branches":{"a":{"github_pr":1},"a":{"github_pr":2}}}'));
+    expect(result.ok && result.value.branches.get("a")?.github_pr).toBe(2);
+  });
+
+  test("a byte-order mark is tolerated", () => {
+    const result = parseStateBytes(enc(`\uFEFF${twigJson(EXAMPLE_STATE)}`));
+    expect(result.ok).toBe(true);
+  });
+
+  test.each([
+    ["", "invalid JSON"],
+    ["{", "invalid JSON"],
+    ["[]", "Invalid type"],
+    ['{"branches":{"a":{"github_pr":"42"}}}', "branches.a.github_pr"],
+    ['{"branches":{"a":{"github_pr":-1}}}', "branches.a.github_pr"],
+    ['{"branches":{"a":{"github_pr":42.5}}}', "branches.a.github_pr"],
+    ['{"branches":[]}', "branches"],
+    ['{"dependencies":[{"child":"a"}]}', "dependencies[0].parent"],
+    ['{"root_branches":[{"branch":1}]}', "root_branches[0].branch"],
+  ])("rejects %p naming the problem", (text, fragment) => {
+    const result = parseStateBytes(enc(text));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toContain(fragment);
+  });
+
+  test("rejects invalid UTF-8", () => {
+    const result = parseStateBytes(new Uint8Array([0x7b, 0xff, 0x7d]));
+    expect(result).toEqual({ ok: false, error: "not valid UTF-8" });
+  });
+});
+
+describe("loadState", () => {
+  const root = mkdtempSync(join(tmpdir(), "twig-state-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const files = new CachedFileReader();
+
+  test("a missing file is empty state", async () => {
+    const result = await loadState({ files }, join(root, "none"));
+    expect(result.ok && result.value.branches.size).toBe(0);
+  });
+
+  test("re-reads the file when it changes", async () => {
+    const work = join(root, "changing");
+    mkdirSync(join(work, ".twig"), { recursive: true });
+    writeFileSync(join(work, ".twig", "state.json"), '{"branches":{"a":{"github_pr":1}}}');
+    const first = await loadState({ files }, work);
+    expect(first.ok && first.value.branches.get("a")?.github_pr).toBe(1);
+    writeFileSync(join(work, ".twig", "state.json"), '{"branches":{"a":{"github_pr":22}}}');
+    const second = await loadState({ files }, work);
+    expect(second.ok && second.value.branches.get("a")?.github_pr).toBe(22);
+  });
+
+  test("a corrupt file is no_twig_state with the file and a hint", async () => {
+    const work = join(root, "corrupt");
+    mkdirSync(join(work, ".twig"), { recursive: true });
+    writeFileSync(join(work, ".twig", "state.json"), "{not json");
+    const result = await loadState({ files }, work);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe("no_twig_state");
+    expect(result.error.message).toContain("Failed to load twig state: Failed to parse state file");
+    expect(result.error.message).toContain(join(work, ".twig", "state.json"));
+    expect(result.error.hint).toBeString();
+  });
+
+  test("a directory in place of the file is no_twig_state", async () => {
+    const work = join(root, "dir");
+    mkdirSync(join(work, ".twig", "state.json"), { recursive: true });
+    const result = await loadState({ files }, work);
+    expect(!result.ok && result.error.code).toBe("no_twig_state");
+  });
+
+  test.skipIf(process.getuid?.() === 0)("an unreadable file is no_twig_state", async () => {
+    const work = join(root, "denied");
+    mkdirSync(join(work, ".twig"), { recursive: true });
+    writeFileSync(join(work, ".twig", "state.json"), "{}");
+    chmodSync(join(work, ".twig", "state.json"), 0o000);
+    const result = await loadState({ files }, work);
+    expect(!result.ok && result.error.message).toContain("permission denied");
+  });
+});
