@@ -29,7 +29,7 @@ const OwnerSchema = v.pipe(
   v.maxLength(100),
   v.regex(NAME_PATTERN),
   v.description(
-    "Repository owner (user or organization). Pass together with `repo` to query a repository other than the current clone's GitHub remote, or when not inside a clone.",
+    "Repository owner (user or organization). Pass together with `repo` to query a repository other than the current clone's GitHub remote, or when not inside a clone. The host is github.com, or $GH_HOST when set.",
   ),
 );
 

@@ -17,8 +17,14 @@ describe("GitHub tools end to end", () => {
     fake.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui", headSha: sha, title: "Auth UI" });
     fake.addPull({ owner: "octo", repo: "shop", number: 44, state: "closed" });
     const data = fake.repo("octo", "shop");
-    data.reviews.set(43, [reviewPayload({ login: "alice", state: "APPROVED" }), reviewPayload({ login: "bob", state: "PENDING" })]);
-    data.checkRuns.set(sha, [checkRunPayload({ name: "build" }), checkRunPayload({ name: "e2e", status: "queued", startedAt: null })]);
+    data.reviews.set(43, [
+      reviewPayload({ login: "alice", state: "APPROVED" }),
+      reviewPayload({ login: "bob", state: "PENDING" }),
+    ]);
+    data.checkRuns.set(sha, [
+      checkRunPayload({ name: "build" }),
+      checkRunPayload({ name: "e2e", status: "queued", startedAt: null }),
+    ]);
     data.statuses.set(sha, [commitStatusPayload({ context: "ci/legacy", state: "success" })]);
 
     const repo = realpathSync(

@@ -1,0 +1,94 @@
+import { userInfo } from "node:os";
+import { resolve } from "node:path";
+import type { Context } from "../context.ts";
+import { toolError } from "../errors.ts";
+import { CachedFileReader } from "../fs/cached-file.ts";
+import { discoverRepository } from "../git/discover.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { ToolRegistry } from "../mcp/tool-registry.ts";
+import { err, ok, type Result } from "../result.ts";
+import type { ToolGroup } from "../tools/define.ts";
+import { githubTools } from "../tools/github.ts";
+import { jiraTools } from "../tools/jira.ts";
+import { localTools } from "../tools/local.ts";
+import { homeDir, twigDirs } from "../twig/dirs.ts";
+import type { DisableGroup } from "./args.ts";
+
+export interface RuntimeOptions {
+  repo: string | null;
+  verbosity: number;
+}
+
+/**
+ * The process's Context: environment, home, twig dirs and the default repository, as every
+ * command (serving, `call`, `doctor`) sees them. `null` when no home directory can be found.
+ */
+export async function createRuntimeContext(options: RuntimeOptions): Promise<Context | null> {
+  const log = createLogger(options.verbosity);
+  const env = process.env;
+  const platform = process.platform;
+  const home = homeDir(env, platform, passwdHome);
+  if (home === null) {
+    log.error("Failed to determine home directory (set HOME)");
+    return null;
+  }
+  const files = new CachedFileReader();
+  const cwd = process.cwd();
+  return {
+    env,
+    platform,
+    home,
+    dirs: twigDirs(env, platform, home),
+    cwd,
+    repo: await defaultRepository(options.repo, cwd, files, log),
+    files,
+    log,
+    fetch: globalThis.fetch,
+    now: () => new Date(),
+    memo: new Map(),
+  };
+}
+
+/** Every tool, less the groups turned off with `--disable`. */
+export function createToolRegistry(disabled: ReadonlySet<DisableGroup>): ToolRegistry {
+  const groups = new Set<ToolGroup>();
+  if (disabled.has("github")) groups.add("github");
+  if (disabled.has("jira")) groups.add("jira");
+  return new ToolRegistry([...localTools, ...githubTools, ...jiraTools], groups);
+}
+
+/** The repository to serve: `--repo` (searched upward from it) or the working directory's. */
+async function defaultRepository(
+  repoArg: string | null,
+  cwd: string,
+  files: CachedFileReader,
+  log: Logger,
+): Promise<Result<string>> {
+  const start = repoArg === null ? cwd : resolve(cwd, repoArg);
+  const found = await discoverRepository(start, files);
+  if (!found.ok) {
+    log.warn(found.error.message);
+    if (repoArg === null && found.error.code === "no_repo") {
+      return err(
+        toolError(
+          "no_repo",
+          "twig-mcp was started outside a git repository",
+          "Run twig-mcp from within a git repository, or pass --repo /path/to/repository.",
+        ),
+      );
+    }
+    return found;
+  }
+  if (found.value.workTree === null) {
+    return err(toolError("no_repo", `${start} is a bare repository (no working tree)`, "Pass --repo with a checkout."));
+  }
+  return ok(found.value.workTree);
+}
+
+function passwdHome(): string | null {
+  try {
+    return userInfo().homedir || null;
+  } catch {
+    return null;
+  }
+}

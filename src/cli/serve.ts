@@ -1,0 +1,25 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createMcpServer } from "../mcp/server.ts";
+import type { ServeOptions } from "./args.ts";
+import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
+
+/** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
+export async function serve(options: ServeOptions): Promise<number> {
+  const ctx = await createRuntimeContext(options);
+  if (ctx === null) return 1;
+  const log = ctx.log;
+  const server = createMcpServer(ctx, createToolRegistry(options.disabled));
+  const transport = new StdioServerTransport();
+  const finished = new Promise<number>((done) => {
+    // The SDK's stdio transport does not watch for EOF; a client that closes our stdin is gone.
+    process.stdin.once("end", () => done(0));
+    process.stdin.once("close", () => done(0));
+    process.once("SIGINT", () => done(0));
+    process.once("SIGTERM", () => done(0));
+    transport.onclose = () => done(0);
+  });
+  server.onerror = (error) => log.debug(`protocol: ${error.message}`);
+  await server.connect(transport);
+  log.info(`serving ${ctx.repo.ok ? ctx.repo.value : "(no repository)"} on stdio`);
+  return finished;
+}
