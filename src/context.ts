@@ -1,6 +1,7 @@
 import { CachedFileReader } from "./fs/cached-file.ts";
 import type { Logger } from "./log.ts";
 import { silentLogger } from "./log.ts";
+import type { RepoSelector } from "./repo-selection.ts";
 import type { Result } from "./result.ts";
 import type { TwigDirs } from "./twig/dirs.ts";
 
@@ -17,8 +18,13 @@ export interface Context {
   home: string;
   dirs: TwigDirs;
   cwd: string;
-  /** The default repository's working-tree root, or why there is none (the server still starts). */
+  /**
+   * The repository of this call (its working-tree root), or why there is none: the default
+   * repository, or the one a `repo` argument selected. The server still starts without one.
+   */
   repo: Result<string>;
+  /** Chooses the repository for a call; absent in contexts built for a single repository. */
+  repos?: RepoSelector;
   files: CachedFileReader;
   log: Logger;
   fetch: typeof fetch;

@@ -6,6 +6,7 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { ToolRegistry } from "../mcp/tool-registry.ts";
+import { RepoSelector } from "../repo-selection.ts";
 import { err, ok, type Result } from "../result.ts";
 import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
@@ -34,13 +35,16 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Con
   }
   const files = new CachedFileReader();
   const cwd = process.cwd();
+  const dirs = twigDirs(env, platform, home);
+  const repo = await defaultRepository(options.repo, cwd, files, log);
   return {
     env,
     platform,
     home,
-    dirs: twigDirs(env, platform, home),
+    dirs,
     cwd,
-    repo: await defaultRepository(options.repo, cwd, files, log),
+    repo,
+    repos: new RepoSelector({ files, dirs, platform, log }, repo, options.repo !== null),
     files,
     log,
     fetch: globalThis.fetch,

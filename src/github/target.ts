@@ -18,6 +18,8 @@ export interface TargetArgs {
   repo?: string | undefined;
 }
 
+const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;
+
 const PASS_OWNER_REPO = "Or pass `owner` and `repo` to name the GitHub repository directly.";
 
 /**
@@ -39,6 +41,15 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   }
   const ghHost = ghHostOverride(ctx.env);
   if (args.owner !== undefined && args.repo !== undefined) {
+    if (!GITHUB_NAME.test(args.repo) || args.repo.length > 100) {
+      return err(
+        toolError(
+          "invalid_params",
+          `'${args.repo.slice(0, 100)}' is not a GitHub repository name`,
+          "With `owner`, `repo` is the GitHub repository name: letters, digits, '.', '-' and '_'.",
+        ),
+      );
+    }
     return ok({ host: ghHost ?? GITHUB_COM, owner: args.owner, repo: args.repo });
   }
   if (!ctx.repo.ok) return err(withHint(ctx.repo.error, PASS_OWNER_REPO));

@@ -1,5 +1,12 @@
+import { fileURLToPath } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  RootsListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
@@ -26,5 +33,30 @@ export function createMcpServer(ctx: Context, tools: ToolRegistry): Server {
     return tools.call(tool, args, ctx, extra.signal);
   });
 
+  watchClientRoots(server, ctx);
   return server;
+}
+
+/**
+ * Claude Desktop and other clients start servers in an unrelated directory but tell them the
+ * user's project through roots; the first root inside a git repository becomes the default.
+ */
+function watchClientRoots(server: Server, ctx: Context): void {
+  const selector = ctx.repos;
+  if (!selector) return;
+  const refresh = () => {
+    if (!server.getClientCapabilities()?.roots) return;
+    const loading = (async () => {
+      try {
+        const { roots } = await server.listRoots(undefined, { timeout: 5000 });
+        const directories = roots.filter((root) => root.uri.startsWith("file:")).map((root) => fileURLToPath(root.uri));
+        await selector.setRoots(directories);
+      } catch (error) {
+        ctx.log.warn(`could not read the client's roots: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    })();
+    selector.waitFor(loading);
+  };
+  server.oninitialized = refresh;
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => refresh());
 }

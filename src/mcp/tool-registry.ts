@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../context.ts";
 import { toolError } from "../errors.ts";
+import { err, ok, type Result } from "../result.ts";
 import type { ToolDefinition, ToolGroup } from "../tools/define.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
@@ -22,7 +23,7 @@ export class ToolRegistry {
 
   constructor(tools: readonly ToolDefinition[], disabled: ReadonlySet<ToolGroup>) {
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool);
+      if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
   }
 
@@ -62,8 +63,16 @@ export class ToolRegistry {
         ),
       );
     }
+    let callCtx = ctx;
+    let callArgs = args.output as Record<string, unknown>;
+    if (tool.repoScoped) {
+      const selected = await selectRepository(ctx, callArgs);
+      if (!selected.ok) return errorResult(selected.error);
+      callCtx = { ...ctx, repo: selected.value.repo };
+      callArgs = selected.value.args;
+    }
     try {
-      const result = await tool.handler(args.output, ctx, { signal });
+      const result = await tool.handler(callArgs, callCtx, { signal });
       if (!result.ok) return errorResult(result.error);
       const checked = v.safeParse(tool.output, result.value);
       if (!checked.success) {
@@ -76,6 +85,49 @@ export class ToolRegistry {
       return errorResult(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
     }
   }
+}
+
+export const REPO_PARAM_DESCRIPTION =
+  "Repository to read: a twig-registered name (see list_repositories) or an absolute path inside a registered repository or client root. Defaults to the current repository.";
+
+/** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
+function withRepoParam(tool: ToolDefinition): ToolDefinition {
+  const input = tool.input as unknown as { type?: string; entries?: v.ObjectEntries };
+  if (input.type !== "object" || !input.entries || "repo" in input.entries) return tool;
+  return {
+    ...tool,
+    input: v.object({
+      ...input.entries,
+      repo: v.optional(v.pipe(v.string(), v.maxLength(4096), v.description(REPO_PARAM_DESCRIPTION))),
+    }),
+  };
+}
+
+/**
+ * Resolves the call's repository. `repo` alone selects a local repository and is consumed here;
+ * next to `owner` it names a GitHub repository and stays for the handler. A bad explicit choice is
+ * an error now; a missing default is left in `ctx.repo` for the handler to report in its terms.
+ */
+async function selectRepository(
+  ctx: Context,
+  args: Record<string, unknown>,
+): Promise<Result<{ repo: Result<string>; args: Record<string, unknown> }>> {
+  const selector = args.owner === undefined && typeof args.repo === "string" ? args.repo : undefined;
+  const rest = selector === undefined ? args : omit(args, "repo");
+  if (ctx.repos) {
+    const repo = await ctx.repos.select(selector);
+    if (selector !== undefined && !repo.ok) return repo;
+    return ok({ repo, args: rest });
+  }
+  if (selector !== undefined) {
+    return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
+  }
+  return ok({ repo: ctx.repo, args: rest });
+}
+
+function omit(args: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _, ...rest } = args;
+  return rest;
 }
 
 function withoutNulls(args: unknown): unknown {

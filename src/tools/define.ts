@@ -32,6 +32,12 @@ export interface ToolDefinition<
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /**
+   * The tool reads one repository. It then takes an optional `repo` (a twig registry name or an
+   * absolute path) that the wire layer resolves into `ctx.repo` before the handler runs; with an
+   * `owner` argument present, `repo` is left to the handler (GitHub's owner/repo pair).
+   */
+  repoScoped?: boolean;
   handler: (args: v.InferOutput<I>, ctx: Context, call: CallInfo) => Promise<Result<v.InferOutput<O>>>;
 }
 

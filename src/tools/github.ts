@@ -33,12 +33,17 @@ const OwnerSchema = v.pipe(
   ),
 );
 
+/**
+ * `repo` alone selects a local repository (the wire layer resolves it before the handler runs);
+ * with `owner` it is the GitHub repository's name, checked against GitHub's rules in resolveTarget.
+ */
 const RepoSchema = v.pipe(
   v.string(),
   v.minLength(1),
-  v.maxLength(100),
-  v.regex(NAME_PATTERN),
-  v.description("Repository name, without `.git`. Pass together with `owner`."),
+  v.maxLength(4096),
+  v.description(
+    "With `owner`: the GitHub repository name (without `.git`). Alone: a twig-registered repository name or an absolute path, whose GitHub remote is used.",
+  ),
 );
 
 const targetParams = {
@@ -167,6 +172,7 @@ const getPullRequestTool = defineTool({
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PullRequestSchema,
   annotations: REMOTE_ANNOTATIONS,
+  repoScoped: true,
   async handler(args, ctx, info) {
     const call = await openCall(ctx, args, info);
     if (!call.ok) return call;
@@ -185,6 +191,7 @@ const getPrStatusTool = defineTool({
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
   annotations: REMOTE_ANNOTATIONS,
+  repoScoped: true,
   async handler(args, ctx, info) {
     const call = await openCall(ctx, args, info);
     if (!call.ok) return call;
@@ -232,6 +239,7 @@ const listPullRequestsTool = defineTool({
   }),
   output: PullRequestListSchema,
   annotations: REMOTE_ANNOTATIONS,
+  repoScoped: true,
   async handler(args, ctx, info) {
     const call = await openCall(ctx, args, info);
     if (!call.ok) return call;

@@ -128,6 +128,7 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
     output: JiraIssueSchema,
     annotations: REMOTE_ANNOTATIONS,
+    repoScoped: true,
     async handler(args, ctx, call) {
       let explicit: string | null = null;
       if (args.issue_key !== undefined) {

@@ -38,6 +38,7 @@ const getCurrentBranch = defineTool({
     unborn: v.optional(v.pipe(v.literal(true), v.description("The branch has no commits yet."))),
   }),
   annotations: LOCAL_ANNOTATIONS,
+  repoScoped: true,
   async handler(_args, ctx) {
     const workspace = await openWorkspace(ctx);
     if (!workspace.ok) return workspace;
@@ -60,6 +61,7 @@ const getBranchMetadata = defineTool({
   input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch name to look up.")) }),
   output: BranchRecordSchema,
   annotations: LOCAL_ANNOTATIONS,
+  repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
@@ -84,6 +86,7 @@ const getBranchStack = defineTool({
     ),
   }),
   annotations: LOCAL_ANNOTATIONS,
+  repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
@@ -139,6 +142,7 @@ const getBranchTree = defineTool({
     branches: v.pipe(v.array(TreeNodeSchema), v.description("One node per rendered root.")),
   }),
   annotations: LOCAL_ANNOTATIONS,
+  repoScoped: true,
   async handler({ branch }, ctx) {
     const opened = await openWorkspace(ctx);
     if (!opened.ok) return opened;
@@ -190,6 +194,7 @@ const listBranches = defineTool({
   input: NoParamsSchema,
   output: v.object({ branches: v.array(BranchRecordSchema) }),
   annotations: LOCAL_ANNOTATIONS,
+  repoScoped: true,
   async handler(_args, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
@@ -202,17 +207,45 @@ const listBranches = defineTool({
 const listRepositories = defineTool({
   name: "list_repositories",
   title: "Registered repositories",
-  description: "List all twig-registered repositories (name and path), in registration order.",
+  description:
+    "List all twig-registered repositories (name, path) in registration order, whether each path still exists, and which repository tools read by default. Pass a name or path as `repo` to other tools to read another repository.",
   group: "local",
   input: NoParamsSchema,
-  output: v.object({ repositories: v.array(v.object({ name: v.string(), path: v.string() })) }),
+  output: v.object({
+    repositories: v.array(
+      v.object({
+        name: v.string(),
+        path: v.string(),
+        exists: v.boolean(),
+        is_default: v.optional(v.literal(true)),
+      }),
+    ),
+    default_repository: v.nullable(v.string()),
+  }),
   annotations: LOCAL_ANNOTATIONS,
   async handler(_args, ctx) {
     const registry = await loadRegistry(ctx);
     if (!registry.ok) return registry;
-    return ok({ repositories: registry.value.map(({ name, path }) => ({ name, path })) });
+    const fallback = ctx.repos ? await ctx.repos.settledDefault() : ctx.repo;
+    const current = fallback.ok ? fallback.value : null;
+    const repositories = await Promise.all(
+      registry.value.map(async ({ name, path }) => {
+        const resolved = await canonicalOrNull(path);
+        const isDefault = resolved !== null && resolved === current;
+        return { name, path, exists: resolved !== null, ...(isDefault ? { is_default: true as const } : {}) };
+      }),
+    );
+    return ok({ repositories, default_repository: current });
   },
 });
+
+async function canonicalOrNull(path: string): Promise<string | null> {
+  try {
+    return await realpath(path);
+  } catch {
+    return null;
+  }
+}
 
 const WorktreeSchema = v.object({
   name: v.pipe(v.string(), v.description("twig's worktree name, or git's worktree id.")),
@@ -237,6 +270,7 @@ const getWorktrees = defineTool({
   input: NoParamsSchema,
   output: v.object({ worktrees: v.array(WorktreeSchema) }),
   annotations: LOCAL_ANNOTATIONS,
+  repoScoped: true,
   async handler(_args, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;

@@ -183,8 +183,26 @@ describe("twig data", () => {
     expect(result.envelope).toEqual({ status: "ok", data: { branches: [] } });
   });
 
-  test("list_repositories reads twig's registry from the XDG data dir", async () => {
+  test("list_repositories reads twig's registry from the XDG data dir, marking the default and gone paths", async () => {
+    const shop = repoWithCommit("registered-shop");
     mkdirSync(home.twigDataDir, { recursive: true });
+    const registry = [
+      { path: shop, name: "registered-shop", last_fetch: "2025-06-03T08:00:12+00:00" },
+      { path: "/home/alice/src/tools", name: "tools", last_fetch: null },
+    ];
+    writeFileSync(join(home.twigDataDir, "registry.json"), twigJson(registry));
+    try {
+      const result = await callIn(shop, "list_repositories");
+      expect(result.text).toBe(
+        `{"status":"ok","data":{"repositories":[{"name":"registered-shop","path":"${shop}","exists":true,"is_default":true},{"name":"tools","path":"/home/alice/src/tools","exists":false}],"default_repository":"${shop}"}}`,
+      );
+      writeFileSync(join(home.twigDataDir, "registry.json"), '{"not":"an array"}');
+      const broken = await callIn(root, "list_repositories");
+      expect(broken.envelope.error?.code).toBe("no_twig_state");
+    } finally {
+      rmSync(join(home.twigDataDir, "registry.json"));
+    }
+  });
     const registry = [
       { path: "/home/alice/src/shop", name: "shop", last_fetch: "2025-06-03T08:00:12+00:00" },
       { path: "/home/alice/src/tools", name: "tools", last_fetch: null },

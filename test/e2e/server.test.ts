@@ -117,7 +117,7 @@ describe("MCP handshake", () => {
         hint: "Run twig-mcp from within a git repository, or pass --repo /path/to/repository.",
       });
       const repos = await server.call("list_repositories");
-      expect(repos.envelope).toEqual({ status: "ok", data: { repositories: [] } });
+      expect(repos.envelope).toEqual({ status: "ok", data: { repositories: [], default_repository: null } });
     } finally {
       await server.close();
     }

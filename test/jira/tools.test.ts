@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Context } from "../../src/context.ts";
-import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
+import { REPO_PARAM_DESCRIPTION, ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { ok, type Result } from "../../src/result.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { createJiraTools, jiraTools } from "../../src/tools/jira.ts";
@@ -137,6 +137,7 @@ describe("tool definitions", () => {
           pattern: "^[A-Za-z][A-Za-z0-9_]+-[0-9]+$",
           description: 'Jira issue key (e.g. "PROJ-123"). Defaults to the current branch\'s issue if omitted.',
         },
+        repo: { type: "string", maxLength: 4096, description: REPO_PARAM_DESCRIPTION },
       },
       required: [],
     });

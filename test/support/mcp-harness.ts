@@ -1,5 +1,7 @@
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { binaryPath } from "./binary.ts";
 
 export interface Envelope {
@@ -21,6 +23,8 @@ export interface RunningServer {
   call(name: string, args?: Record<string, unknown>): Promise<ToolCall>;
   stderr(): string;
   close(): Promise<void>;
+  /** Replaces the roots the client reports and tells the server they changed. */
+  setRoots(directories: string[]): Promise<void>;
 }
 
 /**
@@ -31,6 +35,8 @@ export async function startServer(options: {
   cwd: string;
   env: Record<string, string>;
   args?: string[];
+  /** Directories this client exposes as MCP roots; the client then declares the roots capability. */
+  roots?: string[];
 }): Promise<RunningServer> {
   const transport = new StdioClientTransport({
     command: await binaryPath(),
@@ -43,7 +49,16 @@ export async function startServer(options: {
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
   });
-  const client = new Client({ name: "twig-mcp-tests", version: "0.0.0" });
+  let roots = options.roots ?? [];
+  const client = new Client(
+    { name: "twig-mcp-tests", version: "0.0.0" },
+    options.roots ? { capabilities: { roots: { listChanged: true } } } : {},
+  );
+  if (options.roots) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })),
+    }));
+  }
   await client.connect(transport);
   return {
     client,
@@ -60,5 +75,9 @@ export async function startServer(options: {
     },
     stderr: () => stderr,
     close: () => client.close(),
+    async setRoots(directories) {
+      roots = directories;
+      await client.sendRootsListChanged();
+    },
   };
 }

@@ -1,0 +1,175 @@
+import { realpath } from "node:fs/promises";
+import { isAbsolute, relative } from "node:path";
+import type { Context } from "./context.ts";
+import { toolError } from "./errors.ts";
+import { discoverRepository } from "./git/discover.ts";
+import { err, ok, type Result } from "./result.ts";
+import { loadRegistry } from "./twig/registry.ts";
+
+type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
+
+/**
+ * Decides which repository a call is about. The default is `--repo`, else the first MCP root that
+ * is a git repository (Claude Desktop starts servers in an unrelated directory, but passes the
+ * user's project as a root), else the working directory's repository. A call may name another
+ * repository, but only one the user has already exposed: registered with twig, inside a root, or
+ * the default — an assistant cannot point the server at arbitrary directories.
+ */
+export class RepoSelector {
+  readonly #ctx: SelectorContext;
+  readonly #startup: Result<string>;
+  readonly #explicit: boolean;
+  #roots: string[] = [];
+  #rootRepo: string | null = null;
+  #pending: Promise<unknown> | null = null;
+
+  /** `startup`: the repository of `--repo` (when `explicit`) or of the working directory. */
+  constructor(ctx: SelectorContext, startup: Result<string>, explicit: boolean) {
+    this.#ctx = ctx;
+    this.#startup = startup;
+    this.#explicit = explicit;
+  }
+
+  /**
+   * Calls that arrive while the client's roots are being fetched wait for them, so the first call
+   * after start-up already reads the project the client has open.
+   */
+  waitFor(loading: Promise<unknown>): void {
+    const pending = loading
+      .catch(() => {})
+      .finally(() => {
+        if (this.#pending === pending) this.#pending = null;
+      });
+    this.#pending = pending;
+  }
+
+  /** Replaces the client's roots (directories); the first one inside a git repository becomes the default. */
+  async setRoots(directories: readonly string[]): Promise<void> {
+    const roots: string[] = [];
+    let rootRepo: string | null = null;
+    for (const directory of directories) {
+      const canonical = await canonicalPath(directory);
+      if (canonical === null) continue;
+      roots.push(canonical);
+      if (rootRepo !== null) continue;
+      const found = await discoverRepository(canonical, this.#ctx.files);
+      if (found.ok && found.value.workTree !== null) rootRepo = found.value.workTree;
+    }
+    this.#roots = roots;
+    this.#rootRepo = rootRepo;
+    this.#ctx.log.info(
+      `client roots: ${roots.join(", ") || "(none)"}; default repository ${this.current() ?? "(none)"}`,
+    );
+  }
+
+  defaultRepo(): Result<string> {
+    if (!this.#explicit && this.#rootRepo !== null) return ok(this.#rootRepo);
+    return this.#startup;
+  }
+
+  /** The default repository once pending roots are known. */
+  async settledDefault(): Promise<Result<string>> {
+    if (this.#pending) await this.#pending;
+    return this.defaultRepo();
+  }
+
+  /** The default repository's path, or `null` when there is none. */
+  current(): string | null {
+    const repo = this.defaultRepo();
+    return repo.ok ? repo.value : null;
+  }
+
+  /** Resolves a `repo` argument: a twig registry name, or an absolute path in an exposed place. */
+  async select(arg: string | undefined): Promise<Result<string>> {
+    if (this.#pending) await this.#pending;
+    if (arg === undefined || arg === "") return this.defaultRepo();
+    if (isAbsolute(arg)) return this.#selectPath(arg);
+    if (/[\\/]/.test(arg) || arg === "." || arg === "..") {
+      return err(
+        toolError(
+          "invalid_params",
+          `repo '${arg}' is neither a registered repository name nor an absolute path`,
+          "Pass a name from `list_repositories`, or an absolute path.",
+        ),
+      );
+    }
+    return this.#selectName(arg);
+  }
+
+  async #selectName(name: string): Promise<Result<string>> {
+    const registry = await loadRegistry(this.#ctx);
+    if (!registry.ok) return registry;
+    const matches = registry.value.filter((entry) => entry.name === name);
+    if (matches.length === 0) {
+      const names = [...new Set(registry.value.map((entry) => entry.name))];
+      return err(
+        toolError(
+          "invalid_params",
+          `No repository named '${name}' is registered with twig`,
+          names.length > 0
+            ? `Registered repositories: ${names.join(", ")}. An absolute path inside one of them also works.`
+            : "No repositories are registered; run `twig git add <path>` to register one, or pass an absolute path.",
+        ),
+      );
+    }
+    if (matches.length > 1) {
+      return err(
+        toolError(
+          "invalid_params",
+          `Repository name '${name}' is ambiguous: ${matches.map((entry) => entry.path).join(", ")}`,
+          "Pass the absolute path of the one you mean.",
+        ),
+      );
+    }
+    const path = (matches[0] as { path: string }).path;
+    return this.#open(path, `Registered repository '${name}' at ${path}`);
+  }
+
+  async #selectPath(path: string): Promise<Result<string>> {
+    const canonical = await canonicalPath(path);
+    if (canonical === null) {
+      return err(toolError("invalid_params", `repo path ${path} does not exist`, "Pass an existing directory."));
+    }
+    const bases = [...this.#roots];
+    const current = this.current();
+    if (current !== null) bases.push(current);
+    const registry = await loadRegistry(this.#ctx);
+    if (registry.ok) {
+      for (const entry of registry.value) bases.push((await canonicalPath(entry.path)) ?? entry.path);
+    }
+    if (!bases.some((base) => isInside(canonical, base))) {
+      return err(
+        toolError(
+          "invalid_params",
+          `repo path ${path} is not inside a twig-registered repository, a client root, or the default repository`,
+          "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
+        ),
+      );
+    }
+    return this.#open(canonical, path);
+  }
+
+  async #open(path: string, label: string): Promise<Result<string>> {
+    const found = await discoverRepository(path, this.#ctx.files);
+    if (!found.ok) {
+      return err({ ...found.error, message: `${label}: ${found.error.message}` });
+    }
+    if (found.value.workTree === null) {
+      return err(toolError("no_repo", `${label} is a bare repository (no working tree)`, "Pass a checkout instead."));
+    }
+    return ok(found.value.workTree);
+  }
+}
+
+function isInside(path: string, base: string): boolean {
+  const rel = relative(base, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+async function canonicalPath(path: string): Promise<string | null> {
+  try {
+    return await realpath(path);
+  } catch {
+    return null;
+  }
+}
