@@ -53,9 +53,34 @@ export class ToolRegistry {
    * match the declared output schema is never sent (strict clients would reject it).
    */
   async call(tool: ToolDefinition, rawArgs: unknown, ctx: Context, signal: AbortSignal): Promise<CallToolResult> {
+    const result = await this.run(tool, rawArgs, ctx, signal);
+    return result.ok ? okResult(result.value) : errorResult(result.error);
+  }
+
+  /**
+   * Runs an enabled tool by name for composition (prompts, resources): the same validation,
+   * repository selection and guards as a `tools/call`, returning the data instead of the wire
+   * form. `null` when the tool is not enabled.
+   */
+  async invoke(
+    name: string,
+    rawArgs: Record<string, unknown>,
+    ctx: Context,
+    signal: AbortSignal,
+  ): Promise<Result<Record<string, unknown>> | null> {
+    const tool = this.#tools.get(name);
+    return tool ? this.run(tool, rawArgs, ctx, signal) : null;
+  }
+
+  private async run(
+    tool: ToolDefinition,
+    rawArgs: unknown,
+    ctx: Context,
+    signal: AbortSignal,
+  ): Promise<Result<Record<string, unknown>>> {
     const args = v.safeParse(tool.input, withoutNulls(rawArgs ?? {}));
     if (!args.success) {
-      return errorResult(
+      return err(
         toolError(
           "invalid_params",
           `Invalid arguments for ${tool.name}: ${describeIssues(args.issues)}`,
@@ -67,22 +92,22 @@ export class ToolRegistry {
     let callArgs = args.output as Record<string, unknown>;
     if (tool.repoScoped) {
       const selected = await selectRepository(ctx, callArgs);
-      if (!selected.ok) return errorResult(selected.error);
+      if (!selected.ok) return selected;
       callCtx = { ...ctx, repo: selected.value.repo };
       callArgs = selected.value.args;
     }
     try {
       const result = await tool.handler(callArgs, callCtx, { signal });
-      if (!result.ok) return errorResult(result.error);
+      if (!result.ok) return result;
       const checked = v.safeParse(tool.output, result.value);
       if (!checked.success) {
         ctx.log.error(`${tool.name} produced output outside its schema: ${describeIssues(checked.issues)}`);
-        return errorResult(toolError("internal", `${tool.name} produced an invalid result`));
+        return err(toolError("internal", `${tool.name} produced an invalid result`));
       }
-      return okResult(result.value as Record<string, unknown>);
+      return ok(result.value as Record<string, unknown>);
     } catch (error) {
       ctx.log.error(`${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return errorResult(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
+      return err(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
     }
   }
 }

@@ -203,21 +203,4 @@ describe("twig data", () => {
       rmSync(join(home.twigDataDir, "registry.json"));
     }
   });
-    const registry = [
-      { path: "/home/alice/src/shop", name: "shop", last_fetch: "2025-06-03T08:00:12+00:00" },
-      { path: "/home/alice/src/tools", name: "tools", last_fetch: null },
-    ];
-    writeFileSync(join(home.twigDataDir, "registry.json"), twigJson(registry));
-    try {
-      const result = await callIn(root, "list_repositories");
-      expect(result.text).toBe(
-        '{"status":"ok","data":{"repositories":[{"name":"shop","path":"/home/alice/src/shop"},{"name":"tools","path":"/home/alice/src/tools"}]}}',
-      );
-      writeFileSync(join(home.twigDataDir, "registry.json"), '{"not":"an array"}');
-      const broken = await callIn(root, "list_repositories");
-      expect(broken.envelope.error?.code).toBe("no_twig_state");
-    } finally {
-      rmSync(join(home.twigDataDir, "registry.json"));
-    }
-  });
 });
