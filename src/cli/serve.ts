@@ -8,7 +8,10 @@ export async function serve(options: ServeOptions): Promise<number> {
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
-  const server = createMcpServer(ctx, createToolRegistry(options.disabled));
+  const { server, dispose } = createMcpServer(ctx, createToolRegistry(options.disabled), {
+    prompts: !options.disabled.has("prompts"),
+    resources: !options.disabled.has("resources"),
+  });
   const transport = new StdioServerTransport();
   const finished = new Promise<number>((done) => {
     // The SDK's stdio transport does not watch for EOF; a client that closes our stdin is gone.
@@ -21,5 +24,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   server.onerror = (error) => log.debug(`protocol: ${error.message}`);
   await server.connect(transport);
   log.info(`serving ${ctx.repo.ok ? ctx.repo.value : "(no repository)"} on stdio`);
-  return finished;
+  const code = await finished;
+  dispose();
+  return code;
 }

@@ -9,6 +9,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
+import { registerCompletions } from "./completions.ts";
+import { forwardLogsToClient } from "./logging.ts";
+import { registerPrompts } from "./prompts.ts";
+import { registerResources } from "./resources.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
 export const SERVER_INSTRUCTIONS =
@@ -16,12 +20,37 @@ export const SERVER_INSTRUCTIONS =
   "Start with get_current_branch (what the user is on) and get_branch_tree or get_branch_stack (how their stacked branches relate); " +
   "every tool only reads, so calling them is always safe.";
 
-/** The MCP server over our tool registry; transport-agnostic (stdio in production, in-memory in tests). */
-export function createMcpServer(ctx: Context, tools: ToolRegistry): Server {
+export interface ServerFeatures {
+  prompts: boolean;
+  resources: boolean;
+}
+
+export interface McpServerHandle {
+  server: Server;
+  /** Releases file watchers; the process may then exit. */
+  dispose(): void;
+}
+
+/** The MCP server over our tool registry; transport-agnostic (stdio in production). */
+export function createMcpServer(
+  baseCtx: Context,
+  tools: ToolRegistry,
+  features: ServerFeatures = { prompts: true, resources: true },
+): McpServerHandle {
   const server = new Server(
     { name: "twig-mcp", title: "twig", version: pkg.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        logging: {},
+        ...(features.prompts ? { prompts: { listChanged: false } } : {}),
+        ...(features.resources ? { resources: { subscribe: true, listChanged: false } } : {}),
+        ...(features.prompts || features.resources ? { completions: {} } : {}),
+      },
+      instructions: SERVER_INSTRUCTIONS,
+    },
   );
+  const ctx: Context = { ...baseCtx, log: forwardLogsToClient(server, baseCtx.log) };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
 
@@ -33,8 +62,11 @@ export function createMcpServer(ctx: Context, tools: ToolRegistry): Server {
     return tools.call(tool, args, ctx, extra.signal);
   });
 
+  if (features.prompts) registerPrompts(server, ctx, tools);
+  const releaseWatchers = features.resources ? registerResources(server, ctx, tools) : () => {};
+  if (features.prompts || features.resources) registerCompletions(server, ctx, features);
   watchClientRoots(server, ctx);
-  return server;
+  return { server, dispose: releaseWatchers };
 }
 
 /**

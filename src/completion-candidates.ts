@@ -1,0 +1,42 @@
+import type { Context } from "./context.ts";
+import { compareBytewise } from "./git/bytewise.ts";
+import { listLocalBranches } from "./git/refs.ts";
+import { loadRegistry } from "./twig/registry.ts";
+import { loadState } from "./twig/state.ts";
+import { openWorkspace } from "./workspace.ts";
+
+/**
+ * Values a client may offer while the user types an argument. Failures mean "no suggestions":
+ * completion is a convenience and must never surface an error.
+ */
+export async function branchCandidates(ctx: Context): Promise<string[]> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return [];
+  const [local, state] = await Promise.all([
+    listLocalBranches(workspace.value.repo, ctx.files),
+    loadState(ctx, workspace.value.workTree),
+  ]);
+  const names = new Set(local.ok ? local.value : []);
+  if (state.ok) for (const name of state.value.branches.keys()) names.add(name);
+  return [...names].sort(compareBytewise);
+}
+
+export async function repositoryCandidates(ctx: Context): Promise<string[]> {
+  const registry = await loadRegistry(ctx);
+  return registry.ok ? [...new Set(registry.value.map((entry) => entry.name))].sort(compareBytewise) : [];
+}
+
+export const MAX_COMPLETIONS = 100;
+
+/** Prefix matches first, then other substring matches, at most 100 (the MCP limit). */
+export function completeFrom(candidates: readonly string[], typed: string) {
+  const lower = typed.toLowerCase();
+  const prefix = candidates.filter((value) => value.startsWith(typed));
+  const other = candidates.filter((value) => !value.startsWith(typed) && value.toLowerCase().includes(lower));
+  const matches = [...prefix, ...other];
+  return {
+    values: matches.slice(0, MAX_COMPLETIONS),
+    total: matches.length,
+    hasMore: matches.length > MAX_COMPLETIONS,
+  };
+}

@@ -1,0 +1,49 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { type LoggingLevel, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger, LogLevel } from "../log.ts";
+
+const SEVERITY: Record<LoggingLevel, number> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
+};
+
+const MCP_LEVEL: Record<LogLevel, LoggingLevel> = {
+  error: "error",
+  warn: "warning",
+  info: "info",
+  debug: "debug",
+  trace: "debug",
+};
+
+/**
+ * Mirrors log lines to the client as `notifications/message` at or above the level it asked for
+ * with `logging/setLevel` (warning until it asks). stderr logging is unchanged. Log text never
+ * carries secrets: the modules that handle tokens scrub them before logging.
+ */
+export function forwardLogsToClient(server: Server, log: Logger): Logger {
+  let threshold: number = SEVERITY.warning;
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    threshold = SEVERITY[request.params.level];
+    return {};
+  });
+  const forward = (level: LogLevel, write: (message: string) => void) => (message: string) => {
+    write(message);
+    const mcpLevel = MCP_LEVEL[level];
+    if (SEVERITY[mcpLevel] < threshold || !server.transport) return;
+    server.sendLoggingMessage({ level: mcpLevel, logger: "twig-mcp", data: message }).catch(() => {});
+  };
+  return {
+    error: forward("error", log.error),
+    warn: forward("warn", log.warn),
+    info: forward("info", log.info),
+    debug: forward("debug", log.debug),
+    trace: forward("trace", log.trace),
+    enabled: (level) => log.enabled(level) || SEVERITY[MCP_LEVEL[level]] >= threshold,
+  };
+}

@@ -1,0 +1,46 @@
+import { checkBranchName } from "../git/refname.ts";
+
+export const TREE_URI = "twig://repo/tree";
+export const BRANCHES_URI = "twig://repo/branches";
+export const BRANCH_CONTEXT_TEMPLATE = "twig://branch/{name}/context";
+
+export type TwigResource =
+  | { kind: "tree"; repo?: string }
+  | { kind: "branches"; repo?: string }
+  | { kind: "context"; branch: string; repo?: string };
+
+/**
+ * Parses our resource URIs, with an optional `?repo=` naming the repository. A branch name may
+ * come percent-encoded (`feature%2Fauth`, as RFC 6570 expansion writes it) or with raw slashes.
+ * `null` for anything that is not one of ours, or names an invalid branch.
+ */
+export function parseTwigUri(uri: string): TwigResource | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "twig:") return null;
+  const repoParam = url.searchParams.get("repo");
+  const repo = repoParam === null || repoParam === "" ? {} : { repo: repoParam };
+  if (url.host === "repo" && url.pathname === "/tree") return { kind: "tree", ...repo };
+  if (url.host === "repo" && url.pathname === "/branches") return { kind: "branches", ...repo };
+  const match = url.host === "branch" ? /^\/(.+)\/context$/.exec(url.pathname) : null;
+  if (!match) return null;
+  let branch: string;
+  try {
+    branch = decodeURIComponent(match[1] as string);
+  } catch {
+    return null;
+  }
+  return checkBranchName(branch) === null ? { kind: "context", branch, ...repo } : null;
+}
+
+export function branchContextUri(branch: string, repo?: string): string {
+  return withRepo(`twig://branch/${encodeURIComponent(branch)}/context`, repo);
+}
+
+export function withRepo(uri: string, repo?: string): string {
+  return repo === undefined ? uri : `${uri}?repo=${encodeURIComponent(repo)}`;
+}

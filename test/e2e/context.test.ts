@@ -1,0 +1,358 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { checkRunPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
+import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
+import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+
+const TOKEN = "ghp_contexttesttoken0000000000000000000";
+let home: HermeticHome;
+let root: string;
+let repo: string;
+
+function git(cwd: string, ...args: string[]): string {
+  const run = Bun.spawnSync(["git", ...args], {
+    cwd,
+    env: {
+      ...home.env,
+      GIT_AUTHOR_NAME: "T",
+      GIT_AUTHOR_EMAIL: "t@e",
+      GIT_COMMITTER_NAME: "T",
+      GIT_COMMITTER_EMAIL: "t@e",
+    },
+  });
+  if (run.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr.toString()}`);
+  return run.stdout.toString().trim();
+}
+
+function promptText(result: { messages: Array<{ role: string; content: { type: string; text?: string } }> }) {
+  expect(result.messages).toHaveLength(1);
+  expect(result.messages[0]?.role).toBe("user");
+  return result.messages[0]?.content.text ?? "";
+}
+
+const STACK_STATUS_LOCAL = `Current branch: feature/auth-ui
+
+Branch dependency tree:
+\`\`\`
+${EXAMPLE_TREE_TEXT}\`\`\`
+
+Branch details:
+- feature/auth | Jira: SHOP-123 | PR: #42 | parent: main
+- feature/auth-ui | PR: #43 | parent: feature/auth
+- feature/billing | Jira: SHOP-200 | parent: main
+
+Summarize the current state of this PR stack. For each branch, describe its review status and CI results.`;
+
+const BRANCH_CONTEXT_LOCAL = `Branch: feature/auth
+Parent branch: main
+Linked Jira issue: SHOP-123
+Linked PR: #42
+Created: 2025-06-01T10:00:00+00:00
+
+Describe what I'm working on based on this branch context, including the linked Jira issue and pull request status.`;
+
+beforeAll(() => {
+  home = makeHermeticHome();
+  root = mkdtempSync(join(tmpdir(), "twig-mcp-context-"));
+  repo = join(root, "shop");
+  mkdirSync(repo);
+  git(repo, "init", "-q", "-b", "main");
+  git(repo, "commit", "-q", "--allow-empty", "-m", "init");
+  for (const branch of EXAMPLE_BRANCHES.slice(1)) git(repo, "branch", branch);
+  git(repo, "remote", "add", "origin", "git@github.com:octo/shop.git");
+  git(repo, "checkout", "-q", "feature/auth-ui");
+  mkdirSync(join(repo, ".twig"));
+  writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
+  repo = realpathSync(repo);
+});
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  home.cleanup();
+});
+
+describe("prompts without credentials (upstream's exact text)", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ cwd: repo, env: home.env });
+  });
+  afterAll(() => server.close());
+
+  test("prompts/list names both prompts with their arguments", async () => {
+    const { prompts } = await server.client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(["branch-context", "stack-status"]);
+    expect(prompts[0]?.description).toBe("What am I working on? Describe the current branch's Jira issue and PR.");
+    expect(prompts[0]?.arguments?.map((a) => a.name)).toEqual(["branch", "repo"]);
+  });
+
+  test("stack-status is twig-reference §8.7's text byte for byte", async () => {
+    expect(promptText(await server.client.getPrompt({ name: "stack-status" }))).toBe(STACK_STATUS_LOCAL);
+  });
+
+  test("branch-context is twig-reference §8.7's text byte for byte", async () => {
+    const text = promptText(
+      await server.client.getPrompt({ name: "branch-context", arguments: { branch: "feature/auth" } }),
+    );
+    expect(text).toBe(BRANCH_CONTEXT_LOCAL);
+  });
+
+  test("branch-context on an untracked branch and on the current branch", async () => {
+    const untracked = promptText(
+      await server.client.getPrompt({ name: "branch-context", arguments: { branch: "hotfix/typo" } }),
+    );
+    expect(untracked).toStartWith(
+      "Branch: hotfix/typo\nParent branch: none\nNo linked Jira issue found.\nNo linked pull request found.\n\n",
+    );
+    const current = promptText(await server.client.getPrompt({ name: "branch-context" }));
+    expect(current).toStartWith("Branch: feature/auth-ui\nParent branch: feature/auth\n");
+  });
+
+  test("unknown prompts and bad arguments are JSON-RPC errors", async () => {
+    await expect(server.client.getPrompt({ name: "nope" })).rejects.toThrow(/prompt 'nope' not found/);
+    await expect(server.client.getPrompt({ name: "branch-context", arguments: { branch: "../etc" } })).rejects.toThrow(
+      /branch/,
+    );
+    await expect(server.client.getPrompt({ name: "stack-status", arguments: { repo: "/etc" } })).rejects.toThrow(
+      /not inside/,
+    );
+  });
+
+  test("completions: branch names (local and tracked), the template's name, repository names", async () => {
+    const branch = await server.client.complete({
+      ref: { type: "ref/prompt", name: "branch-context" },
+      argument: { name: "branch", value: "feature/a" },
+    });
+    expect(branch.completion.values).toEqual(["feature/auth", "feature/auth-ui"]);
+    const all = await server.client.complete({
+      ref: { type: "ref/resource", uri: "twig://branch/{name}/context" },
+      argument: { name: "name", value: "" },
+    });
+    expect(all.completion.values).toEqual([
+      "feature/auth",
+      "feature/auth-ui",
+      "feature/billing",
+      "hotfix/typo",
+      "main",
+    ]);
+    const other = await server.client.complete({
+      ref: { type: "ref/prompt", name: "stack-status" },
+      argument: { name: "unknown", value: "x" },
+    });
+    expect(other.completion.values).toEqual([]);
+  });
+});
+
+describe("prompts with GitHub configured", () => {
+  let fake: FakeGitHub;
+  let server: RunningServer;
+  beforeAll(async () => {
+    fake = await FakeGitHub.start({ token: TOKEN });
+    fake.addPull({
+      owner: "octo",
+      repo: "shop",
+      number: 42,
+      head: "feature/auth",
+      headSha: "a".repeat(40),
+      title: "Auth",
+    });
+    fake.addPull({
+      owner: "octo",
+      repo: "shop",
+      number: 43,
+      head: "feature/auth-ui",
+      headSha: "b".repeat(40),
+      title: "UI",
+    });
+    const data = fake.repo("octo", "shop");
+    data.reviews.set(42, [reviewPayload({ login: "alice", state: "APPROVED" })]);
+    data.checkRuns.set("a".repeat(40), [checkRunPayload({ name: "build" })]);
+    data.reviews.set(43, [reviewPayload({ login: "bob", state: "CHANGES_REQUESTED" })]);
+    data.checkRuns.set("b".repeat(40), [checkRunPayload({ name: "build", status: "queued", startedAt: null })]);
+    server = await startServer({
+      cwd: repo,
+      env: { ...home.env, GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN, TWIG_MCP_HTTP_TIMEOUT_MS: "3000" },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await fake.stop();
+  });
+
+  test("stack-status adds each linked PR's state, reviews and CI after the local sections", async () => {
+    const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
+    const [local, live] = text.split("\n\nPull request status (live from GitHub):");
+    expect(`${local}\n\n${STACK_STATUS_LOCAL.split("\n\n").at(-1)}`).toBe(STACK_STATUS_LOCAL);
+    expect(live).toContain('\n- feature/auth: PR #42 "Auth" — open, reviews: approved by alice, CI: passing');
+    expect(live).toContain('\n- feature/auth-ui: PR #43 "UI" — open, reviews: changes requested by bob, CI: pending');
+    expect(text).not.toContain(TOKEN);
+  });
+
+  test("branch-context adds the PR line; Jira stays out while it is not configured", async () => {
+    const text = promptText(
+      await server.client.getPrompt({ name: "branch-context", arguments: { branch: "feature/auth" } }),
+    );
+    expect(text).toContain('\nPull request: PR #42 "Auth" — open, reviews: approved by alice, CI: passing');
+    expect(text).not.toContain("\nJira issue:");
+  });
+
+  test("a failing PR lookup is reported inline, never fatal", async () => {
+    fake.repo("octo", "shop").pulls.delete(43);
+    const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
+    expect(text).toContain("- feature/auth-ui: PR #43 could not fetch (not_found:");
+    expect(text).toContain("Branch details:");
+  });
+});
+
+describe("resources", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ cwd: repo, env: home.env });
+  });
+  afterAll(() => server.close());
+
+  test("lists the tree and branches resources and the branch-context template", async () => {
+    const { resources } = await server.client.listResources();
+    expect(resources.map((r) => [r.uri, r.mimeType])).toEqual([
+      ["twig://repo/tree", "text/plain"],
+      ["twig://repo/branches", "application/json"],
+    ]);
+    const { resourceTemplates } = await server.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["twig://branch/{name}/context"]);
+  });
+
+  test("reads the tree as text and the branches as JSON", async () => {
+    const tree = await server.client.readResource({ uri: "twig://repo/tree" });
+    expect(tree.contents).toEqual([{ uri: "twig://repo/tree", mimeType: "text/plain", text: EXAMPLE_TREE_TEXT }]);
+    const branches = await server.client.readResource({ uri: "twig://repo/branches" });
+    const content = branches.contents[0] as { text: string; mimeType: string };
+    expect(content.mimeType).toBe("application/json");
+    expect(JSON.parse(content.text).branches.map((b: { branch: string }) => b.branch)).toEqual([
+      "feature/auth",
+      "feature/auth-ui",
+      "feature/billing",
+    ]);
+  });
+
+  test("reads a branch's context; unconfigured live parts say so instead of failing", async () => {
+    for (const uri of ["twig://branch/feature%2Fauth/context", "twig://branch/feature/auth/context"]) {
+      const read = await server.client.readResource({ uri });
+      const doc = JSON.parse((read.contents[0] as { text: string }).text);
+      expect(doc.branch).toEqual({
+        branch: "feature/auth",
+        jira_issue: "SHOP-123",
+        pr_number: 42,
+        parent_branch: "main",
+        created_at: "2025-06-01T10:00:00+00:00",
+      });
+      expect(doc.stack.map((r: { branch: string }) => r.branch)).toEqual(["feature/auth", "main"]);
+      expect(doc.jira_issue.status).toBe("not_configured");
+      expect(doc.pull_request.status).toBe("not_configured");
+    }
+  });
+
+  test("?repo= selects a registered repository; unknown URIs are resource-not-found", async () => {
+    mkdirSync(home.twigDataDir, { recursive: true });
+    writeFileSync(join(home.twigDataDir, "registry.json"), twigJson([{ path: repo, name: "shop", last_fetch: null }]));
+    const tree = await server.client.readResource({ uri: "twig://repo/tree?repo=shop" });
+    expect((tree.contents[0] as { text: string }).text).toBe(EXAMPLE_TREE_TEXT);
+    await expect(server.client.readResource({ uri: "twig://repo/nope" })).rejects.toThrow(/Resource not found/);
+    await expect(server.client.readResource({ uri: "twig://branch/nope/context" })).rejects.toThrow(/not found/);
+    await expect(server.client.readResource({ uri: "twig://repo/tree?repo=elsewhere" })).rejects.toThrow(
+      /No repository named/,
+    );
+    rmSync(join(home.twigDataDir, "registry.json"));
+  });
+});
+
+describe("subscriptions", () => {
+  test("updates after a checkout and after a state change; none after unsubscribing", async () => {
+    const server = await startServer({ cwd: repo, env: home.env });
+    const updates: string[] = [];
+    server.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    const waitFor = async (predicate: () => boolean) => {
+      for (let i = 0; i < 100 && !predicate(); i++) await Bun.sleep(20);
+      return predicate();
+    };
+    try {
+      await server.client.subscribeResource({ uri: "twig://repo/tree" });
+      await server.client.subscribeResource({ uri: "twig://repo/branches" });
+
+      git(repo, "checkout", "-q", "main");
+      expect(await waitFor(() => updates.includes("twig://repo/tree"))).toBe(true);
+      await Bun.sleep(250);
+      expect(updates).not.toContain("twig://repo/branches");
+
+      updates.length = 0;
+      writeFileSync(join(repo, ".twig", "state.json"), twigJson({ ...EXAMPLE_STATE, worktrees: [] }));
+      expect(
+        await waitFor(() => updates.includes("twig://repo/branches") && updates.includes("twig://repo/tree")),
+      ).toBe(true);
+
+      await server.client.unsubscribeResource({ uri: "twig://repo/tree" });
+      await server.client.unsubscribeResource({ uri: "twig://repo/branches" });
+      await Bun.sleep(200);
+      updates.length = 0;
+      git(repo, "branch", "after-unsubscribe");
+      writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
+      await Bun.sleep(400);
+      expect(updates).toEqual([]);
+    } finally {
+      git(repo, "checkout", "-q", "feature/auth-ui");
+      await server.close();
+    }
+  });
+});
+
+describe("feature switches and logging", () => {
+  test("--disable prompts and --disable resources remove those capabilities", async () => {
+    const server = await startServer({
+      cwd: repo,
+      env: home.env,
+      args: ["--disable", "prompts", "--disable", "resources"],
+    });
+    try {
+      const capabilities = server.client.getServerCapabilities();
+      expect(capabilities?.prompts).toBeUndefined();
+      expect(capabilities?.resources).toBeUndefined();
+      expect(capabilities?.completions).toBeUndefined();
+      await expect(
+        server.client.request({ method: "prompts/list" }, LoggingMessageNotificationSchema as never),
+      ).rejects.toThrow(/Method not found/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("logging/setLevel is honoured and notable events arrive as notifications/message", async () => {
+    const corrupt = join(root, "corrupt");
+    mkdirSync(join(corrupt, ".twig"), { recursive: true });
+    git(corrupt, "init", "-q", "-b", "main");
+    writeFileSync(join(corrupt, ".twig", "state.json"), "{oops");
+    const server = await startServer({ cwd: corrupt, env: home.env });
+    const messages: Array<{ level: string; data: unknown }> = [];
+    server.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      messages.push({ level: n.params.level, data: n.params.data });
+    });
+    try {
+      await server.client.setLoggingLevel("error");
+      await server.call("get_current_branch");
+      await Bun.sleep(100);
+      expect(messages).toEqual([]);
+      await server.client.setLoggingLevel("warning");
+      await server.call("get_current_branch");
+      for (let i = 0; i < 50 && messages.length === 0; i++) await Bun.sleep(20);
+      expect(messages[0]?.level).toBe("warning");
+      expect(String(messages[0]?.data)).toContain("Failed to parse state file");
+    } finally {
+      await server.close();
+    }
+  });
+});
