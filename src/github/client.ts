@@ -43,7 +43,7 @@ export async function connectGitHub(ctx: Context, host: string): Promise<Result<
   });
   if (!credential.ok) return err(credential.error);
   const settings = githubSettings(ctx.env);
-  const octokit = octokitFor(ctx, base.value, credential.value.token, settings);
+  const octokit = octokitFor(ctx, base.value, credential.value.token, settings, credential.value.source);
   return ok({
     octokit,
     baseUrl: base.value,
@@ -53,13 +53,22 @@ export async function connectGitHub(ctx: Context, host: string): Promise<Result<
   });
 }
 
-function octokitFor(ctx: Context, baseUrl: string, token: string, settings: GitHubSettings): GitHubOctokit {
+function octokitFor(
+  ctx: Context,
+  baseUrl: string,
+  token: string,
+  settings: GitHubSettings,
+  source: string,
+): GitHubOctokit {
   const tokenId = createHash("sha256").update(token).digest("hex").slice(0, 16);
   const key = `github:octokit:${baseUrl}\u0000${tokenId}`;
   const existing = ctx.memo.get(key) as GitHubOctokit | undefined;
   if (existing) return existing;
   const octokit = buildOctokit(ctx, baseUrl, token, tokenId, settings);
   ctx.memo.set(key, octokit);
+  // Which credential won is the first thing to know when GitHub answers 401; the source names a
+  // file or variable, never the token.
+  ctx.log.info(`GitHub ${baseUrl}: using the token from ${source}`);
   return octokit;
 }
 
