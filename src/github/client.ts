@@ -68,7 +68,7 @@ function octokitFor(
   ctx.memo.set(key, octokit);
   // Which credential won is the first thing to know when GitHub answers 401; the source names a
   // file or variable, never the token.
-  ctx.log.info(`GitHub ${baseUrl}: using the token from ${source}`);
+  ctx.log.info(`GitHub ${withoutUserinfo(baseUrl)}: using the token from ${source}`);
   return octokit;
 }
 
@@ -133,4 +133,16 @@ function buildOctokit(
       doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
     },
   });
+}
+
+/** A `user:password@` written into `GITHUB_API_URL` is never logged. */
+function withoutUserinfo(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.href.replace(/\/$/, "");
+  } catch {
+    return "(GITHUB_API_URL)";
+  }
 }

@@ -102,7 +102,7 @@ export async function getJiraClient(
   if (cached?.key === key && cached.options === options) return ok(cached.client);
   const client = new JiraClient(ctx, setup.value, options);
   ctx.memo.set(CLIENT_MEMO_KEY, { key, options, client });
-  ctx.log.info(`Jira ${setup.value.base.baseUrl}: using credentials from ${setup.value.auth.source}`);
+  ctx.log.info(`Jira ${setup.value.base.display}: using credentials from ${setup.value.auth.source}`);
   return ok(client);
 }
 
