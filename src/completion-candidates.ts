@@ -21,6 +21,21 @@ export async function branchCandidates(ctx: Context): Promise<string[]> {
   return [...names].sort(compareBytewise);
 }
 
+/** PR numbers and Jira keys twig has linked to branches, for the prompts that take one. */
+export async function linkedCandidates(ctx: Context, kind: "pr_number" | "issue_key"): Promise<string[]> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return [];
+  const state = await loadState(ctx, workspace.value.workTree);
+  if (!state.ok) return [];
+  const values = new Set<string>();
+  for (const meta of state.value.branches.values()) {
+    if (kind === "pr_number" && meta.github_pr != null) values.add(String(meta.github_pr));
+    if (kind === "issue_key" && meta.jira_issue) values.add(meta.jira_issue);
+  }
+  const list = [...values];
+  return kind === "pr_number" ? list.sort((a, b) => Number(a) - Number(b)) : list.sort(compareBytewise);
+}
+
 export async function repositoryCandidates(ctx: Context): Promise<string[]> {
   const registry = await loadRegistry(ctx);
   return registry.ok ? [...new Set(registry.value.map((entry) => entry.name))].sort(compareBytewise) : [];

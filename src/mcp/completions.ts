@@ -1,13 +1,14 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CompleteRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { branchCandidates, completeFrom, repositoryCandidates } from "../completion-candidates.ts";
+import { branchCandidates, completeFrom, linkedCandidates, repositoryCandidates } from "../completion-candidates.ts";
 import type { Context } from "../context.ts";
 import { BRANCH_CONTEXT_TEMPLATE } from "../resources/uri.ts";
 
 const NOTHING = { completion: { values: [], total: 0, hasMore: false } };
 
 /**
- * Completes prompt arguments (`branch`, `repo`) and the branch-context template's `name`. A
+ * Completes prompt arguments (`branch`, `pr_number` and `issue_key` from twig's links, `repo`) and
+ * the branch-context template's `name`. A
  * `repo` the user already chose (in the other arguments) scopes the branch suggestions.
  */
 export function registerCompletions(server: Server, ctx: Context, enabled: { prompts: boolean; resources: boolean }) {
@@ -17,12 +18,19 @@ export function registerCompletions(server: Server, ctx: Context, enabled: { pro
     const isTemplate = ref.type === "ref/resource" && enabled.resources && ref.uri === BRANCH_CONTEXT_TEMPLATE;
     if (!isPrompt && !isTemplate) return NOTHING;
     if (argument.name === "repo") return { completion: completeFrom(await repositoryCandidates(ctx), argument.value) };
-    const wantsBranch = isPrompt ? argument.name === "branch" : argument.name === "name";
-    if (!wantsBranch) return NOTHING;
+    const kind = isPrompt
+      ? argument.name === "branch" || argument.name === "pr_number" || argument.name === "issue_key"
+        ? argument.name
+        : null
+      : argument.name === "name"
+        ? "branch"
+        : null;
+    if (kind === null) return NOTHING;
     const repo = context?.arguments?.repo;
     const selected = ctx.repos ? await ctx.repos.select(repo || undefined) : ctx.repo;
     if (!selected.ok) return NOTHING;
-    const candidates = await branchCandidates({ ...ctx, repo: selected });
+    const repoCtx = { ...ctx, repo: selected };
+    const candidates = kind === "branch" ? await branchCandidates(repoCtx) : await linkedCandidates(repoCtx, kind);
     return { completion: completeFrom(candidates, argument.value) };
   });
 }

@@ -8,7 +8,9 @@ import {
 import type { Context } from "../context.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { branchContextText } from "../prompts/branch-context.ts";
+import { jiraIssueText } from "../prompts/jira-issue.ts";
 import type { ToolInvoker } from "../prompts/live-status.ts";
+import { prReviewText } from "../prompts/pr-review.ts";
 import { stackStatusText } from "../prompts/stack-status.ts";
 import { REPO_PARAM_DESCRIPTION, type ToolRegistry } from "./tool-registry.ts";
 
@@ -21,6 +23,32 @@ export const PROMPTS = [
     description: "What am I working on? Describe the current branch's Jira issue and PR.",
     arguments: [
       { name: "branch", description: "Branch name. If omitted, uses the current git branch.", required: false },
+      REPO_ARGUMENT,
+    ],
+  },
+  {
+    name: "plan-issue",
+    title: "Plan a Jira issue",
+    description: "Plan the work for a Jira issue: its details, description and the branches linked to it.",
+    arguments: [
+      {
+        name: "issue_key",
+        description: "Jira issue key (e.g. SHOP-123). If omitted, uses the current branch's linked issue.",
+        required: false,
+      },
+      REPO_ARGUMENT,
+    ],
+  },
+  {
+    name: "review-pr",
+    title: "Review a pull request",
+    description: "What blocks this pull request? Its reviews, failing and pending checks, and description.",
+    arguments: [
+      {
+        name: "pr_number",
+        description: "Pull request number. If omitted, uses the current branch's linked PR.",
+        required: false,
+      },
       REPO_ARGUMENT,
     ],
   },
@@ -71,11 +99,36 @@ export function registerPrompts(server: Server, ctx: Context, tools: ToolRegistr
         );
       }
       text = await branchContextText(callCtx, invoke, branch, repo);
+    } else if (name === "review-pr") {
+      text = await prReviewText(callCtx, invoke, parsePrNumber(args.pr_number), repo);
+    } else if (name === "plan-issue") {
+      text = await jiraIssueText(callCtx, invoke, parseIssueKey(args.issue_key), repo);
     } else {
       text = await stackStatusText(invoke, repo);
     }
     return { messages: [{ role: "user" as const, content: { type: "text" as const, text } }] };
   });
+}
+
+function parsePrNumber(value: string | undefined): number | undefined {
+  const text = nonEmpty(value)?.replace(/^#/, "");
+  if (text === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,9}$/.test(text) || Number(text) > 4294967295) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      "Failed to parse parameters: pr_number: expected a pull request number",
+    );
+  }
+  return Number(text);
+}
+
+function parseIssueKey(value: string | undefined): string | undefined {
+  const text = nonEmpty(value)?.trim();
+  if (text === undefined) return undefined;
+  if (!/^[A-Za-z][A-Za-z0-9_]+-[0-9]+$/.test(text)) {
+    throw new McpError(ErrorCode.InvalidParams, "Failed to parse parameters: issue_key: expected a key like SHOP-123");
+  }
+  return text.toUpperCase();
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

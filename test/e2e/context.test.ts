@@ -86,7 +86,7 @@ describe("prompts without credentials (upstream's exact text)", () => {
 
   test("prompts/list names both prompts with their arguments", async () => {
     const { prompts } = await server.client.listPrompts();
-    expect(prompts.map((p) => p.name)).toEqual(["branch-context", "stack-status"]);
+    expect(prompts.map((p) => p.name)).toEqual(["branch-context", "plan-issue", "review-pr", "stack-status"]);
     expect(prompts[0]?.description).toBe("What am I working on? Describe the current branch's Jira issue and PR.");
     expect(prompts[0]?.arguments?.map((a) => a.name)).toEqual(["branch", "repo"]);
   });
@@ -111,6 +111,19 @@ describe("prompts without credentials (upstream's exact text)", () => {
     );
     const current = promptText(await server.client.getPrompt({ name: "branch-context" }));
     expect(current).toStartWith("Branch: feature/auth-ui\nParent branch: feature/auth\n");
+  });
+
+  test("review-pr and plan-issue default to the current branch's links and say when a service is not configured", async () => {
+    const review = promptText(await server.client.getPrompt({ name: "review-pr" }));
+    expect(review).toStartWith("Pull request #43: GitHub is not configured here, so its live status is unavailable (");
+    const plan = promptText(await server.client.getPrompt({ name: "plan-issue", arguments: { issue_key: "shop-123" } }));
+    expect(plan).toStartWith("Jira issue SHOP-123: Jira is not configured here, so its details are unavailable (");
+    expect(plan).toContain("\n\nBranches linked to SHOP-123: feature/auth (PR #42)\n\nHelp me plan the work");
+    const none = promptText(await server.client.getPrompt({ name: "plan-issue" }));
+    expect(none).toBe("The current branch has no linked Jira issue. Which issue should I look at?");
+    await expect(server.client.getPrompt({ name: "review-pr", arguments: { pr_number: "4x" } })).rejects.toThrow(
+      /pr_number/,
+    );
   });
 
   test("unknown prompts and bad arguments are JSON-RPC errors", async () => {
@@ -140,6 +153,21 @@ describe("prompts without credentials (upstream's exact text)", () => {
       "hotfix/typo",
       "main",
     ]);
+    const prs = await server.client.complete({
+      ref: { type: "ref/prompt", name: "review-pr" },
+      argument: { name: "pr_number", value: "4" },
+    });
+    expect(prs.completion.values).toEqual(["42", "43"]);
+    const keys = await server.client.complete({
+      ref: { type: "ref/prompt", name: "plan-issue" },
+      argument: { name: "issue_key", value: "SHOP-2" },
+    });
+    expect(keys.completion.values).toEqual(["SHOP-200"]);
+    const repos = await server.client.complete({
+      ref: { type: "ref/prompt", name: "stack-status" },
+      argument: { name: "repo", value: "" },
+    });
+    expect(repos.completion.values).toEqual([]);
     const other = await server.client.complete({
       ref: { type: "ref/prompt", name: "stack-status" },
       argument: { name: "unknown", value: "x" },
@@ -199,6 +227,14 @@ describe("prompts with GitHub configured", () => {
     );
     expect(text).toContain('\nPull request: PR #42 "Auth" — open, reviews: approved by alice, CI: passing');
     expect(text).not.toContain("\nJira issue:");
+  });
+
+  test("review-pr shows reviews, pending checks and the links", async () => {
+    const text = promptText(await server.client.getPrompt({ name: "review-pr", arguments: { pr_number: "#43" } }));
+    expect(text).toStartWith('PR #43 "UI" — open, reviews: changes requested by bob, CI: pending');
+    expect(text).toContain("\nBranches: feature/auth-ui → main\n");
+    expect(text).toContain("\nPending checks: build");
+    expect(text).toEndWith("what I should do next.");
   });
 
   test("a failing PR lookup is reported inline, never fatal", async () => {

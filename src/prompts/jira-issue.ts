@@ -1,0 +1,73 @@
+import type { Context } from "../context.ts";
+import { compareBytewise } from "../git/bytewise.ts";
+import { loadState, type TwigState } from "../twig/state.ts";
+import { currentBranch, openWorkspace } from "../workspace.ts";
+import { describeFailure, formatJiraIssue, isUnconfigured, type ToolInvoker } from "./live-status.ts";
+
+const CLOSING =
+  "Help me plan the work for this issue: summarize what is asked, list open questions, and propose the next steps.";
+
+/**
+ * `plan-issue`: a Jira issue's details and description, plus the twig branches linked to it, for
+ * planning. Defaults to the current branch's linked issue.
+ */
+export async function jiraIssueText(
+  ctx: Context,
+  invoke: ToolInvoker,
+  issueKey: string | undefined,
+  repo: string | undefined,
+): Promise<string> {
+  const local = await localState(ctx);
+  const key = issueKey ?? local?.currentIssue ?? null;
+  if (key === null) return "The current branch has no linked Jira issue. Which issue should I look at?";
+
+  const lines: string[] = [];
+  const issue = await invoke("get_jira_issue", repo === undefined ? { issue_key: key } : { issue_key: key, repo });
+  if (issue === null) lines.push(`Jira issue ${key}: Jira is turned off in this server.`);
+  else if (!issue.ok) {
+    lines.push(
+      isUnconfigured(issue.error)
+        ? `Jira issue ${key}: Jira is not configured here, so its details are unavailable (${issue.error.message}).`
+        : `Jira issue ${key}: ${describeFailure(issue.error)}`,
+    );
+  } else {
+    const data = issue.value as {
+      priority?: string;
+      reporter?: string;
+      labels: string[];
+      url: string;
+      description?: string;
+    };
+    lines.push(`Jira issue ${formatJiraIssue(issue.value)}`);
+    const extra = [data.priority && `priority: ${data.priority}`, data.reporter && `reporter: ${data.reporter}`];
+    if (extra.some(Boolean)) lines.push(extra.filter(Boolean).join(", "));
+    if (data.labels.length > 0) lines.push(`Labels: ${data.labels.join(", ")}`);
+    lines.push(`URL: ${data.url}`);
+    if (data.description?.trim()) lines.push("", "Description:", data.description.trim());
+  }
+  const linked = local ? linkedBranches(local.state, key) : [];
+  if (linked.length > 0) lines.push("", `Branches linked to ${key}: ${linked.join(", ")}`);
+  return `${lines.join("\n")}\n\n${CLOSING}`;
+}
+
+function linkedBranches(state: TwigState, key: string): string[] {
+  const wanted = key.toUpperCase();
+  const names: string[] = [];
+  for (const [name, meta] of state.branches) {
+    if (meta.jira_issue?.toUpperCase() !== wanted) continue;
+    names.push(meta.github_pr == null ? name : `${name} (PR #${meta.github_pr})`);
+  }
+  return names.sort(compareBytewise);
+}
+
+async function localState(ctx: Context): Promise<{ state: TwigState; currentIssue: string | null } | null> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return null;
+  const [current, state] = await Promise.all([
+    currentBranch(ctx, workspace.value),
+    loadState(ctx, workspace.value.workTree),
+  ]);
+  if (!state.ok) return null;
+  const currentIssue = current.ok ? (state.value.branches.get(current.value.branch)?.jira_issue ?? null) : null;
+  return { state: state.value, currentIssue };
+}
