@@ -1,26 +1,45 @@
 /**
- * Compiles twig-mcp into a self-contained executable.
+ * Compiles twig-mcp into self-contained executables and packages them.
  *
- *   bun build.ts                 host binary at dist/twig-mcp
- *   bun build.ts --outfile PATH  host binary at PATH
+ *   bun build.ts                          host binary at dist/twig-mcp (development)
+ *   bun build.ts --outfile PATH           host binary at PATH
+ *   bun build.ts --target all             every platform: dist/twig-mcp-<os>-<arch>[.exe], archives,
+ *                                         dist/sha256sums.txt, dist/homebrew/twig-mcp.rb
+ *   bun build.ts --target linux-arm64,darwin-arm64   a subset (`host` names this machine's)
+ *   bun build.ts --target all --npm       ... and the npm tarballs in dist/npm/ (`bun run pack`)
+ *   --release-url PATTERN                 where the formula downloads archives from:
+ *                                         {version}, {tag} (v<version>) and {file} are filled in
+ *   --out-dir DIR                         instead of dist/
  */
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
+import pkg from "./package.json" with { type: "json" };
+import { buildRelease } from "./packaging/release.ts";
+import { fetchRuntime } from "./packaging/runtime.ts";
+import { selectTargets, TARGETS, type Target } from "./packaging/targets.ts";
+import { err, ok, type Result } from "./src/result.ts";
 
 export interface BuildOptions {
   outfile: string;
   /** A `bun-<os>-<arch>` target; the host when omitted. */
   target?: Bun.Build.CompileTarget;
+  /** The Bun runtime to embed, when Bun should not fetch the target's runtime itself. */
+  executablePath?: string;
 }
 
-export async function compileBinary({ outfile, target }: BuildOptions): Promise<void> {
+export async function compileBinary({ outfile, target, executablePath }: BuildOptions): Promise<void> {
   const result = await Bun.build({
     entrypoints: [new URL("./src/main.ts", import.meta.url).pathname],
     minify: true,
     bytecode: true,
     compile: {
       ...(target ? { target } : {}),
+      ...(executablePath ? { executablePath } : {}),
       outfile,
       // A repository must not be able to inject settings or credentials into the server.
+      // package.json (with the version) is bundled at build time, never read at run time.
       autoloadDotenv: false,
       autoloadBunfig: false,
       autoloadTsconfig: false,
@@ -32,9 +51,116 @@ export async function compileBinary({ outfile, target }: BuildOptions): Promise<
   }
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ options: { outfile: { type: "string", default: "dist/twig-mcp" } } });
-  const started = performance.now();
-  await compileBinary({ outfile: values.outfile as string });
-  console.log(`built ${values.outfile} in ${Math.round(performance.now() - started)} ms`);
+/**
+ * Builds one target. Bun fetches a foreign platform's runtime from the npm registry by itself;
+ * when that fails (no network to its default registry, a proxy it does not use) the runtime is
+ * fetched with `npm pack` instead and passed in as `executablePath`.
+ */
+export async function compileTarget(
+  target: Target,
+  outfile: string,
+  log: (line: string) => void,
+): Promise<Result<void, string>> {
+  try {
+    await compileBinary({ outfile, target: target.bun });
+    return ok(undefined);
+  } catch (error) {
+    const reason = describe(error);
+    log(`Bun could not build ${target.id} by itself (${reason}); fetching ${target.runtimePackage} with npm pack`);
+    const runtime = await fetchRuntime(target, Bun.version, join(tmpdir(), "twig-mcp-bun-runtimes"));
+    if (!runtime.ok) {
+      return err(`Bun could not fetch the ${target.id} runtime (${reason}), and neither could npm: ${runtime.error}`);
+    }
+    try {
+      await compileBinary({ outfile, target: target.bun, executablePath: runtime.value });
+      return ok(undefined);
+    } catch (again) {
+      return err(`build failed with the runtime from ${target.runtimePackage}: ${describe(again)}`);
+    }
+  }
 }
+
+function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return error.errors.map((e) => (e instanceof Error ? e.message : String(e))).join("; ");
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The formula's download URL: `--release-url`, else the GitHub releases of package.json's repository. */
+function releaseUrlPattern(explicit: string | undefined, log: (line: string) => void): string {
+  if (explicit) return explicit;
+  if (process.env.TWIG_MCP_RELEASE_URL) return process.env.TWIG_MCP_RELEASE_URL;
+  const repository = githubRepository();
+  if (repository) return `https://github.com/${repository}/releases/download/{tag}/{file}`;
+  const fallback = "https://github.com/eddieland/twig-mcp/releases/download/{tag}/{file}";
+  log(`package.json names no GitHub repository; the formula downloads from ${fallback} (set --release-url)`);
+  return fallback;
+}
+
+function githubRepository(): string | null {
+  const field = (pkg as { repository?: string | { url?: string } }).repository;
+  const url = typeof field === "string" ? field : field?.url;
+  const match = url ? /github\.com[/:]([^/]+\/[^/.]+)/.exec(url) : null;
+  return match ? (match[1] as string) : null;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      outfile: { type: "string" },
+      target: { type: "string", multiple: true },
+      npm: { type: "boolean", default: false },
+      "release-url": { type: "string" },
+      "out-dir": { type: "string", default: "dist" },
+    },
+  });
+  const log = (line: string) => console.log(line);
+  if (!values.target && !values.npm) {
+    const outfile = values.outfile ?? join(values["out-dir"] as string, "twig-mcp");
+    const started = performance.now();
+    await compileBinary({ outfile });
+    log(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);
+    return 0;
+  }
+  const { targets, unknown } = selectTargets(values.target ?? ["all"]);
+  if (unknown.length > 0) {
+    console.error(
+      `unknown target ${unknown.join(", ")}; choose from all, host, ${TARGETS.map((t) => t.id).join(", ")}`,
+    );
+    return 2;
+  }
+  const here = new URL(".", import.meta.url).pathname;
+  const homepage = (pkg as { homepage?: string }).homepage;
+  const repository = githubRepository();
+  const result = await buildRelease({
+    targets,
+    outDir: values["out-dir"] as string,
+    info: {
+      name: pkg.name,
+      version: pkg.version,
+      description: pkg.description,
+      license: pkg.license,
+      homepage: homepage ?? (repository ? `https://github.com/${repository}` : "https://github.com/eddieland/twig"),
+      ...((pkg as { repository?: unknown }).repository
+        ? { repository: (pkg as { repository?: unknown }).repository }
+        : {}),
+      keywords: ["mcp", "model-context-protocol", "twig", "git", "stacked-branches", "jira", "github"],
+    },
+    urlPattern: releaseUrlPattern(values["release-url"], log),
+    formulaDescription: "Read-only MCP server for twig branch stacks, GitHub PRs and Jira issues",
+    npm: values.npm as boolean,
+    launcher: readFileSync(join(here, "packaging", "npm-launcher.cjs"), "utf8"),
+    readme: readFileSync(join(here, "README.md"), "utf8"),
+    compile: (target, outfile) => compileTarget(target, outfile, log),
+    log,
+    ...(process.env.SOURCE_DATE_EPOCH ? { mtime: new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000) } : {}),
+  });
+  if (result.failed.length > 0) {
+    console.error(`could not build: ${result.failed.map((f) => `${f.target.id} (${f.error})`).join("; ")}`);
+    return 1;
+  }
+  return 0;
+}
+
+if (import.meta.main) process.exit(await main());

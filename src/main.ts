@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import pkg from "../package.json" with { type: "json" };
-import { HELP_TEXT, parseArgs } from "./cli/args.ts";
+import { type CliCommand, parseArgs } from "./cli/args.ts";
+import { helpText } from "./cli/help.ts";
 import { serve } from "./cli/serve.ts";
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -9,16 +10,29 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`error: ${parsed.error.message}\n`);
     return 2;
   }
-  const command = parsed.value;
-  if (command.command === "help") {
-    process.stdout.write(HELP_TEXT);
-    return 0;
+  return run(parsed.value);
+}
+
+/** Serving is loaded eagerly; the other commands are imported only when asked for, so start-up stays lean. */
+async function run(command: CliCommand): Promise<number> {
+  switch (command.command) {
+    case "help":
+      process.stdout.write(helpText(command.topic));
+      return 0;
+    case "version":
+      process.stdout.write(`twig-mcp ${pkg.version}\n`);
+      return 0;
+    case "serve":
+      return serve(command);
+    case "tools":
+      return (await import("./cli/tools.ts")).runTools(command);
+    case "call":
+      return (await import("./cli/call.ts")).runCall(command);
+    case "config":
+      return (await import("./cli/config.ts")).runConfig(command);
+    case "doctor":
+      return (await import("./cli/doctor.ts")).runDoctor(command);
   }
-  if (command.command === "version") {
-    process.stdout.write(`twig-mcp ${pkg.version}\n`);
-    return 0;
-  }
-  return serve(command);
 }
 
 main(process.argv.slice(2)).then(

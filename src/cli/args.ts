@@ -1,29 +1,123 @@
 import { err, ok, type Result } from "../result.ts";
+import { closest } from "./suggest.ts";
 
 export const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
 export type DisableGroup = (typeof DISABLE_GROUPS)[number];
 
-export interface ServeOptions {
-  command: "serve";
+export const SUBCOMMANDS = ["tools", "call", "config", "doctor"] as const;
+export type Subcommand = (typeof SUBCOMMANDS)[number];
+
+export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "codex", "vscode"] as const;
+export type ClientName = (typeof CLIENTS)[number];
+
+export const SCOPES = ["user", "project"] as const;
+export type ConfigScope = (typeof SCOPES)[number];
+
+/** Flags every command understands: which repository, which groups, how much logging. */
+export interface CommonOptions {
   repo: string | null;
   disabled: Set<DisableGroup>;
   verbosity: number;
 }
 
-export type CliCommand = ServeOptions | { command: "help" } | { command: "version" };
+export interface ServeOptions extends CommonOptions {
+  command: "serve";
+}
+
+export interface ToolsOptions extends CommonOptions {
+  command: "tools";
+  json: boolean;
+}
+
+export interface CallOptions extends CommonOptions {
+  command: "call";
+  tool: string;
+  /** What followed the tool name: one JSON object, `key=value` pairs, or `-` for standard input. */
+  args: string[];
+  json: boolean;
+}
+
+export interface ConfigOptions extends CommonOptions {
+  command: "config";
+  client: ClientName;
+  write: boolean;
+  /** `null`: the client's default (see config.ts). */
+  scope: ConfigScope | null;
+  name: string;
+  /** `--command`: what the client should run instead of this executable's own path. */
+  commandPath: string | null;
+  /** `--file`: the configuration file to edit instead of the client's usual one. */
+  file: string | null;
+}
+
+export interface DoctorOptions extends CommonOptions {
+  command: "doctor";
+  online: boolean;
+  json: boolean;
+}
+
+export type CliCommand =
+  | ServeOptions
+  | ToolsOptions
+  | CallOptions
+  | ConfigOptions
+  | DoctorOptions
+  | { command: "help"; topic?: Subcommand }
+  | { command: "version" };
 
 /** Usage errors carry the text to print and the exit code 2 (as clap does). */
 export interface UsageError {
   message: string;
 }
 
-/** Parses argv (without the executable and script). */
+type FlagKind = "bool" | "value";
+
+/** Flags a subcommand adds to the common ones; `value` flags take the next argument or `=VALUE`. */
+const COMMAND_FLAGS: Record<Subcommand, Record<string, FlagKind>> = {
+  tools: { "--json": "bool" },
+  call: { "--json": "bool" },
+  config: { "--write": "bool", "--scope": "value", "--name": "value", "--command": "value", "--file": "value" },
+  doctor: { "--online": "bool", "--json": "bool" },
+};
+
+const COMMON_FLAGS = ["--repo", "--disable", "--verbose", "--help", "--version", "-v", "-h", "-V"];
+
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Parses argv (without the executable and script). Common flags may come before or after the subcommand. */
 export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageError> {
-  const options: ServeOptions = { command: "serve", repo: null, disabled: new Set(), verbosity: 0 };
+  const common: CommonOptions = { repo: null, disabled: new Set(), verbosity: 0 };
+  const extra = new Map<string, string | true>();
+  const positionals: string[] = [];
+  let subcommand: Subcommand | null = null;
+  let helpCommand = false;
+  let wantsHelp = false;
+  let wantsVersion = false;
+  let afterDashes = false;
+
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
+    if (afterDashes || !arg.startsWith("-") || arg === "-") {
+      if (subcommand === null && !helpCommand) {
+        // The first word names the command (`help` included); later words are its arguments.
+        if (arg === "help") {
+          helpCommand = true;
+          continue;
+        }
+        const chosen = chooseSubcommand(arg);
+        if (!chosen.ok) return chosen;
+        subcommand = chosen.value;
+        continue;
+      }
+      positionals.push(arg);
+      continue;
+    }
+    if (arg === "--") {
+      afterDashes = true;
+      continue;
+    }
     const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? splitOnce(arg) : [arg, undefined];
-    const value = () => {
+    const value = (): string | undefined => {
       if (inline !== undefined) return inline;
       const next = argv[i + 1];
       if (next === undefined) return undefined;
@@ -33,18 +127,20 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
     switch (flag) {
       case "-h":
       case "--help":
-        return ok({ command: "help" });
+        wantsHelp = true;
+        continue;
       case "-V":
       case "--version":
-        return ok({ command: "version" });
+        wantsVersion = true;
+        continue;
       case "--verbose":
-        options.verbosity++;
-        break;
+        common.verbosity++;
+        continue;
       case "--repo": {
         const path = value();
         if (!path) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
-        options.repo = path;
-        break;
+        common.repo = path;
+        continue;
       }
       case "--disable": {
         const group = value();
@@ -55,18 +151,153 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
             }`,
           });
         }
-        options.disabled.add(group as DisableGroup);
-        break;
+        common.disabled.add(group as DisableGroup);
+        continue;
       }
-      default:
-        if (/^-v+$/.test(flag)) {
-          options.verbosity += flag.length - 1;
-          break;
-        }
-        return err({ message: `unexpected argument '${arg}'. Run 'twig-mcp --help' for usage.` });
     }
+    if (/^-v+$/.test(flag)) {
+      common.verbosity += flag.length - 1;
+      continue;
+    }
+    const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
+    if (kind === undefined) return err(unknownFlag(arg, flag, subcommand));
+    if (kind === "bool") {
+      if (inline !== undefined) return err({ message: `${flag} takes no value: twig-mcp ${subcommand} ${flag}` });
+      extra.set(flag, true);
+      continue;
+    }
+    const given = value();
+    if (given === undefined || given === "") {
+      return err({ message: `${flag} needs a value: twig-mcp ${subcommand} ${flag} ${placeholder(flag)}` });
+    }
+    extra.set(flag, given);
   }
-  return ok(options);
+
+  if (helpCommand) {
+    const topic = positionals[0];
+    if (topic === undefined) return ok({ command: "help" });
+    const chosen = chooseSubcommand(topic);
+    return chosen.ok ? ok({ command: "help", topic: chosen.value }) : chosen;
+  }
+  if (wantsHelp) return ok(subcommand === null ? { command: "help" } : { command: "help", topic: subcommand });
+  if (wantsVersion) return ok({ command: "version" });
+  if (subcommand === null) {
+    return positionals.length === 0 ? ok({ command: "serve", ...common }) : err(unexpected(positionals[0] as string));
+  }
+  return buildCommand(subcommand, common, extra, positionals);
+}
+
+function buildCommand(
+  subcommand: Subcommand,
+  common: CommonOptions,
+  extra: Map<string, string | true>,
+  positionals: string[],
+): Result<CliCommand, UsageError> {
+  const flag = (name: string) => extra.get(name) === true;
+  const text = (name: string) => {
+    const value = extra.get(name);
+    return typeof value === "string" ? value : null;
+  };
+  switch (subcommand) {
+    case "tools":
+    case "doctor": {
+      if (positionals.length > 0) {
+        return err({
+          message: `'twig-mcp ${subcommand}' takes no arguments, got '${positionals[0]}'. Run 'twig-mcp ${subcommand} --help' for usage.`,
+        });
+      }
+      return subcommand === "tools"
+        ? ok({ command: "tools", ...common, json: flag("--json") })
+        : ok({ command: "doctor", ...common, online: flag("--online"), json: flag("--json") });
+    }
+    case "call": {
+      const [tool, ...args] = positionals;
+      if (tool === undefined) {
+        return err({
+          message:
+            "'twig-mcp call' needs a tool name: twig-mcp call <tool> [json-args], e.g. twig-mcp call get_branch_stack '{\"branch\":\"main\"}' (list the tools with 'twig-mcp tools')",
+        });
+      }
+      return ok({ command: "call", ...common, tool, args, json: flag("--json") });
+    }
+    case "config":
+      return buildConfig(common, text, flag, positionals);
+  }
+}
+
+function buildConfig(
+  common: CommonOptions,
+  text: (name: string) => string | null,
+  flag: (name: string) => boolean,
+  positionals: string[],
+): Result<CliCommand, UsageError> {
+  const [client, ...rest] = positionals;
+  const usage = `twig-mcp config <${CLIENTS.join("|")}> [--repo PATH] [--write]`;
+  if (client === undefined) return err({ message: `'twig-mcp config' needs a client: ${usage}` });
+  if (!(CLIENTS as readonly string[]).includes(client)) {
+    const guess = closest(client, CLIENTS);
+    return err({
+      message: `unknown client '${client}'.${guess ? ` Did you mean '${guess}'?` : ""} Clients: ${CLIENTS.join(", ")}. Usage: ${usage}`,
+    });
+  }
+  if (rest.length > 0) {
+    return err({ message: `'twig-mcp config' takes one client, got '${rest[0]}' as well. Usage: ${usage}` });
+  }
+  const scope = text("--scope");
+  if (scope !== null && !(SCOPES as readonly string[]).includes(scope)) {
+    return err({ message: `--scope takes user or project, got '${scope}': twig-mcp config ${client} --scope project` });
+  }
+  const name = text("--name") ?? "twig";
+  if (!SERVER_NAME.test(name)) {
+    return err({
+      message: `--name must be letters, digits, '-' or '_' (at most 64), got '${name}': twig-mcp config ${client} --name twig`,
+    });
+  }
+  return ok({
+    command: "config",
+    ...common,
+    client: client as ClientName,
+    write: flag("--write"),
+    scope: scope as ConfigScope | null,
+    name,
+    commandPath: text("--command"),
+    file: text("--file"),
+  });
+}
+
+function chooseSubcommand(word: string): Result<Subcommand, UsageError> {
+  if ((SUBCOMMANDS as readonly string[]).includes(word)) return ok(word as Subcommand);
+  return err(unexpected(word));
+}
+
+function unexpected(word: string): UsageError {
+  if (word === "serve") {
+    return {
+      message:
+        "unexpected argument 'serve': serving MCP on stdio is the default, so run 'twig-mcp' with no command (see 'twig-mcp --help').",
+    };
+  }
+  const guess = closest(word, SUBCOMMANDS);
+  return {
+    message: `unexpected argument '${word}'.${guess ? ` Did you mean 'twig-mcp ${guess}'?` : ""} Commands: ${SUBCOMMANDS.join(", ")}. Run 'twig-mcp --help' for usage.`,
+  };
+}
+
+function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null): UsageError {
+  const own = subcommand === null ? [] : Object.keys(COMMAND_FLAGS[subcommand]);
+  const guess = closest(flag, [...own, ...COMMON_FLAGS]);
+  const owner =
+    subcommand === null
+      ? (Object.keys(COMMAND_FLAGS) as Subcommand[]).find((c) => flag in COMMAND_FLAGS[c])
+      : undefined;
+  const where = subcommand === null ? "twig-mcp" : `twig-mcp ${subcommand}`;
+  let advice = guess ? ` Did you mean '${guess}'?` : "";
+  if (owner !== undefined) advice = ` ${flag} belongs to a command: twig-mcp ${owner} ${flag}`;
+  return { message: `unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.` };
+}
+
+function placeholder(flag: string): string {
+  return { "--scope": "user|project", "--name": "NAME", "--command": "PATH", "--file": "PATH" }[flag] ?? "VALUE";
 }
 
 function splitOnce(arg: string): [string, string] {
@@ -74,17 +305,4 @@ function splitOnce(arg: string): [string, string] {
   return [arg.slice(0, at), arg.slice(at + 1)];
 }
 
-export const HELP_TEXT = `twig-mcp — read-only MCP server for twig branch stacks, GitHub pull requests and Jira issues
-
-Usage: twig-mcp [OPTIONS]
-
-Serves the Model Context Protocol on stdin/stdout for an MCP client (Claude Code, Claude Desktop,
-Cursor, Codex, VS Code) to start. Logs go to stderr.
-
-Options:
-      --repo <PATH>      Repository to serve (searched upward from PATH); default: the current directory
-      --disable <GROUP>  Turn off a group: github, jira, prompts, resources (repeatable)
-  -v, --verbose          More logging on stderr (-v info, -vv debug, -vvv trace)
-  -h, --help             Print help
-  -V, --version          Print version
-`;
+export { HELP_TEXT } from "./help.ts";

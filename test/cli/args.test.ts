@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseArgs } from "../../src/cli/args.ts";
+import { type DisableGroup, parseArgs } from "../../src/cli/args.ts";
 
 describe("parseArgs", () => {
   test("serving is the default", () => {
@@ -31,4 +31,69 @@ describe("parseArgs", () => {
       if (!result.ok) expect(result.error.message.length).toBeGreaterThan(10);
     },
   );
+});
+
+describe("subcommands", () => {
+  const common = { repo: null, disabled: new Set<DisableGroup>(), verbosity: 0 };
+
+  test("each command with its flags; common flags go before or after it", () => {
+    expect(parseArgs(["tools", "--json"])).toEqual({ ok: true, value: { command: "tools", ...common, json: true } });
+    expect(parseArgs(["--repo", "/r", "-v", "tools", "--disable", "jira"])).toEqual({
+      ok: true,
+      value: { command: "tools", repo: "/r", disabled: new Set(["jira"]), verbosity: 1, json: false },
+    });
+    expect(parseArgs(["call", "get_branch_stack", "branch=main", "--json", "--repo=/x"])).toEqual({
+      ok: true,
+      value: { command: "call", ...common, repo: "/x", tool: "get_branch_stack", args: ["branch=main"], json: true },
+    });
+    expect(parseArgs(["call", "t", "--", "--not-a-flag=1"])).toMatchObject({ value: { args: ["--not-a-flag=1"] } });
+    expect(parseArgs(["doctor", "--online", "--json"])).toEqual({
+      ok: true,
+      value: { command: "doctor", ...common, online: true, json: true },
+    });
+    expect(
+      parseArgs(["config", "vscode", "--write", "--scope", "project", "--name=tw", "--command", "twig-mcp"]),
+    ).toEqual({
+      ok: true,
+      value: {
+        command: "config",
+        ...common,
+        client: "vscode",
+        write: true,
+        scope: "project",
+        name: "tw",
+        commandPath: "twig-mcp",
+        file: null,
+      },
+    });
+  });
+
+  test("--help after a command, and `help <command>`, ask for that command's help", () => {
+    expect(parseArgs(["doctor", "--help"])).toEqual({ ok: true, value: { command: "help", topic: "doctor" } });
+    expect(parseArgs(["config", "-h", "nonsense"])).toEqual({ ok: true, value: { command: "help", topic: "config" } });
+    expect(parseArgs(["help", "call"])).toEqual({ ok: true, value: { command: "help", topic: "call" } });
+    expect(parseArgs(["help"])).toEqual({ ok: true, value: { command: "help" } });
+  });
+
+  test.each([
+    [["tool"], "Did you mean 'twig-mcp tools'?"],
+    [["serve"], "serving MCP on stdio is the default"],
+    [["tools", "--jsn"], "Did you mean '--json'?"],
+    [["--json"], "--json belongs to a command: twig-mcp tools --json"],
+    [["--online"], "twig-mcp doctor --online"],
+    [["tools", "extra"], "'twig-mcp tools' takes no arguments"],
+    [["call"], "twig-mcp call <tool> [json-args]"],
+    [["config"], "'twig-mcp config' needs a client: twig-mcp config <claude-desktop|claude-code|cursor|codex|vscode>"],
+    [["config", "vscod"], "Did you mean 'vscode'?"],
+    [["config", "cursor", "codex"], "takes one client"],
+    [["config", "cursor", "--scope", "global"], "--scope takes user or project, got 'global'"],
+    [["config", "cursor", "--name", "my server"], "--name must be letters, digits"],
+    [["config", "cursor", "--write=yes"], "--write takes no value"],
+    [["config", "cursor", "--file"], "--file needs a value: twig-mcp config --file PATH"],
+    [["help", "doctr"], "Did you mean 'twig-mcp doctor'?"],
+  ])("%p is a usage error that says what to type", (argv, advice) => {
+    const result = parseArgs(argv);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.message).toContain(advice);
+  });
 });

@@ -1,0 +1,135 @@
+import { crc32 } from "node:zlib";
+
+/**
+ * Release archives and npm tarballs, written here rather than with `tar`/`zip` so that the files
+ * are the same on every build machine (Windows has no `zip`), entries carry the executable bit,
+ * and timestamps are fixed.
+ */
+export interface ArchiveEntry {
+  /** Path inside the archive, with `/`. */
+  name: string;
+  data: Uint8Array<ArrayBuffer>;
+  /** Unix permission bits: 0o755 for executables, 0o644 otherwise. */
+  mode: number;
+}
+
+const encoder = new TextEncoder();
+
+/** A POSIX ustar archive, gzip-compressed. */
+export function tarGz(entries: readonly ArchiveEntry[], mtime: Date, level = 9): Uint8Array<ArrayBuffer> {
+  const blocks: Uint8Array[] = [];
+  for (const entry of entries) {
+    blocks.push(tarHeader(entry, mtime), entry.data);
+    const padding = (512 - (entry.data.length % 512)) % 512;
+    if (padding > 0) blocks.push(new Uint8Array(padding));
+  }
+  blocks.push(new Uint8Array(1024));
+  return Bun.gzipSync(concat(blocks), { level: level as 1 });
+}
+
+function tarHeader(entry: ArchiveEntry, mtime: Date): Uint8Array {
+  const header = new Uint8Array(512);
+  const name = encoder.encode(entry.name);
+  let prefix = new Uint8Array(0);
+  let base = name;
+  if (name.length > 100) {
+    // ustar splits long names at a `/` into prefix (155) and name (100).
+    const text = entry.name;
+    const cut = text.lastIndexOf("/");
+    const head = encoder.encode(text.slice(0, cut));
+    const tail = encoder.encode(text.slice(cut + 1));
+    if (cut <= 0 || head.length > 155 || tail.length > 100) throw new Error(`path too long for tar: ${text}`);
+    prefix = head;
+    base = tail;
+  }
+  header.set(base, 0);
+  writeOctal(header, 100, 8, entry.mode);
+  writeOctal(header, 108, 8, 0);
+  writeOctal(header, 116, 8, 0);
+  writeOctal(header, 124, 12, entry.data.length);
+  writeOctal(header, 136, 12, Math.floor(mtime.getTime() / 1000));
+  header.fill(0x20, 148, 156);
+  header[156] = 0x30; // regular file
+  header.set(encoder.encode("ustar\u000000"), 257);
+  header.set(encoder.encode("root"), 265);
+  header.set(encoder.encode("root"), 297);
+  header.set(prefix, 345);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.set(encoder.encode(`${sum.toString(8).padStart(6, "0")}\u0000 `), 148);
+  return header;
+}
+
+function writeOctal(header: Uint8Array, offset: number, length: number, value: number): void {
+  header.set(encoder.encode(`${value.toString(8).padStart(length - 1, "0")}\u0000`), offset);
+}
+
+/** A zip archive (deflate), with Unix modes recorded so that unzip on macOS/Linux keeps `+x`. */
+export function zip(entries: readonly ArchiveEntry[], mtime: Date, level = 9): Uint8Array<ArrayBuffer> {
+  const parts: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let offset = 0;
+  const { time, date } = dosDateTime(mtime);
+  for (const entry of entries) {
+    const name = encoder.encode(entry.name);
+    const compressed = Bun.deflateSync(entry.data, { level: level as 1 });
+    const crc = crc32(entry.data) >>> 0;
+    const local = new DataView(new ArrayBuffer(30));
+    local.setUint32(0, 0x04034b50, true);
+    local.setUint16(4, 20, true); // version needed: 2.0 (deflate)
+    local.setUint16(6, 0x0800, true); // UTF-8 names
+    local.setUint16(8, 8, true); // deflate
+    local.setUint16(10, time, true);
+    local.setUint16(12, date, true);
+    local.setUint32(14, crc, true);
+    local.setUint32(18, compressed.length, true);
+    local.setUint32(22, entry.data.length, true);
+    local.setUint16(26, name.length, true);
+    local.setUint16(28, 0, true);
+    const record = new DataView(new ArrayBuffer(46));
+    record.setUint32(0, 0x02014b50, true);
+    record.setUint16(4, (3 << 8) | 20, true); // made by: Unix, 2.0
+    record.setUint16(6, 20, true);
+    record.setUint16(8, 0x0800, true);
+    record.setUint16(10, 8, true);
+    record.setUint16(12, time, true);
+    record.setUint16(14, date, true);
+    record.setUint32(16, crc, true);
+    record.setUint32(20, compressed.length, true);
+    record.setUint32(24, entry.data.length, true);
+    record.setUint16(28, name.length, true);
+    record.setUint32(38, ((0o100000 | entry.mode) << 16) >>> 0, true); // regular file + mode
+    record.setUint32(42, offset, true);
+    parts.push(new Uint8Array(local.buffer), name, compressed);
+    central.push(new Uint8Array(record.buffer), name);
+    offset += 30 + name.length + compressed.length;
+  }
+  const directory = concat(central);
+  const end = new DataView(new ArrayBuffer(22));
+  end.setUint32(0, 0x06054b50, true);
+  end.setUint16(8, entries.length, true);
+  end.setUint16(10, entries.length, true);
+  end.setUint32(12, directory.length, true);
+  end.setUint32(16, offset, true);
+  return concat([...parts, directory, new Uint8Array(end.buffer)]);
+}
+
+function dosDateTime(when: Date): { time: number; date: number } {
+  // DOS dates start in 1980; earlier times (a SOURCE_DATE_EPOCH of 0) are clamped.
+  const d = when.getUTCFullYear() < 1980 ? new Date(Date.UTC(1980, 0, 1)) : when;
+  return {
+    time: (d.getUTCHours() << 11) | (d.getUTCMinutes() << 5) | Math.floor(d.getUTCSeconds() / 2),
+    date: ((d.getUTCFullYear() - 1980) << 9) | ((d.getUTCMonth() + 1) << 5) | d.getUTCDate(),
+  };
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const total = parts.reduce((n, part) => n + part.length, 0);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

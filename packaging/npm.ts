@@ -1,0 +1,95 @@
+import { type ArchiveEntry, tarGz } from "./archive.ts";
+import { installedName, TARGETS, type Target } from "./targets.ts";
+
+/** npm fixes every tarball entry's time to this date; so do we, for byte-identical rebuilds. */
+const NPM_MTIME = new Date("1985-10-26T08:15:00Z");
+
+export interface PackageInfo {
+  name: string;
+  version: string;
+  description: string;
+  license: string;
+  homepage?: string;
+  repository?: unknown;
+  keywords?: string[];
+}
+
+export interface NpmTarball {
+  file: string;
+  bytes: Uint8Array<ArrayBuffer>;
+}
+
+const encoder = new TextEncoder();
+
+function json(value: unknown): Uint8Array<ArrayBuffer> {
+  return encoder.encode(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function text(value: string): ArchiveEntry["data"] {
+  return encoder.encode(value);
+}
+
+export function platformPackageName(target: Target): string {
+  return `twig-mcp-${target.id}`;
+}
+
+/**
+ * The `twig-mcp` package: a small launcher as its `bin`, and one optional dependency per platform
+ * package, pinned to the same version. Package managers install only the platform packages whose
+ * `os`/`cpu`/`libc` match, so a user downloads one binary.
+ */
+export function mainPackage(info: PackageInfo, launcher: string, readme: string): NpmTarball {
+  const optionalDependencies = Object.fromEntries(
+    TARGETS.filter((t) => t.npm !== null).map((t) => [platformPackageName(t), info.version]),
+  );
+  const manifest = {
+    name: "twig-mcp",
+    version: info.version,
+    description: info.description,
+    license: info.license,
+    ...(info.homepage ? { homepage: info.homepage } : {}),
+    ...(info.repository ? { repository: info.repository } : {}),
+    ...(info.keywords ? { keywords: info.keywords } : {}),
+    bin: { "twig-mcp": "bin/twig-mcp.js" },
+    files: ["bin/", "README.md"],
+    engines: { node: ">=18" },
+    optionalDependencies,
+  };
+  const entries: ArchiveEntry[] = [
+    { name: "package/package.json", data: json(manifest), mode: 0o644 },
+    { name: "package/bin/twig-mcp.js", data: text(launcher), mode: 0o755 },
+    { name: "package/README.md", data: text(readme), mode: 0o644 },
+  ];
+  return { file: `twig-mcp-${info.version}.tgz`, bytes: tarGz(entries, NPM_MTIME) };
+}
+
+/** One platform's package: the native binary under `bin/` (not a `bin` entry: the launcher runs it). */
+export function platformPackage(
+  info: PackageInfo,
+  target: Target,
+  binary: Uint8Array<ArrayBuffer>,
+  level = 9,
+): NpmTarball {
+  if (target.npm === null) throw new Error(`${target.id} is not published to npm`);
+  const name = platformPackageName(target);
+  const manifest = {
+    name,
+    version: info.version,
+    description: `The twig-mcp executable for ${target.id}; install twig-mcp, which picks it.`,
+    license: info.license,
+    ...(info.homepage ? { homepage: info.homepage } : {}),
+    ...(info.repository ? { repository: info.repository } : {}),
+    os: [target.npm.os],
+    cpu: [target.npm.cpu],
+    ...(target.npm.libc ? { libc: [target.npm.libc] } : {}),
+    files: ["bin/"],
+    preferUnplugged: true,
+  };
+  const readme = `# ${name}\n\nThe ${target.id} executable of [twig-mcp](https://www.npmjs.com/package/twig-mcp). Install \`twig-mcp\` instead; it depends on this package.\n`;
+  const entries: ArchiveEntry[] = [
+    { name: "package/package.json", data: json(manifest), mode: 0o644 },
+    { name: "package/README.md", data: text(readme), mode: 0o644 },
+    { name: `package/bin/${installedName(target)}`, data: binary, mode: 0o755 },
+  ];
+  return { file: `${name}-${info.version}.tgz`, bytes: tarGz(entries, NPM_MTIME, level) };
+}

@@ -1,0 +1,175 @@
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { CachedFileReader } from "../fs/cached-file.ts";
+import { discoverRepository } from "../git/discover.ts";
+import { err, ok, type Result } from "../result.ts";
+import type { ConfigOptions, ConfigScope } from "./args.ts";
+import { CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
+import { mergeServerEntry, type ServerEntry } from "./config/merge.ts";
+import { type LaunchCommand, selfCommand } from "./config/self-command.ts";
+import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
+import { userHome } from "./home.ts";
+import { writeErr, writeOut } from "./output.ts";
+
+/**
+ * `twig-mcp config <client>`: prints the snippet that registers this executable with a client, or
+ * with `--write` merges it into the client's configuration file. The snippet goes to stdout alone
+ * (so it can be piped or pasted); where it belongs and what to do next go to stderr.
+ */
+export async function runConfig(options: ConfigOptions): Promise<number> {
+  const scope = chooseScope(options);
+  if (!scope.ok) return usage(scope.error);
+
+  const home = userHome();
+  if (home === null) {
+    await writeErr("error: cannot determine the home directory (set HOME)\n");
+    return 1;
+  }
+  const files = new CachedFileReader();
+  const cwd = process.cwd();
+  let repoRoot: string | null = null;
+  if (options.repo !== null) {
+    const found = await repositoryRoot(resolve(cwd, options.repo), files);
+    if (!found.ok) {
+      await writeErr(`error: --repo ${options.repo}: ${found.error}\n`);
+      return 1;
+    }
+    repoRoot = found.value;
+  }
+  const projectRoot = repoRoot ?? (await repositoryRoot(cwd, files).then((r) => (r.ok ? r.value : null)));
+
+  const launch = withServerArgs(launchCommand(options, cwd), repoRoot, options);
+  const snippet = renderSnippet(options.client, scope.value, options.name, launch, process.platform);
+  const locations = { env: process.env, platform: process.platform, home, projectRoot };
+  const path =
+    options.file !== null ? ok(resolve(cwd, options.file)) : configPath(options.client, scope.value, locations);
+
+  if (!options.write) {
+    await writeOut(snippet);
+    await writeErr(`${printGuidance(options, scope.value, path)}\n`);
+    return 0;
+  }
+  if (options.client === "claude-code" && scope.value === "user" && options.file === null) {
+    await writeOut(snippet);
+    await writeErr(
+      "Claude Code keeps user-scope servers in ~/.claude.json, a file it rewrites while it runs, so twig-mcp does not edit it.\n" +
+        "Run the command above instead, or write the project's .mcp.json: twig-mcp config claude-code --write --scope project\n",
+    );
+    return 2;
+  }
+  if (!path.ok) return usage(path.error);
+  return writeConfig(path.value, options, scope.value, launch, snippet);
+}
+
+async function writeConfig(
+  path: string,
+  options: ConfigOptions,
+  scope: ConfigScope,
+  launch: LaunchCommand,
+  snippet: string,
+): Promise<number> {
+  const spec = CLIENT_SPECS[options.client];
+  const file = await readConfigFile(path);
+  if (!file.ok) {
+    await writeErr(`error: ${file.error}\n`);
+    return 1;
+  }
+  const entry = serverEntry(options.client, scope, launch) as ServerEntry;
+  const merged = mergeServerEntry(spec.format, file.value.text ?? "", spec.serversKey, options.name, entry);
+  if (!merged.ok) {
+    await writeErr(
+      `error: cannot update ${path}: ${merged.error}.\nThe file was left unchanged. Fix it, or add this by hand:\n\n${snippet}`,
+    );
+    return 1;
+  }
+  if (merged.value === file.value.text) {
+    await writeErr(`${path} already registers '${options.name}' this way; nothing to change.\n`);
+    return 0;
+  }
+  const written = await replaceConfigFile(file.value, merged.value);
+  if (!written.ok) {
+    await writeErr(`error: ${written.error}\n`);
+    return 1;
+  }
+  const backup = written.value.backup ? ` (previous version: ${written.value.backup})` : " (new file)";
+  await writeErr(
+    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${spec.afterwards}\n`,
+  );
+  return 0;
+}
+
+function chooseScope(options: ConfigOptions): Result<ConfigScope, string> {
+  const spec = CLIENT_SPECS[options.client];
+  // Claude Code's user scope belongs to `claude mcp add`; writing means the project's .mcp.json.
+  const scope = options.scope ?? (options.write && options.client === "claude-code" ? "project" : "user");
+  if (!spec.scopes.includes(scope)) {
+    return err(
+      `${options.client} has only a ${spec.scopes.join(" and a ")} configuration: drop --scope ${scope} (twig-mcp config ${options.client}${options.write ? " --write" : ""})`,
+    );
+  }
+  return ok(scope);
+}
+
+async function usage(message: string): Promise<number> {
+  await writeErr(`error: ${message}\n`);
+  return 2;
+}
+
+function launchCommand(options: ConfigOptions, cwd: string): LaunchCommand {
+  if (options.commandPath !== null) {
+    // A bare name (`twig-mcp`) is looked up on the client's PATH; anything with a slash is a path.
+    const path = /[\\/]/.test(options.commandPath) ? resolve(cwd, options.commandPath) : options.commandPath;
+    return { command: path, args: [] };
+  }
+  return selfCommand({ execPath: process.execPath, main: Bun.main, platform: process.platform, exists: existsSync });
+}
+
+function withServerArgs(launch: LaunchCommand, repoRoot: string | null, options: ConfigOptions): LaunchCommand {
+  const args = [...launch.args];
+  if (repoRoot !== null) args.push("--repo", repoRoot);
+  for (const group of options.disabled) args.push("--disable", group);
+  return { command: launch.command, args };
+}
+
+async function repositoryRoot(start: string, files: CachedFileReader): Promise<Result<string, string>> {
+  const found = await discoverRepository(start, files);
+  if (!found.ok) return err(found.error.message);
+  if (found.value.workTree === null) return err(`${start} is a bare repository (no working tree)`);
+  return ok(found.value.workTree);
+}
+
+function printGuidance(options: ConfigOptions, scope: ConfigScope, path: Result<string, string>): string {
+  const spec = CLIENT_SPECS[options.client];
+  const lines: string[] = [];
+  if (options.client === "claude-code" && scope === "user") {
+    lines.push("Run the command above to register twig-mcp for every project (Claude Code starts it in the project).");
+    lines.push("For the project's shared .mcp.json instead: twig-mcp config claude-code --write");
+  } else if (path.ok) {
+    const where = spec.format === "toml" ? "Append this to" : `Merge this into the "${spec.serversKey}" of`;
+    lines.push(`${where} ${path.value}`);
+    lines.push(`or let twig-mcp do it: twig-mcp ${rebuildArgs(options)} --write`);
+  } else {
+    lines.push(`(${path.error})`);
+  }
+  if (options.client === "claude-desktop" && options.repo === null) {
+    lines.push(
+      "Claude Desktop starts servers outside your project: add --repo PATH, or name a twig-registered repository in each request.",
+    );
+  }
+  lines.push(spec.afterwards);
+  return lines.join("\n");
+}
+
+function rebuildArgs(options: ConfigOptions): string {
+  const words = ["config", options.client];
+  if (options.repo !== null) words.push("--repo", isAbsolute(options.repo) ? options.repo : resolve(options.repo));
+  for (const group of options.disabled) words.push("--disable", group);
+  if (options.scope !== null) words.push("--scope", options.scope);
+  if (options.name !== "twig") words.push("--name", options.name);
+  if (options.commandPath !== null) words.push("--command", options.commandPath);
+  return words.map((word) => (/^[\w/.:=@%+,-]+$/.test(word) ? word : JSON.stringify(word))).join(" ");
+}
+
+function describeLaunch(launch: LaunchCommand): string {
+  return [launch.command, ...launch.args].join(" ");
+}

@@ -1,0 +1,138 @@
+import { posix, win32 } from "node:path";
+import type { Env } from "../../context.ts";
+import { err, ok, type Result } from "../../result.ts";
+import type { ClientName, ConfigScope } from "../args.ts";
+import { stringify } from "./jsonc-edit.ts";
+import type { LaunchCommand } from "./self-command.ts";
+import { tomlKey, tomlValue } from "./toml.ts";
+
+export interface ClientSpec {
+  title: string;
+  format: "json" | "toml";
+  /** The object (JSON) or table prefix (TOML) the servers live under. */
+  serversKey: string;
+  scopes: readonly ConfigScope[];
+  /** What the client needs after its servers: restart, reload, approval. */
+  afterwards: string;
+}
+
+export const CLIENT_SPECS: Record<ClientName, ClientSpec> = {
+  "claude-desktop": {
+    title: "Claude Desktop",
+    format: "json",
+    serversKey: "mcpServers",
+    scopes: ["user"],
+    afterwards: "Quit and reopen Claude Desktop to load it.",
+  },
+  "claude-code": {
+    title: "Claude Code",
+    format: "json",
+    serversKey: "mcpServers",
+    scopes: ["user", "project"],
+    afterwards:
+      "Claude Code asks once before it starts a server from a project's .mcp.json; check with 'claude mcp list'.",
+  },
+  cursor: {
+    title: "Cursor",
+    format: "json",
+    serversKey: "mcpServers",
+    scopes: ["user", "project"],
+    afterwards: "Cursor picks it up under Settings → MCP (toggle the server on if it is off).",
+  },
+  codex: {
+    title: "Codex",
+    format: "toml",
+    serversKey: "mcp_servers",
+    scopes: ["user"],
+    afterwards: "Start a new Codex session to load it; check with 'codex mcp list'.",
+  },
+  vscode: {
+    title: "VS Code",
+    format: "json",
+    serversKey: "servers",
+    scopes: ["user", "project"],
+    afterwards: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
+  },
+};
+
+export interface Locations {
+  env: Env;
+  platform: NodeJS.Platform;
+  home: string;
+  /** The repository's working tree, for project-scoped files; `null` outside a repository. */
+  projectRoot: string | null;
+}
+
+/** The configuration file a client reads for `scope`, at its real per-platform location. */
+export function configPath(client: ClientName, scope: ConfigScope, at: Locations): Result<string, string> {
+  const path = at.platform === "win32" ? win32 : posix;
+  if (scope === "project") {
+    if (at.projectRoot === null) {
+      return err("--scope project needs a repository: run this inside it or pass --repo PATH");
+    }
+    const file = { "claude-code": ".mcp.json", cursor: ".cursor/mcp.json", vscode: ".vscode/mcp.json" }[
+      client as "claude-code" | "cursor" | "vscode"
+    ];
+    return ok(path.join(at.projectRoot, file));
+  }
+  switch (client) {
+    case "claude-desktop":
+      return ok(path.join(appDataDir(at), "Claude", "claude_desktop_config.json"));
+    case "claude-code":
+      return ok(path.join(absolute(at.env.CLAUDE_CONFIG_DIR, at) ?? at.home, ".claude.json"));
+    case "cursor":
+      return ok(path.join(at.home, ".cursor", "mcp.json"));
+    case "codex":
+      return ok(path.join(absolute(at.env.CODEX_HOME, at) ?? path.join(at.home, ".codex"), "config.toml"));
+    case "vscode":
+      return ok(path.join(appDataDir(at), "Code", "User", "mcp.json"));
+  }
+}
+
+/** Where Electron apps keep per-user data: Application Support, %APPDATA%, or the XDG config dir. */
+function appDataDir(at: Locations): string {
+  if (at.platform === "darwin") return posix.join(at.home, "Library", "Application Support");
+  if (at.platform === "win32") return absolute(at.env.APPDATA, at) ?? win32.join(at.home, "AppData", "Roaming");
+  return absolute(at.env.XDG_CONFIG_HOME, at) ?? posix.join(at.home, ".config");
+}
+
+function absolute(value: string | undefined, at: Locations): string | null {
+  if (!value) return null;
+  return (at.platform === "win32" ? win32 : posix).isAbsolute(value) ? value : null;
+}
+
+/** The server's entry as the client expects it; key order as in each client's documentation. */
+export function serverEntry(client: ClientName, scope: ConfigScope, launch: LaunchCommand): Record<string, unknown> {
+  const base = { command: launch.command, args: launch.args };
+  if (client === "vscode" || (client === "claude-code" && scope === "project")) return { type: "stdio", ...base };
+  return base;
+}
+
+/** The exact text to paste: the client's whole file shape (JSON or TOML), or Claude Code's command. */
+export function renderSnippet(
+  client: ClientName,
+  scope: ConfigScope,
+  name: string,
+  launch: LaunchCommand,
+  platform: NodeJS.Platform,
+): string {
+  const spec = CLIENT_SPECS[client];
+  if (client === "claude-code" && scope === "user") {
+    const words = ["claude", "mcp", "add", "--scope", "user", name, "--", launch.command, ...launch.args];
+    return `${words.map((word) => shellQuote(word, platform)).join(" ")}\n`;
+  }
+  const entry = serverEntry(client, scope, launch);
+  if (spec.format === "toml") {
+    const lines = [`[${spec.serversKey}.${tomlKey(name)}]`];
+    for (const [key, value] of Object.entries(entry)) lines.push(`${key} = ${tomlValue(value as string | string[])}`);
+    return `${lines.join("\n")}\n`;
+  }
+  return `${stringify({ [spec.serversKey]: { [name]: entry } }, "  ", "", "\n")}\n`;
+}
+
+/** A word as a shell would need it typed: POSIX single quotes, or double quotes on Windows. */
+export function shellQuote(word: string, platform: NodeJS.Platform): string {
+  if (/^[A-Za-z0-9_/.:=@%+,-]+$/.test(word)) return word;
+  if (platform === "win32") return `"${word.replace(/"/g, '\\"')}"`;
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}

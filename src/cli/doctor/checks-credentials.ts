@@ -1,0 +1,161 @@
+import { readFile, stat } from "node:fs/promises";
+import type { Context } from "../../context.ts";
+import { resolveGitHubCredential } from "../../creds/credentials-github.ts";
+import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
+import { netrcPath, parseNetrc } from "../../creds/netrc.ts";
+import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
+import { apiBaseUrl, apiHostOf } from "../../github/api-base.ts";
+import { GITHUB_COM, ghHostOverride } from "../../github/hosts.ts";
+import { resolveTarget } from "../../github/target.ts";
+import { ensureUrlScheme, isAtlassianCloudHost, type JiraBase, jiraBase, normalizeHost } from "../../jira/host.ts";
+import { type Check, check } from "./report.ts";
+
+/** `~/.netrc`: twig's credential store. Its secrets are never read into the report, only machine names. */
+export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promise<Check> {
+  const path = netrcPath(ctx);
+  const title = ".netrc";
+  let mode: number;
+  let bytes: Uint8Array;
+  try {
+    mode = (await stat(path)).mode;
+    bytes = await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      return check(
+        "netrc",
+        title,
+        "info",
+        `${path} does not exist`,
+        "Credentials can come from environment variables instead; `twig creds` writes this file.",
+      );
+    }
+    return check("netrc", title, "fail", `cannot read ${path}: ${describeFsError(error)}`, `Check its permissions.`);
+  }
+  const text = decodeUtf8(bytes);
+  if (text === null) return check("netrc", title, "fail", `${path} is not valid UTF-8`, "Re-save it as UTF-8 text.");
+  const machines = [...new Set(parseNetrc(text).map((entry) => entry.machine ?? "default"))];
+  const listed = machines.length === 0 ? "no complete entries" : `machines: ${machines.join(", ")}`;
+  // Windows has no Unix permission bits; its ACLs are outside what a mode can tell.
+  if (ctx.platform !== "win32" && (mode & 0o077) !== 0) {
+    const octal = (mode & 0o777).toString(8).padStart(3, "0");
+    return check(
+      "netrc",
+      title,
+      "warn",
+      `${path} (${listed}) is readable by other users (mode ${octal})`,
+      `It holds tokens: chmod 600 ${path}`,
+    );
+  }
+  return check("netrc", title, "ok", `${path} (${listed})`);
+}
+
+/**
+ * The GitHub host the tools would talk to (from the repository's remotes, or GH_HOST / github.com)
+ * and where the token would come from, resolved exactly as a tool call resolves it.
+ */
+export async function checkGitHub(ctx: Context): Promise<{ checks: Check[]; host: string | null }> {
+  const checks: Check[] = [];
+  let host = ghHostOverride(ctx.env) ?? GITHUB_COM;
+  if (ctx.repo.ok) {
+    const target = await resolveTarget(ctx, {});
+    if (target.ok) {
+      host = target.value.host;
+      checks.push(
+        check("github-repo", "GitHub repository", "ok", `${target.value.owner}/${target.value.repo} on ${host}`),
+      );
+    } else {
+      checks.push(
+        check(
+          "github-repo",
+          "GitHub repository",
+          "warn",
+          target.error.message,
+          "GitHub tools then need explicit owner and repo arguments.",
+        ),
+      );
+    }
+  }
+  const base = apiBaseUrl(host, ctx.env);
+  if (!base.ok) {
+    checks.push(check("github-credentials", "GitHub token", "fail", base.error.message, base.error.hint));
+    return { checks, host: null };
+  }
+  const credential = await resolveGitHubCredential(ctx, {
+    host,
+    apiHost: apiHostOf(base.value),
+    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
+  });
+  if (credential.ok) {
+    checks.push(check("github-credentials", "GitHub token", "ok", `for ${host}: from ${credential.value.source}`));
+  } else {
+    checks.push(
+      check(
+        "github-credentials",
+        "GitHub token",
+        "warn",
+        `none for ${host}; GitHub tools answer credentials_missing`,
+        credential.error.hint,
+      ),
+    );
+  }
+  return { checks, host: credential.ok ? host : null };
+}
+
+const CLIENT_ENV_HINT =
+  "MCP clients start twig-mcp with their own environment: set it in the server's \"env\" in the client's configuration, not only in your shell.";
+
+/** `JIRA_HOST` and the Jira credentials for it, as the Jira tools resolve them. */
+export async function checkJira(
+  ctx: Pick<Context, "env" | "home" | "files">,
+): Promise<{ checks: Check[]; base: JiraBase | null }> {
+  const raw = ctx.env.JIRA_HOST;
+  if (raw === undefined || raw.trim() === "") {
+    return {
+      checks: [
+        check(
+          "jira-host",
+          "JIRA_HOST",
+          "warn",
+          "not set; Jira tools answer credentials_missing",
+          `Set JIRA_HOST to your Jira site (company.atlassian.net), or pass --disable jira. ${CLIENT_ENV_HINT}`,
+        ),
+      ],
+      base: null,
+    };
+  }
+  const url = ensureUrlScheme(raw);
+  const base = url.ok ? jiraBase(url.value) : url;
+  if (!base.ok) {
+    return {
+      checks: [
+        check(
+          "jira-host",
+          "JIRA_HOST",
+          "fail",
+          `invalid: ${base.error.replace(/[^\s'/@]+@/g, "…@")}`,
+          "Set it to the site's address, such as company.atlassian.net or https://jira.example.com.",
+        ),
+      ],
+      base: null,
+    };
+  }
+  const kind = isAtlassianCloudHost(base.value.hostname)
+    ? "Jira Cloud"
+    : "Jira Server/Data Center or Cloud, asked at first use";
+  const checks = [check("jira-host", "JIRA_HOST", "ok", `${base.value.display} (${kind})`)];
+  const credential = await resolveJiraCredential(ctx, normalizeHost(base.value.baseUrl));
+  if (credential.ok) {
+    checks.push(check("jira-credentials", "Jira credentials", "ok", `from ${credential.value.source}`));
+    return { checks, base: base.value };
+  }
+  checks.push(
+    check(
+      "jira-credentials",
+      "Jira credentials",
+      "fail",
+      credential.error.message,
+      `${credential.error.hint ?? ""} ${CLIENT_ENV_HINT}`.trim(),
+    ),
+  );
+  return { checks, base: null };
+}

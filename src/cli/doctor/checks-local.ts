@@ -1,0 +1,139 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Context } from "../../context.ts";
+import { discoverRepository } from "../../git/discover.ts";
+import { readHead } from "../../git/head.ts";
+import { err, ok, type Result } from "../../result.ts";
+import { registryPath } from "../../twig/dirs.ts";
+import { loadRegistry } from "../../twig/registry.ts";
+import { loadState, statePath } from "../../twig/state.ts";
+import { type Check, check } from "./report.ts";
+
+export interface RepositoryFinding {
+  check: Check;
+  /** The working tree the server would serve, or why there is none (becomes `ctx.repo`). */
+  repo: Result<string, string>;
+}
+
+/** Which repository the server would serve, and what it has checked out. */
+export async function checkRepository(
+  ctx: Pick<Context, "files" | "cwd">,
+  repoArg: string | null,
+): Promise<RepositoryFinding> {
+  const start = repoArg === null ? ctx.cwd : resolve(ctx.cwd, repoArg);
+  const found = await discoverRepository(start, ctx.files);
+  const title = "repository";
+  if (!found.ok) {
+    if (repoArg !== null) {
+      return {
+        check: check(
+          "repository",
+          title,
+          "fail",
+          found.error.message,
+          "Pass --repo a directory inside a git checkout.",
+        ),
+        repo: err(found.error.message),
+      };
+    }
+    return {
+      check: check(
+        "repository",
+        title,
+        "warn",
+        `${start} is not inside a git repository`,
+        "Started here, the server answers no_repo unless the client names a project (roots) or a request names a registered repository; add --repo PATH to the client's configuration.",
+      ),
+      repo: err(found.error.message),
+    };
+  }
+  const workTree = found.value.workTree;
+  if (workTree === null) {
+    const message = `${found.value.gitDir} is a bare repository (no working tree)`;
+    return {
+      check: check("repository", title, "fail", message, "Use --repo with a checkout of it."),
+      repo: err(message),
+    };
+  }
+  const head = await readHead(found.value, ctx.files);
+  let where: string;
+  if (!head.ok) where = head.error.message;
+  else if (head.value.kind === "detached") where = `detached HEAD at ${head.value.oid.slice(0, 12)}`;
+  else where = `on ${head.value.branch}${head.value.unborn ? " (no commits yet)" : ""}`;
+  const linked = found.value.isLinkedWorktree ? ", a linked worktree" : "";
+  return { check: check("repository", title, "ok", `${workTree} (${where}${linked})`), repo: ok(workTree) };
+}
+
+/** twig's per-repository state file: absent is normal, unparseable breaks every stack tool. */
+export async function checkState(ctx: Pick<Context, "files">, repo: Result<string, string>): Promise<Check> {
+  const title = "twig state";
+  if (!repo.ok) return check("state", title, "info", "no repository, so no state file to read");
+  const path = statePath(repo.value);
+  if (!existsSync(path)) {
+    return check(
+      "state",
+      title,
+      "info",
+      `${path} does not exist yet`,
+      "twig creates it when it first records a branch here; until then the tools see no twig metadata.",
+    );
+  }
+  const state = await loadState(ctx, repo.value);
+  if (!state.ok) return check("state", title, "fail", state.error.message, state.error.hint);
+  const branches = state.value.branches.size;
+  const roots = state.value.roots.length;
+  return check(
+    "state",
+    title,
+    "ok",
+    `${path}: ${plural(branches, "branch", "branches")}, ${plural(roots, "root", "roots")}`,
+  );
+}
+
+/** twig's global registry of repositories (`list_repositories`, the `repo` argument). */
+export async function checkRegistry(
+  ctx: Pick<Context, "files" | "dirs" | "platform">,
+  repo: Result<string, string>,
+): Promise<Check> {
+  const title = "twig registry";
+  const path = registryPath(ctx.dirs, ctx.platform);
+  if (!existsSync(path)) {
+    return check(
+      "registry",
+      title,
+      "info",
+      `${path} does not exist`,
+      "Register repositories with `twig git add <path>` to let clients name them in requests.",
+    );
+  }
+  const entries = await loadRegistry(ctx);
+  if (!entries.ok) return check("registry", title, "fail", entries.error.message, entries.error.hint);
+  const registered = repo.ok && entries.value.some((entry) => resolve(entry.path) === repo.value);
+  const note = repo.ok ? (registered ? "; this repository is one of them" : "; this repository is not registered") : "";
+  return check(
+    "registry",
+    title,
+    "ok",
+    `${path}: ${plural(entries.value.length, "repository", "repositories")}${note}`,
+  );
+}
+
+/** Where twig keeps its files on this platform, so a user can tell the server looks where twig writes. */
+export function checkDirectories(ctx: Pick<Context, "dirs">): Check {
+  const { configDir, dataDir } = ctx.dirs;
+  const describe = (dir: string) => `${dir}${existsSync(dir) ? "" : " (missing)"}`;
+  const detail =
+    configDir === dataDir ? describe(configDir) : `config ${describe(configDir)}, data ${describe(dataDir)}`;
+  const missing = !existsSync(dataDir);
+  return check(
+    "dirs",
+    "twig directories",
+    missing ? "info" : "ok",
+    detail,
+    missing ? "Normal before twig's first run; XDG_CONFIG_HOME / XDG_DATA_HOME move them on Linux." : undefined,
+  );
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -1,0 +1,47 @@
+import * as v from "valibot";
+import type { Context } from "../../context.ts";
+import { connectGitHub } from "../../github/client.ts";
+import { githubGet } from "../../github/request.ts";
+import { getJiraClient } from "../../jira/client.ts";
+import { type Check, check } from "./report.ts";
+
+const ONLINE_TIMEOUT_MS = 15_000;
+
+/** One authenticated request to GitHub (`GET /user`), through the same client the tools use. */
+export async function checkGitHubOnline(ctx: Context, host: string): Promise<Check> {
+  const title = "GitHub sign-in";
+  const connection = await connectGitHub(ctx, host);
+  if (!connection.ok) return check("github-online", title, "fail", connection.error.message, connection.error.hint);
+  const response = await githubGet(
+    {
+      connection: connection.value,
+      target: { host, owner: "", repo: "" },
+      signal: AbortSignal.timeout(ONLINE_TIMEOUT_MS),
+      now: ctx.now,
+    },
+    "GET /user",
+    {},
+    v.object({ login: v.string() }),
+    "the signed-in user",
+  );
+  if (!response.ok) return check("github-online", title, "fail", response.error.message, response.error.hint);
+  return check("github-online", title, "ok", `signed in to ${host} as ${response.value.data.login}`);
+}
+
+/** One authenticated request to Jira (`GET /rest/api/2/myself`), through the same client the tools use. */
+export async function checkJiraOnline(ctx: Context): Promise<Check> {
+  const title = "Jira sign-in";
+  const client = await getJiraClient(ctx);
+  if (!client.ok) return check("jira-online", title, "fail", client.error.message, client.error.hint);
+  const me = await client.value.request(
+    {
+      method: "GET",
+      path: "/rest/api/2/myself",
+      schema: v.object({ displayName: v.optional(v.string()), name: v.optional(v.string()) }),
+    },
+    AbortSignal.timeout(ONLINE_TIMEOUT_MS),
+  );
+  if (!me.ok) return check("jira-online", title, "fail", me.error.message, me.error.hint);
+  const who = me.value.displayName ?? me.value.name ?? "an unnamed user";
+  return check("jira-online", title, "ok", `signed in to ${client.value.site} as ${who}`);
+}

@@ -1,0 +1,132 @@
+import type { Subcommand } from "./args.ts";
+
+const COMMON = `  --repo <PATH>      Repository to use (searched upward from PATH); default: the current directory
+  --disable <GROUP>  Turn off a group: github, jira, prompts, resources (repeatable)
+  -v, --verbose      More logging on stderr (-v info, -vv debug, -vvv trace)
+  -h, --help         Print help`;
+
+export const HELP_TEXT = `twig-mcp — read-only MCP server for twig branch stacks, GitHub pull requests and Jira issues
+
+Usage: twig-mcp [OPTIONS]
+       twig-mcp <COMMAND> [OPTIONS]
+
+Without a command, serves the Model Context Protocol on stdin/stdout for an MCP client (Claude
+Code, Claude Desktop, Cursor, Codex, VS Code) to start. Logs go to stderr.
+
+Commands:
+  tools             List the enabled tools (--json: their full schemas)
+  call <TOOL>       Run one tool against the current repository and print its result
+  config <CLIENT>   Print (or --write) the configuration that registers twig-mcp with a client
+  doctor            Check repository, twig files, credentials and Jira settings
+  help [COMMAND]    Print help for a command
+
+Options:
+      --repo <PATH>      Repository to serve (searched upward from PATH); default: the current directory
+      --disable <GROUP>  Turn off a group: github, jira, prompts, resources (repeatable)
+  -v, --verbose          More logging on stderr (-v info, -vv debug, -vvv trace)
+  -h, --help             Print help
+  -V, --version          Print version
+
+Run 'twig-mcp <COMMAND> --help' for a command's options.
+`;
+
+const TOOLS_HELP = `List the tools an MCP client would see, one line each: name, group, what it does.
+
+Usage: twig-mcp tools [--json] [--disable GROUP]...
+
+Options:
+  --json             Print the full tools/list answer: titles, descriptions, input and output schemas
+${COMMON}
+
+Example:
+  twig-mcp tools --disable jira
+`;
+
+const CALL_HELP = `Run one tool from the shell, exactly as an MCP client would call it, and print the result.
+
+Usage: twig-mcp call <TOOL> [ARGS] [--repo PATH] [--json]
+
+ARGS is one JSON object ('{"branch":"main"}'), or key=value pairs (branch=main: a value is text
+where the tool expects text, and JSON such as 42 or true elsewhere), or '-' to read a JSON object
+from standard input.
+
+The result's data is printed as indented JSON on stdout; multi-line text fields (such as a drawn
+branch tree) are printed once more as plain text below it. A tool error is printed on stderr and
+the exit status is 1; a usage error (unknown tool, bad ARGS) exits with 2.
+
+Options:
+  --json             Print the tool's result text exactly as the server sends it (one JSON line)
+${COMMON}
+
+Examples:
+  twig-mcp call get_current_branch
+  twig-mcp call get_branch_stack branch=feature/auth
+  twig-mcp call get_branch_tree '{"branch":"main"}' --repo ~/src/shop
+`;
+
+const CONFIG_HELP = `Print the configuration that registers this twig-mcp with an MCP client, or write it.
+
+Usage: twig-mcp config <CLIENT> [--repo PATH] [--write] [--scope user|project] [--name NAME]
+
+Clients:
+  claude-desktop    claude_desktop_config.json, "mcpServers"
+  claude-code       prints 'claude mcp add --scope user ...'; --scope project / --write: .mcp.json
+                    at the repository root
+  cursor            ~/.cursor/mcp.json (user) or .cursor/mcp.json (project), "mcpServers"
+  codex             ~/.codex/config.toml ($CODEX_HOME), [mcp_servers.twig]
+  vscode            the user mcp.json (user) or .vscode/mcp.json (project), "servers"
+
+The snippet runs this executable by its absolute path (a Homebrew install uses the stable
+'bin' link; a bunx/npx run registers 'bunx twig-mcp' / 'npx -y twig-mcp'). --repo and --disable
+given here are added to the server's arguments.
+
+--write merges the entry into the client's file: every other server, key, comment and the
+formatting stay as they are; an existing twig entry gets a new command and args and keeps its
+other keys (such as env). The old file is copied to <file>.bak first. A file that cannot be
+parsed is left alone. This is the only command that writes a file, and it writes only there.
+
+Options:
+  --write            Merge the entry into the client's configuration file
+  --scope <SCOPE>    user (every project) or project (files in the repository); default: user
+  --name <NAME>      Server name in the client's configuration; default: twig
+  --command <PATH>   Register this command instead of this executable's path
+  --file <PATH>      Edit this configuration file instead of the client's usual one
+${COMMON}
+
+Examples:
+  twig-mcp config claude-desktop --repo ~/src/shop --write
+  twig-mcp config claude-code
+  twig-mcp config vscode --scope project --write
+`;
+
+const DOCTOR_HELP = `Check everything twig-mcp depends on and explain what to fix.
+
+Usage: twig-mcp doctor [--repo PATH] [--online] [--json]
+
+Checks the repository (from --repo or the current directory), its twig state file, twig's
+repository registry and directories, ~/.netrc (present, parseable, not readable by others),
+which credential GitHub and Jira requests would use (never the secret itself), and JIRA_HOST.
+With --online it also signs in to GitHub and Jira once to prove the credentials work.
+
+Exit status: 0 when nothing blocks use (warnings may remain), 1 when a check failed.
+
+Options:
+  --online           Also check the credentials against GitHub and Jira (network requests)
+  --json             Print the checks as JSON
+${COMMON}
+`;
+
+export function helpText(topic?: Subcommand): string {
+  switch (topic) {
+    case undefined:
+      return HELP_TEXT;
+    case "tools":
+      return TOOLS_HELP;
+    case "call":
+      return CALL_HELP;
+    case "config":
+      return CONFIG_HELP;
+    case "doctor":
+      return DOCTOR_HELP;
+  }
+}

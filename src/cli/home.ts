@@ -1,0 +1,13 @@
+import { userInfo } from "node:os";
+import { homeDir } from "../twig/dirs.ts";
+
+/** This user's home as twig computes it (`$HOME`, else the passwd entry; the profile on Windows). */
+export function userHome(): string | null {
+  return homeDir(process.env, process.platform, () => {
+    try {
+      return userInfo().homedir || null;
+    } catch {
+      return null;
+    }
+  });
+}

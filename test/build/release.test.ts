@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { compileTarget } from "../../build.ts";
+import pkg from "../../package.json" with { type: "json" };
+import { parseChecksums, sha256 } from "../../packaging/checksums.ts";
+import { buildRelease, type ReleaseResult } from "../../packaging/release.ts";
+import {
+  archiveName,
+  binaryName,
+  hostIsMusl,
+  hostTarget,
+  installedName,
+  type Target,
+} from "../../packaging/targets.ts";
+
+const host = hostTarget(process.platform, process.arch, hostIsMusl()) as Target;
+const outDir = mkdtempSync(join(tmpdir(), "twig-mcp-release-"));
+const logs: string[] = [];
+let result: ReleaseResult;
+
+beforeAll(async () => {
+  result = await buildRelease({
+    targets: [host],
+    outDir,
+    info: {
+      name: "twig-mcp",
+      version: pkg.version,
+      description: pkg.description,
+      license: "MIT",
+      homepage: "https://example.com",
+    },
+    urlPattern: "https://example.com/download/{tag}/{file}",
+    npm: false,
+    launcher: "",
+    readme: "",
+    compile: (target, outfile) => compileTarget(target, outfile, (line) => logs.push(line)),
+    log: (line) => logs.push(line),
+    level: 1,
+  });
+}, 60_000);
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+describe("bun build.ts for the host", () => {
+  test("names its binary and archive after the platform", () => {
+    expect(result.failed).toEqual([]);
+    expect(result.built.map((t) => t.id)).toEqual([host.id]);
+    expect(result.files).toContain(binaryName(host));
+    expect(result.files).toContain(archiveName(host));
+    expect(result.files).toContain("sha256sums.txt");
+  });
+
+  test("the binary runs and reports the package version", () => {
+    const binary = join(outDir, binaryName(host));
+    const run = Bun.spawnSync([binary, "--version"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.toString()).toBe(`twig-mcp ${pkg.version}\n`);
+  });
+
+  test("sha256sums.txt lists the binary and the archive with their real checksums", async () => {
+    const sums = parseChecksums(readFileSync(join(outDir, "sha256sums.txt"), "utf8"));
+    expect([...sums.keys()].sort()).toEqual([archiveName(host), binaryName(host)].sort());
+    for (const [name, hex] of sums) expect(sha256(await Bun.file(join(outDir, name)).bytes())).toBe(hex);
+    if (Bun.which("sha256sum")) {
+      const check = Bun.spawnSync(["sha256sum", "-c", "sha256sums.txt"], { cwd: outDir, stdout: "pipe" });
+      expect(check.exitCode).toBe(0);
+    }
+  });
+
+  test("the archive holds the same binary, executable, under its installed name", async () => {
+    const files = await new Bun.Archive(await Bun.file(join(outDir, archiveName(host))).bytes()).files();
+    const inside = files.get(installedName(host));
+    expect(inside).toBeDefined();
+    expect(sha256(await (inside as File).bytes())).toBe(sha256(await Bun.file(join(outDir, binaryName(host))).bytes()));
+    expect(statSync(join(outDir, binaryName(host))).mode & 0o111).not.toBe(0);
+  });
+
+  test.skipIf(!["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"].includes(host.id))(
+    "the Homebrew formula points at the host archive with its checksum",
+    () => {
+      const formula = readFileSync(join(outDir, "homebrew", "twig-mcp.rb"), "utf8");
+      const sums = parseChecksums(readFileSync(join(outDir, "sha256sums.txt"), "utf8"));
+      expect(formula).toContain(`url "https://example.com/download/v${pkg.version}/${archiveName(host)}"`);
+      expect(formula).toContain(`sha256 "${sums.get(archiveName(host))}"`);
+    },
+  );
+});

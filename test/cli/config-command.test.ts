@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { mergeServerEntry } from "../../src/cli/config/merge.ts";
+import { binaryPath } from "../support/binary.ts";
+import { type GitRepo, makeRepo } from "../support/git-repo.ts";
+import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+
+const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", "configs", name), "utf8");
+
+let home: HermeticHome;
+let repo: GitRepo;
+let binary: string;
+
+beforeAll(async () => {
+  home = makeHermeticHome();
+  repo = makeRepo({ commit: true });
+  binary = realpathSync(await binaryPath());
+});
+afterAll(() => {
+  repo.cleanup();
+  home.cleanup();
+});
+
+async function twigMcp(args: string[], cwd = repo.root) {
+  const proc = Bun.spawn([binary, ...args], { cwd, env: home.env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { stdout, stderr, code };
+}
+
+function place(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+const clients = [
+  [
+    "claude-desktop",
+    () => join(home.home, ".config", "Claude", "claude_desktop_config.json"),
+    "claude_desktop_config.json",
+    "json",
+    "mcpServers",
+    {},
+  ],
+  ["cursor", () => join(home.home, ".cursor", "mcp.json"), "cursor-mcp.json", "json", "mcpServers", {}],
+  [
+    "vscode",
+    () => join(home.home, ".config", "Code", "User", "mcp.json"),
+    "vscode-mcp.json",
+    "json",
+    "servers",
+    { type: "stdio" },
+  ],
+  ["codex", () => join(home.home, ".codex", "config.toml"), "codex-config.toml", "toml", "mcp_servers", {}],
+] as const;
+
+describe("config <client> --write on the client's real file", () => {
+  test.each(clients)(
+    "%s: merged, backed up, and idempotent",
+    async (client, pathOf, fixtureName, format, key, extra) => {
+      const path = pathOf();
+      const original = fixture(fixtureName);
+      place(path, original);
+      const first = await twigMcp(["config", client, "--write", "--repo", repo.root]);
+      expect(first.stderr).toContain(`Updated ${path} (previous version: ${path}.bak)`);
+      expect(first.code).toBe(0);
+      const expected = mergeServerEntry(format, original, key, "twig", {
+        ...extra,
+        command: binary,
+        args: ["--repo", repo.root],
+      });
+      expect(expected.ok).toBe(true);
+      expect(readFileSync(path, "utf8")).toBe(expected.ok ? expected.value : "");
+      expect(readFileSync(`${path}.bak`, "utf8")).toBe(original);
+
+      const second = await twigMcp(["config", client, "--write", "--repo", repo.root]);
+      expect(second.code).toBe(0);
+      expect(second.stderr).toContain("nothing to change");
+      expect(readFileSync(`${path}.bak`, "utf8")).toBe(original);
+    },
+  );
+
+  test("a client without a config file gets a new one, readable only by the user", async () => {
+    const fresh = join(home.home, "fresh-home");
+    const result = await (async () => {
+      const proc = Bun.spawn([binary, "config", "cursor", "--write"], {
+        cwd: repo.root,
+        env: { ...home.env, HOME: fresh },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      return { code: await proc.exited, stderr: await new Response(proc.stderr).text() };
+    })();
+    expect(result.code).toBe(0);
+    const created = join(fresh, ".cursor", "mcp.json");
+    expect(result.stderr).toContain(`Created ${created} (new file)`);
+    expect(JSON.parse(readFileSync(created, "utf8"))).toEqual({ mcpServers: { twig: { command: binary, args: [] } } });
+    expect(statSync(created).mode & 0o777).toBe(0o600);
+    expect(existsSync(`${created}.bak`)).toBe(false);
+  });
+
+  test("a file that does not parse is left alone, and the snippet is printed to add by hand", async () => {
+    const path = join(home.home, ".config", "Code", "User", "mcp.json");
+    const broken = '{\n  "servers": {\n    "a": { "command": "x" }\n  \n';
+    place(path, broken);
+    rmIfExists(`${path}.bak`);
+    const result = await twigMcp(["config", "vscode", "--write"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot update ${path}: it is not valid JSON: expected , or } at line 5`);
+    expect(result.stderr).toContain("The file was left unchanged");
+    expect(result.stderr).toContain('"type": "stdio"');
+    expect(readFileSync(path, "utf8")).toBe(broken);
+    expect(existsSync(`${path}.bak`)).toBe(false);
+  });
+
+  test("a symlinked config (a dotfiles repository) is edited where it lives; the link stays", async () => {
+    const real = join(home.home, "dotfiles", "cursor-mcp.json");
+    place(real, fixture("cursor-mcp.json"));
+    const link = join(home.home, ".cursor", "mcp.json");
+    rmIfExists(link);
+    symlinkSync(real, link);
+    const result = await twigMcp(["config", "cursor", "--write"]);
+    expect(result.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(real, "utf8")).mcpServers.twig).toEqual({ command: binary, args: [] });
+  });
+});
+
+describe("Claude Code", () => {
+  test("prints the claude mcp add command", async () => {
+    const result = await twigMcp(["config", "claude-code", "--disable", "jira"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`claude mcp add --scope user twig -- ${binary} --disable jira\n`);
+  });
+
+  test("--write edits the project's .mcp.json at the repository root, from any subdirectory", async () => {
+    const sub = repo.path("src", "deep");
+    mkdirSync(sub, { recursive: true });
+    const result = await twigMcp(["config", "claude-code", "--write"], sub);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({
+      mcpServers: { twig: { type: "stdio", command: binary, args: [] } },
+    });
+  });
+
+  test("--write --scope user is refused: ~/.claude.json belongs to Claude Code", async () => {
+    const result = await twigMcp(["config", "claude-code", "--write", "--scope", "user"]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toStartWith("claude mcp add --scope user twig -- ");
+    expect(result.stderr).toContain("Run the command above instead");
+    expect(existsSync(join(home.home, ".claude.json"))).toBe(false);
+  });
+});
+
+describe("printing", () => {
+  test("stdout is only the snippet; where it goes is on stderr", async () => {
+    const result = await twigMcp(["config", "claude-desktop", "--repo", repo.path()]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      mcpServers: { twig: { command: binary, args: ["--repo", repo.root] } },
+    });
+    expect(result.stderr).toContain(join(home.home, ".config", "Claude", "claude_desktop_config.json"));
+  });
+
+  test("--scope project outside a repository says what to do", async () => {
+    const result = await twigMcp(["config", "vscode", "--scope", "project", "--write"], home.home);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--scope project needs a repository: run this inside it or pass --repo PATH");
+  });
+
+  test("--repo that is not a repository is an error naming it", async () => {
+    const result = await twigMcp(["config", "cursor", "--repo", home.home]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`--repo ${home.home}: No git repository found`);
+  });
+});
+
+function rmIfExists(path: string): void {
+  rmSync(path, { force: true });
+}

@@ -1,0 +1,289 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binaryPath } from "../support/binary.ts";
+import { FakeGitHub } from "../support/fake-github.ts";
+import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
+import { type GitRepo, makeRepo } from "../support/git-repo.ts";
+import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+
+const GITHUB_TOKEN = "ghp_doctorSecretToken0123456789";
+const JIRA_TOKEN = "jira-secret-api-token-xyz";
+
+let repo: GitRepo;
+beforeAll(() => {
+  repo = makeRepo({ commit: true });
+  repo.git("remote", "add", "origin", "https://github.com/acme/shop.git");
+  mkdirSync(repo.path(".twig"));
+  writeFileSync(repo.path(".twig", "state.json"), twigJson(EXAMPLE_STATE));
+});
+afterAll(() => repo.cleanup());
+
+/** A HOME with twig's registry listing the repository and a private .netrc for GitHub and Jira. */
+function healthyHome(extraEnv: Record<string, string> = {}): HermeticHome {
+  const home = makeHermeticHome({ JIRA_HOST: "acme.atlassian.net", ...extraEnv });
+  mkdirSync(home.twigDataDir, { recursive: true });
+  writeFileSync(join(home.twigDataDir, "registry.json"), JSON.stringify([{ name: "shop", path: repo.root }]));
+  writeNetrc(home, 0o600);
+  return home;
+}
+
+function writeNetrc(home: HermeticHome, mode: number): void {
+  const path = join(home.home, ".netrc");
+  writeFileSync(
+    path,
+    `machine github.com login alice password ${GITHUB_TOKEN}\nmachine acme.atlassian.net login alice@acme.com password ${JIRA_TOKEN}\n`,
+  );
+  chmodSync(path, mode);
+}
+
+interface DoctorRun {
+  code: number;
+  stdout: string;
+  checks: Array<{ id: string; status: string; detail: string; hint?: string }>;
+}
+
+async function doctor(home: HermeticHome, args: string[] = [], cwd = repo.root): Promise<DoctorRun> {
+  const run = async (extra: string[]) => {
+    const proc = Bun.spawn([await binaryPath(), "doctor", ...args, ...extra], { cwd, env: home.env, stdout: "pipe" });
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    return { stdout, code };
+  };
+  const [text, json] = await Promise.all([run([]), run(["--json"])]);
+  expect(json.code).toBe(text.code);
+  return { code: text.code, stdout: text.stdout, checks: JSON.parse(json.stdout).checks };
+}
+
+/** Every file with its size and modification time: doctor must change none and create none. */
+function listFiles(root: string): string[] {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .map((entry) => join(entry.parentPath, entry.name))
+    .map((path) => {
+      const info = statSync(path);
+      return `${path} ${info.size} ${info.mtimeMs}`;
+    })
+    .sort();
+}
+
+function statusOf(run: DoctorRun, id: string): string | undefined {
+  return run.checks.find((c) => c.id === id)?.status;
+}
+
+function expectNoSecrets(run: DoctorRun): void {
+  for (const secret of [GITHUB_TOKEN, JIRA_TOKEN]) {
+    expect(run.stdout).not.toContain(secret);
+    expect(JSON.stringify(run.checks)).not.toContain(secret);
+  }
+}
+
+describe("twig-mcp doctor", () => {
+  test("a complete setup: every check passes, credentials are named by source only", async () => {
+    const home = healthyHome();
+    try {
+      const before = [...listFiles(home.home), ...listFiles(repo.root)];
+      const run = await doctor(home);
+      expect([...listFiles(home.home), ...listFiles(repo.root)]).toEqual(before);
+      expect(run.code).toBe(0);
+      expect(run.checks.map((c) => [c.id, c.status])).toEqual([
+        ["repository", "ok"],
+        ["state", "ok"],
+        ["registry", "ok"],
+        ["dirs", "ok"],
+        ["netrc", "ok"],
+        ["github-repo", "ok"],
+        ["github-credentials", "ok"],
+        ["jira-host", "ok"],
+        ["jira-credentials", "ok"],
+      ]);
+      expect(run.stdout).toContain(`[ok]    repository`);
+      expect(run.stdout).toContain(`${repo.root} (on main)`);
+      expect(run.stdout).toContain("3 branches, 1 root");
+      expect(run.stdout).toContain("this repository is one of them");
+      expect(run.stdout).toContain("machines: github.com, acme.atlassian.net");
+      expect(run.stdout).toContain("acme/shop on github.com");
+      expect(run.stdout).toContain(`for github.com: from ${join(home.home, ".netrc")} (machine github.com)`);
+      expect(run.stdout).toContain("https://acme.atlassian.net (Jira Cloud)");
+      expect(run.stdout).toContain('from ~/.netrc (machine "acme.atlassian.net")');
+      expect(run.stdout).toContain("Everything twig-mcp needs is in place.");
+      expectNoSecrets(run);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  test("a .netrc others can read is a warning with the chmod to run", async () => {
+    const home = healthyHome();
+    try {
+      writeNetrc(home, 0o644);
+      const run = await doctor(home);
+      expect(run.code).toBe(0);
+      const netrc = run.checks.find((c) => c.id === "netrc");
+      expect(netrc?.status).toBe("warn");
+      expect(netrc?.detail).toContain("is readable by other users (mode 644)");
+      expect(netrc?.hint).toBe(`It holds tokens: chmod 600 ${join(home.home, ".netrc")}`);
+      expect(run.stdout).toContain("Nothing blocks use; 1 warning.");
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  test("outside a repository, without JIRA_HOST or a token: warnings, not failures", async () => {
+    const home = makeHermeticHome();
+    try {
+      const run = await doctor(home, [], home.home);
+      expect(run.code).toBe(0);
+      expect(statusOf(run, "repository")).toBe("warn");
+      expect(statusOf(run, "state")).toBe("info");
+      expect(statusOf(run, "registry")).toBe("info");
+      expect(statusOf(run, "netrc")).toBe("info");
+      expect(statusOf(run, "github-credentials")).toBe("warn");
+      expect(statusOf(run, "jira-host")).toBe("warn");
+      const hints = run.checks.map((c) => c.hint ?? "").join("\n");
+      expect(hints).toContain("add --repo PATH to the client's configuration");
+      expect(hints).toContain("Export GH_TOKEN");
+      expect(hints).toContain("set it in the server's \"env\" in the client's configuration");
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  test("the environment's token is found and named", async () => {
+    const home = makeHermeticHome({ GH_TOKEN: GITHUB_TOKEN });
+    try {
+      const run = await doctor(home, ["--disable", "jira"]);
+      expect(run.checks.find((c) => c.id === "github-credentials")?.detail).toBe("for github.com: from $GH_TOKEN");
+      expect(statusOf(run, "jira")).toBe("info");
+      expectNoSecrets(run);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  test.each([
+    [
+      "--repo that does not exist",
+      (_home: HermeticHome) => ["--repo", "/nonexistent/checkout"],
+      "repository",
+      "/nonexistent/checkout does not exist",
+    ],
+    [
+      "a corrupt state file",
+      (_home: HermeticHome) => {
+        writeFileSync(repo.path(".twig", "state.json"), "{ not json");
+        return [];
+      },
+      "state",
+      "Failed to parse state file",
+    ],
+    [
+      "a corrupt registry",
+      (home: HermeticHome) => {
+        writeFileSync(join(home.twigDataDir, "registry.json"), '{"repositories": 1}');
+        return [];
+      },
+      "registry",
+      "Failed to parse registry file",
+    ],
+    [
+      "an invalid JIRA_HOST",
+      (home: HermeticHome) => {
+        home.env.JIRA_HOST = "https://user:pw@jira.example.com/?x=1";
+        return [];
+      },
+      "jira-host",
+      "JIRA_HOST must not contain a query",
+    ],
+    [
+      "JIRA_HOST without credentials for it",
+      (home: HermeticHome) => {
+        home.env.JIRA_HOST = "jira.example.com";
+        return [];
+      },
+      "jira-credentials",
+      "Jira credentials not found",
+    ],
+  ])("%s blocks use: FAIL and exit 1", async (_name, arrange, id, message) => {
+    const home = healthyHome();
+    try {
+      const args = arrange(home);
+      const run = await doctor(home, args);
+      expect(run.code).toBe(1);
+      const failing = run.checks.filter((c) => c.status === "fail");
+      expect(failing.map((c) => c.id)).toEqual([id]);
+      expect(failing[0]?.detail).toContain(message);
+      expect(run.stdout).toContain("1 problem blocks use");
+      expect(run.stdout).toMatch(/\[FAIL\]/);
+      expect(run.stdout).not.toContain("pw@");
+      expectNoSecrets(run);
+    } finally {
+      writeFileSync(repo.path(".twig", "state.json"), twigJson(EXAMPLE_STATE));
+      home.cleanup();
+    }
+  });
+});
+
+describe("twig-mcp doctor --online", () => {
+  let github: FakeGitHub;
+  let jira: ReturnType<typeof Bun.serve>;
+  const jiraAuth = `Basic ${Buffer.from(`alice@acme.com:${JIRA_TOKEN}`).toString("base64")}`;
+
+  beforeAll(async () => {
+    github = await FakeGitHub.start({ token: GITHUB_TOKEN });
+    github.route("GET", "/user", () => ({ body: { login: "alice-gh" } }));
+    jira = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        if (new URL(request.url).pathname !== "/rest/api/2/myself") return new Response("not found", { status: 404 });
+        if (request.headers.get("authorization") !== jiraAuth)
+          return Response.json({ errorMessages: [] }, { status: 401 });
+        return Response.json({ displayName: "Alice Example", emailAddress: "alice@acme.com" });
+      },
+    });
+  });
+  afterAll(async () => {
+    await github.stop();
+    await jira.stop(true);
+  });
+
+  function onlineHome(): HermeticHome {
+    const home = healthyHome({ GITHUB_API_URL: github.url, JIRA_HOST: `http://127.0.0.1:${jira.port}` });
+    writeFileSync(
+      join(home.home, ".netrc"),
+      `machine github.com login alice password ${GITHUB_TOKEN}\nmachine 127.0.0.1:${jira.port} login alice@acme.com password ${JIRA_TOKEN}\n`,
+    );
+    chmodSync(join(home.home, ".netrc"), 0o600);
+    return home;
+  }
+
+  test("signs in to both with the configured credentials", async () => {
+    const home = onlineHome();
+    try {
+      const run = await doctor(home, ["--online"]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("signed in to github.com as alice-gh");
+      expect(run.stdout).toContain(`signed in to http://127.0.0.1:${jira.port} as Alice Example`);
+      expectNoSecrets(run);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  test("rejected credentials fail, with the services' explanation", async () => {
+    const home = onlineHome();
+    try {
+      writeFileSync(
+        join(home.home, ".netrc"),
+        `machine github.com login alice password wrong-token\nmachine 127.0.0.1:${jira.port} login alice@acme.com password wrong\n`,
+      );
+      const run = await doctor(home, ["--online"]);
+      expect(run.code).toBe(1);
+      expect(statusOf(run, "github-online")).toBe("fail");
+      expect(statusOf(run, "jira-online")).toBe("fail");
+      expect(run.checks.find((c) => c.id === "github-online")?.detail).toMatch(/credentials|401|Bad credentials/i);
+      expect(run.stdout).not.toContain("wrong-token");
+    } finally {
+      home.cleanup();
+    }
+  });
+});

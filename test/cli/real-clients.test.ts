@@ -1,0 +1,87 @@
+/**
+ * Optional checks against real MCP clients, run only where they are installed (CI does not need
+ * them): `npm install @anthropic-ai/claude-code @modelcontextprotocol/inspector` and put their
+ * `node_modules/.bin` on PATH. They check that what `twig-mcp config` prints is what the client
+ * accepts, and that `tools`/`call` agree with what a client sees.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { realpathSync } from "node:fs";
+import { binaryPath } from "../support/binary.ts";
+import { type GitRepo, makeRepo } from "../support/git-repo.ts";
+import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+
+const claude = Bun.which("claude");
+const inspector = Bun.which("mcp-inspector");
+
+let home: HermeticHome;
+let repo: GitRepo;
+let binary: string;
+
+beforeAll(async () => {
+  home = makeHermeticHome({
+    // Claude Code must not try to reach its services from a test.
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+  });
+  repo = makeRepo({ commit: true });
+  binary = realpathSync(await binaryPath());
+});
+afterAll(() => {
+  repo?.cleanup();
+  home?.cleanup();
+});
+
+async function exec(argv: string[], cwd = repo.root) {
+  const proc = Bun.spawn(argv, { cwd, env: home.env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { stdout, stderr, code };
+}
+
+describe.skipIf(!claude)("Claude Code", () => {
+  test("runs the printed `claude mcp add` and connects to the server", async () => {
+    const printed = await exec([binary, "config", "claude-code"]);
+    const command = printed.stdout.trim();
+    expect(command).toStartWith("claude mcp add --scope user twig -- ");
+    expect((await exec(["sh", "-c", command])).code).toBe(0);
+    const got = await exec([claude as string, "mcp", "get", "twig"]);
+    expect(got.stdout).toContain("Connected");
+    expect(got.stdout).toContain(`Command: ${binary}`);
+  }, 60_000);
+
+  test("reads the .mcp.json that --write makes", async () => {
+    expect((await exec([binary, "config", "claude-code", "--write", "--name", "twig-project"])).code).toBe(0);
+    const got = await exec([claude as string, "mcp", "get", "twig-project"]);
+    expect(got.stdout).toContain("Project config");
+    expect(got.stdout).toContain(`Command: ${binary}`);
+  }, 60_000);
+});
+
+describe.skipIf(!inspector)("MCP Inspector CLI", () => {
+  test("tools/list names the same tools as `twig-mcp tools`", async () => {
+    const listed = JSON.parse((await exec([inspector as string, "--cli", binary, "--method", "tools/list"])).stdout);
+    const ours = (await exec([binary, "tools"])).stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => line.split(" ")[0]);
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(ours);
+  }, 60_000);
+
+  test("tools/call returns the text `twig-mcp call --json` prints", async () => {
+    const called = await exec([
+      inspector as string,
+      "--cli",
+      binary,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "get_current_branch",
+    ]);
+    const ours = await exec([binary, "call", "get_current_branch", "--json"]);
+    expect(`${JSON.parse(called.stdout).content[0].text}\n`).toBe(ours.stdout);
+  }, 60_000);
+});
