@@ -16,9 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pkg from "./package.json" with { type: "json" };
-import { buildRelease } from "./packaging/release.ts";
-import { fetchRuntime } from "./packaging/runtime.ts";
-import { selectTargets, TARGETS, type Target } from "./packaging/targets.ts";
+import { buildRelease } from "./src/packaging/release.ts";
+import { fetchRuntime } from "./src/packaging/runtime.ts";
+import { selectTargets, TARGETS, type Target } from "./src/packaging/targets.ts";
 import { err, ok, type Result } from "./src/result.ts";
 
 export interface BuildOptions {
@@ -150,7 +150,7 @@ async function main(): Promise<number> {
     urlPattern: releaseUrlPattern(values["release-url"], log),
     formulaDescription: "Read-only MCP server for twig branch stacks, GitHub PRs and Jira issues",
     npm: values.npm as boolean,
-    launcher: readFileSync(join(here, "packaging", "npm-launcher.cjs"), "utf8"),
+    launcher: readFileSync(join(here, "src", "packaging", "npm-launcher.cjs"), "utf8"),
     readme: readFileSync(join(here, "README.md"), "utf8"),
     compile: (target, outfile) => compileTarget(target, outfile, log),
     log,

@@ -2,8 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { tarGz, zip } from "../../packaging/archive.ts";
-import { parseChecksums, renderChecksums, sha256 } from "../../packaging/checksums.ts";
+import { tarGz, zip } from "../../src/packaging/archive.ts";
+import { parseChecksums, renderChecksums, sha256 } from "../../src/packaging/checksums.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-archive-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { tarGz } from "../../packaging/archive.ts";
-import { sha256 } from "../../packaging/checksums.ts";
-import { type HomebrewSlot, releaseUrl, renderFormula, rubyString } from "../../packaging/homebrew.ts";
+import { tarGz } from "../../src/packaging/archive.ts";
+import { sha256 } from "../../src/packaging/checksums.ts";
+import { type HomebrewSlot, releaseUrl, renderFormula, rubyString } from "../../src/packaging/homebrew.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-formula-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,14 +5,14 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import pkg from "../../package.json" with { type: "json" };
-import { mainPackage, type PackageInfo, platformPackage } from "../../packaging/npm.ts";
-import { hostIsMusl, hostTarget, installedName, TARGETS, type Target } from "../../packaging/targets.ts";
+import { mainPackage, type PackageInfo, platformPackage } from "../../src/packaging/npm.ts";
+import { hostIsMusl, hostTarget, installedName, TARGETS, type Target } from "../../src/packaging/targets.ts";
 import { binaryPath } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 
 const host = hostTarget(process.platform, process.arch, hostIsMusl());
 const info: PackageInfo = { name: "twig-mcp", version: pkg.version, description: pkg.description, license: "MIT" };
-const launcher = readFileSync(join(import.meta.dir, "..", "..", "packaging", "npm-launcher.cjs"), "utf8");
+const launcher = readFileSync(join(import.meta.dir, "..", "..", "src", "packaging", "npm-launcher.cjs"), "utf8");
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-npm-"));
 const mainFile = join(dir, `twig-mcp-${pkg.version}.tgz`);
 let platformFile = "";

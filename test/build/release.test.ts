@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileTarget } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
-import { parseChecksums, sha256 } from "../../packaging/checksums.ts";
-import { buildRelease, type ReleaseResult } from "../../packaging/release.ts";
+import { parseChecksums, sha256 } from "../../src/packaging/checksums.ts";
+import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
 import {
   archiveName,
   binaryName,
@@ -13,7 +13,7 @@ import {
   hostTarget,
   installedName,
   type Target,
-} from "../../packaging/targets.ts";
+} from "../../src/packaging/targets.ts";
 
 const host = hostTarget(process.platform, process.arch, hostIsMusl()) as Target;
 const outDir = mkdtempSync(join(tmpdir(), "twig-mcp-release-"));

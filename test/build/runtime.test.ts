@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileBinary } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
-import { tarGz } from "../../packaging/archive.ts";
-import { fetchRuntime } from "../../packaging/runtime.ts";
-import { hostIsMusl, hostTarget, type Target } from "../../packaging/targets.ts";
+import { tarGz } from "../../src/packaging/archive.ts";
+import { fetchRuntime } from "../../src/packaging/runtime.ts";
+import { hostIsMusl, hostTarget, type Target } from "../../src/packaging/targets.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-runtime-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,12 @@
 import { expect, test } from "bun:test";
-import { archiveName, binaryName, hostTarget, installedName, selectTargets, TARGETS } from "../../packaging/targets.ts";
+import {
+  archiveName,
+  binaryName,
+  hostTarget,
+  installedName,
+  selectTargets,
+  TARGETS,
+} from "../../src/packaging/targets.ts";
 
 test("the matrix: eight platforms, files named <os>-<arch>, .exe and .zip for Windows", () => {
   expect(TARGETS.map((t) => t.id)).toEqual([
