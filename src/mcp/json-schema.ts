@@ -17,6 +17,7 @@ export function jsonSchemaOf(schema: v.GenericSchema, options: { descriptions?: 
     ignoreActions: ["check", "raw_check", "checks_items"],
   }) as JsonObject;
   delete json.$schema;
+  compact(json);
   return options.descriptions === false ? (withoutDescriptions(json) as JsonObject) : json;
 }
 
@@ -34,6 +35,36 @@ function withoutDescriptions(node: unknown): unknown {
     out[key] = key === "properties" ? mapValues(value as JsonObject, withoutDescriptions) : withoutDescriptions(value);
   }
   return out;
+}
+
+/**
+ * Every `tools/list` lands in the model's context, so schemas are written in their shortest
+ * equivalent form: `"required": []` is dropped, and `anyOf` of bare types (valibot's nullable)
+ * becomes a type list — `{"type":["string","null"]}` means the same in draft-07 and 2020-12.
+ */
+function compact(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) compact(item);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const object = node as JsonObject;
+  if (Array.isArray(object.required) && object.required.length === 0) delete object.required;
+  const anyOf = object.anyOf;
+  if (Array.isArray(anyOf) && anyOf.every(isBareType)) {
+    delete object.anyOf;
+    object.type = anyOf.map((item) => (item as { type: string }).type);
+  }
+  for (const value of Object.values(object)) compact(value);
+}
+
+function isBareType(item: unknown): boolean {
+  return (
+    typeof item === "object" &&
+    item !== null &&
+    Object.keys(item).length === 1 &&
+    typeof (item as { type?: unknown }).type === "string"
+  );
 }
 
 function mapValues(object: JsonObject, fn: (value: unknown) => unknown): JsonObject {

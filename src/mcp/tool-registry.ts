@@ -42,7 +42,7 @@ export class ToolRegistry {
       description: tool.description,
       inputSchema: jsonSchemaOf(tool.input),
       outputSchema: jsonSchemaOf(tool.output, { descriptions: false }),
-      annotations: { title: tool.title, ...tool.annotations },
+      annotations: { ...tool.annotations },
     }));
     return this.#published;
   }
@@ -113,7 +113,7 @@ export class ToolRegistry {
 }
 
 export const REPO_PARAM_DESCRIPTION =
-  "Repository to read: a twig-registered name (see list_repositories) or an absolute path inside a registered repository or client root. Defaults to the current repository.";
+  "Another repository: a name from list_repositories, or an absolute path. Default: the current one.";
 
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {

@@ -5,9 +5,9 @@ import type { Result } from "../result.ts";
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */
 export type ToolGroup = "local" | "github" | "jira";
 
+/** `destructiveHint` is left out: MCP gives it meaning only for tools that are not read-only. */
 export interface ToolAnnotations {
   readOnlyHint: true;
-  destructiveHint: false;
   idempotentHint: boolean;
   openWorldHint: boolean;
 }
@@ -50,7 +50,6 @@ export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema>
 
 export const LOCAL_ANNOTATIONS: ToolAnnotations = {
   readOnlyHint: true,
-  destructiveHint: false,
   idempotentHint: true,
   openWorldHint: false,
 };
@@ -58,7 +57,6 @@ export const LOCAL_ANNOTATIONS: ToolAnnotations = {
 /** GitHub and Jira tools reach systems outside the machine; reading them is still side-effect free. */
 export const REMOTE_ANNOTATIONS: ToolAnnotations = {
   readOnlyHint: true,
-  destructiveHint: false,
   idempotentHint: true,
   openWorldHint: true,
 };

@@ -151,7 +151,7 @@ describe("tools/list", () => {
     try {
       const { tools } = await server.client.listTools();
       for (const tool of tools) {
-        expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+        expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
         expect(tool.outputSchema?.type).toBe("object");
         expect(tool.title).toBeString();
       }

@@ -112,7 +112,6 @@ describe("tool definitions", () => {
       expect(t.group).toBe("jira");
       expect(t.annotations).toEqual({
         readOnlyHint: true,
-        destructiveHint: false,
         idempotentHint: true,
         openWorldHint: true,
       });
@@ -139,7 +138,6 @@ describe("tool definitions", () => {
         },
         repo: { type: "string", maxLength: 4096, description: REPO_PARAM_DESCRIPTION },
       },
-      required: [],
     });
     expect(list?.inputSchema.required).toEqual(["project"]);
     expect((list?.inputSchema.properties as Record<string, { maximum?: number }> | undefined)?.limit?.maximum).toBe(

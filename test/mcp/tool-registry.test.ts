@@ -44,7 +44,18 @@ describe("ToolRegistry", () => {
       properties: { word: { type: "string" }, times: { type: "number" } },
       required: ["word"],
     });
-    expect(first?.annotations).toMatchObject({ title: "Echo", readOnlyHint: true, openWorldHint: false });
+    expect(first?.title).toBe("Echo");
+    expect(first?.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+  });
+
+  test("schemas are published in their shortest equivalent form", () => {
+    const nullable = defineTool({
+      ...echo,
+      name: "nullable",
+      input: v.object({ maybe: v.optional(v.nullable(v.string())) }),
+    } as never);
+    const [published] = new ToolRegistry([nullable], new Set()).list();
+    expect(published?.inputSchema).toEqual({ type: "object", properties: { maybe: { type: ["string", "null"] } } });
   });
 
   test("disabled groups are left out", () => {
