@@ -1,5 +1,5 @@
 import { realpath } from "node:fs/promises";
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import type { Context } from "./context.ts";
 import { toolError } from "./errors.ts";
 import { discoverRepository } from "./git/discover.ts";
@@ -126,10 +126,6 @@ export class RepoSelector {
   }
 
   async #selectPath(path: string): Promise<Result<string>> {
-    const canonical = await canonicalPath(path);
-    if (canonical === null) {
-      return err(toolError("invalid_params", `repo path ${path} does not exist`, "Pass an existing directory."));
-    }
     const bases = [...this.#roots];
     const current = this.current();
     if (current !== null) bases.push(current);
@@ -137,16 +133,21 @@ export class RepoSelector {
     if (registry.ok) {
       for (const entry of registry.value) bases.push((await canonicalPath(entry.path)) ?? entry.path);
     }
-    if (!bases.some((base) => isInside(canonical, base))) {
-      return err(
-        toolError(
-          "invalid_params",
-          `repo path ${path} is not inside a twig-registered repository, a client root, or the default repository`,
-          "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
-        ),
-      );
+    const canonical = await canonicalPath(path);
+    // A path that does not resolve is only called missing when it would lie in an exposed place:
+    // elsewhere both cases read the same, so the answers do not tell whether a file exists.
+    const exposed = bases.some((base) => isInside(canonical ?? resolve(path), base));
+    if (canonical !== null && exposed) return this.#open(canonical, path);
+    if (canonical === null && exposed) {
+      return err(toolError("invalid_params", `repo path ${path} does not exist`, "Pass an existing directory."));
     }
-    return this.#open(canonical, path);
+    return err(
+      toolError(
+        "invalid_params",
+        `repo path ${path} is not inside a twig-registered repository, a client root, or the default repository`,
+        "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
+      ),
+    );
   }
 
   async #open(path: string, label: string): Promise<Result<string>> {

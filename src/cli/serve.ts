@@ -1,5 +1,5 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createMcpServer } from "../mcp/server.ts";
+import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 

@@ -128,6 +128,9 @@ export function findNetrcEntry(entries: readonly NetrcEntry[], machine: string):
   );
 }
 
+/** A `.netrc` holds a few lines per host; past this it is not one (and tokenizing it would stall the server). */
+export const MAX_NETRC_BYTES = 1024 * 1024;
+
 export function netrcPath(ctx: Pick<Context, "home">): string {
   return join(ctx.home, ".netrc");
 }
@@ -141,14 +144,23 @@ export async function lookupNetrc(
   machine: string,
 ): Promise<Result<NetrcEntry | null>> {
   const path = netrcPath(ctx);
-  const read = await ctx.files.read(path, "netrc", (bytes) => {
-    const text = decodeUtf8(bytes);
-    return text === null ? null : parseNetrc(text);
-  });
+  const read = await ctx.files.read(
+    path,
+    "netrc",
+    (bytes) => {
+      const text = decodeUtf8(bytes);
+      return text === null ? null : parseNetrc(text);
+    },
+    { maxBytes: MAX_NETRC_BYTES },
+  );
   if (read.kind === "missing") return ok(null);
   if (read.kind === "unreadable") {
     return err(
-      toolError("credentials_missing", `Cannot read ${path}: ${read.cause}`, `Check the permissions of ${path}.`),
+      toolError(
+        "credentials_missing",
+        `Cannot read ${path}: ${read.cause}`,
+        `Check that ${path} is a readable text file (permissions, and at most ${MAX_NETRC_BYTES / 1024 / 1024} MiB).`,
+      ),
     );
   }
   if (read.value === null) {

@@ -27,7 +27,17 @@ export class CachedFileReader {
     this.#capacity = capacity;
   }
 
-  async read<T>(path: string, parserKey: string, parse: (bytes: Uint8Array) => T): Promise<FileRead<T>> {
+  /**
+   * `maxBytes` bounds a file whose parser is slow per byte (a hand-written tokenizer): the parse
+   * runs on the event loop, so a huge file would stall every other call while it lasts.
+   */
+  async read<T>(
+    path: string,
+    parserKey: string,
+    parse: (bytes: Uint8Array) => T,
+    options: { maxBytes?: number } = {},
+  ): Promise<FileRead<T>> {
+    const maxBytes = Math.min(options.maxBytes ?? MAX_FILE_BYTES, MAX_FILE_BYTES);
     let info: Awaited<ReturnType<typeof stat>>;
     try {
       info = await stat(path);
@@ -37,8 +47,11 @@ export class CachedFileReader {
       return { kind: "unreadable", cause: describeFsError(error) };
     }
     if (info.isDirectory()) return { kind: "unreadable", cause: "is a directory" };
-    if (info.size > MAX_FILE_BYTES) {
-      return { kind: "unreadable", cause: `file is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit` };
+    // A FIFO would block the read forever and a device such as /dev/zero never ends: only regular
+    // files (symlinks are followed) are read.
+    if (!info.isFile()) return { kind: "unreadable", cause: "is not a regular file" };
+    if (info.size > maxBytes) {
+      return { kind: "unreadable", cause: `file is ${info.size} bytes, over the ${maxBytes}-byte limit` };
     }
     const key = `${parserKey}\u0000${path}`;
     const cached = this.#entries.get(key);

@@ -3,6 +3,7 @@ import { toolError } from "../errors.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { err, ok, type Result } from "../result.ts";
 import type { RepoLocation } from "./discover.ts";
+import { unreadableHint } from "./hints.ts";
 
 export { type Remote, remoteUrls } from "./remotes.ts";
 
@@ -85,18 +86,26 @@ export function parseGitConfigChecked(text: string): ConfigParse {
   }
 }
 
+/**
+ * Far beyond any real config (a section per branch for 100,000 branches is about 8 MB); the parser
+ * reads character by character on the event loop, so a larger file is refused rather than parsed.
+ */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
 /** Reads the repository's shared config (`<commonDir>/config`); a missing file is an empty config. */
 export async function readRepoConfig(repo: RepoLocation, files: CachedFileReader): Promise<Result<GitConfig>> {
   return readConfigFile(join(repo.commonDir, "config"), files);
 }
 
 export async function readConfigFile(path: string, files: CachedFileReader): Promise<Result<GitConfig>> {
-  const read = await files.read(path, "git:config", (bytes) => parseGitConfigChecked(lenientUtf8.decode(bytes)));
+  const read = await files.read(path, "git:config", (bytes) => parseGitConfigChecked(lenientUtf8.decode(bytes)), {
+    maxBytes: MAX_CONFIG_BYTES,
+  });
   switch (read.kind) {
     case "missing":
       return ok(new ParsedConfig([]));
     case "unreadable":
-      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`));
+      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
     case "found": {
       const { config, error } = read.value;
       if (error === null) return ok(config);

@@ -66,9 +66,13 @@ export async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-type TextRead = { kind: "found"; text: string } | { kind: "missing" } | { kind: "invalid"; reason: string };
+export type TextRead = { kind: "found"; text: string } | { kind: "missing" } | { kind: "invalid"; reason: string };
 
-async function readPointerFile(path: string): Promise<TextRead> {
+/**
+ * A small pointer file git writes (`.git`, `commondir`, a worktree's `gitdir`): a regular file of at
+ * most 1 MiB, as UTF-8. A FIFO, a device or a huge file is `invalid`, never read.
+ */
+export async function readPointerFile(path: string): Promise<TextRead> {
   let bytes: Uint8Array;
   try {
     const info = await stat(path);

@@ -1,4 +1,4 @@
-import { lstat, readlink } from "node:fs/promises";
+import { lstat, readlink, stat } from "node:fs/promises";
 import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
 import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
 import { leadingOid } from "./oid.ts";
@@ -11,6 +11,12 @@ export type LooseRead =
   | { kind: "missing" }
   | { kind: "malformed" }
   | { kind: "unreadable"; cause: string };
+
+/**
+ * A loose ref holds an object id or `ref: <name>`; anything much larger is not a ref, and is not
+ * read into memory to find that out.
+ */
+export const MAX_LOOSE_REF_BYTES = 64 * 1024;
 
 /**
  * Parses a loose ref file as git does (`parse_loose_ref_contents`): `ref: <name>` for a symbolic
@@ -55,6 +61,11 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   }
   let bytes: Uint8Array;
   try {
+    // Through a symlink, the target decides. A FIFO or a device (a HEAD linked to /dev/zero) would
+    // block or never end, so only a regular file of sensible size is read.
+    const target = info.isSymbolicLink() ? await stat(path) : info;
+    if (target.isDirectory()) return { kind: "missing" };
+    if (!target.isFile() || target.size > MAX_LOOSE_REF_BYTES) return { kind: "malformed" };
     bytes = await Bun.file(path).bytes();
   } catch (error) {
     return absentOrUnreadable(error);

@@ -3,6 +3,7 @@ import { toolError } from "../errors.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 import { err, ok, type Result } from "../result.ts";
+import { unreadableHint } from "./hints.ts";
 import { leadingOid } from "./oid.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
@@ -65,6 +66,6 @@ export async function readPackedRefs(
     case "missing":
       return ok(new Map());
     case "unreadable":
-      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`));
+      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
   }
 }

@@ -3,6 +3,7 @@ import { toolError } from "../errors.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { err, ok, type Result } from "../result.ts";
 import type { RepoLocation } from "./discover.ts";
+import { unreadableHint } from "./hints.ts";
 import { type RefValue, readLooseRef } from "./loose-ref.ts";
 import { readPackedRefs } from "./packed-refs.ts";
 import { checkRefnameFormat } from "./refname.ts";
@@ -52,9 +53,15 @@ export async function readRef(
     case "found":
       return ok(loose.value);
     case "malformed":
-      return err(toolError("internal", `${path} is not a valid git ref (neither an object id nor 'ref: <name>')`));
+      return err(
+        toolError(
+          "internal",
+          `${path} is not a valid git ref (a small regular file holding an object id or 'ref: <name>')`,
+          "git reports such a ref as broken too: repair it with `git update-ref`, or delete the file.",
+        ),
+      );
     case "unreadable":
-      return err(toolError("internal", `Cannot read ${path}: ${loose.cause}`));
+      return err(toolError("internal", `Cannot read ${path}: ${loose.cause}`, unreadableHint(path)));
     case "missing":
       break;
   }
@@ -84,13 +91,23 @@ export async function resolveRefChain(
     const value = await readRef(repo, current, files);
     if (!value.ok) {
       if (current === refname) return value;
-      return err(toolError("internal", `Symbolic ref '${refname}' points to an invalid ref: ${value.error.message}`));
+      return err(
+        toolError(
+          "internal",
+          `Symbolic ref '${refname}' points to an invalid ref: ${value.error.message}`,
+          `Point it at a branch: git symbolic-ref ${refname} refs/heads/<branch>`,
+        ),
+      );
     }
     if (value.value === null) return ok({ refname: current, oid: null });
     if (value.value.kind === "oid") return ok({ refname: current, oid: value.value.oid });
     current = value.value.target;
   }
   return err(
-    toolError("internal", `Symbolic ref '${refname}' is nested more than ${MAX_SYMREF_DEPTH} levels deep (a loop?)`),
+    toolError(
+      "internal",
+      `Symbolic ref '${refname}' is nested more than ${MAX_SYMREF_DEPTH} levels deep (a loop?)`,
+      `Point it at a branch: git symbolic-ref ${refname} refs/heads/<branch>`,
+    ),
   );
 }

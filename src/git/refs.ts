@@ -6,6 +6,7 @@ import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached
 import { err, ok, type Result } from "../result.ts";
 import { compareBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
+import { unreadableHint } from "./hints.ts";
 import { readPackedRefs } from "./packed-refs.ts";
 import { resolveRefChain } from "./ref-store.ts";
 import { checkRefnameFormat } from "./refname.ts";
@@ -46,7 +47,7 @@ async function listLooseBranches(headsDir: string): Promise<Result<string[]>> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return ok([]);
-    return err(toolError("internal", `Cannot list ${headsDir}: ${describeFsError(error)}`));
+    return err(toolError("internal", `Cannot list ${headsDir}: ${describeFsError(error)}`, unreadableHint(headsDir)));
   }
   const names: string[] = [];
   let lossy = false;

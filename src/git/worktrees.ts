@@ -1,12 +1,14 @@
 import { readdir, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { toolError } from "../errors.ts";
-import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { type CachedFileReader, describeFsError } from "../fs/cached-file.ts";
 import { err, ok, type Result } from "../result.ts";
 import { compareBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
+import { readPointerFile } from "./git-dir.ts";
 import { rtrimGitSpace } from "./git-space.ts";
 import { type Head, readHead } from "./head.ts";
+import { unreadableHint } from "./hints.ts";
 
 export interface LiveWorktree {
   /** The name of its admin dir under `<commonDir>/worktrees/`, as `git worktree` uses it. */
@@ -37,7 +39,7 @@ export async function listLinkedWorktrees(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return ok([]);
-    return err(toolError("internal", `Cannot list ${adminRoot}: ${describeFsError(error)}`));
+    return err(toolError("internal", `Cannot list ${adminRoot}: ${describeFsError(error)}`, unreadableHint(adminRoot)));
   }
   ids.sort(compareBytewise);
   const worktrees: LiveWorktree[] = [];
@@ -72,13 +74,8 @@ export async function listLinkedWorktrees(
  * right-trimmed and a trailing `/.git` removed. `null` when the file is missing or empty.
  */
 export async function readWorktreeLink(adminDir: string): Promise<{ dotGit: string; path: string } | null> {
-  let text: string | null;
-  try {
-    text = decodeUtf8(await Bun.file(join(adminDir, "gitdir")).bytes());
-  } catch {
-    return null;
-  }
-  const trimmed = text === null ? "" : rtrimGitSpace(text);
+  const read = await readPointerFile(join(adminDir, "gitdir"));
+  const trimmed = read.kind === "found" ? rtrimGitSpace(read.text) : "";
   if (trimmed === "") return null;
   const dotGit = resolve(adminDir, trimmed);
   const path = dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit;

@@ -1,7 +1,4 @@
 import { createHash } from "node:crypto";
-import { retry } from "@octokit/plugin-retry";
-import { throttling } from "@octokit/plugin-throttling";
-import { Octokit } from "@octokit/rest";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
@@ -10,11 +7,27 @@ import { apiBaseUrl, apiHostOf } from "./api-base.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { ghHostOverride } from "./hosts.ts";
 import { createGitHubFetch } from "./http.ts";
-import { useFastSchedulerYields } from "./scheduler-yield.ts";
 import { type GitHubSettings, githubSettings } from "./settings.ts";
 
-const GitHubOctokit = Octokit.plugin(throttling, retry);
-export type GitHubOctokit = InstanceType<typeof GitHubOctokit>;
+/**
+ * Octokit with its throttling and retry plugins. Octokit, the plugins and Bottleneck are loaded on
+ * the first GitHub call rather than at start-up: a server that is never asked about GitHub never
+ * evaluates them.
+ */
+async function loadGitHubOctokit() {
+  const [{ Octokit }, { throttling }, { retry }, { useFastSchedulerYields }] = await Promise.all([
+    import("@octokit/rest"),
+    import("@octokit/plugin-throttling"),
+    import("@octokit/plugin-retry"),
+    import("./scheduler-yield.ts"),
+  ]);
+  return { GitHubOctokit: Octokit.plugin(throttling, retry), useFastSchedulerYields };
+}
+
+type OctokitModule = Awaited<ReturnType<typeof loadGitHubOctokit>>;
+export type GitHubOctokit = InstanceType<OctokitModule["GitHubOctokit"]>;
+
+let octokitModule: Promise<OctokitModule> | null = null;
 
 /** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
 export interface GitHubConnection {
@@ -43,7 +56,7 @@ export async function connectGitHub(ctx: Context, host: string): Promise<Result<
   });
   if (!credential.ok) return err(credential.error);
   const settings = githubSettings(ctx.env);
-  const octokit = octokitFor(ctx, base.value, credential.value.token, settings, credential.value.source);
+  const octokit = await octokitFor(ctx, base.value, credential.value.token, settings, credential.value.source);
   return ok({
     octokit,
     baseUrl: base.value,
@@ -53,18 +66,23 @@ export async function connectGitHub(ctx: Context, host: string): Promise<Result<
   });
 }
 
-function octokitFor(
+async function octokitFor(
   ctx: Context,
   baseUrl: string,
   token: string,
   settings: GitHubSettings,
   source: string,
-): GitHubOctokit {
+): Promise<GitHubOctokit> {
   const tokenId = createHash("sha256").update(token).digest("hex").slice(0, 16);
   const key = `github:octokit:${baseUrl}\u0000${tokenId}`;
   const existing = ctx.memo.get(key) as GitHubOctokit | undefined;
   if (existing) return existing;
-  const octokit = buildOctokit(ctx, baseUrl, token, tokenId, settings);
+  octokitModule ??= loadGitHubOctokit();
+  const loaded = await octokitModule;
+  // A concurrent first call may have built it while the modules loaded.
+  const built = ctx.memo.get(key) as GitHubOctokit | undefined;
+  if (built) return built;
+  const octokit = buildOctokit(ctx, loaded, baseUrl, token, tokenId, settings);
   ctx.memo.set(key, octokit);
   // Which credential won is the first thing to know when GitHub answers 401; the source names a
   // file or variable, never the token.
@@ -83,6 +101,7 @@ function etagCache(ctx: Context): EtagCache {
 
 function buildOctokit(
   ctx: Context,
+  { GitHubOctokit, useFastSchedulerYields }: OctokitModule,
   baseUrl: string,
   token: string,
   tokenId: string,

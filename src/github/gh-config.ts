@@ -30,7 +30,10 @@ export function ghHostsPath(ctx: Pick<Context, "env" | "platform" | "home">): st
 export async function readGhHosts(
   ctx: Pick<Context, "env" | "platform" | "home" | "files">,
 ): Promise<FileRead<Map<string, GhHostEntry>>> {
-  return ctx.files.read(ghHostsPath(ctx), "gh-hosts", (bytes) => parseGhHosts(decodeUtf8(bytes) ?? ""));
+  // gh writes a few lines per host; a bound keeps a huge file from stalling the server while parsed.
+  return ctx.files.read(ghHostsPath(ctx), "gh-hosts", (bytes) => parseGhHosts(decodeUtf8(bytes) ?? ""), {
+    maxBytes: 1024 * 1024,
+  });
 }
 
 /**

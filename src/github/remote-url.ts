@@ -33,7 +33,7 @@ export function parseRemoteUrl(raw: string): RemoteRepo | null {
     } catch {
       return null;
     }
-    host = normalizeHostname(parsed.hostname);
+    host = normalizeHostname(requestHostname(parsed.hostname));
     // An ssh or git port is not the API's port; an http(s) port is (Enterprise on :8443).
     if ((name === "https" || name === "http") && parsed.port !== "") host = `${host}:${parsed.port}`;
     try {
@@ -48,11 +48,25 @@ export function parseRemoteUrl(raw: string): RemoteRepo | null {
     const rawHost = scp[1] as string;
     // `C:\x` and `c:/x` are Windows paths, not hosts.
     if (rawHost.length === 1) return null;
-    host = normalizeHostname(rawHost);
+    host = normalizeHostname(requestHostname(rawHost));
     path = scp[2] as string;
   }
   if (!isValidHost(host)) return null;
   return splitOwnerRepo(host, path);
+}
+
+/**
+ * The host as the API request URL will name it. WHATWG URL parsing rewrites hosts only for http(s):
+ * `0`, `127.1` and `0x7f.1` become dotted IPv4 and international names become punycode, while
+ * `git://` and `ssh://` URLs keep them as written — so without this, one server could go by two
+ * names (one for credentials, another for the connection).
+ */
+function requestHostname(host: string): string {
+  try {
+    return new URL(`https://${host}/`).hostname;
+  } catch {
+    return host;
+  }
 }
 
 function splitOwnerRepo(host: string, rawPath: string): RemoteRepo | null {

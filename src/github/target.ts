@@ -41,7 +41,7 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   }
   const ghHost = ghHostOverride(ctx.env);
   if (args.owner !== undefined && args.repo !== undefined) {
-    if (!GITHUB_NAME.test(args.repo) || args.repo.length > 100) {
+    if (!GITHUB_NAME.test(args.repo) || args.repo.length > 100 || args.repo === "." || args.repo === "..") {
       return err(
         toolError(
           "invalid_params",

@@ -127,17 +127,17 @@ export class JiraClient {
   readonly #options: Required<JiraClientOptions>;
   readonly #fetch: ReturnType<typeof createFetch>;
   readonly #headers: Record<string, string>;
+  readonly #secrets: readonly string[];
 
   constructor(ctx: Context, setup: JiraSetup, options: JiraClientOptions = {}) {
     this.#ctx = ctx;
     this.#setup = setup;
     this.#options = { ...defaults, ...options };
     this.#fetch = createFetch({ fetch: ctx.fetch });
-    this.#headers = {
-      Accept: "application/json",
-      Authorization: authorizationHeader(setup.auth.credential),
-      "User-Agent": USER_AGENT,
-    };
+    const authorization = authorizationHeader(setup.auth.credential);
+    this.#headers = { Accept: "application/json", Authorization: authorization, "User-Agent": USER_AGENT };
+    // The token itself, and the header that encodes it (Basic is only base64 of user:token).
+    this.#secrets = [setup.auth.credential.token, authorization.slice(authorization.indexOf(" ") + 1)];
   }
 
   /** The site as it may be shown (no userinfo), e.g. `https://company.atlassian.net`. */
@@ -202,8 +202,18 @@ export class JiraClient {
   /**
    * One JSON request with timeout, cancellation and bounded retries on 429/503 (honouring
    * `Retry-After` up to `maxRetryWaitMs`). Every failure is a tool error value; nothing throws.
+   * Error texts quote Jira's own messages, and a misconfigured proxy or server may echo the
+   * request's credentials in them, so every error is scrubbed of the secrets before it leaves.
    */
   async request<S extends v.GenericSchema>(
+    spec: RequestSpec<S>,
+    signal: AbortSignal,
+  ): Promise<Result<v.InferOutput<S>>> {
+    const result = await this.#request(spec, signal);
+    return result.ok ? result : err(scrubSecrets(result.error, this.#secrets));
+  }
+
+  async #request<S extends v.GenericSchema>(
     spec: RequestSpec<S>,
     signal: AbortSignal,
   ): Promise<Result<v.InferOutput<S>>> {
@@ -480,4 +490,14 @@ function raceAbort<T>(promise: Promise<Result<T>>, signal: AbortSignal, onAbort:
       resolve(result);
     });
   });
+}
+
+/** Replaces each secret (at least 4 characters long) with a marker in an error's message and hint. */
+export function scrubSecrets(error: ToolError, secrets: readonly string[]): ToolError {
+  const clean = (text: string) => {
+    let out = text;
+    for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
+    return out;
+  };
+  return toolError(error.code, clean(error.message), error.hint === undefined ? undefined : clean(error.hint));
 }

@@ -66,7 +66,45 @@ export function createMcpServer(
   const releaseWatchers = features.resources ? registerResources(server, ctx, tools) : () => {};
   if (features.prompts || features.resources) registerCompletions(server, ctx, features);
   watchClientRoots(server, ctx);
+  answerBadParamsAsInvalidParams(server);
   return { server, dispose: releaseWatchers };
+}
+
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/**
+ * The SDK checks each request's params against the method's schema before our handler runs, and
+ * a failure there (`"arguments": "x"`, a prompt argument that is a number) reached the client as
+ * `-32603 Internal error` with a dump of schema issues. Wrapping every registered handler turns
+ * exactly those failures into `-32602 Invalid params` with the first problem named. The handler
+ * table is the SDK's own (`Protocol._requestHandlers`); if a future SDK moves it, nothing is
+ * wrapped and the protocol tests say so.
+ */
+function answerBadParamsAsInvalidParams(server: Server): void {
+  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers as Map<string, RequestHandler>) {
+    handlers.set(method, async (request: unknown, extra: unknown) => {
+      try {
+        return await handler(request, extra);
+      } catch (error) {
+        const problem = schemaProblem(error);
+        if (problem === null) throw error;
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${problem}`);
+      }
+    });
+  }
+}
+
+/** The first issue of a zod validation error (`params.arguments: expected record, received string`), else `null`. */
+function schemaProblem(error: unknown): string | null {
+  if (!(error instanceof Error) || !/ZodError$/.test(error.name)) return null;
+  const issues = (error as { issues?: unknown }).issues;
+  if (!Array.isArray(issues)) return null;
+  const first = issues[0] as { path?: unknown[]; message?: unknown } | undefined;
+  const path = Array.isArray(first?.path) ? first.path.map(String).join(".") : "";
+  const message = typeof first?.message === "string" ? first.message.replace(/^Invalid input: /, "") : "invalid";
+  return path === "" ? message : `${path}: ${message}`;
 }
 
 /**

@@ -28,6 +28,9 @@ const OwnerSchema = v.pipe(
   v.minLength(1),
   v.maxLength(100),
   v.regex(NAME_PATTERN),
+  // `.` and `..` pass the character rule but are path segments: in `/repos/{owner}/…` they would
+  // walk the request up the API's path.
+  v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
   v.description(
     "Repository owner (user or organization). Pass together with `repo` to query a repository other than the current clone's GitHub remote, or when not inside a clone. The host is github.com, or $GH_HOST when set.",
   ),
@@ -57,6 +60,8 @@ const RefFilterSchema = v.pipe(
   v.minLength(1),
   v.maxLength(255),
   v.regex(/^[^\s\u0000-\u001f\u007f~^?*[\\]+$/),
+  // A lone surrogate has no UTF-8 form, so it cannot be put in a URL.
+  v.check((name) => name.isWellFormed(), "not valid Unicode"),
 );
 
 // ---------------------------------------------------------------------------------------------

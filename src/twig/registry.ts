@@ -4,7 +4,7 @@ import { toolError } from "../errors.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 import { err, ok, type Result } from "../result.ts";
 import { registryPath } from "./dirs.ts";
-import { describeIssues, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
+import { describeIssues, describeJsonError, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
 
 /** twig's global repository registry (§1.2): a missing file is an empty list. */
 export async function loadRegistry(
@@ -41,7 +41,7 @@ export function parseRegistryBytes(bytes: Uint8Array): Result<RegistryEntry[], s
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return err(`invalid JSON: ${(error as Error).message}`);
+    return err(describeJsonError(error));
   }
   const parsed = v.safeParse(RegistryFileSchema, json);
   return parsed.success ? ok(parsed.output) : err(describeIssues(parsed.issues));

@@ -69,3 +69,18 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix =
   const where = `${prefix}${path}`.replace(/^\./, "");
   return where ? `${where}: ${first.message}` : first.message;
 }
+
+/**
+ * Why `JSON.parse` refused a file, without quoting the file: the engine's message names the
+ * offending word (`Unexpected identifier "ghp_…"`), and a state file may be a symlink to a file
+ * that holds nothing but a secret.
+ */
+export function describeJsonError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const withoutQuotes = message
+    .replace(/^JSON Parse error: /, "")
+    .replace(/\s*"[^"]*"/g, "")
+    .replace(/\s*'[^']{2,}'/g, "")
+    .trim();
+  return `invalid JSON: ${withoutQuotes || "not JSON"}`;
+}

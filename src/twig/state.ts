@@ -9,6 +9,7 @@ import {
   BranchMetadataSchema,
   type Dependency,
   describeIssues,
+  describeJsonError,
   type RootBranch,
   StateFileSchema,
   type WorktreeRecord,
@@ -65,7 +66,7 @@ export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return err(`invalid JSON: ${(error as Error).message}`);
+    return err(describeJsonError(error));
   }
   // valibot's object schema accepts arrays; twig's state is always a JSON object.
   if (typeof json !== "object" || json === null || Array.isArray(json)) {

@@ -116,7 +116,9 @@ describe("prompts without credentials (upstream's exact text)", () => {
   test("review-pr and plan-issue default to the current branch's links and say when a service is not configured", async () => {
     const review = promptText(await server.client.getPrompt({ name: "review-pr" }));
     expect(review).toStartWith("Pull request #43: GitHub is not configured here, so its live status is unavailable (");
-    const plan = promptText(await server.client.getPrompt({ name: "plan-issue", arguments: { issue_key: "shop-123" } }));
+    const plan = promptText(
+      await server.client.getPrompt({ name: "plan-issue", arguments: { issue_key: "shop-123" } }),
+    );
     expect(plan).toStartWith("Jira issue SHOP-123: Jira is not configured here, so its details are unavailable (");
     expect(plan).toContain("\n\nBranches linked to SHOP-123: feature/auth (PR #42)\n\nHelp me plan the work");
     const none = promptText(await server.client.getPrompt({ name: "plan-issue" }));

@@ -1,0 +1,241 @@
+import process from "node:process";
+import type { Readable, Writable } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The longest line accepted as one message. Tool arguments are small, but a 1 MB string escaped
+ * as `\uXXXX` is 6 MB of JSON; anything past this is refused without being buffered.
+ */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+
+/** A JSON-RPC id as MCP allows it (`null` only in our own error replies). */
+type ReplyId = string | number | null;
+
+/**
+ * Newline-delimited JSON-RPC over stdin/stdout, like the SDK's `StdioServerTransport`, but never
+ * silent and never fatal on bad input:
+ *
+ * - a line that is not JSON is answered with `-32700 Parse error` (`id: null`), as JSON-RPC asks;
+ * - JSON that is not a JSON-RPC message is answered with `-32600 Invalid Request`, carrying the
+ *   request's id when it has a usable one; a malformed response or notification is only reported;
+ * - a batch (an array; MCP 2025-06-18 removed batching) is answered with `-32600` for each request
+ *   in it, or once with `id: null` when it holds none;
+ * - a line longer than {@link MAX_MESSAGE_BYTES} is dropped as it streams in (memory stays bounded)
+ *   and answered with `-32600` — the SDK's transport instead closed the connection;
+ * - blank lines are ignored; a broken stdout (the client went away) closes the transport.
+ *
+ * Lines are split on raw bytes and only joined once complete, so a message arriving in many
+ * chunks costs linear time.
+ */
+export class StdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #maxMessageBytes: number;
+  #chunks: Buffer[] = [];
+  #pendingBytes = 0;
+  /** Inside a line that is already too long: bytes are dropped until its newline. */
+  #discarding = false;
+  #started = false;
+  #closed = false;
+
+  constructor(
+    stdin: Readable = process.stdin,
+    stdout: Writable = process.stdout,
+    options: { maxMessageBytes?: number } = {},
+  ) {
+    this.#stdin = stdin;
+    this.#stdout = stdout;
+    this.#maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) throw new Error("StdioServerTransport already started");
+    this.#started = true;
+    this.#stdin.on("data", this.#onData);
+    this.#stdin.on("error", this.#onInputError);
+    this.#stdin.on("end", this.#onEnd);
+    this.#stdout.on("error", this.#onOutputError);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stdin.off("data", this.#onData);
+    this.#stdin.off("error", this.#onInputError);
+    this.#stdin.off("end", this.#onEnd);
+    this.#stdout.off("error", this.#onOutputError);
+    if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause();
+    this.#chunks = [];
+    this.#pendingBytes = 0;
+    this.onclose?.();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.#write(`${JSON.stringify(message)}\n`);
+  }
+
+  #write(line: string): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      try {
+        if (this.#stdout.write(line)) resolve();
+        else this.#stdout.once("drain", resolve);
+      } catch (error) {
+        this.#onOutputError(error as Error);
+        resolve();
+      }
+    });
+  }
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    let bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    for (;;) {
+      const newline = bytes.indexOf(NEWLINE);
+      if (newline === -1) {
+        this.#append(bytes);
+        return;
+      }
+      this.#append(bytes.subarray(0, newline));
+      bytes = bytes.subarray(newline + 1);
+      this.#endOfLine();
+      if (this.#closed) return;
+    }
+  };
+
+  #append(bytes: Buffer): void {
+    if (bytes.length === 0 || this.#discarding) return;
+    if (this.#pendingBytes + bytes.length > this.#maxMessageBytes) {
+      this.#discarding = true;
+      this.#chunks = [];
+      this.#pendingBytes = 0;
+      return;
+    }
+    this.#chunks.push(bytes);
+    this.#pendingBytes += bytes.length;
+  }
+
+  #endOfLine(): void {
+    if (this.#discarding) {
+      this.#discarding = false;
+      this.#reply(
+        null,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: message longer than ${this.#maxMessageBytes} bytes was dropped`,
+      );
+      this.onerror?.(new Error(`dropped a message longer than ${this.#maxMessageBytes} bytes`));
+      return;
+    }
+    const line = Buffer.concat(this.#chunks, this.#pendingBytes).toString("utf8");
+    this.#chunks = [];
+    this.#pendingBytes = 0;
+    this.#handleLine(line);
+  }
+
+  #handleLine(line: string): void {
+    if (line.trim() === "") return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (error) {
+      this.#reply(null, ErrorCode.ParseError, "Parse error: not valid JSON");
+      this.onerror?.(new Error(`parse error: ${(error as Error).message}`));
+      return;
+    }
+    if (Array.isArray(json)) {
+      this.#rejectBatch(json);
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(json);
+    if (parsed.success) {
+      try {
+        this.onmessage?.(parsed.data);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+      return;
+    }
+    this.#rejectInvalid(json);
+  }
+
+  /** Answers what can be answered: a request (it has an id and a method); responses and notifications never are. */
+  #rejectInvalid(json: unknown): void {
+    const shape = describeShape(json);
+    this.onerror?.(new Error(`invalid JSON-RPC message (${shape.problem})`));
+    if (shape.kind === "response" || shape.kind === "notification") return;
+    this.#reply(
+      shape.kind === "request" ? shape.id : null,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: ${shape.problem}`,
+    );
+  }
+
+  #rejectBatch(items: unknown[]): void {
+    this.onerror?.(new Error(`JSON-RPC batch of ${items.length} refused`));
+    const message = "Invalid Request: JSON-RPC batches are not supported; send one message per line";
+    const ids = items.map(describeShape).flatMap((shape) => (shape.kind === "request" ? [shape.id] : []));
+    if (ids.length === 0) {
+      this.#reply(null, ErrorCode.InvalidRequest, message);
+      return;
+    }
+    for (const id of ids) this.#reply(id, ErrorCode.InvalidRequest, message);
+  }
+
+  #reply(id: ReplyId, code: number, message: string): void {
+    this.#write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`).catch(() => {});
+  }
+
+  readonly #onInputError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  readonly #onEnd = (): void => {
+    this.close().catch(() => {});
+  };
+
+  /** EPIPE and the like: nobody is reading our answers any more. */
+  readonly #onOutputError = (error: Error): void => {
+    this.onerror?.(error);
+    this.close().catch(() => {});
+  };
+}
+
+type Shape =
+  | { kind: "request"; id: string | number; problem: string }
+  | { kind: "response" | "notification"; problem: string }
+  | { kind: "other"; id: null; problem: string };
+
+function describeShape(json: unknown): Shape {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return { kind: "other", id: null, problem: "a message must be a JSON object" };
+  }
+  const message = json as Record<string, unknown>;
+  const id = message.id;
+  const usableId = typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
+  const problem = messageProblem(message);
+  if (!("method" in message) && ("result" in message || "error" in message)) return { kind: "response", problem };
+  if ("method" in message && !("id" in message)) return { kind: "notification", problem };
+  if (usableId) return { kind: "request", id: id as string | number, problem };
+  return { kind: "other", id: null, problem: "id" in message ? "`id` must be a string or an integer" : problem };
+}
+
+function messageProblem(message: Record<string, unknown>): string {
+  if (message.jsonrpc !== "2.0") return '`jsonrpc` must be "2.0"';
+  if (!("method" in message) && !("result" in message) && !("error" in message)) {
+    return "a message needs `method` (request, notification), or `result` or `error` (response)";
+  }
+  if ("method" in message && typeof message.method !== "string") return "`method` must be a string";
+  if (
+    "params" in message &&
+    (typeof message.params !== "object" || message.params === null || Array.isArray(message.params))
+  ) {
+    return "`params` must be an object";
+  }
+  return "not a valid JSON-RPC 2.0 message";
+}

@@ -1,0 +1,99 @@
+/**
+ * A repository is untrusted content: `.env*` files, `bunfig.toml` (with a preload script),
+ * `tsconfig.json` and `package.json` in it must not change the compiled binary's behaviour —
+ * neither when the server runs in that directory nor when `--repo` points at it.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { FakeGitHub } from "../support/fake-github.ts";
+import { RawServer } from "./support/raw-server.ts";
+import { makeWorld, type World } from "./support/world.ts";
+
+// Each test drives a compiled server; on a busy CI machine that takes longer than bun's 5 s default.
+setDefaultTimeout(30_000);
+
+const INJECTED = "ghp_injectedFromDotEnv000000000000000";
+
+let world: World;
+let github: FakeGitHub;
+let marker: string;
+
+beforeAll(async () => {
+  github = await FakeGitHub.start();
+  github.addPull({ owner: "octo", repo: "shop", number: 43 });
+  world = makeWorld();
+  marker = join(world.repo.sandbox, "preload-ran");
+  const dotenv = [
+    `GH_TOKEN=${INJECTED}`,
+    `GITHUB_TOKEN=${INJECTED}`,
+    `GITHUB_API_URL=${github.url}`,
+    `JIRA_HOST=${github.url}`,
+    "JIRA_EMAIL=evil@example.com",
+    `JIRA_API_TOKEN=${INJECTED}`,
+    "TWIG_MCP_HTTP_TIMEOUT_MS=1",
+    `HOME=${world.repo.sandbox}`,
+    `XDG_DATA_HOME=${world.repo.sandbox}`,
+    "",
+  ].join("\n");
+  for (const name of [".env", ".env.local", ".env.production", ".env.development", ".env.test"]) {
+    world.repo.write(name, dotenv);
+  }
+  world.repo.write("evil-preload.ts", `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+  world.repo.write(
+    "bunfig.toml",
+    [
+      'preload = ["./evil-preload.ts"]',
+      'logLevel = "debug"',
+      "[define]",
+      `"process.env.GH_TOKEN" = "\\"${INJECTED}\\""`,
+      "[run]",
+      "bun = true",
+      "",
+    ].join("\n"),
+  );
+  world.repo.write("tsconfig.json", JSON.stringify({ compilerOptions: { paths: { "*": ["./evil/*"] } } }));
+  world.repo.write(
+    "package.json",
+    JSON.stringify({ name: "evil", type: "commonjs", imports: { "#x": "./evil-preload.ts" } }),
+  );
+  writeFileSync(
+    join(world.root, "evil-preload.js"),
+    `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`,
+  );
+});
+
+afterAll(async () => {
+  await github?.stop();
+  world?.cleanup();
+});
+
+describe.each([
+  ["started in the repository", (w: World) => ({ cwd: w.root, args: [] as string[] })],
+  ["pointed at it with --repo", (w: World) => ({ cwd: w.home, args: ["--repo", w.root] })],
+])("%s", (_label, where) => {
+  test(".env, bunfig.toml, tsconfig.json and package.json change nothing", async () => {
+    const { cwd, args } = where(world);
+    const server = await RawServer.start({ cwd, env: world.env, args });
+    try {
+      await server.initialize();
+      const current = await server.call("get_current_branch");
+      expect(current.structured).toMatchObject({ branch: "feature/auth-ui" });
+
+      const pr = await server.call("get_pull_request", { pr_number: 43 });
+      expect(pr.envelope.error?.code).toBe("credentials_missing");
+      const jira = await server.call("get_jira_issue", { issue_key: "SHOP-1" });
+      expect(jira.envelope.error?.code).toBe("credentials_missing");
+      expect(jira.envelope.error?.message).toContain("JIRA_HOST");
+
+      // The registry under the real HOME is still the one read.
+      const repos = await server.call("list_repositories");
+      expect(repos.structured).toMatchObject({ repositories: [{ name: "shop" }] });
+      expect(server.stderr()).not.toContain("DEBUG");
+    } finally {
+      expect(await server.close()).toBe(0);
+    }
+    expect(github.requests).toHaveLength(0);
+    expect(existsSync(marker)).toBe(false);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Shutdown of the compiled binary: stdin EOF, SIGINT and SIGTERM each end it within 200 ms with
+ * exit code 0 — idle, and with a GitHub request hanging mid-flight — and it leaves no process
+ * behind (it never starts one: every process carrying its environment is gone once it exits).
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { binaryPath } from "../support/binary.ts";
+import { FakeGitHub } from "../support/fake-github.ts";
+import { FaultProxy } from "../support/fault-proxy.ts";
+import { RawServer } from "./support/raw-server.ts";
+import { makeWorld, type World } from "./support/world.ts";
+
+// Each test drives a compiled server; on a busy CI machine that takes longer than bun's 5 s default.
+setDefaultTimeout(30_000);
+
+const LIMIT_MS = 200;
+const MARK = `TWIG_MCP_SHUTDOWN_MARK_${process.pid}_${Date.now()}`;
+
+let world: World;
+let github: FakeGitHub;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  github = await FakeGitHub.start({ token: "ghp_shutdown" });
+  github.addPull({ owner: "octo", repo: "shop", number: 43 });
+  proxy = await FaultProxy.start(github.url);
+  proxy.add({ path: /\/pulls\/43$/, times: Number.POSITIVE_INFINITY, fault: { kind: "hang" } });
+  world = makeWorld({
+    GITHUB_API_URL: proxy.url,
+    GH_TOKEN: "ghp_shutdown",
+    TWIG_MCP_HTTP_TIMEOUT_MS: "60000",
+    [MARK]: "1",
+  });
+});
+
+afterAll(async () => {
+  await proxy?.stop();
+  await github?.stop();
+  world?.cleanup();
+});
+
+/** Processes (other than `except`) whose environment carries this file's marker (Linux: read from /proc). */
+function markedProcesses(except: number[] = []): number[] {
+  const found: number[] = [];
+  if (process.platform !== "linux") return found;
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || except.includes(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "latin1").includes(`${MARK}=1`)) found.push(pid);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  if (process.platform !== "linux") return found;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (/^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${entry}/status`, "utf8"))?.[1] === String(pid)) {
+        found.push(Number(entry));
+      }
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+async function readyServer(midRequest: boolean): Promise<RawServer> {
+  const server = await RawServer.start({ cwd: world.root, env: world.env, args: ["-vvv"] });
+  await server.initialize();
+  expect((await server.call("get_current_branch")).isError).toBe(false);
+  if (midRequest) {
+    const before = proxy.requests.length;
+    server.send({
+      jsonrpc: "2.0",
+      id: "in-flight",
+      method: "tools/call",
+      params: { name: "get_pull_request", arguments: { pr_number: 43 } },
+    });
+    for (let i = 0; i < 200 && proxy.requests.length === before; i++) await Bun.sleep(5);
+    expect(proxy.requests.length).toBeGreaterThan(before);
+  }
+  expect(childrenOf(server.pid)).toEqual([]);
+  if (process.platform === "linux") expect(markedProcesses()).toEqual([server.pid]);
+  return server;
+}
+
+const stops = {
+  "stdin EOF": (server: RawServer) => server.proc.stdin.end(),
+  SIGINT: (server: RawServer) => server.proc.kill("SIGINT"),
+  SIGTERM: (server: RawServer) => server.proc.kill("SIGTERM"),
+};
+
+describe.each([
+  ["idle", false],
+  ["mid-request", true],
+] as const)("%s", (_label, midRequest) => {
+  test.each(Object.keys(stops) as Array<keyof typeof stops>)(
+    `%s ends the server within ${LIMIT_MS} ms with exit code 0, leaving no process`,
+    async (how) => {
+      const server = await readyServer(midRequest);
+      const started = performance.now();
+      stops[how](server);
+      const code = await server.exited;
+      const elapsed = performance.now() - started;
+      expect(code).toBe(0);
+      expect(elapsed).toBeLessThan(LIMIT_MS);
+      await server.close();
+      expect(markedProcesses()).toEqual([]);
+      expect(server.stdoutProblems()).toEqual([]);
+    },
+  );
+});
+
+test("[stdio-transport] a client that stops reading (stdout closed) ends the server with 0, no crash", async () => {
+  const proc = Bun.spawn([await binaryPath()], {
+    cwd: world.root,
+    env: world.env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  await proc.stdout.cancel();
+  for (let i = 0; i < 40 && proc.exitCode === null; i++) {
+    proc.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "list_branches" } })}\n`,
+    );
+    proc.stdin.flush();
+    await Bun.sleep(5);
+  }
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
+  const code = await proc.exited;
+  clearTimeout(timer);
+  const stderr = await new Response(proc.stderr).text();
+  expect(stderr).not.toContain("EPIPE");
+  expect(code).toBe(0);
+});
