@@ -27,8 +27,9 @@ type Ctx = Pick<Context, "env" | "home" | "files" | "platform" | "log">;
  *
  * 1. `~/.netrc`, machine `host` (twig's own store; `github.com` for github.com), then the API host;
  * 2. `GH_TOKEN`, `GITHUB_TOKEN` for github.com and `*.ghe.com` (and for any host the user pointed
- *    the server at explicitly); `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` for other hosts —
- *    the gh CLI's scoping, so a remote on a look-alike host never receives a github.com token;
+ *    the server at explicitly); `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` for an Enterprise
+ *    host named with `GH_HOST`/`GITHUB_API_URL` or logged in to with gh — so a remote on a
+ *    look-alike or unknown host never receives a token from the environment;
  * 3. the gh CLI's `hosts.yml`, `oauth_token` of that host.
  *
  * Nothing is cached here: a fixed `.netrc` or a newly exported variable is seen on the next call.
@@ -61,7 +62,11 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   }
   if (fallback) return ok({ token: fallback.entry.password, source: `${netrc} (default entry)` });
 
-  for (const name of tokenVariables(host, lookup.explicitDestination === true)) {
+  // Enterprise tokens go only to a host the user named or has logged in to with gh: a cloned
+  // repository whose remote points at some other host must not receive them.
+  const hosts = await readGhHosts(ctx);
+  const knownToGh = hosts.kind === "found" && hosts.value.has(host);
+  for (const name of tokenVariables(host, lookup.explicitDestination === true, knownToGh)) {
     looked.push(`$${name}`);
     const value = ctx.env[name]?.trim();
     if (value) return ok({ token: value, source: `$${name}` });
@@ -69,7 +74,6 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
 
   const hostsPath = ghHostsPath(ctx);
   looked.push(`${hostsPath} (${host} oauth_token)`);
-  const hosts = await readGhHosts(ctx);
   if (hosts.kind === "found") {
     const token = hosts.value.get(host)?.oauth_token?.trim();
     if (token) return ok({ token, source: `${hostsPath} (${host})` });
@@ -87,17 +91,21 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   );
 }
 
-function tokenVariables(host: string, explicitDestination: boolean): string[] {
+function tokenVariables(host: string, explicitDestination: boolean, knownToGh: boolean): string[] {
   if (isGitHubCloud(host)) return ["GH_TOKEN", "GITHUB_TOKEN"];
   const enterprise = ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
-  return explicitDestination ? [...enterprise, "GH_TOKEN", "GITHUB_TOKEN"] : enterprise;
+  if (explicitDestination) return [...enterprise, "GH_TOKEN", "GITHUB_TOKEN"];
+  return knownToGh ? enterprise : [];
 }
 
 function missingHint(host: string): string {
-  const variable = isGitHubCloud(host) ? "GH_TOKEN" : "GH_ENTERPRISE_TOKEN";
-  const ghFlag = host === GITHUB_COM ? "" : ` --hostname ${host}`;
+  const netrc = `or add \`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`;
+  if (isGitHubCloud(host)) {
+    const ghFlag = host === GITHUB_COM ? "" : ` --hostname ${host}`;
+    return `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${ghFlag})), ${netrc}`;
+  }
   return (
-    `Export ${variable} (for example ${variable}=$(gh auth token${ghFlag})), or add ` +
-    `\`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`
+    `Export GH_HOST=${host} and GH_ENTERPRISE_TOKEN (for example ` +
+    `GH_ENTERPRISE_TOKEN=$(gh auth token --hostname ${host})), ${netrc}`
   );
 }

@@ -95,7 +95,6 @@ describe("resolveGitHubCredential", () => {
     expect(lookalike.ok).toBe(false);
     if (!lookalike.ok) {
       expect(lookalike.error.code).toBe("credentials_missing");
-      expect(lookalike.error.message).toContain("$GH_ENTERPRISE_TOKEN");
       expect(lookalike.error.message).not.toContain("$GH_TOKEN");
     }
     const tenant = await resolveGitHubCredential(ctx, { host: "octo.ghe.com" });
@@ -103,6 +102,15 @@ describe("resolveGitHubCredential", () => {
     // Unless the user pointed the server at that host themselves (GH_HOST / GITHUB_API_URL).
     const explicit = await resolveGitHubCredential(ctx, { host: "ghe.corp", explicitDestination: true });
     expect(explicit.ok && explicit.value.source).toBe("$GH_TOKEN");
+  });
+
+  test("Enterprise tokens go only to a host named by the user or known to gh", async () => {
+    const { ctx } = ctxWith({ env: { GH_ENTERPRISE_TOKEN: "entToken" }, hosts: HOSTS });
+    const unknown = await resolveGitHubCredential(ctx, { host: "git.unknown.example" });
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.error.hint).toContain("GH_HOST=git.unknown.example");
+    const named = await resolveGitHubCredential(ctx, { host: "git.unknown.example", explicitDestination: true });
+    expect(named.ok && named.value.source).toBe("$GH_ENTERPRISE_TOKEN");
   });
 
   test("Enterprise Server: GH_ENTERPRISE_TOKEN, then hosts.yml for that host", async () => {

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import type { Context } from "../../context.ts";
 import { resolveGitHubCredential } from "../../creds/credentials-github.ts";
 import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
-import { netrcPath, parseNetrc } from "../../creds/netrc.ts";
+import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
 import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
 import { apiBaseUrl, apiHostOf } from "../../github/api-base.ts";
 import { GITHUB_COM, ghHostOverride } from "../../github/hosts.ts";
@@ -17,7 +17,21 @@ export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promi
   let mode: number;
   let bytes: Uint8Array;
   try {
-    mode = (await stat(path)).mode;
+    const info = await stat(path);
+    mode = info.mode;
+    // A FIFO or a link to a device would never finish reading; the server refuses them too.
+    if (!info.isFile()) {
+      return check("netrc", title, "fail", `${path} is not a regular file`, "Replace it with a plain text file.");
+    }
+    if (info.size > MAX_NETRC_BYTES) {
+      return check(
+        "netrc",
+        title,
+        "fail",
+        `${path} is ${info.size} bytes`,
+        "A .netrc is a few lines; check its content.",
+      );
+    }
     bytes = await readFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
