@@ -1,0 +1,136 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type GeneratedRepo, generateRepo, gitEnv, planBranches, ROOTS } from "../../bench/lib/repo-gen.ts";
+import { growthExponent, median, percentile, summarize } from "../../bench/lib/stats.ts";
+import { formatBytes, formatMarkdownTable, formatMs, formatRatio, formatTable } from "../../bench/lib/table.ts";
+
+/** The bench's pure helpers and its repository generator; no timings are asserted here. */
+
+describe("stats", () => {
+  test("percentile interpolates between the nearest ranks", () => {
+    const sorted = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    expect(percentile(sorted, 0)).toBe(1);
+    expect(percentile(sorted, 100)).toBe(10);
+    expect(percentile(sorted, 50)).toBe(5.5);
+    expect(percentile(sorted, 90)).toBeCloseTo(9.1, 10);
+    expect(percentile(sorted, 99)).toBeCloseTo(9.91, 10);
+    expect(percentile([42], 99)).toBe(42);
+    expect(percentile([], 50)).toBeNaN();
+    expect(() => percentile(sorted, 101)).toThrow(RangeError);
+  });
+
+  test("summarize sorts a copy and leaves the samples alone", () => {
+    const samples = [9, 1, 5, 3, 7];
+    const summary = summarize(samples);
+    expect(samples).toEqual([9, 1, 5, 3, 7]);
+    expect(summary).toMatchObject({ n: 5, min: 1, p50: 5, max: 9, mean: 5 });
+    expect(median([3, 1, 2, 10])).toBe(2.5);
+  });
+
+  test("growthExponent reads linear, sub-linear and quadratic growth", () => {
+    expect(growthExponent(1_000, 5, 10_000, 50)).toBeCloseTo(1, 10);
+    expect(growthExponent(1_000, 5, 10_000, 500)).toBeCloseTo(2, 10);
+    expect(growthExponent(1_000, 5, 10_000, 5)).toBe(0);
+  });
+});
+
+describe("table", () => {
+  test("pads columns, aligns right on request, and counts box-drawing characters once", () => {
+    const text = formatTable(
+      ["tool", "p50"],
+      [
+        ["get_branch_tree", "5.11"],
+        ["├── x", "0.312"],
+      ],
+      ["left", "right"],
+    );
+    expect(text.split("\n")).toEqual([
+      "tool               p50",
+      "---------------  -----",
+      "get_branch_tree   5.11",
+      "├── x            0.312",
+    ]);
+  });
+
+  test("refuses a row with the wrong number of cells", () => {
+    expect(() => formatTable(["a", "b"], [["1"]])).toThrow("row has 1 cells");
+  });
+
+  test("Markdown tables escape pipes and mark right-aligned columns", () => {
+    expect(formatMarkdownTable(["a", "b"], [["x|y", "1"]], ["left", "right"])).toBe(
+      "| a | b |\n| --- | ---: |\n| x\\|y | 1 |",
+    );
+  });
+
+  test("number formats", () => {
+    expect([0.1423, 3.567, 41.23, 1234.5].map(formatMs)).toEqual(["0.142", "3.57", "41.2", "1235"]);
+    expect(formatMs(Number.NaN)).toBe("–");
+    expect([1.066, 25.4].map(formatRatio)).toEqual(["1.07×", "25.4×"]);
+    expect([812, 18626, 5 * 1024 * 1024].map(formatBytes)).toEqual(["812 B", "18.2 KB", "5.0 MB"]);
+  });
+});
+
+describe("repository generator", () => {
+  const repos: GeneratedRepo[] = [];
+  afterAll(() => {
+    for (const repo of repos) repo.cleanup();
+  });
+
+  const git = (repo: GeneratedRepo, ...args: string[]) => {
+    const result = Bun.spawnSync(["git", ...args], { cwd: repo.root, env: gitEnv(repo.sandbox), stdout: "pipe" });
+    expect(result.exitCode).toBe(0);
+    return result.stdout.toString().trimEnd();
+  };
+
+  test("plans roots, chains and untracked branches", () => {
+    const plans = planBranches(100);
+    expect(plans).toHaveLength(100);
+    expect(plans.slice(0, ROOTS.length).map((p) => p.name)).toEqual([...ROOTS]);
+    expect(new Set(plans.map((p) => p.name)).size).toBe(100);
+    const names = new Set(plans.map((p) => p.name));
+    for (const plan of plans) for (const parent of plan.parents) expect(names.has(parent)).toBe(true);
+    expect(plans.filter((p) => !p.root && !p.tracked).length).toBeGreaterThan(0);
+    expect(plans.some((p) => p.parents.length > 1)).toBe(true);
+    expect(() => planBranches(10)).toThrow(RangeError);
+  });
+
+  test("100 branches: git lists exactly the generated refs, packed and loose", () => {
+    const repo = generateRepo({ branches: 100 });
+    repos.push(repo);
+    expect(repo.branches).toHaveLength(100);
+    const listed = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/").split("\n");
+    expect(listed).toEqual(repo.branches.map((name) => `refs/heads/${name} ${repo.commit}`));
+    expect(git(repo, "symbolic-ref", "--short", "HEAD")).toBe(repo.current);
+    expect(repo.packedRefs + repo.looseRefs).toBeGreaterThan(100);
+
+    const packed = readFileSync(join(repo.root, ".git", "packed-refs"), "utf8")
+      .trimEnd()
+      .split("\n");
+    expect(packed[0]).toStartWith("# pack-refs with:");
+    const refs = packed.slice(1).map((line) => line.split(" ")[1] as string);
+    expect(refs).toEqual([...refs].sort());
+    expect(refs).toHaveLength(repo.packedRefs);
+    expect(existsSync(join(repo.root, ".git", "refs", "heads", "main"))).toBe(true);
+
+    const worktrees = git(repo, "worktree", "list", "--porcelain");
+    expect(worktrees.match(/^worktree /gm)).toHaveLength(2);
+  });
+
+  test("100 branches: the twig state matches the branches", () => {
+    const repo = repos[0] ?? generateRepo({ branches: 100 });
+    if (repos.length === 0) repos.push(repo);
+    const state = JSON.parse(readFileSync(join(repo.root, ".twig", "state.json"), "utf8"));
+    const names = new Set(repo.branches);
+    expect(Object.keys(state.branches).sort()).toEqual([...repo.tracked].sort());
+    for (const dep of state.dependencies) {
+      expect(names.has(dep.child)).toBe(true);
+      expect(names.has(dep.parent)).toBe(true);
+    }
+    expect(state.root_branches.map((r: { branch: string }) => r.branch)).toEqual([...ROOTS]);
+    expect(state.root_branches.filter((r: { is_default: boolean }) => r.is_default)).toHaveLength(1);
+    expect(repo.tracked).toContain(repo.current);
+    expect(repo.tracked).toContain(repo.sample);
+    expect(state.worktrees).toHaveLength(2);
+  });
+});
