@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { checkRunPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
+import { gitOrThrow } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
 
@@ -17,18 +18,7 @@ let root: string;
 let repo: string;
 
 function git(cwd: string, ...args: string[]): string {
-  const run = Bun.spawnSync(["git", ...args], {
-    cwd,
-    env: {
-      ...home.env,
-      GIT_AUTHOR_NAME: "T",
-      GIT_AUTHOR_EMAIL: "t@e",
-      GIT_COMMITTER_NAME: "T",
-      GIT_COMMITTER_EMAIL: "t@e",
-    },
-  });
-  if (run.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr.toString()}`);
-  return run.stdout.toString().trim();
+  return gitOrThrow(cwd, home.home, ...args);
 }
 
 function promptText(result: { messages: Array<{ role: string; content: { type: string; text?: string } }> }) {

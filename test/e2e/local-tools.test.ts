@@ -3,23 +3,13 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
+import { gitOrThrow } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
 
-/** Runs git hermetically in `cwd`; throws with git's stderr on failure. */
+/** Runs git hermetically in `cwd` (the environment's HOME is the test's temp home). */
 function git(cwd: string, env: Record<string, string>, ...args: string[]): string {
-  const run = Bun.spawnSync(["git", ...args], {
-    cwd,
-    env: {
-      ...env,
-      GIT_AUTHOR_NAME: "T",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "T",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-  });
-  if (run.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr.toString()}`);
-  return run.stdout.toString().trim();
+  return gitOrThrow(cwd, env.HOME as string, ...args);
 }
 
 /** A repository holding twig's worked example (§2.8): five local branches and its state file. */

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { twigJson } from "../support/fixtures.ts";
+import { gitOrThrow } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { startServer } from "../support/mcp-harness.ts";
 
@@ -13,18 +14,8 @@ let beta: string;
 let stranger: string;
 let outside: string;
 
-function git(cwd: string, ...args: string[]): void {
-  const run = Bun.spawnSync(["git", ...args], {
-    cwd,
-    env: {
-      ...home.env,
-      GIT_AUTHOR_NAME: "T",
-      GIT_AUTHOR_EMAIL: "t@e",
-      GIT_COMMITTER_NAME: "T",
-      GIT_COMMITTER_EMAIL: "t@e",
-    },
-  });
-  if (run.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr.toString()}`);
+function git(cwd: string, ...args: string[]): string {
+  return gitOrThrow(cwd, home.home, ...args);
 }
 
 function repoOn(name: string, branch: string): string {

@@ -20,7 +20,8 @@
  * Every git call runs with GIT_CONFIG_GLOBAL=/dev/null, GIT_CONFIG_NOSYSTEM=1, HOME set to the
  * sandbox, fixed author/committer identity and dates, no inherited GIT_* variables, and
  * GIT_CEILING_DIRECTORIES at the sandbox's parent, so the developer's own git setup never matters.
- * `runGit(cwd, args, home)` and `gitEnv(home)` expose the same for code that has no repo.
+ * `runGit(cwd, args, home)`, `gitOrThrow(cwd, home, ...args)` and `gitEnv(home)` expose the same
+ * for code that has no repo.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,6 +89,13 @@ export function gitEnv(home: string): Record<string, string> {
 export function runGit(cwd: string, args: string[], home: string): GitResult {
   const result = Bun.spawnSync(["git", ...args], { cwd, env: gitEnv(home), stdout: "pipe", stderr: "pipe" });
   return { exitCode: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}
+
+/** `runGit` that returns trimmed stdout and throws with git's stderr on a non-zero exit. */
+export function gitOrThrow(cwd: string, home: string, ...args: string[]): string {
+  const result = runGit(cwd, args, home);
+  if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout.trim();
 }
 
 export function makeRepo(options: RepoOptions = {}): GitRepo {
