@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { binaryPath } from "../support/binary.ts";
+import { runBinary } from "../support/binary.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
@@ -25,20 +25,8 @@ afterAll(async () => {
   home.cleanup();
 });
 
-async function twigMcp(args: string[], options: { stdin?: string; cwd?: string } = {}) {
-  const proc = Bun.spawn([await binaryPath(), ...args], {
-    cwd: options.cwd ?? repo.root,
-    env: home.env,
-    stdin: new TextEncoder().encode(options.stdin ?? ""),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { stdout, stderr, code };
+function twigMcp(args: string[], options: { stdin?: string; cwd?: string } = {}) {
+  return runBinary(args, { cwd: options.cwd ?? repo.root, env: home.env, stdin: options.stdin ?? "" });
 }
 
 describe("twig-mcp tools", () => {

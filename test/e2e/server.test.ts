@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { binaryPath } from "../support/binary.ts";
+import { binaryPath, runBinary } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { startServer } from "../support/mcp-harness.ts";
 
@@ -19,20 +19,8 @@ afterAll(() => {
   home.cleanup();
 });
 
-async function run(args: string[], stdin = "") {
-  const proc = Bun.spawn([await binaryPath(), ...args], {
-    cwd: outside,
-    env: home.env,
-    stdin: new TextEncoder().encode(stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { stdout, stderr, code };
+function run(args: string[], stdin = "") {
+  return runBinary(args, { cwd: outside, env: home.env, stdin });
 }
 
 describe("command line", () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binaryPath } from "../support/binary.ts";
+import { runBinary } from "../support/binary.ts";
 import { FakeGitHub } from "../support/fake-github.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { FaultProxy, HTML_ERROR_PAGE, type ProxiedRequest } from "../support/fault-proxy.ts";
@@ -194,18 +194,7 @@ describe("doctor", () => {
   test.each([[["doctor"]], [["doctor", "--json"]], [["doctor", "--online", "-vvv"]]])(
     "%p masks every credential",
     async (args) => {
-      const proc = Bun.spawn([await binaryPath(), ...args], {
-        cwd: world.root,
-        env: world.env,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]);
+      const { stdout, stderr, code } = await runBinary(args, { cwd: world.root, env: world.env });
       expect(code === 2 ? stderr : "").not.toContain("unexpected argument");
       expect(stdout.length).toBeGreaterThan(0);
       expectNoSecret(`doctor ${args.join(" ")} stdout`, stdout);

@@ -20,3 +20,29 @@ export function binaryPath(): Promise<string> {
   })();
   return built;
 }
+
+export interface BinaryRun {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** Runs the compiled binary to completion with `stdin` as its whole input (none by default). */
+export async function runBinary(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; stdin?: string },
+): Promise<BinaryRun> {
+  const proc = Bun.spawn([await binaryPath(), ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { stdout, stderr, code };
+}
