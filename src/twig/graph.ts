@@ -23,12 +23,14 @@ export function buildBranchGraph(
   current: string | null,
 ): BranchGraph {
   const nodes = new Set(localBranches);
-  const children = new Map<string, string[]>();
+  // A Set per parent: the default root can collect thousands of orphans, and a list lookup per
+  // insertion would make that quadratic.
+  const childSets = new Map<string, Set<string>>();
   const hasParent = new Set<string>();
   const addChild = (parent: string, child: string) => {
-    const list = children.get(parent);
-    if (!list) children.set(parent, [child]);
-    else if (!list.includes(child)) list.push(child);
+    const set = childSets.get(parent);
+    if (!set) childSets.set(parent, new Set([child]));
+    else set.add(child);
   };
 
   for (const { child, parent } of state.dependencies) {
@@ -45,7 +47,8 @@ export function buildBranchGraph(
       if (!hasParent.has(node) && node !== defaultRoot && !configuredRoots.has(node)) addChild(defaultRoot, node);
     }
   }
-  for (const list of children.values()) list.sort(compareBytewise);
+  const children = new Map<string, string[]>();
+  for (const [parent, set] of childSets) children.set(parent, [...set].sort(compareBytewise));
 
   return {
     nodes: localBranches,
