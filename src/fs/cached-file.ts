@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { readBytes, stat } from "./local-fs.ts";
 
 /** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
@@ -68,7 +68,7 @@ export class CachedFileReader {
     }
     let bytes: Uint8Array;
     try {
-      bytes = await Bun.file(path).bytes();
+      bytes = await readBytes(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") return { kind: "missing" };

@@ -1,7 +1,7 @@
-import { stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { type ToolError, toolError } from "../errors.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
+import { stat } from "../fs/local-fs.ts";
 import { err, ok, type Result } from "../result.ts";
 import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import { canonicalPath, isDirectory, isGitDirectory, readCommonDirFile, readGitFile } from "./git-dir.ts";

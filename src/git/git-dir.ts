@@ -1,6 +1,6 @@
-import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { readBytes, realpath, stat } from "../fs/local-fs.ts";
 import { readLooseRef } from "./loose-ref.ts";
 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
@@ -78,7 +78,7 @@ export async function readPointerFile(path: string): Promise<TextRead> {
     const info = await stat(path);
     if (!info.isFile()) return { kind: "invalid", reason: `${path} is not a regular file` };
     if (info.size > MAX_POINTER_FILE_BYTES) return { kind: "invalid", reason: `${path} is too large` };
-    bytes = await Bun.file(path).bytes();
+    bytes = await readBytes(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };

@@ -1,5 +1,5 @@
-import { lstat, readlink, stat } from "node:fs/promises";
 import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { lstat, readBytes, readlink, stat } from "../fs/local-fs.ts";
 import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
 import { leadingOid } from "./oid.ts";
 
@@ -66,7 +66,7 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
     const target = info.isSymbolicLink() ? await stat(path) : info;
     if (target.isDirectory()) return { kind: "missing" };
     if (!target.isFile() || target.size > MAX_LOOSE_REF_BYTES) return { kind: "malformed" };
-    bytes = await Bun.file(path).bytes();
+    bytes = await readBytes(path);
   } catch (error) {
     return absentOrUnreadable(error);
   }

@@ -1,8 +1,8 @@
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { toolError } from "../errors.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { readdir } from "../fs/local-fs.ts";
 import { err, ok, type Result } from "../result.ts";
 import { compareBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";

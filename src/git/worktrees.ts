@@ -1,7 +1,7 @@
-import { readdir, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { toolError } from "../errors.ts";
 import { type CachedFileReader, describeFsError } from "../fs/cached-file.ts";
+import { readdir, stat } from "../fs/local-fs.ts";
 import { err, ok, type Result } from "../result.ts";
 import { compareBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
