@@ -16,6 +16,17 @@ export interface HermeticHome {
 
 export function makeHermeticHome(extraEnv: Record<string, string> = {}): HermeticHome {
   const home = mkdtempSync(join(tmpdir(), "twig-mcp-home-"));
+  return { home, ...prepareHome(home, extraEnv), cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+/**
+ * Creates the XDG dirs under `home` and returns the complete server environment for it, plus
+ * twig's data dir there. For tests that keep HOME inside a sandbox of their own.
+ */
+export function prepareHome(
+  home: string,
+  extraEnv: Record<string, string> = {},
+): { env: Record<string, string>; twigDataDir: string } {
   const xdg = {
     XDG_CONFIG_HOME: join(home, ".config"),
     XDG_DATA_HOME: join(home, ".local", "share"),
@@ -23,7 +34,6 @@ export function makeHermeticHome(extraEnv: Record<string, string> = {}): Hermeti
   };
   for (const dir of Object.values(xdg)) mkdirSync(dir, { recursive: true });
   return {
-    home,
     env: {
       HOME: home,
       ...xdg,
@@ -33,6 +43,5 @@ export function makeHermeticHome(extraEnv: Record<string, string> = {}): Hermeti
       ...extraEnv,
     },
     twigDataDir: join(xdg.XDG_DATA_HOME, "twig"),
-    cleanup: () => rmSync(home, { recursive: true, force: true }),
   };
 }

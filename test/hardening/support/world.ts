@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node
 import { join } from "node:path";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "../../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../../support/git-repo.ts";
+import { prepareHome } from "../../support/hermetic-env.ts";
 
 export interface World {
   repo: GitRepo;
@@ -28,13 +29,7 @@ export function makeWorld(extraEnv: Record<string, string> = {}): World {
   repo.git("remote", "add", "origin", "git@github.com:octo/shop.git");
   repo.write(".twig/state.json", twigJson(EXAMPLE_STATE));
   const home = join(repo.sandbox, "home");
-  const xdg = {
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local", "share"),
-    XDG_CACHE_HOME: join(home, ".cache"),
-  };
-  for (const dir of Object.values(xdg)) mkdirSync(dir, { recursive: true });
-  const twigDataDir = join(xdg.XDG_DATA_HOME, "twig");
+  const { env, twigDataDir } = prepareHome(home, extraEnv);
   mkdirSync(twigDataDir, { recursive: true });
   writeFileSync(
     join(twigDataDir, "registry.json"),
@@ -45,14 +40,7 @@ export function makeWorld(extraEnv: Record<string, string> = {}): World {
     root: repo.root,
     home,
     twigDataDir,
-    env: {
-      HOME: home,
-      ...xdg,
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      ...extraEnv,
-    },
+    env,
     cleanup: repo.cleanup,
   };
 }
