@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import type { Context } from "./context.ts";
 import { toolError } from "./errors.ts";
 import { discoverRepository } from "./git/discover.ts";
+import { discoverRepositoryCached } from "./git/discovery-cache.ts";
 import { err, ok, type Result } from "./result.ts";
 import { loadRegistry } from "./twig/registry.ts";
 
@@ -151,7 +152,7 @@ export class RepoSelector {
   }
 
   async #open(path: string, label: string): Promise<Result<string>> {
-    const found = await discoverRepository(path, this.#ctx.files);
+    const found = await discoverRepositoryCached(path, this.#ctx.files);
     if (!found.ok) {
       return err({ ...found.error, message: `${label}: ${found.error.message}` });
     }

@@ -1,4 +1,4 @@
-import { readBytes, stat } from "./local-fs.ts";
+import { readBytes, statIfExists } from "./local-fs.ts";
 
 /** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
@@ -38,14 +38,15 @@ export class CachedFileReader {
     options: { maxBytes?: number } = {},
   ): Promise<FileRead<T>> {
     const maxBytes = Math.min(options.maxBytes ?? MAX_FILE_BYTES, MAX_FILE_BYTES);
-    let info: Awaited<ReturnType<typeof stat>>;
+    let info: Awaited<ReturnType<typeof statIfExists>>;
     try {
-      info = await stat(path);
+      info = await statIfExists(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
       return { kind: "unreadable", cause: describeFsError(error) };
     }
+    if (info === undefined) return { kind: "missing" };
     if (info.isDirectory()) return { kind: "unreadable", cause: "is a directory" };
     // A FIFO would block the read forever and a device such as /dev/zero never ends: only regular
     // files (symlinks are followed) are read.

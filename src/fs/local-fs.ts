@@ -24,6 +24,19 @@ export async function lstat(path: string): Promise<Stats> {
   return lstatSync(path);
 }
 
+/**
+ * `stat`/`lstat` for paths that are often absent (a branch that is only packed, a repository
+ * without twig state): `undefined` instead of an ENOENT error, which costs several times the
+ * call itself to build. Other failures still reject.
+ */
+export async function statIfExists(path: string): Promise<Stats | undefined> {
+  return statSync(path, { throwIfNoEntry: false });
+}
+
+export async function lstatIfExists(path: string): Promise<Stats | undefined> {
+  return lstatSync(path, { throwIfNoEntry: false });
+}
+
 export async function readlink(path: string): Promise<string> {
   return readlinkSync(path);
 }

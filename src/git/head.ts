@@ -3,7 +3,7 @@ import { toolError } from "../errors.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { err, ok, type Result } from "../result.ts";
 import type { RepoLocation } from "./discover.ts";
-import { readRef, resolveRefChain } from "./ref-store.ts";
+import { resolveRefChain } from "./ref-store.ts";
 
 export type Head =
   /** `unborn`: the branch has no commit yet (a new repository, or after `git checkout --orphan`). */
@@ -16,15 +16,17 @@ const BRANCH_PREFIX = "refs/heads/";
  * followed to its target, as `git status` and `git branch --show-current` do.
  */
 export async function readHead(repo: RepoLocation, files: CachedFileReader): Promise<Result<Head>> {
-  const raw = await readRef(repo, "HEAD", files);
-  if (!raw.ok) return raw;
-  if (raw.value === null) {
-    return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
-  }
-  if (raw.value.kind === "oid") return ok({ kind: "detached", oid: raw.value.oid });
+  // One walk of the chain: HEAD's own file is read once, and a chain that stops at HEAD itself
+  // means HEAD holds an object id (detached) or is missing.
   const resolved = await resolveRefChain(repo, "HEAD", files);
   if (!resolved.ok) return resolved;
   const { refname, oid } = resolved.value;
+  if (refname === "HEAD") {
+    if (oid === null) {
+      return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
+    }
+    return ok({ kind: "detached", oid });
+  }
   if (refname.startsWith(BRANCH_PREFIX)) {
     return ok({ kind: "branch", branch: refname.slice(BRANCH_PREFIX.length), unborn: oid === null, oid });
   }

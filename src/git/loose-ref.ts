@@ -1,5 +1,5 @@
 import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
-import { lstat, readBytes, readlink, stat } from "../fs/local-fs.ts";
+import { lstatIfExists, readBytes, readlink, stat } from "../fs/local-fs.ts";
 import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
 import { leadingOid } from "./oid.ts";
 
@@ -41,12 +41,13 @@ export function parseLooseRef(bytes: Uint8Array): RefValue | null {
  * be thousands and each is read rarely, so caching them would only evict files worth keeping.
  */
 export async function readLooseRef(path: string): Promise<LooseRead> {
-  let info: Awaited<ReturnType<typeof lstat>>;
+  let info: Awaited<ReturnType<typeof lstatIfExists>>;
   try {
-    info = await lstat(path);
+    info = await lstatIfExists(path);
   } catch (error) {
     return absentOrUnreadable(error);
   }
+  if (info === undefined) return { kind: "missing" };
   // A directory where the ref would be (`refs/heads/a` when `refs/heads/a/b` exists) means "no
   // loose ref"; git then still consults packed-refs.
   if (info.isDirectory()) return { kind: "missing" };

@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from "node:path";
 import { toolError } from "../errors.ts";
 import { type CachedFileReader, describeFsError } from "../fs/cached-file.ts";
-import { readdir, stat } from "../fs/local-fs.ts";
+import { readdir, statIfExists } from "../fs/local-fs.ts";
 import { err, ok, type Result } from "../result.ts";
 import { compareBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
@@ -84,8 +84,7 @@ export async function readWorktreeLink(adminDir: string): Promise<{ dotGit: stri
 
 async function exists(path: string): Promise<boolean> {
   try {
-    await stat(path);
-    return true;
+    return (await statIfExists(path)) !== undefined;
   } catch {
     return false;
   }

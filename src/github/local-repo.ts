@@ -1,7 +1,7 @@
 import type { Context } from "../context.ts";
 import type { ToolError } from "../errors.ts";
 import { readRepoConfig, remoteUrls } from "../git/config.ts";
-import { discoverRepository } from "../git/discover.ts";
+import { discoverRepositoryCached } from "../git/discovery-cache.ts";
 import type { Head } from "../git/head.ts";
 import { readHead } from "../git/head.ts";
 import { err, ok, type Result } from "../result.ts";
@@ -15,7 +15,7 @@ export interface RemoteUrl {
 
 /** Remotes of the repository at `path` in config order, read fresh (a bare repository works too). */
 export async function readRemotes(ctx: Pick<Context, "files">, path: string): Promise<Result<RemoteUrl[]>> {
-  const repo = await discoverRepository(path, ctx.files);
+  const repo = await discoverRepositoryCached(path, ctx.files);
   if (!repo.ok) return repo;
   const config = await readRepoConfig(repo.value, ctx.files);
   if (!config.ok) return config;

@@ -1,0 +1,122 @@
+import { statSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import type { CachedFileReader } from "../fs/cached-file.ts";
+import type { Result } from "../result.ts";
+import { discoverRepository, type RepoLocation } from "./discover.ts";
+
+/** The identity and last change of one path, as `stat` (following symlinks) reports them. */
+interface PathStamp {
+  path: string;
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  size: number;
+}
+
+interface Entry {
+  location: RepoLocation;
+  stamps: PathStamp[];
+}
+
+const CAPACITY = 64;
+const caches = new WeakMap<CachedFileReader, Map<string, Entry>>();
+
+/**
+ * `discoverRepository` for the serving path, which opens the same repository on every tool call.
+ * A full discovery costs two `realpath`s and a dozen `stat`s and reads; the answer is kept with the
+ * stamps of every directory and file it rests on, and reused while none of them changed (a handful
+ * of `stat`s). Every way a discovery can come out differently shows in those stamps: git replaces
+ * HEAD, config and the ref files by renaming, which changes their directory's mtime; a `.git`
+ * appearing in a directory between the start and the work tree changes that directory; deleting or
+ * moving the repository makes a `stat` fail or change identity; a config edited in place changes
+ * its own stamp. Tied to the file reader, so it lives and dies with the process's file cache.
+ */
+export async function discoverRepositoryCached(
+  startDir: string,
+  files: CachedFileReader,
+): Promise<Result<RepoLocation>> {
+  let cache = caches.get(files);
+  if (cache === undefined) {
+    cache = new Map();
+    caches.set(files, cache);
+  }
+  const hit = cache.get(startDir);
+  if (hit?.stamps.every(unchanged)) {
+    cache.delete(startDir);
+    cache.set(startDir, hit);
+    return { ok: true, value: hit.location };
+  }
+  cache.delete(startDir);
+  const found = await discoverRepository(startDir, files);
+  if (found.ok) {
+    const stamps = stampsFor(startDir, found.value);
+    if (stamps !== null) {
+      cache.set(startDir, { location: found.value, stamps });
+      if (cache.size > CAPACITY) {
+        const oldest = cache.keys().next().value;
+        if (oldest !== undefined) cache.delete(oldest);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The paths a discovery from `startDir` depended on, stamped now; `null` (do not cache) for the
+ * unusual layouts — a start outside the work tree, a work tree named by `core.worktree` — whose
+ * inputs these stamps would not cover.
+ */
+function stampsFor(startDir: string, location: RepoLocation): PathStamp[] | null {
+  const { workTree, gitDir, commonDir } = location;
+  if (workTree === null) return null;
+  const startStamp = stamp(startDir);
+  if (startStamp === null) return null;
+  const paths = new Set<string>();
+  // The walk up went through these directories; each one's mtime changes if it gains a `.git`.
+  // `startDir` may be a symlink to the work tree: its stamp (taken through the link) is the
+  // work tree's, and the canonical walk starts at the work tree itself.
+  let dir = startStamp.ino === stamp(workTree)?.ino ? workTree : startDir;
+  for (;;) {
+    paths.add(dir);
+    if (dir === workTree) break;
+    const parent = dirname(dir);
+    if (parent === dir || !dir.startsWith(workTree + sep)) return null;
+    dir = parent;
+  }
+  paths.add(join(workTree, ".git"));
+  paths.add(gitDir);
+  paths.add(commonDir);
+  paths.add(join(commonDir, "config"));
+  const stamps = [startStamp];
+  for (const path of paths) {
+    if (path === startDir) continue;
+    const taken = stamp(path);
+    if (taken === null) return null;
+    stamps.push(taken);
+  }
+  return stamps;
+}
+
+function stamp(path: string): PathStamp | null {
+  let info: ReturnType<typeof statSync>;
+  try {
+    info = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (info === undefined) return null;
+  return { path, dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, size: info.size };
+}
+
+function unchanged(previous: PathStamp): boolean {
+  const now = stamp(previous.path);
+  return (
+    now !== null &&
+    now.dev === previous.dev &&
+    now.ino === previous.ino &&
+    now.mtimeMs === previous.mtimeMs &&
+    now.ctimeMs === previous.ctimeMs &&
+    now.size === previous.size
+  );
+}
