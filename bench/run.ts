@@ -199,6 +199,8 @@ async function coldStarts(subjects: ColdSubject[], runs: number, label: string):
 interface CallSubject {
   key: string;
   run(): Promise<number>;
+  /** The long-lived server the call goes to (none for the git CLI, a new process per call). */
+  server?: StdioServer;
   /** Run only every `every`-th iteration (slow subjects that are not the point of the table). */
   every?: number;
 }
@@ -206,13 +208,23 @@ interface CallSubject {
 /** Size in bytes of the last reply of each tool call, by subject key. */
 const replyBytes = new Map<string, number>();
 
-/** Each iteration calls every subject once, in the same order; the first `warmup` are dropped. */
+/**
+ * Each iteration calls every subject once, in the same order; the first `warmup` are dropped.
+ * A server that sat idle while the others ran first answers an untimed MCP `ping`: waking a
+ * sleeping process costs every server the same few hundred microseconds, and without the ping it
+ * would be charged to whichever call happens to come first in the round.
+ */
 async function interleave(subjects: CallSubject[], warmup: number, iterations: number, label: string) {
   const samples = new Map<string, number[]>(subjects.map((s) => [s.key, []]));
   const started = performance.now();
   for (let i = 0; i < warmup + iterations; i++) {
+    let awake: StdioServer | undefined;
     for (const subject of subjects) {
       if (subject.every !== undefined && i % subject.every !== 0) continue;
+      if (subject.server !== awake) {
+        awake = subject.server;
+        await awake?.request("ping");
+      }
       const ms = await subject.run();
       if (i >= warmup) samples.get(subject.key)?.push(ms);
     }
@@ -529,10 +541,18 @@ async function main(): Promise<void> {
         const fb = await start("floor-b", floorB.path);
         const tw = await start("twig-mcp", twig.path);
         await validate(tw, r);
+        const floors: CallSubject[] = [
+          { key: "floor (a) ping", server: fa, run: toolCall(fa, "ping", {}, `floor (a) ping ${size}`) },
+          { key: "floor (b) ping", server: fb, run: toolCall(fb, "ping", {}, `floor (b) ping ${size}`) },
+        ];
+        // Every tool call follows the floors' calls, as each floor call follows another process's:
+        // all timed calls then start from the same state (caches shared with the others, not warm
+        // from a call just before).
+        const afterFloors = (subject: CallSubject): CallSubject[] => [...floors, subject];
         const subjects: CallSubject[] = [
-          { key: "floor (a) ping", run: toolCall(fa, "ping", {}, `floor (a) ping ${size}`) },
-          { key: "floor (b) ping", run: toolCall(fb, "ping", {}, `floor (b) ping ${size}`) },
-          ...LOCAL_TOOLS.map((tool) => ({ key: tool, run: toolCall(tw, tool, toolArgs(tool, r), `${tool} ${size}`) })),
+          ...LOCAL_TOOLS.flatMap((tool) =>
+            afterFloors({ key: tool, server: tw, run: toolCall(tw, tool, toolArgs(tool, r), `${tool} ${size}`) }),
+          ),
           { key: "git branch --show-current", run: gitCall(r.root, gitOracleEnv, ["branch", "--show-current"], 1) },
           {
             key: "git for-each-ref refs/heads",
@@ -545,8 +565,16 @@ async function main(): Promise<void> {
           for (const v of variants) {
             const server = await start(v.label, v.path);
             subjects.push(
-              { key: `${v.label}: get_current_branch`, run: toolCall(server, "get_current_branch", {}) },
-              { key: `${v.label}: get_branch_tree`, run: toolCall(server, "get_branch_tree", {}) },
+              ...afterFloors({
+                key: `${v.label}: get_current_branch`,
+                server,
+                run: toolCall(server, "get_current_branch", {}),
+              }),
+              ...afterFloors({
+                key: `${v.label}: get_branch_tree`,
+                server,
+                run: toolCall(server, "get_branch_tree", {}),
+              }),
             );
           }
         }
@@ -759,13 +787,20 @@ async function main(): Promise<void> {
         await Promise.all([peer.initialize(), tw.initialize(), fa.initialize(), fb.initialize()]);
         const stats = await interleave(
           [
-            { key: "floor (a) ping", run: toolCall(fa, "ping", {}) },
-            { key: "floor (b) ping", run: toolCall(fb, "ping", {}) },
-            { key: "twig get_current_branch", run: toolCall(tw, "get_current_branch", {}) },
-            { key: "twig list_branches", run: toolCall(tw, "list_branches", {}) },
-            { key: "peer show-current", run: toolCall(peer, "git_branch", { path: r.root, mode: "show-current" }) },
-            { key: "peer list", run: toolCall(peer, "git_branch", { path: r.root, mode: "list" }) },
-          ],
+            { key: "twig get_current_branch", server: tw, run: toolCall(tw, "get_current_branch", {}) },
+            { key: "twig list_branches", server: tw, run: toolCall(tw, "list_branches", {}) },
+            {
+              key: "peer show-current",
+              server: peer,
+              run: toolCall(peer, "git_branch", { path: r.root, mode: "show-current" }),
+            },
+            { key: "peer list", server: peer, run: toolCall(peer, "git_branch", { path: r.root, mode: "list" }) },
+          ].flatMap((subject) => [
+            // As in the main session: every timed call follows the floors'.
+            { key: "floor (a) ping", server: fa, run: toolCall(fa, "ping", {}) },
+            { key: "floor (b) ping", server: fb, run: toolCall(fb, "ping", {}) },
+            subject,
+          ]),
           Math.min(settings.warmup, 10),
           settings.peerCalls,
           "peers",
