@@ -12,11 +12,22 @@ export interface CallToolResult {
  * the same thing; `structuredContent` carries the bare data for clients that read it.
  */
 export function okResult(data: Record<string, unknown>): CallToolResult {
-  return {
-    content: [{ type: "text", text: JSON.stringify({ status: "ok", data }) }],
+  const json = JSON.stringify(data);
+  const result: CallToolResult = {
+    // Exactly `JSON.stringify({ status: "ok", data })`, with the data serialised only once.
+    content: [{ type: "text", text: `{"status":"ok","data":${json}}` }],
     structuredContent: data,
     isError: false,
   };
+  dataJson.set(result, json);
+  return result;
+}
+
+const dataJson = new WeakMap<CallToolResult, string>();
+
+/** The JSON of an `okResult`'s data, as serialised for its text content. */
+export function dataJsonOf(result: CallToolResult): string | undefined {
+  return dataJson.get(result);
 }
 
 export function errorResult(error: ToolError): CallToolResult {

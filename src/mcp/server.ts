@@ -10,9 +10,11 @@ import {
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { registerCompletions } from "./completions.ts";
+import { dataJsonOf } from "./envelope.ts";
 import { forwardLogsToClient } from "./logging.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
+import { ResultJson } from "./result-json.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
 export const SERVER_INSTRUCTIONS =
@@ -27,6 +29,8 @@ export interface ServerFeatures {
 
 export interface McpServerHandle {
   server: Server;
+  /** Writes replies reusing tool data already serialised (give `serialize` to the transport). */
+  resultJson: ResultJson;
   /** Releases file watchers; the process may then exit. */
   dispose(): void;
 }
@@ -54,12 +58,18 @@ export function createMcpServer(
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
 
+  const resultJson = new ResultJson();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const tool = tools.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `tool not found: ${name}`);
     ctx.log.debug(`tools/call ${name}`);
-    return tools.call(tool, args, ctx, extra.signal);
+    const result = await tools.call(tool, args, ctx, extra.signal);
+    const json = dataJsonOf(result);
+    const text = result.content[0]?.text;
+    if (json !== undefined && text !== undefined && !extra.signal.aborted)
+      resultJson.remember(extra.requestId, text, json);
+    return result;
   });
 
   if (features.prompts) registerPrompts(server, ctx, tools);
@@ -67,7 +77,7 @@ export function createMcpServer(
   if (features.prompts || features.resources) registerCompletions(server, ctx, features);
   watchClientRoots(server, ctx);
   answerBadParamsAsInvalidParams(server);
-  return { server, dispose: releaseWatchers };
+  return { server, resultJson, dispose: releaseWatchers };
 }
 
 type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;

@@ -38,6 +38,7 @@ export class StdioServerTransport implements Transport {
   readonly #stdin: Readable;
   readonly #stdout: Writable;
   readonly #maxMessageBytes: number;
+  readonly #serialize: (message: JSONRPCMessage) => string;
   #chunks: Buffer[] = [];
   #pendingBytes = 0;
   /** Inside a line that is already too long: bytes are dropped until its newline. */
@@ -48,11 +49,12 @@ export class StdioServerTransport implements Transport {
   constructor(
     stdin: Readable = process.stdin,
     stdout: Writable = process.stdout,
-    options: { maxMessageBytes?: number } = {},
+    options: { maxMessageBytes?: number; serialize?: (message: JSONRPCMessage) => string } = {},
   ) {
     this.#stdin = stdin;
     this.#stdout = stdout;
     this.#maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.#serialize = options.serialize ?? ((message) => JSON.stringify(message));
   }
 
   async start(): Promise<void> {
@@ -78,7 +80,7 @@ export class StdioServerTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.#write(`${JSON.stringify(message)}\n`);
+    return this.#write(`${this.#serialize(message)}\n`);
   }
 
   #write(line: string): Promise<void> {

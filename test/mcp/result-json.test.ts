@@ -1,0 +1,104 @@
+import { describe, expect, test } from "bun:test";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { dataJsonOf, errorResult, okResult } from "../../src/mcp/envelope.ts";
+import { ResultJson } from "../../src/mcp/result-json.ts";
+
+/** What the SDK hands the transport: a copy of the result (it re-parses it), same strings inside. */
+function reply(id: number | string, result: Record<string, unknown>): JSONRPCMessage {
+  const copy: Record<string, unknown> = {
+    ...result,
+    content: (result.content as object[]).map((item) => ({ ...item })),
+  };
+  if (result.structuredContent) copy.structuredContent = { ...(result.structuredContent as object) };
+  return { jsonrpc: "2.0", id, result: copy } as JSONRPCMessage;
+}
+
+function remembered(results: ResultJson, id: number | string, data: Record<string, unknown>) {
+  const result = okResult(data);
+  const json = dataJsonOf(result);
+  if (json === undefined) throw new Error("okResult left no JSON");
+  results.remember(id, result.content[0]?.text ?? "", json);
+  return result;
+}
+
+const DATA = {
+  tree: [{ branch: "main", children: [{ branch: 'feat/ü "quoted"\n', children: [] }] }],
+  text: "main\n└── feat\n",
+  n: 3,
+  none: null,
+};
+
+describe("okResult", () => {
+  test("its text is exactly upstream's envelope", () => {
+    const result = okResult(DATA);
+    expect(result.content[0]?.text).toBe(JSON.stringify({ status: "ok", data: DATA }));
+    expect(dataJsonOf(result)).toBe(JSON.stringify(DATA));
+  });
+});
+
+describe("ResultJson", () => {
+  test("a remembered reply is written as JSON.stringify would, byte for byte once parsed", () => {
+    const results = new ResultJson();
+    const result = remembered(results, 7, DATA);
+    const message = reply(7, result);
+    const line = results.serialize(message);
+    expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(message)));
+    expect(line).toContain(`"structuredContent":${JSON.stringify(DATA)}`);
+  });
+
+  test("string ids and an empty data object", () => {
+    const results = new ResultJson();
+    const result = remembered(results, "req-1", {});
+    const message = reply("req-1", result);
+    expect(JSON.parse(results.serialize(message))).toEqual(JSON.parse(JSON.stringify(message)));
+  });
+
+  test("an entry is used once", () => {
+    const results = new ResultJson();
+    const result = remembered(results, 1, DATA);
+    const first = results.serialize(reply(1, result));
+    // Spliced: structuredContent comes last, unlike JSON.stringify's order.
+    expect(first).not.toBe(JSON.stringify(reply(1, result)));
+    const again = reply(1, result);
+    expect(results.serialize(again)).toBe(JSON.stringify(again));
+  });
+
+  test("a stale entry never stands in for another reply with the same id", () => {
+    const results = new ResultJson();
+    remembered(results, 5, DATA);
+    // The client reused id 5 for a call whose data differs.
+    const fresh = okResult({ ...DATA, n: 99 });
+    const message = reply(5, fresh);
+    const line = results.serialize(message);
+    expect(line).toBe(JSON.stringify(message));
+    expect(JSON.parse(line).result.structuredContent.n).toBe(99);
+  });
+
+  test("error results, error replies and notifications are written plainly", () => {
+    const results = new ResultJson();
+    remembered(results, 9, DATA);
+    const failed = reply(9, errorResult({ code: "not_found", message: "no", hint: "look" }));
+    expect(results.serialize(failed)).toBe(JSON.stringify(failed));
+    remembered(results, 10, DATA);
+    const error = { jsonrpc: "2.0", id: 10, error: { code: -32603, message: "boom" } } as JSONRPCMessage;
+    expect(results.serialize(error)).toBe(JSON.stringify(error));
+    const note = {
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "info", data: "x" },
+    } as JSONRPCMessage;
+    expect(results.serialize(note)).toBe(JSON.stringify(note));
+  });
+
+  test("entries for calls that never answered are bounded", () => {
+    const results = new ResultJson();
+    for (let id = 0; id < 1000; id++) remembered(results, id, DATA);
+    // The oldest were dropped: id 0 is written plainly, the newest still spliced.
+    const oldest = reply(0, okResult(DATA));
+    expect(results.serialize(oldest)).toBe(JSON.stringify(oldest));
+    const newest = reply(999, okResult(DATA));
+    const line = results.serialize(newest);
+    expect(line).not.toBe(JSON.stringify(newest));
+    expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(newest)));
+  });
+});
