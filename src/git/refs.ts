@@ -4,7 +4,7 @@ import { toolError } from "../errors.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
 import { readdir } from "../fs/local-fs.ts";
 import { err, ok, type Result } from "../result.ts";
-import { compareBytewise } from "./bytewise.ts";
+import { sortBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
 import { unreadableHint } from "./hints.ts";
 import { readPackedRefs } from "./packed-refs.ts";
@@ -27,7 +27,7 @@ export async function listLocalBranches(repo: RepoLocation, files: CachedFileRea
   for (const refname of packed.value.keys()) {
     if (refname.startsWith(HEADS)) names.add(refname.slice(HEADS.length));
   }
-  return ok([...names].sort(compareBytewise));
+  return ok(sortBytewise([...names]));
 }
 
 /** The object id `refname` (a full name such as `refs/heads/main`, or `HEAD`) resolves to; `null` when absent. */

@@ -2,7 +2,7 @@ import { realpath } from "node:fs/promises";
 import * as v from "valibot";
 import type { Context } from "../context.ts";
 import { toolError } from "../errors.ts";
-import { compareBytewise } from "../git/bytewise.ts";
+import { sortBytewise } from "../git/bytewise.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { listLinkedWorktrees } from "../git/worktrees.ts";
 import { err, ok, type Result } from "../result.ts";
@@ -199,7 +199,7 @@ const listBranches = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    const names = [...state.branches.keys()].sort(compareBytewise);
+    const names = sortBytewise([...state.branches.keys()]);
     return ok({ branches: names.map((name) => branchRecord(state, name)) });
   },
 });

@@ -1,4 +1,3 @@
-import { compareBytewise } from "../git/bytewise.ts";
 import type { TwigState } from "./state.ts";
 
 export interface BranchGraph {
@@ -23,32 +22,33 @@ export function buildBranchGraph(
   current: string | null,
 ): BranchGraph {
   const nodes = new Set(localBranches);
-  // A Set per parent: the default root can collect thousands of orphans, and a list lookup per
-  // insertion would make that quadratic.
-  const childSets = new Map<string, Set<string>>();
-  const hasParent = new Set<string>();
-  const addChild = (parent: string, child: string) => {
-    const set = childSets.get(parent);
-    if (!set) childSets.set(parent, new Set([child]));
-    else set.add(child);
-  };
-
+  const parentsOf = new Map<string, Set<string>>();
   for (const { child, parent } of state.dependencies) {
     if (!nodes.has(child) || !nodes.has(parent)) continue;
-    hasParent.add(child);
-    addChild(parent, child);
+    const parents = parentsOf.get(child);
+    if (!parents) parentsOf.set(child, new Set([parent]));
+    else parents.add(parent);
   }
 
   const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
   const defaultRoot = flagged && nodes.has(flagged.branch) ? flagged.branch : null;
-  if (defaultRoot !== null) {
-    const configuredRoots = new Set(state.roots.map((root) => root.branch));
-    for (const node of localBranches) {
-      if (!hasParent.has(node) && node !== defaultRoot && !configuredRoots.has(node)) addChild(defaultRoot, node);
+  const configuredRoots = new Set(state.roots.map((root) => root.branch));
+  // Walking the branches in their (byte-wise) order appends each child list already sorted: no
+  // sort per parent, and the default root's thousands of orphans cost one pass.
+  const children = new Map<string, string[]>();
+  const addChild = (parent: string, child: string) => {
+    const list = children.get(parent);
+    if (!list) children.set(parent, [child]);
+    else list.push(child);
+  };
+  for (const node of localBranches) {
+    const parents = parentsOf.get(node);
+    if (parents) {
+      for (const parent of parents) addChild(parent, node);
+    } else if (defaultRoot !== null && node !== defaultRoot && !configuredRoots.has(node)) {
+      addChild(defaultRoot, node);
     }
   }
-  const children = new Map<string, string[]>();
-  for (const [parent, set] of childSets) children.set(parent, [...set].sort(compareBytewise));
 
   return {
     nodes: localBranches,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { compareBytewise } from "../../src/git/bytewise.ts";
+import { compareBytewise, sortBytewise } from "../../src/git/bytewise.ts";
 
 const utf8 = (text: string) => Buffer.from(text, "utf8");
 
@@ -38,5 +38,19 @@ describe("compareBytewise", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("sortBytewise", () => {
+  test("sorts as compareBytewise does, with and without astral characters", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: "grapheme" })), fc.array(fc.string({ unit: "binary" })), (a, b) => {
+        expect(sortBytewise([...a])).toEqual([...a].sort(compareBytewise));
+        expect(sortBytewise([...b])).toEqual([...b].sort(compareBytewise));
+        expect(sortBytewise([...a, ...b])).toEqual([...a, ...b].sort(compareBytewise));
+      }),
+      { numRuns: 1000 },
+    );
+    expect(sortBytewise(["🚀", "\uFF21", "a"])).toEqual(["a", "\uFF21", "🚀"]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { sortBytewise } from "../../src/git/bytewise.ts";
 import { buildBranchGraph } from "../../src/twig/graph.ts";
 import { parseStateBytes, type TwigState } from "../../src/twig/state.ts";
 import { buildTree, renderTreeText } from "../../src/twig/tree.ts";
@@ -10,7 +11,8 @@ function state(json: unknown): TwigState {
   return result.value;
 }
 
-const sorted = (names: string[]) => [...names].sort();
+/** buildBranchGraph takes branches as listLocalBranches gives them: in UTF-8 byte order. */
+const sorted = (names: string[]) => sortBytewise([...names]);
 const deps = (pairs: Array<[string, string]>) => pairs.map(([child, parent]) => ({ child, parent }));
 const roots = (...list: Array<[string, boolean]>) => list.map(([branch, is_default]) => ({ branch, is_default }));
 
@@ -72,7 +74,7 @@ describe("buildBranchGraph and renderTreeText", () => {
   test("children sort byte-wise (uppercase first, UTF-8 order beyond the BMP)", () => {
     const kids = ["b", "B", "a", "\u{1F600}", "\uFF5E", "é"];
     const s = state({ dependencies: deps(kids.map((k) => [k, "main"])) });
-    const graph = buildBranchGraph(["main", ...kids], s, null);
+    const graph = buildBranchGraph(sorted(["main", ...kids]), s, null);
     expect(graph.childrenOf("main")).toEqual(["B", "a", "b", "é", "\uFF5E", "\u{1F600}"]);
   });
 
