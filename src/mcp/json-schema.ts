@@ -1,14 +1,15 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
+import { UNPUBLISHED } from "../tools/params.ts";
 
 export type JsonObject = { [key: string]: unknown };
 
 /**
- * JSON Schema for a tool's input or output. MCP's default dialect is 2020-12; we leave `$schema`
- * out because clients validating with a draft-07 validator (the TypeScript SDK's Ajv default)
- * reject a 2020-12 `$schema` they cannot resolve, while the keywords we emit mean the same in both.
+ * JSON Schema for a tool's input. MCP's default dialect is 2020-12; we leave `$schema` out because
+ * clients validating with a draft-07 validator (the TypeScript SDK's Ajv default) reject a 2020-12
+ * `$schema` they cannot resolve, while the keywords we emit mean the same in both.
  */
-export function jsonSchemaOf(schema: v.GenericSchema, options: { descriptions?: boolean } = {}): JsonObject {
+export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
   // Checks that only code can express (a git ref-name rule, a key format) stay server-side; their
   // `description` tells the model the rule instead.
   const json = toJsonSchema(schema, {
@@ -18,29 +19,48 @@ export function jsonSchemaOf(schema: v.GenericSchema, options: { descriptions?: 
   }) as JsonObject;
   delete json.$schema;
   compact(json);
-  return options.descriptions === false ? (withoutDescriptions(json) as JsonObject) : json;
+  return json;
 }
 
 /**
- * Output schemas go to the model in every `tools/list`; their field descriptions repeat what the
- * tool description and the data already say, so they are published without them.
+ * The published form of a tool's output schema: the result's top-level fields and their types —
+ * a field holding objects is `{"type":"object"}` or an array of `{"type":"object"}` — without
+ * `required`, field descriptions or the fields of nested objects.
+ *
+ * Every `tools/list` lands in the model's context, and the full output schemas were its largest
+ * part (7.3 KB of 17; the whole reply has to stay within 10 KB). What is given up, and why this
+ * is the least harmful cut once descriptions and input schemas are as short as they can usefully be:
+ * - Clients validate `structuredContent` against this schema (the SDK's Client with Ajv): every
+ *   result still conforms, as the schema is only looser, and the server still checks each result
+ *   against the full valibot schema before sending it.
+ * - Models rarely see output schemas: clients hand the model API a tool's name, description and
+ *   input schema. The descriptions say what each tool returns, and the result is plain JSON.
+ * - Clients that derive types from output schemas still get every top-level field and its type,
+ *   but no longer optional versus always present, nor the fields of nested objects (a PR in a
+ *   list, a tree node, a review); the README describes each result.
  */
-function withoutDescriptions(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutDescriptions);
-  if (typeof node !== "object" || node === null) return node;
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "description" && typeof value === "string") continue;
-    // `properties` maps names to schemas: a property may itself be called "description".
-    out[key] = key === "properties" ? mapValues(value as JsonObject, withoutDescriptions) : withoutDescriptions(value);
+export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
+  const json = jsonSchemaOf(schema);
+  const properties = (json.properties ?? {}) as JsonObject;
+  return { type: "object", properties: mapValues(properties, (field) => withoutFields(field as JsonObject)) };
+}
+
+/** A schema's type without what is inside its objects: `$ref` (a recursive node) becomes `object`. */
+function withoutFields(node: JsonObject): JsonObject {
+  if ("$ref" in node) return { type: "object" };
+  const { properties: _p, required: _r, description: _d, additionalProperties: _a, ...rest } = node;
+  if (rest.items && typeof rest.items === "object") rest.items = withoutFields(rest.items as JsonObject);
+  for (const key of ["anyOf", "oneOf"] as const) {
+    if (Array.isArray(rest[key])) rest[key] = (rest[key] as JsonObject[]).map(withoutFields);
   }
-  return out;
+  return rest;
 }
 
 /**
  * Every `tools/list` lands in the model's context, so schemas are written in their shortest
  * equivalent form: `"required": []` is dropped, and `anyOf` of bare types (valibot's nullable)
  * becomes a type list — `{"type":["string","null"]}` means the same in draft-07 and 2020-12.
+ * Constraints a schema marks `unpublished` (checked server-side only) are removed here.
  */
 function compact(node: unknown): void {
   if (Array.isArray(node)) {
@@ -50,6 +70,10 @@ function compact(node: unknown): void {
   if (typeof node !== "object" || node === null) return;
   const object = node as JsonObject;
   if (Array.isArray(object.required) && object.required.length === 0) delete object.required;
+  if (Array.isArray(object[UNPUBLISHED])) {
+    for (const keyword of object[UNPUBLISHED]) delete object[keyword as string];
+    delete object[UNPUBLISHED];
+  }
   const anyOf = object.anyOf;
   if (Array.isArray(anyOf) && anyOf.every(isBareType)) {
     delete object.anyOf;

@@ -2,10 +2,11 @@ import * as v from "valibot";
 import type { Context } from "../context.ts";
 import { toolError } from "../errors.ts";
 import { err, ok, type Result } from "../result.ts";
-import type { ToolDefinition, ToolGroup } from "../tools/define.ts";
+import type { ToolAnnotations, ToolDefinition, ToolGroup } from "../tools/define.ts";
+import { unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
-import { type JsonObject, jsonSchemaOf } from "./json-schema.ts";
+import { type JsonObject, jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
 
 export interface PublishedTool {
   name: string;
@@ -41,8 +42,8 @@ export class ToolRegistry {
       title: tool.title,
       description: tool.description,
       inputSchema: jsonSchemaOf(tool.input),
-      outputSchema: jsonSchemaOf(tool.output, { descriptions: false }),
-      annotations: { ...tool.annotations },
+      outputSchema: outputSchemaOf(tool.output),
+      annotations: publishedAnnotations(tool.annotations),
     }));
     return this.#published;
   }
@@ -112,8 +113,13 @@ export class ToolRegistry {
   }
 }
 
-export const REPO_PARAM_DESCRIPTION =
-  "Another repository: a name from list_repositories, or an absolute path. Default: the current one.";
+export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path. Default: the current one.";
+
+/** `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending. */
+function publishedAnnotations(annotations: ToolAnnotations): JsonObject {
+  const { openWorldHint, ...rest } = annotations;
+  return openWorldHint ? { ...rest } : { ...rest, openWorldHint };
+}
 
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {
@@ -123,7 +129,9 @@ function withRepoParam(tool: ToolDefinition): ToolDefinition {
     ...tool,
     input: v.object({
       ...input.entries,
-      repo: v.optional(v.pipe(v.string(), v.maxLength(4096), v.description(REPO_PARAM_DESCRIPTION))),
+      repo: v.optional(
+        v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description(REPO_PARAM_DESCRIPTION)),
+      ),
     }),
   };
 }

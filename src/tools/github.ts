@@ -9,6 +9,7 @@ import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import { err, ok, type Result } from "../result.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+import { unpublished } from "./params.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -20,7 +21,8 @@ const PrNumberSchema = v.pipe(
   v.integer(),
   v.minValue(1),
   v.maxValue(4294967295),
-  v.description("PR number. Defaults to the current branch's PR (as linked by twig) if omitted."),
+  unpublished("maximum"),
+  v.description("PR number. Default: the current branch's PR (linked by twig)."),
 );
 
 const OwnerSchema = v.pipe(
@@ -31,9 +33,8 @@ const OwnerSchema = v.pipe(
   // `.` and `..` pass the character rule but are path segments: in `/repos/{owner}/…` they would
   // walk the request up the API's path.
   v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
-  v.description(
-    "Repository owner (user or organization). Pass together with `repo` to query a repository other than the current clone's GitHub remote, or when not inside a clone. The host is github.com, or $GH_HOST when set.",
-  ),
+  unpublished("minLength", "maxLength", "pattern"),
+  v.description("GitHub user or org. With `repo`: read that repository instead of the clone's remote."),
 );
 
 /**
@@ -44,8 +45,9 @@ const RepoSchema = v.pipe(
   v.string(),
   v.minLength(1),
   v.maxLength(4096),
+  unpublished("minLength", "maxLength"),
   v.description(
-    "With `owner`: the GitHub repository name (without `.git`). Alone: a twig-registered repository name or an absolute path, whose GitHub remote is used.",
+    "With `owner`: GitHub repository name. Alone: a list_repositories name or path, whose GitHub remote is used.",
   ),
 );
 
@@ -62,6 +64,7 @@ const RefFilterSchema = v.pipe(
   v.regex(/^[^\s\u0000-\u001f\u007f~^?*[\\]+$/),
   // A lone surrogate has no UTF-8 form, so it cannot be put in a URL.
   v.check((name) => name.isWellFormed(), "not valid Unicode"),
+  unpublished("minLength", "maxLength", "pattern"),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -172,7 +175,7 @@ const getPullRequestTool = defineTool({
   name: "get_pull_request",
   title: "GitHub pull request",
   description:
-    "Get full details for a GitHub pull request. Defaults to the current branch's PR. Returns title, state, author, branches, draft/merged/mergeable flags, labels, requested reviewers and the description. Use get_pr_status for reviews and CI results.",
+    "Get full details for a GitHub pull request. Defaults to the current branch's PR. Includes body, labels, requested reviewers, draft/merged/mergeable flags and head SHA; get_pr_status adds reviews and CI.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PullRequestSchema,
@@ -191,7 +194,7 @@ const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Includes every review, every check run and legacy commit status on the head commit, and a summary: each reviewer's standing review and the checks counted as passing/failing/pending with an overall verdict. Use it to answer \"is this PR ready to merge?\"",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR (as get_pull_request), all reviews, check runs and commit statuses, and a summary: each reviewer's standing review, check counts, overall verdict. Answers \"is this PR ready to merge?\"",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
@@ -213,14 +216,11 @@ const listPullRequestsTool = defineTool({
   name: "list_pull_requests",
   title: "GitHub pull requests",
   description:
-    "List pull requests for the current repository. Defaults to open PRs. Newest first; filter by head or base branch (e.g. head=<branch> finds the PR for a branch); `has_more` says when more exist than `limit`.",
+    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body); head=<branch> finds a branch's PR.",
   group: "github",
   input: v.object({
     state: v.optional(
-      v.pipe(
-        v.picklist(["open", "closed", "all"]),
-        v.description('Filter by state: "open", "closed", or "all". Defaults to "open".'),
-      ),
+      v.pipe(v.picklist(["open", "closed", "all"]), v.description('Filter by state. Default: "open".')),
     ),
     limit: v.optional(
       v.pipe(
@@ -228,17 +228,10 @@ const listPullRequestsTool = defineTool({
         v.integer(),
         v.minValue(1),
         v.maxValue(MAX_PR_LIST_LIMIT),
-        v.description(`Most PRs to return (default ${DEFAULT_PR_LIST_LIMIT}, at most ${MAX_PR_LIST_LIMIT}).`),
+        v.description(`Most PRs to return. Default: ${DEFAULT_PR_LIST_LIMIT}.`),
       ),
     ),
-    head: v.optional(
-      v.pipe(
-        RefFilterSchema,
-        v.description(
-          "Only PRs from this branch: `branch` (in the repository itself) or `owner:branch` (from a fork).",
-        ),
-      ),
-    ),
+    head: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs from this branch (`owner:branch` for a fork)."))),
     base: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs that merge into this branch."))),
     ...targetParams,
   }),

@@ -23,6 +23,7 @@ import { err, ok, type Result } from "../result.ts";
 import { loadState } from "../twig/state.ts";
 import { openWorkspace } from "../workspace.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+import { unpublished } from "./params.ts";
 
 const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
 export const DEFAULT_LIST_LIMIT = 20;
@@ -106,12 +107,14 @@ async function fetchIssue(client: JiraClient, cloud: boolean, key: string, signa
 const IssueKeySchema = v.pipe(
   v.string(),
   v.regex(ISSUE_KEY_PATTERN, 'Expected a Jira issue key such as "PROJ-123"'),
-  v.description('Jira issue key (e.g. "PROJ-123"). Defaults to the current branch\'s issue if omitted.'),
+  unpublished("pattern"),
+  v.description('Jira issue key (e.g. "PROJ-123"). Default: the current branch\'s linked issue.'),
 );
 
 const ProjectKeySchema = v.pipe(
   v.string(),
   v.regex(PROJECT_KEY_PATTERN, 'Expected a Jira project key such as "PROJ"'),
+  unpublished("pattern"),
   v.description('Jira project key (e.g. "PROJ").'),
 );
 
@@ -122,8 +125,8 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
     title: "Jira issue",
     description:
       "Get details for a Jira issue. Defaults to the current branch's linked issue. Returns summary, status, " +
-      "assignee, type, priority, labels, reporter, last update, a browser link, and the description as " +
-      "Markdown-like text (very long descriptions are cut and flagged with truncated: true).",
+      "assignee, type, priority, labels, reporter, update time, url and the description as Markdown-like text " +
+      "(very long ones are cut, with truncated: true).",
     group: "jira",
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
     output: JiraIssueSchema,
@@ -163,9 +166,8 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
     name: "list_jira_issues",
     title: "List Jira issues",
     description:
-      "List Jira issues for a project with optional status and assignee filters, most recently updated first. " +
-      "Returns up to `limit` issues (default 20, max 100) and has_more when further issues match. Descriptions " +
-      "are shortened here; use get_jira_issue for an issue's full description.",
+      "List Jira issues for a project with optional status and assignee filters, most recently updated first, " +
+      "each as get_jira_issue returns it with a shortened description.",
     group: "jira",
     input: v.object({
       project: ProjectKeySchema,
@@ -173,10 +175,7 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
       assignee: v.optional(
         v.pipe(
           v.string(),
-          v.description(
-            'Filter by assignee (use "me" for the current user, "unassigned" for issues without one; otherwise a ' +
-              "display name, e-mail address or account ID).",
-          ),
+          v.description('Filter by assignee: "me", "unassigned", or a display name, e-mail address or account ID.'),
         ),
       ),
       limit: v.optional(
@@ -185,7 +184,7 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
           v.integer(),
           v.minValue(1),
           v.maxValue(MAX_PAGE_SIZE),
-          v.description(`Maximum number of issues to return (1-${MAX_PAGE_SIZE}, default ${DEFAULT_LIST_LIMIT}).`),
+          v.description(`Most issues to return. Default: ${DEFAULT_LIST_LIMIT}.`),
         ),
       ),
     }),

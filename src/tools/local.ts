@@ -30,7 +30,7 @@ const getCurrentBranch = defineTool({
   name: "get_current_branch",
   title: "Current branch",
   description:
-    "Get the current git branch name and its linked Jira issue and GitHub PR (plus its parent in the twig stack). Start here to learn what the user is working on.",
+    "Get the current git branch name and its linked Jira issue and GitHub PR, plus its parent branch. Start here to learn what the user is working on.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({
@@ -55,8 +55,7 @@ const getCurrentBranch = defineTool({
 const getBranchMetadata = defineTool({
   name: "get_branch_metadata",
   title: "Branch metadata",
-  description:
-    "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig. The branch must be tracked by twig.",
+  description: "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig.",
   group: "local",
   input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch name to look up.")) }),
   output: BranchRecordSchema,
@@ -74,10 +73,10 @@ const getBranchStack = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
   description:
-    "Get the ancestor chain (stack) from a branch up to its root, following each branch's first declared parent. Index 0 is the starting branch.",
+    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it.",
   group: "local",
   input: v.object({
-    branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Defaults to current branch."))),
+    branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
   }),
   output: v.object({
     stack: v.array(BranchRecordSchema),
@@ -126,15 +125,10 @@ const getBranchTree = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
-    "Get the branch dependency tree for the current repository: local branches nested under their declared parents, annotated with Jira keys and PR numbers. Without `branch`, every root's tree is returned.",
+    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes.",
   group: "local",
   input: v.object({
-    branch: v.optional(
-      v.pipe(
-        BranchNameSchema,
-        v.description("Optional branch to use as the tree root. Defaults to every root, default root first."),
-      ),
-    ),
+    branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
   }),
   output: v.object({
     root: v.pipe(v.string(), v.description("The first (or requested) root.")),
@@ -208,7 +202,7 @@ const listRepositories = defineTool({
   name: "list_repositories",
   title: "Registered repositories",
   description:
-    "List all twig-registered repositories (name, path) in registration order, whether each path still exists, and which repository tools read by default. Pass a name or path as `repo` to other tools to read another repository.",
+    "List all twig-registered repositories: name, path, whether it exists, and which one tools read by default (pass a name as `repo` to read another).",
   group: "local",
   input: NoParamsSchema,
   output: v.object({
@@ -265,7 +259,7 @@ const getWorktrees = defineTool({
   name: "get_worktrees",
   title: "Worktrees",
   description:
-    "Get the worktrees of the current repository: twig's recorded worktrees merged with the live linked git worktrees, each marked with its source so stale records stand out.",
+    "Get the worktrees of the current repository (name, path, branch): twig's records merged with git's linked worktrees; `source` shows stale records.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({ worktrees: v.array(WorktreeSchema) }),

@@ -15,3 +15,18 @@ export const BranchNameSchema = v.pipe(
 );
 
 export const NoParamsSchema = v.object({});
+
+/** The marker {@link unpublished} leaves in a converted JSON Schema for the wire layer to act on. */
+export const UNPUBLISHED = "unpublished";
+
+/**
+ * Pipe item: the named constraints of this schema are still checked but left out of the published
+ * JSON Schema. For bounds that only stop pathological input (a 4 KiB path, a PR number beyond
+ * 2³²) and character rules a model does not trip over, the schema a model reads on every turn
+ * gains nothing from them; a violation is still refused as `invalid_params` with the reason.
+ */
+export function unpublished<TInput>(
+  ...keywords: ("minLength" | "maxLength" | "maximum" | "pattern")[]
+): v.MetadataAction<TInput, { readonly [UNPUBLISHED]: readonly string[] }> {
+  return v.metadata<TInput, { readonly [UNPUBLISHED]: readonly string[] }>({ [UNPUBLISHED]: keywords });
+}

@@ -263,13 +263,16 @@ describe("tools/list", () => {
     expect(jira.map((tool) => tool.name).sort()).toEqual(["get_jira_issue", "list_jira_issues"]);
     for (const tool of jira) {
       expect(tool.outputSchema?.type).toBe("object");
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
+      // openWorldHint defaults to true in MCP, so it is left out.
+      expect(tool.annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
     }
     const get = jira.find((tool) => tool.name === "get_jira_issue");
-    expect(get?.outputSchema?.required).toEqual(expect.arrayContaining(["key", "summary", "status", "url", "labels"]));
+    expect(Object.keys(get?.outputSchema?.properties ?? {})).toEqual(
+      expect.arrayContaining(["key", "summary", "status", "url", "labels"]),
+    );
     expect(get?.inputSchema.required ?? []).toEqual([]);
     const list = jira.find((tool) => tool.name === "list_jira_issues");
-    expect(list?.outputSchema?.required).toEqual(["issues", "has_more"]);
+    expect(Object.keys(list?.outputSchema?.properties ?? {})).toEqual(["issues", "has_more", "total"]);
     expect(list?.inputSchema.required).toEqual(["project"]);
   });
 

@@ -56,7 +56,8 @@ describe("GitHub tools end to end", () => {
     expect(github).toHaveLength(3);
     for (const tool of github) {
       expect(tool.outputSchema).toBeDefined();
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
+      // openWorldHint defaults to true in MCP, so it is left out.
+      expect(tool.annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
     }
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv from "ajv";
 import * as v from "valibot";
-import { jsonSchemaOf } from "../../src/mcp/json-schema.ts";
+import { jsonSchemaOf, outputSchemaOf } from "../../src/mcp/json-schema.ts";
 import { REMOTE_ANNOTATIONS } from "../../src/tools/define.ts";
 import { githubTools } from "../../src/tools/github.ts";
 import { checkRunPayload, commitStatusPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
@@ -31,14 +31,21 @@ describe("GitHub tool definitions", () => {
       expect(input.required ?? []).toEqual([]);
       jsonSchemaOf(definition.output);
     }
+    // Bounds and character rules that only stop pathological input are checked, not published.
     const input = jsonSchemaOf(tool("get_pr_status").input) as { properties: Record<string, Record<string, unknown>> };
-    expect(input.properties.pr_number).toMatchObject({ type: "integer", minimum: 1, maximum: 4294967295 });
-    expect(input.properties.owner).toMatchObject({ type: "string", pattern: "^[A-Za-z0-9_.-]+$" });
+    expect(input.properties.pr_number).toEqual({
+      type: "integer",
+      minimum: 1,
+      description: expect.stringContaining("Default: the current branch's PR"),
+    });
+    expect(input.properties.owner).toEqual({ type: "string", description: expect.any(String) });
+    expect(input.properties.repo).toEqual({ type: "string", description: expect.any(String) });
     const list = jsonSchemaOf(tool("list_pull_requests").input) as {
       properties: Record<string, Record<string, unknown>>;
     };
     expect(list.properties.state).toMatchObject({ enum: ["open", "closed", "all"] });
     expect(list.properties.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 500 });
+    expect(list.properties.head).toEqual({ type: "string", description: expect.any(String) });
   });
 
   test("pr_number bounds", () => {
@@ -47,6 +54,13 @@ describe("GitHub tool definitions", () => {
       expect(v.safeParse(schema, { pr_number: bad }).success).toBe(false);
     for (const good of [1, 4294967295]) expect(v.safeParse(schema, { pr_number: good }).success).toBe(true);
     expect(v.safeParse(schema, {}).success).toBe(true);
+  });
+
+  test("unpublished constraints are still enforced", () => {
+    const schema = tool("list_pull_requests").input;
+    for (const bad of [{ owner: "" }, { owner: "a/b" }, { owner: "o".repeat(101) }, { repo: "" }, { head: "a b" }])
+      expect(v.safeParse(schema, bad).success).toBe(false);
+    expect(v.safeParse(schema, { owner: "o", repo: "r", head: "o:feature/x" }).success).toBe(true);
   });
 });
 
@@ -91,7 +105,7 @@ describe("results validate against the published outputSchema (as a strict clien
     ];
     for (const [name, args] of calls) {
       const result = expectOk(await callTool(name, args, ctx));
-      const validate = ajv.compile(jsonSchemaOf(tool(name).output));
+      const validate = ajv.compile(outputSchemaOf(tool(name).output));
       const valid = validate(JSON.parse(JSON.stringify(result)));
       if (!valid) throw new Error(`${name}: ${JSON.stringify(validate.errors)}`);
       expect(v.safeParse(tool(name).output, result).success).toBe(true);

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import * as v from "valibot";
 import type { Context } from "../../src/context.ts";
 import { REPO_PARAM_DESCRIPTION, ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { ok, type Result } from "../../src/result.ts";
@@ -133,17 +134,30 @@ describe("tool definitions", () => {
       properties: {
         issue_key: {
           type: "string",
-          pattern: "^[A-Za-z][A-Za-z0-9_]+-[0-9]+$",
-          description: 'Jira issue key (e.g. "PROJ-123"). Defaults to the current branch\'s issue if omitted.',
+          description: 'Jira issue key (e.g. "PROJ-123"). Default: the current branch\'s linked issue.',
         },
-        repo: { type: "string", maxLength: 4096, description: REPO_PARAM_DESCRIPTION },
+        repo: { type: "string", description: REPO_PARAM_DESCRIPTION },
       },
     });
     expect(list?.inputSchema.required).toEqual(["project"]);
     expect((list?.inputSchema.properties as Record<string, { maximum?: number }> | undefined)?.limit?.maximum).toBe(
       100,
     );
-    expect(list?.outputSchema.required).toEqual(["issues", "has_more"]);
+    expect(list?.outputSchema).toEqual({
+      type: "object",
+      properties: {
+        issues: { type: "array", items: { type: "object" } },
+        has_more: { type: "boolean" },
+        total: { type: "number" },
+      },
+    });
+  });
+
+  test("key patterns are checked but not published", () => {
+    const [get, list] = jiraTools;
+    expect(v.safeParse(get!.input, { issue_key: "PROJ 1" }).success).toBe(false);
+    expect(v.safeParse(list!.input, { project: "PROJ-1" }).success).toBe(false);
+    expect(v.safeParse(get!.input, { issue_key: "proj-1" }).success).toBe(true);
   });
 });
 

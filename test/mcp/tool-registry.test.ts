@@ -5,6 +5,7 @@ import { toolError } from "../../src/errors.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { err, ok } from "../../src/result.ts";
 import { defineTool, LOCAL_ANNOTATIONS, REMOTE_ANNOTATIONS } from "../../src/tools/define.ts";
+import { unpublished } from "../../src/tools/params.ts";
 
 const ctx = createTestContext({
   home: "/nonexistent",
@@ -46,6 +47,8 @@ describe("ToolRegistry", () => {
     });
     expect(first?.title).toBe("Echo");
     expect(first?.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+    // MCP's default for openWorldHint is true: the remote tools leave it out.
+    expect(second?.annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
   });
 
   test("schemas are published in their shortest equivalent form", () => {
@@ -56,6 +59,55 @@ describe("ToolRegistry", () => {
     } as never);
     const [published] = new ToolRegistry([nullable], new Set()).list();
     expect(published?.inputSchema).toEqual({ type: "object", properties: { maybe: { type: ["string", "null"] } } });
+  });
+
+  test("unpublished constraints are checked but left out of the input schema", async () => {
+    const guarded = defineTool({
+      ...echo,
+      name: "guarded",
+      input: v.object({
+        word: v.pipe(v.string(), v.minLength(1), v.maxLength(3), unpublished("maxLength"), v.description("A word.")),
+      }),
+    } as never);
+    const registry = new ToolRegistry([guarded], new Set());
+    expect(registry.list()[0]?.inputSchema).toEqual({
+      type: "object",
+      properties: { word: { type: "string", minLength: 1, description: "A word." } },
+      required: ["word"],
+    });
+    const result = await registry.call(registry.get("guarded")!, { word: "long" }, ctx, signal);
+    expect(JSON.parse(result.content[0]!.text).error.code).toBe("invalid_params");
+  });
+
+  test("output schemas are published one level deep, without required or descriptions", () => {
+    type Node = { name: string; children: Node[] };
+    const NodeSchema: v.GenericSchema<Node> = v.object({
+      name: v.string(),
+      children: v.array(v.lazy(() => NodeSchema)),
+    });
+    const nested = defineTool({
+      ...echo,
+      name: "nested",
+      output: v.object({
+        said: v.pipe(v.string(), v.description("What was said.")),
+        tags: v.array(v.string()),
+        meta: v.object({ n: v.number() }),
+        items: v.array(v.object({ a: v.nullable(v.string()) })),
+        tree: v.array(NodeSchema),
+        gone: v.optional(v.literal(true)),
+      }),
+    } as never);
+    expect(new ToolRegistry([nested], new Set()).list()[0]?.outputSchema).toEqual({
+      type: "object",
+      properties: {
+        said: { type: "string" },
+        tags: { type: "array", items: { type: "string" } },
+        meta: { type: "object" },
+        items: { type: "array", items: { type: "object" } },
+        tree: { type: "array", items: { type: "object" } },
+        gone: { const: true },
+      },
+    });
   });
 
   test("disabled groups are left out", () => {
