@@ -150,4 +150,22 @@ describe("tools/list", () => {
       await server.close();
     }
   });
+
+  test("the whole reply stays within 10 KB (it is in the model's context every turn)", async () => {
+    const lines = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ];
+    const { stdout } = await run([], `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const reply = stdout.split("\n").find((line) => line.includes('"id":2'));
+    expect(reply).toBeDefined();
+    expect(JSON.parse(reply as string).result.tools).toHaveLength(12);
+    expect(Buffer.byteLength(reply as string)).toBeLessThanOrEqual(10 * 1024);
+  });
 });
