@@ -12,7 +12,7 @@ import { cpus, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { makeHermeticHome } from "../test/support/hermetic-env.ts";
-import { buildExecutable } from "./lib/build.ts";
+import { buildExecutable, buildProfiled } from "./lib/build.ts";
 import { measureNetwork, type NetworkFigures } from "./lib/network.ts";
 import { GIT_PEER, GITHUB_PEER, githubPeerEnv, gitPeerEnv, type InstalledPeers, installPeers } from "./lib/peers.ts";
 import { type GeneratedRepo, generateRepo, gitEnv } from "./lib/repo-gen.ts";
@@ -209,27 +209,31 @@ interface CallSubject {
 const replyBytes = new Map<string, number>();
 
 /**
- * Each iteration calls every subject once, in the same order; the first `warmup` are dropped.
- * A server that sat idle while the others ran first answers an untimed MCP `ping`: waking a
- * sleeping process costs every server the same few hundred microseconds, and without the ping it
- * would be charged to whichever call happens to come first in the round.
+ * Runs each block on its own: every iteration calls the block's subjects once, in order, and the
+ * first `warmup` iterations are dropped; samples of a key that appears in several blocks (the
+ * floors) are pooled. A block is one subject after the floors' calls, so each timed call starts
+ * from the same state — right after another process ran — and a call is charged for its own
+ * garbage and cache misses, never for those a different tool left behind. A server that was idle
+ * first answers an untimed MCP `ping`, so waking a sleeping process (the same few hundred
+ * microseconds for any server) is charged to no call.
  */
-async function interleave(subjects: CallSubject[], warmup: number, iterations: number, label: string) {
-  const samples = new Map<string, number[]>(subjects.map((s) => [s.key, []]));
+async function interleave(blocks: CallSubject[][], warmup: number, iterations: number, label: string) {
+  const samples = new Map<string, number[]>(blocks.flat().map((s) => [s.key, []]));
   const started = performance.now();
-  for (let i = 0; i < warmup + iterations; i++) {
-    let awake: StdioServer | undefined;
-    for (const subject of subjects) {
-      if (subject.every !== undefined && i % subject.every !== 0) continue;
-      if (subject.server !== awake) {
-        awake = subject.server;
-        await awake?.request("ping");
+  for (const [index, subjects] of blocks.entries()) {
+    for (let i = 0; i < warmup + iterations; i++) {
+      let awake: StdioServer | undefined;
+      for (const subject of subjects) {
+        if (subject.every !== undefined && i % subject.every !== 0) continue;
+        if (subject.server !== awake) {
+          awake = subject.server;
+          await awake?.request("ping");
+        }
+        const ms = await subject.run();
+        if (i >= warmup) samples.get(subject.key)?.push(ms);
       }
-      const ms = await subject.run();
-      if (i >= warmup) samples.get(subject.key)?.push(ms);
     }
-    if ((i + 1) % 100 === 0)
-      log(`  ${label}: ${i + 1}/${warmup + iterations} (${Math.round(performance.now() - started)} ms)`);
+    log(`  ${label}: block ${index + 1}/${blocks.length} (${Math.round(performance.now() - started)} ms)`);
   }
   return new Map([...samples].map(([key, list]) => [key, summarize(list)]));
 }
@@ -316,11 +320,15 @@ async function main(): Promise<void> {
     // Builds --------------------------------------------------------------------------------
     log("building the host binary and the floors with build.ts's flags…");
     const here = new URL(".", import.meta.url).pathname;
-    const twig = await buildExecutable(join(work, "twig-mcp"));
-    const floorA = await buildExecutable(join(work, "floor-bare"), { entry: join(here, "floors", "bare.ts") });
-    const floorB = await buildExecutable(join(work, "floor-sdk"), { entry: join(here, "floors", "sdk.ts") });
-    process.stdout.write(`build flags (all three): ${twig.flags}\n`);
-    report.push(`build flags (all three): ${twig.flags}`);
+    const twig = await buildProfiled(join(work, "twig-mcp"));
+    const floorA = await buildProfiled(join(work, "floor-bare"), { entry: join(here, "floors", "bare.ts") });
+    const floorB = await buildProfiled(join(work, "floor-sdk"), { entry: join(here, "floors", "sdk.ts") });
+    for (const built of [twig, floorA, floorB]) {
+      if (built.profile === null) throw new Error(`${built.path}: the start-up profiling run failed`);
+    }
+    const flagLine = `build flags (all three, each with its own start-up profile as build.ts records it): ${twig.flags}`;
+    process.stdout.write(`${flagLine}\n`);
+    report.push(flagLine);
 
     // Repositories ----------------------------------------------------------------------------
     for (const size of SIZES) {
@@ -360,12 +368,8 @@ async function main(): Promise<void> {
     // Start-up variants (stretch) --------------------------------------------------------------
     const variants: { label: string; path: string }[] = [];
     if (!flags["no-variants"]) {
-      log("recording a bytecode order profile from a real start-up run, building start-up variants…");
-      const profile = join(work, "twig-mcp.order");
-      await coldOnce(
-        { label: "profile", command: [twig.path], cwd: coldCwd, env, call: current },
-        { BUN_BYTECODE_ORDER_OUT: profile },
-      );
+      log("building start-up variants (each on top of the release build and its start-up profile)…");
+      const order = { bytecodeOrder: twig.profile };
       const entry = (file: string) => join(here, "variants", file);
       const build = async (label: string, file: string, tweaks: Parameters<typeof buildExecutable>[1]) => {
         try {
@@ -378,17 +382,20 @@ async function main(): Promise<void> {
           report.push(message);
         }
       };
-      await build("− lazy Octokit (eager, as before)", "twig-eager-octokit", { entry: entry("eager-octokit.ts") });
-      await build("+ bytecode order", "twig-order", { compile: { bytecodeOrder: profile } });
-      await build("+ precomputed tools/list", "twig-precomputed", { entry: entry("precomputed.ts") });
-      await build("+ JIT policy 8", "twig-jit8", { compile: { jitPolicy: 8 } });
+      variants.push({ label: "− bytecode order (no start-up profile)", path: twig.plain.path });
+      await build("− lazy Octokit (eager, as before)", "twig-eager-octokit", {
+        entry: entry("eager-octokit.ts"),
+        compile: order,
+      });
+      await build("+ precomputed tools/list", "twig-precomputed", { entry: entry("precomputed.ts"), compile: order });
+      await build("+ JIT policy 8", "twig-jit8", { compile: { ...order, jitPolicy: 8 } });
       await build("+ JIT policy 8, reset at tools/list", "twig-jit8-reset", {
         entry: entry("jit-reset.ts"),
-        compile: { jitPolicy: 8 },
+        compile: { ...order, jitPolicy: 8 },
       });
-      await build("+ all three (order, precomputed, JIT 8 reset)", "twig-all", {
+      await build("+ precomputed and JIT 8 reset", "twig-all", {
         entry: entry("all.ts"),
-        compile: { jitPolicy: 8, bytecodeOrder: profile },
+        compile: { ...order, jitPolicy: 8 },
       });
     }
 
@@ -545,40 +552,31 @@ async function main(): Promise<void> {
           { key: "floor (a) ping", server: fa, run: toolCall(fa, "ping", {}, `floor (a) ping ${size}`) },
           { key: "floor (b) ping", server: fb, run: toolCall(fb, "ping", {}, `floor (b) ping ${size}`) },
         ];
-        // Every tool call follows the floors' calls, as each floor call follows another process's:
-        // all timed calls then start from the same state (caches shared with the others, not warm
-        // from a call just before).
         const afterFloors = (subject: CallSubject): CallSubject[] => [...floors, subject];
-        const subjects: CallSubject[] = [
-          ...LOCAL_TOOLS.flatMap((tool) =>
+        const blocks: CallSubject[][] = [
+          ...LOCAL_TOOLS.map((tool) =>
             afterFloors({ key: tool, server: tw, run: toolCall(tw, tool, toolArgs(tool, r), `${tool} ${size}`) }),
           ),
-          { key: "git branch --show-current", run: gitCall(r.root, gitOracleEnv, ["branch", "--show-current"], 1) },
-          {
+          afterFloors({
+            key: "git branch --show-current",
+            run: gitCall(r.root, gitOracleEnv, ["branch", "--show-current"], 1),
+          }),
+          afterFloors({
             key: "git for-each-ref refs/heads",
             run: gitCall(r.root, gitOracleEnv, ["for-each-ref", "--format=%(refname:short)", "refs/heads/"], size),
             // At 10,000 branches one listing takes longer than all the tools together.
             ...(size >= 10_000 ? { every: 5 } : {}),
-          },
+          }),
         ];
         if (size === TARGET_SIZE) {
           for (const v of variants) {
             const server = await start(v.label, v.path);
-            subjects.push(
-              ...afterFloors({
-                key: `${v.label}: get_current_branch`,
-                server,
-                run: toolCall(server, "get_current_branch", {}),
-              }),
-              ...afterFloors({
-                key: `${v.label}: get_branch_tree`,
-                server,
-                run: toolCall(server, "get_branch_tree", {}),
-              }),
-            );
+            for (const tool of ["get_current_branch", "get_branch_tree"]) {
+              blocks.push(afterFloors({ key: `${v.label}: ${tool}`, server, run: toolCall(server, tool, {}) }));
+            }
           }
         }
-        perSize.set(size, await interleave(subjects, settings.warmup, settings.calls, `${size} branches`));
+        perSize.set(size, await interleave(blocks, settings.warmup, settings.calls, `${size} branches`));
         sessionRss.set(size, tw.peakRssKiB());
       } finally {
         await Promise.all(servers.map((s) => s.close()));
@@ -617,7 +615,7 @@ async function main(): Promise<void> {
       }
     }
     section(
-      `Per-call latency over one stdio session (${settings.calls} calls each, interleaved; ms)`,
+      `Per-call latency over one stdio session (${settings.calls} calls each, one block per tool after the floors' calls; ms)`,
       ["tool", "branches", "p50", "p90", "p99", "p50 ×a", "p50 ×b", "reply"],
       latencyRows,
       ["left", "right", "right", "right", "right", "right", "right", "right"],
@@ -753,7 +751,7 @@ async function main(): Promise<void> {
         [
           "Same cold-start rounds as above (medians, ms). CPU→init: CPU time of all threads up to the initialize reply.",
           "instr.: instructions from exec to the tools/list reply and exit, counted by callgrind (--instructions; ±10 %).",
-          "current / tree: get_current_branch / get_branch_tree p50 at 1,000 branches, interleaved with the main session.",
+          "current / tree: get_current_branch / get_branch_tree p50 at 1,000 branches, measured like the main session.",
           "The reset variants call Bun.unsafe.setJITPolicy(1) once the tools/list reply is written; the precomputed",
           "variant answers tools/list from JSON Schemas computed at build time (a Bun macro running the registry).",
         ],
@@ -795,8 +793,8 @@ async function main(): Promise<void> {
               run: toolCall(peer, "git_branch", { path: r.root, mode: "show-current" }),
             },
             { key: "peer list", server: peer, run: toolCall(peer, "git_branch", { path: r.root, mode: "list" }) },
-          ].flatMap((subject) => [
-            // As in the main session: every timed call follows the floors'.
+          ].map((subject) => [
+            // As in the main session: one block per call, after the floors'.
             { key: "floor (a) ping", server: fa, run: toolCall(fa, "ping", {}) },
             { key: "floor (b) ping", server: fb, run: toolCall(fb, "ping", {}) },
             subject,
@@ -846,7 +844,7 @@ async function main(): Promise<void> {
           );
         }
         section(
-          `Peers: per-call latency at ${TARGET_SIZE} branches (${settings.peerCalls} calls each, interleaved; ms; Node.js ${peers.nodeVersion})`,
+          `Peers: per-call latency at ${TARGET_SIZE} branches (${settings.peerCalls} calls each, after the floors' calls; ms; Node.js ${peers.nodeVersion})`,
           ["peer call", "p50", "p90", "p99", "twig-mcp tool", "tool p50", "peer ÷ tool", "peer ÷ (b)", "peer ÷ (a)"],
           rows,
           ["left", "right", "right", "right", "left", "right", "right", "right", "right"],

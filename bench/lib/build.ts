@@ -3,7 +3,8 @@
  * `compileBinary` is called for each, and for the floors its `Bun.build` call is redirected to
  * another entry point, so a flag added to build.ts applies to the floors too.
  */
-import { compileBinary } from "../../build.ts";
+import { mkdirSync } from "node:fs";
+import { compileBinary, recordStartupOrder } from "../../build.ts";
 
 export interface BuiltExecutable {
   path: string;
@@ -63,4 +64,28 @@ export function describeFlags(config: BuildConfig): string {
     }
   }
   return parts.join(" ");
+}
+
+export interface ProfiledExecutable extends BuiltExecutable {
+  /** The same build without the start-up profile (the first stage). */
+  plain: BuiltExecutable;
+  /** The recorded start-up order, `null` if the profiling run failed. */
+  profile: string | null;
+}
+
+/**
+ * Builds as build.ts builds a release: a plain build, one recorded start-up run
+ * (`recordStartupOrder`), then the build laid out by that profile. Applied to the floors too, so
+ * twig-mcp and its floors are built the same way.
+ */
+export async function buildProfiled(outfile: string, tweaks: BuildTweaks = {}): Promise<ProfiledExecutable> {
+  const plain = await buildExecutable(`${outfile}-plain`, tweaks);
+  const dir = `${outfile}-profile`;
+  mkdirSync(dir, { recursive: true });
+  const profile = await recordStartupOrder(plain.path, dir);
+  const built = await buildExecutable(outfile, {
+    ...tweaks,
+    compile: { ...tweaks.compile, ...(profile ? { bytecodeOrder: profile } : {}) },
+  });
+  return { ...built, plain, profile };
 }

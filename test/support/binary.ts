@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { compileBinary } from "../../build.ts";
+import { compileProfiled } from "../../build.ts";
 
 let built: Promise<string> | null = null;
 
@@ -15,7 +15,8 @@ export function binaryPath(): Promise<string> {
     const dir = join(import.meta.dir, "..", "..", "dist", "test");
     mkdirSync(dir, { recursive: true });
     const binary = join(dir, process.platform === "win32" ? "twig-mcp.exe" : "twig-mcp");
-    await compileBinary({ outfile: binary });
+    // Profiled like a release build, so the tests run exactly what ships.
+    await compileProfiled({ outfile: binary });
     return binary;
   })();
   return built;
