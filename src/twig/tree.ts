@@ -57,28 +57,31 @@ export function buildTree(graph: BranchGraph, state: TwigState, root: string, bu
 
 /** twig-mcp's `tree_text` (§4.8), with ` [cycle]` / ` [truncated]` marks where twig would crash. */
 export function renderTreeText(root: TreeNode): string {
-  const lines: string[] = [];
-  const line = (node: TreeNode) => {
-    let text = node.branch + annotation(node);
-    if (node.cycle) text += " [cycle]";
-    if (node.truncated) text += " [truncated]";
-    return text;
-  };
+  // One growing string: the engine joins the pieces once, at the end.
+  let text = `${line(root)}\n`;
   const walk = (node: TreeNode, prefix: string) => {
-    node.children.forEach((child, index) => {
-      const last = index === node.children.length - 1;
-      lines.push(`${prefix}${last ? "└── " : "├── "}${line(child)}`);
-      walk(child, prefix + (last ? "    " : "│   "));
-    });
+    const children = node.children;
+    const lastIndex = children.length - 1;
+    for (let index = 0; index <= lastIndex; index++) {
+      const child = children[index] as TreeNode;
+      const last = index === lastIndex;
+      text += `${prefix}${last ? "└── " : "├── "}${line(child)}\n`;
+      if (child.children.length > 0) walk(child, prefix + (last ? "    " : "│   "));
+    }
   };
-  lines.push(line(root));
   walk(root, "");
-  return `${lines.join("\n")}\n`;
+  return text;
+}
+
+function line(node: TreeNode): string {
+  let text = node.branch + annotation(node);
+  if (node.cycle) text += " [cycle]";
+  if (node.truncated) text += " [truncated]";
+  return text;
 }
 
 function annotation(node: TreeNode): string {
-  const parts: string[] = [];
-  if (node.jira_issue !== undefined) parts.push(node.jira_issue);
-  if (node.pr_number !== undefined) parts.push(`#${node.pr_number}`);
-  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
+  const { jira_issue: issue, pr_number: pr } = node;
+  if (issue !== undefined) return pr !== undefined ? ` (${issue}, #${pr})` : ` (${issue})`;
+  return pr !== undefined ? ` (#${pr})` : "";
 }
