@@ -7,25 +7,19 @@ import { apiBaseUrl, apiHostOf } from "./api-base.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { ghHostOverride } from "./hosts.ts";
 import { createGitHubFetch } from "./http.ts";
+import { resilientRequest } from "./resilience.ts";
 import { type GitHubSettings, githubSettings } from "./settings.ts";
 
 /**
- * Octokit with its throttling and retry plugins. Octokit, the plugins and Bottleneck are loaded on
- * the first GitHub call rather than at start-up: a server that is never asked about GitHub never
- * evaluates them.
+ * Octokit is loaded on the first GitHub call rather than at start-up: a server that is never asked
+ * about GitHub never evaluates it.
  */
-async function loadGitHubOctokit() {
-  const [{ Octokit }, { throttling }, { retry }, { useFastSchedulerYields }] = await Promise.all([
-    import("@octokit/rest"),
-    import("@octokit/plugin-throttling"),
-    import("@octokit/plugin-retry"),
-    import("./scheduler-yield.ts"),
-  ]);
-  return { GitHubOctokit: Octokit.plugin(throttling, retry), useFastSchedulerYields };
+function loadOctokit() {
+  return import("@octokit/rest");
 }
 
-type OctokitModule = Awaited<ReturnType<typeof loadGitHubOctokit>>;
-export type GitHubOctokit = InstanceType<OctokitModule["GitHubOctokit"]>;
+type OctokitModule = Awaited<ReturnType<typeof loadOctokit>>;
+export type GitHubOctokit = InstanceType<OctokitModule["Octokit"]>;
 
 let octokitModule: Promise<OctokitModule> | null = null;
 
@@ -77,7 +71,7 @@ async function octokitFor(
   const key = `github:octokit:${baseUrl}\u0000${tokenId}`;
   const existing = ctx.memo.get(key) as GitHubOctokit | undefined;
   if (existing) return existing;
-  octokitModule ??= loadGitHubOctokit();
+  octokitModule ??= loadOctokit();
   const loaded = await octokitModule;
   // A concurrent first call may have built it while the modules loaded.
   const built = ctx.memo.get(key) as GitHubOctokit | undefined;
@@ -101,25 +95,14 @@ function etagCache(ctx: Context): EtagCache {
 
 function buildOctokit(
   ctx: Context,
-  { GitHubOctokit, useFastSchedulerYields }: OctokitModule,
+  { Octokit }: OctokitModule,
   baseUrl: string,
   token: string,
   tokenId: string,
   settings: GitHubSettings,
 ): GitHubOctokit {
-  useFastSchedulerYields();
   const { log } = ctx;
-  const limitRetry =
-    (kind: string) =>
-    (retryAfter: number, options: { method?: string; url?: string }, _o: unknown, retryCount: number) => {
-      const wanted = retryCount === 0 && retryAfter <= settings.maxRateLimitWaitSeconds;
-      log.warn(
-        `GitHub ${kind} rate limit on ${options.method ?? "GET"} ${options.url ?? ""}: ` +
-          (wanted ? `retrying once in ${retryAfter} s` : `not retrying (GitHub asks for ${retryAfter} s)`),
-      );
-      return wanted;
-    };
-  return new GitHubOctokit({
+  const octokit = new Octokit({
     auth: token,
     baseUrl,
     userAgent: `twig-mcp/${pkg.version}`,
@@ -139,19 +122,9 @@ function buildOctokit(
         log,
       }),
     },
-    throttle: {
-      id: `twig-mcp-${tokenId}`,
-      retryAfterBaseValue: settings.rateLimitSecondMs,
-      onRateLimit: limitRetry("primary"),
-      onSecondaryRateLimit: limitRetry("secondary"),
-    },
-    retry: {
-      retries: settings.retries,
-      retryAfterBaseValue: settings.retryDelayMs,
-      // Rate limits (403/429) belong to the throttling plugin; client errors never improve on retry.
-      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
-    },
   });
+  octokit.hook.wrap("request", resilientRequest({ settings, log }));
+  return octokit;
 }
 
 /** A `user:password@` written into `GITHUB_API_URL` is never logged. */
