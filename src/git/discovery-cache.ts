@@ -88,7 +88,10 @@ function stampsFor(startDir: string, location: RepoLocation): PathStamp[] | null
   paths.add(gitDir);
   paths.add(commonDir);
   paths.add(join(commonDir, "config"));
-  const stamps = [startStamp];
+  // Started at the work tree itself (the usual case), the start needs no stamp of its own: moving,
+  // deleting or replacing it changes the stamp of the `.git` inside.
+  if (startDir === workTree) paths.delete(workTree);
+  const stamps = startDir === workTree ? [] : [startStamp];
   for (const path of paths) {
     if (path === startDir) continue;
     const taken = stamp(path);

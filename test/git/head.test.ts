@@ -211,3 +211,30 @@ describe("readHead with SHA-256 object ids", () => {
     expect(await headAt(repo.root)).toEqual({ kind: "detached", oid });
   });
 });
+
+describe("HEAD read again and again (the recently-read ref cache)", () => {
+  test("every checkout, commit and in-place rewrite is seen on the next read", async () => {
+    const repo = makeRepo({ commit: true });
+    try {
+      const first = await headAt(repo.root);
+      expect(first).toEqual(gitHead(repo, repo.root));
+      repo.git("checkout", "-q", "-b", "aaaa");
+      expect(await headAt(repo.root)).toEqual(gitHead(repo, repo.root));
+      repo.commit("on aaaa");
+      // The branch moved (a loose ref replaced by rename): the new commit is seen.
+      expect(await headAt(repo.root)).toEqual(gitHead(repo, repo.root));
+      repo.git("branch", "bbbb");
+      // Same length, written in place (same inode), as an editor or a script might.
+      writeFileSync(repo.path(".git", "HEAD"), "ref: refs/heads/bbbb\n");
+      const after = await headAt(repo.root);
+      expect(after).toEqual(gitHead(repo, repo.root));
+      expect(after.kind === "branch" && after.branch).toBe("bbbb");
+      // A ref rewritten in place to another commit of the same length.
+      const oid = repo.git("rev-parse", "main");
+      writeFileSync(repo.path(".git", "refs", "heads", "bbbb"), `${oid}\n`);
+      expect(await headAt(repo.root)).toEqual({ kind: "branch", branch: "bbbb", unborn: false, oid });
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
