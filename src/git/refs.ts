@@ -4,10 +4,10 @@ import { toolError } from "../errors.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
 import { readdir } from "../fs/local-fs.ts";
 import { err, ok, type Result } from "../result.ts";
-import { sortBytewise } from "./bytewise.ts";
+import { compareBytewise, sortBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
 import { unreadableHint } from "./hints.ts";
-import { readPackedRefs } from "./packed-refs.ts";
+import { type PackedRef, readPackedRefs } from "./packed-refs.ts";
 import { resolveRefChain } from "./ref-store.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
@@ -23,11 +23,48 @@ export async function listLocalBranches(repo: RepoLocation, files: CachedFileRea
   if (!loose.ok) return loose;
   const packed = await readPackedRefs(repo.commonDir, files);
   if (!packed.ok) return packed;
-  const names = new Set(loose.value);
-  for (const refname of packed.value.keys()) {
-    if (refname.startsWith(HEADS)) names.add(refname.slice(HEADS.length));
+  return ok(mergeSorted(sortBytewise(loose.value), packedBranches(packed.value)));
+}
+
+/** The branches of one parsed packed-refs file, sorted; worked out once per file content. */
+const packedBranchLists = new WeakMap<ReadonlyMap<string, PackedRef>, string[]>();
+
+function packedBranches(packed: ReadonlyMap<string, PackedRef>): string[] {
+  let names = packedBranchLists.get(packed);
+  if (names === undefined) {
+    names = [];
+    for (const refname of packed.keys()) {
+      if (refname.startsWith(HEADS)) names.push(refname.slice(HEADS.length));
+    }
+    sortBytewise(names);
+    packedBranchLists.set(packed, names);
   }
-  return ok(sortBytewise([...names]));
+  return names;
+}
+
+/** Two byte-wise sorted lists as one, each name once (a branch may be both loose and packed). */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as string;
+    const y = b[j] as string;
+    if (x === y) {
+      out.push(x);
+      i++;
+      j++;
+    } else if (compareBytewise(x, y) < 0) {
+      out.push(x);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++] as string);
+  while (j < b.length) out.push(b[j++] as string);
+  return out;
 }
 
 /** The object id `refname` (a full name such as `refs/heads/main`, or `HEAD`) resolves to; `null` when absent. */

@@ -22,12 +22,13 @@ export function buildBranchGraph(
   current: string | null,
 ): BranchGraph {
   const nodes = new Set(localBranches);
-  const parentsOf = new Map<string, Set<string>>();
+  // A branch has one or two parents, so a list with a duplicate check beats a Set per branch.
+  const parentsOf = new Map<string, string[]>();
   for (const { child, parent } of state.dependencies) {
     if (!nodes.has(child) || !nodes.has(parent)) continue;
     const parents = parentsOf.get(child);
-    if (!parents) parentsOf.set(child, new Set([parent]));
-    else parents.add(parent);
+    if (!parents) parentsOf.set(child, [parent]);
+    else if (!parents.includes(parent)) parents.push(parent);
   }
 
   const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
