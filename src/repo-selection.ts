@@ -1,7 +1,7 @@
-import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Context } from "./context.ts";
 import { toolError } from "./errors.ts";
+import { realpath } from "./fs/local-fs.ts";
 import { discoverRepository } from "./git/discover.ts";
 import { discoverRepositoryCached } from "./git/discovery-cache.ts";
 import { err, ok, type Result } from "./result.ts";

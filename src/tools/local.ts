@@ -1,7 +1,7 @@
-import { realpath } from "node:fs/promises";
 import * as v from "valibot";
 import type { Context } from "../context.ts";
 import { toolError } from "../errors.ts";
+import { realpath } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { listLinkedWorktrees } from "../git/worktrees.ts";

@@ -215,3 +215,13 @@ describe("src/", () => {
     }
   });
 });
+
+describe("the serving path's file access", () => {
+  test("goes through src/fs, never node:fs/promises (a thread-pool hop costs ten times the read)", () => {
+    const serving = [...reachableFrom(join(SRC, "cli", "serve.ts"))];
+    const offenders = serving.filter((file) =>
+      /from\s+["'](node:)?fs\/promises["']/.test(withoutComments(readFileSync(file, "utf8"))),
+    );
+    expect(offenders.map(rel)).toEqual([]);
+  });
+});
