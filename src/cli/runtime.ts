@@ -5,7 +5,7 @@ import { toolError } from "../errors.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { createLogger, type Logger } from "../log.ts";
-import { ToolRegistry } from "../mcp/tool-registry.ts";
+import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
 import { RepoSelector } from "../repo-selection.ts";
 import { err, ok, type Result } from "../result.ts";
 import type { ToolGroup } from "../tools/define.ts";
@@ -53,12 +53,15 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Con
   };
 }
 
-/** Every tool, less the groups turned off with `--disable`. */
-export function createToolRegistry(disabled: ReadonlySet<DisableGroup>): ToolRegistry {
+/** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */
+export function createToolRegistry(
+  disabled: ReadonlySet<DisableGroup>,
+  published?: readonly PublishedTool[],
+): ToolRegistry {
   const groups = new Set<ToolGroup>();
   if (disabled.has("github")) groups.add("github");
   if (disabled.has("jira")) groups.add("jira");
-  return new ToolRegistry([...localTools, ...githubTools, ...jiraTools], groups);
+  return new ToolRegistry([...localTools, ...githubTools, ...jiraTools], groups, published);
 }
 
 /** The repository to serve: `--repo` (searched upward from it) or the working directory's. */

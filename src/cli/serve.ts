@@ -1,6 +1,7 @@
 import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
+import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
@@ -8,7 +9,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
-  const { server, resultJson, dispose } = createMcpServer(ctx, createToolRegistry(options.disabled), {
+  const { server, resultJson, dispose } = createMcpServer(ctx, createToolRegistry(options.disabled, publishedTools()), {
     prompts: !options.disabled.has("prompts"),
     resources: !options.disabled.has("resources"),
   });

@@ -22,10 +22,19 @@ export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
   #published: PublishedTool[] | null = null;
 
-  constructor(tools: readonly ToolDefinition[], disabled: ReadonlySet<ToolGroup>) {
+  /**
+   * `published`: the published form of every tool, computed ahead (at build time); the enabled
+   * ones are served from it instead of being derived here.
+   */
+  constructor(
+    tools: readonly ToolDefinition[],
+    disabled: ReadonlySet<ToolGroup>,
+    published?: readonly PublishedTool[],
+  ) {
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
+    if (published) this.#published = published.filter((tool) => this.#tools.has(tool.name));
   }
 
   has(name: string): boolean {
@@ -36,15 +45,13 @@ export class ToolRegistry {
     return this.#tools.get(name);
   }
 
+  /** The enabled tools' names, in published order. */
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
   list(): PublishedTool[] {
-    this.#published ??= [...this.#tools.values()].map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: jsonSchemaOf(tool.input),
-      outputSchema: outputSchemaOf(tool.output),
-      annotations: publishedAnnotations(tool.annotations),
-    }));
+    this.#published ??= [...this.#tools.values()].map(publishTool);
     return this.#published;
   }
 
@@ -111,6 +118,18 @@ export class ToolRegistry {
       return err(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
     }
   }
+}
+
+/** A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. */
+export function publishTool(tool: ToolDefinition): PublishedTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchemaOf(tool.input),
+    outputSchema: outputSchemaOf(tool.output),
+    annotations: publishedAnnotations(tool.annotations),
+  };
 }
 
 export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path. Default: the current one.";

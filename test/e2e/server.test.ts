@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { binaryPath, runBinary } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { startServer } from "../support/mcp-harness.ts";
@@ -165,7 +166,10 @@ describe("tools/list", () => {
     const { stdout } = await run([], `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
     const reply = stdout.split("\n").find((line) => line.includes('"id":2'));
     expect(reply).toBeDefined();
-    expect(JSON.parse(reply as string).result.tools).toHaveLength(12);
+    const published = JSON.parse(reply as string).result.tools;
+    expect(published).toHaveLength(12);
     expect(Buffer.byteLength(reply as string)).toBeLessThanOrEqual(10 * 1024);
+    // The binary serves the list computed at build time; it must be what the registry derives now.
+    expect(published).toEqual(JSON.parse(JSON.stringify(createToolRegistry(new Set()).list())));
   });
 });

@@ -155,3 +155,16 @@ describe("ToolRegistry", () => {
     expect(result.structuredContent).toBeUndefined();
   });
 });
+
+describe("ToolRegistry with a list published ahead of time", () => {
+  test("serves exactly the enabled tools from it, as the registry would derive them", async () => {
+    const { createToolRegistry } = await import("../../src/cli/runtime.ts");
+    const ahead = createToolRegistry(new Set()).list();
+    const derived = createToolRegistry(new Set(["github"])).list();
+    const served = createToolRegistry(new Set(["github"]), ahead).list();
+    expect(served).toEqual(derived);
+    expect(served.map((tool) => tool.name)).not.toContain("get_pr_status");
+    // Taken from the given list, not derived again.
+    expect(served[0]).toBe(ahead.find((tool) => tool.name === served[0]?.name) as (typeof ahead)[number]);
+  });
+});
