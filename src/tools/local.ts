@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../context.ts";
 import { toolError } from "../errors.ts";
-import { realpath } from "../fs/local-fs.ts";
+import { statIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { listLinkedWorktrees } from "../git/worktrees.ts";
@@ -222,20 +222,27 @@ const listRepositories = defineTool({
     if (!registry.ok) return registry;
     const fallback = ctx.repos ? await ctx.repos.settledDefault() : ctx.repo;
     const current = fallback.ok ? fallback.value : null;
+    const currentId = current === null ? null : await directoryId(current);
     const repositories = await Promise.all(
       registry.value.map(async ({ name, path }) => {
-        const resolved = await canonicalOrNull(path);
-        const isDefault = resolved !== null && resolved === current;
-        return { name, path, exists: resolved !== null, ...(isDefault ? { is_default: true as const } : {}) };
+        const id = await directoryId(path);
+        const isDefault = id !== null && id === currentId;
+        return { name, path, exists: id !== null, ...(isDefault ? { is_default: true as const } : {}) };
       }),
     );
     return ok({ repositories, default_repository: current });
   },
 });
 
-async function canonicalOrNull(path: string): Promise<string | null> {
+/**
+ * Which directory `path` reaches (through symlinks), as device and inode: two paths name the same
+ * directory exactly when these match, and one `stat` finds it where `realpath` takes three calls.
+ * `null` when nothing is there.
+ */
+async function directoryId(path: string): Promise<string | null> {
   try {
-    return await realpath(path);
+    const info = await statIfExists(path);
+    return info === undefined ? null : `${info.dev}:${info.ino}`;
   } catch {
     return null;
   }
@@ -272,12 +279,12 @@ const getWorktrees = defineTool({
     const live = await listLinkedWorktrees(workspace.repo, ctx.files);
     if (!live.ok) return live;
     const liveByPath = new Map<string, (typeof live.value)[number]>();
-    for (const worktree of live.value) liveByPath.set(await canonical(worktree.path), worktree);
+    for (const worktree of live.value) liveByPath.set(await worktreeKey(worktree.path), worktree);
 
     const result: v.InferOutput<typeof WorktreeSchema>[] = [];
     const matched = new Set<string>();
     for (const record of state.worktrees) {
-      const key = await canonical(record.path);
+      const key = await worktreeKey(record.path);
       const twin = liveByPath.get(key);
       if (twin) matched.add(key);
       result.push({
@@ -304,14 +311,13 @@ const getWorktrees = defineTool({
   },
 });
 
-/** Compares worktree paths the way the filesystem does: through symlinks, without trailing slashes. */
-async function canonical(path: string): Promise<string> {
+/**
+ * Worktree paths compare the way the filesystem does: through symlinks and whatever the trailing
+ * slashes, by the directory they reach; a path that reaches nothing compares as written.
+ */
+async function worktreeKey(path: string): Promise<string> {
   const trimmed = path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
-  try {
-    return await realpath(trimmed);
-  } catch {
-    return trimmed;
-  }
+  return (await directoryId(trimmed)) ?? `path:${trimmed}`;
 }
 
 export const localTools: ToolDefinition[] = [

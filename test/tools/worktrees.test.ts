@@ -1,0 +1,56 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createToolRegistry } from "../../src/cli/runtime.ts";
+import { createTestContext } from "../../src/context.ts";
+import { ok } from "../../src/result.ts";
+import { twigDirs } from "../../src/twig/dirs.ts";
+import { makeRepo } from "../support/git-repo.ts";
+
+const repo = makeRepo({ commit: true });
+afterAll(() => repo.cleanup());
+
+async function worktrees(): Promise<unknown> {
+  const ctx = createTestContext({
+    home: repo.sandbox,
+    dirs: twigDirs({}, "linux", repo.sandbox),
+    repo: ok(repo.root),
+  });
+  const result = await createToolRegistry(new Set()).invoke("get_worktrees", {}, ctx, new AbortController().signal);
+  if (!result?.ok) throw new Error(JSON.stringify(result));
+  return result.value.worktrees;
+}
+
+describe("get_worktrees matches twig's records to live worktrees by the directory they reach", () => {
+  test("through a symlink and a trailing slash, a record and its live worktree are one entry", async () => {
+    const live = join(repo.sandbox, "wt", "feature-x");
+    repo.git("worktree", "add", "-q", "-b", "feature/x", live);
+    const link = join(repo.sandbox, "link-to-wt");
+    symlinkSync(join(repo.sandbox, "wt"), link);
+    mkdirSync(repo.path(".twig"), { recursive: true });
+    writeFileSync(
+      repo.path(".twig", "state.json"),
+      JSON.stringify({
+        version: 1,
+        worktrees: [
+          { name: "feature-x", path: `${link}/feature-x/`, branch: "feature/x" },
+          { name: "gone", path: join(repo.sandbox, "wt", "gone"), branch: "main" },
+        ],
+      }),
+    );
+    expect(await worktrees()).toEqual([
+      { name: "feature-x", path: `${link}/feature-x/`, branch: "feature/x", source: "twig+git" },
+      { name: "gone", path: join(repo.sandbox, "wt", "gone"), branch: "main", source: "twig" },
+    ]);
+    // A git worktree twig does not know is listed on its own.
+    const other = join(repo.sandbox, "wt", "other");
+    repo.git("worktree", "add", "-q", "-b", "other", other);
+    const listed = (await worktrees()) as Array<{ name: string; source: string; path: string }>;
+    expect(listed.map((w) => [w.name, w.source])).toEqual([
+      ["feature-x", "twig+git"],
+      ["gone", "twig"],
+      ["other", "git"],
+    ]);
+    expect(listed[2]?.path).toBe(realpathSync(other));
+  });
+});
