@@ -54,7 +54,8 @@ export async function compileBinary({ outfile, target, executablePath, bytecodeO
   }
 }
 
-const STARTUP_SESSION = [
+/** What every client does first: the session a start-up profile is recorded from. */
+export const STARTUP_SESSION = [
   {
     jsonrpc: "2.0",
     id: 1,

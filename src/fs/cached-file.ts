@@ -3,11 +3,23 @@ import { readBytes, statIfExists } from "./local-fs.ts";
 /** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 
-interface Entry {
+/** What says a file is unchanged: its inode, size, and last modification and status change. */
+export interface FileStamp {
   mtimeMs: number;
   ctimeMs: number;
   size: number;
   ino: number;
+}
+
+export function stampOf(info: FileStamp): FileStamp {
+  return { mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, size: info.size, ino: info.ino };
+}
+
+export function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+interface Entry extends FileStamp {
   value: unknown;
 }
 
@@ -56,13 +68,7 @@ export class CachedFileReader {
     }
     const key = `${parserKey}\u0000${path}`;
     const cached = this.#entries.get(key);
-    if (
-      cached &&
-      cached.mtimeMs === info.mtimeMs &&
-      cached.ctimeMs === info.ctimeMs &&
-      cached.size === info.size &&
-      cached.ino === info.ino
-    ) {
+    if (cached && sameStamp(cached, info)) {
       this.#entries.delete(key);
       this.#entries.set(key, cached);
       return { kind: "found", value: cached.value as T };
@@ -76,13 +82,7 @@ export class CachedFileReader {
       return { kind: "unreadable", cause: describeFsError(error) };
     }
     const value = parse(bytes);
-    this.#entries.set(key, {
-      mtimeMs: info.mtimeMs,
-      ctimeMs: info.ctimeMs,
-      size: info.size,
-      ino: info.ino,
-      value,
-    });
+    this.#entries.set(key, { ...stampOf(info), value });
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);

@@ -1,17 +1,13 @@
 import { statSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
-import type { CachedFileReader } from "../fs/cached-file.ts";
+import { type CachedFileReader, type FileStamp, sameStamp, stampOf } from "../fs/cached-file.ts";
 import type { Result } from "../result.ts";
 import { discoverRepository, type RepoLocation } from "./discover.ts";
 
 /** The identity and last change of one path, as `stat` (following symlinks) reports them. */
-interface PathStamp {
+interface PathStamp extends FileStamp {
   path: string;
   dev: number;
-  ino: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  size: number;
 }
 
 interface Entry {
@@ -109,17 +105,10 @@ function stamp(path: string): PathStamp | null {
     return null;
   }
   if (info === undefined) return null;
-  return { path, dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, size: info.size };
+  return { path, dev: info.dev, ...stampOf(info) };
 }
 
 function unchanged(previous: PathStamp): boolean {
   const now = stamp(previous.path);
-  return (
-    now !== null &&
-    now.dev === previous.dev &&
-    now.ino === previous.ino &&
-    now.mtimeMs === previous.mtimeMs &&
-    now.ctimeMs === previous.ctimeMs &&
-    now.size === previous.size
-  );
+  return now !== null && now.dev === previous.dev && sameStamp(now, previous);
 }

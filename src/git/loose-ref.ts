@@ -1,4 +1,4 @@
-import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { decodeUtf8, describeFsError, type FileStamp, sameStamp, stampOf } from "../fs/cached-file.ts";
 import { lstatIfExists, readBytes, readlink, stat } from "../fs/local-fs.ts";
 import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
 import { leadingOid } from "./oid.ts";
@@ -43,7 +43,7 @@ export function parseLooseRef(bytes: Uint8Array): RefValue | null {
  * lock file over it, which changes its inode and ctime, so an unchanged `lstat` means unchanged
  * content: one system call instead of four.
  */
-const recent = new Map<string, { mtimeMs: number; ctimeMs: number; size: number; ino: number; value: LooseRead }>();
+const recent = new Map<string, FileStamp & { value: LooseRead }>();
 const RECENT_CAPACITY = 64;
 
 /** Reads one loose ref. */
@@ -70,15 +70,7 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   const regular = info.isFile();
   if (regular) {
     const cached = recent.get(path);
-    if (
-      cached &&
-      cached.mtimeMs === info.mtimeMs &&
-      cached.ctimeMs === info.ctimeMs &&
-      cached.size === info.size &&
-      cached.ino === info.ino
-    ) {
-      return cached.value;
-    }
+    if (cached && sameStamp(cached, info)) return cached.value;
   }
   let bytes: Uint8Array;
   try {
@@ -97,7 +89,7 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   // newer ctime and is read again next time).
   if (regular && bytes.length === info.size) {
     recent.delete(path);
-    recent.set(path, { mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, size: info.size, ino: info.ino, value });
+    recent.set(path, { ...stampOf(info), value });
     if (recent.size > RECENT_CAPACITY) {
       const oldest = recent.keys().next().value;
       if (oldest !== undefined) recent.delete(oldest);
