@@ -216,12 +216,13 @@ describe("get_pr_status", () => {
   });
 
   test("the PR's 404 is reported before anything else is asked", async () => {
-    fake.repo("octo", "r");
+    // A repository of its own: requests the previous test cancelled may still reach the fake late.
+    fake.repo("octo", "gone");
     const { ctx } = context();
-    const error = expectErr(await callTool("get_pr_status", ARGS, ctx));
+    const error = expectErr(await callTool("get_pr_status", { ...ARGS, repo: "gone" }, ctx));
     expect(error.code).toBe("not_found");
-    expect(error.message).toBe("Pull request #12 in octo/r not found (HTTP 404)");
-    expect(fake.requests).toHaveLength(1);
+    expect(error.message).toBe("Pull request #12 in octo/gone not found (HTTP 404)");
+    expect(fake.requests.filter((request) => request.path.startsWith("/repos/octo/gone/"))).toHaveLength(1);
   });
 
   test("reviews and checks are revalidated with ETags on the next call", async () => {
