@@ -12,7 +12,12 @@ export interface CallToolResult {
  * the same thing; `structuredContent` carries the bare data for clients that read it.
  */
 export function okResult(data: Record<string, unknown>): CallToolResult {
-  const json = JSON.stringify(data);
+  let json = frozenJson.get(data);
+  if (json === undefined) {
+    json = JSON.stringify(data);
+    // A frozen result (a memoised answer handed out again) serialises the same every time.
+    if (Object.isFrozen(data)) frozenJson.set(data, json);
+  }
   const result: CallToolResult = {
     // Exactly `JSON.stringify({ status: "ok", data })`, with the data serialised only once.
     content: [{ type: "text", text: `{"status":"ok","data":${json}}` }],
@@ -24,6 +29,7 @@ export function okResult(data: Record<string, unknown>): CallToolResult {
 }
 
 const dataJson = new WeakMap<CallToolResult, string>();
+const frozenJson = new WeakMap<object, string>();
 
 /** The JSON of an `okResult`'s data, as serialised for its text content. */
 export function dataJsonOf(result: CallToolResult): string | undefined {

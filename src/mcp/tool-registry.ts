@@ -107,10 +107,15 @@ export class ToolRegistry {
     try {
       const result = await tool.handler(callArgs, callCtx, { signal });
       if (!result.ok) return result;
-      const checked = v.safeParse(tool.output, result.value);
-      if (!checked.success) {
-        ctx.log.error(`${tool.name} produced output outside its schema: ${describeIssues(checked.issues)}`);
-        return err(toolError("internal", `${tool.name} produced an invalid result`));
+      const value = result.value as object;
+      if (!validated.has(value)) {
+        const checked = v.safeParse(tool.output, result.value);
+        if (!checked.success) {
+          ctx.log.error(`${tool.name} produced output outside its schema: ${describeIssues(checked.issues)}`);
+          return err(toolError("internal", `${tool.name} produced an invalid result`));
+        }
+        // A frozen result a handler hands out again (a memoised answer) cannot have changed.
+        if (Object.isFrozen(value)) validated.add(value);
       }
       return ok(result.value as Record<string, unknown>);
     } catch (error) {
@@ -131,6 +136,9 @@ export function publishTool(tool: ToolDefinition): PublishedTool {
     annotations: publishedAnnotations(tool.annotations),
   };
 }
+
+/** Frozen results already checked against their tool's output schema. */
+const validated = new WeakSet<object>();
 
 export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path. Default: the current one.";
 

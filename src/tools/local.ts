@@ -6,11 +6,11 @@ import { sortBytewise } from "../git/bytewise.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { listLinkedWorktrees } from "../git/worktrees.ts";
 import { err, ok, type Result } from "../result.ts";
-import { BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
+import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
 import { buildBranchGraph } from "../twig/graph.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
-import { buildTree, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
+import { buildTree, renderTreeText, TREE_NODE_BUDGET, type TreeNode, TreeNodeSchema } from "../twig/tree.ts";
 import { currentBranch, openWorkspace, type Workspace } from "../workspace.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { BranchNameSchema, NoParamsSchema } from "./params.ts";
@@ -153,7 +153,17 @@ const getBranchTree = defineTool({
         toolError("not_found", "No branches found in repository", "Commit to a branch first; twig works on branches."),
       );
     }
-    const graph = buildBranchGraph(local.value, state.value, head.ok ? head.value.branch : null);
+    const current = head.ok ? head.value.branch : null;
+    const previous = drawnTrees.get(state.value);
+    if (
+      previous !== undefined &&
+      previous.current === current &&
+      previous.branch === branch &&
+      sameList(previous.local, local.value)
+    ) {
+      return ok(previous.answer);
+    }
+    const graph = buildBranchGraph(local.value, state.value, current);
     let roots: readonly string[];
     if (branch !== undefined) {
       if (!graph.has(branch)) {
@@ -171,13 +181,34 @@ const getBranchTree = defineTool({
     }
     const budget = { left: TREE_NODE_BUDGET };
     const trees = roots.map((root) => buildTree(graph, state.value, root, budget));
-    return ok({
+    const answer = deepFreeze({
       root: roots[0] as string,
       tree_text: trees.map(renderTreeText).join("\n"),
       branches: trees,
     });
+    drawnTrees.set(state.value, { local: local.value, current, branch, answer });
+    return ok(answer);
   },
 });
+
+type DrawnTree = { root: string; tree_text: string; branches: TreeNode[] };
+
+/**
+ * The last tree drawn for one parsed state file, with what else it was drawn from: the same
+ * branches, checked-out branch and requested root give the same (frozen) answer, which the
+ * registry has already validated and serialised. Comparing 10,000 names is far cheaper than
+ * drawing and serialising 10,000 nodes again.
+ */
+const drawnTrees = new WeakMap<
+  TwigState,
+  { local: readonly string[]; current: string | null; branch: string | undefined; answer: DrawnTree }
+>();
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 const listBranches = defineTool({
   name: "list_branches",
@@ -193,10 +224,30 @@ const listBranches = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    const names = sortBytewise([...state.branches.keys()]);
-    return ok({ branches: names.map((name) => branchRecord(state, name)) });
+    let listed = listedBranches.get(state);
+    if (listed === undefined) {
+      const names = sortBytewise([...state.branches.keys()]);
+      listed = deepFreeze({ branches: names.map((name) => branchRecord(state, name)) });
+      listedBranches.set(state, listed);
+    }
+    return ok(listed);
   },
 });
+
+/**
+ * The answer for one parsed state file: the file cache hands back the same `TwigState` while the
+ * file is unchanged, so a repeated call returns the very same (frozen) object, which the registry
+ * has already validated and serialised — a thousand branches cost a lookup instead of 0.5 ms.
+ */
+const listedBranches = new WeakMap<TwigState, { branches: BranchRecord[] }>();
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
 
 const listRepositories = defineTool({
   name: "list_repositories",

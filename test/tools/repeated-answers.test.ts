@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createToolRegistry } from "../../src/cli/runtime.ts";
+import { createTestContext } from "../../src/context.ts";
+import { ok } from "../../src/result.ts";
+import { twigDirs } from "../../src/twig/dirs.ts";
+import { makeRepo } from "../support/git-repo.ts";
+
+const repo = makeRepo({ commit: true });
+afterAll(() => repo.cleanup());
+const ctx = createTestContext({ home: repo.sandbox, dirs: twigDirs({}, "linux", repo.sandbox), repo: ok(repo.root) });
+const registry = createToolRegistry(new Set());
+
+async function call(name: string, args: Record<string, unknown> = {}) {
+  const result = await registry.invoke(name, args, ctx, new AbortController().signal);
+  if (!result?.ok) throw new Error(JSON.stringify(result));
+  return result.value;
+}
+
+function writeState(branches: Record<string, object>, dependencies: Array<[string, string]>) {
+  mkdirSync(repo.path(".twig"), { recursive: true });
+  writeFileSync(
+    repo.path(".twig", "state.json"),
+    JSON.stringify({
+      version: 1,
+      branches: Object.fromEntries(Object.entries(branches).map(([name, meta]) => [name, { branch: name, ...meta }])),
+      dependencies: dependencies.map(([child, parent], i) => ({ id: String(i), child, parent })),
+      root_branches: [{ id: "r", branch: "main", is_default: true }],
+    }),
+  );
+}
+
+const names = (tree: Record<string, unknown>) => tree.tree_text as string;
+
+describe("answers handed out again while nothing they come from has changed", () => {
+  test("list_branches: the same frozen answer until the state file changes", async () => {
+    writeState({ "feature/a": { jira_issue: "A-1" } }, [["feature/a", "main"]]);
+    const first = await call("list_branches");
+    const again = await call("list_branches");
+    expect(again).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen((first.branches as object[])[0])).toBe(true);
+    writeState({ "feature/a": { jira_issue: "A-2" } }, [["feature/a", "main"]]);
+    const changed = await call("list_branches");
+    expect(changed).not.toBe(first);
+    expect(changed).toEqual({ branches: [{ branch: "feature/a", jira_issue: "A-2", parent_branch: "main" }] });
+  });
+
+  test("get_branch_tree: redrawn when a branch appears, the checkout moves, the root or the state changes", async () => {
+    repo.git("branch", "feature/a");
+    writeState({ "feature/a": {} }, [["feature/a", "main"]]);
+    const first = await call("get_branch_tree");
+    expect(await call("get_branch_tree")).toBe(first);
+    expect(names(first)).toBe("main\n└── feature/a\n");
+
+    repo.git("branch", "feature/b"); // a new loose ref, an orphan under the default root
+    const withB = await call("get_branch_tree");
+    expect(names(withB)).toBe("main\n├── feature/a\n└── feature/b\n");
+
+    repo.git("pack-refs", "--all"); // the same branches, now packed: the same answer
+    expect(await call("get_branch_tree")).toBe(withB);
+
+    const rooted = await call("get_branch_tree", { branch: "feature/a" });
+    expect(names(rooted)).toBe("feature/a\n");
+    expect(await call("get_branch_tree")).not.toBe(rooted);
+
+    // Without configured roots the checked-out branch is the root: a checkout redraws the tree.
+    writeFileSync(repo.path(".twig", "state.json"), JSON.stringify({ version: 1, branches: {}, dependencies: [] }));
+    repo.git("checkout", "-q", "feature/b");
+    expect(names(await call("get_branch_tree"))).toBe("feature/b\n");
+    repo.git("checkout", "-q", "feature/a");
+    expect(names(await call("get_branch_tree"))).toBe("feature/a\n");
+  });
+});
