@@ -44,6 +44,7 @@ const LOCAL_TOOLS = [
   "get_worktrees",
 ] as const;
 type LocalTool = (typeof LOCAL_TOOLS)[number];
+const TREE_AFTER_CHECKOUT = "get_branch_tree after a checkout";
 
 interface Settings {
   coldRuns: number;
@@ -552,10 +553,24 @@ async function main(): Promise<void> {
           { key: "floor (b) ping", server: fb, run: toolCall(fb, "ping", {}, `floor (b) ping ${size}`) },
         ];
         const afterFloors = (subject: CallSubject): CallSubject[] => [...floors, subject];
+        // A repeated get_branch_tree on an unchanged repository is answered from the tree drawn last
+        // time; switching HEAD between two branches before each call (untimed) makes it draw anew.
+        const headFile = join(r.root, ".git", "HEAD");
+        let flip = false;
+        const drawTree = toolCall(tw, "get_branch_tree", {}, `${TREE_AFTER_CHECKOUT} ${size}`);
         const blocks: CallSubject[][] = [
           ...LOCAL_TOOLS.map((tool) =>
             afterFloors({ key: tool, server: tw, run: toolCall(tw, tool, toolArgs(tool, r), `${tool} ${size}`) }),
           ),
+          afterFloors({
+            key: TREE_AFTER_CHECKOUT,
+            server: tw,
+            run: () => {
+              flip = !flip;
+              writeFileSync(headFile, `ref: refs/heads/${flip ? r.sample : r.current}\n`);
+              return drawTree();
+            },
+          }),
           afterFloors({
             key: "git branch --show-current",
             run: gitCall(r.root, gitOracleEnv, ["branch", "--show-current"], 1),
@@ -576,6 +591,7 @@ async function main(): Promise<void> {
           }
         }
         perSize.set(size, await interleave(blocks, settings.warmup, settings.calls, `${size} branches`));
+        writeFileSync(headFile, `ref: refs/heads/${r.current}\n`);
         sessionRss.set(size, tw.peakRssKiB());
       } finally {
         await Promise.all(servers.map((s) => s.close()));
@@ -586,7 +602,7 @@ async function main(): Promise<void> {
     for (const size of SIZES) {
       const fa = stat(size, "floor (a) ping").p50;
       const fb = stat(size, "floor (b) ping").p50;
-      for (const key of ["floor (a) ping", "floor (b) ping", ...LOCAL_TOOLS]) {
+      for (const key of ["floor (a) ping", "floor (b) ping", ...LOCAL_TOOLS, TREE_AFTER_CHECKOUT]) {
         const s = stat(size, key);
         latencyRows.push([
           key,
@@ -636,8 +652,9 @@ async function main(): Promise<void> {
       target(`${tool} p50 ≤ 1.5× floor (b) at ${TARGET_SIZE}`, s.p50 / fb <= 1.5, ratioText(s.p50, fb));
       target(`${tool} p50 ≤ 2.0× floor (a) at ${TARGET_SIZE}`, s.p50 / fa <= 2.0, ratioText(s.p50, fa));
     }
-    const tree1k = stat(1_000, "get_branch_tree").p50;
-    const tree10k = stat(10_000, "get_branch_tree").p50;
+    // Judged on the tree drawn anew, not on the answer repeated from the last call.
+    const tree1k = stat(1_000, TREE_AFTER_CHECKOUT).p50;
+    const tree10k = stat(10_000, TREE_AFTER_CHECKOUT).p50;
     target("get_branch_tree p50 ≤ 40 ms at 10,000", tree10k <= 40, `${formatMs(tree10k)} ms`);
     const exponent = growthExponent(1_000, tree1k, 10_000, tree10k);
     target(
