@@ -52,6 +52,7 @@ interface Settings {
   warmup: number;
   peerCalls: number;
   networkRepeats: number;
+  networkSessions: number;
 }
 
 interface Figure {
@@ -85,8 +86,8 @@ if (flags.help) {
 }
 
 const settings: Settings = flags.quick
-  ? { coldRuns: 8, calls: 60, warmup: 10, peerCalls: 20, networkRepeats: 3 }
-  : { coldRuns: 20, calls: 500, warmup: 20, peerCalls: 100, networkRepeats: 10 };
+  ? { coldRuns: 8, calls: 60, warmup: 10, peerCalls: 20, networkRepeats: 3, networkSessions: 3 }
+  : { coldRuns: 20, calls: 500, warmup: 20, peerCalls: 100, networkRepeats: 10, networkSessions: 9 };
 
 const figures: Figure[] = [];
 const targets: TargetResult[] = [];
@@ -783,6 +784,7 @@ async function main(): Promise<void> {
       env,
       latencyMs: NETWORK_LATENCY_MS,
       repeats: settings.networkRepeats,
+      sessions: settings.networkSessions,
     });
     reportNetwork(network);
 
@@ -947,8 +949,9 @@ function reportNetwork(n: NetworkFigures): void {
     rows,
     ["left", "right", "right", "right", "right", "right", "right", "right", "right"],
     [
-      "RTs = wall time ÷ injected latency. First: the session's first call (module loading, Jira's serverInfo probe);",
-      "repeat: median of the repeated calls (GitHub answers 304 to the cached ETags).",
+      "RTs = wall time ÷ injected latency. First: a session's first call after initialize and tools/list (module",
+      `loading, Jira's serverInfo probe), median over ${n.github.firstSessions} fresh sessions; repeat: median of the repeated calls`,
+      "in the last session (GitHub answers 304 to the cached ETags).",
     ],
   );
   for (const c of [n.github, n.jira]) {
@@ -960,6 +963,7 @@ function reportNetwork(n: NetworkFigures): void {
       first_ms: round(c.firstMs),
       first_round_trips: round(c.firstMs / n.latencyMs),
       first_requests: c.firstRequests,
+      first_sessions: c.firstSessions,
       repeat_ms: round(c.repeatMs),
       repeat_requests: c.repeatRequests,
       repeat_not_modified: c.repeatNotModified,

@@ -14,8 +14,10 @@ const HEAD_SHA = "c".repeat(40);
 
 export interface CallFigures {
   tool: string;
-  /** The first call in the session: connection set-up and first-use work included. */
+  /** A session's first call (median over fresh sessions): connection set-up and first-use work included. */
   firstMs: number;
+  /** How many fresh sessions the first call was measured in. */
+  firstSessions: number;
   firstRequests: number;
   /** Median of the repeated calls. */
   repeatMs: number;
@@ -39,10 +41,12 @@ export async function measureNetwork(options: {
   env: Record<string, string>;
   latencyMs: number;
   repeats: number;
+  /** Fresh server processes whose first call is timed. */
+  sessions: number;
 }): Promise<NetworkFigures> {
   const github = await FakeGitHub.start({ latencyMs: options.latencyMs, token: TOKEN });
   const jira = FakeJira.start({ deployment: "cloud", latencyMs: options.latencyMs, me: USERS.alice });
-  let server: StdioServer | null = null;
+  let server = null as StdioServer | null;
   try {
     github.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui", headSha: HEAD_SHA });
     const data = github.repo("octo", "shop");
@@ -67,71 +71,88 @@ export async function measureNetwork(options: {
       });
     }
 
-    server = StdioServer.spawn("twig-mcp", [options.binary], {
-      cwd: options.cwd,
-      env: {
-        ...options.env,
-        GITHUB_API_URL: github.url,
-        GH_TOKEN: TOKEN,
-        JIRA_HOST: jira.url,
-        JIRA_EMAIL,
-        JIRA_API_TOKEN: JIRA_TOKEN,
-      },
-      keepStderr: true,
+    const spawn = async () => {
+      const started = StdioServer.spawn("twig-mcp", [options.binary], {
+        cwd: options.cwd,
+        env: {
+          ...options.env,
+          GITHUB_API_URL: github.url,
+          GH_TOKEN: TOKEN,
+          JIRA_HOST: jira.url,
+          JIRA_EMAIL,
+          JIRA_API_TOKEN: JIRA_TOKEN,
+        },
+        keepStderr: true,
+      });
+      server = started;
+      await started.initialize();
+      // As every client does before its first call.
+      await started.request("tools/list");
+      return started;
+    };
+    const githubCall = { tool: "get_pr_status", args: { owner: "octo", repo: "shop", pr_number: 43 } };
+    const jiraCall = { tool: "list_jira_issues", args: { project: "SHOP" } };
+    const githubRequests = () => ({
+      count: github.requests.length,
+      notModified: github.requests.filter((r) => r.status === 304).length,
     });
-    await server.initialize();
-
-    const running = server;
-    const measure = async (
-      tool: string,
-      args: Record<string, unknown>,
+    const jiraRequests = () => ({ count: jira.requests.length, notModified: 0 });
+    const timed = async (
+      running: StdioServer,
+      call: { tool: string; args: Record<string, unknown> },
       requests: () => { count: number; notModified: number },
+    ) => {
+      const before = requests();
+      const started = performance.now();
+      const reply = await running.callTool(call.tool, call.args);
+      const after = requests();
+      return {
+        ms: reply.at - started,
+        requests: after.count - before.count,
+        notModified: after.notModified - before.notModified,
+      };
+    };
+
+    // A session's first call is one sample per process: several fresh sessions give its median.
+    const firsts = {
+      github: [] as Array<Awaited<ReturnType<typeof timed>>>,
+      jira: [] as Array<Awaited<ReturnType<typeof timed>>>,
+    };
+    for (let i = 0; i < options.sessions; i++) {
+      const running = await spawn();
+      firsts.github.push(await timed(running, githubCall, githubRequests));
+      firsts.jira.push(await timed(running, jiraCall, jiraRequests));
+      if (i < options.sessions - 1) {
+        await running.close();
+        server = null;
+      }
+    }
+    const running = server as StdioServer;
+    const repeated = async (
+      call: { tool: string; args: Record<string, unknown> },
+      requests: () => { count: number; notModified: number },
+      first: Array<Awaited<ReturnType<typeof timed>>>,
       concurrency: () => number | null,
     ): Promise<CallFigures> => {
-      const timed = async () => {
-        const before = requests();
-        const started = performance.now();
-        const reply = await running.callTool(tool, args);
-        const after = requests();
-        return {
-          ms: reply.at - started,
-          requests: after.count - before.count,
-          notModified: after.notModified - before.notModified,
-        };
-      };
-      const first = await timed();
       const repeats: number[] = [];
-      let last = first;
+      let last = first[first.length - 1] as Awaited<ReturnType<typeof timed>>;
       for (let i = 0; i < options.repeats; i++) {
-        last = await timed();
+        last = await timed(running, call, requests);
         repeats.push(last.ms);
       }
       return {
-        tool,
-        firstMs: first.ms,
-        firstRequests: first.requests,
+        tool: call.tool,
+        firstMs: median(first.map((f) => f.ms)),
+        firstRequests: first[0]?.requests ?? 0,
+        firstSessions: first.length,
         repeatMs: median(repeats),
         repeatRequests: last.requests,
         repeatNotModified: last.notModified,
         maxConcurrency: concurrency(),
       };
     };
-
-    const githubFigures = await measure(
-      "get_pr_status",
-      { owner: "octo", repo: "shop", pr_number: 43 },
-      () => ({
-        count: github.requests.length,
-        notModified: github.requests.filter((r) => r.status === 304).length,
-      }),
-      () => github.maxConcurrency,
-    );
-    const jiraFigures = await measure(
-      "list_jira_issues",
-      { project: "SHOP" },
-      () => ({ count: jira.requests.length, notModified: 0 }),
-      () => null,
-    );
+    const githubFigures = await repeated(githubCall, githubRequests, firsts.github, () => github.maxConcurrency);
+    const jiraFigures = await repeated(jiraCall, jiraRequests, firsts.jira, () => null);
     return { latencyMs: options.latencyMs, github: githubFigures, jira: jiraFigures };
   } finally {
     await server?.close();

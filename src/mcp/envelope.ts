@@ -1,4 +1,5 @@
 import type { ToolError } from "../errors.ts";
+import { isReusableAnswer } from "../tools/reusable-answer.ts";
 
 export interface CallToolResult {
   [key: string]: unknown;
@@ -12,11 +13,10 @@ export interface CallToolResult {
  * the same thing; `structuredContent` carries the bare data for clients that read it.
  */
 export function okResult(data: Record<string, unknown>): CallToolResult {
-  let json = frozenJson.get(data);
+  let json = reusableJson.get(data);
   if (json === undefined) {
     json = JSON.stringify(data);
-    // A frozen result (a memoised answer handed out again) serialises the same every time.
-    if (Object.isFrozen(data)) frozenJson.set(data, json);
+    if (isReusableAnswer(data)) reusableJson.set(data, json);
   }
   const result: CallToolResult = {
     // Exactly `JSON.stringify({ status: "ok", data })`, with the data serialised only once.
@@ -29,7 +29,8 @@ export function okResult(data: Record<string, unknown>): CallToolResult {
 }
 
 const dataJson = new WeakMap<CallToolResult, string>();
-const frozenJson = new WeakMap<object, string>();
+/** A reusable answer (tools/reusable-answer.ts) serialises the same every time. */
+const reusableJson = new WeakMap<object, string>();
 
 /** The JSON of an `okResult`'s data, as serialised for its text content. */
 export function dataJsonOf(result: CallToolResult): string | undefined {

@@ -4,6 +4,7 @@ import { toolError } from "../errors.ts";
 import { err, ok, type Result } from "../result.ts";
 import type { ToolAnnotations, ToolDefinition, ToolGroup } from "../tools/define.ts";
 import { unpublished } from "../tools/params.ts";
+import { isReusableAnswer } from "../tools/reusable-answer.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
 import { type JsonObject, jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
@@ -114,8 +115,7 @@ export class ToolRegistry {
           ctx.log.error(`${tool.name} produced output outside its schema: ${describeIssues(checked.issues)}`);
           return err(toolError("internal", `${tool.name} produced an invalid result`));
         }
-        // A frozen result a handler hands out again (a memoised answer) cannot have changed.
-        if (Object.isFrozen(value)) validated.add(value);
+        if (isReusableAnswer(value)) validated.add(value);
       }
       return ok(result.value as Record<string, unknown>);
     } catch (error) {
@@ -137,7 +137,7 @@ export function publishTool(tool: ToolDefinition): PublishedTool {
   };
 }
 
-/** Frozen results already checked against their tool's output schema. */
+/** Reusable answers (see tools/reusable-answer.ts) already checked against their output schema. */
 const validated = new WeakSet<object>();
 
 export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path. Default: the current one.";

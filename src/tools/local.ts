@@ -14,6 +14,7 @@ import { buildTree, renderTreeText, TREE_NODE_BUDGET, type TreeNode, TreeNodeSch
 import { currentBranch, openWorkspace, type Workspace } from "../workspace.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { BranchNameSchema, NoParamsSchema } from "./params.ts";
+import { reusableAnswer } from "./reusable-answer.ts";
 
 async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
@@ -181,7 +182,7 @@ const getBranchTree = defineTool({
     }
     const budget = { left: TREE_NODE_BUDGET };
     const trees = roots.map((root) => buildTree(graph, state.value, root, budget));
-    const answer = deepFreeze({
+    const answer = reusableAnswer({
       root: roots[0] as string,
       tree_text: trees.map(renderTreeText).join("\n"),
       branches: trees,
@@ -195,7 +196,7 @@ type DrawnTree = { root: string; tree_text: string; branches: TreeNode[] };
 
 /**
  * The last tree drawn for one parsed state file, with what else it was drawn from: the same
- * branches, checked-out branch and requested root give the same (frozen) answer, which the
+ * branches, checked-out branch and requested root give the same answer, which the
  * registry has already validated and serialised. Comparing 10,000 names is far cheaper than
  * drawing and serialising 10,000 nodes again.
  */
@@ -227,7 +228,7 @@ const listBranches = defineTool({
     let listed = listedBranches.get(state);
     if (listed === undefined) {
       const names = sortBytewise([...state.branches.keys()]);
-      listed = deepFreeze({ branches: names.map((name) => branchRecord(state, name)) });
+      listed = reusableAnswer({ branches: names.map((name) => branchRecord(state, name)) });
       listedBranches.set(state, listed);
     }
     return ok(listed);
@@ -236,18 +237,10 @@ const listBranches = defineTool({
 
 /**
  * The answer for one parsed state file: the file cache hands back the same `TwigState` while the
- * file is unchanged, so a repeated call returns the very same (frozen) object, which the registry
- * has already validated and serialised — a thousand branches cost a lookup instead of 0.5 ms.
+ * file is unchanged, so a repeated call returns the very same answer, which the registry has
+ * already validated and serialised — a thousand branches cost a lookup instead of 0.5 ms.
  */
 const listedBranches = new WeakMap<TwigState, { branches: BranchRecord[] }>();
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 const listRepositories = defineTool({
   name: "list_repositories",

@@ -168,3 +168,30 @@ describe("ToolRegistry with a list published ahead of time", () => {
     expect(served[0]).toBe(ahead.find((tool) => tool.name === served[0]?.name) as (typeof ahead)[number]);
   });
 });
+
+describe("reusable answers", () => {
+  test("are validated the first time they are seen, and refused if invalid", async () => {
+    const { reusableAnswer } = await import("../../src/tools/reusable-answer.ts");
+    const good = reusableAnswer({ said: "hi" });
+    const bad = reusableAnswer({ said: 42 } as unknown as { said: string });
+    let next: { said: string } = bad;
+    const memo = defineTool({
+      ...echo,
+      name: "memo",
+      async handler() {
+        return ok(next);
+      },
+    });
+    const registry = new ToolRegistry([memo], new Set());
+    for (let i = 0; i < 2; i++) {
+      const refused = await registry.call(memo, { word: "x" }, ctx, signal);
+      expect(refused.isError).toBe(true);
+    }
+    next = good;
+    const first = await registry.call(memo, { word: "x" }, ctx, signal);
+    const again = await registry.call(memo, { word: "x" }, ctx, signal);
+    expect(first.structuredContent).toBe(good);
+    expect(again.content).toEqual(first.content);
+    expect(Object.isFrozen(good)).toBe(true);
+  });
+});
