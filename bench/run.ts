@@ -134,10 +134,10 @@ interface ColdSample {
   tools: unknown[];
 }
 
-async function coldOnce(subject: ColdSubject, extraEnv: Record<string, string> = {}): Promise<ColdSample> {
+async function coldOnce(subject: ColdSubject): Promise<ColdSample> {
   const server = StdioServer.spawn(subject.label, subject.command, {
     cwd: subject.cwd,
-    env: { ...subject.env, ...extraEnv },
+    env: subject.env,
     keepStderr: true,
   });
   try {

@@ -18,23 +18,23 @@ export function okResult(data: Record<string, unknown>): CallToolResult {
     json = JSON.stringify(data);
     if (isReusableAnswer(data)) reusableJson.set(data, json);
   }
-  const result: CallToolResult = {
+  return {
     // Exactly `JSON.stringify({ status: "ok", data })`, with the data serialised only once.
-    content: [{ type: "text", text: `{"status":"ok","data":${json}}` }],
+    content: [{ type: "text", text: `${OK_PREFIX}${json}}` }],
     structuredContent: data,
     isError: false,
   };
-  dataJson.set(result, json);
-  return result;
 }
 
-const dataJson = new WeakMap<CallToolResult, string>();
+const OK_PREFIX = '{"status":"ok","data":';
+
 /** A reusable answer (tools/reusable-answer.ts) serialises the same every time. */
 const reusableJson = new WeakMap<object, string>();
 
-/** The JSON of an `okResult`'s data, as serialised for its text content. */
+/** The JSON of an `okResult`'s data, read back out of its text content. */
 export function dataJsonOf(result: CallToolResult): string | undefined {
-  return dataJson.get(result);
+  const text = result.content[0]?.text;
+  return !result.isError && text?.startsWith(OK_PREFIX) ? text.slice(OK_PREFIX.length, -1) : undefined;
 }
 
 export function errorResult(error: ToolError): CallToolResult {

@@ -2,8 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RICH_ADF, RICH_ADF_TEXT } from "../jira/fixtures/rich-adf.ts";
-import { RICH_WIKI, RICH_WIKI_TEXT } from "../jira/fixtures/rich-wiki.ts";
+import { SHOP_123, SHOP_200 } from "../jira/fixtures/issues.ts";
+import { RICH_ADF_TEXT } from "../jira/fixtures/rich-adf.ts";
+import { RICH_WIKI_TEXT } from "../jira/fixtures/rich-wiki.ts";
 import { type FakeIssue, FakeJira, type RecordedRequest, USERS } from "../support/fake-jira.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
@@ -58,30 +59,8 @@ const JQL_MINE_IN_PROGRESS =
 
 function fixtureIssues(): FakeIssue[] {
   return [
-    {
-      key: "SHOP-123",
-      summary: "Checkout fails for guests",
-      adf: RICH_ADF,
-      wiki: RICH_WIKI,
-      status: "In Progress",
-      assignee: USERS.alice,
-      reporter: USERS.bob,
-      issueType: "Bug",
-      priority: "High",
-      labels: ["checkout", "payments"],
-      updated: "2025-06-03T14:22:07.481+0000",
-    },
-    {
-      key: "SHOP-200",
-      summary: "Billing page",
-      adf: null,
-      wiki: null,
-      status: "To Do",
-      assignee: null,
-      reporter: null,
-      priority: null,
-      updated: "2025-06-02T09:00:00.000+0000",
-    },
+    { ...SHOP_123 },
+    { ...SHOP_200 },
     // Four more of Alice's "In Progress" issues, one of Bob's and a finished one, oldest last.
     ...Array.from({ length: 6 }, (_, i) => ({
       key: `SHOP-${300 + i}`,

@@ -6,8 +6,9 @@ import { ok, type Result } from "../../src/result.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { createJiraTools, jiraTools } from "../../src/tools/jira.ts";
 import { type FakeDeployment, type FakeIssue, FakeJira, USERS } from "../support/fake-jira.ts";
-import { RICH_ADF, RICH_ADF_TEXT } from "./fixtures/rich-adf.ts";
-import { RICH_WIKI, RICH_WIKI_TEXT } from "./fixtures/rich-wiki.ts";
+import { SHOP_123, SHOP_200 } from "./fixtures/issues.ts";
+import { RICH_ADF_TEXT } from "./fixtures/rich-adf.ts";
+import { RICH_WIKI_TEXT } from "./fixtures/rich-wiki.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL, type JiraTestContext, jiraContext, never, recordingSleep } from "./helpers.ts";
 
 const ISSUE_FIELDS = "summary,description,status,assignee,issuetype,priority,labels,reporter,updated";
@@ -15,30 +16,8 @@ const SEARCH_FIELDS = ISSUE_FIELDS.split(",");
 
 function issues(): FakeIssue[] {
   return [
-    {
-      key: "SHOP-123",
-      summary: "Checkout fails for guests",
-      adf: RICH_ADF,
-      wiki: RICH_WIKI,
-      status: "In Progress",
-      assignee: USERS.alice,
-      reporter: USERS.bob,
-      issueType: "Bug",
-      priority: "High",
-      labels: ["checkout", "payments"],
-      updated: "2025-06-03T14:22:07.481+0000",
-    },
-    {
-      key: "SHOP-200",
-      summary: "Billing page",
-      adf: null,
-      wiki: null,
-      status: "To Do",
-      assignee: null,
-      reporter: null,
-      priority: null,
-      updated: "2025-06-02T09:00:00.000+0000",
-    },
+    { ...SHOP_123 },
+    { ...SHOP_200 },
     ...Array.from({ length: 6 }, (_, i) => ({
       key: `SHOP-${300 + i}`,
       summary: `Task ${i}`,
