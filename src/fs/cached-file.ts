@@ -1,26 +1,13 @@
 import { readBytes, statIfExists } from "./local-fs.ts";
+import { StampedCache, sameStamp, stampOf } from "./stamped-cache.ts";
 
 /** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 
-/** What says a file is unchanged: its inode, size, and last modification and status change. */
-export interface FileStamp {
-  mtimeMs: number;
-  ctimeMs: number;
-  size: number;
-  ino: number;
-}
-
-export function stampOf(info: FileStamp): FileStamp {
-  return { mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, size: info.size, ino: info.ino };
-}
-
-export function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
-}
-
-interface Entry extends FileStamp {
+/** A parsed file, with its bytes while its stamp is too recent to vouch for them. */
+interface Parsed {
   value: unknown;
+  bytes: Uint8Array | undefined;
 }
 
 /** Files we parse are small, but a state file can be hand-edited into anything; refuse the absurd. */
@@ -29,14 +16,19 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /**
  * Re-reads a file only when its (mtime, ctime, size, inode) changes, so every tool call sees the
  * file as it is now without parsing an unchanged file twice. The cache is a bounded LRU keyed by
- * path and parser, so memory stays flat however many repositories and files are read.
+ * path and parser, so memory stays flat however many repositories and files are read. A file
+ * changed in the last few seconds is read again on every call (its stamp could hide a second
+ * change, see `RACY_WINDOW_MS`), but parsed again only if its bytes differ, so callers keep
+ * getting the same parsed object while nothing changed.
  */
 export class CachedFileReader {
-  readonly #entries = new Map<string, Entry>();
-  readonly #capacity: number;
+  readonly #entries: StampedCache<Parsed>;
+  /** The clock stamps are judged by (ms since the epoch). */
+  readonly now: () => number;
 
-  constructor(capacity = 256) {
-    this.#capacity = capacity;
+  constructor(capacity = 256, now: () => number = Date.now) {
+    this.#entries = new StampedCache(capacity, now);
+    this.now = now;
   }
 
   /**
@@ -67,12 +59,9 @@ export class CachedFileReader {
       return { kind: "unreadable", cause: `file is ${info.size} bytes, over the ${maxBytes}-byte limit` };
     }
     const key = `${parserKey}\u0000${path}`;
-    const cached = this.#entries.get(key);
-    if (cached && sameStamp(cached, info)) {
-      this.#entries.delete(key);
-      this.#entries.set(key, cached);
-      return { kind: "found", value: cached.value as T };
-    }
+    const stamp = stampOf(info);
+    const cached = this.#entries.get(key, (previous) => sameStamp(previous, stamp));
+    if (cached !== undefined) return { kind: "found", value: cached.value as T };
     let bytes: Uint8Array;
     try {
       bytes = await readBytes(path);
@@ -81,13 +70,12 @@ export class CachedFileReader {
       if (code === "ENOENT") return { kind: "missing" };
       return { kind: "unreadable", cause: describeFsError(error) };
     }
-    const value = parse(bytes);
-    this.#entries.set(key, { ...stampOf(info), value });
-    if (this.#entries.size > this.#capacity) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
-    return { kind: "found", value };
+    const previous = this.#entries.recent(key);
+    const value =
+      previous?.bytes !== undefined && Buffer.compare(previous.bytes, bytes) === 0 ? previous.value : parse(bytes);
+    const parsed: Parsed = { value, bytes };
+    if (this.#entries.set(key, parsed, [stamp])) parsed.bytes = undefined;
+    return { kind: "found", value: value as T };
   }
 
   get size(): number {

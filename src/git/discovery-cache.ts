@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
-import { type CachedFileReader, type FileStamp, sameStamp, stampOf } from "../fs/cached-file.ts";
+import type { CachedFileReader } from "../fs/cached-file.ts";
+import { type FileStamp, StampedCache, sameStamp, stampOf } from "../fs/stamped-cache.ts";
 import type { Result } from "../result.ts";
 import { discoverRepository, type RepoLocation } from "./discover.ts";
 
@@ -10,13 +11,8 @@ interface PathStamp extends FileStamp {
   dev: number;
 }
 
-interface Entry {
-  location: RepoLocation;
-  stamps: PathStamp[];
-}
-
 const CAPACITY = 64;
-const caches = new WeakMap<CachedFileReader, Map<string, Entry>>();
+const caches = new WeakMap<CachedFileReader, StampedCache<RepoLocation, PathStamp>>();
 
 /**
  * `discoverRepository` for the serving path, which opens the same repository on every tool call.
@@ -26,7 +22,8 @@ const caches = new WeakMap<CachedFileReader, Map<string, Entry>>();
  * HEAD, config and the ref files by renaming, which changes their directory's mtime; a `.git`
  * appearing in a directory between the start and the work tree changes that directory; deleting or
  * moving the repository makes a `stat` fail or change identity; a config edited in place changes
- * its own stamp. Tied to the file reader, so it lives and dies with the process's file cache.
+ * its own stamp. Stamps taken within seconds of a change are not trusted (`RACY_WINDOW_MS`). Tied to
+ * the file reader, whose clock it shares, so it lives and dies with the process's file cache.
  */
 export async function discoverRepositoryCached(
   startDir: string,
@@ -34,26 +31,16 @@ export async function discoverRepositoryCached(
 ): Promise<Result<RepoLocation>> {
   let cache = caches.get(files);
   if (cache === undefined) {
-    cache = new Map();
+    cache = new StampedCache(CAPACITY, files.now);
     caches.set(files, cache);
   }
-  const hit = cache.get(startDir);
-  if (hit?.stamps.every(unchanged)) {
-    cache.delete(startDir);
-    cache.set(startDir, hit);
-    return { ok: true, value: hit.location };
-  }
+  const hit = cache.get(startDir, unchanged);
+  if (hit !== undefined) return { ok: true, value: hit };
   cache.delete(startDir);
   const found = await discoverRepository(startDir, files);
   if (found.ok) {
     const stamps = stampsFor(startDir, found.value);
-    if (stamps !== null) {
-      cache.set(startDir, { location: found.value, stamps });
-      if (cache.size > CAPACITY) {
-        const oldest = cache.keys().next().value;
-        if (oldest !== undefined) cache.delete(oldest);
-      }
-    }
+    if (stamps !== null) cache.set(startDir, found.value, stamps);
   }
   return found;
 }

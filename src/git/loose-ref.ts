@@ -1,5 +1,6 @@
-import { decodeUtf8, describeFsError, type FileStamp, sameStamp, stampOf } from "../fs/cached-file.ts";
+import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
 import { lstatIfExists, readBytes, readlink, stat } from "../fs/local-fs.ts";
+import { StampedCache, sameStamp, stampOf } from "../fs/stamped-cache.ts";
 import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
 import { leadingOid } from "./oid.ts";
 
@@ -41,10 +42,9 @@ export function parseLooseRef(bytes: Uint8Array): RefValue | null {
  * current branch are read on nearly every call; the rest of thousands of refs are read rarely, so a
  * small cache of its own keeps them out of the shared file cache. git replaces a ref by renaming a
  * lock file over it, which changes its inode and ctime, so an unchanged `lstat` means unchanged
- * content: one system call instead of four.
+ * content — once the stamp is settled (`RACY_WINDOW_MS`): one system call instead of four.
  */
-const recent = new Map<string, FileStamp & { value: LooseRead }>();
-const RECENT_CAPACITY = 64;
+const recent = new StampedCache<LooseRead>(64);
 
 /** Reads one loose ref. */
 export async function readLooseRef(path: string): Promise<LooseRead> {
@@ -69,8 +69,8 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   }
   const regular = info.isFile();
   if (regular) {
-    const cached = recent.get(path);
-    if (cached && sameStamp(cached, info)) return cached.value;
+    const cached = recent.get(path, (previous) => sameStamp(previous, info));
+    if (cached !== undefined) return cached;
   }
   let bytes: Uint8Array;
   try {
@@ -87,14 +87,7 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   const value: LooseRead = parsed === null ? { kind: "malformed" } : { kind: "found", value: parsed };
   // Only what was read under this very `lstat` is remembered (a file rewritten in between has a
   // newer ctime and is read again next time).
-  if (regular && bytes.length === info.size) {
-    recent.delete(path);
-    recent.set(path, { ...stampOf(info), value });
-    if (recent.size > RECENT_CAPACITY) {
-      const oldest = recent.keys().next().value;
-      if (oldest !== undefined) recent.delete(oldest);
-    }
-  }
+  if (regular && bytes.length === info.size) recent.set(path, value, [stampOf(info)]);
   return value;
 }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
+import { RACY_WINDOW_MS } from "../../src/fs/stamped-cache.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
 import { discoverRepositoryCached } from "../../src/git/discovery-cache.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
@@ -17,6 +18,14 @@ function newRepo(): GitRepo {
   return repo;
 }
 
+/**
+ * A reader whose clock runs an hour ahead, so every stamp counts as settled and the stamps alone
+ * decide (a repository made a moment ago would otherwise never be answered from the cache).
+ */
+function settledReader(): CachedFileReader {
+  return new CachedFileReader(256, () => Date.now() + 3_600_000);
+}
+
 /** The cached answer must always be the one a fresh discovery gives now. */
 async function expectFresh(files: CachedFileReader, start: string) {
   const cached = await discoverRepositoryCached(start, files);
@@ -28,7 +37,7 @@ async function expectFresh(files: CachedFileReader, start: string) {
 describe("discoverRepositoryCached", () => {
   test("an unchanged repository is answered from the cache", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     const first = await expectFresh(files, repo.root);
     const second = await discoverRepositoryCached(repo.root, files);
     if (!first.ok || !second.ok) throw new Error("expected a repository");
@@ -37,9 +46,25 @@ describe("discoverRepositoryCached", () => {
     expect(second.value.workTree).toBe(repo.root);
   });
 
+  test("a repository changed moments ago is discovered afresh until its stamps settle", async () => {
+    const repo = newRepo();
+    let now = Date.now();
+    const files = new CachedFileReader(256, () => now);
+    const first = await expectFresh(files, repo.root);
+    const second = await expectFresh(files, repo.root);
+    if (!first.ok || !second.ok) throw new Error("expected a repository");
+    // Written just now: the stamps could hide another change in the same clock tick.
+    expect(second.value).not.toBe(first.value);
+    now += RACY_WINDOW_MS + 1_000;
+    const settled = await expectFresh(files, repo.root);
+    const reused = await discoverRepositoryCached(repo.root, files);
+    if (!settled.ok || !reused.ok) throw new Error("expected a repository");
+    expect(reused.value).toBe(settled.value);
+  });
+
   test("commits, checkouts and new branches do not change the answer", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     await expectFresh(files, repo.root);
     repo.git("checkout", "-q", "-b", "feature/x");
     repo.commit("more");
@@ -49,7 +74,7 @@ describe("discoverRepositoryCached", () => {
 
   test("core.bare set by git config is seen", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     await expectFresh(files, repo.root);
     repo.git("config", "core.bare", "true");
     const after = await expectFresh(files, repo.root);
@@ -58,7 +83,7 @@ describe("discoverRepositoryCached", () => {
 
   test("a config edited in place (no rename) is seen", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     await expectFresh(files, repo.root);
     const config = repo.path(".git", "config");
     writeFileSync(config, "[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = reftable\n");
@@ -69,7 +94,7 @@ describe("discoverRepositoryCached", () => {
 
   test("a deleted .git is no_repo at once", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     await expectFresh(files, repo.root);
     rmSync(repo.path(".git"), { recursive: true, force: true });
     const after = await expectFresh(files, repo.root);
@@ -79,7 +104,7 @@ describe("discoverRepositoryCached", () => {
 
   test("a .git directory replaced by a gitfile points to the new git dir", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     await expectFresh(files, repo.root);
     const moved = join(repo.sandbox, "separate.git");
     renameSync(repo.path(".git"), moved);
@@ -91,7 +116,7 @@ describe("discoverRepositoryCached", () => {
 
   test("a repository created below a cached start directory takes over", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     const start = repo.path("packages", "app");
     mkdirSync(start, { recursive: true });
     const before = await expectFresh(files, start);
@@ -105,7 +130,7 @@ describe("discoverRepositoryCached", () => {
 
   test("a repository deleted and re-created at the same path is discovered again", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     const before = await expectFresh(files, repo.root);
     rmSync(repo.root, { recursive: true, force: true });
     repo.gitIn(repo.sandbox, "init", "-q", "-b", "main", "--separate-git-dir", join(repo.sandbox, "g.git"), "repo");
@@ -116,7 +141,7 @@ describe("discoverRepositoryCached", () => {
 
   test("a linked worktree, then its removal", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     const linked = join(repo.sandbox, "linked");
     repo.git("worktree", "add", "-q", "-b", "side", linked);
     const before = await expectFresh(files, linked);
@@ -132,7 +157,7 @@ describe("discoverRepositoryCached", () => {
 
   test("a linked worktree whose admin dir is pruned while its directory stays", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     const linked = join(repo.sandbox, "linked");
     repo.git("worktree", "add", "-q", "-b", "side", linked);
     await expectFresh(files, linked);
@@ -144,7 +169,7 @@ describe("discoverRepositoryCached", () => {
   test("a symlinked start directory retargeted to another repository", async () => {
     const one = newRepo();
     const two = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     const link = join(one.sandbox, "current");
     symlinkSync(one.root, link);
     const before = await expectFresh(files, link);
@@ -159,7 +184,7 @@ describe("discoverRepositoryCached", () => {
 
   test("a core.worktree repository is answered correctly (and not cached)", async () => {
     const repo = newRepo();
-    const files = new CachedFileReader();
+    const files = settledReader();
     const elsewhere = join(repo.sandbox, "tree");
     mkdirSync(elsewhere);
     repo.git("config", "core.worktree", elsewhere);
