@@ -33,6 +33,11 @@ export async function statIfExists(path: string): Promise<Stats | undefined> {
   return statSync(path, { throwIfNoEntry: false });
 }
 
+/** {@link statIfExists} for a check that must answer at once (a cache validating its stamps). */
+export function statIfExistsSync(path: string): Stats | undefined {
+  return statSync(path, { throwIfNoEntry: false });
+}
+
 export async function lstatIfExists(path: string): Promise<Stats | undefined> {
   return lstatSync(path, { throwIfNoEntry: false });
 }

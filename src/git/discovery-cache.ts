@@ -1,6 +1,6 @@
-import { statSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import type { CachedFileReader } from "../fs/cached-file.ts";
+import { statIfExistsSync } from "../fs/local-fs.ts";
 import { type FileStamp, StampedCache, sameStamp, stampOf } from "../fs/stamped-cache.ts";
 import type { Result } from "../result.ts";
 import { discoverRepository, type RepoLocation } from "./discover.ts";
@@ -85,9 +85,9 @@ function stampsFor(startDir: string, location: RepoLocation): PathStamp[] | null
 }
 
 function stamp(path: string): PathStamp | null {
-  let info: ReturnType<typeof statSync>;
+  let info: ReturnType<typeof statIfExistsSync>;
   try {
-    info = statSync(path, { throwIfNoEntry: false });
+    info = statIfExistsSync(path);
   } catch {
     return null;
   }

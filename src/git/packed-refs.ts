@@ -53,6 +53,9 @@ export function parsePackedRefs(bytes: Uint8Array): Map<string, PackedRef> {
   return refs;
 }
 
+/** One shared empty map, so "no packed-refs file" is the same answer every time (callers key caches on it). */
+const NO_PACKED_REFS: ReadonlyMap<string, PackedRef> = new Map();
+
 /** The repository's packed refs (`<commonDir>/packed-refs`); a missing file means none are packed. */
 export async function readPackedRefs(
   commonDir: string,
@@ -64,7 +67,7 @@ export async function readPackedRefs(
     case "found":
       return ok(read.value);
     case "missing":
-      return ok(new Map());
+      return ok(NO_PACKED_REFS);
     case "unreadable":
       return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
   }

@@ -3,11 +3,11 @@ import type { Context } from "../context.ts";
 import { toolError } from "../errors.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
-import { listLocalBranches } from "../git/refs.ts";
+import { listLocalBranches, sameNames } from "../git/refs.ts";
 import { listLinkedWorktrees } from "../git/worktrees.ts";
 import { err, ok, type Result } from "../result.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
-import { buildBranchGraph } from "../twig/graph.ts";
+import { branchSet, buildBranchGraph, rootCandidates } from "../twig/graph.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 import { buildTree, renderTreeText, TREE_NODE_BUDGET, type TreeNode, TreeNodeSchema } from "../twig/tree.ts";
@@ -155,19 +155,9 @@ const getBranchTree = defineTool({
       );
     }
     const current = head.ok ? head.value.branch : null;
-    const previous = drawnTrees.get(state.value);
-    if (
-      previous !== undefined &&
-      previous.current === current &&
-      previous.branch === branch &&
-      sameList(previous.local, local.value)
-    ) {
-      return ok(previous.answer);
-    }
-    const graph = buildBranchGraph(local.value, state.value, current);
     let roots: readonly string[];
     if (branch !== undefined) {
-      if (!graph.has(branch)) {
+      if (!branchSet(local.value).has(branch)) {
         return err(
           toolError(
             "not_found",
@@ -178,8 +168,13 @@ const getBranchTree = defineTool({
       }
       roots = [branch];
     } else {
-      roots = graph.rootCandidates;
+      roots = rootCandidates(local.value, state.value, current);
     }
+    const previous = drawnTrees.get(state.value);
+    if (previous !== undefined && sameNames(previous.roots, roots) && sameNames(previous.local, local.value)) {
+      return ok(previous.answer);
+    }
+    const graph = buildBranchGraph(local.value, state.value, current);
     const budget = { left: TREE_NODE_BUDGET };
     const trees = roots.map((root) => buildTree(graph, state.value, root, budget));
     const answer = reusableAnswer({
@@ -187,7 +182,7 @@ const getBranchTree = defineTool({
       tree_text: trees.map(renderTreeText).join("\n"),
       branches: trees,
     });
-    drawnTrees.set(state.value, { local: local.value, current, branch, answer });
+    drawnTrees.set(state.value, { local: local.value, roots, answer });
     return ok(answer);
   },
 });
@@ -196,20 +191,12 @@ type DrawnTree = { root: string; tree_text: string; branches: TreeNode[] };
 
 /**
  * The last tree drawn for one parsed state file, with what else it was drawn from: the same
- * branches, checked-out branch and requested root give the same answer, which the
- * registry has already validated and serialised. Comparing 10,000 names is far cheaper than
- * drawing and serialising 10,000 nodes again.
+ * branches and the same roots give the same answer, which the registry has already validated and
+ * serialised. The checked-out branch only matters through the roots (it is the fallback root when
+ * twig has none configured), so a checkout alone does not redraw. Comparing 10,000 names is far
+ * cheaper than drawing and serialising 10,000 nodes again.
  */
-const drawnTrees = new WeakMap<
-  TwigState,
-  { local: readonly string[]; current: string | null; branch: string | undefined; answer: DrawnTree }
->();
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+const drawnTrees = new WeakMap<TwigState, { local: readonly string[]; roots: readonly string[]; answer: DrawnTree }>();
 
 const listBranches = defineTool({
   name: "list_branches",

@@ -21,7 +21,7 @@ export function buildBranchGraph(
   state: TwigState,
   current: string | null,
 ): BranchGraph {
-  const nodes = new Set(localBranches);
+  const nodes = branchSet(localBranches);
   // A branch has one or two parents, so a list with a duplicate check beats a Set per branch.
   const parentsOf = new Map<string, string[]>();
   for (const { child, parent } of state.dependencies) {
@@ -55,12 +55,29 @@ export function buildBranchGraph(
     nodes: localBranches,
     has: (branch) => nodes.has(branch),
     childrenOf: (branch) => children.get(branch) ?? [],
-    rootCandidates: rootCandidates(localBranches, nodes, state, current),
+    rootCandidates: rootCandidates(localBranches, state, current),
     defaultRoot,
   };
 }
 
-function rootCandidates(sorted: readonly string[], nodes: Set<string>, state: TwigState, current: string | null) {
+/** The branches as a set, made once per list (listings hand out the same array while unchanged). */
+const branchSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+export function branchSet(localBranches: readonly string[]): ReadonlySet<string> {
+  let set = branchSets.get(localBranches);
+  if (set === undefined) {
+    set = new Set(localBranches);
+    branchSets.set(localBranches, set);
+  }
+  return set;
+}
+
+/**
+ * The roots drawn when none is named (§4.4), without building the graph: the configured roots
+ * that exist, else the checked-out branch, else the first branch.
+ */
+export function rootCandidates(sorted: readonly string[], state: TwigState, current: string | null): string[] {
+  const nodes = branchSet(sorted);
   // twig repeats a root listed twice in a hand-edited file; one tree per root is what is meant.
   const configured = [...new Set(state.roots.map((root) => root.branch))].filter((branch) => nodes.has(branch));
   if (configured.length > 0) return configured;

@@ -47,7 +47,7 @@ describe("answers handed out again while nothing they come from has changed", ()
     expect(changed).toEqual({ branches: [{ branch: "feature/a", jira_issue: "A-2", parent_branch: "main" }] });
   });
 
-  test("get_branch_tree: redrawn when a branch appears, the checkout moves, the root or the state changes", async () => {
+  test("get_branch_tree: redrawn when a branch appears, the roots or the state change, not on a checkout alone", async () => {
     repo.git("branch", "feature/a");
     writeState({ "feature/a": {} }, [["feature/a", "main"]]);
     const first = await call("get_branch_tree");
@@ -63,7 +63,14 @@ describe("answers handed out again while nothing they come from has changed", ()
 
     const rooted = await call("get_branch_tree", { branch: "feature/a" });
     expect(names(rooted)).toBe("feature/a\n");
-    expect(await call("get_branch_tree")).not.toBe(rooted);
+    const redrawn = await call("get_branch_tree");
+    expect(redrawn).not.toBe(rooted);
+
+    // With configured roots the checked-out branch does not change the tree: a checkout alone
+    // hands out the same answer.
+    repo.git("checkout", "-q", "feature/b");
+    expect(await call("get_branch_tree")).toBe(redrawn);
+    repo.git("checkout", "-q", "main");
 
     // Without configured roots the checked-out branch is the root: a checkout redraws the tree.
     writeFileSync(repo.path(".twig", "state.json"), JSON.stringify({ version: 1, branches: {}, dependencies: [] }));
