@@ -44,7 +44,9 @@ const LOCAL_TOOLS = [
   "get_worktrees",
 ] as const;
 type LocalTool = (typeof LOCAL_TOOLS)[number];
-const TREE_AFTER_CHECKOUT = "get_branch_tree after a checkout";
+const TREE_DRAWN_ANEW = "get_branch_tree after a branch change";
+/** Floor (b) making, before each answer, the six stat calls `get_current_branch` makes (bench/floors/sdk-fresh.ts). */
+const FLOOR_FRESH = "floor (b) + get_current_branch's stats";
 
 interface Settings {
   coldRuns: number;
@@ -325,7 +327,10 @@ async function main(): Promise<void> {
     const twig = await buildProfiled(join(work, "twig-mcp"));
     const floorA = await buildProfiled(join(work, "floor-bare"), { entry: join(here, "floors", "bare.ts") });
     const floorB = await buildProfiled(join(work, "floor-sdk"), { entry: join(here, "floors", "sdk.ts") });
-    for (const built of [twig, floorA, floorB]) {
+    const floorFresh = await buildProfiled(join(work, "floor-sdk-fresh"), {
+      entry: join(here, "floors", "sdk-fresh.ts"),
+    });
+    for (const built of [twig, floorA, floorB, floorFresh]) {
       if (built.profile === null) throw new Error(`${built.path}: the start-up profiling run failed`);
     }
     const flagLine = `build flags (all three, each with its own start-up profile as build.ts records it): ${twig.flags}`;
@@ -547,6 +552,7 @@ async function main(): Promise<void> {
       try {
         const fa = await start("floor-a", floorA.path);
         const fb = await start("floor-b", floorB.path);
+        const ff = await start("floor-b-fresh", floorFresh.path);
         const tw = await start("twig-mcp", twig.path);
         await validate(tw, r);
         const floors: CallSubject[] = [
@@ -555,20 +561,23 @@ async function main(): Promise<void> {
         ];
         const afterFloors = (subject: CallSubject): CallSubject[] => [...floors, subject];
         // A repeated get_branch_tree on an unchanged repository is answered from the tree drawn last
-        // time; switching HEAD between two branches before each call (untimed) makes it draw anew.
-        const headFile = join(r.root, ".git", "HEAD");
+        // time (a checkout alone changes nothing when twig has roots configured); creating or
+        // deleting a branch before each call (untimed), as `git branch` does, makes it draw anew.
+        const extraBranch = join(r.root, ".git", "refs", "heads", "bench-extra");
         let flip = false;
-        const drawTree = toolCall(tw, "get_branch_tree", {}, `${TREE_AFTER_CHECKOUT} ${size}`);
+        const drawTree = toolCall(tw, "get_branch_tree", {}, `${TREE_DRAWN_ANEW} ${size}`);
         const blocks: CallSubject[][] = [
+          afterFloors({ key: FLOOR_FRESH, server: ff, run: toolCall(ff, "ping", {}, `${FLOOR_FRESH} ${size}`) }),
           ...LOCAL_TOOLS.map((tool) =>
             afterFloors({ key: tool, server: tw, run: toolCall(tw, tool, toolArgs(tool, r), `${tool} ${size}`) }),
           ),
           afterFloors({
-            key: TREE_AFTER_CHECKOUT,
+            key: TREE_DRAWN_ANEW,
             server: tw,
             run: () => {
               flip = !flip;
-              writeFileSync(headFile, `ref: refs/heads/${flip ? r.sample : r.current}\n`);
+              if (flip) writeFileSync(extraBranch, `${r.commit}\n`);
+              else rmSync(extraBranch, { force: true });
               return drawTree();
             },
           }),
@@ -592,7 +601,7 @@ async function main(): Promise<void> {
           }
         }
         perSize.set(size, await interleave(blocks, settings.warmup, settings.calls, `${size} branches`));
-        writeFileSync(headFile, `ref: refs/heads/${r.current}\n`);
+        rmSync(extraBranch, { force: true });
         sessionRss.set(size, tw.peakRssKiB());
       } finally {
         await Promise.all(servers.map((s) => s.close()));
@@ -600,10 +609,12 @@ async function main(): Promise<void> {
     }
     const stat = (size: number, key: string) => perSize.get(size)?.get(key) as Summary;
     const latencyRows: string[][] = [];
+    const freshRatioText = () =>
+      ratioText(stat(TARGET_SIZE, "get_current_branch").p50, stat(TARGET_SIZE, FLOOR_FRESH).p50);
     for (const size of SIZES) {
       const fa = stat(size, "floor (a) ping").p50;
       const fb = stat(size, "floor (b) ping").p50;
-      for (const key of ["floor (a) ping", "floor (b) ping", ...LOCAL_TOOLS, TREE_AFTER_CHECKOUT]) {
+      for (const key of ["floor (a) ping", "floor (b) ping", FLOOR_FRESH, ...LOCAL_TOOLS, TREE_DRAWN_ANEW]) {
         const s = stat(size, key);
         latencyRows.push([
           key,
@@ -635,8 +646,20 @@ async function main(): Promise<void> {
       ["tool", "branches", "p50", "p90", "p99", "p50 ×a", "p50 ×b", "reply"],
       latencyRows,
       ["left", "right", "right", "right", "right", "right", "right", "right"],
-      [`Session peak RSS after all calls: ${SIZES.map((s) => `${s}: ${mib(sessionRss.get(s) ?? null)}`).join(", ")}.`],
+      [
+        `"${FLOOR_FRESH}" is floor (b) making, before each answer, the six stat/lstat calls get_current_branch makes on`,
+        "every call to see the repository as it is now (bench/floors/sdk-fresh.ts); nothing is read or parsed.",
+        `At ${TARGET_SIZE} branches get_current_branch is ${freshRatioText()} of it.`,
+        `Session peak RSS after all calls: ${SIZES.map((s) => `${s}: ${mib(sessionRss.get(s) ?? null)}`).join(", ")}.`,
+      ],
     );
+    record({
+      figure: "get_current_branch.over_floor_fresh",
+      subject: "twig-mcp",
+      branches: TARGET_SIZE,
+      value: round(stat(TARGET_SIZE, "get_current_branch").p50 / stat(TARGET_SIZE, FLOOR_FRESH).p50),
+      unit: "×",
+    });
     for (const size of SIZES) {
       record({
         figure: "session_peak_rss",
@@ -654,8 +677,8 @@ async function main(): Promise<void> {
       target(`${tool} p50 ≤ 2.0× floor (a) at ${TARGET_SIZE}`, s.p50 / fa <= 2.0, ratioText(s.p50, fa));
     }
     // Judged on the tree drawn anew, not on the answer repeated from the last call.
-    const tree1k = stat(1_000, TREE_AFTER_CHECKOUT).p50;
-    const tree10k = stat(10_000, TREE_AFTER_CHECKOUT).p50;
+    const tree1k = stat(1_000, TREE_DRAWN_ANEW).p50;
+    const tree10k = stat(10_000, TREE_DRAWN_ANEW).p50;
     target("get_branch_tree p50 ≤ 40 ms at 10,000", tree10k <= 40, `${formatMs(tree10k)} ms`);
     const exponent = growthExponent(1_000, tree1k, 10_000, tree10k);
     target(
