@@ -55,6 +55,7 @@ export async function readBytes(path: string): Promise<Uint8Array> {
 }
 
 export function readdir(path: string): Promise<string[]>;
+export function readdir(path: string, options: { withFileTypes: true }): Promise<Dirent[]>;
 export function readdir(path: string, options: { recursive: true; withFileTypes: true }): Promise<Dirent[]>;
 export function readdir(path: string, options: { recursive: true; encoding: "buffer" }): Promise<Buffer[]>;
 export async function readdir(path: string, options?: object): Promise<unknown[]> {

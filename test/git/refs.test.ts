@@ -244,6 +244,22 @@ describe("the listing of loose branches is reused while refs/heads is unchanged"
     }
   });
 
+  test("after `git branch`, only the directory that changed is read again", async () => {
+    const repo = makeRepo({ commit: true });
+    try {
+      for (const name of ["feature/a", "feature/b", "user/x", "user/deep/y"]) repo.git("branch", name);
+      settleEverything();
+      const files = new CachedFileReader();
+      await branches(repo, files);
+      const reads = countDirectoryReads();
+      repo.git("branch", "user/z");
+      expect(await branches(repo, files)).toEqual(gitBranches(repo));
+      expect(reads.mock.calls.map((call) => call[0])).toEqual([repo.path(".git", "refs", "heads", "user")]);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   test("a listing changed moments ago is read again, and kept by identity while the names are the same", async () => {
     const repo = makeRepo({ commit: true });
     try {
