@@ -13,23 +13,22 @@ export interface CallToolResult {
  * the same thing; `structuredContent` carries the bare data for clients that read it.
  */
 export function okResult(data: Record<string, unknown>): CallToolResult {
-  let json = reusableJson.get(data);
-  if (json === undefined) {
-    json = JSON.stringify(data);
-    if (isReusableAnswer(data)) reusableJson.set(data, json);
-  }
-  return {
+  let text = reusableText.get(data);
+  if (text === undefined) {
     // Exactly `JSON.stringify({ status: "ok", data })`, with the data serialised only once.
-    content: [{ type: "text", text: `${OK_PREFIX}${json}}` }],
-    structuredContent: data,
-    isError: false,
-  };
+    text = `${OK_PREFIX}${JSON.stringify(data)}}`;
+    if (isReusableAnswer(data)) reusableText.set(data, text);
+  }
+  return { content: [{ type: "text", text }], structuredContent: data, isError: false };
 }
 
 const OK_PREFIX = '{"status":"ok","data":';
 
-/** A reusable answer (tools/reusable-answer.ts) serialises the same every time. */
-const reusableJson = new WeakMap<object, string>();
+/**
+ * A reusable answer (tools/reusable-answer.ts) serialises the same every time: its envelope is
+ * made once, and being the same string each time lets the reply writer reuse its work too.
+ */
+const reusableText = new WeakMap<object, string>();
 
 /** The JSON of an `okResult`'s data, read back out of its text content. */
 export function dataJsonOf(result: CallToolResult): string | undefined {

@@ -1,5 +1,12 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
+interface Entry {
+  text: string;
+  json: string;
+  /** The data of a reusable answer (tools/reusable-answer.ts), whose reply body is kept. */
+  reusable: object | undefined;
+}
+
 /**
  * A tool's data is serialised once for the upstream text envelope; writing the reply would
  * serialise it a second time as `structuredContent` — for a 10,000-branch tree, megabytes walked
@@ -8,15 +15,18 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
  *
  * An entry is used only for a reply whose text content is the very string made from that JSON
  * (the SDK copies the result object while validating it, but keeps its strings), so a stale entry
- * — a cancelled call, an id the client reused — can never stand in for another reply.
+ * — a cancelled call, an id the client reused — can never stand in for another reply. For a
+ * reusable answer the whole result body (the text escaped as a JSON string, then the data) is
+ * kept with the answer and written again as it is on every repeat.
  */
 export class ResultJson {
-  readonly #byId = new Map<string | number, { text: string; json: string }>();
+  readonly #byId = new Map<string | number, Entry>();
+  readonly #bodies = new WeakMap<object, { text: string; body: string }>();
 
   /** `text` is the reply's text content, built from `json` (the data's JSON). */
-  remember(id: string | number, text: string, json: string): void {
+  remember(id: string | number, text: string, json: string, reusable?: object): void {
     this.#byId.delete(id);
-    this.#byId.set(id, { text, json });
+    this.#byId.set(id, { text, json, reusable });
     // Only replies in flight are kept; anything older belongs to a call that never answered.
     if (this.#byId.size > 64) {
       const oldest = this.#byId.keys().next().value;
@@ -31,13 +41,35 @@ export class ResultJson {
     if (entry === undefined) return JSON.stringify(message);
     this.#byId.delete(message.id);
     if (!("result" in message)) return JSON.stringify(message);
-    const { structuredContent, ...rest } = message.result as { structuredContent?: unknown; content?: unknown };
+    const body = this.#body(message.result as Record<string, unknown>, entry);
+    if (body === null) return JSON.stringify(message);
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${body}}`;
+  }
+
+  #body(result: Record<string, unknown>, entry: Entry): string | null {
+    const { structuredContent, ...rest } = result as { structuredContent?: unknown; content?: unknown };
     const content = rest.content;
     const text = Array.isArray(content) && content.length === 1 ? (content[0] as { text?: unknown }).text : undefined;
-    if (structuredContent === undefined || text !== entry.text) return JSON.stringify(message);
+    if (structuredContent === undefined || text !== entry.text) return null;
+    // A repeat: the same answer's text, and nothing but the envelope around it.
+    const kept = entry.reusable === undefined ? undefined : this.#bodies.get(entry.reusable);
+    if (kept !== undefined && kept.text === text && isPlainEnvelope(rest)) return kept.body;
     const head = JSON.stringify(rest);
-    const result =
+    const body =
       head === "{}" ? `{"structuredContent":${entry.json}}` : `${head.slice(0, -1)},"structuredContent":${entry.json}}`;
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${result}}`;
+    if (entry.reusable !== undefined && isPlainEnvelope(rest)) this.#bodies.set(entry.reusable, { text, body });
+    return body;
   }
+}
+
+/**
+ * `{ content: [{ type: "text", text }], isError: false }` and nothing else: a body made from such
+ * a result depends on its text alone, so it can be written again for the same text.
+ */
+function isPlainEnvelope(rest: Record<string, unknown>): boolean {
+  const keys = Object.keys(rest);
+  if (keys.length !== 2 || rest.isError !== false || !Array.isArray(rest.content)) return false;
+  const item = rest.content[0] as Record<string, unknown>;
+  const itemKeys = Object.keys(item);
+  return itemKeys.length === 2 && item.type === "text" && typeof item.text === "string";
 }

@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
+import { isReusableAnswer } from "../tools/reusable-answer.ts";
 import { registerCompletions } from "./completions.ts";
 import { dataJsonOf } from "./envelope.ts";
 import { forwardLogsToClient } from "./logging.ts";
@@ -67,8 +68,10 @@ export function createMcpServer(
     const result = await tools.call(tool, args, ctx, extra.signal);
     const json = dataJsonOf(result);
     const text = result.content[0]?.text;
-    if (json !== undefined && text !== undefined && !extra.signal.aborted)
-      resultJson.remember(extra.requestId, text, json);
+    if (json !== undefined && text !== undefined && !extra.signal.aborted) {
+      const data = result.structuredContent;
+      resultJson.remember(extra.requestId, text, json, isReusableAnswer(data) ? data : undefined);
+    }
     return result;
   });
 

@@ -1,7 +1,8 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { dataJsonOf, errorResult, okResult } from "../../src/mcp/envelope.ts";
 import { ResultJson } from "../../src/mcp/result-json.ts";
+import { reusableAnswer } from "../../src/tools/reusable-answer.ts";
 
 /** What the SDK hands the transport: a copy of the result (it re-parses it), same strings inside. */
 function reply(id: number | string, result: Record<string, unknown>): JSONRPCMessage {
@@ -13,11 +14,11 @@ function reply(id: number | string, result: Record<string, unknown>): JSONRPCMes
   return { jsonrpc: "2.0", id, result: copy } as JSONRPCMessage;
 }
 
-function remembered(results: ResultJson, id: number | string, data: Record<string, unknown>) {
+function remembered(results: ResultJson, id: number | string, data: Record<string, unknown>, reusable = false) {
   const result = okResult(data);
   const json = dataJsonOf(result);
   if (json === undefined) throw new Error("okResult left no JSON");
-  results.remember(id, result.content[0]?.text ?? "", json);
+  results.remember(id, result.content[0]?.text ?? "", json, reusable ? data : undefined);
   return result;
 }
 
@@ -100,5 +101,31 @@ describe("ResultJson", () => {
     const line = results.serialize(newest);
     expect(line).not.toBe(JSON.stringify(newest));
     expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(newest)));
+  });
+
+  test("a reusable answer's reply body is made once and written again for every repeat", () => {
+    const results = new ResultJson();
+    const answer = reusableAnswer({ ...DATA });
+    const first = results.serialize(reply(1, remembered(results, 1, answer, true)));
+    const repeat = reply(2, remembered(results, 2, answer, true));
+    const stringify = spyOn(JSON, "stringify");
+    const second = results.serialize(repeat);
+    // Only the id is serialised; the text is not escaped again.
+    expect(stringify.mock.calls.map((call) => call[0])).toEqual([2]);
+    stringify.mockRestore();
+    expect(JSON.parse(second)).toEqual(JSON.parse(JSON.stringify(repeat)));
+    // The same body, only the id differs.
+    expect(second.slice(second.indexOf('"result":'))).toBe(first.slice(first.indexOf('"result":')));
+    expect(okResult(answer).content[0]?.text).toBe(okResult(answer).content[0]?.text);
+  });
+
+  test("a kept body is not used for a reply that carries more than the envelope", () => {
+    const results = new ResultJson();
+    const answer = reusableAnswer({ ...DATA });
+    results.serialize(reply(1, remembered(results, 1, answer, true)));
+    const withMeta = reply(2, { ...remembered(results, 2, answer, true), _meta: { note: "per call" } });
+    const line = results.serialize(withMeta);
+    expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(withMeta)));
+    expect(JSON.parse(line).result._meta).toEqual({ note: "per call" });
   });
 });
