@@ -14,7 +14,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     resources: !options.disabled.has("resources"),
   });
   const transport = new StdioServerTransport(process.stdin, process.stdout, {
-    serialize: (message) => resultJson.serialize(message),
+    serialize: (message) => resultJson.line(message),
   });
   const finished = new Promise<number>((done) => {
     // The SDK's stdio transport does not watch for EOF; a client that closes our stdin is gone.

@@ -21,7 +21,7 @@ interface Entry {
  */
 export class ResultJson {
   readonly #byId = new Map<string | number, Entry>();
-  readonly #bodies = new WeakMap<object, { text: string; body: string }>();
+  readonly #bodies = new WeakMap<object, Body>();
 
   /** `text` is the reply's text content, built from `json` (the data's JSON). */
   remember(id: string | number, text: string, json: string, reusable?: object): void {
@@ -36,31 +36,63 @@ export class ResultJson {
 
   /** The reply as one JSON line body, reusing a remembered `structuredContent` when it applies. */
   serialize(message: JSONRPCMessage): string {
-    if (!("id" in message) || message.id === undefined) return JSON.stringify(message);
-    const entry = this.#byId.get(message.id);
-    if (entry === undefined) return JSON.stringify(message);
-    this.#byId.delete(message.id);
-    if (!("result" in message)) return JSON.stringify(message);
-    const body = this.#body(message.result as Record<string, unknown>, entry);
-    if (body === null) return JSON.stringify(message);
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${body}}`;
+    const spliced = this.#splice(message);
+    return spliced === null ? JSON.stringify(message) : `${spliced.prefix}${spliced.body.body}}`;
   }
 
-  #body(result: Record<string, unknown>, entry: Entry): string | null {
+  /**
+   * The whole line written for `message`, newline included. A repeated reusable answer of some
+   * size comes as bytes: its body is encoded to UTF-8 once and copied after the reply's own id.
+   */
+  line(message: JSONRPCMessage): string | Uint8Array {
+    const spliced = this.#splice(message);
+    if (spliced === null) return `${JSON.stringify(message)}\n`;
+    const { prefix, body } = spliced;
+    if (!body.kept || body.body.length < BYTES_FROM) return `${prefix}${body.body}}\n`;
+    body.bytes ??= Buffer.from(body.body);
+    return Buffer.concat([Buffer.from(prefix), body.bytes, CLOSE_LINE]);
+  }
+
+  #splice(message: JSONRPCMessage): { prefix: string; body: Body } | null {
+    if (!("id" in message) || message.id === undefined) return null;
+    const entry = this.#byId.get(message.id);
+    if (entry === undefined) return null;
+    this.#byId.delete(message.id);
+    if (!("result" in message)) return null;
+    const body = this.#body(message.result as Record<string, unknown>, entry);
+    if (body === null) return null;
+    return { prefix: `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`, body };
+  }
+
+  #body(result: Record<string, unknown>, entry: Entry): Body | null {
     const { structuredContent, ...rest } = result as { structuredContent?: unknown; content?: unknown };
     const content = rest.content;
     const text = Array.isArray(content) && content.length === 1 ? (content[0] as { text?: unknown }).text : undefined;
     if (structuredContent === undefined || text !== entry.text) return null;
     // A repeat: the same answer's text, and nothing but the envelope around it.
     const kept = entry.reusable === undefined ? undefined : this.#bodies.get(entry.reusable);
-    if (kept !== undefined && kept.text === text && isPlainEnvelope(rest)) return kept.body;
+    if (kept !== undefined && kept.text === text && isPlainEnvelope(rest)) return kept;
     const head = JSON.stringify(rest);
-    const body =
+    const json =
       head === "{}" ? `{"structuredContent":${entry.json}}` : `${head.slice(0, -1)},"structuredContent":${entry.json}}`;
-    if (entry.reusable !== undefined && isPlainEnvelope(rest)) this.#bodies.set(entry.reusable, { text, body });
-    return body;
+    if (entry.reusable !== undefined && isPlainEnvelope(rest)) {
+      this.#bodies.set(entry.reusable, { text, body: json, kept: true, bytes: undefined });
+    }
+    return { text, body: json, kept: false, bytes: undefined };
   }
 }
+
+/** A reply body (the `result` member's JSON); `kept` when it is a reusable answer's, made before. */
+interface Body {
+  text: string;
+  body: string;
+  kept: boolean;
+  bytes: Uint8Array | undefined;
+}
+
+/** Below this, building the line as a string costs less than copying bytes. */
+const BYTES_FROM = 16 * 1024;
+const CLOSE_LINE = Buffer.from("}\n");
 
 /**
  * `{ content: [{ type: "text", text }], isError: false }` and nothing else: a body made from such

@@ -38,7 +38,7 @@ export class StdioServerTransport implements Transport {
   readonly #stdin: Readable;
   readonly #stdout: Writable;
   readonly #maxMessageBytes: number;
-  readonly #serialize: (message: JSONRPCMessage) => string;
+  readonly #serialize: (message: JSONRPCMessage) => string | Uint8Array;
   #chunks: Buffer[] = [];
   #pendingBytes = 0;
   /** Inside a line that is already too long: bytes are dropped until its newline. */
@@ -49,12 +49,16 @@ export class StdioServerTransport implements Transport {
   constructor(
     stdin: Readable = process.stdin,
     stdout: Writable = process.stdout,
-    options: { maxMessageBytes?: number; serialize?: (message: JSONRPCMessage) => string } = {},
+    options: {
+      maxMessageBytes?: number;
+      /** The whole line written for a message, newline included. */
+      serialize?: (message: JSONRPCMessage) => string | Uint8Array;
+    } = {},
   ) {
     this.#stdin = stdin;
     this.#stdout = stdout;
     this.#maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    this.#serialize = options.serialize ?? ((message) => JSON.stringify(message));
+    this.#serialize = options.serialize ?? ((message) => `${JSON.stringify(message)}\n`);
   }
 
   async start(): Promise<void> {
@@ -80,10 +84,10 @@ export class StdioServerTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.#write(`${this.#serialize(message)}\n`);
+    return this.#write(this.#serialize(message));
   }
 
-  #write(line: string): Promise<void> {
+  #write(line: string | Uint8Array): Promise<void> {
     if (this.#closed) return Promise.resolve();
     return new Promise((resolve) => {
       try {

@@ -144,3 +144,44 @@ describe("local tools end to end (twig-reference §2.8)", () => {
     expect(server.stderr()).not.toContain("INFO");
   });
 });
+
+describe("a large answer asked for again", () => {
+  let home: HermeticHome;
+  let root: string;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    home = makeHermeticHome();
+    root = mkdtempSync(join(tmpdir(), "twig-mcp-e2e-"));
+    const repo = makeExampleRepo(home, root);
+    // 400 tracked branches: list_branches answers well over 16 KB, the size from which a repeated
+    // answer is written from bytes kept with it.
+    const branches = Object.fromEntries(
+      Array.from({ length: 400 }, (_, i) => {
+        const name = `team/ü-${String(i).padStart(3, "0")}`;
+        return [name, { branch: name, jira_issue: `SHOP-${i}`, github_pr: i + 1, created_at: "2025-06-01T10:00:00Z" }];
+      }),
+    );
+    writeFileSync(join(repo, ".twig", "state.json"), twigJson({ ...EXAMPLE_STATE, branches }));
+    server = await startServer({ cwd: repo, env: home.env });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+    home.cleanup();
+  });
+
+  test("is the same answer every time, byte for byte", async () => {
+    const first = await server.call("list_branches");
+    expect(first.isError).toBe(false);
+    expect(first.text.length).toBeGreaterThan(16 * 1024);
+    expect((first.structured as { branches: unknown[] }).branches).toHaveLength(400);
+    for (let i = 0; i < 3; i++) {
+      const again = await server.call("list_branches");
+      expect(again.text).toBe(first.text);
+      expect(again.structured).toEqual(first.structured);
+    }
+    expect(first.structured).toEqual(first.envelope.data);
+  });
+});

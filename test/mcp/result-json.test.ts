@@ -128,4 +128,25 @@ describe("ResultJson", () => {
     expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(withMeta)));
     expect(JSON.parse(line).result._meta).toEqual({ note: "per call" });
   });
+
+  test("line(): the whole line, newline included; a large reusable answer's repeat comes as bytes", () => {
+    const results = new ResultJson();
+    const big = reusableAnswer({ branches: Array.from({ length: 600 }, (_, i) => ({ branch: `feature/ü-${i}` })) });
+    const first = results.line(reply(1, remembered(results, 1, big, true)));
+    expect(typeof first).toBe("string");
+    const repeat = reply(2, remembered(results, 2, big, true));
+    const second = results.line(repeat);
+    expect(second).toBeInstanceOf(Uint8Array);
+    const text = new TextDecoder().decode(second as Uint8Array);
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(repeat)));
+    // A small answer, and anything not remembered, stays a string.
+    const small = reusableAnswer({ n: 1 });
+    results.line(reply(3, remembered(results, 3, small, true)));
+    expect(results.line(reply(4, remembered(results, 4, small, true)))).toBe(
+      `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"{\\"status\\":\\"ok\\",\\"data\\":{\\"n\\":1}}"}],"isError":false,"structuredContent":{"n":1}}}\n`,
+    );
+    const plain = { jsonrpc: "2.0", id: 5, result: {} } as JSONRPCMessage;
+    expect(results.line(plain)).toBe(`${JSON.stringify(plain)}\n`);
+  });
 });

@@ -55,6 +55,29 @@ function session(options?: { maxMessageBytes?: number }) {
 const ping = (id: unknown) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
 
 describe("StdioServerTransport", () => {
+  test("a serialize hook's line is written as it is, as a string or as bytes", async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const written: Buffer[] = [];
+    stdout.on("data", (chunk: Buffer) => written.push(chunk));
+    let asBytes = false;
+    const transport = new StdioServerTransport(stdin, stdout, {
+      serialize: (message) => {
+        const line = `${JSON.stringify(message)}\n`;
+        return asBytes ? new TextEncoder().encode(line) : line;
+      },
+    });
+    await transport.start();
+    await transport.send({ jsonrpc: "2.0", id: 1, result: { text: "ü" } });
+    asBytes = true;
+    await transport.send({ jsonrpc: "2.0", id: 2, result: { text: "ü" } });
+    await Bun.sleep(5);
+    expect(Buffer.concat(written).toString("utf8")).toBe(
+      '{"jsonrpc":"2.0","id":1,"result":{"text":"ü"}}\n{"jsonrpc":"2.0","id":2,"result":{"text":"ü"}}\n',
+    );
+    await transport.close();
+  });
+
   test("a line that is not JSON is answered -32700 with id null, and the next request is served", async () => {
     const c = session();
     await c.ready;
