@@ -154,11 +154,11 @@ describe("a large answer asked for again", () => {
     home = makeHermeticHome();
     root = mkdtempSync(join(tmpdir(), "twig-mcp-e2e-"));
     const repo = makeExampleRepo(home, root);
-    // 400 tracked branches: list_branches answers well over 16 KB, the size from which a repeated
+    // 8,000 tracked branches: list_branches answers about 1.7 MB, the size from which a repeated
     // answer is written from bytes kept with it.
     const branches = Object.fromEntries(
-      Array.from({ length: 400 }, (_, i) => {
-        const name = `team/ü-${String(i).padStart(3, "0")}`;
+      Array.from({ length: 8000 }, (_, i) => {
+        const name = `team/ü-${String(i).padStart(4, "0")}`;
         return [name, { branch: name, jira_issue: `SHOP-${i}`, github_pr: i + 1, created_at: "2025-06-01T10:00:00Z" }];
       }),
     );
@@ -175,8 +175,8 @@ describe("a large answer asked for again", () => {
   test("is the same answer every time, byte for byte", async () => {
     const first = await server.call("list_branches");
     expect(first.isError).toBe(false);
-    expect(first.text.length).toBeGreaterThan(16 * 1024);
-    expect((first.structured as { branches: unknown[] }).branches).toHaveLength(400);
+    expect(first.text.length).toBeGreaterThan(800 * 1024);
+    expect((first.structured as { branches: unknown[] }).branches).toHaveLength(8000);
     for (let i = 0; i < 3; i++) {
       const again = await server.call("list_branches");
       expect(again.text).toBe(first.text);

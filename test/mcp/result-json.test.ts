@@ -130,7 +130,7 @@ describe("ResultJson", () => {
   });
 
   test("line(): the whole line, newline included; a large reusable answer's repeat comes as bytes", () => {
-    const results = new ResultJson();
+    const results = new ResultJson(16 * 1024);
     const big = reusableAnswer({ branches: Array.from({ length: 600 }, (_, i) => ({ branch: `feature/ü-${i}` })) });
     const first = results.line(reply(1, remembered(results, 1, big, true)));
     expect(typeof first).toBe("string");
