@@ -4,7 +4,7 @@ import { readBytes, realpath, stat } from "../fs/local-fs.ts";
 import { readLooseRef } from "./loose-ref.ts";
 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
-const MAX_POINTER_FILE_BYTES = 1024 * 1024;
+export const MAX_POINTER_FILE_BYTES = 1024 * 1024;
 
 export type PointerRead = { kind: "found"; path: string } | { kind: "missing" } | { kind: "invalid"; reason: string };
 

@@ -1,11 +1,12 @@
 import { dirname, join, resolve } from "node:path";
 import { toolError } from "../errors.ts";
-import { type CachedFileReader, describeFsError } from "../fs/cached-file.ts";
-import { readdir, statIfExists } from "../fs/local-fs.ts";
+import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
+import { listDirectory } from "../fs/dir-listing.ts";
+import { statIfExists } from "../fs/local-fs.ts";
 import { err, ok, type Result } from "../result.ts";
 import { compareBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
-import { readPointerFile } from "./git-dir.ts";
+import { MAX_POINTER_FILE_BYTES, readPointerFile } from "./git-dir.ts";
 import { rtrimGitSpace } from "./git-space.ts";
 import { type Head, readHead } from "./head.ts";
 import { unreadableHint } from "./hints.ts";
@@ -33,19 +34,16 @@ export async function listLinkedWorktrees(
   files: CachedFileReader,
 ): Promise<Result<LiveWorktree[]>> {
   const adminRoot = join(repo.commonDir, "worktrees");
-  let ids: string[];
-  try {
-    ids = await readdir(adminRoot);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return ok([]);
-    return err(toolError("internal", `Cannot list ${adminRoot}: ${describeFsError(error)}`, unreadableHint(adminRoot)));
+  const listed = await listDirectory(adminRoot, files);
+  if (listed.kind === "missing") return ok([]);
+  if (listed.kind === "unreadable") {
+    return err(toolError("internal", `Cannot list ${adminRoot}: ${listed.cause}`, unreadableHint(adminRoot)));
   }
-  ids.sort(compareBytewise);
+  const ids = [...listed.entries.dirs].sort(compareBytewise);
   const worktrees: LiveWorktree[] = [];
   for (const id of ids) {
     const gitDir = join(adminRoot, id);
-    const link = await readWorktreeLink(gitDir);
+    const link = await readWorktreeLinkCached(gitDir, files);
     if (link === null) continue;
     const locked = await exists(join(gitDir, "locked"));
     const location: RepoLocation = {
@@ -68,6 +66,17 @@ export async function listLinkedWorktrees(
   return ok(worktrees);
 }
 
+/** {@link readWorktreeLink} through the file cache: the `gitdir` file is read again only when it changed. */
+async function readWorktreeLinkCached(
+  adminDir: string,
+  files: CachedFileReader,
+): Promise<{ dotGit: string; path: string } | null> {
+  const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", (bytes) => decodeUtf8(bytes), {
+    maxBytes: MAX_POINTER_FILE_BYTES,
+  });
+  return read.kind === "found" && read.value !== null ? worktreeLinkOf(adminDir, read.value) : null;
+}
+
 /**
  * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
  * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
@@ -75,7 +84,11 @@ export async function listLinkedWorktrees(
  */
 export async function readWorktreeLink(adminDir: string): Promise<{ dotGit: string; path: string } | null> {
   const read = await readPointerFile(join(adminDir, "gitdir"));
-  const trimmed = read.kind === "found" ? rtrimGitSpace(read.text) : "";
+  return read.kind === "found" ? worktreeLinkOf(adminDir, read.text) : null;
+}
+
+function worktreeLinkOf(adminDir: string, text: string): { dotGit: string; path: string } | null {
+  const trimmed = rtrimGitSpace(text);
   if (trimmed === "") return null;
   const dotGit = resolve(adminDir, trimmed);
   const path = dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit;

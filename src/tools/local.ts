@@ -310,13 +310,23 @@ const getWorktrees = defineTool({
     const { workspace, state } = loaded.value;
     const live = await listLinkedWorktrees(workspace.repo, ctx.files);
     if (!live.ok) return live;
+    // twig's record and git's admin dir usually name the same path: one `stat` answers both.
+    const keys = new Map<string, Promise<string>>();
+    const keyOf = (path: string) => {
+      let key = keys.get(path);
+      if (key === undefined) {
+        key = worktreeKey(path);
+        keys.set(path, key);
+      }
+      return key;
+    };
     const liveByPath = new Map<string, (typeof live.value)[number]>();
-    for (const worktree of live.value) liveByPath.set(await worktreeKey(worktree.path), worktree);
+    for (const worktree of live.value) liveByPath.set(await keyOf(worktree.path), worktree);
 
     const result: v.InferOutput<typeof WorktreeSchema>[] = [];
     const matched = new Set<string>();
     for (const record of state.worktrees) {
-      const key = await worktreeKey(record.path);
+      const key = await keyOf(record.path);
       const twin = liveByPath.get(key);
       if (twin) matched.add(key);
       result.push({

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
@@ -159,6 +159,43 @@ describe("listLinkedWorktrees", () => {
       expect(await worktreesFrom(plain.root)).toEqual([]);
     } finally {
       plain.cleanup();
+    }
+  });
+});
+
+describe("listLinkedWorktrees with settled stamps (what it reads is reused until it changes)", () => {
+  afterEach(() => setSystemTime());
+
+  test("every change `git worktree` makes is seen on the next listing", async () => {
+    const repo = makeRepo({ commit: true });
+    try {
+      // An hour ahead: every stamp taken counts as settled, so only the stamps decide.
+      setSystemTime(new Date(Date.now() + 3_600_000));
+      const reader = new CachedFileReader();
+      const location = (await discoverRepository(repo.root, reader)) as { ok: true; value: RepoLocation };
+      const porcelain = async () => {
+        const listed = await listLinkedWorktrees(location.value, reader);
+        if (!listed.ok) throw new Error(listed.error.message);
+        return listed.value.map(asPorcelain).sort(byPath);
+      };
+      const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
+      const git = () => gitWorktrees(repo).sort(byPath);
+      const at = (name: string) => join(repo.sandbox, name);
+      expect(await porcelain()).toEqual([]);
+      repo.git("worktree", "add", "-q", "-b", "one", at("wt-one"));
+      expect(await porcelain()).toEqual(git());
+      repo.git("worktree", "add", "-q", "--detach", at("wt-two"));
+      expect(await porcelain()).toEqual(git());
+      repo.git("worktree", "lock", at("wt-one"));
+      expect(await porcelain()).toEqual(git());
+      repo.git("worktree", "unlock", at("wt-one"));
+      repo.git("worktree", "move", at("wt-two"), at("wt-moved"));
+      expect(await porcelain()).toEqual(git());
+      repo.git("worktree", "remove", at("wt-one"));
+      expect(await porcelain()).toEqual(git());
+      expect(await porcelain()).toHaveLength(1);
+    } finally {
+      repo.cleanup();
     }
   });
 });

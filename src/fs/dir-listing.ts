@@ -1,0 +1,81 @@
+import type { Dirent } from "node:fs";
+import type { CachedFileReader } from "./cached-file.ts";
+import { describeFsError } from "./cached-file.ts";
+import { readdir, statIfExists, statIfExistsSync } from "./local-fs.ts";
+import { type FileStamp, StampedCache, sameStamp, stampOf } from "./stamped-cache.ts";
+
+/** A directory, stamped when its entries were read. */
+export interface DirStamp extends FileStamp {
+  path: string;
+  dev: number;
+}
+
+/** One directory's entries: its regular files and its subdirectories, by name (symlinks are neither). */
+export interface DirEntries {
+  files: readonly string[];
+  dirs: readonly string[];
+}
+
+export type DirRead =
+  | { kind: "found"; entries: DirEntries; stamp: DirStamp }
+  | { kind: "missing" }
+  | { kind: "unreadable"; cause: string };
+
+const caches = new WeakMap<CachedFileReader, StampedCache<DirEntries, DirStamp>>();
+
+/**
+ * The entries of a directory under `.git` (`refs/heads/…`, `worktrees/`), read again only when its
+ * stamp changed. Creating, deleting or renaming an entry changes its directory's stamp, and git
+ * writes refs and worktree records through files renamed into place, so an unchanged stamp (once
+ * settled, see `RACY_WINDOW_MS`) means unchanged entries: one `stat` instead of an open, reads and
+ * a close. Shares the file reader's lifetime and clock.
+ */
+export async function listDirectory(path: string, files: CachedFileReader): Promise<DirRead> {
+  let cache = caches.get(files);
+  if (cache === undefined) {
+    cache = new StampedCache(4096, files.now);
+    caches.set(files, cache);
+  }
+  let info: Awaited<ReturnType<typeof statIfExists>>;
+  try {
+    info = await statIfExists(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTDIR") return { kind: "missing" };
+    return { kind: "unreadable", cause: describeFsError(error) };
+  }
+  if (info === undefined || !info.isDirectory()) return { kind: "missing" };
+  // Stamped before reading: a change in between gives the next `stat` a newer stamp.
+  const stamp: DirStamp = { path, dev: info.dev, ...stampOf(info) };
+  const cached = cache.get(path, (previous) => previous.dev === stamp.dev && sameStamp(previous, stamp));
+  if (cached !== undefined) return { kind: "found", entries: cached, stamp };
+  let entries: Dirent[];
+  try {
+    entries = await readdir(path, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Removed since the `stat`: nothing in it.
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+    return { kind: "unreadable", cause: describeFsError(error) };
+  }
+  const names: string[] = [];
+  const dirs: string[] = [];
+  for (const entry of entries) {
+    if (entry.isFile()) names.push(entry.name);
+    else if (entry.isDirectory()) dirs.push(entry.name);
+  }
+  const listed: DirEntries = { files: names, dirs };
+  cache.set(path, listed, [stamp]);
+  return { kind: "found", entries: listed, stamp };
+}
+
+/** Whether a directory still has the stamp it had (a cache validating what rests on it). */
+export function unchangedDirectory(previous: DirStamp): boolean {
+  let info: ReturnType<typeof statIfExistsSync>;
+  try {
+    info = statIfExistsSync(previous.path);
+  } catch {
+    return false;
+  }
+  return info !== undefined && info.dev === previous.dev && sameStamp(stampOf(info), previous);
+}
