@@ -17,11 +17,12 @@ interface Entry {
  * (the SDK copies the result object while validating it, but keeps its strings), so a stale entry
  * — a cancelled call, an id the client reused — can never stand in for another reply. For a
  * reusable answer the whole result body (the text escaped as a JSON string, then the data) is
- * kept with the answer and written again as it is on every repeat.
+ * kept with the answer from its first repeat on, and written again as it is.
  */
 export class ResultJson {
   readonly #byId = new Map<string | number, Entry>();
   readonly #bodies = new WeakMap<object, Body>();
+  readonly #writtenOnce = new WeakSet<object>();
   readonly #bytesFrom: number;
 
   constructor(bytesFrom = BYTES_FROM) {
@@ -80,8 +81,14 @@ export class ResultJson {
     const head = JSON.stringify(rest);
     const json =
       head === "{}" ? `{"structuredContent":${entry.json}}` : `${head.slice(0, -1)},"structuredContent":${entry.json}}`;
+    // Kept from the second time an answer is written: a tree drawn anew and then replaced is
+    // written once, and keeping its megabytes until it is dropped would only raise peak memory.
     if (entry.reusable !== undefined && isPlainEnvelope(rest)) {
-      this.#bodies.set(entry.reusable, { text, body: json, kept: true, bytes: undefined });
+      if (this.#writtenOnce.has(entry.reusable)) {
+        this.#bodies.set(entry.reusable, { text, body: json, kept: true, bytes: undefined });
+      } else {
+        this.#writtenOnce.add(entry.reusable);
+      }
     }
     return { text, body: json, kept: false, bytes: undefined };
   }

@@ -103,10 +103,15 @@ describe("ResultJson", () => {
     expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(newest)));
   });
 
-  test("a reusable answer's reply body is made once and written again for every repeat", () => {
+  test("a reusable answer's reply body is kept from its first repeat and written again after", () => {
     const results = new ResultJson();
     const answer = reusableAnswer({ ...DATA });
     const first = results.serialize(reply(1, remembered(results, 1, answer, true)));
+    // Written once: nothing kept yet (an answer replaced before it is repeated keeps no copy).
+    const once = spyOn(JSON, "stringify");
+    results.serialize(reply(3, remembered(results, 3, answer, true)));
+    expect(once.mock.calls.length).toBeGreaterThan(1);
+    once.mockRestore();
     const repeat = reply(2, remembered(results, 2, answer, true));
     const stringify = spyOn(JSON, "stringify");
     const second = results.serialize(repeat);
@@ -134,6 +139,7 @@ describe("ResultJson", () => {
     const big = reusableAnswer({ branches: Array.from({ length: 600 }, (_, i) => ({ branch: `feature/ü-${i}` })) });
     const first = results.line(reply(1, remembered(results, 1, big, true)));
     expect(typeof first).toBe("string");
+    expect(typeof results.line(reply(6, remembered(results, 6, big, true)))).toBe("string");
     const repeat = reply(2, remembered(results, 2, big, true));
     const second = results.line(repeat);
     expect(second).toBeInstanceOf(Uint8Array);
@@ -143,6 +149,7 @@ describe("ResultJson", () => {
     // A small answer, and anything not remembered, stays a string.
     const small = reusableAnswer({ n: 1 });
     results.line(reply(3, remembered(results, 3, small, true)));
+    results.line(reply(7, remembered(results, 7, small, true)));
     expect(results.line(reply(4, remembered(results, 4, small, true)))).toBe(
       `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"{\\"status\\":\\"ok\\",\\"data\\":{\\"n\\":1}}"}],"isError":false,"structuredContent":{"n":1}}}\n`,
     );
