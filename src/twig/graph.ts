@@ -22,14 +22,7 @@ export function buildBranchGraph(
   current: string | null,
 ): BranchGraph {
   const nodes = branchSet(localBranches);
-  // A branch has one or two parents, so a list with a duplicate check beats a Set per branch.
-  const parentsOf = new Map<string, string[]>();
-  for (const { child, parent } of state.dependencies) {
-    if (!nodes.has(child) || !nodes.has(parent)) continue;
-    const parents = parentsOf.get(child);
-    if (!parents) parentsOf.set(child, [parent]);
-    else if (!parents.includes(parent)) parents.push(parent);
-  }
+  const declared = declaredParents(state);
 
   const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
   const defaultRoot = flagged && nodes.has(flagged.branch) ? flagged.branch : null;
@@ -43,10 +36,14 @@ export function buildBranchGraph(
     else list.push(child);
   };
   for (const node of localBranches) {
-    const parents = parentsOf.get(node);
-    if (parents) {
-      for (const parent of parents) addChild(parent, node);
-    } else if (defaultRoot !== null && node !== defaultRoot && !configuredRoots.has(node)) {
+    let attached = false;
+    for (const parent of declared.get(node) ?? NO_PARENTS) {
+      if (!nodes.has(parent)) continue;
+      addChild(parent, node);
+      attached = true;
+    }
+    // A branch none of whose declared parents exists locally counts as parentless.
+    if (!attached && defaultRoot !== null && node !== defaultRoot && !configuredRoots.has(node)) {
       addChild(defaultRoot, node);
     }
   }
@@ -58,6 +55,31 @@ export function buildBranchGraph(
     rootCandidates: rootCandidates(localBranches, state, current),
     defaultRoot,
   };
+}
+
+const NO_PARENTS: readonly string[] = [];
+
+/**
+ * Each branch's declared parents in file order, each once: worked out once per parsed state file
+ * (the file cache hands out the same `TwigState` while the file is unchanged), so a redraw after
+ * `git branch x` does not go through every dependency again.
+ */
+const declaredParentLists = new WeakMap<TwigState, ReadonlyMap<string, readonly string[]>>();
+
+function declaredParents(state: TwigState): ReadonlyMap<string, readonly string[]> {
+  let parents = declaredParentLists.get(state);
+  if (parents === undefined) {
+    const lists = new Map<string, string[]>();
+    // A branch has one or two parents, so a list with a duplicate check beats a Set per branch.
+    for (const { child, parent } of state.dependencies) {
+      const list = lists.get(child);
+      if (!list) lists.set(child, [parent]);
+      else if (!list.includes(parent)) list.push(parent);
+    }
+    parents = lists;
+    declaredParentLists.set(state, parents);
+  }
+  return parents;
 }
 
 /** The branches as a set, made once per list (listings hand out the same array while unchanged). */
