@@ -120,6 +120,11 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
   }
 }
 
+/** Several config files read as one, in order (git reads system, then global, then the repository's). */
+export function combinedConfig(levels: readonly GitConfig[]): GitConfig {
+  return new ParsedConfig(levels.flatMap((level) => level.entries()));
+}
+
 /**
  * git's boolean reading (`git_parse_maybe_bool`): true/yes/on/1, false/no/off/0/empty, any case, or
  * an integer (non-zero is true); `null` for anything else.

@@ -1,6 +1,7 @@
 import type { Context } from "../context.ts";
 import type { ToolError } from "../errors.ts";
-import { readRepoConfig, remoteUrls } from "../git/config.ts";
+import { remoteUrls } from "../git/config.ts";
+import { readEffectiveConfig } from "../git/config-levels.ts";
 import { discoverRepositoryCached } from "../git/discovery-cache.ts";
 import type { Head } from "../git/head.ts";
 import { readHead } from "../git/head.ts";
@@ -13,11 +14,17 @@ export interface RemoteUrl {
   url: string;
 }
 
-/** Remotes of the repository at `path` in config order, read fresh (a bare repository works too). */
-export async function readRemotes(ctx: Pick<Context, "files">, path: string): Promise<Result<RemoteUrl[]>> {
+/**
+ * Remotes of the repository at `path` in config order, read fresh (a bare repository works too),
+ * with the `insteadOf` rules of the system, the user and the repository applied.
+ */
+export async function readRemotes(
+  ctx: Pick<Context, "files" | "env" | "home" | "platform">,
+  path: string,
+): Promise<Result<RemoteUrl[]>> {
   const repo = await discoverRepositoryCached(path, ctx.files);
   if (!repo.ok) return repo;
-  const config = await readRepoConfig(repo.value, ctx.files);
+  const config = await readEffectiveConfig(repo.value, ctx);
   if (!config.ok) return config;
   return ok(remoteUrls(config.value));
 }

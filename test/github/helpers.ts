@@ -43,6 +43,8 @@ export function makeContext(options: { env?: Env; repo?: Result<string>; home?: 
   const home = options.home ?? tempDir("twig-mcp-gh-home-");
   const env: Env = {
     HOME: home,
+    // The machine's /etc/gitconfig never matters; a test's own ~/.gitconfig in `home` does.
+    GIT_CONFIG_NOSYSTEM: "1",
     TWIG_MCP_HTTP_TIMEOUT_MS: "2000",
     TWIG_MCP_GITHUB_RETRY_DELAY_MS: "1",
     TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS: "1",

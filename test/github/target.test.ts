@@ -110,6 +110,15 @@ describe("resolveTarget", () => {
     expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "github.com", owner: "octo", repo: "my.repo" });
   });
 
+  test("insteadOf rules in the user's ~/.gitconfig apply too, as libgit2 reads them for twig", async () => {
+    const repo = makeRepo({ remotes: [["origin", "work:platform/api"]] });
+    const { ctx, home } = makeContext({ repo: ok(repo) });
+    // Unrewritten, `work:` reads as an scp-like host.
+    expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "work", owner: "platform", repo: "api" });
+    writeFileSync(join(home, ".gitconfig"), '[url "git@github.com:acme-"]\n\tinsteadOf = work:\n');
+    expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "github.com", owner: "acme-platform", repo: "api" });
+  });
+
   test("falls back to the first remote on a GitHub host", async () => {
     const repo = makeRepo({
       remotes: [

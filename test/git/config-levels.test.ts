@@ -1,0 +1,133 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createTestContext, type Env } from "../../src/context.ts";
+import { CachedFileReader } from "../../src/fs/cached-file.ts";
+import { remoteUrls } from "../../src/git/config.ts";
+import { readEffectiveConfig, userConfigPaths } from "../../src/git/config-levels.ts";
+import { discoverRepository } from "../../src/git/discover.ts";
+import { ok } from "../../src/result.ts";
+import { twigDirs } from "../../src/twig/dirs.ts";
+import { gitEnv, makeRepo } from "../support/git-repo.ts";
+
+const HOME = "/home/alice";
+const paths = (env: Env, platform: NodeJS.Platform = "linux") => userConfigPaths({ env, home: HOME, platform });
+
+describe("userConfigPaths: the files git reads before the repository's config", () => {
+  test("system, then the XDG file, then ~/.gitconfig", () => {
+    expect(paths({})).toEqual(["/etc/gitconfig", `${HOME}/.config/git/config`, `${HOME}/.gitconfig`]);
+    expect(paths({ XDG_CONFIG_HOME: "/xdg" })).toEqual(["/etc/gitconfig", "/xdg/git/config", `${HOME}/.gitconfig`]);
+    expect(paths({ XDG_CONFIG_HOME: "" })[1]).toBe(`${HOME}/.config/git/config`);
+  });
+
+  test("GIT_CONFIG_GLOBAL replaces both user files; /dev/null means none", () => {
+    expect(paths({ GIT_CONFIG_GLOBAL: "/tmp/g" })).toEqual(["/etc/gitconfig", "/tmp/g"]);
+    expect(paths({ GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" })).toEqual([]);
+  });
+
+  test("GIT_CONFIG_NOSYSTEM drops the system file when true; GIT_CONFIG_SYSTEM moves it", () => {
+    for (const yes of ["1", "true", "yes", "on"])
+      expect(paths({ GIT_CONFIG_NOSYSTEM: yes })[0]).not.toBe("/etc/gitconfig");
+    for (const no of ["0", "false", "", "maybe"]) expect(paths({ GIT_CONFIG_NOSYSTEM: no })[0]).toBe("/etc/gitconfig");
+    expect(paths({ GIT_CONFIG_SYSTEM: "/opt/git/etc/gitconfig" })[0]).toBe("/opt/git/etc/gitconfig");
+  });
+
+  test("on Windows the system file is Git for Windows' own", () => {
+    expect(paths({ ProgramFiles: "D:\\Apps" }, "win32")[0]).toBe(join("D:\\Apps", "Git", "etc", "gitconfig"));
+  });
+});
+
+describe("insteadOf rules from every level, as `git remote get-url` applies them", () => {
+  const repo = makeRepo({ commit: true });
+  afterAll(() => repo.cleanup());
+  const home = join(repo.sandbox, "home");
+  const xdg = join(home, "xdg");
+  const system = join(repo.sandbox, "system-gitconfig");
+  mkdirSync(join(xdg, "git"), { recursive: true });
+  writeFileSync(
+    system,
+    '[url "https://system.example/"]\n\tinsteadOf = sys:\n[url "https://tie-system/"]\n\tinsteadOf = tie:\n',
+  );
+  writeFileSync(join(xdg, "git", "config"), '[url "https://tie-xdg/"]\n\tinsteadOf = tie:\n');
+  writeFileSync(
+    join(home, ".gitconfig"),
+    '[url "https://github.com/"]\n\tinsteadOf = gh:\n[url "https://tie-global/"]\n\tinsteadOf = tie:\n',
+  );
+  repo.git("remote", "add", "origin", "gh:acme/shop.git");
+  repo.git("remote", "add", "team", "gh:acme/team/svc.git");
+  repo.git("remote", "add", "sys", "sys:x/y");
+  repo.git("remote", "add", "tie", "tie:o/r");
+  repo.git("remote", "add", "plain", "https://example.com/a/b.git");
+  // A longer prefix in the repository beats the user's shorter one.
+  repo.git("config", "url.https://mirror.example/acme-team/.insteadOf", "gh:acme/team/");
+
+  const env: Env = { HOME: home, XDG_CONFIG_HOME: xdg, GIT_CONFIG_SYSTEM: system };
+
+  /** `git remote get-url` with the user's and the system's config in play (the usual test env turns them off). */
+  function gitUrl(name: string): string {
+    const base = gitEnv(home);
+    const { GIT_CONFIG_GLOBAL: _global, GIT_CONFIG_NOSYSTEM: _nosystem, ...rest } = base;
+    const result = Bun.spawnSync(["git", "remote", "get-url", name], {
+      cwd: repo.root,
+      env: { ...rest, XDG_CONFIG_HOME: xdg, GIT_CONFIG_SYSTEM: system },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    if (result.exitCode !== 0) throw new Error(result.stderr.toString());
+    return result.stdout.toString().trim();
+  }
+
+  async function urls(contextEnv: Env) {
+    const files = new CachedFileReader();
+    const location = await discoverRepository(repo.root, files);
+    if (!location.ok) throw new Error(location.error.message);
+    const ctx = createTestContext({
+      env: contextEnv,
+      home,
+      dirs: twigDirs(contextEnv, "linux", home),
+      repo: ok(repo.root),
+      files,
+    });
+    const config = await readEffectiveConfig(location.value, ctx);
+    if (!config.ok) throw new Error(config.error.message);
+    return remoteUrls(config.value);
+  }
+
+  test("every remote comes out as git rewrites it", async () => {
+    const remotes = await urls(env);
+    expect(remotes.map((remote) => remote.name)).toEqual(["origin", "team", "sys", "tie", "plain"]);
+    for (const remote of remotes) expect(remote.url).toBe(gitUrl(remote.name));
+    expect(remotes.map((remote) => remote.url)).toEqual([
+      "https://github.com/acme/shop.git",
+      "https://mirror.example/acme-team/svc.git",
+      "https://system.example/x/y",
+      "https://tie-system/o/r",
+      "https://example.com/a/b.git",
+    ]);
+  });
+
+  test("without the user's and the system's files, only the repository's rules apply", async () => {
+    const remotes = await urls({ HOME: home, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" });
+    expect(remotes.find((remote) => remote.name === "origin")?.url).toBe("gh:acme/shop.git");
+    expect(remotes.find((remote) => remote.name === "team")?.url).toBe("https://mirror.example/acme-team/svc.git");
+  });
+
+  test("a broken user config is an error naming the file, as git refuses it too", async () => {
+    const broken = join(repo.sandbox, "broken-gitconfig");
+    writeFileSync(broken, "[url\n");
+    const files = new CachedFileReader();
+    const location = await discoverRepository(repo.root, files);
+    if (!location.ok) throw new Error(location.error.message);
+    const contextEnv: Env = { HOME: home, GIT_CONFIG_GLOBAL: broken, GIT_CONFIG_NOSYSTEM: "1" };
+    const ctx = createTestContext({
+      env: contextEnv,
+      home,
+      dirs: twigDirs(contextEnv, "linux", home),
+      repo: ok(repo.root),
+      files,
+    });
+    const config = await readEffectiveConfig(location.value, ctx);
+    expect(config.ok).toBe(false);
+    if (!config.ok) expect(config.error.message).toContain(broken);
+  });
+});
