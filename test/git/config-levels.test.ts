@@ -77,18 +77,18 @@ describe("insteadOf rules from every level, as `git remote get-url` applies them
     return result.stdout.toString().trim();
   }
 
-  async function urls(contextEnv: Env) {
+  /** The configuration a remote is looked up in, for a server running with `contextEnv`. */
+  async function effectiveConfig(contextEnv: Env) {
     const files = new CachedFileReader();
     const location = await discoverRepository(repo.root, files);
     if (!location.ok) throw new Error(location.error.message);
-    const ctx = createTestContext({
-      env: contextEnv,
-      home,
-      dirs: twigDirs(contextEnv, "linux", home),
-      repo: ok(repo.root),
-      files,
-    });
-    const config = await readEffectiveConfig(location.value, ctx);
+    const dirs = twigDirs(contextEnv, "linux", home);
+    const ctx = createTestContext({ env: contextEnv, home, dirs, repo: ok(repo.root), files });
+    return readEffectiveConfig(location.value, ctx);
+  }
+
+  async function urls(contextEnv: Env) {
+    const config = await effectiveConfig(contextEnv);
     if (!config.ok) throw new Error(config.error.message);
     return remoteUrls(config.value);
   }
@@ -115,18 +115,7 @@ describe("insteadOf rules from every level, as `git remote get-url` applies them
   test("a broken user config is an error naming the file, as git refuses it too", async () => {
     const broken = join(repo.sandbox, "broken-gitconfig");
     writeFileSync(broken, "[url\n");
-    const files = new CachedFileReader();
-    const location = await discoverRepository(repo.root, files);
-    if (!location.ok) throw new Error(location.error.message);
-    const contextEnv: Env = { HOME: home, GIT_CONFIG_GLOBAL: broken, GIT_CONFIG_NOSYSTEM: "1" };
-    const ctx = createTestContext({
-      env: contextEnv,
-      home,
-      dirs: twigDirs(contextEnv, "linux", home),
-      repo: ok(repo.root),
-      files,
-    });
-    const config = await readEffectiveConfig(location.value, ctx);
+    const config = await effectiveConfig({ HOME: home, GIT_CONFIG_GLOBAL: broken, GIT_CONFIG_NOSYSTEM: "1" });
     expect(config.ok).toBe(false);
     if (!config.ok) expect(config.error.message).toContain(broken);
   });
