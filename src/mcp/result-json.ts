@@ -73,7 +73,8 @@ export class ResultJson {
   #body(result: Record<string, unknown>, entry: Entry): Body | null {
     const { structuredContent, ...rest } = result as { structuredContent?: unknown; content?: unknown };
     const content = rest.content;
-    const text = Array.isArray(content) && content.length === 1 ? (content[0] as { text?: unknown }).text : undefined;
+    const first: unknown = Array.isArray(content) && content.length === 1 ? content[0] : undefined;
+    const text = typeof first === "object" && first !== null ? (first as { text?: unknown }).text : undefined;
     if (structuredContent === undefined || text !== entry.text) return null;
     // A repeat: the same answer's text, and nothing but the envelope around it.
     const kept = entry.reusable === undefined ? undefined : this.#bodies.get(entry.reusable);
@@ -116,8 +117,11 @@ const CLOSE_LINE = Buffer.from("}\n");
  */
 function isPlainEnvelope(rest: Record<string, unknown>): boolean {
   const keys = Object.keys(rest);
-  if (keys.length !== 2 || rest.isError !== false || !Array.isArray(rest.content)) return false;
-  const item = rest.content[0] as Record<string, unknown>;
-  const itemKeys = Object.keys(item);
-  return itemKeys.length === 2 && item.type === "text" && typeof item.text === "string";
+  if (keys.length !== 2 || rest.isError !== false || !Array.isArray(rest.content) || rest.content.length !== 1) {
+    return false;
+  }
+  const item: unknown = rest.content[0];
+  if (typeof item !== "object" || item === null) return false;
+  const fields = item as Record<string, unknown>;
+  return Object.keys(fields).length === 2 && fields.type === "text" && typeof fields.text === "string";
 }

@@ -156,4 +156,16 @@ describe("ResultJson", () => {
     const plain = { jsonrpc: "2.0", id: 5, result: {} } as JSONRPCMessage;
     expect(results.line(plain)).toBe(`${JSON.stringify(plain)}\n`);
   });
+
+  test("an odd result for a remembered id (no content, a null item) is written plainly, never thrown on", () => {
+    const results = new ResultJson();
+    for (const [id, result] of [
+      [11, { content: [], structuredContent: { n: 1 }, isError: false }],
+      [12, { content: [null], structuredContent: { n: 1 }, isError: false }],
+    ] as const) {
+      remembered(results, id, DATA, true);
+      const message = { jsonrpc: "2.0", id, result } as unknown as JSONRPCMessage;
+      expect(results.line(message)).toBe(`${JSON.stringify(message)}\n`);
+    }
+  });
 });
