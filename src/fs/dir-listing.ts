@@ -10,10 +10,11 @@ export interface DirStamp extends FileStamp {
   dev: number;
 }
 
-/** One directory's entries: its regular files and its subdirectories, by name (symlinks are neither). */
+/** One directory's entries by name: regular files, subdirectories, and symbolic links apart. */
 export interface DirEntries {
   files: readonly string[];
   dirs: readonly string[];
+  links: readonly string[];
 }
 
 export type DirRead =
@@ -60,11 +61,13 @@ export async function listDirectory(path: string, files: CachedFileReader): Prom
   }
   const names: string[] = [];
   const dirs: string[] = [];
+  const links: string[] = [];
   for (const entry of entries) {
     if (entry.isFile()) names.push(entry.name);
     else if (entry.isDirectory()) dirs.push(entry.name);
+    else if (entry.isSymbolicLink()) links.push(entry.name);
   }
-  const listed: DirEntries = { files: names, dirs };
+  const listed: DirEntries = { files: names, dirs, links };
   cache.set(path, listed, [stamp]);
   return { kind: "found", entries: listed, stamp };
 }

@@ -39,7 +39,8 @@ export async function listLinkedWorktrees(
   if (listed.kind === "unreadable") {
     return err(toolError("internal", `Cannot list ${adminRoot}: ${listed.cause}`, unreadableHint(adminRoot)));
   }
-  const ids = [...listed.entries.dirs].sort(compareBytewise);
+  // git reads each entry's `gitdir` through whatever it is, so a symlinked admin dir counts too.
+  const ids = [...listed.entries.dirs, ...listed.entries.links].sort(compareBytewise);
   const worktrees: LiveWorktree[] = [];
   for (const id of ids) {
     const gitDir = join(adminRoot, id);

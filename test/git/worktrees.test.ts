@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
-import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { discoverRepository, type RepoLocation } from "../../src/git/discover.ts";
@@ -194,6 +194,28 @@ describe("listLinkedWorktrees with settled stamps (what it reads is reused until
       repo.git("worktree", "remove", at("wt-one"));
       expect(await porcelain()).toEqual(git());
       expect(await porcelain()).toHaveLength(1);
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
+
+describe("listLinkedWorktrees and a symlinked admin dir", () => {
+  test("is listed, as git reads each entry's gitdir through the link", async () => {
+    const repo = makeRepo({ commit: true });
+    try {
+      repo.git("worktree", "add", "-q", "-b", "linked", join(repo.sandbox, "wt-linked"));
+      const admin = repo.path(".git", "worktrees", "wt-linked");
+      const moved = join(repo.sandbox, "admin-elsewhere");
+      renameSync(admin, moved);
+      symlinkSync(moved, admin);
+      const listed = await worktreesFrom(repo.root);
+      // git lists it too (its HEAD through the link comes out as zeros there; the branch is right).
+      const git = gitWorktrees(repo);
+      expect(listed.map((worktree) => [worktree.path, asPorcelain(worktree).branch])).toEqual(
+        git.map((worktree) => [worktree.path, worktree.branch]),
+      );
+      expect(listed.map((worktree) => worktree.id)).toEqual(["wt-linked"]);
     } finally {
       repo.cleanup();
     }
