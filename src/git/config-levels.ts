@@ -1,8 +1,11 @@
-import { join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import type { Context } from "../context.ts";
+import { toolError } from "../errors.ts";
 import { err, ok, type Result } from "../result.ts";
-import { combinedConfig, type GitConfig, parseConfigBool, readConfigFile, readRepoConfig } from "./config.ts";
+import { combinedConfig, configFromEntries, type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import type { RepoLocation } from "./discover.ts";
+import { readHead } from "./head.ts";
+import { wildmatch } from "./wildmatch.ts";
 
 type ConfigContext = Pick<Context, "files" | "env" | "home" | "platform">;
 
@@ -33,21 +36,117 @@ export function userConfigPaths(ctx: Pick<Context, "env" | "home" | "platform">)
 }
 
 /**
- * The configuration a remote is looked up in: the system and user files, then the repository's
- * (`include` directives are not followed). A missing file counts as empty; a broken one is an
- * error naming it, as git refuses to run with one.
+ * The configuration a remote is looked up in: the system and user files, then the repository's,
+ * each with its `include.path` and `includeIf.<condition>.path` files read in place, as git and
+ * libgit2 read them (`gitdir:`, `gitdir/i:` and `onbranch:` conditions; others never hold). A
+ * missing file counts as empty; a broken one, or includes nested past git's limit, is an error
+ * naming the file, as git refuses to run with one.
  */
 export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext): Promise<Result<GitConfig>> {
+  const conditions = new IncludeConditions(repo, ctx);
   const levels: GitConfig[] = [];
-  for (const path of userConfigPaths(ctx)) {
-    const level = await readConfigFile(path, ctx.files);
-    if (!level.ok) return err(level.error);
+  for (const path of [...userConfigPaths(ctx), join(repo.commonDir, "config")]) {
+    const level = await readWithIncludes(path, ctx, conditions, 0);
+    if (!level.ok) return level;
     levels.push(level.value);
   }
-  const local = await readRepoConfig(repo, ctx.files);
-  if (!local.ok) return local;
-  levels.push(local.value);
   return ok(combinedConfig(levels));
+}
+
+/** git's limit on nested includes (`MAX_INCLUDE_DEPTH`). */
+const MAX_INCLUDE_DEPTH = 10;
+
+async function readWithIncludes(
+  path: string,
+  ctx: ConfigContext,
+  conditions: IncludeConditions,
+  depth: number,
+): Promise<Result<GitConfig>> {
+  const file = await readConfigFile(path, ctx.files);
+  if (!file.ok) return file;
+  const entries = file.value.entries();
+  if (!entries.some(({ key }) => key === "include.path" || key.startsWith("includeif."))) return file;
+  const merged: Array<{ key: string; value: string }> = [];
+  for (const entry of entries) {
+    // As git does, the include entry stays, and the included file's entries follow it.
+    merged.push(entry);
+    const target = await includeTarget(entry, path, ctx, conditions);
+    if (target === null) continue;
+    if (depth + 1 > MAX_INCLUDE_DEPTH) {
+      return err(
+        toolError(
+          "unsupported_repo",
+          `Git config includes nest deeper than ${MAX_INCLUDE_DEPTH} levels (from ${path})`,
+          "git refuses this too; look for a config file that includes itself.",
+        ),
+      );
+    }
+    const included = await readWithIncludes(target, ctx, conditions, depth + 1);
+    if (!included.ok) return included;
+    merged.push(...included.value.entries());
+  }
+  return ok(configFromEntries(merged));
+}
+
+/** The file an `include.path` or a holding `includeIf.<condition>.path` entry names; else `null`. */
+async function includeTarget(
+  entry: { key: string; value: string },
+  from: string,
+  ctx: ConfigContext,
+  conditions: IncludeConditions,
+): Promise<string | null> {
+  const { key, value } = entry;
+  if (value === "") return null;
+  if (key !== "include.path") {
+    if (!key.startsWith("includeif.") || !key.endsWith(".path")) return null;
+    const condition = key.slice("includeif.".length, -".path".length);
+    if (!(await conditions.hold(condition, from))) return null;
+  }
+  if (value.startsWith("~/")) return join(ctx.home, value.slice(2));
+  return isAbsolute(value) ? value : join(dirname(from), value);
+}
+
+/** The facts `includeIf` conditions are judged on, looked up once and only when asked. */
+class IncludeConditions {
+  #branch: Promise<string | null> | undefined;
+
+  constructor(
+    readonly repo: RepoLocation,
+    readonly ctx: ConfigContext,
+  ) {}
+
+  async hold(condition: string, from: string): Promise<boolean> {
+    const colon = condition.indexOf(":");
+    if (colon === -1) return false;
+    const kind = condition.slice(0, colon);
+    const pattern = condition.slice(colon + 1);
+    if (kind === "gitdir" || kind === "gitdir/i") {
+      return wildmatch(this.#gitdirPattern(pattern, from), this.repo.gitDir, kind === "gitdir/i");
+    }
+    if (kind === "onbranch") {
+      const branch = await this.#currentBranch();
+      return branch !== null && wildmatch(pattern.endsWith("/") ? `${pattern}**` : pattern, branch);
+    }
+    return false;
+  }
+
+  /** git's `prepare_include_condition_pattern`: `~/` and `./` expanded, `**\/` before a relative pattern, `**` after a trailing `/`. */
+  #gitdirPattern(raw: string, from: string): string {
+    let pattern = raw;
+    // `join` keeps a trailing separator, which decides whether `**` is added below.
+    if (pattern.startsWith("~/")) pattern = join(this.ctx.home, pattern.slice(2));
+    else if (pattern.startsWith("./")) pattern = join(dirname(from), pattern.slice(2));
+    if (!isAbsolute(pattern)) pattern = `**/${pattern}`;
+    if (pattern.endsWith("/")) pattern += "**";
+    return pattern;
+  }
+
+  #currentBranch(): Promise<string | null> {
+    this.#branch ??= readHead(this.repo, this.ctx.files).then((head) =>
+      head.ok && head.value.kind === "branch" ? head.value.branch : null,
+    );
+    return this.#branch;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

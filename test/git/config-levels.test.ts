@@ -120,3 +120,110 @@ describe("insteadOf rules from every level, as `git remote get-url` applies them
     if (!config.ok) expect(config.error.message).toContain(broken);
   });
 });
+
+describe("include and includeIf, as git follows them", () => {
+  const repo = makeRepo({ commit: true });
+  afterAll(() => repo.cleanup());
+  // HOME is the sandbox, so the repository is ~/repo.
+  const home = repo.sandbox;
+  const rule = (base: string, prefix: string) => `[url "${base}"]\n\tinsteadOf = ${prefix}\n`;
+  mkdirSync(join(home, "inc"), { recursive: true });
+  writeFileSync(
+    join(home, ".gitconfig"),
+    [
+      "[include]\n\tpath = inc/plain",
+      "[include]\n\tpath = inc/missing",
+      '[includeIf "gitdir:~/repo/"]\n\tpath = ~/inc/here',
+      '[includeIf "gitdir:/nowhere/"]\n\tpath = ~/inc/elsewhere',
+      `[includeIf "gitdir/i:${repo.root.toUpperCase()}/"]\n\tpath = ~/inc/icase`,
+      `[includeIf "gitdir:${repo.root.toUpperCase()}/"]\n\tpath = ~/inc/case`,
+      '[includeIf "gitdir:repo/.git"]\n\tpath = ~/inc/relative',
+      '[includeIf "onbranch:feat/"]\n\tpath = ~/inc/feat',
+      '[includeIf "hasconfig:remote.*.url:https://example.com/**"]\n\tpath = ~/inc/hasconfig',
+    ].join("\n"),
+  );
+  writeFileSync(join(home, "inc", "plain"), `${rule("https://plain.example/", "a:")}[include]\n\tpath = nested\n`);
+  writeFileSync(join(home, "inc", "nested"), rule("https://nested.example/", "n:"));
+  writeFileSync(join(home, "inc", "here"), rule("https://here.example/", "b:"));
+  writeFileSync(join(home, "inc", "elsewhere"), rule("https://elsewhere.example/", "c:"));
+  writeFileSync(join(home, "inc", "icase"), rule("https://icase.example/", "d:"));
+  writeFileSync(join(home, "inc", "case"), rule("https://case.example/", "d2:"));
+  writeFileSync(join(home, "inc", "relative"), rule("https://relative.example/", "r:"));
+  writeFileSync(join(home, "inc", "feat"), rule("https://feat.example/", "e:"));
+  writeFileSync(join(home, "inc", "hasconfig"), rule("https://hasconfig.example/", "h:"));
+  // The repository's own config includes a file relative to the .git directory.
+  writeFileSync(join(repo.root, ".git", "shared.inc"), rule("https://local-include.example/", "l:"));
+  repo.git("config", "include.path", "shared.inc");
+  for (const [name, url] of [
+    ["a", "a:x/1"],
+    ["n", "n:x/2"],
+    ["b", "b:x/3"],
+    ["c", "c:x/4"],
+    ["d", "d:x/5"],
+    ["d2", "d2:x/6"],
+    ["r", "r:x/7"],
+    ["e", "e:x/8"],
+    ["h", "h:x/9"],
+    ["l", "l:x/10"],
+  ]) {
+    repo.git("remote", "add", name as string, url as string);
+  }
+  const env: Env = { HOME: home, XDG_CONFIG_HOME: join(home, "xdg"), GIT_CONFIG_NOSYSTEM: "1" };
+
+  function gitUrls(): string[] {
+    const { GIT_CONFIG_GLOBAL: _global, ...rest } = gitEnv(home);
+    return ["a", "n", "b", "c", "d", "d2", "r", "e", "h", "l"].map((name) => {
+      const result = Bun.spawnSync(["git", "remote", "get-url", name], { cwd: repo.root, env: rest, stdout: "pipe" });
+      return result.stdout.toString().trim();
+    });
+  }
+
+  async function ourUrls(): Promise<string[]> {
+    const files = new CachedFileReader();
+    const location = await discoverRepository(repo.root, files);
+    if (!location.ok) throw new Error(location.error.message);
+    const ctx = createTestContext({ env, home, dirs: twigDirs(env, "linux", home), repo: ok(repo.root), files });
+    const config = await readEffectiveConfig(location.value, ctx);
+    if (!config.ok) throw new Error(config.error.message);
+    return remoteUrls(config.value).map((remote) => remote.url);
+  }
+
+  test("on main: the same URLs as `git remote get-url`", async () => {
+    const expected = gitUrls();
+    expect(await ourUrls()).toEqual(expected);
+    // Spot checks, so a git that skipped includes could not make this pass vacuously.
+    expect(expected).toContain("https://nested.example/x/2");
+    expect(expected).toContain("https://icase.example/x/5");
+    expect(expected).toContain("e:x/8");
+  });
+
+  test("on a feat/ branch, onbranch: holds", async () => {
+    repo.git("checkout", "-q", "-b", "feat/x");
+    try {
+      const expected = gitUrls();
+      expect(expected).toContain("https://feat.example/x/8");
+      expect(await ourUrls()).toEqual(expected);
+    } finally {
+      repo.git("checkout", "-q", "main");
+    }
+  });
+
+  test("a config that includes itself is an error, as git refuses it", async () => {
+    const loop = join(home, "inc", "loop");
+    writeFileSync(loop, "[include]\n\tpath = loop\n");
+    const files = new CachedFileReader();
+    const location = await discoverRepository(repo.root, files);
+    if (!location.ok) throw new Error(location.error.message);
+    const loopEnv: Env = { HOME: home, GIT_CONFIG_GLOBAL: loop, GIT_CONFIG_NOSYSTEM: "1" };
+    const ctx = createTestContext({
+      env: loopEnv,
+      home,
+      dirs: twigDirs(loopEnv, "linux", home),
+      repo: ok(repo.root),
+      files,
+    });
+    const config = await readEffectiveConfig(location.value, ctx);
+    expect(config.ok).toBe(false);
+    if (!config.ok) expect(config.error.message).toContain("deeper than 10");
+  });
+});
