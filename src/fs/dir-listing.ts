@@ -1,14 +1,8 @@
 import type { Dirent } from "node:fs";
-import type { CachedFileReader } from "./cached-file.ts";
-import { describeFsError } from "./cached-file.ts";
-import { readdir, statIfExists, statIfExistsSync } from "./local-fs.ts";
-import { type FileStamp, StampedCache, sameStamp, stampOf } from "./stamped-cache.ts";
-
-/** A directory, stamped when its entries were read. */
-export interface DirStamp extends FileStamp {
-  path: string;
-  dev: number;
-}
+import { type CachedFileReader, describeFsError } from "./cached-file.ts";
+import { readdir, statIfExists } from "./local-fs.ts";
+import { type PathStamp, pathStampOf, samePathStamp } from "./path-stamp.ts";
+import { StampedCache } from "./stamped-cache.ts";
 
 /** One directory's entries by name: regular files, subdirectories, and symbolic links apart. */
 export interface DirEntries {
@@ -18,11 +12,11 @@ export interface DirEntries {
 }
 
 export type DirRead =
-  | { kind: "found"; entries: DirEntries; stamp: DirStamp }
+  | { kind: "found"; entries: DirEntries; stamp: PathStamp }
   | { kind: "missing" }
   | { kind: "unreadable"; cause: string };
 
-const caches = new WeakMap<CachedFileReader, StampedCache<DirEntries, DirStamp>>();
+const caches = new WeakMap<CachedFileReader, StampedCache<DirEntries, PathStamp>>();
 
 /**
  * The entries of a directory under `.git` (`refs/heads/…`, `worktrees/`), read again only when its
@@ -47,8 +41,8 @@ export async function listDirectory(path: string, files: CachedFileReader): Prom
   }
   if (info === undefined || !info.isDirectory()) return { kind: "missing" };
   // Stamped before reading: a change in between gives the next `stat` a newer stamp.
-  const stamp: DirStamp = { path, dev: info.dev, ...stampOf(info) };
-  const cached = cache.get(path, (previous) => previous.dev === stamp.dev && sameStamp(previous, stamp));
+  const stamp = pathStampOf(path, info);
+  const cached = cache.get(path, (previous) => samePathStamp(previous, stamp));
   if (cached !== undefined) return { kind: "found", entries: cached, stamp };
   let entries: Dirent[];
   try {
@@ -70,15 +64,4 @@ export async function listDirectory(path: string, files: CachedFileReader): Prom
   const listed: DirEntries = { files: names, dirs, links };
   cache.set(path, listed, [stamp]);
   return { kind: "found", entries: listed, stamp };
-}
-
-/** Whether a directory still has the stamp it had (a cache validating what rests on it). */
-export function unchangedDirectory(previous: DirStamp): boolean {
-  let info: ReturnType<typeof statIfExistsSync>;
-  try {
-    info = statIfExistsSync(previous.path);
-  } catch {
-    return false;
-  }
-  return info !== undefined && info.dev === previous.dev && sameStamp(stampOf(info), previous);
 }

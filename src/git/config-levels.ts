@@ -2,7 +2,14 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { Context } from "../context.ts";
 import { toolError } from "../errors.ts";
 import { err, ok, type Result } from "../result.ts";
-import { combinedConfig, configFromEntries, type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
+import {
+  combinedConfig,
+  configFromEntries,
+  type GitConfig,
+  parseConfigBool,
+  readConfigFile,
+  repoConfigPath,
+} from "./config.ts";
 import type { RepoLocation } from "./discover.ts";
 import { readHead } from "./head.ts";
 import { wildmatch } from "./wildmatch.ts";
@@ -45,7 +52,7 @@ export function userConfigPaths(ctx: Pick<Context, "env" | "home" | "platform">)
 export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext): Promise<Result<GitConfig>> {
   const conditions = new IncludeConditions(repo, ctx);
   const levels: GitConfig[] = [];
-  for (const path of [...userConfigPaths(ctx), join(repo.commonDir, "config")]) {
+  for (const path of [...userConfigPaths(ctx), repoConfigPath(repo)]) {
     const level = await readWithIncludes(path, ctx, conditions, 0);
     if (!level.ok) return level;
     levels.push(level.value);

@@ -92,11 +92,12 @@ export function parseGitConfigChecked(text: string): ConfigParse {
  */
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
-/** Reads the repository's shared config (`<commonDir>/config`); a missing file is an empty config. */
-export async function readRepoConfig(repo: RepoLocation, files: CachedFileReader): Promise<Result<GitConfig>> {
-  return readConfigFile(join(repo.commonDir, "config"), files);
+/** The repository's shared config file (`<commonDir>/config`). */
+export function repoConfigPath(repo: RepoLocation): string {
+  return join(repo.commonDir, "config");
 }
 
+/** Reads one config file (not following includes); a missing file is an empty config. */
 export async function readConfigFile(path: string, files: CachedFileReader): Promise<Result<GitConfig>> {
   const read = await files.read(path, "git:config", (bytes) => parseGitConfigChecked(lenientUtf8.decode(bytes)), {
     maxBytes: MAX_CONFIG_BYTES,

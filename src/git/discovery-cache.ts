@@ -1,15 +1,9 @@
 import { dirname, join, sep } from "node:path";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import { statIfExistsSync } from "../fs/local-fs.ts";
-import { type FileStamp, StampedCache, sameStamp, stampOf } from "../fs/stamped-cache.ts";
+import { type PathStamp, stampPath, unchangedPath } from "../fs/path-stamp.ts";
+import { StampedCache } from "../fs/stamped-cache.ts";
 import type { Result } from "../result.ts";
 import { discoverRepository, type RepoLocation } from "./discover.ts";
-
-/** The identity and last change of one path, as `stat` (following symlinks) reports them. */
-interface PathStamp extends FileStamp {
-  path: string;
-  dev: number;
-}
 
 const CAPACITY = 64;
 const caches = new WeakMap<CachedFileReader, StampedCache<RepoLocation, PathStamp>>();
@@ -34,7 +28,7 @@ export async function discoverRepositoryCached(
     cache = new StampedCache(CAPACITY, files.now);
     caches.set(files, cache);
   }
-  const hit = cache.get(startDir, unchanged);
+  const hit = cache.get(startDir, unchangedPath);
   if (hit !== undefined) return { ok: true, value: hit };
   cache.delete(startDir);
   const found = await discoverRepository(startDir, files);
@@ -53,13 +47,13 @@ export async function discoverRepositoryCached(
 function stampsFor(startDir: string, location: RepoLocation): PathStamp[] | null {
   const { workTree, gitDir, commonDir } = location;
   if (workTree === null) return null;
-  const startStamp = stamp(startDir);
+  const startStamp = stampPath(startDir);
   if (startStamp === null) return null;
   const paths = new Set<string>();
   // The walk up went through these directories; each one's mtime changes if it gains a `.git`.
   // `startDir` may be a symlink to the work tree: its stamp (taken through the link) is the
   // work tree's, and the canonical walk starts at the work tree itself.
-  let dir = startStamp.ino === stamp(workTree)?.ino ? workTree : startDir;
+  let dir = startStamp.ino === stampPath(workTree)?.ino ? workTree : startDir;
   for (;;) {
     paths.add(dir);
     if (dir === workTree) break;
@@ -77,25 +71,9 @@ function stampsFor(startDir: string, location: RepoLocation): PathStamp[] | null
   const stamps = startDir === workTree ? [] : [startStamp];
   for (const path of paths) {
     if (path === startDir) continue;
-    const taken = stamp(path);
+    const taken = stampPath(path);
     if (taken === null) return null;
     stamps.push(taken);
   }
   return stamps;
-}
-
-function stamp(path: string): PathStamp | null {
-  let info: ReturnType<typeof statIfExistsSync>;
-  try {
-    info = statIfExistsSync(path);
-  } catch {
-    return null;
-  }
-  if (info === undefined) return null;
-  return { path, dev: info.dev, ...stampOf(info) };
-}
-
-function unchanged(previous: PathStamp): boolean {
-  const now = stamp(previous.path);
-  return now !== null && now.dev === previous.dev && sameStamp(now, previous);
 }

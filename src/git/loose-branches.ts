@@ -1,8 +1,9 @@
 import { join, sep } from "node:path";
 import { toolError } from "../errors.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
-import { type DirStamp, listDirectory, unchangedDirectory } from "../fs/dir-listing.ts";
+import { listDirectory } from "../fs/dir-listing.ts";
 import { readdir } from "../fs/local-fs.ts";
+import { type PathStamp, unchangedPath } from "../fs/path-stamp.ts";
 import { StampedCache } from "../fs/stamped-cache.ts";
 import { err, ok, type Result } from "../result.ts";
 import { sortBytewise } from "./bytewise.ts";
@@ -16,7 +17,7 @@ const HEADS = "refs/heads/";
  * reused while all of them are unchanged (one `stat` each). After `git branch x` only the
  * directory that changed is read again (`listDirectory` keeps each directory's entries).
  */
-const listings = new WeakMap<CachedFileReader, StampedCache<string[], DirStamp>>();
+const listings = new WeakMap<CachedFileReader, StampedCache<string[], PathStamp>>();
 
 /**
  * Short names of the loose branches under `headsDir` (`<commonDir>/refs/heads`), sorted by UTF-8
@@ -29,11 +30,11 @@ export async function listLooseBranches(headsDir: string, files: CachedFileReade
     cache = new StampedCache(16, files.now);
     listings.set(files, cache);
   }
-  const hit = cache.get(headsDir, unchangedDirectory);
+  const hit = cache.get(headsDir, unchangedPath);
   if (hit !== undefined) return ok(hit);
 
   const names: string[] = [];
-  const stamps: DirStamp[] = [];
+  const stamps: PathStamp[] = [];
   let complete = true;
   let lossy = false;
   const pending: { path: string; prefix: string }[] = [{ path: headsDir, prefix: "" }];

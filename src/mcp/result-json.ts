@@ -40,15 +40,10 @@ export class ResultJson {
     }
   }
 
-  /** The reply as one JSON line body, reusing a remembered `structuredContent` when it applies. */
-  serialize(message: JSONRPCMessage): string {
-    const spliced = this.#splice(message);
-    return spliced === null ? JSON.stringify(message) : `${spliced.prefix}${spliced.body.body}}`;
-  }
-
   /**
-   * The whole line written for `message`, newline included. A repeated reusable answer of some
-   * size comes as bytes: its body is encoded to UTF-8 once and copied after the reply's own id.
+   * The whole line written for `message`, newline included, reusing a remembered
+   * `structuredContent` when it applies. A large repeated reusable answer comes as bytes: its body
+   * is encoded to UTF-8 once and copied after the reply's own id.
    */
   line(message: JSONRPCMessage): string | Uint8Array {
     const spliced = this.#splice(message);
@@ -76,20 +71,19 @@ export class ResultJson {
     const first: unknown = Array.isArray(content) && content.length === 1 ? content[0] : undefined;
     const text = typeof first === "object" && first !== null ? (first as { text?: unknown }).text : undefined;
     if (structuredContent === undefined || text !== entry.text) return null;
-    // A repeat: the same answer's text, and nothing but the envelope around it.
-    const kept = entry.reusable === undefined ? undefined : this.#bodies.get(entry.reusable);
-    if (kept !== undefined && kept.text === text && isPlainEnvelope(rest)) return kept;
+    // Only a body around nothing but the envelope depends on the answer alone, so only it is kept.
+    const reusable = entry.reusable !== undefined && isPlainEnvelope(rest) ? entry.reusable : undefined;
+    const kept = reusable === undefined ? undefined : this.#bodies.get(reusable);
+    if (kept !== undefined && kept.text === text) return kept;
     const head = JSON.stringify(rest);
     const json =
       head === "{}" ? `{"structuredContent":${entry.json}}` : `${head.slice(0, -1)},"structuredContent":${entry.json}}`;
     // Kept from the second time an answer is written: a tree drawn anew and then replaced is
     // written once, and keeping its megabytes until it is dropped would only raise peak memory.
-    if (entry.reusable !== undefined && isPlainEnvelope(rest)) {
-      if (this.#writtenOnce.has(entry.reusable)) {
-        this.#bodies.set(entry.reusable, { text, body: json, kept: true, bytes: undefined });
-      } else {
-        this.#writtenOnce.add(entry.reusable);
-      }
+    if (reusable !== undefined) {
+      if (this.#writtenOnce.has(reusable))
+        this.#bodies.set(reusable, { text, body: json, kept: true, bytes: undefined });
+      else this.#writtenOnce.add(reusable);
     }
     return { text, body: json, kept: false, bytes: undefined };
   }

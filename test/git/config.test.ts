@@ -7,8 +7,9 @@ import {
   parseConfigBool,
   parseGitConfig,
   parseGitConfigChecked,
-  readRepoConfig,
+  readConfigFile,
   remoteUrls,
+  repoConfigPath,
 } from "../../src/git/config.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
 import { type GitRepo, makeRepo, makeSandbox, runGit, type Sandbox } from "../support/git-repo.ts";
@@ -230,7 +231,7 @@ describe("remoteUrls", () => {
   });
 });
 
-describe("readRepoConfig and remoteUrls agree with git", () => {
+describe("the repository config file and remoteUrls agree with git", () => {
   let repo: GitRepo;
   const files = new CachedFileReader();
   beforeAll(() => {
@@ -248,7 +249,7 @@ describe("readRepoConfig and remoteUrls agree with git", () => {
   test("remote.<name>.url matches `git config --get`", async () => {
     const location = await discoverRepository(repo.root, files);
     if (!location.ok) throw new Error(location.error.message);
-    const config = await readRepoConfig(location.value, files);
+    const config = await readConfigFile(repoConfigPath(location.value), files);
     if (!config.ok) throw new Error(config.error.message);
     for (const name of ["origin", "upstream", "Mixed.Case", "plain"]) {
       expect(config.value.get(`remote.${name}.url`)).toBe(repo.git("config", "--get", `remote.${name}.url`));
@@ -258,7 +259,7 @@ describe("readRepoConfig and remoteUrls agree with git", () => {
   test("rewritten urls match `git remote get-url`", async () => {
     const location = await discoverRepository(repo.root, files);
     if (!location.ok) throw new Error(location.error.message);
-    const config = await readRepoConfig(location.value, files);
+    const config = await readConfigFile(repoConfigPath(location.value), files);
     if (!config.ok) throw new Error(config.error.message);
     const remotes = remoteUrls(config.value);
     expect(remotes.map((remote) => remote.name)).toEqual(["origin", "upstream", "Mixed.Case", "plain"]);
@@ -270,12 +271,15 @@ describe("readRepoConfig and remoteUrls agree with git", () => {
   test("a missing config file is an empty config; a broken one is an error", async () => {
     const location = await discoverRepository(repo.root, files);
     if (!location.ok) throw new Error(location.error.message);
-    const missing = await readRepoConfig({ ...location.value, commonDir: join(repo.sandbox, "nowhere") }, files);
+    const missing = await readConfigFile(
+      repoConfigPath({ ...location.value, commonDir: join(repo.sandbox, "nowhere") }),
+      files,
+    );
     expect(missing.ok && missing.value.entries()).toEqual([]);
     const brokenDir = join(repo.sandbox, "broken");
     mkdirSync(brokenDir);
     writeFileSync(join(brokenDir, "config"), "[core]\n\tbare = \\q\n");
-    const broken = await readRepoConfig({ ...location.value, commonDir: brokenDir }, files);
+    const broken = await readConfigFile(repoConfigPath({ ...location.value, commonDir: brokenDir }), files);
     expect(broken.ok).toBe(false);
     if (!broken.ok) expect(broken.error.message).toContain("line 2");
   });

@@ -14,6 +14,12 @@ function reply(id: number | string, result: Record<string, unknown>): JSONRPCMes
   return { jsonrpc: "2.0", id, result: copy } as JSONRPCMessage;
 }
 
+/** The line `results` writes for `message`, as text and without its newline. */
+function serialize(results: ResultJson, message: JSONRPCMessage): string {
+  const line = results.line(message);
+  return (typeof line === "string" ? line : new TextDecoder().decode(line)).slice(0, -1);
+}
+
 function remembered(results: ResultJson, id: number | string, data: Record<string, unknown>, reusable = false) {
   const result = okResult(data);
   const json = dataJsonOf(result);
@@ -42,7 +48,7 @@ describe("ResultJson", () => {
     const results = new ResultJson();
     const result = remembered(results, 7, DATA);
     const message = reply(7, result);
-    const line = results.serialize(message);
+    const line = serialize(results, message);
     expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(message)));
     expect(line).toContain(`"structuredContent":${JSON.stringify(DATA)}`);
   });
@@ -51,17 +57,17 @@ describe("ResultJson", () => {
     const results = new ResultJson();
     const result = remembered(results, "req-1", {});
     const message = reply("req-1", result);
-    expect(JSON.parse(results.serialize(message))).toEqual(JSON.parse(JSON.stringify(message)));
+    expect(JSON.parse(serialize(results, message))).toEqual(JSON.parse(JSON.stringify(message)));
   });
 
   test("an entry is used once", () => {
     const results = new ResultJson();
     const result = remembered(results, 1, DATA);
-    const first = results.serialize(reply(1, result));
+    const first = serialize(results, reply(1, result));
     // Spliced: structuredContent comes last, unlike JSON.stringify's order.
     expect(first).not.toBe(JSON.stringify(reply(1, result)));
     const again = reply(1, result);
-    expect(results.serialize(again)).toBe(JSON.stringify(again));
+    expect(serialize(results, again)).toBe(JSON.stringify(again));
   });
 
   test("a stale entry never stands in for another reply with the same id", () => {
@@ -70,7 +76,7 @@ describe("ResultJson", () => {
     // The client reused id 5 for a call whose data differs.
     const fresh = okResult({ ...DATA, n: 99 });
     const message = reply(5, fresh);
-    const line = results.serialize(message);
+    const line = serialize(results, message);
     expect(line).toBe(JSON.stringify(message));
     expect(JSON.parse(line).result.structuredContent.n).toBe(99);
   });
@@ -79,16 +85,16 @@ describe("ResultJson", () => {
     const results = new ResultJson();
     remembered(results, 9, DATA);
     const failed = reply(9, errorResult({ code: "not_found", message: "no", hint: "look" }));
-    expect(results.serialize(failed)).toBe(JSON.stringify(failed));
+    expect(serialize(results, failed)).toBe(JSON.stringify(failed));
     remembered(results, 10, DATA);
     const error = { jsonrpc: "2.0", id: 10, error: { code: -32603, message: "boom" } } as JSONRPCMessage;
-    expect(results.serialize(error)).toBe(JSON.stringify(error));
+    expect(serialize(results, error)).toBe(JSON.stringify(error));
     const note = {
       jsonrpc: "2.0",
       method: "notifications/message",
       params: { level: "info", data: "x" },
     } as JSONRPCMessage;
-    expect(results.serialize(note)).toBe(JSON.stringify(note));
+    expect(serialize(results, note)).toBe(JSON.stringify(note));
   });
 
   test("entries for calls that never answered are bounded", () => {
@@ -96,9 +102,9 @@ describe("ResultJson", () => {
     for (let id = 0; id < 1000; id++) remembered(results, id, DATA);
     // The oldest were dropped: id 0 is written plainly, the newest still spliced.
     const oldest = reply(0, okResult(DATA));
-    expect(results.serialize(oldest)).toBe(JSON.stringify(oldest));
+    expect(serialize(results, oldest)).toBe(JSON.stringify(oldest));
     const newest = reply(999, okResult(DATA));
-    const line = results.serialize(newest);
+    const line = serialize(results, newest);
     expect(line).not.toBe(JSON.stringify(newest));
     expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(newest)));
   });
@@ -106,15 +112,15 @@ describe("ResultJson", () => {
   test("a reusable answer's reply body is kept from its first repeat and written again after", () => {
     const results = new ResultJson();
     const answer = reusableAnswer({ ...DATA });
-    const first = results.serialize(reply(1, remembered(results, 1, answer, true)));
+    const first = serialize(results, reply(1, remembered(results, 1, answer, true)));
     // Written once: nothing kept yet (an answer replaced before it is repeated keeps no copy).
     const once = spyOn(JSON, "stringify");
-    results.serialize(reply(3, remembered(results, 3, answer, true)));
+    serialize(results, reply(3, remembered(results, 3, answer, true)));
     expect(once.mock.calls.length).toBeGreaterThan(1);
     once.mockRestore();
     const repeat = reply(2, remembered(results, 2, answer, true));
     const stringify = spyOn(JSON, "stringify");
-    const second = results.serialize(repeat);
+    const second = serialize(results, repeat);
     // Only the id is serialised; the text is not escaped again.
     expect(stringify.mock.calls.map((call) => call[0])).toEqual([2]);
     stringify.mockRestore();
@@ -127,9 +133,9 @@ describe("ResultJson", () => {
   test("a kept body is not used for a reply that carries more than the envelope", () => {
     const results = new ResultJson();
     const answer = reusableAnswer({ ...DATA });
-    results.serialize(reply(1, remembered(results, 1, answer, true)));
+    serialize(results, reply(1, remembered(results, 1, answer, true)));
     const withMeta = reply(2, { ...remembered(results, 2, answer, true), _meta: { note: "per call" } });
-    const line = results.serialize(withMeta);
+    const line = serialize(results, withMeta);
     expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(withMeta)));
     expect(JSON.parse(line).result._meta).toEqual({ note: "per call" });
   });
