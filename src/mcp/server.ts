@@ -13,6 +13,7 @@ import { isReusableAnswer } from "../tools/reusable-answer.ts";
 import { registerCompletions } from "./completions.ts";
 import { dataJsonOf } from "./envelope.ts";
 import { forwardLogsToClient } from "./logging.ts";
+import { isPlainToolCall } from "./plain-shapes.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { ResultJson } from "./result-json.ts";
@@ -60,8 +61,7 @@ export function createMcpServer(
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
 
   const resultJson = new ResultJson();
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args } = request.params;
+  const callTool = async (name: string, args: Record<string, unknown> | undefined, extra: CallExtra) => {
     const tool = tools.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `tool not found: ${name}`);
     ctx.log.debug(`tools/call ${name}`);
@@ -73,17 +73,46 @@ export function createMcpServer(
       resultJson.remember(extra.requestId, text, json, isReusableAnswer(data) ? data : undefined);
     }
     return result;
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    callTool(request.params.name, request.params.arguments, extra),
+  );
 
   if (features.prompts) registerPrompts(server, ctx, tools);
   const releaseWatchers = features.resources ? registerResources(server, ctx, tools) : () => {};
   if (features.prompts || features.resources) registerCompletions(server, ctx, features);
   watchClientRoots(server, ctx);
   answerBadParamsAsInvalidParams(server);
+  callPlainToolsDirectly(server, callTool);
   return { server, resultJson, dispose: releaseWatchers };
 }
 
 type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+type CallExtra = { signal: AbortSignal; requestId: string | number };
+
+/**
+ * On every `tools/call` the SDK checks the request against its schema twice (once per handler
+ * layer) and our result against `CallToolResultSchema`. For the request every client sends (a tool
+ * name, arguments, perhaps a progress token) the request checks certainly pass, and our results
+ * come from the envelope alone with their data checked against the tool's own output schema; so
+ * such a call goes straight to our handler. Anything else (a task, a malformed request) takes the
+ * SDK's path, with its exact checks and errors. Like the wrapping below, this uses the SDK's own
+ * handler table; without it every call takes the SDK's path.
+ */
+function callPlainToolsDirectly(
+  server: Server,
+  callTool: (name: string, args: Record<string, unknown> | undefined, extra: CallExtra) => Promise<unknown>,
+): void {
+  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  const checked = handlers.get("tools/call") as RequestHandler | undefined;
+  if (checked === undefined) return;
+  handlers.set("tools/call", (request: unknown, extra: unknown) => {
+    const params = (request as { params?: unknown }).params;
+    if (!isPlainToolCall(params)) return checked(request, extra);
+    return callTool(params.name, params.arguments, extra as CallExtra);
+  });
+}
 
 /**
  * The SDK checks each request's params against the method's schema before our handler runs, and

@@ -2,6 +2,7 @@ import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { isPlainRequest } from "./plain-shapes.ts";
 
 /**
  * The longest line accepted as one message. Tool arguments are small, but a 1 MB string escaped
@@ -158,10 +159,10 @@ export class StdioServerTransport implements Transport {
       this.#rejectBatch(json);
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (parsed.success) {
+    const message = isPlainRequest(json) ? json : parsedMessage(json);
+    if (message !== null) {
       try {
-        this.onmessage?.(parsed.data);
+        this.onmessage?.(message);
       } catch (error) {
         this.onerror?.(error as Error);
       }
@@ -210,6 +211,11 @@ export class StdioServerTransport implements Transport {
     this.onerror?.(error);
     this.close().catch(() => {});
   };
+}
+
+function parsedMessage(json: unknown): JSONRPCMessage | null {
+  const parsed = JSONRPCMessageSchema.safeParse(json);
+  return parsed.success ? parsed.data : null;
 }
 
 type Shape =

@@ -192,5 +192,10 @@ function omit(args: Record<string, unknown>, key: string): Record<string, unknow
 
 function withoutNulls(args: unknown): unknown {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
-  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+  for (const key in args) {
+    if ((args as Record<string, unknown>)[key] === null) {
+      return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+    }
+  }
+  return args;
 }

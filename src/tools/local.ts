@@ -15,7 +15,7 @@ import { buildTree, renderTreeText, TREE_NODE_BUDGET, type TreeNode, TreeNodeSch
 import { currentBranch, openWorkspace, type Workspace } from "../workspace.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { BranchNameSchema, NoParamsSchema } from "./params.ts";
-import { reusableAnswer } from "./reusable-answer.ts";
+import { keyedAnswer, reusableAnswer } from "./reusable-answer.ts";
 
 async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
@@ -49,8 +49,15 @@ const getCurrentBranch = defineTool({
     const state = await loadState(ctx, workspace.value.workTree);
     // As upstream: unreadable state only loses the metadata; the branch name is still the answer.
     if (!state.ok) ctx.log.warn(state.error.message);
-    const record = state.ok ? branchRecord(state.value, current.value.branch) : { branch: current.value.branch };
-    return ok(current.value.unborn ? { ...record, unborn: true as const } : record);
+    const { branch, unborn } = current.value;
+    if (!state.ok) return ok(unborn ? { branch, unborn: true as const } : { branch });
+    // Keyed apart from get_branch_metadata's answers: these add `unborn`, and their schema differs.
+    return ok(
+      keyedAnswer(state.value, `current\0${unborn}\0${branch}`, () => {
+        const record = branchRecord(state.value, branch);
+        return unborn ? { ...record, unborn: true as const } : record;
+      }),
+    );
   },
 });
 
@@ -66,8 +73,9 @@ const getBranchMetadata = defineTool({
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
-    if (!loaded.value.state.branches.has(branch)) return err(branchNotTracked(branch));
-    return ok(branchRecord(loaded.value.state, branch));
+    const { state } = loaded.value;
+    if (!state.branches.has(branch)) return err(branchNotTracked(branch));
+    return ok(keyedAnswer(state, `metadata\0${branch}`, () => branchRecord(state, branch)));
   },
 });
 
@@ -110,8 +118,13 @@ const getBranchStack = defineTool({
         );
       }
     }
-    const { stack, cycle } = branchStack(state, start);
-    return ok(cycle ? { stack, cycle: true as const } : { stack });
+    const from = start;
+    return ok(
+      keyedAnswer(state, `stack\0${from}`, () => {
+        const { stack, cycle } = branchStack(state, from);
+        return cycle ? { stack, cycle: true as const } : { stack };
+      }),
+    );
   },
 });
 

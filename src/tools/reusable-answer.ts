@@ -14,3 +14,27 @@ export function reusableAnswer<T extends object>(answer: T): T {
 export function isReusableAnswer(value: unknown): boolean {
   return typeof value === "object" && value !== null && reusable.has(value);
 }
+
+/** Per source, how many keyed answers are kept before they are dropped together. */
+const KEYED_CAPACITY = 512;
+const keyed = new WeakMap<object, Map<string, object>>();
+
+/**
+ * The reusable answer for `key` among those drawn from `source` (a parsed state file): made once
+ * by `make` and handed out again while the cache hands back the same `source`. A client asking
+ * about thousands of branches only grows the map to {@link KEYED_CAPACITY} before it starts over.
+ */
+export function keyedAnswer<T extends object>(source: object, key: string, make: () => T): T {
+  let answers = keyed.get(source);
+  if (answers === undefined) {
+    answers = new Map();
+    keyed.set(source, answers);
+  }
+  let answer = answers.get(key) as T | undefined;
+  if (answer === undefined) {
+    if (answers.size >= KEYED_CAPACITY) answers.clear();
+    answer = reusableAnswer(make());
+    answers.set(key, answer);
+  }
+  return answer;
+}

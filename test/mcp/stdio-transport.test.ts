@@ -208,6 +208,29 @@ describe("StdioServerTransport", () => {
     expect(JSON.stringify(got[0]?.error)).toContain("params.arguments");
   });
 
+  test("tools/call with a progress token or vendor _meta is answered; one asking for a task gets the SDK's refusal", async () => {
+    const c = session();
+    await c.ready;
+    const call = (id: number, params: Record<string, unknown>) =>
+      c.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params })}\n`);
+    call(1, { name: "get_current_branch", arguments: {}, _meta: { progressToken: 7, "vendor/trace": "x" } });
+    call(2, { name: "get_current_branch", _meta: { progressToken: 1.5 } });
+    call(3, { name: "get_current_branch", task: { ttl: 1000 } });
+    call(4, { name: "no_such_tool" });
+    const got = await c.until(4);
+    const byId = (id: number) => got.find((r) => r.id === id);
+    expect(byId(1)).toMatchObject({ result: { isError: true } });
+    expect(JSON.stringify(byId(1))).toContain('\\"code\\":\\"no_repo\\"');
+    // A progress token that is not an integer fails the message schema itself, as before.
+    expect(byId(2)).toMatchObject({ error: { code: -32600 } });
+    expect(byId(3)).toMatchObject({
+      error: { message: "Server does not support task creation (required for tools/call)" },
+    });
+    expect(byId(4)).toMatchObject({
+      error: { code: -32602, message: "MCP error -32602: tool not found: no_such_tool" },
+    });
+  });
+
   test("end of input closes the session; a broken stdout closes it too", async () => {
     const a = session();
     await a.ready;

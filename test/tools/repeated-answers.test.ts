@@ -79,4 +79,45 @@ describe("answers handed out again while nothing they come from has changed", ()
     repo.git("checkout", "-q", "feature/a");
     expect(names(await call("get_branch_tree"))).toBe("feature/a\n");
   });
+
+  test("get_current_branch, get_branch_metadata, get_branch_stack: the same answer per branch until the state changes", async () => {
+    repo.git("checkout", "-q", "main");
+    writeState({ "feature/a": { jira_issue: "A-1" }, main: {} }, [["feature/a", "main"]]);
+    const current = await call("get_current_branch");
+    expect(current).toEqual({ branch: "main" });
+    expect(await call("get_current_branch")).toBe(current);
+    expect(isReusableAnswer(current)).toBe(true);
+
+    const metadata = await call("get_branch_metadata", { branch: "feature/a" });
+    expect(await call("get_branch_metadata", { branch: "feature/a" })).toBe(metadata);
+    const main = await call("get_branch_metadata", { branch: "main" });
+    expect(main).toEqual({ branch: "main" });
+    expect(main).not.toBe(current); // the same record, but kept per tool: a current branch may be unborn
+
+    const stack = await call("get_branch_stack", { branch: "feature/a" });
+    expect(stack).toEqual({
+      stack: [{ branch: "feature/a", jira_issue: "A-1", parent_branch: "main" }, { branch: "main" }],
+    });
+    expect(await call("get_branch_stack", { branch: "feature/a" })).toBe(stack);
+    expect(await call("get_branch_stack")).toEqual({ stack: [{ branch: "main" }] });
+
+    // A checkout changes the current branch's answer without any change to the state.
+    repo.git("checkout", "-q", "feature/a");
+    expect(await call("get_current_branch")).toEqual({ branch: "feature/a", jira_issue: "A-1", parent_branch: "main" });
+    expect(await call("get_branch_stack")).toBe(stack);
+
+    // A branch with no commits yet is answered with `unborn`.
+    repo.git("checkout", "-q", "--orphan", "main-next");
+    writeState({ "feature/a": { jira_issue: "A-2" }, "main-next": {} }, [["feature/a", "main"]]);
+    expect(await call("get_current_branch")).toEqual({ branch: "main-next", unborn: true });
+    repo.git("checkout", "-q", "-f", "feature/a");
+
+    // A new state file gives new answers.
+    expect(await call("get_branch_metadata", { branch: "feature/a" })).toEqual({
+      branch: "feature/a",
+      jira_issue: "A-2",
+      parent_branch: "main",
+    });
+    expect(await call("get_branch_stack", { branch: "feature/a" })).not.toBe(stack);
+  });
 });
