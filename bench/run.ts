@@ -47,6 +47,9 @@ type LocalTool = (typeof LOCAL_TOOLS)[number];
 const TREE_DRAWN_ANEW = "get_branch_tree after a branch change";
 /** Floor (b) making, before each answer, the six stat calls `get_current_branch` makes (bench/floors/sdk-fresh.ts). */
 const FLOOR_FRESH = "floor (b) + get_current_branch's stats";
+/** The tools whose replies are hundreds of kilobytes: floor (a) also replays each one's reply as it is. */
+const REPLAYED_TOOLS = ["get_branch_tree", "list_branches"] as const;
+const replayKey = (tool: string) => `floor (a) replaying ${tool}'s reply`;
 
 interface Settings {
   coldRuns: number;
@@ -555,6 +558,21 @@ async function main(): Promise<void> {
         const ff = await start("floor-b-fresh", floorFresh.path);
         const tw = await start("twig-mcp", twig.path);
         await validate(tw, r);
+        const replays: CallSubject[] = [];
+        for (const tool of REPLAYED_TOOLS) {
+          const reply = await tw.callTool(tool, toolArgs(tool, r));
+          const file = join(work, `replay-${tool}-${size}.json`);
+          writeFileSync(file, JSON.stringify(reply.message.result));
+          const replayer = StdioServer.spawn(`replay-${tool}`, [floorA.path], {
+            cwd: r.root,
+            env: { ...env, FLOOR_REPLAY_FILE: file },
+            keepStderr: true,
+          });
+          servers.push(replayer);
+          await replayer.initialize();
+          const key = replayKey(tool);
+          replays.push({ key, server: replayer, run: toolCall(replayer, "ping", {}, `${key} ${size}`) });
+        }
         const floors: CallSubject[] = [
           { key: "floor (a) ping", server: fa, run: toolCall(fa, "ping", {}, `floor (a) ping ${size}`) },
           { key: "floor (b) ping", server: fb, run: toolCall(fb, "ping", {}, `floor (b) ping ${size}`) },
@@ -568,6 +586,7 @@ async function main(): Promise<void> {
         const drawTree = toolCall(tw, "get_branch_tree", {}, `${TREE_DRAWN_ANEW} ${size}`);
         const blocks: CallSubject[][] = [
           afterFloors({ key: FLOOR_FRESH, server: ff, run: toolCall(ff, "ping", {}, `${FLOOR_FRESH} ${size}`) }),
+          ...replays.map(afterFloors),
           ...LOCAL_TOOLS.map((tool) =>
             afterFloors({ key: tool, server: tw, run: toolCall(tw, tool, toolArgs(tool, r), `${tool} ${size}`) }),
           ),
@@ -614,7 +633,14 @@ async function main(): Promise<void> {
     for (const size of SIZES) {
       const fa = stat(size, "floor (a) ping").p50;
       const fb = stat(size, "floor (b) ping").p50;
-      for (const key of ["floor (a) ping", "floor (b) ping", FLOOR_FRESH, ...LOCAL_TOOLS, TREE_DRAWN_ANEW]) {
+      for (const key of [
+        "floor (a) ping",
+        "floor (b) ping",
+        FLOOR_FRESH,
+        ...REPLAYED_TOOLS.map(replayKey),
+        ...LOCAL_TOOLS,
+        TREE_DRAWN_ANEW,
+      ]) {
         const s = stat(size, key);
         latencyRows.push([
           key,
@@ -650,6 +676,13 @@ async function main(): Promise<void> {
         `"${FLOOR_FRESH}" is floor (b) making, before each answer, the six stat/lstat calls get_current_branch makes on`,
         "every call to see the repository as it is now (bench/floors/sdk-fresh.ts); nothing is read or parsed.",
         `At ${TARGET_SIZE} branches get_current_branch is ${freshRatioText()} of it.`,
+        `"${replayKey("…")}" is floor (a) answering each call with that tool's reply, bytes prepared at start-up (bench/floors/bare.ts):`,
+        "what moving that many bytes to the client costs. At " +
+          `${TARGET_SIZE} branches ` +
+          REPLAYED_TOOLS.map(
+            (tool) => `${tool} is ${ratioText(stat(TARGET_SIZE, tool).p50, stat(TARGET_SIZE, replayKey(tool)).p50)}`,
+          ).join(" and ") +
+          " of it.",
         `Session peak RSS after all calls: ${SIZES.map((s) => `${s}: ${mib(sessionRss.get(s) ?? null)}`).join(", ")}.`,
       ],
     );
@@ -660,6 +693,15 @@ async function main(): Promise<void> {
       value: round(stat(TARGET_SIZE, "get_current_branch").p50 / stat(TARGET_SIZE, FLOOR_FRESH).p50),
       unit: "×",
     });
+    for (const tool of REPLAYED_TOOLS) {
+      record({
+        figure: `${tool}.over_floor_replay`,
+        subject: "twig-mcp",
+        branches: TARGET_SIZE,
+        value: round(stat(TARGET_SIZE, tool).p50 / stat(TARGET_SIZE, replayKey(tool)).p50),
+        unit: "×",
+      });
+    }
     for (const size of SIZES) {
       record({
         figure: "session_peak_rss",

@@ -2,6 +2,10 @@
  * Floor (a): the least a compiled Bun program can do as an MCP server on stdio. It answers
  * `initialize`, `tools/list` and `tools/call` of one trivial tool with hand-written JSON, with no
  * SDK, no schema validation and no other imports: spawn and pipe costs, nothing else.
+ *
+ * With `FLOOR_REPLAY_FILE` (the bench's "replaying" rows) it answers every `tools/call` with the
+ * `result` JSON in that file instead, written as bytes prepared at start-up: what moving a reply
+ * of that size to the client costs, with no work to make it.
  */
 
 const INITIALIZE =
@@ -10,7 +14,12 @@ const TOOLS =
   '"result":{"tools":[{"name":"ping","description":"Answers pong.","inputSchema":{"type":"object","properties":{}},"annotations":{"readOnlyHint":true}}]}';
 const CALL = '"result":{"content":[{"type":"text","text":"pong"}],"structuredContent":{"pong":true}}';
 
-function answer(line: string): string | null {
+const replayFile = process.env.FLOOR_REPLAY_FILE;
+// Imported only when replaying, so that the cold-start floor loads nothing at all.
+const replayed = replayFile ? (require("node:fs") as typeof import("node:fs")).readFileSync(replayFile) : null;
+const CLOSE = Buffer.from("}\n");
+
+function answer(line: string): string | Uint8Array | null {
   const message = JSON.parse(line) as { id?: number | string; method?: string };
   if (message.id === undefined) return null; // a notification
   const id = JSON.stringify(message.id);
@@ -20,6 +29,8 @@ function answer(line: string): string | null {
     case "tools/list":
       return `{"jsonrpc":"2.0","id":${id},${TOOLS}}\n`;
     case "tools/call":
+      if (replayed !== null)
+        return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":`), replayed, CLOSE]);
       return `{"jsonrpc":"2.0","id":${id},${CALL}}\n`;
     case "ping":
       return `{"jsonrpc":"2.0","id":${id},"result":{}}\n`;

@@ -9,10 +9,14 @@ export async function serve(options: ServeOptions): Promise<number> {
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
-  const { server, resultJson, dispose } = createMcpServer(ctx, createToolRegistry(options.disabled, publishedTools()), {
-    prompts: !options.disabled.has("prompts"),
-    resources: !options.disabled.has("resources"),
-  });
+  const { server, connect, resultJson, dispose } = createMcpServer(
+    ctx,
+    createToolRegistry(options.disabled, publishedTools()),
+    {
+      prompts: !options.disabled.has("prompts"),
+      resources: !options.disabled.has("resources"),
+    },
+  );
   const transport = new StdioServerTransport(process.stdin, process.stdout, {
     serialize: (message) => resultJson.line(message),
   });
@@ -25,7 +29,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     transport.onclose = () => done(0);
   });
   server.onerror = (error) => log.debug(`protocol: ${error.message}`);
-  await server.connect(transport);
+  await connect(transport);
   log.info(`serving ${ctx.repo.ok ? ctx.repo.value : "(no repository)"} on stdio`);
   const code = await finished;
   dispose();

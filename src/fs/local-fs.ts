@@ -1,5 +1,6 @@
 import {
   type Dirent,
+  existsSync,
   lstatSync,
   readdirSync,
   readFileSync,
@@ -36,6 +37,11 @@ export async function statIfExists(path: string): Promise<Stats | undefined> {
 /** {@link statIfExists} for a check that must answer at once (a cache validating its stamps). */
 export function statIfExistsSync(path: string): Stats | undefined {
   return statSync(path, { throwIfNoEntry: false });
+}
+
+/** Whether anything is at `path` (through symlinks), as git's `file_exists` asks; no `Stats` is made. */
+export function pathExists(path: string): boolean {
+  return existsSync(path);
 }
 
 export async function lstatIfExists(path: string): Promise<Stats | undefined> {

@@ -2,7 +2,7 @@ import { dirname, join, resolve } from "node:path";
 import { toolError } from "../errors.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
-import { statIfExists } from "../fs/local-fs.ts";
+import { pathExists } from "../fs/local-fs.ts";
 import { err, ok, type Result } from "../result.ts";
 import { compareBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
@@ -46,7 +46,7 @@ export async function listLinkedWorktrees(
     const gitDir = join(adminRoot, id);
     const link = await readWorktreeLinkCached(gitDir, files);
     if (link === null) continue;
-    const locked = await exists(join(gitDir, "locked"));
+    const locked = pathExists(join(gitDir, "locked"));
     const location: RepoLocation = {
       gitDir,
       commonDir: repo.commonDir,
@@ -61,7 +61,7 @@ export async function listLinkedWorktrees(
       head: head.ok ? head.value : null,
       locked,
       // A locked worktree (say, on removable media) is kept even when its directory is missing.
-      prunable: !locked && !(await exists(link.dotGit)),
+      prunable: !locked && !pathExists(link.dotGit),
     });
   }
   return ok(worktrees);
@@ -94,12 +94,4 @@ function worktreeLinkOf(adminDir: string, text: string): { dotGit: string; path:
   const dotGit = resolve(adminDir, trimmed);
   const path = dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit;
   return { dotGit, path };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    return (await statIfExists(path)) !== undefined;
-  } catch {
-    return false;
-  }
 }

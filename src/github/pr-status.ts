@@ -76,22 +76,18 @@ const MAX_ITEMS = 1000;
 
 /**
  * The PR, then — in parallel, every page — its reviews, the check runs and the legacy combined
- * status of its head commit. Two round trips when each list fits on one page. A 403/404 on one
- * of the three lists (a fine-grained token without Checks access, say) leaves that list empty
- * and says so in `unavailable`; any other failure fails the call and stops the sibling requests.
+ * status of its head commit: two round trips when each list fits on one page. When this PR was
+ * asked about before, its head commit is probably unchanged, so all four are asked at once (one
+ * round trip); the PR then confirms the commit, and if it moved on, the two commit lists are asked
+ * again for the new one and the guessed ones are dropped. A 403/404 on one of the three lists (a
+ * fine-grained token without Checks access, say) leaves that list empty and says so in
+ * `unavailable`; any other failure fails the call and stops the sibling requests.
  */
 export async function getPrStatus(call: GitHubCall, number: number): Promise<Result<PrStatus>> {
   const { owner, repo } = call.target;
-  const pr = await githubGet(
-    call,
-    "GET /repos/{owner}/{repo}/pulls/{pull_number}",
-    { pull_number: number },
-    PullRequestPayload,
-    `pull request #${number} in ${owner}/${repo}`,
-  );
-  if (!pr.ok) return pr;
-  const sha = pr.value.data.head.sha;
-  const short = sha.slice(0, 12);
+  const heads = lastHeads(call.connection.octokit);
+  const headKey = `${owner}/${repo}#${number}`.toLowerCase();
+  const guess = heads.get(headKey);
 
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
@@ -99,34 +95,41 @@ export async function getPrStatus(call: GitHubCall, number: number): Promise<Res
     if (!result.ok && !isPartial(result.error)) siblings.abort();
     return result;
   };
+  const prRequest = githubGet(
+    guess === undefined ? call : fanout,
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+    { pull_number: number },
+    PullRequestPayload,
+    `pull request #${number} in ${owner}/${repo}`,
+  );
+  // A guessed commit's lists answer nothing until the PR confirms it, so their failures stop nothing yet.
+  const guessed = new AbortController();
+  const early =
+    guess === undefined
+      ? null
+      : {
+          reviews: reviewPages(fanout, number).then(stopOthersOnFatal),
+          commit: commitLists({ ...fanout, signal: AbortSignal.any([fanout.signal, guessed.signal]) }, guess),
+        };
+
+  const pr = await prRequest;
+  if (!pr.ok) {
+    siblings.abort();
+    return pr;
+  }
+  const sha = pr.value.data.head.sha;
+  remember(heads, headKey, sha);
+  let commit: ReturnType<typeof commitLists>;
+  if (early !== null && guess === sha) {
+    commit = early.commit;
+  } else {
+    guessed.abort();
+    commit = commitLists(fanout, sha);
+  }
   const [reviews, checks, statuses] = await Promise.all([
-    fetchPages(fanout, {
-      route: "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-      params: { pull_number: number },
-      perPage: 100,
-      schema: v.array(ReviewPayload),
-      items: (data) => data,
-      maxItems: MAX_ITEMS,
-      what: `reviews of pull request #${number} in ${owner}/${repo}`,
-    }).then(stopOthersOnFatal),
-    fetchPages(fanout, {
-      route: "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
-      params: { ref: sha },
-      perPage: 100,
-      schema: CheckRunsPayload,
-      items: (data) => data.check_runs,
-      maxItems: MAX_ITEMS,
-      what: `check runs of commit ${short} in ${owner}/${repo}`,
-    }).then(stopOthersOnFatal),
-    fetchPages(fanout, {
-      route: "GET /repos/{owner}/{repo}/commits/{ref}/status",
-      params: { ref: sha },
-      perPage: 100,
-      schema: CombinedStatusPayload,
-      items: (data) => data.statuses,
-      maxItems: MAX_ITEMS,
-      what: `commit statuses of commit ${short} in ${owner}/${repo}`,
-    }).then(stopOthersOnFatal),
+    early?.reviews ?? reviewPages(fanout, number).then(stopOthersOnFatal),
+    commit.checks.then(stopOthersOnFatal),
+    commit.statuses.then(stopOthersOnFatal),
   ]);
 
   // Report the failure that caused the others to stop, not their cancellation.
@@ -167,6 +170,67 @@ export async function getPrStatus(call: GitHubCall, number: number): Promise<Res
     summary: summarize(reviewList, checkList, statusList),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
+}
+
+function reviewPages(call: GitHubCall, number: number) {
+  const { owner, repo } = call.target;
+  return fetchPages(call, {
+    route: "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+    params: { pull_number: number },
+    perPage: 100,
+    schema: v.array(ReviewPayload),
+    items: (data) => data,
+    maxItems: MAX_ITEMS,
+    what: `reviews of pull request #${number} in ${owner}/${repo}`,
+  });
+}
+
+/** The check runs and the combined status of one commit, both asked at once. */
+function commitLists(call: GitHubCall, sha: string) {
+  const { owner, repo } = call.target;
+  const short = sha.slice(0, 12);
+  return {
+    checks: fetchPages(call, {
+      route: "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+      params: { ref: sha },
+      perPage: 100,
+      schema: CheckRunsPayload,
+      items: (data) => data.check_runs,
+      maxItems: MAX_ITEMS,
+      what: `check runs of commit ${short} in ${owner}/${repo}`,
+    }),
+    statuses: fetchPages(call, {
+      route: "GET /repos/{owner}/{repo}/commits/{ref}/status",
+      params: { ref: sha },
+      perPage: 100,
+      schema: CombinedStatusPayload,
+      items: (data) => data.statuses,
+      maxItems: MAX_ITEMS,
+      what: `commit statuses of commit ${short} in ${owner}/${repo}`,
+    }),
+  };
+}
+
+/** PRs' head commits as last seen, per GitHub client (one per API root and token), for the guess above. */
+const HEADS_KEPT = 256;
+const headsByClient = new WeakMap<object, Map<string, string>>();
+
+function lastHeads(client: object): Map<string, string> {
+  let heads = headsByClient.get(client);
+  if (heads === undefined) {
+    heads = new Map();
+    headsByClient.set(client, heads);
+  }
+  return heads;
+}
+
+function remember(heads: Map<string, string>, key: string, sha: string): void {
+  heads.delete(key);
+  heads.set(key, sha);
+  if (heads.size > HEADS_KEPT) {
+    const oldest = heads.keys().next().value;
+    if (oldest !== undefined) heads.delete(oldest);
+  }
 }
 
 function isPartial(error: ToolError): boolean {

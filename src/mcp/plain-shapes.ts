@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
 
 /**
@@ -9,10 +9,11 @@ import { RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
  */
 
 /**
- * A request `JSONRPCMessageSchema` accepts as it is: only `jsonrpc`, `id`, `method` and `params`,
- * with no `_meta` in `params` (the one member whose inside that schema looks at).
+ * A request `JSONRPCMessageSchema` accepts as it is, and the one kind of message the SDK's
+ * `isJSONRPCRequest` recognises it as: only `jsonrpc`, `id`, `method` and `params`, with no
+ * `_meta` in `params` (the one member whose inside those schemas look at).
  */
-export function isPlainRequest(json: unknown): json is JSONRPCMessage {
+export function isPlainRequest(json: unknown): json is JSONRPCRequest {
   if (typeof json !== "object" || json === null) return false;
   const message = json as Record<string, unknown>;
   let keys = 0;

@@ -17,6 +17,7 @@ import { isPlainToolCall } from "./plain-shapes.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { ResultJson } from "./result-json.ts";
+import type { StdioServerTransport } from "./stdio-transport.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
 export const SERVER_INSTRUCTIONS =
@@ -31,6 +32,11 @@ export interface ServerFeatures {
 
 export interface McpServerHandle {
   server: Server;
+  /**
+   * Connects the server to our stdio transport: `server.connect`, plus plain requests handed
+   * straight to the protocol's request dispatch (see {@link dispatchPlainRequestsDirectly}).
+   */
+  connect(transport: StdioServerTransport): Promise<void>;
   /** Writes replies reusing tool data already serialised (give `serialize` to the transport). */
   resultJson: ResultJson;
   /** Releases file watchers; the process may then exit. */
@@ -84,7 +90,25 @@ export function createMcpServer(
   watchClientRoots(server, ctx);
   answerBadParamsAsInvalidParams(server);
   callPlainToolsDirectly(server, callTool);
-  return { server, resultJson, dispose: releaseWatchers };
+  const connect = async (transport: StdioServerTransport) => {
+    await server.connect(transport);
+    dispatchPlainRequestsDirectly(server, transport);
+  };
+  return { server, connect, resultJson, dispose: releaseWatchers };
+}
+
+/**
+ * The SDK tells a message's kind by running it through its response, error and request schemas in
+ * turn: two failed zod parses (each building its issue list) and one that passes, for every
+ * request. Our transport has already recognised a plain request (`isPlainRequest`, exactly what
+ * `isJSONRPCRequest` accepts), so it hands it to the protocol's request dispatch
+ * (`Protocol._onrequest`) directly. Everything else takes the SDK's path. Should a future SDK
+ * rename the method, every message takes that path and test/mcp/stdio-transport.test.ts fails.
+ */
+function dispatchPlainRequestsDirectly(server: Server, transport: StdioServerTransport): void {
+  const dispatch = (server as unknown as { _onrequest?: unknown })._onrequest;
+  if (typeof dispatch !== "function") return;
+  transport.onrequest = (request) => dispatch.call(server, request, undefined);
 }
 
 type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;

@@ -1,7 +1,12 @@
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type JSONRPCRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { isPlainRequest } from "./plain-shapes.ts";
 
 /**
@@ -35,6 +40,11 @@ export class StdioServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Where a plain request (`isPlainRequest`) goes when set, instead of `onmessage`: the protocol's
+   * request dispatch, which then need not work out again what kind of message it holds.
+   */
+  onrequest?: (message: JSONRPCRequest) => void;
 
   readonly #stdin: Readable;
   readonly #stdout: Writable;
@@ -159,10 +169,12 @@ export class StdioServerTransport implements Transport {
       this.#rejectBatch(json);
       return;
     }
-    const message = isPlainRequest(json) ? json : parsedMessage(json);
+    const request = isPlainRequest(json) ? json : null;
+    const message = request ?? parsedMessage(json);
     if (message !== null) {
       try {
-        this.onmessage?.(message);
+        if (request !== null && this.onrequest) this.onrequest(request);
+        else this.onmessage?.(message);
       } catch (error) {
         this.onerror?.(error as Error);
       }

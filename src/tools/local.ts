@@ -5,7 +5,7 @@ import { statIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
 import { sameNames } from "../git/loose-branches.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { listLinkedWorktrees } from "../git/worktrees.ts";
+import { type LiveWorktree, listLinkedWorktrees } from "../git/worktrees.ts";
 import { err, ok, type Result } from "../result.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
 import { branchSet, buildBranchGraph, rootCandidates } from "../twig/graph.ts";
@@ -15,7 +15,7 @@ import { buildTree, renderTreeText, TREE_NODE_BUDGET, type TreeNode, TreeNodeSch
 import { currentBranch, openWorkspace, type Workspace } from "../workspace.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { BranchNameSchema, NoParamsSchema } from "./params.ts";
-import { keyedAnswer, reusableAnswer } from "./reusable-answer.ts";
+import { canonicalAnswer, keyedAnswer, reusableAnswer } from "./reusable-answer.ts";
 
 async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
@@ -275,7 +275,7 @@ const listRepositories = defineTool({
         return { name, path, exists: id !== null, ...(isDefault ? { is_default: true as const } : {}) };
       }),
     );
-    return ok({ repositories, default_repository: current });
+    return ok(canonicalAnswer(registry.value, "repositories", { repositories, default_repository: current }));
   },
 });
 
@@ -323,25 +323,31 @@ const getWorktrees = defineTool({
     const { workspace, state } = loaded.value;
     const live = await listLinkedWorktrees(workspace.repo, ctx.files);
     if (!live.ok) return live;
-    // twig's record and git's admin dir usually name the same path: one `stat` answers both.
-    const keys = new Map<string, Promise<string>>();
-    const keyOf = (path: string) => {
-      let key = keys.get(path);
-      if (key === undefined) {
-        key = worktreeKey(path);
-        keys.set(path, key);
+    // twig's record and git's admin dir usually name the same path, which needs no `stat`; other
+    // paths are compared by the directory they reach, found only when needed.
+    const liveByPath = new Map<string, LiveWorktree>();
+    for (const worktree of live.value) liveByPath.set(trimmedPath(worktree.path), worktree);
+    let liveById: Map<string, LiveWorktree> | undefined;
+    const twinOf = async (path: string): Promise<LiveWorktree | undefined> => {
+      const same = liveByPath.get(path);
+      if (same !== undefined) return same;
+      const id = await directoryId(path);
+      if (id === null) return undefined;
+      if (liveById === undefined) {
+        liveById = new Map();
+        for (const [livePath, worktree] of liveByPath) {
+          const liveId = await directoryId(livePath);
+          if (liveId !== null) liveById.set(liveId, worktree);
+        }
       }
-      return key;
+      return liveById.get(id);
     };
-    const liveByPath = new Map<string, (typeof live.value)[number]>();
-    for (const worktree of live.value) liveByPath.set(await keyOf(worktree.path), worktree);
 
     const result: v.InferOutput<typeof WorktreeSchema>[] = [];
-    const matched = new Set<string>();
+    const matched = new Set<LiveWorktree>();
     for (const record of state.worktrees) {
-      const key = await keyOf(record.path);
-      const twin = liveByPath.get(key);
-      if (twin) matched.add(key);
+      const twin = await twinOf(trimmedPath(record.path));
+      if (twin) matched.add(twin);
       result.push({
         name: record.name,
         path: record.path,
@@ -351,8 +357,8 @@ const getWorktrees = defineTool({
         ...(twin?.prunable ? { prunable: true as const } : {}),
       });
     }
-    for (const [key, worktree] of liveByPath) {
-      if (matched.has(key)) continue;
+    for (const worktree of live.value) {
+      if (matched.has(worktree)) continue;
       result.push({
         name: worktree.id,
         path: worktree.path,
@@ -362,17 +368,13 @@ const getWorktrees = defineTool({
         ...(worktree.prunable ? { prunable: true as const } : {}),
       });
     }
-    return ok({ worktrees: result });
+    return ok(canonicalAnswer(state, "worktrees", { worktrees: result }));
   },
 });
 
-/**
- * Worktree paths compare the way the filesystem does: through symlinks and whatever the trailing
- * slashes, by the directory they reach; a path that reaches nothing compares as written.
- */
-async function worktreeKey(path: string): Promise<string> {
-  const trimmed = path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
-  return (await directoryId(trimmed)) ?? `path:${trimmed}`;
+/** A worktree path without its trailing slashes, as git and twig may each write it. */
+function trimmedPath(path: string): string {
+  return path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 }
 
 export const localTools: ToolDefinition[] = [

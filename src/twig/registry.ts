@@ -6,13 +6,16 @@ import { err, ok, type Result } from "../result.ts";
 import { registryPath } from "./dirs.ts";
 import { describeIssues, describeJsonError, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
 
+/** No registry file: one shared list, so answers drawn from it can be kept like any other's. */
+const NO_REPOSITORIES: RegistryEntry[] = [];
+
 /** twig's global repository registry (§1.2): a missing file is an empty list. */
 export async function loadRegistry(
   ctx: Pick<Context, "files" | "dirs" | "platform">,
 ): Promise<Result<RegistryEntry[]>> {
   const path = registryPath(ctx.dirs, ctx.platform);
   const read = await ctx.files.read(path, "twig-registry", parseRegistryBytes);
-  if (read.kind === "missing") return ok([]);
+  if (read.kind === "missing") return ok(NO_REPOSITORIES);
   if (read.kind === "unreadable") {
     return err(
       toolError(

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type GeneratedRepo, generateRepo, gitEnv, planBranches, ROOTS } from "../../bench/lib/repo-gen.ts";
 import { growthExponent, median, percentile, summarize } from "../../bench/lib/stats.ts";
@@ -132,5 +133,37 @@ describe("repository generator", () => {
     expect(repo.tracked).toContain(repo.current);
     expect(repo.tracked).toContain(repo.sample);
     expect(state.worktrees).toHaveLength(2);
+  });
+});
+
+describe("floor (a)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "twig-mcp-floor-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const bare = join(import.meta.dir, "..", "..", "bench", "floors", "bare.ts");
+
+  async function ask(env: Record<string, string>, lines: object[]): Promise<string[]> {
+    const proc = Bun.spawn([process.execPath, bare], {
+      env: { ...process.env, ...env },
+      stdin: "pipe",
+      stdout: "pipe",
+    });
+    for (const line of lines) proc.stdin.write(`${JSON.stringify(line)}\n`);
+    proc.stdin.end();
+    const out = await new Response(proc.stdout).text();
+    await proc.exited;
+    return out.trimEnd().split("\n");
+  }
+
+  test("answers a tools/call with pong, or with the replayed result as it is", async () => {
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ping" } };
+    const [pong] = await ask({}, [call]);
+    expect(JSON.parse(pong as string)).toMatchObject({ id: 7, result: { structuredContent: { pong: true } } });
+    const result = '{"content":[{"type":"text","text":"└── a"}],"structuredContent":{"tree":"└── a"}}';
+    writeFileSync(join(dir, "reply.json"), result);
+    const replayed = await ask({ FLOOR_REPLAY_FILE: join(dir, "reply.json") }, [call, { ...call, id: "b" }]);
+    expect(replayed).toEqual([
+      `{"jsonrpc":"2.0","id":7,"result":${result}}`,
+      `{"jsonrpc":"2.0","id":"b","result":${result}}`,
+    ]);
   });
 });

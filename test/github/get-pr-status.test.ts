@@ -128,22 +128,62 @@ describe("get_pr_status", () => {
     });
   });
 
-  test("the three lists are fetched in parallel: about two round trips at 50 ms latency", async () => {
+  test("a first call asks for the PR, then for its three lists at once: two round trips", async () => {
     seed();
     const { ctx } = context();
-    expectOk(await callTool("get_pr_status", ARGS, ctx)); // warm up (connection, code paths)
-    fake.reset();
-    fake.latencyMs = 50;
-    const started = performance.now();
+    fake.latencyMs = 30;
     expectOk(await callTool("get_pr_status", ARGS, ctx));
-    const elapsed = performance.now() - started;
     expect(fake.requests).toHaveLength(4);
     expect(fake.maxConcurrency).toBe(3);
-    // Two round trips are 100 ms; sequential requests would take at least 200 ms.
-    expect(elapsed).toBeGreaterThanOrEqual(100);
-    expect(elapsed).toBeLessThan(150);
     const [pr, ...rest] = fake.requests;
+    expect(pr?.path).toBe("/repos/octo/r/pulls/12");
     for (const request of rest) expect(request.startedAt).toBeGreaterThanOrEqual((pr?.finishedAt ?? 0) - 1);
+    expect(rest.filter((request) => request.path.includes(SHA))).toHaveLength(2);
+  });
+
+  test("asked again while the head is unchanged, all four go at once: one round trip", async () => {
+    seed();
+    const { ctx } = context();
+    const first = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    fake.reset();
+    fake.latencyMs = 30;
+    const second = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    expect(second).toEqual(first);
+    expect(fake.requests).toHaveLength(4);
+    expect(fake.maxConcurrency).toBe(4);
+    const firstDone = Math.min(...fake.requests.map((request) => request.finishedAt ?? Number.POSITIVE_INFINITY));
+    for (const request of fake.requests) expect(request.startedAt).toBeLessThan(firstDone);
+  });
+
+  test("when the head moved on, the guessed commit's lists are dropped and the new commit's asked", async () => {
+    seed();
+    const { ctx } = context();
+    expectOk(await callTool("get_pr_status", ARGS, ctx));
+    const pushed = "f".repeat(40);
+    fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: pushed });
+    fake.repo("octo", "r").checkRuns.set(pushed, [checkRunPayload({ id: 9, name: "rebuilt", conclusion: "failure" })]);
+    // The old commit is gone from GitHub (a force push): its lists fail, which must not matter.
+    fake.inject("GET", `/repos/octo/r/commits/${SHA}/check-runs`, {
+      status: 422,
+      body: { message: `No commit found for SHA: ${SHA}` },
+    });
+    fake.inject("GET", `/repos/octo/r/commits/${SHA}/status`, { status: 500, body: { message: "boom" } }, 5);
+    fake.reset();
+    const data = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    expect(data.checks).toEqual([
+      { name: "rebuilt", status: "completed", conclusion: "failure", url: expect.any(String) },
+    ]);
+    expect(data.statuses).toEqual([]);
+    expect(data.summary).toMatchObject({ verdict: "failing" });
+    expect(data.unavailable).toBeUndefined();
+    expect(fake.requestsTo(`/repos/octo/r/commits/${pushed}/check-runs`)).toHaveLength(1);
+    expect(fake.requestsTo(`/repos/octo/r/commits/${pushed}/status`)).toHaveLength(1);
+    // The next call guesses the new head.
+    fake.reset();
+    fake.latencyMs = 30;
+    expect(expectOk(await callTool("get_pr_status", ARGS, ctx))).toEqual(data);
+    expect(fake.maxConcurrency).toBe(4);
+    expect(fake.requests.filter((request) => request.path.includes(SHA))).toHaveLength(0);
   });
 
   test("every page of every list, later pages in parallel", async () => {

@@ -25,13 +25,13 @@ function connect(options: { maxMessageBytes?: number } = {}) {
     dirs: { configDir: "/nonexistent", dataDir: "/nonexistent", cacheDir: "/nonexistent" },
     repo: err(toolError("no_repo", "none")),
   });
-  const { server } = createMcpServer(ctx, new ToolRegistry(localTools, new Set()));
+  const { server, connect: connectServer } = createMcpServer(ctx, new ToolRegistry(localTools, new Set()));
   const transport = new StdioServerTransport(stdin, stdout, options);
   const errors: string[] = [];
   let closed = 0;
   server.onerror = (error) => errors.push(error.message);
   server.onclose = () => closed++;
-  const ready = server.connect(transport);
+  const ready = connectServer(transport);
   const responses = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   /** Waits until `count` lines have arrived. */
   const until = async (count: number) => {
@@ -229,6 +229,29 @@ describe("StdioServerTransport", () => {
     expect(byId(4)).toMatchObject({
       error: { code: -32602, message: "MCP error -32602: tool not found: no_such_tool" },
     });
+  });
+
+  test("plain requests go straight to the protocol's request dispatch; other messages through its checks", async () => {
+    const c = session();
+    await c.ready;
+    // The SDK still has the dispatch this server hands plain requests to.
+    expect(c.transport.onrequest).toBeFunction();
+    const dispatched: unknown[] = [];
+    const dispatch = c.transport.onrequest;
+    c.transport.onrequest = (request) => {
+      dispatched.push(request.id);
+      dispatch?.(request);
+    };
+    c.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })}\n`);
+    c.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { _meta: { progressToken: 1 } } })}\n`,
+    );
+    c.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "no/such" })}\n`);
+    const got = await c.until(3);
+    expect(dispatched).toEqual([1, 3]);
+    expect(got.find((r) => r.id === 1)).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(got.find((r) => r.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    expect(got.find((r) => r.id === 3)).toMatchObject({ error: { code: -32601 } });
   });
 
   test("end of input closes the session; a broken stdout closes it too", async () => {
