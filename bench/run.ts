@@ -55,6 +55,8 @@ interface Settings {
   coldRuns: number;
   calls: number;
   warmup: number;
+  /** Untimed calls of every server subject before the first block: per-call figures are steady state. */
+  preheat: number;
   peerCalls: number;
   networkRepeats: number;
   networkSessions: number;
@@ -91,8 +93,8 @@ if (flags.help) {
 }
 
 const settings: Settings = flags.quick
-  ? { coldRuns: 8, calls: 60, warmup: 10, peerCalls: 20, networkRepeats: 3, networkSessions: 3 }
-  : { coldRuns: 20, calls: 500, warmup: 20, peerCalls: 100, networkRepeats: 10, networkSessions: 9 };
+  ? { coldRuns: 8, calls: 60, warmup: 10, preheat: 30, peerCalls: 20, networkRepeats: 3, networkSessions: 3 }
+  : { coldRuns: 20, calls: 500, warmup: 20, preheat: 300, peerCalls: 100, networkRepeats: 10, networkSessions: 9 };
 
 const figures: Figure[] = [];
 const targets: TargetResult[] = [];
@@ -210,14 +212,18 @@ interface CallSubject {
   server?: StdioServer;
   /** Run only every `every`-th iteration (slow subjects that are not the point of the table). */
   every?: number;
+  /** Untimed calls before any block runs, instead of the settings' `preheat`. */
+  preheat?: number;
 }
 
 /** Size in bytes of the last reply of each tool call, by subject key. */
 const replyBytes = new Map<string, number>();
 
 /**
- * Runs each block on its own: every iteration calls the block's subjects once, in order, and the
- * first `warmup` iterations are dropped; samples of a key that appears in several blocks (the
+ * First every server subject is called `preheat` times, untimed, so that the figures are the
+ * steady state a long session sees rather than the JIT warming up (which the first block measured
+ * would otherwise pay for alone). Then each block runs on its own: every iteration calls the
+ * block's subjects once, in order, and the first `warmup` iterations are dropped; samples of a key that appears in several blocks (the
  * floors) are pooled. A block is one subject after the floors' calls, so each timed call starts
  * from the same state — right after another process ran — and a call is charged for its own
  * garbage and cache misses, never for those a different tool left behind. A server that was idle
@@ -227,6 +233,15 @@ const replyBytes = new Map<string, number>();
 async function interleave(blocks: CallSubject[][], warmup: number, iterations: number, label: string) {
   const samples = new Map<string, number[]>(blocks.flat().map((s) => [s.key, []]));
   const started = performance.now();
+  // A server's code reaches its optimised tiers over its first hundreds of calls; without this the
+  // first tool measured would also pay for warming up what the others then share.
+  const preheated = new Set<string>();
+  for (const subject of blocks.flat()) {
+    if (subject.server === undefined || preheated.has(subject.key)) continue;
+    preheated.add(subject.key);
+    for (let i = 0; i < (subject.preheat ?? settings.preheat); i++) await subject.run();
+  }
+  log(`  ${label}: preheated ${preheated.size} subjects (${Math.round(performance.now() - started)} ms)`);
   for (const [index, subjects] of blocks.entries()) {
     for (let i = 0; i < warmup + iterations; i++) {
       let awake: StdioServer | undefined;
@@ -593,6 +608,7 @@ async function main(): Promise<void> {
           afterFloors({
             key: TREE_DRAWN_ANEW,
             server: tw,
+            preheat: Math.min(settings.preheat, 50),
             run: () => {
               flip = !flip;
               if (flip) writeFileSync(extraBranch, `${r.commit}\n`);
