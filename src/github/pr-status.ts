@@ -115,6 +115,11 @@ export async function getPrStatus(call: GitHubCall, number: number): Promise<Res
   const pr = await prRequest;
   if (!pr.ok) {
     siblings.abort();
+    // Asked alongside, the PR may have been stopped by its reviews' failure: report that one.
+    const reviews = early !== null && isCancelled(pr.error) ? await early.reviews : null;
+    if (reviews !== null && !reviews.ok && !isPartial(reviews.error) && !isCancelled(reviews.error)) {
+      return err(reviews.error);
+    }
     return pr;
   }
   const sha = pr.value.data.head.sha;

@@ -186,6 +186,18 @@ describe("get_pr_status", () => {
     expect(fake.requests.filter((request) => request.path.includes(SHA))).toHaveLength(0);
   });
 
+  test("asked together with the PR, a fatal failure of its reviews is what the call reports", async () => {
+    seed();
+    const { ctx } = context();
+    expectOk(await callTool("get_pr_status", ARGS, ctx));
+    fake.inject("GET", "/repos/octo/r/pulls/12/reviews", { status: 401, body: { message: "Bad credentials" } });
+    fake.inject("GET", "/repos/octo/r/pulls/12", { status: 200, body: {}, delayMs: 1000 });
+    const started = performance.now();
+    const error = expectErr(await callTool("get_pr_status", ARGS, ctx));
+    expect(error.code).toBe("credentials_invalid");
+    expect(performance.now() - started).toBeLessThan(800);
+  });
+
   test("every page of every list, later pages in parallel", async () => {
     fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA });
     const data = fake.repo("octo", "r");
