@@ -1,6 +1,7 @@
 /**
  * The compiled binary the end-to-end tests drive, so they test exactly what users install. Built
- * once per test run (all test files share one process); TWIG_MCP_BIN points at a prebuilt one.
+ * once per test run (all test files share one process), by the preload in test/support/prebuild.ts;
+ * TWIG_MCP_BIN points at a prebuilt one.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
