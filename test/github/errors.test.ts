@@ -13,7 +13,8 @@ afterAll(async () => {
   await fake.stop();
   cleanupTemp();
 });
-afterEach(() => {
+afterEach(async () => {
+  await fake.settled();
   fake.reset();
   fake.repos.clear();
   fake.latencyMs = 0;

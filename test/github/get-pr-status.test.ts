@@ -12,7 +12,9 @@ afterAll(async () => {
   await fake.stop();
   cleanupTemp();
 });
-afterEach(() => {
+afterEach(async () => {
+  // A test that ends with a cancelled call may still have requests arriving.
+  await fake.settled();
   fake.reset();
   fake.repos.clear();
   fake.latencyMs = 0;

@@ -227,6 +227,7 @@ export class FakeGitHub {
   #routes: Route[] = [];
   #injections: Injection[] = [];
   #inFlight = 0;
+  #lastArrival = 0;
   #maxInFlight = 0;
 
   constructor(options: FakeGitHubOptions = {}) {
@@ -255,6 +256,15 @@ export class FakeGitHub {
   async stop(): Promise<void> {
     await this.#server?.stop(true);
     this.#server = null;
+  }
+
+  /**
+   * Resolves once no request has arrived for `quietMs`. A call the client cancelled can still have
+   * requests on their way; a test that waits here before the next one starts keeps them out of the
+   * next test's counts. (Requests still being served were recorded on arrival and count for no one.)
+   */
+  async settled(quietMs = 15): Promise<void> {
+    while (performance.now() - this.#lastArrival < quietMs) await Bun.sleep(quietMs);
   }
 
   reset(): void {
@@ -307,6 +317,7 @@ export class FakeGitHub {
 
   async #handle(request: Request): Promise<Response> {
     const startedAt = performance.now();
+    this.#lastArrival = startedAt;
     this.#inFlight++;
     this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
     const url = new URL(request.url);
