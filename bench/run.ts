@@ -1013,32 +1013,34 @@ async function main(): Promise<void> {
 }
 
 function reportNetwork(n: NetworkFigures): void {
-  const rows = [n.github, n.jira].map((c) => [
-    c.tool,
+  const calls = [...n.github, n.jira];
+  const rows = calls.map((c) => [
+    c.label,
     formatMs(c.firstMs),
     (c.firstMs / n.latencyMs).toFixed(2),
     String(c.firstRequests),
     formatMs(c.repeatMs),
     (c.repeatMs / n.latencyMs).toFixed(2),
     String(c.repeatRequests),
-    c.tool === "get_pr_status" ? `${c.repeatNotModified} of ${c.repeatRequests}` : "–",
+    c.repeatNotModified === null ? "–" : `${c.repeatNotModified} of ${c.repeatRequests}`,
     c.maxConcurrency === null ? "–" : String(c.maxConcurrency),
   ]);
   section(
     `Network tools against the fake servers (${n.latencyMs} ms injected per request)`,
-    ["tool", "first ms", "first RTs", "requests", "repeat ms", "repeat RTs", "requests", "304s", "max in flight"],
+    ["call", "first ms", "first RTs", "requests", "repeat ms", "repeat RTs", "requests", "304s", "max in flight"],
     rows,
     ["left", "right", "right", "right", "right", "right", "right", "right", "right"],
     [
       "RTs = wall time ÷ injected latency. First: a session's first call after initialize and tools/list (module",
-      `loading, Jira's serverInfo probe), median over ${n.github.firstSessions} fresh sessions; repeat: median of the repeated calls`,
-      "in the last session (GitHub answers 304 to the cached ETags).",
+      `loading, Jira's serverInfo probe), median over ${n.jira.firstSessions} fresh sessions per call; repeat: median of the`,
+      "repeated calls in the last session (GitHub answers 304 to the cached ETags). On the pushed branch, the clone's",
+      "remote-tracking ref names the PR's head before GitHub does, so the first call asks for everything at once.",
     ],
   );
-  for (const c of [n.github, n.jira]) {
+  for (const c of calls) {
     record({
       figure: "network",
-      subject: c.tool,
+      subject: c.label,
       value: round(c.repeatMs / n.latencyMs),
       unit: "round trips",
       first_ms: round(c.firstMs),
@@ -1048,14 +1050,18 @@ function reportNetwork(n: NetworkFigures): void {
       repeat_ms: round(c.repeatMs),
       repeat_requests: c.repeatRequests,
       repeat_not_modified: c.repeatNotModified,
+      max_in_flight: c.maxConcurrency,
       latency_ms: n.latencyMs,
     });
   }
-  const worst = Math.max(n.github.firstMs, n.github.repeatMs) / n.latencyMs;
+  // Judged on the call that can guess nothing from a clone: the slowest way to ask.
+  const [byNumber] = n.github;
+  if (byNumber === undefined) return;
+  const worst = Math.max(byNumber.firstMs, byNumber.repeatMs) / n.latencyMs;
   target(
     "get_pr_status ≤ 2.3 round trips (first and repeated call)",
     worst <= 2.3,
-    `first ${(n.github.firstMs / n.latencyMs).toFixed(2)}, repeat ${(n.github.repeatMs / n.latencyMs).toFixed(2)}`,
+    `first ${(byNumber.firstMs / n.latencyMs).toFixed(2)}, repeat ${(byNumber.repeatMs / n.latencyMs).toFixed(2)}`,
   );
 }
 

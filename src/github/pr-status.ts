@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { ToolError } from "../errors.ts";
 import { err, ok, type Result } from "../result.ts";
+import type { CloneHeads } from "./head-guess.ts";
 import { fetchPages, type Pages } from "./pagination.ts";
 import { BODY_LIMIT_SINGLE, type PullRequest, PullRequestPayload, toPullRequest } from "./pull-request.ts";
 import { type GitHubCall, githubGet } from "./request.ts";
@@ -76,18 +77,30 @@ const MAX_ITEMS = 1000;
 
 /**
  * The PR, then — in parallel, every page — its reviews, the check runs and the legacy combined
- * status of its head commit: two round trips when each list fits on one page. When this PR was
- * asked about before, its head commit is probably unchanged, so all four are asked at once (one
- * round trip); the PR then confirms the commit, and if it moved on, the two commit lists are asked
- * again for the new one and the guessed ones are dropped. A 403/404 on one of the three lists (a
- * fine-grained token without Checks access, say) leaves that list empty and says so in
- * `unavailable`; any other failure fails the call and stops the sibling requests.
+ * status of its head commit: two round trips when each list fits on one page. When the head commit
+ * can be guessed, all four are asked at once (one round trip); the PR then confirms the commit, and
+ * if it is another, the two commit lists are asked again for it and the guessed ones are dropped.
+ * The guess is the head GitHub gave when this PR was last asked about, unless the clone's
+ * remote-tracking ref for the PR's branch moved since (a push or fetch): then that ref. With
+ * neither, the clone's local branch.
+ * A 403/404 on one of the three lists (a fine-grained token without Checks access, say) leaves
+ * that list empty and says so in `unavailable`; any other failure fails the call and stops the
+ * sibling requests.
  */
-export async function getPrStatus(call: GitHubCall, number: number): Promise<Result<PrStatus>> {
+export async function getPrStatus(
+  call: GitHubCall,
+  number: number,
+  clone: CloneHeads = { tracking: null, local: null },
+): Promise<Result<PrStatus>> {
   const { owner, repo } = call.target;
   const heads = lastHeads(call.connection.octokit);
   const headKey = `${owner}/${repo}#${number}`.toLowerCase();
-  const guess = heads.get(headKey);
+  const seen = heads.get(headKey);
+  // GitHub's last answer stands until the remote-tracking ref moves (a push or fetch since).
+  const guess =
+    seen !== undefined && seen.tracking === clone.tracking
+      ? seen.sha
+      : (clone.tracking ?? seen?.sha ?? clone.local ?? undefined);
 
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
@@ -123,7 +136,7 @@ export async function getPrStatus(call: GitHubCall, number: number): Promise<Res
     return pr;
   }
   const sha = pr.value.data.head.sha;
-  remember(heads, headKey, sha);
+  remember(heads, headKey, { sha, tracking: clone.tracking });
   let commit: ReturnType<typeof commitLists>;
   if (early !== null && guess === sha) {
     commit = early.commit;
@@ -216,11 +229,18 @@ function commitLists(call: GitHubCall, sha: string) {
   };
 }
 
-/** PRs' head commits as last seen, per GitHub client (one per API root and token), for the guess above. */
+/**
+ * PRs' head commits as GitHub last gave them, with the clone's remote-tracking ref at that moment,
+ * per GitHub client (one per API root and token), for the guess above.
+ */
+interface SeenHead {
+  sha: string;
+  tracking: string | null;
+}
 const HEADS_KEPT = 256;
-const headsByClient = new WeakMap<object, Map<string, string>>();
+const headsByClient = new WeakMap<object, Map<string, SeenHead>>();
 
-function lastHeads(client: object): Map<string, string> {
+function lastHeads(client: object): Map<string, SeenHead> {
   let heads = headsByClient.get(client);
   if (heads === undefined) {
     heads = new Map();
@@ -229,9 +249,9 @@ function lastHeads(client: object): Map<string, string> {
   return heads;
 }
 
-function remember(heads: Map<string, string>, key: string, sha: string): void {
+function remember(heads: Map<string, SeenHead>, key: string, seen: SeenHead): void {
   heads.delete(key);
-  heads.set(key, sha);
+  heads.set(key, seen);
   if (heads.size > HEADS_KEPT) {
     const oldest = heads.keys().next().value;
     if (oldest !== undefined) heads.delete(oldest);

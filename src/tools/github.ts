@@ -3,6 +3,7 @@ import type { Context } from "../context.ts";
 import { connectGitHub } from "../github/client.ts";
 import { resolvePrNumber } from "../github/default-pr.ts";
 import { getPullRequest } from "../github/get-pull-request.ts";
+import { guessHeadFromClone } from "../github/head-guess.ts";
 import { listPullRequests } from "../github/list-pull-requests.ts";
 import { getPrStatus } from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
@@ -205,7 +206,8 @@ const getPrStatusTool = defineTool({
     if (!call.ok) return call;
     const number = await resolvePrNumber(ctx, args.pr_number);
     if (!number.ok) return number;
-    return getPrStatus(call.value, number.value);
+    const clone = await guessHeadFromClone(ctx, call.value.target, number.value);
+    return getPrStatus(call.value, number.value, clone);
   },
 });
 

@@ -1,7 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
+import { ok } from "../../src/result.ts";
 import { checkRunPayload, commitStatusPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
-import { callTool, cleanupTemp, expectErr, expectOk, makeContext, TOKEN, tool } from "./helpers.ts";
+import {
+  callTool,
+  cleanupTemp,
+  expectErr,
+  expectOk,
+  git,
+  makeContext,
+  makeRepo,
+  stateWith,
+  TOKEN,
+  tool,
+} from "./helpers.ts";
 
 let fake: FakeGitHub;
 
@@ -288,5 +300,112 @@ describe("get_pr_status", () => {
     expect(second).toEqual(first);
     expect(fake.requests.map((r) => r.status)).toEqual([304, 304, 304, 304]);
     for (const request of fake.requests) expect(request.headers["if-none-match"]).toBeDefined();
+  });
+});
+
+describe("get_pr_status: the head commit guessed from the clone", () => {
+  /** A clone of octo/r whose `feature/x` is linked to PR 12; `pushed` is its commit, made the PR's head. */
+  function clone(remoteUrl = "git@github.com:octo/r.git") {
+    const repo = makeRepo({
+      branch: "feature/x",
+      remotes: [["origin", remoteUrl]],
+      state: stateWith({ "feature/x": 12 }),
+    });
+    const pushed = git(repo, "rev-parse", "HEAD");
+    git(repo, "update-ref", "refs/remotes/origin/feature/x", pushed);
+    fake.addPull({ owner: "octo", repo: "r", number: 12, head: "feature/x", headSha: pushed });
+    const { ctx } = makeContext({ env: { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN }, repo: ok(repo) });
+    return { repo, pushed, ctx };
+  }
+
+  /** A new commit on the clone's current branch; returns its id. */
+  function commit(repo: string): string {
+    git(repo, "commit", "-q", "--allow-empty", "-m", "more");
+    return git(repo, "rev-parse", "HEAD");
+  }
+
+  /** Every commit whose check runs or statuses the last call asked for. */
+  function askedCommits(): string[] {
+    const shas = fake.requests
+      .map((r) => /\/commits\/([0-9a-f]{40})\//.exec(r.path)?.[1])
+      .filter((s) => s !== undefined);
+    return [...new Set(shas)].sort();
+  }
+
+  /** Whether all four requests started before any of them finished: one round trip. */
+  function oneRoundTrip(): boolean {
+    const firstDone = Math.min(...fake.requests.map((r) => r.finishedAt || Number.POSITIVE_INFINITY));
+    return fake.requests.length === 4 && fake.requests.every((r) => r.startedAt < firstDone);
+  }
+
+  test("a session's first call asks for the pushed commit's lists with the PR: one round trip", async () => {
+    const { pushed, ctx } = clone();
+    fake.latencyMs = 30;
+    const data = expectOk(await callTool("get_pr_status", {}, ctx));
+    expect((data.pull_request as { head_sha: string }).head_sha).toBe(pushed);
+    expect(oneRoundTrip()).toBe(true);
+    expect(askedCommits()).toEqual([pushed]);
+  });
+
+  test("without a remote-tracking ref the local branch is the guess", async () => {
+    const { repo, pushed, ctx } = clone();
+    git(repo, "update-ref", "-d", "refs/remotes/origin/feature/x");
+    fake.latencyMs = 30;
+    expectOk(await callTool("get_pr_status", { pr_number: 12 }, ctx));
+    expect(oneRoundTrip()).toBe(true);
+    expect(askedCommits()).toEqual([pushed]);
+  });
+
+  test("a wrong guess (commits not pushed yet) costs two requests and changes nothing in the answer", async () => {
+    const { repo, pushed, ctx } = clone();
+    git(repo, "update-ref", "-d", "refs/remotes/origin/feature/x");
+    const unpushed = commit(repo);
+    const data = expectOk(await callTool("get_pr_status", {}, ctx));
+    expect((data.pull_request as { head_sha: string }).head_sha).toBe(pushed);
+    expect(askedCommits()).toEqual([pushed, unpushed].sort());
+    expect(fake.requests).toHaveLength(6);
+    // The same question from a context that guesses nothing gets the same answer.
+    const { ctx: plain } = context();
+    expect(expectOk(await callTool("get_pr_status", ARGS, plain))).toEqual(data);
+  });
+
+  test("GitHub's last answer stands until the remote-tracking ref moves", async () => {
+    const { repo, pushed, ctx } = clone();
+    // Someone else pushed to the PR; this clone has not fetched.
+    const elsewhere = commit(repo);
+    git(repo, "reset", "-q", "--hard", pushed);
+    fake.addPull({ owner: "octo", repo: "r", number: 12, head: "feature/x", headSha: elsewhere });
+    fake.latencyMs = 30;
+    expectOk(await callTool("get_pr_status", {}, ctx));
+    expect(askedCommits()).toEqual([pushed, elsewhere].sort());
+    fake.reset();
+    expectOk(await callTool("get_pr_status", {}, ctx));
+    expect(askedCommits()).toEqual([elsewhere]);
+    expect(oneRoundTrip()).toBe(true);
+    // A push (or fetch) moves the ref: it is the better guess now.
+    const next = commit(repo);
+    git(repo, "update-ref", "refs/remotes/origin/feature/x", next);
+    fake.addPull({ owner: "octo", repo: "r", number: 12, head: "feature/x", headSha: next });
+    fake.reset();
+    expectOk(await callTool("get_pr_status", {}, ctx));
+    expect(askedCommits()).toEqual([next]);
+    expect(oneRoundTrip()).toBe(true);
+  });
+
+  test("no guess for a PR of another repository, or one twig links to no branch", async () => {
+    const { ctx } = clone("https://github.com/octo/other.git");
+    fake.addPull({ owner: "octo", repo: "other", number: 12, headSha: SHA });
+    for (const args of [ARGS, { pr_number: 12 }]) {
+      fake.reset();
+      expectOk(await callTool("get_pr_status", args, ctx));
+      const [pr, ...rest] = fake.requests;
+      for (const request of rest) expect(request.startedAt).toBeGreaterThanOrEqual((pr?.finishedAt ?? 0) - 1);
+    }
+    const linked = clone();
+    fake.addPull({ owner: "octo", repo: "r", number: 13, headSha: SHA });
+    fake.reset();
+    expectOk(await callTool("get_pr_status", { pr_number: 13 }, linked.ctx));
+    expect(askedCommits()).toEqual([SHA]);
+    expect(fake.requests).toHaveLength(4);
   });
 });
