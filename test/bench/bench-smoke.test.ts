@@ -2,11 +2,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { measureNetwork } from "../../bench/lib/network.ts";
 import { type GeneratedRepo, generateRepo, gitEnv, planBranches, ROOTS } from "../../bench/lib/repo-gen.ts";
 import { growthExponent, median, percentile, summarize } from "../../bench/lib/stats.ts";
 import { formatBytes, formatMarkdownTable, formatMs, formatRatio, formatTable } from "../../bench/lib/table.ts";
+import { binaryPath } from "../support/binary.ts";
 
-/** The bench's pure helpers and its repository generator; no timings are asserted here. */
+/** The bench's pure helpers, its repository generator and floors, and its network set-up; no timings are asserted here. */
 
 describe("stats", () => {
   test("percentile interpolates between the nearest ranks", () => {
@@ -166,4 +168,39 @@ describe("floor (a)", () => {
       `{"jsonrpc":"2.0","id":"b","result":${result}}`,
     ]);
   });
+});
+
+describe("network figures", () => {
+  const home = mkdtempSync(join(tmpdir(), "twig-mcp-net-home-"));
+  const outside = mkdtempSync(join(tmpdir(), "twig-mcp-net-cwd-"));
+  afterAll(() => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  // Structural, not timed: with 100 ms per request, two requests one after the other cannot take
+  // less than 200 ms, and one round of parallel requests takes well under that.
+  test("get_pr_status from the PR's pushed branch asks everything at once; by number, in two rounds", async () => {
+    const latencyMs = 100;
+    const figures = await measureNetwork({
+      binary: await binaryPath(),
+      cwd: outside,
+      env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
+      latencyMs,
+      repeats: 1,
+      sessions: 1,
+    });
+    const [byNumber, pushed] = figures.github;
+    expect(byNumber?.firstRequests).toBe(4);
+    expect(byNumber?.firstMs).toBeGreaterThanOrEqual(2 * latencyMs);
+    expect(pushed?.firstRequests).toBe(4);
+    expect(pushed?.firstMs).toBeLessThan(2 * latencyMs);
+    // Repeated, both know the head: one round, and GitHub answers every request 304.
+    for (const call of figures.github) {
+      expect(call.repeatMs).toBeLessThan(2 * latencyMs);
+      expect(call.repeatNotModified).toBe(4);
+    }
+    expect(figures.jira.firstRequests).toBe(2);
+    expect(figures.jira.repeatRequests).toBe(1);
+  }, 30_000);
 });
