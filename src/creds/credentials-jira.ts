@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import type { Context } from "../context.ts";
 import { type ToolError, toolError } from "../errors.ts";
 import { err, ok, type Result } from "../result.ts";
+import { sha256Hex } from "../sha256.ts";
 import { lookupNetrc, type NetrcEntry } from "./netrc.ts";
 
 /** How requests authenticate: e-mail/username + API token (Basic) or a Data Center personal access token. */
@@ -127,5 +127,5 @@ export function credentialIdentity(credential: JiraCredential): string {
     credential.kind === "bearer"
       ? `bearer\u0000${credential.token}`
       : `basic\u0000${credential.user}\u0000${credential.token}`;
-  return createHash("sha256").update(material).digest("hex").slice(0, 32);
+  return sha256Hex(material).slice(0, 32);
 }

@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
 import { err, ok, type Result } from "../result.ts";
+import { sha256Hex } from "../sha256.ts";
 import { apiBaseUrl, apiHostOf } from "./api-base.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { ghHostOverride } from "./hosts.ts";
@@ -67,7 +67,7 @@ async function octokitFor(
   settings: GitHubSettings,
   source: string,
 ): Promise<GitHubOctokit> {
-  const tokenId = createHash("sha256").update(token).digest("hex").slice(0, 16);
+  const tokenId = sha256Hex(token).slice(0, 16);
   const key = `github:octokit:${baseUrl}\u0000${tokenId}`;
   const existing = ctx.memo.get(key) as GitHubOctokit | undefined;
   if (existing) return existing;
