@@ -19,6 +19,7 @@ import { type GeneratedRepo, generateRepo, gitEnv } from "./lib/repo-gen.ts";
 import { growthExponent, median, type Summary, summarize } from "./lib/stats.ts";
 import { StdioServer } from "./lib/stdio-rpc.ts";
 import { type Align, formatBytes, formatMarkdownTable, formatMs, formatRatio, formatTable } from "./lib/table.ts";
+import { deferAjv } from "./variants/defer-ajv.ts";
 
 const HELP = `usage: bun run bench [--quick] [--peers] [--no-variants] [--instructions] [--keep]
 
@@ -412,8 +413,16 @@ async function main(): Promise<void> {
         entry: entry("eager-octokit.ts"),
         compile: order,
       });
+      await build("− Ajv built on first use (built at start-up, as before)", "twig-eager-ajv", {
+        entry: entry("eager-ajv.ts"),
+        compile: order,
+      });
       await build("− tools/list computed at build time (derived at start-up)", "twig-derived", {
         entry: entry("derived.ts"),
+        compile: order,
+      });
+      await build("+ Ajv not loaded at start-up (its import dropped)", "twig-defer-ajv", {
+        plugins: [deferAjv],
         compile: order,
       });
       await build("+ JIT policy 8", "twig-jit8", { compile: { ...order, jitPolicy: 8 } });
@@ -852,7 +861,8 @@ async function main(): Promise<void> {
           "current / tree: get_current_branch / get_branch_tree p50 at 1,000 branches, measured like the main session.",
           "Each variant is the shipped build with one change: − undoes a shipped step, + adds an unshipped one. The",
           "reset variant calls Bun.unsafe.setJITPolicy(1) once the tools/list reply is written; the derived variant",
-          "computes tools/list's JSON Schemas on the first request instead of using those computed at build time.",
+          "computes tools/list's JSON Schemas on the first request instead of using those computed at build time;",
+          "the Ajv variants build the SDK's Ajv validator at start-up, or drop the SDK's import of Ajv at bundle time.",
         ],
       );
     }

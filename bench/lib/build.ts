@@ -4,6 +4,7 @@
  * another entry point, so a flag added to build.ts applies to the floors too.
  */
 import { mkdirSync } from "node:fs";
+import type { BunPlugin } from "bun";
 import { compileBinary, recordStartupOrder } from "../../build.ts";
 
 export interface BuiltExecutable {
@@ -18,6 +19,8 @@ export interface BuildTweaks {
   entry?: string;
   /** Extra `compile` options (`bytecodeOrder`, `jitPolicy`, …) on top of build.ts's. */
   compile?: Record<string, unknown>;
+  /** Bundler plugins added to build.ts's. */
+  plugins?: BunPlugin[];
 }
 
 type BuildConfig = Parameters<typeof Bun.build>[0];
@@ -32,6 +35,7 @@ export async function buildExecutable(outfile: string, tweaks: BuildTweaks = {})
       ...config,
       ...(tweaks.entry ? { entrypoints: [tweaks.entry] } : {}),
       ...(tweaks.compile && typeof compile === "object" ? { compile: { ...compile, ...tweaks.compile } } : {}),
+      ...(tweaks.plugins ? { plugins: [...(config.plugins ?? []), ...tweaks.plugins] } : {}),
     } as BuildConfig;
     used = next;
     return original.call(Bun, next);
@@ -51,7 +55,7 @@ export async function buildExecutable(outfile: string, tweaks: BuildTweaks = {})
 export function describeFlags(config: BuildConfig): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(config)) {
-    if (key === "entrypoints") continue;
+    if (key === "entrypoints" || key === "plugins") continue;
     if (key === "compile" && typeof value === "object" && value !== null) {
       const inner = Object.entries(value)
         .filter(([k]) => k !== "outfile")

@@ -12,6 +12,7 @@ import type { Context } from "../context.ts";
 import { isReusableAnswer } from "../tools/reusable-answer.ts";
 import { registerCompletions } from "./completions.ts";
 import { dataJsonOf } from "./envelope.ts";
+import { LazyJsonSchemaValidator } from "./lazy-schema-validator.ts";
 import { forwardLogsToClient } from "./logging.ts";
 import { isPlainToolCall } from "./plain-shapes.ts";
 import { registerPrompts } from "./prompts.ts";
@@ -60,6 +61,7 @@ export function createMcpServer(
         ...(features.prompts || features.resources ? { completions: {} } : {}),
       },
       instructions: SERVER_INSTRUCTIONS,
+      jsonSchemaValidator: new LazyJsonSchemaValidator(),
     },
   );
   const ctx: Context = { ...baseCtx, log: forwardLogsToClient(server, baseCtx.log) };
