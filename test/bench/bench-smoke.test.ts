@@ -2,6 +2,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  costsByGroup,
+  MARKS_PREFIX,
+  type Mark,
+  packageOf,
+  parseMarks,
+  RUNTIME_START,
+} from "../../bench/lib/module-marks.ts";
 import { measureNetwork } from "../../bench/lib/network.ts";
 import { type GeneratedRepo, generateRepo, gitEnv, planBranches, ROOTS } from "../../bench/lib/repo-gen.ts";
 import { growthExponent, median, percentile, summarize } from "../../bench/lib/stats.ts";
@@ -203,4 +211,32 @@ describe("network figures", () => {
     expect(figures.jira.firstRequests).toBe(2);
     expect(figures.jira.repeatRequests).toBe(1);
   }, 30_000);
+});
+
+describe("module marks", () => {
+  test("a file in node_modules counts for its package; any other file for itself", () => {
+    expect(packageOf("/p/node_modules/zod/v3/types.js")).toBe("zod");
+    expect(packageOf("/p/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js")).toBe("@modelcontextprotocol/sdk");
+    expect(packageOf("/p/node_modules/a/node_modules/b/index.js")).toBe("b");
+    expect(packageOf("/p/src/main.ts")).toBeNull();
+  });
+
+  test("each mark is charged the time since the one before; the first interval is the runtime's", () => {
+    const marks: Mark[] = [
+      ["zod", 4],
+      ["src/git/refs.ts", 5.5],
+      ["@modelcontextprotocol/sdk", 15.5],
+      ["src/git/head.ts", 16],
+      ["src/main.ts", 17],
+    ];
+    const byDir = costsByGroup(marks, (label) => label.split("/").slice(0, 2).join("/"));
+    expect(Object.fromEntries(byDir)).toEqual({
+      [RUNTIME_START]: 4,
+      "src/git": 2,
+      "@modelcontextprotocol/sdk": 10,
+      "src/main.ts": 1,
+    });
+    expect(parseMarks(`log line\n${MARKS_PREFIX}${JSON.stringify(marks)}\n`)).toEqual(marks);
+    expect(parseMarks("no marks here\n")).toBeNull();
+  });
 });
