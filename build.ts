@@ -54,6 +54,30 @@ export async function compileBinary({ outfile, target, executablePath, bytecodeO
   }
 }
 
+/**
+ * Where a start-up run happens: a repository made by hand in `workDir` (HEAD, refs/, objects/,
+ * config: no git needed to build) and an empty home, with the environment pointing at it.
+ */
+export function startupWorld(workDir: string): { repo: string; env: Record<string, string> } {
+  const repo = join(workDir, "repo");
+  mkdirSync(join(repo, ".git", "objects"), { recursive: true });
+  mkdirSync(join(repo, ".git", "refs", "heads"), { recursive: true });
+  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(repo, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n");
+  const home = join(workDir, "home");
+  mkdirSync(home, { recursive: true });
+  return {
+    repo,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      USERPROFILE: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local", "share"),
+    },
+  };
+}
+
 /** What every client does first: the session a start-up profile is recorded from. */
 export const STARTUP_SESSION = [
   {
@@ -77,25 +101,11 @@ export const STARTUP_SESSION = [
  * `null` when the run fails: the build then goes ahead without a profile.
  */
 export async function recordStartupOrder(binary: string, workDir: string): Promise<string | null> {
-  const repo = join(workDir, "repo");
-  // A repository by hand (HEAD, refs/, objects/, config): no git needed to build.
-  mkdirSync(join(repo, ".git", "objects"), { recursive: true });
-  mkdirSync(join(repo, ".git", "refs", "heads"), { recursive: true });
-  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
-  writeFileSync(join(repo, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n");
-  const home = join(workDir, "home");
-  mkdirSync(home, { recursive: true });
+  const { repo, env } = startupWorld(workDir);
   const profile = join(workDir, "startup.order");
   const proc = Bun.spawn([binary], {
     cwd: repo,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      USERPROFILE: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      XDG_DATA_HOME: join(home, ".local", "share"),
-      BUN_BYTECODE_ORDER_OUT: profile,
-    },
+    env: { ...env, BUN_BYTECODE_ORDER_OUT: profile },
     stdin: new TextEncoder().encode(`${STARTUP_SESSION.map((m) => JSON.stringify(m)).join("\n")}\n`),
     stdout: "pipe",
     stderr: "ignore",

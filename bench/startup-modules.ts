@@ -6,9 +6,10 @@
  * `initialize` and `tools/list` in a small repository, and prints the median cost per package and
  * per source directory. The marks add a few microseconds per module; the point is the shares.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { startupWorld } from "../build.ts";
 import { buildProfiled } from "./lib/build.ts";
 import { costsByGroup, type Mark, moduleMarksPlugin, parseMarks, RUNTIME_START } from "./lib/module-marks.ts";
 import { median } from "./lib/stats.ts";
@@ -32,15 +33,8 @@ try {
   const binary = join(work, "twig-mcp-marked");
   await buildProfiled(binary, { plugins: [moduleMarksPlugin(ROOT, ENTRY)] });
 
-  // A repository by hand (no git needed), as the start-up profile is recorded in.
-  const repo = join(work, "repo");
-  mkdirSync(join(repo, ".git", "objects"), { recursive: true });
-  mkdirSync(join(repo, ".git", "refs", "heads"), { recursive: true });
-  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
-  writeFileSync(join(repo, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n");
-  const home = join(work, "home");
-  mkdirSync(home, { recursive: true });
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+  // The world the start-up profile is recorded in.
+  const { repo, env } = startupWorld(work);
 
   console.error(`starting it ${runs} times…`);
   const perRun: Array<{ marks: Mark[]; initMs: number; listMs: number }> = [];
