@@ -8,7 +8,7 @@ import { listLocalBranches } from "../git/refs.ts";
 import { type LiveWorktree, listLinkedWorktrees } from "../git/worktrees.ts";
 import { err, ok, type Result } from "../result.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
-import { branchSet, buildBranchGraph, rootCandidates } from "../twig/graph.ts";
+import { branchSet, buildBranchGraph, configuredRoots, rootCandidates } from "../twig/graph.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 import { buildTree, renderTreeText, TREE_NODE_BUDGET, type TreeNode, TreeNodeSchema } from "../twig/tree.ts";
@@ -156,10 +156,9 @@ const getBranchTree = defineTool({
     const opened = await openWorkspace(ctx);
     if (!opened.ok) return opened;
     const workspace = opened.value;
-    const [local, state, head] = await Promise.all([
+    const [local, state] = await Promise.all([
       listLocalBranches(workspace.repo, ctx.files),
       loadState(ctx, workspace.workTree),
-      currentBranch(ctx, workspace),
     ]);
     if (!local.ok) return local;
     if (!state.ok) return state;
@@ -168,7 +167,12 @@ const getBranchTree = defineTool({
         toolError("not_found", "No branches found in repository", "Commit to a branch first; twig works on branches."),
       );
     }
-    const current = head.ok ? head.value.branch : null;
+    // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
+    let current: string | null = null;
+    if (branch === undefined && configuredRoots(local.value, state.value).length === 0) {
+      const head = await currentBranch(ctx, workspace);
+      current = head.ok ? head.value.branch : null;
+    }
     let roots: readonly string[];
     if (branch !== undefined) {
       if (!branchSet(local.value).has(branch)) {

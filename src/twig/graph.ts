@@ -99,10 +99,15 @@ export function branchSet(localBranches: readonly string[]): ReadonlySet<string>
  * that exist, else the checked-out branch, else the first branch.
  */
 export function rootCandidates(sorted: readonly string[], state: TwigState, current: string | null): string[] {
+  const configured = configuredRoots(sorted, state);
+  if (configured.length > 0) return configured;
+  if (current !== null && branchSet(sorted).has(current)) return [current];
+  return sorted.length > 0 ? [sorted[0] as string] : [];
+}
+
+/** The configured roots that exist, in twig's order: when there are any, the checked-out branch does not matter. */
+export function configuredRoots(sorted: readonly string[], state: TwigState): string[] {
   const nodes = branchSet(sorted);
   // twig repeats a root listed twice in a hand-edited file; one tree per root is what is meant.
-  const configured = [...new Set(state.roots.map((root) => root.branch))].filter((branch) => nodes.has(branch));
-  if (configured.length > 0) return configured;
-  if (current !== null && nodes.has(current)) return [current];
-  return sorted.length > 0 ? [sorted[0] as string] : [];
+  return [...new Set(state.roots.map((root) => root.branch))].filter((branch) => nodes.has(branch));
 }

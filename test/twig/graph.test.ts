@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { sortBytewise } from "../../src/git/bytewise.ts";
-import { buildBranchGraph } from "../../src/twig/graph.ts";
+import { buildBranchGraph, configuredRoots, rootCandidates } from "../../src/twig/graph.ts";
 import { parseStateBytes, type TwigState } from "../../src/twig/state.ts";
 import { buildTree, renderTreeText } from "../../src/twig/tree.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT } from "../support/fixtures.ts";
@@ -61,6 +61,14 @@ describe("buildBranchGraph and renderTreeText", () => {
     const graph = buildBranchGraph(["main", "x"], s, null);
     expect(graph.childrenOf("main")).toEqual([]);
     expect(graph.rootCandidates).toEqual(["main"]);
+  });
+
+  test("configured roots that exist, once each in file order; none means the checked-out branch decides", () => {
+    const s = state({ root_branches: roots(["main", false], ["gone", true], ["develop", false], ["main", false]) });
+    expect(configuredRoots(["develop", "main", "x"], s)).toEqual(["main", "develop"]);
+    expect(configuredRoots(["x"], s)).toEqual([]);
+    expect(rootCandidates(["x", "y"], s, "y")).toEqual(["y"]);
+    expect(rootCandidates(["develop", "main"], s, "develop")).toEqual(["main", "develop"]);
   });
 
   test("without roots the current branch, else the smallest name, is the candidate", () => {
