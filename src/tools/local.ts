@@ -167,12 +167,7 @@ const getBranchTree = defineTool({
         toolError("not_found", "No branches found in repository", "Commit to a branch first; twig works on branches."),
       );
     }
-    // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
     let current: string | null = null;
-    if (branch === undefined && configuredRoots(local.value, state.value).length === 0) {
-      const head = await currentBranch(ctx, workspace);
-      current = head.ok ? head.value.branch : null;
-    }
     let roots: readonly string[];
     if (branch !== undefined) {
       if (!branchSet(local.value).has(branch)) {
@@ -186,7 +181,13 @@ const getBranchTree = defineTool({
       }
       roots = [branch];
     } else {
-      roots = rootCandidates(local.value, state.value, current);
+      roots = configuredRoots(local.value, state.value);
+      // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
+      if (roots.length === 0) {
+        const head = await currentBranch(ctx, workspace);
+        current = head.ok ? head.value.branch : null;
+        roots = rootCandidates(local.value, state.value, current);
+      }
     }
     const previous = drawnTrees.get(state.value);
     if (previous !== undefined && sameNames(previous.roots, roots) && sameNames(previous.local, local.value)) {
