@@ -14,6 +14,7 @@ import { measureNetwork } from "../../bench/lib/network.ts";
 import { type GeneratedRepo, generateRepo, gitEnv, planBranches, ROOTS } from "../../bench/lib/repo-gen.ts";
 import { growthExponent, median, percentile, summarize } from "../../bench/lib/stats.ts";
 import { formatBytes, formatMarkdownTable, formatMs, formatRatio, formatTable } from "../../bench/lib/table.ts";
+import { outOfReach, type TargetResult, targetLines, targetSummary } from "../../bench/lib/targets.ts";
 import { binaryPath } from "../support/binary.ts";
 
 /** The bench's pure helpers, its repository generator and floors, and its network set-up; no timings are asserted here. */
@@ -79,6 +80,57 @@ describe("table", () => {
     expect(formatMs(Number.NaN)).toBe("–");
     expect([1.066, 25.4].map(formatRatio)).toEqual(["1.07×", "25.4×"]);
     expect([812, 18626, 5 * 1024 * 1024].map(formatBytes)).toEqual(["812 B", "18.2 KB", "5.0 MB"]);
+  });
+});
+
+describe("targets", () => {
+  const met: TargetResult = { name: "get_current_branch p50 ≤ 1.5× floor (b) at 1000", pass: true, measured: "1.26×" };
+  const missed: TargetResult = {
+    name: "get_worktrees p50 ≤ 1.5× floor (b) at 1000",
+    pass: false,
+    measured: "1.67×",
+    limit: 1.5,
+  };
+  const reachable: TargetResult = {
+    name: "get_branch_tree p50 ≤ 2.0× floor (a) at 1000",
+    pass: false,
+    measured: "2.40×",
+    limit: 2.0,
+    floor: { ratio: 1.9, what: "floor (a) writing its 246.3 KB reply alone" },
+  };
+  const beyond: TargetResult = {
+    name: "list_branches p50 ≤ 1.5× floor (b) at 1000",
+    pass: false,
+    measured: "2.25×",
+    limit: 1.5,
+    floor: { ratio: 1.857, what: "floor (a) writing its 245.3 KB reply alone" },
+  };
+
+  test("a miss is out of reach only when its floor alone is over the line", () => {
+    expect([met, missed, reachable, beyond].map(outOfReach)).toEqual([false, false, false, true]);
+    // A floor over the line cannot make a met target out of reach.
+    expect(outOfReach({ ...beyond, pass: true })).toBe(false);
+    expect(outOfReach({ ...beyond, limit: undefined })).toBe(false);
+  });
+
+  test("lines pad the names to one column and name the floor of an unreachable miss", () => {
+    const lines = targetLines([met, beyond, missed]);
+    expect(lines[0]).toBe("PASS  get_current_branch p50 ≤ 1.5× floor (b) at 1000  1.26×");
+    expect(lines[1]).toBe(
+      "MISS  list_branches p50 ≤ 1.5× floor (b) at 1000       2.25×; out of reach: floor (a) writing its 245.3 KB reply alone is 1.86×",
+    );
+    expect(lines[2]).toBe("MISS  get_worktrees p50 ≤ 1.5× floor (b) at 1000       1.67×");
+    expect(targetLines([reachable])[0]?.endsWith("2.40×")).toBe(true);
+  });
+
+  test("the summary counts the misses out of reach", () => {
+    expect(targetSummary([met, missed])).toBe("1 of 2 met");
+    expect(targetSummary([met, missed, beyond])).toBe(
+      "1 of 3 met; 1 of the 2 missed is out of reach (a floor measured in this run is over the line)",
+    );
+    expect(targetSummary([beyond, { ...beyond, name: "x" }])).toBe(
+      "0 of 2 met; 2 of the 2 missed are out of reach (a floor measured in this run is over the line)",
+    );
   });
 });
 
