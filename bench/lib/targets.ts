@@ -23,9 +23,15 @@ export interface TargetResult {
   floor?: TargetFloor;
 }
 
+/** The floor of a missed target when that floor alone is over its line, else `undefined`. */
+export function floorOverLine(target: TargetResult): TargetFloor | undefined {
+  const { pass, floor, limit } = target;
+  return !pass && floor !== undefined && limit !== undefined && floor.ratio > limit ? floor : undefined;
+}
+
 /** A missed target whose measured floor alone is over its line: out of any server's reach in this run. */
 export function outOfReach(target: TargetResult): boolean {
-  return !target.pass && target.floor !== undefined && target.limit !== undefined && target.floor.ratio > target.limit;
+  return floorOverLine(target) !== undefined;
 }
 
 /** One line per target: `PASS`/`MISS`, the name padded to a column, what was measured, and a floor over the line. */
@@ -33,11 +39,12 @@ export function targetLines(targets: readonly TargetResult[]): string[] {
   const width = Math.max(0, ...targets.map((x) => x.name.length));
   return targets.map((x) => {
     const line = `${x.pass ? "PASS" : "MISS"}  ${x.name.padEnd(width)}  ${x.measured}`;
-    return outOfReach(x) && x.floor ? `${line}; out of reach: ${x.floor.what} is ${formatRatio(x.floor.ratio)}` : line;
+    const floor = floorOverLine(x);
+    return floor ? `${line}; out of reach: ${floor.what} is ${formatRatio(floor.ratio)}` : line;
   });
 }
 
-/** "24 of 32 met; 4 of the 8 missed are out of reach (their floor alone is over the line)". */
+/** "24 of 32 met; 4 of the 8 missed are out of reach (a floor measured in this run is over the line)". */
 export function targetSummary(targets: readonly TargetResult[]): string {
   const met = targets.filter((x) => x.pass).length;
   const missed = targets.length - met;
