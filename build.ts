@@ -16,10 +16,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pkg from "./package.json" with { type: "json" };
+import { err, ok, type Result } from "./src/core/result.ts";
 import { buildRelease } from "./src/packaging/release.ts";
 import { fetchRuntime } from "./src/packaging/runtime.ts";
 import { selectTargets, TARGETS, type Target } from "./src/packaging/targets.ts";
-import { err, ok, type Result } from "./src/result.ts";
 
 export interface BuildOptions {
   outfile: string;

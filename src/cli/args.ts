@@ -1,4 +1,4 @@
-import { err, ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "./suggest.ts";
 
 export const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
@@ -304,5 +304,3 @@ function splitOnce(arg: string): [string, string] {
   const at = arg.indexOf("=");
   return [arg.slice(0, at), arg.slice(at + 1)];
 }
-
-export { HELP_TEXT } from "./help.ts";

@@ -1,6 +1,6 @@
+import { err, ok, type Result } from "../core/result.ts";
 import type { CallToolResult } from "../mcp/envelope.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
-import { err, ok, type Result } from "../result.ts";
 import type { CallOptions } from "./args.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";

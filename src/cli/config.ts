@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { err, ok, type Result } from "../result.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
 import { CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
 import { mergeServerEntry, type ServerEntry } from "./config/merge.ts";

@@ -1,9 +1,9 @@
 import pkg from "../../package.json" with { type: "json" };
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { createLogger, silentLogger } from "../core/log.ts";
+import { err, ok } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
-import { createLogger, silentLogger } from "../log.ts";
-import { err, ok } from "../result.ts";
 import { twigDirs } from "../twig/dirs.ts";
 import type { DoctorOptions } from "./args.ts";
 import { checkGitHub, checkJira, checkNetrc } from "./doctor/checks-credentials.ts";

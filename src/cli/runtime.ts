@@ -1,13 +1,13 @@
 import { userInfo } from "node:os";
 import { resolve } from "node:path";
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { createLogger, type Logger } from "../core/log.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { createLogger, type Logger } from "../log.ts";
 import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
-import { RepoSelector } from "../repo-selection.ts";
-import { err, ok, type Result } from "../result.ts";
+import { ExposedRepoSelector } from "../repo/selection.ts";
 import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
 import { jiraTools } from "../tools/jira.ts";
@@ -44,7 +44,7 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Con
     dirs,
     cwd,
     repo,
-    repos: new RepoSelector({ files, dirs, platform, log }, repo, options.repo !== null),
+    repos: new ExposedRepoSelector({ files, dirs, platform, log }, repo, options.repo !== null),
     files,
     log,
     fetch: globalThis.fetch,

@@ -1,8 +1,8 @@
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
-import { ghHostsPath, readGhHosts } from "../github/gh-config.ts";
-import { GITHUB_COM, isGitHubCloud } from "../github/hosts.ts";
-import { err, ok, type Result } from "../result.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { ghHostsPath, readGhHosts } from "./gh-config.ts";
+import { GITHUB_COM, isGitHubCloud } from "./github-hosts.ts";
 import { lookupNetrc, type NetrcEntry, netrcPath } from "./netrc.ts";
 
 export interface GitHubCredential {

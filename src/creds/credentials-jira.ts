@@ -1,7 +1,7 @@
-import type { Context } from "../context.ts";
-import { type ToolError, toolError } from "../errors.ts";
-import { err, ok, type Result } from "../result.ts";
-import { sha256Hex } from "../sha256.ts";
+import type { Context } from "../core/context.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { sha256Hex } from "../core/sha256.ts";
 import { lookupNetrc, type NetrcEntry } from "./netrc.ts";
 
 /** How requests authenticate: e-mail/username + API token (Basic) or a Data Center personal access token. */

@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
-import { err, ok, type Result } from "../result.ts";
 
 export interface NetrcEntry {
   /** `null` for the `default` entry. */

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, join } from "node:path";
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
-import { err, ok, type Result } from "../result.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import {
   combinedConfig,
   configFromEntries,

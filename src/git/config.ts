@@ -1,11 +1,9 @@
 import { join } from "node:path";
-import { toolError } from "../errors.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import { err, ok, type Result } from "../result.ts";
-import type { RepoLocation } from "./discover.ts";
 import { unreadableHint } from "./hints.ts";
-
-export { type Remote, remoteUrls } from "./remotes.ts";
+import type { RepoLocation } from "./location.ts";
 
 /**
  * A parsed git config file. Keys are `section.subsection.name` (or `section.name`): section and

@@ -1,21 +1,14 @@
 import { basename, dirname, join, resolve } from "node:path";
-import { type ToolError, toolError } from "../errors.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { stat } from "../fs/local-fs.ts";
-import { err, ok, type Result } from "../result.ts";
 import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import { canonicalPath, isDirectory, isGitDirectory, readCommonDirFile, readGitFile } from "./git-dir.ts";
+import type { RepoLocation } from "./location.ts";
 import { readWorktreeLink } from "./worktrees.ts";
 
-export interface RepoLocation {
-  /** Absolute, canonical: the per-worktree git dir (HEAD lives here). */
-  gitDir: string;
-  /** Absolute, canonical: the shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
-  commonDir: string;
-  /** Absolute, canonical working-tree root; `null` for a bare repository. */
-  workTree: string | null;
-  isLinkedWorktree: boolean;
-}
+export type { RepoLocation };
 
 const NOT_FOUND_HINT = "Run twig-mcp inside a git repository or pass --repo PATH.";
 const BARE_HINT =

@@ -1,8 +1,8 @@
 import { dirname, join, sep } from "node:path";
+import type { Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { type PathStamp, stampPath, unchangedPath } from "../fs/path-stamp.ts";
 import { StampedCache } from "../fs/stamped-cache.ts";
-import type { Result } from "../result.ts";
 import { discoverRepository, type RepoLocation } from "./discover.ts";
 
 const CAPACITY = 64;

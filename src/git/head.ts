@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import { toolError } from "../errors.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import { err, ok, type Result } from "../result.ts";
-import type { RepoLocation } from "./discover.ts";
+import type { RepoLocation } from "./location.ts";
 import { resolveRefChain } from "./ref-store.ts";
 
 export type Head =

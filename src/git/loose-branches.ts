@@ -1,11 +1,11 @@
 import { join, sep } from "node:path";
-import { toolError } from "../errors.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { readdir } from "../fs/local-fs.ts";
 import { type PathStamp, unchangedPath } from "../fs/path-stamp.ts";
 import { StampedCache } from "../fs/stamped-cache.ts";
-import { err, ok, type Result } from "../result.ts";
 import { sortBytewise } from "./bytewise.ts";
 import { unreadableHint } from "./hints.ts";
 import { checkRefnameFormat } from "./refname.ts";

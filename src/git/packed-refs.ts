@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import { toolError } from "../errors.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
-import { err, ok, type Result } from "../result.ts";
 import { unreadableHint } from "./hints.ts";
 import { leadingOid } from "./oid.ts";
 import { checkRefnameFormat } from "./refname.ts";

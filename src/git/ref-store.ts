@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import { toolError } from "../errors.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import { err, ok, type Result } from "../result.ts";
-import type { RepoLocation } from "./discover.ts";
 import { unreadableHint } from "./hints.ts";
+import type { RepoLocation } from "./location.ts";
 import { type RefValue, readLooseRef } from "./loose-ref.ts";
 import { readPackedRefs } from "./packed-refs.ts";
 import { checkRefnameFormat } from "./refname.ts";

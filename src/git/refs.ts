@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import { ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import { ok, type Result } from "../result.ts";
 import { compareBytewise, sortBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
 import { listLooseBranches } from "./loose-branches.ts";

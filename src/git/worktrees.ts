@@ -1,15 +1,15 @@
 import { dirname, join, resolve } from "node:path";
-import { toolError } from "../errors.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { pathExists } from "../fs/local-fs.ts";
-import { err, ok, type Result } from "../result.ts";
 import { compareBytewise } from "./bytewise.ts";
-import type { RepoLocation } from "./discover.ts";
 import { MAX_POINTER_FILE_BYTES, readPointerFile } from "./git-dir.ts";
 import { rtrimGitSpace } from "./git-space.ts";
 import { type Head, readHead } from "./head.ts";
 import { unreadableHint } from "./hints.ts";
+import type { RepoLocation } from "./location.ts";
 
 export interface LiveWorktree {
   /** The name of its admin dir under `<commonDir>/worktrees/`, as `git worktree` uses it. */

@@ -1,7 +1,7 @@
-import type { Env } from "../context.ts";
-import { toolError } from "../errors.ts";
-import { err, ok, type Result } from "../result.ts";
-import { GITHUB_COM, isGheCom } from "./hosts.ts";
+import type { Env } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { GITHUB_COM, isGheCom } from "../creds/github-hosts.ts";
 
 /**
  * The REST API root for a GitHub host: `api.github.com` for github.com, `api.<tenant>.ghe.com`

@@ -1,11 +1,11 @@
 import pkg from "../../package.json" with { type: "json" };
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
-import { err, ok, type Result } from "../result.ts";
-import { sha256Hex } from "../sha256.ts";
+import { ghHostOverride } from "../creds/github-hosts.ts";
 import { apiBaseUrl, apiHostOf } from "./api-base.ts";
 import { EtagCache } from "./etag-cache.ts";
-import { ghHostOverride } from "./hosts.ts";
 import { createGitHubFetch } from "./http.ts";
 import { resilientRequest } from "./resilience.ts";
 import { type GitHubSettings, githubSettings } from "./settings.ts";

@@ -1,6 +1,6 @@
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
-import { err, ok, type Result } from "../result.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { loadState } from "../twig/state.ts";
 import { readCurrentHead } from "./local-repo.ts";
 

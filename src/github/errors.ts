@@ -1,4 +1,4 @@
-import { type ToolError, toolError } from "../errors.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
 import { RequestAborted } from "./http.ts";
 
 /** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */

@@ -1,4 +1,4 @@
-import { ok, type Result } from "../result.ts";
+import { ok, type Result } from "../core/result.ts";
 import { BODY_LIMIT_SINGLE, type PullRequest, PullRequestPayload, toPullRequest } from "./pull-request.ts";
 import { type GitHubCall, githubGet } from "./request.ts";
 

@@ -1,9 +1,9 @@
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { readHead } from "../git/head.ts";
 import { resolveRef } from "../git/refs.ts";
+import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { openWorkspace } from "../workspace.ts";
 import { readRemotes } from "./local-repo.ts";
 import { parseRemoteUrl } from "./remote-url.ts";
 import type { GitHubTarget } from "./target.ts";

@@ -1,4 +1,4 @@
-import { ok, type Result } from "../result.ts";
+import { ok, type Result } from "../core/result.ts";
 import { fetchPages } from "./pagination.ts";
 import { BODY_LIMIT_LIST, type PullRequest, PullRequestListPayload, toPullRequest } from "./pull-request.ts";
 import type { GitHubCall } from "./request.ts";

@@ -1,12 +1,12 @@
-import type { Context } from "../context.ts";
-import type { ToolError } from "../errors.ts";
-import { remoteUrls } from "../git/config.ts";
+import type { Context } from "../core/context.ts";
+import type { ToolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { readEffectiveConfig } from "../git/config-levels.ts";
 import { discoverRepositoryCached } from "../git/discovery-cache.ts";
 import type { Head } from "../git/head.ts";
 import { readHead } from "../git/head.ts";
-import { err, ok, type Result } from "../result.ts";
-import { openWorkspace } from "../workspace.ts";
+import { remoteUrls } from "../git/remotes.ts";
+import { openWorkspace } from "../repo/workspace.ts";
 
 /** A configured remote: its name and URL (`url.<base>.insteadOf` applied). */
 export interface RemoteUrl {

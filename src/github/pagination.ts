@@ -1,5 +1,5 @@
 import type * as v from "valibot";
-import { ok, type Result } from "../result.ts";
+import { ok, type Result } from "../core/result.ts";
 import { type GitHubCall, githubGet, type Subject } from "./request.ts";
 
 /** `Link: <url>; rel="next", <url>; rel="last"` → `{ next: url, last: url }`. */

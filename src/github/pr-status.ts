@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import type { ToolError } from "../errors.ts";
-import { err, ok, type Result } from "../result.ts";
+import type { ToolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { CloneHeads } from "./head-guess.ts";
 import { fetchPages, type Pages } from "./pagination.ts";
 import { BODY_LIMIT_SINGLE, type PullRequest, PullRequestPayload, toPullRequest } from "./pull-request.ts";

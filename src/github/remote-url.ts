@@ -1,3 +1,4 @@
+import { normalizeHostname } from "../creds/github-hosts.ts";
 /** Where a git remote points on a GitHub host: `host` is lowercase, with a port only when it matters. */
 export interface RemoteRepo {
   host: string;
@@ -82,16 +83,6 @@ function splitOwnerRepo(host: string, rawPath: string): RemoteRepo | null {
 
 function isValidName(name: string): boolean {
   return GITHUB_NAME.test(name) && name !== "." && name !== ".." && name.length <= 100;
-}
-
-/**
- * Lowercases a host, drops a trailing root dot, and folds GitHub's alternative git endpoints
- * (`ssh.github.com` for SSH over port 443, `www.github.com`) onto `github.com`.
- */
-export function normalizeHostname(hostname: string): string {
-  const host = hostname.toLowerCase().replace(/\.$/, "");
-  if (host === "ssh.github.com" || host === "www.github.com") return "github.com";
-  return host;
 }
 
 function isValidHost(host: string): boolean {

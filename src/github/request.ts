@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { toolError } from "../errors.ts";
-import { err, ok, type Result } from "../result.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
 import { githubErrorToToolError, scrub } from "./errors.ts";
 import type { GitHubTarget } from "./target.ts";

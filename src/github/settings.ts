@@ -1,4 +1,4 @@
-import type { Env } from "../context.ts";
+import type { Env } from "../core/context.ts";
 
 /** Network behaviour of the GitHub client; defaults suit interactive use, tests shrink the delays. */
 export interface GitHubSettings {

@@ -1,8 +1,8 @@
-import type { Context } from "../context.ts";
-import { type ToolError, toolError } from "../errors.ts";
-import { err, ok, type Result } from "../result.ts";
-import { readGhHosts } from "./gh-config.ts";
-import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "./hosts.ts";
+import type { Context } from "../core/context.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { readGhHosts } from "../creds/gh-config.ts";
+import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../creds/github-hosts.ts";
 import { type RemoteUrl, readRemotes } from "./local-repo.ts";
 import { displayRemoteUrl, parseRemoteUrl } from "./remote-url.ts";
 

@@ -1,15 +1,15 @@
 import { createFetch } from "ofetch";
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import {
   authorizationHeader,
   credentialIdentity,
   type ResolvedJiraCredential,
   resolveJiraCredential,
 } from "../creds/credentials-jira.ts";
-import { type ToolError, toolError } from "../errors.ts";
-import { err, ok, type Result } from "../result.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { clip, httpStatusError, type RequestPurpose } from "./errors.ts";
 import { ensureUrlScheme, isAtlassianCloudHost, type JiraBase, jiraBase, normalizeHost } from "./host.ts";

@@ -1,4 +1,4 @@
-import { type ToolError, toolError } from "../errors.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
 
 /** What a failed request was for, so errors can say it in the caller's terms. */
 export interface RequestPurpose {

@@ -1,4 +1,4 @@
-import { err, ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 
 /**
  * twig's `ensure_url_scheme` (reference §7.1): turns `$JIRA_HOST` into the base URL every Jira

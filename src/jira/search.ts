@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { ok, type Result } from "../result.ts";
+import { ok, type Result } from "../core/result.ts";
 import type { Deployment, JiraClient } from "./client.ts";
 import { ISSUE_FIELDS, type JiraIssuePayload, JiraIssuePayloadSchema } from "./issue.ts";
 

@@ -1,7 +1,12 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CompleteRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { branchCandidates, completeFrom, linkedCandidates, repositoryCandidates } from "../completion-candidates.ts";
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
+import {
+  branchCandidates,
+  completeFrom,
+  linkedCandidates,
+  repositoryCandidates,
+} from "../repo/completion-candidates.ts";
 import { BRANCH_CONTEXT_TEMPLATE } from "../resources/uri.ts";
 
 const NOTHING = { completion: { values: [], total: 0, hasMore: false } };

@@ -1,4 +1,4 @@
-import type { ToolError } from "../errors.ts";
+import type { ToolError } from "../core/errors.ts";
 import { isReusableAnswer } from "../tools/reusable-answer.ts";
 
 export interface CallToolResult {

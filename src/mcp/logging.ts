@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { type LoggingLevel, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger, LogLevel } from "../log.ts";
+import type { Logger, LogLevel } from "../core/log.ts";
 
 const SEVERITY: Record<LoggingLevel, number> = {
   debug: 0,

@@ -5,7 +5,7 @@ import {
   ListPromptsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { branchContextText } from "../prompts/branch-context.ts";
 import { jiraIssueText } from "../prompts/jira-issue.ts";

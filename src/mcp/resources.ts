@@ -8,8 +8,8 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Context } from "../context.ts";
-import type { ToolError } from "../errors.ts";
+import type { Context } from "../core/context.ts";
+import type { ToolError } from "../core/errors.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { readTwigResource } from "../resources/read.ts";
 import { BRANCH_CONTEXT_TEMPLATE, BRANCHES_URI, parseTwigUri, TREE_URI, type TwigResource } from "../resources/uri.ts";

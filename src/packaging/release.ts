@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Result } from "../result.ts";
+import type { Result } from "../core/result.ts";
 import { type ArchiveEntry, tarGz, zip } from "./archive.ts";
 import { renderChecksums, sha256 } from "./checksums.ts";
 import { HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";

@@ -1,7 +1,7 @@
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { branchRecord } from "../twig/branch-record.ts";
 import { loadState } from "../twig/state.ts";
-import { currentBranch, openWorkspace } from "../workspace.ts";
 import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured, type ToolInvoker } from "./live-status.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";

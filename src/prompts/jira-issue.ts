@@ -1,7 +1,7 @@
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
 import { compareBytewise } from "../git/bytewise.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
-import { currentBranch, openWorkspace } from "../workspace.ts";
 import { describeFailure, formatJiraIssue, isUnconfigured, type ToolInvoker } from "./live-status.ts";
 
 const CLOSING =

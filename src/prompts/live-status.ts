@@ -1,5 +1,5 @@
-import type { ToolError } from "../errors.ts";
-import type { Result } from "../result.ts";
+import type { ToolError } from "../core/errors.ts";
+import type { Result } from "../core/result.ts";
 
 /** Runs an enabled tool by name for a prompt or resource; `null` when that tool is turned off. */
 export type ToolInvoker = (

@@ -1,6 +1,6 @@
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { currentBranch, openWorkspace } from "../workspace.ts";
 import { describeFailure, formatPrStatus, isUnconfigured, type ToolInvoker } from "./live-status.ts";
 
 const CLOSING =

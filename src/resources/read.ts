@@ -1,6 +1,6 @@
-import type { ToolError } from "../errors.ts";
+import type { ToolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ToolInvoker } from "../prompts/live-status.ts";
-import { err, ok, type Result } from "../result.ts";
 import type { TwigResource } from "./uri.ts";
 
 export interface ResourceText {

@@ -1,6 +1,6 @@
 import type * as v from "valibot";
-import type { Context } from "../context.ts";
-import type { Result } from "../result.ts";
+import type { Context } from "../core/context.ts";
+import type { Result } from "../core/result.ts";
 
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */
 export type ToolGroup = "local" | "github" | "jira";

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { connectGitHub } from "../github/client.ts";
 import { resolvePrNumber } from "../github/default-pr.ts";
 import { getPullRequest } from "../github/get-pull-request.ts";
@@ -8,7 +9,6 @@ import { listPullRequests } from "../github/list-pull-requests.ts";
 import { getPrStatus } from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
-import { err, ok, type Result } from "../result.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { unpublished } from "./params.ts";
 

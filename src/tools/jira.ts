@@ -1,6 +1,7 @@
 import * as v from "valibot";
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { readHead } from "../git/head.ts";
 import { getJiraClient, type JiraClient, type JiraClientOptions } from "../jira/client.ts";
 import {
@@ -19,9 +20,8 @@ import {
   PROJECT_KEY_PATTERN,
 } from "../jira/jql.ts";
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
-import { err, ok, type Result } from "../result.ts";
+import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { openWorkspace } from "../workspace.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { unpublished } from "./params.ts";
 

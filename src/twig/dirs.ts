@@ -1,11 +1,7 @@
 import { posix, win32 } from "node:path";
-import type { Env } from "../context.ts";
+import type { Env, TwigDirs } from "../core/context.ts";
 
-export interface TwigDirs {
-  configDir: string;
-  dataDir: string;
-  cacheDir: string;
-}
+export type { TwigDirs };
 
 /**
  * Home directory as twig computes it: `$HOME` when set and non-empty on Unix, else the passwd

@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
-import { err, ok, type Result } from "../result.ts";
 import { registryPath } from "./dirs.ts";
 import { describeIssues, describeJsonError, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
 

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import * as v from "valibot";
-import type { Context } from "../context.ts";
-import { toolError } from "../errors.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
-import { err, ok, type Result } from "../result.ts";
 import {
   type BranchMetadata,
   BranchMetadataSchema,

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { moduleMarksPlugin, parseMarks } from "../../bench/lib/module-marks.ts";
 import { deferAjv, EAGER_AJV_IMPORT } from "../../bench/variants/defer-ajv.ts";
 import { createToolRegistry } from "../../src/cli/runtime.ts";
-import { createTestContext } from "../../src/context.ts";
-import { toolError } from "../../src/errors.ts";
+import { toolError } from "../../src/core/errors.ts";
+import { err } from "../../src/core/result.ts";
 import { LazyJsonSchemaValidator } from "../../src/mcp/lazy-schema-validator.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
-import { err } from "../../src/result.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
+import { createTestContext } from "../support/context.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 // Inside the project (dist/ is build output), so the program resolves the SDK from its node_modules.

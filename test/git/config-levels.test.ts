@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTestContext, type Env } from "../../src/context.ts";
+import type { Env } from "../../src/core/context.ts";
+import { ok } from "../../src/core/result.ts";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import { remoteUrls } from "../../src/git/config.ts";
 import { readEffectiveConfig, userConfigPaths } from "../../src/git/config-levels.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
-import { ok } from "../../src/result.ts";
+import { remoteUrls } from "../../src/git/remotes.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
+import { createTestContext } from "../support/context.ts";
 import { gitEnv, makeRepo } from "../support/git-repo.ts";
 
 const HOME = "/home/alice";

@@ -8,10 +8,10 @@ import {
   parseGitConfig,
   parseGitConfigChecked,
   readConfigFile,
-  remoteUrls,
   repoConfigPath,
 } from "../../src/git/config.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
+import { remoteUrls } from "../../src/git/remotes.ts";
 import { type GitRepo, makeRepo, makeSandbox, runGit, type Sandbox } from "../support/git-repo.ts";
 
 const entriesOf = (text: string) =>

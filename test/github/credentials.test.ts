@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTestContext, type Env } from "../../src/context.ts";
+import type { Env } from "../../src/core/context.ts";
+import { toolError } from "../../src/core/errors.ts";
+import { silentLogger } from "../../src/core/log.ts";
+import { err } from "../../src/core/result.ts";
 import { resolveGitHubCredential } from "../../src/creds/credentials-github.ts";
-import { toolError } from "../../src/errors.ts";
-import { ghConfigDir, parseGhHosts } from "../../src/github/gh-config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { err } from "../../src/result.ts";
+import { ghConfigDir, parseGhHosts } from "../../src/creds/gh-config.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
+import { createTestContext } from "../support/context.ts";
 import { cleanupTemp, tempDir } from "./helpers.ts";
 
 afterAll(cleanupTemp);

@@ -1,13 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Context, createTestContext, type Env } from "../../src/context.ts";
-import { toolError } from "../../src/errors.ts";
-import { createLogger } from "../../src/log.ts";
-import { err, ok, type Result } from "../../src/result.ts";
+import type { Context, Env } from "../../src/core/context.ts";
+import { toolError } from "../../src/core/errors.ts";
+import { createLogger } from "../../src/core/log.ts";
+import { err, ok, type Result } from "../../src/core/result.ts";
 import type { CallInfo, ToolDefinition } from "../../src/tools/define.ts";
 import { githubTools } from "../../src/tools/github.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
+import { createTestContext } from "../support/context.ts";
 
 export const TOKEN = "ghp_testTOKEN0123456789abcdefSECRET";
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { ok } from "../../src/result.ts";
+import { ok } from "../../src/core/result.ts";
 import { FakeGitHub, type PullOptions, pullRequestPayload } from "../support/fake-github.ts";
 import { callTool, cleanupTemp, expectErr, expectOk, makeContext, makeRepo, TOKEN, tool } from "./helpers.ts";
 

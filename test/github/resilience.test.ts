@@ -4,10 +4,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Octokit } from "@octokit/rest";
+import { createLogger } from "../../src/core/log.ts";
 import { EtagCache } from "../../src/github/etag-cache.ts";
 import { createGitHubFetch, RequestAborted } from "../../src/github/http.ts";
 import { type ResilienceOptions, resilientRequest } from "../../src/github/resilience.ts";
-import { createLogger } from "../../src/log.ts";
 import { startDroppingServer } from "../support/fake-github.ts";
 
 type Answer = (request: Request) => Response | Promise<Response>;

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { knownGitHubHosts } from "../../src/github/hosts.ts";
+import { ok } from "../../src/core/result.ts";
+import { knownGitHubHosts } from "../../src/creds/github-hosts.ts";
 import { chooseRemote, resolveTarget } from "../../src/github/target.ts";
-import { ok } from "../../src/result.ts";
 import { cleanupTemp, expectErr, expectOk, makeContext, makeRepo } from "./helpers.ts";
 
 afterAll(cleanupTemp);

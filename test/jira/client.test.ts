@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import type { Context } from "../../src/context.ts";
+import type { Context } from "../../src/core/context.ts";
+import type { Result } from "../../src/core/result.ts";
 import { getJiraClient, type JiraClient, type JiraClientOptions, parseRetryAfter } from "../../src/jira/client.ts";
-import type { Result } from "../../src/result.ts";
 import { FakeJira } from "../support/fake-jira.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL, type JiraTestContext, jiraContext, never, recordingSleep } from "./helpers.ts";
 

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Context, createTestContext } from "../../src/context.ts";
-import { toolError } from "../../src/errors.ts";
+import type { Context } from "../../src/core/context.ts";
+import { toolError } from "../../src/core/errors.ts";
+import { err, type Result } from "../../src/core/result.ts";
 import type { JiraClientOptions } from "../../src/jira/client.ts";
-import { err, type Result } from "../../src/result.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
+import { createTestContext } from "../support/context.ts";
 
 export const EMAIL = "alice@example.com";
 export const API_TOKEN = "atatt-very-secret-token-123";

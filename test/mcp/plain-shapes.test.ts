@@ -6,7 +6,7 @@ import {
   RELATED_TASK_META_KEY,
 } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
-import { toolError } from "../../src/errors.ts";
+import { toolError } from "../../src/core/errors.ts";
 import { errorResult, okResult } from "../../src/mcp/envelope.ts";
 import { isPlainRequest, isPlainToolCall } from "../../src/mcp/plain-shapes.ts";
 

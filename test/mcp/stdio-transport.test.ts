@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
-import { createTestContext } from "../../src/context.ts";
-import { toolError } from "../../src/errors.ts";
+import { toolError } from "../../src/core/errors.ts";
+import { err } from "../../src/core/result.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { StdioServerTransport } from "../../src/mcp/stdio-transport.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import { err } from "../../src/result.ts";
 import { localTools } from "../../src/tools/local.ts";
+import { createTestContext } from "../support/context.ts";
 
 /** The server over our transport on in-memory pipes: what a client writes, and every line it reads back. */
 function connect(options: { maxMessageBytes?: number } = {}) {

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { createTestContext } from "../../src/context.ts";
-import { toolError } from "../../src/errors.ts";
+import { toolError } from "../../src/core/errors.ts";
+import { err, ok } from "../../src/core/result.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import { err, ok } from "../../src/result.ts";
 import { defineTool, LOCAL_ANNOTATIONS, REMOTE_ANNOTATIONS } from "../../src/tools/define.ts";
 import { unpublished } from "../../src/tools/params.ts";
+import { createTestContext } from "../support/context.ts";
 
 const ctx = createTestContext({
   home: "/nonexistent",

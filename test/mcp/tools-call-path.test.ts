@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createToolRegistry } from "../../src/cli/runtime.ts";
-import { createTestContext } from "../../src/context.ts";
+import { ok } from "../../src/core/result.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
-import { ok } from "../../src/result.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
+import { createTestContext } from "../support/context.ts";
 import { makeRepo } from "../support/git-repo.ts";
 
 const repo = makeRepo({ commit: true });

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createToolRegistry } from "../../src/cli/runtime.ts";
-import { createTestContext } from "../../src/context.ts";
-import { ok } from "../../src/result.ts";
+import { ok } from "../../src/core/result.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
+import { createTestContext } from "../support/context.ts";
 import { makeRepo } from "../support/git-repo.ts";
 
 const repo = makeRepo({ commit: true });

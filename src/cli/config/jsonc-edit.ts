@@ -1,4 +1,4 @@
-import { err, ok, type Result } from "../../result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { findMember, type JsonNode, type Member, type ObjectNode, parseJsonc } from "./jsonc.ts";
 
 /** How the file is laid out, so inserted text looks as if the file's author had written it. */

@@ -1,4 +1,4 @@
-import { err, ok, type Result } from "../../result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 
 /**
  * A JSON-with-comments document read for editing: every node remembers where it sits in the text,

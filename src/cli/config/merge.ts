@@ -1,4 +1,4 @@
-import { err, ok, type Result } from "../../result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { parseJsonc, plainValue } from "./jsonc.ts";
 import { setJsonValue } from "./jsonc-edit.ts";
 import { setTomlTable } from "./toml-edit.ts";

@@ -1,4 +1,4 @@
-import { err, ok, type Result } from "../../result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { scanToml, type TomlStatement, tomlKey, tomlValue } from "./toml.ts";
 
 type TomlEntry = Record<string, string | readonly string[]>;

@@ -1,4 +1,4 @@
-import { err, ok, type Result } from "../../result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 
 /**
  * The statements of a TOML document with their offsets: table headers and key/value pairs.

@@ -1,7 +1,7 @@
 import { chmod, copyFile, lstat, mkdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { err, ok, type Result } from "../../core/result.ts";
 import { describeFsError } from "../../fs/cached-file.ts";
-import { err, ok, type Result } from "../../result.ts";
 
 export interface ConfigFile {
   /** The file that is really read and written: a symlinked dotfile is followed to its target. */

@@ -1,11 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
-import type { Context } from "../../context.ts";
+import type { Context } from "../../core/context.ts";
 import { resolveGitHubCredential } from "../../creds/credentials-github.ts";
 import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
+import { GITHUB_COM, ghHostOverride } from "../../creds/github-hosts.ts";
 import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
 import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
 import { apiBaseUrl, apiHostOf } from "../../github/api-base.ts";
-import { GITHUB_COM, ghHostOverride } from "../../github/hosts.ts";
 import { resolveTarget } from "../../github/target.ts";
 import { ensureUrlScheme, isAtlassianCloudHost, type JiraBase, jiraBase, normalizeHost } from "../../jira/host.ts";
 import { type Check, check } from "./report.ts";

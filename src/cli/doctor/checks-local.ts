@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Context } from "../../context.ts";
+import type { Context } from "../../core/context.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { discoverRepository } from "../../git/discover.ts";
 import { readHead } from "../../git/head.ts";
-import { err, ok, type Result } from "../../result.ts";
 import { registryPath } from "../../twig/dirs.ts";
 import { loadRegistry } from "../../twig/registry.ts";
 import { loadState, statePath } from "../../twig/state.ts";

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { Context } from "../../context.ts";
+import type { Context } from "../../core/context.ts";
 import { connectGitHub } from "../../github/client.ts";
 import { githubGet } from "../../github/request.ts";
 import { getJiraClient } from "../../jira/client.ts";

@@ -1,9 +1,9 @@
-import type { Context } from "./context.ts";
-import { toolError } from "./errors.ts";
-import type { RepoLocation } from "./git/discover.ts";
-import { discoverRepositoryCached } from "./git/discovery-cache.ts";
-import { type Head, readHead } from "./git/head.ts";
-import { err, ok, type Result } from "./result.ts";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import type { RepoLocation } from "../git/discover.ts";
+import { discoverRepositoryCached } from "../git/discovery-cache.ts";
+import { type Head, readHead } from "../git/head.ts";
 
 export interface Workspace {
   repo: RepoLocation;

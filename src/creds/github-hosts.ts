@@ -1,7 +1,16 @@
-import type { Env } from "../context.ts";
-import { normalizeHostname } from "./remote-url.ts";
+import type { Env } from "../core/context.ts";
 
 export const GITHUB_COM = "github.com";
+
+/**
+ * Lowercases a host, drops a trailing root dot, and folds GitHub's alternative git endpoints
+ * (`ssh.github.com` for SSH over port 443, `www.github.com`) onto `github.com`.
+ */
+export function normalizeHostname(hostname: string): string {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host === "ssh.github.com" || host === "www.github.com") return "github.com";
+  return host;
+}
 
 /** GitHub Enterprise Cloud with data residency: `<tenant>.ghe.com`, API at `api.<tenant>.ghe.com`. */
 export function isGheCom(host: string): boolean {

@@ -1,5 +1,5 @@
 import { posix, win32 } from "node:path";
-import type { Context } from "../context.ts";
+import type { Context } from "../core/context.ts";
 import { decodeUtf8, type FileRead } from "../fs/cached-file.ts";
 
 /** One host block of the gh CLI's `hosts.yml`. */

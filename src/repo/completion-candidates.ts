@@ -1,8 +1,8 @@
-import type { Context } from "./context.ts";
-import { compareBytewise } from "./git/bytewise.ts";
-import { listLocalBranches } from "./git/refs.ts";
-import { loadRegistry } from "./twig/registry.ts";
-import { loadState } from "./twig/state.ts";
+import type { Context } from "../core/context.ts";
+import { compareBytewise } from "../git/bytewise.ts";
+import { listLocalBranches } from "../git/refs.ts";
+import { loadRegistry } from "../twig/registry.ts";
+import { loadState } from "../twig/state.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /**

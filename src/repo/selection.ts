@@ -1,11 +1,11 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import type { Context } from "./context.ts";
-import { toolError } from "./errors.ts";
-import { realpath } from "./fs/local-fs.ts";
-import { discoverRepository } from "./git/discover.ts";
-import { discoverRepositoryCached } from "./git/discovery-cache.ts";
-import { err, ok, type Result } from "./result.ts";
-import { loadRegistry } from "./twig/registry.ts";
+import type { Context, RepoSelector } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { realpath } from "../fs/local-fs.ts";
+import { discoverRepository } from "../git/discover.ts";
+import { discoverRepositoryCached } from "../git/discovery-cache.ts";
+import { loadRegistry } from "../twig/registry.ts";
 
 type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
 
@@ -16,7 +16,7 @@ type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
  * repository, but only one the user has already exposed: registered with twig, inside a root, or
  * the default — an assistant cannot point the server at arbitrary directories.
  */
-export class RepoSelector {
+export class ExposedRepoSelector implements RepoSelector {
   readonly #ctx: SelectorContext;
   readonly #startup: Result<string>;
   readonly #explicit: boolean;

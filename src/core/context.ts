@@ -1,11 +1,32 @@
-import { CachedFileReader } from "./fs/cached-file.ts";
+import type { CachedFileReader } from "../fs/cached-file.ts";
 import type { Logger } from "./log.ts";
-import { silentLogger } from "./log.ts";
-import type { RepoSelector } from "./repo-selection.ts";
 import type { Result } from "./result.ts";
-import type { TwigDirs } from "./twig/dirs.ts";
 
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** twig's per-user directories for this platform (src/twig/dirs.ts works them out). */
+export interface TwigDirs {
+  configDir: string;
+  dataDir: string;
+  cacheDir: string;
+}
+
+/**
+ * Chooses the repository of a call (src/repo/selection.ts): the default one, or one a `repo`
+ * argument names among the places the user exposed.
+ */
+export interface RepoSelector {
+  /** Calls that arrive while `loading` runs (the client's roots being fetched) wait for it. */
+  waitFor(loading: Promise<unknown>): void;
+  setRoots(directories: readonly string[]): Promise<void>;
+  defaultRepo(): Result<string>;
+  /** The default repository once pending roots are known. */
+  settledDefault(): Promise<Result<string>>;
+  /** The default repository's path, or `null` when there is none. */
+  current(): string | null;
+  /** Resolves a `repo` argument: a twig registry name, or an absolute path in an exposed place. */
+  select(arg: string | undefined): Promise<Result<string>>;
+}
 
 /**
  * Everything the outside world gives the server, gathered once at start-up so that every module
@@ -31,18 +52,4 @@ export interface Context {
   now: () => Date;
   /** Per-process memo for lazily built clients (GitHub, Jira); keyed by module. */
   memo: Map<string, unknown>;
-}
-
-export function createTestContext(overrides: Partial<Context> & Pick<Context, "home" | "dirs" | "repo">): Context {
-  return {
-    env: {},
-    platform: "linux",
-    cwd: process.cwd(),
-    files: new CachedFileReader(),
-    log: silentLogger,
-    fetch: globalThis.fetch,
-    now: () => new Date(),
-    memo: new Map(),
-    ...overrides,
-  };
 }

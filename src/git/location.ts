@@ -1,0 +1,10 @@
+/** Where a repository's files are, as discovery found them (src/git/discover.ts). */
+export interface RepoLocation {
+  /** Absolute, canonical: the per-worktree git dir (HEAD lives here). */
+  gitDir: string;
+  /** Absolute, canonical: the shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
+  commonDir: string;
+  /** Absolute, canonical working-tree root; `null` for a bare repository. */
+  workTree: string | null;
+  isLinkedWorktree: boolean;
+}
