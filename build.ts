@@ -11,7 +11,7 @@
  *                                         {version}, {tag} (v<version>) and {file} are filled in
  *   --out-dir DIR                         instead of dist/
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,11 +27,9 @@ export interface BuildOptions {
   target?: Bun.Build.CompileTarget;
   /** The Bun runtime to embed, when Bun should not fetch the target's runtime itself. */
   executablePath?: string;
-  /** A start-up profile from `recordStartupOrder`: the bytecode it used is laid out first. */
-  bytecodeOrder?: string | null;
 }
 
-export async function compileBinary({ outfile, target, executablePath, bytecodeOrder }: BuildOptions): Promise<void> {
+export async function compileBinary({ outfile, target, executablePath }: BuildOptions): Promise<void> {
   const result = await Bun.build({
     entrypoints: [new URL("./src/main.ts", import.meta.url).pathname],
     minify: true,
@@ -46,7 +44,6 @@ export async function compileBinary({ outfile, target, executablePath, bytecodeO
       autoloadBunfig: false,
       autoloadTsconfig: false,
       autoloadPackageJson: false,
-      ...(bytecodeOrder ? { bytecodeOrder } : {}),
     },
   });
   if (!result.success) {
@@ -78,7 +75,7 @@ export function startupWorld(workDir: string): { repo: string; env: Record<strin
   };
 }
 
-/** What every client does first: the session a start-up profile is recorded from. */
+/** What every client does first: initialize, tools/list and a first local tool call. */
 export const STARTUP_SESSION = [
   {
     jsonrpc: "2.0",
@@ -92,58 +89,6 @@ export const STARTUP_SESSION = [
 ];
 
 /**
- * Profile-guided bytecode layout. `binary` (a host build) runs the start-up every client performs
- * — initialize, tools/list, a first local tool call — in a throwaway repository and home, with
- * `BUN_BYTECODE_ORDER_OUT` recording which functions it used; built again with that profile, those
- * functions sit together at the front of the executable, so fewer of its pages are read and kept
- * (about 2 MiB less resident memory; README → Performance). Code is laid out, never changed. The
- * profile applies to every target (it names functions by content) and a stale one still applies.
- * `null` when the run fails: the build then goes ahead without a profile.
- */
-export async function recordStartupOrder(binary: string, workDir: string): Promise<string | null> {
-  const { repo, env } = startupWorld(workDir);
-  const profile = join(workDir, "startup.order");
-  const proc = Bun.spawn([binary], {
-    cwd: repo,
-    env: { ...env, BUN_BYTECODE_ORDER_OUT: profile },
-    stdin: new TextEncoder().encode(`${STARTUP_SESSION.map((m) => JSON.stringify(m)).join("\n")}\n`),
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const timer = setTimeout(() => proc.kill(), 30_000);
-  const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  clearTimeout(timer);
-  const answered = stdout.includes('"id":3');
-  let size = 0;
-  try {
-    size = statSync(profile).size;
-  } catch {}
-  return code === 0 && answered && size > 0 ? profile : null;
-}
-
-/**
- * The host binary as released: a plain build run once to record the start-up profile, then the
- * real build laid out by it. `workDir` keeps the intermediate files (a temp dir by default).
- */
-export async function compileProfiled(options: BuildOptions & { workDir?: string }): Promise<{ profiled: boolean }> {
-  const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), "twig-mcp-build-"));
-  try {
-    const profile = await startupProfile(workDir);
-    await compileBinary({ ...options, bytecodeOrder: profile });
-    return { profiled: profile !== null };
-  } finally {
-    if (!options.workDir) rmSync(workDir, { recursive: true, force: true });
-  }
-}
-
-/** Builds a plain host binary in `workDir` and records its start-up profile there. */
-export async function startupProfile(workDir: string): Promise<string | null> {
-  const plain = join(workDir, process.platform === "win32" ? "twig-mcp-plain.exe" : "twig-mcp-plain");
-  await compileBinary({ outfile: plain });
-  return recordStartupOrder(plain, workDir);
-}
-
-/**
  * Builds one target. Bun fetches a foreign platform's runtime from the npm registry by itself;
  * when that fails (no network to its default registry, a proxy it does not use) the runtime is
  * fetched with `npm pack` instead and passed in as `executablePath`.
@@ -152,10 +97,9 @@ export async function compileTarget(
   target: Target,
   outfile: string,
   log: (line: string) => void,
-  bytecodeOrder: string | null = null,
 ): Promise<Result<void, string>> {
   try {
-    await compileBinary({ outfile, target: target.bun, bytecodeOrder });
+    await compileBinary({ outfile, target: target.bun });
     return ok(undefined);
   } catch (error) {
     const reason = describe(error);
@@ -165,7 +109,7 @@ export async function compileTarget(
       return err(`Bun could not fetch the ${target.id} runtime (${reason}), and neither could npm: ${runtime.error}`);
     }
     try {
-      await compileBinary({ outfile, target: target.bun, executablePath: runtime.value, bytecodeOrder });
+      await compileBinary({ outfile, target: target.bun, executablePath: runtime.value });
       return ok(undefined);
     } catch (again) {
       return err(`build failed with the runtime from ${target.runtimePackage}: ${describe(again)}`);
@@ -212,11 +156,8 @@ async function main(): Promise<number> {
   if (!values.target && !values.npm) {
     const outfile = values.outfile ?? join(values["out-dir"] as string, "twig-mcp");
     const started = performance.now();
-    const { profiled } = await compileProfiled({ outfile });
-    log(
-      `built ${outfile} in ${Math.round(performance.now() - started)} ms` +
-        (profiled ? "" : " (without a start-up profile: the profiling run failed)"),
-    );
+    await compileBinary({ outfile });
+    log(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);
     return 0;
   }
   const { targets, unknown } = selectTargets(values.target ?? ["all"]);
@@ -227,9 +168,6 @@ async function main(): Promise<number> {
     return 2;
   }
   const here = new URL(".", import.meta.url).pathname;
-  const workDir = mkdtempSync(join(tmpdir(), "twig-mcp-build-"));
-  const profile = await startupProfile(workDir);
-  if (profile === null) log("the start-up profiling run failed; building without a bytecode profile");
   const homepage = (pkg as { homepage?: string }).homepage;
   const repository = githubRepository();
   const result = await buildRelease({
@@ -251,11 +189,10 @@ async function main(): Promise<number> {
     npm: values.npm as boolean,
     launcher: readFileSync(join(here, "src", "packaging", "npm-launcher.cjs"), "utf8"),
     readme: readFileSync(join(here, "README.md"), "utf8"),
-    compile: (target, outfile) => compileTarget(target, outfile, log, profile),
+    compile: (target, outfile) => compileTarget(target, outfile, log),
     log,
     ...(process.env.SOURCE_DATE_EPOCH ? { mtime: new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000) } : {}),
   });
-  rmSync(workDir, { recursive: true, force: true });
   if (result.failed.length > 0) {
     console.error(`could not build: ${result.failed.map((f) => `${f.target.id} (${f.error})`).join("; ")}`);
     return 1;

@@ -1,7 +1,7 @@
 /**
  * Where twig-mcp's start-up goes, module by module: `bun run bench:startup`.
  *
- * Builds the host binary as build.ts does (profiled bytecode layout included), with every module
+ * Builds the host binary as build.ts does, with every module
  * marking when its body has run (bench/lib/module-marks.ts), starts it repeatedly through
  * `initialize` and `tools/list` in a small repository, and prints the median cost per package and
  * per source directory. The marks add a few microseconds per module; the point is the shares.
@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startupWorld } from "../build.ts";
-import { buildProfiled } from "./lib/build.ts";
+import { buildExecutable } from "./lib/build.ts";
 import { costsByGroup, type Mark, moduleMarksPlugin, parseMarks, RUNTIME_START } from "./lib/module-marks.ts";
 import { median } from "./lib/stats.ts";
 import { StdioServer } from "./lib/stdio-rpc.ts";
@@ -31,9 +31,9 @@ const work = mkdtempSync(join(tmpdir(), "twig-mcp-startup-"));
 try {
   console.error("building the host binary with module marks…");
   const binary = join(work, "twig-mcp-marked");
-  await buildProfiled(binary, { plugins: [moduleMarksPlugin(ROOT, ENTRY)] });
+  await buildExecutable(binary, { plugins: [moduleMarksPlugin(ROOT, ENTRY)] });
 
-  // The world the start-up profile is recorded in.
+  // An empty repository and home, as a client starting the server in a fresh project.
   const { repo, env } = startupWorld(work);
 
   console.error(`starting it ${runs} times…`);

@@ -3,9 +3,8 @@
  * `compileBinary` is called for each, and for the floors its `Bun.build` call is redirected to
  * another entry point, so a flag added to build.ts applies to the floors too.
  */
-import { mkdirSync } from "node:fs";
 import type { BunPlugin } from "bun";
-import { compileBinary, recordStartupOrder } from "../../build.ts";
+import { compileBinary } from "../../build.ts";
 
 export interface BuiltExecutable {
   path: string;
@@ -17,7 +16,7 @@ export interface BuiltExecutable {
 export interface BuildTweaks {
   /** Entry point instead of src/main.ts. */
   entry?: string;
-  /** Extra `compile` options (`bytecodeOrder`, `jitPolicy`, …) on top of build.ts's. */
+  /** Extra `compile` options (`jitPolicy`, …) on top of build.ts's. */
   compile?: Record<string, unknown>;
   /** Bundler plugins added to build.ts's. */
   plugins?: BunPlugin[];
@@ -59,7 +58,7 @@ export function describeFlags(config: BuildConfig): string {
     if (key === "compile" && typeof value === "object" && value !== null) {
       const inner = Object.entries(value)
         .filter(([k]) => k !== "outfile")
-        .map(([k, v]) => `${k}:${k === "bytecodeOrder" ? "<profile>" : JSON.stringify(v)}`);
+        .map(([k, v]) => `${k}:${JSON.stringify(v)}`);
       parts.push(`compile{${inner.join(",")}}`);
     } else if (value === true) {
       parts.push(key);
@@ -68,28 +67,4 @@ export function describeFlags(config: BuildConfig): string {
     }
   }
   return parts.join(" ");
-}
-
-export interface ProfiledExecutable extends BuiltExecutable {
-  /** The same build without the start-up profile (the first stage). */
-  plain: BuiltExecutable;
-  /** The recorded start-up order, `null` if the profiling run failed. */
-  profile: string | null;
-}
-
-/**
- * Builds as build.ts builds a release: a plain build, one recorded start-up run
- * (`recordStartupOrder`), then the build laid out by that profile. Applied to the floors too, so
- * twig-mcp and its floors are built the same way.
- */
-export async function buildProfiled(outfile: string, tweaks: BuildTweaks = {}): Promise<ProfiledExecutable> {
-  const plain = await buildExecutable(`${outfile}-plain`, tweaks);
-  const dir = `${outfile}-profile`;
-  mkdirSync(dir, { recursive: true });
-  const profile = await recordStartupOrder(plain.path, dir);
-  const built = await buildExecutable(outfile, {
-    ...tweaks,
-    compile: { ...tweaks.compile, ...(profile ? { bytecodeOrder: profile } : {}) },
-  });
-  return { ...built, plain, profile };
 }

@@ -9,17 +9,11 @@ export async function serve(options: ServeOptions): Promise<number> {
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
-  const { server, connect, resultJson, dispose } = createMcpServer(
-    ctx,
-    createToolRegistry(options.disabled, publishedTools()),
-    {
-      prompts: !options.disabled.has("prompts"),
-      resources: !options.disabled.has("resources"),
-    },
-  );
-  const transport = new StdioServerTransport(process.stdin, process.stdout, {
-    serialize: (message) => resultJson.line(message),
+  const { server, connect, dispose } = createMcpServer(ctx, createToolRegistry(options.disabled, publishedTools()), {
+    prompts: !options.disabled.has("prompts"),
+    resources: !options.disabled.has("resources"),
   });
+  const transport = new StdioServerTransport(process.stdin, process.stdout);
   const finished = new Promise<number>((done) => {
     // The SDK's stdio transport does not watch for EOF; a client that closes our stdin is gone.
     process.stdin.once("end", () => done(0));

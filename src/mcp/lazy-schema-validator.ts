@@ -1,4 +1,4 @@
-import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type {
   JsonSchemaType,
   JsonSchemaValidator,
@@ -20,13 +20,7 @@ export class LazyJsonSchemaValidator implements jsonSchemaValidator {
   }
 
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
-    if (this.#ajv === undefined) {
-      // Loaded here, not imported: a build that drops the SDK's own import of Ajv (the bench's
-      // defer-ajv variant) then loads it on first use only. getValidator cannot wait, so require.
-      const { AjvJsonSchemaValidator } =
-        require("@modelcontextprotocol/sdk/validation/ajv") as typeof import("@modelcontextprotocol/sdk/validation/ajv");
-      this.#ajv = new AjvJsonSchemaValidator();
-    }
+    this.#ajv ??= new AjvJsonSchemaValidator();
     return this.#ajv.getValidator<T>(schema);
   }
 }

@@ -1,13 +1,7 @@
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  ErrorCode,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  type JSONRPCRequest,
-} from "@modelcontextprotocol/sdk/types.js";
-import { isPlainRequest } from "./plain-shapes.ts";
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * The longest line accepted as one message. Tool arguments are small, but a 1 MB string escaped
@@ -40,16 +34,10 @@ export class StdioServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  /**
-   * Where a plain request (`isPlainRequest`) goes when set, instead of `onmessage`: the protocol's
-   * request dispatch, which then need not work out again what kind of message it holds.
-   */
-  onrequest?: (message: JSONRPCRequest) => void;
 
   readonly #stdin: Readable;
   readonly #stdout: Writable;
   readonly #maxMessageBytes: number;
-  readonly #serialize: (message: JSONRPCMessage) => string | Uint8Array;
   #chunks: Buffer[] = [];
   #pendingBytes = 0;
   /** Inside a line that is already too long: bytes are dropped until its newline. */
@@ -60,16 +48,11 @@ export class StdioServerTransport implements Transport {
   constructor(
     stdin: Readable = process.stdin,
     stdout: Writable = process.stdout,
-    options: {
-      maxMessageBytes?: number;
-      /** The whole line written for a message, newline included. */
-      serialize?: (message: JSONRPCMessage) => string | Uint8Array;
-    } = {},
+    options: { maxMessageBytes?: number } = {},
   ) {
     this.#stdin = stdin;
     this.#stdout = stdout;
     this.#maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    this.#serialize = options.serialize ?? ((message) => `${JSON.stringify(message)}\n`);
   }
 
   async start(): Promise<void> {
@@ -95,10 +78,10 @@ export class StdioServerTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.#write(this.#serialize(message));
+    return this.#write(`${JSON.stringify(message)}\n`);
   }
 
-  #write(line: string | Uint8Array): Promise<void> {
+  #write(line: string): Promise<void> {
     if (this.#closed) return Promise.resolve();
     return new Promise((resolve) => {
       try {
@@ -169,12 +152,10 @@ export class StdioServerTransport implements Transport {
       this.#rejectBatch(json);
       return;
     }
-    const request = isPlainRequest(json) ? json : null;
-    const message = request ?? parsedMessage(json);
+    const message = parsedMessage(json);
     if (message !== null) {
       try {
-        if (request !== null && this.onrequest) this.onrequest(request);
-        else this.onmessage?.(message);
+        this.onmessage?.(message);
       } catch (error) {
         this.onerror?.(error as Error);
       }

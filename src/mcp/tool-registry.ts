@@ -4,7 +4,6 @@ import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ToolAnnotations, ToolDefinition, ToolGroup } from "../tools/define.ts";
 import { unpublished } from "../tools/params.ts";
-import { isReusableAnswer } from "../tools/reusable-answer.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
 import { type JsonObject, jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
@@ -108,14 +107,10 @@ export class ToolRegistry {
     try {
       const result = await tool.handler(callArgs, callCtx, { signal });
       if (!result.ok) return result;
-      const value = result.value as object;
-      if (!validated.has(value)) {
-        const checked = v.safeParse(tool.output, result.value);
-        if (!checked.success) {
-          ctx.log.error(`${tool.name} produced output outside its schema: ${describeIssues(checked.issues)}`);
-          return err(toolError("internal", `${tool.name} produced an invalid result`));
-        }
-        if (isReusableAnswer(value)) validated.add(value);
+      const checked = v.safeParse(tool.output, result.value);
+      if (!checked.success) {
+        ctx.log.error(`${tool.name} produced output outside its schema: ${describeIssues(checked.issues)}`);
+        return err(toolError("internal", `${tool.name} produced an invalid result`));
       }
       return ok(result.value as Record<string, unknown>);
     } catch (error) {
@@ -136,9 +131,6 @@ export function publishTool(tool: ToolDefinition): PublishedTool {
     annotations: publishedAnnotations(tool.annotations),
   };
 }
-
-/** Reusable answers (see tools/reusable-answer.ts) already checked against their output schema. */
-const validated = new WeakSet<object>();
 
 export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path. Default: the current one.";
 

@@ -4,18 +4,16 @@ import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
-import { sameNames } from "../git/loose-branches.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { type LiveWorktree, listLinkedWorktrees } from "../git/worktrees.ts";
 import { currentBranch, openWorkspace, type Workspace } from "../repo/workspace.ts";
-import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
+import { BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
 import { branchSet, buildBranchGraph, configuredRoots, rootCandidates } from "../twig/graph.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
-import { buildTree, renderTreeText, TREE_NODE_BUDGET, type TreeNode, TreeNodeSchema } from "../twig/tree.ts";
+import { buildTree, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { BranchNameSchema, NoParamsSchema } from "./params.ts";
-import { canonicalAnswer, keyedAnswer, reusableAnswer } from "./reusable-answer.ts";
 
 async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
@@ -51,13 +49,8 @@ const getCurrentBranch = defineTool({
     if (!state.ok) ctx.log.warn(state.error.message);
     const { branch, unborn } = current.value;
     if (!state.ok) return ok(unborn ? { branch, unborn: true as const } : { branch });
-    // Keyed apart from get_branch_metadata's answers: these add `unborn`, and their schema differs.
-    return ok(
-      keyedAnswer(state.value, `current\0${unborn}\0${branch}`, () => {
-        const record = branchRecord(state.value, branch);
-        return unborn ? { ...record, unborn: true as const } : record;
-      }),
-    );
+    const record = branchRecord(state.value, branch);
+    return ok(unborn ? { ...record, unborn: true as const } : record);
   },
 });
 
@@ -75,7 +68,7 @@ const getBranchMetadata = defineTool({
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
     if (!state.branches.has(branch)) return err(branchNotTracked(branch));
-    return ok(keyedAnswer(state, `metadata\0${branch}`, () => branchRecord(state, branch)));
+    return ok(branchRecord(state, branch));
   },
 });
 
@@ -118,13 +111,8 @@ const getBranchStack = defineTool({
         );
       }
     }
-    const from = start;
-    return ok(
-      keyedAnswer(state, `stack\0${from}`, () => {
-        const { stack, cycle } = branchStack(state, from);
-        return cycle ? { stack, cycle: true as const } : { stack };
-      }),
-    );
+    const { stack, cycle } = branchStack(state, start);
+    return ok(cycle ? { stack, cycle: true as const } : { stack });
   },
 });
 
@@ -189,33 +177,12 @@ const getBranchTree = defineTool({
         roots = rootCandidates(local.value, state.value, current);
       }
     }
-    const previous = drawnTrees.get(state.value);
-    if (previous !== undefined && sameNames(previous.roots, roots) && sameNames(previous.local, local.value)) {
-      return ok(previous.answer);
-    }
     const graph = buildBranchGraph(local.value, state.value, current);
     const budget = { left: TREE_NODE_BUDGET };
     const trees = roots.map((root) => buildTree(graph, state.value, root, budget));
-    const answer = reusableAnswer({
-      root: roots[0] as string,
-      tree_text: trees.map(renderTreeText).join("\n"),
-      branches: trees,
-    });
-    drawnTrees.set(state.value, { local: local.value, roots, answer });
-    return ok(answer);
+    return ok({ root: roots[0] as string, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
 });
-
-type DrawnTree = { root: string; tree_text: string; branches: TreeNode[] };
-
-/**
- * The last tree drawn for one parsed state file, with what else it was drawn from: the same
- * branches and the same roots give the same answer, which the registry has already validated and
- * serialised. The checked-out branch only matters through the roots (it is the fallback root when
- * twig has none configured), so a checkout alone does not redraw. Comparing 10,000 names is far
- * cheaper than drawing and serialising 10,000 nodes again.
- */
-const drawnTrees = new WeakMap<TwigState, { local: readonly string[]; roots: readonly string[]; answer: DrawnTree }>();
 
 const listBranches = defineTool({
   name: "list_branches",
@@ -231,22 +198,10 @@ const listBranches = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    let listed = listedBranches.get(state);
-    if (listed === undefined) {
-      const names = sortBytewise([...state.branches.keys()]);
-      listed = reusableAnswer({ branches: names.map((name) => branchRecord(state, name)) });
-      listedBranches.set(state, listed);
-    }
-    return ok(listed);
+    const names = sortBytewise([...state.branches.keys()]);
+    return ok({ branches: names.map((name) => branchRecord(state, name)) });
   },
 });
-
-/**
- * The answer for one parsed state file: the file cache hands back the same `TwigState` while the
- * file is unchanged, so a repeated call returns the very same answer, which the registry has
- * already validated and serialised — a thousand branches cost a lookup instead of 0.5 ms.
- */
-const listedBranches = new WeakMap<TwigState, { branches: BranchRecord[] }>();
 
 const listRepositories = defineTool({
   name: "list_repositories",
@@ -280,7 +235,7 @@ const listRepositories = defineTool({
         return { name, path, exists: id !== null, ...(isDefault ? { is_default: true as const } : {}) };
       }),
     );
-    return ok(canonicalAnswer(registry.value, "repositories", { repositories, default_repository: current }));
+    return ok({ repositories, default_repository: current });
   },
 });
 
@@ -373,7 +328,7 @@ const getWorktrees = defineTool({
         ...(worktree.prunable ? { prunable: true as const } : {}),
       });
     }
-    return ok(canonicalAnswer(state, "worktrees", { worktrees: result }));
+    return ok({ worktrees: result });
   },
 });
 

@@ -154,8 +154,7 @@ describe("a large answer asked for again", () => {
     home = makeHermeticHome();
     root = mkdtempSync(join(tmpdir(), "twig-mcp-e2e-"));
     const repo = makeExampleRepo(home, root);
-    // 8,000 tracked branches: list_branches answers about 1.7 MB, the size from which a repeated
-    // answer is written from bytes kept with it.
+    // 8,000 tracked branches: list_branches answers about 1.7 MB, non-ASCII names included.
     const branches = Object.fromEntries(
       Array.from({ length: 8000 }, (_, i) => {
         const name = `team/ü-${String(i).padStart(4, "0")}`;

@@ -169,29 +169,23 @@ describe("ToolRegistry with a list published ahead of time", () => {
   });
 });
 
-describe("reusable answers", () => {
-  test("are validated the first time they are seen, and refused if invalid", async () => {
-    const { reusableAnswer } = await import("../../src/tools/reusable-answer.ts");
-    const good = reusableAnswer({ said: "hi" });
-    const bad = reusableAnswer({ said: 42 } as unknown as { said: string });
-    let next: { said: string } = bad;
-    const memo = defineTool({
+describe("output validation", () => {
+  test("runs on every call: an answer that changes after a first valid reply is refused", async () => {
+    const answer: { said: unknown } = { said: "hi" };
+    const same = defineTool({
       ...echo,
-      name: "memo",
+      name: "same",
       async handler() {
-        return ok(next);
+        return ok(answer as { said: string });
       },
     });
-    const registry = new ToolRegistry([memo], new Set());
-    for (let i = 0; i < 2; i++) {
-      const refused = await registry.call(memo, { word: "x" }, ctx, signal);
-      expect(refused.isError).toBe(true);
-    }
-    next = good;
-    const first = await registry.call(memo, { word: "x" }, ctx, signal);
-    const again = await registry.call(memo, { word: "x" }, ctx, signal);
-    expect(first.structuredContent).toBe(good);
-    expect(again.content).toEqual(first.content);
-    expect(Object.isFrozen(good)).toBe(true);
+    const registry = new ToolRegistry([same], new Set());
+    const first = await registry.call(same, { word: "x" }, ctx, signal);
+    expect(first.isError).toBe(false);
+    expect(first.content[0]?.text).toBe('{"status":"ok","data":{"said":"hi"}}');
+    answer.said = 42;
+    const refused = await registry.call(same, { word: "x" }, ctx, signal);
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]?.text).toContain("produced an invalid result");
   });
 });

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { compileProfiled } from "../../build.ts";
+import { compileBinary } from "../../build.ts";
 
 let built: Promise<string> | null = null;
 
@@ -16,8 +16,7 @@ export function binaryPath(): Promise<string> {
     const dir = join(import.meta.dir, "..", "..", "dist", "test");
     mkdirSync(dir, { recursive: true });
     const binary = join(dir, process.platform === "win32" ? "twig-mcp.exe" : "twig-mcp");
-    // Profiled like a release build, so the tests run exactly what ships.
-    await compileProfiled({ outfile: binary });
+    await compileBinary({ outfile: binary });
     return binary;
   })();
   return built;

@@ -2,7 +2,6 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { ok } from "../../src/core/result.ts";
-import { isReusableAnswer } from "../../src/tools/reusable-answer.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 import { makeRepo } from "../support/git-repo.ts";
@@ -33,25 +32,23 @@ function writeState(branches: Record<string, object>, dependencies: Array<[strin
 
 const names = (tree: Record<string, unknown>) => tree.tree_text as string;
 
-describe("answers handed out again while nothing they come from has changed", () => {
-  test("list_branches: the same answer until the state file changes", async () => {
+describe("every answer is built from the repository and its state as they are now", () => {
+  test("list_branches: a changed state file changes the answer", async () => {
     writeState({ "feature/a": { jira_issue: "A-1" } }, [["feature/a", "main"]]);
     const first = await call("list_branches");
     const again = await call("list_branches");
-    expect(again).toBe(first);
-    expect(Object.isFrozen(first)).toBe(true);
-    expect(isReusableAnswer(first)).toBe(true);
+    expect(again).toEqual(first);
+    expect(again).toEqual({ branches: [{ branch: "feature/a", jira_issue: "A-1", parent_branch: "main" }] });
     writeState({ "feature/a": { jira_issue: "A-2" } }, [["feature/a", "main"]]);
     const changed = await call("list_branches");
-    expect(changed).not.toBe(first);
     expect(changed).toEqual({ branches: [{ branch: "feature/a", jira_issue: "A-2", parent_branch: "main" }] });
   });
 
-  test("get_branch_tree: redrawn when a branch appears, the roots or the state change, not on a checkout alone", async () => {
+  test("get_branch_tree: follows new and packed branches, the roots and the checked-out branch", async () => {
     repo.git("branch", "feature/a");
     writeState({ "feature/a": {} }, [["feature/a", "main"]]);
     const first = await call("get_branch_tree");
-    expect(await call("get_branch_tree")).toBe(first);
+    expect(await call("get_branch_tree")).toEqual(first);
     expect(names(first)).toBe("main\n└── feature/a\n");
 
     repo.git("branch", "feature/b"); // a new loose ref, an orphan under the default root
@@ -59,17 +56,16 @@ describe("answers handed out again while nothing they come from has changed", ()
     expect(names(withB)).toBe("main\n├── feature/a\n└── feature/b\n");
 
     repo.git("pack-refs", "--all"); // the same branches, now packed: the same answer
-    expect(await call("get_branch_tree")).toBe(withB);
+    expect(await call("get_branch_tree")).toEqual(withB);
 
     const rooted = await call("get_branch_tree", { branch: "feature/a" });
     expect(names(rooted)).toBe("feature/a\n");
     const redrawn = await call("get_branch_tree");
-    expect(redrawn).not.toBe(rooted);
+    expect(redrawn).toEqual(withB);
 
-    // With configured roots the checked-out branch does not change the tree: a checkout alone
-    // hands out the same answer.
+    // With configured roots the checked-out branch does not change the tree.
     repo.git("checkout", "-q", "feature/b");
-    expect(await call("get_branch_tree")).toBe(redrawn);
+    expect(await call("get_branch_tree")).toEqual(redrawn);
     repo.git("checkout", "-q", "main");
 
     // Without configured roots the checked-out branch is the root: a checkout redraws the tree.
@@ -80,31 +76,26 @@ describe("answers handed out again while nothing they come from has changed", ()
     expect(names(await call("get_branch_tree"))).toBe("feature/a\n");
   });
 
-  test("get_current_branch, get_branch_metadata, get_branch_stack: the same answer per branch until the state changes", async () => {
+  test("get_current_branch, get_branch_metadata, get_branch_stack: follow checkouts and the state", async () => {
     repo.git("checkout", "-q", "main");
     writeState({ "feature/a": { jira_issue: "A-1" }, main: {} }, [["feature/a", "main"]]);
     const current = await call("get_current_branch");
     expect(current).toEqual({ branch: "main" });
-    expect(await call("get_current_branch")).toBe(current);
-    expect(isReusableAnswer(current)).toBe(true);
 
     const metadata = await call("get_branch_metadata", { branch: "feature/a" });
-    expect(await call("get_branch_metadata", { branch: "feature/a" })).toBe(metadata);
-    const main = await call("get_branch_metadata", { branch: "main" });
-    expect(main).toEqual({ branch: "main" });
-    expect(main).not.toBe(current); // the same record, but kept per tool: a current branch may be unborn
+    expect(metadata).toEqual({ branch: "feature/a", jira_issue: "A-1", parent_branch: "main" });
+    expect(await call("get_branch_metadata", { branch: "main" })).toEqual({ branch: "main" });
 
     const stack = await call("get_branch_stack", { branch: "feature/a" });
     expect(stack).toEqual({
       stack: [{ branch: "feature/a", jira_issue: "A-1", parent_branch: "main" }, { branch: "main" }],
     });
-    expect(await call("get_branch_stack", { branch: "feature/a" })).toBe(stack);
     expect(await call("get_branch_stack")).toEqual({ stack: [{ branch: "main" }] });
 
     // A checkout changes the current branch's answer without any change to the state.
     repo.git("checkout", "-q", "feature/a");
     expect(await call("get_current_branch")).toEqual({ branch: "feature/a", jira_issue: "A-1", parent_branch: "main" });
-    expect(await call("get_branch_stack")).toBe(stack);
+    expect(await call("get_branch_stack")).toEqual(stack);
 
     // A branch with no commits yet is answered with `unborn`.
     repo.git("checkout", "-q", "--orphan", "main-next");
@@ -118,6 +109,8 @@ describe("answers handed out again while nothing they come from has changed", ()
       jira_issue: "A-2",
       parent_branch: "main",
     });
-    expect(await call("get_branch_stack", { branch: "feature/a" })).not.toBe(stack);
+    expect(await call("get_branch_stack", { branch: "feature/a" })).toEqual({
+      stack: [{ branch: "feature/a", jira_issue: "A-2", parent_branch: "main" }, { branch: "main" }],
+    });
   });
 });
