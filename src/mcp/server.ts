@@ -74,6 +74,8 @@ export function createMcpServer(
   watchClientRoots(server, ctx);
   const connect = async (transport: Transport) => {
     await server.connect(transport);
+    // `onmessage` is where the protocol listens (the public Transport contract): each message
+    // passes the params check on its way there.
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const refusal = invalidParamsReply(message);
