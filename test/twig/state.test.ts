@@ -63,13 +63,43 @@ describe("parseStateBytes", () => {
     ['{"branches":{"a":{"github_pr":"42"}}}', "branches.a.github_pr"],
     ['{"branches":{"a":{"github_pr":-1}}}', "branches.a.github_pr"],
     ['{"branches":{"a":{"github_pr":42.5}}}', "branches.a.github_pr"],
-    ['{"branches":[]}', "branches"],
+    ['{"branches":"x"}', "branches"],
+    ['{"branch_issues":{}}', "twig 0.1.0–0.1.3 (`branch_issues`), and branch_issues: Invalid type"],
+    ['{"branches":[{"branch":"a","github_pr":"1"}]}', "twig 0.1.4 (`branches` as a list), and branches[0].github_pr"],
     ['{"dependencies":[{"child":"a"}]}', "dependencies[0].parent"],
     ['{"root_branches":[{"branch":1}]}', "root_branches[0].branch"],
   ])("rejects %p naming the problem", (text, fragment) => {
     const result = parseStateBytes(enc(text));
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toContain(fragment);
+  });
+
+  test("twig 0.1.0–0.1.3's branch_issues list is read as branch records", () => {
+    const result = parseStateBytes(
+      enc(
+        '{"version":1,"worktrees":[],"branch_issues":[{"branch":"a","jira_issue":"SHOP-1","github_pr":7,"created_at":"t1"},{"branch":"b","jira_issue":"SHOP-2","github_pr":null,"created_at":"t2"}],"config_overrides":{}}',
+      ),
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect([...result.value.branches]).toEqual([
+      ["a", { jira_issue: "SHOP-1", github_pr: 7, created_at: "t1" }],
+      ["b", { jira_issue: "SHOP-2", github_pr: null, created_at: "t2" }],
+    ]);
+  });
+
+  test("twig 0.1.4's branches list is read as branch records", () => {
+    const result = parseStateBytes(
+      enc('{"branches":[{"branch":"a","jira_issue":null,"github_pr":3,"created_at":"t"}]}'),
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect(result.value.branches.get("a")).toEqual({ jira_issue: null, github_pr: 3, created_at: "t" });
+  });
+
+  test("a current record wins over an old one for the same branch", () => {
+    const result = parseStateBytes(
+      enc('{"branch_issues":[{"branch":"a","jira_issue":"OLD-1"}],"branches":{"a":{"jira_issue":"NEW-1"}}}'),
+    );
+    expect(result.ok && result.value.branches.get("a")?.jira_issue).toBe("NEW-1");
   });
 
   test("rejects invalid UTF-8", () => {
