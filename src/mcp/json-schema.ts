@@ -37,7 +37,7 @@ export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
  *   input schema. The descriptions say what each tool returns, and the result is plain JSON.
  * - Clients that derive types from output schemas still get every top-level field and its type,
  *   but no longer optional versus always present, nor the fields of nested objects (a PR in a
- *   list, a tree node, a review); the README describes each result.
+ *   list, a tree node, a review); docs/tools.md describes each result.
  */
 export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
   const json = jsonSchemaOf(schema);

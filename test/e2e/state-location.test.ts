@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { gitOrThrow } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
@@ -75,6 +76,27 @@ describe("linked worktrees", () => {
     writeState(worktree, { branches: { "feature/billing": { github_pr: 77 } } });
     const current = await callIn(worktree, "get_current_branch");
     expect(current.envelope).toEqual({ status: "ok", data: { branch: "feature/billing", pr_number: 77 } });
+  });
+
+  test("a subscription in a worktree hears about a change to the main checkout's state", async () => {
+    const repo = exampleRepo("watched");
+    const worktree = join(root, "watched-worktrees", "feature-auth");
+    git(repo, "worktree", "add", "-q", worktree, "feature/auth");
+    const server = await startServer({ cwd: worktree, env: home.env });
+    try {
+      const updated = new Promise<string>((resolve) => {
+        server.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri));
+      });
+      await server.client.subscribeResource({ uri: "twig://repo/branches" });
+      writeState(repo, { ...EXAMPLE_STATE, branches: { "feature/auth": { github_pr: 99 } } });
+      expect(await updated).toBe("twig://repo/branches");
+      const branches = await server.client.readResource({ uri: "twig://repo/branches" });
+      expect(JSON.parse((branches.contents[0] as { text: string }).text)).toEqual({
+        branches: [{ branch: "feature/auth", pr_number: 99, parent_branch: "main" }],
+      });
+    } finally {
+      await server.close();
+    }
   });
 
   test("a broken main state is reported from the worktree, naming the main checkout's file", async () => {
