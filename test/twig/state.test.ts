@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import { loadState, parseStateBytes } from "../../src/twig/state.ts";
+import { loadState, parseStateBytes, stateFileFor } from "../../src/twig/state.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
+import { gitOrThrow } from "../support/git-repo.ts";
 
 const enc = (text: string) => new TextEncoder().encode(text);
 
@@ -156,5 +157,28 @@ describe("loadState", () => {
     chmodSync(join(work, ".twig", "state.json"), 0o000);
     const result = await loadState({ files }, work);
     expect(!result.ok && result.error.message).toContain("permission denied");
+  });
+
+  test("a linked worktree without state uses the main checkout's file; with its own, its own", async () => {
+    const home = join(root, "home");
+    mkdirSync(home, { recursive: true });
+    const main = join(root, "main-checkout");
+    mkdirSync(main);
+    gitOrThrow(main, home, "init", "-q", "-b", "main");
+    gitOrThrow(main, home, "commit", "-q", "--allow-empty", "-m", "init");
+    gitOrThrow(main, home, "worktree", "add", "-q", "-b", "topic", join(root, "linked"));
+    const [mainDir, linked] = [realpathSync(main), realpathSync(join(root, "linked"))];
+    // No state anywhere yet: the file to create is the main checkout's.
+    expect(await stateFileFor({ files }, linked)).toBe(join(mainDir, ".twig", "state.json"));
+    expect(await stateFileFor({ files }, mainDir)).toBe(join(mainDir, ".twig", "state.json"));
+    mkdirSync(join(mainDir, ".twig"));
+    writeFileSync(join(mainDir, ".twig", "state.json"), '{"branches":{"topic":{"github_pr":5}}}');
+    const shared = await loadState({ files }, linked);
+    expect(shared.ok && shared.value.branches.get("topic")?.github_pr).toBe(5);
+    mkdirSync(join(linked, ".twig"));
+    writeFileSync(join(linked, ".twig", "state.json"), '{"branches":{"topic":{"github_pr":6}}}');
+    expect(await stateFileFor({ files }, linked)).toBe(join(linked, ".twig", "state.json"));
+    const own = await loadState({ files }, linked);
+    expect(own.ok && own.value.branches.get("topic")?.github_pr).toBe(6);
   });
 });
