@@ -19,8 +19,9 @@ afterAll(() => {
 
 /** Paths of every `type` written as a list, which single-type dialects (Gemini's OpenAPI subset) refuse. */
 function typeLists(node: unknown, path: string, found: string[]): string[] {
-  if (Array.isArray(node)) node.forEach((item, index) => typeLists(item, `${path}[${index}]`, found));
-  else if (typeof node === "object" && node !== null) {
+  if (Array.isArray(node)) {
+    for (const [index, item] of node.entries()) typeLists(item, `${path}[${index}]`, found);
+  } else if (typeof node === "object" && node !== null) {
     for (const [key, value] of Object.entries(node)) {
       if (key === "type" && Array.isArray(value)) found.push(path);
       typeLists(value, `${path}.${key}`, found);
