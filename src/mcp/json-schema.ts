@@ -37,7 +37,7 @@ export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
  *   input schema. The descriptions say what each tool returns, and the result is plain JSON.
  * - Clients that derive types from output schemas still get every top-level field and its type,
  *   but no longer optional versus always present, nor the fields of nested objects (a PR in a
- *   list, a tree node, a review); the README describes each result.
+ *   list, a tree node, a review); docs/tools.md describes each result.
  */
 export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
   const json = jsonSchemaOf(schema);
@@ -58,9 +58,12 @@ function withoutFields(node: JsonObject): JsonObject {
 
 /**
  * Every `tools/list` lands in the model's context, so schemas are written in their shortest
- * equivalent form: `"required": []` is dropped, and `anyOf` of bare types (valibot's nullable)
- * becomes a type list — `{"type":["string","null"]}` means the same in draft-07 and 2020-12.
- * Constraints a schema marks `unpublished` (checked server-side only) are removed here.
+ * portable form: `"required": []` is dropped, and constraints a schema marks `unpublished`
+ * (checked server-side only) are removed. A nullable field stays `anyOf` of single-type branches
+ * (`{"anyOf":[{"type":"string"},{"type":"null"}]}`), as valibot writes it: the shorter type list
+ * (`{"type":["string","null"]}`) means the same in JSON Schema, but clients that map tool schemas
+ * onto a single-`type` dialect (Gemini's OpenAPI subset) reject it, and `mcp-inspector --strict`
+ * flags it as not portable.
  */
 function compact(node: unknown): void {
   if (Array.isArray(node)) {
@@ -74,21 +77,7 @@ function compact(node: unknown): void {
     for (const keyword of object[UNPUBLISHED]) delete object[keyword as string];
     delete object[UNPUBLISHED];
   }
-  const anyOf = object.anyOf;
-  if (Array.isArray(anyOf) && anyOf.every(isBareType)) {
-    delete object.anyOf;
-    object.type = anyOf.map((item) => (item as { type: string }).type);
-  }
   for (const value of Object.values(object)) compact(value);
-}
-
-function isBareType(item: unknown): boolean {
-  return (
-    typeof item === "object" &&
-    item !== null &&
-    Object.keys(item).length === 1 &&
-    typeof (item as { type?: unknown }).type === "string"
-  );
 }
 
 function mapValues(object: JsonObject, fn: (value: unknown) => unknown): JsonObject {

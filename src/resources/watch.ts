@@ -1,5 +1,5 @@
 import { existsSync, type FSWatcher, watch } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { RepoLocation } from "../git/discover.ts";
 
 /** What changed: twig's state file, or git's HEAD/branches. */
@@ -34,6 +34,11 @@ export class RepoWatcher {
       return null;
     });
     if (existsSync(twigDir)) this.#watchTwigDir(twigDir);
+    // A linked worktree without state of its own reads the main checkout's (src/twig/state.ts).
+    const mainTwigDir = join(dirname(repo.commonDir), ".twig");
+    if (repo.isLinkedWorktree && mainTwigDir !== twigDir && existsSync(mainTwigDir)) {
+      this.#add(mainTwigDir, false, (name) => (name === "state.json" ? "state" : null));
+    }
     const gitFiles = (name: string) => (name === "HEAD" || name === "packed-refs" ? "git" : null);
     this.#add(repo.gitDir, false, gitFiles);
     if (repo.commonDir !== repo.gitDir) this.#add(repo.commonDir, false, gitFiles);

@@ -5,7 +5,7 @@ import * as v from "valibot";
  * fields are ignored. We are more lenient than twig only where no data is invented: missing
  * collections are empty, missing ids/timestamps are not needed for reading.
  */
-const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
+export const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
 
 export const BranchMetadataSchema = v.object({
   jira_issue: v.nullish(v.string(), null),

@@ -1,9 +1,12 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
+import { lstatIfExists } from "../fs/local-fs.ts";
+import { discoverRepositoryCached } from "../git/discovery-cache.ts";
+import { legacyBranches } from "./legacy-state.ts";
 import {
   type BranchMetadata,
   BranchMetadataSchema,
@@ -31,13 +34,22 @@ export function statePath(workTree: string): string {
 }
 
 /**
- * Loads `<workTree>/.twig/state.json`. A missing file is empty state (twig's rule); a file that
- * cannot be read or parsed is `no_twig_state`, naming the file and the first problem in it.
+ * Loads the state twig keeps for `workTree`: its own `.twig/state.json`, or, in a linked worktree
+ * that has none, the main checkout's (twig itself resolves a worktree to its main repository the
+ * same way, through the common dir, for the registry). A missing file is empty state (twig's
+ * rule); a file that cannot be read or parsed is `no_twig_state`, naming the file and the first
+ * problem in it.
  */
 export async function loadState(ctx: Pick<Context, "files">, workTree: string): Promise<Result<TwigState>> {
-  const path = statePath(workTree);
-  const read = await ctx.files.read(path, "twig-state", parseStateBytes);
-  if (read.kind === "missing") return ok(EMPTY_STATE);
+  let path = statePath(workTree);
+  let read = await ctx.files.read(path, "twig-state", parseStateBytes);
+  if (read.kind === "missing") {
+    const main = await mainCheckoutOf(ctx, workTree);
+    if (main === null) return ok(EMPTY_STATE);
+    path = statePath(main);
+    read = await ctx.files.read(path, "twig-state", parseStateBytes);
+    if (read.kind === "missing") return ok(EMPTY_STATE);
+  }
   if (read.kind === "unreadable") {
     return err(
       toolError(
@@ -59,6 +71,28 @@ export async function loadState(ctx: Pick<Context, "files">, workTree: string): 
   return ok(read.value.value);
 }
 
+/** The state file `loadState` reads for `workTree`, whether or not it exists yet. */
+export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string): Promise<string> {
+  const own = statePath(workTree);
+  if ((await lstatIfExists(own)) !== undefined) return own;
+  const main = await mainCheckoutOf(ctx, workTree);
+  return main === null ? own : statePath(main);
+}
+
+/**
+ * The main checkout of a linked worktree (the parent of its common dir, as twig's
+ * `resolve_to_main_repo_path` takes it), or `null` for anything else. Only a linked worktree has a
+ * `.git` file rather than a directory, so the usual case costs one `lstat`.
+ */
+async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Promise<string | null> {
+  const dotGit = await lstatIfExists(join(workTree, ".git"));
+  if (dotGit === undefined || !dotGit.isFile()) return null;
+  const found = await discoverRepositoryCached(workTree, ctx.files);
+  if (!found.ok || !found.value.isLinkedWorktree) return null;
+  const main = dirname(found.value.commonDir);
+  return main === workTree ? null : main;
+}
+
 export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
   const text = decodeUtf8(bytes);
   if (text === null) return err("not valid UTF-8");
@@ -72,9 +106,13 @@ export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return err("Invalid type: Expected a JSON object at the top level");
   }
-  const parsed = v.safeParse(StateFileSchema, json);
+  const legacy = legacyBranches(json as Record<string, unknown>);
+  if (!legacy.ok) return legacy;
+  // A 0.1.4 file's `branches` is a list, already read above; the map schema would refuse it.
+  const current = Array.isArray((json as { branches?: unknown }).branches) ? { ...json, branches: {} } : json;
+  const parsed = v.safeParse(StateFileSchema, current);
   if (!parsed.success) return err(describeIssues(parsed.issues));
-  const branches = new Map<string, BranchMetadata>();
+  const branches = new Map<string, BranchMetadata>(legacy.value ?? []);
   for (const [name, raw] of Object.entries(parsed.output.branches)) {
     const entry = v.safeParse(BranchMetadataSchema, raw);
     if (!entry.success) return err(describeIssues(entry.issues, `branches.${name}`));

@@ -51,14 +51,17 @@ describe("ToolRegistry", () => {
     expect(second?.annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
   });
 
-  test("schemas are published in their shortest equivalent form", () => {
+  test("a nullable field is published as anyOf of single types, which every client dialect reads", () => {
     const nullable = defineTool({
       ...echo,
       name: "nullable",
       input: v.object({ maybe: v.optional(v.nullable(v.string())) }),
     } as never);
     const [published] = new ToolRegistry([nullable], new Set()).list();
-    expect(published?.inputSchema).toEqual({ type: "object", properties: { maybe: { type: ["string", "null"] } } });
+    expect(published?.inputSchema).toEqual({
+      type: "object",
+      properties: { maybe: { anyOf: [{ type: "string" }, { type: "null" }] } },
+    });
   });
 
   test("unpublished constraints are checked but left out of the input schema", async () => {

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import { loadState, parseStateBytes } from "../../src/twig/state.ts";
+import { loadState, parseStateBytes, stateFileFor } from "../../src/twig/state.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
+import { gitOrThrow } from "../support/git-repo.ts";
 
 const enc = (text: string) => new TextEncoder().encode(text);
 
@@ -63,13 +64,43 @@ describe("parseStateBytes", () => {
     ['{"branches":{"a":{"github_pr":"42"}}}', "branches.a.github_pr"],
     ['{"branches":{"a":{"github_pr":-1}}}', "branches.a.github_pr"],
     ['{"branches":{"a":{"github_pr":42.5}}}', "branches.a.github_pr"],
-    ['{"branches":[]}', "branches"],
+    ['{"branches":"x"}', "branches"],
+    ['{"branch_issues":{}}', "twig 0.1.0–0.1.3 (`branch_issues`), and branch_issues: Invalid type"],
+    ['{"branches":[{"branch":"a","github_pr":"1"}]}', "twig 0.1.4 (`branches` as a list), and branches[0].github_pr"],
     ['{"dependencies":[{"child":"a"}]}', "dependencies[0].parent"],
     ['{"root_branches":[{"branch":1}]}', "root_branches[0].branch"],
   ])("rejects %p naming the problem", (text, fragment) => {
     const result = parseStateBytes(enc(text));
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toContain(fragment);
+  });
+
+  test("twig 0.1.0–0.1.3's branch_issues list is read as branch records", () => {
+    const result = parseStateBytes(
+      enc(
+        '{"version":1,"worktrees":[],"branch_issues":[{"branch":"a","jira_issue":"SHOP-1","github_pr":7,"created_at":"t1"},{"branch":"b","jira_issue":"SHOP-2","github_pr":null,"created_at":"t2"}],"config_overrides":{}}',
+      ),
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect([...result.value.branches]).toEqual([
+      ["a", { jira_issue: "SHOP-1", github_pr: 7, created_at: "t1" }],
+      ["b", { jira_issue: "SHOP-2", github_pr: null, created_at: "t2" }],
+    ]);
+  });
+
+  test("twig 0.1.4's branches list is read as branch records", () => {
+    const result = parseStateBytes(
+      enc('{"branches":[{"branch":"a","jira_issue":null,"github_pr":3,"created_at":"t"}]}'),
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect(result.value.branches.get("a")).toEqual({ jira_issue: null, github_pr: 3, created_at: "t" });
+  });
+
+  test("a current record wins over an old one for the same branch", () => {
+    const result = parseStateBytes(
+      enc('{"branch_issues":[{"branch":"a","jira_issue":"OLD-1"}],"branches":{"a":{"jira_issue":"NEW-1"}}}'),
+    );
+    expect(result.ok && result.value.branches.get("a")?.jira_issue).toBe("NEW-1");
   });
 
   test("rejects invalid UTF-8", () => {
@@ -126,5 +157,28 @@ describe("loadState", () => {
     chmodSync(join(work, ".twig", "state.json"), 0o000);
     const result = await loadState({ files }, work);
     expect(!result.ok && result.error.message).toContain("permission denied");
+  });
+
+  test("a linked worktree without state uses the main checkout's file; with its own, its own", async () => {
+    const home = join(root, "home");
+    mkdirSync(home, { recursive: true });
+    const main = join(root, "main-checkout");
+    mkdirSync(main);
+    gitOrThrow(main, home, "init", "-q", "-b", "main");
+    gitOrThrow(main, home, "commit", "-q", "--allow-empty", "-m", "init");
+    gitOrThrow(main, home, "worktree", "add", "-q", "-b", "topic", join(root, "linked"));
+    const [mainDir, linked] = [realpathSync(main), realpathSync(join(root, "linked"))];
+    // No state anywhere yet: the file to create is the main checkout's.
+    expect(await stateFileFor({ files }, linked)).toBe(join(mainDir, ".twig", "state.json"));
+    expect(await stateFileFor({ files }, mainDir)).toBe(join(mainDir, ".twig", "state.json"));
+    mkdirSync(join(mainDir, ".twig"));
+    writeFileSync(join(mainDir, ".twig", "state.json"), '{"branches":{"topic":{"github_pr":5}}}');
+    const shared = await loadState({ files }, linked);
+    expect(shared.ok && shared.value.branches.get("topic")?.github_pr).toBe(5);
+    mkdirSync(join(linked, ".twig"));
+    writeFileSync(join(linked, ".twig", "state.json"), '{"branches":{"topic":{"github_pr":6}}}');
+    expect(await stateFileFor({ files }, linked)).toBe(join(linked, ".twig", "state.json"));
+    const own = await loadState({ files }, linked);
+    expect(own.ok && own.value.branches.get("topic")?.github_pr).toBe(6);
   });
 });

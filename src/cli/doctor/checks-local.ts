@@ -6,7 +6,7 @@ import { discoverRepository } from "../../git/discover.ts";
 import { readHead } from "../../git/head.ts";
 import { registryPath } from "../../twig/dirs.ts";
 import { loadRegistry } from "../../twig/registry.ts";
-import { loadState, statePath } from "../../twig/state.ts";
+import { loadState, stateFileFor } from "../../twig/state.ts";
 import { type Check, check } from "./report.ts";
 
 export interface RepositoryFinding {
@@ -68,7 +68,7 @@ export async function checkRepository(
 export async function checkState(ctx: Pick<Context, "files">, repo: Result<string, string>): Promise<Check> {
   const title = "twig state";
   if (!repo.ok) return check("state", title, "info", "no repository, so no state file to read");
-  const path = statePath(repo.value);
+  const path = await stateFileFor(ctx, repo.value);
   if (!existsSync(path)) {
     return check(
       "state",
