@@ -2,7 +2,8 @@ import * as v from "valibot";
 
 /**
  * The closed set of tool error codes. The first seven are upstream twig-mcp's; the rest name
- * failures upstream folded into `network_error` or could not detect.
+ * failures upstream folded into `network_error`, `no_twig_state` or `no_repo`, or could not detect:
+ * each needs its own fix, so each gets its own code and hint.
  */
 export const ErrorCodeSchema = v.picklist([
   "no_repo",
@@ -16,6 +17,8 @@ export const ErrorCodeSchema = v.picklist([
   "rate_limited",
   "unsupported_repo",
   "unsupported_api",
+  "invalid_registry",
+  "repo_missing",
 ]);
 export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
 

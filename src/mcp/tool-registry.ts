@@ -5,6 +5,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import type { ToolAnnotations, ToolDefinition, ToolGroup } from "../tools/define.ts";
 import { unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
+import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
 import { type JsonObject, jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
 
@@ -86,12 +87,15 @@ export class ToolRegistry {
     ctx: Context,
     signal: AbortSignal,
   ): Promise<Result<Record<string, unknown>>> {
-    const args = v.safeParse(tool.input, withoutNulls(rawArgs ?? {}));
+    const given = withoutNulls(rawArgs ?? {});
+    const unknown = unknownArgumentError(tool.name, tool.input, given);
+    if (unknown !== null) return err(unknown);
+    const args = v.safeParse(tool.input, given);
     if (!args.success) {
       return err(
         toolError(
           "invalid_params",
-          `Invalid arguments for ${tool.name}: ${describeIssues(args.issues)}`,
+          `Invalid arguments for ${tool.name}: ${describeArgumentIssue(tool.input, args.issues)}`,
           "Check the argument names and types against the tool's inputSchema.",
         ),
       );

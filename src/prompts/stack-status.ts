@@ -23,11 +23,18 @@ export async function stackStatusText(invoke: ToolInvoker, repo: string | undefi
 
   if (current?.ok) sections.push(`Current branch: ${current.value.branch as string}`);
   else if (current && current.error.code === "not_found") sections.push("Current branch: none (detached HEAD)");
+  // What the tools would tell the model, hint included, rather than a bare "no data".
+  else if (current && current.error.code === "no_repo")
+    sections.push(`no_repo: ${current.error.message} ${current.error.hint ?? ""}`.trimEnd());
 
   if (tree?.ok) {
     const roots = (tree.value.branches as unknown[]).length;
     const heading = roots > 1 ? "Branch dependency trees" : "Branch dependency tree";
     sections.push(`${heading}:\n\`\`\`\n${tree.value.tree_text as string}\`\`\``);
+  }
+
+  if (tracked && !tracked.ok && tracked.error.code !== "no_repo") {
+    sections.push(`${tracked.error.code}: ${tracked.error.message} ${tracked.error.hint ?? ""}`.trimEnd());
   }
 
   const records = tracked?.ok ? (tracked.value.branches as BranchRecord[]) : [];

@@ -123,7 +123,26 @@ export class ExposedRepoSelector implements RepoSelector {
       );
     }
     const path = (matches[0] as { path: string }).path;
-    return this.#open(path, `Registered repository '${name}' at ${path}`);
+    const label = `Registered repository '${name}' at ${path}`;
+    // The registry outlives checkouts: a moved or deleted one is the registry's to fix, and
+    // "run inside a git repository" would send the user looking in the wrong place.
+    if ((await canonicalPath(path)) === null) {
+      return err(
+        toolError(
+          "repo_missing",
+          `${label} no longer exists`,
+          `If it moved, register the new place with \`twig git add <path>\` (and remove '${name}' from twig's registry); otherwise pass another name from \`list_repositories\`.`,
+        ),
+      );
+    }
+    const opened = await this.#open(path, label);
+    if (!opened.ok && opened.error.code === "no_repo") {
+      return err({
+        ...opened.error,
+        hint: `Re-register the repository's checkout with \`twig git add <path>\`, or pass another name from \`list_repositories\`.`,
+      });
+    }
+    return opened;
   }
 
   async #selectPath(path: string): Promise<Result<string>> {

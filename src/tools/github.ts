@@ -23,7 +23,7 @@ const PrNumberSchema = v.pipe(
   v.minValue(1),
   v.maxValue(4294967295),
   unpublished("maximum"),
-  v.description("PR number. Default: the current branch's PR (linked by twig)."),
+  v.description("Default: the current branch's linked PR."),
 );
 
 const OwnerSchema = v.pipe(
@@ -35,7 +35,7 @@ const OwnerSchema = v.pipe(
   // walk the request up the API's path.
   v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
   unpublished("minLength", "maxLength", "pattern"),
-  v.description("GitHub user or org. With `repo`: read that repository instead of the clone's remote."),
+  v.description("GitHub owner; with `repo`, read that repository, not the clone's."),
 );
 
 /**
@@ -47,9 +47,7 @@ const RepoSchema = v.pipe(
   v.minLength(1),
   v.maxLength(4096),
   unpublished("minLength", "maxLength"),
-  v.description(
-    "With `owner`: GitHub repository name. Alone: a list_repositories name or path, whose GitHub remote is used.",
-  ),
+  v.description("With `owner`: a GitHub repo name. Alone: a list_repositories name or path."),
 );
 
 const targetParams = {
@@ -176,7 +174,7 @@ const getPullRequestTool = defineTool({
   name: "get_pull_request",
   title: "GitHub pull request",
   description:
-    "Get full details for a GitHub pull request. Defaults to the current branch's PR. Includes body, labels, requested reviewers, draft/merged/mergeable flags and head SHA; get_pr_status adds reviews and CI.",
+    "Get full details for a GitHub pull request. Defaults to the current branch's PR. get_pr_status adds reviews and CI.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PullRequestSchema,
@@ -195,7 +193,7 @@ const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR (as get_pull_request), all reviews, check runs and commit statuses, and a summary: each reviewer's standing review, check counts, overall verdict. Answers \"is this PR ready to merge?\"",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR (as get_pull_request), every review, check run and commit status, and a summary: standing reviews, check counts, verdict.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
@@ -218,7 +216,7 @@ const listPullRequestsTool = defineTool({
   name: "list_pull_requests",
   title: "GitHub pull requests",
   description:
-    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body); head=<branch> finds a branch's PR.",
+    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body). Narrow with state, head=<branch> (a branch's PR) or base; has_more: raise limit.",
   group: "github",
   input: v.object({
     state: v.optional(

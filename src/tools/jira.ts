@@ -124,9 +124,8 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
     name: "get_jira_issue",
     title: "Jira issue",
     description:
-      "Get details for a Jira issue. Defaults to the current branch's linked issue. Returns summary, status, " +
-      "assignee, type, priority, labels, reporter, update time, url and the description as Markdown-like text " +
-      "(very long ones are cut, with truncated: true).",
+      "Get details for a Jira issue. Defaults to the current branch's linked issue. The description comes as " +
+      "Markdown-like text (very long ones are cut, with truncated: true).",
     group: "jira",
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
     output: JiraIssueSchema,
@@ -167,7 +166,7 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
     title: "List Jira issues",
     description:
       "List Jira issues for a project with optional status and assignee filters, most recently updated first, " +
-      "each as get_jira_issue returns it with a shortened description.",
+      "each as get_jira_issue returns it with a shortened description. Narrow with status or assignee; has_more: raise limit.",
     group: "jira",
     input: v.object({
       project: ProjectKeySchema,

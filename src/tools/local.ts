@@ -29,13 +29,18 @@ const branchNotTracked = (branch: string) =>
 const getCurrentBranch = defineTool({
   name: "get_current_branch",
   title: "Current branch",
-  description:
-    "Get the current git branch name and its linked Jira issue and GitHub PR, plus its parent branch. Start here to learn what the user is working on.",
+  description: "Get the current git branch name and its linked Jira issue and GitHub PR",
   group: "local",
   input: NoParamsSchema,
   output: v.object({
     ...BranchRecordSchema.entries,
     unborn: v.optional(v.pipe(v.literal(true), v.description("The branch has no commits yet."))),
+    warnings: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description("Only when twig's state could not be read: why, so the links above are missing."),
+      ),
+    ),
   }),
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
@@ -45,10 +50,14 @@ const getCurrentBranch = defineTool({
     const current = await currentBranch(ctx, workspace.value);
     if (!current.ok) return current;
     const state = await loadState(ctx, workspace.value.workTree);
-    // As upstream: unreadable state only loses the metadata; the branch name is still the answer.
-    if (!state.ok) ctx.log.warn(state.error.message);
     const { branch, unborn } = current.value;
-    if (!state.ok) return ok(unborn ? { branch, unborn: true as const } : { branch });
+    if (!state.ok) {
+      // As upstream, unreadable state only loses the metadata: the branch name is still the answer.
+      // Unlike upstream, the model is told, or it would take "no Jira issue, no PR" as the truth.
+      ctx.log.warn(state.error.message);
+      const warning = `${state.error.message}; jira_issue, pr_number and parent_branch are unknown.${state.error.hint ? ` ${state.error.hint}` : ""}`;
+      return ok(unborn ? { branch, unborn: true as const, warnings: [warning] } : { branch, warnings: [warning] });
+    }
     const record = branchRecord(state.value, branch);
     return ok(unborn ? { ...record, unborn: true as const } : record);
   },
@@ -57,7 +66,8 @@ const getCurrentBranch = defineTool({
 const getBranchMetadata = defineTool({
   name: "get_branch_metadata",
   title: "Branch metadata",
-  description: "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig.",
+  description:
+    "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig. For a branch other than the current one.",
   group: "local",
   input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch name to look up.")) }),
   output: BranchRecordSchema,
@@ -76,7 +86,7 @@ const getBranchStack = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
   description:
-    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it.",
+    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it. Shows what a branch is stacked on.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
@@ -128,7 +138,7 @@ const getBranchTree = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
-    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes.",
+    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes. Use to see how stacks relate; `branch` draws one subtree.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
@@ -188,7 +198,7 @@ const listBranches = defineTool({
   name: "list_branches",
   title: "Tracked branches",
   description:
-    "List all twig-tracked branches in the current repository with their Jira issue, PR number and parent branch, sorted by name.",
+    "List all twig-tracked branches in the current repository with their Jira issue, PR number and parent branch, sorted by name. Use to find a branch by Jira key or PR; for one branch, get_branch_metadata.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({ branches: v.array(BranchRecordSchema) }),
@@ -271,7 +281,7 @@ const getWorktrees = defineTool({
   name: "get_worktrees",
   title: "Worktrees",
   description:
-    "Get the worktrees of the current repository (name, path, branch): twig's records merged with git's linked worktrees; `source` shows stale records.",
+    "Get the worktrees of the current repository (name, path, branch): twig's records merged with git's linked worktrees; `source` shows stale records. Use to find where a branch is checked out.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({ worktrees: v.array(WorktreeSchema) }),
