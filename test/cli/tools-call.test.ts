@@ -36,7 +36,9 @@ describe("twig-mcp tools", () => {
     const listed = await server.client.listTools();
     const lines = stdout.trimEnd().split("\n");
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(listed.tools.map((t) => t.name));
-    expect(stdout).toMatch(/^get_current_branch +local +Get the current git branch name .*parent branch\.$/m);
+    expect(stdout).toMatch(
+      /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR$/m,
+    );
     expect(stdout).toMatch(/^list_pull_requests +github +/m);
     expect(stdout).toMatch(/^get_jira_issue +jira +/m);
   });
