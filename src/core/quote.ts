@@ -20,10 +20,10 @@ export function quoteReceived(value: unknown): string {
   return typeof value === "object" ? "an object" : typeof value;
 }
 
-/** `text` cut to a few dozen characters (whole code points), unprintable characters as `?`. */
-export function printable(text: string): string {
-  const head = Array.from(text.slice(0, QUOTED_CHARACTERS * 2))
-    .slice(0, QUOTED_CHARACTERS)
+/** `text` cut to `max` characters (whole code points), unprintable characters as `?`. */
+export function printable(text: string, max = QUOTED_CHARACTERS): string {
+  const head = Array.from(text.slice(0, max * 2))
+    .slice(0, max)
     .join("");
   const cut = head.length < text.length ? `${head}…` : head;
   return cut.replace(UNPRINTABLE, "?");

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
+import { printable } from "../core/quote.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
@@ -23,8 +24,15 @@ async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Work
   return ok({ workspace: workspace.value, state: state.value });
 }
 
+/** A branch argument is repeated in errors up to this length: any real name, never a payload. */
+const NAME_SHOWN = 300;
+
 const branchNotTracked = (branch: string) =>
-  toolError("not_found", `Branch '${branch}' not found in twig state`, "Use `list_branches` to see tracked branches.");
+  toolError(
+    "not_found",
+    `Branch '${printable(branch, NAME_SHOWN)}' not found in twig state`,
+    "Use `list_branches` to see tracked branches.",
+  );
 
 const getCurrentBranch = defineTool({
   name: "get_current_branch",
@@ -115,7 +123,7 @@ const getBranchStack = defineTool({
         return err(
           toolError(
             "not_found",
-            `Branch '${start}' not found in twig state or the repository`,
+            `Branch '${printable(start, NAME_SHOWN)}' not found in twig state or the repository`,
             "Use `list_branches` to see tracked branches.",
           ),
         );
@@ -172,7 +180,7 @@ const getBranchTree = defineTool({
         return err(
           toolError(
             "not_found",
-            `Branch '${branch}' not found in repository`,
+            `Branch '${printable(branch, NAME_SHOWN)}' not found in repository`,
             "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
           ),
         );
