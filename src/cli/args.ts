@@ -4,7 +4,7 @@ import { closest } from "./suggest.ts";
 export const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
 export type DisableGroup = (typeof DISABLE_GROUPS)[number];
 
-export const SUBCOMMANDS = ["tools", "call", "config", "doctor"] as const;
+export const SUBCOMMANDS = ["tools", "call", "config", "doctor", "demo"] as const;
 export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "codex", "vscode"] as const;
@@ -56,8 +56,15 @@ export interface DoctorOptions extends CommonOptions {
   json: boolean;
 }
 
+export interface DemoOptions extends CommonOptions {
+  command: "demo";
+  /** `--keep`: leave the sample repository in place until Ctrl-C, to try commands in it. */
+  keep: boolean;
+}
+
 export type CliCommand =
   | ServeOptions
+  | DemoOptions
   | ToolsOptions
   | CallOptions
   | ConfigOptions
@@ -78,6 +85,7 @@ const COMMAND_FLAGS: Record<Subcommand, Record<string, FlagKind>> = {
   call: { "--json": "bool" },
   config: { "--write": "bool", "--scope": "value", "--name": "value", "--command": "value", "--file": "value" },
   doctor: { "--online": "bool", "--json": "bool" },
+  demo: { "--keep": "bool" },
 };
 
 const COMMON_FLAGS = ["--repo", "--disable", "--verbose", "--help", "--version", "-v", "-h", "-V"];
@@ -222,6 +230,15 @@ function buildCommand(
     }
     case "config":
       return buildConfig(common, text, flag, positionals);
+    case "demo":
+      if (positionals.length > 0 || common.repo !== null) {
+        return err({
+          message: `'twig-mcp demo' builds its own sample repository and takes no ${
+            common.repo !== null ? "--repo" : `arguments, got '${positionals[0]}'`
+          }. Run 'twig-mcp demo --help' for usage.`,
+        });
+      }
+      return ok({ command: "demo", ...common, keep: flag("--keep") });
   }
 }
 

@@ -18,6 +18,7 @@ Commands:
   call <TOOL>       Run one tool against the current repository and print its result
   config <CLIENT>   Print (or --write) the configuration that registers twig-mcp with a client
   doctor            Check repository, twig files, credentials and Jira settings
+  demo              Show what an assistant sees, on a throwaway sample repository (needs only git)
   help [COMMAND]    Print help for a command
 
 Options:
@@ -116,6 +117,23 @@ Options:
 ${COMMON}
 `;
 
+const DEMO_HELP = `Show what an assistant sees through twig-mcp, on a throwaway sample repository.
+
+Usage: twig-mcp demo [--keep]
+
+Builds a sample repository with git in a temporary directory (a main branch, two stacks with
+Jira keys and PR numbers, a linked worktree, and the .twig/state.json twig would write), prints
+the answers of get_current_branch, get_branch_stack and get_branch_tree exactly as the server
+gives them, then the command that registers twig-mcp with your assistant. Needs git; no twig,
+no network, no credentials. Your own repositories and twig files are not read. Everything it
+made is removed when it ends, on Ctrl-C and on error too.
+
+Options:
+  --keep             Keep the sample repository until Ctrl-C, to try 'twig-mcp call' in it
+  -v, --verbose      More logging on stderr
+  -h, --help         Print help
+`;
+
 export function helpText(topic?: Subcommand): string {
   switch (topic) {
     case undefined:
@@ -128,5 +146,7 @@ export function helpText(topic?: Subcommand): string {
       return CONFIG_HELP;
     case "doctor":
       return DOCTOR_HELP;
+    case "demo":
+      return DEMO_HELP;
   }
 }
