@@ -78,19 +78,22 @@ Clients:
   vscode            the user mcp.json (user) or .vscode/mcp.json (project), "servers"
 
 The snippet runs this executable by its absolute path (a Homebrew install uses the stable
-'bin' link; a bunx/npx run registers 'bunx twig-mcp' / 'npx -y twig-mcp'). --repo and --disable
-given here are added to the server's arguments.
+'bin' link; a bunx/npx run registers 'bunx twig-mcp' / 'npx -y twig-mcp'). Project files are
+shared through git, so they run 'twig-mcp' from PATH, else 'bunx twig-mcp' / 'npx -y twig-mcp'
+(--command overrides). --repo and --disable given here are added to the server's arguments.
 
 --write merges the entry into the client's file: every other server, key, comment and the
-formatting stay as they are; an existing twig entry gets a new command and args and keeps its
-other keys (such as env). The old file is copied to <file>.bak first. A file that cannot be
-parsed is left alone. This is the only command that writes a file, and it writes only there.
+formatting stay as they are; an existing twig entry gets a new command and keeps its other keys
+(such as env). Without --repo/--disable it keeps the server arguments already in the entry; with
+them, they replace the old ones. It says what it kept or changed. The old file is copied to
+<file>.bak first. A file that cannot be parsed is left alone. This is the only command that
+writes a file, and it writes only there. More: docs/config-write.md.
 
 Options:
   --write            Merge the entry into the client's configuration file
   --scope <SCOPE>    user (every project) or project (files in the repository); default: user
   --name <NAME>      Server name in the client's configuration; default: twig
-  --command <PATH>   Register this command instead of this executable's path
+  --command <PATH>   Register this command (a path, or a name looked up on PATH) instead
   --file <PATH>      Edit this configuration file instead of the client's usual one
 ${COMMON}
 
