@@ -47,7 +47,7 @@ function currentEntry(text: string, serversKey: string, name: string): Result<un
     const { message, line, column } = parsed.error;
     return err(`it is not valid JSON: ${message} at line ${line}, column ${column}`);
   }
-  const root = plainValue(text, parsed.value);
+  const root = plainValue(parsed.value);
   if (!isPlainObject(root)) return err("its top level is not a JSON object");
   const servers = root[serversKey];
   return ok(isPlainObject(servers) ? servers[name] : undefined);
@@ -63,9 +63,9 @@ function verify(
 ): Result<string, string> {
   const parsed = parseJsonc(after);
   if (!parsed.ok) return err("the edited file would not parse; nothing was changed");
-  const written = (plainValue(after, parsed.value) as Record<string, Record<string, Record<string, unknown>>>)[
-    serversKey
-  ]?.[name];
+  const written = (plainValue(parsed.value) as Record<string, Record<string, Record<string, unknown>>>)[serversKey]?.[
+    name
+  ];
   for (const [key, value] of Object.entries(entry)) {
     if (JSON.stringify(written?.[key]) !== JSON.stringify(value)) {
       return err(`the edited file would not contain ${serversKey}.${name}.${key} as intended; nothing was changed`);
