@@ -1,3 +1,10 @@
+/**
+ * Where an edit goes and how it is laid out, over jsonc-parser's tree; jsonc-parser applies it.
+ * Its own `modify` is not used to place the text: its formatter re-lays the whole enclosing object
+ * (a one-line or minified file comes back expanded), writes `"args"` one item per line, and puts
+ * the new member before a comment that ends the previous member's line, taking the comment away
+ * from its member. Users' files must keep every byte but the entry (test/cli/config-merge.test.ts).
+ */
 import { applyEdits, type Edit } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 import { findMember, type JsonNode, type Member, type ObjectNode, parseJsonc } from "./jsonc.ts";
