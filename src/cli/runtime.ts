@@ -74,7 +74,10 @@ async function defaultRepository(
   const start = repoArg === null ? cwd : resolve(cwd, repoArg);
   const found = await discoverRepository(start, files);
   if (!found.ok) {
-    log.warn(found.error.message);
+    // Without --repo, no repository here is normal (Claude Desktop, `call … repo=<name>`): the
+    // reason is kept for calls that need one, and worth a warning only when --repo named a place.
+    if (repoArg === null) log.info(found.error.message);
+    else log.warn(found.error.message);
     if (repoArg === null && found.error.code === "no_repo") {
       return err(
         toolError(

@@ -3,9 +3,12 @@ import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
+import { terminalHint } from "./terminal-hint.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
 export async function serve(options: ServeOptions): Promise<number> {
+  const hint = terminalHint(process.stdin.isTTY);
+  if (hint !== null) process.stderr.write(hint);
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
