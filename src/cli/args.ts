@@ -138,12 +138,15 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
         continue;
       case "--repo": {
         const path = value();
-        if (!path) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
+        if (path === undefined) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
+        // An empty value is a host's blank setting: not set.
+        if (path === "") continue;
         common.repo = path;
         continue;
       }
       case "--disable": {
         const group = value();
+        if (group === "") continue;
         if (!group || !(DISABLE_GROUPS as readonly string[]).includes(group)) {
           return err({
             message: `--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${

@@ -1,11 +1,18 @@
 import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
+import { withEnvironment } from "./env-options.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
-export async function serve(options: ServeOptions): Promise<number> {
+export async function serve(flags: ServeOptions): Promise<number> {
+  const configured = withEnvironment(flags, process.env);
+  if (!configured.ok) {
+    process.stderr.write(`error: ${configured.error.message}\n`);
+    return 2;
+  }
+  const options = configured.value;
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
