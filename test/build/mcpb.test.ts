@@ -10,7 +10,13 @@ import pkg from "../../package.json" with { type: "json" };
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { PROMPTS } from "../../src/mcp/prompts.ts";
 import { parseChecksums, sha256 } from "../../src/packaging/checksums.ts";
-import { type BundleInfo, bundleManifest, bundleName, bundleTargets } from "../../src/packaging/mcpb.ts";
+import {
+  type BundleInfo,
+  bundleEntryPoint,
+  bundleManifest,
+  bundleName,
+  bundleTargets,
+} from "../../src/packaging/mcpb.ts";
 import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
 import { hostIsMusl, hostTarget, type Target } from "../../src/packaging/targets.ts";
 import { binaryPath } from "../support/binary.ts";
@@ -18,7 +24,8 @@ import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 
-const MCPB = join(import.meta.dir, "..", "..", "node_modules", ".bin", "mcpb");
+// The package's own script run by this Bun: node_modules/.bin shims differ on Windows.
+const MCPB = join(import.meta.dir, "..", "..", "node_modules", "@anthropic-ai", "mcpb", "dist", "cli", "cli.js");
 const host = hostTarget(process.platform, process.arch, hostIsMusl()) as Target;
 const hostBundled = bundleTargets().includes(host);
 
@@ -70,7 +77,11 @@ afterAll(() => {
 });
 
 async function mcpb(...args: string[]): Promise<{ code: number; output: string }> {
-  const proc = Bun.spawn([MCPB, ...args], { stdout: "pipe", stderr: "pipe", env: { ...home.env, NO_COLOR: "1" } });
+  const proc = Bun.spawn([process.execPath, MCPB, ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...home.env, NO_COLOR: "1" },
+  });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -164,7 +175,7 @@ describe.if(hostBundled)("the bundle for this host", () => {
 
   test("it holds only the manifest, the binary and the licence", () => {
     const listed = [...new Bun.Glob("**/*").scanSync({ cwd: dir, dot: true })].sort();
-    expect(listed).toEqual(["LICENSE", "manifest.json", "server/twig-mcp"]);
+    expect(listed).toEqual(["LICENSE", "manifest.json", bundleEntryPoint(host)]);
   });
 
   /** Connects to the installed bundle's server as Claude Desktop does, from the manifest. */
@@ -175,7 +186,7 @@ describe.if(hostBundled)("the bundle for this host", () => {
       extensionPath: dir,
       systemDirs: { HOME: home.home },
       userConfig,
-      pathSeparator: "/",
+      pathSeparator: process.platform === "win32" ? "\\" : "/",
     });
     if (!config) throw new Error("the manifest gave no server configuration");
     const transport = new StdioClientTransport({

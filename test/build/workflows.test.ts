@@ -4,12 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..", "..");
-const VALIDATOR = join(root, "node_modules", ".bin", "action-validator");
+// The package's own script run by this Bun: node_modules/.bin shims differ on Windows.
+const VALIDATOR = join(root, "node_modules", "@action-validator", "cli", "cli.mjs");
 const scratch = mkdtempSync(join(tmpdir(), "twig-mcp-workflows-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function validate(path: string): Promise<{ code: number; output: string }> {
-  const proc = Bun.spawn([VALIDATOR, path], {
+  const proc = Bun.spawn([process.execPath, VALIDATOR, path], {
     cwd: root,
     stdout: "pipe",
     stderr: "pipe",
