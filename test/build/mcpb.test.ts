@@ -244,6 +244,13 @@ describe.if(hostBundled)("the bundle for this host", () => {
       expect(tools.map((t) => t.name)).toContain("get_jira_issue");
       const reply = await currentBranch(client);
       expect(reply.error?.code).toBe("no_repo");
+      // A blank Jira site is an unset one, not a malformed one.
+      const jira = await client.callTool({ name: "get_jira_issue", arguments: { issue_key: "SHOP-1" } });
+      const envelope = JSON.parse((jira.content as Array<{ text: string }>)[0]?.text ?? "") as {
+        error?: { code: string; message: string };
+      };
+      expect(envelope.error?.code).toBe("credentials_missing");
+      expect(envelope.error?.message).toContain("JIRA_HOST");
     } finally {
       await client.close();
     }
