@@ -160,11 +160,13 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
         common.verbosity++;
         continue;
       case "repo":
-        if (!value) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
-        common.repo = value;
+        if (value === undefined) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
+        // An empty value is a host's blank setting (a Claude Desktop bundle's empty field): not set.
+        if (value !== "") common.repo = value;
         continue;
       case "disable":
-        if (!value || !(DISABLE_GROUPS as readonly string[]).includes(value)) {
+        if (value === "") continue;
+        if (value === undefined || !(DISABLE_GROUPS as readonly string[]).includes(value)) {
           return err({
             message: `--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${
               value === undefined ? "nothing" : `'${value}'`

@@ -1,12 +1,19 @@
 import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
+import { withEnvironment } from "./env-options.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 import { terminalHint } from "./terminal-hint.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
-export async function serve(options: ServeOptions): Promise<number> {
+export async function serve(flags: ServeOptions): Promise<number> {
+  const configured = withEnvironment(flags, process.env);
+  if (!configured.ok) {
+    process.stderr.write(`error: ${configured.error.message}\n`);
+    return 2;
+  }
+  const options = configured.value;
   const hint = terminalHint(process.stdin.isTTY);
   if (hint !== null) process.stderr.write(hint);
   const ctx = await createRuntimeContext(options);
