@@ -299,3 +299,29 @@ describe("get_branch_context", () => {
     expect(missing.envelope.error?.code).toBe("not_found");
   });
 });
+
+describe("prompts read the same document and validate their arguments by schema", () => {
+  test("branch-context writes the summaries of get_branch_context as text", async () => {
+    const result = await full.client.getPrompt({ name: "branch-context", arguments: { branch: "feature/auth" } });
+    const text = (result.messages[0]?.content as { text: string }).text;
+    expect(text).toContain(
+      '\nJira issue: SHOP-123 "Checkout fails for guests" — status: In Progress, assignee: Alice Example, type: Bug\n',
+    );
+    expect(text).toContain(
+      '\nPull request: PR #42 "Auth" — open, reviews: approved by alice, CI: failing (1/3 passing, 1 failing, 1 pending)\n',
+    );
+  });
+
+  test("a bad argument is -32602 invalid params naming it", async () => {
+    for (const [name, args, argument] of [
+      ["review-pr", { pr_number: "0" }, "pr_number"],
+      ["review-pr", { pr_number: "12345678901" }, "pr_number"],
+      ["plan-issue", { issue_key: "not a key" }, "issue_key"],
+      ["branch-context", { branch: "a..b" }, "branch"],
+    ] as const) {
+      const error = await neither.client.getPrompt({ name, arguments: args }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: -32602 });
+      expect(String((error as Error).message)).toContain(`Failed to parse parameters: ${argument}: `);
+    }
+  });
+});
