@@ -12,13 +12,13 @@ import { getBranchStackTool } from "./local.ts";
 import { BranchNameSchema } from "./params.ts";
 
 /** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */
-export const MAX_NAMES = 10;
+const MAX_NAMES = 10;
 /** A check or reviewer name longer than this is cut: CI configs and logins are not ours to trust. */
 const MAX_NAME_CHARS = 80;
 /** "A few hundred characters" of the Jira description: enough to say what the issue is about. */
-export const DESCRIPTION_PREVIEW_CHARS = 300;
+const DESCRIPTION_PREVIEW_CHARS = 300;
 
-export const FULL_DETAIL = "Summaries: get_pr_status has every review and check, get_jira_issue the whole description.";
+const FULL_DETAIL = "Summaries: get_pr_status has every review and check, get_jira_issue the whole description.";
 
 const NamesSchema = v.array(v.string());
 
@@ -73,7 +73,7 @@ const JiraPartSchema = livePart(JiraSummarySchema);
 type PrPart = v.InferOutput<typeof PrPartSchema>;
 type JiraPart = v.InferOutput<typeof JiraPartSchema>;
 
-export const BranchContextSchema = v.object({
+const BranchContextSchema = v.object({
   branch: BranchRecordSchema,
   stack: v.array(BranchRecordSchema),
   cycle: v.optional(v.literal(true)),
