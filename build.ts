@@ -178,7 +178,8 @@ const KEYWORDS = ["mcp", "model-context-protocol", "twig", "git", "stacked-branc
 /** What the Claude Desktop bundles list: the tools and prompts exactly as the server publishes them. */
 export async function bundleInfo(urls: ProjectUrls): Promise<BundleInfo> {
   const { publishedTools } = await import("./src/cli/published-tools.macro.ts");
-  const { PROMPTS } = await import("./src/mcp/prompts.ts");
+  const { PROMPTS } = await import("./src/prompts/all.ts");
+  const { publishPrompt } = await import("./src/prompts/define.ts");
   return {
     version: pkg.version,
     description: pkg.description,
@@ -187,7 +188,7 @@ export async function bundleInfo(urls: ProjectUrls): Promise<BundleInfo> {
     repositoryUrl: urls.repositoryUrl,
     keywords: KEYWORDS,
     tools: publishedTools(),
-    prompts: PROMPTS,
+    prompts: PROMPTS.map(publishPrompt),
   };
 }
 

@@ -8,6 +8,7 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
+import { getBranchContextTool } from "../tools/branch-context.ts";
 import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
 import { jiraTools } from "../tools/jira.ts";
@@ -61,7 +62,7 @@ export function createToolRegistry(
   const groups = new Set<ToolGroup>();
   if (disabled.has("github")) groups.add("github");
   if (disabled.has("jira")) groups.add("jira");
-  return new ToolRegistry([...localTools, ...githubTools, ...jiraTools], groups, published);
+  return new ToolRegistry([...localTools, getBranchContextTool, ...githubTools, ...jiraTools], groups, published);
 }
 
 /** The repository to serve: `--repo` (searched upward from it) or the working directory's. */

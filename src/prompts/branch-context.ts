@@ -1,8 +1,10 @@
+import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
-import { branchRecord } from "../twig/branch-record.ts";
-import { loadState } from "../twig/state.ts";
-import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured, type ToolInvoker } from "./live-status.ts";
+import { getBranchContextTool } from "../tools/branch-context.ts";
+import { BranchArg, RepoArg, withRepo } from "./args.ts";
+import { definePrompt } from "./define.ts";
+import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
 const CLOSING =
@@ -10,48 +12,42 @@ const CLOSING =
 
 /**
  * twig-mcp's `branch-context` text (twig-reference §8.7), plus the linked Jira issue's summary and
- * status and the PR's live state when those services are configured.
+ * status and the PR's live state when those services are configured: the `get_branch_context`
+ * document, written out as text.
  */
-export async function branchContextText(
-  ctx: Context,
-  invoke: ToolInvoker,
-  branchArg: string | undefined,
-  repo: string | undefined,
-): Promise<string> {
+export const branchContextPrompt = definePrompt({
+  name: "branch-context",
+  title: "What am I working on?",
+  description: "What am I working on? Describe the current branch's Jira issue and PR.",
+  args: v.object({ branch: BranchArg, repo: RepoArg }),
+  async render({ branch: branchArg, repo }, ctx, invoke) {
+    const branch = branchArg ?? (await checkedOutBranch(ctx));
+    if (branch === undefined) return NO_BRANCH;
+    const lines = [`Branch: ${branch}`];
+    const context = await invoke(getBranchContextTool, withRepo({ branch }, repo));
+    if (context?.ok) {
+      const { branch: record, jira_issue: jira, pull_request: pr } = context.value;
+      lines.push(`Parent branch: ${record.parent_branch ?? "none"}`);
+      lines.push(
+        record.jira_issue !== undefined ? `Linked Jira issue: ${record.jira_issue}` : "No linked Jira issue found.",
+      );
+      lines.push(record.pr_number !== undefined ? `Linked PR: #${record.pr_number}` : "No linked pull request found.");
+      if (record.created_at !== undefined) lines.push(`Created: ${record.created_at}`);
+      if (jira.data) lines.push(`Jira issue: ${formatJiraIssue(jira.data)}`);
+      else if (jira.status === "error" && jira.error && !isUnconfigured(jira.error)) {
+        lines.push(`Jira issue: ${record.jira_issue} ${describeFailure(jira.error)}`);
+      }
+      if (pr.data) lines.push(`Pull request: ${formatPrStatus(pr.data)}`);
+      else if (pr.status === "error" && pr.error)
+        lines.push(`Pull request: #${record.pr_number} ${describeFailure(pr.error)}`);
+    }
+    return `${lines.join("\n")}\n\n${CLOSING}`;
+  },
+});
+
+async function checkedOutBranch(ctx: Context): Promise<string | undefined> {
   const workspace = await openWorkspace(ctx);
-  let branch = branchArg;
-  if (branch === undefined && workspace.ok) {
-    const current = await currentBranch(ctx, workspace.value);
-    if (current.ok) branch = current.value.branch;
-  }
-  if (branch === undefined) return NO_BRANCH;
-
-  const lines = [`Branch: ${branch}`];
-  const state = workspace.ok ? await loadState(ctx, workspace.value.workTree) : null;
-  if (state?.ok) {
-    const record = branchRecord(state.value, branch);
-    lines.push(`Parent branch: ${record.parent_branch ?? "none"}`);
-    lines.push(
-      record.jira_issue !== undefined ? `Linked Jira issue: ${record.jira_issue}` : "No linked Jira issue found.",
-    );
-    lines.push(record.pr_number !== undefined ? `Linked PR: #${record.pr_number}` : "No linked pull request found.");
-    if (record.created_at !== undefined) lines.push(`Created: ${record.created_at}`);
-
-    const withRepo = (args: Record<string, unknown>) => (repo === undefined ? args : { ...args, repo });
-    const [jira, pr] = await Promise.all([
-      record.jira_issue === undefined ? null : invoke("get_jira_issue", withRepo({ issue_key: record.jira_issue })),
-      record.pr_number === undefined ? null : invoke("get_pr_status", withRepo({ pr_number: record.pr_number })),
-    ]);
-    if (jira && !(!jira.ok && isUnconfigured(jira.error))) {
-      lines.push(
-        `Jira issue: ${jira.ok ? formatJiraIssue(jira.value) : `${record.jira_issue} ${describeFailure(jira.error)}`}`,
-      );
-    }
-    if (pr && !(!pr.ok && isUnconfigured(pr.error))) {
-      lines.push(
-        `Pull request: ${pr.ok ? formatPrStatus(pr.value) : `#${record.pr_number} ${describeFailure(pr.error)}`}`,
-      );
-    }
-  }
-  return `${lines.join("\n")}\n\n${CLOSING}`;
+  if (!workspace.ok) return undefined;
+  const current = await currentBranch(ctx, workspace.value);
+  return current.ok ? current.value.branch : undefined;
 }

@@ -176,7 +176,7 @@ const getPullRequestTool = defineTool({
   name: "get_pull_request",
   title: "GitHub pull request",
   description:
-    "Get full details for a GitHub pull request. Defaults to the current branch's PR. Includes body, labels, requested reviewers, draft/merged/mergeable flags and head SHA; get_pr_status adds reviews and CI.",
+    "Get full details for a GitHub pull request. Defaults to the current branch's PR. get_pr_status adds reviews and CI.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PullRequestSchema,
@@ -191,11 +191,11 @@ const getPullRequestTool = defineTool({
   },
 });
 
-const getPrStatusTool = defineTool({
+export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR (as get_pull_request), all reviews, check runs and commit statuses, and a summary: each reviewer's standing review, check counts, overall verdict. Answers \"is this PR ready to merge?\"",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR (as get_pull_request), every review, check run and commit status, and a summary: standing reviews, check counts, verdict.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,

@@ -119,14 +119,13 @@ const ProjectKeySchema = v.pipe(
 );
 
 /** The Jira tools; `options` tune the HTTP client (tests shorten retry waits). */
-export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
+export function createJiraTools(options?: JiraClientOptions) {
   const getJiraIssue = defineTool({
     name: "get_jira_issue",
     title: "Jira issue",
     description:
-      "Get details for a Jira issue. Defaults to the current branch's linked issue. Returns summary, status, " +
-      "assignee, type, priority, labels, reporter, update time, url and the description as Markdown-like text " +
-      "(very long ones are cut, with truncated: true).",
+      "Get details for a Jira issue. Defaults to the current branch's linked issue. The description comes as " +
+      "Markdown-like text (very long ones are cut, with truncated: true).",
     group: "jira",
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
     output: JiraIssueSchema,
@@ -228,7 +227,11 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
     },
   });
 
-  return [getJiraIssue, listJiraIssues];
+  const tools: [typeof getJiraIssue, typeof listJiraIssues] = [getJiraIssue, listJiraIssues];
+  return tools;
 }
 
-export const jiraTools: ToolDefinition[] = createJiraTools();
+const [getJiraIssueTool, listJiraIssuesTool] = createJiraTools();
+
+export { getJiraIssueTool };
+export const jiraTools: ToolDefinition[] = [getJiraIssueTool, listJiraIssuesTool];

@@ -26,11 +26,10 @@ async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Work
 const branchNotTracked = (branch: string) =>
   toolError("not_found", `Branch '${branch}' not found in twig state`, "Use `list_branches` to see tracked branches.");
 
-const getCurrentBranch = defineTool({
+export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",
   title: "Current branch",
-  description:
-    "Get the current git branch name and its linked Jira issue and GitHub PR, plus its parent branch. Start here to learn what the user is working on.",
+  description: "Get the current git branch name and its linked Jira issue and GitHub PR",
   group: "local",
   input: NoParamsSchema,
   output: v.object({
@@ -54,7 +53,7 @@ const getCurrentBranch = defineTool({
   },
 });
 
-const getBranchMetadata = defineTool({
+export const getBranchMetadataTool = defineTool({
   name: "get_branch_metadata",
   title: "Branch metadata",
   description: "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig.",
@@ -72,7 +71,7 @@ const getBranchMetadata = defineTool({
   },
 });
 
-const getBranchStack = defineTool({
+export const getBranchStackTool = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
   description:
@@ -124,7 +123,7 @@ function isKnownToTwig(state: TwigState, branch: string): boolean {
   );
 }
 
-const getBranchTree = defineTool({
+export const getBranchTreeTool = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
@@ -184,7 +183,7 @@ const getBranchTree = defineTool({
   },
 });
 
-const listBranches = defineTool({
+export const listBranchesTool = defineTool({
   name: "list_branches",
   title: "Tracked branches",
   description:
@@ -267,7 +266,7 @@ const WorktreeSchema = v.object({
   ),
 });
 
-const getWorktrees = defineTool({
+export const getWorktreesTool = defineTool({
   name: "get_worktrees",
   title: "Worktrees",
   description:
@@ -338,11 +337,11 @@ function trimmedPath(path: string): string {
 }
 
 export const localTools: ToolDefinition[] = [
-  getBranchMetadata,
-  getBranchStack,
-  getBranchTree,
-  getCurrentBranch,
-  getWorktrees,
-  listBranches,
+  getBranchMetadataTool,
+  getBranchStackTool,
+  getBranchTreeTool,
+  getCurrentBranchTool,
+  getWorktreesTool,
+  listBranchesTool,
   listRepositories,
 ];

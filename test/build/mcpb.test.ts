@@ -8,7 +8,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { bundleInfo, projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { createToolRegistry } from "../../src/cli/runtime.ts";
-import { PROMPTS } from "../../src/mcp/prompts.ts";
 import { parseChecksums, sha256 } from "../../src/packaging/checksums.ts";
 import {
   type BundleInfo,
@@ -19,6 +18,7 @@ import {
 } from "../../src/packaging/mcpb.ts";
 import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
 import { hostIsMusl, hostTarget, type Target } from "../../src/packaging/targets.ts";
+import { PROMPTS } from "../../src/prompts/all.ts";
 import { binaryPath } from "../support/binary.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";

@@ -36,7 +36,12 @@ describe("twig-mcp tools", () => {
     const listed = await server.client.listTools();
     const lines = stdout.trimEnd().split("\n");
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(listed.tools.map((t) => t.name));
-    expect(stdout).toMatch(/^get_current_branch +local +Get the current git branch name .*parent branch\.$/m);
+    expect(stdout).toMatch(
+      /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR$/m,
+    );
+    expect(stdout).toMatch(
+      /^get_branch_context +local +Start here: the current branch, its stack, and its PR and Jira status in one call\.$/m,
+    );
     expect(stdout).toMatch(/^list_pull_requests +github +/m);
     expect(stdout).toMatch(/^get_jira_issue +jira +/m);
   });
@@ -44,7 +49,7 @@ describe("twig-mcp tools", () => {
   test("--disable removes a group", async () => {
     const { stdout } = await twigMcp(["tools", "--disable", "github", "--disable", "jira"]);
     expect(stdout).not.toMatch(/ (github|jira) /);
-    expect(stdout.trimEnd().split("\n")).toHaveLength(7);
+    expect(stdout.trimEnd().split("\n")).toHaveLength(8);
   });
 
   test("--json is exactly what tools/list publishes", async () => {

@@ -118,6 +118,7 @@ describe("MCP handshake", () => {
     try {
       const { tools } = await server.client.listTools();
       expect(tools.map((t) => t.name)).toEqual([
+        "get_branch_context",
         "get_branch_metadata",
         "get_branch_stack",
         "get_branch_tree",
@@ -160,7 +161,7 @@ describe("tools/list", () => {
     const reply = stdout.split("\n").find((line) => line.includes('"id":2'));
     expect(reply).toBeDefined();
     const published = JSON.parse(reply as string).result.tools;
-    expect(published).toHaveLength(12);
+    expect(published).toHaveLength(13);
     expect(Buffer.byteLength(reply as string)).toBeLessThanOrEqual(10 * 1024);
     // The binary serves the list computed at build time; it must be what the registry derives now.
     expect(published).toEqual(JSON.parse(JSON.stringify(createToolRegistry(new Set()).list())));

@@ -87,12 +87,13 @@ const tool =
   ];
 
 const TOOL_PARAMS: Param[] = [
-  ...["get_branch_metadata", "get_branch_stack", "get_branch_tree"].map((name) => ({
+  ...["get_branch_metadata", "get_branch_stack", "get_branch_tree", "get_branch_context"].map((name) => ({
     label: `${name}.branch`,
     request: tool(name, {}, "branch"),
     codes: ["invalid_params", "not_found"],
   })),
   ...[
+    "get_branch_context",
     "get_branch_metadata",
     "get_branch_stack",
     "get_branch_tree",

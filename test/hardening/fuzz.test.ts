@@ -22,6 +22,7 @@ const TIME_BUDGET_MS = 8_000;
 
 const TOOLS = [
   "get_current_branch",
+  "get_branch_context",
   "get_branch_metadata",
   "get_branch_stack",
   "get_branch_tree",

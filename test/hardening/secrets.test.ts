@@ -160,6 +160,8 @@ test("no result, error, log line or log notification carries a secret, at -vvv w
       ["list_pull_requests", { state: "all" }],
       ["get_jira_issue", { issue_key: "SHOP-123" }],
       ["list_jira_issues", { project: "SHOP", assignee: "me" }],
+      ["get_branch_context", {}],
+      ["get_branch_context", { branch: "feature/auth-ui" }],
     ];
     for (const [name, args] of calls) await server.call(name, args);
     for (let i = 0; i < 4; i++) {
