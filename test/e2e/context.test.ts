@@ -6,11 +6,12 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { checkRunPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
+import { checkRunPayload, reviewPayload } from "../support/fake-github.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
 import { gitOrThrow } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 
 const TOKEN = "ghp_contexttesttoken0000000000000000000";
 let home: HermeticHome;
@@ -169,10 +170,9 @@ describe("prompts without credentials (upstream's exact text)", () => {
 });
 
 describe("prompts with GitHub configured", () => {
-  let fake: FakeGitHub;
+  const fake = useFakeGitHub({ token: TOKEN, resetAfterEach: false });
   let server: RunningServer;
   beforeAll(async () => {
-    fake = await FakeGitHub.start({ token: TOKEN });
     fake.addPull({
       owner: "octo",
       repo: "shop",
@@ -201,7 +201,6 @@ describe("prompts with GitHub configured", () => {
   });
   afterAll(async () => {
     await server.close();
-    await fake.stop();
   });
 
   test("stack-status adds each linked PR's state, reviews and CI after the local sections", async () => {

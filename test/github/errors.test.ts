@@ -1,31 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FakeGitHub, startDroppingServer } from "../support/fake-github.ts";
+import { startDroppingServer } from "../support/fake-github.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { callInfo, callTool, cleanupTemp, expectErr, expectOk, makeContext, TOKEN } from "./helpers.ts";
 
-let fake: FakeGitHub;
-
-beforeAll(async () => {
-  fake = await FakeGitHub.start({ token: TOKEN });
-});
-afterAll(async () => {
-  await fake.stop();
-  cleanupTemp();
-});
-afterEach(async () => {
-  await fake.settled();
-  fake.reset();
-  fake.repos.clear();
-  fake.latencyMs = 0;
-});
+const fake = useFakeGitHub({ token: TOKEN });
+afterAll(cleanupTemp);
 
 const ARGS = { pr_number: 5, owner: "octo", repo: "r" };
 const PATH = "/repos/octo/r/pulls/5";
 
 function context(extra: Record<string, string> = {}) {
   fake.addPull({ owner: "octo", repo: "r", number: 5 });
-  return makeContext({ env: { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN, ...extra } });
+  return makeContext({ env: { ...fake.env(), ...extra } });
 }
 
 function resetIn(seconds: number): string {

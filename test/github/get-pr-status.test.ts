@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
-import { checkRunPayload, commitStatusPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
+import { checkRunPayload, commitStatusPayload, reviewPayload } from "../support/fake-github.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import {
   callTool,
   cleanupTemp,
@@ -15,28 +16,14 @@ import {
   tool,
 } from "./helpers.ts";
 
-let fake: FakeGitHub;
-
-beforeAll(async () => {
-  fake = await FakeGitHub.start({ token: TOKEN });
-});
-afterAll(async () => {
-  await fake.stop();
-  cleanupTemp();
-});
-afterEach(async () => {
-  // A test that ends with a cancelled call may still have requests arriving.
-  await fake.settled();
-  fake.reset();
-  fake.repos.clear();
-  fake.latencyMs = 0;
-});
+const fake = useFakeGitHub({ token: TOKEN });
+afterAll(cleanupTemp);
 
 const SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e";
 const ARGS = { pr_number: 12, owner: "octo", repo: "r" };
 
 function context(extra: Record<string, string> = {}) {
-  return makeContext({ env: { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN, ...extra } });
+  return makeContext({ env: { ...fake.env(), ...extra } });
 }
 
 function seed() {
@@ -314,7 +301,7 @@ describe("get_pr_status: the head commit guessed from the clone", () => {
     const pushed = git(repo, "rev-parse", "HEAD");
     git(repo, "update-ref", "refs/remotes/origin/feature/x", pushed);
     fake.addPull({ owner: "octo", repo: "r", number: 12, head: "feature/x", headSha: pushed });
-    const { ctx } = makeContext({ env: { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN }, repo: ok(repo) });
+    const { ctx } = makeContext({ env: fake.env(), repo: ok(repo) });
     return { repo, pushed, ctx };
   }
 

@@ -5,9 +5,9 @@
  * are clear tool results, other calls are answered meanwhile, and cancellation reaches the socket.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { FakeGitHub } from "../support/fake-github.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { FaultProxy, HTML_ERROR_PAGE } from "../support/fault-proxy.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer, type ToolResult } from "./support/raw-server.ts";
 import { makeWorld, type World } from "./support/world.ts";
 
@@ -21,14 +21,13 @@ const PR = /^\/repos\/octo\/shop\/pulls\/43$/;
 const ISSUE = "/rest/api/2/issue/SHOP-123";
 
 let world: World;
-let github: FakeGitHub;
+const github = useFakeGitHub({ token: GH_TOKEN, resetAfterEach: false });
 let jira: FakeJira;
 let ghProxy: FaultProxy;
 let jiraProxy: FaultProxy;
 let server: RawServer;
 
 beforeAll(async () => {
-  github = await FakeGitHub.start({ token: GH_TOKEN });
   github.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui", title: "Auth UI" });
   jira = FakeJira.start({ deployment: "server" });
   jira.addIssues({
@@ -59,7 +58,6 @@ afterAll(async () => {
   await server?.close();
   await ghProxy?.stop();
   await jiraProxy?.stop();
-  await github?.stop();
   await jira?.stop();
   world?.cleanup();
 });

@@ -21,8 +21,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { checkRunPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
+import { checkRunPayload, reviewPayload } from "../support/fake-github.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer } from "./support/raw-server.ts";
 import { readTrace, straceWrapper, writes } from "./support/strace.ts";
 import { makeWorld, type World } from "./support/world.ts";
@@ -33,12 +34,11 @@ setDefaultTimeout(30_000);
 const TOKEN = "ghp_readOnlyTOKEN00000000000000000000";
 
 let world: World;
-let github: FakeGitHub;
+const github = useFakeGitHub({ token: TOKEN, resetAfterEach: false });
 let jira: FakeJira;
 let traceDir: string;
 
 beforeAll(async () => {
-  github = await FakeGitHub.start({ token: TOKEN });
   const sha = "a".repeat(40);
   github.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui", headSha: sha });
   github.addPull({ owner: "octo", repo: "shop", number: 42, head: "feature/auth" });
@@ -65,7 +65,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await github?.stop();
   await jira?.stop();
   world?.cleanup();
   rmSync(traceDir, { recursive: true, force: true });

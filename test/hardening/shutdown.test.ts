@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { binaryPath } from "../support/binary.ts";
-import { FakeGitHub } from "../support/fake-github.ts";
 import { FaultProxy } from "../support/fault-proxy.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer } from "./support/raw-server.ts";
 import { makeWorld, type World } from "./support/world.ts";
 
@@ -18,11 +18,10 @@ const LIMIT_MS = 200;
 const MARK = `TWIG_MCP_SHUTDOWN_MARK_${process.pid}_${Date.now()}`;
 
 let world: World;
-let github: FakeGitHub;
+const github = useFakeGitHub({ token: "ghp_shutdown", resetAfterEach: false });
 let proxy: FaultProxy;
 
 beforeAll(async () => {
-  github = await FakeGitHub.start({ token: "ghp_shutdown" });
   github.addPull({ owner: "octo", repo: "shop", number: 43 });
   proxy = await FaultProxy.start(github.url);
   proxy.add({ path: /\/pulls\/43$/, times: Number.POSITIVE_INFINITY, fault: { kind: "hang" } });
@@ -36,7 +35,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.stop();
-  await github?.stop();
   world?.cleanup();
 });
 

@@ -239,8 +239,18 @@ export class FakeGitHub {
 
   static async start(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
     const fake = new FakeGitHub(options);
-    fake.#server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => fake.#handle(request) });
+    await fake.listen();
     return fake;
+  }
+
+  /** Starts serving on a free port of 127.0.0.1 (for a fake made with `new`). */
+  async listen(): Promise<void> {
+    this.#server ??= Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => this.#handle(request) });
+  }
+
+  /** The environment that points the server at this fake, with `token` as `GH_TOKEN` when given. */
+  env(token = this.token): Record<string, string> {
+    return { GITHUB_API_URL: this.url, ...(token === undefined ? {} : { GH_TOKEN: token }) };
   }
 
   get url(): string {
