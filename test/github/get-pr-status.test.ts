@@ -192,11 +192,10 @@ describe("get_pr_status", () => {
     const { ctx } = context();
     expectOk(await callTool("get_pr_status", ARGS, ctx));
     fake.inject("GET", "/repos/octo/r/pulls/12/reviews", { status: 401, body: { message: "Bad credentials" } });
-    fake.inject("GET", "/repos/octo/r/pulls/12", { status: 200, body: {}, delayMs: 1000 });
-    const started = performance.now();
+    // The PR's answer is held: the call can only end on the reviews' failure.
+    fake.inject("GET", "/repos/octo/r/pulls/12", { status: 200, body: {}, held: true });
     const error = expectErr(await callTool("get_pr_status", ARGS, ctx));
     expect(error.code).toBe("credentials_invalid");
-    expect(performance.now() - started).toBeLessThan(800);
   });
 
   test("every page of every list, later pages in parallel", async () => {
@@ -259,13 +258,12 @@ describe("get_pr_status", () => {
     fake.inject("GET", `/repos/octo/r/commits/${SHA}/check-runs`, {
       status: 200,
       body: { check_runs: [] },
-      delayMs: 1000,
+      held: true,
     });
     const { ctx } = context();
-    const started = performance.now();
+    // The check runs' answer is held: the call can only end on the reviews' failure.
     const error = expectErr(await callTool("get_pr_status", ARGS, ctx));
     expect(error.code).toBe("credentials_invalid");
-    expect(performance.now() - started).toBeLessThan(800);
   });
 
   test("the PR's 404 is reported before anything else is asked", async () => {

@@ -214,7 +214,7 @@ describe("deployment detection", () => {
       const controller = new AbortController();
       const first = client.deployment(controller.signal);
       const second = client.deployment(never());
-      await cloud.requestTo("/rest/api/2/serverInfo");
+      await cloud.awaitRequest("/rest/api/2/serverInfo");
       controller.abort();
       // The server is still holding its answer: the cancelled caller returns without it.
       expectError(await first, "network_error");
@@ -476,7 +476,7 @@ describe("timeouts and cancellation", () => {
     const answer = getIssue(client, controller.signal);
     // Cancelled once the request is at the server, which then hangs for 30 s unless the client
     // hangs up: an abort the client ignored would time the test out.
-    await server.requestTo("/rest/api/2/issue/SHOP-1");
+    await server.awaitRequest("/rest/api/2/issue/SHOP-1");
     controller.abort();
     const error = expectError(await answer, "network_error");
     expect(error.message).toBe("Jira request GET /rest/api/2/issue/SHOP-1 was cancelled");

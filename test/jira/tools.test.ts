@@ -456,7 +456,7 @@ describe("errors common to both tools", () => {
     fake.fail({ path: /\/issue\//, respond: "hang" });
     const controller = new AbortController();
     const answer = call("get_jira_issue", { issue_key: "SHOP-1" }, contextFor(fake), controller.signal);
-    await fake.requestTo(/\/issue\//);
+    await fake.awaitRequest(/\/issue\//);
     controller.abort();
     const result = await answer;
     expect(!result.ok && result.error.message).toContain("cancelled");

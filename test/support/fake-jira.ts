@@ -148,7 +148,7 @@ export class FakeJira {
    * Resolves with the first request to `path` (exact or pattern), as soon as it arrives, or at once
    * when one has already been recorded. The event a test waits for instead of sleeping.
    */
-  requestTo(path: string | RegExp): Promise<RecordedRequest> {
+  awaitRequest(path: string | RegExp): Promise<RecordedRequest> {
     const seen = this.requests.find((r) => matchesPath(path, r.path));
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve) => this.#arrivals.push({ path, resolve }));
