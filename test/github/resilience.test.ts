@@ -86,10 +86,10 @@ async function timerDelays<T>(
   const original = globalThis.setTimeout;
   const delays: number[] = [];
   const waiters: Array<{ ms: number; resolve: () => void }> = [];
-  globalThis.setTimeout = ((handler: TimerHandler, ms?: number, ...rest: unknown[]) => {
+  globalThis.setTimeout = ((handler: () => void, ms?: number, ...rest: unknown[]) => {
     delays.push(ms ?? 0);
     for (const waiter of waiters.filter((w) => w.ms === ms)) waiter.resolve();
-    return original(handler as () => void, ms, ...rest);
+    return original(handler, ms, ...rest);
   }) as typeof setTimeout;
   // Resolves once a timer of `ms` has been set: the moment the hook starts a wait.
   const timerSet = (ms: number) =>
