@@ -301,12 +301,15 @@ describe("subscriptions", () => {
   test("updates after a checkout and after a state change; none after unsubscribing", async () => {
     const server = await startServer({ cwd: repo, env: home.env });
     const updates: string[] = [];
+    let arrived = () => {};
     server.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       updates.push(n.params.uri);
+      arrived();
     });
+    /** Resolves once `predicate` holds, checked after every update notification. */
     const waitFor = async (predicate: () => boolean) => {
-      for (let i = 0; i < 100 && !predicate(); i++) await Bun.sleep(20);
-      return predicate();
+      while (!predicate()) await new Promise<void>((resolve) => (arrived = resolve));
+      return true;
     };
     try {
       await server.client.subscribeResource({ uri: "twig://repo/tree" });
@@ -314,7 +317,11 @@ describe("subscriptions", () => {
 
       git(repo, "checkout", "-q", "main");
       expect(await waitFor(() => updates.includes("twig://repo/tree"))).toBe(true);
-      await Bun.sleep(250);
+      // A second HEAD change, awaited, is the barrier: an update for branches caused by the first
+      // would have come with or before the first tree update, long before this one.
+      const treeUpdates = updates.filter((uri) => uri === "twig://repo/tree").length;
+      git(repo, "checkout", "-q", "feature/auth-ui");
+      await waitFor(() => updates.filter((uri) => uri === "twig://repo/tree").length > treeUpdates);
       expect(updates).not.toContain("twig://repo/branches");
 
       updates.length = 0;
@@ -324,13 +331,20 @@ describe("subscriptions", () => {
       ).toBe(true);
 
       await server.client.unsubscribeResource({ uri: "twig://repo/tree" });
+      // Updates sent before the server took the unsubscription arrived before its answer (stdout is
+      // ordered); none can follow it.
       await server.client.unsubscribeResource({ uri: "twig://repo/branches" });
-      await Bun.sleep(200);
       updates.length = 0;
       git(repo, "branch", "after-unsubscribe");
       writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
-      await Bun.sleep(400);
-      expect(updates).toEqual([]);
+      // Barrier: subscribe to the tree again and wait for an update from a fresh change. Nothing
+      // for branches may have arrived, and nothing at all before the new subscription.
+      const before = [...updates];
+      await server.client.subscribeResource({ uri: "twig://repo/tree" });
+      git(repo, "checkout", "-q", "main");
+      await waitFor(() => updates.includes("twig://repo/tree"));
+      expect(before).toEqual([]);
+      expect(updates).not.toContain("twig://repo/branches");
     } finally {
       git(repo, "checkout", "-q", "feature/auth-ui");
       await server.close();
@@ -370,12 +384,12 @@ describe("feature switches and logging", () => {
     });
     try {
       await server.client.setLoggingLevel("error");
+      // A log message is written before the answer of the call that caused it (stdout is ordered),
+      // so once the answer is in, any message from this call is too.
       await server.call("get_current_branch");
-      await Bun.sleep(100);
       expect(messages).toEqual([]);
       await server.client.setLoggingLevel("warning");
       await server.call("get_current_branch");
-      for (let i = 0; i < 50 && messages.length === 0; i++) await Bun.sleep(20);
       expect(messages[0]?.level).toBe("warning");
       expect(String(messages[0]?.data)).toContain("Failed to parse state file");
     } finally {

@@ -94,11 +94,9 @@ describe("choosing the repository", () => {
       const repos = await server.call("list_repositories");
       expect((repos.structured as { default_repository: string }).default_repository).toBe(stranger);
       await server.setRoots([beta]);
-      await Bun.sleep(200);
       expect(branchOf((await server.call("get_current_branch")).structured)).toBe("beta-main");
       // A root makes its repository selectable by path even though twig has not registered it.
       await server.setRoots([stranger, alpha]);
-      await Bun.sleep(200);
       expect(branchOf((await server.call("get_current_branch", { repo: alpha })).structured)).toBe("alpha-main");
     } finally {
       await server.close();
