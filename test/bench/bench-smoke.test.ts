@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,9 @@ import { growthExponent, median, percentile, summarize } from "../../bench/lib/s
 import { formatBytes, formatMarkdownTable, formatMs, formatRatio, formatTable } from "../../bench/lib/table.ts";
 import { outOfReach, type TargetResult, targetLines, targetSummary } from "../../bench/lib/targets.ts";
 import { binaryPath } from "../support/binary.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 /** The bench's pure helpers, its repository generator and floors, and its network set-up; no timings are asserted here. */
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaryPath } from "../support/binary.ts";
@@ -6,6 +6,9 @@ import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const GITHUB_TOKEN = "ghp_doctorSecretToken0123456789";
 const JIRA_TOKEN = "jira-secret-api-token-xyz";

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,9 @@ import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { binaryPath, runBinary } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { startServer } from "../support/mcp-harness.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 let home: HermeticHome;
 let outside: string;

@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { realpathSync } from "node:fs";
 import { checkRunPayload, commitStatusPayload, reviewPayload } from "../support/fake-github.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { cleanupTemp, makeRepo, stateWith, TOKEN } from "./helpers.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 /** The GitHub tools through the compiled binary and the SDK's MCP client, against the fake API. */
 describe("GitHub tools end to end", () => {
