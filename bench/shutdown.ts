@@ -3,7 +3,7 @@
  *
  * The target is 200 ms from stdin EOF, SIGINT or SIGTERM to the process's exit, idle and with a
  * GitHub request hanging mid-flight. The test suite checks only that each of these ends the server
- * with exit code 0 and leaves no process (test/hardening/shutdown.test.ts); the time lives here,
+ * with its exit code and leaves no process (test/hardening/shutdown.test.ts); the time lives here,
  * where a busy machine shows up as a slow figure instead of a failed test. Prints one line per
  * case (median and slowest of N runs, PASS/MISS against the target) and one JSON line per case.
  */
@@ -41,6 +41,7 @@ try {
   for (const midRequest of [false, true]) {
     for (const [how, stop] of Object.entries(STOPS)) {
       const times: number[] = [];
+      const codes = new Set<number>();
       for (let run = 0; run < runs; run++) {
         const server = await RawServer.start({ cwd: world.root, env: world.env });
         await server.initialize();
@@ -59,8 +60,8 @@ try {
         stop(server);
         const code = await server.exited;
         times.push(performance.now() - started);
+        codes.add(code);
         await server.close();
-        if (code !== 0) throw new Error(`${how} ended the server with exit code ${code}`);
       }
       const label = `${how}, ${midRequest ? "mid-request" : "idle"}`;
       const p50 = median(times);
@@ -68,10 +69,18 @@ try {
       const pass = slowest < TARGET_MS;
       missed ||= !pass;
       console.log(
-        `${label.padEnd(24)} p50 ${p50.toFixed(1).padStart(6)} ms  max ${slowest.toFixed(1).padStart(6)} ms  ${pass ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`,
+        `${label.padEnd(24)} p50 ${p50.toFixed(1).padStart(6)} ms  max ${slowest.toFixed(1).padStart(6)} ms  exit ${[...codes].join("/")}  ${pass ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`,
       );
       console.log(
-        JSON.stringify({ bench: "shutdown", case: label, runs, p50Ms: p50, maxMs: slowest, targetMs: TARGET_MS }),
+        JSON.stringify({
+          bench: "shutdown",
+          case: label,
+          runs,
+          p50Ms: p50,
+          maxMs: slowest,
+          exitCodes: [...codes],
+          targetMs: TARGET_MS,
+        }),
       );
     }
   }
