@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import {
   existsSync,
   lstatSync,
@@ -15,6 +15,9 @@ import { mergeServerEntry } from "../../src/cli/config/merge.ts";
 import { binaryPath } from "../support/binary.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", "configs", name), "utf8");
 

@@ -1,10 +1,13 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { parseJsonc, plainValue } from "../../src/cli/config/jsonc.ts";
 import { setJsonValue } from "../../src/cli/config/jsonc-edit.ts";
 import { mergeServerEntry } from "../../src/cli/config/merge.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", "configs", name), "utf8");
 const entry = { command: "/opt/homebrew/bin/twig-mcp", args: ["--repo", "/Users/alice/src/shop"] };

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
-import { FakeGitHub } from "../support/fake-github.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import {
   callTool,
   cleanupTemp,
@@ -14,24 +14,11 @@ import {
   tool,
 } from "./helpers.ts";
 
-let fake: FakeGitHub;
-
-beforeAll(async () => {
-  fake = await FakeGitHub.start({ token: TOKEN });
-});
-afterAll(async () => {
-  await fake.stop();
-  cleanupTemp();
-});
-afterEach(async () => {
-  await fake.settled();
-  fake.reset();
-  fake.repos.clear();
-  fake.latencyMs = 0;
-});
+const fake = useFakeGitHub({ token: TOKEN });
+afterAll(cleanupTemp);
 
 function env(extra: Record<string, string> = {}) {
-  return { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN, ...extra };
+  return { ...fake.env(), ...extra };
 }
 
 describe("get_pull_request", () => {

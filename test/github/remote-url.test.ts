@@ -1,6 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import { displayRemoteUrl, parseRemoteUrl } from "../../src/github/remote-url.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 describe("parseRemoteUrl", () => {
   const cases: Array<[string, { host: string; owner: string; repo: string } | null]> = [

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FakeGitHub } from "../support/fake-github.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer } from "./support/raw-server.ts";
 import { makeWorld, type World } from "./support/world.ts";
 
@@ -16,11 +16,10 @@ setDefaultTimeout(30_000);
 const INJECTED = "ghp_injectedFromDotEnv000000000000000";
 
 let world: World;
-let github: FakeGitHub;
+const github = useFakeGitHub({ resetAfterEach: false });
 let marker: string;
 
 beforeAll(async () => {
-  github = await FakeGitHub.start();
   github.addPull({ owner: "octo", repo: "shop", number: 43 });
   world = makeWorld();
   marker = join(world.repo.sandbox, "preload-ran");
@@ -64,7 +63,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await github?.stop();
   world?.cleanup();
 });
 

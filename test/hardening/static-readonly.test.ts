@@ -3,9 +3,12 @@
  * or re-permissions files, or starts a process — except the allowlisted modules, and the server's
  * code (everything `src/cli/serve.ts` imports, statically or on demand) reaches none of those.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 const SRC = join(ROOT, "src");

@@ -455,8 +455,10 @@ describe("errors common to both tools", () => {
     const fake = fakes.datacenter;
     fake.fail({ path: /\/issue\//, respond: "hang" });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    const result = await call("get_jira_issue", { issue_key: "SHOP-1" }, contextFor(fake), controller.signal);
+    const answer = call("get_jira_issue", { issue_key: "SHOP-1" }, contextFor(fake), controller.signal);
+    await fake.awaitRequest(/\/issue\//);
+    controller.abort();
+    const result = await answer;
     expect(!result.ok && result.error.message).toContain("cancelled");
   });
 
