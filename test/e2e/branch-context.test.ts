@@ -303,7 +303,7 @@ describe("get_branch_context", () => {
 describe("prompts read the same document and validate their arguments by schema", () => {
   test("branch-context writes the summaries of get_branch_context as text", async () => {
     const result = await full.client.getPrompt({ name: "branch-context", arguments: { branch: "feature/auth" } });
-    const text = (result.messages[0]?.content as { text: string }).text;
+    const text = (result.messages[0]?.content as { text: string } | undefined)?.text;
     expect(text).toContain(
       '\nJira issue: SHOP-123 "Checkout fails for guests" — status: In Progress, assignee: Alice Example, type: Bug\n',
     );
