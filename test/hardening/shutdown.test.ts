@@ -6,7 +6,7 @@
  * fast is measured by bench/sigterm.ts.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaryPath } from "../support/binary.ts";
 import { FakeGitHub } from "../support/fake-github.ts";
@@ -155,20 +155,22 @@ test("[stdio-transport] a client that stops reading (stdout closed) ends the ser
   expect(code).toBe(0);
 });
 
-test("SIGTERM ends the server by its default action while a call is parsing a 60 MB state file", async () => {
-  const busy = join(world.repo.sandbox, "busy");
-  cpSync(world.root, busy, { recursive: true });
-  writeFileSync(join(busy, ".twig", "state.json"), JSON.stringify({ ...EXAMPLE_STATE, padding: "x".repeat(60 * MB) }));
-  const server = await readyServer(false);
-  server.send({
-    jsonrpc: "2.0",
-    id: "busy",
-    method: "tools/call",
-    params: { name: "list_branches", arguments: { repo: busy } },
-  });
-  server.proc.kill("SIGTERM");
-  // A listener would have waited for the parse and then exited with 0.
-  expect(await server.exited).toBe(143);
-  expect(server.proc.signalCode).toBe("SIGTERM");
-  await server.close();
+test("SIGTERM ends the server by its default action with a heavy call in flight: no listener waits for the event loop", async () => {
+  const busy = makeWorld();
+  try {
+    writeFileSync(
+      join(busy.root, ".twig", "state.json"),
+      JSON.stringify({ ...EXAMPLE_STATE, padding: "x".repeat(60 * MB) }),
+    );
+    const server = await RawServer.start({ cwd: busy.root, env: busy.env });
+    await server.initialize();
+    server.send({ jsonrpc: "2.0", id: "busy", method: "tools/call", params: { name: "list_branches", arguments: {} } });
+    server.proc.kill("SIGTERM");
+    // A listener would have waited for the parse and then exited with 0.
+    expect(await server.exited).toBe(143);
+    expect(server.proc.signalCode).toBe("SIGTERM");
+    await server.close();
+  } finally {
+    busy.cleanup();
+  }
 });
