@@ -28,8 +28,9 @@ export async function serve(flags: ServeOptions): Promise<number> {
     // The SDK's stdio transport does not watch for EOF; a client that closes our stdin is gone.
     process.stdin.once("end", () => done(0));
     process.stdin.once("close", () => done(0));
-    process.once("SIGINT", () => done(0));
-    process.once("SIGTERM", () => done(0));
+    // No SIGINT or SIGTERM listener, on purpose: a listener runs only when the event loop is free,
+    // so a handler busy on the CPU would hold off the exit. With none, the kernel's default action
+    // ends the process at once, whatever it is doing; a read-only server has nothing to flush.
     transport.onclose = () => done(0);
   });
   server.onerror = (error) => log.debug(`protocol: ${error.message}`);

@@ -39,18 +39,23 @@ const ALLOWLIST: Array<{ pattern: RegExp; reason: string }> = [
 const READ_ONLY_FS = new Set([
   "access",
   "accessSync",
+  "closeSync",
   "constants",
   "Dirent",
   "existsSync",
   "FSWatcher",
+  "fstatSync",
   "lstat",
   "lstatSync",
+  // Opens read-only, as long as no write flag appears (checked by the patterns below).
+  "openSync",
   "readdir",
   "readdirSync",
   "readFile",
   "readFileSync",
   "readlink",
   "readlinkSync",
+  "readSync",
   "realpath",
   "realpathSync",
   "stat",
@@ -109,6 +114,8 @@ export function findWriteApis(source: string): Finding[] {
     [/\brequire\s*\(\s*["'](node:)?(fs|fs\/promises|child_process)["']\s*\)/g, "requires fs or child_process"],
     [/\bimport\s*\(\s*["'](node:)?(fs|fs\/promises|child_process)["']\s*\)/g, "imports fs or child_process on demand"],
     [/\bprocess\.binding\s*\(/g, "process.binding"],
+    [/\bO_(WRONLY|RDWR|CREAT|TRUNC|APPEND)\b/g, "an open flag that writes"],
+    [/\bopenSync\s*\([^,)]*,\s*["'`](?!r["'`])/g, "opens with a write mode"],
   ];
   for (const [pattern, why] of patterns) for (const match of code.matchAll(pattern)) add(match.index, why);
   return findings;

@@ -1,9 +1,10 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { Context } from "../../core/context.ts";
 import { resolveGitHubCredential } from "../../creds/credentials-github.ts";
 import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
 import { GITHUB_COM, ghHostOverride } from "../../creds/github-hosts.ts";
 import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
+import { readBounded } from "../../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
 import { apiBaseUrl, apiHostOf } from "../../github/api-base.ts";
 import { resolveTarget } from "../../github/target.ts";
@@ -32,7 +33,11 @@ export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promi
         "A .netrc is a few lines; check its content.",
       );
     }
-    bytes = await readFile(path);
+    const read = readBounded(path, MAX_NETRC_BYTES);
+    if (read.kind !== "found") {
+      return check("netrc", title, "fail", `${path} could not be read in full`, "Replace it with a plain text file.");
+    }
+    bytes = read.bytes;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       return check(
