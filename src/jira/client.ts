@@ -3,6 +3,16 @@ import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
+import {
+  abortableSleep,
+  clip,
+  httpTimeoutMs,
+  MAX_RESPONSE_BYTES,
+  parseRetryAfter,
+  readCapped,
+  scrubSecrets as scrubText,
+  transportFailure,
+} from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import {
   authorizationHeader,
@@ -11,7 +21,7 @@ import {
   resolveJiraCredential,
 } from "../creds/credentials-jira.ts";
 import { describeIssues } from "../twig/schemas.ts";
-import { clip, httpStatusError, type RequestPurpose } from "./errors.ts";
+import { httpStatusError, type RequestPurpose } from "./errors.ts";
 import { ensureUrlScheme, isAtlassianCloudHost, type JiraBase, jiraBase, normalizeHost } from "./host.ts";
 
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
@@ -31,8 +41,8 @@ export interface JiraClientOptions {
   maxResponseBytes?: number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-const MAX_TIMEOUT_MS = 10 * 60_000;
+export { abortableSleep, parseRetryAfter };
+
 const USER_AGENT = `twig-mcp/${pkg.version}`;
 
 const defaults: Required<JiraClientOptions> = {
@@ -40,7 +50,7 @@ const defaults: Required<JiraClientOptions> = {
   maxAttempts: 3,
   maxRetryWaitMs: 10_000,
   backoffBaseMs: 500,
-  maxResponseBytes: 16 * 1024 * 1024,
+  maxResponseBytes: MAX_RESPONSE_BYTES,
 };
 
 export interface JiraSetup {
@@ -81,29 +91,28 @@ function withoutUserinfo(text: string): string {
   return text.replace(/(^|[\s'/])[^\s'/@]+@/g, "$1…@");
 }
 
-const CLIENT_MEMO_KEY = "jira:client";
 const NO_OPTIONS: JiraClientOptions = Object.freeze({});
-const DEPLOYMENT_MEMO_KEY = "jira:deployments";
 
 /**
- * The Jira client for the current configuration. One client is kept per process, keyed by base URL
- * and credential identity (a hash), and replaced when either changes; failures are never cached.
+ * The Jira client of one process, for the current configuration: kept while the base URL,
+ * the credential identity (a hash) and the options stay the same, replaced when one changes;
+ * failures are never kept. Which deployment each base URL runs is remembered across clients.
  */
-export async function getJiraClient(
-  ctx: Context,
-  options: JiraClientOptions = NO_OPTIONS,
-): Promise<Result<JiraClient>> {
-  const setup = await resolveJiraSetup(ctx);
-  if (!setup.ok) return setup;
-  const key = `${setup.value.base.baseUrl}\u0000${credentialIdentity(setup.value.auth.credential)}`;
-  const cached = ctx.memo.get(CLIENT_MEMO_KEY) as
-    | { key: string; options: JiraClientOptions; client: JiraClient }
-    | undefined;
-  if (cached?.key === key && cached.options === options) return ok(cached.client);
-  const client = new JiraClient(ctx, setup.value, options);
-  ctx.memo.set(CLIENT_MEMO_KEY, { key, options, client });
-  ctx.log.info(`Jira ${setup.value.base.display}: using credentials from ${setup.value.auth.source}`);
-  return ok(client);
+export class JiraClients {
+  readonly #deployments: DeploymentCache = new Map();
+  #current: { key: string; options: JiraClientOptions; client: JiraClient } | null = null;
+
+  async get(ctx: Context, options: JiraClientOptions = NO_OPTIONS): Promise<Result<JiraClient>> {
+    const setup = await resolveJiraSetup(ctx);
+    if (!setup.ok) return setup;
+    const key = `${setup.value.base.baseUrl}\u0000${credentialIdentity(setup.value.auth.credential)}`;
+    const current = this.#current;
+    if (current?.key === key && current.options === options) return ok(current.client);
+    const client = new JiraClient(ctx, setup.value, options, this.#deployments);
+    this.#current = { key, options, client };
+    ctx.log.info(`Jira ${setup.value.base.display}: using credentials from ${setup.value.auth.source}`);
+    return ok(client);
+  }
 }
 
 export interface RequestSpec<S extends v.GenericSchema> {
@@ -117,7 +126,7 @@ export interface RequestSpec<S extends v.GenericSchema> {
   purpose?: Omit<RequestPurpose, "method" | "path">;
 }
 
-type DeploymentCache = Map<string, Deployment | Promise<Result<Deployment>>>;
+export type DeploymentCache = Map<string, Deployment | Promise<Result<Deployment>>>;
 
 const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()), version: v.optional(v.string()) });
 
@@ -128,9 +137,16 @@ export class JiraClient {
   readonly #fetch: ReturnType<typeof createFetch>;
   readonly #headers: Record<string, string>;
   readonly #secrets: readonly string[];
+  readonly #deployments: DeploymentCache;
 
-  constructor(ctx: Context, setup: JiraSetup, options: JiraClientOptions = {}) {
+  constructor(
+    ctx: Context,
+    setup: JiraSetup,
+    options: JiraClientOptions = {},
+    deployments: DeploymentCache = new Map(),
+  ) {
     this.#ctx = ctx;
+    this.#deployments = deployments;
     this.#setup = setup;
     this.#options = { ...defaults, ...options };
     this.#fetch = createFetch({ fetch: ctx.fetch });
@@ -161,11 +177,7 @@ export class JiraClient {
    */
   async deployment(signal: AbortSignal): Promise<Result<Deployment>> {
     if (isAtlassianCloudHost(this.#setup.base.hostname)) return ok("cloud");
-    let cache = this.#ctx.memo.get(DEPLOYMENT_MEMO_KEY) as DeploymentCache | undefined;
-    if (cache === undefined) {
-      cache = new Map();
-      this.#ctx.memo.set(DEPLOYMENT_MEMO_KEY, cache);
-    }
+    const cache = this.#deployments;
     const key = this.#setup.base.baseUrl;
     const known = cache.get(key);
     if (typeof known === "string") return ok(known);
@@ -222,7 +234,7 @@ export class JiraClient {
     const timeoutMs = this.#timeoutMs();
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers = body === undefined ? this.#headers : { ...this.#headers, "Content-Type": "application/json" };
-    const failure = { site: this.site, credentialSource: this.#setup.auth.source };
+    const failure = { site: this.site, credentialSource: this.#setup.auth.source, secrets: this.#secrets };
 
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) return err(cancelled(endpointOf(purpose)));
@@ -282,16 +294,7 @@ export class JiraClient {
   }
 
   #timeoutMs(): number {
-    const raw = this.#ctx.env.TWIG_MCP_HTTP_TIMEOUT_MS;
-    if (raw === undefined || raw.trim() === "") return DEFAULT_TIMEOUT_MS;
-    const value = Number(raw.trim());
-    if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
-      this.#ctx.log.warn(
-        `Ignoring TWIG_MCP_HTTP_TIMEOUT_MS=${clip(raw, 20)}: expected milliseconds (1..${MAX_TIMEOUT_MS})`,
-      );
-      return DEFAULT_TIMEOUT_MS;
-    }
-    return value;
+    return httpTimeoutMs(this.#ctx.env, this.#ctx.log);
   }
 
   async #exchange(
@@ -333,7 +336,10 @@ export class JiraClient {
           toolError("network_error", `Jira at ${site} sent more than ${limit} bytes for ${endpointOf(purpose)}`),
       };
     }
-    return { ok: true, value: { status: response.status, headers: response.headers, text: read.text } };
+    return {
+      ok: true,
+      value: { status: response.status, headers: response.headers, text: new TextDecoder().decode(read.bytes) },
+    };
   }
 
   #redirected(status: number, location: string | null, purpose: RequestPurpose): ToolError {
@@ -396,25 +402,27 @@ function cancelled(endpoint: string): ToolError {
 }
 
 function transportError(error: unknown, purpose: RequestPurpose, site: string): ToolError {
-  const cause = innermost(error);
-  const code = typeof (cause as { code?: unknown })?.code === "string" ? (cause as { code: string }).code : null;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  const detail = clip(code !== null && !message.includes(code) ? `${code}: ${message}` : message, 200);
+  const failure = transportFailure(error);
+  if (failure.kind === "dns") {
+    return toolError(
+      "network_error",
+      `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpointOf(purpose)}`,
+      "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
+    );
+  }
   return toolError(
     "network_error",
-    `Could not reach Jira at ${site} (${endpointOf(purpose)}): ${detail}`,
+    `Could not reach Jira at ${site} (${endpointOf(purpose)}): ${failure.detail}`,
     "Check JIRA_HOST and the network connection (VPN, proxy).",
   );
 }
 
-function innermost(error: unknown): unknown {
-  let current = error;
-  for (let depth = 0; depth < 5; depth++) {
-    const next = (current as { cause?: unknown })?.cause;
-    if (next === undefined || next === null) break;
-    current = next;
+function hostOf(site: string): string {
+  try {
+    return new URL(site).host;
+  } catch {
+    return site;
   }
-  return current;
 }
 
 function parseJson(text: string): unknown {
@@ -424,59 +432,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds; `null` when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: Date): number | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, date - now.getTime());
-}
-
-type CappedRead = { kind: "ok"; text: string } | { kind: "too-large" } | { kind: "failed"; cause: unknown };
-
-async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<CappedRead> {
-  if (body === null) return { kind: "ok", text: "" };
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        return { kind: "too-large" };
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    return { kind: "failed", cause: error };
-  }
-  return { kind: "ok", text: new TextDecoder().decode(Buffer.concat(chunks)) };
-}
-
-/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** Waits for `promise`, or gives up with `onAbort()` when `signal` aborts first. */
@@ -494,10 +449,6 @@ function raceAbort<T>(promise: Promise<Result<T>>, signal: AbortSignal, onAbort:
 
 /** Replaces each secret (at least 4 characters long) with a marker in an error's message and hint. */
 export function scrubSecrets(error: ToolError, secrets: readonly string[]): ToolError {
-  const clean = (text: string) => {
-    let out = text;
-    for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
-    return out;
-  };
+  const clean = (text: string) => scrubText(text, secrets);
   return toolError(error.code, clean(error.message), error.hint === undefined ? undefined : clean(error.hint));
 }

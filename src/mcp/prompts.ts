@@ -5,13 +5,13 @@ import {
   ListPromptsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Context } from "../core/context.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { branchContextText } from "../prompts/branch-context.ts";
 import { jiraIssueText } from "../prompts/jira-issue.ts";
 import type { ToolInvoker } from "../prompts/live-status.ts";
 import { prReviewText } from "../prompts/pr-review.ts";
 import { stackStatusText } from "../prompts/stack-status.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
 import { REPO_PARAM_DESCRIPTION, type ToolRegistry } from "./tool-registry.ts";
 
 const REPO_ARGUMENT = { name: "repo", description: REPO_PARAM_DESCRIPTION, required: false };

@@ -8,7 +8,7 @@ import {
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
-import type { Context } from "../core/context.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
 import { isReusableAnswer } from "../tools/reusable-answer.ts";
 import { registerCompletions } from "./completions.ts";
 import { dataJsonOf } from "./envelope.ts";

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
 import type { ToolAnnotations, ToolDefinition, ToolGroup } from "../tools/define.ts";
 import { unpublished } from "../tools/params.ts";
 import { isReusableAnswer } from "../tools/reusable-answer.ts";

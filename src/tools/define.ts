@@ -1,6 +1,6 @@
 import type * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import type { Result } from "../core/result.ts";
+import type { ServiceContext } from "../services/services.ts";
 
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */
 export type ToolGroup = "local" | "github" | "jira";
@@ -38,7 +38,7 @@ export interface ToolDefinition<
    * `owner` argument present, `repo` is left to the handler (GitHub's owner/repo pair).
    */
   repoScoped?: boolean;
-  handler: (args: v.InferOutput<I>, ctx: Context, call: CallInfo) => Promise<Result<v.InferOutput<O>>>;
+  handler: (args: v.InferOutput<I>, ctx: ServiceContext, call: CallInfo) => Promise<Result<v.InferOutput<O>>>;
 }
 
 /** Keeps the generic link between a tool's schemas and its handler while erasing it for the registry. */
