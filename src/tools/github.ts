@@ -165,7 +165,7 @@ async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): 
   if (!target.ok) return target;
   const connection = await ctx.github(target.value.host);
   if (!connection.ok) return err(connection.error);
-  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now });
+  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
 }
 
 // ---------------------------------------------------------------------------------------------
