@@ -22,7 +22,7 @@ import {
 } from "../creds/credentials-jira.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { httpStatusError, type RequestPurpose } from "./errors.ts";
-import { ensureUrlScheme, isAtlassianCloudHost, type JiraBase, jiraBase, normalizeHost } from "./host.ts";
+import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
 
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
 export type Deployment = "cloud" | "server";
@@ -56,39 +56,32 @@ const defaults: Required<JiraClientOptions> = {
 export interface JiraSetup {
   base: JiraBase;
   auth: ResolvedJiraCredential;
+  /** What was dropped from a pasted `$JIRA_HOST`, if anything. */
+  note: string | null;
 }
-
-const JIRA_HOST_HINT =
-  "Set JIRA_HOST to your Jira site (e.g. company.atlassian.net), then add credentials to ~/.netrc (`twig creds`) " +
-  "or set JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PERSONAL_TOKEN (Data Center).";
 
 /**
  * `$JIRA_HOST` and the credentials for it, resolved afresh on every call (cheap: the `.netrc`
  * parse is cached by file identity) so that fixing either takes effect without a restart.
+ * Unset is `credentials_missing` (twig's message); set but unusable is `invalid_config`.
  */
 export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "files">): Promise<Result<JiraSetup>> {
   const host = ctx.env.JIRA_HOST;
   if (host === undefined || host === "") {
-    return err(toolError("credentials_missing", "Jira host environment variable 'JIRA_HOST' not set", JIRA_HOST_HINT));
-  }
-  const baseUrl = ensureUrlScheme(host);
-  if (!baseUrl.ok) {
     return err(
-      toolError("credentials_missing", `Invalid JIRA_HOST: ${withoutUserinfo(baseUrl.error)}`, JIRA_HOST_HINT),
+      toolError(
+        "credentials_missing",
+        "Jira host environment variable 'JIRA_HOST' not set",
+        `${JIRA_HOST_FORM} Then add credentials to ~/.netrc (\`twig creds\`) or set JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PERSONAL_TOKEN (Data Center).`,
+      ),
     );
   }
-  const base = jiraBase(baseUrl.value);
-  if (!base.ok) {
-    return err(toolError("credentials_missing", `Invalid JIRA_HOST: ${withoutUserinfo(base.error)}`, JIRA_HOST_HINT));
-  }
-  const auth = await resolveJiraCredential(ctx, normalizeHost(base.value.baseUrl));
+  const checked = checkJiraHost(host);
+  if (!checked.ok) return checked;
+  const { base, note } = checked.value;
+  const auth = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
   if (!auth.ok) return auth;
-  return ok({ base: base.value, auth: auth.value });
-}
-
-/** `user:password@` in an echoed `$JIRA_HOST` is not shown. */
-function withoutUserinfo(text: string): string {
-  return text.replace(/(^|[\s'/])[^\s'/@]+@/g, "$1…@");
+  return ok({ base, auth: auth.value, note });
 }
 
 const NO_OPTIONS: JiraClientOptions = Object.freeze({});
@@ -110,6 +103,7 @@ export class JiraClients {
     if (current?.key === key && current.options === options) return ok(current.client);
     const client = new JiraClient(ctx, setup.value, options, this.#deployments);
     this.#current = { key, options, client };
+    if (setup.value.note !== null) ctx.log.info(setup.value.note);
     ctx.log.info(`Jira ${setup.value.base.display}: using credentials from ${setup.value.auth.source}`);
     return ok(client);
   }
