@@ -143,9 +143,26 @@ export class JiraClient {
     this.#deployments = deployments;
     this.#setup = setup;
     this.#options = { ...defaults, ...options };
-    this.#fetch = createFetch({ fetch: ctx.fetch });
     const authorization = authorizationHeader(setup.auth.credential);
     this.#headers = { Accept: "application/json", Authorization: authorization, "User-Agent": USER_AGENT };
+    this.#fetch = createFetch({
+      fetch: ctx.fetch,
+      defaults: {
+        // ofetch joins paths and query parameters and serialises JSON bodies. Its retry and
+        // timeout stay off: its retry sleeps can neither be cancelled nor follow Retry-After
+        // limits, and its timeout is skipped whenever a signal is passed, which every request has.
+        // The shared policy (src/core/http-policy.ts) does both.
+        baseURL: setup.base.apiRoot,
+        headers: this.#headers,
+        retry: false,
+        timeout: undefined,
+        ignoreResponseError: true,
+        // Read as a stream so the size cap holds whatever the server sends.
+        responseType: "stream",
+        // A redirect is reported, not followed: following it would send the credentials elsewhere.
+        redirect: "manual",
+      },
+    });
     // The token itself, and the header that encodes it (Basic is only base64 of user:token).
     this.#secrets = [setup.auth.credential.token, authorization.slice(authorization.indexOf(" ") + 1)];
   }
@@ -224,10 +241,7 @@ export class JiraClient {
     signal: AbortSignal,
   ): Promise<Result<v.InferOutput<S>>> {
     const purpose: RequestPurpose = { method: spec.method, path: spec.path, ...spec.purpose };
-    const url = this.#url(spec.path, spec.query);
     const timeoutMs = this.#timeoutMs();
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const headers = body === undefined ? this.#headers : { ...this.#headers, "Content-Type": "application/json" };
     const failure = { site: this.site, credentialSource: this.#setup.auth.source, secrets: this.#secrets };
 
     for (let attempt = 1; ; attempt++) {
@@ -235,7 +249,7 @@ export class JiraClient {
       const timeout = AbortSignal.timeout(timeoutMs);
       const combined = AbortSignal.any([signal, timeout]);
       const started = performance.now();
-      const exchanged = await this.#exchange(url, spec.method, headers, body, combined);
+      const exchanged = await this.#exchange(spec, combined);
       const elapsed = Math.round(performance.now() - started);
       if (!exchanged.ok) {
         if (signal.aborted) return err(cancelled(endpointOf(purpose)));
@@ -282,20 +296,12 @@ export class JiraClient {
     }
   }
 
-  #url(path: string, query: Readonly<Record<string, string>> | undefined): string {
-    const search = query === undefined ? "" : new URLSearchParams(query).toString();
-    return `${this.#setup.base.apiRoot}${path}${search === "" ? "" : `?${search}`}`;
-  }
-
   #timeoutMs(): number {
     return httpTimeoutMs(this.#ctx.env, this.#ctx.log);
   }
 
   async #exchange(
-    url: string,
-    method: string,
-    headers: Record<string, string>,
-    body: string | undefined,
+    spec: RequestSpec<v.GenericSchema>,
     signal: AbortSignal,
   ): Promise<
     | { ok: true; value: { status: number; headers: Headers; text: string } }
@@ -303,16 +309,11 @@ export class JiraClient {
   > {
     let response: Response;
     try {
-      response = await this.#fetch.raw(url, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body }),
+      response = await this.#fetch.raw(spec.path, {
+        method: spec.method,
+        ...(spec.query === undefined ? {} : { query: spec.query }),
+        ...(spec.body === undefined ? {} : { body: spec.body as Record<string, unknown> }),
         signal,
-        retry: false,
-        ignoreResponseError: true,
-        responseType: "stream",
-        // A redirect is reported, not followed: following it would send the credentials elsewhere.
-        redirect: "manual",
       });
     } catch (error) {
       return { ok: false, error: (purpose, site) => transportError(error, purpose, site) };

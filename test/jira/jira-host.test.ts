@@ -105,3 +105,32 @@ describe("through the Jira tools", () => {
     }
   });
 });
+
+test("a Data Center context path kept from a pasted address is where requests go", async () => {
+  const seen: URL[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request): Response {
+      seen.push(new URL(request.url));
+      return Response.json({ name: "alice" });
+    },
+  });
+  const made = jiraContext({
+    env: { JIRA_HOST: `http://127.0.0.1:${server.port}/tools/jira/browse/SHOP-1`, JIRA_PERSONAL_TOKEN: "p" },
+  });
+  try {
+    const client = await made.ctx.jira();
+    if (!client.ok) throw new Error(client.error.message);
+    const answer = await client.value.request(
+      { method: "GET", path: "/rest/api/2/myself", query: { fields: "a,b c" }, schema: v.object({ name: v.string() }) },
+      new AbortController().signal,
+    );
+    expect(answer.ok).toBe(true);
+    expect(seen[0]?.pathname).toBe("/tools/jira/rest/api/2/myself");
+    expect(seen[0]?.searchParams.get("fields")).toBe("a,b c");
+  } finally {
+    server.stop(true);
+    made.cleanup();
+  }
+});
