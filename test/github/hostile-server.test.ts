@@ -172,3 +172,20 @@ describe("a failed name lookup", () => {
     expect(made.logs.some((line) => line.includes("with id UNKNOWN"))).toBe(false);
   });
 });
+
+describe("a remote URL in a message", () => {
+  test("shows no password, even one holding # or ?, nor scp-form user:pass", async () => {
+    const repo = makeRepo({
+      remotes: [
+        ["origin", "https://me:ghp_pa#ss?word@gitlab.com/o/r.git"],
+        ["backup", "me:ghp_scpSECRET@bitbucket.org:o/r.git"],
+      ],
+    });
+    const { ctx } = makeContext({ env: { GH_TOKEN: TOKEN }, repo: okRepo(repo) });
+    const error = expectErr(await callTool("get_pull_request", { pr_number: 1 }, ctx));
+    expect(error.message).toContain("bitbucket.org:o/r.git");
+    expect(error.message).not.toContain("ghp_pa");
+    expect(error.message).not.toContain("word@");
+    expect(error.message).not.toContain("ghp_scpSECRET");
+  });
+});
