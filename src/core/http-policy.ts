@@ -1,4 +1,5 @@
 import type { Env } from "./context.ts";
+import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -69,14 +70,6 @@ export async function readCapped(
     return { kind: "failed", cause: error };
   }
   return { kind: "ok", bytes: Buffer.concat(chunks) };
-}
-
-/** Thrown by a client's fetch when a body passes the cap; clients turn it into a tool error. */
-export class ResponseTooLarge extends Error {
-  override readonly name = "ResponseTooLarge";
-  constructor(readonly limit: number) {
-    super(`the response was larger than the ${formatBytes(limit)} limit and was not read further`);
-  }
 }
 
 export function formatBytes(bytes: number): string {
@@ -187,4 +180,10 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
  */
 export function scrubAndClip(text: string, secrets: readonly string[], max: number): string {
   return clip(scrubSecrets(text, secrets), max);
+}
+
+/** An error value with every known secret removed from its message and hint: the last line of defence. */
+export function scrubToolError(error: ToolError, secrets: readonly string[]): ToolError {
+  const hint = error.hint === undefined ? undefined : scrubSecrets(error.hint, secrets);
+  return toolError(error.code, scrubSecrets(error.message, secrets), hint);
 }

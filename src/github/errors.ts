@@ -1,5 +1,5 @@
 import { type ToolError, toolError } from "../core/errors.ts";
-import { scrubAndClip, scrubSecrets, transportFailure } from "../core/http-policy.ts";
+import { scrubAndClip, scrubToolError, transportFailure } from "../core/http-policy.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */
@@ -217,11 +217,8 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** Replaces every known secret with a marker: messages are built without headers, this is the backstop. */
-export function scrub(error: ToolError, secrets: readonly string[]): ToolError {
-  const clean = (text: string) => scrubSecrets(text, secrets);
-  return toolError(error.code, clean(error.message), error.hint === undefined ? undefined : clean(error.hint));
-}
+/** Messages are built without headers; removing every known secret is the backstop. */
+export const scrub = scrubToolError;
 
 function hostOf(url: string): string {
   try {

@@ -6,11 +6,12 @@ import { type ToolError, toolError } from "../core/errors.ts";
 import {
   abortableSleep,
   clip,
+  formatBytes,
   httpTimeoutMs,
   MAX_RESPONSE_BYTES,
   parseRetryAfter,
   readCapped,
-  scrubSecrets as scrubText,
+  scrubToolError,
   transportFailure,
 } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
@@ -233,7 +234,7 @@ export class JiraClient {
     signal: AbortSignal,
   ): Promise<Result<v.InferOutput<S>>> {
     const result = await this.#request(spec, signal);
-    return result.ok ? result : err(scrubSecrets(result.error, this.#secrets));
+    return result.ok ? result : err(scrubToolError(result.error, this.#secrets));
   }
 
   async #request<S extends v.GenericSchema>(
@@ -328,7 +329,10 @@ export class JiraClient {
       return {
         ok: false,
         error: (purpose, site) =>
-          toolError("network_error", `Jira at ${site} sent more than ${limit} bytes for ${endpointOf(purpose)}`),
+          toolError(
+            "network_error",
+            `Jira at ${site} sent more than ${formatBytes(limit)} for ${endpointOf(purpose)}; the rest was not read`,
+          ),
       };
     }
     return {
@@ -440,10 +444,4 @@ function raceAbort<T>(promise: Promise<Result<T>>, signal: AbortSignal, onAbort:
       resolve(result);
     });
   });
-}
-
-/** Replaces each secret (at least 4 characters long) with a marker in an error's message and hint. */
-export function scrubSecrets(error: ToolError, secrets: readonly string[]): ToolError {
-  const clean = (text: string) => scrubText(text, secrets);
-  return toolError(error.code, clean(error.message), error.hint === undefined ? undefined : clean(error.hint));
 }
