@@ -1,4 +1,4 @@
-import { transportFailure } from "../core/http-policy.ts";
+import { abortableSleep, transportFailure } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 import type { GitHubSettings } from "./settings.ts";
@@ -131,18 +131,9 @@ function rateLimit(failure: HttpFailure, nowMs: number): { kind: "primary" | "se
   return null;
 }
 
-/** Resolves after `ms`, or as soon as `signal` aborts. */
+/** Resolves after `ms`, or as soon as `signal` aborts (the caller then throws `cancelled`). */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done);
-  });
+  return abortableSleep(ms, signal ?? new AbortController().signal).catch(() => {});
 }
 
 /** A counting semaphore whose free path is synchronous, so an uncontended request never yields. */
