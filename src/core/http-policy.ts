@@ -15,7 +15,7 @@ export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const MAX_TIMEOUT_MS = 10 * 60_000;
 
-/** Per attempt, from `TWIG_MCP_HTTP_TIMEOUT_MS`; a value out of range is reported once per read and ignored. */
+/** Per attempt, from `TWIG_MCP_HTTP_TIMEOUT_MS`; a value that is not 1..10 min in ms is ignored (and logged when `log` is given). */
 export function httpTimeoutMs(env: Env, log?: Logger): number {
   const raw = env.TWIG_MCP_HTTP_TIMEOUT_MS;
   if (raw === undefined || raw.trim() === "") return DEFAULT_TIMEOUT_MS;

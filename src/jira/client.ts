@@ -5,6 +5,7 @@ import type { Context } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
 import {
   abortableSleep,
+  attemptSignal,
   clip,
   formatBytes,
   httpTimeoutMs,
@@ -247,8 +248,7 @@ export class JiraClient {
 
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) return err(cancelled(endpointOf(purpose)));
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const combined = AbortSignal.any([signal, timeout]);
+      const { signal: combined, deadline: timeout } = attemptSignal(signal, timeoutMs);
       const started = performance.now();
       const exchanged = await this.#exchange(spec, combined);
       const elapsed = Math.round(performance.now() - started);
