@@ -43,8 +43,6 @@ export interface JiraClientOptions {
   maxResponseBytes?: number;
 }
 
-export { abortableSleep, parseRetryAfter };
-
 const USER_AGENT = `twig-mcp/${pkg.version}`;
 
 const defaults: Required<JiraClientOptions> = {

@@ -1,8 +1,6 @@
 import { type ToolError, toolError } from "../core/errors.ts";
 import { clip, scrubAndClip } from "../core/http-policy.ts";
 
-export { clip };
-
 /** What a failed request was for, so errors can say it in the caller's terms. */
 export interface RequestPurpose {
   method: string;

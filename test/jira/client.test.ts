@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
+import { parseRetryAfter } from "../../src/core/http-policy.ts";
 import type { Result } from "../../src/core/result.ts";
-import { type JiraClient, type JiraClientOptions, parseRetryAfter } from "../../src/jira/client.ts";
+import type { JiraClient, JiraClientOptions } from "../../src/jira/client.ts";
 import type { ServiceContext as Context } from "../../src/services/services.ts";
 import { FakeJira } from "../support/fake-jira.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL, type JiraTestContext, jiraContext, never, recordingSleep } from "./helpers.ts";
