@@ -1,6 +1,5 @@
 import { userInfo } from "node:os";
 import { resolve } from "node:path";
-import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
@@ -8,6 +7,7 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
+import { type ServiceContext, withServices } from "../services/services.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
@@ -25,7 +25,7 @@ export interface RuntimeOptions {
  * The process's Context: environment, home, twig dirs and the default repository, as every
  * command (serving, `call`, `doctor`) sees them. `null` when no home directory can be found.
  */
-export async function createRuntimeContext(options: RuntimeOptions): Promise<Context | null> {
+export async function createRuntimeContext(options: RuntimeOptions): Promise<ServiceContext | null> {
   const log = createLogger(options.verbosity);
   const env = process.env;
   const platform = process.platform;
@@ -38,7 +38,7 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Con
   const cwd = process.cwd();
   const dirs = twigDirs(env, platform, home);
   const repo = await defaultRepository(options.repo, cwd, files, log);
-  return {
+  return withServices({
     env,
     platform,
     home,
@@ -50,8 +50,7 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Con
     log,
     fetch: globalThis.fetch,
     now: () => new Date(),
-    memo: new Map(),
-  };
+  });
 }
 
 /** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */

@@ -2,7 +2,8 @@ import * as v from "valibot";
 
 /**
  * The closed set of tool error codes. The first seven are upstream twig-mcp's; the rest name
- * failures upstream folded into `network_error` or could not detect.
+ * failures upstream folded into `network_error` or could not detect (`invalid_config`: a setting
+ * such as `JIRA_HOST` that cannot work as written).
  */
 export const ErrorCodeSchema = v.picklist([
   "no_repo",
@@ -16,6 +17,7 @@ export const ErrorCodeSchema = v.picklist([
   "rate_limited",
   "unsupported_repo",
   "unsupported_api",
+  "invalid_config",
 ]);
 export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
 

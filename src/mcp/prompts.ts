@@ -5,9 +5,9 @@ import {
   ListPromptsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Context } from "../core/context.ts";
 import { PROMPTS } from "../prompts/all.ts";
 import { parsePromptArgs, publishPrompt } from "../prompts/define.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
 /** Resolves the `repo` argument the way tools do; a bad one is the caller's error, not a silent default. */

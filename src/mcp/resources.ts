@@ -8,12 +8,12 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { readTwigResource } from "../resources/read.ts";
 import { BRANCH_CONTEXT_TEMPLATE, BRANCHES_URI, parseTwigUri, TREE_URI, type TwigResource } from "../resources/uri.ts";
 import { type ChangeKind, RepoWatcher } from "../resources/watch.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
 import { contextForRepo } from "./prompts.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 

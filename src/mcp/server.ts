@@ -9,7 +9,7 @@ import {
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
-import type { Context } from "../core/context.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
 import { registerCompletions } from "./completions.ts";
 import { LazyJsonSchemaValidator } from "./lazy-schema-validator.ts";
 import { forwardLogsToClient } from "./logging.ts";

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
 import type { InvokeArgs, ToolAnnotations, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/define.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";

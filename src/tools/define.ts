@@ -1,6 +1,6 @@
 import type * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import type { Result } from "../core/result.ts";
+import type { ServiceContext } from "../services/services.ts";
 
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */
 export type ToolGroup = "local" | "github" | "jira";
@@ -57,7 +57,7 @@ export interface ToolDefinition<
    */
   repoScoped?: boolean;
   // Method syntax on purpose: it lets a ToolDefinition<I, O> stand in a list of ToolDefinition.
-  handler(args: v.InferOutput<I>, ctx: Context, call: CallInfo): Promise<Result<v.InferOutput<O>>>;
+  handler(args: v.InferOutput<I>, ctx: ServiceContext, call: CallInfo): Promise<Result<v.InferOutput<O>>>;
 }
 
 /** Declares a tool, keeping the link between its schemas and its handler for typed invocation. */

@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { connectGitHub } from "../github/client.ts";
 import { resolvePrNumber } from "../github/default-pr.ts";
 import { getPullRequest } from "../github/get-pull-request.ts";
 import { guessHeadFromClone } from "../github/head-guess.ts";
@@ -9,6 +7,7 @@ import { listPullRequests } from "../github/list-pull-requests.ts";
 import { getPrStatus } from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
+import type { ServiceContext } from "../services/services.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { unpublished } from "./params.ts";
 
@@ -161,12 +160,12 @@ const PullRequestListSchema = v.object({
 // Shared steps
 
 /** Resolves the repository and connects to its GitHub host: the first steps of every tool here. */
-async function openCall(ctx: Context, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
+async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
   const target = await resolveTarget(ctx, args);
   if (!target.ok) return target;
-  const connection = await connectGitHub(ctx, target.value.host);
+  const connection = await ctx.github(target.value.host);
   if (!connection.ok) return err(connection.error);
-  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now });
+  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -147,10 +147,9 @@ describe("get_pull_request", () => {
     const a = makeContext({ env: env() });
     expectOk(await callTool("get_pull_request", { pr_number: 10, owner: "octo", repo: "r" }, a.ctx));
     fake.token = "other-token-value";
-    const b = makeContext({ env: env({ GH_TOKEN: "other-token-value" }) });
-    // Same process-wide memo would be needed to share; simulate by reusing a's memo.
-    b.ctx.memo = a.ctx.memo;
-    expectOk(await callTool("get_pull_request", { pr_number: 10, owner: "octo", repo: "r" }, b.ctx));
+    // The same process's clients (and ETag cache), another token.
+    const b = { ...a.ctx, env: env({ GH_TOKEN: "other-token-value" }) };
+    expectOk(await callTool("get_pull_request", { pr_number: 10, owner: "octo", repo: "r" }, b));
     expect(fake.requests[1]?.headers["if-none-match"]).toBeUndefined();
     fake.token = TOKEN;
   });

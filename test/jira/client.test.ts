@@ -1,14 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import type { Context } from "../../src/core/context.ts";
+import { abortableSleep, parseRetryAfter } from "../../src/core/http-policy.ts";
 import type { Result } from "../../src/core/result.ts";
-import {
-  abortableSleep,
-  getJiraClient,
-  type JiraClient,
-  type JiraClientOptions,
-  parseRetryAfter,
-} from "../../src/jira/client.ts";
+import type { JiraClient, JiraClientOptions } from "../../src/jira/client.ts";
+import type { ServiceContext as Context } from "../../src/services/services.ts";
 import { FakeJira } from "../support/fake-jira.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL, type JiraTestContext, jiraContext, never, recordingSleep } from "./helpers.ts";
 
@@ -43,7 +38,7 @@ function contextFor(fake: FakeJira, env: Record<string, string> = {}): Context {
 }
 
 async function clientFor(ctx: Context, options?: JiraClientOptions): Promise<JiraClient> {
-  const client = await getJiraClient(ctx, options);
+  const client = await ctx.jira(options);
   if (!client.ok) throw new Error(client.error.message);
   return client.value;
 }
@@ -137,9 +132,9 @@ describe("client cache", () => {
     expect(b).not.toBe(a);
 
     const broken = { ...ctx, env: { JIRA_HOST: server.url } };
-    expectError(await getJiraClient(broken), "credentials_missing");
+    expectError(await broken.jira(), "credentials_missing");
     expect(await clientFor(ctx)).not.toBe(b);
-    const fixed = await getJiraClient({ ...broken, env: { ...broken.env, JIRA_PERSONAL_TOKEN: "p" } });
+    const fixed = await { ...broken, env: { ...broken.env, JIRA_PERSONAL_TOKEN: "p" } }.jira();
     expect(fixed.ok).toBe(true);
   });
 });

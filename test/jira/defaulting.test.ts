@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, te
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Context } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { err, ok, type Result } from "../../src/core/result.ts";
+import type { ServiceContext as Context } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { jiraTools } from "../../src/tools/jira.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
