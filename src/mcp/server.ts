@@ -20,7 +20,7 @@ import type { ToolRegistry } from "./tool-registry.ts";
 
 export const SERVER_INSTRUCTIONS =
   "Twig MCP server. Provides read-only access to branch metadata, Jira issues, and GitHub PRs for the current repository. " +
-  "Start with get_current_branch (what the user is on) and get_branch_tree or get_branch_stack (how their stacked branches relate); " +
+  "Start with get_branch_context (the current branch, its stack, and its PR and Jira status in one call); get_branch_tree shows how all stacked branches relate; " +
   "every tool only reads, so calling them is always safe.";
 
 export interface ServerFeatures {
