@@ -4,12 +4,14 @@
  *   bun build.ts                          host binary at dist/twig-mcp (development)
  *   bun build.ts --outfile PATH           host binary at PATH
  *   bun build.ts --target all             every platform: dist/twig-mcp-<os>-<arch>[.exe], archives,
- *                                         dist/sha256sums.txt, dist/homebrew/twig-mcp.rb
+ *                                         Claude Desktop bundles (.mcpb), dist/sha256sums.txt,
+ *                                         dist/server.json, dist/homebrew/twig-mcp.rb
  *   bun build.ts --target linux-arm64,darwin-arm64   a subset (`host` names this machine's)
  *   bun build.ts --target all --npm       ... and the npm tarballs in dist/npm/ (`bun run pack`)
  *   --release-url PATTERN                 where the formula downloads archives from:
  *                                         {version}, {tag} (v<version>) and {file} are filled in
  *   --out-dir DIR                         instead of dist/
+ *   bun build.ts --server-json            rewrites ./server.json from package.json (after a version bump)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +19,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pkg from "./package.json" with { type: "json" };
 import { err, ok, type Result } from "./src/core/result.ts";
+import type { BundleInfo } from "./src/packaging/mcpb.ts";
+import { type RegistryInfo, registryEntry, renderRegistryEntry } from "./src/packaging/registry.ts";
 import { buildRelease } from "./src/packaging/release.ts";
 import { fetchRuntime } from "./src/packaging/runtime.ts";
 import { selectTargets, TARGETS, type Target } from "./src/packaging/targets.ts";
@@ -124,23 +128,96 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+// ---- Release metadata: URLs, bundle and registry data, all from package.json ----
+
 /** The formula's download URL: `--release-url`, else the GitHub releases of package.json's repository. */
-function releaseUrlPattern(explicit: string | undefined, log: (line: string) => void): string {
+function releaseUrlPattern(explicit: string | undefined, repositoryUrl: string): string {
   if (explicit) return explicit;
   if (process.env.TWIG_MCP_RELEASE_URL) return process.env.TWIG_MCP_RELEASE_URL;
-  const repository = githubRepository();
-  if (repository) return `https://github.com/${repository}/releases/download/{tag}/{file}`;
-  const fallback = "https://github.com/eddieland/twig-mcp/releases/download/{tag}/{file}";
-  log(`package.json names no GitHub repository; the formula downloads from ${fallback} (set --release-url)`);
-  return fallback;
+  return `${repositoryUrl}/releases/download/{tag}/{file}`;
 }
 
-function githubRepository(): string | null {
-  const field = (pkg as { repository?: string | { url?: string } }).repository;
-  const url = typeof field === "string" ? field : field?.url;
-  const match = url ? /github\.com[/:]([^/]+\/[^/.]+)/.exec(url) : null;
-  return match ? (match[1] as string) : null;
+export interface ProjectUrls {
+  /** `https://github.com/<owner>/<name>`. */
+  repositoryUrl: string;
+  homepage: string;
 }
+
+/**
+ * package.json's `repository` (a GitHub repository) and `homepage`: every URL a release carries
+ * (downloads, the formula's homepage, the bundle's and registry's links) comes from them, so a
+ * fork sets them there and nowhere else.
+ */
+export function projectUrls(manifest: { repository?: unknown; homepage?: unknown }): Result<ProjectUrls, string> {
+  const field = manifest.repository;
+  const url =
+    typeof field === "string"
+      ? field
+      : typeof field === "object" && field !== null
+        ? (field as { url?: unknown }).url
+        : undefined;
+  const match =
+    typeof url === "string"
+      ? /^(?:github:|(?:git\+)?(?:https|ssh|git):\/\/(?:git@)?github\.com\/|git@github\.com:)([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+?)(?:\.git)?\/?$/.exec(
+          url,
+        )
+      : null;
+  if (!match) {
+    return err(
+      'package.json needs "repository": { "type": "git", "url": "git+https://github.com/<owner>/<name>.git" } (see docs/releasing.md)',
+    );
+  }
+  const repositoryUrl = `https://github.com/${match[1]}`;
+  const homepage =
+    typeof manifest.homepage === "string" && manifest.homepage !== "" ? manifest.homepage : repositoryUrl;
+  return ok({ repositoryUrl, homepage });
+}
+
+const KEYWORDS = ["mcp", "model-context-protocol", "twig", "git", "stacked-branches", "jira", "github"];
+
+/** What the Claude Desktop bundles list: the tools and prompts exactly as the server publishes them. */
+export async function bundleInfo(urls: ProjectUrls): Promise<BundleInfo> {
+  const { publishedTools } = await import("./src/cli/published-tools.macro.ts");
+  const { PROMPTS } = await import("./src/prompts/all.ts");
+  const { publishPrompt } = await import("./src/prompts/define.ts");
+  return {
+    version: pkg.version,
+    description: pkg.description,
+    license: pkg.license,
+    homepage: urls.homepage,
+    repositoryUrl: urls.repositoryUrl,
+    keywords: KEYWORDS,
+    tools: publishedTools(),
+    prompts: PROMPTS.map(publishPrompt),
+  };
+}
+
+/** The MCP Registry entry's data. */
+export function registryInfo(urls: ProjectUrls): RegistryInfo {
+  return {
+    mcpName: pkg.mcpName,
+    npmName: pkg.name,
+    version: pkg.version,
+    description: "Read-only twig branch stacks, GitHub PR status and Jira issues for AI assistants",
+    repositoryUrl: urls.repositoryUrl,
+    homepage: urls.homepage,
+  };
+}
+
+/** `--server-json`: ./server.json from package.json, after a version bump (no checksums: see registry.ts). */
+function writeServerJson(log: (line: string) => void): number {
+  const urls = projectUrls(pkg);
+  if (!urls.ok) {
+    console.error(urls.error);
+    return 2;
+  }
+  const path = new URL("./server.json", import.meta.url).pathname;
+  writeFileSync(path, renderRegistryEntry(registryEntry(registryInfo(urls.value))));
+  log(`wrote ${path} for version ${pkg.version}`);
+  return 0;
+}
+
+// ---- end of release metadata ----
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -150,9 +227,11 @@ async function main(): Promise<number> {
       npm: { type: "boolean", default: false },
       "release-url": { type: "string" },
       "out-dir": { type: "string", default: "dist" },
+      "server-json": { type: "boolean", default: false },
     },
   });
   const log = (line: string) => console.log(line);
+  if (values["server-json"]) return writeServerJson(log);
   if (!values.target && !values.npm) {
     const outfile = values.outfile ?? join(values["out-dir"] as string, "twig-mcp");
     const started = performance.now();
@@ -167,9 +246,12 @@ async function main(): Promise<number> {
     );
     return 2;
   }
+  const urls = projectUrls(pkg);
+  if (!urls.ok) {
+    console.error(urls.error);
+    return 2;
+  }
   const here = new URL(".", import.meta.url).pathname;
-  const homepage = (pkg as { homepage?: string }).homepage;
-  const repository = githubRepository();
   const result = await buildRelease({
     targets,
     outDir: values["out-dir"] as string,
@@ -178,13 +260,14 @@ async function main(): Promise<number> {
       version: pkg.version,
       description: pkg.description,
       license: pkg.license,
-      homepage: homepage ?? (repository ? `https://github.com/${repository}` : "https://github.com/eddieland/twig"),
-      ...((pkg as { repository?: unknown }).repository
-        ? { repository: (pkg as { repository?: unknown }).repository }
-        : {}),
-      keywords: ["mcp", "model-context-protocol", "twig", "git", "stacked-branches", "jira", "github"],
+      homepage: urls.value.homepage,
+      repository: pkg.repository,
+      keywords: KEYWORDS,
+      mcpName: pkg.mcpName,
     },
-    urlPattern: releaseUrlPattern(values["release-url"], log),
+    urlPattern: releaseUrlPattern(values["release-url"], urls.value.repositoryUrl),
+    bundles: { info: await bundleInfo(urls.value), license: readFileSync(join(here, "LICENSE"), "utf8") },
+    registry: registryInfo(urls.value),
     formulaDescription: "Read-only MCP server for twig branch stacks, GitHub PRs and Jira issues",
     npm: values.npm as boolean,
     launcher: readFileSync(join(here, "src", "packaging", "npm-launcher.cjs"), "utf8"),

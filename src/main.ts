@@ -32,6 +32,8 @@ async function run(command: CliCommand): Promise<number> {
       return (await import("./cli/config.ts")).runConfig(command);
     case "doctor":
       return (await import("./cli/doctor.ts")).runDoctor(command);
+    case "demo":
+      return (await import("./cli/demo.ts")).runDemo(command);
   }
 }
 

@@ -33,6 +33,8 @@ export interface CallFigures {
   repeatNotModified: number | null;
   /** Most requests in flight at once (`null`: the fake does not count them). */
   maxConcurrency: number | null;
+  /** The same, over the first calls only: how many rounds a session's first call takes. */
+  firstConcurrency: number | null;
 }
 
 export interface NetworkFigures {
@@ -183,6 +185,7 @@ async function measureCall(options: {
       await running.request("tools/list");
       firsts.push(await timed(running));
     }
+    const firstConcurrency = options.concurrency();
     const session = running as StdioServer;
     const repeats: number[] = [];
     let last = firsts[firsts.length - 1] as Awaited<ReturnType<typeof timed>>;
@@ -200,6 +203,7 @@ async function measureCall(options: {
       repeatRequests: last.requests,
       repeatNotModified: last.notModified,
       maxConcurrency: options.concurrency(),
+      firstConcurrency,
     };
   } finally {
     await running?.close();

@@ -1,10 +1,11 @@
+import { type ParseArgsConfig, parseArgs as parseNodeArgs } from "node:util";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "./suggest.ts";
 
 export const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
 export type DisableGroup = (typeof DISABLE_GROUPS)[number];
 
-export const SUBCOMMANDS = ["tools", "call", "config", "doctor"] as const;
+export const SUBCOMMANDS = ["tools", "call", "config", "doctor", "demo"] as const;
 export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "codex", "vscode"] as const;
@@ -56,8 +57,15 @@ export interface DoctorOptions extends CommonOptions {
   json: boolean;
 }
 
+export interface DemoOptions extends CommonOptions {
+  command: "demo";
+  /** `--keep`: leave the sample repository in place until Ctrl-C, to try commands in it. */
+  keep: boolean;
+}
+
 export type CliCommand =
   | ServeOptions
+  | DemoOptions
   | ToolsOptions
   | CallOptions
   | ConfigOptions
@@ -78,9 +86,28 @@ const COMMAND_FLAGS: Record<Subcommand, Record<string, FlagKind>> = {
   call: { "--json": "bool" },
   config: { "--write": "bool", "--scope": "value", "--name": "value", "--command": "value", "--file": "value" },
   doctor: { "--online": "bool", "--json": "bool" },
+  demo: { "--keep": "bool" },
 };
 
 const COMMON_FLAGS = ["--repo", "--disable", "--verbose", "--help", "--version", "-v", "-h", "-V"];
+
+/**
+ * Every flag of every command, as `node:util` parses them. Which command may use which flag, and
+ * whether a flag may come before the command, is checked on the tokens afterwards (parseArgs has
+ * no subcommands), so that a misplaced or mistyped flag gets advice rather than a bare error.
+ */
+const PARSE_OPTIONS = {
+  repo: { type: "string" },
+  disable: { type: "string", multiple: true },
+  verbose: { type: "boolean", short: "v", multiple: true },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+  ...Object.fromEntries(
+    Object.values(COMMAND_FLAGS).flatMap((flags) =>
+      Object.entries(flags).map(([flag, kind]) => [flag.slice(2), { type: kind === "bool" ? "boolean" : "string" }]),
+    ),
+  ),
+} satisfies ParseArgsConfig["options"];
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -93,11 +120,19 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
   let helpCommand = false;
   let wantsHelp = false;
   let wantsVersion = false;
-  let afterDashes = false;
 
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (afterDashes || !arg.startsWith("-") || arg === "-") {
+  // strict: false hands unknown flags back as tokens instead of throwing, for the advice below.
+  const { tokens } = parseNodeArgs({
+    args: [...argv],
+    options: PARSE_OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") continue;
+    if (token.kind === "positional") {
+      const arg = token.value;
       if (subcommand === null && !helpCommand) {
         // The first word names the command (`help` included); later words are its arguments.
         if (arg === "help") {
@@ -112,65 +147,46 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
       positionals.push(arg);
       continue;
     }
-    if (arg === "--") {
-      afterDashes = true;
-      continue;
-    }
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? splitOnce(arg) : [arg, undefined];
-    const value = (): string | undefined => {
-      if (inline !== undefined) return inline;
-      const next = argv[i + 1];
-      if (next === undefined) return undefined;
-      i++;
-      return next;
-    };
-    switch (flag) {
-      case "-h":
-      case "--help":
+    const flag = token.rawName.startsWith("--") ? token.rawName : `-${token.name}`;
+    const value = token.value;
+    switch (token.name) {
+      case "help":
         wantsHelp = true;
         continue;
-      case "-V":
-      case "--version":
+      case "version":
         wantsVersion = true;
         continue;
-      case "--verbose":
+      case "verbose":
         common.verbosity++;
         continue;
-      case "--repo": {
-        const path = value();
-        if (!path) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
-        common.repo = path;
+      case "repo":
+        if (value === undefined) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
+        // An empty value is a host's blank setting (a Claude Desktop bundle's empty field): not set.
+        if (value !== "") common.repo = value;
         continue;
-      }
-      case "--disable": {
-        const group = value();
-        if (!group || !(DISABLE_GROUPS as readonly string[]).includes(group)) {
+      case "disable":
+        if (value === "") continue;
+        if (value === undefined || !(DISABLE_GROUPS as readonly string[]).includes(value)) {
           return err({
             message: `--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${
-              group === undefined ? "nothing" : `'${group}'`
+              value === undefined ? "nothing" : `'${value}'`
             }`,
           });
         }
-        common.disabled.add(group as DisableGroup);
+        common.disabled.add(value as DisableGroup);
         continue;
-      }
-    }
-    if (/^-v+$/.test(flag)) {
-      common.verbosity += flag.length - 1;
-      continue;
     }
     const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
-    if (kind === undefined) return err(unknownFlag(arg, flag, subcommand));
+    if (kind === undefined) return err(unknownFlag(argv[token.index] as string, flag, subcommand));
     if (kind === "bool") {
-      if (inline !== undefined) return err({ message: `${flag} takes no value: twig-mcp ${subcommand} ${flag}` });
+      if (token.inlineValue) return err({ message: `${flag} takes no value: twig-mcp ${subcommand} ${flag}` });
       extra.set(flag, true);
       continue;
     }
-    const given = value();
-    if (given === undefined || given === "") {
+    if (value === undefined || value === "") {
       return err({ message: `${flag} needs a value: twig-mcp ${subcommand} ${flag} ${placeholder(flag)}` });
     }
-    extra.set(flag, given);
+    extra.set(flag, value);
   }
 
   if (helpCommand) {
@@ -222,6 +238,15 @@ function buildCommand(
     }
     case "config":
       return buildConfig(common, text, flag, positionals);
+    case "demo":
+      if (positionals.length > 0 || common.repo !== null) {
+        return err({
+          message: `'twig-mcp demo' builds its own sample repository and takes no ${
+            common.repo !== null ? "--repo" : `arguments, got '${positionals[0]}'`
+          }. Run 'twig-mcp demo --help' for usage.`,
+        });
+      }
+      return ok({ command: "demo", ...common, keep: flag("--keep") });
   }
 }
 
@@ -298,9 +323,4 @@ function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null): 
 
 function placeholder(flag: string): string {
   return { "--scope": "user|project", "--name": "NAME", "--command": "PATH", "--file": "PATH" }[flag] ?? "VALUE";
-}
-
-function splitOnce(arg: string): [string, string] {
-  const at = arg.indexOf("=");
-  return [arg.slice(0, at), arg.slice(at + 1)];
 }

@@ -3,6 +3,7 @@ import type { CallToolResult } from "../mcp/envelope.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
 import type { CallOptions } from "./args.ts";
 import { writeErr, writeOut } from "./output.ts";
+import { renderToolData } from "./render-result.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 import { closest } from "./suggest.ts";
 
@@ -55,13 +56,7 @@ async function printResult(result: CallToolResult): Promise<number> {
     await writeErr(`error [${error.code}]: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ""}`);
     return 1;
   }
-  const data = envelope.data ?? {};
-  let text = `${JSON.stringify(data, null, 2)}\n`;
-  // A drawn tree is unreadable with its newlines escaped; show such fields as the text they are.
-  for (const [key, value] of Object.entries(data)) {
-    if (typeof value === "string" && value.includes("\n")) text += `\n${key}:\n${value.replace(/\n?$/, "\n")}`;
-  }
-  await writeOut(text);
+  await writeOut(renderToolData(envelope.data ?? {}));
   return 0;
 }
 

@@ -5,8 +5,9 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
 import { CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
-import { mergeServerEntry, type ServerEntry } from "./config/merge.ts";
-import { type LaunchCommand, selfCommand } from "./config/self-command.ts";
+import { updateEntry } from "./config/entry-update.ts";
+import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
+import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { userHome } from "./home.ts";
 import { writeErr, writeOut } from "./output.ts";
@@ -38,7 +39,9 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   }
   const projectRoot = repoRoot ?? (await repositoryRoot(cwd, files).then((r) => (r.ok ? r.value : null)));
 
-  const launch = withServerArgs(launchCommand(options, cwd), repoRoot, options);
+  const launcher = launchCommand(options, cwd, scope.value);
+  const given = serverArgs(repoRoot, options);
+  const launch = { command: launcher.launch.command, args: [...launcher.launch.args, ...(given ?? [])] };
   const snippet = renderSnippet(options.client, scope.value, options.name, launch, process.platform);
   const locations = { env: process.env, platform: process.platform, home, projectRoot };
   const path =
@@ -46,7 +49,7 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
 
   if (!options.write) {
     await writeOut(snippet);
-    await writeErr(`${printGuidance(options, scope.value, path)}\n`);
+    await writeErr(`${printGuidance(options, scope.value, path)}\n${launcher.note ?? ""}`);
     return 0;
   }
   if (options.client === "claude-code" && scope.value === "user" && options.file === null) {
@@ -58,14 +61,16 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     return 2;
   }
   if (!path.ok) return usage(path.error);
-  return writeConfig(path.value, options, scope.value, launch, snippet);
+  const code = await writeConfig(path.value, options, scope.value, { launcher: launcher.launch, given }, snippet);
+  if (launcher.note !== null) await writeErr(launcher.note);
+  return code;
 }
 
 async function writeConfig(
   path: string,
   options: ConfigOptions,
   scope: ConfigScope,
-  launch: LaunchCommand,
+  wanted: { launcher: LaunchCommand; given: string[] | null },
   snippet: string,
 ): Promise<number> {
   const spec = CLIENT_SPECS[options.client];
@@ -74,6 +79,9 @@ async function writeConfig(
     await writeErr(`error: ${file.error}\n`);
     return 1;
   }
+  const existing = readServerEntry(spec.format, file.value.text ?? "", spec.serversKey, options.name);
+  const { launch, notes } = updateEntry(existing, wanted.launcher, wanted.given);
+  const changes = notes.map((note) => `  ${note}\n`).join("");
   const entry = serverEntry(options.client, scope, launch) as ServerEntry;
   const merged = mergeServerEntry(spec.format, file.value.text ?? "", spec.serversKey, options.name, entry);
   if (!merged.ok) {
@@ -83,7 +91,7 @@ async function writeConfig(
     return 1;
   }
   if (merged.value === file.value.text) {
-    await writeErr(`${path} already registers '${options.name}' this way; nothing to change.\n`);
+    await writeErr(`${path} already registers '${options.name}' this way; nothing to change.\n${changes}`);
     return 0;
   }
   const written = await replaceConfigFile(file.value, merged.value);
@@ -93,7 +101,7 @@ async function writeConfig(
   }
   const backup = written.value.backup ? ` (previous version: ${written.value.backup})` : " (new file)";
   await writeErr(
-    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${spec.afterwards}\n`,
+    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${spec.afterwards}\n`,
   );
   return 0;
 }
@@ -115,20 +123,41 @@ async function usage(message: string): Promise<number> {
   return 2;
 }
 
-function launchCommand(options: ConfigOptions, cwd: string): LaunchCommand {
+/** What the client runs, before the server's own args; `note` says when it is not this executable's path. */
+function launchCommand(
+  options: ConfigOptions,
+  cwd: string,
+  scope: ConfigScope,
+): { launch: LaunchCommand; note: string | null } {
   if (options.commandPath !== null) {
     // A bare name (`twig-mcp`) is looked up on the client's PATH; anything with a slash is a path.
     const path = /[\\/]/.test(options.commandPath) ? resolve(cwd, options.commandPath) : options.commandPath;
-    return { command: path, args: [] };
+    return { launch: { command: path, args: [] }, note: null };
   }
-  return selfCommand({ execPath: process.execPath, main: Bun.main, platform: process.platform, exists: existsSync });
+  const self = selfCommand({
+    execPath: process.execPath,
+    main: Bun.main,
+    platform: process.platform,
+    exists: existsSync,
+  });
+  if (scope !== "project") return { launch: self, note: null };
+  const portable = portableCommand(self, (program) => Bun.which(program) !== null);
+  if (portable.command === self.command) return { launch: portable, note: null };
+  return {
+    launch: portable,
+    note:
+      `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than ` +
+      `this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`,
+  };
 }
 
-function withServerArgs(launch: LaunchCommand, repoRoot: string | null, options: ConfigOptions): LaunchCommand {
-  const args = [...launch.args];
+/** The server args the flags ask for, or `null` when none of --repo and --disable was given. */
+function serverArgs(repoRoot: string | null, options: ConfigOptions): string[] | null {
+  if (repoRoot === null && options.disabled.size === 0) return null;
+  const args: string[] = [];
   if (repoRoot !== null) args.push("--repo", repoRoot);
   for (const group of options.disabled) args.push("--disable", group);
-  return { command: launch.command, args };
+  return args;
 }
 
 async function repositoryRoot(start: string, files: CachedFileReader): Promise<Result<string, string>> {

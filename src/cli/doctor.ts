@@ -1,9 +1,9 @@
 import pkg from "../../package.json" with { type: "json" };
-import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { createLogger, silentLogger } from "../core/log.ts";
 import { err, ok } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
+import { withServices } from "../services/services.ts";
 import { twigDirs } from "../twig/dirs.ts";
 import type { DoctorOptions } from "./args.ts";
 import { checkGitHub, checkJira, checkNetrc } from "./doctor/checks-credentials.ts";
@@ -32,7 +32,7 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
 
   const repository = await checkRepository({ files, cwd }, options.repo);
   checks.push(repository.check);
-  const ctx: Context = {
+  const ctx = withServices({
     env,
     platform,
     home,
@@ -44,8 +44,7 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     log: options.verbosity > 0 ? createLogger(options.verbosity) : silentLogger,
     fetch: globalThis.fetch,
     now: () => new Date(),
-    memo: new Map(),
-  };
+  });
   checks.push(await checkState(ctx, repository.repo));
   checks.push(await checkRegistry(ctx, repository.repo));
   checks.push(checkDirectories(ctx));

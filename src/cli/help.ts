@@ -18,6 +18,7 @@ Commands:
   call <TOOL>       Run one tool against the current repository and print its result
   config <CLIENT>   Print (or --write) the configuration that registers twig-mcp with a client
   doctor            Check repository, twig files, credentials and Jira settings
+  demo              Show what an assistant sees, on a throwaway sample repository (needs only git)
   help [COMMAND]    Print help for a command
 
 Options:
@@ -77,19 +78,22 @@ Clients:
   vscode            the user mcp.json (user) or .vscode/mcp.json (project), "servers"
 
 The snippet runs this executable by its absolute path (a Homebrew install uses the stable
-'bin' link; a bunx/npx run registers 'bunx twig-mcp' / 'npx -y twig-mcp'). --repo and --disable
-given here are added to the server's arguments.
+'bin' link; a bunx/npx run registers 'bunx twig-mcp' / 'npx -y twig-mcp'). Project files are
+shared through git, so they run 'twig-mcp' from PATH, else 'bunx twig-mcp' / 'npx -y twig-mcp'
+(--command overrides). --repo and --disable given here are added to the server's arguments.
 
 --write merges the entry into the client's file: every other server, key, comment and the
-formatting stay as they are; an existing twig entry gets a new command and args and keeps its
-other keys (such as env). The old file is copied to <file>.bak first. A file that cannot be
-parsed is left alone. This is the only command that writes a file, and it writes only there.
+formatting stay as they are; an existing twig entry gets a new command and keeps its other keys
+(such as env). Without --repo/--disable it keeps the server arguments already in the entry; with
+them, they replace the old ones. It says what it kept or changed. The old file is copied to
+<file>.bak first. A file that cannot be parsed is left alone. This is the only command that
+writes a file, and it writes only there. More: docs/config-write.md.
 
 Options:
   --write            Merge the entry into the client's configuration file
   --scope <SCOPE>    user (every project) or project (files in the repository); default: user
   --name <NAME>      Server name in the client's configuration; default: twig
-  --command <PATH>   Register this command instead of this executable's path
+  --command <PATH>   Register this command (a path, or a name looked up on PATH) instead
   --file <PATH>      Edit this configuration file instead of the client's usual one
 ${COMMON}
 
@@ -116,6 +120,23 @@ Options:
 ${COMMON}
 `;
 
+const DEMO_HELP = `Show what an assistant sees through twig-mcp, on a throwaway sample repository.
+
+Usage: twig-mcp demo [--keep]
+
+Builds a sample repository with git in a temporary directory (a main branch, two stacks with
+Jira keys and PR numbers, a linked worktree, and the .twig/state.json twig would write), prints
+the answers of get_current_branch, get_branch_stack and get_branch_tree exactly as the server
+gives them, then the command that registers twig-mcp with your assistant. Needs git; no twig,
+no network, no credentials. Your own repositories and twig files are not read. Everything it
+made is removed when it ends, on Ctrl-C and on error too.
+
+Options:
+  --keep             Keep the sample repository until Ctrl-C, to try 'twig-mcp call' in it
+  -v, --verbose      More logging on stderr
+  -h, --help         Print help
+`;
+
 export function helpText(topic?: Subcommand): string {
   switch (topic) {
     case undefined:
@@ -128,5 +149,7 @@ export function helpText(topic?: Subcommand): string {
       return CONFIG_HELP;
     case "doctor":
       return DOCTOR_HELP;
+    case "demo":
+      return DEMO_HELP;
   }
 }

@@ -1,6 +1,5 @@
 import { userInfo } from "node:os";
 import { resolve } from "node:path";
-import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
@@ -8,6 +7,8 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
+import { type ServiceContext, withServices } from "../services/services.ts";
+import { getBranchContextTool } from "../tools/branch-context.ts";
 import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
 import { jiraTools } from "../tools/jira.ts";
@@ -24,7 +25,7 @@ export interface RuntimeOptions {
  * The process's Context: environment, home, twig dirs and the default repository, as every
  * command (serving, `call`, `doctor`) sees them. `null` when no home directory can be found.
  */
-export async function createRuntimeContext(options: RuntimeOptions): Promise<Context | null> {
+export async function createRuntimeContext(options: RuntimeOptions): Promise<ServiceContext | null> {
   const log = createLogger(options.verbosity);
   const env = process.env;
   const platform = process.platform;
@@ -37,7 +38,7 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Con
   const cwd = process.cwd();
   const dirs = twigDirs(env, platform, home);
   const repo = await defaultRepository(options.repo, cwd, files, log);
-  return {
+  return withServices({
     env,
     platform,
     home,
@@ -49,8 +50,7 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Con
     log,
     fetch: globalThis.fetch,
     now: () => new Date(),
-    memo: new Map(),
-  };
+  });
 }
 
 /** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */
@@ -61,7 +61,7 @@ export function createToolRegistry(
   const groups = new Set<ToolGroup>();
   if (disabled.has("github")) groups.add("github");
   if (disabled.has("jira")) groups.add("jira");
-  return new ToolRegistry([...localTools, ...githubTools, ...jiraTools], groups, published);
+  return new ToolRegistry([...localTools, getBranchContextTool, ...githubTools, ...jiraTools], groups, published);
 }
 
 /** The repository to serve: `--repo` (searched upward from it) or the working directory's. */
@@ -74,7 +74,10 @@ async function defaultRepository(
   const start = repoArg === null ? cwd : resolve(cwd, repoArg);
   const found = await discoverRepository(start, files);
   if (!found.ok) {
-    log.warn(found.error.message);
+    // Without --repo, no repository here is normal (Claude Desktop, `call … repo=<name>`): the
+    // reason is kept for calls that need one, and worth a warning only when --repo named a place.
+    if (repoArg === null) log.info(found.error.message);
+    else log.warn(found.error.message);
     if (repoArg === null && found.error.code === "no_repo") {
       return err(
         toolError(

@@ -1,11 +1,21 @@
 import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
+import { withEnvironment } from "./env-options.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
+import { terminalHint } from "./terminal-hint.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
-export async function serve(options: ServeOptions): Promise<number> {
+export async function serve(flags: ServeOptions): Promise<number> {
+  const configured = withEnvironment(flags, process.env);
+  if (!configured.ok) {
+    process.stderr.write(`error: ${configured.error.message}\n`);
+    return 2;
+  }
+  const options = configured.value;
+  const hint = terminalHint(process.stdin.isTTY);
+  if (hint !== null) process.stderr.write(hint);
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
@@ -18,8 +28,9 @@ export async function serve(options: ServeOptions): Promise<number> {
     // The SDK's stdio transport does not watch for EOF; a client that closes our stdin is gone.
     process.stdin.once("end", () => done(0));
     process.stdin.once("close", () => done(0));
-    process.once("SIGINT", () => done(0));
-    process.once("SIGTERM", () => done(0));
+    // No SIGINT or SIGTERM listener, on purpose: a listener runs only when the event loop is free,
+    // so a handler busy on the CPU would hold off the exit. With none, the kernel's default action
+    // ends the process at once, whatever it is doing; a read-only server has nothing to flush.
     transport.onclose = () => done(0);
   });
   server.onerror = (error) => log.debug(`protocol: ${error.message}`);

@@ -30,7 +30,8 @@ export interface RepoSelector {
 
 /**
  * Everything the outside world gives the server, gathered once at start-up so that every module
- * below takes it as a value (tests build one by hand instead of mutating globals).
+ * below takes it as a value (tests build one by hand instead of mutating globals). The GitHub and
+ * Jira clients are added on top of it by src/services/ (`ServiceContext`).
  */
 export interface Context {
   env: Env;
@@ -50,6 +51,4 @@ export interface Context {
   log: Logger;
   fetch: typeof fetch;
   now: () => Date;
-  /** Per-process memo for lazily built clients (GitHub, Jira); keyed by module. */
-  memo: Map<string, unknown>;
 }

@@ -26,6 +26,8 @@ type Ctx = Pick<Context, "env" | "home" | "files" | "platform" | "log">;
  * Finds a GitHub token for `host`, first hit wins:
  *
  * 1. `~/.netrc`, machine `host` (twig's own store; `github.com` for github.com), then the API host;
+ *    its `default` entry only for github.com, `*.ghe.com`, a host named with `GH_HOST` or
+ *    `GITHUB_API_URL`, or one gh is logged in to;
  * 2. `GH_TOKEN`, `GITHUB_TOKEN` for github.com and `*.ghe.com` (and for any host the user pointed
  *    the server at explicitly); `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` for an Enterprise
  *    host named with `GH_HOST`/`GITHUB_API_URL` or logged in to with gh — so a remote on a
@@ -60,12 +62,17 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
     }
     return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
   }
-  if (fallback) return ok({ token: fallback.entry.password, source: `${netrc} (default entry)` });
 
-  // Enterprise tokens go only to a host the user named or has logged in to with gh: a cloned
-  // repository whose remote points at some other host must not receive them.
+  // The `default` entry and enterprise tokens go only to a GitHub host, one the user named or
+  // one logged in to with gh: a cloned repository whose remote points at some other host must
+  // not receive them.
   const hosts = await readGhHosts(ctx);
   const knownToGh = hosts.kind === "found" && hosts.value.has(host);
+  const trusted = isGitHubCloud(host) || lookup.explicitDestination === true || knownToGh;
+  if (fallback && trusted) return ok({ token: fallback.entry.password, source: `${netrc} (default entry)` });
+  if (fallback) {
+    looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
+  }
   for (const name of tokenVariables(host, lookup.explicitDestination === true, knownToGh)) {
     looked.push(`$${name}`);
     const value = ctx.env[name]?.trim();

@@ -1,4 +1,5 @@
-import { readBytes, statIfExists } from "./local-fs.ts";
+import { type BoundedRead, readBounded } from "./bounded-read.ts";
+import { statIfExists } from "./local-fs.ts";
 import { StampedCache, sameStamp, stampOf } from "./stamped-cache.ts";
 
 /** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
@@ -62,24 +63,37 @@ export class CachedFileReader {
     const stamp = stampOf(info);
     const cached = this.#entries.get(key, (previous) => sameStamp(previous, stamp));
     if (cached !== undefined) return { kind: "found", value: cached.value as T };
-    let bytes: Uint8Array;
-    try {
-      bytes = await readBytes(path);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return { kind: "missing" };
-      return { kind: "unreadable", cause: describeFsError(error) };
-    }
+    // Read through a fresh descriptor: the stat above only picks cache hits and refuses early; what
+    // was read is judged, and stamped, by the descriptor's own `fstat`.
+    const read = readBounded(path, maxBytes);
+    if (read.kind !== "found") return describeRefusal(read);
+    const bytes = read.bytes;
     const previous = this.#entries.recent(key);
     const value =
       previous?.bytes !== undefined && Buffer.compare(previous.bytes, bytes) === 0 ? previous.value : parse(bytes);
     const parsed: Parsed = { value, bytes };
-    if (this.#entries.set(key, parsed, [stamp])) parsed.bytes = undefined;
+    if (this.#entries.set(key, parsed, [stampOf(read.info)])) parsed.bytes = undefined;
     return { kind: "found", value: value as T };
   }
 
   get size(): number {
     return this.#entries.size;
+  }
+}
+
+/** A bounded read that found nothing to parse, as the reason callers show. */
+export function describeRefusal(read: Exclude<BoundedRead, { kind: "found" }>): FileRead<never> {
+  switch (read.kind) {
+    case "missing":
+      return { kind: "missing" };
+    case "directory":
+      return { kind: "unreadable", cause: "is a directory" };
+    case "special":
+      return { kind: "unreadable", cause: "is not a regular file" };
+    case "too-large":
+      return { kind: "unreadable", cause: `file is over the ${read.limit}-byte limit` };
+    case "unreadable":
+      return { kind: "unreadable", cause: describeFsError(read.error) };
   }
 }
 

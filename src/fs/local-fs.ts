@@ -3,7 +3,6 @@ import {
   existsSync,
   lstatSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   realpathSync,
   type Stats,
@@ -54,10 +53,6 @@ export async function readlink(path: string): Promise<string> {
 
 export async function realpath(path: string): Promise<string> {
   return realpathSync(path);
-}
-
-export async function readBytes(path: string): Promise<Uint8Array> {
-  return readFileSync(path);
 }
 
 export function readdir(path: string): Promise<string[]>;

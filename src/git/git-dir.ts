@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
+import { readBounded } from "../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
-import { readBytes, realpath, stat } from "../fs/local-fs.ts";
+import { realpath, stat } from "../fs/local-fs.ts";
 import { readLooseRef } from "./loose-ref.ts";
 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
@@ -73,17 +74,19 @@ export type TextRead = { kind: "found"; text: string } | { kind: "missing" } | {
  * most 1 MiB, as UTF-8. A FIFO, a device or a huge file is `invalid`, never read.
  */
 export async function readPointerFile(path: string): Promise<TextRead> {
-  let bytes: Uint8Array;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return { kind: "invalid", reason: `${path} is not a regular file` };
-    if (info.size > MAX_POINTER_FILE_BYTES) return { kind: "invalid", reason: `${path} is too large` };
-    bytes = await readBytes(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-    return { kind: "invalid", reason: `cannot read ${path}: ${describeFsError(error)}` };
+  const read = readBounded(path, MAX_POINTER_FILE_BYTES);
+  switch (read.kind) {
+    case "missing":
+      return { kind: "missing" };
+    case "directory":
+    case "special":
+      return { kind: "invalid", reason: `${path} is not a regular file` };
+    case "too-large":
+      return { kind: "invalid", reason: `${path} is too large` };
+    case "unreadable":
+      return { kind: "invalid", reason: `cannot read ${path}: ${describeFsError(read.error)}` };
   }
+  const bytes = read.bytes;
   const text = decodeUtf8(bytes);
   if (text === null) return { kind: "invalid", reason: `${path} is not UTF-8` };
   return { kind: "found", text };

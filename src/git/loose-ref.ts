@@ -1,5 +1,6 @@
+import { readBounded } from "../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
-import { lstatIfExists, readBytes, readlink, stat } from "../fs/local-fs.ts";
+import { lstatIfExists, readlink } from "../fs/local-fs.ts";
 import { StampedCache, sameStamp, stampOf } from "../fs/stamped-cache.ts";
 import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
 import { leadingOid } from "./oid.ts";
@@ -72,22 +73,25 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
     const cached = recent.get(path, (previous) => sameStamp(previous, info));
     if (cached !== undefined) return cached;
   }
-  let bytes: Uint8Array;
-  try {
-    // Through a symlink, the target decides. A FIFO or a device (a HEAD linked to /dev/zero) would
-    // block or never end, so only a regular file of sensible size is read.
-    const target = info.isSymbolicLink() ? await stat(path) : info;
-    if (target.isDirectory()) return { kind: "missing" };
-    if (!target.isFile() || target.size > MAX_LOOSE_REF_BYTES) return { kind: "malformed" };
-    bytes = await readBytes(path);
-  } catch (error) {
-    return absentOrUnreadable(error);
+  // Through a symlink, the target decides: one opened descriptor, `fstat`ed, so that a FIFO or a
+  // device (a HEAD linked to /dev/zero) swapped in at any moment is refused, never read.
+  const read = readBounded(path, MAX_LOOSE_REF_BYTES);
+  switch (read.kind) {
+    case "missing":
+    case "directory":
+      return { kind: "missing" };
+    case "special":
+    case "too-large":
+      return { kind: "malformed" };
+    case "unreadable":
+      return absentOrUnreadable(read.error);
   }
+  const bytes = read.bytes;
   const parsed = parseLooseRef(bytes);
   const value: LooseRead = parsed === null ? { kind: "malformed" } : { kind: "found", value: parsed };
   // Only what was read under this very `lstat` is remembered (a file rewritten in between has a
   // newer ctime and is read again next time).
-  if (regular && bytes.length === info.size) recent.set(path, value, [stampOf(info)]);
+  if (regular && sameStamp(read.info, info)) recent.set(path, value, [stampOf(info)]);
   return value;
 }
 

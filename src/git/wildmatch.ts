@@ -2,104 +2,203 @@
  * git's `wildmatch` with `WM_PATHNAME`, as `includeIf` conditions use it: `*` and `?` stop at `/`,
  * `**` between slashes (or at either end) spans any number of directories, `[...]` is a set
  * (`!` or `^` negates, ranges allowed), and `\` escapes the next character.
+ *
+ * Hand-written rather than compiled to a RegExp: patterns and branch names come from a cloned
+ * repository's config and HEAD, and a backtracking engine given `*a*a*a…b` against a long name
+ * takes exponential time. Here the pattern becomes a list of steps and the text is run through
+ * all of them at once (a set of live steps, as a Thompson NFA does), so a match costs at most
+ * pattern length × text length, whatever the pattern.
  */
 export function wildmatch(pattern: string, text: string, ignoreCase = false): boolean {
-  return compile(pattern, ignoreCase).test(text);
+  const steps = compile(Array.from(pattern), ignoreCase);
+  if (steps === null) return false;
+  return run(steps, Array.from(text), ignoreCase);
 }
 
-function compile(pattern: string, ignoreCase: boolean): RegExp {
-  let source = "";
+/**
+ * A belt on top of the linear matcher: no real `includeIf` pattern is this long, and the cost of a
+ * match grows with it. A longer pattern never matches, so its include is skipped.
+ */
+export const MAX_PATTERN_CHARS = 4096;
+
+type Step =
+  | { kind: "char"; char: string }
+  /** `?`: any one character but `/`. */
+  | { kind: "one" }
+  /** `*`: any run of characters without `/`. */
+  | { kind: "star" }
+  /** A trailing `**`: anything at all. */
+  | { kind: "all" }
+  /** `**\/`: zero or more whole directories, each ending in `/`. */
+  | { kind: "dirs" }
+  | { kind: "set"; negate: boolean; items: readonly SetItem[] };
+
+type SetItem = { from: string; to: string };
+
+function compile(pattern: readonly string[], ignoreCase: boolean): Step[] | null {
+  if (pattern.length > MAX_PATTERN_CHARS) return null;
+  const steps: Step[] = [];
   let i = 0;
   while (i < pattern.length) {
-    const c = pattern.charAt(i);
+    const c = pattern[i] as string;
     if (c === "*") {
-      if (pattern.charAt(i + 1) === "*") {
-        const atStart = i === 0 || pattern.charAt(i - 1) === "/";
-        let end = i + 2;
-        while (pattern.charAt(end) === "*") end++;
-        const atEnd = end === pattern.length || pattern.charAt(end) === "/";
-        if (atStart && atEnd) {
-          if (end === pattern.length) {
-            source += ".*";
-            i = end;
-          } else {
-            // `**/` matches zero or more whole directories.
-            source += "(?:.*/)?";
-            i = end + 1;
-          }
-          continue;
+      let end = i + 1;
+      while (pattern[end] === "*") end++;
+      const atStart = i === 0 || pattern[i - 1] === "/";
+      const atEnd = end === pattern.length || pattern[end] === "/";
+      if (end - i >= 2 && atStart && atEnd) {
+        if (end === pattern.length) {
+          steps.push({ kind: "all" });
+          i = end;
+        } else {
+          steps.push({ kind: "dirs" });
+          i = end + 1;
         }
+        continue;
       }
-      source += "[^/]*";
-      i = pattern.charAt(i + 1) === "*" ? skipStars(pattern, i) : i + 1;
+      steps.push({ kind: "star" });
+      i = end;
       continue;
     }
     if (c === "?") {
-      source += "[^/]";
+      steps.push({ kind: "one" });
       i++;
       continue;
     }
     if (c === "[") {
-      const set = characterSet(pattern, i);
+      const set = characterSet(pattern, i, ignoreCase);
       if (set !== null) {
-        source += set.source;
+        steps.push(set.step);
         i = set.end;
         continue;
       }
     }
     if (c === "\\" && i + 1 < pattern.length) {
-      source += escapeRegExp(pattern.charAt(i + 1));
+      steps.push({ kind: "char", char: fold(pattern[i + 1] as string, ignoreCase) });
       i += 2;
       continue;
     }
-    source += escapeRegExp(c);
+    steps.push({ kind: "char", char: fold(c, ignoreCase) });
     i++;
   }
-  return new RegExp(`^${source}$`, ignoreCase ? "iu" : "u");
+  return steps;
 }
 
-function skipStars(pattern: string, from: number): number {
-  let end = from;
-  while (pattern.charAt(end) === "*") end++;
-  return end;
-}
-
-/** `[...]` from `start`, as a RegExp class that never matches `/`; `null` when it is not closed. */
-function characterSet(pattern: string, start: number): { source: string; end: number } | null {
+/** `[...]` from `start`; `null` when it is not closed (then `[` is an ordinary character). */
+function characterSet(
+  pattern: readonly string[],
+  start: number,
+  ignoreCase: boolean,
+): { step: Step; end: number } | null {
   let i = start + 1;
   let negate = false;
-  if (pattern.charAt(i) === "!" || pattern.charAt(i) === "^") {
+  if (pattern[i] === "!" || pattern[i] === "^") {
     negate = true;
     i++;
   }
-  let body = "";
+  const items: SetItem[] = [];
   let first = true;
   while (i < pattern.length) {
-    const c = pattern.charAt(i);
-    if (c === "]" && !first) {
-      return { source: negate ? `(?!/)[^${body}]` : `(?!/)[${body}]`, end: i + 1 };
-    }
+    const c = pattern[i] as string;
+    if (c === "]" && !first) return { step: { kind: "set", negate, items }, end: i + 1 };
     first = false;
     if (c === "\\" && i + 1 < pattern.length) {
-      body += escapeClass(pattern.charAt(i + 1));
+      const escaped = fold(pattern[i + 1] as string, ignoreCase);
+      items.push({ from: escaped, to: escaped });
       i += 2;
       continue;
     }
-    if (pattern.charAt(i + 1) === "-" && i + 2 < pattern.length && pattern.charAt(i + 2) !== "]") {
-      body += `${escapeClass(c)}-${escapeClass(pattern.charAt(i + 2))}`;
+    if (pattern[i + 1] === "-" && i + 2 < pattern.length && pattern[i + 2] !== "]") {
+      items.push({ from: c, to: pattern[i + 2] as string });
       i += 3;
       continue;
     }
-    body += escapeClass(c);
+    const single = fold(c, ignoreCase);
+    items.push({ from: single, to: single });
     i++;
   }
   return null;
 }
 
-function escapeRegExp(c: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
+function fold(c: string, ignoreCase: boolean): string {
+  return ignoreCase ? c.toLowerCase() : c;
 }
 
-function escapeClass(c: string): string {
-  return /[\\\]^-]/.test(c) ? `\\${c}` : c;
+function inSet(items: readonly SetItem[], c: string, ignoreCase: boolean): boolean {
+  const candidates = ignoreCase ? [c, c.toLowerCase(), c.toUpperCase()] : [c];
+  for (const candidate of candidates) {
+    for (const { from, to } of items) if (candidate >= from && candidate <= to) return true;
+  }
+  return false;
+}
+
+/** Whether `step` consumes `c` (folded when ignoring case); `/` only where the step spans directories. */
+function consumes(step: Step, c: string, folded: string, ignoreCase: boolean): boolean {
+  switch (step.kind) {
+    case "char":
+      return step.char === folded;
+    case "one":
+    case "star":
+      return c !== "/";
+    case "all":
+    case "dirs":
+      return true;
+    case "set":
+      return c !== "/" && inSet(step.items, c, ignoreCase) !== step.negate;
+  }
+}
+
+/**
+ * Live states are step indexes; state `steps.length` means the pattern is used up. A `star`,
+ * `all` or `dirs` state stays live after consuming (it repeats), and `star`/`all` may also be
+ * passed over without consuming anything. `dirs` is entered in two forms: passed over (zero
+ * directories) or looping over characters, leaving only right after a `/`.
+ */
+function run(steps: readonly Step[], text: readonly string[], ignoreCase: boolean): boolean {
+  const size = steps.length + 1;
+  let live = new Uint8Array(size);
+  let next = new Uint8Array(size);
+  addWithSkips(steps, live, 0);
+  for (const c of text) {
+    next.fill(0);
+    const folded = fold(c, ignoreCase);
+    let any = false;
+    for (let s = 0; s < steps.length; s++) {
+      if (live[s] === 0) continue;
+      const step = steps[s] as Step;
+      if (!consumes(step, c, folded, ignoreCase)) continue;
+      any = true;
+      if (step.kind === "star" || step.kind === "all") {
+        // Still in the repeat, and free to move past it.
+        addWithSkips(steps, next, s);
+      } else if (step.kind === "dirs") {
+        if (next[s] === 0) next[s] = LOOPING;
+        if (c === "/") addWithSkips(steps, next, s + 1);
+      } else {
+        addWithSkips(steps, next, s + 1);
+      }
+    }
+    if (!any) return false;
+    [live, next] = [next, live];
+  }
+  return live[steps.length] !== 0;
+}
+
+/** A `dirs` state live inside its loop, which may not be passed over. */
+const LOOPING = 1;
+/** A state live together with every state reachable from it without consuming. */
+const CLOSED = 2;
+
+/** Marks `from` live, with every state reachable from it without consuming a character. */
+function addWithSkips(steps: readonly Step[], live: Uint8Array, from: number): void {
+  let s = from;
+  while (s <= steps.length) {
+    // A closed state's skips are already live, so a chain of stars is walked once per character.
+    if (live[s] === CLOSED) return;
+    live[s] = CLOSED;
+    const step = steps[s];
+    if (step === undefined) return;
+    if (step.kind !== "star" && step.kind !== "all" && step.kind !== "dirs") return;
+    s++;
+  }
 }

@@ -33,91 +33,91 @@ export interface GitHubConnection {
   secrets: readonly string[];
 }
 
-const ETAG_MEMO_KEY = "github:etag-cache";
-
 /**
- * Resolves the API base URL and a token for `host`, then returns the Octokit built for that
- * (base URL, token) pair, creating it on first use. Credential failures are not remembered, so a
- * fixed `.netrc` or a newly exported `GH_TOKEN` works on the next call without a restart.
+ * The GitHub clients of one process: one Octokit per (API base URL, token) pair, built on first use,
+ * and the ETag cache they share. Credentials are resolved on every call and failures are not
+ * remembered, so a fixed `.netrc` or a newly exported `GH_TOKEN` works without a restart.
  */
-export async function connectGitHub(ctx: Context, host: string): Promise<Result<GitHubConnection>> {
-  const base = apiBaseUrl(host, ctx.env);
-  if (!base.ok) return base;
-  const credential = await resolveGitHubCredential(ctx, {
-    host,
-    apiHost: apiHostOf(base.value),
-    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
-  });
-  if (!credential.ok) return err(credential.error);
-  const settings = githubSettings(ctx.env);
-  const octokit = await octokitFor(ctx, base.value, credential.value.token, settings, credential.value.source);
-  return ok({
-    octokit,
-    baseUrl: base.value,
-    credential: { source: credential.value.source },
-    settings,
-    secrets: [credential.value.token],
-  });
-}
+export class GitHubClients {
+  readonly #octokits = new Map<string, Promise<GitHubOctokit>>();
+  readonly #etags = new EtagCache();
 
-async function octokitFor(
-  ctx: Context,
-  baseUrl: string,
-  token: string,
-  settings: GitHubSettings,
-  source: string,
-): Promise<GitHubOctokit> {
-  const tokenId = sha256Hex(token).slice(0, 16);
-  const key = `github:octokit:${baseUrl}\u0000${tokenId}`;
-  const existing = ctx.memo.get(key) as GitHubOctokit | undefined;
-  if (existing) return existing;
-  octokitModule ??= loadOctokit();
-  const loaded = await octokitModule;
-  // A concurrent first call may have built it while the modules loaded.
-  const built = ctx.memo.get(key) as GitHubOctokit | undefined;
-  if (built) return built;
-  const octokit = buildOctokit(ctx, loaded, baseUrl, token, tokenId, settings);
-  ctx.memo.set(key, octokit);
-  // Which credential won is the first thing to know when GitHub answers 401; the source names a
-  // file or variable, never the token.
-  ctx.log.info(`GitHub ${withoutUserinfo(baseUrl)}: using the token from ${source}`);
-  return octokit;
-}
-
-function etagCache(ctx: Context): EtagCache {
-  let cache = ctx.memo.get(ETAG_MEMO_KEY) as EtagCache | undefined;
-  if (!cache) {
-    cache = new EtagCache();
-    ctx.memo.set(ETAG_MEMO_KEY, cache);
+  /** Resolves the API base URL and a token for `host`, and the Octokit for that pair. */
+  async connect(ctx: Context, host: string): Promise<Result<GitHubConnection>> {
+    const base = apiBaseUrl(host, ctx.env);
+    if (!base.ok) return base;
+    const credential = await resolveGitHubCredential(ctx, {
+      host,
+      apiHost: apiHostOf(base.value),
+      explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
+    });
+    if (!credential.ok) return err(credential.error);
+    const settings = githubSettings(ctx.env);
+    const { token, source } = credential.value;
+    const octokit = await this.#octokitFor(ctx, base.value, token, settings, source);
+    return ok({ octokit, baseUrl: base.value, credential: { source }, settings, secrets: [token] });
   }
-  return cache;
+
+  #octokitFor(
+    ctx: Context,
+    baseUrl: string,
+    token: string,
+    settings: GitHubSettings,
+    source: string,
+  ): Promise<GitHubOctokit> {
+    const tokenId = sha256Hex(token).slice(0, 16);
+    const key = `${baseUrl}\u0000${tokenId}`;
+    let octokit = this.#octokits.get(key);
+    if (octokit === undefined) {
+      // Kept as a promise so that concurrent first calls share one client.
+      octokit = loadOctokitModule().then((loaded) =>
+        buildOctokit(ctx, loaded, { baseUrl, token, tokenId, settings, etags: this.#etags }),
+      );
+      this.#octokits.set(key, octokit);
+      // Which credential won is the first thing to know when GitHub answers 401; the source names a
+      // file or variable, never the token.
+      ctx.log.info(`GitHub ${withoutUserinfo(baseUrl)}: using the token from ${source}`);
+    }
+    return octokit;
+  }
+}
+
+function loadOctokitModule(): Promise<OctokitModule> {
+  octokitModule ??= loadOctokit();
+  return octokitModule;
+}
+
+interface OctokitSetup {
+  baseUrl: string;
+  token: string;
+  tokenId: string;
+  settings: GitHubSettings;
+  etags: EtagCache;
 }
 
 function buildOctokit(
   ctx: Context,
   { Octokit }: OctokitModule,
-  baseUrl: string,
-  token: string,
-  tokenId: string,
-  settings: GitHubSettings,
+  { baseUrl, token, tokenId, settings, etags }: OctokitSetup,
 ): GitHubOctokit {
   const { log } = ctx;
   const octokit = new Octokit({
     auth: token,
     baseUrl,
     userAgent: `twig-mcp/${pkg.version}`,
-    // Octokit reports every failed request itself; we report errors as tool results instead.
+    // Octokit reports every failed request itself, a failed connection as "500 with id UNKNOWN";
+    // errors become tool results instead, and the fetch below logs what really failed.
     log: {
       debug: () => {},
       info: () => {},
       warn: (message: string) => log.warn(`octokit: ${message}`),
-      error: (message: string) => log.debug(`octokit: ${message}`),
+      error: () => {},
     },
     request: {
       fetch: createGitHubFetch({
         fetch: ctx.fetch,
         timeoutMs: settings.timeoutMs,
-        etags: etagCache(ctx),
+        etags,
         tokenId,
         log,
       }),

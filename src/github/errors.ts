@@ -1,5 +1,6 @@
 import { type ToolError, toolError } from "../core/errors.ts";
-import { RequestAborted } from "./http.ts";
+import { scrubAndClip, scrubToolError, transportFailure } from "../core/http-policy.ts";
+import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */
 export interface RequestSubject {
@@ -41,19 +42,38 @@ function mapError(error: unknown, subject: RequestSubject): ToolError {
       `Check the network connection to ${subject.baseUrl}; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.`,
     );
   }
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof ResponseRefused || error instanceof ResponseRefused) {
+    const refused = (error instanceof ResponseRefused ? error : cause) as ResponseRefused;
+    return toolError(
+      "network_error",
+      `${refused.message} (while requesting ${subject.what})`,
+      refused.reason === "too-large"
+        ? `Check that ${subject.baseUrl} is a GitHub REST API root; no answer these tools ask for comes near the cap.`
+        : "Set GITHUB_API_URL (or GH_HOST) to the address the server redirects to, if you trust it.",
+    );
+  }
   const failure = asHttpFailure(error);
   if (!failure) {
     return toolError("network_error", `Unexpected failure while requesting ${subject.what}: ${describe(error)}`);
   }
   if (!failure.hasResponse) {
+    const transport = failure.cause === undefined ? null : transportFailure(failure.cause);
+    if (transport?.kind === "dns") {
+      return toolError(
+        "network_error",
+        `Could not reach GitHub: the name ${hostOf(subject.baseUrl)} did not resolve (${transport.code}) while requesting ${subject.what}`,
+        "Check the host name (the git remote, GH_HOST or GITHUB_API_URL), the network connection and any VPN.",
+      );
+    }
     return toolError(
       "network_error",
-      `Could not reach GitHub at ${subject.baseUrl} while requesting ${subject.what}: ${transportCause(failure)}`,
+      `Could not reach GitHub at ${subject.baseUrl} while requesting ${subject.what}: ${transport?.detail ?? transportCause(failure)}`,
       "Check the network connection and any proxy settings; GH_HOST or GITHUB_API_URL choose the server.",
     );
   }
   const { status } = failure;
-  const github = githubMessage(failure);
+  const github = githubMessage(failure, subject.secrets);
   const rate = rateLimitInfo(failure, subject.now);
   if (rate) return rate;
   if (status === 401) {
@@ -120,7 +140,7 @@ function asHttpFailure(error: unknown): HttpFailure | null {
 }
 
 /** GitHub's `message` field (without Octokit's appended documentation URL), shortened. */
-function githubMessage(failure: HttpFailure): string {
+function githubMessage(failure: HttpFailure, secrets: readonly string[] = []): string {
   const data = failure.data;
   let message = "";
   if (typeof data === "object" && data !== null && typeof (data as { message?: unknown }).message === "string") {
@@ -129,7 +149,7 @@ function githubMessage(failure: HttpFailure): string {
     message = data.trim().startsWith("<") ? "" : data;
   }
   message = message.replace(/\s+/g, " ").trim();
-  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+  return scrubAndClip(message, secrets, 301);
 }
 
 function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {
@@ -197,12 +217,13 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** Replaces every known secret with a marker: messages are built without headers, this is the backstop. */
-export function scrub(error: ToolError, secrets: readonly string[]): ToolError {
-  const clean = (text: string) => {
-    let out = text;
-    for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
-    return out.replace(/\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi, "$1$2 [REDACTED]");
-  };
-  return toolError(error.code, clean(error.message), error.hint === undefined ? undefined : clean(error.hint));
+/** Messages are built without headers; removing every known secret is the backstop. */
+export const scrub = scrubToolError;
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(GITHUB_API_URL)";
+  }
 }

@@ -1,3 +1,11 @@
+import {
+  attemptSignal,
+  formatBytes,
+  isSameOrigin,
+  MAX_RESPONSE_BYTES,
+  readCapped,
+  transportFailure,
+} from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
 import type { EtagCache } from "./etag-cache.ts";
 
@@ -16,6 +24,23 @@ export class RequestAborted extends Error {
   }
 }
 
+/**
+ * A response the policy will not hand on: a body past the size cap, or a redirect that leaves the
+ * API's origin (following it would carry the token there). Never retried.
+ */
+export class ResponseRefused extends Error {
+  override readonly name = "ResponseRefused";
+  constructor(
+    readonly reason: "too-large" | "cross-origin-redirect",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Same-origin redirects GitHub uses for renamed repositories; more than this is a loop. */
+const MAX_REDIRECTS = 3;
+
 /** Headers replayed with a cached body; everything else comes from the fresh 304. */
 const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -27,6 +52,8 @@ export interface GitHubFetchOptions {
   /** Distinguishes tokens in cache keys without keeping the token itself there. */
   tokenId: string;
   log: Logger;
+  /** Bodies beyond this are refused; default 16 MiB. */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -36,13 +63,13 @@ export interface GitHubFetchOptions {
  */
 export function createGitHubFetch(options: GitHubFetchOptions): typeof fetch {
   const { timeoutMs, etags, tokenId, log } = options;
+  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const githubFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    let url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const method = (init.method ?? "GET").toUpperCase();
     const callSignal = init.signal ?? undefined;
     if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = callSignal ? AbortSignal.any([callSignal, deadline]) : deadline;
+    const { signal, deadline } = attemptSignal(callSignal, timeoutMs);
 
     const headers = new Headers(init.headers);
     const cacheKey = method === "GET" ? `${tokenId} ${url}` : null;
@@ -53,11 +80,42 @@ export function createGitHubFetch(options: GitHubFetchOptions): typeof fetch {
     let response: Response;
     let body: string | null;
     try {
-      response = await options.fetch(url, { ...init, headers, signal });
-      body = NULL_BODY_STATUSES.has(response.status) ? null : await response.text();
+      for (let redirects = 0; ; redirects++) {
+        // Redirects are followed here, and only within the API's origin, never by fetch itself.
+        response = await options.fetch(url, { ...init, headers, signal, redirect: "manual" });
+        const location = response.headers.get("location");
+        if (response.status < 300 || response.status >= 400 || response.status === 304 || location === null) break;
+        await response.body?.cancel().catch(() => {});
+        const next = new URL(location, url).href;
+        if (!isSameOrigin(next, url) || redirects >= MAX_REDIRECTS || method !== "GET") {
+          throw new ResponseRefused(
+            "cross-origin-redirect",
+            `GitHub redirected ${method} ${safePath(url)} (HTTP ${response.status}) to ${
+              isSameOrigin(next, url) ? "a further address" : new URL(next).origin
+            }; redirects that leave the API's origin are not followed`,
+          );
+        }
+        url = next;
+      }
+      if (NULL_BODY_STATUSES.has(response.status)) {
+        body = null;
+      } else {
+        const read = await readCapped(response.body, maxBytes);
+        if (read.kind === "failed") throw read.cause;
+        if (read.kind === "too-large") {
+          throw new ResponseRefused(
+            "too-large",
+            `GitHub sent more than ${formatBytes(maxBytes)} for ${method} ${safePath(url)}; the rest was not read`,
+          );
+        }
+        body = new TextDecoder().decode(read.bytes);
+      }
     } catch (error) {
       if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (deadline.aborted) throw new RequestAborted("timeout", timeoutMs);
+      if (!(error instanceof ResponseRefused)) {
+        log.debug(`GitHub ${method} ${safeOrigin(url)}: ${transportFailure(error).detail}`);
+      }
       throw error;
     }
     const elapsed = Math.round(performance.now() - started);
@@ -97,6 +155,14 @@ function safePath(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).host;
   } catch {
     return "(unparseable URL)";
   }

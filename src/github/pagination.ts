@@ -1,4 +1,5 @@
 import type * as v from "valibot";
+import { isSameOrigin } from "../core/http-policy.ts";
 import { ok, type Result } from "../core/result.ts";
 import { type GitHubCall, githubGet, type Subject } from "./request.ts";
 
@@ -46,7 +47,8 @@ export interface Pages<T> {
 /**
  * Fetches every page of a list (up to `maxItems`). The first page's `Link: rel="last"` tells how
  * many pages exist, so the rest are fetched in parallel: any number of pages costs two round trips.
- * Without a `last` link the `next` links are followed one after another.
+ * Without a `last` link the `next` links are followed one after another, as long as they stay on
+ * the API's origin.
  */
 export async function fetchPages<S extends v.GenericSchema, T>(
   call: GitHubCall,
@@ -77,6 +79,13 @@ export async function fetchPages<S extends v.GenericSchema, T>(
 
   let fetched = 1;
   while (links.next && fetched < pagesWanted && items.length < request.maxItems) {
+    // The token goes wherever the link points: a link off the API's origin ends the list.
+    if (!isSameOrigin(links.next, `${call.connection.baseUrl}/`)) {
+      call.log?.warn(
+        `GitHub sent a next-page link to another origin for ${typeof request.what === "string" ? request.what : request.what.what}; not followed`,
+      );
+      break;
+    }
     const page = await githubGet(call, `GET ${links.next}`, {}, request.schema, request.what);
     if (!page.ok) return page;
     items.push(...request.items(page.value.data));

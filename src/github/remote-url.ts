@@ -92,11 +92,28 @@ function isValidHost(host: string): boolean {
 }
 
 /**
- * A remote URL with any user-info removed, safe to show: remote URLs sometimes carry a token
- * (`https://x-access-token:TOKEN@github.com/o/r`).
+ * A remote URL with its user-info removed, the way git's `transport_anonymize_url` does it, so
+ * that what is shown matches what git itself would print: everything up to the first `@` goes,
+ * unless that `@` lies in the path (after the first `/` past `scheme://`) or, for the scp form
+ * `[user[:pass]@]host:path`, no `:` follows it. Remote URLs sometimes carry a token
+ * (`https://x-access-token:TOKEN@github.com/o/r`), and a password may hold `#` or `?`.
+ * Control characters are shown as spaces: the URL comes from a cloned repository's config.
  */
 export function displayRemoteUrl(url: string): string {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*@)?(.*)$/s.exec(url.trim());
-  if (scheme) return `${scheme[1]}${scheme[3]}`;
-  return url.trim();
+  const text = url.trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+  const at = text.indexOf("@");
+  if (at === -1 || isLocalPath(text)) return text;
+  const rest = text.slice(at + 1);
+  const scheme = /^[A-Za-z0-9+.-]+:\/\//.exec(text);
+  if (scheme === null) return rest.includes(":") ? rest : text;
+  const slash = text.indexOf("/", scheme[0].length);
+  if (slash !== -1 && slash < at) return text;
+  return `${scheme[0]}${rest}`;
+}
+
+/** git's `url_is_local_not_ssh`: no `:` before the first `/`, or a DOS drive letter. */
+function isLocalPath(url: string): boolean {
+  const colon = url.indexOf(":");
+  const slash = url.indexOf("/");
+  return colon === -1 || (slash !== -1 && slash < colon) || /^[A-Za-z]:[\\/]/.test(url);
 }

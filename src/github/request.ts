@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
 import { githubErrorToToolError, scrub } from "./errors.ts";
@@ -11,6 +12,7 @@ export interface GitHubCall {
   target: GitHubTarget;
   signal: AbortSignal;
   now: () => Date;
+  log?: Logger;
 }
 
 /** What a request is for, in messages; `missing` names what a 404 means when that differs. */

@@ -1,5 +1,6 @@
+import { abortableSleep, transportFailure } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
-import { RequestAborted } from "./http.ts";
+import { RequestAborted, ResponseRefused } from "./http.ts";
 import type { GitHubSettings } from "./settings.ts";
 
 /** What Octokit passes a `request` wrap hook, as far as this module reads it. */
@@ -101,6 +102,10 @@ function httpFailure(error: unknown): HttpFailure | null {
   if (typeof error !== "object" || error === null) return null;
   const e = error as { status?: unknown; request?: unknown; message?: unknown; response?: { headers?: unknown } };
   if (e.request === undefined || typeof e.status !== "number") return null;
+  // A refused body or redirect would be refused again; an unknown host stays unknown.
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof ResponseRefused) return null;
+  if (cause !== undefined && transportFailure(cause).code === "ENOTFOUND") return null;
   const headers = e.response?.headers;
   return {
     status: e.status,
@@ -126,18 +131,9 @@ function rateLimit(failure: HttpFailure, nowMs: number): { kind: "primary" | "se
   return null;
 }
 
-/** Resolves after `ms`, or as soon as `signal` aborts. */
+/** Resolves after `ms`, or as soon as `signal` aborts (the caller then throws `cancelled`). */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done);
-  });
+  return abortableSleep(ms, signal ?? new AbortController().signal).catch(() => {});
 }
 
 /** A counting semaphore whose free path is synchronous, so an uncontended request never yields. */

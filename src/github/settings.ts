@@ -1,4 +1,5 @@
 import type { Env } from "../core/context.ts";
+import { DEFAULT_TIMEOUT_MS, httpTimeoutMs } from "../core/http-policy.ts";
 
 /** Network behaviour of the GitHub client; defaults suit interactive use, tests shrink the delays. */
 export interface GitHubSettings {
@@ -15,7 +16,7 @@ export interface GitHubSettings {
 }
 
 export const DEFAULT_GITHUB_SETTINGS: GitHubSettings = {
-  timeoutMs: 10_000,
+  timeoutMs: DEFAULT_TIMEOUT_MS,
   retries: 2,
   retryDelayMs: 500,
   maxRateLimitWaitSeconds: 5,
@@ -24,7 +25,7 @@ export const DEFAULT_GITHUB_SETTINGS: GitHubSettings = {
 
 export function githubSettings(env: Env): GitHubSettings {
   return {
-    timeoutMs: intSetting(env.TWIG_MCP_HTTP_TIMEOUT_MS, 1, 600_000) ?? DEFAULT_GITHUB_SETTINGS.timeoutMs,
+    timeoutMs: httpTimeoutMs(env),
     retries: intSetting(env.TWIG_MCP_GITHUB_RETRIES, 0, 10) ?? DEFAULT_GITHUB_SETTINGS.retries,
     retryDelayMs: intSetting(env.TWIG_MCP_GITHUB_RETRY_DELAY_MS, 0, 60_000) ?? DEFAULT_GITHUB_SETTINGS.retryDelayMs,
     maxRateLimitWaitSeconds: DEFAULT_GITHUB_SETTINGS.maxRateLimitWaitSeconds,

@@ -1,5 +1,6 @@
 import type { Context } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
+import { clip, scrubControl } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readGhHosts } from "../creds/gh-config.ts";
 import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../creds/github-hosts.ts";
@@ -104,7 +105,7 @@ export function chooseRemote(remotes: readonly RemoteUrl[], options: RemoteChoic
   }
   const shown = parsed
     .slice(0, 5)
-    .map((r) => `${r.name} (${displayRemoteUrl(r.url)})`)
+    .map((r) => `${clip(scrubControl(r.name), 60)} (${clip(displayRemoteUrl(r.url), 200)})`)
     .join(", ");
   const otherForges = usable.filter((r) => isOtherForge(r.parsed.host));
   if (otherForges.length === usable.length && usable.length > 0) {

@@ -3,6 +3,18 @@ import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
+import {
+  abortableSleep,
+  attemptSignal,
+  clip,
+  formatBytes,
+  httpTimeoutMs,
+  MAX_RESPONSE_BYTES,
+  parseRetryAfter,
+  readCapped,
+  scrubToolError,
+  transportFailure,
+} from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import {
   authorizationHeader,
@@ -11,8 +23,8 @@ import {
   resolveJiraCredential,
 } from "../creds/credentials-jira.ts";
 import { describeIssues } from "../twig/schemas.ts";
-import { clip, httpStatusError, type RequestPurpose } from "./errors.ts";
-import { ensureUrlScheme, isAtlassianCloudHost, type JiraBase, jiraBase, normalizeHost } from "./host.ts";
+import { httpStatusError, type RequestPurpose } from "./errors.ts";
+import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
 
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
 export type Deployment = "cloud" | "server";
@@ -31,8 +43,6 @@ export interface JiraClientOptions {
   maxResponseBytes?: number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-const MAX_TIMEOUT_MS = 10 * 60_000;
 const USER_AGENT = `twig-mcp/${pkg.version}`;
 
 const defaults: Required<JiraClientOptions> = {
@@ -40,70 +50,63 @@ const defaults: Required<JiraClientOptions> = {
   maxAttempts: 3,
   maxRetryWaitMs: 10_000,
   backoffBaseMs: 500,
-  maxResponseBytes: 16 * 1024 * 1024,
+  maxResponseBytes: MAX_RESPONSE_BYTES,
 };
 
 export interface JiraSetup {
   base: JiraBase;
   auth: ResolvedJiraCredential;
+  /** What was dropped from a pasted `$JIRA_HOST`, if anything. */
+  note: string | null;
 }
-
-const JIRA_HOST_HINT =
-  "Set JIRA_HOST to your Jira site (e.g. company.atlassian.net), then add credentials to ~/.netrc (`twig creds`) " +
-  "or set JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PERSONAL_TOKEN (Data Center).";
 
 /**
  * `$JIRA_HOST` and the credentials for it, resolved afresh on every call (cheap: the `.netrc`
  * parse is cached by file identity) so that fixing either takes effect without a restart.
+ * Unset is `credentials_missing` (twig's message); set but unusable is `invalid_config`.
  */
 export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "files">): Promise<Result<JiraSetup>> {
   const host = ctx.env.JIRA_HOST;
   if (host === undefined || host === "") {
-    return err(toolError("credentials_missing", "Jira host environment variable 'JIRA_HOST' not set", JIRA_HOST_HINT));
-  }
-  const baseUrl = ensureUrlScheme(host);
-  if (!baseUrl.ok) {
     return err(
-      toolError("credentials_missing", `Invalid JIRA_HOST: ${withoutUserinfo(baseUrl.error)}`, JIRA_HOST_HINT),
+      toolError(
+        "credentials_missing",
+        "Jira host environment variable 'JIRA_HOST' not set",
+        `${JIRA_HOST_FORM} Then add credentials to ~/.netrc (\`twig creds\`) or set JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PERSONAL_TOKEN (Data Center).`,
+      ),
     );
   }
-  const base = jiraBase(baseUrl.value);
-  if (!base.ok) {
-    return err(toolError("credentials_missing", `Invalid JIRA_HOST: ${withoutUserinfo(base.error)}`, JIRA_HOST_HINT));
-  }
-  const auth = await resolveJiraCredential(ctx, normalizeHost(base.value.baseUrl));
+  const checked = checkJiraHost(host);
+  if (!checked.ok) return checked;
+  const { base, note } = checked.value;
+  const auth = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
   if (!auth.ok) return auth;
-  return ok({ base: base.value, auth: auth.value });
+  return ok({ base, auth: auth.value, note });
 }
 
-/** `user:password@` in an echoed `$JIRA_HOST` is not shown. */
-function withoutUserinfo(text: string): string {
-  return text.replace(/(^|[\s'/])[^\s'/@]+@/g, "$1…@");
-}
-
-const CLIENT_MEMO_KEY = "jira:client";
 const NO_OPTIONS: JiraClientOptions = Object.freeze({});
-const DEPLOYMENT_MEMO_KEY = "jira:deployments";
 
 /**
- * The Jira client for the current configuration. One client is kept per process, keyed by base URL
- * and credential identity (a hash), and replaced when either changes; failures are never cached.
+ * The Jira client of one process, for the current configuration: kept while the base URL,
+ * the credential identity (a hash) and the options stay the same, replaced when one changes;
+ * failures are never kept. Which deployment each base URL runs is remembered across clients.
  */
-export async function getJiraClient(
-  ctx: Context,
-  options: JiraClientOptions = NO_OPTIONS,
-): Promise<Result<JiraClient>> {
-  const setup = await resolveJiraSetup(ctx);
-  if (!setup.ok) return setup;
-  const key = `${setup.value.base.baseUrl}\u0000${credentialIdentity(setup.value.auth.credential)}`;
-  const cached = ctx.memo.get(CLIENT_MEMO_KEY) as
-    | { key: string; options: JiraClientOptions; client: JiraClient }
-    | undefined;
-  if (cached?.key === key && cached.options === options) return ok(cached.client);
-  const client = new JiraClient(ctx, setup.value, options);
-  ctx.memo.set(CLIENT_MEMO_KEY, { key, options, client });
-  ctx.log.info(`Jira ${setup.value.base.display}: using credentials from ${setup.value.auth.source}`);
-  return ok(client);
+export class JiraClients {
+  readonly #deployments: DeploymentCache = new Map();
+  #current: { key: string; options: JiraClientOptions; client: JiraClient } | null = null;
+
+  async get(ctx: Context, options: JiraClientOptions = NO_OPTIONS): Promise<Result<JiraClient>> {
+    const setup = await resolveJiraSetup(ctx);
+    if (!setup.ok) return setup;
+    const key = `${setup.value.base.baseUrl}\u0000${credentialIdentity(setup.value.auth.credential)}`;
+    const current = this.#current;
+    if (current?.key === key && current.options === options) return ok(current.client);
+    const client = new JiraClient(ctx, setup.value, options, this.#deployments);
+    this.#current = { key, options, client };
+    if (setup.value.note !== null) ctx.log.info(setup.value.note);
+    ctx.log.info(`Jira ${setup.value.base.display}: using credentials from ${setup.value.auth.source}`);
+    return ok(client);
+  }
 }
 
 export interface RequestSpec<S extends v.GenericSchema> {
@@ -117,7 +120,7 @@ export interface RequestSpec<S extends v.GenericSchema> {
   purpose?: Omit<RequestPurpose, "method" | "path">;
 }
 
-type DeploymentCache = Map<string, Deployment | Promise<Result<Deployment>>>;
+export type DeploymentCache = Map<string, Deployment | Promise<Result<Deployment>>>;
 
 const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()), version: v.optional(v.string()) });
 
@@ -128,14 +131,38 @@ export class JiraClient {
   readonly #fetch: ReturnType<typeof createFetch>;
   readonly #headers: Record<string, string>;
   readonly #secrets: readonly string[];
+  readonly #deployments: DeploymentCache;
 
-  constructor(ctx: Context, setup: JiraSetup, options: JiraClientOptions = {}) {
+  constructor(
+    ctx: Context,
+    setup: JiraSetup,
+    options: JiraClientOptions = {},
+    deployments: DeploymentCache = new Map(),
+  ) {
     this.#ctx = ctx;
+    this.#deployments = deployments;
     this.#setup = setup;
     this.#options = { ...defaults, ...options };
-    this.#fetch = createFetch({ fetch: ctx.fetch });
     const authorization = authorizationHeader(setup.auth.credential);
     this.#headers = { Accept: "application/json", Authorization: authorization, "User-Agent": USER_AGENT };
+    this.#fetch = createFetch({
+      fetch: ctx.fetch,
+      defaults: {
+        // ofetch joins paths and query parameters and serialises JSON bodies. Its retry and
+        // timeout stay off: its retry sleeps can neither be cancelled nor follow Retry-After
+        // limits, and its timeout is skipped whenever a signal is passed, which every request has.
+        // The shared policy (src/core/http-policy.ts) does both.
+        baseURL: setup.base.apiRoot,
+        headers: this.#headers,
+        retry: false,
+        timeout: undefined,
+        ignoreResponseError: true,
+        // Read as a stream so the size cap holds whatever the server sends.
+        responseType: "stream",
+        // A redirect is reported, not followed: following it would send the credentials elsewhere.
+        redirect: "manual",
+      },
+    });
     // The token itself, and the header that encodes it (Basic is only base64 of user:token).
     this.#secrets = [setup.auth.credential.token, authorization.slice(authorization.indexOf(" ") + 1)];
   }
@@ -161,11 +188,7 @@ export class JiraClient {
    */
   async deployment(signal: AbortSignal): Promise<Result<Deployment>> {
     if (isAtlassianCloudHost(this.#setup.base.hostname)) return ok("cloud");
-    let cache = this.#ctx.memo.get(DEPLOYMENT_MEMO_KEY) as DeploymentCache | undefined;
-    if (cache === undefined) {
-      cache = new Map();
-      this.#ctx.memo.set(DEPLOYMENT_MEMO_KEY, cache);
-    }
+    const cache = this.#deployments;
     const key = this.#setup.base.baseUrl;
     const known = cache.get(key);
     if (typeof known === "string") return ok(known);
@@ -210,7 +233,7 @@ export class JiraClient {
     signal: AbortSignal,
   ): Promise<Result<v.InferOutput<S>>> {
     const result = await this.#request(spec, signal);
-    return result.ok ? result : err(scrubSecrets(result.error, this.#secrets));
+    return result.ok ? result : err(scrubToolError(result.error, this.#secrets));
   }
 
   async #request<S extends v.GenericSchema>(
@@ -218,18 +241,14 @@ export class JiraClient {
     signal: AbortSignal,
   ): Promise<Result<v.InferOutput<S>>> {
     const purpose: RequestPurpose = { method: spec.method, path: spec.path, ...spec.purpose };
-    const url = this.#url(spec.path, spec.query);
     const timeoutMs = this.#timeoutMs();
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const headers = body === undefined ? this.#headers : { ...this.#headers, "Content-Type": "application/json" };
-    const failure = { site: this.site, credentialSource: this.#setup.auth.source };
+    const failure = { site: this.site, credentialSource: this.#setup.auth.source, secrets: this.#secrets };
 
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) return err(cancelled(endpointOf(purpose)));
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const combined = AbortSignal.any([signal, timeout]);
+      const { signal: combined, deadline: timeout } = attemptSignal(signal, timeoutMs);
       const started = performance.now();
-      const exchanged = await this.#exchange(url, spec.method, headers, body, combined);
+      const exchanged = await this.#exchange(spec, combined);
       const elapsed = Math.round(performance.now() - started);
       if (!exchanged.ok) {
         if (signal.aborted) return err(cancelled(endpointOf(purpose)));
@@ -276,29 +295,12 @@ export class JiraClient {
     }
   }
 
-  #url(path: string, query: Readonly<Record<string, string>> | undefined): string {
-    const search = query === undefined ? "" : new URLSearchParams(query).toString();
-    return `${this.#setup.base.apiRoot}${path}${search === "" ? "" : `?${search}`}`;
-  }
-
   #timeoutMs(): number {
-    const raw = this.#ctx.env.TWIG_MCP_HTTP_TIMEOUT_MS;
-    if (raw === undefined || raw.trim() === "") return DEFAULT_TIMEOUT_MS;
-    const value = Number(raw.trim());
-    if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
-      this.#ctx.log.warn(
-        `Ignoring TWIG_MCP_HTTP_TIMEOUT_MS=${clip(raw, 20)}: expected milliseconds (1..${MAX_TIMEOUT_MS})`,
-      );
-      return DEFAULT_TIMEOUT_MS;
-    }
-    return value;
+    return httpTimeoutMs(this.#ctx.env, this.#ctx.log);
   }
 
   async #exchange(
-    url: string,
-    method: string,
-    headers: Record<string, string>,
-    body: string | undefined,
+    spec: RequestSpec<v.GenericSchema>,
     signal: AbortSignal,
   ): Promise<
     | { ok: true; value: { status: number; headers: Headers; text: string } }
@@ -306,16 +308,11 @@ export class JiraClient {
   > {
     let response: Response;
     try {
-      response = await this.#fetch.raw(url, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body }),
+      response = await this.#fetch.raw(spec.path, {
+        method: spec.method,
+        ...(spec.query === undefined ? {} : { query: spec.query }),
+        ...(spec.body === undefined ? {} : { body: spec.body as Record<string, unknown> }),
         signal,
-        retry: false,
-        ignoreResponseError: true,
-        responseType: "stream",
-        // A redirect is reported, not followed: following it would send the credentials elsewhere.
-        redirect: "manual",
       });
     } catch (error) {
       return { ok: false, error: (purpose, site) => transportError(error, purpose, site) };
@@ -330,10 +327,16 @@ export class JiraClient {
       return {
         ok: false,
         error: (purpose, site) =>
-          toolError("network_error", `Jira at ${site} sent more than ${limit} bytes for ${endpointOf(purpose)}`),
+          toolError(
+            "network_error",
+            `Jira at ${site} sent more than ${formatBytes(limit)} for ${endpointOf(purpose)}; the rest was not read`,
+          ),
       };
     }
-    return { ok: true, value: { status: response.status, headers: response.headers, text: read.text } };
+    return {
+      ok: true,
+      value: { status: response.status, headers: response.headers, text: new TextDecoder().decode(read.bytes) },
+    };
   }
 
   #redirected(status: number, location: string | null, purpose: RequestPurpose): ToolError {
@@ -396,25 +399,27 @@ function cancelled(endpoint: string): ToolError {
 }
 
 function transportError(error: unknown, purpose: RequestPurpose, site: string): ToolError {
-  const cause = innermost(error);
-  const code = typeof (cause as { code?: unknown })?.code === "string" ? (cause as { code: string }).code : null;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  const detail = clip(code !== null && !message.includes(code) ? `${code}: ${message}` : message, 200);
+  const failure = transportFailure(error);
+  if (failure.kind === "dns") {
+    return toolError(
+      "network_error",
+      `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpointOf(purpose)}`,
+      "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
+    );
+  }
   return toolError(
     "network_error",
-    `Could not reach Jira at ${site} (${endpointOf(purpose)}): ${detail}`,
+    `Could not reach Jira at ${site} (${endpointOf(purpose)}): ${failure.detail}`,
     "Check JIRA_HOST and the network connection (VPN, proxy).",
   );
 }
 
-function innermost(error: unknown): unknown {
-  let current = error;
-  for (let depth = 0; depth < 5; depth++) {
-    const next = (current as { cause?: unknown })?.cause;
-    if (next === undefined || next === null) break;
-    current = next;
+function hostOf(site: string): string {
+  try {
+    return new URL(site).host;
+  } catch {
+    return site;
   }
-  return current;
 }
 
 function parseJson(text: string): unknown {
@@ -424,59 +429,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds; `null` when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: Date): number | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, date - now.getTime());
-}
-
-type CappedRead = { kind: "ok"; text: string } | { kind: "too-large" } | { kind: "failed"; cause: unknown };
-
-async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<CappedRead> {
-  if (body === null) return { kind: "ok", text: "" };
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        return { kind: "too-large" };
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    return { kind: "failed", cause: error };
-  }
-  return { kind: "ok", text: new TextDecoder().decode(Buffer.concat(chunks)) };
-}
-
-/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** Waits for `promise`, or gives up with `onAbort()` when `signal` aborts first. */
@@ -490,14 +442,4 @@ function raceAbort<T>(promise: Promise<Result<T>>, signal: AbortSignal, onAbort:
       resolve(result);
     });
   });
-}
-
-/** Replaces each secret (at least 4 characters long) with a marker in an error's message and hint. */
-export function scrubSecrets(error: ToolError, secrets: readonly string[]): ToolError {
-  const clean = (text: string) => {
-    let out = text;
-    for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
-    return out;
-  };
-  return toolError(error.code, clean(error.message), error.hint === undefined ? undefined : clean(error.hint));
 }

@@ -1,4 +1,5 @@
 import { type ToolError, toolError } from "../core/errors.ts";
+import { clip, scrubAndClip } from "../core/http-policy.ts";
 
 /** What a failed request was for, so errors can say it in the caller's terms. */
 export interface RequestPurpose {
@@ -16,6 +17,8 @@ export interface FailureContext {
   site: string;
   /** Where the credentials came from, e.g. `$JIRA_EMAIL and $JIRA_API_TOKEN`. */
   credentialSource: string;
+  /** Scrubbed from Jira's messages before they are clipped; never shown. */
+  secrets?: readonly string[];
 }
 
 const MAX_MESSAGE_CHARS = 300;
@@ -26,7 +29,7 @@ const MAX_MESSAGES = 3;
  * `message` of gateway-style bodies. Short, deduplicated, control characters removed; never the
  * raw body (which may be an HTML page).
  */
-export function jiraErrorMessages(body: unknown): string[] {
+export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
   if (typeof body !== "object" || body === null) return [];
   const record = body as Record<string, unknown>;
   const found: string[] = [];
@@ -40,13 +43,11 @@ export function jiraErrorMessages(body: unknown): string[] {
   }
   if (typeof record.message === "string") found.push(record.message);
   const cleaned = found
-    .map((message) => clip(message.replace(/[\u0000-\u001f\u007f]+/g, " ").trim(), MAX_MESSAGE_CHARS))
+    .map((message) =>
+      scrubAndClip(message.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim(), secrets, MAX_MESSAGE_CHARS),
+    )
     .filter((message) => message !== "");
   return [...new Set(cleaned)].slice(0, MAX_MESSAGES);
-}
-
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function withMessages(sentence: string, messages: readonly string[]): string {
@@ -70,7 +71,7 @@ export function httpStatusError(
   failure: FailureContext,
   extra: { retryAfterSeconds?: number; loginReason?: string | null } = {},
 ): ToolError {
-  const messages = jiraErrorMessages(body);
+  const messages = jiraErrorMessages(body, failure.secrets);
   switch (status) {
     case 401:
     case 403: {

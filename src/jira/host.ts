@@ -1,3 +1,4 @@
+import { type ToolError, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
 /**
@@ -104,4 +105,83 @@ export function jiraBase(baseUrl: string): Result<JiraBase, string> {
 /** Jira Cloud sites live under `atlassian.net`; anything else may be Server or Data Center. */
 export function isAtlassianCloudHost(hostname: string): boolean {
   return hostname.endsWith(".atlassian.net");
+}
+
+export const JIRA_HOST_FORM =
+  "Set JIRA_HOST to the Jira site: JIRA_HOST=acme.atlassian.net for Cloud, or " +
+  "JIRA_HOST=https://jira.example.com (with its context path, e.g. https://jira.example.com/jira) for Data Center.";
+
+/** A host name or IP address with an optional port, as a person types it: letters, digits, `.`, `-`. */
+const HOST_AND_PORT =
+  /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.?)(?::[0-9]{1,5})?$/;
+
+/** Path segments of Jira's own pages: a pasted browser address ends where one of these starts. */
+const UI_SEGMENTS = new Set([
+  "browse",
+  "secure",
+  "projects",
+  "issues",
+  "plugins",
+  "servicedesk",
+  "rest",
+  "login.jsp",
+  "dashboard",
+  "jira",
+]);
+
+export interface CheckedJiraHost {
+  base: JiraBase;
+  /** What was dropped from a pasted address, to be told once; `null` when the value was a site. */
+  note: string | null;
+}
+
+/**
+ * `$JIRA_HOST` checked before any request is built. twig (§7.1) accepts nearly anything and every
+ * request then fails obscurely; here a value that cannot name a site is an `invalid_config` error
+ * with the expected form, and an address pasted from the browser is reduced to the site: to the
+ * bare host on Cloud (its sites have no context path), and to the context path on Data Center
+ * (what precedes Jira's own page segments such as `/browse/` or `/secure/`).
+ */
+export function checkJiraHost(raw: string): Result<CheckedJiraHost, ToolError> {
+  const text = raw.trim();
+  const invalid = (why: string) => err(toolError("invalid_config", `JIRA_HOST ${why}`, JIRA_HOST_FORM));
+  if (text === "") return invalid("is empty");
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(text)) return invalid("contains a space or a control character");
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
+  if (scheme && !/^https?$/i.test(scheme[1] as string)) {
+    return invalid(`must be an http(s) address, not ${(scheme[1] as string).toLowerCase()}://`);
+  }
+  const afterScheme = scheme ? text.slice(scheme[0].length) : text.replace(/^https?:\/*/i, "");
+  const authorityEnd = afterScheme.search(/[/?#]/);
+  const authority = authorityEnd === -1 ? afterScheme : afterScheme.slice(0, authorityEnd);
+  const hostAndPort = authority.slice(authority.lastIndexOf("@") + 1);
+  if (hostAndPort === "") return invalid("has no host name");
+  if (!HOST_AND_PORT.test(hostAndPort)) {
+    return invalid("has characters that are not allowed in a host name (letters, digits, '.', '-' and a :port)");
+  }
+  const url = ensureUrlScheme(text);
+  if (!url.ok) return invalid("cannot be read as an address");
+  const parsed = parseUrl(url.value);
+  if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:") || parsed.hostname === "") {
+    return invalid("cannot be read as an address");
+  }
+  const cloud = isAtlassianCloudHost(parsed.hostname);
+  const segments = parsed.pathname.split("/").filter((segment) => segment !== "");
+  let kept = segments;
+  if (cloud) kept = [];
+  else {
+    const ui = segments.findIndex(
+      (segment, index) =>
+        UI_SEGMENTS.has(segment.toLowerCase()) && (segment !== "jira" || segments[index + 1] === "software"),
+    );
+    if (ui !== -1) kept = segments.slice(0, ui);
+  }
+  const dropped = kept.length !== segments.length || parsed.search !== "" || parsed.hash !== "";
+  const site = `${parsed.protocol}//${parsed.username === "" ? "" : `${parsed.username}${parsed.password === "" ? "" : `:${parsed.password}`}@`}${parsed.host}${kept.map((segment) => `/${segment}`).join("")}`;
+  const base = jiraBase(dropped ? site : url.value);
+  if (!base.ok) return invalid("cannot be read as an address");
+  const note = dropped
+    ? `JIRA_HOST looks like an address copied from the browser; using the ${cloud ? "Cloud site" : "site"} ${base.value.display}`
+    : null;
+  return ok({ base: base.value, note });
 }

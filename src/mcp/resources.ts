@@ -8,13 +8,13 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { readTwigResource } from "../resources/read.ts";
 import { BRANCH_CONTEXT_TEMPLATE, BRANCHES_URI, parseTwigUri, TREE_URI, type TwigResource } from "../resources/uri.ts";
 import { type ChangeKind, RepoWatcher } from "../resources/watch.ts";
-import { contextForRepo, toolInvoker } from "./prompts.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
+import { contextForRepo } from "./prompts.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
 /** MCP's "resource not found" error code. */
@@ -43,7 +43,7 @@ const TEMPLATES = [
     name: "branch-context",
     title: "Branch context",
     description:
-      "One branch's twig metadata and stack, its Jira issue and its PR status (reviews, CI) combined, as JSON. Live parts that fail are reported inside.",
+      "One branch's twig metadata and stack with its PR and Jira status summarised, as JSON (get_branch_context's reply). Live parts that fail are reported inside.",
     mimeType: "application/json",
   },
 ];
@@ -56,7 +56,7 @@ export function registerResources(server: Server, ctx: Context, tools: ToolRegis
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
     const resource = parseOrThrow(uri);
-    const result = await readTwigResource(resource, toolInvoker(tools, ctx, extra.signal));
+    const result = await readTwigResource(resource, tools.invoker(ctx, extra.signal));
     if (!result.ok) throw resourceError(result.error);
     return { contents: [{ uri, ...result.value }] };
   });

@@ -9,9 +9,9 @@ import {
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
-import type { Context } from "../core/context.ts";
 import { printable } from "../core/quote.ts";
 import { closest } from "../core/suggest.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
 import { registerCompletions } from "./completions.ts";
 import { LazyJsonSchemaValidator } from "./lazy-schema-validator.ts";
 import { forwardLogsToClient } from "./logging.ts";
@@ -22,7 +22,7 @@ import type { ToolRegistry } from "./tool-registry.ts";
 
 export const SERVER_INSTRUCTIONS =
   "Twig MCP server. Provides read-only access to branch metadata, Jira issues, and GitHub PRs for the current repository. " +
-  "Start with get_current_branch (what the user is on) and get_branch_tree or get_branch_stack (how their stacked branches relate); " +
+  "Start with get_branch_context (the current branch, its stack, and its PR and Jira status in one call); get_branch_tree shows how all stacked branches relate; " +
   "every tool only reads, so calling them is always safe.";
 
 export interface ServerFeatures {

@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { ToolAnnotations, ToolDefinition, ToolGroup } from "../tools/define.ts";
-import { unpublished } from "../tools/params.ts";
+import type { ServiceContext as Context } from "../services/services.ts";
+import type { InvokeArgs, ToolAnnotations, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/define.ts";
+import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
@@ -67,18 +67,24 @@ export class ToolRegistry {
   }
 
   /**
-   * Runs an enabled tool by name for composition (prompts, resources): the same validation,
-   * repository selection and guards as a `tools/call`, returning the data instead of the wire
-   * form. `null` when the tool is not enabled.
+   * Runs an enabled tool for composition (prompts, resources, composing tools): the same
+   * validation, repository selection and guards as a `tools/call`, returning the data, typed by
+   * the tool's declaration, instead of the wire form. `null` when the tool is not enabled.
    */
-  async invoke(
-    name: string,
-    rawArgs: Record<string, unknown>,
+  async invoke<I extends v.GenericSchema, O extends v.GenericSchema>(
+    tool: ToolDefinition<I, O>,
+    args: InvokeArgs<I>,
     ctx: Context,
     signal: AbortSignal,
-  ): Promise<Result<Record<string, unknown>> | null> {
-    const tool = this.#tools.get(name);
-    return tool ? this.run(tool, rawArgs, ctx, signal) : null;
+  ): Promise<Result<v.InferOutput<O>> | null> {
+    const enabled = this.#tools.get(tool.name);
+    // run() has checked the value against this tool's output schema, so it is that schema's output.
+    return enabled ? ((await this.run(enabled, args, ctx, signal)) as Result<v.InferOutput<O>>) : null;
+  }
+
+  /** {@link invoke} bound to one request's context and cancellation. */
+  invoker(ctx: Context, signal: AbortSignal): ToolInvoker {
+    return (tool, args) => this.invoke(tool, args, ctx, signal);
   }
 
   private async run(
@@ -109,7 +115,9 @@ export class ToolRegistry {
       callArgs = selected.value.args;
     }
     try {
-      const result = await tool.handler(callArgs, callCtx, { signal });
+      // A composing tool's inner calls read the repository this call selected, not the default.
+      const { repos: _, ...pinned } = callCtx;
+      const result = await tool.handler(callArgs, callCtx, { signal, invoke: this.invoker(pinned, signal) });
       if (!result.ok) return result;
       const checked = v.safeParse(tool.output, result.value);
       if (!checked.success) {
@@ -136,7 +144,7 @@ export function publishTool(tool: ToolDefinition): PublishedTool {
   };
 }
 
-export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path. Default: the current one.";
+export { REPO_PARAM_DESCRIPTION };
 
 /** `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending. */
 function publishedAnnotations(annotations: ToolAnnotations): JsonObject {

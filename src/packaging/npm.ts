@@ -12,6 +12,8 @@ export interface PackageInfo {
   homepage?: string;
   repository?: unknown;
   keywords?: string[];
+  /** The MCP Registry name; the registry reads it from the published package to prove ownership. */
+  mcpName?: string;
 }
 
 export interface NpmTarball {
@@ -50,6 +52,7 @@ export function mainPackage(info: PackageInfo, launcher: string, readme: string)
     ...(info.homepage ? { homepage: info.homepage } : {}),
     ...(info.repository ? { repository: info.repository } : {}),
     ...(info.keywords ? { keywords: info.keywords } : {}),
+    ...(info.mcpName ? { mcpName: info.mcpName } : {}),
     bin: { "twig-mcp": "bin/twig-mcp.js" },
     files: ["bin/", "README.md"],
     engines: { node: ">=18" },

@@ -4,7 +4,9 @@ import type { Result } from "../core/result.ts";
 import { type ArchiveEntry, tarGz, zip } from "./archive.ts";
 import { renderChecksums, sha256 } from "./checksums.ts";
 import { HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";
+import { type BundleInfo, bundle, bundleName, bundleTargets } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
+import { type RegistryInfo, registryEntry, renderRegistryEntry } from "./registry.ts";
 import { archiveName, binaryName, installedName, isWindows, TARGETS, type Target } from "./targets.ts";
 
 export interface ReleaseOptions {
@@ -25,6 +27,10 @@ export interface ReleaseOptions {
   level?: number;
   /** Time stamped into archive entries. */
   mtime?: Date;
+  /** With it, a Claude Desktop bundle (`.mcpb`) for each bundle target built, with this licence text. */
+  bundles?: { info: BundleInfo; license: string };
+  /** With it, `server.json` for the MCP Registry, with the bundles' checksums. */
+  registry?: RegistryInfo;
 }
 
 export interface ReleaseResult {
@@ -35,8 +41,8 @@ export interface ReleaseResult {
 }
 
 /**
- * Compiles each target, archives it (`.tar.gz`, `.zip` for Windows), then writes
- * `sha256sums.txt`, the Homebrew formula and (with `npm`) the npm tarballs. Checksums, formula and
+ * Compiles each target, archives it (`.tar.gz`, `.zip` for Windows), bundles it for Claude Desktop
+ * (`.mcpb`, with `bundles`), then writes `sha256sums.txt`, `server.json` (with `registry`), the Homebrew formula and (with `npm`) the npm tarballs. Checksums, formula and
  * packages cover every target binary present in `outDir`, so subsets built one after another add
  * up to a full release. A target that cannot be built is reported and the others go on.
  */
@@ -66,9 +72,19 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
   }
 
   const present = TARGETS.filter((t) => existsSync(join(outDir, binaryName(t))));
+  if (options.bundles) {
+    for (const target of bundleTargets().filter((t) => present.includes(t))) {
+      const binary = await Bun.file(join(outDir, binaryName(target))).bytes();
+      await Bun.write(
+        join(outDir, bundleName(target)),
+        bundle(options.bundles.info, target, binary, options.bundles.license, mtime, level),
+      );
+      result.files.push(bundleName(target));
+    }
+  }
   const sums = new Map<string, string>();
   for (const target of present) {
-    for (const name of [binaryName(target), archiveName(target)]) {
+    for (const name of [binaryName(target), archiveName(target), bundleName(target)]) {
       const path = join(outDir, name);
       if (existsSync(path)) sums.set(name, sha256(await Bun.file(path).bytes()));
     }
@@ -76,6 +92,10 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
   if (sums.size > 0) {
     await Bun.write(join(outDir, "sha256sums.txt"), renderChecksums(sums));
     result.files.push("sha256sums.txt");
+  }
+  if (options.registry) {
+    await Bun.write(join(outDir, "server.json"), renderRegistryEntry(registryEntry(options.registry, sums)));
+    result.files.push("server.json");
   }
 
   const archives: Partial<Record<HomebrewSlot, { file: string; sha256: string }>> = {};

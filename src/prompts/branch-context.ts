@@ -1,9 +1,12 @@
+import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
-import { branchRecord } from "../twig/branch-record.ts";
-import { loadState } from "../twig/state.ts";
-import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured, type ToolInvoker } from "./live-status.ts";
+import { getBranchContextTool } from "../tools/branch-context.ts";
+import { getBranchMetadataTool } from "../tools/local.ts";
+import { BranchArg, RepoArg, withRepo } from "./args.ts";
+import { definePrompt } from "./define.ts";
+import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
 const NO_REPO_CLOSING = "Help me open or choose the repository I'm working in.";
@@ -12,59 +15,60 @@ const CLOSING =
 
 /**
  * twig-mcp's `branch-context` text (twig-reference §8.7), plus the linked Jira issue's summary and
- * status and the PR's live state when those services are configured.
+ * status and the PR's live state when those services are configured: the `get_branch_context`
+ * document, written out as text.
  */
-export async function branchContextText(
-  ctx: Context,
-  invoke: ToolInvoker,
-  branchArg: string | undefined,
-  repo: string | undefined,
-): Promise<string> {
-  const workspace = await openWorkspace(ctx);
-  let branch = branchArg;
-  if (branch === undefined && workspace.ok) {
-    const current = await currentBranch(ctx, workspace.value);
-    if (current.ok) branch = current.value.branch;
-  }
-  // Outside a repository the prompt says what the tools would say (no_repo and its hint), not
-  // "not on a branch", which would send the model looking for a checkout that is not there.
-  if (branch === undefined) return workspace.ok ? NO_BRANCH : `${failure(workspace.error)}\n\n${NO_REPO_CLOSING}`;
-
-  const lines = [`Branch: ${branch}`];
-  if (!workspace.ok) lines.push(failure(workspace.error));
-  const state = workspace.ok ? await loadState(ctx, workspace.value.workTree) : null;
-  if (state && !state.ok) lines.push(failure(state.error));
-  if (state?.ok && !state.value.branches.has(branch)) {
-    const parent = branchRecord(state.value, branch).parent_branch;
-    lines.push(
-      `Not tracked by twig: no Jira issue or PR is recorded for '${branch}'${parent === undefined ? "" : ` (its declared parent is ${parent})`}. Use list_branches to see tracked branches.`,
-    );
-  } else if (state?.ok) {
-    const record = branchRecord(state.value, branch);
-    lines.push(`Parent branch: ${record.parent_branch ?? "none"}`);
-    lines.push(
-      record.jira_issue !== undefined ? `Linked Jira issue: ${record.jira_issue}` : "No linked Jira issue found.",
-    );
-    lines.push(record.pr_number !== undefined ? `Linked PR: #${record.pr_number}` : "No linked pull request found.");
-    if (record.created_at !== undefined) lines.push(`Created: ${record.created_at}`);
-
-    const withRepo = (args: Record<string, unknown>) => (repo === undefined ? args : { ...args, repo });
-    const [jira, pr] = await Promise.all([
-      record.jira_issue === undefined ? null : invoke("get_jira_issue", withRepo({ issue_key: record.jira_issue })),
-      record.pr_number === undefined ? null : invoke("get_pr_status", withRepo({ pr_number: record.pr_number })),
+export const branchContextPrompt = definePrompt({
+  name: "branch-context",
+  title: "What am I working on?",
+  description: "What am I working on? Describe the current branch's Jira issue and PR.",
+  args: v.object({ branch: BranchArg, repo: RepoArg }),
+  async render({ branch: branchArg, repo }, ctx, invoke) {
+    const checkedOut = branchArg === undefined ? await checkedOutBranch(ctx) : { branch: branchArg };
+    const { branch } = checkedOut;
+    // Outside a repository the prompt says what the tools would say (no_repo and its hint), not
+    // "not on a branch", which would send the model looking for a checkout that is not there.
+    if (branch === undefined) {
+      return checkedOut.error ? `${failure(checkedOut.error)}\n\n${NO_REPO_CLOSING}` : NO_BRANCH;
+    }
+    const lines = [`Branch: ${branch}`];
+    const [context, metadata] = await Promise.all([
+      invoke(getBranchContextTool, withRepo({ branch }, repo)),
+      invoke(getBranchMetadataTool, withRepo({ branch }, repo)),
     ]);
-    if (jira && !(!jira.ok && isUnconfigured(jira.error))) {
+    if (context && !context.ok) lines.push(failure(context.error));
+    if (context?.ok && metadata && !metadata.ok && metadata.error.code === "not_found") {
+      // Not "Parent branch: none": twig has no record of it, as get_branch_metadata says.
+      const parent = context.value.branch.parent_branch;
       lines.push(
-        `Jira issue: ${jira.ok ? formatJiraIssue(jira.value) : `${record.jira_issue} ${describeFailure(jira.error)}`}`,
+        `Not tracked by twig: no Jira issue or PR is recorded for '${branch}'${parent === undefined ? "" : ` (its declared parent is ${parent})`}. Use list_branches to see tracked branches.`,
       );
-    }
-    if (pr && !(!pr.ok && isUnconfigured(pr.error))) {
+    } else if (context?.ok) {
+      const { branch: record, jira_issue: jira, pull_request: pr } = context.value;
+      lines.push(`Parent branch: ${record.parent_branch ?? "none"}`);
       lines.push(
-        `Pull request: ${pr.ok ? formatPrStatus(pr.value) : `#${record.pr_number} ${describeFailure(pr.error)}`}`,
+        record.jira_issue !== undefined ? `Linked Jira issue: ${record.jira_issue}` : "No linked Jira issue found.",
       );
+      lines.push(record.pr_number !== undefined ? `Linked PR: #${record.pr_number}` : "No linked pull request found.");
+      if (record.created_at !== undefined) lines.push(`Created: ${record.created_at}`);
+      if (jira.data) lines.push(`Jira issue: ${formatJiraIssue(jira.data)}`);
+      else if (jira.status === "error" && jira.error && !isUnconfigured(jira.error)) {
+        lines.push(`Jira issue: ${record.jira_issue} ${describeFailure(jira.error)}`);
+      }
+      if (pr.data) lines.push(`Pull request: ${formatPrStatus(pr.data)}`);
+      else if (pr.status === "error" && pr.error)
+        lines.push(`Pull request: #${record.pr_number} ${describeFailure(pr.error)}`);
     }
-  }
-  return `${lines.join("\n")}\n\n${CLOSING}`;
+    return `${lines.join("\n")}\n\n${CLOSING}`;
+  },
+});
+
+/** The checked-out branch; without one, why not when it is because there is no repository. */
+async function checkedOutBranch(ctx: Context): Promise<{ branch?: string; error?: ToolError }> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return { error: workspace.error };
+  const current = await currentBranch(ctx, workspace.value);
+  return current.ok ? { branch: current.value.branch } : {};
 }
 
 /** An error as a tool would report it: code, message and hint. */

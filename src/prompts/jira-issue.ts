@@ -1,8 +1,12 @@
+import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
+import { getJiraIssueTool } from "../tools/jira.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
-import { describeFailure, formatJiraIssue, isUnconfigured, type ToolInvoker } from "./live-status.ts";
+import { IssueKeyArg, RepoArg, withRepo } from "./args.ts";
+import { definePrompt } from "./define.ts";
+import { describeFailure, formatJiraIssue, isUnconfigured } from "./live-status.ts";
 
 const CLOSING =
   "Help me plan the work for this issue: summarize what is asked, list open questions, and propose the next steps.";
@@ -11,44 +15,39 @@ const CLOSING =
  * `plan-issue`: a Jira issue's details and description, plus the twig branches linked to it, for
  * planning. Defaults to the current branch's linked issue.
  */
-export async function jiraIssueText(
-  ctx: Context,
-  invoke: ToolInvoker,
-  issueKey: string | undefined,
-  repo: string | undefined,
-): Promise<string> {
-  const local = await localState(ctx);
-  const key = issueKey ?? local?.currentIssue ?? null;
-  if (key === null) return "The current branch has no linked Jira issue. Which issue should I look at?";
+export const planIssuePrompt = definePrompt({
+  name: "plan-issue",
+  title: "Plan a Jira issue",
+  description: "Plan the work for a Jira issue: its details, description and the branches linked to it.",
+  args: v.object({ issue_key: IssueKeyArg, repo: RepoArg }),
+  async render({ issue_key: issueKey, repo }, ctx, invoke) {
+    const local = await localState(ctx);
+    const key = issueKey ?? local?.currentIssue ?? null;
+    if (key === null) return "The current branch has no linked Jira issue. Which issue should I look at?";
 
-  const lines: string[] = [];
-  const issue = await invoke("get_jira_issue", repo === undefined ? { issue_key: key } : { issue_key: key, repo });
-  if (issue === null) lines.push(`Jira issue ${key}: Jira is turned off in this server.`);
-  else if (!issue.ok) {
-    lines.push(
-      isUnconfigured(issue.error)
-        ? `Jira issue ${key}: Jira is not configured here, so its details are unavailable (${issue.error.message}).`
-        : `Jira issue ${key}: ${describeFailure(issue.error)}`,
-    );
-  } else {
-    const data = issue.value as {
-      priority?: string;
-      reporter?: string;
-      labels: string[];
-      url: string;
-      description?: string;
-    };
-    lines.push(`Jira issue ${formatJiraIssue(issue.value)}`);
-    const extra = [data.priority && `priority: ${data.priority}`, data.reporter && `reporter: ${data.reporter}`];
-    if (extra.some(Boolean)) lines.push(extra.filter(Boolean).join(", "));
-    if (data.labels.length > 0) lines.push(`Labels: ${data.labels.join(", ")}`);
-    lines.push(`URL: ${data.url}`);
-    if (data.description?.trim()) lines.push("", "Description:", data.description.trim());
-  }
-  const linked = local ? linkedBranches(local.state, key) : [];
-  if (linked.length > 0) lines.push("", `Branches linked to ${key}: ${linked.join(", ")}`);
-  return `${lines.join("\n")}\n\n${CLOSING}`;
-}
+    const lines: string[] = [];
+    const issue = await invoke(getJiraIssueTool, withRepo({ issue_key: key }, repo));
+    if (issue === null) lines.push(`Jira issue ${key}: Jira is turned off in this server.`);
+    else if (!issue.ok) {
+      lines.push(
+        isUnconfigured(issue.error)
+          ? `Jira issue ${key}: Jira is not configured here, so its details are unavailable (${issue.error.message}).`
+          : `Jira issue ${key}: ${describeFailure(issue.error)}`,
+      );
+    } else {
+      const data = issue.value;
+      lines.push(`Jira issue ${formatJiraIssue(data)}`);
+      const extra = [data.priority && `priority: ${data.priority}`, data.reporter && `reporter: ${data.reporter}`];
+      if (extra.some(Boolean)) lines.push(extra.filter(Boolean).join(", "));
+      if (data.labels.length > 0) lines.push(`Labels: ${data.labels.join(", ")}`);
+      lines.push(`URL: ${data.url}`);
+      if (data.description?.trim()) lines.push("", "Description:", data.description.trim());
+    }
+    const linked = local ? linkedBranches(local.state, key) : [];
+    if (linked.length > 0) lines.push("", `Branches linked to ${key}: ${linked.join(", ")}`);
+    return `${lines.join("\n")}\n\n${CLOSING}`;
+  },
+});
 
 function linkedBranches(state: TwigState, key: string): string[] {
   const wanted = key.toUpperCase();

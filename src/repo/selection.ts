@@ -150,18 +150,12 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   async #selectPath(path: string): Promise<Result<string>> {
-    const bases = [...this.#roots];
-    const current = this.current();
-    if (current !== null) bases.push(current);
-    const registry = await loadRegistry(this.#ctx);
-    if (registry.ok) {
-      for (const entry of registry.value) bases.push((await canonicalPath(entry.path)) ?? entry.path);
-    }
+    const bases = await this.#exposedBases();
     const canonical = await canonicalPath(path);
     // A path that does not resolve is only called missing when it would lie in an exposed place:
     // elsewhere both cases read the same, so the answers do not tell whether a file exists.
     const exposed = bases.some((base) => isInside(canonical ?? resolve(path), base));
-    if (canonical !== null && exposed) return this.#open(canonical, path);
+    if (canonical !== null && exposed) return this.#openInside(canonical, path, bases);
     if (canonical === null && exposed) {
       return err(
         toolError(
@@ -178,6 +172,58 @@ export class ExposedRepoSelector implements RepoSelector {
         "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
       ),
     );
+  }
+
+  /** The places the user exposed, canonical: client roots, the default repository, twig's registry. */
+  async #exposedBases(): Promise<string[]> {
+    const bases = [...this.#roots];
+    const current = this.current();
+    if (current !== null) bases.push(current);
+    const registry = await loadRegistry(this.#ctx);
+    if (registry.ok) {
+      for (const entry of registry.value) bases.push((await canonicalPath(entry.path)) ?? entry.path);
+    }
+    return bases;
+  }
+
+  /**
+   * Opens the repository at `path`, which lies in an exposed place, but only if where its files
+   * actually are does too. A directory inside an exposed repository can hold a `.git` file naming
+   * another repository's git dir, or a config whose core.worktree points elsewhere; the path
+   * passed proves nothing about those. So the work tree, git dir and common dir that discovery
+   * resolved must each lie inside an exposed place — or, for the git dirs, inside the git dir or
+   * common dir of an exposed repository, which is how a linked worktree of that repository (its
+   * git dir under the common dir's worktrees/) and a submodule (under modules/) are laid out.
+   */
+  async #openInside(path: string, label: string, bases: readonly string[]): Promise<Result<string>> {
+    const found = await discoverRepositoryCached(path, this.#ctx.files);
+    if (!found.ok || found.value.workTree === null) return this.#open(path, label);
+    const { workTree, gitDir, commonDir } = found.value;
+    const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
+    let places = bases;
+    if (!inside(gitDir, places) || !inside(commonDir, places)) places = [...bases, ...(await this.#gitDirsOf(bases))];
+    const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
+    if (outside === undefined) return ok(workTree);
+    this.#ctx.log.info(`refused ${label}: its repository's ${outside} is outside every exposed place`);
+    return err(
+      toolError(
+        "invalid_params",
+        `repo path ${label} is a repository whose files are at ${outside}, outside every exposed place`,
+        "Its .git file or core.worktree points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
+      ),
+    );
+  }
+
+  /** The git dirs and common dirs of the repositories whose work trees are exposed places themselves. */
+  async #gitDirsOf(bases: readonly string[]): Promise<string[]> {
+    const dirs: string[] = [];
+    for (const base of bases) {
+      const found = await discoverRepositoryCached(base, this.#ctx.files);
+      if (found.ok && found.value.workTree === base) {
+        dirs.push(found.value.gitDir, found.value.commonDir);
+      }
+    }
+    return dirs;
   }
 
   async #open(path: string, label: string): Promise<Result<string>> {

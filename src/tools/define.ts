@@ -1,6 +1,6 @@
 import type * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import type { Result } from "../core/result.ts";
+import type { ServiceContext } from "../services/services.ts";
 
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */
 export type ToolGroup = "local" | "github" | "jira";
@@ -12,10 +12,28 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/** What a handler gets besides its arguments: the cancellation of the MCP request it serves. */
+/**
+ * What a handler gets besides its arguments: the cancellation of the MCP request it serves, and
+ * the other enabled tools, for a tool that composes them.
+ */
 export interface CallInfo {
   signal: AbortSignal;
+  /** Set by the registry; absent only when a test calls a handler by itself. */
+  invoke?: ToolInvoker;
 }
+
+/** A tool's arguments as a caller writes them, plus the `repo` selector the wire layer adds. */
+export type InvokeArgs<I extends v.GenericSchema> = v.InferInput<I> & { repo?: string };
+
+/**
+ * Runs another tool with the same validation, repository selection and output check as a
+ * `tools/call`, typed by its declaration: the result is the tool's output schema, so a prompt or
+ * resource reads it without casts. `null` when the tool's group is turned off (`--disable`).
+ */
+export type ToolInvoker = <I extends v.GenericSchema, O extends v.GenericSchema>(
+  tool: ToolDefinition<I, O>,
+  args: InvokeArgs<I>,
+) => Promise<Result<v.InferOutput<O>> | null>;
 
 /**
  * One tool, declared once: everything the wire layer publishes (name, title, description,
@@ -38,14 +56,15 @@ export interface ToolDefinition<
    * `owner` argument present, `repo` is left to the handler (GitHub's owner/repo pair).
    */
   repoScoped?: boolean;
-  handler: (args: v.InferOutput<I>, ctx: Context, call: CallInfo) => Promise<Result<v.InferOutput<O>>>;
+  // Method syntax on purpose: it lets a ToolDefinition<I, O> stand in a list of ToolDefinition.
+  handler(args: v.InferOutput<I>, ctx: ServiceContext, call: CallInfo): Promise<Result<v.InferOutput<O>>>;
 }
 
-/** Keeps the generic link between a tool's schemas and its handler while erasing it for the registry. */
+/** Declares a tool, keeping the link between its schemas and its handler for typed invocation. */
 export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema>(
   tool: ToolDefinition<I, O>,
-): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+): ToolDefinition<I, O> {
+  return tool;
 }
 
 export const LOCAL_ANNOTATIONS: ToolAnnotations = {

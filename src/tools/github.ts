@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { connectGitHub } from "../github/client.ts";
 import { resolvePrNumber } from "../github/default-pr.ts";
 import { getPullRequest } from "../github/get-pull-request.ts";
 import { guessHeadFromClone } from "../github/head-guess.ts";
@@ -9,6 +7,7 @@ import { listPullRequests } from "../github/list-pull-requests.ts";
 import { getPrStatus } from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
+import type { ServiceContext } from "../services/services.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { unpublished } from "./params.ts";
 
@@ -159,12 +158,12 @@ const PullRequestListSchema = v.object({
 // Shared steps
 
 /** Resolves the repository and connects to its GitHub host: the first steps of every tool here. */
-async function openCall(ctx: Context, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
+async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
   const target = await resolveTarget(ctx, args);
   if (!target.ok) return target;
-  const connection = await connectGitHub(ctx, target.value.host);
+  const connection = await ctx.github(target.value.host);
   if (!connection.ok) return err(connection.error);
-  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now });
+  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,11 +188,11 @@ const getPullRequestTool = defineTool({
   },
 });
 
-const getPrStatusTool = defineTool({
+export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR (as get_pull_request), every review, check run and commit status, and a summary: standing reviews, check counts, verdict.",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR, every review, check and status, and a summary with a merge verdict.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
@@ -216,7 +215,7 @@ const listPullRequestsTool = defineTool({
   name: "list_pull_requests",
   title: "GitHub pull requests",
   description:
-    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body). Narrow with state, head=<branch> (a branch's PR) or base; has_more: raise limit.",
+    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body). Narrow with head=<branch> (a branch's PR) or base; has_more: raise limit.",
   group: "github",
   input: v.object({
     state: v.optional(

@@ -3,7 +3,7 @@ import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readHead } from "../git/head.ts";
-import { getJiraClient, type JiraClient, type JiraClientOptions } from "../jira/client.ts";
+import type { JiraClient, JiraClientOptions } from "../jira/client.ts";
 import {
   FULL_DESCRIPTION_CHARS,
   ISSUE_FIELDS,
@@ -21,6 +21,7 @@ import {
 } from "../jira/jql.ts";
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { openWorkspace } from "../repo/workspace.ts";
+import type { ServiceContext } from "../services/services.ts";
 import { loadState } from "../twig/state.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { unpublished } from "./params.ts";
@@ -83,8 +84,8 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
   return ok(key);
 }
 
-async function clientAndDeployment(ctx: Context, call: CallInfo, options: JiraClientOptions | undefined) {
-  const client = await getJiraClient(ctx, options);
+async function clientAndDeployment(ctx: ServiceContext, call: CallInfo, options: JiraClientOptions | undefined) {
+  const client = await ctx.jira(options);
   if (!client.ok) return client;
   const deployment = await client.value.deployment(call.signal);
   if (!deployment.ok) return deployment;
@@ -119,7 +120,7 @@ const ProjectKeySchema = v.pipe(
 );
 
 /** The Jira tools; `options` tune the HTTP client (tests shorten retry waits). */
-export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
+export function createJiraTools(options?: JiraClientOptions) {
   const getJiraIssue = defineTool({
     name: "get_jira_issue",
     title: "Jira issue",
@@ -145,7 +146,7 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
           );
         }
       }
-      const client = await getJiraClient(ctx, options);
+      const client = await ctx.jira(options);
       if (!client.ok) return client;
       let key = explicit;
       if (key === null) {
@@ -166,7 +167,7 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
     title: "List Jira issues",
     description:
       "List Jira issues for a project with optional status and assignee filters, most recently updated first, " +
-      "each as get_jira_issue returns it with a shortened description. Narrow with status or assignee; has_more: raise limit.",
+      "each as get_jira_issue returns it with a shortened description. has_more: raise limit.",
     group: "jira",
     input: v.object({
       project: ProjectKeySchema,
@@ -227,7 +228,11 @@ export function createJiraTools(options?: JiraClientOptions): ToolDefinition[] {
     },
   });
 
-  return [getJiraIssue, listJiraIssues];
+  const tools: [typeof getJiraIssue, typeof listJiraIssues] = [getJiraIssue, listJiraIssues];
+  return tools;
 }
 
-export const jiraTools: ToolDefinition[] = createJiraTools();
+const [getJiraIssueTool, listJiraIssuesTool] = createJiraTools();
+
+export { getJiraIssueTool };
+export const jiraTools: ToolDefinition[] = [getJiraIssueTool, listJiraIssuesTool];

@@ -34,7 +34,7 @@ const branchNotTracked = (branch: string) =>
     "Use `list_branches` to see tracked branches.",
   );
 
-const getCurrentBranch = defineTool({
+export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",
   title: "Current branch",
   description: "Get the current git branch name and its linked Jira issue and GitHub PR",
@@ -71,11 +71,10 @@ const getCurrentBranch = defineTool({
   },
 });
 
-const getBranchMetadata = defineTool({
+export const getBranchMetadataTool = defineTool({
   name: "get_branch_metadata",
   title: "Branch metadata",
-  description:
-    "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig. For a branch other than the current one.",
+  description: "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig.",
   group: "local",
   input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch name to look up.")) }),
   output: BranchRecordSchema,
@@ -90,11 +89,11 @@ const getBranchMetadata = defineTool({
   },
 });
 
-const getBranchStack = defineTool({
+export const getBranchStackTool = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
   description:
-    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it. Shows what a branch is stacked on.",
+    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
@@ -142,11 +141,11 @@ function isKnownToTwig(state: TwigState, branch: string): boolean {
   );
 }
 
-const getBranchTree = defineTool({
+export const getBranchTreeTool = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
-    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes. Use to see how stacks relate; `branch` draws one subtree.",
+    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
@@ -202,11 +201,11 @@ const getBranchTree = defineTool({
   },
 });
 
-const listBranches = defineTool({
+export const listBranchesTool = defineTool({
   name: "list_branches",
   title: "Tracked branches",
   description:
-    "List all twig-tracked branches in the current repository with their Jira issue, PR number and parent branch, sorted by name. Use to find a branch by Jira key or PR; for one branch, get_branch_metadata.",
+    "List all twig-tracked branches in the current repository with their Jira issue, PR number and parent branch, sorted by name. For one branch, use get_branch_metadata.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({ branches: v.array(BranchRecordSchema) }),
@@ -285,11 +284,11 @@ const WorktreeSchema = v.object({
   ),
 });
 
-const getWorktrees = defineTool({
+export const getWorktreesTool = defineTool({
   name: "get_worktrees",
   title: "Worktrees",
   description:
-    "Get the worktrees of the current repository (name, path, branch): twig's records merged with git's linked worktrees; `source` shows stale records. Use to find where a branch is checked out.",
+    "Get the worktrees of the current repository (name, path, branch): twig's records merged with git's linked worktrees; `source` shows stale records.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({ worktrees: v.array(WorktreeSchema) }),
@@ -356,11 +355,11 @@ function trimmedPath(path: string): string {
 }
 
 export const localTools: ToolDefinition[] = [
-  getBranchMetadata,
-  getBranchStack,
-  getBranchTree,
-  getCurrentBranch,
-  getWorktrees,
-  listBranches,
+  getBranchMetadataTool,
+  getBranchStackTool,
+  getBranchTreeTool,
+  getCurrentBranchTool,
+  getWorktreesTool,
+  listBranchesTool,
   listRepositories,
 ];

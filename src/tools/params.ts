@@ -16,6 +16,9 @@ export const BranchNameSchema = v.pipe(
 
 export const NoParamsSchema = v.object({});
 
+/** The `repo` selector of repository-scoped tools and of prompts. */
+export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path.";
+
 /** The marker {@link unpublished} leaves in a converted JSON Schema for the wire layer to act on. */
 export const UNPUBLISHED = "unpublished";
 

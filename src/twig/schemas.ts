@@ -59,15 +59,36 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** `worktrees[0].path: Invalid type: Expected string but received 42` */
+/**
+ * `worktrees[0].path: expected string`: where the first issue is and what was expected, never the
+ * value received. valibot's own messages end in `but received <value>`, and the value may be a
+ * secret (a state file can be a symlink to a credentials file, a server can echo a token), so
+ * such a message is replaced; a schema's own message, which names no received value, is kept.
+ */
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ""): string {
   const first = issues[0];
   if (!first) return "invalid";
   const path = (first.path ?? [])
-    .map((item) => (typeof item.key === "number" ? `[${item.key}]` : `.${String(item.key)}`))
+    .map((item) => (typeof item.key === "number" ? `[${item.key}]` : `.${pathKey(item.key)}`))
     .join("");
   const where = `${prefix}${path}`.replace(/^\./, "");
-  return where ? `${where}: ${first.message}` : first.message;
+  const message = first.message.includes(first.received) ? withoutReceived(first) : first.message;
+  return where ? `${where}: ${message}` : message;
+}
+
+/** valibot's `Invalid <what>: Expected <x> but received <value>`, less the value. */
+function withoutReceived(issue: v.BaseIssue<unknown>): string {
+  const label = /^Invalid [a-z ]{1,30}(?=:)/.exec(issue.message)?.[0] ?? "Invalid value";
+  return issue.expected === null ? label : `${label}: expected ${clipped(issue.expected, 80)}`;
+}
+
+/** Object keys are received text too: shown short and without control characters. */
+function pathKey(key: unknown): string {
+  return clipped(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
+}
+
+function clipped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /**

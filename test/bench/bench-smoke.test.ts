@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,9 @@ import { growthExponent, median, percentile, summarize } from "../../bench/lib/s
 import { formatBytes, formatMarkdownTable, formatMs, formatRatio, formatTable } from "../../bench/lib/table.ts";
 import { outOfReach, type TargetResult, targetLines, targetSummary } from "../../bench/lib/targets.ts";
 import { binaryPath } from "../support/binary.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 /** The bench's pure helpers, its repository generator and floors, and its network set-up; no timings are asserted here. */
 
@@ -238,8 +241,7 @@ describe("network figures", () => {
     rmSync(outside, { recursive: true, force: true });
   });
 
-  // Structural, not timed: with 100 ms per request, two requests one after the other cannot take
-  // less than 200 ms, and one round of parallel requests takes well under that.
+  // Structural, not timed: how many of a call's requests the fake GitHub had in flight at once.
   test("get_pr_status from the PR's pushed branch asks everything at once; by number, in two rounds", async () => {
     const latencyMs = 100;
     const figures = await measureNetwork({
@@ -251,13 +253,15 @@ describe("network figures", () => {
       sessions: 1,
     });
     const [byNumber, pushed] = figures.github;
+    // By number: the PR first, then its three lists together. From the pushed branch: all four at once.
     expect(byNumber?.firstRequests).toBe(4);
-    expect(byNumber?.firstMs).toBeGreaterThanOrEqual(2 * latencyMs);
+    expect(byNumber?.firstConcurrency).toBe(3);
     expect(pushed?.firstRequests).toBe(4);
-    expect(pushed?.firstMs).toBeLessThan(2 * latencyMs);
-    // Repeated, both know the head: one round, and GitHub answers every request 304.
+    expect(pushed?.firstConcurrency).toBe(4);
+    // Repeated, both know the head: one round of four, and GitHub answers every request 304.
     for (const call of figures.github) {
-      expect(call.repeatMs).toBeLessThan(2 * latencyMs);
+      expect(call.maxConcurrency).toBe(4);
+      expect(call.repeatRequests).toBe(4);
       expect(call.repeatNotModified).toBe(4);
     }
     expect(figures.jira.firstRequests).toBe(2);

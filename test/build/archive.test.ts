@@ -1,9 +1,12 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tarGz, zip } from "../../src/packaging/archive.ts";
 import { parseChecksums, renderChecksums, sha256 } from "../../src/packaging/checksums.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-archive-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

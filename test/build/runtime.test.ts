@@ -1,4 +1,4 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,9 @@ import pkg from "../../package.json" with { type: "json" };
 import { tarGz } from "../../src/packaging/archive.ts";
 import { fetchRuntime } from "../../src/packaging/runtime.ts";
 import { hostIsMusl, hostTarget, type Target } from "../../src/packaging/targets.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-runtime-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -68,6 +68,15 @@ describe("subcommands", () => {
     });
   });
 
+  test("demo, with --keep", () => {
+    expect(parseArgs(["demo"])).toEqual({ ok: true, value: { command: "demo", ...common, keep: false } });
+    expect(parseArgs(["demo", "--keep", "-v"])).toEqual({
+      ok: true,
+      value: { command: "demo", ...common, verbosity: 1, keep: true },
+    });
+    expect(parseArgs(["demo", "--help"])).toEqual({ ok: true, value: { command: "help", topic: "demo" } });
+  });
+
   test("--help after a command, and `help <command>`, ask for that command's help", () => {
     expect(parseArgs(["doctor", "--help"])).toEqual({ ok: true, value: { command: "help", topic: "doctor" } });
     expect(parseArgs(["config", "-h", "nonsense"])).toEqual({ ok: true, value: { command: "help", topic: "config" } });
@@ -91,6 +100,9 @@ describe("subcommands", () => {
     [["config", "cursor", "--write=yes"], "--write takes no value"],
     [["config", "cursor", "--file"], "--file needs a value: twig-mcp config --file PATH"],
     [["help", "doctr"], "Did you mean 'twig-mcp doctor'?"],
+    [["dmeo"], "Did you mean 'twig-mcp demo'?"],
+    [["demo", "--repo", "/r"], "'twig-mcp demo' builds its own sample repository and takes no --repo"],
+    [["demo", "extra"], "takes no arguments, got 'extra'"],
   ])("%p is a usage error that says what to type", (argv, advice) => {
     const result = parseArgs(argv);
     expect(result.ok).toBe(false);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import {
   existsSync,
   lstatSync,
@@ -15,6 +15,9 @@ import { mergeServerEntry } from "../../src/cli/config/merge.ts";
 import { binaryPath } from "../support/binary.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", "configs", name), "utf8");
 
@@ -150,11 +153,12 @@ describe("Claude Code", () => {
   test("--write edits the project's .mcp.json at the repository root, from any subdirectory", async () => {
     const sub = repo.path("src", "deep");
     mkdirSync(sub, { recursive: true });
-    const result = await twigMcp(["config", "claude-code", "--write"], sub);
+    const result = await twigMcp(["config", "claude-code", "--write", "--command", binary], sub);
     expect(result.code).toBe(0);
     expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({
       mcpServers: { twig: { type: "stdio", command: binary, args: [] } },
     });
+    expect(result.stderr).not.toContain("Note:");
   });
 
   test("--write --scope user is refused: ~/.claude.json belongs to Claude Code", async () => {
@@ -186,6 +190,83 @@ describe("printing", () => {
     const result = await twigMcp(["config", "cursor", "--repo", home.home]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`--repo ${home.home}: No git repository found`);
+  });
+});
+
+describe("project files are shared through git, so they get a portable command", () => {
+  /** A PATH holding only the named programs (empty scripts), so which one is found is up to the test. */
+  function pathWith(...programs: string[]): string {
+    const dir = join(home.home, `path-${programs.join("-") || "empty"}`);
+    mkdirSync(dir, { recursive: true });
+    for (const program of programs) writeFileSync(join(dir, program), "#!/bin/sh\n", { mode: 0o755 });
+    return dir;
+  }
+
+  async function writeProject(client: string, path: string) {
+    const proc = Bun.spawn([binary, "config", client, "--write", "--scope", "project"], {
+      cwd: repo.root,
+      env: { ...home.env, PATH: path },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    return { stderr, code };
+  }
+
+  test.each([
+    [["twig-mcp", "bun"], "twig-mcp", []],
+    [["bun"], "bunx", ["twig-mcp"]],
+    [[], "npx", ["-y", "twig-mcp"]],
+  ] as const)("with %p on PATH: %s %p, and a note saying the path was not used", async (programs, command, args) => {
+    rmIfExists(repo.path(".cursor", "mcp.json"));
+    const result = await writeProject("cursor", pathWith(...programs));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(readFileSync(repo.path(".cursor", "mcp.json"), "utf8")).mcpServers.twig).toEqual({
+      command,
+      args: [...args],
+    });
+    expect(result.stderr).toContain(
+      `Note: project files are shared through git, so the entry runs '${[command, ...args].join(" ")}' rather than this executable's path (${binary})`,
+    );
+  });
+
+  test("the user scope keeps the absolute path", async () => {
+    const result = await twigMcp(["config", "cursor"]);
+    expect(JSON.parse(result.stdout).mcpServers.twig.command).toBe(binary);
+    expect(result.stderr).not.toContain("Note:");
+  });
+});
+
+describe("--write again respects what the user set", () => {
+  const path = () => join(home.home, ".cursor", "mcp.json");
+  const entry = () => JSON.parse(readFileSync(path(), "utf8")).mcpServers.twig;
+
+  test("no --repo/--disable keeps the entry's server args and says so; new flags replace them and say what changed", async () => {
+    place(
+      path(),
+      '{\n  "mcpServers": {\n    "twig": { "command": "/old/twig-mcp", "args": ["--repo", "/src/shop", "-v"], "env": { "JIRA_HOST": "acme.atlassian.net" } }\n  }\n}\n',
+    );
+    const again = await twigMcp(["config", "cursor", "--write"]);
+    expect(again.code).toBe(0);
+    expect(entry()).toEqual({
+      command: binary,
+      args: ["--repo", "/src/shop", "-v"],
+      env: { JIRA_HOST: "acme.atlassian.net" },
+    });
+    expect(again.stderr).toContain(`  command was /old/twig-mcp, now ${binary}\n`);
+    expect(again.stderr).toContain(
+      "  kept the server arguments already there: --repo /src/shop -v (pass --repo or --disable to replace them)\n",
+    );
+
+    const same = await twigMcp(["config", "cursor", "--write"]);
+    expect(same.stderr).toContain("nothing to change");
+    expect(same.stderr).toContain("kept the server arguments already there: --repo /src/shop -v");
+
+    const replaced = await twigMcp(["config", "cursor", "--write", "--disable", "jira"]);
+    expect(replaced.code).toBe(0);
+    expect(entry().args).toEqual(["--disable", "jira"]);
+    expect(replaced.stderr).toContain("  server arguments were --repo /src/shop -v, now --disable jira\n");
+    expect(replaced.stderr).not.toContain("command was");
   });
 });
 

@@ -4,11 +4,14 @@
  * `node_modules/.bin` on PATH. They check that what `twig-mcp config` prints is what the client
  * accepts, and that `tools`/`call` agree with what a client sees.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { realpathSync } from "node:fs";
 import { binaryPath } from "../support/binary.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const claude = Bun.which("claude");
 const inspector = Bun.which("mcp-inspector");

@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { runBinary } from "../support/binary.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 let home: HermeticHome;
 let repo: GitRepo;
@@ -39,6 +42,9 @@ describe("twig-mcp tools", () => {
     expect(stdout).toMatch(
       /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR$/m,
     );
+    expect(stdout).toMatch(
+      /^get_branch_context +local +Start here: the current branch, its stack, and its PR and Jira status in one call\.$/m,
+    );
     expect(stdout).toMatch(/^list_pull_requests +github +/m);
     expect(stdout).toMatch(/^get_jira_issue +jira +/m);
   });
@@ -46,7 +52,7 @@ describe("twig-mcp tools", () => {
   test("--disable removes a group", async () => {
     const { stdout } = await twigMcp(["tools", "--disable", "github", "--disable", "jira"]);
     expect(stdout).not.toMatch(/ (github|jira) /);
-    expect(stdout.trimEnd().split("\n")).toHaveLength(7);
+    expect(stdout.trimEnd().split("\n")).toHaveLength(8);
   });
 
   test("--json is exactly what tools/list publishes", async () => {

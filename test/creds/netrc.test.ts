@@ -1,10 +1,13 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { findNetrcEntry, lookupNetrc, parseNetrc } from "../../src/creds/netrc.ts";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const lookup = (text: string, machine: string) => findNetrcEntry(parseNetrc(text), machine);
 

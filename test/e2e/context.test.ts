@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,11 +6,15 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { checkRunPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
+import { checkRunPayload, reviewPayload } from "../support/fake-github.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
 import { gitOrThrow } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const TOKEN = "ghp_contexttesttoken0000000000000000000";
 let home: HermeticHome;
@@ -170,10 +174,9 @@ describe("prompts without credentials (upstream's exact text)", () => {
 });
 
 describe("prompts with GitHub configured", () => {
-  let fake: FakeGitHub;
+  const fake = useFakeGitHub({ token: TOKEN, resetAfterEach: false });
   let server: RunningServer;
   beforeAll(async () => {
-    fake = await FakeGitHub.start({ token: TOKEN });
     fake.addPull({
       owner: "octo",
       repo: "shop",
@@ -202,7 +205,6 @@ describe("prompts with GitHub configured", () => {
   });
   afterAll(async () => {
     await server.close();
-    await fake.stop();
   });
 
   test("stack-status adds each linked PR's state, reviews and CI after the local sections", async () => {
@@ -303,12 +305,15 @@ describe("subscriptions", () => {
   test("updates after a checkout and after a state change; none after unsubscribing", async () => {
     const server = await startServer({ cwd: repo, env: home.env });
     const updates: string[] = [];
+    let arrived = () => {};
     server.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       updates.push(n.params.uri);
+      arrived();
     });
+    /** Resolves once `predicate` holds, checked after every update notification. */
     const waitFor = async (predicate: () => boolean) => {
-      for (let i = 0; i < 100 && !predicate(); i++) await Bun.sleep(20);
-      return predicate();
+      while (!predicate()) await new Promise<void>((resolve) => (arrived = resolve));
+      return true;
     };
     try {
       await server.client.subscribeResource({ uri: "twig://repo/tree" });
@@ -316,7 +321,11 @@ describe("subscriptions", () => {
 
       git(repo, "checkout", "-q", "main");
       expect(await waitFor(() => updates.includes("twig://repo/tree"))).toBe(true);
-      await Bun.sleep(250);
+      // A second HEAD change, awaited, is the barrier: an update for branches caused by the first
+      // would have come with or before the first tree update, long before this one.
+      const treeUpdates = updates.filter((uri) => uri === "twig://repo/tree").length;
+      git(repo, "checkout", "-q", "feature/auth-ui");
+      await waitFor(() => updates.filter((uri) => uri === "twig://repo/tree").length > treeUpdates);
       expect(updates).not.toContain("twig://repo/branches");
 
       updates.length = 0;
@@ -326,13 +335,20 @@ describe("subscriptions", () => {
       ).toBe(true);
 
       await server.client.unsubscribeResource({ uri: "twig://repo/tree" });
+      // Updates sent before the server took the unsubscription arrived before its answer (stdout is
+      // ordered); none can follow it.
       await server.client.unsubscribeResource({ uri: "twig://repo/branches" });
-      await Bun.sleep(200);
       updates.length = 0;
       git(repo, "branch", "after-unsubscribe");
       writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
-      await Bun.sleep(400);
-      expect(updates).toEqual([]);
+      // Barrier: subscribe to the tree again and wait for an update from a fresh change. Nothing
+      // for branches may have arrived, and nothing at all before the new subscription.
+      const before = [...updates];
+      await server.client.subscribeResource({ uri: "twig://repo/tree" });
+      git(repo, "checkout", "-q", "main");
+      await waitFor(() => updates.includes("twig://repo/tree"));
+      expect(before).toEqual([]);
+      expect(updates).not.toContain("twig://repo/branches");
     } finally {
       git(repo, "checkout", "-q", "feature/auth-ui");
       await server.close();
@@ -372,12 +388,12 @@ describe("feature switches and logging", () => {
     });
     try {
       await server.client.setLoggingLevel("error");
+      // A log message is written before the answer of the call that caused it (stdout is ordered),
+      // so once the answer is in, any message from this call is too.
       await server.call("get_current_branch");
-      await Bun.sleep(100);
       expect(messages).toEqual([]);
       await server.client.setLoggingLevel("warning");
       await server.call("get_current_branch");
-      for (let i = 0; i < 50 && messages.length === 0; i++) await Bun.sleep(20);
       expect(messages[0]?.level).toBe("warning");
       expect(String(messages[0]?.data)).toContain("Failed to parse state file");
     } finally {

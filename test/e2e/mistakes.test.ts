@@ -144,7 +144,7 @@ describe("an unknown tool", () => {
         .catch((e) => e)) as McpError;
       expect(failure.code).toBe(-32602);
       expect(failure.message).not.toContain("get_pull_request");
-      expect(failure.message).toContain("Enabled tools: get_branch_metadata,");
+      expect(failure.message).toContain("Enabled tools: get_branch_context, get_branch_metadata,");
       const hostile = (await local.client
         .callTool({ name: `\u001b[2J${"n".repeat(10_000)}`, arguments: {} })
         .catch((e) => e)) as McpError;

@@ -1,11 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { twigJson } from "../support/fixtures.ts";
 import { gitOrThrow } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { startServer } from "../support/mcp-harness.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 let home: HermeticHome;
 let root: string;
@@ -94,11 +97,9 @@ describe("choosing the repository", () => {
       const repos = await server.call("list_repositories");
       expect((repos.structured as { default_repository: string }).default_repository).toBe(stranger);
       await server.setRoots([beta]);
-      await Bun.sleep(200);
       expect(branchOf((await server.call("get_current_branch")).structured)).toBe("beta-main");
       // A root makes its repository selectable by path even though twig has not registered it.
       await server.setRoots([stranger, alpha]);
-      await Bun.sleep(200);
       expect(branchOf((await server.call("get_current_branch", { repo: alpha })).structured)).toBe("alpha-main");
     } finally {
       await server.close();
@@ -109,6 +110,70 @@ describe("choosing the repository", () => {
     const server = await startServer({ cwd: outside, env: home.env, roots: [stranger], args: ["--repo", beta] });
     try {
       expect(branchOf((await server.call("get_current_branch")).structured)).toBe("beta-main");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("nested repositories that point outside the exposed places (issue 19.3)", () => {
+  /** A directory inside alpha (the default repository), made fresh for one case. */
+  function insideAlpha(name: string): string {
+    const dir = join(alpha, "vendor", name);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  function expectRefused(result: { envelope: { error?: { code: string; message: string } } }, outsideDir: string) {
+    expect(result.envelope.error?.code).toBe("invalid_params");
+    expect(result.envelope.error?.message).toContain(outsideDir);
+  }
+
+  test("a .git file, a .git symlink or a core.worktree naming another repository is refused; the outside branch is never served", async () => {
+    const gitfile = insideAlpha("gitfile");
+    writeFileSync(join(gitfile, ".git"), `gitdir: ${join(stranger, ".git")}\n`);
+    const linked = insideAlpha("linked");
+    symlinkSync(join(stranger, ".git"), join(linked, ".git"));
+    const worktreeElsewhere = insideAlpha("worktree-elsewhere");
+    git(worktreeElsewhere, "init", "-q", "-b", "inner-main");
+    git(worktreeElsewhere, "config", "core.worktree", stranger);
+    const server = await startServer({ cwd: alpha, env: home.env });
+    try {
+      for (const dir of [gitfile, linked]) {
+        const refused = await server.call("list_branches", { repo: dir });
+        expectRefused(refused, join(stranger, ".git"));
+        expect(refused.text).not.toContain("stranger-main");
+      }
+      const moved = await server.call("get_current_branch", { repo: worktreeElsewhere });
+      expectRefused(moved, stranger);
+      // The repository they sit in is still served.
+      expect(branchOf((await server.call("get_current_branch", { repo: alpha })).structured)).toBe("alpha-main");
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a linked worktree counts as inside when its git dir lies in an exposed repository's common dir", async () => {
+    git(alpha, "worktree", "add", "-q", "-b", "alpha-feature", join(alpha, "vendor", "alpha-wt"));
+    git(stranger, "worktree", "add", "-q", "-b", "stranger-feature", join(alpha, "vendor", "stranger-wt"));
+    const server = await startServer({ cwd: alpha, env: home.env });
+    try {
+      const own = await server.call("get_current_branch", { repo: join(alpha, "vendor", "alpha-wt") });
+      expect(branchOf(own.structured)).toBe("alpha-feature");
+      const foreign = await server.call("get_current_branch", { repo: join(alpha, "vendor", "stranger-wt") });
+      expectRefused(foreign, join(stranger, ".git"));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("started in a linked worktree whose repository lies elsewhere, that worktree can still be named by path", async () => {
+    const worktree = join(root, "beta-wt");
+    git(beta, "worktree", "add", "-q", "-b", "beta-feature", worktree);
+    const server = await startServer({ cwd: worktree, env: home.env });
+    try {
+      const named = await server.call("get_current_branch", { repo: realpathSync(worktree) });
+      expect(branchOf(named.structured)).toBe("beta-feature");
     } finally {
       await server.close();
     }

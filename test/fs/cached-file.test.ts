@@ -2,6 +2,7 @@ import { afterEach, describe, expect, setSystemTime, spyOn, test } from "bun:tes
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as boundedRead from "../../src/fs/bounded-read.ts";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import * as localFs from "../../src/fs/local-fs.ts";
 import { readLooseRef } from "../../src/git/loose-ref.ts";
@@ -37,7 +38,7 @@ describe("CachedFileReader", () => {
   test("a file changed moments ago is read again, and parsed again only when its bytes differ", async () => {
     const path = tempFile("state.json", '{"n":1}');
     const files = new CachedFileReader();
-    const reads = spyOn(localFs, "readBytes");
+    const reads = spyOn(boundedRead, "readBounded");
     spies.push(reads);
     let parses = 0;
     const parse = (bytes: Uint8Array) => {
@@ -68,7 +69,7 @@ describe("CachedFileReader", () => {
     const files = new CachedFileReader(256, () => Date.now() + HOUR);
     const parse = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
     await files.read(path, "text", parse);
-    const reads = spyOn(localFs, "readBytes");
+    const reads = spyOn(boundedRead, "readBounded");
     spies.push(reads);
     expect(await files.read(path, "text", parse)).toEqual({ kind: "found", value: '{"pr":123}' });
     expect(reads).not.toHaveBeenCalled();
@@ -93,7 +94,7 @@ describe("readLooseRef's cache of recent refs", () => {
     const path = tempFile("feature", `${OID_A}\n`);
     setSystemTime(new Date(Date.now() + HOUR));
     await readLooseRef(path);
-    const reads = spyOn(localFs, "readBytes");
+    const reads = spyOn(boundedRead, "readBounded");
     spies.push(reads);
     expect(await readLooseRef(path)).toEqual({ kind: "found", value: { kind: "oid", oid: OID_A } });
     expect(reads).not.toHaveBeenCalled();

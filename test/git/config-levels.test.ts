@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Env } from "../../src/core/context.ts";
@@ -10,6 +10,9 @@ import { remoteUrls } from "../../src/git/remotes.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 import { gitEnv, makeRepo } from "../support/git-repo.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const HOME = "/home/alice";
 const paths = (env: Env, platform: NodeJS.Platform = "linux") => userConfigPaths({ env, home: HOME, platform });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { wildmatch } from "../../src/git/wildmatch.ts";
+import { MAX_PATTERN_CHARS, wildmatch } from "../../src/git/wildmatch.ts";
 
 describe("wildmatch with WM_PATHNAME (includeIf patterns)", () => {
   const cases: Array<[pattern: string, text: string, matches: boolean]> = [
@@ -39,5 +39,34 @@ describe("wildmatch with WM_PATHNAME (includeIf patterns)", () => {
   test("ignoring case only when asked (gitdir/i:)", () => {
     expect(wildmatch("/HOME/**", "/home/x", true)).toBe(true);
     expect(wildmatch("/HOME/**", "/home/x")).toBe(false);
+  });
+
+  test("more cases that the step machine must agree with git on", () => {
+    expect(wildmatch("**/**/x", "x")).toBe(true);
+    expect(wildmatch("**/**/x", "a/b/x")).toBe(true);
+    expect(wildmatch("a/**/**/b", "a/b")).toBe(true);
+    expect(wildmatch("a/**/b", "a/xb")).toBe(false);
+    expect(wildmatch("*", "")).toBe(true);
+    expect(wildmatch("a*", "a/")).toBe(false);
+    expect(wildmatch("**", "a/b/c")).toBe(true);
+    expect(wildmatch("a**", "a/b")).toBe(false);
+    expect(wildmatch("[!a]", "/")).toBe(false);
+    expect(wildmatch("[A-C]x", "bX", true)).toBe(true);
+    expect(wildmatch("f\u00e9*", "f\u00e9e")).toBe(true);
+    expect(wildmatch("?", "\u{1F600}")).toBe(true);
+  });
+
+  test("a star-heavy pattern against a long name answers instead of backtracking (includeIf onbranch:*a*a*a…b)", () => {
+    const pattern = `${"*a".repeat(40)}b`;
+    const name = "a".repeat(4000);
+    expect(wildmatch(pattern, name)).toBe(false);
+    expect(wildmatch(pattern, `${name}b`)).toBe(true);
+    const dirs = `${"**/".repeat(200)}x`;
+    expect(wildmatch(dirs, `${"d/".repeat(2000)}y`)).toBe(false);
+  });
+
+  test("a pattern over the length belt never matches", () => {
+    expect(wildmatch("a".repeat(MAX_PATTERN_CHARS), "a".repeat(MAX_PATTERN_CHARS))).toBe(true);
+    expect(wildmatch("*".repeat(MAX_PATTERN_CHARS + 1), "a")).toBe(false);
   });
 });

@@ -1,19 +1,22 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { realpathSync } from "node:fs";
-import { checkRunPayload, commitStatusPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
+import { checkRunPayload, commitStatusPayload, reviewPayload } from "../support/fake-github.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { cleanupTemp, makeRepo, stateWith, TOKEN } from "./helpers.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 /** The GitHub tools through the compiled binary and the SDK's MCP client, against the fake API. */
 describe("GitHub tools end to end", () => {
-  let fake: FakeGitHub;
+  const fake = useFakeGitHub({ token: TOKEN, resetAfterEach: false });
   let home: HermeticHome;
   let server: RunningServer;
   const sha = "c".repeat(40);
 
   beforeAll(async () => {
-    fake = await FakeGitHub.start({ token: TOKEN });
     fake.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui", headSha: sha, title: "Auth UI" });
     fake.addPull({ owner: "octo", repo: "shop", number: 44, state: "closed" });
     const data = fake.repo("octo", "shop");
@@ -45,7 +48,6 @@ describe("GitHub tools end to end", () => {
 
   afterAll(async () => {
     await server?.close();
-    await fake?.stop();
     home?.cleanup();
     cleanupTemp();
   });

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
-import { FakeGitHub } from "../support/fake-github.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import {
   callTool,
   cleanupTemp,
@@ -14,24 +14,11 @@ import {
   tool,
 } from "./helpers.ts";
 
-let fake: FakeGitHub;
-
-beforeAll(async () => {
-  fake = await FakeGitHub.start({ token: TOKEN });
-});
-afterAll(async () => {
-  await fake.stop();
-  cleanupTemp();
-});
-afterEach(async () => {
-  await fake.settled();
-  fake.reset();
-  fake.repos.clear();
-  fake.latencyMs = 0;
-});
+const fake = useFakeGitHub({ token: TOKEN });
+afterAll(cleanupTemp);
 
 function env(extra: Record<string, string> = {}) {
-  return { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN, ...extra };
+  return { ...fake.env(), ...extra };
 }
 
 describe("get_pull_request", () => {
@@ -160,10 +147,9 @@ describe("get_pull_request", () => {
     const a = makeContext({ env: env() });
     expectOk(await callTool("get_pull_request", { pr_number: 10, owner: "octo", repo: "r" }, a.ctx));
     fake.token = "other-token-value";
-    const b = makeContext({ env: env({ GH_TOKEN: "other-token-value" }) });
-    // Same process-wide memo would be needed to share; simulate by reusing a's memo.
-    b.ctx.memo = a.ctx.memo;
-    expectOk(await callTool("get_pull_request", { pr_number: 10, owner: "octo", repo: "r" }, b.ctx));
+    // The same process's clients (and ETag cache), another token.
+    const b = { ...a.ctx, env: env({ GH_TOKEN: "other-token-value" }) };
+    expectOk(await callTool("get_pull_request", { pr_number: 10, owner: "octo", repo: "r" }, b));
     expect(fake.requests[1]?.headers["if-none-match"]).toBeUndefined();
     fake.token = TOKEN;
   });

@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Context, Env } from "../../src/core/context.ts";
+import type { Env } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { err, ok, type Result } from "../../src/core/result.ts";
+import type { ServiceContext as Context } from "../../src/services/services.ts";
 import type { CallInfo, ToolDefinition } from "../../src/tools/define.ts";
 import { githubTools } from "../../src/tools/github.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";

@@ -1,27 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
-import { FakeGitHub, type PullOptions, pullRequestPayload } from "../support/fake-github.ts";
+import { type PullOptions, pullRequestPayload } from "../support/fake-github.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { callTool, cleanupTemp, expectErr, expectOk, makeContext, makeRepo, TOKEN, tool } from "./helpers.ts";
 
-let fake: FakeGitHub;
-
-beforeAll(async () => {
-  fake = await FakeGitHub.start({ token: TOKEN });
-});
-afterAll(async () => {
-  await fake.stop();
-  cleanupTemp();
-});
-afterEach(async () => {
-  await fake.settled();
-  fake.reset();
-  fake.repos.clear();
-  fake.latencyMs = 0;
-});
+const fake = useFakeGitHub({ token: TOKEN });
+afterAll(cleanupTemp);
 
 function context() {
-  return makeContext({ env: { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN } });
+  return makeContext({ env: fake.env() });
 }
 
 function seed(count: number, options: (n: number) => Partial<PullOptions> = () => ({})) {
@@ -136,7 +124,7 @@ describe("list_pull_requests", () => {
   test("uses the origin remote of the current repository", async () => {
     seed(1);
     const repo = makeRepo({ remotes: [["origin", "https://github.com/octo/r.git"]] });
-    const { ctx } = makeContext({ env: { GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN }, repo: ok(repo) });
+    const { ctx } = makeContext({ env: fake.env(), repo: ok(repo) });
     const data = expectOk(await callTool("list_pull_requests", {}, ctx));
     expect((data.pull_requests as unknown[]).length).toBe(1);
     expect(fake.requests[0]?.path).toBe("/repos/octo/r/pulls");

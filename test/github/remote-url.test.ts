@@ -1,6 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import { displayRemoteUrl, parseRemoteUrl } from "../../src/github/remote-url.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 describe("parseRemoteUrl", () => {
   const cases: Array<[string, { host: string; owner: string; repo: string } | null]> = [
@@ -118,6 +121,17 @@ describe("displayRemoteUrl", () => {
   test("drops user-info that may carry a token", () => {
     expect(displayRemoteUrl("https://x-access-token:ghs_secret@github.com/o/r.git")).toBe("https://github.com/o/r.git");
     expect(displayRemoteUrl("https://ghp_secret@github.com/o/r")).toBe("https://github.com/o/r");
-    expect(displayRemoteUrl("git@github.com:o/r.git")).toBe("git@github.com:o/r.git");
+    // As git prints them (transport_anonymize_url): every user-info goes, scp form included.
+    expect(displayRemoteUrl("git@github.com:o/r.git")).toBe("github.com:o/r.git");
+  });
+
+  test("a password holding # or ?, and scp-form user:pass, are redacted as git redacts them", () => {
+    expect(displayRemoteUrl("https://me:pa#ss?wd@github.com/o/r.git")).toBe("https://github.com/o/r.git");
+    expect(displayRemoteUrl("me:ghp_secret@github.com:o/r.git")).toBe("github.com:o/r.git");
+    expect(displayRemoteUrl("ssh://me:s#cret@example.com:2222/o/r")).toBe("ssh://example.com:2222/o/r");
+    // An @ in the path is not user-info; local paths are shown as they are.
+    expect(displayRemoteUrl("https://github.com/o/r@v1")).toBe("https://github.com/o/r@v1");
+    expect(displayRemoteUrl("/srv/git/me@home/r.git")).toBe("/srv/git/me@home/r.git");
+    expect(displayRemoteUrl("https://t\u001b]52;c;x\u0007@github.com/o/r")).toBe("https://github.com/o/r");
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The retry and rate-limit hook on a real Octokit talking to a real HTTP server on 127.0.0.1:
- * attempts are counted and timed where they arrive.
+ * attempts are counted where they arrive, and the waits between them are read from the timers the
+ * hook sets, never from a clock, so a busy machine cannot change the outcome.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Octokit } from "@octokit/rest";
@@ -12,39 +13,93 @@ import { startDroppingServer } from "../support/fake-github.ts";
 
 type Answer = (request: Request) => Response | Promise<Response>;
 
-interface Arrival {
-  at: number;
-  /** When the answer was sent; `Infinity` while it is pending. */
-  end: number;
-}
-
 const ok: Answer = () => Response.json({ ok: true });
 let answers: Answer[] = [];
 let fallback: Answer = ok;
-let arrivals: Arrival[] = [];
+/** Requests as they arrive (their paths); a test empties it to count afresh. */
+let arrivals: string[] = [];
+let inFlight = 0;
+/** Most requests the server was answering at once since the last reset. */
+let peakInFlight = 0;
+let arrivalWaiters: Array<() => void> = [];
 let server: ReturnType<typeof Bun.serve>;
+
+/** Resolves once `count` requests have arrived since `arrivals` was last emptied. */
+function arrived(count = 1): Promise<void> {
+  if (arrivals.length >= count) return Promise.resolve();
+  return new Promise((resolve) => {
+    const check = () => {
+      if (arrivals.length < count) return false;
+      resolve();
+      return true;
+    };
+    arrivalWaiters.push(() => void check());
+  });
+}
+
+/** Answers held until released (or until the test ends), so a request stays in flight for as long as a test needs. */
+const releases: Array<() => void> = [];
+function held(answer: Answer = ok): Answer {
+  return async (request) => {
+    await new Promise<void>((resolve) => releases.push(resolve));
+    return answer(request);
+  };
+}
+function releaseHeld(): void {
+  for (const release of releases.splice(0)) release();
+}
 
 beforeAll(() => {
   server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
-      const arrival = { at: performance.now(), end: Number.POSITIVE_INFINITY };
-      arrivals.push(arrival);
+      arrivals.push(new URL(request.url).pathname);
+      inFlight++;
+      peakInFlight = Math.max(peakInFlight, inFlight);
+      for (const waiter of arrivalWaiters) waiter();
       try {
         return await (answers.shift() ?? fallback)(request);
       } finally {
-        arrival.end = performance.now();
+        inFlight--;
       }
     },
   });
 });
 afterAll(() => server.stop(true));
 afterEach(() => {
+  releaseHeld();
   answers = [];
   fallback = ok;
   arrivals = [];
+  arrivalWaiters = [];
+  peakInFlight = 0;
 });
+
+/**
+ * The delays of the timers set while `run` runs (timers still fire as usual): the hook waits with
+ * `setTimeout`, so this is what it chose to wait, whatever the machine's load did to the clock.
+ */
+async function timerDelays<T>(
+  run: (timerSet: (ms: number) => Promise<void>) => Promise<T>,
+): Promise<{ result: T; delays: number[] }> {
+  const original = globalThis.setTimeout;
+  const delays: number[] = [];
+  const waiters: Array<{ ms: number; resolve: () => void }> = [];
+  globalThis.setTimeout = ((handler: () => void, ms?: number, ...rest: unknown[]) => {
+    delays.push(ms ?? 0);
+    for (const waiter of waiters.filter((w) => w.ms === ms)) waiter.resolve();
+    return original(handler, ms, ...rest);
+  }) as typeof setTimeout;
+  // Resolves once a timer of `ms` has been set: the moment the hook starts a wait.
+  const timerSet = (ms: number) =>
+    delays.includes(ms) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ ms, resolve }));
+  try {
+    return { result: await run(timerSet), delays };
+  } finally {
+    globalThis.setTimeout = original;
+  }
+}
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => {
   return () => Response.json(body, { status, headers });
@@ -110,24 +165,15 @@ async function failure(promise: Promise<unknown>): Promise<{ status?: number; na
   throw new Error("expected the request to fail");
 }
 
-/** Most of this test's requests the server was answering at once. */
-function maxInFlight(): number {
-  return Math.max(0, ...arrivals.map((a) => arrivals.filter((b) => b.at <= a.at && a.at < b.end).length));
-}
-
-const gaps = () => arrivals.slice(1).map((arrival, i) => arrival.at - (arrivals[i] as Arrival).at);
-
 describe("server errors and failed connections", () => {
   test("a 5xx is retried after n² × retryDelayMs, then the answer is returned", async () => {
     answers = [serverError, json(502, { message: "Bad Gateway" })];
     const { get } = client({ retries: 2, retryDelayMs: 40 });
-    const response = await get();
+    const { result: response, delays } = await timerDelays(() => get());
     expect(response.status).toBe(200);
     expect(arrivals).toHaveLength(3);
-    const [first, second] = gaps() as [number, number];
-    expect(first).toBeGreaterThanOrEqual(39);
-    expect(first).toBeLessThan(160);
-    expect(second).toBeGreaterThanOrEqual(159);
+    // 1² × 40 before the second attempt, 2² × 40 before the third (the request timeouts are 2000).
+    expect(delays.filter((ms) => ms !== 2000)).toEqual([40, 160]);
   });
 
   test("a persistent 5xx is tried 1 + retries times, and the last error is thrown", async () => {
@@ -162,10 +208,7 @@ describe("server errors and failed connections", () => {
   });
 
   test("a timeout is thrown at once, not retried", async () => {
-    fallback = async () => {
-      await Bun.sleep(300);
-      return Response.json({});
-    };
+    fallback = held();
     const error = await failure(client({ retries: 3, timeoutMs: 50 }).get());
     expect(error).toBeInstanceOf(RequestAborted);
     expect((error as RequestAborted).reason).toBe("timeout");
@@ -177,10 +220,11 @@ describe("rate limits", () => {
   test("an exhausted primary limit is waited out once, until a second after the reset", async () => {
     answers = [primaryLimit(2)];
     const { get, logs } = client({ rateLimitSecondMs: 20 });
-    expect((await get()).status).toBe(200);
+    const { result, delays } = await timerDelays(() => get());
+    expect(result.status).toBe(200);
     expect(arrivals).toHaveLength(2);
     // 2 s to the reset plus 1 s, at 20 ms a second.
-    expect(gaps()[0]).toBeGreaterThanOrEqual(59);
+    expect(delays).toContain(60);
     expect(logs.join("")).toContain("GitHub primary rate limit on GET /repos/{owner}/{repo}: retrying once in 3 s");
   });
 
@@ -207,9 +251,10 @@ describe("rate limits", () => {
   test("a secondary limit is waited out for its Retry-After, once", async () => {
     answers = [json(429, SECONDARY, { "retry-after": "3" })];
     const { get, logs } = client({ rateLimitSecondMs: 20 });
-    expect((await get()).status).toBe(200);
+    const { result, delays } = await timerDelays(() => get());
+    expect(result.status).toBe(200);
     expect(arrivals).toHaveLength(2);
-    expect(gaps()[0]).toBeGreaterThanOrEqual(59);
+    expect(delays).toContain(60);
     expect(logs.join("")).toContain("GitHub secondary rate limit on GET /repos/{owner}/{repo}: retrying once in 3 s");
 
     arrivals = [];
@@ -248,29 +293,30 @@ describe("cancellation", () => {
   test("cancelling during a retry back-off ends the wait at once, without another attempt", async () => {
     fallback = serverError;
     const controller = new AbortController();
-    const { get } = client({ retries: 2, retryDelayMs: 5000 });
-    const started = performance.now();
-    const pending = failure(get(controller.signal));
-    while (arrivals.length === 0) await Bun.sleep(5);
-    controller.abort();
-    const error = await pending;
-    expect(performance.now() - started).toBeLessThan(1000);
+    // A back-off of ten minutes: only the cancellation can end this call within the test's limit.
+    const { get } = client({ retries: 2, retryDelayMs: 600_000 });
+    const { result: error } = await timerDelays(async (timerSet) => {
+      const pending = failure(get(controller.signal));
+      await timerSet(600_000);
+      controller.abort();
+      return pending;
+    });
     expect(error).toBeInstanceOf(RequestAborted);
     expect((error as RequestAborted).reason).toBe("cancelled");
-    await Bun.sleep(50);
     expect(arrivals).toHaveLength(1);
   });
 
   test("cancelling during a rate-limit wait ends it at once", async () => {
     fallback = primaryLimit(3);
     const controller = new AbortController();
-    const { get } = client({ rateLimitSecondMs: 1000 });
-    const started = performance.now();
-    const pending = failure(get(controller.signal));
-    while (arrivals.length === 0) await Bun.sleep(5);
-    controller.abort();
-    const error = await pending;
-    expect(performance.now() - started).toBeLessThan(1000);
+    // 4 s to wait at ten minutes a second: only the cancellation can end it within the test's limit.
+    const { get } = client({ rateLimitSecondMs: 600_000 });
+    const { result: error } = await timerDelays(async (timerSet) => {
+      const pending = failure(get(controller.signal));
+      await timerSet(4 * 600_000);
+      controller.abort();
+      return pending;
+    });
     expect((error as RequestAborted).reason).toBe("cancelled");
     expect(arrivals).toHaveLength(1);
   });
@@ -302,37 +348,42 @@ describe("scheduling", () => {
   });
 
   test("requests beyond the in-flight cap wait for a slot, and all are answered", async () => {
-    fallback = async () => {
-      await Bun.sleep(30);
-      return Response.json({ ok: true });
-    };
+    fallback = held();
     const { get } = client({ maxInFlight: 2 });
     // A second burst finds the slots exactly as the first left them.
     for (let burst = 0; burst < 2; burst++) {
       arrivals = [];
-      const responses = await Promise.all(Array.from({ length: 6 }, () => get()));
-      expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      peakInFlight = 0;
+      const responses = Promise.all(Array.from({ length: 6 }, () => get()));
+      // Answered two at a time: each pair is held until both of its requests are in.
+      for (let pair = 1; pair <= 3; pair++) {
+        await arrived(2 * pair);
+        expect(inFlight).toBe(2);
+        releaseHeld();
+      }
+      expect((await responses).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
       expect(arrivals).toHaveLength(6);
-      expect(maxInFlight()).toBe(2);
+      expect(peakInFlight).toBe(2);
     }
   });
 
   test("a request cancelled while waiting for a slot is never sent and frees nothing it did not hold", async () => {
-    fallback = async () => {
-      await Bun.sleep(60);
-      return Response.json({ ok: true });
-    };
+    fallback = held();
     const { get } = client({ maxInFlight: 1 });
     const controller = new AbortController();
     const first = get();
     const queued = failure(get(controller.signal));
     const third = get();
-    await Bun.sleep(10);
+    // The first holds the only slot (its answer is held), so the second is still queued.
+    await arrived(1);
     controller.abort();
     expect((await queued).name).toBe("AbortError");
+    releaseHeld();
     expect((await first).status).toBe(200);
+    await arrived(2);
+    releaseHeld();
     expect((await third).status).toBe(200);
     expect(arrivals).toHaveLength(2);
-    expect(maxInFlight()).toBe(1);
+    expect(peakInFlight).toBe(1);
   });
 });

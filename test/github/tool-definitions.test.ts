@@ -4,7 +4,8 @@ import * as v from "valibot";
 import { jsonSchemaOf, outputSchemaOf } from "../../src/mcp/json-schema.ts";
 import { REMOTE_ANNOTATIONS } from "../../src/tools/define.ts";
 import { githubTools } from "../../src/tools/github.ts";
-import { checkRunPayload, commitStatusPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
+import { checkRunPayload, commitStatusPayload, reviewPayload } from "../support/fake-github.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { callTool, cleanupTemp, expectOk, makeContext, TOKEN, tool } from "./helpers.ts";
 
 const UPSTREAM_DESCRIPTIONS: Record<string, string> = {
@@ -65,12 +66,9 @@ describe("GitHub tool definitions", () => {
 });
 
 describe("results validate against the published outputSchema (as a strict client checks)", () => {
-  let fake: FakeGitHub;
-  beforeAll(async () => {
-    fake = await FakeGitHub.start({ token: TOKEN });
-  });
+  const fake = useFakeGitHub({ token: TOKEN, resetAfterEach: false });
+  beforeAll(async () => {});
   afterAll(async () => {
-    await fake.stop();
     cleanupTemp();
   });
 

@@ -9,8 +9,8 @@
  * literals decode back to exactly what was passed.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { FakeGitHub } from "../support/fake-github.ts";
 import { FakeJira, type JqlToken, lexJql, USERS } from "../support/fake-jira.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer, type RpcResponse, toolResult } from "./support/raw-server.ts";
 import { contentReads, readTrace, SYSTEM_READS, straceWrapper, writes } from "./support/strace.ts";
 import { makeWorld, type World } from "./support/world.ts";
@@ -87,12 +87,13 @@ const tool =
   ];
 
 const TOOL_PARAMS: Param[] = [
-  ...["get_branch_metadata", "get_branch_stack", "get_branch_tree"].map((name) => ({
+  ...["get_branch_metadata", "get_branch_stack", "get_branch_tree", "get_branch_context"].map((name) => ({
     label: `${name}.branch`,
     request: tool(name, {}, "branch"),
     codes: ["invalid_params", "not_found"],
   })),
   ...[
+    "get_branch_context",
     "get_branch_metadata",
     "get_branch_stack",
     "get_branch_tree",
@@ -217,14 +218,13 @@ function encodeOrRaw(value: unknown): string {
 }
 
 let world: World;
-let github: FakeGitHub;
+const github = useFakeGitHub({ token: GH_TOKEN, resetAfterEach: false });
 let jira: FakeJira;
 let server: RawServer;
 let trace: { wrapper: string[]; output: string } | null;
 const answered: Array<{ label: string; value: unknown; response: RpcResponse }> = [];
 
 beforeAll(async () => {
-  github = await FakeGitHub.start({ token: GH_TOKEN });
   github.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui" });
   jira = FakeJira.start({ deployment: "cloud", projects: ["SHOP"] });
   jira.addIssues({ key: "SHOP-123", summary: "Checkout", status: "In Progress", assignee: USERS.alice });
@@ -242,7 +242,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await github?.stop();
   await jira?.stop();
   world?.cleanup();
 });

@@ -4,9 +4,10 @@
  * neither when the server runs in that directory nor when `--repo` points at it.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FakeGitHub } from "../support/fake-github.ts";
+import { runBinary } from "../support/binary.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer } from "./support/raw-server.ts";
 import { makeWorld, type World } from "./support/world.ts";
 
@@ -16,11 +17,10 @@ setDefaultTimeout(30_000);
 const INJECTED = "ghp_injectedFromDotEnv000000000000000";
 
 let world: World;
-let github: FakeGitHub;
+const github = useFakeGitHub({ resetAfterEach: false });
 let marker: string;
 
 beforeAll(async () => {
-  github = await FakeGitHub.start();
   github.addPull({ owner: "octo", repo: "shop", number: 43 });
   world = makeWorld();
   marker = join(world.repo.sandbox, "preload-ran");
@@ -64,7 +64,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await github?.stop();
   world?.cleanup();
 });
 
@@ -95,5 +94,43 @@ describe.each([
     }
     expect(github.requests).toHaveLength(0);
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+/**
+ * The environment is trusted (docs/security.md, "Environment switches"): the Bun runtime reads some
+ * variables natively before any twig-mcp code runs, and no build option turns them off. This pins
+ * the list the docs give, so that a Bun upgrade that changes it fails here and the docs are updated.
+ */
+describe("Bun variables the compiled binary honours (documented in docs/security.md)", () => {
+  const scratch = () => {
+    const dir = join(world.repo.sandbox, `env-${crypto.randomUUID()}`);
+    mkdirSync(dir);
+    return dir;
+  };
+
+  test("BUN_BE_BUN=1 turns it into the bun CLI", async () => {
+    const run = await runBinary(["--version"], { cwd: scratch(), env: { ...world.env, BUN_BE_BUN: "1" } });
+    expect(run.stdout.trim()).toBe(Bun.version);
+  });
+
+  test("BUN_OPTIONS --preload runs a script; NODE_OPTIONS --require does not", async () => {
+    const dir = scratch();
+    const preload = join(dir, "preload.js");
+    writeFileSync(preload, `require("node:fs").writeFileSync(${JSON.stringify(join(dir, "ran"))}, "x");\n`);
+    await runBinary(["--version"], { cwd: dir, env: { ...world.env, NODE_OPTIONS: `--require ${preload}` } });
+    expect(existsSync(join(dir, "ran"))).toBe(false);
+    await runBinary(["--version"], { cwd: dir, env: { ...world.env, BUN_OPTIONS: `--preload ${preload}` } });
+    expect(existsSync(join(dir, "ran"))).toBe(true);
+  });
+
+  test("BUN_BYTECODE_ORDER_OUT makes it write its bytecode profile", async () => {
+    const dir = scratch();
+    const run = await runBinary(["--version"], {
+      cwd: dir,
+      env: { ...world.env, BUN_BYTECODE_ORDER_OUT: join(dir, "order") },
+    });
+    expect(run.stdout).toStartWith("twig-mcp ");
+    expect(existsSync(join(dir, "order"))).toBe(true);
   });
 });

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { EtagCache } from "../../src/github/etag-cache.ts";
-import { FakeGitHub } from "../support/fake-github.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer, type RpcResponse } from "./support/raw-server.ts";
 import { makeWorld, type World } from "./support/world.ts";
 
@@ -17,11 +17,10 @@ setDefaultTimeout(30_000);
 const TOKEN = "ghp_loadTOKEN000000000000000000000000";
 
 let world: World;
-let github: FakeGitHub;
+const github = useFakeGitHub({ token: TOKEN, latencyMs: 5, resetAfterEach: false });
 let jira: FakeJira;
 
 beforeAll(async () => {
-  github = await FakeGitHub.start({ token: TOKEN, latencyMs: 5 });
   github.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui" });
   github.addPull({ owner: "octo", repo: "shop", number: 42, head: "feature/auth" });
   jira = FakeJira.start({ deployment: "cloud", latencyMs: 5 });
@@ -36,7 +35,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await github?.stop();
   await jira?.stop();
   world?.cleanup();
 });

@@ -4,7 +4,7 @@
  * round-trips. They add to the example-based tests beside each module (test/git, test/github,
  * test/creds, test/jira, test/twig) rather than repeating them.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join, normalize, posix, relative } from "node:path";
 import fc from "fast-check";
 import { findNetrcEntry, type NetrcEntry, parseNetrc } from "../../src/creds/netrc.ts";
@@ -17,6 +17,9 @@ import { parseRegistryBytes } from "../../src/twig/registry.ts";
 import { parseStateBytes } from "../../src/twig/state.ts";
 import { lexJql } from "../support/fake-jira.ts";
 import { makeSandbox, runGit, type Sandbox } from "../support/git-repo.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const anyString = fc.oneof(
   fc.string({ unit: "binary", maxLength: 80 }),

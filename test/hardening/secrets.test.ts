@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runBinary } from "../support/binary.ts";
-import { FakeGitHub } from "../support/fake-github.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { FaultProxy, HTML_ERROR_PAGE, type ProxiedRequest } from "../support/fault-proxy.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer } from "./support/raw-server.ts";
 import { makeWorld, type World } from "./support/world.ts";
 
@@ -55,13 +55,12 @@ function expectNoSecret(where: string, text: string): void {
 }
 
 let world: World;
-let github: FakeGitHub;
+const github = useFakeGitHub({ resetAfterEach: false });
 let jira: FakeJira;
 let ghProxy: FaultProxy;
 let jiraProxy: FaultProxy;
 
 beforeAll(async () => {
-  github = await FakeGitHub.start();
   github.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui" });
   github.addPull({ owner: "octo", repo: "shop", number: 42, head: "feature/auth" });
   jira = FakeJira.start({ deployment: "server" });
@@ -97,7 +96,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ghProxy?.stop();
   await jiraProxy?.stop();
-  await github?.stop();
   await jira?.stop();
   world?.cleanup();
 });
@@ -160,6 +158,8 @@ test("no result, error, log line or log notification carries a secret, at -vvv w
       ["list_pull_requests", { state: "all" }],
       ["get_jira_issue", { issue_key: "SHOP-123" }],
       ["list_jira_issues", { project: "SHOP", assignee: "me" }],
+      ["get_branch_context", {}],
+      ["get_branch_context", { branch: "feature/auth-ui" }],
     ];
     for (const [name, args] of calls) await server.call(name, args);
     for (let i = 0; i < 4; i++) {

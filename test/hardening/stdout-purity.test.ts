@@ -59,13 +59,7 @@ test.each([[[]], [["-v"]], [["-vv"]], [["-vvv"]], [["-vvvvv", "--disable", "gith
       server.send({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
       server.write("this is not json\n[]\n");
       await server.request("ping");
-      for (
-        let i = 0;
-        i < 100 && !server.notifications.some((n) => n.method === "notifications/resources/updated");
-        i++
-      ) {
-        await Bun.sleep(10);
-      }
+      await server.until(() => server.notifications.some((n) => n.method === "notifications/resources/updated"));
       await server.request("resources/unsubscribe", { uri: "twig://repo/tree" });
     } finally {
       expect(await server.close()).toBe(0);

@@ -1,7 +1,10 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import { adfToText } from "../../src/jira/adf.ts";
 import { RICH_ADF, RICH_ADF_TEXT } from "./fixtures/rich-adf.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const doc = (...content: unknown[]) => ({ version: 1, type: "doc", content });
 const p = (...content: unknown[]) => ({ type: "paragraph", content });

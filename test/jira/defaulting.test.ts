@@ -1,15 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Context } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { err, ok, type Result } from "../../src/core/result.ts";
+import type { ServiceContext as Context } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { jiraTools } from "../../src/tools/jira.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL, type JiraTestContext, jiraContext, never } from "./helpers.ts";
+
+// These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
 
 let fake: FakeJira;
 let scratch: string;

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Context } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { err, type Result } from "../../src/core/result.ts";
 import type { JiraClientOptions } from "../../src/jira/client.ts";
+import type { ServiceContext as Context } from "../../src/services/services.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 

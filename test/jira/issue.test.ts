@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import * as v from "valibot";
 import {
@@ -8,6 +8,9 @@ import {
   toJiraIssue,
   truncate,
 } from "../../src/jira/issue.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 const payload = (fields: Record<string, unknown>) =>
   v.parse(JiraIssuePayloadSchema, {

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import {
   assigneeFilter,
@@ -8,6 +8,9 @@ import {
   quoteJqlString,
 } from "../../src/jira/jql.ts";
 import { type JqlToken, lexJql } from "../support/fake-jira.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 /** Strings biased towards everything that could end or bend a JQL literal. */
 const hostile = fc.oneof(

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import type { Context } from "../../src/core/context.ts";
 import { ok, type Result } from "../../src/core/result.ts";
 import { REPO_PARAM_DESCRIPTION, ToolRegistry } from "../../src/mcp/tool-registry.ts";
+import type { ServiceContext as Context } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { createJiraTools, jiraTools } from "../../src/tools/jira.ts";
 import { type FakeDeployment, type FakeIssue, FakeJira, USERS } from "../support/fake-jira.ts";
@@ -455,8 +455,10 @@ describe("errors common to both tools", () => {
     const fake = fakes.datacenter;
     fake.fail({ path: /\/issue\//, respond: "hang" });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    const result = await call("get_jira_issue", { issue_key: "SHOP-1" }, contextFor(fake), controller.signal);
+    const answer = call("get_jira_issue", { issue_key: "SHOP-1" }, contextFor(fake), controller.signal);
+    await fake.awaitRequest(/\/issue\//);
+    controller.abort();
+    const result = await answer;
     expect(!result.ok && result.error.message).toContain("cancelled");
   });
 

@@ -1,7 +1,10 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import { wikiToText } from "../../src/jira/wiki.ts";
 import { RICH_WIKI, RICH_WIKI_TEXT } from "./fixtures/rich-wiki.ts";
+
+// Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
+setDefaultTimeout(60_000);
 
 describe("wikiToText", () => {
   test("rich description: headings, emphasis, lists, code, quotes, tables, links, mentions, images", () => {

@@ -14,11 +14,13 @@ function connect(options: { maxMessageBytes?: number } = {}) {
   const stdout = new PassThrough();
   const lines: string[] = [];
   let partial = "";
+  let lineArrived = () => {};
   stdout.on("data", (chunk: Buffer) => {
     partial += chunk.toString("utf8");
     const parts = partial.split("\n");
     partial = parts.pop() ?? "";
     lines.push(...parts);
+    lineArrived();
   });
   const ctx = createTestContext({
     home: "/nonexistent",
@@ -29,16 +31,23 @@ function connect(options: { maxMessageBytes?: number } = {}) {
   const transport = new StdioServerTransport(stdin, stdout, options);
   const errors: string[] = [];
   let closed = 0;
+  let onClosed = () => {};
+  const whenClosed = new Promise<void>((resolve) => {
+    onClosed = resolve;
+  });
   server.onerror = (error) => errors.push(error.message);
-  server.onclose = () => closed++;
+  server.onclose = () => {
+    closed++;
+    onClosed();
+  };
   const ready = connectServer(transport);
   const responses = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   /** Waits until `count` lines have arrived. */
   const until = async (count: number) => {
-    for (let i = 0; i < 200 && lines.length < count; i++) await Bun.sleep(2);
+    while (lines.length < count) await new Promise<void>((resolve) => (lineArrived = resolve));
     return responses();
   };
-  return { stdin, stdout, lines, errors, until, ready, transport, closed: () => closed, server };
+  return { stdin, stdout, lines, errors, until, ready, transport, closed: () => closed, whenClosed, server };
 }
 
 let open: ReturnType<typeof connect>[] = [];
@@ -244,13 +253,13 @@ describe("StdioServerTransport", () => {
     const a = session();
     await a.ready;
     a.stdin.end();
-    for (let i = 0; i < 100 && a.closed() === 0; i++) await Bun.sleep(2);
+    await a.whenClosed;
     expect(a.closed()).toBe(1);
 
     const b = session();
     await b.ready;
     b.stdout.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
-    for (let i = 0; i < 100 && b.closed() === 0; i++) await Bun.sleep(2);
+    await b.whenClosed;
     expect(b.closed()).toBe(1);
     await b.transport.send({ jsonrpc: "2.0", id: 1, result: {} });
   });

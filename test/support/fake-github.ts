@@ -34,6 +34,11 @@ export interface FakeResponse {
   headers?: Record<string, string>;
   /** Extra delay for this response, on top of the server-wide latency. */
   delayMs?: number;
+  /**
+   * Held until `release()` (or `reset()`): the request stays in flight for as long as the test
+   * needs, so "the call returned before the answer came" is an order of events, not a timing.
+   */
+  held?: boolean;
 }
 
 export type RouteHandler = (request: FakeRequest) => FakeResponse | Promise<FakeResponse>;
@@ -229,6 +234,8 @@ export class FakeGitHub {
   #inFlight = 0;
   #lastArrival = 0;
   #maxInFlight = 0;
+  #held: Array<() => void> = [];
+  #arrivals: Array<{ path: string | RegExp; resolve: (request: RecordedRequest) => void }> = [];
 
   constructor(options: FakeGitHubOptions = {}) {
     this.latencyMs = options.latencyMs ?? 0;
@@ -239,8 +246,18 @@ export class FakeGitHub {
 
   static async start(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
     const fake = new FakeGitHub(options);
-    fake.#server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => fake.#handle(request) });
+    await fake.listen();
     return fake;
+  }
+
+  /** Starts serving on a free port of 127.0.0.1 (for a fake made with `new`). */
+  async listen(): Promise<void> {
+    this.#server ??= Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => this.#handle(request) });
+  }
+
+  /** The environment that points the server at this fake, with `token` as `GH_TOKEN` when given. */
+  env(token = this.token): Record<string, string> {
+    return { GITHUB_API_URL: this.url, ...(token === undefined ? {} : { GH_TOKEN: token }) };
   }
 
   get url(): string {
@@ -267,7 +284,23 @@ export class FakeGitHub {
     while (performance.now() - this.#lastArrival < quietMs) await Bun.sleep(quietMs);
   }
 
+  /** Lets every held answer go. */
+  release(): void {
+    for (const release of this.#held.splice(0)) release();
+  }
+
+  /**
+   * Resolves with the first recorded request to `path` (exact or pattern) as soon as it arrives,
+   * or at once when one already has: the event a test waits for instead of sleeping.
+   */
+  awaitRequest(path: string | RegExp): Promise<RecordedRequest> {
+    const seen = this.requestsTo(path)[0];
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.#arrivals.push({ path, resolve }));
+  }
+
   reset(): void {
+    this.release();
     this.requests.length = 0;
     this.#injections.length = 0;
     this.#maxInFlight = 0;
@@ -310,7 +343,7 @@ export class FakeGitHub {
   }
 
   requestsTo(path: string | RegExp): RecordedRequest[] {
-    return this.requests.filter((r) => (typeof path === "string" ? r.path === path : path.test(r.path)));
+    return this.requests.filter((r) => matches(path, r.path));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -335,6 +368,10 @@ export class FakeGitHub {
       finishedAt: 0,
     };
     this.requests.push(record);
+    for (const waiter of this.#arrivals.filter((w) => matches(w.path, record.path))) {
+      this.#arrivals.splice(this.#arrivals.indexOf(waiter), 1);
+      waiter.resolve(record);
+    }
     try {
       const response = await this.#respond(request, url);
       record.status = response.status;
@@ -361,6 +398,7 @@ export class FakeGitHub {
     } else {
       result = await this.#route(request, url);
     }
+    if (result.held) await new Promise<void>((resolve) => this.#held.push(resolve));
     const delay = this.latencyMs + (result.delayMs ?? 0);
     if (delay > 0) await Bun.sleep(delay);
     return this.#toResponse(request, result);
@@ -480,6 +518,10 @@ export class FakeGitHub {
       }));
     });
   }
+}
+
+function matches(pattern: string | RegExp, path: string): boolean {
+  return typeof pattern === "string" ? pattern === path : pattern.test(path);
 }
 
 export function notFound(): FakeResponse {

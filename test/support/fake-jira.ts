@@ -100,7 +100,13 @@ export class FakeJira {
   readonly issues = new Map<string, FakeIssue>();
   readonly options: FakeJiraOptions;
   latencyMs: number;
+  /**
+   * While set, every response waits for this promise first: a test holds the server's answers
+   * until it has done what must happen while a request is in flight.
+   */
+  hold: Promise<unknown> | null = null;
   #faults: ArmedFault[] = [];
+  #arrivals: Array<{ path: string | RegExp; resolve: (request: RecordedRequest) => void }> = [];
   #server: ReturnType<typeof Bun.serve> | null = null;
 
   private constructor(options: FakeJiraOptions) {
@@ -136,6 +142,16 @@ export class FakeJira {
   fail(fault: Fault): this {
     this.#faults.push({ ...fault, remaining: fault.times ?? 1 });
     return this;
+  }
+
+  /**
+   * Resolves with the first request to `path` (exact or pattern), as soon as it arrives, or at once
+   * when one has already been recorded. The event a test waits for instead of sleeping.
+   */
+  awaitRequest(path: string | RegExp): Promise<RecordedRequest> {
+    const seen = this.requests.find((r) => matchesPath(path, r.path));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.#arrivals.push({ path, resolve }));
   }
 
   clearFaults(): void {
@@ -175,7 +191,12 @@ export class FakeJira {
       body,
     };
     this.requests.push(recorded);
+    for (const waiter of this.#arrivals.filter((w) => matchesPath(w.path, recorded.path))) {
+      this.#arrivals.splice(this.#arrivals.indexOf(waiter), 1);
+      waiter.resolve(recorded);
+    }
 
+    if (this.hold) await this.hold;
     if (this.latencyMs > 0) await Bun.sleep(this.latencyMs);
     const fault = this.#takeFault(recorded);
     if (fault) {
@@ -207,10 +228,7 @@ export class FakeJira {
     for (const fault of this.#faults) {
       if (fault.remaining <= 0) continue;
       if (fault.method !== undefined && fault.method !== request.method) continue;
-      if (fault.path !== undefined) {
-        const matches = typeof fault.path === "string" ? fault.path === request.path : fault.path.test(request.path);
-        if (!matches) continue;
-      }
+      if (fault.path !== undefined && !matchesPath(fault.path, request.path)) continue;
       fault.remaining--;
       return fault;
     }
@@ -681,4 +699,8 @@ function parseJql(text: string): ParsedJql {
   }
   if (i < tokens.length) throw new Error("unexpected tokens after ORDER BY");
   return { clauses, orderBy };
+}
+
+function matchesPath(pattern: string | RegExp, path: string): boolean {
+  return typeof pattern === "string" ? pattern === path : pattern.test(path);
 }

@@ -85,6 +85,7 @@ export class FaultProxy {
   readonly #rules: Array<FaultRule & { remaining: number }> = [];
   readonly #sockets = new Set<Socket<Connection>>();
   #listener: TCPSocketListener<Connection> | null = null;
+  #watchers: Array<() => boolean> = [];
 
   private constructor(upstream: string | null) {
     this.#upstream = upstream === null ? null : upstream.replace(/\/+$/, "");
@@ -123,6 +124,32 @@ export class FaultProxy {
   reset(): void {
     this.#rules.length = 0;
     this.requests.length = 0;
+  }
+
+  /**
+   * Resolves once `condition` holds, checked now and whenever a request arrives, is answered or is
+   * abandoned by its client: what a test awaits instead of sleeping ("the request is in", "the
+   * client hung up").
+   */
+  until(condition: () => boolean): Promise<void> {
+    if (condition()) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#watchers.push(() => {
+        if (!condition()) return false;
+        resolve();
+        return true;
+      });
+    });
+  }
+
+  /** The first request to `path`, once it has arrived. */
+  async arrival(path: string | RegExp): Promise<ProxiedRequest> {
+    await this.until(() => this.requestsTo(path).length > 0);
+    return this.requestsTo(path)[0] as ProxiedRequest;
+  }
+
+  #changed(): void {
+    this.#watchers = this.#watchers.filter((done) => !done());
   }
 
   requestsTo(path: string | RegExp): ProxiedRequest[] {
@@ -165,6 +192,7 @@ export class FaultProxy {
     };
     state.request = request;
     this.requests.push(request);
+    this.#changed();
     void this.#answer(socket, request, rule?.fault ?? null);
   }
 
@@ -253,6 +281,7 @@ export class FaultProxy {
   #finish(socket: Socket<Connection>, request: ProxiedRequest): void {
     socket.data.done = true;
     request.answeredAt = performance.now();
+    this.#changed();
   }
 
   #onClose(socket: Socket<Connection>): void {
@@ -261,6 +290,7 @@ export class FaultProxy {
     if (state?.request && !state.done) {
       state.done = true;
       state.request.abandonedAt = performance.now();
+      this.#changed();
     }
   }
 }

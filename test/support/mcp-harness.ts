@@ -23,7 +23,7 @@ export interface RunningServer {
   call(name: string, args?: Record<string, unknown>): Promise<ToolCall>;
   stderr(): string;
   close(): Promise<void>;
-  /** Replaces the roots the client reports and tells the server they changed. */
+  /** Replaces the roots the client reports, tells the server they changed, and resolves once it has asked for them. */
   setRoots(directories: string[]): Promise<void>;
 }
 
@@ -50,14 +50,18 @@ export async function startServer(options: {
     stderr += chunk.toString("utf8");
   });
   let roots = options.roots ?? [];
+  // Resolved each time the server asks for the roots: after a list_changed, that request is what
+  // makes the server's next tool calls wait for the new roots.
+  let rootsAsked: () => void = () => {};
   const client = new Client(
     { name: "twig-mcp-tests", version: "0.0.0" },
     options.roots ? { capabilities: { roots: { listChanged: true } } } : {},
   );
   if (options.roots) {
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({
-      roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })),
-    }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      rootsAsked();
+      return { roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })) };
+    });
   }
   await client.connect(transport);
   return {
@@ -77,7 +81,11 @@ export async function startServer(options: {
     close: () => client.close(),
     async setRoots(directories) {
       roots = directories;
+      const asked = new Promise<void>((resolve) => {
+        rootsAsked = resolve;
+      });
       await client.sendRootsListChanged();
+      await asked;
     },
   };
 }

@@ -12,9 +12,11 @@ const ctx = createTestContext({ home: repo.sandbox, dirs: twigDirs({}, "linux", 
 const registry = createToolRegistry(new Set());
 
 async function call(name: string, args: Record<string, unknown> = {}) {
-  const result = await registry.invoke(name, args, ctx, new AbortController().signal);
+  const tool = registry.get(name);
+  if (tool === undefined) throw new Error(`no tool ${name}`);
+  const result = await registry.invoke(tool, args, ctx, new AbortController().signal);
   if (!result?.ok) throw new Error(JSON.stringify(result));
-  return result.value;
+  return result.value as Record<string, unknown>;
 }
 
 function writeState(branches: Record<string, object>, dependencies: Array<[string, string]>) {

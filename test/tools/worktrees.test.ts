@@ -3,6 +3,7 @@ import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { ok } from "../../src/core/result.ts";
+import { getWorktreesTool } from "../../src/tools/local.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 import { makeRepo } from "../support/git-repo.ts";
@@ -16,7 +17,7 @@ async function worktrees(): Promise<unknown> {
     dirs: twigDirs({}, "linux", repo.sandbox),
     repo: ok(repo.root),
   });
-  const result = await createToolRegistry(new Set()).invoke("get_worktrees", {}, ctx, new AbortController().signal);
+  const result = await createToolRegistry(new Set()).invoke(getWorktreesTool, {}, ctx, new AbortController().signal);
   if (!result?.ok) throw new Error(JSON.stringify(result));
   return result.value.worktrees;
 }

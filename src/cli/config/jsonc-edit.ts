@@ -1,3 +1,11 @@
+/**
+ * Where an edit goes and how it is laid out, over jsonc-parser's tree; jsonc-parser applies it.
+ * Its own `modify` is not used to place the text: its formatter re-lays the whole enclosing object
+ * (a one-line or minified file comes back expanded), writes `"args"` one item per line, and puts
+ * the new member before a comment that ends the previous member's line, taking the comment away
+ * from its member. Users' files must keep every byte but the entry (test/cli/config-merge.test.ts).
+ */
+import { applyEdits, type Edit } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 import { findMember, type JsonNode, type Member, type ObjectNode, parseJsonc } from "./jsonc.ts";
 
@@ -32,8 +40,9 @@ export function setJsonValue(text: string, path: readonly string[], value: unkno
   for (let i = 0; i < path.length; i++) {
     const key = path[i] as string;
     const member = findMember(node, key);
-    if (member === undefined) return ok(insertMember(text, node, key, nest(path.slice(i + 1), value), style));
-    if (i === path.length - 1) return ok(replaceValue(text, node, member, value, style));
+    if (member === undefined)
+      return ok(applyEdits(text, insertMember(text, node, key, nest(path.slice(i + 1), value), style)));
+    if (i === path.length - 1) return ok(applyEdits(text, [replaceValue(text, node, member, value, style)]));
     if (member.value.kind !== "object") {
       return err(`"${path.slice(0, i + 1).join(".")}" holds ${describe(member.value)}, not an object`);
     }
@@ -91,25 +100,32 @@ function compactJson(text: string, node: ObjectNode, value: unknown): string {
   return minified ? JSON.stringify(value) : stringify(value, "", "", " ");
 }
 
-function replaceValue(text: string, parent: ObjectNode, member: Member, value: unknown, style: JsonStyle): string {
+function replaceValue(text: string, parent: ObjectNode, member: Member, value: unknown, style: JsonStyle): Edit {
   const rendered = isCompact(text, parent)
     ? compactJson(text, parent, value)
     : stringify(value, style.unit, lineIndent(text, member.keyStart), style.eol);
-  return text.slice(0, member.value.start) + rendered + text.slice(member.value.end);
+  return { offset: member.value.start, length: member.value.end - member.value.start, content: rendered };
 }
 
-function insertMember(text: string, node: ObjectNode, key: string, value: unknown, style: JsonStyle): string {
+function insertMember(text: string, node: ObjectNode, key: string, value: unknown, style: JsonStyle): Edit[] {
   const last = node.members.at(-1);
+  const insert = (offset: number, content: string): Edit => ({ offset, length: 0, content });
   if (last === undefined) {
     const outer = lineIndent(text, node.start);
     const indent = outer + style.unit;
     const member = `${JSON.stringify(key)}: ${stringify(value, style.unit, indent, style.eol)}`;
     const inside = text.slice(node.start + 1, node.end - 1);
     if (inside.trim() === "") {
-      return `${text.slice(0, node.start + 1)}${style.eol}${indent}${member}${style.eol}${outer}${text.slice(node.end - 1)}`;
+      return [
+        {
+          offset: node.start + 1,
+          length: inside.length,
+          content: `${style.eol}${indent}${member}${style.eol}${outer}`,
+        },
+      ];
     }
     // Only comments inside: they stay, after the new member.
-    return `${text.slice(0, node.start + 1)}${style.eol}${indent}${member}${text.slice(node.start + 1)}`;
+    return [insert(node.start + 1, `${style.eol}${indent}${member}`)];
   }
   const trailing = node.trailingComma !== null;
   const anchor = trailing ? (node.trailingComma as number) + 1 : last.value.end;
@@ -117,13 +133,13 @@ function insertMember(text: string, node: ObjectNode, key: string, value: unknow
   if (isCompact(text, node)) {
     const minified = !/\s/.test(text.slice(node.start, node.end));
     const member = `${JSON.stringify(key)}:${minified ? "" : " "}${compactJson(text, node, value)}`;
-    return `${text.slice(0, anchor)}${comma}${minified ? "" : " "}${member}${text.slice(anchor)}`;
+    return [insert(anchor, `${comma}${minified ? "" : " "}${member}`)];
   }
   const indent = lineIndent(text, last.keyStart);
   const member = `${JSON.stringify(key)}: ${stringify(value, style.unit, indent, style.eol)}${trailing ? "," : ""}`;
   // After a comment that ends the last member's line, so the comment stays with its member.
   const at = endOfLine(text, anchor);
-  return `${text.slice(0, anchor)}${comma}${text.slice(anchor, at)}${style.eol}${indent}${member}${text.slice(at)}`;
+  return [insert(anchor, comma), insert(at, `${style.eol}${indent}${member}`)];
 }
 
 /**

@@ -1,9 +1,11 @@
+import { createScanner, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 
 /**
- * A JSON-with-comments document read for editing: every node remembers where it sits in the text,
- * so an edit can replace or insert a few characters and leave the rest byte-identical. Accepts
- * what VS Code's JSONC accepts (`//` and block comments, trailing commas); plain JSON is a subset.
+ * A JSON-with-comments document read for editing (parsed by `jsonc-parser`, as VS Code does): every
+ * node remembers where it sits in the text, so an edit can replace or insert a few characters and
+ * leave the rest byte-identical. `//` and block comments and trailing commas are accepted; plain
+ * JSON is a subset.
  */
 export type JsonNode = ObjectNode | ArrayNode | ScalarNode;
 
@@ -35,6 +37,7 @@ export interface ScalarNode {
   kind: "scalar";
   start: number;
   end: number;
+  value: unknown;
 }
 
 export interface JsoncError {
@@ -43,169 +46,92 @@ export interface JsoncError {
   column: number;
 }
 
-const MAX_DEPTH = 512;
+/** jsonc-parser's error codes in words a person editing the file understands. */
+const MESSAGES: Record<string, string> = {
+  InvalidSymbol: "unexpected character",
+  InvalidNumberFormat: "invalid number",
+  PropertyNameExpected: 'expected a "key" or }',
+  ValueExpected: "expected a value",
+  ColonExpected: "expected : after the key",
+  CommaExpected: "expected a comma",
+  CloseBraceExpected: "expected , or }",
+  CloseBracketExpected: "expected , or ]",
+  EndOfFileExpected: "unexpected text after the end of the document",
+  InvalidCommentToken: "invalid comment",
+  UnexpectedEndOfComment: "unterminated /* comment",
+  UnexpectedEndOfString: "unterminated string",
+  UnexpectedEndOfNumber: "unterminated number",
+  InvalidUnicode: "invalid \\u escape",
+  InvalidEscapeCharacter: "invalid escape in a string",
+  InvalidCharacter: "invalid character in a string",
+};
 
 export function parseJsonc(text: string): Result<JsonNode, JsoncError> {
-  const parser = new Parser(text);
+  // jsonc-parser reads a byte-order mark as a stray character; a space in its place keeps every offset.
+  const source = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
+  const errors: ParseError[] = [];
+  let root: Node | undefined;
   try {
-    const root = parser.value(0);
-    parser.skipTrivia();
-    if (parser.pos < text.length) parser.fail("unexpected text after the end of the document");
-    return ok(root);
+    root = parseTree(source, errors, { allowTrailingComma: true, disallowComments: false });
   } catch (error) {
-    if (error instanceof SyntaxFailure) return err(error.detail);
+    // The parser recurses; a file nested thousands deep exhausts the stack.
+    if (error instanceof RangeError) return err(at(source, 0, "nested too deeply"));
     throw error;
   }
+  const first = errors[0];
+  if (first !== undefined) {
+    // A word after the document comes back as a stray character; saying the document ended is clearer.
+    const code = printParseErrorCode(first.error);
+    const afterEnd = code === "InvalidSymbol" && root !== undefined && first.offset >= root.offset + root.length;
+    return err(at(source, first.offset, MESSAGES[afterEnd ? "EndOfFileExpected" : code] ?? "invalid JSON"));
+  }
+  if (root === undefined) return err(at(source, source.length, "unexpected end of the document"));
+  return ok(convert(source, root));
 }
 
-class SyntaxFailure extends Error {
-  constructor(readonly detail: JsoncError) {
-    super(detail.message);
-  }
+function at(text: string, offset: number, message: string): JsoncError {
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  return { message, line, column: offset - (before.lastIndexOf("\n") + 1) + 1 };
 }
 
-class Parser {
-  pos = 0;
-  constructor(readonly text: string) {
-    // A byte-order mark is not content; editors keep it, and so do we (it is never touched).
-    if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
+function convert(text: string, node: Node): JsonNode {
+  const start = node.offset;
+  const end = node.offset + node.length;
+  if (node.type === "array")
+    return { kind: "array", start, end, items: (node.children ?? []).map((n) => convert(text, n)) };
+  if (node.type !== "object") return { kind: "scalar", start, end, value: node.value };
+  const members: Member[] = [];
+  for (const property of node.children ?? []) {
+    const [key, value] = property.children ?? [];
+    if (key === undefined || value === undefined) continue;
+    members.push({ key: String(key.value), keyStart: property.offset, value: convert(text, value) });
   }
-
-  fail(message: string): never {
-    const before = this.text.slice(0, this.pos);
-    const line = before.split("\n").length;
-    const column = this.pos - before.lastIndexOf("\n");
-    throw new SyntaxFailure({ message, line, column });
-  }
-
-  skipTrivia(): void {
-    const text = this.text;
-    while (this.pos < text.length) {
-      const ch = text[this.pos];
-      if (ch === " " || ch === "\t" || ch === "\n" || ch === "\r") {
-        this.pos++;
-      } else if (ch === "/" && text[this.pos + 1] === "/") {
-        const eol = text.indexOf("\n", this.pos);
-        this.pos = eol === -1 ? text.length : eol;
-      } else if (ch === "/" && text[this.pos + 1] === "*") {
-        const close = text.indexOf("*/", this.pos + 2);
-        if (close === -1) this.fail("unterminated /* comment");
-        this.pos = close + 2;
-      } else {
-        return;
-      }
-    }
-  }
-
-  value(depth: number): JsonNode {
-    if (depth > MAX_DEPTH) this.fail("nested too deeply");
-    this.skipTrivia();
-    const ch = this.text[this.pos];
-    if (ch === "{") return this.object(depth);
-    if (ch === "[") return this.array(depth);
-    const start = this.pos;
-    if (ch === '"') {
-      this.string();
-      return { kind: "scalar", start, end: this.pos };
-    }
-    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
-      this.text.slice(start, start + 400),
-    );
-    if (!literal) this.fail(ch === undefined ? "unexpected end of the document" : `unexpected character '${ch}'`);
-    this.pos += literal[0].length;
-    return { kind: "scalar", start, end: this.pos };
-  }
-
-  string(): string {
-    const start = this.pos;
-    this.pos++;
-    const text = this.text;
-    while (this.pos < text.length) {
-      const ch = text[this.pos];
-      if (ch === '"') {
-        this.pos++;
-        try {
-          return JSON.parse(text.slice(start, this.pos)) as string;
-        } catch {
-          this.pos = start;
-          this.fail("invalid string");
-        }
-      }
-      if (ch === "\\") this.pos++;
-      else if (ch === "\n") this.fail("unterminated string");
-      this.pos++;
-    }
-    this.pos = start;
-    return this.fail("unterminated string");
-  }
-
-  object(depth: number): ObjectNode {
-    const node: ObjectNode = { kind: "object", start: this.pos, end: 0, members: [], trailingComma: null };
-    this.pos++;
-    for (;;) {
-      this.skipTrivia();
-      if (this.text[this.pos] === "}") break;
-      if (this.text[this.pos] !== '"') this.fail('expected a "key" or }');
-      const keyStart = this.pos;
-      const key = this.string();
-      this.skipTrivia();
-      if (this.text[this.pos] !== ":") this.fail("expected : after the key");
-      this.pos++;
-      node.members.push({ key, keyStart, value: this.value(depth + 1) });
-      this.skipTrivia();
-      if (this.text[this.pos] === ",") {
-        const comma = this.pos;
-        this.pos++;
-        this.skipTrivia();
-        if (this.text[this.pos] === "}") {
-          node.trailingComma = comma;
-          break;
-        }
-        continue;
-      }
-      if (this.text[this.pos] !== "}") this.fail("expected , or }");
-      break;
-    }
-    this.pos++;
-    node.end = this.pos;
-    return node;
-  }
-
-  array(depth: number): ArrayNode {
-    const node: ArrayNode = { kind: "array", start: this.pos, end: 0, items: [] };
-    this.pos++;
-    for (;;) {
-      this.skipTrivia();
-      if (this.text[this.pos] === "]") break;
-      node.items.push(this.value(depth + 1));
-      this.skipTrivia();
-      if (this.text[this.pos] === ",") {
-        this.pos++;
-        this.skipTrivia();
-        if (this.text[this.pos] === "]") break;
-        continue;
-      }
-      if (this.text[this.pos] !== "]") this.fail("expected , or ]");
-      break;
-    }
-    this.pos++;
-    node.end = this.pos;
-    return node;
-  }
+  const last = members.at(-1);
+  return { kind: "object", start, end, members, trailingComma: last ? commaAfter(text, last.value.end) : null };
 }
 
-/** The plain value of a node (comments and trailing commas dropped). */
-export function plainValue(text: string, node: JsonNode): unknown {
+/** Where the next token after `offset`, past blanks and comments, is a comma. */
+function commaAfter(text: string, offset: number): number | null {
+  const scanner = createScanner(text, true);
+  scanner.setPosition(offset);
+  scanner.scan();
+  const token = scanner.getTokenOffset();
+  return text[token] === "," ? token : null;
+}
+
+/** The plain value of a node (comments and trailing commas dropped); `__proto__` stays a plain key. */
+export function plainValue(node: JsonNode): unknown {
   switch (node.kind) {
     case "scalar":
-      return JSON.parse(text.slice(node.start, node.end));
+      return node.value;
     case "array":
-      return node.items.map((item) => plainValue(text, item));
+      return node.items.map(plainValue);
     case "object": {
       const out: Record<string, unknown> = {};
       for (const member of node.members) {
         Object.defineProperty(out, member.key, {
-          value: plainValue(text, member.value),
+          value: plainValue(member.value),
           enumerable: true,
           writable: true,
           configurable: true,

@@ -1,6 +1,8 @@
+import { parse as parseJsoncValue } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 import { parseJsonc, plainValue } from "./jsonc.ts";
 import { setJsonValue } from "./jsonc-edit.ts";
+import type { LaunchCommand } from "./self-command.ts";
 import { setTomlTable } from "./toml-edit.ts";
 
 export type ServerEntry = Record<string, string | string[]>;
@@ -45,7 +47,7 @@ function currentEntry(text: string, serversKey: string, name: string): Result<un
     const { message, line, column } = parsed.error;
     return err(`it is not valid JSON: ${message} at line ${line}, column ${column}`);
   }
-  const root = plainValue(text, parsed.value);
+  const root = plainValue(parsed.value);
   if (!isPlainObject(root)) return err("its top level is not a JSON object");
   const servers = root[serversKey];
   return ok(isPlainObject(servers) ? servers[name] : undefined);
@@ -61,9 +63,9 @@ function verify(
 ): Result<string, string> {
   const parsed = parseJsonc(after);
   if (!parsed.ok) return err("the edited file would not parse; nothing was changed");
-  const written = (plainValue(after, parsed.value) as Record<string, Record<string, Record<string, unknown>>>)[
-    serversKey
-  ]?.[name];
+  const written = (plainValue(parsed.value) as Record<string, Record<string, Record<string, unknown>>>)[serversKey]?.[
+    name
+  ];
   for (const [key, value] of Object.entries(entry)) {
     if (JSON.stringify(written?.[key]) !== JSON.stringify(value)) {
       return err(`the edited file would not contain ${serversKey}.${name}.${key} as intended; nothing was changed`);
@@ -86,4 +88,27 @@ function isStrictJson(text: string): boolean {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The command and args our entry holds now, or `null` when there is no entry (or no readable
+ * file: merging then reports why). Args that are not strings are left out.
+ */
+export function readServerEntry(
+  format: "json" | "toml",
+  text: string,
+  serversKey: string,
+  name: string,
+): LaunchCommand | null {
+  let root: unknown;
+  try {
+    root = format === "toml" ? Bun.TOML.parse(text) : parseJsoncValue(text.replace(/^\ufeff/, ""));
+  } catch {
+    return null;
+  }
+  const servers = isPlainObject(root) ? root[serversKey] : undefined;
+  const entry = isPlainObject(servers) ? servers[name] : undefined;
+  if (!isPlainObject(entry) || typeof entry.command !== "string") return null;
+  const args = Array.isArray(entry.args) ? entry.args.filter((arg): arg is string => typeof arg === "string") : [];
+  return { command: entry.command, args };
 }

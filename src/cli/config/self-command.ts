@@ -40,3 +40,14 @@ export function selfCommand(facts: ProcessFacts): LaunchCommand {
   }
   return { command: execPath, args: [] };
 }
+
+/**
+ * What a project-scope file (shared through git, read on other machines) should run: `twig-mcp`
+ * when it is on PATH, else the package runner this copy came from or one that is installed.
+ * An absolute path would name this machine's layout.
+ */
+export function portableCommand(self: LaunchCommand, onPath: (program: string) => boolean): LaunchCommand {
+  if (onPath("twig-mcp")) return { command: "twig-mcp", args: [] };
+  if (self.command === "bunx" || self.command === "npx") return self;
+  return onPath("bun") ? { command: "bunx", args: ["twig-mcp"] } : { command: "npx", args: ["-y", "twig-mcp"] };
+}

@@ -1,3 +1,9 @@
+/**
+ * Hand-written on purpose: the TOML libraries on npm parse to values and stringify values, which
+ * drops the user's comments, key order and layout; none edits one table in place the way
+ * jsonc-parser does for JSON. Bun.TOML.parse checks every result, so this only has to find where
+ * the table's lines are (toml.ts scans statements without interpreting values).
+ */
 import { err, ok, type Result } from "../../core/result.ts";
 import { scanToml, type TomlStatement, tomlKey, tomlValue } from "./toml.ts";
 

@@ -1,13 +1,14 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { Context } from "../../core/context.ts";
 import { resolveGitHubCredential } from "../../creds/credentials-github.ts";
 import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
 import { GITHUB_COM, ghHostOverride } from "../../creds/github-hosts.ts";
 import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
+import { readBounded } from "../../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
 import { apiBaseUrl, apiHostOf } from "../../github/api-base.ts";
 import { resolveTarget } from "../../github/target.ts";
-import { ensureUrlScheme, isAtlassianCloudHost, type JiraBase, jiraBase, normalizeHost } from "../../jira/host.ts";
+import { checkJiraHost, isAtlassianCloudHost, type JiraBase, normalizeHost } from "../../jira/host.ts";
 import { type Check, check } from "./report.ts";
 
 /** `~/.netrc`: twig's credential store. Its secrets are never read into the report, only machine names. */
@@ -32,7 +33,11 @@ export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promi
         "A .netrc is a few lines; check its content.",
       );
     }
-    bytes = await readFile(path);
+    const read = readBounded(path, MAX_NETRC_BYTES);
+    if (read.kind !== "found") {
+      return check("netrc", title, "fail", `${path} could not be read in full`, "Replace it with a plain text file.");
+    }
+    bytes = read.bytes;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       return check(
@@ -123,7 +128,7 @@ export async function checkJira(
   ctx: Pick<Context, "env" | "home" | "files">,
 ): Promise<{ checks: Check[]; base: JiraBase | null }> {
   const raw = ctx.env.JIRA_HOST;
-  if (raw === undefined || raw.trim() === "") {
+  if (raw === undefined || raw === "") {
     return {
       checks: [
         check(
@@ -137,30 +142,22 @@ export async function checkJira(
       base: null,
     };
   }
-  const url = ensureUrlScheme(raw);
-  const base = url.ok ? jiraBase(url.value) : url;
-  if (!base.ok) {
-    return {
-      checks: [
-        check(
-          "jira-host",
-          "JIRA_HOST",
-          "fail",
-          `invalid: ${base.error.replace(/[^\s'/@]+@/g, "…@")}`,
-          "Set it to the site's address, such as company.atlassian.net or https://jira.example.com.",
-        ),
-      ],
-      base: null,
-    };
+  const checked = checkJiraHost(raw);
+  if (!checked.ok) {
+    const { code, message, hint } = checked.error;
+    return { checks: [check("jira-host", "JIRA_HOST", "fail", `${code}: ${message}`, hint)], base: null };
   }
-  const kind = isAtlassianCloudHost(base.value.hostname)
+  const { base, note } = checked.value;
+  const kind = isAtlassianCloudHost(base.hostname)
     ? "Jira Cloud"
     : "Jira Server/Data Center or Cloud, asked at first use";
-  const checks = [check("jira-host", "JIRA_HOST", "ok", `${base.value.display} (${kind})`)];
-  const credential = await resolveJiraCredential(ctx, normalizeHost(base.value.baseUrl));
+  const checks = [
+    check("jira-host", "JIRA_HOST", "ok", `${base.display} (${kind})${note === null ? "" : `; ${note}`}`),
+  ];
+  const credential = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
   if (credential.ok) {
     checks.push(check("jira-credentials", "Jira credentials", "ok", `from ${credential.value.source}`));
-    return { checks, base: base.value };
+    return { checks, base };
   }
   checks.push(
     check(

@@ -1,16 +1,14 @@
 import * as v from "valibot";
-import type { Context } from "../../core/context.ts";
-import { connectGitHub } from "../../github/client.ts";
 import { githubGet } from "../../github/request.ts";
-import { getJiraClient } from "../../jira/client.ts";
+import type { ServiceContext } from "../../services/services.ts";
 import { type Check, check } from "./report.ts";
 
 const ONLINE_TIMEOUT_MS = 15_000;
 
 /** One authenticated request to GitHub (`GET /user`), through the same client the tools use. */
-export async function checkGitHubOnline(ctx: Context, host: string): Promise<Check> {
+export async function checkGitHubOnline(ctx: ServiceContext, host: string): Promise<Check> {
   const title = "GitHub sign-in";
-  const connection = await connectGitHub(ctx, host);
+  const connection = await ctx.github(host);
   if (!connection.ok) return check("github-online", title, "fail", connection.error.message, connection.error.hint);
   const response = await githubGet(
     {
@@ -29,9 +27,9 @@ export async function checkGitHubOnline(ctx: Context, host: string): Promise<Che
 }
 
 /** One authenticated request to Jira (`GET /rest/api/2/myself`), through the same client the tools use. */
-export async function checkJiraOnline(ctx: Context): Promise<Check> {
+export async function checkJiraOnline(ctx: ServiceContext): Promise<Check> {
   const title = "Jira sign-in";
-  const client = await getJiraClient(ctx);
+  const client = await ctx.jira();
   if (!client.ok) return check("jira-online", title, "fail", client.error.message, client.error.hint);
   const me = await client.value.request(
     {

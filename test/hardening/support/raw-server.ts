@@ -54,6 +54,7 @@ export class RawServer {
   readonly #waiters = new Map<string, Array<(response: RpcResponse) => void>>();
   readonly #problems: string[] = [];
   #stderr = "";
+  #watchers: Array<() => boolean> = [];
   #partial = "";
   #nextId = 1_000_000;
   #closing = false;
@@ -83,6 +84,41 @@ export class RawServer {
 
   stderr(): string {
     return this.#stderr;
+  }
+
+  /**
+   * Resolves once `condition` holds, checked now and after every stdout line and stderr chunk; the
+   * event a test awaits ("the server logged that it is waiting") instead of sleeping. Rejects if
+   * the server exits first.
+   */
+  until(condition: () => boolean): Promise<void> {
+    if (condition()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#watchers.push(() => {
+        if (!condition()) return false;
+        resolve();
+        return true;
+      });
+      void this.exited.then(() => {
+        if (!condition()) reject(new Error("the server exited before the awaited condition held"));
+      });
+    });
+  }
+
+  /** Responses to `id` seen so far. */
+  responsesTo(id: string | number): RpcResponse[] {
+    return this.lines.flatMap((line) => {
+      try {
+        const message = JSON.parse(line) as RpcResponse;
+        return message.id === id && ("result" in message || "error" in message) ? [message] : [];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  #changed(): void {
+    this.#watchers = this.#watchers.filter((done) => !done());
   }
 
   /** stdout lines that are not a JSON-RPC 2.0 message, and a final line without its newline. */
@@ -181,6 +217,7 @@ export class RawServer {
         const line = this.#partial.slice(0, newline);
         this.#partial = this.#partial.slice(newline + 1);
         this.#onLine(line);
+        this.#changed();
         newline = this.#partial.indexOf("\n");
       }
     }
@@ -193,7 +230,10 @@ export class RawServer {
 
   async #readStderr(): Promise<void> {
     const decoder = new TextDecoder();
-    for await (const chunk of this.proc.stderr) this.#stderr += decoder.decode(chunk, { stream: true });
+    for await (const chunk of this.proc.stderr) {
+      this.#stderr += decoder.decode(chunk, { stream: true });
+      this.#changed();
+    }
   }
 
   #onLine(line: string): void {

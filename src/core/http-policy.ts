@@ -1,0 +1,189 @@
+import type { Env } from "./context.ts";
+import { type ToolError, toolError } from "./errors.ts";
+import type { Logger } from "./log.ts";
+
+/**
+ * The one network policy of the GitHub and Jira clients: how long an attempt may take, how much
+ * of a body is read, which `Retry-After` is honoured, where a follow-up URL may lead, how a
+ * transport failure is named, and how secrets are kept out of messages. It lives in core because
+ * both clients sit in the same layer and neither may import the other.
+ */
+
+/** Bodies beyond this are refused: no answer these tools ask for comes near it. */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const MAX_TIMEOUT_MS = 10 * 60_000;
+
+/** Per attempt, from `TWIG_MCP_HTTP_TIMEOUT_MS`; a value that is not 1..10 min in ms is ignored (and logged when `log` is given). */
+export function httpTimeoutMs(env: Env, log?: Logger): number {
+  const raw = env.TWIG_MCP_HTTP_TIMEOUT_MS;
+  if (raw === undefined || raw.trim() === "") return DEFAULT_TIMEOUT_MS;
+  const value = Number(raw.trim());
+  if (!/^\s*\d+\s*$/.test(raw) || value <= 0 || value > MAX_TIMEOUT_MS) {
+    log?.warn(
+      `Ignoring TWIG_MCP_HTTP_TIMEOUT_MS=${clip(scrubControl(raw), 20)}: expected milliseconds (1..${MAX_TIMEOUT_MS})`,
+    );
+    return DEFAULT_TIMEOUT_MS;
+  }
+  return value;
+}
+
+/** The signal one attempt runs under: the caller's cancellation, or the per-attempt deadline. */
+export function attemptSignal(
+  callSignal: AbortSignal | undefined,
+  timeoutMs: number,
+): { signal: AbortSignal; deadline: AbortSignal } {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  return { signal: callSignal ? AbortSignal.any([callSignal, deadline]) : deadline, deadline };
+}
+
+export type CappedRead =
+  | { kind: "ok"; bytes: Uint8Array }
+  | { kind: "too-large"; limit: number }
+  | { kind: "failed"; cause: unknown };
+
+/**
+ * Reads a body as a stream and stops at `maxBytes`: a server that never ends its answer costs at
+ * most the cap, never the machine's memory. The stream is cancelled when the cap is hit.
+ */
+export async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number = MAX_RESPONSE_BYTES,
+): Promise<CappedRead> {
+  if (body === null) return { kind: "ok", bytes: new Uint8Array(0) };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return { kind: "too-large", limit: maxBytes };
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    return { kind: "failed", cause: error };
+  }
+  return { kind: "ok", bytes: Buffer.concat(chunks) };
+}
+
+export function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds; `null` when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now: Date): number | null {
+  if (value === null || value === undefined) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now.getTime());
+}
+
+/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Whether a URL the server handed back (a `Link: rel="next"`, a `Location`) stays on the origin
+ * the credentials were meant for. Anything else would carry the token to a host nobody chose.
+ */
+export function isSameOrigin(url: string, base: string): boolean {
+  try {
+    return new URL(url, base).origin === new URL(base).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** Codes of a failed name lookup, in Bun's and Node's spelling. */
+const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EAI_NODATA", "EAI_FAIL", "DNSException"]);
+
+/** What went wrong below HTTP, named so a person knows where to look. */
+export interface TransportFailure {
+  kind: "dns" | "refused" | "reset" | "tls" | "other";
+  code: string | null;
+  /** A short description safe to show: no URL, no header. */
+  detail: string;
+}
+
+/** Classifies an error thrown by `fetch` (the innermost cause is the one that names the failure). */
+export function transportFailure(error: unknown): TransportFailure {
+  const cause = innermost(error) as { code?: unknown; message?: unknown } | null;
+  const code = typeof cause?.code === "string" ? cause.code : null;
+  const message = cause instanceof Error ? cause.message : typeof cause?.message === "string" ? cause.message : "";
+  const short = clip(scrubControl(message), 200);
+  if (code !== null && DNS_CODES.has(code)) return { kind: "dns", code, detail: `DNS lookup failed (${code})` };
+  if (code === "ECONNREFUSED" || code === "ConnectionRefused") {
+    return { kind: "refused", code, detail: `connection refused (${code})` };
+  }
+  if (code === "ECONNRESET" || code === "ConnectionClosed" || code === "EPIPE") {
+    return { kind: "reset", code, detail: `connection closed early (${code})` };
+  }
+  if (code !== null && /CERT|SSL|TLS/i.test(code)) return { kind: "tls", code, detail: `TLS failure (${code})` };
+  const detail = code !== null && !short.includes(code) ? `${code}: ${short}` : short;
+  return { kind: "other", code, detail: detail || "connection failed" };
+}
+
+function innermost(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; depth < 5; depth++) {
+    const next = (current as { cause?: unknown } | null)?.cause;
+    if (next === undefined || next === null) break;
+    current = next;
+  }
+  return current;
+}
+
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** C0/C1 controls become spaces: received text is shown in terminals and prompts. */
+export function scrubControl(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, " ");
+}
+
+const AUTHORIZATION = /\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi;
+
+/** Every known secret (4 characters or more) replaced by a marker, and any echoed Authorization value. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
+  return out.replace(AUTHORIZATION, "$1$2 [REDACTED]");
+}
+
+/**
+ * Scrubs, then clips: clipping first could cut an echoed token in two, and the half left in the
+ * message would no longer match the secret it is scrubbed against.
+ */
+export function scrubAndClip(text: string, secrets: readonly string[], max: number): string {
+  return clip(scrubSecrets(text, secrets), max);
+}
+
+/** An error value with every known secret removed from its message and hint: the last line of defence. */
+export function scrubToolError(error: ToolError, secrets: readonly string[]): ToolError {
+  const hint = error.hint === undefined ? undefined : scrubSecrets(error.hint, secrets);
+  return toolError(error.code, scrubSecrets(error.message, secrets), hint);
+}

@@ -1,0 +1,65 @@
+import * as v from "valibot";
+import type { Context } from "../core/context.ts";
+import type { ToolInvoker } from "../tools/define.ts";
+
+/** A prompt's arguments: MCP sends them as strings, so each entry's schema starts from one. */
+export type PromptArgsSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+
+/**
+ * One prompt, declared once: what `prompts/list` publishes (its arguments come from the schema's
+ * entries and their `v.description`) and the text it renders. `render` gets arguments the schema
+ * has already checked and converted, the request's context (its `repo` resolved) and the tools.
+ */
+export interface PromptDefinition<A extends PromptArgsSchema = PromptArgsSchema> {
+  name: string;
+  title?: string;
+  description: string;
+  args: A;
+  // Method syntax on purpose: it lets a PromptDefinition<A> stand in a list of PromptDefinition.
+  render(args: v.InferOutput<A>, ctx: Context, invoke: ToolInvoker): Promise<string>;
+}
+
+export function definePrompt<A extends PromptArgsSchema>(prompt: PromptDefinition<A>): PromptDefinition<A> {
+  return prompt;
+}
+
+export interface PublishedPrompt {
+  name: string;
+  title?: string;
+  description: string;
+  arguments: Array<{ name: string; description?: string; required: boolean }>;
+}
+
+/** A prompt as `prompts/list` shows it. */
+export function publishPrompt(prompt: PromptDefinition): PublishedPrompt {
+  const args = Object.entries(prompt.args.entries).map(([name, schema]) => {
+    const optional = schema.type === "optional";
+    const description = v.getDescription(
+      optional ? (schema as v.OptionalSchema<v.GenericSchema, undefined>).wrapped : schema,
+    );
+    return description === undefined ? { name, required: !optional } : { name, description, required: !optional };
+  });
+  return {
+    name: prompt.name,
+    ...(prompt.title === undefined ? {} : { title: prompt.title }),
+    description: prompt.description,
+    arguments: args,
+  };
+}
+
+/**
+ * Checks a `prompts/get` request's arguments against the prompt's schema. An empty string means
+ * "not given", as clients send one for a field the user left blank. The problem, when there is
+ * one, names the argument: `pr_number: expected a pull request number`.
+ */
+export function parsePromptArgs<A extends PromptArgsSchema>(
+  prompt: PromptDefinition<A>,
+  raw: Record<string, string>,
+): { ok: true; value: v.InferOutput<A> } | { ok: false; problem: string } {
+  const given = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ""));
+  const parsed = v.safeParse(prompt.args, given);
+  if (parsed.success) return { ok: true, value: parsed.output };
+  const issue = parsed.issues[0];
+  const path = v.getDotPath(issue);
+  return { ok: false, problem: path === null ? issue.message : `${path}: ${issue.message}` };
+}

@@ -1,0 +1,233 @@
+import * as v from "valibot";
+import type { Context } from "../core/context.ts";
+import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
+import { resolveTarget } from "../github/target.ts";
+import { BranchRecordSchema } from "../twig/branch-record.ts";
+import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
+import { getPrStatusTool } from "./github.ts";
+import { getJiraIssueTool } from "./jira.ts";
+import { getBranchStackTool } from "./local.ts";
+import { BranchNameSchema } from "./params.ts";
+
+/** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */
+const MAX_NAMES = 10;
+/** A check or reviewer name longer than this is cut: CI configs and logins are not ours to trust. */
+const MAX_NAME_CHARS = 80;
+/** "A few hundred characters" of the Jira description: enough to say what the issue is about. */
+const DESCRIPTION_PREVIEW_CHARS = 300;
+
+const FULL_DETAIL = "Summaries: get_pr_status has every review and check, get_jira_issue the whole description.";
+
+const NamesSchema = v.array(v.string());
+
+const PrSummarySchema = v.object({
+  number: v.number(),
+  title: v.string(),
+  url: v.string(),
+  state: v.picklist(["open", "closed", "merged"]),
+  draft: v.boolean(),
+  mergeable: v.nullable(v.boolean()),
+  review_decision: v.picklist(["changes_requested", "approved", "review_required", "commented", "none"]),
+  approved_by: NamesSchema,
+  changes_requested_by: NamesSchema,
+  /** Reviewers with a standing review of any kind. */
+  reviewers: v.number(),
+  verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
+  checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
+  failing_checks: NamesSchema,
+  pending_checks: NamesSchema,
+});
+export type PrSummary = v.InferOutput<typeof PrSummarySchema>;
+
+const JiraSummarySchema = v.object({
+  key: v.string(),
+  summary: v.string(),
+  status: v.string(),
+  assignee: v.optional(v.string()),
+  issue_type: v.optional(v.string()),
+  url: v.string(),
+  description: v.optional(v.string()),
+  description_length: v.optional(v.number()),
+});
+export type JiraSummary = v.InferOutput<typeof JiraSummarySchema>;
+
+/**
+ * One live part of the context: `ok` with its summary as `data`, or why there is none —
+ * `not_linked`, `disabled` (`--disable`), `not_configured` (no credentials or no GitHub remote;
+ * `error` is what the service's own tool says, with the hint `doctor` gives) or `error` (a failed
+ * lookup: timeout, 404, rate limit). One object rather than a variant: the published output
+ * schema stays one `{"type":"object"}` (tools/list must fit 10 KB).
+ */
+function livePart<T extends v.GenericSchema>(data: T) {
+  return v.object({
+    status: v.picklist(["ok", "not_linked", "disabled", "not_configured", "error"]),
+    data: v.optional(data),
+    error: v.optional(ToolErrorSchema),
+  });
+}
+
+const PrPartSchema = livePart(PrSummarySchema);
+const JiraPartSchema = livePart(JiraSummarySchema);
+type PrPart = v.InferOutput<typeof PrPartSchema>;
+type JiraPart = v.InferOutput<typeof JiraPartSchema>;
+
+const BranchContextSchema = v.object({
+  branch: BranchRecordSchema,
+  stack: v.array(BranchRecordSchema),
+  cycle: v.optional(v.literal(true)),
+  pull_request: PrPartSchema,
+  jira_issue: JiraPartSchema,
+  detail: v.string(),
+});
+export type BranchContext = v.InferOutput<typeof BranchContextSchema>;
+
+/**
+ * `local` on purpose: its core (the branch and its stack) is local, and it must keep answering
+ * with `--disable github` or `--disable jira`, reporting those parts as `disabled`. It reaches
+ * GitHub and Jira only through their tools, so a disabled group is never called.
+ */
+export const getBranchContextTool = defineTool({
+  name: "get_branch_context",
+  title: "Branch context",
+  description: "Start here: the current branch, its stack, and its PR and Jira status in one call.",
+  group: "local",
+  input: v.object({
+    // Undescribed: the tool's description already says it defaults to the current branch.
+    branch: v.optional(BranchNameSchema),
+  }),
+  output: BranchContextSchema,
+  annotations: REMOTE_ANNOTATIONS,
+  repoScoped: true,
+  async handler({ branch }, ctx, call) {
+    if (call.invoke === undefined) return err(toolError("internal", "get_branch_context needs the tool registry"));
+    return branchContext(ctx, call.invoke, branch);
+  },
+});
+
+/**
+ * The branch context document, shared by the tool, the `twig://branch/{name}/context` resource
+ * and the `branch-context` prompt. GitHub and Jira are asked at the same time; neither failing
+ * fails the whole.
+ */
+export async function branchContext(
+  ctx: Context,
+  invoke: ToolInvoker,
+  branch: string | undefined,
+): Promise<Result<BranchContext>> {
+  const stack = await invoke(getBranchStackTool, branch === undefined ? {} : { branch });
+  if (stack === null) return err(toolError("internal", "get_branch_stack is not available"));
+  if (!stack.ok) return stack;
+  const record = stack.value.stack[0] ?? { branch: branch ?? "" };
+  const [pull_request, jira_issue] = await Promise.all([
+    prPart(ctx, invoke, record.pr_number),
+    jiraPart(invoke, record.jira_issue),
+  ]);
+  return ok({
+    branch: record,
+    stack: stack.value.stack,
+    ...(stack.value.cycle ? { cycle: true as const } : {}),
+    pull_request,
+    jira_issue,
+    detail: FULL_DETAIL,
+  });
+}
+
+async function prPart(ctx: Context, invoke: ToolInvoker, number: number | undefined): Promise<PrPart> {
+  if (number === undefined) return { status: "not_linked" };
+  const status = await invoke(getPrStatusTool, { pr_number: number });
+  if (status === null) return { status: "disabled" };
+  if (status.ok) return { status: "ok", data: summarizePr(status.value) };
+  if (status.error.code === "credentials_missing") return { status: "not_configured", error: status.error };
+  // No GitHub remote is a setup matter, not a failed lookup; asked again only once the call failed.
+  const remote = await resolveTarget(ctx, {});
+  return remote.ok ? { status: "error", error: status.error } : { status: "not_configured", error: remote.error };
+}
+
+async function jiraPart(invoke: ToolInvoker, key: string | undefined): Promise<JiraPart> {
+  if (key === undefined) return { status: "not_linked" };
+  const issue = await invoke(getJiraIssueTool, { issue_key: key });
+  if (issue === null) return { status: "disabled" };
+  if (!issue.ok) return failed(issue.error);
+  const { description, ...rest } = issue.value;
+  return {
+    status: "ok",
+    data: {
+      key: rest.key,
+      summary: rest.summary,
+      status: rest.status,
+      ...(rest.assignee === undefined ? {} : { assignee: rest.assignee }),
+      ...(rest.issue_type === undefined ? {} : { issue_type: rest.issue_type }),
+      url: rest.url,
+      ...(description === undefined
+        ? {}
+        : {
+            description: clip(description, DESCRIPTION_PREVIEW_CHARS),
+            description_length: Array.from(description).length,
+          }),
+    },
+  };
+}
+
+function failed(error: ToolError): JiraPart {
+  return { status: error.code === "credentials_missing" ? "not_configured" : "error", error };
+}
+
+type PrStatus = v.InferOutput<typeof getPrStatusTool.output>;
+
+/** A PR's status in a size that does not grow with its checks or reviews. */
+export function summarizePr(status: PrStatus): PrSummary {
+  const pr = status.pull_request;
+  const latest = status.summary.latest_reviews;
+  const by = (state: string) => latest.filter((review) => review.state === state).map((review) => review.author);
+  const approved = by("APPROVED");
+  const changes = by("CHANGES_REQUESTED");
+  const failing: string[] = [];
+  const pending: string[] = [];
+  for (const check of status.checks) {
+    const kind = classifyCheck(check);
+    if (kind === "failing") failing.push(check.name);
+    else if (kind === "pending") pending.push(check.name);
+  }
+  for (const commitStatus of status.statuses) {
+    const kind = classifyStatus(commitStatus);
+    if (kind === "failing") failing.push(commitStatus.context);
+    else if (kind === "pending") pending.push(commitStatus.context);
+  }
+  return {
+    number: pr.number,
+    title: pr.title,
+    url: pr.url,
+    state: pr.merged ? "merged" : pr.state === "open" ? "open" : "closed",
+    draft: pr.draft,
+    mergeable: pr.mergeable,
+    review_decision:
+      changes.length > 0
+        ? "changes_requested"
+        : approved.length > 0
+          ? "approved"
+          : pr.requested_reviewers.length > 0
+            ? "review_required"
+            : latest.length > 0
+              ? "commented"
+              : "none",
+    approved_by: names(approved),
+    changes_requested_by: names(changes),
+    reviewers: latest.length,
+    verdict: status.summary.verdict,
+    checks: status.summary.checks,
+    failing_checks: names(failing),
+    pending_checks: names(pending),
+  };
+}
+
+function names(list: readonly string[]): string[] {
+  return list.slice(0, MAX_NAMES).map((name) => clip(name, MAX_NAME_CHARS));
+}
+
+/** At most `max` characters, cut between code points, with `…` marking the cut. */
+function clip(text: string, max: number): string {
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join("")}…`;
+}
