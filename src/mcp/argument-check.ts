@@ -51,8 +51,9 @@ export function describeArgumentIssue(input: v.GenericSchema, issues: readonly v
   if (options !== null && issue.type === "picklist") {
     const guess = typeof issue.input === "string" ? closest(issue.input, options) : null;
     problem = `${quoteReceived(issue.input)} is not one of ${options.map((o) => `'${o}'`).join(", ")}${guess ? `; did you mean '${guess}'?` : ""}`;
-  } else if (issue.received !== undefined && issue.message.endsWith(`received ${issue.received}`)) {
-    // valibot repeats the received value whole; a 1 MB argument must not come back in the error.
+  } else if (issue.received?.startsWith('"') && issue.message.endsWith(`received ${issue.received}`)) {
+    // valibot repeats a received string whole; a 1 MB argument must not come back in the error.
+    // Other `received` forms are already short: a length, a number, a type name.
     problem = `${issue.message.slice(0, -issue.received.length)}${quoteReceived(issue.input)}`;
   } else {
     problem = issue.message;

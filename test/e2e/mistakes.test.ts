@@ -120,6 +120,26 @@ describe("a misspelled enum value", () => {
   });
 });
 
+describe("names that come back in an answer", () => {
+  test("a branch or repo argument is repeated at most 300 characters long", async () => {
+    const long = `feature/${"é".repeat(5000)}`;
+    const missing = await server.call("get_branch_stack", { branch: long });
+    expect(missing.envelope.error?.code).toBe("not_found");
+    expect(missing.envelope.error?.message).toBe(
+      `Branch '${long.slice(0, 300)}…' not found in twig state or the repository`,
+    );
+    const repoArg = `${root}/${"r".repeat(3000)}\u0007`;
+    const refused = await server.call("list_branches", { repo: repoArg });
+    expect(refused.envelope.error?.code).toBe("invalid_params");
+    expect(refused.envelope.error?.message).toStartWith(`repo path ${repoArg.slice(0, 300)}…`);
+    expect(refused.envelope.error?.message).not.toContain("\u0007");
+    const tooLong = await server.call("list_branches", { repo: "r".repeat(5000) });
+    expect(tooLong.envelope.error?.message).toBe(
+      "Invalid arguments for list_branches: repo: Invalid length: Expected <=4096 but received 5000",
+    );
+  });
+});
+
 describe("an unknown tool", () => {
   test("is JSON-RPC -32602 (as MCP says) naming the enabled tools, with a did-you-mean", async () => {
     const failure = await server.client.callTool({ name: "get_pul_request", arguments: {} }).then(

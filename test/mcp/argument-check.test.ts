@@ -48,9 +48,9 @@ describe("validation problems", () => {
       `limit: Invalid type: Expected number but received 'a?b${"c".repeat(37)}…'`,
     );
     expect(issueOf({ branch: { nested: "x".repeat(1000) } })).toBe(
-      "branch: Invalid type: Expected string but received an object",
+      "branch: Invalid type: Expected string but received Object",
     );
-    expect(issueOf({ branch: [1] })).toBe("branch: Invalid type: Expected string but received an array");
+    expect(issueOf({ branch: [1] })).toBe("branch: Invalid type: Expected string but received Array");
   });
 });
 
