@@ -145,7 +145,7 @@ export const getBranchTreeTool = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
-    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes.",
+    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes. `branch` narrows it to one subtree.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
