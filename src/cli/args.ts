@@ -1,4 +1,5 @@
 import { err, ok, type Result } from "../core/result.ts";
+import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import { closest } from "./suggest.ts";
 
 export const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
@@ -18,6 +19,8 @@ export interface CommonOptions {
   repo: string | null;
   disabled: Set<DisableGroup>;
   verbosity: number;
+  /** `--max-reply-tokens`: the reply budget (0 = unlimited); absent: the environment's or the default. */
+  maxReplyTokens?: number;
 }
 
 export interface ServeOptions extends CommonOptions {
@@ -80,7 +83,17 @@ const COMMAND_FLAGS: Record<Subcommand, Record<string, FlagKind>> = {
   doctor: { "--online": "bool", "--json": "bool" },
 };
 
-const COMMON_FLAGS = ["--repo", "--disable", "--verbose", "--help", "--version", "-v", "-h", "-V"];
+const COMMON_FLAGS = [
+  "--repo",
+  "--disable",
+  "--max-reply-tokens",
+  "--verbose",
+  "--help",
+  "--version",
+  "-v",
+  "-h",
+  "-V",
+];
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -140,6 +153,18 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
         const path = value();
         if (!path) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
         common.repo = path;
+        continue;
+      }
+      case "--max-reply-tokens": {
+        const given = value();
+        const tokens = given === undefined ? null : parseMaxReplyTokens(given);
+        if (tokens === null) {
+          return err({
+            message:
+              "--max-reply-tokens takes a whole number of tokens (0 = unlimited): twig-mcp --max-reply-tokens 40000",
+          });
+        }
+        common.maxReplyTokens = tokens;
         continue;
       }
       case "--disable": {

@@ -2,14 +2,15 @@ import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
-import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
+import { createRuntimeContext, createToolRegistry, maxReplyTokensFor } from "./runtime.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
 export async function serve(options: ServeOptions): Promise<number> {
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
-  const { server, connect, dispose } = createMcpServer(ctx, createToolRegistry(options.disabled, publishedTools()), {
+  const tools = createToolRegistry(options.disabled, publishedTools(), maxReplyTokensFor(options, ctx));
+  const { server, connect, dispose } = createMcpServer(ctx, tools, {
     prompts: !options.disabled.has("prompts"),
     resources: !options.disabled.has("resources"),
   });

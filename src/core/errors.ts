@@ -16,6 +16,7 @@ export const ErrorCodeSchema = v.picklist([
   "rate_limited",
   "unsupported_repo",
   "unsupported_api",
+  "reply_too_large",
 ]);
 export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
 

@@ -69,6 +69,7 @@ function compact(node: unknown): void {
   }
   if (typeof node !== "object" || node === null) return;
   const object = node as JsonObject;
+  dropUnpublishedFields(object);
   if (Array.isArray(object.required) && object.required.length === 0) delete object.required;
   if (Array.isArray(object[UNPUBLISHED])) {
     for (const keyword of object[UNPUBLISHED]) delete object[keyword as string];
@@ -80,6 +81,19 @@ function compact(node: unknown): void {
     object.type = anyOf.map((item) => (item as { type: string }).type);
   }
   for (const value of Object.values(object)) compact(value);
+}
+
+/** Removes the properties marked `unpublished("field")`: optional fields the schema keeps to itself. */
+function dropUnpublishedFields(object: JsonObject): void {
+  const properties = object.properties;
+  if (typeof properties !== "object" || properties === null) return;
+  for (const [key, value] of Object.entries(properties)) {
+    const keywords = (value as JsonObject | null)?.[UNPUBLISHED];
+    if (Array.isArray(keywords) && keywords.includes("field")) {
+      delete (properties as JsonObject)[key];
+      if (Array.isArray(object.required)) object.required = object.required.filter((name) => name !== key);
+    }
+  }
 }
 
 function isBareType(item: unknown): boolean {

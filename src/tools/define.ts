@@ -18,6 +18,17 @@ export interface CallInfo {
 }
 
 /**
+ * How much room a reply has: the most UTF-8 bytes the answer may take as JSON (the envelope's own
+ * bytes already taken off), and the measure the registry uses, so a hook fits by the same rule.
+ */
+export interface ReplyBudget {
+  /** The budget as set (`--max-reply-tokens`). */
+  readonly tokens: number;
+  readonly bytes: number;
+  size(value: unknown): number;
+}
+
+/**
  * One tool, declared once: everything the wire layer publishes (name, title, description,
  * JSON Schemas derived from the valibot schemas, annotations) and the handler it calls.
  */
@@ -39,6 +50,17 @@ export interface ToolDefinition<
    */
   repoScoped?: boolean;
   handler: (args: v.InferOutput<I>, ctx: Context, call: CallInfo) => Promise<Result<v.InferOutput<O>>>;
+  /**
+   * Cuts an answer that is over the reply budget down to one that fits, still valid under `output`,
+   * saying what was left out and how to get it. Called only when the answer is too big; a tool
+   * without it that is over gets an error naming the budget instead of an oversized reply.
+   */
+  fit?: (
+    answer: v.InferOutput<O>,
+    budget: ReplyBudget,
+    args: v.InferOutput<I>,
+    ctx: Context,
+  ) => v.InferOutput<O> | Promise<v.InferOutput<O>>;
 }
 
 /** Keeps the generic link between a tool's schemas and its handler while erasing it for the registry. */
