@@ -4,8 +4,10 @@ import type { ReplyBudget } from "../tools/define.ts";
 export const DEFAULT_MAX_REPLY_TOKENS = 20_000;
 
 /**
- * Tokens are estimated from bytes at a conservative 3 bytes per token: JSON full of short names,
- * punctuation and numbers tokenizes far denser than prose, so 4 would underestimate.
+ * Tokens are estimated from bytes at 3 bytes per token, as issue 16 sets it. Branch listings are
+ * denser than that: bench:replies counts about 2.4 bytes per token for list_branches with
+ * `@anthropic-ai/tokenizer`, so a full 60,000-byte page is about 24,700 tokens, which is still
+ * under Claude Code's 25,000 but is the margin to watch (docs/performance.md, "Reply sizes").
  */
 export const BYTES_PER_TOKEN = 3;
 

@@ -120,7 +120,7 @@ export class ToolRegistry {
       callArgs = selected.value.args;
     }
     try {
-      const result = await tool.handler(callArgs, callCtx, { signal });
+      const result = await tool.handler(callArgs, callCtx, budget === null ? { signal } : { signal, budget });
       if (!result.ok) return result;
       let answer = result.value as Record<string, unknown>;
       let json: string | undefined;

@@ -15,6 +15,11 @@ export interface ToolAnnotations {
 /** What a handler gets besides its arguments: the cancellation of the MCP request it serves. */
 export interface CallInfo {
   signal: AbortSignal;
+  /**
+   * The reply budget of this call, when there is one: a handler whose full answer is plainly over
+   * it may cut it at once, as its `fit` would, instead of building what would be thrown away.
+   */
+  budget?: ReplyBudget;
 }
 
 /**

@@ -11,7 +11,16 @@ import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from
 import { branchSet, buildBranchGraph, configuredRoots, rootCandidates } from "../twig/graph.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
-import { buildTree, countNodes, cutTrees, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
+import {
+  buildTree,
+  countNodes,
+  cutTrees,
+  renderTreeText,
+  TREE_NODE_BUDGET,
+  type TreeNode,
+  TreeNodeSchema,
+  treeTextLowerBound,
+} from "../twig/tree.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
 import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
@@ -151,7 +160,7 @@ const getBranchTree = defineTool({
   output: BranchTreeOutputSchema,
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
-  async handler({ branch, depth }, ctx) {
+  async handler({ branch, depth }, ctx, call) {
     const opened = await openWorkspace(ctx);
     if (!opened.ok) return opened;
     const workspace = opened.value;
@@ -191,7 +200,13 @@ const getBranchTree = defineTool({
     const graph = buildBranchGraph(local.value, state.value, current);
     const budget = { left: TREE_NODE_BUDGET };
     const trees = roots.map((root) => buildTree(graph, state.value, root, budget, depth));
-    return ok({ root: roots[0] as string, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
+    const root = roots[0] as string;
+    // A text that cannot fit even without the nodes is cut now: drawing 10,000 lines and
+    // serialising them with their nodes only to throw both away is most of the call's time.
+    if (call.budget !== undefined && treeTextLowerBound(trees) > call.budget.bytes) {
+      return ok(await cutTreeText(root, trees, call.budget, ctx));
+    }
+    return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
   fit: fitBranchTree,
 });
@@ -213,30 +228,51 @@ async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _arg
   };
   // Every character is at least a byte: a text longer than the budget need not be serialised to know.
   if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
+  return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
+}
+
+/**
+ * The trees as text cut on whole lines to fit, without nodes: the path to the checked-out branch
+ * and its subtree first, then the other lines in drawing order, then a line saying what is left out.
+ */
+async function cutTreeText(
+  root: string,
+  trees: TreeNode[],
+  budget: ReplyBudget,
+  ctx: Context,
+  nodes = countNodes(trees),
+): Promise<BranchTreeOutput> {
   const focus = await checkedOutBranch(ctx);
-  let room =
-    budget.bytes - budget.size({ ...textOnly, tree_text: "", omitted: { branches: nodes, tree_lines: nodes } });
-  let fitted = textOnly;
+  let room = budget.bytes - budget.size({ ...emptyCut(root, nodes), hint: hintFor(nodes, focus) });
+  let fitted = emptyCut(root, nodes);
   // The line costs are estimates from above; a second pass with the overshoot taken off settles it.
   for (let attempt = 0; attempt < 4 && room > 0; attempt++) {
-    const closingRoom = 120 + Buffer.byteLength(JSON.stringify(answer.root), "utf8");
-    const cut = cutTrees(answer.branches, focus, room - closingRoom);
+    const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
+    const cut = cutTrees(trees, focus, room - closingRoom);
     const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
     fitted = {
-      root: answer.root,
+      root,
       tree_text: cut.trees.map(renderTreeText).join("\n") + closing,
       branches: [],
       truncated: true,
       omitted: { branches: nodes, tree_lines: cut.omitted },
-      hint: `tree_text cut to fit the reply budget: ${count(cut.omitted)} lines left out${
-        focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
-      }. Pass branch=<a branch> for its subtree, or depth.`,
+      hint: hintFor(cut.omitted, focus),
     };
     const size = budget.size(fitted);
     if (size <= budget.bytes) return fitted;
     room -= size - budget.bytes + 64;
   }
   return fitted;
+}
+
+function emptyCut(root: string, nodes: number): BranchTreeOutput {
+  return { root, tree_text: "", branches: [], truncated: true, omitted: { branches: nodes, tree_lines: nodes } };
+}
+
+function hintFor(omittedLines: number, focus: string | null): string {
+  return `tree_text cut to fit the reply budget: ${count(omittedLines)} lines left out${
+    focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
+  }. Pass branch=<a branch> for its subtree, or depth.`;
 }
 
 /** The checked-out branch, to keep in view when a tree is cut; `null` when there is none. */

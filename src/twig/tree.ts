@@ -69,6 +69,21 @@ export function buildTree(
   return visit(root, 0);
 }
 
+/**
+ * At least how many bytes the trees' text takes as a JSON string: each line's branch name, its
+ * drawing prefix at one byte a character, and its escaped newline. Cheaper than drawing it.
+ */
+export function treeTextLowerBound(trees: readonly TreeNode[]): number {
+  let total = 0;
+  const stack: Array<[TreeNode, number]> = trees.map((tree) => [tree, 0]);
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [node, depth] = entry;
+    total += node.branch.length + depth * 4 + 2;
+    for (const child of node.children) stack.push([child, depth + 1]);
+  }
+  return total;
+}
+
 /** Nodes in the trees, each occurrence counted (a diamond's shared subtree is drawn under each parent). */
 export function countNodes(trees: readonly TreeNode[]): number {
   let total = 0;
@@ -107,7 +122,7 @@ export function cutTrees(
       // The drawing prefix is 4 characters a level (`│`, `├`, `└`, `─` take 3 UTF-8 bytes each);
       // the line's JSON string form counts its escapes, and its quotes stand for the `\n` after it.
       const prefix = depth === 0 ? 0 : depth * 6 + 4;
-      lines.push({ node, parent, depth, cost: prefix + utf8Bytes(JSON.stringify(line(node))) });
+      lines.push({ node, parent, depth, cost: prefix + jsonStringBytes(line(node)) });
       for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as TreeNode, index, depth + 1]);
     }
   }
@@ -161,8 +176,12 @@ export function cutTrees(
   return { trees: cut, omitted };
 }
 
-function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, "utf8");
+/** Printable ASCII with nothing JSON escapes: the common branch name, counted without serialising. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** Bytes of `text` as a JSON string, quotes included. */
+function jsonStringBytes(text: string): number {
+  return PLAIN.test(text) ? text.length + 2 : Buffer.byteLength(JSON.stringify(text), "utf8");
 }
 
 /** twig-mcp's `tree_text` (§4.8), with ` [cycle]` / ` [truncated]` marks where twig would crash. */
