@@ -83,6 +83,17 @@ const getBranchMetadata = defineTool({
   },
 });
 
+const BranchStackOutputSchema = v.object({
+  stack: v.array(BranchRecordSchema),
+  cycle: v.optional(
+    v.pipe(v.literal(true), v.description("The declared parents loop back; the walk stopped at the repeat.")),
+  ),
+  truncated: TruncatedSchema,
+  omitted: omittedSchema(["stack"]),
+  hint: HintSchema,
+});
+type BranchStackOutput = v.InferOutput<typeof BranchStackOutputSchema>;
+
 const getBranchStack = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
@@ -92,12 +103,7 @@ const getBranchStack = defineTool({
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
   }),
-  output: v.object({
-    stack: v.array(BranchRecordSchema),
-    cycle: v.optional(
-      v.pipe(v.literal(true), v.description("The declared parents loop back; the walk stopped at the repeat.")),
-    ),
-  }),
+  output: BranchStackOutputSchema,
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler({ branch }, ctx) {
@@ -124,6 +130,22 @@ const getBranchStack = defineTool({
     }
     const { stack, cycle } = branchStack(state, start);
     return ok(cycle ? { stack, cycle: true as const } : { stack });
+  },
+  // Only a pathological state file makes a stack this deep: the branches nearest the start are
+  // kept, and the walk can go on from the last one listed.
+  fit(answer: BranchStackOutput, budget: ReplyBudget): BranchStackOutput {
+    const all = answer.stack;
+    const build = (n: number): BranchStackOutput => {
+      const next = all[n]?.branch ?? "";
+      return {
+        stack: all.slice(0, n),
+        ...(answer.cycle ? { cycle: true as const } : {}),
+        truncated: true,
+        omitted: { stack: all.length - n },
+        hint: `${count(all.length - n)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(next)} to go on.`,
+      };
+    };
+    return largestFitting(budget, build, 1, all.length, (i) => budget.size(all[i])).answer;
   },
 });
 
