@@ -21,6 +21,7 @@ export const ErrorCodeSchema = v.picklist([
   "invalid_config",
   "invalid_registry",
   "repo_missing",
+  "reply_too_large",
 ]);
 export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
 
