@@ -87,7 +87,9 @@ const PullRequestSchema = v.object({
   updated_at: v.string(),
   url: v.pipe(v.string(), v.description("The PR's page on GitHub.")),
   body: v.pipe(v.nullable(v.string()), v.description("Description (Markdown); null when empty.")),
-  truncated: v.optional(v.pipe(v.literal(true), v.description("`body` was cut short; open `url` for the rest."))),
+  truncated: v.optional(
+    v.pipe(v.literal(true), unpublished("field"), v.description("`body` was cut short; open `url` for the rest.")),
+  ),
   labels: v.array(v.string()),
   requested_reviewers: v.pipe(
     v.array(v.string()),
@@ -201,7 +203,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR, every review, check and status, and a summary with a merge verdict.",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Adds a summary with a merge verdict.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,

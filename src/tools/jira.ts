@@ -148,8 +148,7 @@ export function createJiraTools(options?: JiraClientOptions) {
     name: "get_jira_issue",
     title: "Jira issue",
     description:
-      "Get details for a Jira issue. Defaults to the current branch's linked issue. The description comes as " +
-      "Markdown-like text (very long ones are cut, with truncated: true).",
+      "Get details for a Jira issue. Defaults to the current branch's linked issue. Description as Markdown-like text.",
     group: "jira",
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
     output: IssueOutputSchema,
@@ -205,7 +204,7 @@ export function createJiraTools(options?: JiraClientOptions) {
     title: "List Jira issues",
     description:
       "List Jira issues for a project with optional status and assignee filters, most recently updated first, " +
-      "each as get_jira_issue returns it with a shortened description. has_more: raise limit.",
+      "each as get_jira_issue returns it. has_more: raise limit.",
     group: "jira",
     input: v.object({
       project: ProjectKeySchema,

@@ -87,7 +87,7 @@ export const getBranchMetadataTool = defineTool({
   title: "Branch metadata",
   description: "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig.",
   group: "local",
-  input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch name to look up.")) }),
+  input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch to look up.")) }),
   output: BranchRecordSchema,
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
@@ -188,7 +188,7 @@ export const getBranchTreeTool = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
-    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes. `branch` narrows it to one subtree.",
+    "Get the branch dependency tree: branches nested under their declared parents, with Jira keys and PR numbers, as text and nodes. Narrow with `branch` (one subtree) or `depth`.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
@@ -337,7 +337,7 @@ export const listBranchesTool = defineTool({
   name: "list_branches",
   title: "Tracked branches",
   description:
-    "List all twig-tracked branches in the current repository with their Jira issue, PR number and parent branch, sorted by name. For one branch, use get_branch_metadata.",
+    "List twig-tracked branches with their Jira issue, PR number and parent branch, sorted by name. `query` filters by name or Jira key; a long list pages: pass `next_cursor` back as `cursor`.",
   group: "local",
   input: v.object({
     // No descriptions: tools/list must stay within 10 KB, and a cut page's hint says how to use them.
