@@ -976,7 +976,7 @@ async function main(): Promise<void> {
     // Sections other benches keep between their own markers (bench/replies.ts) survive a rerun.
     const previous = existsSync(docs) ? readFileSync(docs, "utf8") : "";
     const kept = previous.match(/<!-- bench:[a-z-]+ start -->[\s\S]*?<!-- bench:[a-z-]+ end -->/g) ?? [];
-    writeFileSync(docs, [performancePage(header, markdown).trimEnd(), ...kept].join("\n\n") + "\n");
+    writeFileSync(docs, `${[performancePage(header, markdown).trimEnd(), ...kept].join("\n\n")}\n`);
     log(
       `done in ${Math.round((performance.now() - runStarted) / 1000)} s; tables in docs/performance.md, ` +
         "everything in .bench/last-run.{txt,md,jsonl}",
