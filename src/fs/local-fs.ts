@@ -33,11 +33,6 @@ export async function statIfExists(path: string): Promise<Stats | undefined> {
   return statSync(path, { throwIfNoEntry: false });
 }
 
-/** {@link statIfExists} for a check that must answer at once (a cache validating its stamps). */
-export function statIfExistsSync(path: string): Stats | undefined {
-  return statSync(path, { throwIfNoEntry: false });
-}
-
 /** Whether anything is at `path` (through symlinks), as git's `file_exists` asks; no `Stats` is made. */
 export function pathExists(path: string): boolean {
   return existsSync(path);

@@ -31,9 +31,9 @@ export function isSettled(stamp: FileStamp, takenAt: number): boolean {
   return Math.max(stamp.ctimeMs, stamp.mtimeMs) < takenAt - RACY_WINDOW_MS;
 }
 
-interface Entry<V, S extends FileStamp> {
+interface Entry<V> {
   value: V;
-  stamps: readonly S[];
+  stamps: readonly FileStamp[];
   settled: boolean;
 }
 
@@ -43,8 +43,8 @@ interface Entry<V, S extends FileStamp> {
  * ({@link isSettled}); a value stored under a racy stamp stays reachable through {@link recent}, so
  * a caller that reads the file again can keep the old value when the bytes turn out the same.
  */
-export class StampedCache<V, S extends FileStamp = FileStamp> {
-  readonly #entries = new Map<string, Entry<V, S>>();
+export class StampedCache<V> {
+  readonly #entries = new Map<string, Entry<V>>();
   readonly #capacity: number;
   readonly #now: () => number;
 
@@ -57,7 +57,7 @@ export class StampedCache<V, S extends FileStamp = FileStamp> {
    * The value under `key` if it still holds: stored under settled stamps, and `unchanged` (which
    * may stat the file again) accepts each of them in order.
    */
-  get(key: string, unchanged: (stamp: S) => boolean): V | undefined {
+  get(key: string, unchanged: (stamp: FileStamp) => boolean): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined || !entry.settled || !entry.stamps.every(unchanged)) return undefined;
     this.#entries.delete(key);
@@ -71,7 +71,7 @@ export class StampedCache<V, S extends FileStamp = FileStamp> {
   }
 
   /** Stores `value` with the stamps it was read under; `true` when they were settled (see {@link isSettled}). */
-  set(key: string, value: V, stamps: readonly S[]): boolean {
+  set(key: string, value: V, stamps: readonly FileStamp[]): boolean {
     const takenAt = this.#now();
     const settled = stamps.every((stamp) => isSettled(stamp, takenAt));
     this.#entries.delete(key);
@@ -81,10 +81,6 @@ export class StampedCache<V, S extends FileStamp = FileStamp> {
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
     return settled;
-  }
-
-  delete(key: string): void {
-    this.#entries.delete(key);
   }
 
   get size(): number {

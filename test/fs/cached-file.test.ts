@@ -78,7 +78,7 @@ describe("CachedFileReader", () => {
   });
 });
 
-describe("readLooseRef's cache of recent refs", () => {
+describe("readLooseRef", () => {
   const OID_A = "a".repeat(40);
   const OID_B = "b".repeat(40);
 
@@ -88,15 +88,5 @@ describe("readLooseRef's cache of recent refs", () => {
     expect(await readLooseRef(path)).toEqual({ kind: "found", value: { kind: "oid", oid: OID_A } });
     writeFileSync(path, `${OID_B}\n`);
     expect(await readLooseRef(path)).toEqual({ kind: "found", value: { kind: "oid", oid: OID_B } });
-  });
-
-  test("a settled ref costs one lstat: its file is not read again", async () => {
-    const path = tempFile("feature", `${OID_A}\n`);
-    setSystemTime(new Date(Date.now() + HOUR));
-    await readLooseRef(path);
-    const reads = spyOn(boundedRead, "readBounded");
-    spies.push(reads);
-    expect(await readLooseRef(path)).toEqual({ kind: "found", value: { kind: "oid", oid: OID_A } });
-    expect(reads).not.toHaveBeenCalled();
   });
 });
