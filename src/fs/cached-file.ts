@@ -5,12 +5,6 @@ import { StampedCache, sameStamp, stampOf } from "./stamped-cache.ts";
 /** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 
-/** A parsed file, with its bytes while its stamp is too recent to vouch for them. */
-interface Parsed {
-  value: unknown;
-  bytes: Uint8Array | undefined;
-}
-
 /** Files we parse are small, but a state file can be hand-edited into anything; refuse the absurd. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -18,12 +12,11 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
  * Re-reads a file only when its (mtime, ctime, size, inode) changes, so every tool call sees the
  * file as it is now without parsing an unchanged file twice. The cache is a bounded LRU keyed by
  * path and parser, so memory stays flat however many repositories and files are read. A file
- * changed in the last few seconds is read again on every call (its stamp could hide a second
- * change, see `RACY_WINDOW_MS`), but parsed again only if its bytes differ, so callers keep
- * getting the same parsed object while nothing changed.
+ * changed in the last few seconds is read and parsed again on every call (its stamp could hide a
+ * second change, see `RACY_WINDOW_MS`).
  */
 export class CachedFileReader {
-  readonly #entries: StampedCache<Parsed>;
+  readonly #entries: StampedCache<unknown>;
   /** The clock stamps are judged by (ms since the epoch). */
   readonly now: () => number;
 
@@ -62,18 +55,14 @@ export class CachedFileReader {
     const key = `${parserKey}\u0000${path}`;
     const stamp = stampOf(info);
     const cached = this.#entries.get(key, (previous) => sameStamp(previous, stamp));
-    if (cached !== undefined) return { kind: "found", value: cached.value as T };
+    if (cached !== undefined) return { kind: "found", value: cached as T };
     // Read through a fresh descriptor: the stat above only picks cache hits and refuses early; what
     // was read is judged, and stamped, by the descriptor's own `fstat`.
     const read = readBounded(path, maxBytes);
     if (read.kind !== "found") return describeRefusal(read);
-    const bytes = read.bytes;
-    const previous = this.#entries.recent(key);
-    const value =
-      previous?.bytes !== undefined && Buffer.compare(previous.bytes, bytes) === 0 ? previous.value : parse(bytes);
-    const parsed: Parsed = { value, bytes };
-    if (this.#entries.set(key, parsed, [stampOf(read.info)])) parsed.bytes = undefined;
-    return { kind: "found", value: value as T };
+    const value = parse(read.bytes);
+    this.#entries.set(key, value, [stampOf(read.info)]);
+    return { kind: "found", value };
   }
 
   get size(): number {

@@ -40,8 +40,7 @@ interface Entry<V> {
 /**
  * A bounded LRU of values derived from files, each kept with the stamps of the files it came from.
  * A value is handed out only while every stamp is unchanged and was settled when taken
- * ({@link isSettled}); a value stored under a racy stamp stays reachable through {@link recent}, so
- * a caller that reads the file again can keep the old value when the bytes turn out the same.
+ * ({@link isSettled}).
  */
 export class StampedCache<V> {
   readonly #entries = new Map<string, Entry<V>>();
@@ -65,13 +64,8 @@ export class StampedCache<V> {
     return entry.value;
   }
 
-  /** The value last stored under `key`, however old or racy its stamps: for comparison, not for answers. */
-  recent(key: string): V | undefined {
-    return this.#entries.get(key)?.value;
-  }
-
-  /** Stores `value` with the stamps it was read under; `true` when they were settled (see {@link isSettled}). */
-  set(key: string, value: V, stamps: readonly FileStamp[]): boolean {
+  /** Stores `value` with the stamps it was read under. */
+  set(key: string, value: V, stamps: readonly FileStamp[]): void {
     const takenAt = this.#now();
     const settled = stamps.every((stamp) => isSettled(stamp, takenAt));
     this.#entries.delete(key);
@@ -80,7 +74,6 @@ export class StampedCache<V> {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    return settled;
   }
 
   get size(): number {
