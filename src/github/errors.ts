@@ -30,7 +30,7 @@ interface HttpFailure {
  * of defence.
  */
 export function githubErrorToToolError(error: unknown, subject: RequestSubject): ToolError {
-  return scrub(mapError(error, subject), subject.secrets);
+  return scrubToolError(mapError(error, subject), subject.secrets);
 }
 
 function mapError(error: unknown, subject: RequestSubject): ToolError {
@@ -216,9 +216,6 @@ function describe(error: unknown): string {
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
-
-/** Messages are built without headers; removing every known secret is the backstop. */
-export const scrub = scrubToolError;
 
 function hostOf(url: string): string {
   try {
