@@ -10,18 +10,8 @@ import { createGitHubFetch } from "./http.ts";
 import { resilientRequest } from "./resilience.ts";
 import { type GitHubSettings, githubSettings } from "./settings.ts";
 
-/**
- * Octokit is loaded on the first GitHub call rather than at start-up: a server that is never asked
- * about GitHub never evaluates it.
- */
-function loadOctokit() {
-  return import("@octokit/rest");
-}
-
-type OctokitModule = Awaited<ReturnType<typeof loadOctokit>>;
-export type GitHubOctokit = InstanceType<OctokitModule["Octokit"]>;
-
-let octokitModule: Promise<OctokitModule> | null = null;
+type OctokitModule = typeof import("@octokit/rest");
+type GitHubOctokit = InstanceType<OctokitModule["Octokit"]>;
 
 /** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
 export interface GitHubConnection {
@@ -69,8 +59,9 @@ export class GitHubClients {
     const key = `${baseUrl}\u0000${tokenId}`;
     let octokit = this.#octokits.get(key);
     if (octokit === undefined) {
-      // Kept as a promise so that concurrent first calls share one client.
-      octokit = loadOctokitModule().then((loaded) =>
+      // Kept as a promise so that concurrent first calls share one client. Octokit is imported on
+      // the first GitHub call: a server never asked about GitHub never evaluates it.
+      octokit = import("@octokit/rest").then((loaded) =>
         buildOctokit(ctx, loaded, { baseUrl, token, tokenId, settings, etags: this.#etags }),
       );
       this.#octokits.set(key, octokit);
@@ -80,11 +71,6 @@ export class GitHubClients {
     }
     return octokit;
   }
-}
-
-function loadOctokitModule(): Promise<OctokitModule> {
-  octokitModule ??= loadOctokit();
-  return octokitModule;
 }
 
 interface OctokitSetup {
