@@ -13,6 +13,24 @@ import { type GitHubSettings, githubSettings } from "./settings.ts";
 type OctokitModule = typeof import("@octokit/rest");
 type GitHubOctokit = InstanceType<OctokitModule["Octokit"]>;
 
+/**
+ * The API root for `host` and the token to send there. Generic token variables follow only a
+ * destination the user chose (`GITHUB_API_URL`, `GH_HOST`), never one a cloned remote names.
+ */
+export async function resolveGitHubAccess(
+  ctx: Pick<Context, "env" | "home" | "files" | "platform" | "log">,
+  host: string,
+): Promise<Result<{ baseUrl: string; credential: GitHubCredential }>> {
+  const base = apiBaseUrl(host, ctx.env);
+  if (!base.ok) return base;
+  const credential = await resolveGitHubCredential(ctx, {
+    host,
+    apiHost: apiHostOf(base.value),
+    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
+  });
+  return credential.ok ? ok({ baseUrl: base.value, credential: credential.value }) : err(credential.error);
+}
+
 /** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
 export interface GitHubConnection {
   octokit: GitHubOctokit;
@@ -34,18 +52,13 @@ export class GitHubClients {
 
   /** Resolves the API base URL and a token for `host`, and the Octokit for that pair. */
   async connect(ctx: Context, host: string): Promise<Result<GitHubConnection>> {
-    const base = apiBaseUrl(host, ctx.env);
-    if (!base.ok) return base;
-    const credential = await resolveGitHubCredential(ctx, {
-      host,
-      apiHost: apiHostOf(base.value),
-      explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
-    });
-    if (!credential.ok) return err(credential.error);
+    const access = await resolveGitHubAccess(ctx, host);
+    if (!access.ok) return access;
+    const { baseUrl, credential } = access.value;
     const settings = githubSettings(ctx.env);
-    const { token, source } = credential.value;
-    const octokit = await this.#octokitFor(ctx, base.value, token, settings, source);
-    return ok({ octokit, baseUrl: base.value, credential: { source }, settings, secrets: [token] });
+    const { token, source } = credential;
+    const octokit = await this.#octokitFor(ctx, baseUrl, token, settings, source);
+    return ok({ octokit, baseUrl, credential: { source }, settings, secrets: [token] });
   }
 
   #octokitFor(

@@ -1,11 +1,10 @@
 import type { Context } from "../../core/context.ts";
-import { resolveGitHubCredential } from "../../creds/credentials-github.ts";
 import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
 import { GITHUB_COM, ghHostOverride } from "../../creds/github-hosts.ts";
 import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
-import { apiBaseUrl, apiHostOf } from "../../github/api-base.ts";
+import { resolveGitHubAccess } from "../../github/client.ts";
 import { resolveTarget } from "../../github/target.ts";
 import { checkJiraHost, isAtlassianCloudHost, type JiraBase, normalizeHost } from "../../jira/host.ts";
 import { type Check, check } from "./report.ts";
@@ -91,18 +90,13 @@ export async function checkGitHub(ctx: Context): Promise<{ checks: Check[]; host
       );
     }
   }
-  const base = apiBaseUrl(host, ctx.env);
-  if (!base.ok) {
-    checks.push(check("github-credentials", "GitHub token", "fail", base.error.message, base.error.hint));
-    return { checks, host: null };
-  }
-  const credential = await resolveGitHubCredential(ctx, {
-    host,
-    apiHost: apiHostOf(base.value),
-    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
-  });
-  if (credential.ok) {
-    checks.push(check("github-credentials", "GitHub token", "ok", `for ${host}: from ${credential.value.source}`));
+  const access = await resolveGitHubAccess(ctx, host);
+  if (access.ok) {
+    checks.push(
+      check("github-credentials", "GitHub token", "ok", `for ${host}: from ${access.value.credential.source}`),
+    );
+  } else if (access.error.code !== "credentials_missing") {
+    checks.push(check("github-credentials", "GitHub token", "fail", access.error.message, access.error.hint));
   } else {
     checks.push(
       check(
@@ -110,11 +104,11 @@ export async function checkGitHub(ctx: Context): Promise<{ checks: Check[]; host
         "GitHub token",
         "warn",
         `none for ${host}; GitHub tools answer credentials_missing`,
-        credential.error.hint,
+        access.error.hint,
       ),
     );
   }
-  return { checks, host: credential.ok ? host : null };
+  return { checks, host: access.ok ? host : null };
 }
 
 const CLIENT_ENV_HINT =
