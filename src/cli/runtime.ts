@@ -89,8 +89,5 @@ async function defaultRepository(
     }
     return found;
   }
-  if (found.value.workTree === null) {
-    return err(toolError("no_repo", `${start} is a bare repository (no working tree)`, "Pass --repo with a checkout."));
-  }
   return ok(found.value.workTree);
 }
