@@ -1,10 +1,11 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
+import { hostOf } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
 import { ghHostOverride } from "../creds/github-hosts.ts";
-import { apiBaseUrl, apiHostOf } from "./api-base.ts";
+import { apiBaseUrl } from "./api-base.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { createGitHubFetch } from "./http.ts";
 import { resilientRequest } from "./resilience.ts";
@@ -25,7 +26,7 @@ export async function resolveGitHubAccess(
   if (!base.ok) return base;
   const credential = await resolveGitHubCredential(ctx, {
     host,
-    apiHost: apiHostOf(base.value),
+    apiHost: hostOf(base.value),
     explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
   });
   return credential.ok ? ok({ baseUrl: base.value, credential: credential.value }) : err(credential.error);
