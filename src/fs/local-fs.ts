@@ -20,10 +20,6 @@ export async function stat(path: string): Promise<Stats> {
   return statSync(path);
 }
 
-export async function lstat(path: string): Promise<Stats> {
-  return lstatSync(path);
-}
-
 /**
  * `stat`/`lstat` for paths that are often absent (a branch that is only packed, a repository
  * without twig state): `undefined` instead of an ENOENT error, which costs several times the
@@ -50,9 +46,7 @@ export async function realpath(path: string): Promise<string> {
   return realpathSync(path);
 }
 
-export function readdir(path: string): Promise<string[]>;
 export function readdir(path: string, options: { withFileTypes: true }): Promise<Dirent[]>;
-export function readdir(path: string, options: { recursive: true; withFileTypes: true }): Promise<Dirent[]>;
 export function readdir(path: string, options: { recursive: true; encoding: "buffer" }): Promise<Buffer[]>;
 export async function readdir(path: string, options?: object): Promise<unknown[]> {
   return readdirSync(path, options as Parameters<typeof readdirSync>[1]) as unknown[];
