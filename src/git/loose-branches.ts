@@ -4,16 +4,14 @@ import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { readdir } from "../fs/local-fs.ts";
-import { sortBytewise } from "./bytewise.ts";
 import { unreadableHint } from "./hints.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
 const HEADS = "refs/heads/";
 
 /**
- * Short names of the loose branches under `headsDir` (`<commonDir>/refs/heads`), sorted by UTF-8
- * bytes as git sorts them. Refs are listed by name only, never opened one by one, so this stays
- * fast with thousands of branches.
+ * Short names of the loose branches under `headsDir` (`<commonDir>/refs/heads`), unsorted. Refs
+ * are listed by name only, never opened one by one, so this stays fast with thousands of branches.
  */
 export async function listLooseBranches(headsDir: string): Promise<Result<string[]>> {
   const names: string[] = [];
@@ -37,7 +35,6 @@ export async function listLooseBranches(headsDir: string): Promise<Result<string
     }
     for (const dir of read.entries.dirs) pending.push({ path: join(path, dir), prefix: `${prefix}${dir}/` });
   }
-  sortBytewise(names);
   return ok(lossy ? await dropUndecodable(headsDir, names) : names);
 }
 
