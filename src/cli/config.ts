@@ -162,9 +162,7 @@ function serverArgs(repoRoot: string | null, options: ConfigOptions): string[] |
 
 async function repositoryRoot(start: string, files: CachedFileReader): Promise<Result<string, string>> {
   const found = await discoverRepository(start, files);
-  if (!found.ok) return err(found.error.message);
-  if (found.value.workTree === null) return err(`${start} is a bare repository (no working tree)`);
-  return ok(found.value.workTree);
+  return found.ok ? ok(found.value.workTree) : err(found.error.message);
 }
 
 function printGuidance(options: ConfigOptions, scope: ConfigScope, path: Result<string, string>): string {

@@ -3,11 +3,13 @@ import { homeDir } from "../twig/dirs.ts";
 
 /** This user's home as twig computes it (`$HOME`, else the passwd entry; the profile on Windows). */
 export function userHome(): string | null {
-  return homeDir(process.env, process.platform, () => {
-    try {
-      return userInfo().homedir || null;
-    } catch {
-      return null;
-    }
-  });
+  return homeDir(process.env, process.platform, passwdHome);
+}
+
+export function passwdHome(): string | null {
+  try {
+    return userInfo().homedir || null;
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,3 @@
-import { userInfo } from "node:os";
 import { resolve } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/log.ts";
@@ -16,6 +15,7 @@ import { jiraTools } from "../tools/jira.ts";
 import { localTools } from "../tools/local.ts";
 import { homeDir, twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
+import { passwdHome } from "./home.ts";
 
 export interface RuntimeOptions {
   repo: string | null;
@@ -101,16 +101,5 @@ async function defaultRepository(
     }
     return found;
   }
-  if (found.value.workTree === null) {
-    return err(toolError("no_repo", `${start} is a bare repository (no working tree)`, "Pass --repo with a checkout."));
-  }
   return ok(found.value.workTree);
-}
-
-function passwdHome(): string | null {
-  try {
-    return userInfo().homedir || null;
-  } catch {
-    return null;
-  }
 }

@@ -156,6 +156,15 @@ function innermost(error: unknown): unknown {
   return current;
 }
 
+/** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
+export function hostOf(url: string, fallback = url): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return fallback;
+  }
+}
+
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

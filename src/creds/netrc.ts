@@ -96,22 +96,15 @@ function tokenize(text: string): Token[] {
       continue;
     }
     const start = i;
+    const quoted = ch === '"';
+    if (quoted) i++;
     let value = "";
-    if (ch === '"') {
+    while (i < n && (quoted ? text[i] !== '"' : !/\s/.test(text[i] as string))) {
+      if (text[i] === "\\" && i + 1 < n) i++;
+      value += text[i];
       i++;
-      while (i < n && text[i] !== '"') {
-        if (text[i] === "\\" && i + 1 < n) i++;
-        value += text[i];
-        i++;
-      }
-      i++;
-    } else {
-      while (i < n && !/\s/.test(text[i] as string)) {
-        if (text[i] === "\\" && i + 1 < n) i++;
-        value += text[i];
-        i++;
-      }
     }
+    if (quoted) i++;
     tokens.push({ value, start, end: i });
   }
   return tokens;

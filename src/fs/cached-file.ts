@@ -1,35 +1,56 @@
 import { type BoundedRead, readBounded } from "./bounded-read.ts";
 import { statIfExists } from "./local-fs.ts";
-import { StampedCache, sameStamp, stampOf } from "./stamped-cache.ts";
 
 /** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 
-/** A parsed file, with its bytes while its stamp is too recent to vouch for them. */
-interface Parsed {
-  value: unknown;
-  bytes: Uint8Array | undefined;
-}
-
 /** Files we parse are small, but a state file can be hand-edited into anything; refuse the absurd. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** What says a file is unchanged: its inode, size, and last modification and status change. */
+interface FileStamp {
+  mtimeMs: number;
+  ctimeMs: number;
+  size: number;
+  ino: number;
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+/**
+ * File times come from a coarse clock: a kernel tick (up to 10 ms) on Linux before 6.13 and on
+ * most network file systems, a second on HFS+, two on FAT. Two writes within one tick, the second
+ * of the same size and in place (twig rewriting a PR number, a tool rewriting HEAD), leave the
+ * stamp exactly as it was. So a stamp only vouches for what was read under it once the file's last
+ * change is older than this when the stamp is taken — git's "racy clean" rule, with the system
+ * clock standing in for the index file's mtime. Until then the file is read again on every use.
+ */
+export const RACY_WINDOW_MS = 3_000;
+
+/** Whether `stamp`, taken at `takenAt` (ms since the epoch), can vouch for the content read with it. */
+export function isSettled(stamp: FileStamp, takenAt: number): boolean {
+  // ctime cannot be set back by `touch -d` or an archive extractor the way mtime can; mtime still
+  // counts when it is later (a server clock ahead of ours).
+  return Math.max(stamp.ctimeMs, stamp.mtimeMs) < takenAt - RACY_WINDOW_MS;
+}
 
 /**
  * Re-reads a file only when its (mtime, ctime, size, inode) changes, so every tool call sees the
  * file as it is now without parsing an unchanged file twice. The cache is a bounded LRU keyed by
  * path and parser, so memory stays flat however many repositories and files are read. A file
- * changed in the last few seconds is read again on every call (its stamp could hide a second
- * change, see `RACY_WINDOW_MS`), but parsed again only if its bytes differ, so callers keep
- * getting the same parsed object while nothing changed.
+ * changed in the last few seconds is read and parsed again on every call (see `RACY_WINDOW_MS`).
  */
 export class CachedFileReader {
-  readonly #entries: StampedCache<Parsed>;
-  /** The clock stamps are judged by (ms since the epoch). */
-  readonly now: () => number;
+  /** Map order is the LRU order; only an entry read under a settled stamp is ever handed out. */
+  readonly #entries = new Map<string, { value: unknown; stamp: FileStamp; settled: boolean }>();
+  readonly #capacity: number;
+  readonly #now: () => number;
 
   constructor(capacity = 256, now: () => number = Date.now) {
-    this.#entries = new StampedCache(capacity, now);
-    this.now = now;
+    this.#capacity = capacity;
+    this.#now = now;
   }
 
   /**
@@ -60,20 +81,23 @@ export class CachedFileReader {
       return { kind: "unreadable", cause: `file is ${info.size} bytes, over the ${maxBytes}-byte limit` };
     }
     const key = `${parserKey}\u0000${path}`;
-    const stamp = stampOf(info);
-    const cached = this.#entries.get(key, (previous) => sameStamp(previous, stamp));
-    if (cached !== undefined) return { kind: "found", value: cached.value as T };
+    const cached = this.#entries.get(key);
+    this.#entries.delete(key);
+    if (cached?.settled && sameStamp(cached.stamp, info)) {
+      this.#entries.set(key, cached);
+      return { kind: "found", value: cached.value as T };
+    }
     // Read through a fresh descriptor: the stat above only picks cache hits and refuses early; what
     // was read is judged, and stamped, by the descriptor's own `fstat`.
     const read = readBounded(path, maxBytes);
     if (read.kind !== "found") return describeRefusal(read);
-    const bytes = read.bytes;
-    const previous = this.#entries.recent(key);
-    const value =
-      previous?.bytes !== undefined && Buffer.compare(previous.bytes, bytes) === 0 ? previous.value : parse(bytes);
-    const parsed: Parsed = { value, bytes };
-    if (this.#entries.set(key, parsed, [stampOf(read.info)])) parsed.bytes = undefined;
-    return { kind: "found", value: value as T };
+    const value = parse(read.bytes);
+    const { mtimeMs, ctimeMs, size, ino } = read.info;
+    const stamp = { mtimeMs, ctimeMs, size, ino };
+    this.#entries.set(key, { value, stamp, settled: isSettled(stamp, this.#now()) });
+    const oldest = this.#entries.keys().next().value;
+    if (this.#entries.size > this.#capacity && oldest !== undefined) this.#entries.delete(oldest);
+    return { kind: "found", value };
   }
 
   get size(): number {

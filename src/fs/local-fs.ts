@@ -20,21 +20,12 @@ export async function stat(path: string): Promise<Stats> {
   return statSync(path);
 }
 
-export async function lstat(path: string): Promise<Stats> {
-  return lstatSync(path);
-}
-
 /**
  * `stat`/`lstat` for paths that are often absent (a branch that is only packed, a repository
  * without twig state): `undefined` instead of an ENOENT error, which costs several times the
  * call itself to build. Other failures still reject.
  */
 export async function statIfExists(path: string): Promise<Stats | undefined> {
-  return statSync(path, { throwIfNoEntry: false });
-}
-
-/** {@link statIfExists} for a check that must answer at once (a cache validating its stamps). */
-export function statIfExistsSync(path: string): Stats | undefined {
   return statSync(path, { throwIfNoEntry: false });
 }
 
@@ -55,9 +46,7 @@ export async function realpath(path: string): Promise<string> {
   return realpathSync(path);
 }
 
-export function readdir(path: string): Promise<string[]>;
 export function readdir(path: string, options: { withFileTypes: true }): Promise<Dirent[]>;
-export function readdir(path: string, options: { recursive: true; withFileTypes: true }): Promise<Dirent[]>;
 export function readdir(path: string, options: { recursive: true; encoding: "buffer" }): Promise<Buffer[]>;
 export async function readdir(path: string, options?: object): Promise<unknown[]> {
   return readdirSync(path, options as Parameters<typeof readdirSync>[1]) as unknown[];

@@ -2,14 +2,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import {
-  combinedConfig,
-  configFromEntries,
-  type GitConfig,
-  parseConfigBool,
-  readConfigFile,
-  repoConfigPath,
-} from "./config.ts";
+import { configFromEntries, type GitConfig, parseConfigBool, readConfigFile, repoConfigPath } from "./config.ts";
 import type { RepoLocation } from "./discover.ts";
 import { readHead } from "./head.ts";
 import { wildmatch } from "./wildmatch.ts";
@@ -57,7 +50,7 @@ export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext
     if (!level.ok) return level;
     levels.push(level.value);
   }
-  return ok(combinedConfig(levels));
+  return ok(configFromEntries(levels.flatMap((level) => level.entries())));
 }
 
 /** git's limit on nested includes (`MAX_INCLUDE_DEPTH`). */

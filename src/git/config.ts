@@ -119,11 +119,6 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
   }
 }
 
-/** Several config files read as one, in order (git reads system, then global, then the repository's). */
-export function combinedConfig(levels: readonly GitConfig[]): GitConfig {
-  return configFromEntries(levels.flatMap((level) => level.entries()));
-}
-
 /** A config made of these entries, in this order (keys as `entries()` gives them). */
 export function configFromEntries(entries: ReadonlyArray<{ key: string; value: string }>): GitConfig {
   return new ParsedConfig(entries);

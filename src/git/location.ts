@@ -4,7 +4,7 @@ export interface RepoLocation {
   gitDir: string;
   /** Absolute, canonical: the shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
   commonDir: string;
-  /** Absolute, canonical working-tree root; `null` for a bare repository. */
-  workTree: string | null;
+  /** Absolute, canonical working-tree root (discovery refuses bare repositories). */
+  workTree: string;
   isLinkedWorktree: boolean;
 }

@@ -1,7 +1,6 @@
 import { readBounded } from "../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
 import { lstatIfExists, readlink } from "../fs/local-fs.ts";
-import { StampedCache, sameStamp, stampOf } from "../fs/stamped-cache.ts";
 import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
 import { leadingOid } from "./oid.ts";
 
@@ -38,15 +37,6 @@ export function parseLooseRef(bytes: Uint8Array): RefValue | null {
   return oid === null ? null : { kind: "oid", oid };
 }
 
-/**
- * The last few regular ref files read, by path, with the `lstat` they were read under. HEAD and the
- * current branch are read on nearly every call; the rest of thousands of refs are read rarely, so a
- * small cache of its own keeps them out of the shared file cache. git replaces a ref by renaming a
- * lock file over it, which changes its inode and ctime, so an unchanged `lstat` means unchanged
- * content — once the stamp is settled (`RACY_WINDOW_MS`): one system call instead of four.
- */
-const recent = new StampedCache<LooseRead>(64);
-
 /** Reads one loose ref. */
 export async function readLooseRef(path: string): Promise<LooseRead> {
   let info: Awaited<ReturnType<typeof lstatIfExists>>;
@@ -68,11 +58,6 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
       return absentOrUnreadable(error);
     }
   }
-  const regular = info.isFile();
-  if (regular) {
-    const cached = recent.get(path, (previous) => sameStamp(previous, info));
-    if (cached !== undefined) return cached;
-  }
   // Through a symlink, the target decides: one opened descriptor, `fstat`ed, so that a FIFO or a
   // device (a HEAD linked to /dev/zero) swapped in at any moment is refused, never read.
   const read = readBounded(path, MAX_LOOSE_REF_BYTES);
@@ -88,11 +73,7 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   }
   const bytes = read.bytes;
   const parsed = parseLooseRef(bytes);
-  const value: LooseRead = parsed === null ? { kind: "malformed" } : { kind: "found", value: parsed };
-  // Only what was read under this very `lstat` is remembered (a file rewritten in between has a
-  // newer ctime and is read again next time).
-  if (regular && sameStamp(read.info, info)) recent.set(path, value, [stampOf(info)]);
-  return value;
+  return parsed === null ? { kind: "malformed" } : { kind: "found", value: parsed };
 }
 
 function absentOrUnreadable(error: unknown): LooseRead {

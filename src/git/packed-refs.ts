@@ -53,9 +53,6 @@ export function parsePackedRefs(bytes: Uint8Array): Map<string, PackedRef> {
   return refs;
 }
 
-/** One shared empty map, so "no packed-refs file" is the same answer every time (callers key caches on it). */
-const NO_PACKED_REFS: ReadonlyMap<string, PackedRef> = new Map();
-
 /** The repository's packed refs (`<commonDir>/packed-refs`); a missing file means none are packed. */
 export async function readPackedRefs(
   commonDir: string,
@@ -67,7 +64,7 @@ export async function readPackedRefs(
     case "found":
       return ok(read.value);
     case "missing":
-      return ok(NO_PACKED_REFS);
+      return ok(new Map());
     case "unreadable":
       return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
   }

@@ -34,7 +34,7 @@ export async function listLinkedWorktrees(
   files: CachedFileReader,
 ): Promise<Result<LiveWorktree[]>> {
   const adminRoot = join(repo.commonDir, "worktrees");
-  const listed = await listDirectory(adminRoot, files);
+  const listed = await listDirectory(adminRoot);
   if (listed.kind === "missing") return ok([]);
   if (listed.kind === "unreadable") {
     return err(toolError("internal", `Cannot list ${adminRoot}: ${listed.cause}`, unreadableHint(adminRoot)));

@@ -34,12 +34,3 @@ function invalidOverride() {
     "Set GITHUB_API_URL to the API root (for example https://api.github.com or https://HOST/api/v3) without credentials in it, or unset it.",
   );
 }
-
-/** The host name requests actually go to, for messages and the `.netrc` fallback lookup. */
-export function apiHostOf(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).host;
-  } catch {
-    return baseUrl;
-  }
-}

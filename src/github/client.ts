@@ -1,27 +1,36 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
+import { hostOf } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
 import { ghHostOverride } from "../creds/github-hosts.ts";
-import { apiBaseUrl, apiHostOf } from "./api-base.ts";
+import { apiBaseUrl } from "./api-base.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { createGitHubFetch } from "./http.ts";
 import { resilientRequest } from "./resilience.ts";
 import { type GitHubSettings, githubSettings } from "./settings.ts";
 
+type OctokitModule = typeof import("@octokit/rest");
+type GitHubOctokit = InstanceType<OctokitModule["Octokit"]>;
+
 /**
- * Octokit is loaded on the first GitHub call rather than at start-up: a server that is never asked
- * about GitHub never evaluates it.
+ * The API root for `host` and the token to send there. Generic token variables follow only a
+ * destination the user chose (`GITHUB_API_URL`, `GH_HOST`), never one a cloned remote names.
  */
-function loadOctokit() {
-  return import("@octokit/rest");
+export async function resolveGitHubAccess(
+  ctx: Pick<Context, "env" | "home" | "files" | "platform" | "log">,
+  host: string,
+): Promise<Result<{ baseUrl: string; credential: GitHubCredential }>> {
+  const base = apiBaseUrl(host, ctx.env);
+  if (!base.ok) return base;
+  const credential = await resolveGitHubCredential(ctx, {
+    host,
+    apiHost: hostOf(base.value),
+    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
+  });
+  return credential.ok ? ok({ baseUrl: base.value, credential: credential.value }) : err(credential.error);
 }
-
-type OctokitModule = Awaited<ReturnType<typeof loadOctokit>>;
-export type GitHubOctokit = InstanceType<OctokitModule["Octokit"]>;
-
-let octokitModule: Promise<OctokitModule> | null = null;
 
 /** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
 export interface GitHubConnection {
@@ -44,18 +53,13 @@ export class GitHubClients {
 
   /** Resolves the API base URL and a token for `host`, and the Octokit for that pair. */
   async connect(ctx: Context, host: string): Promise<Result<GitHubConnection>> {
-    const base = apiBaseUrl(host, ctx.env);
-    if (!base.ok) return base;
-    const credential = await resolveGitHubCredential(ctx, {
-      host,
-      apiHost: apiHostOf(base.value),
-      explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
-    });
-    if (!credential.ok) return err(credential.error);
+    const access = await resolveGitHubAccess(ctx, host);
+    if (!access.ok) return access;
+    const { baseUrl, credential } = access.value;
     const settings = githubSettings(ctx.env);
-    const { token, source } = credential.value;
-    const octokit = await this.#octokitFor(ctx, base.value, token, settings, source);
-    return ok({ octokit, baseUrl: base.value, credential: { source }, settings, secrets: [token] });
+    const { token, source } = credential;
+    const octokit = await this.#octokitFor(ctx, baseUrl, token, settings, source);
+    return ok({ octokit, baseUrl, credential: { source }, settings, secrets: [token] });
   }
 
   #octokitFor(
@@ -69,8 +73,9 @@ export class GitHubClients {
     const key = `${baseUrl}\u0000${tokenId}`;
     let octokit = this.#octokits.get(key);
     if (octokit === undefined) {
-      // Kept as a promise so that concurrent first calls share one client.
-      octokit = loadOctokitModule().then((loaded) =>
+      // Kept as a promise so that concurrent first calls share one client. Octokit is imported on
+      // the first GitHub call: a server never asked about GitHub never evaluates it.
+      octokit = import("@octokit/rest").then((loaded) =>
         buildOctokit(ctx, loaded, { baseUrl, token, tokenId, settings, etags: this.#etags }),
       );
       this.#octokits.set(key, octokit);
@@ -80,11 +85,6 @@ export class GitHubClients {
     }
     return octokit;
   }
-}
-
-function loadOctokitModule(): Promise<OctokitModule> {
-  octokitModule ??= loadOctokit();
-  return octokitModule;
 }
 
 interface OctokitSetup {

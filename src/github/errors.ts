@@ -1,5 +1,5 @@
 import { type ToolError, toolError } from "../core/errors.ts";
-import { scrubAndClip, scrubToolError, transportFailure } from "../core/http-policy.ts";
+import { hostOf, scrubAndClip, scrubToolError, transportFailure } from "../core/http-policy.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */
@@ -30,7 +30,7 @@ interface HttpFailure {
  * of defence.
  */
 export function githubErrorToToolError(error: unknown, subject: RequestSubject): ToolError {
-  return scrub(mapError(error, subject), subject.secrets);
+  return scrubToolError(mapError(error, subject), subject.secrets);
 }
 
 function mapError(error: unknown, subject: RequestSubject): ToolError {
@@ -62,7 +62,7 @@ function mapError(error: unknown, subject: RequestSubject): ToolError {
     if (transport?.kind === "dns") {
       return toolError(
         "network_error",
-        `Could not reach GitHub: the name ${hostOf(subject.baseUrl)} did not resolve (${transport.code}) while requesting ${subject.what}`,
+        `Could not reach GitHub: the name ${hostOf(subject.baseUrl, "(GITHUB_API_URL)")} did not resolve (${transport.code}) while requesting ${subject.what}`,
         "Check the host name (the git remote, GH_HOST or GITHUB_API_URL), the network connection and any VPN.",
       );
     }
@@ -215,15 +215,4 @@ function describe(error: unknown): string {
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** Messages are built without headers; removing every known secret is the backstop. */
-export const scrub = scrubToolError;
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(GITHUB_API_URL)";
-  }
 }

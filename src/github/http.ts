@@ -1,6 +1,7 @@
 import {
   attemptSignal,
   formatBytes,
+  hostOf,
   isSameOrigin,
   MAX_RESPONSE_BYTES,
   readCapped,
@@ -114,7 +115,7 @@ export function createGitHubFetch(options: GitHubFetchOptions): typeof fetch {
       if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (deadline.aborted) throw new RequestAborted("timeout", timeoutMs);
       if (!(error instanceof ResponseRefused)) {
-        log.debug(`GitHub ${method} ${safeOrigin(url)}: ${transportFailure(error).detail}`);
+        log.debug(`GitHub ${method} ${hostOf(url, "(unparseable URL)")}: ${transportFailure(error).detail}`);
       }
       throw error;
     }
@@ -155,14 +156,6 @@ function safePath(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return "(unparseable URL)";
-  }
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).host;
   } catch {
     return "(unparseable URL)";
   }

@@ -2,7 +2,7 @@ import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readEffectiveConfig } from "../git/config-levels.ts";
-import { discoverRepositoryCached } from "../git/discovery-cache.ts";
+import { discoverRepository } from "../git/discover.ts";
 import type { Head } from "../git/head.ts";
 import { readHead } from "../git/head.ts";
 import { remoteUrls } from "../git/remotes.ts";
@@ -22,7 +22,7 @@ export async function readRemotes(
   ctx: Pick<Context, "files" | "env" | "home" | "platform">,
   path: string,
 ): Promise<Result<RemoteUrl[]>> {
-  const repo = await discoverRepositoryCached(path, ctx.files);
+  const repo = await discoverRepository(path, ctx.files);
   if (!repo.ok) return repo;
   const config = await readEffectiveConfig(repo.value, ctx);
   if (!config.ok) return config;

@@ -1,9 +1,10 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
+import { scrubToolError } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
-import { githubErrorToToolError, scrub } from "./errors.ts";
+import { githubErrorToToolError } from "./errors.ts";
 import type { GitHubTarget } from "./target.ts";
 
 /** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
@@ -68,7 +69,7 @@ export async function githubGet<S extends v.GenericSchema>(
     const path = issue?.path?.map((item) => String(item.key)).join(".") || "(root)";
     const expected = issue?.expected ? `expected ${issue.expected}` : "invalid value";
     return err(
-      scrub(
+      scrubToolError(
         toolError(
           "network_error",
           `Unexpected response from GitHub for ${what}: ${path}: ${expected}`,

@@ -341,7 +341,7 @@ function quote(text: string): string {
 }
 
 /** Trailing spaces off every line, at most one blank line in a row, no blank lines at the ends. */
-function tidy(text: string): string {
+export function tidy(text: string): string {
   return text
     .split("\n")
     .map((line) => line.replace(/[ \t]+$/, ""))

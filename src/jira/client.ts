@@ -8,6 +8,7 @@ import {
   attemptSignal,
   clip,
   formatBytes,
+  hostOf,
   httpTimeoutMs,
   MAX_RESPONSE_BYTES,
   parseRetryAfter,
@@ -412,14 +413,6 @@ function transportError(error: unknown, purpose: RequestPurpose, site: string): 
     `Could not reach Jira at ${site} (${endpointOf(purpose)}): ${failure.detail}`,
     "Check JIRA_HOST and the network connection (VPN, proxy).",
   );
-}
-
-function hostOf(site: string): string {
-  try {
-    return new URL(site).host;
-  } catch {
-    return site;
-  }
 }
 
 function parseJson(text: string): unknown {

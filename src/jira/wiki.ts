@@ -4,6 +4,7 @@
  * blocks, `{quote}` and `bq.`, `[text|url]` links, `[~user]` mentions, `*`/`#`/`-` lists (nested),
  * `||`/`|` tables, `!image.png!` attachments. Plain text passes through almost unchanged.
  */
+import { tidy } from "./adf.ts";
 
 const OPEN = "\uE000";
 const CLOSE = "\uE001";
@@ -236,13 +237,4 @@ function emphasis(text: string): string {
 
 function inline(text: string, shelf: Shelf): string {
   return emphasis(protectInline(text, shelf));
-}
-
-function tidy(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => line.replace(/[ \t]+$/, ""))
-    .join("\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .replace(/^\n+|\n+$/g, "");
 }

@@ -74,30 +74,25 @@ export function zip(entries: readonly ArchiveEntry[], mtime: Date, level = 9): U
     const name = encoder.encode(entry.name);
     const compressed = Bun.deflateSync(entry.data, { level: level as 1 });
     const crc = crc32(entry.data) >>> 0;
+    // The local header and the central record share these fields, two bytes apart.
+    const shared = (view: DataView, at: number) => {
+      view.setUint16(at, 20, true); // version needed: 2.0 (deflate)
+      view.setUint16(at + 2, 0x0800, true); // UTF-8 names
+      view.setUint16(at + 4, 8, true); // deflate
+      view.setUint16(at + 6, time, true);
+      view.setUint16(at + 8, date, true);
+      view.setUint32(at + 10, crc, true);
+      view.setUint32(at + 14, compressed.length, true);
+      view.setUint32(at + 18, entry.data.length, true);
+      view.setUint16(at + 22, name.length, true);
+    };
     const local = new DataView(new ArrayBuffer(30));
     local.setUint32(0, 0x04034b50, true);
-    local.setUint16(4, 20, true); // version needed: 2.0 (deflate)
-    local.setUint16(6, 0x0800, true); // UTF-8 names
-    local.setUint16(8, 8, true); // deflate
-    local.setUint16(10, time, true);
-    local.setUint16(12, date, true);
-    local.setUint32(14, crc, true);
-    local.setUint32(18, compressed.length, true);
-    local.setUint32(22, entry.data.length, true);
-    local.setUint16(26, name.length, true);
-    local.setUint16(28, 0, true);
+    shared(local, 4);
     const record = new DataView(new ArrayBuffer(46));
     record.setUint32(0, 0x02014b50, true);
     record.setUint16(4, (3 << 8) | 20, true); // made by: Unix, 2.0
-    record.setUint16(6, 20, true);
-    record.setUint16(8, 0x0800, true);
-    record.setUint16(10, 8, true);
-    record.setUint16(12, time, true);
-    record.setUint16(14, date, true);
-    record.setUint32(16, crc, true);
-    record.setUint32(20, compressed.length, true);
-    record.setUint32(24, entry.data.length, true);
-    record.setUint16(28, name.length, true);
+    shared(record, 6);
     record.setUint32(38, ((0o100000 | entry.mode) << 16) >>> 0, true); // regular file + mode
     record.setUint32(42, offset, true);
     parts.push(new Uint8Array(local.buffer), name, compressed);

@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, spyOn, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import * as localFs from "../../src/fs/local-fs.ts";
 import { compareBytewise } from "../../src/git/bytewise.ts";
 import { discoverRepository, type RepoLocation } from "../../src/git/discover.ts";
 import { listLocalBranches, resolveRef } from "../../src/git/refs.ts";
@@ -176,46 +175,10 @@ describe("listLocalBranches edge repositories", () => {
   }, 60_000);
 });
 
-describe("the listing of loose branches is reused while refs/heads is unchanged", () => {
-  const spies: { mockRestore(): void }[] = [];
-  afterEach(() => {
-    setSystemTime();
-    for (const spy of spies.splice(0)) spy.mockRestore();
-  });
-
-  /** Every stamp taken from now on counts as settled, so only the stamps decide. */
-  function settleEverything(): void {
-    setSystemTime(new Date(Date.now() + 3_600_000));
-  }
-
-  function countDirectoryReads() {
-    const spy = spyOn(localFs, "readdir");
-    spies.push(spy);
-    return spy;
-  }
-
-  test("unchanged: the same array, and no directory is read", async () => {
-    const repo = makeRepo({ commit: true });
-    try {
-      repo.git("branch", "feature/a");
-      repo.git("branch", "feature/deep/b");
-      settleEverything();
-      const files = new CachedFileReader();
-      const first = await branches(repo, files);
-      const reads = countDirectoryReads();
-      const second = await branches(repo, files);
-      expect(second).toBe(first);
-      expect(reads).not.toHaveBeenCalled();
-      expect(second).toEqual(gitBranches(repo));
-    } finally {
-      repo.cleanup();
-    }
-  });
-
+describe("the listing of local branches", () => {
   test("every change git makes to the branches is seen on the next listing", async () => {
     const repo = makeRepo({ commit: true });
     try {
-      settleEverything();
       const files = new CachedFileReader();
       const expectGit = async () => expect(await branches(repo, files)).toEqual(gitBranches(repo));
       await expectGit();
@@ -238,37 +201,6 @@ describe("the listing of loose branches is reused while refs/heads is unchanged"
       await expectGit();
       writeFileSync(repo.path(".git", "refs", "heads", "work", "by-hand"), `${repo.git("rev-parse", "HEAD")}\n`);
       await expectGit();
-    } finally {
-      repo.cleanup();
-    }
-  });
-
-  test("after `git branch`, only the directory that changed is read again", async () => {
-    const repo = makeRepo({ commit: true });
-    try {
-      for (const name of ["feature/a", "feature/b", "user/x", "user/deep/y"]) repo.git("branch", name);
-      settleEverything();
-      const files = new CachedFileReader();
-      await branches(repo, files);
-      const reads = countDirectoryReads();
-      repo.git("branch", "user/z");
-      expect(await branches(repo, files)).toEqual(gitBranches(repo));
-      expect(reads.mock.calls.map((call) => call[0])).toEqual([repo.path(".git", "refs", "heads", "user")]);
-    } finally {
-      repo.cleanup();
-    }
-  });
-
-  test("a listing changed moments ago is read again, and kept by identity while the names are the same", async () => {
-    const repo = makeRepo({ commit: true });
-    try {
-      repo.git("branch", "fresh");
-      const files = new CachedFileReader();
-      const first = await branches(repo, files);
-      const reads = countDirectoryReads();
-      const second = await branches(repo, files);
-      expect(reads).toHaveBeenCalledTimes(1);
-      expect(second).toBe(first);
     } finally {
       repo.cleanup();
     }

@@ -1,12 +1,10 @@
-import { stat } from "node:fs/promises";
 import type { Context } from "../../core/context.ts";
-import { resolveGitHubCredential } from "../../creds/credentials-github.ts";
 import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
 import { GITHUB_COM, ghHostOverride } from "../../creds/github-hosts.ts";
 import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
-import { apiBaseUrl, apiHostOf } from "../../github/api-base.ts";
+import { resolveGitHubAccess } from "../../github/client.ts";
 import { resolveTarget } from "../../github/target.ts";
 import { checkJiraHost, isAtlassianCloudHost, type JiraBase, normalizeHost } from "../../jira/host.ts";
 import { type Check, check } from "./report.ts";
@@ -15,31 +13,10 @@ import { type Check, check } from "./report.ts";
 export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promise<Check> {
   const path = netrcPath(ctx);
   const title = ".netrc";
-  let mode: number;
-  let bytes: Uint8Array;
-  try {
-    const info = await stat(path);
-    mode = info.mode;
-    // A FIFO or a link to a device would never finish reading; the server refuses them too.
-    if (!info.isFile()) {
-      return check("netrc", title, "fail", `${path} is not a regular file`, "Replace it with a plain text file.");
-    }
-    if (info.size > MAX_NETRC_BYTES) {
-      return check(
-        "netrc",
-        title,
-        "fail",
-        `${path} is ${info.size} bytes`,
-        "A .netrc is a few lines; check its content.",
-      );
-    }
-    const read = readBounded(path, MAX_NETRC_BYTES);
-    if (read.kind !== "found") {
-      return check("netrc", title, "fail", `${path} could not be read in full`, "Replace it with a plain text file.");
-    }
-    bytes = read.bytes;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+  // Bounded and type-checked: a FIFO or a link to a device would never finish reading.
+  const read = readBounded(path, MAX_NETRC_BYTES);
+  switch (read.kind) {
+    case "missing":
       return check(
         "netrc",
         title,
@@ -47,9 +24,28 @@ export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promi
         `${path} does not exist`,
         "Credentials can come from environment variables instead; `twig creds` writes this file.",
       );
-    }
-    return check("netrc", title, "fail", `cannot read ${path}: ${describeFsError(error)}`, `Check its permissions.`);
+    case "directory":
+    case "special":
+      return check("netrc", title, "fail", `${path} is not a regular file`, "Replace it with a plain text file.");
+    case "too-large":
+      return check(
+        "netrc",
+        title,
+        "fail",
+        `${path} is over ${read.limit} bytes`,
+        "A .netrc is a few lines; check its content.",
+      );
+    case "unreadable":
+      return check(
+        "netrc",
+        title,
+        "fail",
+        `cannot read ${path}: ${describeFsError(read.error)}`,
+        "Check its permissions.",
+      );
   }
+  const mode = read.info.mode;
+  const bytes = read.bytes;
   const text = decodeUtf8(bytes);
   if (text === null) return check("netrc", title, "fail", `${path} is not valid UTF-8`, "Re-save it as UTF-8 text.");
   const machines = [...new Set(parseNetrc(text).map((entry) => entry.machine ?? "default"))];
@@ -94,18 +90,13 @@ export async function checkGitHub(ctx: Context): Promise<{ checks: Check[]; host
       );
     }
   }
-  const base = apiBaseUrl(host, ctx.env);
-  if (!base.ok) {
-    checks.push(check("github-credentials", "GitHub token", "fail", base.error.message, base.error.hint));
-    return { checks, host: null };
-  }
-  const credential = await resolveGitHubCredential(ctx, {
-    host,
-    apiHost: apiHostOf(base.value),
-    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
-  });
-  if (credential.ok) {
-    checks.push(check("github-credentials", "GitHub token", "ok", `for ${host}: from ${credential.value.source}`));
+  const access = await resolveGitHubAccess(ctx, host);
+  if (access.ok) {
+    checks.push(
+      check("github-credentials", "GitHub token", "ok", `for ${host}: from ${access.value.credential.source}`),
+    );
+  } else if (access.error.code !== "credentials_missing") {
+    checks.push(check("github-credentials", "GitHub token", "fail", access.error.message, access.error.hint));
   } else {
     checks.push(
       check(
@@ -113,11 +104,11 @@ export async function checkGitHub(ctx: Context): Promise<{ checks: Check[]; host
         "GitHub token",
         "warn",
         `none for ${host}; GitHub tools answer credentials_missing`,
-        credential.error.hint,
+        access.error.hint,
       ),
     );
   }
-  return { checks, host: credential.ok ? host : null };
+  return { checks, host: access.ok ? host : null };
 }
 
 const CLIENT_ENV_HINT =

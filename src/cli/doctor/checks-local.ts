@@ -48,13 +48,6 @@ export async function checkRepository(
     };
   }
   const workTree = found.value.workTree;
-  if (workTree === null) {
-    const message = `${found.value.gitDir} is a bare repository (no working tree)`;
-    return {
-      check: check("repository", title, "fail", message, "Use --repo with a checkout of it."),
-      repo: err(message),
-    };
-  }
   const head = await readHead(found.value, ctx.files);
   let where: string;
   if (!head.ok) where = head.error.message;
