@@ -5,6 +5,7 @@ import { getBranchContextTool } from "../tools/branch-context.ts";
 import { BranchArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
+import { branchText, inline, jiraKeyText } from "./quote.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
 const CLOSING =
@@ -23,19 +24,21 @@ export const branchContextPrompt = definePrompt({
   async render({ branch: branchArg, repo }, ctx, invoke) {
     const branch = branchArg ?? (await checkedOutBranch(ctx));
     if (branch === undefined) return NO_BRANCH;
-    const lines = [`Branch: ${branch}`];
+    const lines = [`Branch: ${branchText(branch)}`];
     const context = await invoke(getBranchContextTool, withRepo({ branch }, repo));
     if (context?.ok) {
       const { branch: record, jira_issue: jira, pull_request: pr } = context.value;
-      lines.push(`Parent branch: ${record.parent_branch ?? "none"}`);
+      lines.push(`Parent branch: ${record.parent_branch === undefined ? "none" : branchText(record.parent_branch)}`);
       lines.push(
-        record.jira_issue !== undefined ? `Linked Jira issue: ${record.jira_issue}` : "No linked Jira issue found.",
+        record.jira_issue !== undefined
+          ? `Linked Jira issue: ${jiraKeyText(record.jira_issue)}`
+          : "No linked Jira issue found.",
       );
       lines.push(record.pr_number !== undefined ? `Linked PR: #${record.pr_number}` : "No linked pull request found.");
-      if (record.created_at !== undefined) lines.push(`Created: ${record.created_at}`);
+      if (record.created_at !== undefined) lines.push(`Created: ${inline(record.created_at, 80)}`);
       if (jira.data) lines.push(`Jira issue: ${formatJiraIssue(jira.data)}`);
       else if (jira.status === "error" && jira.error && !isUnconfigured(jira.error)) {
-        lines.push(`Jira issue: ${record.jira_issue} ${describeFailure(jira.error)}`);
+        lines.push(`Jira issue: ${jiraKeyText(record.jira_issue ?? "")} ${describeFailure(jira.error)}`);
       }
       if (pr.data) lines.push(`Pull request: ${formatPrStatus(pr.data)}`);
       else if (pr.status === "error" && pr.error)

@@ -67,23 +67,26 @@ describe("command line", () => {
     expect(JSON.parse(lines[0] as string)).toMatchObject({ jsonrpc: "2.0", id: 1 });
   });
 
-  test.each(["SIGTERM", "SIGINT"] as const)("%s ends the server by its default action (128 + the signal)", async (signal) => {
-    const proc = Bun.spawn([await binaryPath()], { cwd: outside, env: home.env, stdin: "pipe", stdout: "pipe" });
-    // Signalled once it is serving (it has answered a ping), not at some moment during start-up.
-    proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })}\n`);
-    proc.stdin.flush();
-    const reader = proc.stdout.getReader();
-    let answer = "";
-    while (!answer.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      answer += new TextDecoder().decode(value);
-    }
-    expect(JSON.parse(answer)).toMatchObject({ id: 1, result: {} });
-    proc.kill(signal);
-    // No listener: the kernel ends the process even while a handler holds the event loop.
-    expect(await proc.exited).toBe(signal === "SIGTERM" ? 143 : 130);
-  });
+  test.each(["SIGTERM", "SIGINT"] as const)(
+    "%s ends the server by its default action (128 + the signal)",
+    async (signal) => {
+      const proc = Bun.spawn([await binaryPath()], { cwd: outside, env: home.env, stdin: "pipe", stdout: "pipe" });
+      // Signalled once it is serving (it has answered a ping), not at some moment during start-up.
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })}\n`);
+      proc.stdin.flush();
+      const reader = proc.stdout.getReader();
+      let answer = "";
+      while (!answer.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        answer += new TextDecoder().decode(value);
+      }
+      expect(JSON.parse(answer)).toMatchObject({ id: 1, result: {} });
+      proc.kill(signal);
+      // No listener: the kernel ends the process even while a handler holds the event loop.
+      expect(await proc.exited).toBe(signal === "SIGTERM" ? 143 : 130);
+    },
+  );
 });
 
 describe("MCP handshake", () => {
