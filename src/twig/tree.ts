@@ -105,7 +105,7 @@ export function buildTree(
 
 /**
  * twig-mcp's `tree_text` (§4.8), with ` [cycle]` / ` [truncated]` marks where twig would crash,
- * drawn without recursion. Names and keys are plain text (see `src/core/plain-text.ts`); a Jira
+ * drawn without recursion and never below {@link MAX_TREE_DEPTH}. Names and keys are plain text (see `src/core/plain-text.ts`); a Jira
  * key twig would not have written is shown quoted. A tree cut at {@link MAX_TREE_DEPTH} ends with
  * a line that says so.
  */
@@ -125,9 +125,14 @@ export function renderTreeText(root: TreeNode): string {
     }
     const child = children[frame.index++] as TreeNode;
     const last = frame.index === children.length;
-    text += `${frame.prefix}${last ? "└── " : "├── "}${line(child)}\n`;
-    if (child.truncated && child.children.length === 0 && frame.depth + 1 >= MAX_TREE_DEPTH) cutByDepth = true;
-    if (child.children.length > 0) {
+    // Indentation grows with depth, so a deep tree's text grows with its square: whatever built
+    // the nodes, nothing below the cap is drawn.
+    const atCap = frame.depth + 1 >= MAX_TREE_DEPTH;
+    const hidden = atCap && child.children.length > 0;
+    const mark = hidden && !child.truncated ? " [truncated]" : "";
+    text += `${frame.prefix}${last ? "└── " : "├── "}${line(child)}${mark}\n`;
+    if (atCap && (hidden || child.truncated)) cutByDepth = true;
+    if (child.children.length > 0 && !atCap) {
       stack.push({ node: child, prefix: frame.prefix + (last ? "    " : "│   "), index: 0, depth: frame.depth + 1 });
     }
   }
