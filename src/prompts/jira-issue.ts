@@ -45,13 +45,11 @@ export const planIssuePrompt = definePrompt({
         data.reporter && `reporter: ${inline(data.reporter, 80)}`,
       ];
       if (extra.some(Boolean)) lines.push(extra.filter(Boolean).join(", "));
-      if (data.labels.length > 0)
-        lines.push(
-          `Labels: ${bounded(
-            data.labels.map((l) => inline(l, 80)),
-            50,
-          ).join(", ")}`,
-        );
+      const labels = bounded(
+        data.labels.map((label) => inline(label, 80)),
+        50,
+      );
+      if (labels.length > 0) lines.push(`Labels: ${labels.join(", ")}`);
       lines.push(`URL: ${inline(data.url)}`);
       // The Jira author's text, fenced so it reads as a quotation and cannot close its fence.
       if (data.description?.trim()) lines.push("", "Description:", fenced(data.description.trim()));
