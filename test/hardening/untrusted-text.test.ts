@@ -219,6 +219,12 @@ describe("raw control characters (19.5)", () => {
     expect(names.map((b) => b.branch)).toContain(BIDI_BRANCH);
   });
 
+  test("doctor warns about records twig would not have written, in plain text", async () => {
+    const run = await runBinary(["doctor"], { cwd: repo, env: home.env });
+    expect(run.stdout).not.toMatch(RAW_CONTROL);
+    expect(run.stdout).toContain("3 branches, 1 root; 1 name git would refuse, 1 jira_issue that is not a key");
+  });
+
   test("tree_text and the tree resource are plain text; a hostile key is drawn quoted on its line", async () => {
     const tree = await server.call("get_branch_tree");
     const text = (tree.structured as { tree_text: string }).tree_text;
