@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs as parseNodeArgs } from "node:util";
 import { err, ok, type Result } from "../core/result.ts";
+import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import { closest } from "./suggest.ts";
 
 export const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
@@ -19,6 +20,8 @@ export interface CommonOptions {
   repo: string | null;
   disabled: Set<DisableGroup>;
   verbosity: number;
+  /** `--max-reply-tokens`: the reply budget (0 = unlimited); absent: the environment's or the default. */
+  maxReplyTokens?: number;
 }
 
 export interface ServeOptions extends CommonOptions {
@@ -89,7 +92,17 @@ const COMMAND_FLAGS: Record<Subcommand, Record<string, FlagKind>> = {
   demo: { "--keep": "bool" },
 };
 
-const COMMON_FLAGS = ["--repo", "--disable", "--verbose", "--help", "--version", "-v", "-h", "-V"];
+const COMMON_FLAGS = [
+  "--repo",
+  "--disable",
+  "--max-reply-tokens",
+  "--verbose",
+  "--help",
+  "--version",
+  "-v",
+  "-h",
+  "-V",
+];
 
 /**
  * Every flag of every command, as `node:util` parses them. Which command may use which flag, and
@@ -99,6 +112,7 @@ const COMMON_FLAGS = ["--repo", "--disable", "--verbose", "--help", "--version",
 const PARSE_OPTIONS = {
   repo: { type: "string" },
   disable: { type: "string", multiple: true },
+  "max-reply-tokens": { type: "string" },
   verbose: { type: "boolean", short: "v", multiple: true },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
@@ -164,6 +178,17 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
         // An empty value is a host's blank setting (a Claude Desktop bundle's empty field): not set.
         if (value !== "") common.repo = value;
         continue;
+      case "max-reply-tokens": {
+        const tokens = value === undefined ? null : parseMaxReplyTokens(value);
+        if (tokens === null) {
+          return err({
+            message:
+              "--max-reply-tokens takes a whole number of tokens (0 = unlimited): twig-mcp --max-reply-tokens 40000",
+          });
+        }
+        common.maxReplyTokens = tokens;
+        continue;
+      }
       case "disable":
         if (value === "") continue;
         if (value === undefined || !(DISABLE_GROUPS as readonly string[]).includes(value)) {

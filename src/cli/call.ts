@@ -1,6 +1,7 @@
 import { err, ok, type Result } from "../core/result.ts";
 import type { CallToolResult } from "../mcp/envelope.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
+import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions } from "./args.ts";
 import { writeErr, writeJson, writeOut } from "./output.ts";
 import { renderToolData } from "./render-result.ts";
@@ -12,7 +13,8 @@ import { closest } from "./suggest.ts";
  * envelope as the server, against the repository of the working directory (or --repo).
  */
 export async function runCall(options: CallOptions): Promise<number> {
-  const registry = createToolRegistry(options.disabled);
+  const maxReplyTokens = chooseMaxReplyTokens(options.maxReplyTokens ?? null, process.env, () => {});
+  const registry = createToolRegistry(options.disabled, undefined, maxReplyTokens);
   const tool = registry.get(options.tool);
   if (!tool) {
     await writeErr(

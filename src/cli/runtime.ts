@@ -5,6 +5,7 @@ import { createLogger, type Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
+import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
 import { type ServiceContext, withServices } from "../services/services.ts";
@@ -53,15 +54,26 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Ser
   });
 }
 
+/** The reply budget: `--max-reply-tokens`, else TWIG_MCP_MAX_REPLY_TOKENS, else the default. */
+export function maxReplyTokensFor(options: { maxReplyTokens?: number }, ctx: ServiceContext): number {
+  return chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => ctx.log.warn(message));
+}
+
 /** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */
 export function createToolRegistry(
   disabled: ReadonlySet<DisableGroup>,
   published?: readonly PublishedTool[],
+  maxReplyTokens?: number,
 ): ToolRegistry {
   const groups = new Set<ToolGroup>();
   if (disabled.has("github")) groups.add("github");
   if (disabled.has("jira")) groups.add("jira");
-  return new ToolRegistry([...localTools, getBranchContextTool, ...githubTools, ...jiraTools], groups, published);
+  return new ToolRegistry(
+    [...localTools, getBranchContextTool, ...githubTools, ...jiraTools],
+    groups,
+    published,
+    maxReplyTokens,
+  );
 }
 
 /** The repository to serve: `--repo` (searched upward from it) or the working directory's. */

@@ -3,7 +3,7 @@ import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
 import { withEnvironment } from "./env-options.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
-import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
+import { createRuntimeContext, createToolRegistry, maxReplyTokensFor } from "./runtime.ts";
 import { terminalHint } from "./terminal-hint.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
@@ -19,7 +19,8 @@ export async function serve(flags: ServeOptions): Promise<number> {
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
-  const { server, connect, dispose } = createMcpServer(ctx, createToolRegistry(options.disabled, publishedTools()), {
+  const tools = createToolRegistry(options.disabled, publishedTools(), maxReplyTokensFor(options, ctx));
+  const { server, connect, dispose } = createMcpServer(ctx, tools, {
     prompts: !options.disabled.has("prompts"),
     resources: !options.disabled.has("resources"),
   });

@@ -2,8 +2,9 @@ import * as v from "valibot";
 
 /**
  * The closed set of tool error codes. The first seven are upstream twig-mcp's; the rest name
- * failures upstream folded into `network_error` or could not detect (`invalid_config`: a setting
- * such as `JIRA_HOST` that cannot work as written).
+ * failures upstream folded into `network_error`, `no_twig_state` or `no_repo`, or could not detect
+ * (`invalid_config`: a setting such as `JIRA_HOST` that cannot work as written): each needs its
+ * own fix, so each gets its own code and hint.
  */
 export const ErrorCodeSchema = v.picklist([
   "no_repo",
@@ -18,6 +19,9 @@ export const ErrorCodeSchema = v.picklist([
   "unsupported_repo",
   "unsupported_api",
   "invalid_config",
+  "invalid_registry",
+  "repo_missing",
+  "reply_too_large",
 ]);
 export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
 

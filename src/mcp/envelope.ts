@@ -11,9 +11,9 @@ export interface CallToolResult {
  * Upstream's envelope, kept byte-for-byte in the text content so existing prompts and parsers see
  * the same thing; `structuredContent` carries the bare data for clients that read it.
  */
-export function okResult(data: Record<string, unknown>): CallToolResult {
+export function okResult(data: Record<string, unknown>, json: string = JSON.stringify(data)): CallToolResult {
   // Exactly `JSON.stringify({ status: "ok", data })`, without copying `data` into a new object.
-  const text = `{"status":"ok","data":${JSON.stringify(data)}}`;
+  const text = `{"status":"ok","data":${json}}`;
   return { content: [{ type: "text", text }], structuredContent: data, isError: false };
 }
 

@@ -72,12 +72,26 @@ function compact(node: unknown): void {
   }
   if (typeof node !== "object" || node === null) return;
   const object = node as JsonObject;
+  dropUnpublishedFields(object);
   if (Array.isArray(object.required) && object.required.length === 0) delete object.required;
   if (Array.isArray(object[UNPUBLISHED])) {
     for (const keyword of object[UNPUBLISHED]) delete object[keyword as string];
     delete object[UNPUBLISHED];
   }
   for (const value of Object.values(object)) compact(value);
+}
+
+/** Removes the properties marked `unpublished("field")`: optional fields the schema keeps to itself. */
+function dropUnpublishedFields(object: JsonObject): void {
+  const properties = object.properties;
+  if (typeof properties !== "object" || properties === null) return;
+  for (const [key, value] of Object.entries(properties)) {
+    const keywords = (value as JsonObject | null)?.[UNPUBLISHED];
+    if (Array.isArray(keywords) && keywords.includes("field")) {
+      delete (properties as JsonObject)[key];
+      if (Array.isArray(object.required)) object.required = object.required.filter((name) => name !== key);
+    }
+  }
 }
 
 function mapValues(object: JsonObject, fn: (value: unknown) => unknown): JsonObject {

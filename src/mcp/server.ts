@@ -9,6 +9,8 @@ import {
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
+import { printable } from "../core/quote.ts";
+import { closest } from "../core/suggest.ts";
 import type { ServiceContext as Context } from "../services/services.ts";
 import { registerCompletions } from "./completions.ts";
 import { LazyJsonSchemaValidator } from "./lazy-schema-validator.ts";
@@ -63,7 +65,7 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const tool = tools.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `tool not found: ${name}`);
+    if (!tool) throw unknownTool(name, tools.names());
     ctx.log.debug(`tools/call ${name}`);
     return tools.call(tool, args, ctx, extra.signal);
   });
@@ -84,6 +86,19 @@ export function createMcpServer(
     };
   };
   return { server, connect, dispose: releaseWatchers };
+}
+
+/**
+ * MCP makes an unknown tool a protocol error (-32602), unlike bad arguments, which are tool results
+ * the model sees. The message still names the enabled tools, since a client may show it to the model.
+ */
+function unknownTool(name: string, enabled: readonly string[]): McpError {
+  const guess = closest(name, enabled);
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `tool not found: '${printable(name)}'${guess ? `; did you mean '${guess}'?` : ""} Enabled tools: ${enabled.join(", ")}.`,
+    { available_tools: enabled },
+  );
 }
 
 /**

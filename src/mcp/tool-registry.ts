@@ -2,11 +2,26 @@ import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext as Context } from "../services/services.ts";
-import type { InvokeArgs, ToolAnnotations, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/define.ts";
+import type {
+  InvokeArgs,
+  ReplyBudget,
+  ToolAnnotations,
+  ToolDefinition,
+  ToolGroup,
+  ToolInvoker,
+} from "../tools/define.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
+import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
 import { type JsonObject, jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
+import {
+  DEFAULT_MAX_REPLY_TOKENS,
+  estimatedTokens,
+  MAX_REPLY_TOKENS_ENV,
+  replyBudget,
+  utf8Length,
+} from "./reply-budget.ts";
 
 export interface PublishedTool {
   name: string;
@@ -21,16 +36,20 @@ export interface PublishedTool {
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
   #published: PublishedTool[] | null = null;
+  readonly #budget: ReplyBudget | null;
 
   /**
    * `published`: the published form of every tool, computed ahead (at build time); the enabled
-   * ones are served from it instead of being derived here.
+   * ones are served from it instead of being derived here. `maxReplyTokens`: the reply budget of
+   * `tools/call` (0 = unlimited).
    */
   constructor(
     tools: readonly ToolDefinition[],
     disabled: ReadonlySet<ToolGroup>,
     published?: readonly PublishedTool[],
+    maxReplyTokens: number = DEFAULT_MAX_REPLY_TOKENS,
   ) {
+    this.#budget = replyBudget(maxReplyTokens);
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
@@ -61,14 +80,15 @@ export class ToolRegistry {
    * match the declared output schema is never sent (strict clients would reject it).
    */
   async call(tool: ToolDefinition, rawArgs: unknown, ctx: Context, signal: AbortSignal): Promise<CallToolResult> {
-    const result = await this.run(tool, rawArgs, ctx, signal);
-    return result.ok ? okResult(result.value) : errorResult(result.error);
+    const result = await this.run(tool, rawArgs, ctx, signal, this.#budget);
+    return result.ok ? okResult(result.value.data, result.value.json) : errorResult(result.error);
   }
 
   /**
    * Runs an enabled tool for composition (prompts, resources, composing tools): the same
    * validation, repository selection and guards as a `tools/call`, returning the data, typed by
-   * the tool's declaration, instead of the wire form. `null` when the tool is not enabled.
+   * the tool's declaration, instead of the wire form. `null` when the tool is not enabled. The
+   * reply budget is not applied: the caller composes its own reply from the data.
    */
   async invoke<I extends v.GenericSchema, O extends v.GenericSchema>(
     tool: ToolDefinition<I, O>,
@@ -77,8 +97,10 @@ export class ToolRegistry {
     signal: AbortSignal,
   ): Promise<Result<v.InferOutput<O>> | null> {
     const enabled = this.#tools.get(tool.name);
+    if (!enabled) return null;
+    const result = await this.run(enabled, args, ctx, signal, null);
     // run() has checked the value against this tool's output schema, so it is that schema's output.
-    return enabled ? ((await this.run(enabled, args, ctx, signal)) as Result<v.InferOutput<O>>) : null;
+    return result.ok ? ok(result.value.data as v.InferOutput<O>) : result;
   }
 
   /** {@link invoke} bound to one request's context and cancellation. */
@@ -91,13 +113,17 @@ export class ToolRegistry {
     rawArgs: unknown,
     ctx: Context,
     signal: AbortSignal,
-  ): Promise<Result<Record<string, unknown>>> {
-    const args = v.safeParse(tool.input, withoutNulls(rawArgs ?? {}));
+    budget: ReplyBudget | null,
+  ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
+    const given = withoutNulls(rawArgs ?? {});
+    const unknown = unknownArgumentError(tool.name, tool.input, given);
+    if (unknown !== null) return err(unknown);
+    const args = v.safeParse(tool.input, given);
     if (!args.success) {
       return err(
         toolError(
           "invalid_params",
-          `Invalid arguments for ${tool.name}: ${describeIssues(args.issues)}`,
+          `Invalid arguments for ${tool.name}: ${describeArgumentIssue(tool.input, args.issues)}`,
           "Check the argument names and types against the tool's inputSchema.",
         ),
       );
@@ -113,19 +139,51 @@ export class ToolRegistry {
     try {
       // A composing tool's inner calls read the repository this call selected, not the default.
       const { repos: _, ...pinned } = callCtx;
-      const result = await tool.handler(callArgs, callCtx, { signal, invoke: this.invoker(pinned, signal) });
+      const invoke = this.invoker(pinned, signal);
+      const result = await tool.handler(
+        callArgs,
+        callCtx,
+        budget === null ? { signal, invoke } : { signal, invoke, budget },
+      );
       if (!result.ok) return result;
-      const checked = v.safeParse(tool.output, result.value);
+      let answer = result.value as Record<string, unknown>;
+      let json: string | undefined;
+      if (budget !== null) {
+        // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
+        json = JSON.stringify(answer);
+        const size = utf8Length(json);
+        if (size > budget.bytes) {
+          if (tool.fit === undefined) return err(overBudget(tool.name, size, budget));
+          // Only what is sent is validated: the full answer of a 10,000-branch tree never is.
+          answer = (await tool.fit(answer, budget, callArgs, callCtx)) as Record<string, unknown>;
+          json = JSON.stringify(answer);
+          const fitted = utf8Length(json);
+          if (fitted > budget.bytes) {
+            ctx.log.error(`${tool.name} fitted its answer to ${fitted} bytes, over the budget of ${budget.bytes}`);
+            return err(overBudget(tool.name, size, budget));
+          }
+        }
+      }
+      const checked = v.safeParse(tool.output, answer);
       if (!checked.success) {
         ctx.log.error(`${tool.name} produced output outside its schema: ${describeIssues(checked.issues)}`);
         return err(toolError("internal", `${tool.name} produced an invalid result`));
       }
-      return ok(result.value as Record<string, unknown>);
+      return ok(json === undefined ? { data: answer } : { data: answer, json });
     } catch (error) {
       ctx.log.error(`${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return err(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
     }
   }
+}
+
+/** What a tool that cannot cut its answer says instead of sending one over the budget. */
+function overBudget(name: string, bytes: number, budget: ReplyBudget) {
+  return toolError(
+    "reply_too_large",
+    `${name}'s answer is about ${estimatedTokens(bytes).toLocaleString("en-US")} tokens, over the reply budget of ${budget.tokens.toLocaleString("en-US")} tokens`,
+    `Narrow the request with the tool's arguments, or raise the budget: start twig-mcp with --max-reply-tokens N (0 = unlimited) or set ${MAX_REPLY_TOKENS_ENV}.`,
+  );
 }
 
 /** A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. */

@@ -1,13 +1,16 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
+import type { ToolError } from "../core/errors.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
+import { getBranchMetadataTool } from "../tools/local.ts";
 import { BranchArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
 import { branchText, inline, jiraKeyText } from "./quote.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
+const NO_REPO_CLOSING = "Help me open or choose the repository I'm working in.";
 const CLOSING =
   "Describe what I'm working on based on this branch context, including the linked Jira issue and pull request status.";
 
@@ -22,11 +25,26 @@ export const branchContextPrompt = definePrompt({
   description: "What am I working on? Describe the current branch's Jira issue and PR.",
   args: v.object({ branch: BranchArg, repo: RepoArg }),
   async render({ branch: branchArg, repo }, ctx, invoke) {
-    const branch = branchArg ?? (await checkedOutBranch(ctx));
-    if (branch === undefined) return NO_BRANCH;
+    const checkedOut = branchArg === undefined ? await checkedOutBranch(ctx) : { branch: branchArg };
+    const { branch } = checkedOut;
+    // Outside a repository the prompt says what the tools would say (no_repo and its hint), not
+    // "not on a branch", which would send the model looking for a checkout that is not there.
+    if (branch === undefined) {
+      return checkedOut.error ? `${failure(checkedOut.error)}\n\n${NO_REPO_CLOSING}` : NO_BRANCH;
+    }
     const lines = [`Branch: ${branchText(branch)}`];
-    const context = await invoke(getBranchContextTool, withRepo({ branch }, repo));
-    if (context?.ok) {
+    const [context, metadata] = await Promise.all([
+      invoke(getBranchContextTool, withRepo({ branch }, repo)),
+      invoke(getBranchMetadataTool, withRepo({ branch }, repo)),
+    ]);
+    if (context && !context.ok) lines.push(failure(context.error));
+    if (context?.ok && metadata && !metadata.ok && metadata.error.code === "not_found") {
+      // Not "Parent branch: none": twig has no record of it, as get_branch_metadata says.
+      const parent = context.value.branch.parent_branch;
+      lines.push(
+        `Not tracked by twig: no Jira issue or PR is recorded for '${branchText(branch)}'${parent === undefined ? "" : ` (its declared parent is ${branchText(parent)})`}. Use list_branches to see tracked branches.`,
+      );
+    } else if (context?.ok) {
       const { branch: record, jira_issue: jira, pull_request: pr } = context.value;
       lines.push(`Parent branch: ${record.parent_branch === undefined ? "none" : branchText(record.parent_branch)}`);
       lines.push(
@@ -48,9 +66,15 @@ export const branchContextPrompt = definePrompt({
   },
 });
 
-async function checkedOutBranch(ctx: Context): Promise<string | undefined> {
+/** The checked-out branch; without one, why not when it is because there is no repository. */
+async function checkedOutBranch(ctx: Context): Promise<{ branch?: string; error?: ToolError }> {
   const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return undefined;
+  if (!workspace.ok) return { error: workspace.error };
   const current = await currentBranch(ctx, workspace.value);
-  return current.ok ? current.value.branch : undefined;
+  return current.ok ? { branch: current.value.branch } : {};
+}
+
+/** An error as a tool would report it: code, message and hint. */
+function failure(error: ToolError): string {
+  return `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ""}`;
 }

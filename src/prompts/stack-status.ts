@@ -1,5 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
+import type { ToolError } from "../core/errors.ts";
+import type { Result } from "../core/result.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { summarizePr } from "../tools/branch-context.ts";
@@ -49,13 +51,17 @@ export const stackStatusPrompt = definePrompt({
 
     if (current?.ok) sections.push(`Current branch: ${inline(current.value.branch)}`);
     else if (current && current.error.code === "not_found") sections.push("Current branch: none (detached HEAD)");
+    // What the tools would tell the model, hint included, rather than a bare "no data".
+    else if (current && current.error.code === "no_repo") sections.push(failure(current.error));
 
     if (tree?.ok) {
       const heading = tree.value.branches.length > 1 ? "Branch dependency trees" : "Branch dependency tree";
       sections.push(`${heading}:\n${fenced(firstLines(tree.value.tree_text, PROMPT_MAX_TREE_LINES))}`);
     }
 
-    const chosen = state === null ? null : chooseRecords(state, current?.ok ? current.value.branch : null);
+    if (!state.ok && state.error.code !== "no_repo") sections.push(failure(state.error));
+
+    const chosen = state.ok ? chooseRecords(state.value, current?.ok ? current.value.branch : null) : null;
     const records = chosen?.records ?? [];
     if (chosen !== null && records.length > 0) {
       const lines = records.map((record) => {
@@ -86,11 +92,11 @@ export const stackStatusPrompt = definePrompt({
   },
 });
 
-async function trackedState(ctx: Context): Promise<TwigState | null> {
+/** The state of the prompt's repository, or why it cannot be read (as `list_branches` would say). */
+async function trackedState(ctx: Context): Promise<Result<TwigState>> {
   const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return null;
-  const state = await loadState(ctx, workspace.value.workTree);
-  return state.ok ? state.value : null;
+  if (!workspace.ok) return workspace;
+  return await loadState(ctx, workspace.value.workTree);
 }
 
 /**
@@ -173,4 +179,9 @@ async function livePullRequests(
     lines.push(`\n- … ${linked.length - asked.length} more linked pull requests not looked up`);
   }
   return lines.length > 0 ? `Pull request status (live from GitHub):${lines.join("")}` : null;
+}
+
+/** An error as a tool would report it: code, message and hint. */
+function failure(error: ToolError): string {
+  return `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ""}`;
 }

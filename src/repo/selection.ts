@@ -1,11 +1,15 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
+import { printable } from "../core/quote.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { realpath } from "../fs/local-fs.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { discoverRepositoryCached } from "../git/discovery-cache.ts";
 import { loadRegistry } from "../twig/registry.ts";
+
+/** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
+const NAME_SHOWN = 300;
 
 type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
 
@@ -89,7 +93,7 @@ export class ExposedRepoSelector implements RepoSelector {
       return err(
         toolError(
           "invalid_params",
-          `repo '${arg}' is neither a registered repository name nor an absolute path`,
+          `repo '${printable(arg, NAME_SHOWN)}' is neither a registered repository name nor an absolute path`,
           "Pass a name from `list_repositories`, or an absolute path.",
         ),
       );
@@ -106,7 +110,7 @@ export class ExposedRepoSelector implements RepoSelector {
       return err(
         toolError(
           "invalid_params",
-          `No repository named '${name}' is registered with twig`,
+          `No repository named '${printable(name, NAME_SHOWN)}' is registered with twig`,
           names.length > 0
             ? `Registered repositories: ${names.join(", ")}. An absolute path inside one of them also works.`
             : "No repositories are registered; run `twig git add <path>` to register one, or pass an absolute path.",
@@ -123,7 +127,26 @@ export class ExposedRepoSelector implements RepoSelector {
       );
     }
     const path = (matches[0] as { path: string }).path;
-    return this.#open(path, `Registered repository '${name}' at ${path}`);
+    const label = `Registered repository '${name}' at ${path}`;
+    // The registry outlives checkouts: a moved or deleted one is the registry's to fix, and
+    // "run inside a git repository" would send the user looking in the wrong place.
+    if ((await canonicalPath(path)) === null) {
+      return err(
+        toolError(
+          "repo_missing",
+          `${label} no longer exists`,
+          `If it moved, register the new place with \`twig git add <path>\` (and remove '${name}' from twig's registry); otherwise pass another name from \`list_repositories\`.`,
+        ),
+      );
+    }
+    const opened = await this.#open(path, label);
+    if (!opened.ok && opened.error.code === "no_repo") {
+      return err({
+        ...opened.error,
+        hint: `Re-register the repository's checkout with \`twig git add <path>\`, or pass another name from \`list_repositories\`.`,
+      });
+    }
+    return opened;
   }
 
   async #selectPath(path: string): Promise<Result<string>> {
@@ -134,12 +157,18 @@ export class ExposedRepoSelector implements RepoSelector {
     const exposed = bases.some((base) => isInside(canonical ?? resolve(path), base));
     if (canonical !== null && exposed) return this.#openInside(canonical, path, bases);
     if (canonical === null && exposed) {
-      return err(toolError("invalid_params", `repo path ${path} does not exist`, "Pass an existing directory."));
+      return err(
+        toolError(
+          "invalid_params",
+          `repo path ${printable(path, NAME_SHOWN)} does not exist`,
+          "Pass an existing directory.",
+        ),
+      );
     }
     return err(
       toolError(
         "invalid_params",
-        `repo path ${path} is not inside a twig-registered repository, a client root, or the default repository`,
+        `repo path ${printable(path, NAME_SHOWN)} is not inside a twig-registered repository, a client root, or the default repository`,
         "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
       ),
     );

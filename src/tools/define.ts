@@ -20,6 +20,22 @@ export interface CallInfo {
   signal: AbortSignal;
   /** Set by the registry; absent only when a test calls a handler by itself. */
   invoke?: ToolInvoker;
+  /**
+   * The reply budget of this call, when there is one: a handler whose full answer is plainly over
+   * it may cut it at once, as its `fit` would, instead of building what would be thrown away.
+   */
+  budget?: ReplyBudget;
+}
+
+/**
+ * How much room a reply has: the most UTF-8 bytes the answer may take as JSON (the envelope's own
+ * bytes already taken off), and the measure the registry uses, so a hook fits by the same rule.
+ */
+export interface ReplyBudget {
+  /** The budget as set (`--max-reply-tokens`). */
+  readonly tokens: number;
+  readonly bytes: number;
+  size(value: unknown): number;
 }
 
 /** A tool's arguments as a caller writes them, plus the `repo` selector the wire layer adds. */
@@ -58,6 +74,17 @@ export interface ToolDefinition<
   repoScoped?: boolean;
   // Method syntax on purpose: it lets a ToolDefinition<I, O> stand in a list of ToolDefinition.
   handler(args: v.InferOutput<I>, ctx: ServiceContext, call: CallInfo): Promise<Result<v.InferOutput<O>>>;
+  /**
+   * Cuts an answer that is over the reply budget down to one that fits, still valid under `output`,
+   * saying what was left out and how to get it. Called only when the answer is too big; a tool
+   * without it that is over gets an error naming the budget instead of an oversized reply.
+   */
+  fit?(
+    answer: v.InferOutput<O>,
+    budget: ReplyBudget,
+    args: v.InferOutput<I>,
+    ctx: ServiceContext,
+  ): v.InferOutput<O> | Promise<v.InferOutput<O>>;
 }
 
 /** Declares a tool, keeping the link between its schemas and its handler for typed invocation. */

@@ -4,11 +4,12 @@ import { resolvePrNumber } from "../github/default-pr.ts";
 import { getPullRequest } from "../github/get-pull-request.ts";
 import { guessHeadFromClone } from "../github/head-guess.ts";
 import { listPullRequests } from "../github/list-pull-requests.ts";
-import { getPrStatus } from "../github/pr-status.ts";
+import { classifyCheck, classifyStatus, getPrStatus } from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
-import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
+import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -22,7 +23,7 @@ const PrNumberSchema = v.pipe(
   v.minValue(1),
   v.maxValue(4294967295),
   unpublished("maximum"),
-  v.description("PR number. Default: the current branch's PR (linked by twig)."),
+  v.description("Default: the current branch's linked PR."),
 );
 
 const OwnerSchema = v.pipe(
@@ -34,7 +35,7 @@ const OwnerSchema = v.pipe(
   // walk the request up the API's path.
   v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
   unpublished("minLength", "maxLength", "pattern"),
-  v.description("GitHub user or org. With `repo`: read that repository instead of the clone's remote."),
+  v.description("GitHub owner; with `repo`, read that repository, not the clone's."),
 );
 
 /**
@@ -46,9 +47,7 @@ const RepoSchema = v.pipe(
   v.minLength(1),
   v.maxLength(4096),
   unpublished("minLength", "maxLength"),
-  v.description(
-    "With `owner`: GitHub repository name. Alone: a list_repositories name or path, whose GitHub remote is used.",
-  ),
+  v.description("With `owner`: a GitHub repo name. Alone: a list_repositories name or path."),
 );
 
 const targetParams = {
@@ -88,7 +87,9 @@ const PullRequestSchema = v.object({
   updated_at: v.string(),
   url: v.pipe(v.string(), v.description("The PR's page on GitHub.")),
   body: v.pipe(v.nullable(v.string()), v.description("Description (Markdown); null when empty.")),
-  truncated: v.optional(v.pipe(v.literal(true), v.description("`body` was cut short; open `url` for the rest."))),
+  truncated: v.optional(
+    v.pipe(v.literal(true), unpublished("field"), v.description("`body` was cut short; open `url` for the rest.")),
+  ),
   labels: v.array(v.string()),
   requested_reviewers: v.pipe(
     v.array(v.string()),
@@ -146,7 +147,11 @@ const PrStatusSchema = v.object({
   unavailable: v.optional(
     v.pipe(v.array(v.string()), v.description("Lists GitHub would not show with this token; they are left empty.")),
   ),
+  truncated: TruncatedSchema,
+  omitted: omittedSchema(["reviews", "checks", "statuses"]),
+  hint: HintSchema,
 });
+type PrStatusOutput = v.InferOutput<typeof PrStatusSchema>;
 
 const PullRequestListSchema = v.object({
   pull_requests: v.pipe(
@@ -154,7 +159,11 @@ const PullRequestListSchema = v.object({
     v.description("Newest first. Bodies are cut shorter than in get_pull_request."),
   ),
   has_more: v.pipe(v.boolean(), v.description("More PRs match than were returned; raise `limit` to see them.")),
+  truncated: TruncatedSchema,
+  omitted: omittedSchema(["pull_requests"]),
+  hint: HintSchema,
 });
+type PullRequestListOutput = v.InferOutput<typeof PullRequestListSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Shared steps
@@ -194,7 +203,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Returns the PR (as get_pull_request), every review, check run and commit status, and a summary: standing reviews, check counts, verdict.",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Adds a summary with a merge verdict.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
@@ -208,7 +217,58 @@ export const getPrStatusTool = defineTool({
     const clone = await guessHeadFromClone(ctx, call.value.target, number.value);
     return getPrStatus(call.value, number.value, clone);
   },
+  fit: fitPrStatus,
 });
+
+/**
+ * Over the reply budget a PR's lists are cut in order of what a reader needs: every failing, then
+ * every pending check and status; then the newest reviews; then passing checks and statuses while
+ * they fit. The summary (counts and verdict) and the PR always stay; lists keep GitHub's order.
+ */
+function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutput {
+  type Pick = { list: "checks" | "statuses" | "reviews"; index: number };
+  const failing: Pick[] = [];
+  const pending: Pick[] = [];
+  const passing: Pick[] = [];
+  answer.checks.forEach((check, index) => {
+    const outcome = classifyCheck(check);
+    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list: "checks", index });
+  });
+  answer.statuses.forEach((status, index) => {
+    const outcome = classifyStatus(status);
+    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list: "statuses", index });
+  });
+  const newestReviews: Pick[] = answer.reviews.map((_, index) => ({ list: "reviews" as const, index })).reverse();
+  const order = [...failing, ...pending, ...newestReviews, ...passing];
+  const build = (n: number): PrStatusOutput => {
+    const keep = { checks: new Set<number>(), statuses: new Set<number>(), reviews: new Set<number>() };
+    for (const pick of order.slice(0, n)) keep[pick.list].add(pick.index);
+    const checks = answer.checks.filter((_, i) => keep.checks.has(i));
+    const statuses = answer.statuses.filter((_, i) => keep.statuses.has(i));
+    const reviews = answer.reviews.filter((_, i) => keep.reviews.has(i));
+    const omitted = {
+      reviews: answer.reviews.length - reviews.length,
+      checks: answer.checks.length - checks.length,
+      statuses: answer.statuses.length - statuses.length,
+    };
+    const keptAllUrgent = n >= failing.length + pending.length;
+    return {
+      ...answer,
+      reviews,
+      checks,
+      statuses,
+      truncated: true,
+      omitted,
+      hint: `Cut to fit the reply budget: ${count(omitted.checks + omitted.statuses)} checks/statuses and ${count(
+        omitted.reviews,
+      )} older reviews left out; ${
+        keptAllUrgent ? "every failing and pending one is listed" : "even failing and pending ones were cut"
+      }. summary counts them all; the PR's checks page on GitHub lists every one.`,
+    };
+  };
+  const sizeOf = (pick: Pick | undefined) => (pick === undefined ? 0 : budget.size(answer[pick.list][pick.index]));
+  return largestFitting(budget, build, 0, order.length, (i) => sizeOf(order[i])).answer;
+}
 
 export const DEFAULT_PR_LIST_LIMIT = 30;
 export const MAX_PR_LIST_LIMIT = 500;
@@ -217,7 +277,7 @@ const listPullRequestsTool = defineTool({
   name: "list_pull_requests",
   title: "GitHub pull requests",
   description:
-    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body); head=<branch> finds a branch's PR.",
+    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body). Narrow with head=<branch> (a branch's PR) or base; has_more: raise limit.",
   group: "github",
   input: v.object({
     state: v.optional(
@@ -248,6 +308,17 @@ const listPullRequestsTool = defineTool({
       head: args.head,
       base: args.base,
     });
+  },
+  fit(answer: PullRequestListOutput, budget: ReplyBudget): PullRequestListOutput {
+    const all = answer.pull_requests;
+    const build = (n: number): PullRequestListOutput => ({
+      pull_requests: all.slice(0, n),
+      has_more: true,
+      truncated: true,
+      omitted: { pull_requests: all.length - n },
+      hint: `${count(all.length - n)} of ${count(all.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`,
+    });
+    return largestFitting(budget, build, 0, all.length, (i) => budget.size(all[i])).answer;
   },
 });
 

@@ -7,10 +7,12 @@ import type { JiraClient, JiraClientOptions } from "../jira/client.ts";
 import {
   FULL_DESCRIPTION_CHARS,
   ISSUE_FIELDS,
+  type JiraIssue,
   JiraIssuePayloadSchema,
   JiraIssueSchema,
   LIST_DESCRIPTION_CHARS,
   toJiraIssue,
+  truncate,
 } from "../jira/issue.ts";
 import {
   buildSearchJql,
@@ -24,6 +26,7 @@ import { openWorkspace } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { loadState } from "../twig/state.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
 const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
@@ -119,17 +122,36 @@ const ProjectKeySchema = v.pipe(
   v.description('Jira project key (e.g. "PROJ").'),
 );
 
+const IssueOutputSchema = v.object({
+  ...JiraIssueSchema.entries,
+  description_length: v.optional(v.pipe(v.number(), unpublished("field"))),
+  hint: HintSchema,
+});
+type IssueOutput = v.InferOutput<typeof IssueOutputSchema>;
+
+/** The issue with its description cut to `max` characters, saying how long the whole one is. */
+function withDescriptionCut(issue: JiraIssue, full: string | undefined, max: number): IssueOutput {
+  if (full === undefined || full.length <= max) return issue;
+  const { truncated: _, ...rest } = issue;
+  return {
+    ...rest,
+    description: truncate(full, max).text,
+    truncated: true,
+    description_length: full.length,
+    hint: `The description is cut to about ${count(max)} of its ${count(full.length)} characters; open url for the rest.`,
+  };
+}
+
 /** The Jira tools; `options` tune the HTTP client (tests shorten retry waits). */
 export function createJiraTools(options?: JiraClientOptions) {
   const getJiraIssue = defineTool({
     name: "get_jira_issue",
     title: "Jira issue",
     description:
-      "Get details for a Jira issue. Defaults to the current branch's linked issue. The description comes as " +
-      "Markdown-like text (very long ones are cut, with truncated: true).",
+      "Get details for a Jira issue. Defaults to the current branch's linked issue. Description as Markdown-like text.",
     group: "jira",
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
-    output: JiraIssueSchema,
+    output: IssueOutputSchema,
     annotations: REMOTE_ANNOTATIONS,
     repoScoped: true,
     async handler(args, ctx, call) {
@@ -158,7 +180,22 @@ export function createJiraTools(options?: JiraClientOptions) {
       if (!deployment.ok) return deployment;
       const issue = await fetchIssue(client.value, deployment.value === "cloud", key, call.signal);
       if (!issue.ok) return issue;
-      return ok(toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), FULL_DESCRIPTION_CHARS));
+      // Rendered whole once, so a cut description can say how long it is.
+      const whole = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), Number.POSITIVE_INFINITY);
+      return ok(withDescriptionCut(whole, whole.description, FULL_DESCRIPTION_CHARS));
+    },
+    fit(answer, budget) {
+      // Only the description can be long; it is cut further, to what fits.
+      const full = answer.description;
+      if (full === undefined) return answer;
+      const length = answer.description_length ?? full.length;
+      const fitted = largestFitting(
+        budget,
+        (n) => ({ ...withDescriptionCut(answer, full, n), description_length: length }),
+        0,
+        full.length,
+      );
+      return fitted.answer;
     },
   });
 
@@ -167,7 +204,7 @@ export function createJiraTools(options?: JiraClientOptions) {
     title: "List Jira issues",
     description:
       "List Jira issues for a project with optional status and assignee filters, most recently updated first, " +
-      "each as get_jira_issue returns it with a shortened description.",
+      "each as get_jira_issue returns it. has_more: raise limit.",
     group: "jira",
     input: v.object({
       project: ProjectKeySchema,
@@ -197,6 +234,9 @@ export function createJiraTools(options?: JiraClientOptions) {
       total: v.optional(
         v.pipe(v.number(), v.description("Number of matching issues, when Jira reports it (Data Center).")),
       ),
+      truncated: TruncatedSchema,
+      omitted: omittedSchema(["issues"]),
+      hint: HintSchema,
     }),
     annotations: REMOTE_ANNOTATIONS,
     async handler(args, ctx, call) {
@@ -225,6 +265,18 @@ export function createJiraTools(options?: JiraClientOptions) {
           ? { issues, has_more: found.value.hasMore }
           : { issues, has_more: found.value.hasMore, total: found.value.total },
       );
+    },
+    fit(answer, budget) {
+      const all = answer.issues;
+      const build = (n: number) => ({
+        ...answer,
+        issues: all.slice(0, n),
+        has_more: true,
+        truncated: true as const,
+        omitted: { issues: all.length - n },
+        hint: `${count(all.length - n)} of ${count(all.length)} issues left out to fit the reply budget: lower limit, or narrow with status or assignee.`,
+      });
+      return largestFitting(budget, build, 0, all.length, (i) => budget.size(all[i])).answer;
     },
   });
 

@@ -1,19 +1,31 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
+import { printable } from "../core/quote.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
-import { sortBytewise } from "../git/bytewise.ts";
+import { compareBytewise, sortBytewise } from "../git/bytewise.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { type LiveWorktree, listLinkedWorktrees } from "../git/worktrees.ts";
 import { currentBranch, openWorkspace, type Workspace } from "../repo/workspace.ts";
-import { BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
+import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
 import { branchSet, buildBranchGraph, configuredRoots, rootCandidates } from "../twig/graph.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
-import { buildTree, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
-import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "./define.ts";
-import { BranchNameSchema, NoParamsSchema } from "./params.ts";
+import {
+  buildTree,
+  countNodes,
+  cutTrees,
+  renderTreeText,
+  TREE_NODE_BUDGET,
+  type TreeNode,
+  TreeNodeSchema,
+  treeTextLowerBound,
+} from "../twig/tree.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
+import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { BranchNameSchema, NoParamsSchema, unpublished } from "./params.ts";
 
 async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
@@ -23,8 +35,15 @@ async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Work
   return ok({ workspace: workspace.value, state: state.value });
 }
 
+/** A branch argument is repeated in errors up to this length: any real name, never a payload. */
+const NAME_SHOWN = 300;
+
 const branchNotTracked = (branch: string) =>
-  toolError("not_found", `Branch '${branch}' not found in twig state`, "Use `list_branches` to see tracked branches.");
+  toolError(
+    "not_found",
+    `Branch '${printable(branch, NAME_SHOWN)}' not found in twig state`,
+    "Use `list_branches` to see tracked branches.",
+  );
 
 export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",
@@ -35,6 +54,12 @@ export const getCurrentBranchTool = defineTool({
   output: v.object({
     ...BranchRecordSchema.entries,
     unborn: v.optional(v.pipe(v.literal(true), v.description("The branch has no commits yet."))),
+    warnings: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description("Only when twig's state could not be read: why, so the links above are missing."),
+      ),
+    ),
   }),
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
@@ -44,10 +69,14 @@ export const getCurrentBranchTool = defineTool({
     const current = await currentBranch(ctx, workspace.value);
     if (!current.ok) return current;
     const state = await loadState(ctx, workspace.value.workTree);
-    // As upstream: unreadable state only loses the metadata; the branch name is still the answer.
-    if (!state.ok) ctx.log.warn(state.error.message);
     const { branch, unborn } = current.value;
-    if (!state.ok) return ok(unborn ? { branch, unborn: true as const } : { branch });
+    if (!state.ok) {
+      // As upstream, unreadable state only loses the metadata: the branch name is still the answer.
+      // Unlike upstream, the model is told, or it would take "no Jira issue, no PR" as the truth.
+      ctx.log.warn(state.error.message);
+      const warning = `${state.error.message}; jira_issue, pr_number and parent_branch are unknown.${state.error.hint ? ` ${state.error.hint}` : ""}`;
+      return ok(unborn ? { branch, unborn: true as const, warnings: [warning] } : { branch, warnings: [warning] });
+    }
     const record = branchRecord(state.value, branch);
     return ok(unborn ? { ...record, unborn: true as const } : record);
   },
@@ -58,7 +87,7 @@ export const getBranchMetadataTool = defineTool({
   title: "Branch metadata",
   description: "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig.",
   group: "local",
-  input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch name to look up.")) }),
+  input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch to look up.")) }),
   output: BranchRecordSchema,
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
@@ -71,6 +100,17 @@ export const getBranchMetadataTool = defineTool({
   },
 });
 
+const BranchStackOutputSchema = v.object({
+  stack: v.array(BranchRecordSchema),
+  cycle: v.optional(
+    v.pipe(v.literal(true), v.description("The declared parents loop back; the walk stopped at the repeat.")),
+  ),
+  truncated: TruncatedSchema,
+  omitted: omittedSchema(["stack"]),
+  hint: HintSchema,
+});
+type BranchStackOutput = v.InferOutput<typeof BranchStackOutputSchema>;
+
 export const getBranchStackTool = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
@@ -80,12 +120,7 @@ export const getBranchStackTool = defineTool({
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
   }),
-  output: v.object({
-    stack: v.array(BranchRecordSchema),
-    cycle: v.optional(
-      v.pipe(v.literal(true), v.description("The declared parents loop back; the walk stopped at the repeat.")),
-    ),
-  }),
+  output: BranchStackOutputSchema,
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler({ branch }, ctx) {
@@ -104,7 +139,7 @@ export const getBranchStackTool = defineTool({
         return err(
           toolError(
             "not_found",
-            `Branch '${start}' not found in twig state or the repository`,
+            `Branch '${printable(start, NAME_SHOWN)}' not found in twig state or the repository`,
             "Use `list_branches` to see tracked branches.",
           ),
         );
@@ -112,6 +147,22 @@ export const getBranchStackTool = defineTool({
     }
     const { stack, cycle } = branchStack(state, start);
     return ok(cycle ? { stack, cycle: true as const } : { stack });
+  },
+  // Only a pathological state file makes a stack this deep: the branches nearest the start are
+  // kept, and the walk can go on from the last one listed.
+  fit(answer: BranchStackOutput, budget: ReplyBudget): BranchStackOutput {
+    const all = answer.stack;
+    const build = (n: number): BranchStackOutput => {
+      const next = all[n]?.branch ?? "";
+      return {
+        stack: all.slice(0, n),
+        ...(answer.cycle ? { cycle: true as const } : {}),
+        truncated: true,
+        omitted: { stack: all.length - n },
+        hint: `${count(all.length - n)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(next)} to go on.`,
+      };
+    };
+    return largestFitting(budget, build, 1, all.length, (i) => budget.size(all[i])).answer;
   },
 });
 
@@ -123,23 +174,32 @@ function isKnownToTwig(state: TwigState, branch: string): boolean {
   );
 }
 
+const BranchTreeOutputSchema = v.object({
+  root: v.pipe(v.string(), v.description("The first (or requested) root.")),
+  tree_text: v.pipe(v.string(), v.description("The tree(s) drawn as text, one blank line between trees.")),
+  branches: v.pipe(v.array(TreeNodeSchema), v.description("One node per rendered root.")),
+  truncated: TruncatedSchema,
+  omitted: omittedSchema(["branches", "tree_lines"]),
+  hint: HintSchema,
+});
+type BranchTreeOutput = v.InferOutput<typeof BranchTreeOutputSchema>;
+
 export const getBranchTreeTool = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
-    "Get the branch dependency tree for the current repository: branches nested under their declared parents, with Jira keys and PR numbers, as text and as nodes.",
+    "Get the branch dependency tree: branches nested under their declared parents, with Jira keys and PR numbers, as text and nodes. Narrow with `branch` (one subtree) or `depth`.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
+    depth: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000), unpublished("minimum", "maximum")),
+    ),
   }),
-  output: v.object({
-    root: v.pipe(v.string(), v.description("The first (or requested) root.")),
-    tree_text: v.pipe(v.string(), v.description("The tree(s) drawn as text, one blank line between trees.")),
-    branches: v.pipe(v.array(TreeNodeSchema), v.description("One node per rendered root.")),
-  }),
+  output: BranchTreeOutputSchema,
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
-  async handler({ branch }, ctx) {
+  async handler({ branch, depth }, ctx, call) {
     const opened = await openWorkspace(ctx);
     if (!opened.ok) return opened;
     const workspace = opened.value;
@@ -161,7 +221,7 @@ export const getBranchTreeTool = defineTool({
         return err(
           toolError(
             "not_found",
-            `Branch '${branch}' not found in repository`,
+            `Branch '${printable(branch, NAME_SHOWN)}' not found in repository`,
             "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
           ),
         );
@@ -178,29 +238,226 @@ export const getBranchTreeTool = defineTool({
     }
     const graph = buildBranchGraph(local.value, state.value, current);
     const budget = { left: TREE_NODE_BUDGET };
-    const trees = roots.map((root) => buildTree(graph, state.value, root, budget));
-    return ok({ root: roots[0] as string, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
+    const trees = roots.map((root) => buildTree(graph, state.value, root, budget, depth));
+    const root = roots[0] as string;
+    // A text that cannot fit even without the nodes is cut now: drawing 10,000 lines and
+    // serialising them with their nodes only to throw both away is most of the call's time.
+    if (call.budget !== undefined && treeTextLowerBound(trees) > call.budget.bytes) {
+      return ok(await cutTreeText(root, trees, call.budget, ctx));
+    }
+    return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
+  fit: fitBranchTree,
 });
+
+/**
+ * Over the reply budget the nodes go first (the text says the same); then the text is cut on whole
+ * lines, keeping the path to the checked-out branch and that branch's subtree, and says how much is
+ * left out and how to see it.
+ */
+async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _args: unknown, ctx: Context) {
+  const nodes = countNodes(answer.branches);
+  const textOnly: BranchTreeOutput = {
+    root: answer.root,
+    tree_text: answer.tree_text,
+    branches: [],
+    truncated: true,
+    omitted: { branches: nodes },
+    hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
+  };
+  // Every character is at least a byte: a text longer than the budget need not be serialised to know.
+  if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
+  return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
+}
+
+/**
+ * The trees as text cut on whole lines to fit, without nodes: the path to the checked-out branch
+ * and its subtree first, then the other lines in drawing order, then a line saying what is left out.
+ */
+async function cutTreeText(
+  root: string,
+  trees: TreeNode[],
+  budget: ReplyBudget,
+  ctx: Context,
+  nodes = countNodes(trees),
+): Promise<BranchTreeOutput> {
+  const focus = await checkedOutBranch(ctx);
+  let room = budget.bytes - budget.size({ ...emptyCut(root, nodes), hint: hintFor(nodes, focus) });
+  let fitted = emptyCut(root, nodes);
+  // The line costs are estimates from above; a second pass with the overshoot taken off settles it.
+  for (let attempt = 0; attempt < 4 && room > 0; attempt++) {
+    const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
+    const cut = cutTrees(trees, focus, room - closingRoom);
+    const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
+    fitted = {
+      root,
+      tree_text: cut.trees.map(renderTreeText).join("\n") + closing,
+      branches: [],
+      truncated: true,
+      omitted: { branches: nodes, tree_lines: cut.omitted },
+      hint: hintFor(cut.omitted, focus),
+    };
+    const size = budget.size(fitted);
+    if (size <= budget.bytes) return fitted;
+    room -= size - budget.bytes + 64;
+  }
+  return fitted;
+}
+
+function emptyCut(root: string, nodes: number): BranchTreeOutput {
+  return { root, tree_text: "", branches: [], truncated: true, omitted: { branches: nodes, tree_lines: nodes } };
+}
+
+function hintFor(omittedLines: number, focus: string | null): string {
+  return `tree_text cut to fit the reply budget: ${count(omittedLines)} lines left out${
+    focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
+  }. Pass branch=<a branch> for its subtree, or depth.`;
+}
+
+/** The checked-out branch, to keep in view when a tree is cut; `null` when there is none. */
+async function checkedOutBranch(ctx: Context): Promise<string | null> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return null;
+  const head = await currentBranch(ctx, workspace.value);
+  return head.ok ? head.value.branch : null;
+}
+
+const MAX_LIST_LIMIT = 10_000;
+
+const ListBranchesOutputSchema = v.object({
+  branches: v.array(BranchRecordSchema),
+  truncated: TruncatedSchema,
+  omitted: omittedSchema(["branches"]),
+  next_cursor: v.optional(v.string()),
+  hint: HintSchema,
+});
+type ListBranchesOutput = v.InferOutput<typeof ListBranchesOutputSchema>;
 
 export const listBranchesTool = defineTool({
   name: "list_branches",
   title: "Tracked branches",
   description:
-    "List all twig-tracked branches in the current repository with their Jira issue, PR number and parent branch, sorted by name.",
+    "List twig-tracked branches with their Jira issue, PR number and parent branch, sorted by name. `query` filters by name or Jira key; a long list pages: pass `next_cursor` back as `cursor`.",
   group: "local",
-  input: NoParamsSchema,
-  output: v.object({ branches: v.array(BranchRecordSchema) }),
+  input: v.object({
+    // No descriptions: tools/list must stay within 10 KB, and a cut page's hint says how to use them.
+    query: v.optional(v.pipe(v.string(), v.maxLength(256), unpublished("maxLength"))),
+    limit: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIST_LIMIT), unpublished("minimum", "maximum")),
+    ),
+    cursor: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"))),
+  }),
+  output: ListBranchesOutputSchema,
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
-  async handler(_args, ctx) {
+  async handler(args, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    const names = sortBytewise([...state.branches.keys()]);
-    return ok({ branches: names.map((name) => branchRecord(state, name)) });
+    const repository = cursorScope(ctx);
+    let after: string | null = null;
+    let query = args.query ?? null;
+    if (args.cursor !== undefined) {
+      const decoded = decodeCursor(args.cursor, repository);
+      if (!decoded.ok) {
+        return err(
+          toolError(
+            "invalid_params",
+            `cursor cannot be used: ${decoded.why}`,
+            "Pass next_cursor exactly as the previous list_branches page gave it, or start again without cursor.",
+          ),
+        );
+      }
+      if (query !== null && query !== decoded.value.query) {
+        return err(
+          toolError(
+            "invalid_params",
+            `cursor pages through ${decoded.value.query === null ? "every branch" : `query ${JSON.stringify(decoded.value.query)}`}, not query ${JSON.stringify(query)}`,
+            "Keep the query of the first page while following next_cursor, or start again without cursor.",
+          ),
+        );
+      }
+      after = decoded.value.after;
+      query = decoded.value.query;
+    }
+    const names = matchingBranches(state, query);
+    const start = after === null ? 0 : firstAfter(names, after);
+    const end = args.limit === undefined ? names.length : Math.min(names.length, start + args.limit);
+    const branches = names.slice(start, end).map((name) => branchRecord(state, name));
+    if (end === names.length) return ok({ branches });
+    return ok(listPage(branches, names.length - end, query, repository, false));
+  },
+  fit(answer, budget, args, ctx) {
+    const query = args.query ?? (args.cursor === undefined ? null : cursorQuery(args.cursor, ctx));
+    const repository = cursorScope(ctx);
+    const all = answer.branches;
+    const left = answer.omitted?.branches ?? 0;
+    // At least one branch per page, so following next_cursor always moves on; a budget too small
+    // for one is refused by the registry instead.
+    const { answer: fitted } = largestFitting(
+      budget,
+      (n) => listPage(all.slice(0, n), left + all.length - n, query, repository, true),
+      1,
+      all.length,
+      (i) => budget.size(all[i]),
+    );
+    return fitted;
   },
 });
+
+/** A page that is not the last: where to go on, and how many are still to come. */
+function listPage(
+  branches: BranchRecord[],
+  left: number,
+  query: string | null,
+  repository: string,
+  cut: boolean,
+): ListBranchesOutput {
+  const last = branches.at(-1)?.branch;
+  const page: ListBranchesOutput = { branches };
+  if (cut) page.truncated = true;
+  page.omitted = { branches: left };
+  if (last !== undefined) page.next_cursor = encodeCursor({ after: last, query }, repository);
+  page.hint = `${count(left)} more branches${cut ? " (cut to fit the reply budget)" : ""}: pass next_cursor as cursor${
+    query === null ? ", or narrow with query" : ""
+  }.`;
+  return page;
+}
+
+/** The repository a cursor is bound to: the one this call reads. */
+function cursorScope(ctx: Context): string {
+  return ctx.repo.ok ? ctx.repo.value : "";
+}
+
+/** The query a valid cursor carries (the handler has already refused any other cursor). */
+function cursorQuery(cursor: string, ctx: Context): string | null {
+  const decoded = decodeCursor(cursor, cursorScope(ctx));
+  return decoded.ok ? decoded.value.query : null;
+}
+
+/** Tracked branches in byte-wise order, only those whose name or Jira key contains `query` (any case). */
+function matchingBranches(state: TwigState, query: string | null): string[] {
+  const names = sortBytewise([...state.branches.keys()]);
+  if (query === null || query === "") return names;
+  const needle = query.toLowerCase();
+  return names.filter(
+    (name) =>
+      name.toLowerCase().includes(needle) ||
+      (state.branches.get(name)?.jira_issue?.toLowerCase().includes(needle) ?? false),
+  );
+}
+
+/** Index of the first name byte-wise after `after` in a byte-wise sorted list. */
+function firstAfter(sorted: readonly string[], after: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareBytewise(sorted[middle] as string, after) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
 
 const listRepositories = defineTool({
   name: "list_repositories",

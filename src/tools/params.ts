@@ -27,9 +27,11 @@ export const UNPUBLISHED = "unpublished";
  * JSON Schema. For bounds that only stop pathological input (a 4 KiB path, a PR number beyond
  * 2³²) and character rules a model does not trip over, the schema a model reads on every turn
  * gains nothing from them; a violation is still refused as `invalid_params` with the reason.
+ * `field` leaves the whole field out of the published schema (an optional result field that
+ * replies explain themselves, such as the reply budget's `truncated`), still checked server-side.
  */
 export function unpublished<TInput>(
-  ...keywords: ("minLength" | "maxLength" | "maximum" | "pattern")[]
+  ...keywords: ("minLength" | "maxLength" | "minimum" | "maximum" | "pattern" | "field")[]
 ): v.MetadataAction<TInput, { readonly [UNPUBLISHED]: readonly string[] }> {
   return v.metadata<TInput, { readonly [UNPUBLISHED]: readonly string[] }>({ [UNPUBLISHED]: keywords });
 }

@@ -19,18 +19,18 @@ export async function loadRegistry(
   if (read.kind === "unreadable") {
     return err(
       toolError(
-        "no_twig_state",
+        "invalid_registry",
         `Failed to load registry: Failed to read registry file ${path} (${read.cause})`,
-        `Check that ${path} is a readable file.`,
+        `Check that ${path} is a readable file; it is twig's list of repositories, not this repository's state.`,
       ),
     );
   }
   if (!read.value.ok) {
     return err(
       toolError(
-        "no_twig_state",
+        "invalid_registry",
         `Failed to load registry: Failed to parse registry file ${path} (${read.value.error})`,
-        `Fix the JSON in ${path}, or re-register repositories with \`twig git add <path>\`.`,
+        `Fix the JSON in ${path} (a list of {"name","path"} objects), or move it aside and re-register repositories with \`twig git add <path>\`. Tools without \`repo\` still read the current repository.`,
       ),
     );
   }

@@ -11,7 +11,7 @@ export interface TreeNode {
   pr_number?: number;
   /** This branch is already an ancestor on this path; its subtree is not repeated. */
   cycle?: true;
-  /** The render budget ran out; this node's children are not listed. */
+  /** Some or all of this node's children are not listed (node budget, `depth`, or reply budget). */
   truncated?: true;
 }
 
@@ -101,6 +101,121 @@ export function buildTree(
     enter(child);
   }
   return top;
+}
+
+/**
+ * At least how many bytes the trees' text takes as a JSON string: each line's branch name, its
+ * drawing prefix at one byte a character, and its escaped newline. Cheaper than drawing it.
+ */
+export function treeTextLowerBound(trees: readonly TreeNode[]): number {
+  let total = 0;
+  const stack: Array<[TreeNode, number]> = trees.map((tree) => [tree, 0]);
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [node, depth] = entry;
+    total += node.branch.length + depth * 4 + 2;
+    for (const child of node.children) stack.push([child, depth + 1]);
+  }
+  return total;
+}
+
+/** Nodes in the trees, each occurrence counted (a diamond's shared subtree is drawn under each parent). */
+export function countNodes(trees: readonly TreeNode[]): number {
+  let total = 0;
+  const stack = [...trees];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    total++;
+    for (const child of node.children) stack.push(child);
+  }
+  return total;
+}
+
+/**
+ * The trees cut to whole lines worth about `room` bytes of JSON string, keeping first each root,
+ * then the path from its root to the first drawn `focus` (the checked-out branch) and that
+ * branch's subtree, then other lines in drawing order; a line is kept only under its kept parent,
+ * and a node that lost children is marked `truncated`.
+ */
+export function cutTrees(
+  trees: readonly TreeNode[],
+  focus: string | null,
+  room: number,
+): { trees: TreeNode[]; omitted: number } {
+  interface Line {
+    node: TreeNode;
+    parent: number;
+    depth: number;
+    cost: number;
+  }
+  const lines: Line[] = [];
+  const stack: Array<[TreeNode, number, number]> = [];
+  for (const tree of trees) {
+    stack.push([tree, -1, 0]);
+    while (stack.length > 0) {
+      const [node, parent, depth] = stack.pop() as [TreeNode, number, number];
+      const index = lines.length;
+      // The drawing prefix is 4 characters a level (`│`, `├`, `└`, `─` take 3 UTF-8 bytes each);
+      // the line's JSON string form counts its escapes, and its quotes stand for the `\n` after it.
+      const prefix = depth === 0 ? 0 : depth * 6 + 4;
+      lines.push({ node, parent, depth, cost: prefix + jsonStringBytes(line(node)) });
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as TreeNode, index, depth + 1]);
+    }
+  }
+  const kept = new Uint8Array(lines.length);
+  let used = 0;
+  const keep = (index: number) => {
+    if (kept[index]) return;
+    kept[index] = 1;
+    used += (lines[index] as Line).cost;
+  };
+  for (let i = 0; i < lines.length; i++) if ((lines[i] as Line).depth === 0) keep(i);
+  const at = focus === null ? -1 : lines.findIndex((entry) => entry.node.branch === focus);
+  if (at >= 0) {
+    for (let i = at; i >= 0; i = (lines[i] as Line).parent) keep(i);
+    const depth = (lines[at] as Line).depth;
+    for (let i = at + 1; i < lines.length && (lines[i] as Line).depth > depth; i++) {
+      if (used + (lines[i] as Line).cost > room) break;
+      if (kept[(lines[i] as Line).parent]) keep(i);
+    }
+  }
+  for (let i = 0; i < lines.length; i++) {
+    const entry = lines[i] as Line;
+    if (kept[i] || !kept[entry.parent]) continue;
+    if (used + entry.cost > room) continue;
+    keep(i);
+  }
+  let omitted = 0;
+  for (let i = 0; i < lines.length; i++) if (!kept[i]) omitted++;
+  // Pre-order numbering: a node's first child is the next line, its next sibling comes after its subtree.
+  const sizes = new Uint32Array(lines.length);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    sizes[i] = (sizes[i] as number) + 1;
+    const parent = (lines[i] as Line).parent;
+    if (parent >= 0) sizes[parent] = (sizes[parent] as number) + (sizes[i] as number);
+  }
+  let next = 0;
+  const rebuild = (): TreeNode => {
+    const index = next++;
+    const { node } = lines[index] as Line;
+    const copy: TreeNode = { ...node, children: [] };
+    for (let c = 0; c < node.children.length; c++) {
+      if (kept[next]) copy.children.push(rebuild());
+      else {
+        next += sizes[next] as number;
+        copy.truncated = true;
+      }
+    }
+    return copy;
+  };
+  const cut = trees.map(() => rebuild());
+  return { trees: cut, omitted };
+}
+
+/** Printable ASCII with nothing JSON escapes: the common branch name, counted without serialising. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** Bytes of `text` as a JSON string, quotes included. */
+function jsonStringBytes(text: string): number {
+  return PLAIN.test(text) ? text.length + 2 : Buffer.byteLength(JSON.stringify(text), "utf8");
 }
 
 /**

@@ -100,8 +100,9 @@ describe("prompts without credentials (upstream's exact text)", () => {
     const untracked = promptText(
       await server.client.getPrompt({ name: "branch-context", arguments: { branch: "hotfix/typo" } }),
     );
+    // Not "Parent branch: none": get_branch_metadata would answer not_found, so the prompt says so.
     expect(untracked).toStartWith(
-      "Branch: hotfix/typo\nParent branch: none\nNo linked Jira issue found.\nNo linked pull request found.\n\n",
+      "Branch: hotfix/typo\nNot tracked by twig: no Jira issue or PR is recorded for 'hotfix/typo'. Use list_branches to see tracked branches.\n\n",
     );
     const current = promptText(await server.client.getPrompt({ name: "branch-context" }));
     expect(current).toStartWith("Branch: feature/auth-ui\nParent branch: feature/auth\n");

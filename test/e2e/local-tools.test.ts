@@ -165,7 +165,8 @@ describe("a large answer asked for again", () => {
       }),
     );
     writeFileSync(join(repo, ".twig", "state.json"), twigJson({ ...EXAMPLE_STATE, branches }));
-    server = await startServer({ cwd: repo, env: home.env });
+    // Unlimited: the whole 1.7 MB answer, as before there was a reply budget.
+    server = await startServer({ cwd: repo, env: home.env, args: ["--max-reply-tokens", "0"] });
   });
 
   afterAll(async () => {

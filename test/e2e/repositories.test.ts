@@ -157,7 +157,7 @@ describe("twig data", () => {
     expect(stack.structured).toEqual({ stack: [{ branch: "main", parent_branch: "x" }, { branch: "x" }] });
   });
 
-  test("a corrupt state file is no_twig_state naming the file; get_current_branch still answers", async () => {
+  test("a corrupt state file is no_twig_state naming the file; get_current_branch answers with a warning", async () => {
     const repo = repoWithCommit("corrupt");
     writeState(repo, '{"branches": {"main": {"github_pr": "seven"}}}');
     const branches = await callIn(repo, "list_branches");
@@ -167,7 +167,17 @@ describe("twig data", () => {
     const tree = await callIn(repo, "get_branch_tree");
     expect(tree.envelope.error?.code).toBe("no_twig_state");
     const current = await callIn(repo, "get_current_branch");
-    expect(current.envelope).toEqual({ status: "ok", data: { branch: "main" } });
+    // The branch is still the answer, but the model is told why its Jira issue and PR are missing.
+    expect(current.isError).toBe(false);
+    const data = current.structured as { branch: string; warnings: string[] };
+    expect(Object.keys(data)).toEqual(["branch", "warnings"]);
+    expect(data.branch).toBe("main");
+    expect(data.warnings).toHaveLength(1);
+    const state = join(repo, ".twig", "state.json");
+    expect(data.warnings[0]).toStartWith(`Failed to load twig state: Failed to parse state file ${state}`);
+    expect(data.warnings[0]).toContain("branches.main.github_pr");
+    expect(data.warnings[0]).toContain("jira_issue, pr_number and parent_branch are unknown");
+    expect(current.envelope.data).toEqual(data);
   });
 
   test("a missing state file is empty state", async () => {
@@ -191,7 +201,10 @@ describe("twig data", () => {
       );
       writeFileSync(join(home.twigDataDir, "registry.json"), '{"not":"an array"}');
       const broken = await callIn(root, "list_repositories");
-      expect(broken.envelope.error?.code).toBe("no_twig_state");
+      // The registry is twig's list of repositories, not this repository's state: its own code and fix.
+      expect(broken.envelope.error?.code).toBe("invalid_registry");
+      expect(broken.envelope.error?.message).toContain(join(home.twigDataDir, "registry.json"));
+      expect(broken.envelope.error?.hint).toStartWith(`Fix the JSON in ${join(home.twigDataDir, "registry.json")}`);
     } finally {
       rmSync(join(home.twigDataDir, "registry.json"));
     }

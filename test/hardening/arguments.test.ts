@@ -348,12 +348,19 @@ describe("every string parameter", () => {
       const response = await server.request("tools/call", { name: "get_branch_metadata", arguments: args });
       expect(response.error?.code).toBe(-32602);
     }
-    const extra = await server.call("get_current_branch", {
-      "../x": 1,
-      __proto__: { polluted: true },
-      constructor: "x",
+    // Unknown names are refused by name, whatever they look like, and pollute nothing.
+    const extra = await server.request("tools/call", {
+      name: "get_current_branch",
+      arguments: JSON.parse('{"../x":1,"__proto__":{"polluted":true},"constructor":"x"}'),
     });
-    expect(extra.structured).toMatchObject({ branch: "feature/auth-ui" });
+    const refused = toolResult(extra).envelope.error;
+    expect(refused?.code).toBe("invalid_params");
+    // `__proto__` never reaches the registry as a name: the SDK's schema copies the arguments by
+    // assignment, which sets the copy's prototype instead of adding a key.
+    expect(refused?.message).toBe("Invalid arguments for get_current_branch: unknown arguments '../x', 'constructor'");
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const after = await server.call("get_current_branch", {});
+    expect(after.structured).toMatchObject({ branch: "feature/auth-ui" });
   });
 });
 

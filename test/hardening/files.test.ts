@@ -270,7 +270,7 @@ describe("registry.json", () => {
     ["an object", text('{"path":"/x"}')],
     ["an entry of the wrong type", text('[{"path":1,"name":"x"}]')],
   ];
-  test.each(damages)("%s: list_repositories answers or says no_twig_state with a hint", async (_name, damage) => {
+  test.each(damages)("%s: list_repositories answers or says invalid_registry with a hint", async (_name, damage) => {
     const next = `${path()}.next`;
     replaceWith(
       next,
@@ -279,11 +279,11 @@ describe("registry.json", () => {
     rmSync(path(), { recursive: true, force: true });
     renameSync(next, path());
     try {
-      expectHandled(await call("list_repositories", {}), ["no_twig_state"]);
+      expectHandled(await call("list_repositories", {}), ["invalid_registry"]);
       // Selecting a repository by a path under a client root does not need the registry.
       const caseDir = caseRepo(() => {});
       expect((await call("get_current_branch", { repo: caseDir })).isError).toBe(false);
-      expectHandled(await call("get_current_branch", { repo: "shop" }), ["no_twig_state", "invalid_params"]);
+      expectHandled(await call("get_current_branch", { repo: "shop" }), ["invalid_registry", "invalid_params"]);
     } finally {
       rmSync(path(), { recursive: true, force: true });
       writeFileSync(path(), valid());
@@ -495,7 +495,7 @@ describe.skipIf(nobody === null)("permission denied (run as nobody)", () => {
 
       const registry = await call("list_repositories", {}, asNobody);
       expect(registry.envelope.error?.message).toContain("permission denied");
-      expectHandled(registry, ["no_twig_state"]);
+      expectHandled(registry, ["invalid_registry"]);
 
       const netrc = await call("get_pull_request", { owner: "octo", repo: "shop", pr_number: 1 }, asNobody);
       expect(netrc.envelope.error?.code).toBe("credentials_missing");

@@ -256,8 +256,10 @@ describe("depth and size (19.9)", () => {
     expect(depth).toBe(48);
     expect(node?.truncated).toBe(true);
     expect((tree.structured as { tree_text: string }).tree_text).toContain("deeper than 48 levels not shown");
+    // The stack is a flat list (the reply budget may shorten it); the server answers on.
     const stack = await server.call("get_branch_stack", { repo: deep, branch: "c8999" });
-    expect((stack.structured as { stack: unknown[] }).stack).toHaveLength(9001);
+    expect(stack.isError).toBe(false);
+    expect((stack.structured as { stack: Array<{ branch: string }> }).stack[0]?.branch).toBe("c8999");
   });
 
   test("stack-status over 20,000 tracked branches lists a bounded number and says how many it left out", async () => {

@@ -228,7 +228,10 @@ describe("StdioServerTransport", () => {
       error: { message: "Server does not support task creation (required for tools/call)" },
     });
     expect(byId(4)).toMatchObject({
-      error: { code: -32602, message: "MCP error -32602: tool not found: no_such_tool" },
+      error: {
+        code: -32602,
+        message: expect.stringMatching(/^MCP error -32602: tool not found: 'no_such_tool' Enabled tools: /),
+      },
     });
   });
 

@@ -120,7 +120,7 @@ describe("ToolRegistry", () => {
   });
 
   test("a result becomes the envelope plus structuredContent", async () => {
-    const result = await registry.call(tool, { word: "ab", times: 2, extra: "ignored" }, ctx, signal);
+    const result = await registry.call(tool, { word: "ab", times: 2 }, ctx, signal);
     expect(result).toEqual({
       content: [{ type: "text", text: '{"status":"ok","data":{"said":"abab"}}' }],
       structuredContent: { said: "abab" },

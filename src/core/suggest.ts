@@ -1,0 +1,32 @@
+/** Words longer than this are not compared: a "did you mean" for a paragraph helps nobody and costs O(n·m). */
+const LONGEST_COMPARED = 64;
+
+/** The candidate a mistyped word was most likely meant to be, or `null` when none is close. */
+export function closest(word: string, candidates: readonly string[]): string | null {
+  if (word.length <= 2 || word.length > LONGEST_COMPARED) return null;
+  let best: string | null = null;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  // Beyond a third of the word, a "did you mean" is more confusing than helpful.
+  return best !== null && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : null;
+}
+
+/** Levenshtein distance; the words here are a few characters long. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}

@@ -1,0 +1,74 @@
+import type * as v from "valibot";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { printable, quoteReceived } from "../core/quote.ts";
+import { closest } from "../core/suggest.ts";
+
+/** How many unknown names one message lists; a flood of keys is summarised by its count. */
+const LISTED_UNKNOWN = 3;
+
+interface ObjectSchemaShape {
+  entries?: v.ObjectEntries;
+}
+
+/** The argument names a tool's (object) input schema declares. */
+export function argumentNames(input: v.GenericSchema): string[] {
+  return Object.keys((input as unknown as ObjectSchemaShape).entries ?? {});
+}
+
+/**
+ * A name the tool does not declare is a mistake, not an extra: `{"brnch": "x"}` would otherwise be
+ * dropped and the tool answer about the current branch as if nothing had been asked.
+ * `null` when every name is known (or the arguments are not an object, which validation reports).
+ */
+export function unknownArgumentError(toolName: string, input: v.GenericSchema, args: unknown): ToolError | null {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return null;
+  const known = argumentNames(input);
+  const unknown = Object.keys(args).filter((key) => !known.includes(key));
+  if (unknown.length === 0) return null;
+  const first = unknown[0] as string;
+  const listed = unknown.slice(0, LISTED_UNKNOWN).map((key) => `'${printable(key)}'`);
+  const more = unknown.length > LISTED_UNKNOWN ? ` and ${unknown.length - LISTED_UNKNOWN} more` : "";
+  const what = unknown.length === 1 ? "unknown argument" : "unknown arguments";
+  const suggestion = unknown.length === 1 ? closest(first, known) : null;
+  return toolError(
+    "invalid_params",
+    `Invalid arguments for ${toolName}: ${what} ${listed.join(", ")}${more}${suggestion ? `; did you mean '${suggestion}'?` : ""}`,
+    known.length === 0 ? `${toolName} takes no arguments.` : `${toolName} takes: ${known.join(", ")}.`,
+  );
+}
+
+/**
+ * The first validation problem, in words a model can act on: an enum value lists the allowed ones
+ * (with a did-you-mean), and what was received is repeated only in a short, printable form.
+ */
+export function describeArgumentIssue(input: v.GenericSchema, issues: readonly v.BaseIssue<unknown>[]): string {
+  const issue = issues[0];
+  if (!issue) return "invalid";
+  const keys = (issue.path ?? []).map((item) => String(item.key));
+  const where = keys.map((key) => printable(key)).join(".");
+  const options = keys.length === 1 ? picklistOptions(input, keys[0] as string) : null;
+  let problem: string;
+  if (options !== null && issue.type === "picklist") {
+    const guess = typeof issue.input === "string" ? closest(issue.input, options) : null;
+    problem = `${quoteReceived(issue.input)} is not one of ${options.map((o) => `'${o}'`).join(", ")}${guess ? `; did you mean '${guess}'?` : ""}`;
+  } else if (issue.received?.startsWith('"') && issue.message.endsWith(`received ${issue.received}`)) {
+    // valibot repeats a received string whole; a 1 MB argument must not come back in the error.
+    // Other `received` forms are already short: a length, a number, a type name.
+    problem = `${issue.message.slice(0, -issue.received.length)}${quoteReceived(issue.input)}`;
+  } else {
+    problem = issue.message;
+  }
+  return where ? `${where}: ${problem}` : problem;
+}
+
+/** The allowed values of a top-level picklist argument (optional or not), else `null`. */
+function picklistOptions(input: v.GenericSchema, key: string): string[] | null {
+  let schema = (input as unknown as ObjectSchemaShape).entries?.[key] as unknown;
+  for (let depth = 0; depth < 4 && schema !== undefined; depth++) {
+    const node = schema as { type?: string; options?: unknown; wrapped?: unknown; pipe?: unknown[] };
+    if (node.type === "picklist" && Array.isArray(node.options)) return node.options.map(String);
+    schema = node.wrapped ?? (Array.isArray(node.pipe) ? node.pipe[0] : undefined);
+    if (schema === node) return null;
+  }
+  return null;
+}

@@ -1,0 +1,59 @@
+import type { ReplyBudget } from "../tools/define.ts";
+
+/** Claude Code refuses a tool result over 25,000 tokens by default (`MAX_MCP_OUTPUT_TOKENS`); this leaves room. */
+export const DEFAULT_MAX_REPLY_TOKENS = 20_000;
+
+/**
+ * Tokens are estimated from bytes at 3 bytes per token, as issue 16 sets it. Branch listings are
+ * denser than that: bench:replies counts about 2.4 bytes per token for list_branches with
+ * `@anthropic-ai/tokenizer`, so a full 60,000-byte page is about 24,700 tokens, which is still
+ * under Claude Code's 25,000 but is the margin to watch (docs/performance.md, "Reply sizes").
+ */
+export const BYTES_PER_TOKEN = 3;
+
+export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";
+
+/** `{"status":"ok","data":` and `}`: what the text envelope adds around the answer's JSON. */
+const ENVELOPE_BYTES = 23;
+
+/** UTF-8 length without keeping the bytes. */
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/** The budget for `maxTokens` (0 = unlimited, `null`), in bytes of answer JSON. */
+export function replyBudget(maxTokens: number): ReplyBudget | null {
+  if (maxTokens === 0) return null;
+  const bytes = Math.max(0, maxTokens * BYTES_PER_TOKEN - ENVELOPE_BYTES);
+  return { tokens: maxTokens, bytes, size: (value) => utf8Length(JSON.stringify(value) ?? "") };
+}
+
+/** A token count as the flag or variable gives it: a whole number, 0 or more. `null` when it is not one. */
+export function parseMaxReplyTokens(text: string): number | null {
+  if (!/^\d{1,9}$/.test(text.trim())) return null;
+  return Number(text.trim());
+}
+
+/** Which budget applies: the flag, else the environment variable, else the default. Warns about a bad variable. */
+export function chooseMaxReplyTokens(
+  flag: number | null,
+  env: Readonly<Record<string, string | undefined>>,
+  warn: (message: string) => void,
+): number {
+  if (flag !== null) return flag;
+  const raw = env[MAX_REPLY_TOKENS_ENV];
+  if (raw === undefined || raw.trim() === "") return DEFAULT_MAX_REPLY_TOKENS;
+  const parsed = parseMaxReplyTokens(raw);
+  if (parsed === null) {
+    warn(
+      `${MAX_REPLY_TOKENS_ENV}=${JSON.stringify(raw.slice(0, 40))} is not a whole number of tokens; using ${DEFAULT_MAX_REPLY_TOKENS}`,
+    );
+    return DEFAULT_MAX_REPLY_TOKENS;
+  }
+  return parsed;
+}
+
+/** Tokens as the model reads them in a message: the estimate for `bytes`. */
+export function estimatedTokens(bytes: number): number {
+  return Math.ceil(bytes / BYTES_PER_TOKEN);
+}

@@ -1,0 +1,75 @@
+import * as v from "valibot";
+import type { ReplyBudget } from "./define.ts";
+import { unpublished } from "./params.ts";
+
+/**
+ * The largest `n` in [min, max] for which `build(n)` fits the budget, by bisection: each step
+ * measures one candidate, so a 10,000-item list costs about 14 serialisations of at most the
+ * budget's size. `itemSizes` (each item's JSON length) bounds the search from above first.
+ * Returns `min` when even that does not fit; the registry then refuses the reply.
+ */
+export function largestFitting<T>(
+  budget: ReplyBudget,
+  build: (n: number) => T,
+  min: number,
+  max: number,
+  itemSizes?: (index: number) => number,
+): { n: number; answer: T } {
+  let high = max;
+  if (itemSizes !== undefined) {
+    let total = 0;
+    for (let i = 0; i < max; i++) {
+      total += itemSizes(i) + 1;
+      if (total > budget.bytes) {
+        high = Math.max(min, i);
+        break;
+      }
+    }
+  }
+  let low = min;
+  let best = build(min);
+  if (budget.size(best) > budget.bytes) return { n: min, answer: best };
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    const candidate = build(middle);
+    if (budget.size(candidate) <= budget.bytes) {
+      low = middle;
+      best = candidate;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return { n: low, answer: best };
+}
+
+/** Formats a count the way a reader scans it: 9,412. */
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/*
+ * The fields a cut reply adds. They are checked but left out of the published output schemas:
+ * `tools/list` has to stay within 10 KB, a reply that carries them says what they mean in its
+ * `hint`, and docs/tools.md describes them.
+ */
+
+/** `truncated`: the reply was cut to fit the reply budget (`--max-reply-tokens`). */
+export const TruncatedSchema = v.optional(v.pipe(v.literal(true), unpublished("field")));
+
+/** A one-line `hint`: how to get what was left out. */
+export const HintSchema = v.optional(v.pipe(v.string(), unpublished("field")));
+
+/** `omitted`: how many of each list were left out, keyed by the list's field name. */
+export function omittedSchema<const K extends string>(keys: readonly K[]) {
+  return v.optional(
+    v.pipe(
+      v.object(
+        Object.fromEntries(keys.map((key) => [key, v.optional(v.number())])) as Record<
+          K,
+          v.OptionalSchema<v.NumberSchema<undefined>, undefined>
+        >,
+      ),
+      unpublished("field"),
+    ),
+  );
+}

@@ -1,0 +1,130 @@
+import { describe, expect, test } from "bun:test";
+import * as v from "valibot";
+import { parseArgs } from "../../src/cli/args.ts";
+import { toolError } from "../../src/core/errors.ts";
+import { err, ok } from "../../src/core/result.ts";
+import { okResult } from "../../src/mcp/envelope.ts";
+import {
+  chooseMaxReplyTokens,
+  DEFAULT_MAX_REPLY_TOKENS,
+  MAX_REPLY_TOKENS_ENV,
+  parseMaxReplyTokens,
+} from "../../src/mcp/reply-budget.ts";
+import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
+import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "../../src/tools/define.ts";
+import { createTestContext } from "../support/context.ts";
+
+const ctx = createTestContext({
+  home: "/nonexistent",
+  dirs: { configDir: "/x", dataDir: "/x", cacheDir: "/x" },
+  repo: err(toolError("no_repo", "none")),
+});
+const signal = new AbortController().signal;
+
+const Output = v.object({ items: v.array(v.string()), truncated: v.optional(v.literal(true)) });
+
+/** Answers `size` items of 10 bytes each; `fit` keeps what fits, or misbehaves on request. */
+function listTool(fit?: "keep" | "invalid" | "too-big"): ToolDefinition {
+  return defineTool({
+    name: "items",
+    title: "Items",
+    description: "Items",
+    group: "local",
+    input: v.object({ size: v.number() }),
+    output: Output,
+    annotations: LOCAL_ANNOTATIONS,
+    async handler({ size }) {
+      return ok({ items: Array.from({ length: size }, (_, i) => `item-${String(i).padStart(3, "0")}`) });
+    },
+    ...(fit === undefined
+      ? {}
+      : {
+          fit(answer: v.InferOutput<typeof Output>, budget: { bytes: number }) {
+            if (fit === "invalid") return { items: 42 } as never;
+            if (fit === "too-big") return answer;
+            const keep = Math.max(0, Math.floor((budget.bytes - 40) / 11));
+            return { items: answer.items.slice(0, keep), truncated: true as const };
+          },
+        }),
+  });
+}
+
+async function call(tool: ToolDefinition, size: number, tokens?: number) {
+  const registry = new ToolRegistry([tool], new Set(), undefined, tokens);
+  return registry.call(registry.get("items") as ToolDefinition, { size }, ctx, signal);
+}
+
+describe("the reply budget in the registry", () => {
+  test("a reply within the budget is byte for byte the unbudgeted one", async () => {
+    const within = await call(listTool("keep"), 50, 1000);
+    const unlimited = await call(listTool("keep"), 50, 0);
+    expect(within).toEqual(unlimited);
+    expect(within.content[0]?.text).toBe(
+      okResult(unlimited.structuredContent as Record<string, unknown>).content[0]?.text,
+    );
+  });
+
+  test("over the budget, the tool's fit cuts the answer to at most the budget, validated", async () => {
+    const reply = await call(listTool("keep"), 1000, 100);
+    expect(reply.isError).toBe(false);
+    expect(Buffer.byteLength(reply.content[0]?.text ?? "")).toBeLessThanOrEqual(300);
+    const data = reply.structuredContent as v.InferOutput<typeof Output>;
+    expect(data.truncated).toBe(true);
+    expect(data.items.length).toBeGreaterThan(0);
+    expect(data.items.length).toBeLessThan(1000);
+  });
+
+  test("a tool without fit that is over gets reply_too_large naming the budget and how to raise it", async () => {
+    const reply = await call(listTool(), 1000, 100);
+    expect(reply.isError).toBe(true);
+    const { error } = JSON.parse(reply.content[0]?.text ?? "{}");
+    expect(error.code).toBe("reply_too_large");
+    expect(error.message).toContain("over the reply budget of 100 tokens");
+    expect(error.hint).toContain("--max-reply-tokens");
+    expect(error.hint).toContain(MAX_REPLY_TOKENS_ENV);
+  });
+
+  test("a fit that is still over, or invalid, is never sent", async () => {
+    const over = await call(listTool("too-big"), 1000, 100);
+    expect(JSON.parse(over.content[0]?.text ?? "{}").error.code).toBe("reply_too_large");
+    const invalid = await call(listTool("invalid"), 1000, 100);
+    expect(JSON.parse(invalid.content[0]?.text ?? "{}").error.code).toBe("internal");
+  });
+
+  test("0 means unlimited; the default is 20,000 tokens", async () => {
+    const whole = await call(listTool(), 10_000, 0);
+    expect(whole.isError).toBe(false);
+    expect((whole.structuredContent as { items: unknown[] }).items).toHaveLength(10_000);
+    // 10,000 items are about 110 KB: over the default.
+    const refused = await call(listTool(), 10_000);
+    expect(JSON.parse(refused.content[0]?.text ?? "{}").error.message).toContain("20,000 tokens");
+  });
+});
+
+describe("choosing the budget", () => {
+  test("the flag wins over the environment, which wins over the default", () => {
+    const warnings: string[] = [];
+    const warn = (message: string) => warnings.push(message);
+    expect(chooseMaxReplyTokens(0, { [MAX_REPLY_TOKENS_ENV]: "5000" }, warn)).toBe(0);
+    expect(chooseMaxReplyTokens(null, { [MAX_REPLY_TOKENS_ENV]: "5000" }, warn)).toBe(5000);
+    expect(chooseMaxReplyTokens(null, {}, warn)).toBe(DEFAULT_MAX_REPLY_TOKENS);
+    expect(warnings).toEqual([]);
+    expect(chooseMaxReplyTokens(null, { [MAX_REPLY_TOKENS_ENV]: "lots" }, warn)).toBe(DEFAULT_MAX_REPLY_TOKENS);
+    expect(warnings[0]).toContain(MAX_REPLY_TOKENS_ENV);
+  });
+
+  test("a token count is a whole number", () => {
+    expect(parseMaxReplyTokens("40000")).toBe(40000);
+    expect(parseMaxReplyTokens("0")).toBe(0);
+    for (const bad of ["-1", "1.5", "1e6", "", "twenty", "9999999999"]) expect(parseMaxReplyTokens(bad)).toBeNull();
+  });
+
+  test("--max-reply-tokens on the command line", () => {
+    const given = parseArgs(["--max-reply-tokens", "5000"]);
+    expect(given.ok && given.value.command === "serve" && given.value.maxReplyTokens).toBe(5000);
+    const inline = parseArgs(["call", "list_branches", "--max-reply-tokens=0"]);
+    expect(inline.ok && inline.value.command === "call" && inline.value.maxReplyTokens).toBe(0);
+    const bad = parseArgs(["--max-reply-tokens", "many"]);
+    expect(!bad.ok && bad.error.message).toContain("--max-reply-tokens takes a whole number");
+  });
+});

@@ -1,0 +1,55 @@
+import { afterAll, expect, test } from "bun:test";
+import * as v from "valibot";
+import { ok } from "../../src/core/result.ts";
+import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
+import type { ToolDefinition } from "../../src/tools/define.ts";
+import { localTools } from "../../src/tools/local.ts";
+import { twigDirs } from "../../src/twig/dirs.ts";
+import { createTestContext } from "../support/context.ts";
+import { makeRepo } from "../support/git-repo.ts";
+
+const repo = makeRepo({ commit: true });
+afterAll(() => repo.cleanup());
+
+test("a stack deeper than the budget is cut near its start, and the hint's branch goes on from there", async () => {
+  // A hostile state file: one chain 3,000 branches deep.
+  const names = Array.from({ length: 3000 }, (_, i) => `chain/${String(i).padStart(4, "0")}`);
+  const at = "2025-06-01T10:00:00Z";
+  repo.write(
+    ".twig/state.json",
+    JSON.stringify({
+      version: 1,
+      updated_at: at,
+      worktrees: [],
+      branches: Object.fromEntries(
+        names.map((name) => [name, { branch: name, jira_issue: null, github_pr: null, created_at: at }]),
+      ),
+      dependencies: names.slice(1).map((child, i) => ({ id: String(i), child, parent: names[i], created_at: at })),
+      root_branches: [],
+    }),
+  );
+  const ctx = createTestContext({ home: repo.sandbox, dirs: twigDirs({}, "linux", repo.sandbox), repo: ok(repo.root) });
+  const registry = new ToolRegistry(localTools, new Set(), undefined, 5000);
+  const tool = registry.get("get_branch_stack") as ToolDefinition;
+  const walked: string[] = [];
+  let from: string | undefined = names.at(-1);
+  for (let call = 0; from !== undefined && call < 100; call++) {
+    const result = await registry.call(tool, { branch: from }, ctx, new AbortController().signal);
+    const text = result.content[0]?.text ?? "";
+    expect(result.isError).toBe(false);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(15_000);
+    expect(v.safeParse(tool.output, result.structuredContent).success).toBe(true);
+    const data = result.structuredContent as {
+      stack: Array<{ branch: string }>;
+      truncated?: true;
+      hint?: string;
+      omitted?: { stack: number };
+    };
+    walked.push(...data.stack.map((record) => record.branch));
+    from = data.truncated
+      ? (JSON.parse(/branch=("[^"]*")/.exec(data.hint ?? "")?.[1] ?? "null") ?? undefined)
+      : undefined;
+    if (data.truncated) expect(data.omitted?.stack).toBe(3000 - walked.length);
+  }
+  expect(walked).toEqual([...names].reverse());
+});
