@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createLogger } from "../../src/core/log.ts";
 import { escapeInvisibles, inline, plainText, quoted } from "../../src/core/plain-text.ts";
 import { fenced } from "../../src/prompts/quote.ts";
 import { parseTwigUri } from "../../src/resources/uri.ts";
@@ -59,5 +60,14 @@ describe("resource URIs", () => {
     });
     expect(parseTwigUri("twig://branch//context")).toBeNull();
     expect(parseTwigUri("twig://branch/context")).toBeNull();
+  });
+});
+
+describe("the stderr log", () => {
+  test("a message quoting a hostile name is written without its control or bidi characters", () => {
+    const lines: string[] = [];
+    createLogger(0, (line) => lines.push(line)).warn(`branch 'a${ESC}]52;c;eA==\u0007\u202eb': bad\nsecond line`);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toEndWith("twig-mcp: branch 'a]52;c;eA==b': bad\nsecond line\n");
   });
 });
