@@ -3,7 +3,7 @@ import type { CallToolResult } from "../mcp/envelope.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
 import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions } from "./args.ts";
-import { writeErr, writeOut } from "./output.ts";
+import { writeErr, writeJson, writeOut } from "./output.ts";
 import { renderToolData } from "./render-result.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 import { closest } from "./suggest.ts";
@@ -42,7 +42,7 @@ export async function runCall(options: CallOptions): Promise<number> {
   process.off("SIGINT", onInterrupt);
 
   if (options.json) {
-    await writeOut(`${textOf(result)}\n`);
+    await writeJson(`${textOf(result)}\n`);
     return result.isError ? 1 : 0;
   }
   return printResult(result);

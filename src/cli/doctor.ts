@@ -11,7 +11,7 @@ import { checkDirectories, checkRegistry, checkRepository, checkState } from "./
 import { checkGitHubOnline, checkJiraOnline } from "./doctor/checks-online.ts";
 import { type Check, check, renderReport, summary } from "./doctor/report.ts";
 import { userHome } from "./home.ts";
-import { writeErr, writeOut } from "./output.ts";
+import { writeErr, writeJson, writeOut } from "./output.ts";
 
 /**
  * `twig-mcp doctor`: everything the server depends on, checked the way the server itself reads it,
@@ -73,7 +73,7 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
 
   const header = `twig-mcp ${pkg.version} (${platform}-${process.arch}) at ${process.execPath}`;
   if (options.json) {
-    await writeOut(`${JSON.stringify({ version: pkg.version, checks, summary: summary(checks) }, null, 2)}\n`);
+    await writeJson(`${JSON.stringify({ version: pkg.version, checks, summary: summary(checks) }, null, 2)}\n`);
   } else {
     await writeOut(renderReport(header, checks));
   }

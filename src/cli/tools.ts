@@ -1,5 +1,5 @@
 import type { ToolsOptions } from "./args.ts";
-import { writeOut } from "./output.ts";
+import { writeJson, writeOut } from "./output.ts";
 import { createToolRegistry } from "./runtime.ts";
 
 /** `twig-mcp tools`: what a client would see in tools/list, for people (one line each) or programs (--json). */
@@ -7,7 +7,7 @@ export async function runTools(options: ToolsOptions): Promise<number> {
   const registry = createToolRegistry(options.disabled);
   const tools = registry.list();
   if (options.json) {
-    await writeOut(`${JSON.stringify({ tools }, null, 2)}\n`);
+    await writeJson(`${JSON.stringify({ tools }, null, 2)}\n`);
     return 0;
   }
   const rows = tools.map((tool) => ({

@@ -1,3 +1,5 @@
+import { plainText } from "./plain-text.ts";
+
 /** Log levels, least to most verbose. Logs go to stderr only: stdout carries JSON-RPC alone. */
 export const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -23,7 +25,9 @@ export function createLogger(verbosity: number, sink: LogSink = stderrSink): Log
   const at = (level: LogLevel) => {
     const rank = LOG_LEVELS.indexOf(level);
     return (message: string) => {
-      if (rank <= max) sink(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} twig-mcp: ${message}\n`);
+      // Messages quote branch names and server answers; a terminal showing stderr must not act on them.
+      if (rank <= max)
+        sink(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} twig-mcp: ${plainText(message)}\n`);
     };
   };
   return {

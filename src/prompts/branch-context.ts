@@ -7,6 +7,7 @@ import { getBranchMetadataTool } from "../tools/local.ts";
 import { BranchArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
+import { branchText, inline, jiraKeyText } from "./quote.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
 const NO_REPO_CLOSING = "Help me open or choose the repository I'm working in.";
@@ -31,7 +32,7 @@ export const branchContextPrompt = definePrompt({
     if (branch === undefined) {
       return checkedOut.error ? `${failure(checkedOut.error)}\n\n${NO_REPO_CLOSING}` : NO_BRANCH;
     }
-    const lines = [`Branch: ${branch}`];
+    const lines = [`Branch: ${branchText(branch)}`];
     const [context, metadata] = await Promise.all([
       invoke(getBranchContextTool, withRepo({ branch }, repo)),
       invoke(getBranchMetadataTool, withRepo({ branch }, repo)),
@@ -41,19 +42,21 @@ export const branchContextPrompt = definePrompt({
       // Not "Parent branch: none": twig has no record of it, as get_branch_metadata says.
       const parent = context.value.branch.parent_branch;
       lines.push(
-        `Not tracked by twig: no Jira issue or PR is recorded for '${branch}'${parent === undefined ? "" : ` (its declared parent is ${parent})`}. Use list_branches to see tracked branches.`,
+        `Not tracked by twig: no Jira issue or PR is recorded for '${branchText(branch)}'${parent === undefined ? "" : ` (its declared parent is ${branchText(parent)})`}. Use list_branches to see tracked branches.`,
       );
     } else if (context?.ok) {
       const { branch: record, jira_issue: jira, pull_request: pr } = context.value;
-      lines.push(`Parent branch: ${record.parent_branch ?? "none"}`);
+      lines.push(`Parent branch: ${record.parent_branch === undefined ? "none" : branchText(record.parent_branch)}`);
       lines.push(
-        record.jira_issue !== undefined ? `Linked Jira issue: ${record.jira_issue}` : "No linked Jira issue found.",
+        record.jira_issue !== undefined
+          ? `Linked Jira issue: ${jiraKeyText(record.jira_issue)}`
+          : "No linked Jira issue found.",
       );
       lines.push(record.pr_number !== undefined ? `Linked PR: #${record.pr_number}` : "No linked pull request found.");
-      if (record.created_at !== undefined) lines.push(`Created: ${record.created_at}`);
+      if (record.created_at !== undefined) lines.push(`Created: ${inline(record.created_at, 80)}`);
       if (jira.data) lines.push(`Jira issue: ${formatJiraIssue(jira.data)}`);
       else if (jira.status === "error" && jira.error && !isUnconfigured(jira.error)) {
-        lines.push(`Jira issue: ${record.jira_issue} ${describeFailure(jira.error)}`);
+        lines.push(`Jira issue: ${jiraKeyText(record.jira_issue ?? "")} ${describeFailure(jira.error)}`);
       }
       if (pr.data) lines.push(`Pull request: ${formatPrStatus(pr.data)}`);
       else if (pr.status === "error" && pr.error)

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
+import { plainText } from "../core/plain-text.ts";
 import type { ToolInvoker } from "../tools/define.ts";
 
 /** A prompt's arguments: MCP sends them as strings, so each entry's schema starts from one. */
@@ -19,8 +20,18 @@ export interface PromptDefinition<A extends PromptArgsSchema = PromptArgsSchema>
   render(args: v.InferOutput<A>, ctx: Context, invoke: ToolInvoker): Promise<string>;
 }
 
+/**
+ * Declares a prompt. Its text leaves the server as plain text in a user-role message, so whatever
+ * it quotes from state, GitHub or Jira loses its control, bidi and invisible format characters here,
+ * once for every prompt (`src/core/plain-text.ts`).
+ */
 export function definePrompt<A extends PromptArgsSchema>(prompt: PromptDefinition<A>): PromptDefinition<A> {
-  return prompt;
+  return {
+    ...prompt,
+    async render(args, ctx, invoke) {
+      return plainText(await prompt.render(args, ctx, invoke));
+    },
+  };
 }
 
 export interface PublishedPrompt {

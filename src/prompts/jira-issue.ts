@@ -7,6 +7,7 @@ import { loadState, type TwigState } from "../twig/state.ts";
 import { IssueKeyArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatJiraIssue, isUnconfigured } from "./live-status.ts";
+import { bounded, fenced, inline, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
   "Help me plan the work for this issue: summarize what is asked, list open questions, and propose the next steps.";
@@ -26,25 +27,35 @@ export const planIssuePrompt = definePrompt({
     if (key === null) return "The current branch has no linked Jira issue. Which issue should I look at?";
 
     const lines: string[] = [];
+    // An argument is checked; a key from state may be anything the file's author wrote.
+    const shownKey = issueKey ?? jiraKeyText(key);
     const issue = await invoke(getJiraIssueTool, withRepo({ issue_key: key }, repo));
-    if (issue === null) lines.push(`Jira issue ${key}: Jira is turned off in this server.`);
+    if (issue === null) lines.push(`Jira issue ${shownKey}: Jira is turned off in this server.`);
     else if (!issue.ok) {
       lines.push(
         isUnconfigured(issue.error)
-          ? `Jira issue ${key}: Jira is not configured here, so its details are unavailable (${issue.error.message}).`
-          : `Jira issue ${key}: ${describeFailure(issue.error)}`,
+          ? `Jira issue ${shownKey}: Jira is not configured here, so its details are unavailable (${inline(issue.error.message)}).`
+          : `Jira issue ${shownKey}: ${describeFailure(issue.error)}`,
       );
     } else {
       const data = issue.value;
       lines.push(`Jira issue ${formatJiraIssue(data)}`);
-      const extra = [data.priority && `priority: ${data.priority}`, data.reporter && `reporter: ${data.reporter}`];
+      const extra = [
+        data.priority && `priority: ${inline(data.priority, 80)}`,
+        data.reporter && `reporter: ${inline(data.reporter, 80)}`,
+      ];
       if (extra.some(Boolean)) lines.push(extra.filter(Boolean).join(", "));
-      if (data.labels.length > 0) lines.push(`Labels: ${data.labels.join(", ")}`);
-      lines.push(`URL: ${data.url}`);
-      if (data.description?.trim()) lines.push("", "Description:", data.description.trim());
+      const labels = bounded(
+        data.labels.map((label) => inline(label, 80)),
+        50,
+      );
+      if (labels.length > 0) lines.push(`Labels: ${labels.join(", ")}`);
+      lines.push(`URL: ${inline(data.url)}`);
+      // The Jira author's text, fenced so it reads as a quotation and cannot close its fence.
+      if (data.description?.trim()) lines.push("", "Description:", fenced(data.description.trim()));
     }
     const linked = local ? linkedBranches(local.state, key) : [];
-    if (linked.length > 0) lines.push("", `Branches linked to ${key}: ${linked.join(", ")}`);
+    if (linked.length > 0) lines.push("", `Branches linked to ${shownKey}: ${bounded(linked, 100).join(", ")}`);
     return `${lines.join("\n")}\n\n${CLOSING}`;
   },
 });
@@ -53,7 +64,7 @@ function linkedBranches(state: TwigState, key: string): string[] {
   const wanted = key.toUpperCase();
   const names: string[] = [];
   for (const [name, meta] of state.branches) {
-    if (meta.jira_issue?.toUpperCase() !== wanted) continue;
+    if (meta.jira_issue?.toUpperCase() !== wanted || state.invalidNames.has(name)) continue;
     names.push(meta.github_pr == null ? name : `${name} (PR #${meta.github_pr})`);
   }
   return names.sort(compareBytewise);

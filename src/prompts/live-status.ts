@@ -1,4 +1,5 @@
 import type { ToolError } from "../core/errors.ts";
+import { inline, quoted } from "../core/plain-text.ts";
 import type { JiraSummary, PrSummary } from "../tools/branch-context.ts";
 
 /** A live lookup that is simply not configured (no credentials, no JIRA_HOST) is left out silently. */
@@ -7,21 +8,27 @@ export function isUnconfigured(error: ToolError): boolean {
 }
 
 export function describeFailure(error: ToolError): string {
-  return `could not fetch (${error.code}: ${error.message})`;
+  return `could not fetch (${error.code}: ${inline(error.message)})`;
 }
 
 /** `PR #42 "Add login" — open, reviews: approved by alice, CI: passing (3/3 checks)` */
 export function formatPrStatus(pr: PrSummary): string {
   const state = pr.draft && pr.state === "open" ? "open (draft)" : pr.state;
-  return `PR #${pr.number} "${pr.title}" — ${state}, reviews: ${reviewVerdict(pr)}, CI: ${ciVerdict(pr)}`;
+  // The title is the PR author's: quoted, so it cannot end its quote or the line.
+  return `PR #${pr.number} ${quoted(pr.title)} — ${state}, reviews: ${reviewVerdict(pr)}, CI: ${ciVerdict(pr)}`;
 }
 
 function reviewVerdict(pr: PrSummary): string {
   const parts: string[] = [];
-  if (pr.changes_requested_by.length > 0) parts.push(`changes requested by ${pr.changes_requested_by.join(", ")}`);
-  if (pr.approved_by.length > 0) parts.push(`approved by ${pr.approved_by.join(", ")}`);
+  if (pr.changes_requested_by.length > 0) parts.push(`changes requested by ${logins(pr.changes_requested_by)}`);
+  if (pr.approved_by.length > 0) parts.push(`approved by ${logins(pr.approved_by)}`);
   if (parts.length === 0) parts.push(pr.reviewers > 0 ? "commented only" : "none yet");
   return parts.join("; ");
+}
+
+function logins(names: readonly string[]): string {
+  const shown = names.slice(0, 20).map((name) => inline(name, 60));
+  return names.length > 20 ? `${shown.join(", ")} and ${names.length - 20} more` : shown.join(", ");
 }
 
 function ciVerdict({ checks, verdict }: PrSummary): string {
@@ -34,10 +41,11 @@ function ciVerdict({ checks, verdict }: PrSummary): string {
 
 /** `SHOP-123 "Checkout fails for guests" — status: In Progress, assignee: Alice, type: Bug` */
 export function formatJiraIssue(issue: Pick<JiraSummary, "key" | "summary" | "status" | "assignee" | "issue_type">) {
-  const parts = [`status: ${issue.status}`];
-  parts.push(`assignee: ${issue.assignee ?? "unassigned"}`);
-  if (issue.issue_type) parts.push(`type: ${issue.issue_type}`);
-  return `${issue.key} "${issue.summary}" — ${parts.join(", ")}`;
+  const parts = [`status: ${inline(issue.status, 80)}`];
+  parts.push(`assignee: ${issue.assignee == null ? "unassigned" : inline(issue.assignee, 80)}`);
+  if (issue.issue_type) parts.push(`type: ${inline(issue.issue_type, 80)}`);
+  // The summary is the Jira author's: quoted, so it cannot end its quote or the line.
+  return `${inline(issue.key, 80)} ${quoted(issue.summary)} — ${parts.join(", ")}`;
 }
 
 /** Maps with at most `limit` calls in flight, keeping input order. */

@@ -7,6 +7,7 @@ import { loadState } from "../twig/state.ts";
 import { PrNumberArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatPrStatus, isUnconfigured } from "./live-status.ts";
+import { bounded, fenced, inline } from "./quote.ts";
 
 const CLOSING =
   "Review where this pull request stands: what still blocks merging, which checks fail and why, and what I should do next.";
@@ -34,15 +35,26 @@ export const reviewPrPrompt = definePrompt({
       return `Pull request #${number}: ${why}.\n\n${CLOSING}`;
     }
     const { pull_request: pr, checks } = status.value;
-    const lines = [formatPrStatus(summarizePr(status.value)), `Branches: ${pr.head} → ${pr.base}`, `URL: ${pr.url}`];
+    const lines = [
+      formatPrStatus(summarizePr(status.value)),
+      `Branches: ${inline(pr.head)} → ${inline(pr.base)}`,
+      `URL: ${inline(pr.url)}`,
+    ];
     const failing = checks
       .filter((c) => c.status === "completed" && isFailure(c.conclusion))
-      .map((c) => `${c.name} (${c.conclusion})`);
-    const pending = checks.filter((c) => c.status !== "completed").map((c) => c.name);
-    if (failing.length > 0) lines.push(`Failing checks: ${failing.join(", ")}`);
-    if (pending.length > 0) lines.push(`Pending checks: ${pending.join(", ")}`);
-    if (pr.labels.length > 0) lines.push(`Labels: ${pr.labels.join(", ")}`);
-    if (pr.body?.trim()) lines.push("", "Description:", pr.body.trim());
+      .map((c) => `${inline(c.name, 120)} (${inline(c.conclusion ?? "", 40)})`);
+    const pending = checks.filter((c) => c.status !== "completed").map((c) => inline(c.name, 120));
+    if (failing.length > 0) lines.push(`Failing checks: ${bounded(failing, 50).join(", ")}`);
+    if (pending.length > 0) lines.push(`Pending checks: ${bounded(pending, 50).join(", ")}`);
+    if (pr.labels.length > 0)
+      lines.push(
+        `Labels: ${bounded(
+          pr.labels.map((l) => inline(l, 80)),
+          50,
+        ).join(", ")}`,
+      );
+    // The PR author's text, fenced so it reads as a quotation and cannot close its fence.
+    if (pr.body?.trim()) lines.push("", "Description:", fenced(pr.body.trim()));
     return `${lines.join("\n")}\n\n${CLOSING}`;
   },
 });

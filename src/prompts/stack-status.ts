@@ -1,13 +1,19 @@
 import * as v from "valibot";
+import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
+import type { Result } from "../core/result.ts";
+import { compareBytewise } from "../git/bytewise.ts";
+import { openWorkspace } from "../repo/workspace.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import type { ToolInvoker } from "../tools/define.ts";
 import { getPrStatusTool } from "../tools/github.ts";
-import { getBranchTreeTool, getCurrentBranchTool, listBranchesTool } from "../tools/local.ts";
-import type { BranchRecord } from "../twig/branch-record.ts";
+import { getBranchTreeTool, getCurrentBranchTool } from "../tools/local.ts";
+import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-record.ts";
+import { loadState, type TwigState } from "../twig/state.ts";
 import { RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatPrStatus, isUnconfigured, mapBounded } from "./live-status.ts";
+import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
   "Summarize the current state of this PR stack. For each branch, describe its review status and CI results.";
@@ -16,44 +22,65 @@ const CLOSING =
 const PR_CONCURRENCY = 4;
 
 /**
+ * What one prompt reads at most, whatever the size of the state: the branches it details (the
+ * checked-out branch's stack first, then by name), the live PR lookups, and the drawn tree's lines.
+ * A 500,000-branch state otherwise held the server for half a minute.
+ */
+export const PROMPT_MAX_BRANCHES = 100;
+export const PROMPT_MAX_PR_LOOKUPS = 20;
+export const PROMPT_MAX_TREE_LINES = 200;
+
+/**
  * twig-mcp's `stack-status` text (twig-reference §8.7): current branch, every tree, the tracked
  * branches' links; then, when GitHub is configured, each linked PR's live state, reviews and CI.
- * Every part is optional: a failure drops its section, never the prompt.
+ * Every part is optional: a failure drops its section, never the prompt. Names git would refuse
+ * are left out (and counted); Jira keys twig would not write are quoted.
  */
 export const stackStatusPrompt = definePrompt({
   name: "stack-status",
   title: "PR stack status",
   description: "Summarize the current state of my PR stack, including review status and CI results.",
   args: v.object({ repo: RepoArg }),
-  async render({ repo }, _ctx, invoke) {
-    const [current, tree, tracked] = await Promise.all([
+  async render({ repo }, ctx, invoke) {
+    const [current, tree, state] = await Promise.all([
       invoke(getCurrentBranchTool, withRepo({}, repo)),
       invoke(getBranchTreeTool, withRepo({}, repo)),
-      invoke(listBranchesTool, withRepo({}, repo)),
+      trackedState(ctx),
     ]);
     const sections: string[] = [];
 
-    if (current?.ok) sections.push(`Current branch: ${current.value.branch}`);
+    if (current?.ok) sections.push(`Current branch: ${inline(current.value.branch)}`);
     else if (current && current.error.code === "not_found") sections.push("Current branch: none (detached HEAD)");
     // What the tools would tell the model, hint included, rather than a bare "no data".
     else if (current && current.error.code === "no_repo") sections.push(failure(current.error));
 
     if (tree?.ok) {
       const heading = tree.value.branches.length > 1 ? "Branch dependency trees" : "Branch dependency tree";
-      sections.push(`${heading}:\n\`\`\`\n${tree.value.tree_text}\`\`\``);
+      sections.push(`${heading}:\n${fenced(firstLines(tree.value.tree_text, PROMPT_MAX_TREE_LINES))}`);
     }
 
-    if (tracked && !tracked.ok && tracked.error.code !== "no_repo") sections.push(failure(tracked.error));
+    if (!state.ok && state.error.code !== "no_repo") sections.push(failure(state.error));
 
-    const records = tracked?.ok ? tracked.value.branches : [];
-    if (records.length > 0) {
+    const chosen = state.ok ? chooseRecords(state.value, current?.ok ? current.value.branch : null) : null;
+    const records = chosen?.records ?? [];
+    if (chosen !== null && records.length > 0) {
       const lines = records.map((record) => {
-        const parts = [record.branch];
-        if (record.jira_issue !== undefined) parts.push(`Jira: ${record.jira_issue}`);
+        const parts = [inline(record.branch)];
+        if (record.jira_issue !== undefined) parts.push(`Jira: ${jiraKeyText(record.jira_issue)}`);
         if (record.pr_number !== undefined) parts.push(`PR: #${record.pr_number}`);
-        if (record.parent_branch !== undefined) parts.push(`parent: ${record.parent_branch}`);
+        if (record.parent_branch !== undefined) {
+          parts.push(`parent: ${branchText(record.parent_branch)}`);
+        }
         return `\n- ${parts.join(" | ")}`;
       });
+      if (chosen.omitted > 0) {
+        lines.push(`\n- … ${chosen.omitted} more tracked branches not listed here (list_branches has them all)`);
+      }
+      if (chosen.invalid > 0) {
+        lines.push(
+          `\n- (${chosen.invalid} records in .twig/state.json have names git would refuse; they were left out)`,
+        );
+      }
       sections.push(`Branch details:${lines.join("")}`);
     }
 
@@ -65,6 +92,69 @@ export const stackStatusPrompt = definePrompt({
   },
 });
 
+/** The state of the prompt's repository, or why it cannot be read (as `list_branches` would say). */
+async function trackedState(ctx: Context): Promise<Result<TwigState>> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return workspace;
+  return await loadState(ctx, workspace.value.workTree);
+}
+
+/**
+ * Up to {@link PROMPT_MAX_BRANCHES} tracked branches with valid names, in name order: the
+ * checked-out branch's stack first, then the first names. One pass over the state, no full sort.
+ */
+function chooseRecords(
+  state: TwigState,
+  current: string | null,
+): { records: BranchRecord[]; omitted: number; invalid: number } {
+  const picked = new Set<string>();
+  if (current !== null) {
+    for (const { branch } of branchStack(state, current).stack) {
+      if (picked.size >= PROMPT_MAX_BRANCHES) break;
+      if (state.branches.has(branch) && !state.invalidNames.has(branch)) picked.add(branch);
+    }
+  }
+  let valid = 0;
+  // The smallest names, kept sorted; a name enters only when it beats the largest kept.
+  const first: string[] = [];
+  const room = PROMPT_MAX_BRANCHES - picked.size;
+  for (const name of state.branches.keys()) {
+    if (state.invalidNames.has(name)) continue;
+    valid++;
+    if (picked.has(name) || room === 0) continue;
+    if (first.length === room && compareBytewise(name, first[room - 1] as string) >= 0) continue;
+    let low = 0;
+    let high = first.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareBytewise(first[middle] as string, name) < 0) low = middle + 1;
+      else high = middle;
+    }
+    first.splice(low, 0, name);
+    if (first.length > room) first.pop();
+  }
+  const names = [...picked, ...first].sort(compareBytewise);
+  return {
+    records: names.map((name) => branchRecord(state, name)),
+    omitted: valid - names.length,
+    invalid: state.branches.size - valid,
+  };
+}
+
+function firstLines(text: string, max: number): string {
+  let at = -1;
+  for (let count = 0; count < max; count++) {
+    at = text.indexOf("\n", at + 1);
+    if (at === -1) return text;
+  }
+  if (at === text.length - 1) return text;
+  const rest = text
+    .slice(at + 1)
+    .split("\n")
+    .filter((l) => l !== "").length;
+  return `${text.slice(0, at + 1)}… ${rest} more lines not shown (get_branch_tree with branch=<root> draws a part)\n`;
+}
+
 async function livePullRequests(
   invoke: ToolInvoker,
   records: readonly BranchRecord[],
@@ -72,18 +162,22 @@ async function livePullRequests(
 ): Promise<string | null> {
   const linked = records.filter((record) => record.pr_number !== undefined);
   if (linked.length === 0) return null;
-  const results = await mapBounded(linked, PR_CONCURRENCY, (record) =>
+  const asked = linked.slice(0, PROMPT_MAX_PR_LOOKUPS);
+  const results = await mapBounded(asked, PR_CONCURRENCY, (record) =>
     invoke(getPrStatusTool, withRepo({ pr_number: record.pr_number }, repo)),
   );
   const lines: string[] = [];
   results.forEach((result, index) => {
-    const record = linked[index] as BranchRecord;
+    const record = asked[index] as BranchRecord;
     if (result === null || (!result.ok && isUnconfigured(result.error))) return;
     const status = result.ok
       ? formatPrStatus(summarizePr(result.value))
       : `PR #${record.pr_number} ${describeFailure(result.error)}`;
-    lines.push(`\n- ${record.branch}: ${status}`);
+    lines.push(`\n- ${inline(record.branch)}: ${status}`);
   });
+  if (lines.length > 0 && linked.length > asked.length) {
+    lines.push(`\n- … ${linked.length - asked.length} more linked pull requests not looked up`);
+  }
   return lines.length > 0 ? `Pull request status (live from GitHub):${lines.join("")}` : null;
 }
 

@@ -1,4 +1,5 @@
 import { toolError } from "../core/errors.ts";
+import { escapeInvisibles, plainText } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import type { ToolInvoker } from "../tools/define.ts";
@@ -19,7 +20,7 @@ export async function readTwigResource(resource: TwigResource, invoke: ToolInvok
   switch (resource.kind) {
     case "tree": {
       const tree = required(await invoke(getBranchTreeTool, repo));
-      return tree.ok ? ok({ mimeType: "text/plain", text: tree.value.tree_text }) : tree;
+      return tree.ok ? ok({ mimeType: "text/plain", text: plainText(tree.value.tree_text) }) : tree;
     }
     case "branches": {
       const branches = required(await invoke(listBranchesTool, repo));
@@ -37,5 +38,6 @@ function required<T>(result: Result<T> | null): Result<T> {
 }
 
 function json(value: unknown): ResourceText {
-  return { mimeType: "application/json", text: JSON.stringify(value, null, 2) };
+  // A client may show this text as it is: bidi and invisible characters go as `\uXXXX` escapes.
+  return { mimeType: "application/json", text: escapeInvisibles(JSON.stringify(value, null, 2)) };
 }

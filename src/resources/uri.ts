@@ -26,11 +26,14 @@ export function parseTwigUri(uri: string): TwigResource | null {
   const repo = repoParam === null || repoParam === "" ? {} : { repo: repoParam };
   if (url.host === "repo" && url.pathname === "/tree") return { kind: "tree", ...repo };
   if (url.host === "repo" && url.pathname === "/branches") return { kind: "branches", ...repo };
-  const match = url.host === "branch" ? /^\/(.+)\/context$/.exec(url.pathname) : null;
-  if (!match) return null;
+  // `/<name>/context`, matched by its ends: no pattern to backtrack over a long hostile URI.
+  const path = url.pathname;
+  const suffix = "/context";
+  if (url.host !== "branch" || !path.startsWith("/") || !path.endsWith(suffix)) return null;
+  if (path.length <= 1 + suffix.length) return null;
   let branch: string;
   try {
-    branch = decodeURIComponent(match[1] as string);
+    branch = decodeURIComponent(path.slice(1, -suffix.length));
   } catch {
     return null;
   }

@@ -7,6 +7,12 @@ import * as v from "valibot";
  */
 export const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
 
+/**
+ * A Jira key as twig stores it (twig-reference §9.1: strict keys, and flexible ones after
+ * upper-casing): two or more capitals, `-`, digits. Any other `jira_issue` was not written by twig.
+ */
+export const STORED_JIRA_KEY = /^[A-Z]{2,}-[0-9]{1,18}$/;
+
 export const BranchMetadataSchema = v.object({
   jira_issue: v.nullish(v.string(), null),
   github_pr: v.nullish(u32, null),

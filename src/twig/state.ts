@@ -6,6 +6,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
 import { discoverRepositoryCached } from "../git/discovery-cache.ts";
+import { checkBranchName } from "../git/refname.ts";
 import { legacyBranches } from "./legacy-state.ts";
 import {
   type BranchMetadata,
@@ -14,6 +15,7 @@ import {
   describeIssues,
   describeJsonError,
   type RootBranch,
+  STORED_JIRA_KEY,
   StateFileSchema,
   type WorktreeRecord,
 } from "./schemas.ts";
@@ -25,6 +27,14 @@ export interface TwigState {
   worktrees: readonly WorktreeRecord[];
   /** Declared parents of a branch in file order; the first one is "the parent" everywhere. */
   parentsOf(branch: string): readonly string[];
+  /**
+   * Checked on load: names in `branches`, `dependencies` or `root_branches` that break git's ref
+   * rules (no git branch can have them, so the file's author made them up, perhaps to carry
+   * newlines or fences into a prompt). Tools still report them, JSON-escaped; prompts leave them out.
+   */
+  invalidNames: ReadonlySet<string>;
+  /** Checked on load: branches whose `jira_issue` is not a key twig writes ({@link STORED_JIRA_KEY}). */
+  invalidJiraKeys: ReadonlySet<string>;
 }
 
 export const EMPTY_STATE: TwigState = buildState(new Map(), [], [], []);
@@ -139,5 +149,33 @@ function buildState(
     roots,
     worktrees,
     parentsOf: (branch) => parents.get(branch) ?? [],
+    ...checkedText(branches, dependencies, roots),
   };
+}
+
+/**
+ * The names and Jira keys that are not what twig writes. Done once per parsed file (the file cache
+ * hands out the same state while the file is unchanged), not once per prompt.
+ */
+function checkedText(
+  branches: ReadonlyMap<string, BranchMetadata>,
+  dependencies: readonly Dependency[],
+  roots: readonly RootBranch[],
+): Pick<TwigState, "invalidNames" | "invalidJiraKeys"> {
+  const invalidNames = new Set<string>();
+  const invalidJiraKeys = new Set<string>();
+  const checkName = (name: string) => {
+    if (!invalidNames.has(name) && checkBranchName(name) !== null) invalidNames.add(name);
+  };
+  for (const [name, meta] of branches) {
+    checkName(name);
+    const key = meta.jira_issue;
+    if (key != null && key !== "" && !STORED_JIRA_KEY.test(key)) invalidJiraKeys.add(name);
+  }
+  for (const { child, parent } of dependencies) {
+    checkName(child);
+    checkName(parent);
+  }
+  for (const { branch } of roots) checkName(branch);
+  return { invalidNames, invalidJiraKeys };
 }

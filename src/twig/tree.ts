@@ -1,5 +1,7 @@
 import * as v from "valibot";
+import { inline, quoted } from "../core/plain-text.ts";
 import type { BranchGraph } from "./graph.ts";
+import { STORED_JIRA_KEY } from "./schemas.ts";
 import type { TwigState } from "./state.ts";
 
 export interface TreeNode {
@@ -29,8 +31,19 @@ export const TreeNodeSchema: v.GenericSchema<TreeNode> = v.object({
 export const TREE_NODE_BUDGET = 50_000;
 
 /**
+ * Levels below a root that are built at most. JSON parsers refuse deep nesting (serde_json at 128
+ * levels, many others near 1,000) and each level nests two (a node and its `children`), so a tree
+ * this deep stays near 100 levels inside a JSON-RPC reply. A drawn line's indentation grows with
+ * its depth too (a 9,000-deep chain drew 162 million characters). A node at this depth with
+ * children is `truncated`.
+ */
+export const MAX_TREE_DEPTH = 48;
+
+/**
  * Expands the graph below `root`; each node once per path, a repeat on the path marked `cycle`.
- * `maxDepth` levels below the root at most (a node with unlisted children is marked `truncated`).
+ * `maxDepth` levels below the root at most, and never more than {@link MAX_TREE_DEPTH} (a node
+ * with unlisted children is marked `truncated`). Built with an explicit stack: a deep chain cannot
+ * overflow the call stack.
  */
 export function buildTree(
   graph: BranchGraph,
@@ -38,35 +51,56 @@ export function buildTree(
   root: string,
   budget = { left: TREE_NODE_BUDGET },
   maxDepth = Number.POSITIVE_INFINITY,
-) {
+): TreeNode {
+  const limit = Math.min(maxDepth, MAX_TREE_DEPTH);
   const onPath = new Set<string>();
-  const visit = (branch: string, depth: number): TreeNode => {
+  const makeNode = (branch: string): TreeNode => {
     budget.left--;
     const node: TreeNode = { branch, children: [] };
     const meta = state.branches.get(branch);
     if (meta?.jira_issue != null) node.jira_issue = meta.jira_issue;
     if (meta?.github_pr != null) node.pr_number = meta.github_pr;
-    if (onPath.has(branch)) {
-      node.cycle = true;
-      return node;
-    }
-    const children = graph.childrenOf(branch);
-    if (depth >= maxDepth) {
-      if (children.length > 0) node.truncated = true;
-      return node;
-    }
-    onPath.add(branch);
-    for (const child of children) {
-      if (budget.left <= 0) {
-        node.truncated = true;
-        break;
-      }
-      node.children.push(visit(child, depth + 1));
-    }
-    onPath.delete(branch);
     return node;
   };
-  return visit(root, 0);
+  interface Frame {
+    node: TreeNode;
+    children: readonly string[];
+    next: number;
+  }
+  const stack: Frame[] = [];
+  /** Starts `node`'s expansion, unless it repeats an ancestor or sits at the depth limit. */
+  const enter = (node: TreeNode) => {
+    if (onPath.has(node.branch)) {
+      node.cycle = true;
+      return;
+    }
+    const children = graph.childrenOf(node.branch);
+    if (stack.length >= limit) {
+      if (children.length > 0) node.truncated = true;
+      return;
+    }
+    onPath.add(node.branch);
+    stack.push({ node, children, next: 0 });
+  };
+  const top = makeNode(root);
+  enter(top);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame;
+    if (frame.next >= frame.children.length) {
+      onPath.delete(frame.node.branch);
+      stack.pop();
+      continue;
+    }
+    if (budget.left <= 0) {
+      frame.node.truncated = true;
+      frame.next = frame.children.length;
+      continue;
+    }
+    const child = makeNode(frame.children[frame.next++] as string);
+    frame.node.children.push(child);
+    enter(child);
+  }
+  return top;
 }
 
 /**
@@ -184,33 +218,56 @@ function jsonStringBytes(text: string): number {
   return PLAIN.test(text) ? text.length + 2 : Buffer.byteLength(JSON.stringify(text), "utf8");
 }
 
-/** twig-mcp's `tree_text` (§4.8), with ` [cycle]` / ` [truncated]` marks where twig would crash. */
+/**
+ * twig-mcp's `tree_text` (§4.8), with ` [cycle]` / ` [truncated]` marks where twig would crash,
+ * drawn without recursion and never below {@link MAX_TREE_DEPTH}. Names and keys are plain text (see `src/core/plain-text.ts`); a Jira
+ * key twig would not have written is shown quoted. A tree cut at {@link MAX_TREE_DEPTH} ends with
+ * a line that says so.
+ */
 export function renderTreeText(root: TreeNode): string {
   // One growing string: the engine joins the pieces once, at the end.
   let text = `${line(root)}\n`;
-  const walk = (node: TreeNode, prefix: string) => {
-    const children = node.children;
-    const lastIndex = children.length - 1;
-    for (let index = 0; index <= lastIndex; index++) {
-      const child = children[index] as TreeNode;
-      const last = index === lastIndex;
-      text += `${prefix}${last ? "└── " : "├── "}${line(child)}\n`;
-      if (child.children.length > 0) walk(child, prefix + (last ? "    " : "│   "));
+  let cutByDepth = false;
+  const stack: Array<{ node: TreeNode; prefix: string; index: number; depth: number }> = [
+    { node: root, prefix: "", index: 0, depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as (typeof stack)[number];
+    const children = frame.node.children;
+    if (frame.index >= children.length) {
+      stack.pop();
+      continue;
     }
-  };
-  walk(root, "");
+    const child = children[frame.index++] as TreeNode;
+    const last = frame.index === children.length;
+    // Indentation grows with depth, so a deep tree's text grows with its square: whatever built
+    // the nodes, nothing below the cap is drawn.
+    const atCap = frame.depth + 1 >= MAX_TREE_DEPTH;
+    const hidden = atCap && child.children.length > 0;
+    const mark = hidden && !child.truncated ? " [truncated]" : "";
+    text += `${frame.prefix}${last ? "└── " : "├── "}${line(child)}${mark}\n`;
+    if (atCap && (hidden || child.truncated)) cutByDepth = true;
+    if (child.children.length > 0 && !atCap) {
+      stack.push({ node: child, prefix: frame.prefix + (last ? "    " : "│   "), index: 0, depth: frame.depth + 1 });
+    }
+  }
+  if (cutByDepth) {
+    text += `(deeper than ${MAX_TREE_DEPTH} levels not shown: pass a [truncated] branch as the root to see below it)\n`;
+  }
   return text;
 }
 
 function line(node: TreeNode): string {
-  let text = node.branch + annotation(node);
+  let text = inline(node.branch) + annotation(node);
   if (node.cycle) text += " [cycle]";
   if (node.truncated) text += " [truncated]";
   return text;
 }
 
 function annotation(node: TreeNode): string {
-  const { jira_issue: issue, pr_number: pr } = node;
-  if (issue !== undefined) return pr !== undefined ? ` (${issue}, #${pr})` : ` (${issue})`;
-  return pr !== undefined ? ` (#${pr})` : "";
+  const { jira_issue: raw, pr_number: pr } = node;
+  if (raw === undefined) return pr !== undefined ? ` (#${pr})` : "";
+  // `""` is shown as twig shows it (` ()`); anything but a key twig writes is quoted.
+  const issue = raw === "" || STORED_JIRA_KEY.test(raw) ? raw : quoted(raw, 80);
+  return pr !== undefined ? ` (${issue}, #${pr})` : ` (${issue})`;
 }

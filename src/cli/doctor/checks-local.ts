@@ -75,12 +75,25 @@ export async function checkState(ctx: Pick<Context, "files">, repo: Result<strin
   if (!state.ok) return check("state", title, "fail", state.error.message, state.error.hint);
   const branches = state.value.branches.size;
   const roots = state.value.roots.length;
-  return check(
-    "state",
-    title,
-    "ok",
-    `${path}: ${plural(branches, "branch", "branches")}, ${plural(roots, "root", "roots")}`,
-  );
+  const counts = `${path}: ${plural(branches, "branch", "branches")}, ${plural(roots, "root", "roots")}`;
+  // Records twig would not have written: tools show them as the file has them, prompts do not.
+  const { invalidNames, invalidJiraKeys } = state.value;
+  if (invalidNames.size > 0 || invalidJiraKeys.size > 0) {
+    const problems = [
+      invalidNames.size > 0 ? plural(invalidNames.size, "name git would refuse", "names git would refuse") : "",
+      invalidJiraKeys.size > 0
+        ? plural(invalidJiraKeys.size, "jira_issue that is not a key", "jira_issue values that are not keys")
+        : "",
+    ].filter((part) => part !== "");
+    return check(
+      "state",
+      title,
+      "warn",
+      `${counts}; ${problems.join(", ")}`,
+      "Prompts leave such records out or quote them. If you did not write them, the file came with the repository: check who committed it.",
+    );
+  }
+  return check("state", title, "ok", counts);
 }
 
 /** twig's global registry of repositories (`list_repositories`, the `repo` argument). */

@@ -1,0 +1,43 @@
+import { inline, plainText, quoted } from "../core/plain-text.ts";
+import { checkBranchName } from "../git/refname.ts";
+import { STORED_JIRA_KEY } from "../twig/schemas.ts";
+
+/**
+ * How text someone else wrote goes into a prompt, which the client sends as the *user's* message:
+ * it must read as data, never as the user speaking. Single values stay on one line; a value twig
+ * would not have written is quoted; blocks are fenced so they cannot close their fence.
+ */
+
+/** A branch name: as it is when git would accept it, quoted (and marked) when not. */
+export function branchText(name: string): string {
+  return checkBranchName(name) === null ? inline(name, 300) : `${quoted(name, 80)} (not a valid branch name)`;
+}
+
+/** A `jira_issue` from state: as it is when twig could have written it, quoted (and marked) when not. */
+export function jiraKeyText(key: string): string {
+  return STORED_JIRA_KEY.test(key) ? key : `${quoted(key, 80)} (not a Jira key)`;
+}
+
+/**
+ * `text` in a Markdown code fence longer than any run of backticks inside it, so no line of it can
+ * close the fence (CommonMark closes a fence only with one at least as long).
+ */
+export function fenced(text: string): string {
+  const clean = plainText(text);
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < clean.length; i++) {
+    run = clean.charCodeAt(i) === 96 ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}\n${clean.endsWith("\n") ? clean : `${clean}\n`}${fence}`;
+}
+
+/** Shows at most `max` items, then how many were left out. */
+export function bounded(items: readonly string[], max: number): string[] {
+  if (items.length <= max) return [...items];
+  return [...items.slice(0, max), `… and ${items.length - max} more`];
+}
+
+export { inline, quoted };

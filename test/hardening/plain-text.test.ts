@@ -1,0 +1,73 @@
+import { describe, expect, test } from "bun:test";
+import { createLogger } from "../../src/core/log.ts";
+import { escapeInvisibles, inline, plainText, quoted } from "../../src/core/plain-text.ts";
+import { fenced } from "../../src/prompts/quote.ts";
+import { parseTwigUri } from "../../src/resources/uri.ts";
+
+const ESC = "\u001b";
+
+describe("plainText", () => {
+  test("strips C0 (but \\n and \\t), DEL, C1, bidi and invisible format characters", () => {
+    const osc52 = `${ESC}]52;c;aGk=\u0007`;
+    const osc8 = `${ESC}]8;;https://x.example/${ESC}\\link${ESC}]8;;${ESC}\\`;
+    expect(plainText(`a${osc52}b`)).toBe("a]52;c;aGk=b");
+    expect(plainText(osc8)).toBe("]8;;https://x.example/\\link]8;;\\");
+    expect(plainText("x\r\n\ty\u0085\u009b2J")).toBe("x\n\ty2J");
+    const bidi = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c";
+    expect(plainText(`txt${bidi}.exe`)).toBe("txt.exe");
+    expect(plainText("pay\u200bpal\ufeff\u2060\u00ad")).toBe("paypal");
+    // Tag characters smuggle invisible ASCII.
+    expect(plainText("hi\u{e0049}\u{e0067}\u{e006e}")).toBe("hi");
+    expect(plainText("a\u2028b\u2029c")).toBe("a\nb\nc");
+  });
+
+  test("leaves ordinary text alone, emoji and joiners included", () => {
+    for (const text of ["main", "feature/añadir-ü", "日本語", "👩‍💻 ok ✔️", "a\tb\nc"])
+      expect(plainText(text)).toBe(text);
+  });
+});
+
+describe("quoting", () => {
+  test("inline keeps one line; quoted cannot end its quote, start a line or be long", () => {
+    expect(inline("a\nb\tc")).toBe("a b c");
+    expect(quoted('say "hi"\n```\nnext')).toBe('"say \\"hi\\"\\n```\\nnext"');
+    expect(quoted("x".repeat(500), 10)).toBe(`"${"x".repeat(9)}…"`);
+    expect(quoted(`a${ESC}[31mb`)).toBe('"a[31mb"');
+  });
+
+  test("fenced chooses a fence longer than any run of backticks inside", () => {
+    expect(fenced("a\n")).toBe("```\na\n```");
+    expect(fenced("```\nIgnore\n`````")).toBe("``````\n```\nIgnore\n`````\n``````");
+  });
+
+  test("escapeInvisibles keeps the JSON value and escapes what a terminal would act on", () => {
+    const value = { name: "a\u202eb\u0085\u{e0041}", plain: "ok" };
+    const json = escapeInvisibles(JSON.stringify(value));
+    expect(json).toBe('{"name":"a\\u202eb\\u0085\\udb40\\udc41","plain":"ok"}');
+    expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+describe("resource URIs", () => {
+  test("branch-context URIs are matched by their ends: names with slashes parse, empty or long hostile ones do not", () => {
+    const hostile = `twig://branch/${"%2Fcontext/".repeat(50_000)}x`;
+    expect(parseTwigUri(hostile)).toBeNull();
+    expect(parseTwigUri("twig://branch/feature%2Fauth/context")).toEqual({ kind: "context", branch: "feature/auth" });
+    expect(parseTwigUri("twig://branch/feature/auth/context?repo=shop")).toEqual({
+      kind: "context",
+      branch: "feature/auth",
+      repo: "shop",
+    });
+    expect(parseTwigUri("twig://branch//context")).toBeNull();
+    expect(parseTwigUri("twig://branch/context")).toBeNull();
+  });
+});
+
+describe("the stderr log", () => {
+  test("a message quoting a hostile name is written without its control or bidi characters", () => {
+    const lines: string[] = [];
+    createLogger(0, (line) => lines.push(line)).warn(`branch 'a${ESC}]52;c;eA==\u0007\u202eb': bad\nsecond line`);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toEndWith("twig-mcp: branch 'a]52;c;eA==b': bad\nsecond line\n");
+  });
+});
