@@ -5,7 +5,6 @@ import { printable } from "../core/quote.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { realpath } from "../fs/local-fs.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { discoverRepositoryCached } from "../git/discovery-cache.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
@@ -196,7 +195,7 @@ export class ExposedRepoSelector implements RepoSelector {
    * git dir under the common dir's worktrees/) and a submodule (under modules/) are laid out.
    */
   async #openInside(path: string, label: string, bases: readonly string[]): Promise<Result<string>> {
-    const found = await discoverRepositoryCached(path, this.#ctx.files);
+    const found = await discoverRepository(path, this.#ctx.files);
     if (!found.ok || found.value.workTree === null) return this.#open(path, label);
     const { workTree, gitDir, commonDir } = found.value;
     const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
@@ -218,7 +217,7 @@ export class ExposedRepoSelector implements RepoSelector {
   async #gitDirsOf(bases: readonly string[]): Promise<string[]> {
     const dirs: string[] = [];
     for (const base of bases) {
-      const found = await discoverRepositoryCached(base, this.#ctx.files);
+      const found = await discoverRepository(base, this.#ctx.files);
       if (found.ok && found.value.workTree === base) {
         dirs.push(found.value.gitDir, found.value.commonDir);
       }
@@ -227,7 +226,7 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   async #open(path: string, label: string): Promise<Result<string>> {
-    const found = await discoverRepositoryCached(path, this.#ctx.files);
+    const found = await discoverRepository(path, this.#ctx.files);
     if (!found.ok) {
       return err({ ...found.error, message: `${label}: ${found.error.message}` });
     }

@@ -2,7 +2,7 @@ import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { RepoLocation } from "../git/discover.ts";
-import { discoverRepositoryCached } from "../git/discovery-cache.ts";
+import { discoverRepository } from "../git/discover.ts";
 import { type Head, readHead } from "../git/head.ts";
 
 export interface Workspace {
@@ -17,7 +17,7 @@ export interface Workspace {
  */
 export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<Workspace>> {
   if (!ctx.repo.ok) return ctx.repo;
-  const found = await discoverRepositoryCached(ctx.repo.value, ctx.files);
+  const found = await discoverRepository(ctx.repo.value, ctx.files);
   if (!found.ok) return found;
   const workTree = found.value.workTree;
   if (workTree === null) {

@@ -59,39 +59,20 @@ export function buildBranchGraph(
 
 const NO_PARENTS: readonly string[] = [];
 
-/**
- * Each branch's declared parents in file order, each once: worked out once per parsed state file
- * (the file cache hands out the same `TwigState` while the file is unchanged), so a redraw after
- * `git branch x` does not go through every dependency again.
- */
-const declaredParentLists = new WeakMap<TwigState, ReadonlyMap<string, readonly string[]>>();
-
+/** Each branch's declared parents in file order, each once. */
 function declaredParents(state: TwigState): ReadonlyMap<string, readonly string[]> {
-  let parents = declaredParentLists.get(state);
-  if (parents === undefined) {
-    const lists = new Map<string, string[]>();
-    // A branch has one or two parents, so a list with a duplicate check beats a Set per branch.
-    for (const { child, parent } of state.dependencies) {
-      const list = lists.get(child);
-      if (!list) lists.set(child, [parent]);
-      else if (!list.includes(parent)) list.push(parent);
-    }
-    parents = lists;
-    declaredParentLists.set(state, parents);
+  const parents = new Map<string, string[]>();
+  // A branch has one or two parents, so a list with a duplicate check beats a Set per branch.
+  for (const { child, parent } of state.dependencies) {
+    const list = parents.get(child);
+    if (!list) parents.set(child, [parent]);
+    else if (!list.includes(parent)) list.push(parent);
   }
   return parents;
 }
 
-/** The branches as a set, made once per list (listings hand out the same array while unchanged). */
-const branchSets = new WeakMap<readonly string[], ReadonlySet<string>>();
-
 export function branchSet(localBranches: readonly string[]): ReadonlySet<string> {
-  let set = branchSets.get(localBranches);
-  if (set === undefined) {
-    set = new Set(localBranches);
-    branchSets.set(localBranches, set);
-  }
-  return set;
+  return new Set(localBranches);
 }
 
 /**

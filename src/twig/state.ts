@@ -5,7 +5,7 @@ import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
-import { discoverRepositoryCached } from "../git/discovery-cache.ts";
+import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { legacyBranches } from "./legacy-state.ts";
 import {
@@ -97,7 +97,7 @@ export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string
 async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Promise<string | null> {
   const dotGit = await lstatIfExists(join(workTree, ".git"));
   if (dotGit === undefined || !dotGit.isFile()) return null;
-  const found = await discoverRepositoryCached(workTree, ctx.files);
+  const found = await discoverRepository(workTree, ctx.files);
   if (!found.ok || !found.value.isLinkedWorktree) return null;
   const main = dirname(found.value.commonDir);
   return main === workTree ? null : main;
