@@ -6,7 +6,7 @@ import { getBranchContextTool } from "../tools/branch-context.ts";
 import { getBranchMetadataTool } from "../tools/local.ts";
 import { BranchArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
+import { describeFailure, failure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
 import { branchText, inline, jiraKeyText } from "./quote.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
@@ -72,9 +72,4 @@ async function checkedOutBranch(ctx: Context): Promise<{ branch?: string; error?
   if (!workspace.ok) return { error: workspace.error };
   const current = await currentBranch(ctx, workspace.value);
   return current.ok ? { branch: current.value.branch } : {};
-}
-
-/** An error as a tool would report it: code, message and hint. */
-function failure(error: ToolError): string {
-  return `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ""}`;
 }

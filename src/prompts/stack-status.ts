@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import type { ToolError } from "../core/errors.ts";
 import type { Result } from "../core/result.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { openWorkspace } from "../repo/workspace.ts";
@@ -12,7 +11,7 @@ import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-rec
 import { loadState, type TwigState } from "../twig/state.ts";
 import { RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, formatPrStatus, isUnconfigured, mapBounded } from "./live-status.ts";
+import { describeFailure, failure, formatPrStatus, isUnconfigured, mapBounded } from "./live-status.ts";
 import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
@@ -26,9 +25,9 @@ const PR_CONCURRENCY = 4;
  * checked-out branch's stack first, then by name), the live PR lookups, and the drawn tree's lines.
  * A 500,000-branch state otherwise held the server for half a minute.
  */
-export const PROMPT_MAX_BRANCHES = 100;
-export const PROMPT_MAX_PR_LOOKUPS = 20;
-export const PROMPT_MAX_TREE_LINES = 200;
+const PROMPT_MAX_BRANCHES = 100;
+const PROMPT_MAX_PR_LOOKUPS = 20;
+const PROMPT_MAX_TREE_LINES = 200;
 
 /**
  * twig-mcp's `stack-status` text (twig-reference §8.7): current branch, every tree, the tracked
@@ -179,9 +178,4 @@ async function livePullRequests(
     lines.push(`\n- … ${linked.length - asked.length} more linked pull requests not looked up`);
   }
   return lines.length > 0 ? `Pull request status (live from GitHub):${lines.join("")}` : null;
-}
-
-/** An error as a tool would report it: code, message and hint. */
-function failure(error: ToolError): string {
-  return `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ""}`;
 }

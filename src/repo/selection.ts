@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { printable } from "../core/quote.ts";
+import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { realpath } from "../fs/local-fs.ts";
 import { discoverRepository } from "../git/discover.ts";

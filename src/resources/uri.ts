@@ -39,11 +39,3 @@ export function parseTwigUri(uri: string): TwigResource | null {
   }
   return checkBranchName(branch) === null ? { kind: "context", branch, ...repo } : null;
 }
-
-export function branchContextUri(branch: string, repo?: string): string {
-  return withRepo(`twig://branch/${encodeURIComponent(branch)}/context`, repo);
-}
-
-export function withRepo(uri: string, repo?: string): string {
-  return repo === undefined ? uri : `${uri}?repo=${encodeURIComponent(repo)}`;
-}

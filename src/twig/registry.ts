@@ -2,9 +2,8 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { decodeUtf8 } from "../fs/cached-file.ts";
 import { registryPath } from "./dirs.ts";
-import { describeIssues, describeJsonError, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
+import { describeIssues, parseJsonBytes, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
 
 /** No registry file: one shared list, so answers drawn from it can be kept like any other's. */
 const NO_REPOSITORIES: RegistryEntry[] = [];
@@ -38,14 +37,8 @@ export async function loadRegistry(
 }
 
 export function parseRegistryBytes(bytes: Uint8Array): Result<RegistryEntry[], string> {
-  const text = decodeUtf8(bytes);
-  if (text === null) return err("not valid UTF-8");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return err(describeJsonError(error));
-  }
-  const parsed = v.safeParse(RegistryFileSchema, json);
+  const json = parseJsonBytes(bytes);
+  if (!json.ok) return json;
+  const parsed = v.safeParse(RegistryFileSchema, json.value);
   return parsed.success ? ok(parsed.output) : err(describeIssues(parsed.issues));
 }

@@ -1,4 +1,7 @@
 import * as v from "valibot";
+import { clip } from "../core/http-policy.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { decodeUtf8 } from "../fs/cached-file.ts";
 
 /**
  * `.twig/state.json` and `registry.json` as twig writes them (twig-reference §1.2, §2.2). Unknown
@@ -85,16 +88,12 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix =
 /** valibot's `Invalid <what>: Expected <x> but received <value>`, less the value. */
 function withoutReceived(issue: v.BaseIssue<unknown>): string {
   const label = /^Invalid [a-z ]{1,30}(?=:)/.exec(issue.message)?.[0] ?? "Invalid value";
-  return issue.expected === null ? label : `${label}: expected ${clipped(issue.expected, 80)}`;
+  return issue.expected === null ? label : `${label}: expected ${clip(issue.expected, 80)}`;
 }
 
 /** Object keys are received text too: shown short and without control characters. */
 function pathKey(key: unknown): string {
-  return clipped(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
-}
-
-function clipped(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return clip(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
 }
 
 /**
@@ -110,4 +109,15 @@ export function describeJsonError(error: unknown): string {
     .replace(/\s*'[^']{2,}'/g, "")
     .trim();
   return `invalid JSON: ${withoutQuotes || "not JSON"}`;
+}
+
+/** A JSON file's bytes as a value, or why not (never quoting the file). */
+export function parseJsonBytes(bytes: Uint8Array): Result<unknown, string> {
+  const text = decodeUtf8(bytes);
+  if (text === null) return err("not valid UTF-8");
+  try {
+    return ok(JSON.parse(text));
+  } catch (error) {
+    return err(describeJsonError(error));
+  }
 }

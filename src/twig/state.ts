@@ -3,7 +3,6 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { decodeUtf8 } from "../fs/cached-file.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
@@ -13,7 +12,7 @@ import {
   BranchMetadataSchema,
   type Dependency,
   describeIssues,
-  describeJsonError,
+  parseJsonBytes,
   type RootBranch,
   STORED_JIRA_KEY,
   StateFileSchema,
@@ -104,14 +103,9 @@ async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Pr
 }
 
 export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
-  const text = decodeUtf8(bytes);
-  if (text === null) return err("not valid UTF-8");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return err(describeJsonError(error));
-  }
+  const parsedJson = parseJsonBytes(bytes);
+  if (!parsedJson.ok) return parsedJson;
+  const json = parsedJson.value;
   // valibot's object schema accepts arrays; twig's state is always a JSON object.
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return err("Invalid type: Expected a JSON object at the top level");
