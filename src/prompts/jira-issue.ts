@@ -10,10 +10,7 @@ import { bounded, fenced, inline, jiraKeyText } from "./quote.ts";
 const CLOSING =
   "Help me plan the work for this issue: summarize what is asked, list open questions, and propose the next steps.";
 
-/**
- * `plan-issue`: a Jira issue's details and description, plus the twig branches linked to it, for
- * planning. Defaults to the current branch's linked issue.
- */
+/** `plan-issue`: a Jira issue (default: the current branch's) and the branches linked to it. */
 export const planIssuePrompt = definePrompt({
   name: "plan-issue",
   title: "Plan a Jira issue",

@@ -9,10 +9,7 @@ import { bounded, fenced, inline } from "./quote.ts";
 const CLOSING =
   "Review where this pull request stands: what still blocks merging, which checks fail and why, and what I should do next.";
 
-/**
- * `review-pr`: one pull request's live state — reviews, failing and pending checks, description —
- * for the assistant to reason about what blocks it. Defaults to the current branch's linked PR.
- */
+/** `review-pr`: a pull request's live state (default: the current branch's), to see what blocks it. */
 export const reviewPrPrompt = definePrompt({
   name: "review-pr",
   title: "Review a pull request",

@@ -6,15 +6,12 @@ import type { ToolInvoker } from "../tools/define.ts";
 import { getBranchTreeTool, listBranchesTool } from "../tools/local.ts";
 import type { TwigResource } from "./uri.ts";
 
-export interface ResourceText {
+interface ResourceText {
   mimeType: "text/plain" | "application/json";
   text: string;
 }
 
-/**
- * Reads one resource through the tools, so a resource always says what the tool would; the
- * branch context is `get_branch_context`'s document, pretty-printed.
- */
+/** Reads one resource through the tools, so a resource always says what the tool would. */
 export async function readTwigResource(resource: TwigResource, invoke: ToolInvoker): Promise<Result<ResourceText>> {
   const repo = resource.repo === undefined ? {} : { repo: resource.repo };
   switch (resource.kind) {

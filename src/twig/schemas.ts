@@ -3,17 +3,10 @@ import { clip } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 
-/**
- * `.twig/state.json` and `registry.json` as twig writes them (twig-reference §1.2, §2.2). Unknown
- * fields are ignored. We are more lenient than twig only where no data is invented: missing
- * collections are empty, missing ids/timestamps are not needed for reading.
- */
+/** `.twig/state.json` and `registry.json` (§1.2, §2.2); unknown fields ignored, missing lists empty. */
 export const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
 
-/**
- * A Jira key as twig stores it (twig-reference §9.1: strict keys, and flexible ones after
- * upper-casing): two or more capitals, `-`, digits. Any other `jira_issue` was not written by twig.
- */
+/** A Jira key as twig stores it (§9.1); any other `jira_issue` was not written by twig. */
 export const STORED_JIRA_KEY = /^[A-Z]{2,}-[0-9]{1,18}$/;
 
 export const BranchMetadataSchema = v.object({
@@ -70,9 +63,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * `worktrees[0].path: expected string`: where the first issue is and what was expected, never the
- * value received. valibot's own messages end in `but received <value>`, and the value may be a
- * secret (a state file can be a symlink to a credentials file, a server can echo a token), so
- * such a message is replaced; a schema's own message, which names no received value, is kept.
+ * value received, which may be a secret (a state file can be a symlink to a credentials file).
  */
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ""): string {
   const first = issues[0];
@@ -96,11 +87,7 @@ function pathKey(key: unknown): string {
   return clip(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
 }
 
-/**
- * Why `JSON.parse` refused a file, without quoting the file: the engine's message names the
- * offending word (`Unexpected identifier "ghp_…"`), and a state file may be a symlink to a file
- * that holds nothing but a secret.
- */
+/** Why `JSON.parse` refused a file, without the quoted word the engine names (it may be a secret). */
 export function describeJsonError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const withoutQuotes = message
