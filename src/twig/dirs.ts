@@ -1,8 +1,6 @@
 import { posix, win32 } from "node:path";
 import type { Env, TwigDirs } from "../core/context.ts";
 
-export type { TwigDirs };
-
 /** Home directory as twig computes it (Windows' Known Folder approximated by `USERPROFILE`, `HOMEDRIVE`+`HOMEPATH`). */
 export function homeDir(env: Env, platform: NodeJS.Platform, passwdHome: () => string | null): string | null {
   if (platform === "win32") {

@@ -15,24 +15,22 @@ export async function loadRegistry(
   const path = registryPath(ctx.dirs, ctx.platform);
   const read = await ctx.files.read(path, "twig-registry", parseRegistryBytes);
   if (read.kind === "missing") return ok(NO_REPOSITORIES);
-  if (read.kind === "unreadable") {
-    return err(
-      toolError(
-        "invalid_registry",
-        `Failed to load registry: Failed to read registry file ${path} (${read.cause})`,
-        `Check that ${path} is a readable file; it is twig's list of repositories, not this repository's state.`,
-      ),
+  const fail = (verb: string, why: string, hint: string) =>
+    err(
+      toolError("invalid_registry", `Failed to load registry: Failed to ${verb} registry file ${path} (${why})`, hint),
     );
-  }
-  if (!read.value.ok) {
-    return err(
-      toolError(
-        "invalid_registry",
-        `Failed to load registry: Failed to parse registry file ${path} (${read.value.error})`,
-        `Fix the JSON in ${path} (a list of {"name","path"} objects), or move it aside and re-register repositories with \`twig git add <path>\`. Tools without \`repo\` still read the current repository.`,
-      ),
+  if (read.kind === "unreadable")
+    return fail(
+      "read",
+      read.cause,
+      `Check that ${path} is a readable file; it is twig's list of repositories, not this repository's state.`,
     );
-  }
+  if (!read.value.ok)
+    return fail(
+      "parse",
+      read.value.error,
+      `Fix the JSON in ${path} (a list of {"name","path"} objects), or move it aside and re-register repositories with \`twig git add <path>\`. Tools without \`repo\` still read the current repository.`,
+    );
   return ok(read.value.value);
 }
 

@@ -52,24 +52,15 @@ export async function loadState(ctx: Pick<Context, "files">, workTree: string): 
     read = await ctx.files.read(path, "twig-state", parseStateBytes);
     if (read.kind === "missing") return ok(EMPTY_STATE);
   }
-  if (read.kind === "unreadable") {
-    return err(
-      toolError(
-        "no_twig_state",
-        `Failed to load twig state: Failed to read state file ${path} (${read.cause})`,
-        `Check that ${path} is a readable file.`,
-      ),
+  const fail = (verb: string, why: string, hint: string) =>
+    err(toolError("no_twig_state", `Failed to load twig state: Failed to ${verb} state file ${path} (${why})`, hint));
+  if (read.kind === "unreadable") return fail("read", read.cause, `Check that ${path} is a readable file.`);
+  if (!read.value.ok)
+    return fail(
+      "parse",
+      read.value.error,
+      `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
     );
-  }
-  if (!read.value.ok) {
-    return err(
-      toolError(
-        "no_twig_state",
-        `Failed to load twig state: Failed to parse state file ${path} (${read.value.error})`,
-        `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
-      ),
-    );
-  }
   return ok(read.value.value);
 }
 
