@@ -1,17 +1,12 @@
 import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
-import { type BranchMetadata, describeIssues, u32 } from "./schemas.ts";
+import { type BranchMetadata, BranchMetadataSchema, describeIssues } from "./schemas.ts";
 
 /**
  * Records in the shapes twig wrote before 0.1.5 (a `branch_issues` list, then a `branches` list):
  * current twig cannot load them, but they still link branches to issues and PRs.
  */
-const LegacyEntrySchema = v.object({
-  branch: v.string(),
-  jira_issue: v.nullish(v.string(), null),
-  github_pr: v.nullish(u32, null),
-  created_at: v.optional(v.string()),
-});
+const LegacyEntrySchema = v.object({ branch: v.string(), ...BranchMetadataSchema.entries });
 
 const UPGRADE =
   "current twig cannot load this format: to upgrade, move the file aside and run `twig sync`, which links branches again to the Jira keys in their names and to their pull requests";

@@ -4,7 +4,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 
 /** `.twig/state.json` and `registry.json` (§1.2, §2.2); unknown fields ignored, missing lists empty. */
-export const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
+const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
 
 /** A Jira key as twig stores it (§9.1); any other `jira_issue` was not written by twig. */
 export const STORED_JIRA_KEY = /^[A-Z]{2,}-[0-9]{1,18}$/;
