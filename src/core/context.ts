@@ -11,10 +11,7 @@ export interface TwigDirs {
   cacheDir: string;
 }
 
-/**
- * Chooses the repository of a call (src/repo/selection.ts): the default one, or one a `repo`
- * argument names among the places the user exposed.
- */
+/** Chooses the repository of a call (src/repo/selection.ts). */
 export interface RepoSelector {
   /** Calls that arrive while `loading` runs (the client's roots being fetched) wait for it. */
   waitFor(loading: Promise<unknown>): void;
@@ -28,11 +25,7 @@ export interface RepoSelector {
   select(arg: string | undefined): Promise<Result<string>>;
 }
 
-/**
- * Everything the outside world gives the server, gathered once at start-up so that every module
- * below takes it as a value (tests build one by hand instead of mutating globals). The GitHub and
- * Jira clients are added on top of it by src/services/ (`ServiceContext`).
- */
+/** Everything the outside world gives the server, gathered once at start-up and passed as a value. */
 export interface Context {
   env: Env;
   platform: NodeJS.Platform;
@@ -40,10 +33,7 @@ export interface Context {
   home: string;
   dirs: TwigDirs;
   cwd: string;
-  /**
-   * The repository of this call (its working-tree root), or why there is none: the default
-   * repository, or the one a `repo` argument selected. The server still starts without one.
-   */
+  /** The working-tree root of this call's repository, or why there is none. */
   repo: Result<string>;
   /** Chooses the repository for a call; absent in contexts built for a single repository. */
   repos?: RepoSelector;

@@ -1,11 +1,6 @@
 import * as v from "valibot";
 
-/**
- * The closed set of tool error codes. The first seven are upstream twig-mcp's; the rest name
- * failures upstream folded into `network_error`, `no_twig_state` or `no_repo`, or could not detect
- * (`invalid_config`: a setting such as `JIRA_HOST` that cannot work as written): each needs its
- * own fix, so each gets its own code and hint.
- */
+/** Tool error codes: upstream's first seven, then failures that each need their own fix. */
 export const ErrorCodeSchema = v.picklist([
   "no_repo",
   "no_twig_state",

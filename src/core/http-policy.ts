@@ -2,12 +2,7 @@ import type { Env } from "./context.ts";
 import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 
-/**
- * The one network policy of the GitHub and Jira clients: how long an attempt may take, how much
- * of a body is read, which `Retry-After` is honoured, where a follow-up URL may lead, how a
- * transport failure is named, and how secrets are kept out of messages. It lives in core because
- * both clients sit in the same layer and neither may import the other.
- */
+/** The network policy the GitHub and Jira clients share (in core: neither may import the other). */
 
 /** Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -43,10 +38,7 @@ export type CappedRead =
   | { kind: "too-large"; limit: number }
   | { kind: "failed"; cause: unknown };
 
-/**
- * Reads a body as a stream and stops at `maxBytes`: a server that never ends its answer costs at
- * most the cap, never the machine's memory. The stream is cancelled when the cap is hit.
- */
+/** Reads a body up to `maxBytes`, then cancels it: an endless answer costs at most the cap. */
 export async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number = MAX_RESPONSE_BYTES,
@@ -105,10 +97,7 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/**
- * Whether a URL the server handed back (a `Link: rel="next"`, a `Location`) stays on the origin
- * the credentials were meant for. Anything else would carry the token to a host nobody chose.
- */
+/** Whether a URL the server handed back stays on the origin (else the token would go with it). */
 export function isSameOrigin(url: string, base: string): boolean {
   try {
     return new URL(url, base).origin === new URL(base).origin;
@@ -183,10 +172,7 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return out.replace(AUTHORIZATION, "$1$2 [REDACTED]");
 }
 
-/**
- * Scrubs, then clips: clipping first could cut an echoed token in two, and the half left in the
- * message would no longer match the secret it is scrubbed against.
- */
+/** Scrubs, then clips: clipping first could leave half a token that no longer matches. */
 export function scrubAndClip(text: string, secrets: readonly string[], max: number): string {
   return clip(scrubSecrets(text, secrets), max);
 }

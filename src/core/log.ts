@@ -1,7 +1,7 @@
 import { plainText } from "./plain-text.ts";
 
 /** Log levels, least to most verbose. Logs go to stderr only: stdout carries JSON-RPC alone. */
-export const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
+const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Logger {
@@ -13,22 +13,16 @@ export interface Logger {
   enabled(level: LogLevel): boolean;
 }
 
-export type LogSink = (line: string) => void;
-
-const stderrSink: LogSink = (line) => {
-  process.stderr.write(line);
-};
+type LogSink = (line: string) => void;
 
 /** `verbosity` counts `-v` flags: 0 → warn, 1 → info, 2 → debug, 3+ → trace (as upstream). */
-export function createLogger(verbosity: number, sink: LogSink = stderrSink): Logger {
+export function createLogger(verbosity: number, sink: LogSink = (line) => process.stderr.write(line)): Logger {
   const max = Math.min(1 + Math.max(0, verbosity), LOG_LEVELS.length - 1);
-  const at = (level: LogLevel) => {
-    const rank = LOG_LEVELS.indexOf(level);
-    return (message: string) => {
-      // Messages quote branch names and server answers; a terminal showing stderr must not act on them.
-      if (rank <= max)
-        sink(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} twig-mcp: ${plainText(message)}\n`);
-    };
+  const enabled = (level: LogLevel) => LOG_LEVELS.indexOf(level) <= max;
+  const at = (level: LogLevel) => (message: string) => {
+    // Messages quote branch names and server answers; a terminal showing stderr must not act on them.
+    if (enabled(level))
+      sink(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} twig-mcp: ${plainText(message)}\n`);
   };
   return {
     error: at("error"),
@@ -36,7 +30,7 @@ export function createLogger(verbosity: number, sink: LogSink = stderrSink): Log
     info: at("info"),
     debug: at("debug"),
     trace: at("trace"),
-    enabled: (level) => LOG_LEVELS.indexOf(level) <= max,
+    enabled,
   };
 }
 

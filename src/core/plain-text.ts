@@ -1,16 +1,7 @@
 /**
- * Text that leaves the server as plain text (the command line, prompts, resource text, drawn trees)
- * carries what other people wrote: branch names, PR titles and bodies, Jira fields. A terminal acts
- * on control sequences (ESC, BEL, OSC 52 writes the clipboard, OSC 8 hides a link) and bidi or
- * invisible format characters make text read differently from what it says, so none of them may
- * pass. JSON keeps its own escapes instead (see {@link escapeInvisibles}).
- */
-
-/**
- * C0 controls but `\t` and `\n`; DEL and C1; soft hyphen; Arabic letter mark; Hangul fillers;
- * Mongolian vowel separator; zero-width space; LRM/RLM; bidi embeddings, overrides and isolates;
- * word joiner and invisible operators; deprecated format controls; BOM; interlinear annotations;
- * tag characters (U+E0000–E007F, which smuggle hidden ASCII). One character class: linear.
+ * Plain text leaving the server carries what others wrote. Terminals act on control sequences
+ * (OSC 52 writes the clipboard) and bidi or invisible characters make text read differently, so
+ * none pass: C0 but `\t`/`\n`, DEL, C1, invisible format and bidi characters, tag characters.
  */
 const UNSAFE =
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
@@ -30,20 +21,13 @@ export function inline(text: string, max = 300): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-/**
- * A value someone else wrote, shown as a double-quoted string with JSON's escapes: it cannot end
- * its quote, start a line or close a code fence, whatever it holds.
- */
+/** A value someone else wrote, JSON-quoted: it cannot end its quote, start a line or close a fence. */
 export function quoted(text: string, max = 300): string {
   const clean = plainText(text);
   return JSON.stringify(clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`);
 }
 
-/**
- * JSON text for a terminal or a text view: `JSON.stringify` escapes C0 controls only, so C1, bidi
- * and invisible format characters are written as `\uXXXX` too. The value is unchanged; only
- * characters that can appear solely inside strings are rewritten.
- */
+/** JSON text with C1, bidi and invisible characters as `\uXXXX` too (`JSON.stringify` escapes C0 only). */
 export function escapeInvisibles(json: string): string {
   if (!UNSAFE_TEST.test(json) && !json.includes("\u2028") && !json.includes("\u2029")) return json;
   return json.replace(
@@ -54,4 +38,28 @@ export function escapeInvisibles(json: string): string {
       return escaped;
     },
   );
+}
+
+/** How much of a received value an error message repeats: enough to recognise it, never a payload. */
+const QUOTED_CHARACTERS = 40;
+
+/** For error messages: C0, DEL, C1, line separators and bidi overrides, each shown as `?`. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A value someone sent, for an error message: a string cut short and quoted, anything else by its type. */
+export function quoteReceived(value: unknown): string {
+  if (typeof value === "string") return `'${printable(value)}'`;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
+/** `text` cut to `max` characters (whole code points), unprintable characters as `?`. */
+export function printable(text: string, max = QUOTED_CHARACTERS): string {
+  const head = Array.from(text.slice(0, max * 2))
+    .slice(0, max)
+    .join("");
+  const cut = head.length < text.length ? `${head}…` : head;
+  return cut.replace(UNPRINTABLE, "?");
 }

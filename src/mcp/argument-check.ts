@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import { type ToolError, toolError } from "../core/errors.ts";
-import { printable, quoteReceived } from "../core/quote.ts";
+import { printable, quoteReceived } from "../core/plain-text.ts";
 import { closest } from "../core/suggest.ts";
 
 /** How many unknown names one message lists; a flood of keys is summarised by its count. */

@@ -9,7 +9,7 @@ import {
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
-import { printable } from "../core/quote.ts";
+import { printable } from "../core/plain-text.ts";
 import { closest } from "../core/suggest.ts";
 import type { ServiceContext as Context } from "../services/services.ts";
 import { registerCompletions } from "./completions.ts";

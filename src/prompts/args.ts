@@ -3,10 +3,7 @@ import { getPrStatusTool } from "../tools/github.ts";
 import { getJiraIssueTool } from "../tools/jira.ts";
 import { BranchNameSchema, REPO_PARAM_DESCRIPTION } from "../tools/params.ts";
 
-/**
- * Prompt arguments arrive as strings; each schema here turns one into what the tool behind the
- * prompt takes, reusing that tool's own checks rather than repeating them.
- */
+/** Prompt arguments arrive as strings; each becomes what the tool behind takes, by that tool's checks. */
 export const RepoArg = v.optional(v.pipe(v.string(), v.description(REPO_PARAM_DESCRIPTION)));
 
 export const BranchArg = v.optional(

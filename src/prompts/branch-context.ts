@@ -6,7 +6,7 @@ import { getBranchContextTool } from "../tools/branch-context.ts";
 import { getBranchMetadataTool } from "../tools/local.ts";
 import { BranchArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
+import { describeFailure, failure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
 import { branchText, inline, jiraKeyText } from "./quote.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
@@ -14,11 +14,7 @@ const NO_REPO_CLOSING = "Help me open or choose the repository I'm working in.";
 const CLOSING =
   "Describe what I'm working on based on this branch context, including the linked Jira issue and pull request status.";
 
-/**
- * twig-mcp's `branch-context` text (twig-reference §8.7), plus the linked Jira issue's summary and
- * status and the PR's live state when those services are configured: the `get_branch_context`
- * document, written out as text.
- */
+/** twig-mcp's `branch-context` text (§8.7): the `get_branch_context` document, written out. */
 export const branchContextPrompt = definePrompt({
   name: "branch-context",
   title: "What am I working on?",
@@ -27,8 +23,7 @@ export const branchContextPrompt = definePrompt({
   async render({ branch: branchArg, repo }, ctx, invoke) {
     const checkedOut = branchArg === undefined ? await checkedOutBranch(ctx) : { branch: branchArg };
     const { branch } = checkedOut;
-    // Outside a repository the prompt says what the tools would say (no_repo and its hint), not
-    // "not on a branch", which would send the model looking for a checkout that is not there.
+    // Outside a repository, say what the tools would (no_repo), not "not on a branch".
     if (branch === undefined) {
       return checkedOut.error ? `${failure(checkedOut.error)}\n\n${NO_REPO_CLOSING}` : NO_BRANCH;
     }
@@ -72,9 +67,4 @@ async function checkedOutBranch(ctx: Context): Promise<{ branch?: string; error?
   if (!workspace.ok) return { error: workspace.error };
   const current = await currentBranch(ctx, workspace.value);
   return current.ok ? { branch: current.value.branch } : {};
-}
-
-/** An error as a tool would report it: code, message and hint. */
-function failure(error: ToolError): string {
-  return `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ""}`;
 }

@@ -4,13 +4,9 @@ import { plainText } from "../core/plain-text.ts";
 import type { ToolInvoker } from "../tools/define.ts";
 
 /** A prompt's arguments: MCP sends them as strings, so each entry's schema starts from one. */
-export type PromptArgsSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+type PromptArgsSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
 
-/**
- * One prompt, declared once: what `prompts/list` publishes (its arguments come from the schema's
- * entries and their `v.description`) and the text it renders. `render` gets arguments the schema
- * has already checked and converted, the request's context (its `repo` resolved) and the tools.
- */
+/** One prompt: what `prompts/list` publishes (arguments from the schema) and the text it renders. */
 export interface PromptDefinition<A extends PromptArgsSchema = PromptArgsSchema> {
   name: string;
   title?: string;
@@ -20,11 +16,7 @@ export interface PromptDefinition<A extends PromptArgsSchema = PromptArgsSchema>
   render(args: v.InferOutput<A>, ctx: Context, invoke: ToolInvoker): Promise<string>;
 }
 
-/**
- * Declares a prompt. Its text leaves the server as plain text in a user-role message, so whatever
- * it quotes from state, GitHub or Jira loses its control, bidi and invisible format characters here,
- * once for every prompt (`src/core/plain-text.ts`).
- */
+/** Declares a prompt; its text, a user-role message, loses control and invisible characters here. */
 export function definePrompt<A extends PromptArgsSchema>(prompt: PromptDefinition<A>): PromptDefinition<A> {
   return {
     ...prompt,
@@ -34,7 +26,7 @@ export function definePrompt<A extends PromptArgsSchema>(prompt: PromptDefinitio
   };
 }
 
-export interface PublishedPrompt {
+interface PublishedPrompt {
   name: string;
   title?: string;
   description: string;
@@ -58,11 +50,7 @@ export function publishPrompt(prompt: PromptDefinition): PublishedPrompt {
   };
 }
 
-/**
- * Checks a `prompts/get` request's arguments against the prompt's schema. An empty string means
- * "not given", as clients send one for a field the user left blank. The problem, when there is
- * one, names the argument: `pr_number: expected a pull request number`.
- */
+/** Checks `prompts/get` arguments; `""` means "not given" (clients send it for a blank field). */
 export function parsePromptArgs<A extends PromptArgsSchema>(
   prompt: PromptDefinition<A>,
   raw: Record<string, string>,

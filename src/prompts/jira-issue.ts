@@ -1,21 +1,16 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import { compareBytewise } from "../git/bytewise.ts";
-import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { getJiraIssueTool } from "../tools/jira.ts";
-import { loadState, type TwigState } from "../twig/state.ts";
+import type { TwigState } from "../twig/state.ts";
 import { IssueKeyArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, formatJiraIssue, isUnconfigured } from "./live-status.ts";
+import { describeFailure, formatJiraIssue, isUnconfigured, localState } from "./live-status.ts";
 import { bounded, fenced, inline, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
   "Help me plan the work for this issue: summarize what is asked, list open questions, and propose the next steps.";
 
-/**
- * `plan-issue`: a Jira issue's details and description, plus the twig branches linked to it, for
- * planning. Defaults to the current branch's linked issue.
- */
+/** `plan-issue`: a Jira issue (default: the current branch's) and the branches linked to it. */
 export const planIssuePrompt = definePrompt({
   name: "plan-issue",
   title: "Plan a Jira issue",
@@ -23,7 +18,7 @@ export const planIssuePrompt = definePrompt({
   args: v.object({ issue_key: IssueKeyArg, repo: RepoArg }),
   async render({ issue_key: issueKey, repo }, ctx, invoke) {
     const local = await localState(ctx);
-    const key = issueKey ?? local?.currentIssue ?? null;
+    const key = issueKey ?? local?.current?.jira_issue ?? null;
     if (key === null) return "The current branch has no linked Jira issue. Which issue should I look at?";
 
     const lines: string[] = [];
@@ -68,16 +63,4 @@ function linkedBranches(state: TwigState, key: string): string[] {
     names.push(meta.github_pr == null ? name : `${name} (PR #${meta.github_pr})`);
   }
   return names.sort(compareBytewise);
-}
-
-async function localState(ctx: Context): Promise<{ state: TwigState; currentIssue: string | null } | null> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return null;
-  const [current, state] = await Promise.all([
-    currentBranch(ctx, workspace.value),
-    loadState(ctx, workspace.value.workTree),
-  ]);
-  if (!state.ok) return null;
-  const currentIssue = current.ok ? (state.value.branches.get(current.value.branch)?.jira_issue ?? null) : null;
-  return { state: state.value, currentIssue };
 }

@@ -1,10 +1,19 @@
+import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { inline, quoted } from "../core/plain-text.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import type { JiraSummary, PrSummary } from "../tools/branch-context.ts";
+import type { BranchMetadata } from "../twig/schemas.ts";
+import { loadState, type TwigState } from "../twig/state.ts";
 
 /** A live lookup that is simply not configured (no credentials, no JIRA_HOST) is left out silently. */
 export function isUnconfigured(error: ToolError): boolean {
   return error.code === "credentials_missing";
+}
+
+/** An error as a tool would report it: code, message and hint. */
+export function failure(error: ToolError): string {
+  return `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ""}`;
 }
 
 export function describeFailure(error: ToolError): string {
@@ -60,4 +69,16 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+/** The prompt repository's state and the checked-out branch's record in it; `null` when unreadable. */
+export async function localState(ctx: Context): Promise<{ state: TwigState; current?: BranchMetadata } | null> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return null;
+  const [current, state] = await Promise.all([
+    currentBranch(ctx, workspace.value),
+    loadState(ctx, workspace.value.workTree),
+  ]);
+  if (!state.ok) return null;
+  return { state: state.value, ...(current.ok ? { current: state.value.branches.get(current.value.branch) } : {}) };
 }

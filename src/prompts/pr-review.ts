@@ -1,28 +1,22 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
-import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import { getPrStatusTool } from "../tools/github.ts";
-import { loadState } from "../twig/state.ts";
 import { PrNumberArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, formatPrStatus, isUnconfigured } from "./live-status.ts";
+import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
 import { bounded, fenced, inline } from "./quote.ts";
 
 const CLOSING =
   "Review where this pull request stands: what still blocks merging, which checks fail and why, and what I should do next.";
 
-/**
- * `review-pr`: one pull request's live state — reviews, failing and pending checks, description —
- * for the assistant to reason about what blocks it. Defaults to the current branch's linked PR.
- */
+/** `review-pr`: a pull request's live state (default: the current branch's), to see what blocks it. */
 export const reviewPrPrompt = definePrompt({
   name: "review-pr",
   title: "Review a pull request",
   description: "What blocks this pull request? Its reviews, failing and pending checks, and description.",
   args: v.object({ pr_number: PrNumberArg, repo: RepoArg }),
   async render({ pr_number: prNumber, repo }, ctx, invoke) {
-    const number = prNumber ?? (await linkedPr(ctx));
+    const number = prNumber ?? (await localState(ctx))?.current?.github_pr ?? null;
     if (number === null) {
       return "The current branch has no linked pull request. Which pull request should I look at?";
     }
@@ -46,13 +40,11 @@ export const reviewPrPrompt = definePrompt({
     const pending = checks.filter((c) => c.status !== "completed").map((c) => inline(c.name, 120));
     if (failing.length > 0) lines.push(`Failing checks: ${bounded(failing, 50).join(", ")}`);
     if (pending.length > 0) lines.push(`Pending checks: ${bounded(pending, 50).join(", ")}`);
-    if (pr.labels.length > 0)
-      lines.push(
-        `Labels: ${bounded(
-          pr.labels.map((l) => inline(l, 80)),
-          50,
-        ).join(", ")}`,
-      );
+    const labels = bounded(
+      pr.labels.map((l) => inline(l, 80)),
+      50,
+    );
+    if (labels.length > 0) lines.push(`Labels: ${labels.join(", ")}`);
     // The PR author's text, fenced so it reads as a quotation and cannot close its fence.
     if (pr.body?.trim()) lines.push("", "Description:", fenced(pr.body.trim()));
     return `${lines.join("\n")}\n\n${CLOSING}`;
@@ -61,15 +53,4 @@ export const reviewPrPrompt = definePrompt({
 
 function isFailure(conclusion: string | null): boolean {
   return conclusion !== null && !["success", "neutral", "skipped"].includes(conclusion);
-}
-
-async function linkedPr(ctx: Context): Promise<number | null> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return null;
-  const [current, state] = await Promise.all([
-    currentBranch(ctx, workspace.value),
-    loadState(ctx, workspace.value.workTree),
-  ]);
-  if (!current.ok || !state.ok) return null;
-  return state.value.branches.get(current.value.branch)?.github_pr ?? null;
 }

@@ -2,11 +2,7 @@ import { inline, plainText, quoted } from "../core/plain-text.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { STORED_JIRA_KEY } from "../twig/schemas.ts";
 
-/**
- * How text someone else wrote goes into a prompt, which the client sends as the *user's* message:
- * it must read as data, never as the user speaking. Single values stay on one line; a value twig
- * would not have written is quoted; blocks are fenced so they cannot close their fence.
- */
+/** Others' text in a prompt (sent as the *user's* message) must read as data: one line, quoted or fenced. */
 
 /** A branch name: as it is when git would accept it, quoted (and marked) when not. */
 export function branchText(name: string): string {
@@ -18,10 +14,7 @@ export function jiraKeyText(key: string): string {
   return STORED_JIRA_KEY.test(key) ? key : `${quoted(key, 80)} (not a Jira key)`;
 }
 
-/**
- * `text` in a Markdown code fence longer than any run of backticks inside it, so no line of it can
- * close the fence (CommonMark closes a fence only with one at least as long).
- */
+/** `text` in a Markdown fence longer than any backtick run inside it, so nothing in it closes the fence. */
 export function fenced(text: string): string {
   const clean = plainText(text);
   let longest = 0;

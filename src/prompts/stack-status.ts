@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import type { ToolError } from "../core/errors.ts";
 import type { Result } from "../core/result.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { openWorkspace } from "../repo/workspace.ts";
@@ -12,29 +11,21 @@ import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-rec
 import { loadState, type TwigState } from "../twig/state.ts";
 import { RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, formatPrStatus, isUnconfigured, mapBounded } from "./live-status.ts";
+import { describeFailure, failure, formatPrStatus, isUnconfigured, mapBounded } from "./live-status.ts";
 import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
   "Summarize the current state of this PR stack. For each branch, describe its review status and CI results.";
 
-/** GitHub allows bursts, but a prompt should not fire one request per branch at once. */
 const PR_CONCURRENCY = 4;
+/** What one prompt reads at most: a 500,000-branch state otherwise held the server for half a minute. */
+const PROMPT_MAX_BRANCHES = 100;
+const PROMPT_MAX_PR_LOOKUPS = 20;
+const PROMPT_MAX_TREE_LINES = 200;
 
 /**
- * What one prompt reads at most, whatever the size of the state: the branches it details (the
- * checked-out branch's stack first, then by name), the live PR lookups, and the drawn tree's lines.
- * A 500,000-branch state otherwise held the server for half a minute.
- */
-export const PROMPT_MAX_BRANCHES = 100;
-export const PROMPT_MAX_PR_LOOKUPS = 20;
-export const PROMPT_MAX_TREE_LINES = 200;
-
-/**
- * twig-mcp's `stack-status` text (twig-reference §8.7): current branch, every tree, the tracked
- * branches' links; then, when GitHub is configured, each linked PR's live state, reviews and CI.
- * Every part is optional: a failure drops its section, never the prompt. Names git would refuse
- * are left out (and counted); Jira keys twig would not write are quoted.
+ * twig-mcp's `stack-status` text (§8.7): current branch, trees, tracked branches, then live PR
+ * states. A failure drops its section, never the prompt; names git would refuse are left out.
  */
 export const stackStatusPrompt = definePrompt({
   name: "stack-status",
@@ -68,9 +59,7 @@ export const stackStatusPrompt = definePrompt({
         const parts = [inline(record.branch)];
         if (record.jira_issue !== undefined) parts.push(`Jira: ${jiraKeyText(record.jira_issue)}`);
         if (record.pr_number !== undefined) parts.push(`PR: #${record.pr_number}`);
-        if (record.parent_branch !== undefined) {
-          parts.push(`parent: ${branchText(record.parent_branch)}`);
-        }
+        if (record.parent_branch !== undefined) parts.push(`parent: ${branchText(record.parent_branch)}`);
         return `\n- ${parts.join(" | ")}`;
       });
       if (chosen.omitted > 0) {
@@ -92,17 +81,13 @@ export const stackStatusPrompt = definePrompt({
   },
 });
 
-/** The state of the prompt's repository, or why it cannot be read (as `list_branches` would say). */
 async function trackedState(ctx: Context): Promise<Result<TwigState>> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return workspace;
   return await loadState(ctx, workspace.value.workTree);
 }
 
-/**
- * Up to {@link PROMPT_MAX_BRANCHES} tracked branches with valid names, in name order: the
- * checked-out branch's stack first, then the first names. One pass over the state, no full sort.
- */
+/** Up to {@link PROMPT_MAX_BRANCHES} valid names, sorted: the current stack, then the first names. One pass. */
 function chooseRecords(
   state: TwigState,
   current: string | null,
@@ -179,9 +164,4 @@ async function livePullRequests(
     lines.push(`\n- … ${linked.length - asked.length} more linked pull requests not looked up`);
   }
   return lines.length > 0 ? `Pull request status (live from GitHub):${lines.join("")}` : null;
-}
-
-/** An error as a tool would report it: code, message and hint. */
-function failure(error: ToolError): string {
-  return `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ""}`;
 }

@@ -41,7 +41,7 @@ export async function repositoryCandidates(ctx: Context): Promise<string[]> {
   return registry.ok ? [...new Set(registry.value.map((entry) => entry.name))].sort(compareBytewise) : [];
 }
 
-export const MAX_COMPLETIONS = 100;
+const MAX_COMPLETIONS = 100;
 
 /** Prefix matches first, then other substring matches, at most 100 (the MCP limit). */
 export function completeFrom(candidates: readonly string[], typed: string) {

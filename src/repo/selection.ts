@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { printable } from "../core/quote.ts";
+import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { realpath } from "../fs/local-fs.ts";
 import { discoverRepository } from "../git/discover.ts";
@@ -13,11 +13,9 @@ const NAME_SHOWN = 300;
 type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
 
 /**
- * Decides which repository a call is about. The default is `--repo`, else the first MCP root that
- * is a git repository (Claude Desktop starts servers in an unrelated directory, but passes the
- * user's project as a root), else the working directory's repository. A call may name another
- * repository, but only one the user has already exposed: registered with twig, inside a root, or
- * the default — an assistant cannot point the server at arbitrary directories.
+ * Decides which repository a call is about: `--repo`, else the first MCP root in a git repository
+ * (Claude Desktop starts servers elsewhere), else the working directory's. A call may name another
+ * only if the user exposed it (registered with twig, inside a root, or the default).
  */
 export class ExposedRepoSelector implements RepoSelector {
   readonly #ctx: SelectorContext;
@@ -34,10 +32,7 @@ export class ExposedRepoSelector implements RepoSelector {
     this.#explicit = explicit;
   }
 
-  /**
-   * Calls that arrive while the client's roots are being fetched wait for them, so the first call
-   * after start-up already reads the project the client has open.
-   */
+  /** Calls arriving while the client's roots are fetched wait, so the first reads the open project. */
   waitFor(loading: Promise<unknown>): void {
     const pending = loading
       .catch(() => {})
@@ -186,13 +181,9 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   /**
-   * Opens the repository at `path`, which lies in an exposed place, but only if where its files
-   * actually are does too. A directory inside an exposed repository can hold a `.git` file naming
-   * another repository's git dir, or a config whose core.worktree points elsewhere; the path
-   * passed proves nothing about those. So the work tree, git dir and common dir that discovery
-   * resolved must each lie inside an exposed place — or, for the git dirs, inside the git dir or
-   * common dir of an exposed repository, which is how a linked worktree of that repository (its
-   * git dir under the common dir's worktrees/) and a submodule (under modules/) are laid out.
+   * Opens the repository at `path` only if its files are exposed too: a `.git` file or
+   * core.worktree can point anywhere. Work tree, git dir and common dir must each lie in an exposed
+   * place, the git dirs possibly inside an exposed repository's (linked worktrees, submodules).
    */
   async #openInside(path: string, label: string, bases: readonly string[]): Promise<Result<string>> {
     const found = await discoverRepository(path, this.#ctx.files);
@@ -218,18 +209,14 @@ export class ExposedRepoSelector implements RepoSelector {
     const dirs: string[] = [];
     for (const base of bases) {
       const found = await discoverRepository(base, this.#ctx.files);
-      if (found.ok && found.value.workTree === base) {
-        dirs.push(found.value.gitDir, found.value.commonDir);
-      }
+      if (found.ok && found.value.workTree === base) dirs.push(found.value.gitDir, found.value.commonDir);
     }
     return dirs;
   }
 
   async #open(path: string, label: string): Promise<Result<string>> {
     const found = await discoverRepository(path, this.#ctx.files);
-    if (!found.ok) {
-      return err({ ...found.error, message: `${label}: ${found.error.message}` });
-    }
+    if (!found.ok) return err({ ...found.error, message: `${label}: ${found.error.message}` });
     if (found.value.workTree === null) {
       return err(toolError("no_repo", `${label} is a bare repository (no working tree)`, "Pass a checkout instead."));
     }

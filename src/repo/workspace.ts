@@ -3,7 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { RepoLocation } from "../git/discover.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { type Head, readHead } from "../git/head.ts";
+import { readHead } from "../git/head.ts";
 
 export interface Workspace {
   repo: RepoLocation;
@@ -28,16 +28,14 @@ export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promi
   return ok({ repo: found.value, workTree });
 }
 
-export type CurrentBranch = { branch: string; unborn: boolean };
-
 /** The checked-out branch, or `not_found` on a detached HEAD (upstream wrongly reports "HEAD"). */
-export async function currentBranch(ctx: Pick<Context, "files">, workspace: Workspace): Promise<Result<CurrentBranch>> {
-  const head = await readHead(workspace.repo, ctx.files);
-  if (!head.ok) return head;
-  return branchOfHead(head.value);
-}
-
-export function branchOfHead(head: Head): Result<CurrentBranch> {
+export async function currentBranch(
+  ctx: Pick<Context, "files">,
+  workspace: Workspace,
+): Promise<Result<{ branch: string; unborn: boolean }>> {
+  const found = await readHead(workspace.repo, ctx.files);
+  if (!found.ok) return found;
+  const head = found.value;
   if (head.kind === "detached") {
     return err(
       toolError(

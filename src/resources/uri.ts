@@ -9,11 +9,7 @@ export type TwigResource =
   | { kind: "branches"; repo?: string }
   | { kind: "context"; branch: string; repo?: string };
 
-/**
- * Parses our resource URIs, with an optional `?repo=` naming the repository. A branch name may
- * come percent-encoded (`feature%2Fauth`, as RFC 6570 expansion writes it) or with raw slashes.
- * `null` for anything that is not one of ours, or names an invalid branch.
- */
+/** Parses our URIs (optional `?repo=`; a branch percent-encoded or raw); `null` if not ours or invalid. */
 export function parseTwigUri(uri: string): TwigResource | null {
   let url: URL;
   try {
@@ -38,12 +34,4 @@ export function parseTwigUri(uri: string): TwigResource | null {
     return null;
   }
   return checkBranchName(branch) === null ? { kind: "context", branch, ...repo } : null;
-}
-
-export function branchContextUri(branch: string, repo?: string): string {
-  return withRepo(`twig://branch/${encodeURIComponent(branch)}/context`, repo);
-}
-
-export function withRepo(uri: string, repo?: string): string {
-  return repo === undefined ? uri : `${uri}?repo=${encodeURIComponent(repo)}`;
 }

@@ -6,12 +6,9 @@ import type { RepoLocation } from "../git/discover.ts";
 export type ChangeKind = "state" | "git";
 
 /** Bursts of file events (git writes a lock file, then renames it) are folded into one report. */
-export const DEBOUNCE_MS = 100;
+const DEBOUNCE_MS = 100;
 
-/**
- * Watches one repository's twig state, HEAD and branch refs with the operating system's file
- * notifications (no polling) and reports debounced changes. Read-only: it only listens.
- */
+/** Watches a repository's twig state, HEAD and branch refs (OS notifications, no polling), debounced. */
 export class RepoWatcher {
   readonly #watchers: FSWatcher[] = [];
   readonly #pending = new Set<ChangeKind>();

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { printable } from "../core/quote.ts";
+import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { compareBytewise, sortBytewise } from "../git/bytewise.ts";

@@ -1,13 +1,7 @@
 import { posix, win32 } from "node:path";
 import type { Env, TwigDirs } from "../core/context.ts";
 
-export type { TwigDirs };
-
-/**
- * Home directory as twig computes it: `$HOME` when set and non-empty on Unix, else the passwd
- * entry; the user profile on Windows (twig asks the Known Folder API, which we approximate with
- * `USERPROFILE`, then `HOMEDRIVE`+`HOMEPATH`). `null` when none can be determined.
- */
+/** Home directory as twig computes it (Windows' Known Folder approximated by `USERPROFILE`, `HOMEDRIVE`+`HOMEPATH`). */
 export function homeDir(env: Env, platform: NodeJS.Platform, passwdHome: () => string | null): string | null {
   if (platform === "win32") {
     if (env.USERPROFILE) return env.USERPROFILE;
@@ -24,11 +18,7 @@ function xdg(env: Env, name: string, fallback: string): string {
   return value && posix.isAbsolute(value) ? value : fallback;
 }
 
-/**
- * twig's per-platform config/data/cache directories (`directories` crate, qualifier
- * "eddieland", application "twig"). Windows folders come from `APPDATA`/`LOCALAPPDATA`, which
- * are the Known Folders unless a user has redirected them by hand.
- */
+/** twig's config/data/cache directories, as the `directories` crate places them for "eddieland", "twig". */
 export function twigDirs(env: Env, platform: NodeJS.Platform, home: string): TwigDirs {
   if (platform === "darwin") {
     const support = posix.join(home, "Library", "Application Support", "eddieland.twig");

@@ -11,11 +11,7 @@ export interface BranchGraph {
   defaultRoot: string | null;
 }
 
-/**
- * twig's branch graph (§4): local branches as nodes, declared dependencies between local
- * branches as edges, and every parentless branch that is not a configured root hung under the
- * default root. `current` is the checked-out branch, the fallback root candidate.
- */
+/** twig's branch graph (§4): local branches, their declared dependencies, orphans under the default root. */
 export function buildBranchGraph(
   localBranches: readonly string[],
   state: TwigState,
@@ -27,8 +23,7 @@ export function buildBranchGraph(
   const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
   const defaultRoot = flagged && nodes.has(flagged.branch) ? flagged.branch : null;
   const configuredRoots = new Set(state.roots.map((root) => root.branch));
-  // Walking the branches in their (byte-wise) order appends each child list already sorted: no
-  // sort per parent, and the default root's thousands of orphans cost one pass.
+  // Walking the sorted branches appends each child list already sorted: no sort per parent.
   const children = new Map<string, string[]>();
   const addChild = (parent: string, child: string) => {
     const list = children.get(parent);
@@ -62,7 +57,6 @@ const NO_PARENTS: readonly string[] = [];
 /** Each branch's declared parents in file order, each once. */
 function declaredParents(state: TwigState): ReadonlyMap<string, readonly string[]> {
   const parents = new Map<string, string[]>();
-  // A branch has one or two parents, so a list with a duplicate check beats a Set per branch.
   for (const { child, parent } of state.dependencies) {
     const list = parents.get(child);
     if (!list) parents.set(child, [parent]);
@@ -75,10 +69,7 @@ export function branchSet(localBranches: readonly string[]): ReadonlySet<string>
   return new Set(localBranches);
 }
 
-/**
- * The roots drawn when none is named (§4.4), without building the graph: the configured roots
- * that exist, else the checked-out branch, else the first branch.
- */
+/** The roots drawn when none is named (§4.4): configured ones, else the checked-out branch, else the first. */
 export function rootCandidates(sorted: readonly string[], state: TwigState, current: string | null): string[] {
   const configured = configuredRoots(sorted, state);
   if (configured.length > 0) return configured;

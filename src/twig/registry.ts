@@ -2,9 +2,8 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { decodeUtf8 } from "../fs/cached-file.ts";
 import { registryPath } from "./dirs.ts";
-import { describeIssues, describeJsonError, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
+import { describeIssues, parseJsonBytes, type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
 
 /** No registry file: one shared list, so answers drawn from it can be kept like any other's. */
 const NO_REPOSITORIES: RegistryEntry[] = [];
@@ -16,36 +15,28 @@ export async function loadRegistry(
   const path = registryPath(ctx.dirs, ctx.platform);
   const read = await ctx.files.read(path, "twig-registry", parseRegistryBytes);
   if (read.kind === "missing") return ok(NO_REPOSITORIES);
-  if (read.kind === "unreadable") {
-    return err(
-      toolError(
-        "invalid_registry",
-        `Failed to load registry: Failed to read registry file ${path} (${read.cause})`,
-        `Check that ${path} is a readable file; it is twig's list of repositories, not this repository's state.`,
-      ),
+  const fail = (verb: string, why: string, hint: string) =>
+    err(
+      toolError("invalid_registry", `Failed to load registry: Failed to ${verb} registry file ${path} (${why})`, hint),
     );
-  }
-  if (!read.value.ok) {
-    return err(
-      toolError(
-        "invalid_registry",
-        `Failed to load registry: Failed to parse registry file ${path} (${read.value.error})`,
-        `Fix the JSON in ${path} (a list of {"name","path"} objects), or move it aside and re-register repositories with \`twig git add <path>\`. Tools without \`repo\` still read the current repository.`,
-      ),
+  if (read.kind === "unreadable")
+    return fail(
+      "read",
+      read.cause,
+      `Check that ${path} is a readable file; it is twig's list of repositories, not this repository's state.`,
     );
-  }
+  if (!read.value.ok)
+    return fail(
+      "parse",
+      read.value.error,
+      `Fix the JSON in ${path} (a list of {"name","path"} objects), or move it aside and re-register repositories with \`twig git add <path>\`. Tools without \`repo\` still read the current repository.`,
+    );
   return ok(read.value.value);
 }
 
 export function parseRegistryBytes(bytes: Uint8Array): Result<RegistryEntry[], string> {
-  const text = decodeUtf8(bytes);
-  if (text === null) return err("not valid UTF-8");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return err(describeJsonError(error));
-  }
-  const parsed = v.safeParse(RegistryFileSchema, json);
+  const json = parseJsonBytes(bytes);
+  if (!json.ok) return json;
+  const parsed = v.safeParse(RegistryFileSchema, json.value);
   return parsed.success ? ok(parsed.output) : err(describeIssues(parsed.issues));
 }

@@ -1,16 +1,12 @@
 import * as v from "valibot";
+import { clip } from "../core/http-policy.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { decodeUtf8 } from "../fs/cached-file.ts";
 
-/**
- * `.twig/state.json` and `registry.json` as twig writes them (twig-reference §1.2, §2.2). Unknown
- * fields are ignored. We are more lenient than twig only where no data is invented: missing
- * collections are empty, missing ids/timestamps are not needed for reading.
- */
-export const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
+/** `.twig/state.json` and `registry.json` (§1.2, §2.2); unknown fields ignored, missing lists empty. */
+const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
 
-/**
- * A Jira key as twig stores it (twig-reference §9.1: strict keys, and flexible ones after
- * upper-casing): two or more capitals, `-`, digits. Any other `jira_issue` was not written by twig.
- */
+/** A Jira key as twig stores it (§9.1); any other `jira_issue` was not written by twig. */
 export const STORED_JIRA_KEY = /^[A-Z]{2,}-[0-9]{1,18}$/;
 
 export const BranchMetadataSchema = v.object({
@@ -67,9 +63,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * `worktrees[0].path: expected string`: where the first issue is and what was expected, never the
- * value received. valibot's own messages end in `but received <value>`, and the value may be a
- * secret (a state file can be a symlink to a credentials file, a server can echo a token), so
- * such a message is replaced; a schema's own message, which names no received value, is kept.
+ * value received, which may be a secret (a state file can be a symlink to a credentials file).
  */
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ""): string {
   const first = issues[0];
@@ -85,23 +79,15 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix =
 /** valibot's `Invalid <what>: Expected <x> but received <value>`, less the value. */
 function withoutReceived(issue: v.BaseIssue<unknown>): string {
   const label = /^Invalid [a-z ]{1,30}(?=:)/.exec(issue.message)?.[0] ?? "Invalid value";
-  return issue.expected === null ? label : `${label}: expected ${clipped(issue.expected, 80)}`;
+  return issue.expected === null ? label : `${label}: expected ${clip(issue.expected, 80)}`;
 }
 
 /** Object keys are received text too: shown short and without control characters. */
 function pathKey(key: unknown): string {
-  return clipped(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
+  return clip(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
 }
 
-function clipped(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-/**
- * Why `JSON.parse` refused a file, without quoting the file: the engine's message names the
- * offending word (`Unexpected identifier "ghp_…"`), and a state file may be a symlink to a file
- * that holds nothing but a secret.
- */
+/** Why `JSON.parse` refused a file, without the quoted word the engine names (it may be a secret). */
 export function describeJsonError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const withoutQuotes = message
@@ -110,4 +96,15 @@ export function describeJsonError(error: unknown): string {
     .replace(/\s*'[^']{2,}'/g, "")
     .trim();
   return `invalid JSON: ${withoutQuotes || "not JSON"}`;
+}
+
+/** A JSON file's bytes as a value, or why not (never quoting the file). */
+export function parseJsonBytes(bytes: Uint8Array): Result<unknown, string> {
+  const text = decodeUtf8(bytes);
+  if (text === null) return err("not valid UTF-8");
+  try {
+    return ok(JSON.parse(text));
+  } catch (error) {
+    return err(describeJsonError(error));
+  }
 }

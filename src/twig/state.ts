@@ -3,7 +3,6 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { decodeUtf8 } from "../fs/cached-file.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
@@ -13,7 +12,7 @@ import {
   BranchMetadataSchema,
   type Dependency,
   describeIssues,
-  describeJsonError,
+  parseJsonBytes,
   type RootBranch,
   STORED_JIRA_KEY,
   StateFileSchema,
@@ -27,11 +26,7 @@ export interface TwigState {
   worktrees: readonly WorktreeRecord[];
   /** Declared parents of a branch in file order; the first one is "the parent" everywhere. */
   parentsOf(branch: string): readonly string[];
-  /**
-   * Checked on load: names in `branches`, `dependencies` or `root_branches` that break git's ref
-   * rules (no git branch can have them, so the file's author made them up, perhaps to carry
-   * newlines or fences into a prompt). Tools still report them, JSON-escaped; prompts leave them out.
-   */
+  /** Names git's ref rules refuse (made up, perhaps to smuggle text into a prompt): prompts leave them out. */
   invalidNames: ReadonlySet<string>;
   /** Checked on load: branches whose `jira_issue` is not a key twig writes ({@link STORED_JIRA_KEY}). */
   invalidJiraKeys: ReadonlySet<string>;
@@ -44,11 +39,8 @@ export function statePath(workTree: string): string {
 }
 
 /**
- * Loads the state twig keeps for `workTree`: its own `.twig/state.json`, or, in a linked worktree
- * that has none, the main checkout's (twig itself resolves a worktree to its main repository the
- * same way, through the common dir, for the registry). A missing file is empty state (twig's
- * rule); a file that cannot be read or parsed is `no_twig_state`, naming the file and the first
- * problem in it.
+ * Loads `workTree`'s `.twig/state.json`, or in a linked worktree without one the main checkout's
+ * (as twig resolves it). A missing file is empty state (twig's rule); a bad one is `no_twig_state`.
  */
 export async function loadState(ctx: Pick<Context, "files">, workTree: string): Promise<Result<TwigState>> {
   let path = statePath(workTree);
@@ -60,24 +52,15 @@ export async function loadState(ctx: Pick<Context, "files">, workTree: string): 
     read = await ctx.files.read(path, "twig-state", parseStateBytes);
     if (read.kind === "missing") return ok(EMPTY_STATE);
   }
-  if (read.kind === "unreadable") {
-    return err(
-      toolError(
-        "no_twig_state",
-        `Failed to load twig state: Failed to read state file ${path} (${read.cause})`,
-        `Check that ${path} is a readable file.`,
-      ),
+  const fail = (verb: string, why: string, hint: string) =>
+    err(toolError("no_twig_state", `Failed to load twig state: Failed to ${verb} state file ${path} (${why})`, hint));
+  if (read.kind === "unreadable") return fail("read", read.cause, `Check that ${path} is a readable file.`);
+  if (!read.value.ok)
+    return fail(
+      "parse",
+      read.value.error,
+      `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
     );
-  }
-  if (!read.value.ok) {
-    return err(
-      toolError(
-        "no_twig_state",
-        `Failed to load twig state: Failed to parse state file ${path} (${read.value.error})`,
-        `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
-      ),
-    );
-  }
   return ok(read.value.value);
 }
 
@@ -90,9 +73,8 @@ export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string
 }
 
 /**
- * The main checkout of a linked worktree (the parent of its common dir, as twig's
- * `resolve_to_main_repo_path` takes it), or `null` for anything else. Only a linked worktree has a
- * `.git` file rather than a directory, so the usual case costs one `lstat`.
+ * The main checkout of a linked worktree (its common dir's parent, as twig takes it), else `null`.
+ * Only a linked worktree has a `.git` file, so the usual case costs one `lstat`.
  */
 async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Promise<string | null> {
   const dotGit = await lstatIfExists(join(workTree, ".git"));
@@ -104,14 +86,9 @@ async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Pr
 }
 
 export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
-  const text = decodeUtf8(bytes);
-  if (text === null) return err("not valid UTF-8");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return err(describeJsonError(error));
-  }
+  const parsedJson = parseJsonBytes(bytes);
+  if (!parsedJson.ok) return parsedJson;
+  const json = parsedJson.value;
   // valibot's object schema accepts arrays; twig's state is always a JSON object.
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return err("Invalid type: Expected a JSON object at the top level");
@@ -153,10 +130,7 @@ function buildState(
   };
 }
 
-/**
- * The names and Jira keys that are not what twig writes. Done once per parsed file (the file cache
- * hands out the same state while the file is unchanged), not once per prompt.
- */
+/** Names and Jira keys twig would not write: checked once per parsed file, not per prompt. */
 function checkedText(
   branches: ReadonlyMap<string, BranchMetadata>,
   dependencies: readonly Dependency[],

@@ -24,26 +24,18 @@ export const TreeNodeSchema: v.GenericSchema<TreeNode> = v.object({
   truncated: v.optional(v.literal(true)),
 });
 
-/**
- * Diamonds repeat a shared subtree under each parent (as twig does), which can grow
- * exponentially in a pathological state file; past this many nodes the tree is cut.
- */
+/** Diamonds repeat a shared subtree under each parent (as twig does): exponential at worst, so capped. */
 export const TREE_NODE_BUDGET = 50_000;
 
 /**
- * Levels below a root that are built at most. JSON parsers refuse deep nesting (serde_json at 128
- * levels, many others near 1,000) and each level nests two (a node and its `children`), so a tree
- * this deep stays near 100 levels inside a JSON-RPC reply. A drawn line's indentation grows with
- * its depth too (a 9,000-deep chain drew 162 million characters). A node at this depth with
- * children is `truncated`.
+ * Levels built below a root. Each level nests twice in JSON (node, `children`), and parsers refuse
+ * deep nesting (serde_json at 128); drawn indentation grows with depth too.
  */
 export const MAX_TREE_DEPTH = 48;
 
 /**
- * Expands the graph below `root`; each node once per path, a repeat on the path marked `cycle`.
- * `maxDepth` levels below the root at most, and never more than {@link MAX_TREE_DEPTH} (a node
- * with unlisted children is marked `truncated`). Built with an explicit stack: a deep chain cannot
- * overflow the call stack.
+ * Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and
+ * {@link MAX_TREE_DEPTH}) levels deep. An explicit stack: a deep chain cannot overflow the call stack.
  */
 export function buildTree(
   graph: BranchGraph,
@@ -68,7 +60,6 @@ export function buildTree(
     next: number;
   }
   const stack: Frame[] = [];
-  /** Starts `node`'s expansion, unless it repeats an ancestor or sits at the depth limit. */
   const enter = (node: TreeNode) => {
     if (onPath.has(node.branch)) {
       node.cycle = true;
@@ -103,10 +94,7 @@ export function buildTree(
   return top;
 }
 
-/**
- * At least how many bytes the trees' text takes as a JSON string: each line's branch name, its
- * drawing prefix at one byte a character, and its escaped newline. Cheaper than drawing it.
- */
+/** A lower bound on the trees' text as JSON string bytes, cheaper than drawing it. */
 export function treeTextLowerBound(trees: readonly TreeNode[]): number {
   let total = 0;
   const stack: Array<[TreeNode, number]> = trees.map((tree) => [tree, 0]);
@@ -130,10 +118,9 @@ export function countNodes(trees: readonly TreeNode[]): number {
 }
 
 /**
- * The trees cut to whole lines worth about `room` bytes of JSON string, keeping first each root,
- * then the path from its root to the first drawn `focus` (the checked-out branch) and that
- * branch's subtree, then other lines in drawing order; a line is kept only under its kept parent,
- * and a node that lost children is marked `truncated`.
+ * The trees cut to whole lines worth about `room` JSON bytes: each root first, then the path to
+ * `focus` (the checked-out branch) and its subtree, then other lines in drawing order; a node
+ * that lost children is marked `truncated`.
  */
 export function cutTrees(
   trees: readonly TreeNode[],
@@ -153,8 +140,7 @@ export function cutTrees(
     while (stack.length > 0) {
       const [node, parent, depth] = stack.pop() as [TreeNode, number, number];
       const index = lines.length;
-      // The drawing prefix is 4 characters a level (`│`, `├`, `└`, `─` take 3 UTF-8 bytes each);
-      // the line's JSON string form counts its escapes, and its quotes stand for the `\n` after it.
+      // 4 prefix characters a level, box-drawing ones 3 UTF-8 bytes; the quotes stand for the `\n`.
       const prefix = depth === 0 ? 0 : depth * 6 + 4;
       lines.push({ node, parent, depth, cost: prefix + jsonStringBytes(line(node)) });
       for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as TreeNode, index, depth + 1]);
@@ -220,12 +206,9 @@ function jsonStringBytes(text: string): number {
 
 /**
  * twig-mcp's `tree_text` (§4.8), with ` [cycle]` / ` [truncated]` marks where twig would crash,
- * drawn without recursion and never below {@link MAX_TREE_DEPTH}. Names and keys are plain text (see `src/core/plain-text.ts`); a Jira
- * key twig would not have written is shown quoted. A tree cut at {@link MAX_TREE_DEPTH} ends with
- * a line that says so.
+ * never drawn below {@link MAX_TREE_DEPTH} (a last line says so). Names and keys are plain text.
  */
 export function renderTreeText(root: TreeNode): string {
-  // One growing string: the engine joins the pieces once, at the end.
   let text = `${line(root)}\n`;
   let cutByDepth = false;
   const stack: Array<{ node: TreeNode; prefix: string; index: number; depth: number }> = [
@@ -240,8 +223,7 @@ export function renderTreeText(root: TreeNode): string {
     }
     const child = children[frame.index++] as TreeNode;
     const last = frame.index === children.length;
-    // Indentation grows with depth, so a deep tree's text grows with its square: whatever built
-    // the nodes, nothing below the cap is drawn.
+    // A deep tree's text grows with its depth squared: whatever built the nodes, stop at the cap.
     const atCap = frame.depth + 1 >= MAX_TREE_DEPTH;
     const hidden = atCap && child.children.length > 0;
     const mark = hidden && !child.truncated ? " [truncated]" : "";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { printable, quoteReceived } from "../../src/core/quote.ts";
+import { printable, quoteReceived } from "../../src/core/plain-text.ts";
 import { closest } from "../../src/core/suggest.ts";
 import { describeArgumentIssue, unknownArgumentError } from "../../src/mcp/argument-check.ts";
 
