@@ -60,11 +60,11 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
     return 1;
   }
   await writeOut(
-    `twig-mcp demo: a sample repository with two stacks (Jira keys, PR numbers, a linked worktree) in\n  ${sample.value.root}\n` +
+    `twig-mcp demo: a sample repository with two stacks (Jira keys, PR numbers, a linked worktree) in\n  ${sample.value}\n` +
       "No twig, network or credentials needed; your own repositories and twig files are not read.\n",
   );
 
-  const ctx = await createRuntimeContext({ repo: sample.value.root, verbosity: options.verbosity });
+  const ctx = await createRuntimeContext({ repo: sample.value, verbosity: options.verbosity });
   if (ctx === null) return 1;
   const registry = createToolRegistry(new Set(["github", "jira"]));
   const abort = new AbortController();
@@ -88,7 +88,7 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
   );
   if (!options.keep) return 0;
   await writeOut(
-    `\nThe sample repository stays until you press Ctrl-C. Try, in another terminal:\n  cd ${sample.value.root} && twig-mcp call list_branches\n`,
+    `\nThe sample repository stays until you press Ctrl-C. Try, in another terminal:\n  cd ${sample.value} && twig-mcp call list_branches\n`,
   );
   // The signal handlers end the process; the timer only keeps it alive until then.
   setInterval(() => {}, 1 << 30);

@@ -4,7 +4,6 @@ import { createLogger, type Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
 import { type ServiceContext, withServices } from "../services/services.ts";
@@ -13,24 +12,22 @@ import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
 import { jiraTools } from "../tools/jira.ts";
 import { localTools } from "../tools/local.ts";
-import { homeDir, twigDirs } from "../twig/dirs.ts";
+import { twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
-import { passwdHome } from "./home.ts";
-
-export interface RuntimeOptions {
-  repo: string | null;
-  verbosity: number;
-}
+import { userHome } from "./home.ts";
 
 /**
  * The process's Context: environment, home, twig dirs and the default repository, as every
  * command (serving, `call`, `doctor`) sees them. `null` when no home directory can be found.
  */
-export async function createRuntimeContext(options: RuntimeOptions): Promise<ServiceContext | null> {
+export async function createRuntimeContext(options: {
+  repo: string | null;
+  verbosity: number;
+}): Promise<ServiceContext | null> {
   const log = createLogger(options.verbosity);
   const env = process.env;
   const platform = process.platform;
-  const home = homeDir(env, platform, passwdHome);
+  const home = userHome();
   if (home === null) {
     log.error("Failed to determine home directory (set HOME)");
     return null;
@@ -52,11 +49,6 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Ser
     fetch: globalThis.fetch,
     now: () => new Date(),
   });
-}
-
-/** The reply budget: `--max-reply-tokens`, else TWIG_MCP_MAX_REPLY_TOKENS, else the default. */
-export function maxReplyTokensFor(options: { maxReplyTokens?: number }, ctx: ServiceContext): number {
-  return chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => ctx.log.warn(message));
 }
 
 /** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */

@@ -10,19 +10,11 @@ import {
   worktreeName,
 } from "./sample-state.ts";
 
-export interface SampleRepo {
-  /** The main checkout. */
-  root: string;
-  worktree: string;
-}
-
 /**
- * Builds the sample repository under `dir` with the git CLI: `main`, two stacks of two branches,
- * `feature/auth` checked out and `feature/auth-ui` in a linked worktree, plus twig's state file.
- * The demo is not the serving path, so a git subprocess is fine here; `home` stands in for HOME so
- * the user's git configuration (hooks, signing, templates) plays no part.
+ * Builds the sample repository under `dir` with the git CLI (the demo is not the serving path) and
+ * returns its main checkout; `home` stands in for HOME so the user's git configuration plays no part.
  */
-export async function buildSampleRepo(git: string, dir: string, home: string): Promise<Result<SampleRepo, string>> {
+export async function buildSampleRepo(git: string, dir: string, home: string): Promise<Result<string, string>> {
   const root = join(dir, SAMPLE_REPO_NAME);
   const worktree = join(dir, `${SAMPLE_REPO_NAME}-worktrees`, worktreeName(SAMPLE_WORKTREE_BRANCH));
   const run = (...args: string[]) => runGit(git, root, home, args);
@@ -46,11 +38,13 @@ export async function buildSampleRepo(git: string, dir: string, home: string): P
   await mkdir(join(root, ".twig"));
   await writeFile(join(root, ".twig", ".gitignore"), "*\n");
   await writeFile(join(root, ".twig", "state.json"), sampleStateJson(worktree));
-  return ok({ root, worktree });
+  return ok(root);
 }
 
+type Git = (...args: string[]) => Promise<Result<void, string>>;
+
 async function commitFile(
-  run: (...args: string[]) => Promise<Result<void, string>>,
+  run: Git,
   root: string,
   file: string,
   text: string,

@@ -3,55 +3,26 @@
  * (format: twig-reference §2; fixed ids and times, so every run shows the same answers).
  */
 
-export interface SampleBranch {
-  name: string;
-  /** The branch it was cut from, which is also its declared twig parent. */
-  parent: string;
-  jira: string | null;
-  pr: number | null;
-  /** One file the branch adds, so each branch has a commit of its own. */
-  file: string;
-  message: string;
-}
-
 export const SAMPLE_REPO_NAME = "shop";
 /** Checked out in the main checkout; the last branch of the first stack lives in a linked worktree. */
 export const SAMPLE_CURRENT = "feature/auth";
 export const SAMPLE_WORKTREE_BRANCH = "feature/auth-ui";
 
-export const SAMPLE_BRANCHES: readonly SampleBranch[] = [
-  {
-    name: "feature/auth",
-    parent: "main",
-    jira: "SHOP-123",
-    pr: 42,
-    file: "src/auth.ts",
-    message: "SHOP-123 Sign in with email",
-  },
-  {
-    name: "feature/auth-ui",
-    parent: "feature/auth",
-    jira: "SHOP-124",
-    pr: 43,
-    file: "src/auth-form.tsx",
-    message: "SHOP-124 Sign-in form",
-  },
-  {
-    name: "feature/billing",
-    parent: "main",
-    jira: "SHOP-200",
-    pr: 51,
-    file: "src/billing.ts",
-    message: "SHOP-200 Billing accounts",
-  },
-  {
-    name: "feature/billing-invoices",
-    parent: "feature/billing",
-    jira: "SHOP-201",
-    pr: null,
-    file: "src/invoices.ts",
-    message: "SHOP-201 Monthly invoices",
-  },
+/** Cut from `parent` (also its twig parent), with a commit that adds `file`. */
+const branch = (name: string, parent: string, jira: string, pr: number | null, file: string, title: string) => ({
+  name,
+  parent,
+  jira,
+  pr,
+  file,
+  message: `${jira} ${title}`,
+});
+
+export const SAMPLE_BRANCHES = [
+  branch("feature/auth", "main", "SHOP-123", 42, "src/auth.ts", "Sign in with email"),
+  branch("feature/auth-ui", "feature/auth", "SHOP-124", 43, "src/auth-form.tsx", "Sign-in form"),
+  branch("feature/billing", "main", "SHOP-200", 51, "src/billing.ts", "Billing accounts"),
+  branch("feature/billing-invoices", "feature/billing", "SHOP-201", null, "src/invoices.ts", "Monthly invoices"),
 ];
 
 /** `name` as twig names a worktree: every `/` replaced by `-`. */
