@@ -12,11 +12,7 @@ import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { userHome } from "./home.ts";
 import { writeErr, writeOut } from "./output.ts";
 
-/**
- * `twig-mcp config <client>`: prints the snippet that registers this executable with a client, or
- * with `--write` merges it into the client's configuration file. The snippet goes to stdout alone
- * (so it can be piped or pasted); where it belongs and what to do next go to stderr.
- */
+/** `twig-mcp config <client>`: the snippet alone on stdout (to pipe or paste), guidance on stderr; or `--write`. */
 export async function runConfig(options: ConfigOptions): Promise<number> {
   const scope = chooseScope(options);
   if (!scope.ok) return usage(scope.error);

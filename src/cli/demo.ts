@@ -18,11 +18,9 @@ const DEMO_CALLS: ReadonlyArray<{ name: string; args: Record<string, string> }> 
 ];
 
 /**
- * `twig-mcp demo`: builds a throwaway repository with twig state, answers the first questions an
- * assistant asks through the same tool registry the server serves, and removes everything it made,
- * on Ctrl-C and on error too. HOME and the XDG dirs point into the throwaway directory, so the
- * user's own twig registry, netrc and git configuration are never read; GitHub and Jira tools are
- * left out, so there is no network and no credential.
+ * `twig-mcp demo`: the first answers an assistant gets, on a throwaway repository removed at the
+ * end, on Ctrl-C and on error too. HOME points into it (the user's files are never read); GitHub
+ * and Jira tools are left out (no network, no credential).
  */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const git = Bun.which("git");

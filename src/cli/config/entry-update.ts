@@ -9,22 +9,15 @@ export function serverArgsOf(args: readonly string[]): string[] {
   return at === -1 ? [] : args.slice(at);
 }
 
-export interface EntryUpdate {
-  launch: LaunchCommand;
-  /** What was kept or changed in an existing entry, for the user. */
-  notes: string[];
-}
-
 /**
- * The entry to write over `existing`. The user may have set `--repo`/`--disable` by an earlier run
- * or by hand: with no such flag given now (`given` is `null`), those are kept; given ones replace
- * them. The launcher part (the command and its leading args) is always ours to set.
+ * The entry to write over `existing`, and notes on what was kept or changed. Server args already
+ * there are kept unless some are `given`; the launcher part is always ours to set.
  */
 export function updateEntry(
   existing: LaunchCommand | null,
   launcher: LaunchCommand,
   given: readonly string[] | null,
-): EntryUpdate {
+): { launch: LaunchCommand; notes: string[] } {
   const before = existing === null ? [] : serverArgsOf(existing.args);
   const server = given ?? before;
   const launch = { command: launcher.command, args: [...launcher.args, ...server] };

@@ -1,27 +1,22 @@
 /**
- * Where an edit goes and how it is laid out, over jsonc-parser's tree; jsonc-parser applies it.
- * Its own `modify` is not used to place the text: its formatter re-lays the whole enclosing object
- * (a one-line or minified file comes back expanded), writes `"args"` one item per line, and puts
- * the new member before a comment that ends the previous member's line, taking the comment away
- * from its member. Users' files must keep every byte but the entry (test/cli/config-merge.test.ts).
+ * Edits placed by hand, not by jsonc-parser's `modify`: its formatter re-lays the enclosing object,
+ * writes `"args"` one item per line and moves end-of-line comments, and users' files must keep
+ * every byte but the entry (test/cli/config-merge.test.ts).
  */
 import { applyEdits, type Edit } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 import { findMember, type JsonNode, type Member, type ObjectNode, parseJsonc } from "./jsonc.ts";
 
-/** How the file is laid out, so inserted text looks as if the file's author had written it. */
-export interface JsonStyle {
-  /** One level of indentation: `"  "`, `"    "` or `"\t"`. */
+/** How the file is laid out (one level of indentation, line break), so inserted text matches it. */
+interface JsonStyle {
   unit: string;
   eol: "\n" | "\r\n";
 }
 
 /**
- * Sets the value at `path` (object keys from the top), creating missing objects on the way, and
- * returns the new text. Only the characters of that value (or of the inserted member) change;
- * comments, key order, spacing and every other entry stay byte-identical. An empty document
- * becomes a fresh object. Fails without changing anything when the text is not JSON(C) or a key
- * on the path holds something other than an object.
+ * Sets the value at `path` (object keys from the top), creating missing objects on the way; only
+ * that value's (or the inserted member's) characters change. Fails when the text is not JSON(C)
+ * or a key on the path holds something other than an object.
  */
 export function setJsonValue(text: string, path: readonly string[], value: unknown): Result<string, string> {
   const bom = text.charCodeAt(0) === 0xfeff ? "\ufeff" : "";
@@ -44,22 +39,20 @@ export function setJsonValue(text: string, path: readonly string[], value: unkno
       return ok(applyEdits(text, insertMember(text, node, key, nest(path.slice(i + 1), value), style)));
     if (i === path.length - 1) return ok(applyEdits(text, [replaceValue(text, node, member, value, style)]));
     if (member.value.kind !== "object") {
-      return err(`"${path.slice(0, i + 1).join(".")}" holds ${describe(member.value)}, not an object`);
+      return err(
+        `"${path.slice(0, i + 1).join(".")}" holds ${member.value.kind === "array" ? "an array" : "a plain value"}, not an object`,
+      );
     }
     node = member.value;
   }
   return err("an empty path names the whole document");
 }
 
-function describe(node: JsonNode): string {
-  return node.kind === "array" ? "an array" : "a plain value";
-}
-
 function nest(path: readonly string[], value: unknown): unknown {
   return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
 }
 
-export function detectStyle(text: string, root: ObjectNode): JsonStyle {
+function detectStyle(text: string, root: ObjectNode): JsonStyle {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const queue: JsonNode[] = [root];
   while (queue.length > 0) {
@@ -84,7 +77,7 @@ function onDifferentLines(text: string, from: number, to: number): boolean {
 }
 
 /** The spaces and tabs that start the line `pos` is on. */
-export function lineIndent(text: string, pos: number): string {
+function lineIndent(text: string, pos: number): string {
   const lineStart = text.lastIndexOf("\n", pos - 1) + 1;
   return /^[ \t]*/.exec(text.slice(lineStart, pos))?.[0] ?? "";
 }
