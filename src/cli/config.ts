@@ -5,7 +5,7 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
 import { CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
-import { updateEntry } from "./config/entry-update.ts";
+import { quoteWords, updateEntry } from "./config/entry-update.ts";
 import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
 import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
@@ -22,18 +22,14 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     await writeErr("error: cannot determine the home directory (set HOME)\n");
     return 1;
   }
-  const files = new CachedFileReader();
   const cwd = process.cwd();
-  let repoRoot: string | null = null;
-  if (options.repo !== null) {
-    const found = await repositoryRoot(resolve(cwd, options.repo), files);
-    if (!found.ok) {
-      await writeErr(`error: --repo ${options.repo}: ${found.error}\n`);
-      return 1;
-    }
-    repoRoot = found.value;
+  const found = await discoverRepository(resolve(cwd, options.repo ?? "."), new CachedFileReader());
+  if (options.repo !== null && !found.ok) {
+    await writeErr(`error: --repo ${options.repo}: ${found.error.message}\n`);
+    return 1;
   }
-  const projectRoot = repoRoot ?? (await repositoryRoot(cwd, files).then((r) => (r.ok ? r.value : null)));
+  const projectRoot = found.ok ? found.value.workTree : null;
+  const repoRoot = options.repo !== null ? projectRoot : null;
 
   const launcher = launchCommand(options, cwd, scope.value);
   const given = serverArgs(repoRoot, options);
@@ -156,11 +152,6 @@ function serverArgs(repoRoot: string | null, options: ConfigOptions): string[] |
   return args;
 }
 
-async function repositoryRoot(start: string, files: CachedFileReader): Promise<Result<string, string>> {
-  const found = await discoverRepository(start, files);
-  return found.ok ? ok(found.value.workTree) : err(found.error.message);
-}
-
 function printGuidance(options: ConfigOptions, scope: ConfigScope, path: Result<string, string>): string {
   const spec = CLIENT_SPECS[options.client];
   const lines: string[] = [];
@@ -190,7 +181,7 @@ function rebuildArgs(options: ConfigOptions): string {
   if (options.scope !== null) words.push("--scope", options.scope);
   if (options.name !== "twig") words.push("--name", options.name);
   if (options.commandPath !== null) words.push("--command", options.commandPath);
-  return words.map((word) => (/^[\w/.:=@%+,-]+$/.test(word) ? word : JSON.stringify(word))).join(" ");
+  return quoteWords(words);
 }
 
 function describeLaunch(launch: LaunchCommand): string {

@@ -16,10 +16,7 @@ import { twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
 import { userHome } from "./home.ts";
 
-/**
- * The process's Context: environment, home, twig dirs and the default repository, as every
- * command (serving, `call`, `doctor`) sees them. `null` when no home directory can be found.
- */
+/** The process's Context as serving, `call` and `demo` see it; `null` when there is no home directory. */
 export async function createRuntimeContext(options: {
   repo: string | null;
   verbosity: number;

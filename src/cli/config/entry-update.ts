@@ -27,19 +27,20 @@ export function updateEntry(
   if (given === null) {
     if (before.length > 0) {
       notes.push(
-        `kept the server arguments already there: ${words(before)} (pass --repo or --disable to replace them)`,
+        `kept the server arguments already there: ${quoteWords(before)} (pass --repo or --disable to replace them)`,
       );
     }
-  } else if (words(before) !== words(server)) {
+  } else if (quoteWords(before) !== quoteWords(server)) {
     notes.push(`server arguments were ${describe(before)}, now ${describe(server)}`);
   }
   return { launch, notes };
 }
 
-function words(args: readonly string[]): string {
+/** Words as typed in a shell: quoted (JSON-style) only when they need it. */
+export function quoteWords(args: readonly string[]): string {
   return args.map((arg) => (/^[\w/.:=@%+,-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(" ");
 }
 
 function describe(args: readonly string[]): string {
-  return args.length === 0 ? "none" : words(args);
+  return args.length === 0 ? "none" : quoteWords(args);
 }

@@ -97,28 +97,20 @@ function replaceValue(text: string, parent: ObjectNode, member: Member, value: u
   const rendered = isCompact(text, parent)
     ? compactJson(text, parent, value)
     : stringify(value, style.unit, lineIndent(text, member.keyStart), style.eol);
-  return { offset: member.value.start, length: member.value.end - member.value.start, content: rendered };
+  return edit(member.value.start, rendered, member.value.end - member.value.start);
 }
 
 function insertMember(text: string, node: ObjectNode, key: string, value: unknown, style: JsonStyle): Edit[] {
   const last = node.members.at(-1);
-  const insert = (offset: number, content: string): Edit => ({ offset, length: 0, content });
   if (last === undefined) {
     const outer = lineIndent(text, node.start);
     const indent = outer + style.unit;
     const member = `${JSON.stringify(key)}: ${stringify(value, style.unit, indent, style.eol)}`;
     const inside = text.slice(node.start + 1, node.end - 1);
-    if (inside.trim() === "") {
-      return [
-        {
-          offset: node.start + 1,
-          length: inside.length,
-          content: `${style.eol}${indent}${member}${style.eol}${outer}`,
-        },
-      ];
-    }
+    if (inside.trim() === "")
+      return [edit(node.start + 1, `${style.eol}${indent}${member}${style.eol}${outer}`, inside.length)];
     // Only comments inside: they stay, after the new member.
-    return [insert(node.start + 1, `${style.eol}${indent}${member}`)];
+    return [edit(node.start + 1, `${style.eol}${indent}${member}`)];
   }
   const trailing = node.trailingComma !== null;
   const anchor = trailing ? (node.trailingComma as number) + 1 : last.value.end;
@@ -126,13 +118,17 @@ function insertMember(text: string, node: ObjectNode, key: string, value: unknow
   if (isCompact(text, node)) {
     const minified = !/\s/.test(text.slice(node.start, node.end));
     const member = `${JSON.stringify(key)}:${minified ? "" : " "}${compactJson(text, node, value)}`;
-    return [insert(anchor, `${comma}${minified ? "" : " "}${member}`)];
+    return [edit(anchor, `${comma}${minified ? "" : " "}${member}`)];
   }
   const indent = lineIndent(text, last.keyStart);
   const member = `${JSON.stringify(key)}: ${stringify(value, style.unit, indent, style.eol)}${trailing ? "," : ""}`;
   // After a comment that ends the last member's line, so the comment stays with its member.
   const at = endOfLine(text, anchor);
-  return [insert(anchor, comma), insert(at, `${style.eol}${indent}${member}`)];
+  return [edit(anchor, comma), edit(at, `${style.eol}${indent}${member}`)];
+}
+
+function edit(offset: number, content: string, length = 0): Edit {
+  return { offset, length, content };
 }
 
 /**

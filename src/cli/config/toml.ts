@@ -7,9 +7,8 @@ import { err, ok, type Result } from "../../core/result.ts";
 export interface TomlStatement {
   kind: "table" | "array-table" | "keyvalue";
   key: string[];
-  /** Offset of `[` or of the key. */
+  /** From `[` or the key to just after `]` or the value (before a trailing comment). */
   start: number;
-  /** Offset just after `]` or after the value (before a trailing comment). */
   end: number;
 }
 

@@ -65,10 +65,7 @@ async function runGit(git: string, cwd: string, home: string, args: string[]): P
 
 /** The user's environment without GIT_* (a GIT_DIR would point git elsewhere), with a throwaway identity. */
 function gitEnv(home: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("GIT_")) env[key] = value;
-  }
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")));
   const when = "2025-06-01T10:00:00Z";
   return {
     ...env,
