@@ -156,12 +156,13 @@ function printGuidance(options: ConfigOptions, scope: ConfigScope, path: Result<
   const spec = CLIENT_SPECS[options.client];
   const lines: string[] = [];
   if (options.client === "claude-code" && scope === "user") {
-    lines.push("Run the command above to register twig-mcp for every project (Claude Code starts it in the project).");
-    lines.push("For the project's shared .mcp.json instead: twig-mcp config claude-code --write");
+    lines.push(
+      "Run the command above to register twig-mcp for every project (Claude Code starts it in the project).",
+      "For the project's shared .mcp.json instead: twig-mcp config claude-code --write",
+    );
   } else if (path.ok) {
     const where = spec.format === "toml" ? "Append this to" : `Merge this into the "${spec.serversKey}" of`;
-    lines.push(`${where} ${path.value}`);
-    lines.push(`or let twig-mcp do it: twig-mcp ${rebuildArgs(options)} --write`);
+    lines.push(`${where} ${path.value}`, `or let twig-mcp do it: twig-mcp ${rebuildArgs(options)} --write`);
   } else {
     lines.push(`(${path.error})`);
   }

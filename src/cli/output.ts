@@ -18,11 +18,5 @@ export function writeJson(json: string): Promise<void> {
 }
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((done) => {
-    if (text === "") {
-      done();
-      return;
-    }
-    stream.write(text, () => done());
-  });
+  return text === "" ? Promise.resolve() : new Promise((done) => stream.write(text, () => done()));
 }

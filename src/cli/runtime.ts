@@ -54,9 +54,7 @@ export function createToolRegistry(
   published?: readonly PublishedTool[],
   maxReplyTokens?: number,
 ): ToolRegistry {
-  const groups = new Set<ToolGroup>();
-  if (disabled.has("github")) groups.add("github");
-  if (disabled.has("jira")) groups.add("jira");
+  const groups = new Set<ToolGroup>((["github", "jira"] as const).filter((group) => disabled.has(group)));
   return new ToolRegistry(
     [...localTools, getBranchContextTool, ...githubTools, ...jiraTools],
     groups,

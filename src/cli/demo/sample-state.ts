@@ -30,6 +30,8 @@ export function worktreeName(branch: string): string {
   return branch.replaceAll("/", "-");
 }
 
+const ROOT_ID = "5e3b1d9c-7a2f-4c8e-b1d6-9f4a2c7e3b10";
+
 /** The state file's text, pretty-printed as twig (serde_json) writes it: 2 spaces, no final newline. */
 export function sampleStateJson(worktreePath: string): string {
   const ids = [
@@ -61,14 +63,7 @@ export function sampleStateJson(worktreePath: string): string {
       parent: b.parent,
       created_at: `2025-06-0${i + 1}T10:00:01.204518Z`,
     })),
-    root_branches: [
-      {
-        id: "5e3b1d9c-7a2f-4c8e-b1d6-9f4a2c7e3b10",
-        branch: "main",
-        is_default: true,
-        created_at: "2025-06-01T09:58:44Z",
-      },
-    ],
+    root_branches: [{ id: ROOT_ID, branch: "main", is_default: true, created_at: "2025-06-01T09:58:44Z" }],
   };
   return JSON.stringify(state, null, 2);
 }
