@@ -11,19 +11,18 @@ import { closest } from "./suggest.ts";
 export async function runCall(options: CallOptions): Promise<number> {
   const maxReplyTokens = chooseMaxReplyTokens(options.maxReplyTokens ?? null, process.env, () => {});
   const registry = createToolRegistry(options.disabled, undefined, maxReplyTokens);
+  const published = registry.list();
   const tool = registry.get(options.tool);
   if (!tool) {
-    const guess = closest(
-      options.tool,
-      registry.list().map((t) => t.name),
-    );
+    const names = published.map((t) => t.name);
+    const guess = closest(options.tool, names);
     const off = options.disabled.size > 0 ? ` (groups turned off: ${[...options.disabled].join(", ")})` : "";
     const advice = guess ? ` Did you mean 'twig-mcp call ${guess}'?` : "";
     await writeErr(`error: unknown tool '${options.tool}'${off}.${advice} List the tools with 'twig-mcp tools'.\n`);
     return 2;
   }
-  const published = registry.list().find((t) => t.name === tool.name);
-  const args = await parseToolArgs(options.args, published?.inputSchema ?? {});
+  const schema = published.find((t) => t.name === tool.name)?.inputSchema ?? {};
+  const args = await parseToolArgs(options.args, schema);
   if (!args.ok) {
     await writeErr(`error: ${args.error} Run 'twig-mcp call --help' for the forms ARGS can take.\n`);
     return 2;

@@ -110,10 +110,8 @@ function describeResult(name: string, result: CallToolResult): { ok: boolean; te
   if (result.isError || envelope.data === undefined) return { ok: false, text: envelope.error?.message ?? text };
   // The tree's nodes repeat what its drawing shows; the drawing is what a person wants to see.
   if (name === "get_branch_tree" && typeof envelope.data.tree_text === "string") {
-    return {
-      ok: true,
-      text: `${envelope.data.tree_text.replace(/\n?$/, "\n")}(the reply also lists the tree as nodes)\n`,
-    };
+    const tree = envelope.data.tree_text.replace(/\n?$/, "\n");
+    return { ok: true, text: `${tree}(the reply also lists the tree as nodes)\n` };
   }
   return { ok: true, text: renderToolData(envelope.data) };
 }

@@ -70,13 +70,11 @@ async function defaultRepository(
   files: CachedFileReader,
   log: Logger,
 ): Promise<Result<string>> {
-  const start = repoArg === null ? cwd : resolve(cwd, repoArg);
-  const found = await discoverRepository(start, files);
+  const found = await discoverRepository(repoArg === null ? cwd : resolve(cwd, repoArg), files);
   if (!found.ok) {
     // Without --repo, no repository here is normal (Claude Desktop, `call … repo=<name>`): the
     // reason is kept for calls that need one, and worth a warning only when --repo named a place.
-    if (repoArg === null) log.info(found.error.message);
-    else log.warn(found.error.message);
+    log[repoArg === null ? "info" : "warn"](found.error.message);
     if (repoArg === null && found.error.code === "no_repo") {
       return err(
         toolError(

@@ -131,6 +131,13 @@ function edit(offset: number, content: string, length = 0): Edit {
   return { offset, length, content };
 }
 
+/** Where the line containing `pos` breaks (before `\r\n`). */
+export function lineEnd(text: string, pos: number): number {
+  const eol = text.indexOf("\n", pos);
+  if (eol === -1) return text.length;
+  return text[eol - 1] === "\r" ? eol - 1 : eol;
+}
+
 /**
  * From `pos`, skips blanks and comments on the same line; returns where the line break starts
  * (before `\r\n`), or where something else begins.
@@ -139,11 +146,7 @@ function endOfLine(text: string, pos: number): number {
   let at = pos;
   for (;;) {
     while (text[at] === " " || text[at] === "\t") at++;
-    if (text.startsWith("//", at)) {
-      const eol = text.indexOf("\n", at);
-      if (eol === -1) return text.length;
-      return text[eol - 1] === "\r" ? eol - 1 : eol;
-    }
+    if (text.startsWith("//", at)) return lineEnd(text, at);
     if (text.startsWith("/*", at)) {
       const close = text.indexOf("*/", at + 2);
       if (close === -1 || text.slice(at, close).includes("\n")) return at;

@@ -3,6 +3,7 @@
  * Bun.TOML.parse checks every result, so this only has to find where the table's lines are.
  */
 import { err, ok, type Result } from "../../core/result.ts";
+import { lineEnd } from "./jsonc-edit.ts";
 import { scanToml, type TomlStatement, tomlKey, tomlValue } from "./toml.ts";
 
 type TomlEntry = Record<string, string | readonly string[]>;
@@ -65,13 +66,6 @@ export function setTomlTable(text: string, table: readonly string[], values: Tom
 
 function assignment(key: string, value: string | readonly string[]): string {
   return `${tomlKey(key)} = ${tomlValue(value)}`;
-}
-
-/** Where the line containing `pos` breaks (before `\r\n`), past any trailing comment. */
-function lineEnd(text: string, pos: number): number {
-  const eol = text.indexOf("\n", pos);
-  if (eol === -1) return text.length;
-  return text[eol - 1] === "\r" ? eol - 1 : eol;
 }
 
 function sameKey(a: readonly string[], b: readonly string[]): boolean {

@@ -13,9 +13,8 @@ export interface TomlStatement {
 }
 
 export function scanToml(text: string): Result<TomlStatement[], string> {
-  const scanner = new Scanner(text);
   try {
-    return ok(scanner.statements());
+    return ok(new Scanner(text).statements());
   } catch (error) {
     if (error instanceof ScanFailure) return err(error.message);
     throw error;
