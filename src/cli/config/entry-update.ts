@@ -1,9 +1,8 @@
 import type { LaunchCommand } from "./self-command.ts";
 
-/** Where the server's own flags begin in an entry's args; what comes before belongs to the launcher (`bunx twig-mcp`, a script). */
 const SERVER_FLAG = /^(?:--repo|--disable|--verbose|-v+)(?:=|$)/;
 
-/** The arguments of `args` that the server reads (`--repo …`, `--disable …`, `-v`), from the first of them on. */
+/** The server's own args, from the first of its flags on; what comes before belongs to the launcher (`bunx twig-mcp`). */
 export function serverArgsOf(args: readonly string[]): string[] {
   const at = args.findIndex((arg) => SERVER_FLAG.test(arg));
   return at === -1 ? [] : args.slice(at);

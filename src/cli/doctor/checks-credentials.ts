@@ -30,14 +30,13 @@ export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promi
     case "unreadable":
       return result("fail", `cannot read ${path}: ${describeFsError(read.error)}`, "Check its permissions.");
   }
-  const mode = read.info.mode;
   const text = decodeUtf8(read.bytes);
   if (text === null) return result("fail", `${path} is not valid UTF-8`, "Re-save it as UTF-8 text.");
   const machines = [...new Set(parseNetrc(text).map((entry) => entry.machine ?? "default"))];
   const listed = machines.length === 0 ? "no complete entries" : `machines: ${machines.join(", ")}`;
   // Windows has no Unix permission bits; its ACLs are outside what a mode can tell.
-  if (ctx.platform !== "win32" && (mode & 0o077) !== 0) {
-    const octal = (mode & 0o777).toString(8).padStart(3, "0");
+  if (ctx.platform !== "win32" && (read.info.mode & 0o077) !== 0) {
+    const octal = (read.info.mode & 0o777).toString(8).padStart(3, "0");
     return result(
       "warn",
       `${path} (${listed}) is readable by other users (mode ${octal})`,
