@@ -1,5 +1,4 @@
 import { err, ok, type Result } from "../core/result.ts";
-import type { CallToolResult } from "../mcp/envelope.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
 import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions } from "./args.ts";
@@ -8,26 +7,22 @@ import { renderToolData } from "./render-result.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 import { closest } from "./suggest.ts";
 
-/**
- * `twig-mcp call <tool> [args]`: one tools/call through the same registry, validation and
- * envelope as the server, against the repository of the working directory (or --repo).
- */
+/** `twig-mcp call <tool> [args]`: one tools/call through the server's registry, validation and envelope. */
 export async function runCall(options: CallOptions): Promise<number> {
   const maxReplyTokens = chooseMaxReplyTokens(options.maxReplyTokens ?? null, process.env, () => {});
   const registry = createToolRegistry(options.disabled, undefined, maxReplyTokens);
+  const published = registry.list();
   const tool = registry.get(options.tool);
   if (!tool) {
-    await writeErr(
-      `error: ${unknownTool(
-        options.tool,
-        registry.list().map((t) => t.name),
-        options,
-      )}\n`,
-    );
+    const names = published.map((t) => t.name);
+    const guess = closest(options.tool, names);
+    const off = options.disabled.size > 0 ? ` (groups turned off: ${[...options.disabled].join(", ")})` : "";
+    const advice = guess ? ` Did you mean 'twig-mcp call ${guess}'?` : "";
+    await writeErr(`error: unknown tool '${options.tool}'${off}.${advice} List the tools with 'twig-mcp tools'.\n`);
     return 2;
   }
-  const published = registry.list().find((t) => t.name === tool.name);
-  const args = await parseToolArgs(options.args, published?.inputSchema ?? {}, readStdin);
+  const schema = published.find((t) => t.name === tool.name)?.inputSchema ?? {};
+  const args = await parseToolArgs(options.args, schema);
   if (!args.ok) {
     await writeErr(`error: ${args.error} Run 'twig-mcp call --help' for the forms ARGS can take.\n`);
     return 2;
@@ -41,20 +36,17 @@ export async function runCall(options: CallOptions): Promise<number> {
   const result = await registry.call(tool, args.value, ctx, abort.signal);
   process.off("SIGINT", onInterrupt);
 
+  const text = result.content[0]?.text ?? "";
   if (options.json) {
-    await writeJson(`${textOf(result)}\n`);
+    await writeJson(`${text}\n`);
     return result.isError ? 1 : 0;
   }
-  return printResult(result);
-}
-
-async function printResult(result: CallToolResult): Promise<number> {
-  const envelope = JSON.parse(textOf(result)) as {
+  const envelope = JSON.parse(text) as {
     data?: Record<string, unknown>;
     error?: { code: string; message: string; hint?: string };
   };
   if (result.isError || envelope.error) {
-    const error = envelope.error ?? { code: "internal", message: textOf(result) };
+    const error = envelope.error ?? { code: "internal", message: text };
     await writeErr(`error [${error.code}]: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ""}`);
     return 1;
   }
@@ -62,34 +54,19 @@ async function printResult(result: CallToolResult): Promise<number> {
   return 0;
 }
 
-function textOf(result: CallToolResult): string {
-  return result.content[0]?.text ?? "";
-}
-
-function unknownTool(name: string, enabled: string[], options: CallOptions): string {
-  const guess = closest(name, enabled);
-  const disabled = options.disabled.size > 0 ? ` (groups turned off: ${[...options.disabled].join(", ")})` : "";
-  return `unknown tool '${name}'${disabled}.${guess ? ` Did you mean 'twig-mcp call ${guess}'?` : ""} List the tools with 'twig-mcp tools'.`;
-}
-
-async function readStdin(): Promise<string> {
-  return await new Response(Bun.stdin.stream()).text();
-}
-
 /**
  * The tool's arguments from the command line: nothing, one JSON object, `-` (a JSON object on
  * standard input), or `key=value` words. A value stays a string where the tool's schema expects
  * a string (so `branch=1234` is the branch "1234"), and is read as JSON elsewhere (`number=42`).
  */
-export async function parseToolArgs(
+async function parseToolArgs(
   words: readonly string[],
   inputSchema: JsonObject,
-  stdin: () => Promise<string>,
 ): Promise<Result<Record<string, unknown>, string>> {
   if (words.length === 0) return ok({});
   const [first] = words as [string];
   if (words.length === 1 && (first === "-" || first.trimStart().startsWith("{"))) {
-    const source = first === "-" ? await stdin() : first;
+    const source = first === "-" ? await new Response(Bun.stdin.stream()).text() : first;
     return parseObject(source, first === "-" ? "standard input" : "the arguments");
   }
   const properties = (inputSchema.properties ?? {}) as Record<string, JsonObject>;

@@ -5,18 +5,14 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
 import { CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
-import { updateEntry } from "./config/entry-update.ts";
+import { quoteWords, updateEntry } from "./config/entry-update.ts";
 import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
 import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { userHome } from "./home.ts";
 import { writeErr, writeOut } from "./output.ts";
 
-/**
- * `twig-mcp config <client>`: prints the snippet that registers this executable with a client, or
- * with `--write` merges it into the client's configuration file. The snippet goes to stdout alone
- * (so it can be piped or pasted); where it belongs and what to do next go to stderr.
- */
+/** `twig-mcp config <client>`: the snippet alone on stdout (to pipe or paste), guidance on stderr; or `--write`. */
 export async function runConfig(options: ConfigOptions): Promise<number> {
   const scope = chooseScope(options);
   if (!scope.ok) return usage(scope.error);
@@ -26,18 +22,14 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     await writeErr("error: cannot determine the home directory (set HOME)\n");
     return 1;
   }
-  const files = new CachedFileReader();
   const cwd = process.cwd();
-  let repoRoot: string | null = null;
-  if (options.repo !== null) {
-    const found = await repositoryRoot(resolve(cwd, options.repo), files);
-    if (!found.ok) {
-      await writeErr(`error: --repo ${options.repo}: ${found.error}\n`);
-      return 1;
-    }
-    repoRoot = found.value;
+  const found = await discoverRepository(resolve(cwd, options.repo ?? "."), new CachedFileReader());
+  if (options.repo !== null && !found.ok) {
+    await writeErr(`error: --repo ${options.repo}: ${found.error.message}\n`);
+    return 1;
   }
-  const projectRoot = repoRoot ?? (await repositoryRoot(cwd, files).then((r) => (r.ok ? r.value : null)));
+  const projectRoot = found.ok ? found.value.workTree : null;
+  const repoRoot = options.repo !== null ? projectRoot : null;
 
   const launcher = launchCommand(options, cwd, scope.value);
   const given = serverArgs(repoRoot, options);
@@ -160,21 +152,17 @@ function serverArgs(repoRoot: string | null, options: ConfigOptions): string[] |
   return args;
 }
 
-async function repositoryRoot(start: string, files: CachedFileReader): Promise<Result<string, string>> {
-  const found = await discoverRepository(start, files);
-  return found.ok ? ok(found.value.workTree) : err(found.error.message);
-}
-
 function printGuidance(options: ConfigOptions, scope: ConfigScope, path: Result<string, string>): string {
   const spec = CLIENT_SPECS[options.client];
   const lines: string[] = [];
   if (options.client === "claude-code" && scope === "user") {
-    lines.push("Run the command above to register twig-mcp for every project (Claude Code starts it in the project).");
-    lines.push("For the project's shared .mcp.json instead: twig-mcp config claude-code --write");
+    lines.push(
+      "Run the command above to register twig-mcp for every project (Claude Code starts it in the project).",
+      "For the project's shared .mcp.json instead: twig-mcp config claude-code --write",
+    );
   } else if (path.ok) {
     const where = spec.format === "toml" ? "Append this to" : `Merge this into the "${spec.serversKey}" of`;
-    lines.push(`${where} ${path.value}`);
-    lines.push(`or let twig-mcp do it: twig-mcp ${rebuildArgs(options)} --write`);
+    lines.push(`${where} ${path.value}`, `or let twig-mcp do it: twig-mcp ${rebuildArgs(options)} --write`);
   } else {
     lines.push(`(${path.error})`);
   }
@@ -194,7 +182,7 @@ function rebuildArgs(options: ConfigOptions): string {
   if (options.scope !== null) words.push("--scope", options.scope);
   if (options.name !== "twig") words.push("--name", options.name);
   if (options.commandPath !== null) words.push("--command", options.commandPath);
-  return words.map((word) => (/^[\w/.:=@%+,-]+$/.test(word) ? word : JSON.stringify(word))).join(" ");
+  return quoteWords(words);
 }
 
 function describeLaunch(launch: LaunchCommand): string {

@@ -18,11 +18,9 @@ const DEMO_CALLS: ReadonlyArray<{ name: string; args: Record<string, string> }> 
 ];
 
 /**
- * `twig-mcp demo`: builds a throwaway repository with twig state, answers the first questions an
- * assistant asks through the same tool registry the server serves, and removes everything it made,
- * on Ctrl-C and on error too. HOME and the XDG dirs point into the throwaway directory, so the
- * user's own twig registry, netrc and git configuration are never read; GitHub and Jira tools are
- * left out, so there is no network and no credential.
+ * `twig-mcp demo`: the first answers an assistant gets, on a throwaway repository removed at the
+ * end, on Ctrl-C and on error too. HOME points into it (the user's files are never read); GitHub
+ * and Jira tools are left out (no network, no credential).
  */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const git = Bun.which("git");
@@ -60,11 +58,11 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
     return 1;
   }
   await writeOut(
-    `twig-mcp demo: a sample repository with two stacks (Jira keys, PR numbers, a linked worktree) in\n  ${sample.value.root}\n` +
+    `twig-mcp demo: a sample repository with two stacks (Jira keys, PR numbers, a linked worktree) in\n  ${sample.value}\n` +
       "No twig, network or credentials needed; your own repositories and twig files are not read.\n",
   );
 
-  const ctx = await createRuntimeContext({ repo: sample.value.root, verbosity: options.verbosity });
+  const ctx = await createRuntimeContext({ repo: sample.value, verbosity: options.verbosity });
   if (ctx === null) return 1;
   const registry = createToolRegistry(new Set(["github", "jira"]));
   const abort = new AbortController();
@@ -88,7 +86,7 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
   );
   if (!options.keep) return 0;
   await writeOut(
-    `\nThe sample repository stays until you press Ctrl-C. Try, in another terminal:\n  cd ${sample.value.root} && twig-mcp call list_branches\n`,
+    `\nThe sample repository stays until you press Ctrl-C. Try, in another terminal:\n  cd ${sample.value} && twig-mcp call list_branches\n`,
   );
   // The signal handlers end the process; the timer only keeps it alive until then.
   setInterval(() => {}, 1 << 30);
@@ -112,10 +110,8 @@ function describeResult(name: string, result: CallToolResult): { ok: boolean; te
   if (result.isError || envelope.data === undefined) return { ok: false, text: envelope.error?.message ?? text };
   // The tree's nodes repeat what its drawing shows; the drawing is what a person wants to see.
   if (name === "get_branch_tree" && typeof envelope.data.tree_text === "string") {
-    return {
-      ok: true,
-      text: `${envelope.data.tree_text.replace(/\n?$/, "\n")}(the reply also lists the tree as nodes)\n`,
-    };
+    const tree = envelope.data.tree_text.replace(/\n?$/, "\n");
+    return { ok: true, text: `${tree}(the reply also lists the tree as nodes)\n` };
   }
   return { ok: true, text: renderToolData(envelope.data) };
 }

@@ -45,30 +45,22 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     fetch: globalThis.fetch,
     now: () => new Date(),
   });
-  checks.push(await checkState(ctx, repository.repo));
-  checks.push(await checkRegistry(ctx, repository.repo));
-  checks.push(checkDirectories(ctx));
-  checks.push(await checkNetrc(ctx));
+  checks.push(
+    await checkState(ctx, repository.repo),
+    await checkRegistry(ctx, repository.repo),
+    checkDirectories(ctx),
+    await checkNetrc(ctx),
+  );
 
-  let githubHost: string | null = null;
-  if (options.disabled.has("github")) {
-    checks.push(check("github", "GitHub", "info", "turned off with --disable github"));
-  } else {
-    const github = await checkGitHub(ctx);
-    checks.push(...github.checks);
-    githubHost = github.host;
-  }
-  let jiraReady = false;
-  if (options.disabled.has("jira")) {
-    checks.push(check("jira", "Jira", "info", "turned off with --disable jira"));
-  } else {
-    const jira = await checkJira(ctx);
-    checks.push(...jira.checks);
-    jiraReady = jira.base !== null;
-  }
+  const off = (id: string, title: string) => ({
+    checks: [check(id, title, "info", `turned off with --disable ${id}`)],
+  });
+  const github = options.disabled.has("github") ? { ...off("github", "GitHub"), host: null } : await checkGitHub(ctx);
+  const jira = options.disabled.has("jira") ? { ...off("jira", "Jira"), base: null } : await checkJira(ctx);
+  checks.push(...github.checks, ...jira.checks);
   if (options.online) {
-    if (githubHost !== null) checks.push(await checkGitHubOnline(ctx, githubHost));
-    if (jiraReady) checks.push(await checkJiraOnline(ctx));
+    if (github.host !== null) checks.push(await checkGitHubOnline(ctx, github.host));
+    if (jira.base !== null) checks.push(await checkJiraOnline(ctx));
   }
 
   const header = `twig-mcp ${pkg.version} (${platform}-${process.arch}) at ${process.execPath}`;

@@ -2,14 +2,11 @@ import { err, ok, type Result } from "../core/result.ts";
 import { type CommonOptions, DISABLE_GROUPS, type DisableGroup, type UsageError } from "./args.ts";
 
 /**
- * `--repo` and `--disable` as environment variables, for hosts that configure a server through its
- * environment (a Claude Desktop bundle fills them from its settings form: src/packaging/mcpb.ts).
- * A flag on the command line wins. An empty value, or one still holding a host's unfilled
- * `${user_config.…}` placeholder, means not set, so a blank optional field starts the server as if
- * the variable were absent.
+ * `--repo` and `--disable` as environment variables, for hosts that configure a server that way
+ * (src/packaging/mcpb.ts). A flag wins. Empty, or a host's unfilled `${user_config.…}`, is unset.
  */
-export const REPO_VARIABLE = "TWIG_MCP_REPO";
-export const DISABLE_VARIABLE = "TWIG_MCP_DISABLE";
+const REPO_VARIABLE = "TWIG_MCP_REPO";
+const DISABLE_VARIABLE = "TWIG_MCP_DISABLE";
 
 export function withEnvironment<T extends CommonOptions>(
   options: T,

@@ -5,7 +5,7 @@ const COMMON = `  --repo <PATH>      Repository to use (searched upward from PAT
   -v, --verbose      More logging on stderr (-v info, -vv debug, -vvv trace)
   -h, --help         Print help`;
 
-export const HELP_TEXT = `twig-mcp — read-only MCP server for twig branch stacks, GitHub pull requests and Jira issues
+const HELP_TEXT = `twig-mcp — read-only MCP server for twig branch stacks, GitHub pull requests and Jira issues
 
 Usage: twig-mcp [OPTIONS]
        twig-mcp <COMMAND> [OPTIONS]
@@ -140,19 +140,14 @@ Options:
   -h, --help         Print help
 `;
 
+const TOPICS: Record<Subcommand, string> = {
+  tools: TOOLS_HELP,
+  call: CALL_HELP,
+  config: CONFIG_HELP,
+  doctor: DOCTOR_HELP,
+  demo: DEMO_HELP,
+};
+
 export function helpText(topic?: Subcommand): string {
-  switch (topic) {
-    case undefined:
-      return HELP_TEXT;
-    case "tools":
-      return TOOLS_HELP;
-    case "call":
-      return CALL_HELP;
-    case "config":
-      return CONFIG_HELP;
-    case "doctor":
-      return DOCTOR_HELP;
-    case "demo":
-      return DEMO_HELP;
-  }
+  return topic === undefined ? HELP_TEXT : TOPICS[topic];
 }

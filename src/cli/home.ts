@@ -6,7 +6,7 @@ export function userHome(): string | null {
   return homeDir(process.env, process.platform, passwdHome);
 }
 
-export function passwdHome(): string | null {
+function passwdHome(): string | null {
   try {
     return userInfo().homedir || null;
   } catch {

@@ -1,10 +1,8 @@
 import { escapeInvisibles, plainText } from "../core/plain-text.ts";
 
 /**
- * Writes to stdout or stderr and resolves once the text is handed to the OS, so a
- * `process.exit` right after cannot cut off a long answer going into a pipe. The text is made
- * plain first (`src/core/plain-text.ts`): what a repository, a PR or a Jira issue holds may carry
- * terminal escapes (OSC 52 writes the clipboard) or bidi overrides, and none reach the terminal.
+ * Resolves once the text is handed to the OS, so an exit right after cannot cut off a piped answer.
+ * Made plain first: a repository, PR or issue may carry terminal escapes or bidi overrides.
  */
 export function writeOut(text: string): Promise<void> {
   return write(process.stdout, plainText(text));
@@ -20,11 +18,5 @@ export function writeJson(json: string): Promise<void> {
 }
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((done) => {
-    if (text === "") {
-      done();
-      return;
-    }
-    stream.write(text, () => done());
-  });
+  return text === "" ? Promise.resolve() : new Promise((done) => stream.write(text, () => done()));
 }

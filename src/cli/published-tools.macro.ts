@@ -1,8 +1,6 @@
 /**
- * A Bun macro (imported `with { type: "macro" }`): runs when serve.ts is bundled or transpiled and
- * leaves the published tool list — titles, descriptions, JSON Schemas — in the code as a literal,
- * computed by the same registry from the same valibot schemas, so the server does not derive the
- * schemas again on every start (about 3 ms and 0.7 MiB; README → Performance).
+ * A Bun macro: the published tool list becomes a literal when serve.ts is bundled, so the server
+ * does not derive the JSON Schemas on every start (about 3 ms and 0.7 MiB; README → Performance).
  */
 import type { PublishedTool } from "../mcp/tool-registry.ts";
 import { createToolRegistry } from "./runtime.ts";

@@ -4,7 +4,6 @@ import { createLogger, type Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
 import { type ServiceContext, withServices } from "../services/services.ts";
@@ -13,24 +12,19 @@ import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
 import { jiraTools } from "../tools/jira.ts";
 import { localTools } from "../tools/local.ts";
-import { homeDir, twigDirs } from "../twig/dirs.ts";
+import { twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
-import { passwdHome } from "./home.ts";
+import { userHome } from "./home.ts";
 
-export interface RuntimeOptions {
+/** The process's Context as serving, `call` and `demo` see it; `null` when there is no home directory. */
+export async function createRuntimeContext(options: {
   repo: string | null;
   verbosity: number;
-}
-
-/**
- * The process's Context: environment, home, twig dirs and the default repository, as every
- * command (serving, `call`, `doctor`) sees them. `null` when no home directory can be found.
- */
-export async function createRuntimeContext(options: RuntimeOptions): Promise<ServiceContext | null> {
+}): Promise<ServiceContext | null> {
   const log = createLogger(options.verbosity);
   const env = process.env;
   const platform = process.platform;
-  const home = homeDir(env, platform, passwdHome);
+  const home = userHome();
   if (home === null) {
     log.error("Failed to determine home directory (set HOME)");
     return null;
@@ -54,20 +48,13 @@ export async function createRuntimeContext(options: RuntimeOptions): Promise<Ser
   });
 }
 
-/** The reply budget: `--max-reply-tokens`, else TWIG_MCP_MAX_REPLY_TOKENS, else the default. */
-export function maxReplyTokensFor(options: { maxReplyTokens?: number }, ctx: ServiceContext): number {
-  return chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => ctx.log.warn(message));
-}
-
 /** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */
 export function createToolRegistry(
   disabled: ReadonlySet<DisableGroup>,
   published?: readonly PublishedTool[],
   maxReplyTokens?: number,
 ): ToolRegistry {
-  const groups = new Set<ToolGroup>();
-  if (disabled.has("github")) groups.add("github");
-  if (disabled.has("jira")) groups.add("jira");
+  const groups = new Set<ToolGroup>((["github", "jira"] as const).filter((group) => disabled.has(group)));
   return new ToolRegistry(
     [...localTools, getBranchContextTool, ...githubTools, ...jiraTools],
     groups,
@@ -83,13 +70,11 @@ async function defaultRepository(
   files: CachedFileReader,
   log: Logger,
 ): Promise<Result<string>> {
-  const start = repoArg === null ? cwd : resolve(cwd, repoArg);
-  const found = await discoverRepository(start, files);
+  const found = await discoverRepository(repoArg === null ? cwd : resolve(cwd, repoArg), files);
   if (!found.ok) {
     // Without --repo, no repository here is normal (Claude Desktop, `call … repo=<name>`): the
     // reason is kept for calls that need one, and worth a warning only when --repo named a place.
-    if (repoArg === null) log.info(found.error.message);
-    else log.warn(found.error.message);
+    log[repoArg === null ? "info" : "warn"](found.error.message);
     if (repoArg === null && found.error.code === "no_repo") {
       return err(
         toolError(

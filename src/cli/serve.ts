@@ -1,9 +1,10 @@
+import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
 import { withEnvironment } from "./env-options.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
-import { createRuntimeContext, createToolRegistry, maxReplyTokensFor } from "./runtime.ts";
+import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 import { terminalHint } from "./terminal-hint.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
@@ -19,7 +20,9 @@ export async function serve(flags: ServeOptions): Promise<number> {
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
-  const tools = createToolRegistry(options.disabled, publishedTools(), maxReplyTokensFor(options, ctx));
+  // --max-reply-tokens, else TWIG_MCP_MAX_REPLY_TOKENS, else the default.
+  const budget = chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => log.warn(message));
+  const tools = createToolRegistry(options.disabled, publishedTools(), budget);
   const { server, connect, dispose } = createMcpServer(ctx, tools, {
     prompts: !options.disabled.has("prompts"),
     resources: !options.disabled.has("resources"),

@@ -24,7 +24,7 @@ export async function runTools(options: ToolsOptions): Promise<number> {
 }
 
 /** Tool descriptions are written for models and run to several sentences; a listing needs the first. */
-export function firstSentence(description: string): string {
+function firstSentence(description: string): string {
   const text = description.replace(/\s+/g, " ").trim();
   const end = text.search(/[.!?](\s|$)/);
   return end === -1 ? text : text.slice(0, end + 1);

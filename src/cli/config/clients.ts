@@ -6,17 +6,11 @@ import { stringify } from "./jsonc-edit.ts";
 import type { LaunchCommand } from "./self-command.ts";
 import { tomlKey, tomlValue } from "./toml.ts";
 
-export interface ClientSpec {
-  title: string;
-  format: "json" | "toml";
-  /** The object (JSON) or table prefix (TOML) the servers live under. */
-  serversKey: string;
-  scopes: readonly ConfigScope[];
-  /** What the client needs after its servers: restart, reload, approval. */
-  afterwards: string;
-}
-
-export const CLIENT_SPECS: Record<ClientName, ClientSpec> = {
+/** `serversKey`: the object (JSON) or table prefix (TOML) of the servers; `afterwards`: restart, reload, approval. */
+export const CLIENT_SPECS: Record<
+  ClientName,
+  { title: string; format: "json" | "toml"; serversKey: string; scopes: readonly ConfigScope[]; afterwards: string }
+> = {
   "claude-desktop": {
     title: "Claude Desktop",
     format: "json",

@@ -1,30 +1,22 @@
 import type { LaunchCommand } from "./self-command.ts";
 
-/** Where the server's own flags begin in an entry's args; what comes before belongs to the launcher (`bunx twig-mcp`, a script). */
 const SERVER_FLAG = /^(?:--repo|--disable|--verbose|-v+)(?:=|$)/;
 
-/** The arguments of `args` that the server reads (`--repo …`, `--disable …`, `-v`), from the first of them on. */
+/** The server's own args, from the first of its flags on; what comes before belongs to the launcher (`bunx twig-mcp`). */
 export function serverArgsOf(args: readonly string[]): string[] {
   const at = args.findIndex((arg) => SERVER_FLAG.test(arg));
   return at === -1 ? [] : args.slice(at);
 }
 
-export interface EntryUpdate {
-  launch: LaunchCommand;
-  /** What was kept or changed in an existing entry, for the user. */
-  notes: string[];
-}
-
 /**
- * The entry to write over `existing`. The user may have set `--repo`/`--disable` by an earlier run
- * or by hand: with no such flag given now (`given` is `null`), those are kept; given ones replace
- * them. The launcher part (the command and its leading args) is always ours to set.
+ * The entry to write over `existing`, and notes on what was kept or changed. Server args already
+ * there are kept unless some are `given`; the launcher part is always ours to set.
  */
 export function updateEntry(
   existing: LaunchCommand | null,
   launcher: LaunchCommand,
   given: readonly string[] | null,
-): EntryUpdate {
+): { launch: LaunchCommand; notes: string[] } {
   const before = existing === null ? [] : serverArgsOf(existing.args);
   const server = given ?? before;
   const launch = { command: launcher.command, args: [...launcher.args, ...server] };
@@ -34,19 +26,20 @@ export function updateEntry(
   if (given === null) {
     if (before.length > 0) {
       notes.push(
-        `kept the server arguments already there: ${words(before)} (pass --repo or --disable to replace them)`,
+        `kept the server arguments already there: ${quoteWords(before)} (pass --repo or --disable to replace them)`,
       );
     }
-  } else if (words(before) !== words(server)) {
+  } else if (quoteWords(before) !== quoteWords(server)) {
     notes.push(`server arguments were ${describe(before)}, now ${describe(server)}`);
   }
   return { launch, notes };
 }
 
-function words(args: readonly string[]): string {
+/** Words as typed in a shell: quoted (JSON-style) only when they need it. */
+export function quoteWords(args: readonly string[]): string {
   return args.map((arg) => (/^[\w/.:=@%+,-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(" ");
 }
 
 function describe(args: readonly string[]): string {
-  return args.length === 0 ? "none" : words(args);
+  return args.length === 0 ? "none" : quoteWords(args);
 }

@@ -1,27 +1,22 @@
 /**
- * Where an edit goes and how it is laid out, over jsonc-parser's tree; jsonc-parser applies it.
- * Its own `modify` is not used to place the text: its formatter re-lays the whole enclosing object
- * (a one-line or minified file comes back expanded), writes `"args"` one item per line, and puts
- * the new member before a comment that ends the previous member's line, taking the comment away
- * from its member. Users' files must keep every byte but the entry (test/cli/config-merge.test.ts).
+ * Edits placed by hand, not by jsonc-parser's `modify`: its formatter re-lays the enclosing object,
+ * writes `"args"` one item per line and moves end-of-line comments, and users' files must keep
+ * every byte but the entry (test/cli/config-merge.test.ts).
  */
 import { applyEdits, type Edit } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 import { findMember, type JsonNode, type Member, type ObjectNode, parseJsonc } from "./jsonc.ts";
 
-/** How the file is laid out, so inserted text looks as if the file's author had written it. */
-export interface JsonStyle {
-  /** One level of indentation: `"  "`, `"    "` or `"\t"`. */
+/** How the file is laid out (one level of indentation, line break), so inserted text matches it. */
+interface JsonStyle {
   unit: string;
   eol: "\n" | "\r\n";
 }
 
 /**
- * Sets the value at `path` (object keys from the top), creating missing objects on the way, and
- * returns the new text. Only the characters of that value (or of the inserted member) change;
- * comments, key order, spacing and every other entry stay byte-identical. An empty document
- * becomes a fresh object. Fails without changing anything when the text is not JSON(C) or a key
- * on the path holds something other than an object.
+ * Sets the value at `path` (object keys from the top), creating missing objects on the way; only
+ * that value's (or the inserted member's) characters change. Fails when the text is not JSON(C)
+ * or a key on the path holds something other than an object.
  */
 export function setJsonValue(text: string, path: readonly string[], value: unknown): Result<string, string> {
   const bom = text.charCodeAt(0) === 0xfeff ? "\ufeff" : "";
@@ -44,22 +39,20 @@ export function setJsonValue(text: string, path: readonly string[], value: unkno
       return ok(applyEdits(text, insertMember(text, node, key, nest(path.slice(i + 1), value), style)));
     if (i === path.length - 1) return ok(applyEdits(text, [replaceValue(text, node, member, value, style)]));
     if (member.value.kind !== "object") {
-      return err(`"${path.slice(0, i + 1).join(".")}" holds ${describe(member.value)}, not an object`);
+      return err(
+        `"${path.slice(0, i + 1).join(".")}" holds ${member.value.kind === "array" ? "an array" : "a plain value"}, not an object`,
+      );
     }
     node = member.value;
   }
   return err("an empty path names the whole document");
 }
 
-function describe(node: JsonNode): string {
-  return node.kind === "array" ? "an array" : "a plain value";
-}
-
 function nest(path: readonly string[], value: unknown): unknown {
   return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
 }
 
-export function detectStyle(text: string, root: ObjectNode): JsonStyle {
+function detectStyle(text: string, root: ObjectNode): JsonStyle {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const queue: JsonNode[] = [root];
   while (queue.length > 0) {
@@ -84,7 +77,7 @@ function onDifferentLines(text: string, from: number, to: number): boolean {
 }
 
 /** The spaces and tabs that start the line `pos` is on. */
-export function lineIndent(text: string, pos: number): string {
+function lineIndent(text: string, pos: number): string {
   const lineStart = text.lastIndexOf("\n", pos - 1) + 1;
   return /^[ \t]*/.exec(text.slice(lineStart, pos))?.[0] ?? "";
 }
@@ -104,28 +97,20 @@ function replaceValue(text: string, parent: ObjectNode, member: Member, value: u
   const rendered = isCompact(text, parent)
     ? compactJson(text, parent, value)
     : stringify(value, style.unit, lineIndent(text, member.keyStart), style.eol);
-  return { offset: member.value.start, length: member.value.end - member.value.start, content: rendered };
+  return edit(member.value.start, rendered, member.value.end - member.value.start);
 }
 
 function insertMember(text: string, node: ObjectNode, key: string, value: unknown, style: JsonStyle): Edit[] {
   const last = node.members.at(-1);
-  const insert = (offset: number, content: string): Edit => ({ offset, length: 0, content });
   if (last === undefined) {
     const outer = lineIndent(text, node.start);
     const indent = outer + style.unit;
     const member = `${JSON.stringify(key)}: ${stringify(value, style.unit, indent, style.eol)}`;
     const inside = text.slice(node.start + 1, node.end - 1);
-    if (inside.trim() === "") {
-      return [
-        {
-          offset: node.start + 1,
-          length: inside.length,
-          content: `${style.eol}${indent}${member}${style.eol}${outer}`,
-        },
-      ];
-    }
+    if (inside.trim() === "")
+      return [edit(node.start + 1, `${style.eol}${indent}${member}${style.eol}${outer}`, inside.length)];
     // Only comments inside: they stay, after the new member.
-    return [insert(node.start + 1, `${style.eol}${indent}${member}`)];
+    return [edit(node.start + 1, `${style.eol}${indent}${member}`)];
   }
   const trailing = node.trailingComma !== null;
   const anchor = trailing ? (node.trailingComma as number) + 1 : last.value.end;
@@ -133,13 +118,24 @@ function insertMember(text: string, node: ObjectNode, key: string, value: unknow
   if (isCompact(text, node)) {
     const minified = !/\s/.test(text.slice(node.start, node.end));
     const member = `${JSON.stringify(key)}:${minified ? "" : " "}${compactJson(text, node, value)}`;
-    return [insert(anchor, `${comma}${minified ? "" : " "}${member}`)];
+    return [edit(anchor, `${comma}${minified ? "" : " "}${member}`)];
   }
   const indent = lineIndent(text, last.keyStart);
   const member = `${JSON.stringify(key)}: ${stringify(value, style.unit, indent, style.eol)}${trailing ? "," : ""}`;
   // After a comment that ends the last member's line, so the comment stays with its member.
   const at = endOfLine(text, anchor);
-  return [insert(anchor, comma), insert(at, `${style.eol}${indent}${member}`)];
+  return [edit(anchor, comma), edit(at, `${style.eol}${indent}${member}`)];
+}
+
+function edit(offset: number, content: string, length = 0): Edit {
+  return { offset, length, content };
+}
+
+/** Where the line containing `pos` breaks (before `\r\n`). */
+export function lineEnd(text: string, pos: number): number {
+  const eol = text.indexOf("\n", pos);
+  if (eol === -1) return text.length;
+  return text[eol - 1] === "\r" ? eol - 1 : eol;
 }
 
 /**
@@ -150,11 +146,7 @@ function endOfLine(text: string, pos: number): number {
   let at = pos;
   for (;;) {
     while (text[at] === " " || text[at] === "\t") at++;
-    if (text.startsWith("//", at)) {
-      const eol = text.indexOf("\n", at);
-      if (eol === -1) return text.length;
-      return text[eol - 1] === "\r" ? eol - 1 : eol;
-    }
+    if (text.startsWith("//", at)) return lineEnd(text, at);
     if (text.startsWith("/*", at)) {
       const close = text.indexOf("*/", at + 2);
       if (close === -1 || text.slice(at, close).includes("\n")) return at;

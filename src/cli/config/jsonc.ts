@@ -2,18 +2,18 @@ import { createScanner, type Node, type ParseError, parseTree, printParseErrorCo
 import { err, ok, type Result } from "../../core/result.ts";
 
 /**
- * A JSON-with-comments document read for editing (parsed by `jsonc-parser`, as VS Code does): every
- * node remembers where it sits in the text, so an edit can replace or insert a few characters and
- * leave the rest byte-identical. `//` and block comments and trailing commas are accepted; plain
- * JSON is a subset.
+ * A JSON-with-comments document (parsed by jsonc-parser, as VS Code does) whose nodes remember
+ * their offsets, so an edit can change a few characters and leave the rest byte-identical.
  */
-export type JsonNode = ObjectNode | ArrayNode | ScalarNode;
+export type JsonNode =
+  | ObjectNode
+  | { kind: "array"; start: number; end: number; items: JsonNode[] }
+  | { kind: "scalar"; start: number; end: number; value: unknown };
 
 export interface ObjectNode {
   kind: "object";
-  /** Offset of `{`. */
+  /** Offsets of `{` and just after `}`. */
   start: number;
-  /** Offset just after `}`. */
   end: number;
   members: Member[];
   /** Offset of a comma after the last member (JSONC allows one), else `null`. */
@@ -26,25 +26,7 @@ export interface Member {
   value: JsonNode;
 }
 
-export interface ArrayNode {
-  kind: "array";
-  start: number;
-  end: number;
-  items: JsonNode[];
-}
-
-export interface ScalarNode {
-  kind: "scalar";
-  start: number;
-  end: number;
-  value: unknown;
-}
-
-export interface JsoncError {
-  message: string;
-  line: number;
-  column: number;
-}
+type JsoncError = { message: string; line: number; column: number };
 
 /** jsonc-parser's error codes in words a person editing the file understands. */
 const MESSAGES: Record<string, string> = {

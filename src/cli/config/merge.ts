@@ -1,4 +1,3 @@
-import { parse as parseJsoncValue } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 import { parseJsonc, plainValue } from "./jsonc.ts";
 import { setJsonValue } from "./jsonc-edit.ts";
@@ -19,38 +18,18 @@ export function mergeServerEntry(
   name: string,
   entry: ServerEntry,
 ): Result<string, string> {
-  return format === "toml" ? setTomlTable(text, [serversKey, name], entry) : mergeJson(text, serversKey, name, entry);
-}
-
-function mergeJson(text: string, serversKey: string, name: string, entry: ServerEntry): Result<string, string> {
-  const existing = currentEntry(text, serversKey, name);
-  if (!existing.ok) return existing;
+  if (format === "toml") return setTomlTable(text, [serversKey, name], entry);
+  // A file that does not parse has no entry here; setJsonValue then says what is wrong with it.
+  const edits: Array<[string[], unknown]> = isPlainObject(entryIn("json", text, serversKey, name))
+    ? Object.entries(entry).map(([key, value]) => [[serversKey, name, key], value])
+    : [[[serversKey, name], entry]];
   let next = text;
-  if (isPlainObject(existing.value)) {
-    for (const [key, value] of Object.entries(entry)) {
-      const edited = setJsonValue(next, [serversKey, name, key], value);
-      if (!edited.ok) return edited;
-      next = edited.value;
-    }
-  } else {
-    const edited = setJsonValue(next, [serversKey, name], entry);
+  for (const [path, value] of edits) {
+    const edited = setJsonValue(next, path, value);
     if (!edited.ok) return edited;
     next = edited.value;
   }
   return verify(text, next, serversKey, name, entry);
-}
-
-function currentEntry(text: string, serversKey: string, name: string): Result<unknown, string> {
-  if (text.replace(/^\ufeff/, "").trim() === "") return ok(undefined);
-  const parsed = parseJsonc(text);
-  if (!parsed.ok) {
-    const { message, line, column } = parsed.error;
-    return err(`it is not valid JSON: ${message} at line ${line}, column ${column}`);
-  }
-  const root = plainValue(parsed.value);
-  if (!isPlainObject(root)) return err("its top level is not a JSON object");
-  const servers = root[serversKey];
-  return ok(isPlainObject(servers) ? servers[name] : undefined);
 }
 
 /** The edit must read back as meant, and a strict JSON file must stay strict JSON. */
@@ -90,24 +69,31 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * The command and args our entry holds now, or `null` when there is no entry (or no readable
- * file: merging then reports why). Args that are not strings are left out.
- */
+/** The value under `serversKey.name`; `undefined` when absent or when the file does not parse. */
+function entryIn(format: "json" | "toml", text: string, serversKey: string, name: string): unknown {
+  let root: unknown;
+  if (format === "json") {
+    const parsed = parseJsonc(text);
+    root = parsed.ok ? plainValue(parsed.value) : undefined;
+  } else {
+    try {
+      root = Bun.TOML.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+  const servers = isPlainObject(root) ? root[serversKey] : undefined;
+  return isPlainObject(servers) ? servers[name] : undefined;
+}
+
+/** The command and args our entry holds now (string args only), or `null` when there is none. */
 export function readServerEntry(
   format: "json" | "toml",
   text: string,
   serversKey: string,
   name: string,
 ): LaunchCommand | null {
-  let root: unknown;
-  try {
-    root = format === "toml" ? Bun.TOML.parse(text) : parseJsoncValue(text.replace(/^\ufeff/, ""));
-  } catch {
-    return null;
-  }
-  const servers = isPlainObject(root) ? root[serversKey] : undefined;
-  const entry = isPlainObject(servers) ? servers[name] : undefined;
+  const entry = entryIn(format, text, serversKey, name);
   if (!isPlainObject(entry) || typeof entry.command !== "string") return null;
   const args = Array.isArray(entry.args) ? entry.args.filter((arg): arg is string => typeof arg === "string") : [];
   return { command: entry.command, args };

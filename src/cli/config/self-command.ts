@@ -6,26 +6,17 @@ export interface LaunchCommand {
   args: string[];
 }
 
-export interface ProcessFacts {
-  /** `process.execPath`: the compiled binary, or the Bun runtime when running from source. */
+/**
+ * How a client should start the twig-mcp running now (`main` is `Bun.main`, in Bun's virtual file
+ * system when compiled): not a bunx/npx cache path, which vanishes, nor a Homebrew Cellar path,
+ * which names the version; from source, Bun with the entry script.
+ */
+export function selfCommand(facts: {
   execPath: string;
-  /** `Bun.main`: the entry script; inside a compiled binary a path in Bun's virtual file system. */
   main: string;
   platform: NodeJS.Platform;
   exists: (path: string) => boolean;
-}
-
-/**
- * How a client should start the twig-mcp that is running now. `process.execPath` is the real file
- * (symlinks resolved), which is right for a downloaded binary but not everywhere:
- *
- * - inside bunx's or npx's download cache the path disappears when the cache is cleaned, so the
- *   client is told to run `bunx twig-mcp` / `npx -y twig-mcp` instead;
- * - in Homebrew's Cellar the path names the version and breaks on `brew upgrade`, so the
- *   stable `<prefix>/bin/twig-mcp` link is used;
- * - from a source checkout the command is Bun with the entry script.
- */
-export function selfCommand(facts: ProcessFacts): LaunchCommand {
+}): LaunchCommand {
   const { execPath, main } = facts;
   const compiled = main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
   if (!compiled) return { command: execPath, args: [main] };
@@ -41,11 +32,7 @@ export function selfCommand(facts: ProcessFacts): LaunchCommand {
   return { command: execPath, args: [] };
 }
 
-/**
- * What a project-scope file (shared through git, read on other machines) should run: `twig-mcp`
- * when it is on PATH, else the package runner this copy came from or one that is installed.
- * An absolute path would name this machine's layout.
- */
+/** What a project file (shared through git) runs: `twig-mcp` from PATH, else a package runner. */
 export function portableCommand(self: LaunchCommand, onPath: (program: string) => boolean): LaunchCommand {
   if (onPath("twig-mcp")) return { command: "twig-mcp", args: [] };
   if (self.command === "bunx" || self.command === "npx") return self;

@@ -1,10 +1,9 @@
 /**
- * Hand-written on purpose: the TOML libraries on npm parse to values and stringify values, which
- * drops the user's comments, key order and layout; none edits one table in place the way
- * jsonc-parser does for JSON. Bun.TOML.parse checks every result, so this only has to find where
- * the table's lines are (toml.ts scans statements without interpreting values).
+ * Hand-written: TOML libraries on npm round-trip values and drop the user's comments and layout.
+ * Bun.TOML.parse checks every result, so this only has to find where the table's lines are.
  */
 import { err, ok, type Result } from "../../core/result.ts";
+import { lineEnd } from "./jsonc-edit.ts";
 import { scanToml, type TomlStatement, tomlKey, tomlValue } from "./toml.ts";
 
 type TomlEntry = Record<string, string | readonly string[]>;
@@ -16,11 +15,8 @@ interface Edit {
 }
 
 /**
- * Sets `values` in the table `[table]` and returns the new text. The table is appended when
- * missing; when present, only the lines of those keys change (other keys of the table, its
- * sub-tables such as `[mcp_servers.twig.env]`, comments and the rest of the file stay as written).
- * Refuses a file that is not valid TOML, and a table defined in another form (dotted keys, an
- * inline table), which cannot be edited in place without rewriting the user's text.
+ * Sets `values` in `[table]`, appending the table when missing; otherwise only those keys' lines
+ * change. Refuses invalid TOML and a table written as dotted keys or an inline table.
  */
 export function setTomlTable(text: string, table: readonly string[], values: TomlEntry): Result<string, string> {
   const parsed = parseToml(text);
@@ -70,13 +66,6 @@ export function setTomlTable(text: string, table: readonly string[], values: Tom
 
 function assignment(key: string, value: string | readonly string[]): string {
   return `${tomlKey(key)} = ${tomlValue(value)}`;
-}
-
-/** Where the line containing `pos` breaks (before `\r\n`), past any trailing comment. */
-function lineEnd(text: string, pos: number): number {
-  const eol = text.indexOf("\n", pos);
-  if (eol === -1) return text.length;
-  return text[eol - 1] === "\r" ? eol - 1 : eol;
 }
 
 function sameKey(a: readonly string[], b: readonly string[]): boolean {

@@ -1,23 +1,20 @@
 import { err, ok, type Result } from "../../core/result.ts";
 
 /**
- * The statements of a TOML document with their offsets: table headers and key/value pairs.
- * Values are skipped over (strings, multi-line strings, nested arrays and inline tables), never
- * interpreted: this is for editing one table in place, and `Bun.TOML.parse` checks the meaning.
+ * A TOML document's table headers and key/value pairs with their offsets, for editing one table in
+ * place. Values are skipped over, never interpreted: `Bun.TOML.parse` checks the meaning.
  */
 export interface TomlStatement {
   kind: "table" | "array-table" | "keyvalue";
   key: string[];
-  /** Offset of `[` or of the key. */
+  /** From `[` or the key to just after `]` or the value (before a trailing comment). */
   start: number;
-  /** Offset just after `]` or after the value (before a trailing comment). */
   end: number;
 }
 
 export function scanToml(text: string): Result<TomlStatement[], string> {
-  const scanner = new Scanner(text);
   try {
-    return ok(scanner.statements());
+    return ok(new Scanner(text).statements());
   } catch (error) {
     if (error instanceof ScanFailure) return err(error.message);
     throw error;
@@ -25,6 +22,17 @@ export function scanToml(text: string): Result<TomlStatement[], string> {
 }
 
 class ScanFailure extends Error {}
+
+const ESCAPES: Record<string, string> = {
+  b: "\b",
+  t: "\t",
+  n: "\n",
+  f: "\f",
+  r: "\r",
+  e: "\x1b",
+  '"': '"',
+  "\\": "\\",
+};
 
 class Scanner {
   pos = 0;
@@ -99,33 +107,20 @@ class Scanner {
 
   value(): void {
     const text = this.text;
-    if (text.startsWith('"""', this.pos)) {
-      this.multiline('"""', true);
-      return;
-    }
-    if (text.startsWith("'''", this.pos)) {
-      this.multiline("'''", false);
-      return;
-    }
     const ch = text[this.pos];
-    if (ch === '"') {
-      this.basicString();
-      return;
+    if (text.startsWith('"""', this.pos)) this.multiline('"""', true);
+    else if (text.startsWith("'''", this.pos)) this.multiline("'''", false);
+    else if (ch === '"') this.basicString();
+    else if (ch === "'") this.literalString();
+    else if (ch === "[" || ch === "{") this.container(ch === "[" ? "]" : "}", ch === "{");
+    else {
+      // Numbers, booleans, dates; a date and a time may be separated by one space.
+      const token = /^(?:\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}[^\s,\]}#]*|[^\s,\]}#]+)/.exec(
+        text.slice(this.pos, this.pos + 256),
+      );
+      if (!token) this.fail("expected a value");
+      this.pos += token[0].length;
     }
-    if (ch === "'") {
-      this.literalString();
-      return;
-    }
-    if (ch === "[" || ch === "{") {
-      this.container(ch === "[" ? "]" : "}", ch === "{");
-      return;
-    }
-    // Numbers, booleans, dates; a date and a time may be separated by one space.
-    const token = /^(?:\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}[^\s,\]}#]*|[^\s,\]}#]+)/.exec(
-      text.slice(this.pos, this.pos + 256),
-    );
-    if (!token) this.fail("expected a value");
-    this.pos += token[0].length;
   }
 
   container(close: string, keyed: boolean): void {
@@ -167,17 +162,7 @@ class Scanner {
       }
       const code = this.text[this.pos] as string;
       this.pos++;
-      const simple: Record<string, string> = {
-        b: "\b",
-        t: "\t",
-        n: "\n",
-        f: "\f",
-        r: "\r",
-        e: "\x1b",
-        '"': '"',
-        "\\": "\\",
-      };
-      if (code in simple) out += simple[code];
+      if (code in ESCAPES) out += ESCAPES[code];
       else if (code === "u" || code === "U") {
         const length = code === "u" ? 4 : 8;
         const hex = this.text.slice(this.pos, this.pos + length);
@@ -220,16 +205,12 @@ class Scanner {
   }
 }
 
-/** A TOML string: a JSON string is a valid TOML basic string, with the same escapes. */
-export function tomlString(value: string): string {
-  return JSON.stringify(value);
-}
-
+/** A JSON string is a valid TOML basic string, with the same escapes. */
 export function tomlValue(value: string | readonly string[]): string {
-  return typeof value === "string" ? tomlString(value) : `[${value.map(tomlString).join(", ")}]`;
+  return JSON.stringify(value).replaceAll('","', '", "');
 }
 
 /** A key as written in a header: bare when it can be, quoted otherwise. */
 export function tomlKey(part: string): string {
-  return /^[A-Za-z0-9_-]+$/.test(part) ? part : tomlString(part);
+  return /^[A-Za-z0-9_-]+$/.test(part) ? part : JSON.stringify(part);
 }

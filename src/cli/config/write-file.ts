@@ -3,10 +3,9 @@ import { dirname } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
 import { describeFsError } from "../../fs/cached-file.ts";
 
-export interface ConfigFile {
-  /** The file that is really read and written: a symlinked dotfile is followed to its target. */
+/** `path` follows a symlinked dotfile to its target; `text` is `null` when there is no file yet. */
+interface ConfigFile {
   path: string;
-  /** `null` when the file does not exist yet. */
   text: string | null;
 }
 
@@ -30,11 +29,9 @@ export async function readConfigFile(path: string): Promise<Result<ConfigFile, s
 }
 
 /**
- * Replaces the file's content: the current file is copied to `<file>.bak` first, then the new text
- * goes to a temporary file beside it that is renamed over the original, so a crash or a full disk
- * never leaves a half-written config. The original's permissions are kept; a new file is 0600, as
- * client configs may come to hold tokens in `env`. If the client changed the file since it was
- * read, nothing is written (its change would otherwise be lost).
+ * Copies the file to `<file>.bak`, then renames a temporary file over it, so a crash never leaves
+ * half a config. Keeps the mode; a new file is 0600 (`env` may hold tokens). Writes nothing if the
+ * file changed since it was read.
  */
 export async function replaceConfigFile(
   file: ConfigFile,

@@ -10,19 +10,11 @@ import {
   worktreeName,
 } from "./sample-state.ts";
 
-export interface SampleRepo {
-  /** The main checkout. */
-  root: string;
-  worktree: string;
-}
-
 /**
- * Builds the sample repository under `dir` with the git CLI: `main`, two stacks of two branches,
- * `feature/auth` checked out and `feature/auth-ui` in a linked worktree, plus twig's state file.
- * The demo is not the serving path, so a git subprocess is fine here; `home` stands in for HOME so
- * the user's git configuration (hooks, signing, templates) plays no part.
+ * Builds the sample repository under `dir` with the git CLI (the demo is not the serving path) and
+ * returns its main checkout; `home` stands in for HOME so the user's git configuration plays no part.
  */
-export async function buildSampleRepo(git: string, dir: string, home: string): Promise<Result<SampleRepo, string>> {
+export async function buildSampleRepo(git: string, dir: string, home: string): Promise<Result<string, string>> {
   const root = join(dir, SAMPLE_REPO_NAME);
   const worktree = join(dir, `${SAMPLE_REPO_NAME}-worktrees`, worktreeName(SAMPLE_WORKTREE_BRANCH));
   const run = (...args: string[]) => runGit(git, root, home, args);
@@ -46,11 +38,13 @@ export async function buildSampleRepo(git: string, dir: string, home: string): P
   await mkdir(join(root, ".twig"));
   await writeFile(join(root, ".twig", ".gitignore"), "*\n");
   await writeFile(join(root, ".twig", "state.json"), sampleStateJson(worktree));
-  return ok({ root, worktree });
+  return ok(root);
 }
 
+type Git = (...args: string[]) => Promise<Result<void, string>>;
+
 async function commitFile(
-  run: (...args: string[]) => Promise<Result<void, string>>,
+  run: Git,
   root: string,
   file: string,
   text: string,
@@ -71,10 +65,7 @@ async function runGit(git: string, cwd: string, home: string, args: string[]): P
 
 /** The user's environment without GIT_* (a GIT_DIR would point git elsewhere), with a throwaway identity. */
 function gitEnv(home: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("GIT_")) env[key] = value;
-  }
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")));
   const when = "2025-06-01T10:00:00Z";
   return {
     ...env,

@@ -3,61 +3,34 @@
  * (format: twig-reference §2; fixed ids and times, so every run shows the same answers).
  */
 
-export interface SampleBranch {
-  name: string;
-  /** The branch it was cut from, which is also its declared twig parent. */
-  parent: string;
-  jira: string | null;
-  pr: number | null;
-  /** One file the branch adds, so each branch has a commit of its own. */
-  file: string;
-  message: string;
-}
-
 export const SAMPLE_REPO_NAME = "shop";
 /** Checked out in the main checkout; the last branch of the first stack lives in a linked worktree. */
 export const SAMPLE_CURRENT = "feature/auth";
 export const SAMPLE_WORKTREE_BRANCH = "feature/auth-ui";
 
-export const SAMPLE_BRANCHES: readonly SampleBranch[] = [
-  {
-    name: "feature/auth",
-    parent: "main",
-    jira: "SHOP-123",
-    pr: 42,
-    file: "src/auth.ts",
-    message: "SHOP-123 Sign in with email",
-  },
-  {
-    name: "feature/auth-ui",
-    parent: "feature/auth",
-    jira: "SHOP-124",
-    pr: 43,
-    file: "src/auth-form.tsx",
-    message: "SHOP-124 Sign-in form",
-  },
-  {
-    name: "feature/billing",
-    parent: "main",
-    jira: "SHOP-200",
-    pr: 51,
-    file: "src/billing.ts",
-    message: "SHOP-200 Billing accounts",
-  },
-  {
-    name: "feature/billing-invoices",
-    parent: "feature/billing",
-    jira: "SHOP-201",
-    pr: null,
-    file: "src/invoices.ts",
-    message: "SHOP-201 Monthly invoices",
-  },
+/** Cut from `parent` (also its twig parent), with a commit that adds `file`. */
+const branch = (name: string, parent: string, jira: string, pr: number | null, file: string, title: string) => ({
+  name,
+  parent,
+  jira,
+  pr,
+  file,
+  message: `${jira} ${title}`,
+});
+
+export const SAMPLE_BRANCHES = [
+  branch("feature/auth", "main", "SHOP-123", 42, "src/auth.ts", "Sign in with email"),
+  branch("feature/auth-ui", "feature/auth", "SHOP-124", 43, "src/auth-form.tsx", "Sign-in form"),
+  branch("feature/billing", "main", "SHOP-200", 51, "src/billing.ts", "Billing accounts"),
+  branch("feature/billing-invoices", "feature/billing", "SHOP-201", null, "src/invoices.ts", "Monthly invoices"),
 ];
 
 /** `name` as twig names a worktree: every `/` replaced by `-`. */
 export function worktreeName(branch: string): string {
   return branch.replaceAll("/", "-");
 }
+
+const ROOT_ID = "5e3b1d9c-7a2f-4c8e-b1d6-9f4a2c7e3b10";
 
 /** The state file's text, pretty-printed as twig (serde_json) writes it: 2 spaces, no final newline. */
 export function sampleStateJson(worktreePath: string): string {
@@ -90,14 +63,7 @@ export function sampleStateJson(worktreePath: string): string {
       parent: b.parent,
       created_at: `2025-06-0${i + 1}T10:00:01.204518Z`,
     })),
-    root_branches: [
-      {
-        id: "5e3b1d9c-7a2f-4c8e-b1d6-9f4a2c7e3b10",
-        branch: "main",
-        is_default: true,
-        created_at: "2025-06-01T09:58:44Z",
-      },
-    ],
+    root_branches: [{ id: ROOT_ID, branch: "main", is_default: true, created_at: "2025-06-01T09:58:44Z" }],
   };
   return JSON.stringify(state, null, 2);
 }

@@ -7,61 +7,43 @@ import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
 import { resolveGitHubAccess } from "../../github/client.ts";
 import { resolveTarget } from "../../github/target.ts";
 import { checkJiraHost, isAtlassianCloudHost, type JiraBase, normalizeHost } from "../../jira/host.ts";
-import { type Check, check } from "./report.ts";
+import { type Check, checker } from "./report.ts";
 
 /** `~/.netrc`: twig's credential store. Its secrets are never read into the report, only machine names. */
 export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promise<Check> {
   const path = netrcPath(ctx);
-  const title = ".netrc";
+  const result = checker("netrc", ".netrc");
   // Bounded and type-checked: a FIFO or a link to a device would never finish reading.
   const read = readBounded(path, MAX_NETRC_BYTES);
   switch (read.kind) {
     case "missing":
-      return check(
-        "netrc",
-        title,
+      return result(
         "info",
         `${path} does not exist`,
         "Credentials can come from environment variables instead; `twig creds` writes this file.",
       );
     case "directory":
     case "special":
-      return check("netrc", title, "fail", `${path} is not a regular file`, "Replace it with a plain text file.");
+      return result("fail", `${path} is not a regular file`, "Replace it with a plain text file.");
     case "too-large":
-      return check(
-        "netrc",
-        title,
-        "fail",
-        `${path} is over ${read.limit} bytes`,
-        "A .netrc is a few lines; check its content.",
-      );
+      return result("fail", `${path} is over ${read.limit} bytes`, "A .netrc is a few lines; check its content.");
     case "unreadable":
-      return check(
-        "netrc",
-        title,
-        "fail",
-        `cannot read ${path}: ${describeFsError(read.error)}`,
-        "Check its permissions.",
-      );
+      return result("fail", `cannot read ${path}: ${describeFsError(read.error)}`, "Check its permissions.");
   }
-  const mode = read.info.mode;
-  const bytes = read.bytes;
-  const text = decodeUtf8(bytes);
-  if (text === null) return check("netrc", title, "fail", `${path} is not valid UTF-8`, "Re-save it as UTF-8 text.");
+  const text = decodeUtf8(read.bytes);
+  if (text === null) return result("fail", `${path} is not valid UTF-8`, "Re-save it as UTF-8 text.");
   const machines = [...new Set(parseNetrc(text).map((entry) => entry.machine ?? "default"))];
   const listed = machines.length === 0 ? "no complete entries" : `machines: ${machines.join(", ")}`;
   // Windows has no Unix permission bits; its ACLs are outside what a mode can tell.
-  if (ctx.platform !== "win32" && (mode & 0o077) !== 0) {
-    const octal = (mode & 0o777).toString(8).padStart(3, "0");
-    return check(
-      "netrc",
-      title,
+  if (ctx.platform !== "win32" && (read.info.mode & 0o077) !== 0) {
+    const octal = (read.info.mode & 0o777).toString(8).padStart(3, "0");
+    return result(
       "warn",
       `${path} (${listed}) is readable by other users (mode ${octal})`,
       `It holds tokens: chmod 600 ${path}`,
     );
   }
-  return check("netrc", title, "ok", `${path} (${listed})`);
+  return result("ok", `${path} (${listed})`);
 }
 
 /**
@@ -72,42 +54,21 @@ export async function checkGitHub(ctx: Context): Promise<{ checks: Check[]; host
   const checks: Check[] = [];
   let host = ghHostOverride(ctx.env) ?? GITHUB_COM;
   if (ctx.repo.ok) {
+    const repo = checker("github-repo", "GitHub repository");
     const target = await resolveTarget(ctx, {});
-    if (target.ok) {
-      host = target.value.host;
-      checks.push(
-        check("github-repo", "GitHub repository", "ok", `${target.value.owner}/${target.value.repo} on ${host}`),
-      );
-    } else {
-      checks.push(
-        check(
-          "github-repo",
-          "GitHub repository",
-          "warn",
-          target.error.message,
-          "GitHub tools then need explicit owner and repo arguments.",
-        ),
-      );
-    }
+    if (target.ok) host = target.value.host;
+    checks.push(
+      target.ok
+        ? repo("ok", `${target.value.owner}/${target.value.repo} on ${host}`)
+        : repo("warn", target.error.message, "GitHub tools then need explicit owner and repo arguments."),
+    );
   }
+  const token = checker("github-credentials", "GitHub token");
   const access = await resolveGitHubAccess(ctx, host);
-  if (access.ok) {
-    checks.push(
-      check("github-credentials", "GitHub token", "ok", `for ${host}: from ${access.value.credential.source}`),
-    );
-  } else if (access.error.code !== "credentials_missing") {
-    checks.push(check("github-credentials", "GitHub token", "fail", access.error.message, access.error.hint));
-  } else {
-    checks.push(
-      check(
-        "github-credentials",
-        "GitHub token",
-        "warn",
-        `none for ${host}; GitHub tools answer credentials_missing`,
-        access.error.hint,
-      ),
-    );
-  }
+  if (access.ok) checks.push(token("ok", `for ${host}: from ${access.value.credential.source}`));
+  else if (access.error.code !== "credentials_missing")
+    checks.push(token("fail", access.error.message, access.error.hint));
+  else checks.push(token("warn", `none for ${host}; GitHub tools answer credentials_missing`, access.error.hint));
   return { checks, host: access.ok ? host : null };
 }
 
@@ -118,46 +79,29 @@ const CLIENT_ENV_HINT =
 export async function checkJira(
   ctx: Pick<Context, "env" | "home" | "files">,
 ): Promise<{ checks: Check[]; base: JiraBase | null }> {
+  const host = checker("jira-host", "JIRA_HOST");
   const raw = ctx.env.JIRA_HOST;
   if (raw === undefined || raw === "") {
-    return {
-      checks: [
-        check(
-          "jira-host",
-          "JIRA_HOST",
-          "warn",
-          "not set; Jira tools answer credentials_missing",
-          `Set JIRA_HOST to your Jira site (company.atlassian.net), or pass --disable jira. ${CLIENT_ENV_HINT}`,
-        ),
-      ],
-      base: null,
-    };
+    const hint = `Set JIRA_HOST to your Jira site (company.atlassian.net), or pass --disable jira. ${CLIENT_ENV_HINT}`;
+    return { checks: [host("warn", "not set; Jira tools answer credentials_missing", hint)], base: null };
   }
   const checked = checkJiraHost(raw);
   if (!checked.ok) {
     const { code, message, hint } = checked.error;
-    return { checks: [check("jira-host", "JIRA_HOST", "fail", `${code}: ${message}`, hint)], base: null };
+    return { checks: [host("fail", `${code}: ${message}`, hint)], base: null };
   }
   const { base, note } = checked.value;
   const kind = isAtlassianCloudHost(base.hostname)
     ? "Jira Cloud"
     : "Jira Server/Data Center or Cloud, asked at first use";
-  const checks = [
-    check("jira-host", "JIRA_HOST", "ok", `${base.display} (${kind})${note === null ? "" : `; ${note}`}`),
-  ];
+  const checks = [host("ok", `${base.display} (${kind})${note === null ? "" : `; ${note}`}`)];
+  const credentials = checker("jira-credentials", "Jira credentials");
   const credential = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
   if (credential.ok) {
-    checks.push(check("jira-credentials", "Jira credentials", "ok", `from ${credential.value.source}`));
+    checks.push(credentials("ok", `from ${credential.value.source}`));
     return { checks, base };
   }
-  checks.push(
-    check(
-      "jira-credentials",
-      "Jira credentials",
-      "fail",
-      credential.error.message,
-      `${credential.error.hint ?? ""} ${CLIENT_ENV_HINT}`.trim(),
-    ),
-  );
+  const { message, hint } = credential.error;
+  checks.push(credentials("fail", message, `${hint ?? ""} ${CLIENT_ENV_HINT}`.trim()));
   return { checks, base: null };
 }

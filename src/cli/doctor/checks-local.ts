@@ -7,44 +7,28 @@ import { readHead } from "../../git/head.ts";
 import { registryPath } from "../../twig/dirs.ts";
 import { loadRegistry } from "../../twig/registry.ts";
 import { loadState, stateFileFor } from "../../twig/state.ts";
-import { type Check, check } from "./report.ts";
+import { type Check, check, checker } from "./report.ts";
 
-export interface RepositoryFinding {
-  check: Check;
-  /** The working tree the server would serve, or why there is none (becomes `ctx.repo`). */
-  repo: Result<string, string>;
-}
-
-/** Which repository the server would serve, and what it has checked out. */
+/** Which repository the server would serve, and what it has checked out; `repo` becomes `ctx.repo`. */
 export async function checkRepository(
   ctx: Pick<Context, "files" | "cwd">,
   repoArg: string | null,
-): Promise<RepositoryFinding> {
+): Promise<{ check: Check; repo: Result<string, string> }> {
   const start = repoArg === null ? ctx.cwd : resolve(ctx.cwd, repoArg);
   const found = await discoverRepository(start, ctx.files);
-  const title = "repository";
+  const result = checker("repository", "repository");
   if (!found.ok) {
+    const repo = err(found.error.message);
     if (repoArg !== null) {
-      return {
-        check: check(
-          "repository",
-          title,
-          "fail",
-          found.error.message,
-          "Pass --repo a directory inside a git checkout.",
-        ),
-        repo: err(found.error.message),
-      };
+      return { check: result("fail", found.error.message, "Pass --repo a directory inside a git checkout."), repo };
     }
     return {
-      check: check(
-        "repository",
-        title,
+      check: result(
         "warn",
         `${start} is not inside a git repository`,
         "Started here, the server answers no_repo unless the client names a project (roots) or a request names a registered repository; add --repo PATH to the client's configuration.",
       ),
-      repo: err(found.error.message),
+      repo,
     };
   }
   const workTree = found.value.workTree;
@@ -54,25 +38,23 @@ export async function checkRepository(
   else if (head.value.kind === "detached") where = `detached HEAD at ${head.value.oid.slice(0, 12)}`;
   else where = `on ${head.value.branch}${head.value.unborn ? " (no commits yet)" : ""}`;
   const linked = found.value.isLinkedWorktree ? ", a linked worktree" : "";
-  return { check: check("repository", title, "ok", `${workTree} (${where}${linked})`), repo: ok(workTree) };
+  return { check: result("ok", `${workTree} (${where}${linked})`), repo: ok(workTree) };
 }
 
 /** twig's per-repository state file: absent is normal, unparseable breaks every stack tool. */
 export async function checkState(ctx: Pick<Context, "files">, repo: Result<string, string>): Promise<Check> {
-  const title = "twig state";
-  if (!repo.ok) return check("state", title, "info", "no repository, so no state file to read");
+  const result = checker("state", "twig state");
+  if (!repo.ok) return result("info", "no repository, so no state file to read");
   const path = await stateFileFor(ctx, repo.value);
   if (!existsSync(path)) {
-    return check(
-      "state",
-      title,
+    return result(
       "info",
       `${path} does not exist yet`,
       "twig creates it when it first records a branch here; until then the tools see no twig metadata.",
     );
   }
   const state = await loadState(ctx, repo.value);
-  if (!state.ok) return check("state", title, "fail", state.error.message, state.error.hint);
+  if (!state.ok) return result("fail", state.error.message, state.error.hint);
   const branches = state.value.branches.size;
   const roots = state.value.roots.length;
   const counts = `${path}: ${plural(branches, "branch", "branches")}, ${plural(roots, "root", "roots")}`;
@@ -85,15 +67,13 @@ export async function checkState(ctx: Pick<Context, "files">, repo: Result<strin
         ? plural(invalidJiraKeys.size, "jira_issue that is not a key", "jira_issue values that are not keys")
         : "",
     ].filter((part) => part !== "");
-    return check(
-      "state",
-      title,
+    return result(
       "warn",
       `${counts}; ${problems.join(", ")}`,
       "Prompts leave such records out or quote them. If you did not write them, the file came with the repository: check who committed it.",
     );
   }
-  return check("state", title, "ok", counts);
+  return result("ok", counts);
 }
 
 /** twig's global registry of repositories (`list_repositories`, the `repo` argument). */
@@ -101,27 +81,20 @@ export async function checkRegistry(
   ctx: Pick<Context, "files" | "dirs" | "platform">,
   repo: Result<string, string>,
 ): Promise<Check> {
-  const title = "twig registry";
+  const result = checker("registry", "twig registry");
   const path = registryPath(ctx.dirs, ctx.platform);
   if (!existsSync(path)) {
-    return check(
-      "registry",
-      title,
+    return result(
       "info",
       `${path} does not exist`,
       "Register repositories with `twig git add <path>` to let clients name them in requests.",
     );
   }
   const entries = await loadRegistry(ctx);
-  if (!entries.ok) return check("registry", title, "fail", entries.error.message, entries.error.hint);
+  if (!entries.ok) return result("fail", entries.error.message, entries.error.hint);
   const registered = repo.ok && entries.value.some((entry) => resolve(entry.path) === repo.value);
   const note = repo.ok ? (registered ? "; this repository is one of them" : "; this repository is not registered") : "";
-  return check(
-    "registry",
-    title,
-    "ok",
-    `${path}: ${plural(entries.value.length, "repository", "repositories")}${note}`,
-  );
+  return result("ok", `${path}: ${plural(entries.value.length, "repository", "repositories")}${note}`);
 }
 
 /** Where twig keeps its files on this platform, so a user can tell the server looks where twig writes. */

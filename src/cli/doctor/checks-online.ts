@@ -1,15 +1,15 @@
 import * as v from "valibot";
 import { githubGet } from "../../github/request.ts";
 import type { ServiceContext } from "../../services/services.ts";
-import { type Check, check } from "./report.ts";
+import { type Check, checker } from "./report.ts";
 
 const ONLINE_TIMEOUT_MS = 15_000;
 
 /** One authenticated request to GitHub (`GET /user`), through the same client the tools use. */
 export async function checkGitHubOnline(ctx: ServiceContext, host: string): Promise<Check> {
-  const title = "GitHub sign-in";
+  const result = checker("github-online", "GitHub sign-in");
   const connection = await ctx.github(host);
-  if (!connection.ok) return check("github-online", title, "fail", connection.error.message, connection.error.hint);
+  if (!connection.ok) return result("fail", connection.error.message, connection.error.hint);
   const response = await githubGet(
     {
       connection: connection.value,
@@ -22,15 +22,15 @@ export async function checkGitHubOnline(ctx: ServiceContext, host: string): Prom
     v.object({ login: v.string() }),
     "the signed-in user",
   );
-  if (!response.ok) return check("github-online", title, "fail", response.error.message, response.error.hint);
-  return check("github-online", title, "ok", `signed in to ${host} as ${response.value.data.login}`);
+  if (!response.ok) return result("fail", response.error.message, response.error.hint);
+  return result("ok", `signed in to ${host} as ${response.value.data.login}`);
 }
 
 /** One authenticated request to Jira (`GET /rest/api/2/myself`), through the same client the tools use. */
 export async function checkJiraOnline(ctx: ServiceContext): Promise<Check> {
-  const title = "Jira sign-in";
+  const result = checker("jira-online", "Jira sign-in");
   const client = await ctx.jira();
-  if (!client.ok) return check("jira-online", title, "fail", client.error.message, client.error.hint);
+  if (!client.ok) return result("fail", client.error.message, client.error.hint);
   const me = await client.value.request(
     {
       method: "GET",
@@ -39,7 +39,7 @@ export async function checkJiraOnline(ctx: ServiceContext): Promise<Check> {
     },
     AbortSignal.timeout(ONLINE_TIMEOUT_MS),
   );
-  if (!me.ok) return check("jira-online", title, "fail", me.error.message, me.error.hint);
+  if (!me.ok) return result("fail", me.error.message, me.error.hint);
   const who = me.value.displayName ?? me.value.name ?? "an unnamed user";
-  return check("jira-online", title, "ok", `signed in to ${client.value.site} as ${who}`);
+  return result("ok", `signed in to ${client.value.site} as ${who}`);
 }
