@@ -9,11 +9,8 @@ import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
-import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
-
-// ---------------------------------------------------------------------------------------------
-// Parameters
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
@@ -65,9 +62,6 @@ const RefFilterSchema = v.pipe(
   v.check((name) => name.isWellFormed(), "not valid Unicode"),
   unpublished("minLength", "maxLength", "pattern"),
 );
-
-// ---------------------------------------------------------------------------------------------
-// Results
 
 const PullRequestSchema = v.object({
   number: v.number(),
@@ -165,9 +159,6 @@ const PullRequestListSchema = v.object({
 });
 type PullRequestListOutput = v.InferOutput<typeof PullRequestListSchema>;
 
-// ---------------------------------------------------------------------------------------------
-// Shared steps
-
 /** Resolves the repository and connects to its GitHub host: the first steps of every tool here. */
 async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
   const target = await resolveTarget(ctx, args);
@@ -176,9 +167,6 @@ async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): 
   if (!connection.ok) return err(connection.error);
   return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
 }
-
-// ---------------------------------------------------------------------------------------------
-// Tools
 
 const getPullRequestTool = defineTool({
   name: "get_pull_request",
@@ -230,14 +218,10 @@ function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutpu
   const failing: Pick[] = [];
   const pending: Pick[] = [];
   const passing: Pick[] = [];
-  answer.checks.forEach((check, index) => {
-    const outcome = classifyCheck(check);
-    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list: "checks", index });
-  });
-  answer.statuses.forEach((status, index) => {
-    const outcome = classifyStatus(status);
-    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list: "statuses", index });
-  });
+  const sort = (list: Pick["list"], index: number, outcome: string) =>
+    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list, index });
+  for (const [index, check] of answer.checks.entries()) sort("checks", index, classifyCheck(check));
+  for (const [index, status] of answer.statuses.entries()) sort("statuses", index, classifyStatus(status));
   const newestReviews: Pick[] = answer.reviews.map((_, index) => ({ list: "reviews" as const, index })).reverse();
   const order = [...failing, ...pending, ...newestReviews, ...passing];
   const build = (n: number): PrStatusOutput => {
@@ -318,7 +302,7 @@ const listPullRequestsTool = defineTool({
       omitted: { pull_requests: all.length - n },
       hint: `${count(all.length - n)} of ${count(all.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`,
     });
-    return largestFitting(budget, build, 0, all.length, (i) => budget.size(all[i])).answer;
+    return fitList(budget, all, 0, build);
   },
 });
 

@@ -26,7 +26,7 @@ import { openWorkspace } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { loadState } from "../twig/state.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
-import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
 const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
@@ -49,23 +49,11 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
     return err(toolError(cause.code, cause.message, `${EXPLICIT_KEY_HINT} ${cause.hint ?? ""}`.trim()));
   }
   const head = await readHead(workspace.value.repo, ctx.files);
-  if (!head.ok) {
-    return err(
-      toolError(
-        "invalid_params",
-        `No issue_key provided and could not detect current branch: ${head.error.message}`,
-        EXPLICIT_KEY_HINT,
-      ),
-    );
-  }
+  const noBranch = (why: string) =>
+    err(toolError("invalid_params", `No issue_key provided and ${why}`, EXPLICIT_KEY_HINT));
+  if (!head.ok) return noBranch(`could not detect current branch: ${head.error.message}`);
   if (head.value.kind === "detached") {
-    return err(
-      toolError(
-        "invalid_params",
-        `No issue_key provided and HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`,
-        EXPLICIT_KEY_HINT,
-      ),
-    );
+    return noBranch(`HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`);
   }
   const branch = head.value.branch;
   const state = await loadState(ctx, workspace.value.workTree);
@@ -85,14 +73,6 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
     );
   }
   return ok(key);
-}
-
-async function clientAndDeployment(ctx: ServiceContext, call: CallInfo, options: JiraClientOptions | undefined) {
-  const client = await ctx.jira(options);
-  if (!client.ok) return client;
-  const deployment = await client.value.deployment(call.signal);
-  if (!deployment.ok) return deployment;
-  return ok({ client: client.value, deployment: deployment.value });
 }
 
 async function fetchIssue(client: JiraClient, cloud: boolean, key: string, signal: AbortSignal) {
@@ -189,13 +169,8 @@ export function createJiraTools(options?: JiraClientOptions) {
       const full = answer.description;
       if (full === undefined) return answer;
       const length = answer.description_length ?? full.length;
-      const fitted = largestFitting(
-        budget,
-        (n) => ({ ...withDescriptionCut(answer, full, n), description_length: length }),
-        0,
-        full.length,
-      );
-      return fitted.answer;
+      const build = (n: number) => ({ ...withDescriptionCut(answer, full, n), description_length: length });
+      return largestFitting(budget, build, 0, full.length).answer;
     },
   });
 
@@ -251,11 +226,13 @@ export function createJiraTools(options?: JiraClientOptions) {
         );
       }
       const limit = args.limit ?? DEFAULT_LIST_LIMIT;
-      const setup = await clientAndDeployment(ctx, call, options);
-      if (!setup.ok) return setup;
-      const { client, deployment } = setup.value;
+      const jira = await ctx.jira(options);
+      if (!jira.ok) return jira;
+      const client = jira.value;
+      const deployment = await client.deployment(call.signal);
+      if (!deployment.ok) return deployment;
       const jql = buildSearchJql({ project, status: args.status, assignee: args.assignee });
-      const found = await searchIssues(client, deployment, { jql, limit, project }, call.signal);
+      const found = await searchIssues(client, deployment.value, { jql, limit, project }, call.signal);
       if (!found.ok) return found;
       const issues = found.value.issues.map((issue) =>
         toJiraIssue(issue, client.browseUrl(issue.key), LIST_DESCRIPTION_CHARS),
@@ -276,15 +253,12 @@ export function createJiraTools(options?: JiraClientOptions) {
         omitted: { issues: all.length - n },
         hint: `${count(all.length - n)} of ${count(all.length)} issues left out to fit the reply budget: lower limit, or narrow with status or assignee.`,
       });
-      return largestFitting(budget, build, 0, all.length, (i) => budget.size(all[i])).answer;
+      return fitList(budget, all, 0, build);
     },
   });
 
-  const tools: [typeof getJiraIssue, typeof listJiraIssues] = [getJiraIssue, listJiraIssues];
-  return tools;
+  return [getJiraIssue, listJiraIssues] as [typeof getJiraIssue, typeof listJiraIssues];
 }
 
-const [getJiraIssueTool, listJiraIssuesTool] = createJiraTools();
-
-export { getJiraIssueTool };
+export const [getJiraIssueTool, listJiraIssuesTool] = createJiraTools();
 export const jiraTools: ToolDefinition[] = [getJiraIssueTool, listJiraIssuesTool];

@@ -24,7 +24,7 @@ import {
 } from "../twig/tree.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
-import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { BranchNameSchema, NoParamsSchema, unpublished } from "./params.ts";
 
 async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
@@ -38,12 +38,7 @@ async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Work
 /** A branch argument is repeated in errors up to this length: any real name, never a payload. */
 const NAME_SHOWN = 300;
 
-const branchNotTracked = (branch: string) =>
-  toolError(
-    "not_found",
-    `Branch '${printable(branch, NAME_SHOWN)}' not found in twig state`,
-    "Use `list_branches` to see tracked branches.",
-  );
+const TRACKED_HINT = "Use `list_branches` to see tracked branches.";
 
 export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",
@@ -95,7 +90,11 @@ export const getBranchMetadataTool = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    if (!state.branches.has(branch)) return err(branchNotTracked(branch));
+    if (!state.branches.has(branch)) {
+      return err(
+        toolError("not_found", `Branch '${printable(branch, NAME_SHOWN)}' not found in twig state`, TRACKED_HINT),
+      );
+    }
     return ok(branchRecord(state, branch));
   },
 });
@@ -140,7 +139,7 @@ export const getBranchStackTool = defineTool({
           toolError(
             "not_found",
             `Branch '${printable(start, NAME_SHOWN)}' not found in twig state or the repository`,
-            "Use `list_branches` to see tracked branches.",
+            TRACKED_HINT,
           ),
         );
       }
@@ -162,7 +161,7 @@ export const getBranchStackTool = defineTool({
         hint: `${count(all.length - n)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(next)} to go on.`,
       };
     };
-    return largestFitting(budget, build, 1, all.length, (i) => budget.size(all[i])).answer;
+    return fitList(budget, all, 1, build);
   },
 });
 
@@ -250,11 +249,7 @@ export const getBranchTreeTool = defineTool({
   fit: fitBranchTree,
 });
 
-/**
- * Over the reply budget the nodes go first (the text says the same); then the text is cut on whole
- * lines, keeping the path to the checked-out branch and that branch's subtree, and says how much is
- * left out and how to see it.
- */
+/** Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText). */
 async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _args: unknown, ctx: Context) {
   const nodes = countNodes(answer.branches);
   const textOnly: BranchTreeOutput = {
@@ -270,10 +265,7 @@ async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _arg
   return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
 }
 
-/**
- * The trees as text cut on whole lines to fit, without nodes: the path to the checked-out branch
- * and its subtree first, then the other lines in drawing order, then a line saying what is left out.
- */
+/** The trees as text cut on whole lines to fit, keeping the checked-out branch's path and subtree. */
 async function cutTreeText(
   root: string,
   trees: TreeNode[],
@@ -392,20 +384,12 @@ export const listBranchesTool = defineTool({
     const repository = cursorScope(ctx);
     const all = answer.branches;
     const left = answer.omitted?.branches ?? 0;
-    // At least one branch per page, so following next_cursor always moves on; a budget too small
-    // for one is refused by the registry instead.
-    const { answer: fitted } = largestFitting(
-      budget,
-      (n) => listPage(all.slice(0, n), left + all.length - n, query, repository, true),
-      1,
-      all.length,
-      (i) => budget.size(all[i]),
-    );
-    return fitted;
+    // At least one branch per page, so following next_cursor always moves on.
+    return fitList(budget, all, 1, (n) => listPage(all.slice(0, n), left + all.length - n, query, repository, true));
   },
 });
 
-/** A page that is not the last: where to go on, and how many are still to come. */
+/** A page that is not the last. */
 function listPage(
   branches: BranchRecord[],
   left: number,
@@ -495,11 +479,7 @@ const listRepositories = defineTool({
   },
 });
 
-/**
- * Which directory `path` reaches (through symlinks), as device and inode: two paths name the same
- * directory exactly when these match, and one `stat` finds it where `realpath` takes three calls.
- * `null` when nothing is there.
- */
+/** The directory `path` reaches (through symlinks) as device:inode, one `stat`; `null` when absent. */
 async function directoryId(path: string): Promise<string | null> {
   try {
     const info = await statIfExists(path);
@@ -559,30 +539,32 @@ export const getWorktreesTool = defineTool({
       return liveById.get(id);
     };
 
-    const result: v.InferOutput<typeof WorktreeSchema>[] = [];
+    type Worktree = v.InferOutput<typeof WorktreeSchema>;
+    const entry = (
+      name: string,
+      path: string,
+      branch: string | null,
+      source: Worktree["source"],
+      git?: LiveWorktree,
+    ) => ({
+      name,
+      path,
+      branch,
+      source,
+      ...(git?.locked ? { locked: true as const } : {}),
+      ...(git?.prunable ? { prunable: true as const } : {}),
+    });
+    const result: Worktree[] = [];
     const matched = new Set<LiveWorktree>();
     for (const record of state.worktrees) {
       const twin = await twinOf(trimmedPath(record.path));
       if (twin) matched.add(twin);
-      result.push({
-        name: record.name,
-        path: record.path,
-        branch: record.branch,
-        source: twin ? "twig+git" : "twig",
-        ...(twin?.locked ? { locked: true as const } : {}),
-        ...(twin?.prunable ? { prunable: true as const } : {}),
-      });
+      result.push(entry(record.name, record.path, record.branch, twin ? "twig+git" : "twig", twin));
     }
-    for (const worktree of live.value) {
-      if (matched.has(worktree)) continue;
-      result.push({
-        name: worktree.id,
-        path: worktree.path,
-        branch: worktree.head?.kind === "branch" ? worktree.head.branch : null,
-        source: "git",
-        ...(worktree.locked ? { locked: true as const } : {}),
-        ...(worktree.prunable ? { prunable: true as const } : {}),
-      });
+    for (const git of live.value) {
+      if (matched.has(git)) continue;
+      const branch = git.head?.kind === "branch" ? git.head.branch : null;
+      result.push(entry(git.id, git.path, branch, "git", git));
     }
     return ok({ worktrees: result });
   },
