@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { ToolErrorSchema, toolError } from "../core/errors.ts";
+import { err, ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";

@@ -28,17 +28,13 @@ const OwnerSchema = v.pipe(
   v.minLength(1),
   v.maxLength(100),
   v.regex(NAME_PATTERN),
-  // `.` and `..` pass the character rule but are path segments: in `/repos/{owner}/…` they would
-  // walk the request up the API's path.
+  // `.` and `..` would walk `/repos/{owner}/…` up the API's path.
   v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
   unpublished("minLength", "maxLength", "pattern"),
   v.description("GitHub owner; with `repo`, read that repository, not the clone's."),
 );
 
-/**
- * `repo` alone selects a local repository (the wire layer resolves it before the handler runs);
- * with `owner` it is the GitHub repository's name, checked against GitHub's rules in resolveTarget.
- */
+/** `repo` alone selects a local repository; with `owner` it is a GitHub name (see resolveTarget). */
 const RepoSchema = v.pipe(
   v.string(),
   v.minLength(1),
@@ -159,13 +155,21 @@ const PullRequestListSchema = v.object({
 });
 type PullRequestListOutput = v.InferOutput<typeof PullRequestListSchema>;
 
-/** Resolves the repository and connects to its GitHub host: the first steps of every tool here. */
+/** Resolves the repository and connects to its GitHub host. */
 async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
   const target = await resolveTarget(ctx, args);
   if (!target.ok) return target;
   const connection = await ctx.github(target.value.host);
   if (!connection.ok) return err(connection.error);
   return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
+}
+
+/** {@link openCall}, then the PR asked for or the current branch's. */
+async function openPrCall(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
+  const call = await openCall(ctx, args, info);
+  if (!call.ok) return call;
+  const number = await resolvePrNumber(ctx, args.pr_number);
+  return number.ok ? ok({ call: call.value, number: number.value }) : number;
 }
 
 const getPullRequestTool = defineTool({
@@ -179,11 +183,8 @@ const getPullRequestTool = defineTool({
   annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
-    const call = await openCall(ctx, args, info);
-    if (!call.ok) return call;
-    const number = await resolvePrNumber(ctx, args.pr_number);
-    if (!number.ok) return number;
-    return getPullRequest(call.value, number.value);
+    const call = await openPrCall(ctx, args, info);
+    return call.ok ? getPullRequest(call.value.call, call.value.number) : call;
   },
 });
 
@@ -198,20 +199,17 @@ export const getPrStatusTool = defineTool({
   annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
-    const call = await openCall(ctx, args, info);
-    if (!call.ok) return call;
-    const number = await resolvePrNumber(ctx, args.pr_number);
-    if (!number.ok) return number;
-    const clone = await guessHeadFromClone(ctx, call.value.target, number.value);
-    return getPrStatus(call.value, number.value, clone);
+    const opened = await openPrCall(ctx, args, info);
+    if (!opened.ok) return opened;
+    const { call, number } = opened.value;
+    return getPrStatus(call, number, await guessHeadFromClone(ctx, call.target, number));
   },
   fit: fitPrStatus,
 });
 
 /**
- * Over the reply budget a PR's lists are cut in order of what a reader needs: every failing, then
- * every pending check and status; then the newest reviews; then passing checks and statuses while
- * they fit. The summary (counts and verdict) and the PR always stay; lists keep GitHub's order.
+ * Over the reply budget, lists keep (in GitHub's order) failing, then pending checks and statuses,
+ * then the newest reviews, then passing ones while they fit. The PR and its summary always stay.
  */
 function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutput {
   type Pick = { list: "checks" | "statuses" | "reviews"; index: number };

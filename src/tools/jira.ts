@@ -23,9 +23,8 @@ import {
 } from "../jira/jql.ts";
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { openWorkspace } from "../repo/workspace.ts";
-import type { ServiceContext } from "../services/services.ts";
 import { loadState } from "../twig/state.ts";
-import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+import { defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
 import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
