@@ -42,19 +42,20 @@ export class StdioServerTransport implements Transport {
   async start(): Promise<void> {
     if (this.#started) throw new Error("StdioServerTransport already started");
     this.#started = true;
-    this.#stdin.on("data", this.#onData);
-    this.#stdin.on("error", this.#onInputError);
-    this.#stdin.on("end", this.#onEnd);
-    this.#stdout.on("error", this.#onOutputError);
+    this.#listen("on");
+  }
+
+  #listen(how: "on" | "off"): void {
+    this.#stdin[how]("data", this.#onData);
+    this.#stdin[how]("error", this.#onInputError);
+    this.#stdin[how]("end", this.#onEnd);
+    this.#stdout[how]("error", this.#onOutputError);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#stdin.off("data", this.#onData);
-    this.#stdin.off("error", this.#onInputError);
-    this.#stdin.off("end", this.#onEnd);
-    this.#stdout.off("error", this.#onOutputError);
+    this.#listen("off");
     if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause();
     this.#chunks = [];
     this.#pendingBytes = 0;

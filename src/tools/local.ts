@@ -131,7 +131,11 @@ export const getBranchStackTool = defineTool({
       const current = await currentBranch(ctx, workspace);
       if (!current.ok) return current;
       start = current.value.branch;
-    } else if (!isKnownToTwig(state, start)) {
+    } else if (
+      !state.branches.has(start) &&
+      !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
+      !state.roots.some((root) => root.branch === start)
+    ) {
       const local = await listLocalBranches(workspace.repo, ctx.files);
       if (!local.ok) return local;
       if (!local.value.includes(start)) {
@@ -164,14 +168,6 @@ export const getBranchStackTool = defineTool({
     return fitList(budget, all, 1, build);
   },
 });
-
-function isKnownToTwig(state: TwigState, branch: string): boolean {
-  return (
-    state.branches.has(branch) ||
-    state.dependencies.some((dep) => dep.child === branch || dep.parent === branch) ||
-    state.roots.some((root) => root.branch === branch)
-  );
-}
 
 const BranchTreeOutputSchema = v.object({
   root: v.pipe(v.string(), v.description("The first (or requested) root.")),
@@ -273,45 +269,36 @@ async function cutTreeText(
   ctx: Context,
   nodes = countNodes(trees),
 ): Promise<BranchTreeOutput> {
-  const focus = await checkedOutBranch(ctx);
-  let room = budget.bytes - budget.size({ ...emptyCut(root, nodes), hint: hintFor(nodes, focus) });
-  let fitted = emptyCut(root, nodes);
+  const workspace = await openWorkspace(ctx);
+  const head = workspace.ok ? await currentBranch(ctx, workspace.value) : null;
+  const focus = head?.ok ? head.value.branch : null;
+  const hintFor = (lines: number) =>
+    `tree_text cut to fit the reply budget: ${count(lines)} lines left out${
+      focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
+    }. Pass branch=<a branch> for its subtree, or depth.`;
+  const cutAnswer = (tree_text: string, lines: number): BranchTreeOutput => ({
+    root,
+    tree_text,
+    branches: [],
+    truncated: true,
+    omitted: { branches: nodes, tree_lines: lines },
+  });
+  let room = budget.bytes - budget.size({ ...cutAnswer("", nodes), hint: hintFor(nodes) });
+  let fitted = cutAnswer("", nodes);
   // The line costs are estimates from above; a second pass with the overshoot taken off settles it.
   for (let attempt = 0; attempt < 4 && room > 0; attempt++) {
     const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
     const cut = cutTrees(trees, focus, room - closingRoom);
     const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
     fitted = {
-      root,
-      tree_text: cut.trees.map(renderTreeText).join("\n") + closing,
-      branches: [],
-      truncated: true,
-      omitted: { branches: nodes, tree_lines: cut.omitted },
-      hint: hintFor(cut.omitted, focus),
+      ...cutAnswer(cut.trees.map(renderTreeText).join("\n") + closing, cut.omitted),
+      hint: hintFor(cut.omitted),
     };
     const size = budget.size(fitted);
     if (size <= budget.bytes) return fitted;
     room -= size - budget.bytes + 64;
   }
   return fitted;
-}
-
-function emptyCut(root: string, nodes: number): BranchTreeOutput {
-  return { root, tree_text: "", branches: [], truncated: true, omitted: { branches: nodes, tree_lines: nodes } };
-}
-
-function hintFor(omittedLines: number, focus: string | null): string {
-  return `tree_text cut to fit the reply budget: ${count(omittedLines)} lines left out${
-    focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
-  }. Pass branch=<a branch> for its subtree, or depth.`;
-}
-
-/** The checked-out branch, to keep in view when a tree is cut; `null` when there is none. */
-async function checkedOutBranch(ctx: Context): Promise<string | null> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return null;
-  const head = await currentBranch(ctx, workspace.value);
-  return head.ok ? head.value.branch : null;
 }
 
 const MAX_LIST_LIMIT = 10_000;
@@ -380,8 +367,10 @@ export const listBranchesTool = defineTool({
     return ok(listPage(branches, names.length - end, query, repository, false));
   },
   fit(answer, budget, args, ctx) {
-    const query = args.query ?? (args.cursor === undefined ? null : cursorQuery(args.cursor, ctx));
     const repository = cursorScope(ctx);
+    // The handler has already refused any cursor that does not decode.
+    const decoded = args.cursor === undefined ? null : decodeCursor(args.cursor, repository);
+    const query = args.query ?? (decoded?.ok ? decoded.value.query : null);
     const all = answer.branches;
     const left = answer.omitted?.branches ?? 0;
     // At least one branch per page, so following next_cursor always moves on.
@@ -411,12 +400,6 @@ function listPage(
 /** The repository a cursor is bound to: the one this call reads. */
 function cursorScope(ctx: Context): string {
   return ctx.repo.ok ? ctx.repo.value : "";
-}
-
-/** The query a valid cursor carries (the handler has already refused any other cursor). */
-function cursorQuery(cursor: string, ctx: Context): string | null {
-  const decoded = decodeCursor(cursor, cursorScope(ctx));
-  return decoded.ok ? decoded.value.query : null;
 }
 
 /** Tracked branches in byte-wise order, only those whose name or Jira key contains `query` (any case). */
