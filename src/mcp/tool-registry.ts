@@ -2,14 +2,7 @@ import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext as Context } from "../services/services.ts";
-import type {
-  InvokeArgs,
-  ReplyBudget,
-  ToolAnnotations,
-  ToolDefinition,
-  ToolGroup,
-  ToolInvoker,
-} from "../tools/define.ts";
+import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/define.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
@@ -175,23 +168,19 @@ function overBudget(name: string, bytes: number, budget: ReplyBudget) {
 
 /** A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. */
 export function publishTool(tool: ToolDefinition): PublishedTool {
+  // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
+  const { openWorldHint, ...rest } = tool.annotations;
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchemaOf(tool.input),
     outputSchema: outputSchemaOf(tool.output),
-    annotations: publishedAnnotations(tool.annotations),
+    annotations: openWorldHint ? { ...rest } : { ...rest, openWorldHint },
   };
 }
 
 export { REPO_PARAM_DESCRIPTION };
-
-/** `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending. */
-function publishedAnnotations(annotations: ToolAnnotations): JsonObject {
-  const { openWorldHint, ...rest } = annotations;
-  return openWorldHint ? { ...rest } : { ...rest, openWorldHint };
-}
 
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {

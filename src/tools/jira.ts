@@ -3,7 +3,7 @@ import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readHead } from "../git/head.ts";
-import type { JiraClient, JiraClientOptions } from "../jira/client.ts";
+import type { JiraClientOptions } from "../jira/client.ts";
 import {
   FULL_DESCRIPTION_CHARS,
   ISSUE_FIELDS,
@@ -72,19 +72,6 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
     );
   }
   return ok(key);
-}
-
-async function fetchIssue(client: JiraClient, cloud: boolean, key: string, signal: AbortSignal) {
-  return client.request(
-    {
-      method: "GET",
-      path: `/rest/api/${cloud ? 3 : 2}/issue/${encodeURIComponent(key)}`,
-      query: { fields: ISSUE_FIELDS.join(",") },
-      schema: JiraIssuePayloadSchema,
-      purpose: { notFound: `Issue ${key} does not exist or is not visible to you` },
-    },
-    signal,
-  );
 }
 
 const IssueKeySchema = v.pipe(
@@ -157,7 +144,16 @@ export function createJiraTools(options?: JiraClientOptions) {
       }
       const deployment = await client.value.deployment(call.signal);
       if (!deployment.ok) return deployment;
-      const issue = await fetchIssue(client.value, deployment.value === "cloud", key, call.signal);
+      const issue = await client.value.request(
+        {
+          method: "GET",
+          path: `/rest/api/${deployment.value === "cloud" ? 3 : 2}/issue/${encodeURIComponent(key)}`,
+          query: { fields: ISSUE_FIELDS.join(",") },
+          schema: JiraIssuePayloadSchema,
+          purpose: { notFound: `Issue ${key} does not exist or is not visible to you` },
+        },
+        call.signal,
+      );
       if (!issue.ok) return issue;
       // Rendered whole once, so a cut description can say how long it is.
       const whole = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), Number.POSITIVE_INFINITY);
