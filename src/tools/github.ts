@@ -59,84 +59,58 @@ const RefFilterSchema = v.pipe(
   unpublished("minLength", "maxLength", "pattern"),
 );
 
+// Results: docs/tools.md describes their fields; published output schemas carry only top-level types.
 const PullRequestSchema = v.object({
   number: v.number(),
   title: v.string(),
-  state: v.pipe(v.string(), v.description("`open` or `closed` (merged PRs are `closed` with `merged: true`).")),
-  author: v.pipe(v.string(), v.description("Login of the PR's author.")),
-  base: v.pipe(v.string(), v.description("Branch the PR merges into.")),
-  head: v.pipe(v.string(), v.description("Branch the PR merges from.")),
+  state: v.string(),
+  author: v.string(),
+  base: v.string(),
+  head: v.string(),
   draft: v.boolean(),
-  mergeable: v.pipe(
-    v.nullable(v.boolean()),
-    v.description(
-      "Whether GitHub can merge it cleanly; null while GitHub is still computing it, and always null in lists.",
-    ),
-  ),
+  mergeable: v.nullable(v.boolean()),
   created_at: v.string(),
   updated_at: v.string(),
-  url: v.pipe(v.string(), v.description("The PR's page on GitHub.")),
-  body: v.pipe(v.nullable(v.string()), v.description("Description (Markdown); null when empty.")),
-  truncated: v.optional(
-    v.pipe(v.literal(true), unpublished("field"), v.description("`body` was cut short; open `url` for the rest.")),
-  ),
+  url: v.string(),
+  body: v.nullable(v.string()),
+  truncated: v.optional(v.pipe(v.literal(true), unpublished("field"))),
   labels: v.array(v.string()),
-  requested_reviewers: v.pipe(
-    v.array(v.string()),
-    v.description("Users (login) and teams (`org/team-slug`) whose review is requested and still outstanding."),
-  ),
+  requested_reviewers: v.array(v.string()),
   merged: v.boolean(),
-  head_sha: v.pipe(v.string(), v.description("Commit at the tip of the head branch.")),
+  head_sha: v.string(),
 });
 
 const ReviewSchema = v.object({
   author: v.string(),
-  state: v.pipe(v.string(), v.description("APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED or PENDING.")),
-  submitted_at: v.pipe(v.nullable(v.string()), v.description("Null for a review not yet submitted (PENDING).")),
+  state: v.string(),
+  submitted_at: v.nullable(v.string()),
 });
 
 const CheckSchema = v.object({
   name: v.string(),
-  status: v.pipe(v.string(), v.description("queued, in_progress, completed, …")),
-  conclusion: v.pipe(
-    v.nullable(v.string()),
-    v.description("success, failure, neutral, cancelled, skipped, timed_out, action_required; null until completed."),
-  ),
+  status: v.string(),
+  conclusion: v.nullable(v.string()),
   url: v.nullable(v.string()),
 });
 
 const CommitStatusSchema = v.object({
   context: v.string(),
-  state: v.pipe(v.string(), v.description("success, failure, error or pending.")),
+  state: v.string(),
   description: v.nullable(v.string()),
   url: v.nullable(v.string()),
 });
 
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,
-  reviews: v.pipe(v.array(ReviewSchema), v.description("Every review, oldest first.")),
-  checks: v.pipe(v.array(CheckSchema), v.description("Check runs (GitHub Actions and apps) on the head commit.")),
-  statuses: v.pipe(
-    v.array(CommitStatusSchema),
-    v.description("Legacy commit statuses on the head commit (external CI services)."),
-  ),
+  reviews: v.array(ReviewSchema),
+  checks: v.array(CheckSchema),
+  statuses: v.array(CommitStatusSchema),
   summary: v.object({
-    latest_reviews: v.pipe(
-      v.array(v.object({ author: v.string(), state: v.string() })),
-      v.description("Each reviewer's standing review (a later comment does not undo an approval)."),
-    ),
-    checks: v.pipe(
-      v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
-      v.description("Check runs and commit statuses together; neutral and skipped count as passing."),
-    ),
-    verdict: v.pipe(
-      v.picklist(["passing", "failing", "pending", "no_checks"]),
-      v.description("failing if anything failed, else pending if anything is still running, else passing."),
-    ),
+    latest_reviews: v.array(v.object({ author: v.string(), state: v.string() })),
+    checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
+    verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
   }),
-  unavailable: v.optional(
-    v.pipe(v.array(v.string()), v.description("Lists GitHub would not show with this token; they are left empty.")),
-  ),
+  unavailable: v.optional(v.array(v.string())),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["reviews", "checks", "statuses"]),
   hint: HintSchema,
@@ -144,11 +118,8 @@ const PrStatusSchema = v.object({
 type PrStatusOutput = v.InferOutput<typeof PrStatusSchema>;
 
 const PullRequestListSchema = v.object({
-  pull_requests: v.pipe(
-    v.array(PullRequestSchema),
-    v.description("Newest first. Bodies are cut shorter than in get_pull_request."),
-  ),
-  has_more: v.pipe(v.boolean(), v.description("More PRs match than were returned; raise `limit` to see them.")),
+  pull_requests: v.array(PullRequestSchema),
+  has_more: v.boolean(),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["pull_requests"]),
   hint: HintSchema,

@@ -48,13 +48,8 @@ export const getCurrentBranchTool = defineTool({
   input: NoParamsSchema,
   output: v.object({
     ...BranchRecordSchema.entries,
-    unborn: v.optional(v.pipe(v.literal(true), v.description("The branch has no commits yet."))),
-    warnings: v.optional(
-      v.pipe(
-        v.array(v.string()),
-        v.description("Only when twig's state could not be read: why, so the links above are missing."),
-      ),
-    ),
+    unborn: v.optional(v.literal(true)),
+    warnings: v.optional(v.array(v.string())),
   }),
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
@@ -101,9 +96,7 @@ export const getBranchMetadataTool = defineTool({
 
 const BranchStackOutputSchema = v.object({
   stack: v.array(BranchRecordSchema),
-  cycle: v.optional(
-    v.pipe(v.literal(true), v.description("The declared parents loop back; the walk stopped at the repeat.")),
-  ),
+  cycle: v.optional(v.literal(true)),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["stack"]),
   hint: HintSchema,
@@ -170,9 +163,9 @@ export const getBranchStackTool = defineTool({
 });
 
 const BranchTreeOutputSchema = v.object({
-  root: v.pipe(v.string(), v.description("The first (or requested) root.")),
-  tree_text: v.pipe(v.string(), v.description("The tree(s) drawn as text, one blank line between trees.")),
-  branches: v.pipe(v.array(TreeNodeSchema), v.description("One node per rendered root.")),
+  root: v.string(),
+  tree_text: v.string(),
+  branches: v.array(TreeNodeSchema),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["branches", "tree_lines"]),
   hint: HintSchema,
@@ -473,17 +466,12 @@ async function directoryId(path: string): Promise<string | null> {
 }
 
 const WorktreeSchema = v.object({
-  name: v.pipe(v.string(), v.description("twig's worktree name, or git's worktree id.")),
+  name: v.string(),
   path: v.string(),
-  branch: v.pipe(v.nullable(v.string()), v.description("Checked-out branch; null when its HEAD is detached.")),
-  source: v.pipe(
-    v.picklist(["twig", "git", "twig+git"]),
-    v.description("`twig`: recorded by twig but no such git worktree exists (stale); `git`: not recorded by twig."),
-  ),
+  branch: v.nullable(v.string()),
+  source: v.picklist(["twig", "git", "twig+git"]),
   locked: v.optional(v.literal(true)),
-  prunable: v.optional(
-    v.pipe(v.literal(true), v.description("git still lists it but its directory is gone (`git worktree prune`).")),
-  ),
+  prunable: v.optional(v.literal(true)),
 });
 
 export const getWorktreesTool = defineTool({
