@@ -197,13 +197,8 @@ export function createJiraTools(options?: JiraClientOptions) {
     }),
     output: v.object({
       issues: v.array(JiraIssueSchema),
-      has_more: v.pipe(
-        v.boolean(),
-        v.description("More issues match than were returned; raise limit or narrow the filters."),
-      ),
-      total: v.optional(
-        v.pipe(v.number(), v.description("Number of matching issues, when Jira reports it (Data Center).")),
-      ),
+      has_more: v.boolean(),
+      total: v.optional(v.number()),
       truncated: TruncatedSchema,
       omitted: omittedSchema(["issues"]),
       hint: HintSchema,
