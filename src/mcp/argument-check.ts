@@ -10,11 +10,6 @@ interface ObjectSchemaShape {
   entries?: v.ObjectEntries;
 }
 
-/** The argument names a tool's (object) input schema declares. */
-export function argumentNames(input: v.GenericSchema): string[] {
-  return Object.keys((input as unknown as ObjectSchemaShape).entries ?? {});
-}
-
 /**
  * A name the tool does not declare is a mistake, not an extra: `{"brnch": "x"}` would otherwise be
  * dropped and the tool answer about the current branch as if nothing had been asked.
@@ -22,7 +17,7 @@ export function argumentNames(input: v.GenericSchema): string[] {
  */
 export function unknownArgumentError(toolName: string, input: v.GenericSchema, args: unknown): ToolError | null {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return null;
-  const known = argumentNames(input);
+  const known = Object.keys((input as unknown as ObjectSchemaShape).entries ?? {});
   const unknown = Object.keys(args).filter((key) => !known.includes(key));
   if (unknown.length === 0) return null;
   const first = unknown[0] as string;

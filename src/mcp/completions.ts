@@ -11,11 +11,7 @@ import { BRANCH_CONTEXT_TEMPLATE } from "../resources/uri.ts";
 
 const NOTHING = { completion: { values: [], total: 0, hasMore: false } };
 
-/**
- * Completes prompt arguments (`branch`, `pr_number` and `issue_key` from twig's links, `repo`) and
- * the branch-context template's `name`. A
- * `repo` the user already chose (in the other arguments) scopes the branch suggestions.
- */
+/** Completes prompt arguments and the branch-context template's `name`, within a chosen `repo`. */
 export function registerCompletions(server: Server, ctx: Context, enabled: { prompts: boolean; resources: boolean }) {
   server.setRequestHandler(CompleteRequestSchema, async (request) => {
     const { ref, argument, context } = request.params;

@@ -6,10 +6,8 @@ import type {
 } from "@modelcontextprotocol/sdk/validation/types.js";
 
 /**
- * The SDK's `Server` checks what a client answers to an elicitation with Ajv, and builds that Ajv
- * instance (every format, every keyword) in its constructor unless it is handed a validator: 2–4 ms
- * of every start-up. twig-mcp elicits nothing, so this one builds the SDK's own Ajv validator the
- * first time a schema is asked for, and never otherwise.
+ * The SDK's `Server` builds an Ajv instance (for elicitation answers) unless handed a validator:
+ * 2–4 ms of every start-up. twig-mcp elicits nothing, so this builds it on first use only.
  */
 export class LazyJsonSchemaValidator implements jsonSchemaValidator {
   #ajv: AjvJsonSchemaValidator | undefined;

@@ -2,16 +2,9 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { type LoggingLevel, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger, LogLevel } from "../core/log.ts";
 
-const SEVERITY: Record<LoggingLevel, number> = {
-  debug: 0,
-  info: 1,
-  notice: 2,
-  warning: 3,
-  error: 4,
-  critical: 5,
-  alert: 6,
-  emergency: 7,
-};
+const SEVERITY = Object.fromEntries(
+  ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"].map((level, i) => [level, i]),
+) as Record<LoggingLevel, number>;
 
 const MCP_LEVEL: Record<LogLevel, LoggingLevel> = {
   error: "error",

@@ -12,11 +12,8 @@ const SCHEMAS: ReadonlyMap<string, (typeof ClientRequestSchema.options)[number]>
 );
 
 /**
- * The SDK checks a request against its method's schema before our handler runs, and a failure
- * there (`"arguments": "x"`, a prompt argument that is a number, a numeric `protocolVersion`)
- * reaches the client as `-32603 Internal error` with a dump of zod issues. Checked first against
- * the same schema, such a request is answered `-32602 Invalid params` with the first problem named.
- * `null` for anything else: not a request, a method the SDK does not know, or params that pass.
+ * The SDK answers a request failing its method's schema with `-32603` and a dump of zod issues;
+ * checked first against the same schema, it gets `-32602` naming the first problem. `null` otherwise.
  */
 export function invalidParamsReply(message: JSONRPCMessage): JSONRPCErrorResponse | null {
   if (!isJSONRPCRequest(message)) return null;

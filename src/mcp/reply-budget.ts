@@ -3,12 +3,7 @@ import type { ReplyBudget } from "../tools/define.ts";
 /** Claude Code refuses a tool result over 25,000 tokens by default (`MAX_MCP_OUTPUT_TOKENS`); this leaves room. */
 export const DEFAULT_MAX_REPLY_TOKENS = 20_000;
 
-/**
- * Tokens are estimated from bytes at 3 bytes per token, as issue 16 sets it. Branch listings are
- * denser than that: bench:replies counts about 2.4 bytes per token for list_branches with
- * `@anthropic-ai/tokenizer`, so a full 60,000-byte page is about 24,700 tokens, which is still
- * under Claude Code's 25,000 but is the margin to watch (docs/performance.md, "Reply sizes").
- */
+/** Tokens estimated from bytes (issue 16); branch lists run denser, see docs/performance.md. */
 export const BYTES_PER_TOKEN = 3;
 
 export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";

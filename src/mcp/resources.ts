@@ -12,7 +12,7 @@ import type { ToolError } from "../core/errors.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { readTwigResource } from "../resources/read.ts";
 import { BRANCH_CONTEXT_TEMPLATE, BRANCHES_URI, parseTwigUri, TREE_URI, type TwigResource } from "../resources/uri.ts";
-import { type ChangeKind, RepoWatcher } from "../resources/watch.ts";
+import { RepoWatcher } from "../resources/watch.ts";
 import type { ServiceContext as Context } from "../services/services.ts";
 import { contextForRepo } from "./prompts.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
@@ -101,11 +101,6 @@ interface WatchedRepo {
   uris: Map<string, TwigResource>;
 }
 
-/** Which subscribed URIs a change can affect: the tree shows git branches and HEAD too. */
-function affected(resource: TwigResource, kinds: ReadonlySet<ChangeKind>): boolean {
-  return kinds.has("state") || resource.kind === "tree";
-}
-
 class SubscriptionSet {
   readonly #repos = new Map<string, WatchedRepo>();
   readonly #repoOfUri = new Map<string, string>();
@@ -129,7 +124,8 @@ class SubscriptionSet {
         location.value,
         workTree,
         (kinds) => {
-          for (const [subscribed, res] of uris) if (affected(res, kinds)) this.notify(subscribed);
+          // The tree shows git branches and HEAD too, so any change can affect it.
+          for (const [subscribed, res] of uris) if (kinds.has("state") || res.kind === "tree") this.notify(subscribed);
         },
         (message) => this.ctx.log.warn(message),
       );

@@ -88,10 +88,7 @@ export function createMcpServer(
   return { server, connect, dispose: releaseWatchers };
 }
 
-/**
- * MCP makes an unknown tool a protocol error (-32602), unlike bad arguments, which are tool results
- * the model sees. The message still names the enabled tools, since a client may show it to the model.
- */
+/** An unknown tool is a protocol error (-32602) in MCP; it names the enabled tools for the model. */
 function unknownTool(name: string, enabled: readonly string[]): McpError {
   const guess = closest(name, enabled);
   return new McpError(
@@ -101,10 +98,7 @@ function unknownTool(name: string, enabled: readonly string[]): McpError {
   );
 }
 
-/**
- * Claude Desktop and other clients start servers in an unrelated directory but tell them the
- * user's project through roots; the first root inside a git repository becomes the default.
- */
+/** Clients that start servers elsewhere name the project as a root: the first in git becomes the default. */
 function watchClientRoots(server: Server, ctx: Context): void {
   const selector = ctx.repos;
   if (!selector) return;

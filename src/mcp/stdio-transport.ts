@@ -3,32 +3,16 @@ import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 
-/**
- * The longest line accepted as one message. Tool arguments are small, but a 1 MB string escaped
- * as `\uXXXX` is 6 MB of JSON; anything past this is refused without being buffered.
- */
+/** The longest line accepted as one message; longer ones are refused without being buffered. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
-/** A JSON-RPC id as MCP allows it (`null` only in our own error replies). */
-type ReplyId = string | number | null;
-
 /**
  * Newline-delimited JSON-RPC over stdin/stdout, like the SDK's `StdioServerTransport`, but never
- * silent and never fatal on bad input:
- *
- * - a line that is not JSON is answered with `-32700 Parse error` (`id: null`), as JSON-RPC asks;
- * - JSON that is not a JSON-RPC message is answered with `-32600 Invalid Request`, carrying the
- *   request's id when it has a usable one; a malformed response or notification is only reported;
- * - a batch (an array; MCP 2025-06-18 removed batching) is answered with `-32600` for each request
- *   in it, or once with `id: null` when it holds none;
- * - a line longer than {@link MAX_MESSAGE_BYTES} is dropped as it streams in (memory stays bounded)
- *   and answered with `-32600` — the SDK's transport instead closed the connection;
- * - blank lines are ignored; a broken stdout (the client went away) closes the transport.
- *
- * Lines are split on raw bytes and only joined once complete, so a message arriving in many
- * chunks costs linear time.
+ * silent and never fatal on bad input: non-JSON gets `-32700`; a non-message, a batch (MCP
+ * 2025-06-18 removed them) or an over-long line (dropped as it streams) gets `-32600`, with the
+ * request's id when usable. Lines are split on raw bytes, so many chunks cost linear time.
  */
 export class StdioServerTransport implements Transport {
   onclose?: () => void;
@@ -58,19 +42,20 @@ export class StdioServerTransport implements Transport {
   async start(): Promise<void> {
     if (this.#started) throw new Error("StdioServerTransport already started");
     this.#started = true;
-    this.#stdin.on("data", this.#onData);
-    this.#stdin.on("error", this.#onInputError);
-    this.#stdin.on("end", this.#onEnd);
-    this.#stdout.on("error", this.#onOutputError);
+    this.#listen("on");
+  }
+
+  #listen(how: "on" | "off"): void {
+    this.#stdin[how]("data", this.#onData);
+    this.#stdin[how]("error", this.#onInputError);
+    this.#stdin[how]("end", this.#onEnd);
+    this.#stdout[how]("error", this.#onOutputError);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#stdin.off("data", this.#onData);
-    this.#stdin.off("error", this.#onInputError);
-    this.#stdin.off("end", this.#onEnd);
-    this.#stdout.off("error", this.#onOutputError);
+    this.#listen("off");
     if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause();
     this.#chunks = [];
     this.#pendingBytes = 0;
@@ -152,10 +137,10 @@ export class StdioServerTransport implements Transport {
       this.#rejectBatch(json);
       return;
     }
-    const message = parsedMessage(json);
-    if (message !== null) {
+    const parsed = JSONRPCMessageSchema.safeParse(json);
+    if (parsed.success) {
       try {
-        this.onmessage?.(message);
+        this.onmessage?.(parsed.data);
       } catch (error) {
         this.onerror?.(error as Error);
       }
@@ -187,13 +172,11 @@ export class StdioServerTransport implements Transport {
     for (const id of ids) this.#reply(id, ErrorCode.InvalidRequest, message);
   }
 
-  #reply(id: ReplyId, code: number, message: string): void {
+  #reply(id: string | number | null, code: number, message: string): void {
     this.#write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`).catch(() => {});
   }
 
-  readonly #onInputError = (error: Error): void => {
-    this.onerror?.(error);
-  };
+  readonly #onInputError = (error: Error): void => this.onerror?.(error);
 
   readonly #onEnd = (): void => {
     this.close().catch(() => {});
@@ -204,11 +187,6 @@ export class StdioServerTransport implements Transport {
     this.onerror?.(error);
     this.close().catch(() => {});
   };
-}
-
-function parsedMessage(json: unknown): JSONRPCMessage | null {
-  const parsed = JSONRPCMessageSchema.safeParse(json);
-  return parsed.success ? parsed.data : null;
 }
 
 type Shape =

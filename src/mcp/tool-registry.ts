@@ -2,14 +2,7 @@ import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext as Context } from "../services/services.ts";
-import type {
-  InvokeArgs,
-  ReplyBudget,
-  ToolAnnotations,
-  ToolDefinition,
-  ToolGroup,
-  ToolInvoker,
-} from "../tools/define.ts";
+import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/define.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
@@ -38,11 +31,7 @@ export class ToolRegistry {
   #published: PublishedTool[] | null = null;
   readonly #budget: ReplyBudget | null;
 
-  /**
-   * `published`: the published form of every tool, computed ahead (at build time); the enabled
-   * ones are served from it instead of being derived here. `maxReplyTokens`: the reply budget of
-   * `tools/call` (0 = unlimited).
-   */
+  /** `published`: every tool's published form, computed at build time; `maxReplyTokens`: 0 = unlimited. */
   constructor(
     tools: readonly ToolDefinition[],
     disabled: ReadonlySet<ToolGroup>,
@@ -74,22 +63,13 @@ export class ToolRegistry {
     return this.#published;
   }
 
-  /**
-   * Runs a tool. Arguments are validated first (`null` means "absent", as upstream); a handler that
-   * throws is a bug, reported as `internal` while the server keeps serving; a result that does not
-   * match the declared output schema is never sent (strict clients would reject it).
-   */
+  /** Runs a tool: `null` arguments are absent; a throw is `internal`; an off-schema result is never sent. */
   async call(tool: ToolDefinition, rawArgs: unknown, ctx: Context, signal: AbortSignal): Promise<CallToolResult> {
     const result = await this.run(tool, rawArgs, ctx, signal, this.#budget);
     return result.ok ? okResult(result.value.data, result.value.json) : errorResult(result.error);
   }
 
-  /**
-   * Runs an enabled tool for composition (prompts, resources, composing tools): the same
-   * validation, repository selection and guards as a `tools/call`, returning the data, typed by
-   * the tool's declaration, instead of the wire form. `null` when the tool is not enabled. The
-   * reply budget is not applied: the caller composes its own reply from the data.
-   */
+  /** Runs an enabled tool for composition, as `call` but returning typed data with no reply budget. */
   async invoke<I extends v.GenericSchema, O extends v.GenericSchema>(
     tool: ToolDefinition<I, O>,
     args: InvokeArgs<I>,
@@ -188,23 +168,19 @@ function overBudget(name: string, bytes: number, budget: ReplyBudget) {
 
 /** A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. */
 export function publishTool(tool: ToolDefinition): PublishedTool {
+  // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
+  const { openWorldHint, ...rest } = tool.annotations;
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchemaOf(tool.input),
     outputSchema: outputSchemaOf(tool.output),
-    annotations: publishedAnnotations(tool.annotations),
+    annotations: openWorldHint ? { ...rest } : { ...rest, openWorldHint },
   };
 }
 
 export { REPO_PARAM_DESCRIPTION };
-
-/** `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending. */
-function publishedAnnotations(annotations: ToolAnnotations): JsonObject {
-  const { openWorldHint, ...rest } = annotations;
-  return openWorldHint ? { ...rest } : { ...rest, openWorldHint };
-}
 
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {
@@ -221,17 +197,14 @@ function withRepoParam(tool: ToolDefinition): ToolDefinition {
   };
 }
 
-/**
- * Resolves the call's repository. `repo` alone selects a local repository and is consumed here;
- * next to `owner` it names a GitHub repository and stays for the handler. A bad explicit choice is
- * an error now; a missing default is left in `ctx.repo` for the handler to report in its terms.
- */
+/** `repo` alone selects a local repository (a bad one is an error now); next to `owner` it stays. */
 async function selectRepository(
   ctx: Context,
   args: Record<string, unknown>,
 ): Promise<Result<{ repo: Result<string>; args: Record<string, unknown> }>> {
   const selector = args.owner === undefined && typeof args.repo === "string" ? args.repo : undefined;
-  const rest = selector === undefined ? args : omit(args, "repo");
+  const { repo: _, ...withoutRepo } = args;
+  const rest = selector === undefined ? args : withoutRepo;
   if (ctx.repos) {
     const repo = await ctx.repos.select(selector);
     if (selector !== undefined && !repo.ok) return repo;
@@ -241,11 +214,6 @@ async function selectRepository(
     return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
   }
   return ok({ repo: ctx.repo, args: rest });
-}
-
-function omit(args: Record<string, unknown>, key: string): Record<string, unknown> {
-  const { [key]: _, ...rest } = args;
-  return rest;
 }
 
 function withoutNulls(args: unknown): unknown {

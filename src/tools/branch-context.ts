@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { ToolErrorSchema, toolError } from "../core/errors.ts";
+import { err, ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
@@ -54,11 +54,8 @@ const JiraSummarySchema = v.object({
 export type JiraSummary = v.InferOutput<typeof JiraSummarySchema>;
 
 /**
- * One live part of the context: `ok` with its summary as `data`, or why there is none —
- * `not_linked`, `disabled` (`--disable`), `not_configured` (no credentials or no GitHub remote;
- * `error` is what the service's own tool says, with the hint `doctor` gives) or `error` (a failed
- * lookup: timeout, 404, rate limit). One object rather than a variant: the published output
- * schema stays one `{"type":"object"}` (tools/list must fit 10 KB).
+ * One live part: `ok` with `data`, or why not (`not_linked`, `disabled`, `not_configured`: no
+ * credentials or remote, `error`: a failed lookup). One object, not a variant, to publish small.
  */
 function livePart<T extends v.GenericSchema>(data: T) {
   return v.object({
@@ -81,12 +78,10 @@ const BranchContextSchema = v.object({
   jira_issue: JiraPartSchema,
   detail: v.string(),
 });
-export type BranchContext = v.InferOutput<typeof BranchContextSchema>;
 
 /**
- * `local` on purpose: its core (the branch and its stack) is local, and it must keep answering
- * with `--disable github` or `--disable jira`, reporting those parts as `disabled`. It reaches
- * GitHub and Jira only through their tools, so a disabled group is never called.
+ * `local` on purpose: it keeps answering with `--disable github|jira`, reporting those parts as
+ * `disabled`, and reaches GitHub and Jira only through their tools. Neither failing fails the whole.
  */
 export const getBranchContextTool = defineTool({
   name: "get_branch_context",
@@ -100,39 +95,26 @@ export const getBranchContextTool = defineTool({
   output: BranchContextSchema,
   annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
-  async handler({ branch }, ctx, call) {
-    if (call.invoke === undefined) return err(toolError("internal", "get_branch_context needs the tool registry"));
-    return branchContext(ctx, call.invoke, branch);
+  async handler({ branch }, ctx, { invoke }) {
+    if (invoke === undefined) return err(toolError("internal", "get_branch_context needs the tool registry"));
+    const stack = await invoke(getBranchStackTool, branch === undefined ? {} : { branch });
+    if (stack === null) return err(toolError("internal", "get_branch_stack is not available"));
+    if (!stack.ok) return stack;
+    const record = stack.value.stack[0] ?? { branch: branch ?? "" };
+    const [pull_request, jira_issue] = await Promise.all([
+      prPart(ctx, invoke, record.pr_number),
+      jiraPart(invoke, record.jira_issue),
+    ]);
+    return ok({
+      branch: record,
+      stack: stack.value.stack,
+      ...(stack.value.cycle ? { cycle: true as const } : {}),
+      pull_request,
+      jira_issue,
+      detail: FULL_DETAIL,
+    });
   },
 });
-
-/**
- * The branch context document, shared by the tool, the `twig://branch/{name}/context` resource
- * and the `branch-context` prompt. GitHub and Jira are asked at the same time; neither failing
- * fails the whole.
- */
-export async function branchContext(
-  ctx: Context,
-  invoke: ToolInvoker,
-  branch: string | undefined,
-): Promise<Result<BranchContext>> {
-  const stack = await invoke(getBranchStackTool, branch === undefined ? {} : { branch });
-  if (stack === null) return err(toolError("internal", "get_branch_stack is not available"));
-  if (!stack.ok) return stack;
-  const record = stack.value.stack[0] ?? { branch: branch ?? "" };
-  const [pull_request, jira_issue] = await Promise.all([
-    prPart(ctx, invoke, record.pr_number),
-    jiraPart(invoke, record.jira_issue),
-  ]);
-  return ok({
-    branch: record,
-    stack: stack.value.stack,
-    ...(stack.value.cycle ? { cycle: true as const } : {}),
-    pull_request,
-    jira_issue,
-    detail: FULL_DETAIL,
-  });
-}
 
 async function prPart(ctx: Context, invoke: ToolInvoker, number: number | undefined): Promise<PrPart> {
   if (number === undefined) return { status: "not_linked" };
@@ -149,7 +131,8 @@ async function jiraPart(invoke: ToolInvoker, key: string | undefined): Promise<J
   if (key === undefined) return { status: "not_linked" };
   const issue = await invoke(getJiraIssueTool, { issue_key: key });
   if (issue === null) return { status: "disabled" };
-  if (!issue.ok) return failed(issue.error);
+  if (!issue.ok)
+    return { status: issue.error.code === "credentials_missing" ? "not_configured" : "error", error: issue.error };
   const { description, ...rest } = issue.value;
   return {
     status: "ok",
@@ -170,10 +153,6 @@ async function jiraPart(invoke: ToolInvoker, key: string | undefined): Promise<J
   };
 }
 
-function failed(error: ToolError): JiraPart {
-  return { status: error.code === "credentials_missing" ? "not_configured" : "error", error };
-}
-
 type PrStatus = v.InferOutput<typeof getPrStatusTool.output>;
 
 /** A PR's status in a size that does not grow with its checks or reviews. */
@@ -185,16 +164,10 @@ export function summarizePr(status: PrStatus): PrSummary {
   const changes = by("CHANGES_REQUESTED");
   const failing: string[] = [];
   const pending: string[] = [];
-  for (const check of status.checks) {
-    const kind = classifyCheck(check);
-    if (kind === "failing") failing.push(check.name);
-    else if (kind === "pending") pending.push(check.name);
-  }
-  for (const commitStatus of status.statuses) {
-    const kind = classifyStatus(commitStatus);
-    if (kind === "failing") failing.push(commitStatus.context);
-    else if (kind === "pending") pending.push(commitStatus.context);
-  }
+  const sort = (name: string, kind: string) =>
+    (kind === "failing" ? failing : kind === "pending" ? pending : []).push(name);
+  for (const check of status.checks) sort(check.name, classifyCheck(check));
+  for (const commitStatus of status.statuses) sort(commitStatus.context, classifyStatus(commitStatus));
   return {
     number: pr.number,
     title: pr.title,

@@ -2,10 +2,9 @@ import * as v from "valibot";
 import { sha256Hex } from "../core/sha256.ts";
 
 /**
- * A `list_branches` page cursor: where the last page ended (keyset paging on the branch name, so a
- * branch added or deleted between pages shifts nothing) and the query it pages through, bound to
- * one repository. The check digest catches a cursor that was edited, cut short or made up; it is
- * not a secret, since a cursor only names a position a caller could ask for anyway.
+ * A `list_branches` page cursor: the last name listed (keyset paging: branches added or deleted
+ * between pages shift nothing) and the query, bound to one repository. The digest catches edited
+ * or made-up cursors; it is no secret, as a cursor only names a position anyone could ask for.
  */
 export interface BranchCursor {
   after: string;

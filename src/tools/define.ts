@@ -12,25 +12,16 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/**
- * What a handler gets besides its arguments: the cancellation of the MCP request it serves, and
- * the other enabled tools, for a tool that composes them.
- */
+/** What a handler gets besides its arguments: the request's cancellation and the other tools. */
 export interface CallInfo {
   signal: AbortSignal;
   /** Set by the registry; absent only when a test calls a handler by itself. */
   invoke?: ToolInvoker;
-  /**
-   * The reply budget of this call, when there is one: a handler whose full answer is plainly over
-   * it may cut it at once, as its `fit` would, instead of building what would be thrown away.
-   */
+  /** The call's reply budget, for a handler to cut a plainly oversized answer early. */
   budget?: ReplyBudget;
 }
 
-/**
- * How much room a reply has: the most UTF-8 bytes the answer may take as JSON (the envelope's own
- * bytes already taken off), and the measure the registry uses, so a hook fits by the same rule.
- */
+/** The most UTF-8 bytes an answer's JSON may take (envelope excluded), and the registry's measure. */
 export interface ReplyBudget {
   /** The budget as set (`--max-reply-tokens`). */
   readonly tokens: number;
@@ -41,20 +32,13 @@ export interface ReplyBudget {
 /** A tool's arguments as a caller writes them, plus the `repo` selector the wire layer adds. */
 export type InvokeArgs<I extends v.GenericSchema> = v.InferInput<I> & { repo?: string };
 
-/**
- * Runs another tool with the same validation, repository selection and output check as a
- * `tools/call`, typed by its declaration: the result is the tool's output schema, so a prompt or
- * resource reads it without casts. `null` when the tool's group is turned off (`--disable`).
- */
+/** Runs another tool as a `tools/call` would, typed by its declaration; `null` when disabled. */
 export type ToolInvoker = <I extends v.GenericSchema, O extends v.GenericSchema>(
   tool: ToolDefinition<I, O>,
   args: InvokeArgs<I>,
 ) => Promise<Result<v.InferOutput<O>> | null>;
 
-/**
- * One tool, declared once: everything the wire layer publishes (name, title, description,
- * JSON Schemas derived from the valibot schemas, annotations) and the handler it calls.
- */
+/** One tool, declared once: what the wire layer publishes and the handler it calls. */
 export interface ToolDefinition<
   I extends v.GenericSchema = v.GenericSchema,
   O extends v.GenericSchema = v.GenericSchema,
@@ -66,19 +50,11 @@ export interface ToolDefinition<
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  /**
-   * The tool reads one repository. It then takes an optional `repo` (a twig registry name or an
-   * absolute path) that the wire layer resolves into `ctx.repo` before the handler runs; with an
-   * `owner` argument present, `repo` is left to the handler (GitHub's owner/repo pair).
-   */
+  /** Takes an optional `repo`, resolved into `ctx.repo` by the wire layer (left as is next to `owner`). */
   repoScoped?: boolean;
   // Method syntax on purpose: it lets a ToolDefinition<I, O> stand in a list of ToolDefinition.
   handler(args: v.InferOutput<I>, ctx: ServiceContext, call: CallInfo): Promise<Result<v.InferOutput<O>>>;
-  /**
-   * Cuts an answer that is over the reply budget down to one that fits, still valid under `output`,
-   * saying what was left out and how to get it. Called only when the answer is too big; a tool
-   * without it that is over gets an error naming the budget instead of an oversized reply.
-   */
+  /** Cuts an over-budget answer to one that fits, saying what was left out; without it, an error. */
   fit?(
     answer: v.InferOutput<O>,
     budget: ReplyBudget,

@@ -3,10 +3,9 @@ import type { ReplyBudget } from "./define.ts";
 import { unpublished } from "./params.ts";
 
 /**
- * The largest `n` in [min, max] for which `build(n)` fits the budget, by bisection: each step
- * measures one candidate, so a 10,000-item list costs about 14 serialisations of at most the
- * budget's size. `itemSizes` (each item's JSON length) bounds the search from above first.
- * Returns `min` when even that does not fit; the registry then refuses the reply.
+ * The largest `n` in [min, max] for which `build(n)` fits the budget, by bisection (about 14
+ * serialisations for 10,000 items); `itemSizes` bounds the search from above first. Returns `min`
+ * when even that does not fit; the registry then refuses the reply.
  */
 export function largestFitting<T>(
   budget: ReplyBudget,
@@ -42,16 +41,18 @@ export function largestFitting<T>(
   return { n: low, answer: best };
 }
 
+/** The first `n` items of `all` that fit, as `build` wraps them; `n` is at least `min`. */
+export function fitList<I, T>(budget: ReplyBudget, all: readonly I[], min: number, build: (n: number) => T): T {
+  return largestFitting(budget, build, min, all.length, (i) => budget.size(all[i])).answer;
+}
+
 /** Formats a count the way a reader scans it: 9,412. */
 export function count(n: number): string {
   return n.toLocaleString("en-US");
 }
 
-/*
- * The fields a cut reply adds. They are checked but left out of the published output schemas:
- * `tools/list` has to stay within 10 KB, a reply that carries them says what they mean in its
- * `hint`, and docs/tools.md describes them.
- */
+// The fields a cut reply adds: checked, but unpublished (tools/list must stay within 10 KB); the
+// reply's `hint` explains them.
 
 /** `truncated`: the reply was cut to fit the reply budget (`--max-reply-tokens`). */
 export const TruncatedSchema = v.optional(v.pipe(v.literal(true), unpublished("field")));

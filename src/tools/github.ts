@@ -9,11 +9,8 @@ import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
-import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
-
-// ---------------------------------------------------------------------------------------------
-// Parameters
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
@@ -31,17 +28,13 @@ const OwnerSchema = v.pipe(
   v.minLength(1),
   v.maxLength(100),
   v.regex(NAME_PATTERN),
-  // `.` and `..` pass the character rule but are path segments: in `/repos/{owner}/…` they would
-  // walk the request up the API's path.
+  // `.` and `..` would walk `/repos/{owner}/…` up the API's path.
   v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
   unpublished("minLength", "maxLength", "pattern"),
   v.description("GitHub owner; with `repo`, read that repository, not the clone's."),
 );
 
-/**
- * `repo` alone selects a local repository (the wire layer resolves it before the handler runs);
- * with `owner` it is the GitHub repository's name, checked against GitHub's rules in resolveTarget.
- */
+/** `repo` alone selects a local repository; with `owner` it is a GitHub name (see resolveTarget). */
 const RepoSchema = v.pipe(
   v.string(),
   v.minLength(1),
@@ -66,87 +59,58 @@ const RefFilterSchema = v.pipe(
   unpublished("minLength", "maxLength", "pattern"),
 );
 
-// ---------------------------------------------------------------------------------------------
-// Results
-
+// Results: docs/tools.md describes their fields; published output schemas carry only top-level types.
 const PullRequestSchema = v.object({
   number: v.number(),
   title: v.string(),
-  state: v.pipe(v.string(), v.description("`open` or `closed` (merged PRs are `closed` with `merged: true`).")),
-  author: v.pipe(v.string(), v.description("Login of the PR's author.")),
-  base: v.pipe(v.string(), v.description("Branch the PR merges into.")),
-  head: v.pipe(v.string(), v.description("Branch the PR merges from.")),
+  state: v.string(),
+  author: v.string(),
+  base: v.string(),
+  head: v.string(),
   draft: v.boolean(),
-  mergeable: v.pipe(
-    v.nullable(v.boolean()),
-    v.description(
-      "Whether GitHub can merge it cleanly; null while GitHub is still computing it, and always null in lists.",
-    ),
-  ),
+  mergeable: v.nullable(v.boolean()),
   created_at: v.string(),
   updated_at: v.string(),
-  url: v.pipe(v.string(), v.description("The PR's page on GitHub.")),
-  body: v.pipe(v.nullable(v.string()), v.description("Description (Markdown); null when empty.")),
-  truncated: v.optional(
-    v.pipe(v.literal(true), unpublished("field"), v.description("`body` was cut short; open `url` for the rest.")),
-  ),
+  url: v.string(),
+  body: v.nullable(v.string()),
+  truncated: v.optional(v.pipe(v.literal(true), unpublished("field"))),
   labels: v.array(v.string()),
-  requested_reviewers: v.pipe(
-    v.array(v.string()),
-    v.description("Users (login) and teams (`org/team-slug`) whose review is requested and still outstanding."),
-  ),
+  requested_reviewers: v.array(v.string()),
   merged: v.boolean(),
-  head_sha: v.pipe(v.string(), v.description("Commit at the tip of the head branch.")),
+  head_sha: v.string(),
 });
 
 const ReviewSchema = v.object({
   author: v.string(),
-  state: v.pipe(v.string(), v.description("APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED or PENDING.")),
-  submitted_at: v.pipe(v.nullable(v.string()), v.description("Null for a review not yet submitted (PENDING).")),
+  state: v.string(),
+  submitted_at: v.nullable(v.string()),
 });
 
 const CheckSchema = v.object({
   name: v.string(),
-  status: v.pipe(v.string(), v.description("queued, in_progress, completed, …")),
-  conclusion: v.pipe(
-    v.nullable(v.string()),
-    v.description("success, failure, neutral, cancelled, skipped, timed_out, action_required; null until completed."),
-  ),
+  status: v.string(),
+  conclusion: v.nullable(v.string()),
   url: v.nullable(v.string()),
 });
 
 const CommitStatusSchema = v.object({
   context: v.string(),
-  state: v.pipe(v.string(), v.description("success, failure, error or pending.")),
+  state: v.string(),
   description: v.nullable(v.string()),
   url: v.nullable(v.string()),
 });
 
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,
-  reviews: v.pipe(v.array(ReviewSchema), v.description("Every review, oldest first.")),
-  checks: v.pipe(v.array(CheckSchema), v.description("Check runs (GitHub Actions and apps) on the head commit.")),
-  statuses: v.pipe(
-    v.array(CommitStatusSchema),
-    v.description("Legacy commit statuses on the head commit (external CI services)."),
-  ),
+  reviews: v.array(ReviewSchema),
+  checks: v.array(CheckSchema),
+  statuses: v.array(CommitStatusSchema),
   summary: v.object({
-    latest_reviews: v.pipe(
-      v.array(v.object({ author: v.string(), state: v.string() })),
-      v.description("Each reviewer's standing review (a later comment does not undo an approval)."),
-    ),
-    checks: v.pipe(
-      v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
-      v.description("Check runs and commit statuses together; neutral and skipped count as passing."),
-    ),
-    verdict: v.pipe(
-      v.picklist(["passing", "failing", "pending", "no_checks"]),
-      v.description("failing if anything failed, else pending if anything is still running, else passing."),
-    ),
+    latest_reviews: v.array(v.object({ author: v.string(), state: v.string() })),
+    checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
+    verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
   }),
-  unavailable: v.optional(
-    v.pipe(v.array(v.string()), v.description("Lists GitHub would not show with this token; they are left empty.")),
-  ),
+  unavailable: v.optional(v.array(v.string())),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["reviews", "checks", "statuses"]),
   hint: HintSchema,
@@ -154,21 +118,15 @@ const PrStatusSchema = v.object({
 type PrStatusOutput = v.InferOutput<typeof PrStatusSchema>;
 
 const PullRequestListSchema = v.object({
-  pull_requests: v.pipe(
-    v.array(PullRequestSchema),
-    v.description("Newest first. Bodies are cut shorter than in get_pull_request."),
-  ),
-  has_more: v.pipe(v.boolean(), v.description("More PRs match than were returned; raise `limit` to see them.")),
+  pull_requests: v.array(PullRequestSchema),
+  has_more: v.boolean(),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["pull_requests"]),
   hint: HintSchema,
 });
 type PullRequestListOutput = v.InferOutput<typeof PullRequestListSchema>;
 
-// ---------------------------------------------------------------------------------------------
-// Shared steps
-
-/** Resolves the repository and connects to its GitHub host: the first steps of every tool here. */
+/** Resolves the repository and connects to its GitHub host. */
 async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
   const target = await resolveTarget(ctx, args);
   if (!target.ok) return target;
@@ -177,8 +135,13 @@ async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): 
   return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Tools
+/** {@link openCall}, then the PR asked for or the current branch's. */
+async function openPrCall(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
+  const call = await openCall(ctx, args, info);
+  if (!call.ok) return call;
+  const number = await resolvePrNumber(ctx, args.pr_number);
+  return number.ok ? ok({ call: call.value, number: number.value }) : number;
+}
 
 const getPullRequestTool = defineTool({
   name: "get_pull_request",
@@ -191,11 +154,8 @@ const getPullRequestTool = defineTool({
   annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
-    const call = await openCall(ctx, args, info);
-    if (!call.ok) return call;
-    const number = await resolvePrNumber(ctx, args.pr_number);
-    if (!number.ok) return number;
-    return getPullRequest(call.value, number.value);
+    const call = await openPrCall(ctx, args, info);
+    return call.ok ? getPullRequest(call.value.call, call.value.number) : call;
   },
 });
 
@@ -210,34 +170,27 @@ export const getPrStatusTool = defineTool({
   annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
-    const call = await openCall(ctx, args, info);
-    if (!call.ok) return call;
-    const number = await resolvePrNumber(ctx, args.pr_number);
-    if (!number.ok) return number;
-    const clone = await guessHeadFromClone(ctx, call.value.target, number.value);
-    return getPrStatus(call.value, number.value, clone);
+    const opened = await openPrCall(ctx, args, info);
+    if (!opened.ok) return opened;
+    const { call, number } = opened.value;
+    return getPrStatus(call, number, await guessHeadFromClone(ctx, call.target, number));
   },
   fit: fitPrStatus,
 });
 
 /**
- * Over the reply budget a PR's lists are cut in order of what a reader needs: every failing, then
- * every pending check and status; then the newest reviews; then passing checks and statuses while
- * they fit. The summary (counts and verdict) and the PR always stay; lists keep GitHub's order.
+ * Over the reply budget, lists keep (in GitHub's order) failing, then pending checks and statuses,
+ * then the newest reviews, then passing ones while they fit. The PR and its summary always stay.
  */
 function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutput {
   type Pick = { list: "checks" | "statuses" | "reviews"; index: number };
   const failing: Pick[] = [];
   const pending: Pick[] = [];
   const passing: Pick[] = [];
-  answer.checks.forEach((check, index) => {
-    const outcome = classifyCheck(check);
-    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list: "checks", index });
-  });
-  answer.statuses.forEach((status, index) => {
-    const outcome = classifyStatus(status);
-    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list: "statuses", index });
-  });
+  const sort = (list: Pick["list"], index: number, outcome: string) =>
+    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list, index });
+  for (const [index, check] of answer.checks.entries()) sort("checks", index, classifyCheck(check));
+  for (const [index, status] of answer.statuses.entries()) sort("statuses", index, classifyStatus(status));
   const newestReviews: Pick[] = answer.reviews.map((_, index) => ({ list: "reviews" as const, index })).reverse();
   const order = [...failing, ...pending, ...newestReviews, ...passing];
   const build = (n: number): PrStatusOutput => {
@@ -318,7 +271,7 @@ const listPullRequestsTool = defineTool({
       omitted: { pull_requests: all.length - n },
       hint: `${count(all.length - n)} of ${count(all.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`,
     });
-    return largestFitting(budget, build, 0, all.length, (i) => budget.size(all[i])).answer;
+    return fitList(budget, all, 0, build);
   },
 });
 

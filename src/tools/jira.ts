@@ -3,7 +3,7 @@ import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readHead } from "../git/head.ts";
-import type { JiraClient, JiraClientOptions } from "../jira/client.ts";
+import type { JiraClientOptions } from "../jira/client.ts";
 import {
   FULL_DESCRIPTION_CHARS,
   ISSUE_FIELDS,
@@ -23,10 +23,9 @@ import {
 } from "../jira/jql.ts";
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { openWorkspace } from "../repo/workspace.ts";
-import type { ServiceContext } from "../services/services.ts";
 import { loadState } from "../twig/state.ts";
-import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
-import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
 const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
@@ -49,23 +48,11 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
     return err(toolError(cause.code, cause.message, `${EXPLICIT_KEY_HINT} ${cause.hint ?? ""}`.trim()));
   }
   const head = await readHead(workspace.value.repo, ctx.files);
-  if (!head.ok) {
-    return err(
-      toolError(
-        "invalid_params",
-        `No issue_key provided and could not detect current branch: ${head.error.message}`,
-        EXPLICIT_KEY_HINT,
-      ),
-    );
-  }
+  const noBranch = (why: string) =>
+    err(toolError("invalid_params", `No issue_key provided and ${why}`, EXPLICIT_KEY_HINT));
+  if (!head.ok) return noBranch(`could not detect current branch: ${head.error.message}`);
   if (head.value.kind === "detached") {
-    return err(
-      toolError(
-        "invalid_params",
-        `No issue_key provided and HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`,
-        EXPLICIT_KEY_HINT,
-      ),
-    );
+    return noBranch(`HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`);
   }
   const branch = head.value.branch;
   const state = await loadState(ctx, workspace.value.workTree);
@@ -85,27 +72,6 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
     );
   }
   return ok(key);
-}
-
-async function clientAndDeployment(ctx: ServiceContext, call: CallInfo, options: JiraClientOptions | undefined) {
-  const client = await ctx.jira(options);
-  if (!client.ok) return client;
-  const deployment = await client.value.deployment(call.signal);
-  if (!deployment.ok) return deployment;
-  return ok({ client: client.value, deployment: deployment.value });
-}
-
-async function fetchIssue(client: JiraClient, cloud: boolean, key: string, signal: AbortSignal) {
-  return client.request(
-    {
-      method: "GET",
-      path: `/rest/api/${cloud ? 3 : 2}/issue/${encodeURIComponent(key)}`,
-      query: { fields: ISSUE_FIELDS.join(",") },
-      schema: JiraIssuePayloadSchema,
-      purpose: { notFound: `Issue ${key} does not exist or is not visible to you` },
-    },
-    signal,
-  );
 }
 
 const IssueKeySchema = v.pipe(
@@ -178,7 +144,16 @@ export function createJiraTools(options?: JiraClientOptions) {
       }
       const deployment = await client.value.deployment(call.signal);
       if (!deployment.ok) return deployment;
-      const issue = await fetchIssue(client.value, deployment.value === "cloud", key, call.signal);
+      const issue = await client.value.request(
+        {
+          method: "GET",
+          path: `/rest/api/${deployment.value === "cloud" ? 3 : 2}/issue/${encodeURIComponent(key)}`,
+          query: { fields: ISSUE_FIELDS.join(",") },
+          schema: JiraIssuePayloadSchema,
+          purpose: { notFound: `Issue ${key} does not exist or is not visible to you` },
+        },
+        call.signal,
+      );
       if (!issue.ok) return issue;
       // Rendered whole once, so a cut description can say how long it is.
       const whole = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), Number.POSITIVE_INFINITY);
@@ -189,13 +164,8 @@ export function createJiraTools(options?: JiraClientOptions) {
       const full = answer.description;
       if (full === undefined) return answer;
       const length = answer.description_length ?? full.length;
-      const fitted = largestFitting(
-        budget,
-        (n) => ({ ...withDescriptionCut(answer, full, n), description_length: length }),
-        0,
-        full.length,
-      );
-      return fitted.answer;
+      const build = (n: number) => ({ ...withDescriptionCut(answer, full, n), description_length: length });
+      return largestFitting(budget, build, 0, full.length).answer;
     },
   });
 
@@ -227,13 +197,8 @@ export function createJiraTools(options?: JiraClientOptions) {
     }),
     output: v.object({
       issues: v.array(JiraIssueSchema),
-      has_more: v.pipe(
-        v.boolean(),
-        v.description("More issues match than were returned; raise limit or narrow the filters."),
-      ),
-      total: v.optional(
-        v.pipe(v.number(), v.description("Number of matching issues, when Jira reports it (Data Center).")),
-      ),
+      has_more: v.boolean(),
+      total: v.optional(v.number()),
       truncated: TruncatedSchema,
       omitted: omittedSchema(["issues"]),
       hint: HintSchema,
@@ -251,11 +216,13 @@ export function createJiraTools(options?: JiraClientOptions) {
         );
       }
       const limit = args.limit ?? DEFAULT_LIST_LIMIT;
-      const setup = await clientAndDeployment(ctx, call, options);
-      if (!setup.ok) return setup;
-      const { client, deployment } = setup.value;
+      const jira = await ctx.jira(options);
+      if (!jira.ok) return jira;
+      const client = jira.value;
+      const deployment = await client.deployment(call.signal);
+      if (!deployment.ok) return deployment;
       const jql = buildSearchJql({ project, status: args.status, assignee: args.assignee });
-      const found = await searchIssues(client, deployment, { jql, limit, project }, call.signal);
+      const found = await searchIssues(client, deployment.value, { jql, limit, project }, call.signal);
       if (!found.ok) return found;
       const issues = found.value.issues.map((issue) =>
         toJiraIssue(issue, client.browseUrl(issue.key), LIST_DESCRIPTION_CHARS),
@@ -276,15 +243,12 @@ export function createJiraTools(options?: JiraClientOptions) {
         omitted: { issues: all.length - n },
         hint: `${count(all.length - n)} of ${count(all.length)} issues left out to fit the reply budget: lower limit, or narrow with status or assignee.`,
       });
-      return largestFitting(budget, build, 0, all.length, (i) => budget.size(all[i])).answer;
+      return fitList(budget, all, 0, build);
     },
   });
 
-  const tools: [typeof getJiraIssue, typeof listJiraIssues] = [getJiraIssue, listJiraIssues];
-  return tools;
+  return [getJiraIssue, listJiraIssues] as [typeof getJiraIssue, typeof listJiraIssues];
 }
 
-const [getJiraIssueTool, listJiraIssuesTool] = createJiraTools();
-
-export { getJiraIssueTool };
+export const [getJiraIssueTool, listJiraIssuesTool] = createJiraTools();
 export const jiraTools: ToolDefinition[] = [getJiraIssueTool, listJiraIssuesTool];

@@ -24,7 +24,7 @@ import {
 } from "../twig/tree.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
-import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { BranchNameSchema, NoParamsSchema, unpublished } from "./params.ts";
 
 async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
@@ -38,12 +38,7 @@ async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Work
 /** A branch argument is repeated in errors up to this length: any real name, never a payload. */
 const NAME_SHOWN = 300;
 
-const branchNotTracked = (branch: string) =>
-  toolError(
-    "not_found",
-    `Branch '${printable(branch, NAME_SHOWN)}' not found in twig state`,
-    "Use `list_branches` to see tracked branches.",
-  );
+const TRACKED_HINT = "Use `list_branches` to see tracked branches.";
 
 export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",
@@ -53,13 +48,8 @@ export const getCurrentBranchTool = defineTool({
   input: NoParamsSchema,
   output: v.object({
     ...BranchRecordSchema.entries,
-    unborn: v.optional(v.pipe(v.literal(true), v.description("The branch has no commits yet."))),
-    warnings: v.optional(
-      v.pipe(
-        v.array(v.string()),
-        v.description("Only when twig's state could not be read: why, so the links above are missing."),
-      ),
-    ),
+    unborn: v.optional(v.literal(true)),
+    warnings: v.optional(v.array(v.string())),
   }),
   annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
@@ -95,16 +85,18 @@ export const getBranchMetadataTool = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    if (!state.branches.has(branch)) return err(branchNotTracked(branch));
+    if (!state.branches.has(branch)) {
+      return err(
+        toolError("not_found", `Branch '${printable(branch, NAME_SHOWN)}' not found in twig state`, TRACKED_HINT),
+      );
+    }
     return ok(branchRecord(state, branch));
   },
 });
 
 const BranchStackOutputSchema = v.object({
   stack: v.array(BranchRecordSchema),
-  cycle: v.optional(
-    v.pipe(v.literal(true), v.description("The declared parents loop back; the walk stopped at the repeat.")),
-  ),
+  cycle: v.optional(v.literal(true)),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["stack"]),
   hint: HintSchema,
@@ -132,7 +124,11 @@ export const getBranchStackTool = defineTool({
       const current = await currentBranch(ctx, workspace);
       if (!current.ok) return current;
       start = current.value.branch;
-    } else if (!isKnownToTwig(state, start)) {
+    } else if (
+      !state.branches.has(start) &&
+      !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
+      !state.roots.some((root) => root.branch === start)
+    ) {
       const local = await listLocalBranches(workspace.repo, ctx.files);
       if (!local.ok) return local;
       if (!local.value.includes(start)) {
@@ -140,7 +136,7 @@ export const getBranchStackTool = defineTool({
           toolError(
             "not_found",
             `Branch '${printable(start, NAME_SHOWN)}' not found in twig state or the repository`,
-            "Use `list_branches` to see tracked branches.",
+            TRACKED_HINT,
           ),
         );
       }
@@ -162,22 +158,14 @@ export const getBranchStackTool = defineTool({
         hint: `${count(all.length - n)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(next)} to go on.`,
       };
     };
-    return largestFitting(budget, build, 1, all.length, (i) => budget.size(all[i])).answer;
+    return fitList(budget, all, 1, build);
   },
 });
 
-function isKnownToTwig(state: TwigState, branch: string): boolean {
-  return (
-    state.branches.has(branch) ||
-    state.dependencies.some((dep) => dep.child === branch || dep.parent === branch) ||
-    state.roots.some((root) => root.branch === branch)
-  );
-}
-
 const BranchTreeOutputSchema = v.object({
-  root: v.pipe(v.string(), v.description("The first (or requested) root.")),
-  tree_text: v.pipe(v.string(), v.description("The tree(s) drawn as text, one blank line between trees.")),
-  branches: v.pipe(v.array(TreeNodeSchema), v.description("One node per rendered root.")),
+  root: v.string(),
+  tree_text: v.string(),
+  branches: v.array(TreeNodeSchema),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["branches", "tree_lines"]),
   hint: HintSchema,
@@ -250,11 +238,7 @@ export const getBranchTreeTool = defineTool({
   fit: fitBranchTree,
 });
 
-/**
- * Over the reply budget the nodes go first (the text says the same); then the text is cut on whole
- * lines, keeping the path to the checked-out branch and that branch's subtree, and says how much is
- * left out and how to see it.
- */
+/** Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText). */
 async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _args: unknown, ctx: Context) {
   const nodes = countNodes(answer.branches);
   const textOnly: BranchTreeOutput = {
@@ -270,10 +254,7 @@ async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _arg
   return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
 }
 
-/**
- * The trees as text cut on whole lines to fit, without nodes: the path to the checked-out branch
- * and its subtree first, then the other lines in drawing order, then a line saying what is left out.
- */
+/** The trees as text cut on whole lines to fit, keeping the checked-out branch's path and subtree. */
 async function cutTreeText(
   root: string,
   trees: TreeNode[],
@@ -281,45 +262,36 @@ async function cutTreeText(
   ctx: Context,
   nodes = countNodes(trees),
 ): Promise<BranchTreeOutput> {
-  const focus = await checkedOutBranch(ctx);
-  let room = budget.bytes - budget.size({ ...emptyCut(root, nodes), hint: hintFor(nodes, focus) });
-  let fitted = emptyCut(root, nodes);
+  const workspace = await openWorkspace(ctx);
+  const head = workspace.ok ? await currentBranch(ctx, workspace.value) : null;
+  const focus = head?.ok ? head.value.branch : null;
+  const hintFor = (lines: number) =>
+    `tree_text cut to fit the reply budget: ${count(lines)} lines left out${
+      focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
+    }. Pass branch=<a branch> for its subtree, or depth.`;
+  const cutAnswer = (tree_text: string, lines: number): BranchTreeOutput => ({
+    root,
+    tree_text,
+    branches: [],
+    truncated: true,
+    omitted: { branches: nodes, tree_lines: lines },
+  });
+  let room = budget.bytes - budget.size({ ...cutAnswer("", nodes), hint: hintFor(nodes) });
+  let fitted = cutAnswer("", nodes);
   // The line costs are estimates from above; a second pass with the overshoot taken off settles it.
   for (let attempt = 0; attempt < 4 && room > 0; attempt++) {
     const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
     const cut = cutTrees(trees, focus, room - closingRoom);
     const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
     fitted = {
-      root,
-      tree_text: cut.trees.map(renderTreeText).join("\n") + closing,
-      branches: [],
-      truncated: true,
-      omitted: { branches: nodes, tree_lines: cut.omitted },
-      hint: hintFor(cut.omitted, focus),
+      ...cutAnswer(cut.trees.map(renderTreeText).join("\n") + closing, cut.omitted),
+      hint: hintFor(cut.omitted),
     };
     const size = budget.size(fitted);
     if (size <= budget.bytes) return fitted;
     room -= size - budget.bytes + 64;
   }
   return fitted;
-}
-
-function emptyCut(root: string, nodes: number): BranchTreeOutput {
-  return { root, tree_text: "", branches: [], truncated: true, omitted: { branches: nodes, tree_lines: nodes } };
-}
-
-function hintFor(omittedLines: number, focus: string | null): string {
-  return `tree_text cut to fit the reply budget: ${count(omittedLines)} lines left out${
-    focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
-  }. Pass branch=<a branch> for its subtree, or depth.`;
-}
-
-/** The checked-out branch, to keep in view when a tree is cut; `null` when there is none. */
-async function checkedOutBranch(ctx: Context): Promise<string | null> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return null;
-  const head = await currentBranch(ctx, workspace.value);
-  return head.ok ? head.value.branch : null;
 }
 
 const MAX_LIST_LIMIT = 10_000;
@@ -388,24 +360,18 @@ export const listBranchesTool = defineTool({
     return ok(listPage(branches, names.length - end, query, repository, false));
   },
   fit(answer, budget, args, ctx) {
-    const query = args.query ?? (args.cursor === undefined ? null : cursorQuery(args.cursor, ctx));
     const repository = cursorScope(ctx);
+    // The handler has already refused any cursor that does not decode.
+    const decoded = args.cursor === undefined ? null : decodeCursor(args.cursor, repository);
+    const query = args.query ?? (decoded?.ok ? decoded.value.query : null);
     const all = answer.branches;
     const left = answer.omitted?.branches ?? 0;
-    // At least one branch per page, so following next_cursor always moves on; a budget too small
-    // for one is refused by the registry instead.
-    const { answer: fitted } = largestFitting(
-      budget,
-      (n) => listPage(all.slice(0, n), left + all.length - n, query, repository, true),
-      1,
-      all.length,
-      (i) => budget.size(all[i]),
-    );
-    return fitted;
+    // At least one branch per page, so following next_cursor always moves on.
+    return fitList(budget, all, 1, (n) => listPage(all.slice(0, n), left + all.length - n, query, repository, true));
   },
 });
 
-/** A page that is not the last: where to go on, and how many are still to come. */
+/** A page that is not the last. */
 function listPage(
   branches: BranchRecord[],
   left: number,
@@ -427,12 +393,6 @@ function listPage(
 /** The repository a cursor is bound to: the one this call reads. */
 function cursorScope(ctx: Context): string {
   return ctx.repo.ok ? ctx.repo.value : "";
-}
-
-/** The query a valid cursor carries (the handler has already refused any other cursor). */
-function cursorQuery(cursor: string, ctx: Context): string | null {
-  const decoded = decodeCursor(cursor, cursorScope(ctx));
-  return decoded.ok ? decoded.value.query : null;
 }
 
 /** Tracked branches in byte-wise order, only those whose name or Jira key contains `query` (any case). */
@@ -495,11 +455,7 @@ const listRepositories = defineTool({
   },
 });
 
-/**
- * Which directory `path` reaches (through symlinks), as device and inode: two paths name the same
- * directory exactly when these match, and one `stat` finds it where `realpath` takes three calls.
- * `null` when nothing is there.
- */
+/** The directory `path` reaches (through symlinks) as device:inode, one `stat`; `null` when absent. */
 async function directoryId(path: string): Promise<string | null> {
   try {
     const info = await statIfExists(path);
@@ -510,17 +466,12 @@ async function directoryId(path: string): Promise<string | null> {
 }
 
 const WorktreeSchema = v.object({
-  name: v.pipe(v.string(), v.description("twig's worktree name, or git's worktree id.")),
+  name: v.string(),
   path: v.string(),
-  branch: v.pipe(v.nullable(v.string()), v.description("Checked-out branch; null when its HEAD is detached.")),
-  source: v.pipe(
-    v.picklist(["twig", "git", "twig+git"]),
-    v.description("`twig`: recorded by twig but no such git worktree exists (stale); `git`: not recorded by twig."),
-  ),
+  branch: v.nullable(v.string()),
+  source: v.picklist(["twig", "git", "twig+git"]),
   locked: v.optional(v.literal(true)),
-  prunable: v.optional(
-    v.pipe(v.literal(true), v.description("git still lists it but its directory is gone (`git worktree prune`).")),
-  ),
+  prunable: v.optional(v.literal(true)),
 });
 
 export const getWorktreesTool = defineTool({
@@ -559,30 +510,32 @@ export const getWorktreesTool = defineTool({
       return liveById.get(id);
     };
 
-    const result: v.InferOutput<typeof WorktreeSchema>[] = [];
+    type Worktree = v.InferOutput<typeof WorktreeSchema>;
+    const entry = (
+      name: string,
+      path: string,
+      branch: string | null,
+      source: Worktree["source"],
+      git?: LiveWorktree,
+    ) => ({
+      name,
+      path,
+      branch,
+      source,
+      ...(git?.locked ? { locked: true as const } : {}),
+      ...(git?.prunable ? { prunable: true as const } : {}),
+    });
+    const result: Worktree[] = [];
     const matched = new Set<LiveWorktree>();
     for (const record of state.worktrees) {
       const twin = await twinOf(trimmedPath(record.path));
       if (twin) matched.add(twin);
-      result.push({
-        name: record.name,
-        path: record.path,
-        branch: record.branch,
-        source: twin ? "twig+git" : "twig",
-        ...(twin?.locked ? { locked: true as const } : {}),
-        ...(twin?.prunable ? { prunable: true as const } : {}),
-      });
+      result.push(entry(record.name, record.path, record.branch, twin ? "twig+git" : "twig", twin));
     }
-    for (const worktree of live.value) {
-      if (matched.has(worktree)) continue;
-      result.push({
-        name: worktree.id,
-        path: worktree.path,
-        branch: worktree.head?.kind === "branch" ? worktree.head.branch : null,
-        source: "git",
-        ...(worktree.locked ? { locked: true as const } : {}),
-        ...(worktree.prunable ? { prunable: true as const } : {}),
-      });
+    for (const git of live.value) {
+      if (matched.has(git)) continue;
+      const branch = git.head?.kind === "branch" ? git.head.branch : null;
+      result.push(entry(git.id, git.path, branch, "git", git));
     }
     return ok({ worktrees: result });
   },

@@ -1,10 +1,7 @@
 import * as v from "valibot";
 import { checkBranchName } from "../git/refname.ts";
 
-/**
- * A branch name as git accepts it. Checked before the name is used anywhere, so a value such as
- * `../../etc/passwd` or `-x` is refused as `invalid_params` instead of reaching a path or a URL.
- */
+/** A branch name as git accepts it, checked first: `../../etc/passwd` or `-x` never reach a path. */
 export const BranchNameSchema = v.pipe(
   v.string(),
   v.rawCheck(({ dataset, addIssue }) => {
@@ -23,12 +20,9 @@ export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path
 export const UNPUBLISHED = "unpublished";
 
 /**
- * Pipe item: the named constraints of this schema are still checked but left out of the published
- * JSON Schema. For bounds that only stop pathological input (a 4 KiB path, a PR number beyond
- * 2³²) and character rules a model does not trip over, the schema a model reads on every turn
- * gains nothing from them; a violation is still refused as `invalid_params` with the reason.
- * `field` leaves the whole field out of the published schema (an optional result field that
- * replies explain themselves, such as the reply budget's `truncated`), still checked server-side.
+ * Pipe item: the named constraints are checked but left out of the published JSON Schema, which a
+ * model reads every turn (bounds against pathological input, rules a model does not trip over).
+ * `field` leaves the whole field out (an optional result field its reply explains).
  */
 export function unpublished<TInput>(
   ...keywords: ("minLength" | "maxLength" | "minimum" | "maximum" | "pattern" | "field")[]
