@@ -301,16 +301,25 @@ async function validate(server: StdioServer, repo: GeneratedRepo): Promise<void>
   };
   const current = await data("get_current_branch");
   if (current.branch !== repo.current) throw new Error(`get_current_branch said ${String(current.branch)}`);
-  const listed = (await data("list_branches")).branches as unknown[];
-  if (listed.length !== repo.tracked.length) {
-    throw new Error(`list_branches listed ${listed.length}, expected ${repo.tracked.length}`);
-  }
+  // Past the reply budget the list comes in pages: every tracked branch, once, across them.
+  let listed = 0;
+  let cursor: unknown;
+  do {
+    const reply = await server.callTool("list_branches", cursor === undefined ? {} : { cursor });
+    const page = reply.message.result?.structuredContent as { branches: unknown[]; next_cursor?: string };
+    listed += page.branches.length;
+    cursor = page.next_cursor;
+  } while (cursor !== undefined);
+  if (listed !== repo.tracked.length)
+    throw new Error(`list_branches listed ${listed}, expected ${repo.tracked.length}`);
   const stack = (await data("get_branch_stack")).stack as unknown[];
   if (stack.length < 2) throw new Error(`get_branch_stack returned ${stack.length} entries`);
   const tree = await data("get_branch_tree");
   const count = (nodes: unknown[]): number =>
     nodes.reduce<number>((n, node) => n + 1 + count((node as { children: unknown[] }).children), 0);
-  const nodes = count(tree.branches as unknown[]);
+  // A tree cut to the reply budget drops its nodes first and says how many.
+  const nodes =
+    count(tree.branches as unknown[]) + ((tree.omitted as { branches?: number } | undefined)?.branches ?? 0);
   if (nodes < repo.branches.length) throw new Error(`get_branch_tree drew ${nodes} nodes for ${repo.branches.length}`);
 }
 
