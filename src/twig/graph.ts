@@ -1,3 +1,4 @@
+import { compareBytewise } from "../git/bytewise.ts";
 import type { TwigState } from "./state.ts";
 
 export interface BranchGraph {
@@ -73,13 +74,26 @@ export function branchSet(localBranches: readonly string[]): ReadonlySet<string>
 export function rootCandidates(sorted: readonly string[], state: TwigState, current: string | null): string[] {
   const configured = configuredRoots(sorted, state);
   if (configured.length > 0) return configured;
-  if (current !== null && branchSet(sorted).has(current)) return [current];
+  if (current !== null && includesSorted(sorted, current)) return [current];
   return sorted.length > 0 ? [sorted[0] as string] : [];
 }
 
 /** The configured roots that exist, in twig's order: when there are any, the checked-out branch does not matter. */
 export function configuredRoots(sorted: readonly string[], state: TwigState): string[] {
-  const nodes = branchSet(sorted);
   // twig repeats a root listed twice in a hand-edited file; one tree per root is what is meant.
-  return [...new Set(state.roots.map((root) => root.branch))].filter((branch) => nodes.has(branch));
+  return [...new Set(state.roots.map((root) => root.branch))].filter((branch) => includesSorted(sorted, branch));
+}
+
+/** Binary search in a byte-wise sorted list: the few roots are looked up without a set of every branch. */
+function includesSorted(sorted: readonly string[], name: string): boolean {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const order = compareBytewise(sorted[middle] as string, name);
+    if (order === 0) return true;
+    if (order < 0) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
 }
