@@ -131,7 +131,6 @@ export function cutTrees(
     node: TreeNode;
     parent: number;
     depth: number;
-    cost: number;
   }
   const lines: Line[] = [];
   const stack: Array<[TreeNode, number, number]> = [];
@@ -140,18 +139,27 @@ export function cutTrees(
     while (stack.length > 0) {
       const [node, parent, depth] = stack.pop() as [TreeNode, number, number];
       const index = lines.length;
-      // 4 prefix characters a level, box-drawing ones 3 UTF-8 bytes; the quotes stand for the `\n`.
-      const prefix = depth === 0 ? 0 : depth * 6 + 4;
-      lines.push({ node, parent, depth, cost: prefix + jsonStringBytes(line(node)) });
+      lines.push({ node, parent, depth });
       for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as TreeNode, index, depth + 1]);
     }
   }
+  // A line's cost is worked out only when it is weighed: a 10,000-line tree cut to a few hundred
+  // lines never draws the rest.
+  const costs = new Float64Array(lines.length).fill(-1);
+  const costOf = (index: number): number => {
+    if ((costs[index] as number) < 0) {
+      const { node, depth } = lines[index] as Line;
+      // 4 prefix characters a level, box-drawing ones 3 UTF-8 bytes; the quotes stand for the `\n`.
+      costs[index] = (depth === 0 ? 0 : depth * 6 + 4) + jsonStringBytes(line(node));
+    }
+    return costs[index] as number;
+  };
   const kept = new Uint8Array(lines.length);
   let used = 0;
   const keep = (index: number) => {
     if (kept[index]) return;
     kept[index] = 1;
-    used += (lines[index] as Line).cost;
+    used += costOf(index);
   };
   for (let i = 0; i < lines.length; i++) if ((lines[i] as Line).depth === 0) keep(i);
   const at = focus === null ? -1 : lines.findIndex((entry) => entry.node.branch === focus);
@@ -159,14 +167,15 @@ export function cutTrees(
     for (let i = at; i >= 0; i = (lines[i] as Line).parent) keep(i);
     const depth = (lines[at] as Line).depth;
     for (let i = at + 1; i < lines.length && (lines[i] as Line).depth > depth; i++) {
-      if (used + (lines[i] as Line).cost > room) break;
+      if (used + costOf(i) > room) break;
       if (kept[(lines[i] as Line).parent]) keep(i);
     }
   }
+  // Then the other lines in drawing order, up to the first that does not fit: the text stays a
+  // contiguous prefix of the drawing (plus the kept path and subtree), with no lines after a gap.
   for (let i = 0; i < lines.length; i++) {
-    const entry = lines[i] as Line;
-    if (kept[i] || !kept[entry.parent]) continue;
-    if (used + entry.cost > room) continue;
+    if (kept[i] || !kept[(lines[i] as Line).parent]) continue;
+    if (used + costOf(i) > room) break;
     keep(i);
   }
   let omitted = 0;
