@@ -119,7 +119,7 @@ export function countNodes(trees: readonly TreeNode[]): number {
 
 /**
  * The trees cut to whole lines worth about `room` JSON bytes: each root first, then the path to
- * `focus` (the checked-out branch) and its subtree, then other lines in drawing order; a node
+ * `focus` (the checked-out branch) and its subtree, then other lines in drawing order up to the first that does not fit; a node
  * that lost children is marked `truncated`.
  */
 export function cutTrees(
