@@ -119,8 +119,8 @@ export function countNodes(trees: readonly TreeNode[]): number {
 
 /**
  * The trees cut to whole lines worth about `room` JSON bytes: each root first, then the path to
- * `focus` (the checked-out branch) and its subtree, then other lines in drawing order up to the first that does not fit; a node
- * that lost children is marked `truncated`.
+ * `focus` (the checked-out branch) and its subtree, then other lines in drawing order up to the
+ * first that does not fit; a node that lost children is marked `truncated`.
  */
 export function cutTrees(
   trees: readonly TreeNode[],
