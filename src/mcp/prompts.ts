@@ -7,11 +7,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { PROMPTS } from "../prompts/all.ts";
 import { parsePromptArgs, publishPrompt } from "../prompts/define.ts";
-import type { ServiceContext as Context } from "../services/services.ts";
+import type { ServiceContext } from "../services/services.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
 /** Resolves the `repo` argument the way tools do; a bad one is the caller's error, not a silent default. */
-export async function contextForRepo(ctx: Context, repo: string | undefined): Promise<Context> {
+export async function contextForRepo(ctx: ServiceContext, repo: string | undefined): Promise<ServiceContext> {
   if (!ctx.repos) return ctx;
   const selected = await ctx.repos.select(repo);
   if (repo !== undefined && !selected.ok) {
@@ -20,7 +20,7 @@ export async function contextForRepo(ctx: Context, repo: string | undefined): Pr
   return { ...ctx, repo: selected };
 }
 
-export function registerPrompts(server: Server, ctx: Context, tools: ToolRegistry): void {
+export function registerPrompts(server: Server, ctx: ServiceContext, tools: ToolRegistry): void {
   const published = PROMPTS.map(publishPrompt);
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: published }));
 

@@ -13,7 +13,7 @@ import { discoverRepository } from "../git/discover.ts";
 import { readTwigResource } from "../resources/read.ts";
 import { BRANCH_CONTEXT_TEMPLATE, BRANCHES_URI, parseTwigUri, TREE_URI, type TwigResource } from "../resources/uri.ts";
 import { RepoWatcher } from "../resources/watch.ts";
-import type { ServiceContext as Context } from "../services/services.ts";
+import type { ServiceContext } from "../services/services.ts";
 import { contextForRepo } from "./prompts.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
@@ -49,7 +49,7 @@ const TEMPLATES = [
 ];
 
 /** Resource reads, templates and subscriptions; returns a function that releases every watcher. */
-export function registerResources(server: Server, ctx: Context, tools: ToolRegistry): () => void {
+export function registerResources(server: Server, ctx: ServiceContext, tools: ToolRegistry): () => void {
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: STATIC_RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: TEMPLATES }));
 
@@ -106,7 +106,7 @@ class SubscriptionSet {
   readonly #repoOfUri = new Map<string, string>();
 
   constructor(
-    readonly ctx: Context,
+    readonly ctx: ServiceContext,
     readonly notify: (uri: string) => void,
   ) {}
 

@@ -11,7 +11,7 @@ import {
 import pkg from "../../package.json" with { type: "json" };
 import { printable } from "../core/plain-text.ts";
 import { closest } from "../core/suggest.ts";
-import type { ServiceContext as Context } from "../services/services.ts";
+import type { ServiceContext } from "../services/services.ts";
 import { registerCompletions } from "./completions.ts";
 import { LazyJsonSchemaValidator } from "./lazy-schema-validator.ts";
 import { forwardLogsToClient } from "./logging.ts";
@@ -40,7 +40,7 @@ export interface McpServerHandle {
 
 /** The MCP server over our tool registry; transport-agnostic (stdio in production). */
 export function createMcpServer(
-  baseCtx: Context,
+  baseCtx: ServiceContext,
   tools: ToolRegistry,
   features: ServerFeatures = { prompts: true, resources: true },
 ): McpServerHandle {
@@ -58,7 +58,7 @@ export function createMcpServer(
       jsonSchemaValidator: new LazyJsonSchemaValidator(),
     },
   );
-  const ctx: Context = { ...baseCtx, log: forwardLogsToClient(server, baseCtx.log) };
+  const ctx: ServiceContext = { ...baseCtx, log: forwardLogsToClient(server, baseCtx.log) };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
 
@@ -99,7 +99,7 @@ function unknownTool(name: string, enabled: readonly string[]): McpError {
 }
 
 /** Clients that start servers elsewhere name the project as a root: the first in git becomes the default. */
-function watchClientRoots(server: Server, ctx: Context): void {
+function watchClientRoots(server: Server, ctx: ServiceContext): void {
   const selector = ctx.repos;
   if (!selector) return;
   const refresh = () => {

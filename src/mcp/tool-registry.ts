@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { ServiceContext as Context } from "../services/services.ts";
+import type { ServiceContext } from "../services/services.ts";
 import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/define.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
@@ -64,7 +64,12 @@ export class ToolRegistry {
   }
 
   /** Runs a tool: `null` arguments are absent; a throw is `internal`; an off-schema result is never sent. */
-  async call(tool: ToolDefinition, rawArgs: unknown, ctx: Context, signal: AbortSignal): Promise<CallToolResult> {
+  async call(
+    tool: ToolDefinition,
+    rawArgs: unknown,
+    ctx: ServiceContext,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     const result = await this.run(tool, rawArgs, ctx, signal, this.#budget);
     return result.ok ? okResult(result.value.data, result.value.json) : errorResult(result.error);
   }
@@ -73,7 +78,7 @@ export class ToolRegistry {
   async invoke<I extends v.GenericSchema, O extends v.GenericSchema>(
     tool: ToolDefinition<I, O>,
     args: InvokeArgs<I>,
-    ctx: Context,
+    ctx: ServiceContext,
     signal: AbortSignal,
   ): Promise<Result<v.InferOutput<O>> | null> {
     const enabled = this.#tools.get(tool.name);
@@ -84,14 +89,14 @@ export class ToolRegistry {
   }
 
   /** {@link invoke} bound to one request's context and cancellation. */
-  invoker(ctx: Context, signal: AbortSignal): ToolInvoker {
+  invoker(ctx: ServiceContext, signal: AbortSignal): ToolInvoker {
     return (tool, args) => this.invoke(tool, args, ctx, signal);
   }
 
   private async run(
     tool: ToolDefinition,
     rawArgs: unknown,
-    ctx: Context,
+    ctx: ServiceContext,
     signal: AbortSignal,
     budget: ReplyBudget | null,
   ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
@@ -199,7 +204,7 @@ function withRepoParam(tool: ToolDefinition): ToolDefinition {
 
 /** `repo` alone selects a local repository (a bad one is an error now); next to `owner` it stays. */
 async function selectRepository(
-  ctx: Context,
+  ctx: ServiceContext,
   args: Record<string, unknown>,
 ): Promise<Result<{ repo: Result<string>; args: Record<string, unknown> }>> {
   const selector = args.owner === undefined && typeof args.repo === "string" ? args.repo : undefined;

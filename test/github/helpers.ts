@@ -5,7 +5,7 @@ import type { Env } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { err, ok, type Result } from "../../src/core/result.ts";
-import type { ServiceContext as Context } from "../../src/services/services.ts";
+import type { ServiceContext } from "../../src/services/services.ts";
 import type { CallInfo, ToolDefinition } from "../../src/tools/define.ts";
 import { githubTools } from "../../src/tools/github.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
@@ -27,7 +27,7 @@ export function tempDir(prefix = "twig-mcp-gh-"): string {
 }
 
 export interface TestContext {
-  ctx: Context;
+  ctx: ServiceContext;
   home: string;
   /** Every log line the server wrote (trace level). */
   logs: string[];
@@ -77,7 +77,7 @@ export function callInfo(signal: AbortSignal = new AbortController().signal): Ca
 export async function callTool(
   name: string,
   args: Record<string, unknown>,
-  ctx: Context,
+  ctx: ServiceContext,
   info: CallInfo = callInfo(),
 ): Promise<Result<Record<string, unknown>>> {
   const definition = tool(name);

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { abortableSleep, parseRetryAfter } from "../../src/core/http-policy.ts";
 import type { Result } from "../../src/core/result.ts";
 import type { JiraClient, JiraClientOptions } from "../../src/jira/client.ts";
-import type { ServiceContext as Context } from "../../src/services/services.ts";
+import type { ServiceContext } from "../../src/services/services.ts";
 import { FakeJira } from "../support/fake-jira.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL, type JiraTestContext, jiraContext, never, recordingSleep } from "./helpers.ts";
 
@@ -31,13 +31,13 @@ afterEach(() => {
   for (const c of contexts.splice(0)) c.cleanup();
 });
 
-function contextFor(fake: FakeJira, env: Record<string, string> = {}): Context {
+function contextFor(fake: FakeJira, env: Record<string, string> = {}): ServiceContext {
   const made = jiraContext({ env: { JIRA_HOST: fake.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN, ...env } });
   contexts.push(made);
   return made.ctx;
 }
 
-async function clientFor(ctx: Context, options?: JiraClientOptions): Promise<JiraClient> {
+async function clientFor(ctx: ServiceContext, options?: JiraClientOptions): Promise<JiraClient> {
   const client = await ctx.jira(options);
   if (!client.ok) throw new Error(client.error.message);
   return client.value;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toolError } from "../../src/core/errors.ts";
 import { err, ok, type Result } from "../../src/core/result.ts";
-import type { ServiceContext as Context } from "../../src/services/services.ts";
+import type { ServiceContext } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { jiraTools } from "../../src/tools/jira.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
@@ -64,7 +64,7 @@ function repo(branch: string, options: { commit?: boolean; detach?: boolean; sta
   return dir;
 }
 
-function contextIn(dir: string | null): Context {
+function contextIn(dir: string | null): ServiceContext {
   const made = jiraContext({
     env: { JIRA_HOST: fake.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN },
     repo:
@@ -83,7 +83,7 @@ function contextIn(dir: string | null): Context {
 }
 
 const getJiraIssue = jiraTools.find((t) => t.name === "get_jira_issue") as ToolDefinition;
-const call = (ctx: Context, args: Record<string, unknown> = {}) =>
+const call = (ctx: ServiceContext, args: Record<string, unknown> = {}) =>
   getJiraIssue.handler(args, ctx, { signal: never() }) as Promise<Result<Record<string, unknown>>>;
 
 describe("get_jira_issue without issue_key", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { toolError } from "../../src/core/errors.ts";
 import { err, type Result } from "../../src/core/result.ts";
 import type { JiraClientOptions } from "../../src/jira/client.ts";
-import type { ServiceContext as Context } from "../../src/services/services.ts";
+import type { ServiceContext } from "../../src/services/services.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 
@@ -13,13 +13,13 @@ export const API_TOKEN = "atatt-very-secret-token-123";
 export const BASIC_AUTH = `Basic ${Buffer.from(`${EMAIL}:${API_TOKEN}`).toString("base64")}`;
 
 export interface JiraTestContext {
-  ctx: Context;
+  ctx: ServiceContext;
   home: string;
   cleanup(): void;
 }
 
 /**
- * A Context with a throwaway home (so the developer's ~/.netrc is never read), the given
+ * A ServiceContext with a throwaway home (so the developer's ~/.netrc is never read), the given
  * environment, an optional `.netrc`, and no repository unless one is passed.
  */
 export function jiraContext(

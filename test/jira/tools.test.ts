@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import * as v from "valibot";
 import { ok, type Result } from "../../src/core/result.ts";
 import { REPO_PARAM_DESCRIPTION, ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import type { ServiceContext as Context } from "../../src/services/services.ts";
+import type { ServiceContext } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { createJiraTools, jiraTools } from "../../src/tools/jira.ts";
 import { type FakeDeployment, type FakeIssue, FakeJira, USERS } from "../support/fake-jira.ts";
@@ -61,7 +61,7 @@ afterEach(() => {
   for (const c of contexts.splice(0)) c.cleanup();
 });
 
-function contextFor(fake: FakeJira, env: Record<string, string> = {}): Context {
+function contextFor(fake: FakeJira, env: Record<string, string> = {}): ServiceContext {
   const made = jiraContext({ env: { JIRA_HOST: fake.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN, ...env } });
   contexts.push(made);
   return made.ctx;
@@ -71,11 +71,11 @@ const sleep = recordingSleep();
 const tools = createJiraTools(sleep.options);
 const tool = (name: string) => tools.find((t) => t.name === name) as ToolDefinition;
 type Data = Record<string, unknown>;
-const call = (name: string, args: Record<string, unknown>, ctx: Context, signal = never()) =>
+const call = (name: string, args: Record<string, unknown>, ctx: ServiceContext, signal = never()) =>
   tool(name).handler(args, ctx, { signal }) as Promise<Result<Data>>;
 
 /** Through the registry: argument validation and the output-schema check a strict client relies on. */
-async function callViaRegistry(name: string, args: unknown, ctx: Context) {
+async function callViaRegistry(name: string, args: unknown, ctx: ServiceContext) {
   const registry = new ToolRegistry(tools, new Set());
   const result = await registry.call(registry.get(name) as ToolDefinition, args, ctx, never());
   return JSON.parse(result.content[0]?.text ?? "{}") as {

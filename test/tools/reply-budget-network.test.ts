@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import type { ServiceContext as Context } from "../../src/services/services.ts";
+import type { ServiceContext } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { githubTools } from "../../src/tools/github.ts";
 import { createJiraTools } from "../../src/tools/jira.ts";
@@ -43,7 +43,7 @@ afterEach(async () => {
   github.repos.clear();
 });
 
-async function callWithin(tools: ToolDefinition[], name: string, args: Record<string, unknown>, ctx: Context) {
+async function callWithin(tools: ToolDefinition[], name: string, args: Record<string, unknown>, ctx: ServiceContext) {
   const registry = new ToolRegistry(tools, new Set());
   const tool = registry.get(name) as ToolDefinition;
   const result = await registry.call(tool, args, ctx, never());
@@ -141,7 +141,7 @@ describe("get_pr_status on a PR with 400 check runs and 300 reviews", () => {
 });
 
 describe("Jira answers over the budget", () => {
-  function jiraCtx(): Context {
+  function jiraCtx(): ServiceContext {
     const made = jiraContext({ env: { JIRA_HOST: jira.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN } });
     jiraContexts.push(made);
     return made.ctx;
