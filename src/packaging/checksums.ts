@@ -1,8 +1,3 @@
-/** Lowercase hex SHA-256 of some bytes. */
-export function sha256(data: Uint8Array): string {
-  return new Bun.CryptoHasher("sha256").update(data).digest("hex");
-}
-
 /**
  * `sha256sums.txt` in the format `sha256sum` writes and `sha256sum -c` (or `shasum -a 256 -c`)
  * checks: one `<hex>  <file name>` line per file, sorted by name.

@@ -8,10 +8,8 @@ import { installedName, TARGETS, type Target } from "./targets.ts";
  */
 
 /** The targets a bundle is made for: Claude Desktop's platforms, and Linux x64 for other hosts. */
-export const BUNDLE_TARGETS = ["darwin-arm64", "darwin-x64", "windows-x64", "linux-x64"] as const;
-
 export function bundleTargets(): Target[] {
-  return TARGETS.filter((t) => (BUNDLE_TARGETS as readonly string[]).includes(t.id));
+  return TARGETS.filter((t) => ["darwin-arm64", "darwin-x64", "windows-x64", "linux-x64"].includes(t.id));
 }
 
 export function bundleName(target: Target): string {
@@ -21,17 +19,6 @@ export function bundleName(target: Target): string {
 /** Where the binary sits inside the bundle. */
 export function bundleEntryPoint(target: Target): string {
   return `server/${installedName(target)}`;
-}
-
-export interface BundleTool {
-  name: string;
-  description: string;
-}
-
-export interface BundlePrompt {
-  name: string;
-  description: string;
-  arguments: readonly { name: string }[];
 }
 
 export interface BundleInfo {
@@ -44,13 +31,8 @@ export interface BundleInfo {
   repositoryUrl: string;
   keywords: readonly string[];
   /** As `tools/list` publishes them (the same build-time data). */
-  tools: readonly BundleTool[];
-  prompts: readonly BundlePrompt[];
-}
-
-/** Node's `process.platform` names, which is what `compatibility.platforms` takes. */
-function platformOf(target: Target): "darwin" | "win32" | "linux" {
-  return target.os === "windows" ? "win32" : target.os;
+  tools: readonly { name: string; description: string }[];
+  prompts: readonly { name: string; description: string; arguments: readonly { name: string }[] }[];
 }
 
 /**
@@ -62,75 +44,61 @@ function platformOf(target: Target): "darwin" | "win32" | "linux" {
  * `--repo`, TWIG_MCP_DISABLE as no `--disable`, an empty token as no token), and each optional field
  * has an empty default so that a blank field becomes "" and not the placeholder.
  */
-const USER_CONFIG = {
-  repository: {
-    type: "directory",
-    title: "Default repository",
-    description:
-      "The git repository the tools answer about when the assistant names none. Leave empty to have the assistant name a repository (any twig has registered) in each request.",
-    required: false,
-    default: "",
-  },
-  github_token: {
-    type: "string",
-    title: "GitHub token",
-    description:
-      "A GitHub token for pull request status (read access to pull requests and checks). Leave empty to use the GitHub CLI's login or ~/.netrc.",
-    sensitive: true,
-    required: false,
-    default: "",
-  },
-  jira_host: {
-    type: "string",
-    title: "Jira site",
-    description: "Your Jira site, for example acme.atlassian.net. Leave empty if you do not use Jira.",
-    required: false,
-    default: "",
-  },
-  jira_email: {
-    type: "string",
-    title: "Jira email",
-    description: "The email address of your Atlassian account (Jira Cloud, with the API token below).",
-    required: false,
-    default: "",
-  },
-  jira_api_token: {
-    type: "string",
-    title: "Jira API token",
-    description: "A Jira Cloud API token, used with the email above. Leave empty to use ~/.netrc.",
-    sensitive: true,
-    required: false,
-    default: "",
-  },
-  jira_personal_token: {
-    type: "string",
-    title: "Jira personal access token",
-    description: "For Jira Data Center instead of an email and API token.",
-    sensitive: true,
-    required: false,
-    default: "",
-  },
-  disable: {
-    type: "string",
-    title: "Tool groups to turn off",
-    description: "Comma-separated, from: github, jira, prompts, resources. Leave empty to keep them all.",
-    required: false,
-    default: "",
-  },
-} as const;
+function setting(
+  env: string,
+  title: string,
+  description: string,
+  { type = "string", sensitive = false }: { type?: "string" | "directory"; sensitive?: boolean } = {},
+) {
+  return {
+    env,
+    field: { type, title, description, ...(sensitive ? { sensitive } : {}), required: false, default: "" },
+  };
+}
 
-export type UserConfigKey = keyof typeof USER_CONFIG;
-
-/** user_config key → the environment variable the server reads it from. */
-export const USER_CONFIG_ENV: Readonly<Record<UserConfigKey, string>> = {
-  repository: "TWIG_MCP_REPO",
-  github_token: "GITHUB_TOKEN",
-  jira_host: "JIRA_HOST",
-  jira_email: "JIRA_EMAIL",
-  jira_api_token: "JIRA_API_TOKEN",
-  jira_personal_token: "JIRA_PERSONAL_TOKEN",
-  disable: "TWIG_MCP_DISABLE",
+/** Each user_config field, with the environment variable the server reads it from. */
+const SETTINGS = {
+  repository: setting(
+    "TWIG_MCP_REPO",
+    "Default repository",
+    "The git repository the tools answer about when the assistant names none. Leave empty to have the assistant name a repository (any twig has registered) in each request.",
+    { type: "directory" },
+  ),
+  github_token: setting(
+    "GITHUB_TOKEN",
+    "GitHub token",
+    "A GitHub token for pull request status (read access to pull requests and checks). Leave empty to use the GitHub CLI's login or ~/.netrc.",
+    { sensitive: true },
+  ),
+  jira_host: setting(
+    "JIRA_HOST",
+    "Jira site",
+    "Your Jira site, for example acme.atlassian.net. Leave empty if you do not use Jira.",
+  ),
+  jira_email: setting(
+    "JIRA_EMAIL",
+    "Jira email",
+    "The email address of your Atlassian account (Jira Cloud, with the API token below).",
+  ),
+  jira_api_token: setting(
+    "JIRA_API_TOKEN",
+    "Jira API token",
+    "A Jira Cloud API token, used with the email above. Leave empty to use ~/.netrc.",
+    { sensitive: true },
+  ),
+  jira_personal_token: setting(
+    "JIRA_PERSONAL_TOKEN",
+    "Jira personal access token",
+    "For Jira Data Center instead of an email and API token.",
+    { sensitive: true },
+  ),
+  disable: setting(
+    "TWIG_MCP_DISABLE",
+    "Tool groups to turn off",
+    "Comma-separated, from: github, jira, prompts, resources. Leave empty to keep them all.",
+  ),
 };
+const settings = Object.entries(SETTINGS);
 
 /** The bundle's `manifest.json` for one target. */
 export function bundleManifest(info: BundleInfo, target: Target): Record<string, unknown> {
@@ -154,12 +122,7 @@ export function bundleManifest(info: BundleInfo, target: Target): Record<string,
       mcp_config: {
         command: `\${__dirname}/${entryPoint}`,
         args: [],
-        env: Object.fromEntries(
-          (Object.keys(USER_CONFIG_ENV) as UserConfigKey[]).map((key) => [
-            USER_CONFIG_ENV[key],
-            `\${user_config.${key}}`,
-          ]),
-        ),
+        env: Object.fromEntries(settings.map(([key, { env }]) => [env, `\${user_config.${key}}`])),
       },
     },
     tools: info.tools.map((t) => ({ name: t.name, description: t.description })),
@@ -171,8 +134,9 @@ export function bundleManifest(info: BundleInfo, target: Target): Record<string,
       text: p.description,
     })),
     prompts_generated: false,
-    compatibility: { platforms: [platformOf(target)] },
-    user_config: USER_CONFIG,
+    // Node's `process.platform` names.
+    compatibility: { platforms: [target.os === "windows" ? "win32" : target.os] },
+    user_config: Object.fromEntries(settings.map(([key, { field }]) => [key, field])),
   };
 }
 

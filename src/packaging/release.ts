@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Result } from "../core/result.ts";
+import { sha256Hex } from "../core/sha256.ts";
 import { type ArchiveEntry, tarGz, zip } from "./archive.ts";
-import { renderChecksums, sha256 } from "./checksums.ts";
+import { renderChecksums } from "./checksums.ts";
 import { HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";
 import { type BundleInfo, bundle, bundleName, bundleTargets } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
@@ -42,99 +43,81 @@ export interface ReleaseResult {
 
 /**
  * Compiles each target, archives it (`.tar.gz`, `.zip` for Windows), bundles it for Claude Desktop
- * (`.mcpb`, with `bundles`), then writes `sha256sums.txt`, `server.json` (with `registry`), the Homebrew formula and (with `npm`) the npm tarballs. Checksums, formula and
- * packages cover every target binary present in `outDir`, so subsets built one after another add
- * up to a full release. A target that cannot be built is reported and the others go on.
+ * (`.mcpb`, with `bundles`), then writes `sha256sums.txt`, `server.json` (with `registry`), the
+ * Homebrew formula and (with `npm`) the npm tarballs. Checksums, formula and packages cover every
+ * target binary present in `outDir`, so subsets built one after another add up to a full release.
+ * A target that cannot be built is reported and the others go on.
  */
 export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResult> {
-  const { outDir, log } = options;
-  const level = options.level ?? 9;
-  const mtime = options.mtime ?? new Date();
+  const { outDir, log, level = 9, mtime = new Date() } = options;
   mkdirSync(outDir, { recursive: true });
   const result: ReleaseResult = { built: [], failed: [], files: [] };
+  /** Writes `name` (relative to `outDir`, parent folders made as needed) and lists it. */
+  const write = async (name: string, data: Uint8Array | string) => {
+    await Bun.write(join(outDir, name), data);
+    result.files.push(name);
+  };
+  const binaryOf = (target: Target) => Bun.file(join(outDir, binaryName(target))).bytes();
 
   for (const target of options.targets) {
     const started = performance.now();
-    const outfile = join(outDir, binaryName(target));
-    const compiled = await options.compile(target, outfile);
+    const compiled = await options.compile(target, join(outDir, binaryName(target)));
     if (!compiled.ok) {
       result.failed.push({ target, error: compiled.error });
       log(`FAILED ${target.id}: ${compiled.error}`);
       continue;
     }
-    const binary = await Bun.file(outfile).bytes();
-    const entries: ArchiveEntry[] = [{ name: installedName(target), data: binary, mode: 0o755 }];
-    const archive = isWindows(target) ? zip(entries, mtime, level) : tarGz(entries, mtime, level);
-    await Bun.write(join(outDir, archiveName(target)), archive);
+    const entries: ArchiveEntry[] = [{ name: installedName(target), data: await binaryOf(target), mode: 0o755 }];
     result.built.push(target);
-    result.files.push(binaryName(target), archiveName(target));
+    result.files.push(binaryName(target));
+    await write(archiveName(target), isWindows(target) ? zip(entries, mtime, level) : tarGz(entries, mtime, level));
     log(`built ${binaryName(target)} and ${archiveName(target)} in ${Math.round(performance.now() - started)} ms`);
   }
 
   const present = TARGETS.filter((t) => existsSync(join(outDir, binaryName(t))));
   if (options.bundles) {
+    const { info, license } = options.bundles;
     for (const target of bundleTargets().filter((t) => present.includes(t))) {
-      const binary = await Bun.file(join(outDir, binaryName(target))).bytes();
-      await Bun.write(
-        join(outDir, bundleName(target)),
-        bundle(options.bundles.info, target, binary, options.bundles.license, mtime, level),
-      );
-      result.files.push(bundleName(target));
+      await write(bundleName(target), bundle(info, target, await binaryOf(target), license, mtime, level));
     }
   }
   const sums = new Map<string, string>();
   for (const target of present) {
     for (const name of [binaryName(target), archiveName(target), bundleName(target)]) {
       const path = join(outDir, name);
-      if (existsSync(path)) sums.set(name, sha256(await Bun.file(path).bytes()));
+      if (existsSync(path)) sums.set(name, sha256Hex(await Bun.file(path).bytes()));
     }
   }
-  if (sums.size > 0) {
-    await Bun.write(join(outDir, "sha256sums.txt"), renderChecksums(sums));
-    result.files.push("sha256sums.txt");
-  }
-  if (options.registry) {
-    await Bun.write(join(outDir, "server.json"), renderRegistryEntry(registryEntry(options.registry, sums)));
-    result.files.push("server.json");
-  }
+  if (sums.size > 0) await write("sha256sums.txt", renderChecksums(sums));
+  if (options.registry) await write("server.json", renderRegistryEntry(registryEntry(options.registry, sums)));
 
+  const slots = Object.keys(HOMEBREW_SLOTS) as HomebrewSlot[];
   const archives: Partial<Record<HomebrewSlot, { file: string; sha256: string }>> = {};
-  for (const slot of Object.keys(HOMEBREW_SLOTS) as HomebrewSlot[]) {
-    const target = TARGETS.find((t) => t.id === slot) as Target;
+  for (const target of present) {
     const hex = sums.get(archiveName(target));
-    if (hex) archives[slot] = { file: archiveName(target), sha256: hex };
+    if (hex && slots.includes(target.id as HomebrewSlot)) {
+      archives[target.id as HomebrewSlot] = { file: archiveName(target), sha256: hex };
+    }
   }
   if (Object.keys(archives).length > 0) {
-    const formula = renderFormula({
-      version: options.info.version,
-      description: options.formulaDescription ?? options.info.description,
-      homepage: options.info.homepage ?? "",
-      license: options.info.license,
-      urlPattern: options.urlPattern,
-      archives,
-    });
-    mkdirSync(join(outDir, "homebrew"), { recursive: true });
-    await Bun.write(join(outDir, "homebrew", "twig-mcp.rb"), formula);
-    result.files.push("homebrew/twig-mcp.rb");
-    const missing = (Object.keys(HOMEBREW_SLOTS) as HomebrewSlot[]).filter((slot) => !archives[slot]);
+    const { version, description, homepage = "", license } = options.info;
+    const formulaDescription = options.formulaDescription ?? description;
+    const { urlPattern } = options;
+    await write(
+      "homebrew/twig-mcp.rb",
+      renderFormula({ version, description: formulaDescription, homepage, license, urlPattern, archives }),
+    );
+    const missing = slots.filter((slot) => !archives[slot]);
     if (missing.length > 0) log(`the Homebrew formula has no archive for ${missing.join(", ")} (not built)`);
   }
 
   if (options.npm) {
-    mkdirSync(join(outDir, "npm"), { recursive: true });
     for (const target of present.filter((t) => t.npm !== null)) {
-      const tarball = platformPackage(
-        options.info,
-        target,
-        await Bun.file(join(outDir, binaryName(target))).bytes(),
-        level,
-      );
-      await Bun.write(join(outDir, "npm", tarball.file), tarball.bytes);
-      result.files.push(`npm/${tarball.file}`);
+      const tarball = platformPackage(options.info, target, await binaryOf(target), level);
+      await write(`npm/${tarball.file}`, tarball.bytes);
     }
     const main = mainPackage(options.info, options.launcher, options.readme);
-    await Bun.write(join(outDir, "npm", main.file), main.bytes);
-    result.files.push(`npm/${main.file}`);
+    await write(`npm/${main.file}`, main.bytes);
     log(`npm packages in ${join(outDir, "npm")}: publish the platform packages first, then twig-mcp`);
   }
   return result;

@@ -11,74 +11,42 @@ export interface Target {
   npm: { os: string; cpu: string; libc?: "glibc" | "musl" } | null;
 }
 
+/**
+ * Every other field follows from the id: Bun's target is `bun-<id>`, its runtime package spells
+ * arm64 `aarch64`, npm calls Windows `win32`, and Linux packages name their C library.
+ */
+function target(id: string): Target {
+  const [os, arch, variant] = id.split("-") as [Target["os"], Target["arch"], string | undefined];
+  const suffix = variant ? `-${variant}` : "";
+  return {
+    id,
+    bun: `bun-${id}` as Bun.Build.CompileTarget,
+    os,
+    arch,
+    runtimePackage: `@oven/bun-${os}-${arch === "arm64" ? "aarch64" : arch}${suffix}`,
+    // linux-x64-baseline, for x64 CPUs without AVX2 (before 2013), is a download only, since npm
+    // cannot tell CPUs apart and every Linux x64 install would fetch both builds.
+    npm:
+      variant === "baseline"
+        ? null
+        : {
+            os: os === "windows" ? "win32" : os,
+            cpu: arch,
+            ...(os === "linux" ? { libc: variant === "musl" ? "musl" : "glibc" } : {}),
+          },
+  };
+}
+
 export const TARGETS: readonly Target[] = [
-  {
-    id: "linux-x64",
-    bun: "bun-linux-x64",
-    os: "linux",
-    arch: "x64",
-    runtimePackage: "@oven/bun-linux-x64",
-    npm: { os: "linux", cpu: "x64", libc: "glibc" },
-  },
-  // For x64 CPUs without AVX2 (before 2013): a download only, since npm cannot tell CPUs apart
-  // and every Linux x64 install would fetch both builds.
-  {
-    id: "linux-x64-baseline",
-    bun: "bun-linux-x64-baseline",
-    os: "linux",
-    arch: "x64",
-    runtimePackage: "@oven/bun-linux-x64-baseline",
-    npm: null,
-  },
-  {
-    id: "linux-arm64",
-    bun: "bun-linux-arm64",
-    os: "linux",
-    arch: "arm64",
-    runtimePackage: "@oven/bun-linux-aarch64",
-    npm: { os: "linux", cpu: "arm64", libc: "glibc" },
-  },
-  {
-    id: "linux-x64-musl",
-    bun: "bun-linux-x64-musl",
-    os: "linux",
-    arch: "x64",
-    runtimePackage: "@oven/bun-linux-x64-musl",
-    npm: { os: "linux", cpu: "x64", libc: "musl" },
-  },
-  {
-    id: "linux-arm64-musl",
-    bun: "bun-linux-arm64-musl",
-    os: "linux",
-    arch: "arm64",
-    runtimePackage: "@oven/bun-linux-aarch64-musl",
-    npm: { os: "linux", cpu: "arm64", libc: "musl" },
-  },
-  {
-    id: "darwin-x64",
-    bun: "bun-darwin-x64",
-    os: "darwin",
-    arch: "x64",
-    runtimePackage: "@oven/bun-darwin-x64",
-    npm: { os: "darwin", cpu: "x64" },
-  },
-  {
-    id: "darwin-arm64",
-    bun: "bun-darwin-arm64",
-    os: "darwin",
-    arch: "arm64",
-    runtimePackage: "@oven/bun-darwin-aarch64",
-    npm: { os: "darwin", cpu: "arm64" },
-  },
-  {
-    id: "windows-x64",
-    bun: "bun-windows-x64",
-    os: "windows",
-    arch: "x64",
-    runtimePackage: "@oven/bun-windows-x64",
-    npm: { os: "win32", cpu: "x64" },
-  },
-];
+  "linux-x64",
+  "linux-x64-baseline",
+  "linux-arm64",
+  "linux-x64-musl",
+  "linux-arm64-musl",
+  "darwin-x64",
+  "darwin-arm64",
+  "windows-x64",
+].map(target);
 
 export function isWindows(target: Target): boolean {
   return target.os === "windows";
@@ -114,22 +82,17 @@ export function hostIsMusl(): boolean {
 
 /** Resolves `--target` words: ids, `all`, or `host`. */
 export function selectTargets(words: readonly string[]): { targets: Target[]; unknown: string[] } {
-  const targets: Target[] = [];
+  const targets = new Set<Target>();
   const unknown: string[] = [];
-  const add = (target: Target) => {
-    if (!targets.includes(target)) targets.push(target);
-  };
   for (const word of words.flatMap((w) => w.split(","))) {
-    if (word === "all") TARGETS.forEach(add);
-    else if (word === "host") {
-      const host = hostTarget(process.platform, process.arch, hostIsMusl());
-      if (host) add(host);
-      else unknown.push(`host (${process.platform}-${process.arch})`);
-    } else {
-      const target = TARGETS.find((t) => t.id === word);
-      if (target) add(target);
-      else unknown.push(word);
+    if (word === "all") {
+      for (const target of TARGETS) targets.add(target);
+      continue;
     }
+    const host = word === "host";
+    const target = host ? hostTarget(process.platform, process.arch, hostIsMusl()) : TARGETS.find((t) => t.id === word);
+    if (target) targets.add(target);
+    else unknown.push(host ? `host (${process.platform}-${process.arch})` : word);
   }
-  return { targets, unknown };
+  return { targets: [...targets], unknown };
 }

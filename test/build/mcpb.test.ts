@@ -8,7 +8,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { bundleInfo, projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { createToolRegistry } from "../../src/cli/runtime.ts";
-import { parseChecksums, sha256 } from "../../src/packaging/checksums.ts";
+import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
+import { parseChecksums } from "../../src/packaging/checksums.ts";
 import {
   type BundleInfo,
   bundleEntryPoint,

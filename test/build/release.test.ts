@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileTarget } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
-import { parseChecksums, sha256 } from "../../src/packaging/checksums.ts";
+import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
+import { parseChecksums } from "../../src/packaging/checksums.ts";
 import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
 import {
   archiveName,
