@@ -1,20 +1,17 @@
 #!/usr/bin/env bun
 import pkg from "../package.json" with { type: "json" };
-import { type CliCommand, parseArgs } from "./cli/args.ts";
+import { parseArgs } from "./cli/args.ts";
 import { helpText } from "./cli/help.ts";
 import { serve } from "./cli/serve.ts";
 
+/** Serving is loaded eagerly; the other commands are imported only when asked for, so start-up stays lean. */
 async function main(argv: readonly string[]): Promise<number> {
   const parsed = parseArgs(argv);
   if (!parsed.ok) {
     process.stderr.write(`error: ${parsed.error.message}\n`);
     return 2;
   }
-  return run(parsed.value);
-}
-
-/** Serving is loaded eagerly; the other commands are imported only when asked for, so start-up stays lean. */
-async function run(command: CliCommand): Promise<number> {
+  const command = parsed.value;
   switch (command.command) {
     case "help":
       process.stdout.write(helpText(command.topic));

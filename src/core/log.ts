@@ -4,14 +4,7 @@ import { plainText } from "./plain-text.ts";
 const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface Logger {
-  error(message: string): void;
-  warn(message: string): void;
-  info(message: string): void;
-  debug(message: string): void;
-  trace(message: string): void;
-  enabled(level: LogLevel): boolean;
-}
+export type Logger = Record<LogLevel, (message: string) => void> & { enabled(level: LogLevel): boolean };
 
 type LogSink = (line: string) => void;
 
@@ -24,21 +17,7 @@ export function createLogger(verbosity: number, sink: LogSink = (line) => proces
     if (enabled(level))
       sink(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} twig-mcp: ${plainText(message)}\n`);
   };
-  return {
-    error: at("error"),
-    warn: at("warn"),
-    info: at("info"),
-    debug: at("debug"),
-    trace: at("trace"),
-    enabled,
-  };
+  return { error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug"), trace: at("trace"), enabled };
 }
 
-export const silentLogger: Logger = {
-  error() {},
-  warn() {},
-  info() {},
-  debug() {},
-  trace() {},
-  enabled: () => false,
-};
+export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() {}, trace() {}, enabled: () => false };

@@ -45,7 +45,7 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   const netrc = netrcPath(ctx);
   const machines = [host];
   if (lookup.apiHost && lookup.apiHost.toLowerCase() !== host) machines.push(lookup.apiHost.toLowerCase());
-  let fallback: { entry: NetrcEntry; machine: string } | null = null;
+  let fallback: NetrcEntry | null = null;
   for (const machine of machines) {
     looked.push(`${netrc} (machine ${machine})`);
     const found = await lookupNetrc(ctx, machine);
@@ -55,12 +55,8 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
       break;
     }
     const entry = found.value;
-    if (!entry) continue;
-    if (entry.machine === null) {
-      fallback ??= { entry, machine };
-      continue;
-    }
-    return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
+    if (entry?.machine === null) fallback = entry;
+    else if (entry) return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
   }
 
   // The `default` entry and enterprise tokens go only to a GitHub host, one the user named or
@@ -69,7 +65,7 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   const hosts = await readGhHosts(ctx);
   const knownToGh = hosts.kind === "found" && hosts.value.has(host);
   const trusted = isGitHubCloud(host) || lookup.explicitDestination === true || knownToGh;
-  if (fallback && trusted) return ok({ token: fallback.entry.password, source: `${netrc} (default entry)` });
+  if (fallback && trusted) return ok({ token: fallback.password, source: `${netrc} (default entry)` });
   if (fallback) {
     looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
   }

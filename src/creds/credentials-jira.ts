@@ -16,7 +16,7 @@ export interface ResolvedJiraCredential {
 }
 
 /** The fallback machine twig always tries after the Jira host itself (§5.3). */
-export const ATLASSIAN_NET_MACHINE = "atlassian.net";
+const ATLASSIAN_NET_MACHINE = "atlassian.net";
 
 const NETRC = "~/.netrc";
 
@@ -38,56 +38,36 @@ export async function resolveJiraCredential(
   machine: string,
 ): Promise<Result<ResolvedJiraCredential>> {
   const looked: string[] = [];
+  const found = (credential: JiraCredential, source: string) => ok({ credential, source, looked });
   let netrcProblem: ToolError | null = null;
   let defaultEntry: NetrcEntry | null = null;
 
-  for (const name of machine === ATLASSIAN_NET_MACHINE ? [machine] : [machine, ATLASSIAN_NET_MACHINE]) {
+  for (const name of new Set([machine, ATLASSIAN_NET_MACHINE])) {
     const place = `${NETRC} (machine "${redactUserinfo(name)}")`;
     looked.push(place);
     if (netrcProblem !== null) continue;
-    const found = await lookupNetrc(ctx, name);
-    if (!found.ok) {
-      netrcProblem = found.error;
-      continue;
-    }
-    const entry = found.value;
-    if (entry === null) continue;
-    if (entry.machine === null) {
-      defaultEntry = entry;
-      continue;
-    }
-    return ok({ credential: { kind: "basic", user: entry.login, token: entry.password }, source: place, looked });
+    const read = await lookupNetrc(ctx, name);
+    if (!read.ok) netrcProblem = read.error;
+    else if (read.value?.machine === null) defaultEntry = read.value;
+    else if (read.value) return found({ kind: "basic", user: read.value.login, token: read.value.password }, place);
   }
 
   const email = envValue(ctx, "JIRA_EMAIL");
-  const username = envValue(ctx, "JIRA_USERNAME");
-  const apiToken = envValue(ctx, "JIRA_API_TOKEN");
+  const user = email ?? envValue(ctx, "JIRA_USERNAME");
   const userVariable = email !== undefined ? "JIRA_EMAIL" : "JIRA_USERNAME";
-  const basicPlace = "$JIRA_EMAIL or $JIRA_USERNAME with $JIRA_API_TOKEN";
-  looked.push(basicPlace);
-  const user = email ?? username;
+  const apiToken = envValue(ctx, "JIRA_API_TOKEN");
+  looked.push("$JIRA_EMAIL or $JIRA_USERNAME with $JIRA_API_TOKEN");
   if (user !== undefined && apiToken !== undefined) {
-    return ok({
-      credential: { kind: "basic", user, token: apiToken },
-      source: `$${userVariable} and $JIRA_API_TOKEN`,
-      looked,
-    });
+    return found({ kind: "basic", user, token: apiToken }, `$${userVariable} and $JIRA_API_TOKEN`);
   }
 
   const personalToken = envValue(ctx, "JIRA_PERSONAL_TOKEN");
   looked.push("$JIRA_PERSONAL_TOKEN");
-  if (personalToken !== undefined) {
-    return ok({ credential: { kind: "bearer", token: personalToken }, source: "$JIRA_PERSONAL_TOKEN", looked });
-  }
+  if (personalToken !== undefined) return found({ kind: "bearer", token: personalToken }, "$JIRA_PERSONAL_TOKEN");
 
   if (defaultEntry !== null) {
-    const place = `${NETRC} (default entry)`;
-    looked.push(place);
-    return ok({
-      credential: { kind: "basic", user: defaultEntry.login, token: defaultEntry.password },
-      source: place,
-      looked,
-    });
+    looked.push(`${NETRC} (default entry)`);
+    return found({ kind: "basic", user: defaultEntry.login, token: defaultEntry.password }, `${NETRC} (default entry)`);
   }
 
   const notes: string[] = [];

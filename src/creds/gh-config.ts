@@ -94,8 +94,8 @@ function splitKeyValue(content: string): { key: string; value: string } | null {
 
 function parseScalar(text: string): string {
   if (text.startsWith('"')) {
-    const end = findClosingDoubleQuote(text);
-    const body = text.slice(1, end === -1 ? undefined : end);
+    // An unclosed quote runs to the end of the line.
+    const body = (/^"((?:[^"\\]|\\.?)*)/.exec(text) as RegExpExecArray)[1] as string;
     return body.replace(/\\(["\\/nt])/g, (_, ch: string) => (ch === "n" ? "\n" : ch === "t" ? "\t" : ch));
   }
   if (text.startsWith("'")) {
@@ -105,12 +105,4 @@ function parseScalar(text: string): string {
   const comment = text.search(/\s#/);
   const value = (comment === -1 ? text : text.slice(0, comment)).trim();
   return value === "~" || value === "null" ? "" : value;
-}
-
-function findClosingDoubleQuote(text: string): number {
-  for (let i = 1; i < text.length; i++) {
-    if (text[i] === "\\") i++;
-    else if (text[i] === '"') return i;
-  }
-  return -1;
 }

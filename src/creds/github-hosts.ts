@@ -23,16 +23,12 @@ export function isGitHubCloud(host: string): boolean {
 }
 
 const OTHER_FORGES = new Set([
-  "gitlab.com",
-  "bitbucket.org",
   "codeberg.org",
   "gitea.com",
   "git.sr.ht",
   "dev.azure.com",
   "ssh.dev.azure.com",
-  "vs-ssh.visualstudio.com",
   "source.developers.google.com",
-  "git-codecommit.us-east-1.amazonaws.com",
 ]);
 
 /** Hosts that are certainly not GitHub, so a remote there is reported instead of queried. */

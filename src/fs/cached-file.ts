@@ -121,23 +121,18 @@ export function describeRefusal(read: Exclude<BoundedRead, { kind: "found" }>): 
   }
 }
 
+const FS_ERRORS = new Map<unknown, string>([
+  ["EACCES", "permission denied"],
+  ["EPERM", "permission denied"],
+  ["EISDIR", "is a directory"],
+  ["ELOOP", "too many levels of symbolic links"],
+  ["ENOENT", "no such file or directory"],
+  ["ENOTDIR", "a path component is not a directory"],
+]);
+
 export function describeFsError(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  switch (e?.code) {
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EISDIR":
-      return "is a directory";
-    case "ELOOP":
-      return "too many levels of symbolic links";
-    case "ENOENT":
-      return "no such file or directory";
-    case "ENOTDIR":
-      return "a path component is not a directory";
-    default:
-      return e?.code ? `${e.code}` : String(error);
-  }
+  const code = (error as NodeJS.ErrnoException)?.code;
+  return code ? (FS_ERRORS.get(code) ?? String(code)) : String(error);
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
