@@ -24,7 +24,7 @@ export function tarGz(entries: readonly ArchiveEntry[], mtime: Date, level = 9):
     if (padding > 0) blocks.push(new Uint8Array(padding));
   }
   blocks.push(new Uint8Array(1024));
-  return Bun.gzipSync(concat(blocks), { level: level as 1 });
+  return Bun.gzipSync(Buffer.concat(blocks), { level: level as 1 });
 }
 
 function tarHeader(entry: ArchiveEntry, mtime: Date): Uint8Array {
@@ -99,14 +99,14 @@ export function zip(entries: readonly ArchiveEntry[], mtime: Date, level = 9): U
     central.push(new Uint8Array(record.buffer), name);
     offset += 30 + name.length + compressed.length;
   }
-  const directory = concat(central);
+  const directory = Buffer.concat(central);
   const end = new DataView(new ArrayBuffer(22));
   end.setUint32(0, 0x06054b50, true);
   end.setUint16(8, entries.length, true);
   end.setUint16(10, entries.length, true);
   end.setUint32(12, directory.length, true);
   end.setUint32(16, offset, true);
-  return concat([...parts, directory, new Uint8Array(end.buffer)]);
+  return Buffer.concat([...parts, directory, new Uint8Array(end.buffer)]);
 }
 
 function dosDateTime(when: Date): { time: number; date: number } {
@@ -116,15 +116,4 @@ function dosDateTime(when: Date): { time: number; date: number } {
     time: (d.getUTCHours() << 11) | (d.getUTCMinutes() << 5) | Math.floor(d.getUTCSeconds() / 2),
     date: ((d.getUTCFullYear() - 1980) << 9) | ((d.getUTCMonth() + 1) << 5) | d.getUTCDate(),
   };
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const total = parts.reduce((n, part) => n + part.length, 0);
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
