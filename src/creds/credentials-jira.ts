@@ -95,7 +95,6 @@ function envValue(ctx: Pick<Context, "env">, name: string): string | undefined {
   return value ? value : undefined;
 }
 
-/** The `Authorization` header value. */
 export function authorizationHeader(credential: JiraCredential): string {
   if (credential.kind === "bearer") return `Bearer ${credential.token}`;
   return `Basic ${Buffer.from(`${credential.user}:${credential.token}`, "utf8").toString("base64")}`;

@@ -66,8 +66,6 @@ export function parseNetrc(text: string): NetrcEntry[] {
         while (i + 1 < tokens.length && (tokens[i + 1] as Token).start < stop) i++;
         break;
       }
-      default:
-        break;
     }
   }
   flush();

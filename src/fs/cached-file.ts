@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { type BoundedRead, readBounded } from "./bounded-read.ts";
 import { statIfExists } from "./local-fs.ts";
 
@@ -8,12 +9,7 @@ export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { 
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /** What says a file is unchanged: its inode, size, and last modification and status change. */
-interface FileStamp {
-  mtimeMs: number;
-  ctimeMs: number;
-  size: number;
-  ino: number;
-}
+type FileStamp = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 
 function sameStamp(a: FileStamp, b: FileStamp): boolean {
   return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;

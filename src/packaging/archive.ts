@@ -30,19 +30,16 @@ export function tarGz(entries: readonly ArchiveEntry[], mtime: Date, level = 9):
 function tarHeader(entry: ArchiveEntry, mtime: Date): Uint8Array {
   const header = new Uint8Array(512);
   const name = encoder.encode(entry.name);
-  let prefix = new Uint8Array(0);
-  let base = name;
-  if (name.length > 100) {
+  if (name.length <= 100) header.set(name, 0);
+  else {
     // ustar splits long names at a `/` into prefix (155) and name (100).
-    const text = entry.name;
-    const cut = text.lastIndexOf("/");
-    const head = encoder.encode(text.slice(0, cut));
-    const tail = encoder.encode(text.slice(cut + 1));
-    if (cut <= 0 || head.length > 155 || tail.length > 100) throw new Error(`path too long for tar: ${text}`);
-    prefix = head;
-    base = tail;
+    const cut = entry.name.lastIndexOf("/");
+    const prefix = encoder.encode(entry.name.slice(0, cut));
+    const base = encoder.encode(entry.name.slice(cut + 1));
+    if (cut <= 0 || prefix.length > 155 || base.length > 100) throw new Error(`path too long for tar: ${entry.name}`);
+    header.set(base, 0);
+    header.set(prefix, 345);
   }
-  header.set(base, 0);
   writeOctal(header, 100, 8, entry.mode);
   writeOctal(header, 108, 8, 0);
   writeOctal(header, 116, 8, 0);
@@ -53,7 +50,6 @@ function tarHeader(entry: ArchiveEntry, mtime: Date): Uint8Array {
   header.set(encoder.encode("ustar\u000000"), 257);
   header.set(encoder.encode("root"), 265);
   header.set(encoder.encode("root"), 297);
-  header.set(prefix, 345);
   let sum = 0;
   for (const byte of header) sum += byte;
   header.set(encoder.encode(`${sum.toString(8).padStart(6, "0")}\u0000 `), 148);

@@ -100,7 +100,6 @@ const SETTINGS = {
 };
 const settings = Object.entries(SETTINGS);
 
-/** The bundle's `manifest.json` for one target. */
 export function bundleManifest(info: BundleInfo, target: Target): Record<string, unknown> {
   const entryPoint = bundleEntryPoint(target);
   return {
