@@ -69,8 +69,10 @@ const READ_BLOCK = 4096;
 /** Reads until end of file or at least `limit` bytes, growing the buffer from the size the file claims. */
 function readUpTo(fd: number, limit: number, claimedSize: number): Uint8Array {
   const ceiling = Math.ceil(limit / READ_BLOCK) * READ_BLOCK;
-  const wanted = Math.ceil((claimedSize + 1) / READ_BLOCK) * READ_BLOCK;
-  let buffer = Buffer.allocUnsafe(Math.min(ceiling, Math.max(wanted, FIRST_CHUNK)));
+  // Room for the claimed size and one more block, so the read that finds the end needs no growth: a
+  // 41-byte loose ref gets 8 KiB, not 64 KiB (allocating the big buffer was most of a small read).
+  const wanted = (Math.ceil((claimedSize + 1) / READ_BLOCK) + 1) * READ_BLOCK;
+  let buffer = Buffer.allocUnsafe(Math.min(ceiling, claimedSize === 0 ? FIRST_CHUNK : wanted));
   let length = 0;
   while (length < limit) {
     if (buffer.length - length < READ_BLOCK) {
