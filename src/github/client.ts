@@ -8,11 +8,9 @@ import { ghHostOverride } from "../creds/github-hosts.ts";
 import { apiBaseUrl } from "./api-base.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { createGitHubFetch } from "./http.ts";
-import { resilientRequest } from "./resilience.ts";
-import { type GitHubSettings, githubSettings } from "./settings.ts";
+import { githubSettings, resilientRequest } from "./resilience.ts";
 
-type OctokitModule = typeof import("@octokit/rest");
-type GitHubOctokit = InstanceType<OctokitModule["Octokit"]>;
+type GitHubOctokit = InstanceType<typeof import("@octokit/rest").Octokit>;
 
 /**
  * The API root for `host` and the token to send there. Generic token variables follow only a
@@ -36,8 +34,7 @@ export async function resolveGitHubAccess(
 export interface GitHubConnection {
   octokit: GitHubOctokit;
   baseUrl: string;
-  credential: Pick<GitHubCredential, "source">;
-  settings: GitHubSettings;
+  credentialSource: string;
   /** Only for scrubbing messages; never printed. */
   secrets: readonly string[];
 }
@@ -51,90 +48,45 @@ export class GitHubClients {
   readonly #octokits = new Map<string, Promise<GitHubOctokit>>();
   readonly #etags = new EtagCache();
 
-  /** Resolves the API base URL and a token for `host`, and the Octokit for that pair. */
   async connect(ctx: Context, host: string): Promise<Result<GitHubConnection>> {
     const access = await resolveGitHubAccess(ctx, host);
     if (!access.ok) return access;
     const { baseUrl, credential } = access.value;
-    const settings = githubSettings(ctx.env);
     const { token, source } = credential;
-    const octokit = await this.#octokitFor(ctx, baseUrl, token, settings, source);
-    return ok({ octokit, baseUrl, credential: { source }, settings, secrets: [token] });
-  }
-
-  #octokitFor(
-    ctx: Context,
-    baseUrl: string,
-    token: string,
-    settings: GitHubSettings,
-    source: string,
-  ): Promise<GitHubOctokit> {
     const tokenId = sha256Hex(token).slice(0, 16);
     const key = `${baseUrl}\u0000${tokenId}`;
     let octokit = this.#octokits.get(key);
     if (octokit === undefined) {
       // Kept as a promise so that concurrent first calls share one client. Octokit is imported on
       // the first GitHub call: a server never asked about GitHub never evaluates it.
-      octokit = import("@octokit/rest").then((loaded) =>
-        buildOctokit(ctx, loaded, { baseUrl, token, tokenId, settings, etags: this.#etags }),
-      );
+      octokit = import("@octokit/rest").then(({ Octokit }) => {
+        const { log } = ctx;
+        const settings = githubSettings(ctx.env);
+        const built = new Octokit({
+          auth: token,
+          baseUrl,
+          userAgent: `twig-mcp/${pkg.version}`,
+          // Octokit reports every failed request itself, a failed connection as "500 with id UNKNOWN";
+          // errors become tool results instead, and the fetch below logs what really failed.
+          log: { debug: () => {}, info: () => {}, warn: (message) => log.warn(`octokit: ${message}`), error: () => {} },
+          request: {
+            fetch: createGitHubFetch({
+              fetch: ctx.fetch,
+              timeoutMs: settings.timeoutMs,
+              etags: this.#etags,
+              tokenId,
+              log,
+            }),
+          },
+        });
+        built.hook.wrap("request", resilientRequest({ settings, log }));
+        return built;
+      });
       this.#octokits.set(key, octokit);
       // Which credential won is the first thing to know when GitHub answers 401; the source names a
-      // file or variable, never the token.
-      ctx.log.info(`GitHub ${withoutUserinfo(baseUrl)}: using the token from ${source}`);
+      // file or variable, never the token. (`apiBaseUrl` refuses a URL with credentials in it.)
+      ctx.log.info(`GitHub ${baseUrl}: using the token from ${source}`);
     }
-    return octokit;
-  }
-}
-
-interface OctokitSetup {
-  baseUrl: string;
-  token: string;
-  tokenId: string;
-  settings: GitHubSettings;
-  etags: EtagCache;
-}
-
-function buildOctokit(
-  ctx: Context,
-  { Octokit }: OctokitModule,
-  { baseUrl, token, tokenId, settings, etags }: OctokitSetup,
-): GitHubOctokit {
-  const { log } = ctx;
-  const octokit = new Octokit({
-    auth: token,
-    baseUrl,
-    userAgent: `twig-mcp/${pkg.version}`,
-    // Octokit reports every failed request itself, a failed connection as "500 with id UNKNOWN";
-    // errors become tool results instead, and the fetch below logs what really failed.
-    log: {
-      debug: () => {},
-      info: () => {},
-      warn: (message: string) => log.warn(`octokit: ${message}`),
-      error: () => {},
-    },
-    request: {
-      fetch: createGitHubFetch({
-        fetch: ctx.fetch,
-        timeoutMs: settings.timeoutMs,
-        etags,
-        tokenId,
-        log,
-      }),
-    },
-  });
-  octokit.hook.wrap("request", resilientRequest({ settings, log }));
-  return octokit;
-}
-
-/** A `user:password@` written into `GITHUB_API_URL` is never logged. */
-function withoutUserinfo(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = "";
-    parsed.password = "";
-    return parsed.href.replace(/\/$/, "");
-  } catch {
-    return "(GITHUB_API_URL)";
+    return ok({ octokit: await octokit, baseUrl, credentialSource: source, secrets: [token] });
   }
 }
