@@ -1,4 +1,7 @@
 import * as v from "valibot";
+import { ok, type Result } from "../core/result.ts";
+import { fetchPages } from "./pagination.ts";
+import { type GitHubCall, githubGet } from "./request.ts";
 
 /** The fields we read from GitHub's pull request payloads (full and list forms); others are ignored. */
 const UserPayload = v.object({ login: v.string() });
@@ -8,7 +11,7 @@ const RefPayload = v.object({
   sha: v.string(),
 });
 
-export const PullRequestPayload = v.object({
+const PullRequestPayload = v.object({
   number: v.number(),
   title: v.string(),
   html_url: v.string(),
@@ -28,9 +31,7 @@ export const PullRequestPayload = v.object({
   created_at: v.string(),
   updated_at: v.string(),
 });
-export type PullRequestPayload = v.InferOutput<typeof PullRequestPayload>;
-
-export const PullRequestListPayload = v.array(PullRequestPayload);
+type PullRequestPayload = v.InferOutput<typeof PullRequestPayload>;
 
 /**
  * The PR object every GitHub tool returns. Upstream's keys come first, in upstream's order
@@ -57,13 +58,13 @@ export interface PullRequest {
 }
 
 /** Bodies are trimmed so one PR (or a page of them) does not flood a model's context. */
-export const BODY_LIMIT_SINGLE = 8000;
-export const BODY_LIMIT_LIST = 500;
+const BODY_LIMIT_SINGLE = 8000;
+const BODY_LIMIT_LIST = 500;
 
 /** GitHub shows a deleted account as `ghost`. */
 const GHOST = "ghost";
 
-export function toPullRequest(pr: PullRequestPayload, owner: string, bodyLimit: number): PullRequest {
+function toPullRequest(pr: PullRequestPayload, owner: string, bodyLimit: number): PullRequest {
   const body = trimBody(pr.body ?? null, bodyLimit);
   const reviewers = (pr.requested_reviewers ?? []).flatMap((user) => (user ? [user.login] : []));
   const teams = (pr.requested_teams ?? []).map((team) => `${owner}/${team.slug}`);
@@ -100,4 +101,47 @@ export function trimBody(body: string | null, limit: number): { text: string | n
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return { text: `${text.slice(0, end).trimEnd()}…`, truncated: true };
+}
+
+/** One PR, a single GET. */
+export async function getPullRequest(call: GitHubCall, number: number): Promise<Result<PullRequest>> {
+  const { owner, repo } = call.target;
+  const route = "GET /repos/{owner}/{repo}/pulls/{pull_number}";
+  const what = `pull request #${number} in ${owner}/${repo}`;
+  const response = await githubGet(call, route, { pull_number: number }, PullRequestPayload, what);
+  return response.ok ? ok(toPullRequest(response.value.data, owner, BODY_LIMIT_SINGLE)) : response;
+}
+
+export interface ListPullRequestsOptions {
+  state: "open" | "closed" | "all";
+  limit: number;
+  head?: string | undefined;
+  base?: string | undefined;
+}
+
+/**
+ * Lists PRs newest first (GitHub's default order), following pages until `limit` PRs are in hand.
+ * `head` may be a bare branch name: GitHub only filters on `owner:branch`, so the repository owner
+ * is added (a bare name would otherwise be ignored and every PR returned).
+ */
+export async function listPullRequests(
+  call: GitHubCall,
+  options: ListPullRequestsOptions,
+): Promise<Result<{ pull_requests: PullRequest[]; has_more: boolean }>> {
+  const { owner, repo } = call.target;
+  const head = options.head === undefined || options.head.includes(":") ? options.head : `${owner}:${options.head}`;
+  const pages = await fetchPages(call, {
+    route: "GET /repos/{owner}/{repo}/pulls",
+    params: { state: options.state, head, base: options.base },
+    perPage: Math.min(options.limit, 100),
+    schema: v.array(PullRequestPayload),
+    items: (data) => data,
+    maxItems: options.limit,
+    what: { what: `pull requests of ${owner}/${repo}`, missing: `repository ${owner}/${repo}` },
+  });
+  if (!pages.ok) return pages;
+  return ok({
+    pull_requests: pages.value.items.map((pr) => toPullRequest(pr, owner, BODY_LIMIT_LIST)),
+    has_more: pages.value.hasMore,
+  });
 }
