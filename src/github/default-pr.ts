@@ -1,8 +1,9 @@
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { readHead } from "../git/head.ts";
+import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { readCurrentHead } from "./local-repo.ts";
 
 const EXPLICIT_HINT = "Provide an explicit pr_number parameter.";
 
@@ -13,45 +14,36 @@ const EXPLICIT_HINT = "Provide an explicit pr_number parameter.";
  */
 export async function resolvePrNumber(ctx: Context, explicit: number | undefined): Promise<Result<number>> {
   if (explicit !== undefined) return ok(explicit);
-  const current = await readCurrentHead(ctx);
-  if (!current.ok) {
-    const { stage, error } = current.error;
-    if (stage === "open") {
-      return err(
-        toolError(
-          error.code,
-          error.message,
-          `${EXPLICIT_HINT} Outside a clone, also pass owner and repo.${error.hint ? ` ${error.hint}` : ""}`,
-        ),
-      );
-    }
-    return err(
-      toolError(
-        "invalid_params",
-        `No pr_number provided and could not detect current branch: ${error.message}`,
-        EXPLICIT_HINT,
-      ),
-    );
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) {
+    const { code, message, hint } = workspace.error;
+    const more = `${EXPLICIT_HINT} Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`;
+    return err(toolError(code, message, more));
   }
-  const { head, workTree } = current.value;
-  if (head.kind === "detached") {
+  const head = await readHead(workspace.value.repo, ctx.files);
+  if (!head.ok) {
+    const message = `No pr_number provided and could not detect current branch: ${head.error.message}`;
+    return err(toolError("invalid_params", message, EXPLICIT_HINT));
+  }
+  if (head.value.kind === "detached") {
     return err(
       toolError(
         "invalid_params",
-        `No pr_number provided and HEAD is detached at ${head.oid.slice(0, 12)}, so there is no current branch to look up`,
+        `No pr_number provided and HEAD is detached at ${head.value.oid.slice(0, 12)}, so there is no current branch to look up`,
         `${EXPLICIT_HINT} Or check out the PR's branch.`,
       ),
     );
   }
-  const state = await loadState(ctx, workTree);
+  const { branch } = head.value;
+  const state = await loadState(ctx, workspace.value.workTree);
   if (!state.ok) return state;
-  const pr = state.value.branches.get(head.branch)?.github_pr ?? null;
+  const pr = state.value.branches.get(branch)?.github_pr ?? null;
   if (pr === null) {
     return err(
       toolError(
         "not_found",
-        `Branch '${head.branch}' has no linked GitHub PR`,
-        `${EXPLICIT_HINT} To find an open PR for the branch, call list_pull_requests with head="${head.branch}".`,
+        `Branch '${branch}' has no linked GitHub PR`,
+        `${EXPLICIT_HINT} To find an open PR for the branch, call list_pull_requests with head="${branch}".`,
       ),
     );
   }

@@ -4,9 +4,8 @@ import { readHead } from "../git/head.ts";
 import { resolveRef } from "../git/refs.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { readRemotes } from "./local-repo.ts";
 import { parseRemoteUrl } from "./remote-url.ts";
-import type { GitHubTarget } from "./target.ts";
+import { type GitHubTarget, readRemotes } from "./target.ts";
 
 /** What the clone says a PR's head commit probably is (see {@link guessHeadFromClone}). */
 export interface CloneHeads {

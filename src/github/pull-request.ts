@@ -31,31 +31,8 @@ const PullRequestPayload = v.object({
   created_at: v.string(),
   updated_at: v.string(),
 });
-type PullRequestPayload = v.InferOutput<typeof PullRequestPayload>;
 
-/**
- * The PR object every GitHub tool returns. Upstream's keys come first, in upstream's order
- * (`number` … `updated_at`); the rest are additions.
- */
-export interface PullRequest {
-  number: number;
-  title: string;
-  state: string;
-  author: string;
-  base: string;
-  head: string;
-  draft: boolean;
-  mergeable: boolean | null;
-  created_at: string;
-  updated_at: string;
-  url: string;
-  body: string | null;
-  truncated?: true;
-  labels: string[];
-  requested_reviewers: string[];
-  merged: boolean;
-  head_sha: string;
-}
+export type PullRequest = ReturnType<typeof toPullRequest>;
 
 /** Bodies are trimmed so one PR (or a page of them) does not flood a model's context. */
 const BODY_LIMIT_SINGLE = 8000;
@@ -64,7 +41,11 @@ const BODY_LIMIT_LIST = 500;
 /** GitHub shows a deleted account as `ghost`. */
 const GHOST = "ghost";
 
-function toPullRequest(pr: PullRequestPayload, owner: string, bodyLimit: number): PullRequest {
+/**
+ * The PR object every GitHub tool returns. Upstream's keys come first, in upstream's order
+ * (`number` … `updated_at`); the rest are additions.
+ */
+function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: string, bodyLimit: number) {
   const body = trimBody(pr.body ?? null, bodyLimit);
   const reviewers = (pr.requested_reviewers ?? []).flatMap((user) => (user ? [user.login] : []));
   const teams = (pr.requested_teams ?? []).map((team) => `${owner}/${team.slug}`);

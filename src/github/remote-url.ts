@@ -77,11 +77,12 @@ function splitOwnerRepo(host: string, rawPath: string): RemoteRepo | null {
   const parts = path.split("/");
   if (parts.length !== 2) return null;
   const [owner, repo] = parts as [string, string];
-  if (!isValidName(owner) || !isValidName(repo)) return null;
+  if (!isGitHubName(owner) || !isGitHubName(repo)) return null;
   return { host, owner, repo };
 }
 
-function isValidName(name: string): boolean {
+/** `.` and `..` are no names: they would walk `/repos/{owner}/…` up the API's path. */
+export function isGitHubName(name: string): boolean {
   return GITHUB_NAME.test(name) && name !== "." && name !== ".." && name.length <= 100;
 }
 

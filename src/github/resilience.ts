@@ -5,27 +5,19 @@ import { httpFailure } from "./errors.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** Network behaviour of the GitHub client; defaults suit interactive use, tests shrink the delays. */
-export interface GitHubSettings {
-  /** Per HTTP attempt (`TWIG_MCP_HTTP_TIMEOUT_MS`, default 10 s). */
-  timeoutMs: number;
-  /** Extra attempts after a 5xx or a dropped connection (`TWIG_MCP_GITHUB_RETRIES`, default 2). */
-  retries: number;
-  /** Retry n waits n² × this (`TWIG_MCP_GITHUB_RETRY_DELAY_MS`, default 500 ms). */
-  retryDelayMs: number;
-  /** A rate-limit wait is honoured once, automatically, only when GitHub asks for at most this long. */
-  maxRateLimitWaitSeconds: number;
-  /** Length of one second of a rate-limit wait (`TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS`; only tests change it). */
-  rateLimitSecondMs: number;
-}
-
-export function githubSettings(env: Env): GitHubSettings {
+export function githubSettings(env: Env) {
   const int = (value: string | undefined, max: number, fallback: number) =>
     value !== undefined && /^\s*\d+\s*$/.test(value) && Number(value) <= max ? Number(value) : fallback;
   return {
+    /** Per HTTP attempt. */
     timeoutMs: httpTimeoutMs(env),
+    /** Extra attempts after a 5xx or a dropped connection. */
     retries: int(env.TWIG_MCP_GITHUB_RETRIES, 10, 2),
+    /** Retry n waits n² × this. */
     retryDelayMs: int(env.TWIG_MCP_GITHUB_RETRY_DELAY_MS, 60_000, 500),
+    /** A rate-limit wait is honoured once, automatically, only when GitHub asks for at most this long. */
     maxRateLimitWaitSeconds: 5,
+    /** Length of one second of a rate-limit wait; only tests change it. */
     rateLimitSecondMs: int(env.TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS, 1000, 1000),
   };
 }
@@ -44,7 +36,7 @@ const SECONDARY_LIMIT_FALLBACK_SECONDS = 60;
 const MAX_IN_FLIGHT = 10;
 
 export interface ResilienceOptions {
-  settings: GitHubSettings;
+  settings: ReturnType<typeof githubSettings>;
   log: Logger;
   maxInFlight?: number;
   /** Milliseconds since the epoch, for `x-ratelimit-reset`. */

@@ -4,8 +4,10 @@ import { clip, scrubControl } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readGhHosts } from "../creds/gh-config.ts";
 import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../creds/github-hosts.ts";
-import { type RemoteUrl, readRemotes } from "./local-repo.ts";
-import { displayRemoteUrl, parseRemoteUrl } from "./remote-url.ts";
+import { readEffectiveConfig } from "../git/config-levels.ts";
+import { discoverRepository } from "../git/discover.ts";
+import { remoteUrls } from "../git/remotes.ts";
+import { displayRemoteUrl, isGitHubName, parseRemoteUrl } from "./remote-url.ts";
 
 /** The repository a GitHub tool call is about. */
 export interface GitHubTarget {
@@ -18,8 +20,6 @@ export interface TargetArgs {
   owner?: string | undefined;
   repo?: string | undefined;
 }
-
-const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;
 
 const PASS_OWNER_REPO = "Or pass `owner` and `repo` to name the GitHub repository directly.";
 
@@ -42,7 +42,7 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   }
   const ghHost = ghHostOverride(ctx.env);
   if (args.owner !== undefined && args.repo !== undefined) {
-    if (!GITHUB_NAME.test(args.repo) || args.repo.length > 100 || args.repo === "." || args.repo === "..") {
+    if (!isGitHubName(args.repo)) {
       return err(
         toolError(
           "invalid_params",
@@ -59,6 +59,26 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   const hosts = await readGhHosts(ctx);
   const loggedIn = hosts.kind === "found" ? [...hosts.value.keys()] : [];
   return chooseRemote(remotes.value, { ghHost, isGitHubHost: knownGitHubHosts(ctx.env, loggedIn) });
+}
+
+/** A configured remote: its name and URL (`url.<base>.insteadOf` applied). */
+export interface RemoteUrl {
+  name: string;
+  url: string;
+}
+
+/**
+ * Remotes of the repository at `path` in config order, read fresh (a bare repository works too),
+ * with the `insteadOf` rules of the system, the user and the repository applied.
+ */
+export async function readRemotes(
+  ctx: Pick<Context, "files" | "env" | "home" | "platform">,
+  path: string,
+): Promise<Result<RemoteUrl[]>> {
+  const repo = await discoverRepository(path, ctx.files);
+  if (!repo.ok) return repo;
+  const config = await readEffectiveConfig(repo.value, ctx);
+  return config.ok ? ok(remoteUrls(config.value)) : config;
 }
 
 export interface RemoteChoiceOptions {
