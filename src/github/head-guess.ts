@@ -45,24 +45,15 @@ export async function guessHeadFromClone(
   if (!state.ok) return NONE;
   const head = await readHead(workspace.value.repo, ctx.files);
   const current = head.ok && head.value.kind === "branch" ? head.value.branch : null;
-  let branch: string | null = null;
-  if (current !== null && state.value.branches.get(current)?.github_pr === number) {
-    branch = current;
-  } else {
-    for (const [name, record] of state.value.branches) {
-      if (record.github_pr === number && (branch === null || compareBytewise(name, branch) < 0)) branch = name;
-    }
-  }
-  if (branch === null) return NONE;
+  const linked = [...state.value.branches].flatMap(([name, record]) => (record.github_pr === number ? [name] : []));
+  const branch = current !== null && linked.includes(current) ? current : linked.sort(compareBytewise)[0];
+  if (branch === undefined) return NONE;
 
   const oidOf = async (refname: string) => {
     const resolved = await resolveRef(workspace.value.repo, refname, ctx.files);
     return resolved.ok ? resolved.value : null;
   };
   let tracking: string | null = null;
-  for (const remote of naming) {
-    tracking = await oidOf(`refs/remotes/${remote.name}/${branch}`);
-    if (tracking !== null) break;
-  }
+  for (const remote of naming) tracking ??= await oidOf(`refs/remotes/${remote.name}/${branch}`);
   return { tracking, local: await oidOf(`refs/heads/${branch}`) };
 }

@@ -6,15 +6,11 @@ import { readGhHosts } from "../creds/gh-config.ts";
 import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../creds/github-hosts.ts";
 import { readEffectiveConfig } from "../git/config-levels.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { remoteUrls } from "../git/remotes.ts";
-import { displayRemoteUrl, isGitHubName, parseRemoteUrl } from "./remote-url.ts";
+import { type Remote, remoteUrls } from "../git/remotes.ts";
+import { displayRemoteUrl, isGitHubName, parseRemoteUrl, type RemoteRepo } from "./remote-url.ts";
 
 /** The repository a GitHub tool call is about. */
-export interface GitHubTarget {
-  host: string;
-  owner: string;
-  repo: string;
-}
+export type GitHubTarget = RemoteRepo;
 
 export interface TargetArgs {
   owner?: string | undefined;
@@ -61,20 +57,14 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   return chooseRemote(remotes.value, { ghHost, isGitHubHost: knownGitHubHosts(ctx.env, loggedIn) });
 }
 
-/** A configured remote: its name and URL (`url.<base>.insteadOf` applied). */
-export interface RemoteUrl {
-  name: string;
-  url: string;
-}
-
 /**
  * Remotes of the repository at `path` in config order, read fresh (a bare repository works too),
- * with the `insteadOf` rules of the system, the user and the repository applied.
+ * with the `insteadOf` rules of the system, the user and the repository applied to their URLs.
  */
 export async function readRemotes(
   ctx: Pick<Context, "files" | "env" | "home" | "platform">,
   path: string,
-): Promise<Result<RemoteUrl[]>> {
+): Promise<Result<Remote[]>> {
   const repo = await discoverRepository(path, ctx.files);
   if (!repo.ok) return repo;
   const config = await readEffectiveConfig(repo.value, ctx);
@@ -96,9 +86,9 @@ export interface RemoteChoiceOptions {
  * - else `origin` (then the first remote) on an unknown host, taken to be GitHub Enterprise
  *   Server, unless the host is a known other forge (GitLab, Bitbucket, …).
  */
-export function chooseRemote(remotes: readonly RemoteUrl[], options: RemoteChoiceOptions): Result<GitHubTarget> {
+export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOptions): Result<GitHubTarget> {
   const parsed = remotes.map((remote) => ({ ...remote, parsed: parseRemoteUrl(remote.url) }));
-  const usable = parsed.filter((r) => r.parsed !== null) as Array<RemoteUrl & { parsed: GitHubTarget }>;
+  const usable = parsed.filter((r) => r.parsed !== null) as Array<Remote & { parsed: GitHubTarget }>;
   const origin = usable.find((r) => r.name === "origin");
 
   if (options.ghHost) {
