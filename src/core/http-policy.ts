@@ -86,11 +86,8 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Whether a URL the server handed back stays on the origin (else the token would go with it). */
 export function isSameOrigin(url: string, base: string): boolean {
-  try {
-    return new URL(url, base).origin === new URL(base).origin;
-  } catch {
-    return false;
-  }
+  const origin = URL.parse(base)?.origin;
+  return origin !== undefined && URL.parse(url, base)?.origin === origin;
 }
 
 /** What went wrong below HTTP, named so a person knows where to look. */
@@ -132,11 +129,7 @@ function innermost(error: unknown): unknown {
 
 /** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
 export function hostOf(url: string, fallback = url): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return fallback;
-  }
+  return URL.parse(url)?.host ?? fallback;
 }
 
 export function clip(text: string, max: number): string {

@@ -11,26 +11,19 @@ import { GITHUB_COM, isGheCom } from "../creds/github-hosts.ts";
 export function apiBaseUrl(host: string, env: Env): Result<string> {
   const override = env.GITHUB_API_URL?.trim();
   if (override) {
-    let url: URL;
-    try {
-      url = new URL(override);
-    } catch {
-      return err(invalidOverride());
-    }
-    if ((url.protocol !== "https:" && url.protocol !== "http:") || url.username !== "" || url.password !== "") {
-      return err(invalidOverride());
+    const url = URL.parse(override);
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.username !== "" || url.password !== "") {
+      return err(
+        toolError(
+          "network_error",
+          "GITHUB_API_URL is not a usable http(s) URL",
+          "Set GITHUB_API_URL to the API root (for example https://api.github.com or https://HOST/api/v3) without credentials in it, or unset it.",
+        ),
+      );
     }
     return ok(`${url.origin}${url.pathname}`.replace(/\/+$/, ""));
   }
   if (host === GITHUB_COM) return ok("https://api.github.com");
   if (isGheCom(host)) return ok(`https://api.${host}`);
   return ok(`https://${host}/api/v3`);
-}
-
-function invalidOverride() {
-  return toolError(
-    "network_error",
-    "GITHUB_API_URL is not a usable http(s) URL",
-    "Set GITHUB_API_URL to the API root (for example https://api.github.com or https://HOST/api/v3) without credentials in it, or unset it.",
-  );
 }

@@ -138,11 +138,9 @@ function mapError(error: unknown, subject: RequestSubject): ToolError {
 
 /** GitHub's `message` field (without Octokit's appended documentation URL), shortened. */
 function githubMessage({ data }: HttpFailure, secrets: readonly string[] = []): string {
-  let message = "";
-  if (typeof (data as { message?: unknown } | null)?.message === "string")
-    message = (data as { message: string }).message;
-  else if (typeof data === "string" && !data.trim().startsWith("<")) message = data;
-  return scrubAndClip(message.replace(/\s+/g, " ").trim(), secrets, 301);
+  const field = (data as { message?: unknown } | null)?.message;
+  const text = typeof field === "string" ? field : typeof data === "string" && !/^\s*</.test(data) ? data : "";
+  return scrubAndClip(text.replace(/\s+/g, " ").trim(), secrets, 301);
 }
 
 function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {

@@ -143,10 +143,6 @@ export function createGitHubFetch({ fetch: send, timeoutMs, etags, tokenId, log 
 
 /** Path and query of a URL for logs (an API URL never carries credentials, but be sure). */
 function safePath(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return "(unparseable URL)";
-  }
+  const parsed = URL.parse(url);
+  return parsed ? `${parsed.pathname}${parsed.search}` : "(unparseable URL)";
 }

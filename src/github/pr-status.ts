@@ -52,19 +52,12 @@ export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
 export type Verdict = "passing" | "failing" | "pending" | "no_checks";
 
-export interface PrStatusSummary {
-  /** Each reviewer's standing review, in the order reviewers first reviewed. */
-  latest_reviews: Array<{ author: string; state: string }>;
-  checks: { total: number; passing: number; failing: number; pending: number };
-  verdict: Verdict;
-}
-
 export interface PrStatus {
   pull_request: PullRequest;
   reviews: Review[];
   checks: Check[];
   statuses: CommitStatus[];
-  summary: PrStatusSummary;
+  summary: ReturnType<typeof summarize>;
   /** Parts GitHub would not show this token (HTTP 403/404); the rest is still reported. */
   unavailable?: string[];
 }
@@ -120,10 +113,7 @@ export async function getPrStatus(
     siblings.abort();
     // Asked alongside, the PR may have been stopped by its reviews' failure: report that one.
     const reviews = early !== null && isCancelled(pr.error) ? await early.reviews : null;
-    if (reviews !== null && !reviews.ok && !isPartial(reviews.error) && !isCancelled(reviews.error)) {
-      return err(reviews.error);
-    }
-    return pr;
+    return reviews && !reviews.ok && !isPartial(reviews.error) && !isCancelled(reviews.error) ? err(reviews.error) : pr;
   }
   const sha = pr.value.head_sha;
   heads.delete(headKey);
@@ -243,11 +233,7 @@ export function classifyStatus(status: Pick<CommitStatus, "state">): "passing" |
   return "failing";
 }
 
-export function summarize(
-  reviews: readonly Review[],
-  checks: readonly Check[],
-  statuses: readonly CommitStatus[],
-): PrStatusSummary {
+export function summarize(reviews: readonly Review[], checks: readonly Check[], statuses: readonly CommitStatus[]) {
   const counts = { total: 0, passing: 0, failing: 0, pending: 0 };
   for (const outcome of [...checks.map(classifyCheck), ...statuses.map(classifyStatus)]) {
     counts.total++;

@@ -93,13 +93,6 @@ export async function getPullRequest(call: GitHubCall, number: number): Promise<
   return response.ok ? ok(toPullRequest(response.value.data, owner, BODY_LIMIT_SINGLE)) : response;
 }
 
-export interface ListPullRequestsOptions {
-  state: "open" | "closed" | "all";
-  limit: number;
-  head?: string | undefined;
-  base?: string | undefined;
-}
-
 /**
  * Lists PRs newest first (GitHub's default order), following pages until `limit` PRs are in hand.
  * `head` may be a bare branch name: GitHub only filters on `owner:branch`, so the repository owner
@@ -107,7 +100,7 @@ export interface ListPullRequestsOptions {
  */
 export async function listPullRequests(
   call: GitHubCall,
-  options: ListPullRequestsOptions,
+  options: { state: "open" | "closed" | "all"; limit: number; head?: string | undefined; base?: string | undefined },
 ): Promise<Result<{ pull_requests: PullRequest[]; has_more: boolean }>> {
   const { owner, repo } = call.target;
   const head = options.head === undefined || options.head.includes(":") ? options.head : `${owner}:${options.head}`;

@@ -44,11 +44,7 @@ export interface ResilienceOptions {
 }
 
 /** What Octokit passes a `request` wrap hook, as far as this module reads it. */
-interface HookOptions {
-  method?: string;
-  url?: string;
-  request?: { signal?: AbortSignal | null | undefined };
-}
+type HookOptions = { method?: string; url?: string; request?: { signal?: AbortSignal | null | undefined } };
 
 /**
  * An Octokit `request` wrap hook (`octokit.hook.wrap("request", …)`): 5xx answers and failed
