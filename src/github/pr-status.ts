@@ -6,47 +6,25 @@ import { fetchPages, type Pages } from "./pagination.ts";
 import { getPullRequest, type PullRequest } from "./pull-request.ts";
 import type { GitHubCall } from "./request.ts";
 
+/** An optional text field, `null` when GitHub leaves it out. */
+const Text = v.nullish(v.string(), null);
+
 const ReviewPayload = v.pipe(
-  v.object({
-    user: v.nullish(v.object({ login: v.string() })),
-    state: v.string(),
-    // Absent on a PENDING (not yet submitted) review.
-    submitted_at: v.nullish(v.string()),
-  }),
-  v.transform((r) => ({ author: r.user?.login ?? "ghost", state: r.state, submitted_at: r.submitted_at ?? null })),
+  // `submitted_at` is absent on a PENDING (not yet submitted) review.
+  v.object({ user: v.nullish(v.object({ login: v.string() })), state: v.string(), submitted_at: Text }),
+  v.transform(({ user, ...review }) => ({ author: user?.login ?? "ghost", ...review })),
 );
 export type Review = v.InferOutput<typeof ReviewPayload>;
 
 const CheckRunPayload = v.pipe(
-  v.object({
-    name: v.string(),
-    status: v.string(),
-    conclusion: v.nullish(v.string()),
-    html_url: v.nullish(v.string()),
-    details_url: v.nullish(v.string()),
-  }),
-  v.transform((c) => ({
-    name: c.name,
-    status: c.status,
-    conclusion: c.conclusion ?? null,
-    url: c.html_url ?? c.details_url ?? null,
-  })),
+  v.object({ name: v.string(), status: v.string(), conclusion: Text, html_url: Text, details_url: Text }),
+  v.transform(({ html_url, details_url, ...check }) => ({ ...check, url: html_url ?? details_url })),
 );
 export type Check = v.InferOutput<typeof CheckRunPayload>;
 
 const CommitStatusPayload = v.pipe(
-  v.object({
-    context: v.string(),
-    state: v.string(),
-    description: v.nullish(v.string()),
-    target_url: v.nullish(v.string()),
-  }),
-  v.transform((s) => ({
-    context: s.context,
-    state: s.state,
-    description: s.description ?? null,
-    url: s.target_url ?? null,
-  })),
+  v.object({ context: v.string(), state: v.string(), description: Text, target_url: Text }),
+  v.transform(({ target_url, ...status }) => ({ ...status, url: target_url })),
 );
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 

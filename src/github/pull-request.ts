@@ -5,11 +5,7 @@ import { type GitHubCall, githubGet } from "./request.ts";
 
 /** The fields we read from GitHub's pull request payloads (full and list forms); others are ignored. */
 const UserPayload = v.object({ login: v.string() });
-
-const RefPayload = v.object({
-  ref: v.optional(v.string()),
-  sha: v.string(),
-});
+const RefPayload = v.object({ ref: v.optional(v.string(), ""), sha: v.string() });
 
 const PullRequestPayload = v.object({
   number: v.number(),
@@ -18,16 +14,16 @@ const PullRequestPayload = v.object({
   state: v.string(),
   // A deleted account comes back as `null`.
   user: v.nullish(UserPayload),
-  body: v.nullish(v.string()),
-  labels: v.nullish(v.array(v.object({ name: v.string() }))),
-  requested_reviewers: v.nullish(v.array(v.nullable(UserPayload))),
-  requested_teams: v.nullish(v.array(v.object({ slug: v.string() }))),
+  body: v.nullish(v.string(), null),
+  labels: v.nullish(v.array(v.object({ name: v.string() })), []),
+  requested_reviewers: v.nullish(v.array(v.nullable(UserPayload)), []),
+  requested_teams: v.nullish(v.array(v.object({ slug: v.string() })), []),
   head: RefPayload,
   base: RefPayload,
-  draft: v.nullish(v.boolean()),
+  draft: v.nullish(v.boolean(), false),
   merged: v.nullish(v.boolean()),
-  merged_at: v.nullish(v.string()),
-  mergeable: v.nullish(v.boolean()),
+  merged_at: v.nullish(v.string(), null),
+  mergeable: v.nullish(v.boolean(), null),
   created_at: v.string(),
   updated_at: v.string(),
 });
@@ -38,34 +34,32 @@ export type PullRequest = ReturnType<typeof toPullRequest>;
 const BODY_LIMIT_SINGLE = 8000;
 const BODY_LIMIT_LIST = 500;
 
-/** GitHub shows a deleted account as `ghost`. */
-const GHOST = "ghost";
-
 /**
  * The PR object every GitHub tool returns. Upstream's keys come first, in upstream's order
  * (`number` … `updated_at`); the rest are additions.
  */
 function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: string, bodyLimit: number) {
-  const body = trimBody(pr.body ?? null, bodyLimit);
-  const reviewers = (pr.requested_reviewers ?? []).flatMap((user) => (user ? [user.login] : []));
-  const teams = (pr.requested_teams ?? []).map((team) => `${owner}/${team.slug}`);
+  const body = trimBody(pr.body, bodyLimit);
+  const reviewers = pr.requested_reviewers.flatMap((user) => (user ? [user.login] : []));
+  const teams = pr.requested_teams.map((team) => `${owner}/${team.slug}`);
   return {
     number: pr.number,
     title: pr.title,
     state: pr.state,
-    author: pr.user?.login ?? GHOST,
-    base: pr.base.ref ?? "",
-    head: pr.head.ref ?? "",
-    draft: pr.draft ?? false,
-    mergeable: pr.mergeable ?? null,
+    // GitHub shows a deleted account as `ghost`.
+    author: pr.user?.login ?? "ghost",
+    base: pr.base.ref,
+    head: pr.head.ref,
+    draft: pr.draft,
+    mergeable: pr.mergeable,
     created_at: pr.created_at,
     updated_at: pr.updated_at,
     url: pr.html_url,
     body: body.text,
     ...(body.truncated ? { truncated: true as const } : {}),
-    labels: (pr.labels ?? []).map((label) => label.name),
+    labels: pr.labels.map((label) => label.name),
     requested_reviewers: [...reviewers, ...teams],
-    merged: pr.merged ?? (pr.merged_at !== null && pr.merged_at !== undefined),
+    merged: pr.merged ?? pr.merged_at !== null,
     head_sha: pr.head.sha,
   };
 }
