@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { CloneHeads } from "./head-guess.ts";
+import type { CloneHeads } from "./clone.ts";
 import { fetchPages, type Pages } from "./pagination.ts";
 import { getPullRequest, type PullRequest } from "./pull-request.ts";
 import type { GitHubCall } from "./request.ts";
@@ -41,13 +41,10 @@ export interface PrStatus {
 }
 
 /**
- * The PR, then — in parallel, every page — its reviews, the check runs and the legacy combined
- * status of its head commit: two round trips when each list fits on one page. When the head commit
- * can be guessed, all four are asked at once (one round trip); the PR then confirms the commit, and
- * if it is another, the two commit lists are asked again for it and the guessed ones are dropped.
- * The guess is the head GitHub gave when this PR was last asked about, unless the clone's
- * remote-tracking ref for the PR's branch moved since (a push or fetch): then that ref. With
- * neither, the clone's local branch.
+ * The PR, then — in parallel, every page — its reviews, and the check runs and legacy combined
+ * status of its head commit: two round trips. When the head commit can be guessed, all four are
+ * asked at once (one round trip) and the PR confirms the guess; a wrong guess's commit lists are
+ * dropped and asked again for the real head.
  * A 403/404 on one of the three lists (a fine-grained token without Checks access, say) leaves
  * that list empty and says so in `unavailable`; any other failure fails the call and stops the
  * sibling requests.
@@ -63,7 +60,8 @@ export async function getPrStatus(
   headsByClient.set(client, heads);
   const headKey = `${owner}/${repo}#${number}`.toLowerCase();
   const seen = heads.get(headKey);
-  // GitHub's last answer stands until the remote-tracking ref moves (a push or fetch since).
+  // GitHub's last answer for this PR stands until the clone's remote-tracking ref moves (a push or
+  // fetch since): then that ref. With neither, the clone's local branch.
   const guess =
     seen !== undefined && seen.tracking === clone.tracking
       ? seen.sha

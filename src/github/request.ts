@@ -65,16 +65,9 @@ export async function githubGet<S extends v.GenericSchema>(
   const issue = parsed.issues[0];
   const path = issue?.path?.map((item) => String(item.key)).join(".") || "(root)";
   const expected = issue?.expected ? `expected ${issue.expected}` : "invalid value";
-  return err(
-    scrubToolError(
-      toolError(
-        "network_error",
-        `Unexpected response from GitHub for ${what}: ${path}: ${expected}`,
-        `Check that ${connection.baseUrl} is a GitHub REST API root.`,
-      ),
-      connection.secrets,
-    ),
-  );
+  const message = `Unexpected response from GitHub for ${what}: ${path}: ${expected}`;
+  const hint = `Check that ${connection.baseUrl} is a GitHub REST API root.`;
+  return err(scrubToolError(toolError("network_error", message, hint), connection.secrets));
 }
 
 /** A success body as Octokit would give it: JSON when labelled so and parseable, else the text. */

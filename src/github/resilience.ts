@@ -64,10 +64,6 @@ export function resilientRequest({ settings, log, maxInFlight = MAX_IN_FLIGHT, n
   const cancelled = () => new RequestAborted("cancelled", settings.timeoutMs);
   const queue = (signal: AbortSignal | undefined) =>
     new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(cancelled());
-        return;
-      }
       const handOver = () => {
         signal?.removeEventListener("abort", onAbort);
         resolve();
@@ -105,6 +101,7 @@ export function resilientRequest({ settings, log, maxInFlight = MAX_IN_FLIGHT, n
     };
     for (;;) {
       if (free > 0) free--;
+      else if (signal?.aborted) throw cancelled();
       else await queue(signal);
       let waitMs: number;
       try {

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
-import { resolvePrNumber } from "../github/default-pr.ts";
-import { guessHeadFromClone } from "../github/head-guess.ts";
+import { guessHeadFromClone, resolvePrNumber } from "../github/clone.ts";
 import { classifyCheck, classifyStatus, getPrStatus } from "../github/pr-status.ts";
 import { getPullRequest, listPullRequests } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
