@@ -46,21 +46,20 @@ const MAX_REDIRECTS = 3;
 const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-export interface GitHubFetchOptions {
-  fetch: typeof fetch;
-  timeoutMs: number;
-  etags: EtagCache;
-  /** Distinguishes tokens in cache keys without keeping the token itself there. */
-  tokenId: string;
-  log: Logger;
-}
-
 /**
  * The `fetch` Octokit uses: a timeout per attempt combined with the MCP request's cancellation,
  * the whole body read under that deadline, and conditional GETs — a 304 is turned back into the
- * cached 200 so the layers above never see it.
+ * cached 200 so the layers above never see it. `tokenId` tells tokens apart in cache keys without
+ * keeping the token itself there.
  */
-export function createGitHubFetch({ fetch: send, timeoutMs, etags, tokenId, log }: GitHubFetchOptions): typeof fetch {
+export function createGitHubFetch(options: {
+  fetch: typeof fetch;
+  timeoutMs: number;
+  etags: EtagCache;
+  tokenId: string;
+  log: Logger;
+}): typeof fetch {
+  const { fetch: send, timeoutMs, etags, tokenId, log } = options;
   const githubFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     let url = input instanceof Request ? input.url : String(input);
     const method = (init.method ?? "GET").toUpperCase();

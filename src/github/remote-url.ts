@@ -1,10 +1,6 @@
 import { normalizeHostname } from "../creds/github-hosts.ts";
 /** Where a git remote points on a GitHub host: `host` is lowercase, with a port only when it matters. */
-export interface RemoteRepo {
-  host: string;
-  owner: string;
-  repo: string;
-}
+export type RemoteRepo = { host: string; owner: string; repo: string };
 
 /** GitHub's rule for owner and repository names (dots allowed, so `my.repo` stays whole). */
 export const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;

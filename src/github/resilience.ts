@@ -25,19 +25,14 @@ export function githubSettings(env: Env) {
 /** Client errors never improve on retry; 403 and 429 are retried only as rate limits. */
 const NOT_RETRIED = new Set([400, 401, 403, 404, 410, 422, 429, 451]);
 
-/** What GitHub's documentation says to wait when a secondary limit comes without `Retry-After`. */
-const SECONDARY_LIMIT_FALLBACK_SECONDS = 60;
-
-/**
- * Requests in flight per client. One tool call fans out to a few requests, but every page of a
- * long list is fetched in parallel and calls arrive concurrently; GitHub answers bursts with
- * secondary rate limits.
- */
-const MAX_IN_FLIGHT = 10;
-
 export interface ResilienceOptions {
   settings: ReturnType<typeof githubSettings>;
   log: Logger;
+  /**
+   * Requests in flight per client, default 10. One tool call fans out to a few requests, but every
+   * page of a long list is fetched in parallel and calls arrive concurrently; GitHub answers bursts
+   * with secondary rate limits.
+   */
   maxInFlight?: number;
   /** Milliseconds since the epoch, for `x-ratelimit-reset`. */
   now?: () => number;
@@ -53,7 +48,7 @@ type HookOptions = { method?: string; url?: string; request?: { signal?: AbortSi
  * timeouts, cancellation — is thrown at once. At most `maxInFlight` requests are sent at a time;
  * one that needs no retry and finds a free slot sets no timer and never yields.
  */
-export function resilientRequest({ settings, log, maxInFlight = MAX_IN_FLIGHT, now = Date.now }: ResilienceOptions) {
+export function resilientRequest({ settings, log, maxInFlight = 10, now = Date.now }: ResilienceOptions) {
   let free = Math.max(1, maxInFlight);
   const waiting: Array<() => void> = [];
   const release = () => {
@@ -142,7 +137,8 @@ function rateLimit(
   nowMs: number,
 ): { kind: "primary" | "secondary"; seconds: number } | null {
   if (/\bsecondary rate\b/i.test(message)) {
-    return { kind: "secondary", seconds: Number(headers["retry-after"]) || SECONDARY_LIMIT_FALLBACK_SECONDS };
+    // Without `Retry-After`, GitHub's documentation says to wait a minute.
+    return { kind: "secondary", seconds: Number(headers["retry-after"]) || 60 };
   }
   if (String(headers["x-ratelimit-remaining"]) !== "0") return null;
   const resetMs = Math.trunc(Number(headers["x-ratelimit-reset"]) || 0) * 1000;

@@ -90,18 +90,16 @@ export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOp
   const parsed = remotes.map((remote) => ({ ...remote, parsed: parseRemoteUrl(remote.url) }));
   const usable = parsed.filter((r) => r.parsed !== null) as Array<Remote & { parsed: GitHubTarget }>;
   const origin = usable.find((r) => r.name === "origin");
+  // `origin` first, then every remote in config order.
+  const first = (test: (host: string) => boolean) =>
+    [origin, ...usable].find((r) => r !== undefined && test(r.parsed.host));
 
   if (options.ghHost) {
-    const onHost = usable.filter((r) => r.parsed.host === options.ghHost);
-    const pick = onHost.find((r) => r.name === "origin") ?? onHost[0] ?? origin ?? usable[0];
+    const pick = first((host) => host === options.ghHost) ?? origin ?? usable[0];
     if (pick) return ok({ host: options.ghHost, owner: pick.parsed.owner, repo: pick.parsed.repo });
   } else {
-    if (origin && options.isGitHubHost(origin.parsed.host)) return ok(origin.parsed);
-    const github = usable.find((r) => options.isGitHubHost(r.parsed.host));
-    if (github) return ok(github.parsed);
-    if (origin && !isOtherForge(origin.parsed.host)) return ok(origin.parsed);
-    const enterprise = usable.find((r) => !isOtherForge(r.parsed.host));
-    if (enterprise) return ok(enterprise.parsed);
+    const pick = first(options.isGitHubHost) ?? first((host) => !isOtherForge(host));
+    if (pick) return ok(pick.parsed);
   }
 
   if (remotes.length === 0) {
@@ -117,8 +115,7 @@ export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOp
     .slice(0, 5)
     .map((r) => `${clip(scrubControl(r.name), 60)} (${clip(displayRemoteUrl(r.url), 200)})`)
     .join(", ");
-  const otherForges = usable.filter((r) => isOtherForge(r.parsed.host));
-  if (otherForges.length === usable.length && usable.length > 0) {
+  if (usable.length > 0 && usable.every((r) => isOtherForge(r.parsed.host))) {
     return err(
       toolError(
         "unsupported_repo",
