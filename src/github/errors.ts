@@ -15,18 +15,10 @@ export interface RequestSubject {
   now: Date;
 }
 
-interface HttpFailure {
-  status: number;
-  message: string;
-  headers: Record<string, string | undefined>;
-  data: unknown;
-  /** Octokit reports a request that got no answer as status 500 without a response. */
-  hasResponse: boolean;
-  cause: unknown;
-}
+type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
 
 /** The parts of an Octokit `RequestError` read here; `null` for anything without a status. */
-export function httpFailure(error: unknown): HttpFailure | null {
+export function httpFailure(error: unknown) {
   const e = error as {
     status?: unknown;
     message?: unknown;
@@ -39,6 +31,7 @@ export function httpFailure(error: unknown): HttpFailure | null {
     message: typeof e.message === "string" ? e.message : "",
     headers: e.response?.headers ?? {},
     data: e.response?.data,
+    // Octokit reports a request that got no answer as status 500 without a response.
     hasResponse: e.response !== undefined,
     cause: e.cause,
   };

@@ -1,8 +1,8 @@
 /**
- * Hand-written rather than `octokit.paginate`: that follows `rel="next"` one page after another,
- * while the pages here are fetched in parallel once the first page's `rel="last"` says how many
- * there are (get_pr_status reads up to 10 pages of each of three lists: two round trips, not 11),
- * and each page is checked against its schema as it arrives.
+ * Hand-written rather than `octokit.paginate`, which follows `rel="next"` one page at a time: here
+ * the pages are fetched in parallel once page 1's `rel="last"` says how many there are (ten pages
+ * in two round trips, not ten). A `next` link off the API's origin is checked here as well, so it
+ * ends the list with `has_more` instead of failing the call from the fetch layer.
  */
 import type * as v from "valibot";
 import { isSameOrigin } from "../core/http-policy.ts";

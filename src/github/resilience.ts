@@ -76,7 +76,7 @@ export function resilientRequest({ settings, log, maxInFlight = 10, now = Date.n
     let failures = 0;
     let waitedOutLimit = false;
     /** How long to wait before the next attempt after `error`; throws it when there is none. */
-    const retryAfter = (error: unknown): number => {
+    const waitBeforeRetry = (error: unknown): number => {
       const failure = retryable(error);
       if (!failure) throw error;
       const limit = failure.status === 403 || failure.status === 429 ? rateLimit(failure, now()) : null;
@@ -102,7 +102,7 @@ export function resilientRequest({ settings, log, maxInFlight = 10, now = Date.n
       try {
         return await request(hook);
       } catch (error) {
-        waitMs = retryAfter(error);
+        waitMs = waitBeforeRetry(error);
       } finally {
         release();
       }
