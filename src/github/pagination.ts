@@ -13,9 +13,9 @@ import { type GitHubCall, githubGet, type Subject } from "./request.ts";
 export function parseLinkHeader(header: string | undefined): Record<string, string> {
   const links: Record<string, string> = {};
   for (const part of header?.split(",") ?? []) {
-    const match = /<([^>]*)>\s*((?:;\s*[^;]+)*)/.exec(part.trim());
-    const rels = match && /;\s*rel="?([^";]+)"?/.exec(match[2] ?? "");
-    for (const rel of rels?.[1]?.split(/\s+/) ?? []) links[rel] = match?.[1] as string;
+    const [, url, params = ""] = /<([^>]*)>\s*((?:;\s*[^;]+)*)/.exec(part.trim()) ?? [];
+    const rels = /;\s*rel="?([^";]+)"?/.exec(params)?.[1];
+    if (url !== undefined && rels) for (const rel of rels.split(/\s+/)) links[rel] = url;
   }
   return links;
 }
