@@ -7,21 +7,19 @@ import type { Logger } from "./log.ts";
 /** Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const MAX_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_TIMEOUT_MS = 10 * 60_000;
 
 /** Per attempt, from `TWIG_MCP_HTTP_TIMEOUT_MS`; a value that is not 1..10 min in ms is ignored (and logged when `log` is given). */
 export function httpTimeoutMs(env: Env, log?: Logger): number {
   const raw = env.TWIG_MCP_HTTP_TIMEOUT_MS;
   if (raw === undefined || raw.trim() === "") return DEFAULT_TIMEOUT_MS;
-  const value = Number(raw.trim());
-  if (!/^\s*\d+\s*$/.test(raw) || value <= 0 || value > MAX_TIMEOUT_MS) {
-    log?.warn(
-      `Ignoring TWIG_MCP_HTTP_TIMEOUT_MS=${clip(scrubControl(raw), 20)}: expected milliseconds (1..${MAX_TIMEOUT_MS})`,
-    );
-    return DEFAULT_TIMEOUT_MS;
-  }
-  return value;
+  const value = Number(raw);
+  if (/^\s*\d+\s*$/.test(raw) && value > 0 && value <= MAX_TIMEOUT_MS) return value;
+  log?.warn(
+    `Ignoring TWIG_MCP_HTTP_TIMEOUT_MS=${clip(scrubControl(raw), 20)}: expected milliseconds (1..${MAX_TIMEOUT_MS})`,
+  );
+  return DEFAULT_TIMEOUT_MS;
 }
 
 /** The signal one attempt runs under: the caller's cancellation, or the per-attempt deadline. */
@@ -33,30 +31,21 @@ export function attemptSignal(
   return { signal: callSignal ? AbortSignal.any([callSignal, deadline]) : deadline, deadline };
 }
 
-export type CappedRead =
-  | { kind: "ok"; bytes: Uint8Array }
-  | { kind: "too-large"; limit: number }
-  | { kind: "failed"; cause: unknown };
+type CappedRead = { kind: "ok"; bytes: Uint8Array } | { kind: "too-large" } | { kind: "failed"; cause: unknown };
 
 /** Reads a body up to `maxBytes`, then cancels it: an endless answer costs at most the cap. */
 export async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number = MAX_RESPONSE_BYTES,
 ): Promise<CappedRead> {
-  if (body === null) return { kind: "ok", bytes: new Uint8Array(0) };
-  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        return { kind: "too-large", limit: maxBytes };
-      }
-      chunks.push(value);
+    for await (const chunk of body ?? []) {
+      total += chunk.byteLength;
+      // Leaving the loop cancels the stream.
+      if (total > maxBytes) return { kind: "too-large" };
+      chunks.push(chunk);
     }
   } catch (error) {
     return { kind: "failed", cause: error };
@@ -70,12 +59,10 @@ export function formatBytes(bytes: number): string {
 
 /** `Retry-After` as delay-seconds or an HTTP date, in milliseconds; `null` when absent or unreadable. */
 export function parseRetryAfter(value: string | null | undefined, now: Date): number | null {
-  if (value === null || value === undefined) return null;
-  const trimmed = value.trim();
+  const trimmed = value?.trim() ?? "";
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, date - now.getTime());
+  return Number.isNaN(date) ? null : Math.max(0, date - now.getTime());
 }
 
 /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
@@ -99,38 +86,33 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Whether a URL the server handed back stays on the origin (else the token would go with it). */
 export function isSameOrigin(url: string, base: string): boolean {
-  try {
-    return new URL(url, base).origin === new URL(base).origin;
-  } catch {
-    return false;
-  }
+  const origin = URL.parse(base)?.origin;
+  return origin !== undefined && URL.parse(url, base)?.origin === origin;
 }
 
-/** Codes of a failed name lookup, in Bun's and Node's spelling. */
-const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EAI_NODATA", "EAI_FAIL", "DNSException"]);
-
 /** What went wrong below HTTP, named so a person knows where to look. */
-export interface TransportFailure {
+interface TransportFailure {
   kind: "dns" | "refused" | "reset" | "tls" | "other";
   code: string | null;
   /** A short description safe to show: no URL, no header. */
   detail: string;
 }
 
+/** Error codes by kind, in Bun's and Node's spelling. */
+const KINDS = [
+  ["dns", /^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_NODATA|EAI_FAIL|DNSException)$/, "DNS lookup failed"],
+  ["refused", /^(ECONNREFUSED|ConnectionRefused)$/, "connection refused"],
+  ["reset", /^(ECONNRESET|ConnectionClosed|EPIPE)$/, "connection closed early"],
+  ["tls", /CERT|SSL|TLS/i, "TLS failure"],
+] as const;
+
 /** Classifies an error thrown by `fetch` (the innermost cause is the one that names the failure). */
 export function transportFailure(error: unknown): TransportFailure {
   const cause = innermost(error) as { code?: unknown; message?: unknown } | null;
   const code = typeof cause?.code === "string" ? cause.code : null;
-  const message = cause instanceof Error ? cause.message : typeof cause?.message === "string" ? cause.message : "";
-  const short = clip(scrubControl(message), 200);
-  if (code !== null && DNS_CODES.has(code)) return { kind: "dns", code, detail: `DNS lookup failed (${code})` };
-  if (code === "ECONNREFUSED" || code === "ConnectionRefused") {
-    return { kind: "refused", code, detail: `connection refused (${code})` };
-  }
-  if (code === "ECONNRESET" || code === "ConnectionClosed" || code === "EPIPE") {
-    return { kind: "reset", code, detail: `connection closed early (${code})` };
-  }
-  if (code !== null && /CERT|SSL|TLS/i.test(code)) return { kind: "tls", code, detail: `TLS failure (${code})` };
+  const known = code === null ? undefined : KINDS.find(([, codes]) => codes.test(code));
+  if (known) return { kind: known[0], code, detail: `${known[2]} (${code})` };
+  const short = clip(scrubControl(typeof cause?.message === "string" ? cause.message : ""), 200);
   const detail = code !== null && !short.includes(code) ? `${code}: ${short}` : short;
   return { kind: "other", code, detail: detail || "connection failed" };
 }
@@ -147,11 +129,7 @@ function innermost(error: unknown): unknown {
 
 /** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
 export function hostOf(url: string, fallback = url): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return fallback;
-  }
+  return URL.parse(url)?.host ?? fallback;
 }
 
 export function clip(text: string, max: number): string {

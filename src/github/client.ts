@@ -1,18 +1,41 @@
 import pkg from "../../package.json" with { type: "json" };
-import type { Context } from "../core/context.ts";
+import type { Context, Env } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
 import { hostOf } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
-import { ghHostOverride } from "../creds/github-hosts.ts";
-import { apiBaseUrl } from "./api-base.ts";
+import { GITHUB_COM, ghHostOverride, isGheCom } from "../creds/github-hosts.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { createGitHubFetch } from "./http.ts";
-import { resilientRequest } from "./resilience.ts";
-import { type GitHubSettings, githubSettings } from "./settings.ts";
+import { githubSettings, resilientRequest } from "./resilience.ts";
 
-type OctokitModule = typeof import("@octokit/rest");
-type GitHubOctokit = InstanceType<OctokitModule["Octokit"]>;
+type GitHubOctokit = InstanceType<typeof import("@octokit/rest").Octokit>;
+
+/**
+ * The REST API root for a GitHub host: `api.github.com` for github.com, `api.<tenant>.ghe.com`
+ * for GHE.com, `https://<host>/api/v3` for GitHub Enterprise Server. `GITHUB_API_URL` (the GitHub
+ * Actions convention) wins over all of them.
+ */
+export function apiBaseUrl(host: string, env: Env): Result<string> {
+  const override = env.GITHUB_API_URL?.trim();
+  if (override) {
+    const url = URL.parse(override);
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.username !== "" || url.password !== "") {
+      return err(
+        toolError(
+          "network_error",
+          "GITHUB_API_URL is not a usable http(s) URL",
+          "Set GITHUB_API_URL to the API root (for example https://api.github.com or https://HOST/api/v3) without credentials in it, or unset it.",
+        ),
+      );
+    }
+    return ok(`${url.origin}${url.pathname}`.replace(/\/+$/, ""));
+  }
+  if (host === GITHUB_COM) return ok("https://api.github.com");
+  if (isGheCom(host)) return ok(`https://api.${host}`);
+  return ok(`https://${host}/api/v3`);
+}
 
 /**
  * The API root for `host` and the token to send there. Generic token variables follow only a
@@ -36,8 +59,7 @@ export async function resolveGitHubAccess(
 export interface GitHubConnection {
   octokit: GitHubOctokit;
   baseUrl: string;
-  credential: Pick<GitHubCredential, "source">;
-  settings: GitHubSettings;
+  credentialSource: string;
   /** Only for scrubbing messages; never printed. */
   secrets: readonly string[];
 }
@@ -51,90 +73,45 @@ export class GitHubClients {
   readonly #octokits = new Map<string, Promise<GitHubOctokit>>();
   readonly #etags = new EtagCache();
 
-  /** Resolves the API base URL and a token for `host`, and the Octokit for that pair. */
   async connect(ctx: Context, host: string): Promise<Result<GitHubConnection>> {
     const access = await resolveGitHubAccess(ctx, host);
     if (!access.ok) return access;
     const { baseUrl, credential } = access.value;
-    const settings = githubSettings(ctx.env);
     const { token, source } = credential;
-    const octokit = await this.#octokitFor(ctx, baseUrl, token, settings, source);
-    return ok({ octokit, baseUrl, credential: { source }, settings, secrets: [token] });
-  }
-
-  #octokitFor(
-    ctx: Context,
-    baseUrl: string,
-    token: string,
-    settings: GitHubSettings,
-    source: string,
-  ): Promise<GitHubOctokit> {
     const tokenId = sha256Hex(token).slice(0, 16);
     const key = `${baseUrl}\u0000${tokenId}`;
     let octokit = this.#octokits.get(key);
     if (octokit === undefined) {
       // Kept as a promise so that concurrent first calls share one client. Octokit is imported on
       // the first GitHub call: a server never asked about GitHub never evaluates it.
-      octokit = import("@octokit/rest").then((loaded) =>
-        buildOctokit(ctx, loaded, { baseUrl, token, tokenId, settings, etags: this.#etags }),
-      );
+      octokit = import("@octokit/rest").then(({ Octokit }) => {
+        const { log } = ctx;
+        const settings = githubSettings(ctx.env);
+        const built = new Octokit({
+          auth: token,
+          baseUrl,
+          userAgent: `twig-mcp/${pkg.version}`,
+          // Octokit reports every failed request itself, a failed connection as "500 with id UNKNOWN";
+          // errors become tool results instead, and the fetch below logs what really failed.
+          log: { debug: () => {}, info: () => {}, warn: (message) => log.warn(`octokit: ${message}`), error: () => {} },
+          request: {
+            fetch: createGitHubFetch({
+              fetch: ctx.fetch,
+              timeoutMs: settings.timeoutMs,
+              etags: this.#etags,
+              tokenId,
+              log,
+            }),
+          },
+        });
+        built.hook.wrap("request", resilientRequest({ settings, log }));
+        return built;
+      });
       this.#octokits.set(key, octokit);
       // Which credential won is the first thing to know when GitHub answers 401; the source names a
-      // file or variable, never the token.
-      ctx.log.info(`GitHub ${withoutUserinfo(baseUrl)}: using the token from ${source}`);
+      // file or variable, never the token. (`apiBaseUrl` refuses a URL with credentials in it.)
+      ctx.log.info(`GitHub ${baseUrl}: using the token from ${source}`);
     }
-    return octokit;
-  }
-}
-
-interface OctokitSetup {
-  baseUrl: string;
-  token: string;
-  tokenId: string;
-  settings: GitHubSettings;
-  etags: EtagCache;
-}
-
-function buildOctokit(
-  ctx: Context,
-  { Octokit }: OctokitModule,
-  { baseUrl, token, tokenId, settings, etags }: OctokitSetup,
-): GitHubOctokit {
-  const { log } = ctx;
-  const octokit = new Octokit({
-    auth: token,
-    baseUrl,
-    userAgent: `twig-mcp/${pkg.version}`,
-    // Octokit reports every failed request itself, a failed connection as "500 with id UNKNOWN";
-    // errors become tool results instead, and the fetch below logs what really failed.
-    log: {
-      debug: () => {},
-      info: () => {},
-      warn: (message: string) => log.warn(`octokit: ${message}`),
-      error: () => {},
-    },
-    request: {
-      fetch: createGitHubFetch({
-        fetch: ctx.fetch,
-        timeoutMs: settings.timeoutMs,
-        etags,
-        tokenId,
-        log,
-      }),
-    },
-  });
-  octokit.hook.wrap("request", resilientRequest({ settings, log }));
-  return octokit;
-}
-
-/** A `user:password@` written into `GITHUB_API_URL` is never logged. */
-function withoutUserinfo(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = "";
-    parsed.password = "";
-    return parsed.href.replace(/\/$/, "");
-  } catch {
-    return "(GITHUB_API_URL)";
+    return ok({ octokit: await octokit, baseUrl, credentialSource: source, secrets: [token] });
   }
 }

@@ -15,13 +15,26 @@ export interface RequestSubject {
   now: Date;
 }
 
-interface HttpFailure {
-  status: number;
-  message: string;
-  headers: Record<string, string | undefined>;
-  data: unknown;
-  hasResponse: boolean;
-  cause: unknown;
+type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
+
+/** The parts of an Octokit `RequestError` read here; `null` for anything without a status. */
+export function httpFailure(error: unknown) {
+  const e = error as {
+    status?: unknown;
+    message?: unknown;
+    response?: { headers?: Record<string, string | undefined>; data?: unknown };
+    cause?: unknown;
+  } | null;
+  if (typeof e?.status !== "number") return null;
+  return {
+    status: e.status,
+    message: typeof e.message === "string" ? e.message : "",
+    headers: e.response?.headers ?? {},
+    data: e.response?.data,
+    // Octokit reports a request that got no answer as status 500 without a response.
+    hasResponse: e.response !== undefined,
+    cause: e.cause,
+  };
 }
 
 /**
@@ -34,41 +47,42 @@ export function githubErrorToToolError(error: unknown, subject: RequestSubject):
 }
 
 function mapError(error: unknown, subject: RequestSubject): ToolError {
+  const { what, baseUrl, credentialSource: source } = subject;
   if (error instanceof RequestAborted) {
-    if (error.reason === "cancelled") return toolError("network_error", `Request for ${subject.what} was cancelled`);
+    if (error.reason === "cancelled") return toolError("network_error", `Request for ${what} was cancelled`);
     return toolError(
       "network_error",
-      `GitHub did not answer the request for ${subject.what} within ${error.timeoutMs} ms`,
-      `Check the network connection to ${subject.baseUrl}; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.`,
+      `GitHub did not answer the request for ${what} within ${error.timeoutMs} ms`,
+      `Check the network connection to ${baseUrl}; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.`,
     );
   }
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  if (cause instanceof ResponseRefused || error instanceof ResponseRefused) {
-    const refused = (error instanceof ResponseRefused ? error : cause) as ResponseRefused;
+  const refused = [error, (error as { cause?: unknown } | null)?.cause].find((e) => e instanceof ResponseRefused);
+  if (refused instanceof ResponseRefused) {
     return toolError(
       "network_error",
-      `${refused.message} (while requesting ${subject.what})`,
+      `${refused.message} (while requesting ${what})`,
       refused.reason === "too-large"
-        ? `Check that ${subject.baseUrl} is a GitHub REST API root; no answer these tools ask for comes near the cap.`
+        ? `Check that ${baseUrl} is a GitHub REST API root; no answer these tools ask for comes near the cap.`
         : "Set GITHUB_API_URL (or GH_HOST) to the address the server redirects to, if you trust it.",
     );
   }
-  const failure = asHttpFailure(error);
+  const failure = httpFailure(error);
   if (!failure) {
-    return toolError("network_error", `Unexpected failure while requesting ${subject.what}: ${describe(error)}`);
+    const text = error instanceof Error ? error.message : String(error);
+    return toolError("network_error", `Unexpected failure while requesting ${what}: ${text}`);
   }
   if (!failure.hasResponse) {
-    const transport = failure.cause === undefined ? null : transportFailure(failure.cause);
-    if (transport?.kind === "dns") {
+    const transport = transportFailure(failure.cause ?? { message: failure.message });
+    if (transport.kind === "dns") {
       return toolError(
         "network_error",
-        `Could not reach GitHub: the name ${hostOf(subject.baseUrl, "(GITHUB_API_URL)")} did not resolve (${transport.code}) while requesting ${subject.what}`,
+        `Could not reach GitHub: the name ${hostOf(baseUrl, "(GITHUB_API_URL)")} did not resolve (${transport.code}) while requesting ${what}`,
         "Check the host name (the git remote, GH_HOST or GITHUB_API_URL), the network connection and any VPN.",
       );
     }
     return toolError(
       "network_error",
-      `Could not reach GitHub at ${subject.baseUrl} while requesting ${subject.what}: ${transport?.detail ?? transportCause(failure)}`,
+      `Could not reach GitHub at ${baseUrl} while requesting ${what}: ${transport.detail}`,
       "Check the network connection and any proxy settings; GH_HOST or GITHUB_API_URL choose the server.",
     );
   }
@@ -80,96 +94,67 @@ function mapError(error: unknown, subject: RequestSubject): ToolError {
     return toolError(
       "credentials_invalid",
       `GitHub rejected the credentials (HTTP 401${github ? `: ${github}` : ""})`,
-      `The token from ${subject.credentialSource} is invalid, expired or revoked; replace it (a new token, or \`gh auth refresh\` when it came from gh).`,
+      `The token from ${source} is invalid, expired or revoked; replace it (a new token, or \`gh auth refresh\` when it came from gh).`,
     );
   }
   if (status === 403) {
     return toolError(
       "credentials_invalid",
-      `GitHub refused access to ${subject.what} (HTTP 403${github ? `: ${github}` : ""})`,
-      `The token from ${subject.credentialSource} lacks permission: classic tokens need the \`repo\` scope for private repositories; fine-grained tokens need read access to Pull requests, Checks and Commit statuses; organizations using SAML SSO require authorizing the token.`,
+      `GitHub refused access to ${what} (HTTP 403${github ? `: ${github}` : ""})`,
+      `The token from ${source} lacks permission: classic tokens need the \`repo\` scope for private repositories; fine-grained tokens need read access to Pull requests, Checks and Commit statuses; organizations using SAML SSO require authorizing the token.`,
     );
   }
   if (status === 404 || status === 410) {
+    const missing = subject.missing ?? what;
     return toolError(
       "not_found",
-      `${capitalize(subject.missing ?? subject.what)} not found (HTTP ${status})`,
-      `Check that ${subject.repository} (and any number given) is right. Private repositories also answer 404 when the token from ${subject.credentialSource} cannot see them: classic tokens need the \`repo\` scope, fine-grained tokens need access to the repository.`,
+      `${missing.charAt(0).toUpperCase()}${missing.slice(1)} not found (HTTP ${status})`,
+      `Check that ${subject.repository} (and any number given) is right. Private repositories also answer 404 when the token from ${source} cannot see them: classic tokens need the \`repo\` scope, fine-grained tokens need access to the repository.`,
     );
   }
   if (status === 422 || status === 400) {
     return toolError(
       "invalid_params",
-      `GitHub rejected the request for ${subject.what} (HTTP ${status}${github ? `: ${github}` : ""})`,
+      `GitHub rejected the request for ${what} (HTTP ${status}${github ? `: ${github}` : ""})`,
       "Check the parameters (for example `head` is `branch` or `owner:branch`).",
     );
   }
   if (status === 304) {
-    return toolError("network_error", `GitHub answered 304 Not Modified for ${subject.what} with no cached copy`);
-  }
-  if (status >= 500) {
-    return toolError(
-      "network_error",
-      `GitHub API error for ${subject.what}: HTTP ${status}${github ? ` (${github})` : ""}`,
-      "GitHub may be having trouble (https://www.githubstatus.com); try again shortly.",
-    );
+    return toolError("network_error", `GitHub answered 304 Not Modified for ${what} with no cached copy`);
   }
   return toolError(
     "network_error",
-    `GitHub API error for ${subject.what}: HTTP ${status}${github ? ` (${github})` : ""}`,
+    `GitHub API error for ${what}: HTTP ${status}${github ? ` (${github})` : ""}`,
+    status >= 500 ? "GitHub may be having trouble (https://www.githubstatus.com); try again shortly." : undefined,
   );
 }
 
-function asHttpFailure(error: unknown): HttpFailure | null {
-  if (typeof error !== "object" || error === null) return null;
-  const e = error as {
-    status?: unknown;
-    message?: unknown;
-    response?: { headers?: Record<string, string | undefined>; data?: unknown };
-    cause?: unknown;
-  };
-  if (typeof e.status !== "number") return null;
-  return {
-    status: e.status,
-    message: typeof e.message === "string" ? e.message : "",
-    headers: e.response?.headers ?? {},
-    data: e.response?.data,
-    hasResponse: e.response !== undefined,
-    cause: e.cause,
-  };
-}
-
 /** GitHub's `message` field (without Octokit's appended documentation URL), shortened. */
-function githubMessage(failure: HttpFailure, secrets: readonly string[] = []): string {
-  const data = failure.data;
-  let message = "";
-  if (typeof data === "object" && data !== null && typeof (data as { message?: unknown }).message === "string") {
-    message = (data as { message: string }).message;
-  } else if (typeof data === "string") {
-    message = data.trim().startsWith("<") ? "" : data;
-  }
-  message = message.replace(/\s+/g, " ").trim();
-  return scrubAndClip(message, secrets, 301);
+function githubMessage({ data }: HttpFailure, secrets: readonly string[] = []): string {
+  const field = (data as { message?: unknown } | null)?.message;
+  const text = typeof field === "string" ? field : typeof data === "string" && !/^\s*</.test(data) ? data : "";
+  return scrubAndClip(text.replace(/\s+/g, " ").trim(), secrets, 301);
 }
 
 function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {
   const { status, headers } = failure;
   if (status !== 403 && status !== 429) return null;
-  const remaining = headers["x-ratelimit-remaining"];
   const reset = Number(headers["x-ratelimit-reset"]);
   const retryAfter = Number(headers["retry-after"]);
-  const secondary = /secondary rate limit|abuse detection/i.test(`${githubMessage(failure)} ${failure.message}`);
+  const secondary = /secondary rate limit|abuse detection/i.test(`${githubMessage(failure)} ${failure.message}`)
+    ? "secondary "
+    : "";
   const hint =
     "Wait until then before calling GitHub tools again; avoid repeating calls in a tight loop. Authenticated requests get a higher limit than anonymous ones.";
   if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
-    const at = new Date(now.getTime() + retryAfter * 1000);
+    const at = iso(new Date(now.getTime() + retryAfter * 1000));
     return toolError(
       "rate_limited",
-      `GitHub ${secondary ? "secondary " : ""}rate limit exceeded; retry after ${retryAfter} s (at ${iso(at)})`,
+      `GitHub ${secondary}rate limit exceeded; retry after ${retryAfter} s (at ${at})`,
       hint,
     );
   }
-  if (remaining === "0" && Number.isFinite(reset) && reset > 0) {
+  if (headers["x-ratelimit-remaining"] === "0" && Number.isFinite(reset) && reset > 0) {
     const at = new Date(reset * 1000);
     const limit = headers["x-ratelimit-limit"];
     return toolError(
@@ -179,11 +164,7 @@ function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {
     );
   }
   if (secondary || status === 429) {
-    return toolError(
-      "rate_limited",
-      `GitHub ${secondary ? "secondary " : ""}rate limit exceeded; retry in a minute`,
-      hint,
-    );
+    return toolError("rate_limited", `GitHub ${secondary}rate limit exceeded; retry in a minute`, hint);
   }
   return null;
 }
@@ -197,22 +178,4 @@ function inHowLong(at: Date, now: Date): string {
   if (seconds < 90) return `in ${seconds} s`;
   const minutes = Math.round(seconds / 60);
   return minutes < 90 ? `in ${minutes} min` : `in ${Math.round(minutes / 60)} h`;
-}
-
-function transportCause(failure: HttpFailure): string {
-  const cause = failure.cause as { code?: unknown; message?: unknown } | undefined;
-  const code = typeof cause?.code === "string" ? cause.code : "";
-  const message = failure.message || (typeof cause?.message === "string" ? cause.message : "");
-  const short = message.replace(/\. For more information, pass `verbose: true`.*$/s, "").trim();
-  if (code && !short.includes(code)) return short ? `${code}: ${short}` : code;
-  return short || "connection failed";
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

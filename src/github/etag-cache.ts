@@ -12,15 +12,11 @@ export interface CachedResponse {
  */
 export class EtagCache {
   readonly #entries = new Map<string, CachedResponse>();
-  readonly #maxEntries: number;
-  readonly #maxBytes: number;
-  readonly #maxEntryBytes: number;
+  readonly #limits;
   #bytes = 0;
 
-  constructor(options: { maxEntries?: number; maxBytes?: number; maxEntryBytes?: number } = {}) {
-    this.#maxEntries = options.maxEntries ?? 200;
-    this.#maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
-    this.#maxEntryBytes = options.maxEntryBytes ?? 2 * 1024 * 1024;
+  constructor({ maxEntries = 200, maxBytes = 16 * 1024 * 1024, maxEntryBytes = 2 * 1024 * 1024 } = {}) {
+    this.#limits = { maxEntries, maxBytes, maxEntryBytes };
   }
 
   get(key: string): CachedResponse | undefined {
@@ -35,12 +31,11 @@ export class EtagCache {
   set(key: string, entry: CachedResponse): void {
     this.delete(key);
     const size = entry.body.length;
-    if (size > this.#maxEntryBytes) return;
+    if (size > this.#limits.maxEntryBytes) return;
     this.#entries.set(key, entry);
     this.#bytes += size;
-    while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.#limits.maxEntries && this.#bytes <= this.#limits.maxBytes) break;
       this.delete(oldest);
     }
   }

@@ -46,27 +46,22 @@ const MAX_REDIRECTS = 3;
 const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-export interface GitHubFetchOptions {
-  fetch: typeof fetch;
-  timeoutMs: number;
-  etags: EtagCache;
-  /** Distinguishes tokens in cache keys without keeping the token itself there. */
-  tokenId: string;
-  log: Logger;
-  /** Bodies beyond this are refused; default 16 MiB. */
-  maxResponseBytes?: number;
-}
-
 /**
  * The `fetch` Octokit uses: a timeout per attempt combined with the MCP request's cancellation,
  * the whole body read under that deadline, and conditional GETs — a 304 is turned back into the
- * cached 200 so the layers above never see it.
+ * cached 200 so the layers above never see it. `tokenId` tells tokens apart in cache keys without
+ * keeping the token itself there.
  */
-export function createGitHubFetch(options: GitHubFetchOptions): typeof fetch {
-  const { timeoutMs, etags, tokenId, log } = options;
-  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+export function createGitHubFetch(options: {
+  fetch: typeof fetch;
+  timeoutMs: number;
+  etags: EtagCache;
+  tokenId: string;
+  log: Logger;
+}): typeof fetch {
+  const { fetch: send, timeoutMs, etags, tokenId, log } = options;
   const githubFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    let url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    let url = input instanceof Request ? input.url : String(input);
     const method = (init.method ?? "GET").toUpperCase();
     const callSignal = init.signal ?? undefined;
     if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
@@ -79,34 +74,32 @@ export function createGitHubFetch(options: GitHubFetchOptions): typeof fetch {
 
     const started = performance.now();
     let response: Response;
-    let body: string | null;
+    let body: string | null = null;
     try {
       for (let redirects = 0; ; redirects++) {
         // Redirects are followed here, and only within the API's origin, never by fetch itself.
-        response = await options.fetch(url, { ...init, headers, signal, redirect: "manual" });
+        response = await send(url, { ...init, headers, signal, redirect: "manual" });
         const location = response.headers.get("location");
         if (response.status < 300 || response.status >= 400 || response.status === 304 || location === null) break;
         await response.body?.cancel().catch(() => {});
         const next = new URL(location, url).href;
-        if (!isSameOrigin(next, url) || redirects >= MAX_REDIRECTS || method !== "GET") {
+        const sameOrigin = isSameOrigin(next, url);
+        if (!sameOrigin || redirects >= MAX_REDIRECTS || method !== "GET") {
+          const where = sameOrigin ? "a further address" : new URL(next).origin;
           throw new ResponseRefused(
             "cross-origin-redirect",
-            `GitHub redirected ${method} ${safePath(url)} (HTTP ${response.status}) to ${
-              isSameOrigin(next, url) ? "a further address" : new URL(next).origin
-            }; redirects that leave the API's origin are not followed`,
+            `GitHub redirected ${method} ${safePath(url)} (HTTP ${response.status}) to ${where}; redirects that leave the API's origin are not followed`,
           );
         }
         url = next;
       }
-      if (NULL_BODY_STATUSES.has(response.status)) {
-        body = null;
-      } else {
-        const read = await readCapped(response.body, maxBytes);
+      if (!NULL_BODY_STATUSES.has(response.status)) {
+        const read = await readCapped(response.body, MAX_RESPONSE_BYTES);
         if (read.kind === "failed") throw read.cause;
         if (read.kind === "too-large") {
           throw new ResponseRefused(
             "too-large",
-            `GitHub sent more than ${formatBytes(maxBytes)} for ${method} ${safePath(url)}; the rest was not read`,
+            `GitHub sent more than ${formatBytes(MAX_RESPONSE_BYTES)} for ${method} ${safePath(url)}; the rest was not read`,
           );
         }
         body = new TextDecoder().decode(read.bytes);
@@ -120,20 +113,16 @@ export function createGitHubFetch(options: GitHubFetchOptions): typeof fetch {
       throw error;
     }
     const elapsed = Math.round(performance.now() - started);
-    const path = safePath(url);
-
-    if (response.status === 304 && cached && cacheKey) {
-      log.debug(`GitHub ${method} ${path} -> 304, cached body reused (${elapsed} ms)`);
-      const replay = new Headers(response.headers);
-      for (const [name, value] of cached.headers) replay.set(name, value);
-      replay.delete("content-length");
-      return new Response(cached.body, { status: 200, statusText: "OK", headers: replay });
-    }
-    log.debug(`GitHub ${method} ${path} -> ${response.status} (${elapsed} ms)`);
-
     const copy = new Headers(response.headers);
     copy.delete("content-encoding");
     copy.delete("content-length");
+
+    if (response.status === 304 && cached && cacheKey) {
+      log.debug(`GitHub ${method} ${safePath(url)} -> 304, cached body reused (${elapsed} ms)`);
+      for (const [name, value] of cached.headers) copy.set(name, value);
+      return new Response(cached.body, { status: 200, statusText: "OK", headers: copy });
+    }
+    log.debug(`GitHub ${method} ${safePath(url)} -> ${response.status} (${elapsed} ms)`);
     if (cacheKey && response.status === 200 && body !== null) {
       const etag = response.headers.get("etag");
       if (etag) {
@@ -153,10 +142,6 @@ export function createGitHubFetch(options: GitHubFetchOptions): typeof fetch {
 
 /** Path and query of a URL for logs (an API URL never carries credentials, but be sure). */
 function safePath(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return "(unparseable URL)";
-  }
+  const parsed = URL.parse(url);
+  return parsed ? `${parsed.pathname}${parsed.search}` : "(unparseable URL)";
 }

@@ -1,88 +1,50 @@
 import * as v from "valibot";
 import type { ToolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { CloneHeads } from "./head-guess.ts";
+import type { CloneHeads } from "./clone.ts";
 import { fetchPages, type Pages } from "./pagination.ts";
-import { BODY_LIMIT_SINGLE, type PullRequest, PullRequestPayload, toPullRequest } from "./pull-request.ts";
-import { type GitHubCall, githubGet } from "./request.ts";
+import { getPullRequest, type PullRequest } from "./pull-request.ts";
+import type { GitHubCall } from "./request.ts";
 
-const ReviewPayload = v.object({
-  user: v.nullish(v.object({ login: v.string() })),
-  state: v.string(),
-  // Absent on a PENDING (not yet submitted) review.
-  submitted_at: v.nullish(v.string()),
-});
+/** An optional text field, `null` when GitHub leaves it out. */
+const Text = v.nullish(v.string(), null);
 
-const CheckRunPayload = v.object({
-  name: v.string(),
-  status: v.string(),
-  conclusion: v.nullish(v.string()),
-  html_url: v.nullish(v.string()),
-  details_url: v.nullish(v.string()),
-  // Null while queued; upstream failed on that.
-  started_at: v.nullish(v.string()),
-  completed_at: v.nullish(v.string()),
-});
-const CheckRunsPayload = v.object({ check_runs: v.array(CheckRunPayload) });
+const ReviewPayload = v.pipe(
+  // `submitted_at` is absent on a PENDING (not yet submitted) review.
+  v.object({ user: v.nullish(v.object({ login: v.string() })), state: v.string(), submitted_at: Text }),
+  v.transform(({ user, ...review }) => ({ author: user?.login ?? "ghost", ...review })),
+);
+export type Review = v.InferOutput<typeof ReviewPayload>;
 
-const CommitStatusPayload = v.object({
-  context: v.string(),
-  state: v.string(),
-  description: v.nullish(v.string()),
-  target_url: v.nullish(v.string()),
-});
-const CombinedStatusPayload = v.object({ statuses: v.array(CommitStatusPayload) });
+const CheckRunPayload = v.pipe(
+  v.object({ name: v.string(), status: v.string(), conclusion: Text, html_url: Text, details_url: Text }),
+  v.transform(({ html_url, details_url, ...check }) => ({ ...check, url: html_url ?? details_url })),
+);
+export type Check = v.InferOutput<typeof CheckRunPayload>;
 
-export interface Review {
-  author: string;
-  state: string;
-  submitted_at: string | null;
-}
-
-export interface Check {
-  name: string;
-  status: string;
-  conclusion: string | null;
-  url: string | null;
-}
-
-export interface CommitStatus {
-  context: string;
-  state: string;
-  description: string | null;
-  url: string | null;
-}
+const CommitStatusPayload = v.pipe(
+  v.object({ context: v.string(), state: v.string(), description: Text, target_url: Text }),
+  v.transform(({ target_url, ...status }) => ({ ...status, url: target_url })),
+);
+export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
 export type Verdict = "passing" | "failing" | "pending" | "no_checks";
-
-export interface PrStatusSummary {
-  /** Each reviewer's standing review, in the order reviewers first reviewed. */
-  latest_reviews: Array<{ author: string; state: string }>;
-  checks: { total: number; passing: number; failing: number; pending: number };
-  verdict: Verdict;
-}
 
 export interface PrStatus {
   pull_request: PullRequest;
   reviews: Review[];
   checks: Check[];
   statuses: CommitStatus[];
-  summary: PrStatusSummary;
+  summary: ReturnType<typeof summarize>;
   /** Parts GitHub would not show this token (HTTP 403/404); the rest is still reported. */
   unavailable?: string[];
 }
 
-/** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
-const MAX_ITEMS = 1000;
-
 /**
- * The PR, then — in parallel, every page — its reviews, the check runs and the legacy combined
- * status of its head commit: two round trips when each list fits on one page. When the head commit
- * can be guessed, all four are asked at once (one round trip); the PR then confirms the commit, and
- * if it is another, the two commit lists are asked again for it and the guessed ones are dropped.
- * The guess is the head GitHub gave when this PR was last asked about, unless the clone's
- * remote-tracking ref for the PR's branch moved since (a push or fetch): then that ref. With
- * neither, the clone's local branch.
+ * The PR, then — in parallel, every page — its reviews, and the check runs and legacy combined
+ * status of its head commit: two round trips. When the head commit can be guessed, all four are
+ * asked at once (one round trip) and the PR confirms the guess; a wrong guess's commit lists are
+ * dropped and asked again for the real head.
  * A 403/404 on one of the three lists (a fine-grained token without Checks access, say) leaves
  * that list empty and says so in `unavailable`; any other failure fails the call and stops the
  * sibling requests.
@@ -93,10 +55,13 @@ export async function getPrStatus(
   clone: CloneHeads = { tracking: null, local: null },
 ): Promise<Result<PrStatus>> {
   const { owner, repo } = call.target;
-  const heads = lastHeads(call.connection.octokit);
+  const client = call.connection.octokit;
+  const heads = headsByClient.get(client) ?? new Map<string, SeenHead>();
+  headsByClient.set(client, heads);
   const headKey = `${owner}/${repo}#${number}`.toLowerCase();
   const seen = heads.get(headKey);
-  // GitHub's last answer stands until the remote-tracking ref moves (a push or fetch since).
+  // GitHub's last answer for this PR stands until the clone's remote-tracking ref moves (a push or
+  // fetch since): then that ref. With neither, the clone's local branch.
   const guess =
     seen !== undefined && seen.tracking === clone.tracking
       ? seen.sha
@@ -108,13 +73,7 @@ export async function getPrStatus(
     if (!result.ok && !isPartial(result.error)) siblings.abort();
     return result;
   };
-  const prRequest = githubGet(
-    guess === undefined ? call : fanout,
-    "GET /repos/{owner}/{repo}/pulls/{pull_number}",
-    { pull_number: number },
-    PullRequestPayload,
-    `pull request #${number} in ${owner}/${repo}`,
-  );
+  const prRequest = getPullRequest(guess === undefined ? call : fanout, number);
   // A guessed commit's lists answer nothing until the PR confirms it, so their failures stop nothing yet.
   const guessed = new AbortController();
   const early =
@@ -130,20 +89,14 @@ export async function getPrStatus(
     siblings.abort();
     // Asked alongside, the PR may have been stopped by its reviews' failure: report that one.
     const reviews = early !== null && isCancelled(pr.error) ? await early.reviews : null;
-    if (reviews !== null && !reviews.ok && !isPartial(reviews.error) && !isCancelled(reviews.error)) {
-      return err(reviews.error);
-    }
-    return pr;
+    return reviews && !reviews.ok && !isPartial(reviews.error) && !isCancelled(reviews.error) ? err(reviews.error) : pr;
   }
-  const sha = pr.value.data.head.sha;
-  remember(heads, headKey, { sha, tracking: clone.tracking });
-  let commit: ReturnType<typeof commitLists>;
-  if (early !== null && guess === sha) {
-    commit = early.commit;
-  } else {
-    guessed.abort();
-    commit = commitLists(fanout, sha);
-  }
+  const sha = pr.value.head_sha;
+  heads.delete(headKey);
+  heads.set(headKey, { sha, tracking: clone.tracking });
+  if (heads.size > 256) heads.delete(heads.keys().next().value!);
+  if (guess !== sha) guessed.abort();
+  const commit = early !== null && guess === sha ? early.commit : commitLists(fanout, sha);
   const [reviews, checks, statuses] = await Promise.all([
     early?.reviews ?? reviewPages(fanout, number).then(stopOthersOnFatal),
     commit.checks.then(stopOthersOnFatal),
@@ -151,10 +104,9 @@ export async function getPrStatus(
   ]);
 
   // Report the failure that caused the others to stop, not their cancellation.
-  const fatal = [reviews, checks, statuses].find((r) => !r.ok && !isPartial(r.error) && !isCancelled(r.error));
-  if (fatal && !fatal.ok) return err(fatal.error);
-  const cancelled = [reviews, checks, statuses].find((r) => !r.ok && !isPartial(r.error));
-  if (cancelled && !cancelled.ok) return err(cancelled.error);
+  const failed = [reviews, checks, statuses].flatMap((r) => (r.ok || isPartial(r.error) ? [] : [r.error]));
+  const fatal = failed.find((error) => !isCancelled(error)) ?? failed[0];
+  if (fatal) return err(fatal);
 
   const unavailable: string[] = [];
   const listOf = <T>(result: Result<Pages<T>>): T[] => {
@@ -162,101 +114,59 @@ export async function getPrStatus(
     unavailable.push(result.error.message);
     return [];
   };
-  const reviewList: Review[] = listOf(reviews).map((r) => ({
-    author: r.user?.login ?? "ghost",
-    state: r.state,
-    submitted_at: r.submitted_at ?? null,
-  }));
-  const checkList: Check[] = listOf(checks).map((c) => ({
-    name: c.name,
-    status: c.status,
-    conclusion: c.conclusion ?? null,
-    url: c.html_url ?? c.details_url ?? null,
-  }));
-  const statusList: CommitStatus[] = listOf(statuses).map((s) => ({
-    context: s.context,
-    state: s.state,
-    description: s.description ?? null,
-    url: s.target_url ?? null,
-  }));
-
+  const lists = { reviews: listOf(reviews), checks: listOf(checks), statuses: listOf(statuses) };
   return ok({
-    pull_request: toPullRequest(pr.value.data, owner, BODY_LIMIT_SINGLE),
-    reviews: reviewList,
-    checks: checkList,
-    statuses: statusList,
-    summary: summarize(reviewList, checkList, statusList),
+    pull_request: pr.value,
+    ...lists,
+    summary: summarize(lists.reviews, lists.checks, lists.statuses),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
 }
 
+/** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
+const EVERY_PAGE = { perPage: 100, maxItems: 1000 };
+
 function reviewPages(call: GitHubCall, number: number) {
   const { owner, repo } = call.target;
   return fetchPages(call, {
+    ...EVERY_PAGE,
     route: "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
     params: { pull_number: number },
-    perPage: 100,
     schema: v.array(ReviewPayload),
     items: (data) => data,
-    maxItems: MAX_ITEMS,
     what: `reviews of pull request #${number} in ${owner}/${repo}`,
   });
 }
 
 /** The check runs and the combined status of one commit, both asked at once. */
 function commitLists(call: GitHubCall, sha: string) {
-  const { owner, repo } = call.target;
-  const short = sha.slice(0, 12);
+  const of = `of commit ${sha.slice(0, 12)} in ${call.target.owner}/${call.target.repo}`;
   return {
     checks: fetchPages(call, {
+      ...EVERY_PAGE,
       route: "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
       params: { ref: sha },
-      perPage: 100,
-      schema: CheckRunsPayload,
+      schema: v.object({ check_runs: v.array(CheckRunPayload) }),
       items: (data) => data.check_runs,
-      maxItems: MAX_ITEMS,
-      what: `check runs of commit ${short} in ${owner}/${repo}`,
+      what: `check runs ${of}`,
     }),
     statuses: fetchPages(call, {
+      ...EVERY_PAGE,
       route: "GET /repos/{owner}/{repo}/commits/{ref}/status",
       params: { ref: sha },
-      perPage: 100,
-      schema: CombinedStatusPayload,
+      schema: v.object({ statuses: v.array(CommitStatusPayload) }),
       items: (data) => data.statuses,
-      maxItems: MAX_ITEMS,
-      what: `commit statuses of commit ${short} in ${owner}/${repo}`,
+      what: `commit statuses ${of}`,
     }),
   };
 }
 
 /**
  * PRs' head commits as GitHub last gave them, with the clone's remote-tracking ref at that moment,
- * per GitHub client (one per API root and token), for the guess above.
+ * per GitHub client (one per API root and token), for the guess above; the last 256 asked about.
  */
-interface SeenHead {
-  sha: string;
-  tracking: string | null;
-}
-const HEADS_KEPT = 256;
 const headsByClient = new WeakMap<object, Map<string, SeenHead>>();
-
-function lastHeads(client: object): Map<string, SeenHead> {
-  let heads = headsByClient.get(client);
-  if (heads === undefined) {
-    heads = new Map();
-    headsByClient.set(client, heads);
-  }
-  return heads;
-}
-
-function remember(heads: Map<string, SeenHead>, key: string, seen: SeenHead): void {
-  heads.delete(key);
-  heads.set(key, seen);
-  if (heads.size > HEADS_KEPT) {
-    const oldest = heads.keys().next().value;
-    if (oldest !== undefined) heads.delete(oldest);
-  }
-}
+type SeenHead = { sha: string; tracking: string | null };
 
 function isPartial(error: ToolError): boolean {
   return error.code === "not_found" || (error.code === "credentials_invalid" && /HTTP 403/.test(error.message));
@@ -299,11 +209,7 @@ export function classifyStatus(status: Pick<CommitStatus, "state">): "passing" |
   return "failing";
 }
 
-export function summarize(
-  reviews: readonly Review[],
-  checks: readonly Check[],
-  statuses: readonly CommitStatus[],
-): PrStatusSummary {
+export function summarize(reviews: readonly Review[], checks: readonly Check[], statuses: readonly CommitStatus[]) {
   const counts = { total: 0, passing: 0, failing: 0, pending: 0 };
   for (const outcome of [...checks.map(classifyCheck), ...statuses.map(classifyStatus)]) {
     counts.total++;

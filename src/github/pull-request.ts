@@ -1,89 +1,65 @@
 import * as v from "valibot";
+import { ok, type Result } from "../core/result.ts";
+import { fetchPages } from "./pagination.ts";
+import { type GitHubCall, githubGet } from "./request.ts";
 
 /** The fields we read from GitHub's pull request payloads (full and list forms); others are ignored. */
 const UserPayload = v.object({ login: v.string() });
+const RefPayload = v.object({ ref: v.optional(v.string(), ""), sha: v.string() });
 
-const RefPayload = v.object({
-  ref: v.optional(v.string()),
-  sha: v.string(),
-});
-
-export const PullRequestPayload = v.object({
+const PullRequestPayload = v.object({
   number: v.number(),
   title: v.string(),
   html_url: v.string(),
   state: v.string(),
   // A deleted account comes back as `null`.
   user: v.nullish(UserPayload),
-  body: v.nullish(v.string()),
-  labels: v.nullish(v.array(v.object({ name: v.string() }))),
-  requested_reviewers: v.nullish(v.array(v.nullable(UserPayload))),
-  requested_teams: v.nullish(v.array(v.object({ slug: v.string() }))),
+  body: v.nullish(v.string(), null),
+  labels: v.nullish(v.array(v.object({ name: v.string() })), []),
+  requested_reviewers: v.nullish(v.array(v.nullable(UserPayload)), []),
+  requested_teams: v.nullish(v.array(v.object({ slug: v.string() })), []),
   head: RefPayload,
   base: RefPayload,
-  draft: v.nullish(v.boolean()),
+  draft: v.nullish(v.boolean(), false),
   merged: v.nullish(v.boolean()),
-  merged_at: v.nullish(v.string()),
-  mergeable: v.nullish(v.boolean()),
+  merged_at: v.nullish(v.string(), null),
+  mergeable: v.nullish(v.boolean(), null),
   created_at: v.string(),
   updated_at: v.string(),
 });
-export type PullRequestPayload = v.InferOutput<typeof PullRequestPayload>;
 
-export const PullRequestListPayload = v.array(PullRequestPayload);
+export type PullRequest = ReturnType<typeof toPullRequest>;
+
+/** Bodies are trimmed so one PR (or a page of them) does not flood a model's context. */
+const BODY_LIMIT_SINGLE = 8000;
+const BODY_LIMIT_LIST = 500;
 
 /**
  * The PR object every GitHub tool returns. Upstream's keys come first, in upstream's order
  * (`number` … `updated_at`); the rest are additions.
  */
-export interface PullRequest {
-  number: number;
-  title: string;
-  state: string;
-  author: string;
-  base: string;
-  head: string;
-  draft: boolean;
-  mergeable: boolean | null;
-  created_at: string;
-  updated_at: string;
-  url: string;
-  body: string | null;
-  truncated?: true;
-  labels: string[];
-  requested_reviewers: string[];
-  merged: boolean;
-  head_sha: string;
-}
-
-/** Bodies are trimmed so one PR (or a page of them) does not flood a model's context. */
-export const BODY_LIMIT_SINGLE = 8000;
-export const BODY_LIMIT_LIST = 500;
-
-/** GitHub shows a deleted account as `ghost`. */
-const GHOST = "ghost";
-
-export function toPullRequest(pr: PullRequestPayload, owner: string, bodyLimit: number): PullRequest {
-  const body = trimBody(pr.body ?? null, bodyLimit);
-  const reviewers = (pr.requested_reviewers ?? []).flatMap((user) => (user ? [user.login] : []));
-  const teams = (pr.requested_teams ?? []).map((team) => `${owner}/${team.slug}`);
+function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: string, bodyLimit: number) {
+  const body = trimBody(pr.body, bodyLimit);
+  const reviewers = pr.requested_reviewers.flatMap((user) => (user ? [user.login] : []));
+  const teams = pr.requested_teams.map((team) => `${owner}/${team.slug}`);
   return {
     number: pr.number,
     title: pr.title,
     state: pr.state,
-    author: pr.user?.login ?? GHOST,
-    base: pr.base.ref ?? "",
-    head: pr.head.ref ?? "",
-    draft: pr.draft ?? false,
-    mergeable: pr.mergeable ?? null,
+    // GitHub shows a deleted account as `ghost`.
+    author: pr.user?.login ?? "ghost",
+    base: pr.base.ref,
+    head: pr.head.ref,
+    draft: pr.draft,
+    mergeable: pr.mergeable,
     created_at: pr.created_at,
     updated_at: pr.updated_at,
     url: pr.html_url,
     body: body.text,
     ...(body.truncated ? { truncated: true as const } : {}),
-    labels: (pr.labels ?? []).map((label) => label.name),
+    labels: pr.labels.map((label) => label.name),
     requested_reviewers: [...reviewers, ...teams],
-    merged: pr.merged ?? (pr.merged_at !== null && pr.merged_at !== undefined),
+    merged: pr.merged ?? pr.merged_at !== null,
     head_sha: pr.head.sha,
   };
 }
@@ -100,4 +76,40 @@ export function trimBody(body: string | null, limit: number): { text: string | n
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return { text: `${text.slice(0, end).trimEnd()}…`, truncated: true };
+}
+
+/** One PR, a single GET. */
+export async function getPullRequest(call: GitHubCall, number: number): Promise<Result<PullRequest>> {
+  const { owner, repo } = call.target;
+  const route = "GET /repos/{owner}/{repo}/pulls/{pull_number}";
+  const what = `pull request #${number} in ${owner}/${repo}`;
+  const response = await githubGet(call, route, { pull_number: number }, PullRequestPayload, what);
+  return response.ok ? ok(toPullRequest(response.value.data, owner, BODY_LIMIT_SINGLE)) : response;
+}
+
+/**
+ * Lists PRs newest first (GitHub's default order), following pages until `limit` PRs are in hand.
+ * `head` may be a bare branch name: GitHub only filters on `owner:branch`, so the repository owner
+ * is added (a bare name would otherwise be ignored and every PR returned).
+ */
+export async function listPullRequests(
+  call: GitHubCall,
+  options: { state: "open" | "closed" | "all"; limit: number; head?: string | undefined; base?: string | undefined },
+): Promise<Result<{ pull_requests: PullRequest[]; has_more: boolean }>> {
+  const { owner, repo } = call.target;
+  const head = options.head === undefined || options.head.includes(":") ? options.head : `${owner}:${options.head}`;
+  const pages = await fetchPages(call, {
+    route: "GET /repos/{owner}/{repo}/pulls",
+    params: { state: options.state, head, base: options.base },
+    perPage: Math.min(options.limit, 100),
+    schema: v.array(PullRequestPayload),
+    items: (data) => data,
+    maxItems: options.limit,
+    what: { what: `pull requests of ${owner}/${repo}`, missing: `repository ${owner}/${repo}` },
+  });
+  if (!pages.ok) return pages;
+  return ok({
+    pull_requests: pages.value.items.map((pr) => toPullRequest(pr, owner, BODY_LIMIT_LIST)),
+    has_more: pages.value.hasMore,
+  });
 }

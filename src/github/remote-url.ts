@@ -1,16 +1,12 @@
 import { normalizeHostname } from "../creds/github-hosts.ts";
 /** Where a git remote points on a GitHub host: `host` is lowercase, with a port only when it matters. */
-export interface RemoteRepo {
-  host: string;
-  owner: string;
-  repo: string;
-}
+export type RemoteRepo = { host: string; owner: string; repo: string };
 
 /** GitHub's rule for owner and repository names (dots allowed, so `my.repo` stays whole). */
 export const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;
 
 const URL_SCHEMES = new Set(["https", "http", "ssh", "git", "git+ssh", "ssh+git"]);
-const HOSTNAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$/;
 
 /**
  * Reads `host`, `owner` and `repo` from a remote URL in any form git accepts for a network
@@ -28,12 +24,8 @@ export function parseRemoteUrl(raw: string): RemoteRepo | null {
   if (scheme) {
     const name = (scheme[1] as string).toLowerCase();
     if (!URL_SCHEMES.has(name)) return null;
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return null;
-    }
+    const parsed = URL.parse(url);
+    if (parsed === null) return null;
     host = normalizeHostname(requestHostname(parsed.hostname));
     // An ssh or git port is not the API's port; an http(s) port is (Enterprise on :8443).
     if ((name === "https" || name === "http") && parsed.port !== "") host = `${host}:${parsed.port}`;
@@ -52,8 +44,14 @@ export function parseRemoteUrl(raw: string): RemoteRepo | null {
     host = normalizeHostname(requestHostname(rawHost));
     path = scp[2] as string;
   }
-  if (!isValidHost(host)) return null;
-  return splitOwnerRepo(host, path);
+  if (!HOST.test(host)) return null;
+  const parts = path
+    .replace(/^\/+|\/+$/g, "")
+    .replace(/\.git$/, "")
+    .replace(/\/+$/, "")
+    .split("/");
+  const [owner = "", repo = ""] = parts;
+  return parts.length === 2 && isGitHubName(owner) && isGitHubName(repo) ? { host, owner, repo } : null;
 }
 
 /**
@@ -63,32 +61,12 @@ export function parseRemoteUrl(raw: string): RemoteRepo | null {
  * names (one for credentials, another for the connection).
  */
 function requestHostname(host: string): string {
-  try {
-    return new URL(`https://${host}/`).hostname;
-  } catch {
-    return host;
-  }
+  return URL.parse(`https://${host}/`)?.hostname ?? host;
 }
 
-function splitOwnerRepo(host: string, rawPath: string): RemoteRepo | null {
-  let path = rawPath.replace(/^\/+/, "").replace(/\/+$/, "");
-  if (path.endsWith(".git")) path = path.slice(0, -".git".length);
-  path = path.replace(/\/+$/, "");
-  const parts = path.split("/");
-  if (parts.length !== 2) return null;
-  const [owner, repo] = parts as [string, string];
-  if (!isValidName(owner) || !isValidName(repo)) return null;
-  return { host, owner, repo };
-}
-
-function isValidName(name: string): boolean {
+/** `.` and `..` are no names: they would walk `/repos/{owner}/…` up the API's path. */
+export function isGitHubName(name: string): boolean {
   return GITHUB_NAME.test(name) && name !== "." && name !== ".." && name.length <= 100;
-}
-
-function isValidHost(host: string): boolean {
-  const [name, port, ...rest] = host.split(":");
-  if (rest.length > 0 || name === undefined || !HOSTNAME.test(name)) return false;
-  return port === undefined || /^[0-9]{1,5}$/.test(port);
 }
 
 /**

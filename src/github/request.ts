@@ -19,11 +19,6 @@ export interface GitHubCall {
 /** What a request is for, in messages; `missing` names what a 404 means when that differs. */
 export type Subject = string | { what: string; missing: string };
 
-export interface GitHubResponse<T> {
-  data: T;
-  headers: Record<string, string | undefined>;
-}
-
 /**
  * A GET through Octokit (retries, rate limits, timeout, ETags), its payload checked against
  * `schema`. Never throws: HTTP, transport and shape failures all come back as tool errors.
@@ -35,10 +30,11 @@ export async function githubGet<S extends v.GenericSchema>(
   params: Record<string, string | number | undefined>,
   schema: S,
   subject: Subject,
-): Promise<Result<GitHubResponse<v.InferOutput<S>>>> {
+): Promise<Result<{ data: v.InferOutput<S>; link: string | undefined }>> {
   const { connection, target } = call;
-  const what = typeof subject === "string" ? subject : subject.what;
-  let response: { data: unknown; headers: Record<string, string | number | undefined> };
+  const { what, missing } = typeof subject === "string" ? { what: subject, missing: undefined } : subject;
+  let data: unknown;
+  let link: string | undefined;
   try {
     const raw = await connection.octokit.request(route, {
       // Unused parameters would become query parameters, so only templated routes get these.
@@ -48,42 +44,30 @@ export async function githubGet<S extends v.GenericSchema>(
       // is ten times slower than JSON.parse: 37 ms against 3.5 ms for a page of 100 pull requests.
       request: { signal: call.signal, parseSuccessResponseBody: false },
     });
-    response = { data: await decodeBody(raw.data, raw.headers["content-type"]), headers: raw.headers };
+    data = await decodeBody(raw.data, raw.headers["content-type"]);
+    link = raw.headers.link;
   } catch (error) {
     return err(
       githubErrorToToolError(error, {
         what,
-        ...(typeof subject === "string" ? {} : { missing: subject.missing }),
+        ...(missing === undefined ? {} : { missing }),
         baseUrl: connection.baseUrl,
-        credentialSource: connection.credential.source,
+        credentialSource: connection.credentialSource,
         repository: `${target.owner}/${target.repo}`,
         secrets: connection.secrets,
         now: call.now(),
       }),
     );
   }
-  const parsed = v.safeParse(schema, response.data);
-  if (!parsed.success) {
-    // Name the field and what was expected, never the value received (it is GitHub's data).
-    const issue = parsed.issues[0];
-    const path = issue?.path?.map((item) => String(item.key)).join(".") || "(root)";
-    const expected = issue?.expected ? `expected ${issue.expected}` : "invalid value";
-    return err(
-      scrubToolError(
-        toolError(
-          "network_error",
-          `Unexpected response from GitHub for ${what}: ${path}: ${expected}`,
-          `Check that ${connection.baseUrl} is a GitHub REST API root.`,
-        ),
-        connection.secrets,
-      ),
-    );
-  }
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(response.headers)) {
-    headers[name] = value === undefined ? undefined : String(value);
-  }
-  return ok({ data: parsed.output, headers });
+  const parsed = v.safeParse(schema, data);
+  if (parsed.success) return ok({ data: parsed.output, link });
+  // Name the field and what was expected, never the value received (it is GitHub's data).
+  const issue = parsed.issues[0];
+  const path = issue?.path?.map((item) => String(item.key)).join(".") || "(root)";
+  const expected = issue?.expected ? `expected ${issue.expected}` : "invalid value";
+  const message = `Unexpected response from GitHub for ${what}: ${path}: ${expected}`;
+  const hint = `Check that ${connection.baseUrl} is a GitHub REST API root.`;
+  return err(scrubToolError(toolError("network_error", message, hint), connection.secrets));
 }
 
 /** A success body as Octokit would give it: JSON when labelled so and parseable, else the text. */

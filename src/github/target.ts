@@ -4,22 +4,18 @@ import { clip, scrubControl } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readGhHosts } from "../creds/gh-config.ts";
 import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../creds/github-hosts.ts";
-import { type RemoteUrl, readRemotes } from "./local-repo.ts";
-import { displayRemoteUrl, parseRemoteUrl } from "./remote-url.ts";
+import { readEffectiveConfig } from "../git/config-levels.ts";
+import { discoverRepository } from "../git/discover.ts";
+import { type Remote, remoteUrls } from "../git/remotes.ts";
+import { displayRemoteUrl, isGitHubName, parseRemoteUrl, type RemoteRepo } from "./remote-url.ts";
 
 /** The repository a GitHub tool call is about. */
-export interface GitHubTarget {
-  host: string;
-  owner: string;
-  repo: string;
-}
+export type GitHubTarget = RemoteRepo;
 
 export interface TargetArgs {
   owner?: string | undefined;
   repo?: string | undefined;
 }
-
-const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;
 
 const PASS_OWNER_REPO = "Or pass `owner` and `repo` to name the GitHub repository directly.";
 
@@ -42,7 +38,7 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   }
   const ghHost = ghHostOverride(ctx.env);
   if (args.owner !== undefined && args.repo !== undefined) {
-    if (!GITHUB_NAME.test(args.repo) || args.repo.length > 100 || args.repo === "." || args.repo === "..") {
+    if (!isGitHubName(args.repo)) {
       return err(
         toolError(
           "invalid_params",
@@ -61,6 +57,20 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   return chooseRemote(remotes.value, { ghHost, isGitHubHost: knownGitHubHosts(ctx.env, loggedIn) });
 }
 
+/**
+ * Remotes of the repository at `path` in config order, read fresh (a bare repository works too),
+ * with the `insteadOf` rules of the system, the user and the repository applied to their URLs.
+ */
+export async function readRemotes(
+  ctx: Pick<Context, "files" | "env" | "home" | "platform">,
+  path: string,
+): Promise<Result<Remote[]>> {
+  const repo = await discoverRepository(path, ctx.files);
+  if (!repo.ok) return repo;
+  const config = await readEffectiveConfig(repo.value, ctx);
+  return config.ok ? ok(remoteUrls(config.value)) : config;
+}
+
 export interface RemoteChoiceOptions {
   /** `GH_HOST`: every request goes to this host; remotes only supply owner and repo. */
   ghHost: string | null;
@@ -76,22 +86,20 @@ export interface RemoteChoiceOptions {
  * - else `origin` (then the first remote) on an unknown host, taken to be GitHub Enterprise
  *   Server, unless the host is a known other forge (GitLab, Bitbucket, …).
  */
-export function chooseRemote(remotes: readonly RemoteUrl[], options: RemoteChoiceOptions): Result<GitHubTarget> {
+export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOptions): Result<GitHubTarget> {
   const parsed = remotes.map((remote) => ({ ...remote, parsed: parseRemoteUrl(remote.url) }));
-  const usable = parsed.filter((r) => r.parsed !== null) as Array<RemoteUrl & { parsed: GitHubTarget }>;
+  const usable = parsed.filter((r) => r.parsed !== null) as Array<Remote & { parsed: GitHubTarget }>;
   const origin = usable.find((r) => r.name === "origin");
+  // `origin` first, then every remote in config order.
+  const first = (test: (host: string) => boolean) =>
+    [origin, ...usable].find((r) => r !== undefined && test(r.parsed.host));
 
   if (options.ghHost) {
-    const onHost = usable.filter((r) => r.parsed.host === options.ghHost);
-    const pick = onHost.find((r) => r.name === "origin") ?? onHost[0] ?? origin ?? usable[0];
+    const pick = first((host) => host === options.ghHost) ?? origin ?? usable[0];
     if (pick) return ok({ host: options.ghHost, owner: pick.parsed.owner, repo: pick.parsed.repo });
   } else {
-    if (origin && options.isGitHubHost(origin.parsed.host)) return ok(origin.parsed);
-    const github = usable.find((r) => options.isGitHubHost(r.parsed.host));
-    if (github) return ok(github.parsed);
-    if (origin && !isOtherForge(origin.parsed.host)) return ok(origin.parsed);
-    const enterprise = usable.find((r) => !isOtherForge(r.parsed.host));
-    if (enterprise) return ok(enterprise.parsed);
+    const pick = first(options.isGitHubHost) ?? first((host) => !isOtherForge(host));
+    if (pick) return ok(pick.parsed);
   }
 
   if (remotes.length === 0) {
@@ -107,8 +115,7 @@ export function chooseRemote(remotes: readonly RemoteUrl[], options: RemoteChoic
     .slice(0, 5)
     .map((r) => `${clip(scrubControl(r.name), 60)} (${clip(displayRemoteUrl(r.url), 200)})`)
     .join(", ");
-  const otherForges = usable.filter((r) => isOtherForge(r.parsed.host));
-  if (otherForges.length === usable.length && usable.length > 0) {
+  if (usable.length > 0 && usable.every((r) => isOtherForge(r.parsed.host))) {
     return err(
       toolError(
         "unsupported_repo",

@@ -1,10 +1,8 @@
 import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
-import { resolvePrNumber } from "../github/default-pr.ts";
-import { getPullRequest } from "../github/get-pull-request.ts";
-import { guessHeadFromClone } from "../github/head-guess.ts";
-import { listPullRequests } from "../github/list-pull-requests.ts";
+import { guessHeadFromClone, resolvePrNumber } from "../github/clone.ts";
 import { classifyCheck, classifyStatus, getPrStatus } from "../github/pr-status.ts";
+import { getPullRequest, listPullRequests } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isOtherForge, knownGitHubHosts, parseHostSetting } from "../../src/creds/github-hosts.ts";
-import { apiBaseUrl } from "../../src/github/api-base.ts";
+import { apiBaseUrl } from "../../src/github/client.ts";
 
 describe("apiBaseUrl", () => {
   const table: Array<[string, string]> = [

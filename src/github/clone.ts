@@ -1,12 +1,59 @@
+/** What the clone says about a PR: which one twig linked to the checked-out branch, and its head commit. */
 import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { readHead } from "../git/head.ts";
 import { resolveRef } from "../git/refs.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { readRemotes } from "./local-repo.ts";
 import { parseRemoteUrl } from "./remote-url.ts";
-import type { GitHubTarget } from "./target.ts";
+import { type GitHubTarget, readRemotes } from "./target.ts";
+
+const EXPLICIT_HINT = "Provide an explicit pr_number parameter.";
+
+/**
+ * The PR a call is about: `pr_number` when given, else the PR twig linked to the checked-out
+ * branch (`branches[<branch>].github_pr` in `.twig/state.json`). Unlike upstream, a detached HEAD
+ * is reported as such instead of being looked up as a branch named `HEAD`.
+ */
+export async function resolvePrNumber(ctx: Context, explicit: number | undefined): Promise<Result<number>> {
+  if (explicit !== undefined) return ok(explicit);
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) {
+    const { code, message, hint } = workspace.error;
+    const more = `${EXPLICIT_HINT} Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`;
+    return err(toolError(code, message, more));
+  }
+  const head = await readHead(workspace.value.repo, ctx.files);
+  if (!head.ok) {
+    const message = `No pr_number provided and could not detect current branch: ${head.error.message}`;
+    return err(toolError("invalid_params", message, EXPLICIT_HINT));
+  }
+  if (head.value.kind === "detached") {
+    return err(
+      toolError(
+        "invalid_params",
+        `No pr_number provided and HEAD is detached at ${head.value.oid.slice(0, 12)}, so there is no current branch to look up`,
+        `${EXPLICIT_HINT} Or check out the PR's branch.`,
+      ),
+    );
+  }
+  const { branch } = head.value;
+  const state = await loadState(ctx, workspace.value.workTree);
+  if (!state.ok) return state;
+  const pr = state.value.branches.get(branch)?.github_pr ?? null;
+  if (pr === null) {
+    return err(
+      toolError(
+        "not_found",
+        `Branch '${branch}' has no linked GitHub PR`,
+        `${EXPLICIT_HINT} To find an open PR for the branch, call list_pull_requests with head="${branch}".`,
+      ),
+    );
+  }
+  return ok(pr);
+}
 
 /** What the clone says a PR's head commit probably is (see {@link guessHeadFromClone}). */
 export interface CloneHeads {
@@ -46,24 +93,15 @@ export async function guessHeadFromClone(
   if (!state.ok) return NONE;
   const head = await readHead(workspace.value.repo, ctx.files);
   const current = head.ok && head.value.kind === "branch" ? head.value.branch : null;
-  let branch: string | null = null;
-  if (current !== null && state.value.branches.get(current)?.github_pr === number) {
-    branch = current;
-  } else {
-    for (const [name, record] of state.value.branches) {
-      if (record.github_pr === number && (branch === null || compareBytewise(name, branch) < 0)) branch = name;
-    }
-  }
-  if (branch === null) return NONE;
+  const linked = [...state.value.branches].flatMap(([name, record]) => (record.github_pr === number ? [name] : []));
+  const branch = current !== null && linked.includes(current) ? current : linked.sort(compareBytewise)[0];
+  if (branch === undefined) return NONE;
 
   const oidOf = async (refname: string) => {
     const resolved = await resolveRef(workspace.value.repo, refname, ctx.files);
     return resolved.ok ? resolved.value : null;
   };
   let tracking: string | null = null;
-  for (const remote of naming) {
-    tracking = await oidOf(`refs/remotes/${remote.name}/${branch}`);
-    if (tracking !== null) break;
-  }
+  for (const remote of naming) tracking ??= await oidOf(`refs/remotes/${remote.name}/${branch}`);
   return { tracking, local: await oidOf(`refs/heads/${branch}`) };
 }
