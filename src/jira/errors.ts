@@ -54,7 +54,7 @@ function withMessages(sentence: string, messages: readonly string[]): string {
   return messages.length === 0 ? sentence : `${sentence}: ${messages.join(" ")}`;
 }
 
-function endpoint(purpose: RequestPurpose): string {
+export function endpointOf(purpose: RequestPurpose): string {
   return `${purpose.method} ${purpose.path}`;
 }
 
@@ -82,7 +82,7 @@ export function httpStatusError(
       return toolError(
         "credentials_invalid",
         withMessages(
-          `Jira at ${failure.site} rejected the credentials from ${failure.credentialSource} (HTTP ${status} on ${endpoint(purpose)})${reason}`,
+          `Jira at ${failure.site} rejected the credentials from ${failure.credentialSource} (HTTP ${status} on ${endpointOf(purpose)})${reason}`,
           messages,
         ),
         captcha
@@ -95,7 +95,7 @@ export function httpStatusError(
     case 404:
       return toolError(
         "not_found",
-        withMessages(purpose.notFound ?? `Jira has no resource at ${endpoint(purpose)} (HTTP 404)`, messages),
+        withMessages(purpose.notFound ?? `Jira has no resource at ${endpointOf(purpose)} (HTTP 404)`, messages),
         purpose.notFound === undefined
           ? `Check that JIRA_HOST (${failure.site}) points at the Jira site itself.`
           : "Check the key, and that the account behind the credentials can browse the project.",
@@ -103,7 +103,7 @@ export function httpStatusError(
     case 410:
       return toolError(
         "unsupported_api",
-        withMessages(`Jira at ${failure.site} no longer supports ${endpoint(purpose)} (HTTP 410 Gone)`, messages),
+        withMessages(`Jira at ${failure.site} no longer supports ${endpointOf(purpose)} (HTTP 410 Gone)`, messages),
         "This Jira deployment retired the endpoint; a newer twig-mcp may use its replacement.",
       );
     case 429: {
@@ -111,7 +111,7 @@ export function httpStatusError(
       return toolError(
         "rate_limited",
         withMessages(
-          `Jira at ${failure.site} is rate limiting requests (HTTP 429 on ${endpoint(purpose)})${wait}`,
+          `Jira at ${failure.site} is rate limiting requests (HTTP 429 on ${endpointOf(purpose)})${wait}`,
           messages,
         ),
         "Wait a little before calling Jira tools again.",
@@ -130,14 +130,14 @@ export function httpStatusError(
       }
       return toolError(
         "invalid_params",
-        withMessages(`Jira rejected ${endpoint(purpose)} (HTTP 400)`, messages),
+        withMessages(`Jira rejected ${endpointOf(purpose)} (HTTP 400)`, messages),
         "Check the filter values (status and assignee names must exist in this Jira).",
       );
     }
     default:
       return toolError(
         "network_error",
-        withMessages(`Jira at ${failure.site} answered HTTP ${status} to ${endpoint(purpose)}`, messages),
+        withMessages(`Jira at ${failure.site} answered HTTP ${status} to ${endpointOf(purpose)}`, messages),
         status >= 500 ? "Jira may be having problems; try again later." : undefined,
       );
   }
