@@ -16,38 +16,18 @@ interface AdfNode {
 /** Nesting deeper than this is cut off with `…` rather than risking the stack. */
 const MAX_DEPTH = 48;
 
-const BLOCK_TYPES = new Set([
-  "doc",
-  "paragraph",
-  "heading",
-  "bulletList",
-  "orderedList",
-  "listItem",
-  "taskList",
-  "taskItem",
-  "decisionList",
-  "decisionItem",
-  "codeBlock",
-  "blockquote",
-  "rule",
-  "panel",
-  "table",
-  "tableRow",
-  "tableHeader",
-  "tableCell",
-  "mediaSingle",
-  "mediaGroup",
-  "expand",
-  "nestedExpand",
-  "layoutSection",
-  "layoutColumn",
-  "blockCard",
-  "embedCard",
-  "extension",
-  "bodiedExtension",
-  "multiBodiedExtension",
-  "extensionFrame",
-]);
+const words = (list: string) => new Set(list.split(" "));
+
+const BLOCK_TYPES = words(
+  "doc paragraph heading bulletList orderedList listItem taskList taskItem decisionList decisionItem codeBlock " +
+    "blockquote rule panel table tableRow tableHeader tableCell mediaSingle mediaGroup expand nestedExpand " +
+    "layoutSection layoutColumn blockCard embedCard extension bodiedExtension multiBodiedExtension extensionFrame",
+);
+/** Blocks that only hold other blocks. */
+const CONTAINERS = words(
+  "doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame tableRow tableHeader tableCell",
+);
+const LIST_ITEMS = words("listItem taskItem decisionItem");
 
 /** Renders an ADF document (or any ADF node) as text. Non-ADF input yields `""`. */
 export function adfToText(document: unknown): string {
@@ -122,14 +102,9 @@ function isInlineLike(node: AdfNode): boolean {
 function renderBlock(node: AdfNode, depth: number): string {
   if (depth > MAX_DEPTH) return "…";
   const next = depth + 1;
+  if (CONTAINERS.has(node.type)) return renderChildren(node.content, next);
+  if (LIST_ITEMS.has(node.type)) return renderListItemBody(node, next);
   switch (node.type) {
-    case "doc":
-    case "layoutSection":
-    case "layoutColumn":
-    case "bodiedExtension":
-    case "multiBodiedExtension":
-    case "extensionFrame":
-      return renderChildren(node.content, next);
     case "paragraph":
       return renderInline(node.content, next).trim();
     case "heading": {
@@ -146,27 +121,24 @@ function renderBlock(node: AdfNode, depth: number): string {
       return renderList(node, next, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]"));
     case "decisionList":
       return renderList(node, next, () => "- Decision:");
-    case "listItem":
-    case "taskItem":
-    case "decisionItem":
-      return renderListItemBody(node, next);
     case "codeBlock":
-      return renderCode(node);
+      return fencedCode(
+        node.content
+          .map((child) => child.text ?? "")
+          .join("")
+          .replace(/\n$/, ""),
+        attrString(node, "language") ?? "",
+      );
     case "blockquote":
       return quote(renderChildren(node.content, next));
     case "rule":
       return "---";
     case "panel": {
       const kind = attrString(node, "panelType") ?? "info";
-      const label = kind.charAt(0).toUpperCase() + kind.slice(1);
-      return quote(`**${label}:**\n${renderChildren(node.content, next)}`);
+      return quote(`**${kind.charAt(0).toUpperCase() + kind.slice(1)}:**\n${renderChildren(node.content, next)}`);
     }
     case "table":
       return renderTable(node, next);
-    case "tableRow":
-    case "tableHeader":
-    case "tableCell":
-      return renderChildren(node.content, next);
     case "mediaSingle":
     case "mediaGroup":
       return node.content
@@ -181,9 +153,8 @@ function renderBlock(node: AdfNode, depth: number): string {
     }
     case "blockCard":
     case "embedCard":
-      return attrString(node, "url") ?? dataCardTitle(node) ?? "";
     case "extension":
-      return `[${attrString(node, "extensionKey") ?? "extension"}]`;
+      return renderInlineNode(node, next);
     default:
       return renderUnknown(node, next);
   }
@@ -201,12 +172,11 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
   return list.content
     .map((item, index) => {
       const prefix = `${marker(index, item)} `;
-      const body =
-        item.type === "listItem" || item.type === "taskItem" || item.type === "decisionItem"
-          ? renderListItemBody(item, depth)
-          : isBlock(item)
-            ? renderBlock(item, depth)
-            : renderInline([item], depth);
+      const body = LIST_ITEMS.has(item.type)
+        ? renderListItemBody(item, depth)
+        : isBlock(item)
+          ? renderBlock(item, depth)
+          : renderInline([item], depth);
       // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
       if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
       return indent(body, prefix, " ".repeat(prefix.length));
@@ -218,14 +188,6 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
 function renderListItemBody(item: AdfNode, depth: number): string {
   if (item.content.every((child) => !isBlock(child))) return renderInline(item.content, depth);
   return renderChildren(item.content, depth, "\n");
-}
-
-function renderCode(node: AdfNode): string {
-  const code = node.content.map((child) => child.text ?? "").join("");
-  const language = (attrString(node, "language") ?? "").replace(/[^\w+#.-]/g, "");
-  const longestRun = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(longestRun + 1);
-  return `${fence}${language}\n${code.replace(/\n$/, "")}\n${fence}`;
 }
 
 function renderTable(table: AdfNode, depth: number): string {
@@ -268,7 +230,12 @@ function renderInlineNode(node: AdfNode, depth: number): string {
     case "emoji":
       return attrString(node, "text") || attrString(node, "shortName") || "";
     case "inlineCard":
-      return attrString(node, "url") ?? dataCardTitle(node) ?? "";
+    case "blockCard":
+    case "embedCard": {
+      const data = record(node.attrs.data);
+      const title = typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
+      return attrString(node, "url") ?? title ?? "";
+    }
     case "date": {
       const timestamp = Number(attrString(node, "timestamp"));
       if (!Number.isFinite(timestamp)) return "";
@@ -291,16 +258,12 @@ function renderInlineNode(node: AdfNode, depth: number): string {
     case "placeholder":
       return "";
     case "inlineExtension":
+    case "extension":
       return `[${attrString(node, "extensionKey") ?? "extension"}]`;
     default:
       if (isBlock(node)) return renderBlock(node, depth);
       return renderUnknown(node, depth);
   }
-}
-
-function dataCardTitle(node: AdfNode): string | undefined {
-  const data = record(node.attrs.data);
-  return typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
 }
 
 /** Markdown emphasis around `text`; surrounding spaces stay outside the markers. */
@@ -310,11 +273,8 @@ function applyMarks(text: string, marks: AdfNode["marks"]): string {
   const [, lead = "", core = "", trail = ""] = /^(\s*)([\s\S]*?)(\s*)$/.exec(text) ?? [];
   if (core === "") return text;
   let out = core;
-  if (types.has("code")) {
-    const ticks = "`".repeat(Math.max(0, ...[...core.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
-    const pad = core.startsWith("`") || core.endsWith("`") ? " " : "";
-    out = `${ticks}${pad}${core}${pad}${ticks}`;
-  } else {
+  if (types.has("code")) out = inlineCode(core);
+  else {
     if (types.has("strike")) out = `~~${out}~~`;
     if (types.has("em")) out = `*${out}*`;
     if (types.has("strong")) out = `**${out}**`;
@@ -333,7 +293,23 @@ function indent(text: string, first: string, rest: string): string {
     .join("\n");
 }
 
-function quote(text: string): string {
+/** Backticks one longer than the longest run in `text`, and at least `min` long. */
+function ticks(text: string, min: number): string {
+  return "`".repeat(Math.max(min - 1, ...[...text.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
+}
+
+export function inlineCode(code: string): string {
+  const pad = code.startsWith("`") || code.endsWith("`") ? " " : "";
+  return `${ticks(code, 1)}${pad}${code}${pad}${ticks(code, 1)}`;
+}
+
+/** A fenced block whose fence no line of `code` can close; the language is reduced to a safe word. */
+export function fencedCode(code: string, language: string): string {
+  const fence = ticks(code, 3);
+  return `${fence}${language.replace(/[^\w+#.-]/g, "")}\n${code}\n${fence}`;
+}
+
+export function quote(text: string): string {
   return text
     .split("\n")
     .map((line) => (line === "" ? ">" : `> ${line}`))

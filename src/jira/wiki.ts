@@ -4,7 +4,7 @@
  * blocks, `{quote}` and `bq.`, `[text|url]` links, `[~user]` mentions, `*`/`#`/`-` lists (nested),
  * `||`/`|` tables, `!image.png!` attachments. Plain text passes through almost unchanged.
  */
-import { tidy } from "./adf.ts";
+import { fencedCode, inlineCode, quote, tidy } from "./adf.ts";
 
 const OPEN = "\uE000";
 const CLOSE = "\uE001";
@@ -45,9 +45,7 @@ function extractPreformatted(text: string, shelf: Shelf): string {
     (_match, kind: string, params: string | undefined, body: string) => {
       const language = kind === "code" ? codeLanguage(params) : "";
       const code = body.replace(/^[ \t]*\n/, "").replace(/\n[ \t]*$/, "");
-      const longestRun = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
-      const fence = "`".repeat(longestRun + 1);
-      return `\n${shelf.put(`${fence}${language}\n${code}\n${fence}`)}\n`;
+      return `\n${shelf.put(fencedCode(code, language))}\n`;
     },
   );
 }
@@ -57,7 +55,7 @@ function codeLanguage(params: string | undefined): string {
   for (const part of params.split("|")) {
     const [key, value] = part.includes("=") ? part.split("=", 2) : [undefined, part];
     if ((key === undefined || key.trim().toLowerCase() === "language") && value) {
-      return value.trim().replace(/[^\w+#.-]/g, "");
+      return value.trim();
     }
   }
   return "";
@@ -66,11 +64,7 @@ function codeLanguage(params: string | undefined): string {
 function convertQuotes(text: string, shelf: Shelf): string {
   return text.replace(/(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g, (_match, body: string) => {
     const inner = shelf.restore(tidy(convertLines(stripLayoutMacros(body), shelf)));
-    const quoted = inner
-      .split("\n")
-      .map((line) => (line === "" ? ">" : `> ${line}`))
-      .join("\n");
-    return `\n${shelf.put(quoted)}\n`;
+    return `\n${shelf.put(quote(inner))}\n`;
   });
 }
 
@@ -218,12 +212,6 @@ function link(inner: string, shelf: Shelf): string | null {
   if (/^(?:[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(target)) return shelf.put(target);
   if (target.startsWith("#")) return shelf.put(target);
   return null;
-}
-
-function inlineCode(code: string): string {
-  const ticks = "`".repeat(Math.max(0, ...[...code.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
-  const pad = code.startsWith("`") || code.endsWith("`") ? " " : "";
-  return `${ticks}${pad}${code}${pad}${ticks}`;
 }
 
 /** Wiki emphasis → Markdown: `*b*` → `**b**`, `_i_` → `*i*`, `-s-` → `~~s~~`, `+u+` → `u`. */
