@@ -37,11 +37,6 @@ export function adfToText(document: unknown): string {
   return tidy(text);
 }
 
-/** True for values shaped like an ADF document (`{"type":"doc", ...}`). */
-export function isAdfDocument(value: unknown): boolean {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "doc";
-}
-
 function toNode(value: unknown): AdfNode | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const raw = value as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { adfToText, isAdfDocument } from "./adf.ts";
+import { adfToText } from "./adf.ts";
 import { wikiToText } from "./wiki.ts";
 
 /** The fields asked for on every issue request (twig asked for all of them). */
@@ -76,32 +76,29 @@ export function toJiraIssue(payload: JiraIssuePayload, browseUrl: string, maxDes
   const fields = payload.fields;
   const rendered = renderDescription(fields.description);
   const cut = rendered === null ? null : truncate(rendered, maxDescriptionChars);
-  const assignee = userName(fields.assignee);
-  const reporter = userName(fields.reporter);
-  const issueType = nonEmpty(fields.issuetype?.name);
-  const priority = nonEmpty(fields.priority?.name);
-  const updated = nonEmpty(fields.updated);
-  return {
+  const issue = {
     key: payload.key,
     summary: fields.summary,
-    ...(cut === null ? {} : { description: cut.text }),
+    description: cut?.text,
     status: fields.status.name,
-    ...(assignee === undefined ? {} : { assignee }),
+    assignee: userName(fields.assignee),
     url: browseUrl,
-    ...(issueType === undefined ? {} : { issue_type: issueType }),
-    ...(priority === undefined ? {} : { priority }),
+    issue_type: nonEmpty(fields.issuetype?.name),
+    priority: nonEmpty(fields.priority?.name),
     labels: fields.labels ?? [],
-    ...(reporter === undefined ? {} : { reporter }),
-    ...(updated === undefined ? {} : { updated }),
-    ...(cut?.truncated ? { truncated: true as const } : {}),
+    reporter: userName(fields.reporter),
+    updated: nonEmpty(fields.updated),
+    truncated: cut?.truncated ? true : undefined,
   };
+  // What the issue lacks is left out rather than sent as `undefined`.
+  return Object.fromEntries(Object.entries(issue).filter(([, value]) => value !== undefined)) as JiraIssue;
 }
 
 export function renderDescription(description: unknown): string | null {
   if (description === null || description === undefined) return null;
   let text: string;
   if (typeof description === "string") text = wikiToText(description);
-  else if (isAdfDocument(description) || typeof description === "object") text = adfToText(description);
+  else if (typeof description === "object") text = adfToText(description);
   else text = String(description);
   return text.trim() === "" ? null : text;
 }
