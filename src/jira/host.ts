@@ -48,16 +48,10 @@ function parseUrl(text: string): URL | null {
 /**
  * scheme `://` [userinfo `@`] host [`:`port] + path unless it is exactly `/` + `?query` + `#fragment`.
  * WHATWG `href` already drops default ports, lowercases and punycodes the host, and keeps an empty
- * `?` or `#`; only the root path has to go.
+ * `?` or `#`; only the root path has to go (userinfo cannot hold a raw `/`, `?` or `#`).
  */
 function serialize(url: URL): string {
-  const href = url.href;
-  const authorityStart = href.indexOf("//") + 2;
-  const authorityLength = href.slice(authorityStart).search(/[/?#]/);
-  const authorityEnd = authorityLength === -1 ? href.length : authorityStart + authorityLength;
-  let rest = href.slice(authorityEnd);
-  if (url.pathname === "/" && rest.startsWith("/")) rest = rest.slice(1);
-  return href.slice(0, authorityEnd) + rest;
+  return url.pathname === "/" ? url.href.replace(/^([^:]+:\/\/[^/?#]*)\//, "$1") : url.href;
 }
 
 /**
@@ -65,11 +59,7 @@ function serialize(url: URL): string {
  * `https://`, then every leading `http://`, then every trailing `/`; ports and paths stay.
  */
 export function normalizeHost(baseUrl: string): string {
-  let host = baseUrl;
-  while (host.startsWith("https://")) host = host.slice("https://".length);
-  while (host.startsWith("http://")) host = host.slice("http://".length);
-  while (host.endsWith("/")) host = host.slice(0, -1);
-  return host;
+  return baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, "").replace(/\/+$/, "");
 }
 
 /** Where requests go: the base URL without userinfo, with no trailing `/` so paths join cleanly. */
@@ -161,24 +151,21 @@ export function checkJiraHost(raw: string): Result<CheckedJiraHost, ToolError> {
   }
   const url = ensureUrlScheme(text);
   if (!url.ok) return invalid("cannot be read as an address");
+  // Not http(s) cannot come out of the checks above; jiraBase refuses it all the same.
   const parsed = parseUrl(url.value);
-  if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:") || parsed.hostname === "") {
-    return invalid("cannot be read as an address");
-  }
+  if (parsed === null) return invalid("cannot be read as an address");
   const cloud = isAtlassianCloudHost(parsed.hostname);
   const segments = parsed.pathname.split("/").filter((segment) => segment !== "");
-  let kept = segments;
-  if (cloud) kept = [];
-  else {
-    const ui = segments.findIndex(
-      (segment, index) =>
-        UI_SEGMENTS.has(segment.toLowerCase()) && (segment !== "jira" || segments[index + 1] === "software"),
-    );
-    if (ui !== -1) kept = segments.slice(0, ui);
-  }
+  const ui = cloud
+    ? 0
+    : segments.findIndex(
+        (segment, index) =>
+          UI_SEGMENTS.has(segment.toLowerCase()) && (segment !== "jira" || segments[index + 1] === "software"),
+      );
+  const kept = ui === -1 ? segments : segments.slice(0, ui);
   const dropped = kept.length !== segments.length || parsed.search !== "" || parsed.hash !== "";
-  const site = `${parsed.protocol}//${parsed.username === "" ? "" : `${parsed.username}${parsed.password === "" ? "" : `:${parsed.password}`}@`}${parsed.host}${kept.map((segment) => `/${segment}`).join("")}`;
-  const base = jiraBase(dropped ? site : url.value);
+  if (dropped) Object.assign(parsed, { pathname: kept.join("/"), search: "", hash: "" });
+  const base = jiraBase(dropped ? serialize(parsed) : url.value);
   if (!base.ok) return invalid("cannot be read as an address");
   const note = dropped
     ? `JIRA_HOST looks like an address copied from the browser; using the ${cloud ? "Cloud site" : "site"} ${base.value.display}`
