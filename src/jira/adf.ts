@@ -16,25 +16,11 @@ interface AdfNode {
 /** Nesting deeper than this is cut off with `…` rather than risking the stack. */
 const MAX_DEPTH = 48;
 
-const words = (list: string) => new Set(list.split(" "));
-
-const BLOCK_TYPES = words(
-  "doc paragraph heading bulletList orderedList listItem taskList taskItem decisionList decisionItem codeBlock " +
-    "blockquote rule panel table tableRow tableHeader tableCell mediaSingle mediaGroup expand nestedExpand " +
-    "layoutSection layoutColumn blockCard embedCard extension bodiedExtension multiBodiedExtension extensionFrame",
-);
-/** Blocks that only hold other blocks. */
-const CONTAINERS = words(
-  "doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame tableRow tableHeader tableCell",
-);
-const LIST_ITEMS = words("listItem taskItem decisionItem");
-
 /** Renders an ADF document (or any ADF node) as text. Non-ADF input yields `""`. */
 export function adfToText(document: unknown): string {
   const node = toNode(document);
   if (node === null) return "";
-  const text = BLOCK_TYPES.has(node.type) || node.text === undefined ? renderBlock(node, 0) : renderInline([node], 0);
-  return tidy(text);
+  return tidy(isBlock(node) || node.text === undefined ? renderBlock(node, 0) : renderInline([node], 0));
 }
 
 function toNode(value: unknown): AdfNode | null {
@@ -67,7 +53,7 @@ function attrString(node: AdfNode, name: string): string | undefined {
 }
 
 function isBlock(node: AdfNode): boolean {
-  return BLOCK_TYPES.has(node.type);
+  return BLOCKS.has(node.type);
 }
 
 /** Children of a block container: blocks rendered one by one, runs of inline nodes as paragraphs. */
@@ -79,7 +65,8 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
     inline = [];
   };
   for (const node of nodes) {
-    if (isBlock(node) || (!isInlineLike(node) && node.content.some(isBlock))) {
+    const inlineLike = node.text !== undefined || node.content.length === 0;
+    if (isBlock(node) || (!inlineLike && node.content.some(isBlock))) {
       flush();
       parts.push(renderBlock(node, depth));
     } else {
@@ -90,69 +77,115 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
   return parts.filter((part) => part.trim() !== "").join(separator);
 }
 
-function isInlineLike(node: AdfNode): boolean {
-  return node.text !== undefined || node.content.length === 0;
-}
+type Render = (node: AdfNode, depth: number) => string;
+
+const children: Render = (node, depth) => renderChildren(node.content, depth);
+/** A list item's blocks stacked tightly, so nested lists sit right under their parent line. */
+const listItem: Render = (item, depth) =>
+  item.content.every((child) => !isBlock(child))
+    ? renderInline(item.content, depth)
+    : renderChildren(item.content, depth, "\n");
+const mediaBlock: Render = (node, depth) =>
+  node.content
+    .map((child) => renderInline([child], depth))
+    .filter((t) => t !== "")
+    .join("\n");
+const expand: Render = (node, depth) => {
+  const title = attrString(node, "title");
+  const body = renderChildren(node.content, depth);
+  return title ? `**${title}**\n\n${body}` : body;
+};
+const card: Render = (node) => {
+  const data = record(node.attrs.data);
+  const title = typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
+  return attrString(node, "url") ?? title ?? "";
+};
+const extension: Render = (node) => `[${attrString(node, "extensionKey") ?? "extension"}]`;
+const media: Render = (node) => {
+  const name = attrString(node, "alt") || attrString(node, "name") || attrString(node, "fileName");
+  const url = attrString(node, "url");
+  if (url && attrString(node, "type") === "external") return `![${name ?? "image"}](${url})`;
+  return name ? `[attachment: ${name}]` : "[attachment]";
+};
+
+/** Block node types and how each renders (given the depth of its children); the rest are inline. */
+const BLOCKS = new Map<string, Render>(
+  Object.entries({
+    doc: children,
+    paragraph: (node, depth) => renderInline(node.content, depth).trim(),
+    heading: (node, depth) => {
+      const level = Math.min(6, Math.max(1, Math.trunc(Number(node.attrs.level) || 1)));
+      return `${"#".repeat(level)} ${renderInline(node.content, depth).replace(/\n+/g, " ")}`;
+    },
+    bulletList: (node, depth) => renderList(node, depth, () => "-"),
+    orderedList: (node, depth) => {
+      const start = Math.max(0, Math.trunc(Number(node.attrs.order ?? 1) || 1));
+      return renderList(node, depth, (index) => `${start + index}.`);
+    },
+    taskList: (node, depth) =>
+      renderList(node, depth, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]")),
+    decisionList: (node, depth) => renderList(node, depth, () => "- Decision:"),
+    listItem,
+    taskItem: listItem,
+    decisionItem: listItem,
+    codeBlock: (node) => {
+      const code = node.content.map((child) => child.text ?? "").join("");
+      return fencedCode(code.replace(/\n$/, ""), attrString(node, "language") ?? "");
+    },
+    blockquote: (node, depth) => quote(renderChildren(node.content, depth)),
+    rule: () => "---",
+    panel: (node, depth) => {
+      const kind = attrString(node, "panelType") ?? "info";
+      return quote(`**${kind.charAt(0).toUpperCase() + kind.slice(1)}:**\n${renderChildren(node.content, depth)}`);
+    },
+    table: renderTable,
+    tableRow: children,
+    tableHeader: children,
+    tableCell: children,
+    mediaSingle: mediaBlock,
+    mediaGroup: mediaBlock,
+    expand,
+    nestedExpand: expand,
+    layoutSection: children,
+    layoutColumn: children,
+    blockCard: card,
+    embedCard: card,
+    extension,
+    bodiedExtension: children,
+    multiBodiedExtension: children,
+    extensionFrame: children,
+  } satisfies Record<string, Render>),
+);
+
+const INLINES = new Map<string, Render>(
+  Object.entries({
+    text: (node) => applyMarks(node.text ?? "", node.marks),
+    hardBreak: () => "\n",
+    mention: (node) => {
+      const name = attrString(node, "text") ?? "";
+      return name === "" ? "@unknown" : name.startsWith("@") ? name : `@${name}`;
+    },
+    emoji: (node) => attrString(node, "text") || attrString(node, "shortName") || "",
+    inlineCard: card,
+    date: (node) => {
+      const date = new Date(Number(attrString(node, "timestamp")));
+      return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 10);
+    },
+    status: (node) => {
+      const text = attrString(node, "text");
+      return text ? `[${text}]` : "";
+    },
+    media,
+    mediaInline: media,
+    caption: (node, depth) => renderInline(node.content, depth),
+    placeholder: () => "",
+    inlineExtension: extension,
+  } satisfies Record<string, Render>),
+);
 
 function renderBlock(node: AdfNode, depth: number): string {
   if (depth > MAX_DEPTH) return "…";
-  const next = depth + 1;
-  if (CONTAINERS.has(node.type)) return renderChildren(node.content, next);
-  if (LIST_ITEMS.has(node.type)) return renderListItemBody(node, next);
-  switch (node.type) {
-    case "paragraph":
-      return renderInline(node.content, next).trim();
-    case "heading": {
-      const level = Math.min(6, Math.max(1, Math.trunc(Number(node.attrs.level) || 1)));
-      return `${"#".repeat(level)} ${renderInline(node.content, next).replace(/\n+/g, " ")}`;
-    }
-    case "bulletList":
-      return renderList(node, next, () => "-");
-    case "orderedList": {
-      const start = Math.max(0, Math.trunc(Number(node.attrs.order ?? 1) || 1));
-      return renderList(node, next, (index) => `${start + index}.`);
-    }
-    case "taskList":
-      return renderList(node, next, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]"));
-    case "decisionList":
-      return renderList(node, next, () => "- Decision:");
-    case "codeBlock":
-      return fencedCode(
-        node.content
-          .map((child) => child.text ?? "")
-          .join("")
-          .replace(/\n$/, ""),
-        attrString(node, "language") ?? "",
-      );
-    case "blockquote":
-      return quote(renderChildren(node.content, next));
-    case "rule":
-      return "---";
-    case "panel": {
-      const kind = attrString(node, "panelType") ?? "info";
-      return quote(`**${kind.charAt(0).toUpperCase() + kind.slice(1)}:**\n${renderChildren(node.content, next)}`);
-    }
-    case "table":
-      return renderTable(node, next);
-    case "mediaSingle":
-    case "mediaGroup":
-      return node.content
-        .map((child) => renderInline([child], next))
-        .filter((t) => t !== "")
-        .join("\n");
-    case "expand":
-    case "nestedExpand": {
-      const title = attrString(node, "title");
-      const body = renderChildren(node.content, next);
-      return title ? `**${title}**\n\n${body}` : body;
-    }
-    case "blockCard":
-    case "embedCard":
-    case "extension":
-      return renderInlineNode(node, next);
-    default:
-      return renderUnknown(node, next);
-  }
+  return (BLOCKS.get(node.type) ?? renderUnknown)(node, depth + 1);
 }
 
 /** An unknown node: its children (as blocks or inline), else its text, else nothing. */
@@ -167,22 +200,17 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
   return list.content
     .map((item, index) => {
       const prefix = `${marker(index, item)} `;
-      const body = LIST_ITEMS.has(item.type)
-        ? renderListItemBody(item, depth)
-        : isBlock(item)
-          ? renderBlock(item, depth)
-          : renderInline([item], depth);
+      const body =
+        item.type.endsWith("Item") && isBlock(item)
+          ? listItem(item, depth)
+          : isBlock(item)
+            ? renderBlock(item, depth)
+            : renderInline([item], depth);
       // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
       if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
       return indent(body, prefix, " ".repeat(prefix.length));
     })
     .join("\n");
-}
-
-/** A list item's blocks stacked tightly, so nested lists sit right under their parent line. */
-function renderListItemBody(item: AdfNode, depth: number): string {
-  if (item.content.every((child) => !isBlock(child))) return renderInline(item.content, depth);
-  return renderChildren(item.content, depth, "\n");
 }
 
 function renderTable(table: AdfNode, depth: number): string {
@@ -212,53 +240,9 @@ function renderInline(nodes: readonly AdfNode[], depth: number): string {
 }
 
 function renderInlineNode(node: AdfNode, depth: number): string {
-  switch (node.type) {
-    case "text":
-      return applyMarks(node.text ?? "", node.marks);
-    case "hardBreak":
-      return "\n";
-    case "mention": {
-      const name = attrString(node, "text") ?? "";
-      if (name === "") return "@unknown";
-      return name.startsWith("@") ? name : `@${name}`;
-    }
-    case "emoji":
-      return attrString(node, "text") || attrString(node, "shortName") || "";
-    case "inlineCard":
-    case "blockCard":
-    case "embedCard": {
-      const data = record(node.attrs.data);
-      const title = typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
-      return attrString(node, "url") ?? title ?? "";
-    }
-    case "date": {
-      const timestamp = Number(attrString(node, "timestamp"));
-      if (!Number.isFinite(timestamp)) return "";
-      const date = new Date(timestamp);
-      return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 10);
-    }
-    case "status": {
-      const text = attrString(node, "text");
-      return text ? `[${text}]` : "";
-    }
-    case "media":
-    case "mediaInline": {
-      const name = attrString(node, "alt") || attrString(node, "name") || attrString(node, "fileName");
-      const url = attrString(node, "url");
-      if (url && attrString(node, "type") === "external") return `![${name ?? "image"}](${url})`;
-      return name ? `[attachment: ${name}]` : "[attachment]";
-    }
-    case "caption":
-      return renderInline(node.content, depth);
-    case "placeholder":
-      return "";
-    case "inlineExtension":
-    case "extension":
-      return `[${attrString(node, "extensionKey") ?? "extension"}]`;
-    default:
-      if (isBlock(node)) return renderBlock(node, depth);
-      return renderUnknown(node, depth);
-  }
+  const render = INLINES.get(node.type);
+  if (render) return render(node, depth);
+  return isBlock(node) ? renderBlock(node, depth) : renderUnknown(node, depth);
 }
 
 /** Markdown emphasis around `text`; surrounding spaces stay outside the markers. */
