@@ -123,7 +123,7 @@ export interface RequestSpec<S extends v.GenericSchema> {
 
 export type DeploymentCache = Map<string, Deployment | Promise<Result<Deployment>>>;
 
-const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()), version: v.optional(v.string()) });
+const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()) });
 
 export class JiraClient {
   readonly #ctx: Context;
@@ -191,30 +191,24 @@ export class JiraClient {
     let pending = cache.get(key);
     if (typeof pending === "string") return ok(pending);
     if (pending === undefined) {
+      const path = "/rest/api/2/serverInfo";
       // Not tied to one caller's cancellation: other callers may be waiting for the same answer.
-      pending = this.#detect(new AbortController().signal)
+      pending = this.request({ method: "GET", path, schema: ServerInfoSchema }, new AbortController().signal)
         .catch((error: unknown) => err(toolError("internal", `Jira deployment detection failed: ${String(error)}`)))
-        .then((result) => {
-          if (result.ok) cache.set(key, result.value);
-          else cache.delete(key);
-          return result;
+        .then((info) => {
+          if (!info.ok) {
+            cache.delete(key);
+            return info;
+          }
+          const type = info.value.deploymentType;
+          const deployment: Deployment = type?.toLowerCase() === "cloud" ? "cloud" : "server";
+          this.#ctx.log.debug(`Jira at ${this.site} is ${deployment} (deploymentType ${type ?? "absent"})`);
+          cache.set(key, deployment);
+          return ok(deployment);
         });
       cache.set(key, pending);
     }
     return raceAbort(pending, signal, () => cancelled("GET /rest/api/2/serverInfo"));
-  }
-
-  async #detect(signal: AbortSignal): Promise<Result<Deployment>> {
-    const info = await this.request(
-      { method: "GET", path: "/rest/api/2/serverInfo", schema: ServerInfoSchema },
-      signal,
-    );
-    if (!info.ok) return info;
-    const deployment: Deployment = info.value.deploymentType?.toLowerCase() === "cloud" ? "cloud" : "server";
-    this.#ctx.log.debug(
-      `Jira at ${this.site} is ${deployment} (deploymentType ${info.value.deploymentType ?? "absent"})`,
-    );
-    return ok(deployment);
   }
 
   /**
@@ -246,14 +240,11 @@ export class JiraClient {
     let deadline: AbortSignal | undefined;
     const failed = (cause: unknown): Result<never> => {
       if (signal.aborted) return err(cancelled(endpoint));
-      if (!deadline?.aborted) return err(transportError(cause, endpoint, this.site));
+      if (!deadline?.aborted) return transportError(cause, endpoint, this.site);
       log.debug(`Jira ${endpoint} timed out after ${Math.round(performance.now() - started)} ms`);
-      return err(
-        toolError(
-          "network_error",
-          `Jira at ${this.site} did not answer ${endpoint} within ${timeoutMs} ms`,
-          "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.",
-        ),
+      return networkError(
+        `Jira at ${this.site} did not answer ${endpoint} within ${timeoutMs} ms`,
+        "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.",
       );
     };
 
@@ -299,16 +290,12 @@ export class JiraClient {
     const read = await readCapped(response.body, maxResponseBytes);
     if (read.kind === "failed") return failed(read.cause);
     if (read.kind === "too-large") {
-      return err(
-        toolError(
-          "network_error",
-          `Jira at ${this.site} sent more than ${formatBytes(maxResponseBytes)} for ${endpoint}; the rest was not read`,
-        ),
-      );
+      const limit = formatBytes(maxResponseBytes);
+      return networkError(`Jira at ${this.site} sent more than ${limit} for ${endpoint}; the rest was not read`);
     }
     const { status, headers } = response;
     const text = new TextDecoder().decode(read.bytes);
-    if (status >= 300 && status < 400) return err(this.#redirected(status, headers.get("location"), endpoint));
+    if (status >= 300 && status < 400) return this.#redirected(status, headers.get("location"), endpoint);
     if (status < 200 || status >= 300) {
       const retryAfterMs = parseRetryAfter(headers.get("retry-after"), now());
       const failure = { site: this.site, credentialSource: this.#setup.auth.source, secrets: this.#secrets };
@@ -322,7 +309,7 @@ export class JiraClient {
     return this.#decode(text, headers.get("content-type"), spec.schema, endpoint);
   }
 
-  #redirected(status: number, location: string | null, endpoint: string): ToolError {
+  #redirected(status: number, location: string | null, endpoint: string): Result<never> {
     let target = "elsewhere";
     if (location !== null) {
       try {
@@ -332,8 +319,7 @@ export class JiraClient {
         // An unreadable Location is reported without it.
       }
     }
-    return toolError(
-      "network_error",
+    return networkError(
       `Jira at ${this.site} redirected ${endpoint} to ${clip(target, 200)} (HTTP ${status}); redirects are not followed`,
       "Set JIRA_HOST to the address Jira redirects to (often https:// instead of http://, or a different host).",
     );
@@ -346,28 +332,20 @@ export class JiraClient {
     endpoint: string,
   ): Result<v.InferOutput<S>> {
     const json = parseJson(text);
-    if (json === undefined) {
-      const html = /html/i.test(contentType ?? "") || /^\s*</.test(text);
-      return err(
-        toolError(
-          "network_error",
-          html
-            ? `Jira at ${this.site} returned an HTML page instead of JSON for ${endpoint}`
-            : `Jira at ${this.site} returned malformed JSON for ${endpoint} (${text.length === 0 ? "empty body" : "cut short or not JSON"})`,
-          html
-            ? "Check that JIRA_HOST is the Jira site itself and that no sign-in proxy sits in front of it."
-            : undefined,
-        ),
+    if (json === undefined && (/html/i.test(contentType ?? "") || /^\s*</.test(text))) {
+      return networkError(
+        `Jira at ${this.site} returned an HTML page instead of JSON for ${endpoint}`,
+        "Check that JIRA_HOST is the Jira site itself and that no sign-in proxy sits in front of it.",
       );
+    }
+    if (json === undefined) {
+      const why = text.length === 0 ? "empty body" : "cut short or not JSON";
+      return networkError(`Jira at ${this.site} returned malformed JSON for ${endpoint} (${why})`);
     }
     const parsed = v.safeParse(schema, json);
     if (parsed.success) return ok(parsed.output);
-    return err(
-      toolError(
-        "network_error",
-        `Jira at ${this.site} returned an unexpected response for ${endpoint}: ${describeIssues(parsed.issues)}`,
-      ),
-    );
+    const issues = describeIssues(parsed.issues);
+    return networkError(`Jira at ${this.site} returned an unexpected response for ${endpoint}: ${issues}`);
   }
 }
 
@@ -375,17 +353,19 @@ function cancelled(endpoint: string): ToolError {
   return toolError("network_error", `Jira request ${endpoint} was cancelled`);
 }
 
-function transportError(error: unknown, endpoint: string, site: string): ToolError {
+function networkError(message: string, hint?: string): Result<never> {
+  return err(toolError("network_error", message, hint));
+}
+
+function transportError(error: unknown, endpoint: string, site: string): Result<never> {
   const failure = transportFailure(error);
   if (failure.kind === "dns") {
-    return toolError(
-      "network_error",
+    return networkError(
       `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`,
       "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
     );
   }
-  return toolError(
-    "network_error",
+  return networkError(
     `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
     "Check JIRA_HOST and the network connection (VPN, proxy).",
   );
