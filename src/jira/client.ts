@@ -310,15 +310,9 @@ export class JiraClient {
   }
 
   #redirected(status: number, location: string | null, endpoint: string): Result<never> {
-    let target = "elsewhere";
-    if (location !== null) {
-      try {
-        const url = new URL(location, `${this.#setup.base.apiRoot}/`);
-        target = `${url.protocol}//${url.host}${url.pathname}`;
-      } catch {
-        // An unreadable Location is reported without it.
-      }
-    }
+    // Without its query, which may carry a token; an unreadable Location is reported without it.
+    const url = location === null ? null : URL.parse(location, `${this.#setup.base.apiRoot}/`);
+    const target = url === null ? "elsewhere" : `${url.protocol}//${url.host}${url.pathname}`;
     return networkError(
       `Jira at ${this.site} redirected ${endpoint} to ${clip(target, 200)} (HTTP ${status}); redirects are not followed`,
       "Set JIRA_HOST to the address Jira redirects to (often https:// instead of http://, or a different host).",

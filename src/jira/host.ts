@@ -18,7 +18,7 @@ export function ensureUrlScheme(input: string): Result<string, string> {
     const afterColon = trimmed.slice(trimmed.indexOf(":") + 1).replace(/^\/+/, "");
     return withHttpsPrefix(afterColon);
   }
-  const parsed = parseUrl(trimmed);
+  const parsed = URL.parse(trimmed);
   if (parsed !== null && parsed.protocol.length - 1 > 1 && parsed.hostname !== "") return ok(serialize(parsed));
   return withHttpsPrefix(trimmed);
 }
@@ -32,17 +32,9 @@ function withHttpsPrefix(text: string): Result<string, string> {
     const remainder = text.slice(colon + 1).replace(/^\/+/, "");
     if ((label === "http" || label === "https") && remainder !== "") rest = remainder;
   }
-  const parsed = parseUrl(`https://${rest}`);
+  const parsed = URL.parse(`https://${rest}`);
   if (parsed === null) return err(`Failed to parse URL: '${text}'. Ensure it has a valid scheme.`);
   return ok(serialize(parsed));
-}
-
-function parseUrl(text: string): URL | null {
-  try {
-    return new URL(text);
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -79,7 +71,7 @@ export interface JiraBase {
  * fragment in `$JIRA_HOST` silently breaks every request; here it is a clear configuration error.
  */
 export function jiraBase(baseUrl: string): Result<JiraBase, string> {
-  const url = parseUrl(baseUrl);
+  const url = URL.parse(baseUrl);
   if (url === null) return err(`Failed to parse URL: '${baseUrl}'. Ensure it has a valid scheme.`);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     return err(`JIRA_HOST must be an http(s) URL, not ${url.protocol.slice(0, -1)}://`);
@@ -152,7 +144,7 @@ export function checkJiraHost(raw: string): Result<CheckedJiraHost, ToolError> {
   const url = ensureUrlScheme(text);
   if (!url.ok) return invalid("cannot be read as an address");
   // Not http(s) cannot come out of the checks above; jiraBase refuses it all the same.
-  const parsed = parseUrl(url.value);
+  const parsed = URL.parse(url.value);
   if (parsed === null) return invalid("cannot be read as an address");
   const cloud = isAtlassianCloudHost(parsed.hostname);
   const segments = parsed.pathname.split("/").filter((segment) => segment !== "");
