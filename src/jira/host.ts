@@ -10,14 +10,7 @@ import { err, ok, type Result } from "../core/result.ts";
 export function ensureUrlScheme(input: string): Result<string, string> {
   const trimmed = input.trim();
   if (trimmed === "") return err("Host cannot be empty");
-  const lower = trimmed.toLowerCase();
-  if (
-    (lower.startsWith("http:") && !lower.startsWith("http://")) ||
-    (lower.startsWith("https:") && !lower.startsWith("https://"))
-  ) {
-    const afterColon = trimmed.slice(trimmed.indexOf(":") + 1).replace(/^\/+/, "");
-    return withHttpsPrefix(afterColon);
-  }
+  if (/^https?:(?!\/\/)/i.test(trimmed)) return withHttpsPrefix(trimmed.replace(/^https?:\/*/i, ""));
   const parsed = URL.parse(trimmed);
   if (parsed !== null && parsed.protocol.length - 1 > 1 && parsed.hostname !== "") return ok(serialize(parsed));
   return withHttpsPrefix(trimmed);
@@ -25,13 +18,7 @@ export function ensureUrlScheme(input: string): Result<string, string> {
 
 /** Step 4 of §7.1: drop a leading `http:`/`https:` label, then read the text as an `https://` URL. */
 function withHttpsPrefix(text: string): Result<string, string> {
-  let rest = text;
-  const colon = text.indexOf(":");
-  if (colon !== -1) {
-    const label = text.slice(0, colon).toLowerCase();
-    const remainder = text.slice(colon + 1).replace(/^\/+/, "");
-    if ((label === "http" || label === "https") && remainder !== "") rest = remainder;
-  }
+  const rest = /^https?:\/*(?!\/)([\s\S]+)$/i.exec(text)?.[1] ?? text;
   const parsed = URL.parse(`https://${rest}`);
   if (parsed === null) return err(`Failed to parse URL: '${text}'. Ensure it has a valid scheme.`);
   return ok(serialize(parsed));
@@ -98,24 +85,9 @@ const HOST_AND_PORT =
   /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.?)(?::[0-9]{1,5})?$/;
 
 /** Path segments of Jira's own pages: a pasted browser address ends where one of these starts. */
-const UI_SEGMENTS = new Set([
-  "browse",
-  "secure",
-  "projects",
-  "issues",
-  "plugins",
-  "servicedesk",
-  "rest",
-  "login.jsp",
-  "dashboard",
-  "jira",
-]);
-
-export interface CheckedJiraHost {
-  base: JiraBase;
-  /** What was dropped from a pasted address, to be told once; `null` when the value was a site. */
-  note: string | null;
-}
+const UI_SEGMENTS = new Set(
+  "browse secure projects issues plugins servicedesk rest login.jsp dashboard jira".split(" "),
+);
 
 /**
  * `$JIRA_HOST` checked before any request is built. twig (§7.1) accepts nearly anything and every
@@ -124,16 +96,14 @@ export interface CheckedJiraHost {
  * bare host on Cloud (its sites have no context path), and to the context path on Data Center
  * (what precedes Jira's own page segments such as `/browse/` or `/secure/`).
  */
-export function checkJiraHost(raw: string): Result<CheckedJiraHost, ToolError> {
+export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: string | null }, ToolError> {
   const text = raw.trim();
   const invalid = (why: string) => err(toolError("invalid_config", `JIRA_HOST ${why}`, JIRA_HOST_FORM));
   if (text === "") return invalid("is empty");
   if (/[\s\u0000-\u001f\u007f-\u009f]/.test(text)) return invalid("contains a space or a control character");
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
-  if (scheme && !/^https?$/i.test(scheme[1] as string)) {
-    return invalid(`must be an http(s) address, not ${(scheme[1] as string).toLowerCase()}://`);
-  }
-  const afterScheme = scheme ? text.slice(scheme[0].length) : text.replace(/^https?:\/*/i, "");
+  const [prefix, scheme = ""] = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text) ?? [];
+  if (prefix && !/^https?$/i.test(scheme)) return invalid(`must be an http(s) address, not ${scheme.toLowerCase()}://`);
+  const afterScheme = prefix ? text.slice(prefix.length) : text.replace(/^https?:\/*/i, "");
   const authorityEnd = afterScheme.search(/[/?#]/);
   const authority = authorityEnd === -1 ? afterScheme : afterScheme.slice(0, authorityEnd);
   const hostAndPort = authority.slice(authority.lastIndexOf("@") + 1);
