@@ -3,17 +3,9 @@ import { adfToText } from "./adf.ts";
 import { wikiToText } from "./wiki.ts";
 
 /** The fields asked for on every issue request (twig asked for all of them). */
-export const ISSUE_FIELDS = [
-  "summary",
-  "description",
-  "status",
-  "assignee",
-  "issuetype",
-  "priority",
-  "labels",
-  "reporter",
-  "updated",
-] as const;
+export const ISSUE_FIELDS = Object.freeze(
+  "summary description status assignee issuetype priority labels reporter updated".split(" "),
+);
 
 const UserSchema = v.object({
   displayName: v.optional(v.string()),
