@@ -27,17 +27,14 @@ export const PROJECT_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+$/;
 /** Issue keys: a project key, `-`, a number. */
 export const ISSUE_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+-[0-9]+$/;
 
-/** The key upper-cased, or `null` when it is not a project key. */
-export function normalizeProjectKey(value: string): string | null {
+/** The key upper-cased (`shop-7` → `SHOP-7`), or `null` when it does not match `pattern`. */
+function normalizeKey(value: string, pattern: RegExp): string | null {
   const trimmed = value.trim();
-  return PROJECT_KEY_PATTERN.test(trimmed) ? trimmed.toUpperCase() : null;
+  return pattern.test(trimmed) ? trimmed.toUpperCase() : null;
 }
 
-/** The key upper-cased (`shop-7` → `SHOP-7`), or `null` when it is not an issue key. */
-export function normalizeIssueKey(value: string): string | null {
-  const trimmed = value.trim();
-  return ISSUE_KEY_PATTERN.test(trimmed) ? trimmed.toUpperCase() : null;
-}
+export const normalizeProjectKey = (value: string) => normalizeKey(value, PROJECT_KEY_PATTERN);
+export const normalizeIssueKey = (value: string) => normalizeKey(value, ISSUE_KEY_PATTERN);
 
 export interface IssueFilter {
   /** A normalized project key. */
