@@ -200,12 +200,7 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
   return list.content
     .map((item, index) => {
       const prefix = `${marker(index, item)} `;
-      const body =
-        item.type.endsWith("Item") && isBlock(item)
-          ? listItem(item, depth)
-          : isBlock(item)
-            ? renderBlock(item, depth)
-            : renderInline([item], depth);
+      const body = isBlock(item) ? renderBlock(item, depth) : renderInline([item], depth);
       // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
       if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
       return indent(body, prefix, " ".repeat(prefix.length));
@@ -265,11 +260,9 @@ function applyMarks(text: string, marks: AdfNode["marks"]): string {
   return `${lead}${out}${trail}`;
 }
 
+/** `first` before the first line, `rest` before every other line that is not empty. */
 function indent(text: string, first: string, rest: string): string {
-  return text
-    .split("\n")
-    .map((line, index) => (index === 0 ? first + line : line === "" ? "" : rest + line))
-    .join("\n");
+  return first + text.replace(/\n(?=[^\n])/g, () => `\n${rest}`);
 }
 
 /** Backticks one longer than the longest run in `text`, and at least `min` long. */
@@ -298,9 +291,7 @@ export function quote(text: string): string {
 /** Trailing spaces off every line, at most one blank line in a row, no blank lines at the ends. */
 export function tidy(text: string): string {
   return text
-    .split("\n")
-    .map((line) => line.replace(/[ \t]+$/, ""))
-    .join("\n")
+    .replace(/[ \t]+(?=\n|$)/g, "")
     .replace(/\n{3,}/g, "\n\n")
     .replace(/^\n+|\n+$/g, "");
 }
