@@ -121,6 +121,8 @@ export interface RequestSpec<S extends v.GenericSchema> {
   purpose?: Omit<RequestPurpose, "method" | "path">;
 }
 
+type Decoded<S extends v.GenericSchema> = Result<v.InferOutput<S>>;
+
 export type DeploymentCache = Map<string, Deployment | Promise<Result<Deployment>>>;
 
 const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()) });
@@ -217,18 +219,12 @@ export class JiraClient {
    * Error texts quote Jira's own messages, and a misconfigured proxy or server may echo the
    * request's credentials in them, so every error is scrubbed of the secrets before it leaves.
    */
-  async request<S extends v.GenericSchema>(
-    spec: RequestSpec<S>,
-    signal: AbortSignal,
-  ): Promise<Result<v.InferOutput<S>>> {
+  async request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
     const result = await this.#request(spec, signal);
     return result.ok ? result : err(scrubToolError(result.error, this.#secrets));
   }
 
-  async #request<S extends v.GenericSchema>(
-    spec: RequestSpec<S>,
-    signal: AbortSignal,
-  ): Promise<Result<v.InferOutput<S>>> {
+  async #request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
     const purpose: RequestPurpose = { method: spec.method, path: spec.path, ...spec.purpose };
     const endpoint = endpointOf(purpose);
     const { log, now } = this.#ctx;
@@ -319,14 +315,9 @@ export class JiraClient {
     );
   }
 
-  #decode<S extends v.GenericSchema>(
-    text: string,
-    contentType: string | null,
-    schema: S,
-    endpoint: string,
-  ): Result<v.InferOutput<S>> {
+  #decode<S extends v.GenericSchema>(text: string, type: string | null, schema: S, endpoint: string): Decoded<S> {
     const json = parseJson(text);
-    if (json === undefined && (/html/i.test(contentType ?? "") || /^\s*</.test(text))) {
+    if (json === undefined && (/html/i.test(type ?? "") || /^\s*</.test(text))) {
       return networkError(
         `Jira at ${this.site} returned an HTML page instead of JSON for ${endpoint}`,
         "Check that JIRA_HOST is the Jira site itself and that no sign-in proxy sits in front of it.",
