@@ -84,18 +84,13 @@ export function httpStatusError(
               "token in JIRA_PERSONAL_TOKEN. A 403 can also mean the account lacks permission for this resource.",
       );
     }
-    case 404:
-      return purpose.notFound === undefined
-        ? error(
-            "not_found",
-            `Jira has no resource at ${endpoint} (HTTP 404)`,
-            `Check that JIRA_HOST (${site}) points at the Jira site itself.`,
-          )
-        : error(
-            "not_found",
-            purpose.notFound,
-            "Check the key, and that the account behind the credentials can browse the project.",
-          );
+    case 404: {
+      const hint =
+        purpose.notFound !== undefined
+          ? "Check the key, and that the account behind the credentials can browse the project."
+          : `Check that JIRA_HOST (${site}) points at the Jira site itself.`;
+      return error("not_found", purpose.notFound ?? `Jira has no resource at ${endpoint} (HTTP 404)`, hint);
+    }
     case 410:
       return error(
         "unsupported_api",
@@ -110,23 +105,16 @@ export function httpStatusError(
         "Wait a little before calling Jira tools again.",
       );
     }
-    case 400:
+    case 400: {
       // Jira answers an unknown project in JQL with 400, not 404.
-      if (
-        purpose.unknownProject !== undefined &&
-        messages.some((m) => /does not exist for the field 'project'/i.test(m))
-      ) {
-        return error(
-          "not_found",
-          purpose.unknownProject,
-          "Check the project key, and that the account behind the credentials can browse the project.",
-        );
+      const project = purpose.unknownProject;
+      if (project !== undefined && messages.some((m) => /does not exist for the field 'project'/i.test(m))) {
+        const why = "Check the project key, and that the account behind the credentials can browse the project.";
+        return error("not_found", project, why);
       }
-      return error(
-        "invalid_params",
-        `Jira rejected ${endpoint} (HTTP 400)`,
-        "Check the filter values (status and assignee names must exist in this Jira).",
-      );
+      const why = "Check the filter values (status and assignee names must exist in this Jira).";
+      return error("invalid_params", `Jira rejected ${endpoint} (HTTP 400)`, why);
+    }
     default:
       return error(
         "network_error",
