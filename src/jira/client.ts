@@ -34,23 +34,21 @@ export type Deployment = "cloud" | "server";
 export interface JiraClientOptions {
   /** Waits before a retry; must reject (or resolve early) when `signal` aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Attempts per request including the first (429/503 are retried). Default 3. */
-  maxAttempts?: number;
   /** Longest wait honoured between attempts; a longer `Retry-After` ends the retries. Default 10 s. */
   maxRetryWaitMs?: number;
-  /** First backoff delay when the server gives no `Retry-After`; doubles per attempt. Default 500 ms. */
-  backoffBaseMs?: number;
   /** Bodies larger than this are refused. Default 16 MiB. */
   maxResponseBytes?: number;
 }
 
 const USER_AGENT = `twig-mcp/${pkg.version}`;
+/** Attempts per request including the first (429/503 are retried). */
+const MAX_ATTEMPTS = 3;
+/** First backoff delay when the server gives no `Retry-After`; doubles per attempt. */
+const BACKOFF_BASE_MS = 500;
 
 const defaults: Required<JiraClientOptions> = {
   sleep: abortableSleep,
-  maxAttempts: 3,
   maxRetryWaitMs: 10_000,
-  backoffBaseMs: 500,
   maxResponseBytes: MAX_RESPONSE_BYTES,
 };
 
@@ -88,9 +86,8 @@ export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "file
 const NO_OPTIONS: JiraClientOptions = Object.freeze({});
 
 /**
- * The Jira client of one process, for the current configuration: kept while the base URL,
- * the credential identity (a hash) and the options stay the same, replaced when one changes;
- * failures are never kept. Which deployment each base URL runs is remembered across clients.
+ * The process's Jira client for the current configuration: kept while the base URL, credential identity
+ * (a hash) and options stay the same, never for a failure. Deployments are remembered across clients.
  */
 export class JiraClients {
   readonly #deployments: DeploymentCache = new Map();
@@ -210,14 +207,19 @@ export class JiraClient {
         });
       cache.set(key, pending);
     }
-    return raceAbort(pending, signal, () => cancelled("GET /rest/api/2/serverInfo"));
+    // A cancelled caller stops waiting (the listener goes with its signal); the detection goes on.
+    const stopped = new Promise<Result<never>>((resolve) => {
+      const stop = () => resolve(err(cancelled("GET /rest/api/2/serverInfo")));
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    });
+    return Promise.race([pending, stopped]);
   }
 
   /**
-   * One JSON request with timeout, cancellation and bounded retries on 429/503 (honouring
-   * `Retry-After` up to `maxRetryWaitMs`). Every failure is a tool error value; nothing throws.
-   * Error texts quote Jira's own messages, and a misconfigured proxy or server may echo the
-   * request's credentials in them, so every error is scrubbed of the secrets before it leaves.
+   * One JSON request with timeout, cancellation and bounded retries on 429/503 (honouring `Retry-After`
+   * up to `maxRetryWaitMs`). Every failure is a tool error value; nothing throws. Error texts quote Jira,
+   * and a misconfigured proxy or server may echo the credentials, so every error is scrubbed of them.
    */
   async request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
     const result = await this.#request(spec, signal);
@@ -228,7 +230,7 @@ export class JiraClient {
     const purpose: RequestPurpose = { method: spec.method, path: spec.path, ...spec.purpose };
     const endpoint = endpointOf(purpose);
     const { log, now } = this.#ctx;
-    const { sleep, maxAttempts, maxRetryWaitMs, backoffBaseMs, maxResponseBytes } = this.#options;
+    const { sleep, maxRetryWaitMs, maxResponseBytes } = this.#options;
     const timeoutMs = httpTimeoutMs(this.#ctx.env, log);
     if (signal.aborted) return err(cancelled(endpoint));
     let attempt = 0;
@@ -250,7 +252,7 @@ export class JiraClient {
         method: spec.method,
         query: spec.query,
         body: spec.body as Record<string, unknown> | undefined,
-        retry: maxAttempts - 1,
+        retry: MAX_ATTEMPTS - 1,
         onRequest: ({ options }) => {
           ({ signal: options.signal, deadline } = attemptSignal(signal, timeoutMs));
           attempt++;
@@ -266,7 +268,7 @@ export class JiraClient {
         onResponseError: async ({ response, options }) => {
           if (!options.retry || (response.status !== 429 && response.status !== 503)) return;
           const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now());
-          const wait = retryAfterMs ?? backoffBaseMs * 2 ** (attempt - 1);
+          const wait = retryAfterMs ?? BACKOFF_BASE_MS * 2 ** (attempt - 1);
           if (wait > maxRetryWaitMs) {
             options.retry = false;
             return;
@@ -363,17 +365,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Waits for `promise`, or gives up with `onAbort()` when `signal` aborts first. */
-function raceAbort<T>(promise: Promise<Result<T>>, signal: AbortSignal, onAbort: () => ToolError): Promise<Result<T>> {
-  if (signal.aborted) return Promise.resolve(err(onAbort()));
-  return new Promise((resolve) => {
-    const listener = () => resolve(err(onAbort()));
-    signal.addEventListener("abort", listener, { once: true });
-    promise.then((result) => {
-      signal.removeEventListener("abort", listener);
-      resolve(result);
-    });
-  });
 }

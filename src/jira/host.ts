@@ -104,9 +104,8 @@ export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: strin
   const [prefix, scheme = ""] = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text) ?? [];
   if (prefix && !/^https?$/i.test(scheme)) return invalid(`must be an http(s) address, not ${scheme.toLowerCase()}://`);
   const afterScheme = prefix ? text.slice(prefix.length) : text.replace(/^https?:\/*/i, "");
-  const authorityEnd = afterScheme.search(/[/?#]/);
-  const authority = authorityEnd === -1 ? afterScheme : afterScheme.slice(0, authorityEnd);
-  const hostAndPort = authority.slice(authority.lastIndexOf("@") + 1);
+  // The authority's host and port, after any userinfo (up to its last `@`).
+  const hostAndPort = /^(?:[^/?#]*@)?([^/?#]*)/.exec(afterScheme)?.[1] ?? "";
   if (hostAndPort === "") return invalid("has no host name");
   if (!HOST_AND_PORT.test(hostAndPort)) {
     return invalid("has characters that are not allowed in a host name (letters, digits, '.', '-' and a :port)");

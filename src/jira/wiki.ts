@@ -59,9 +59,10 @@ function codeLanguage(params: string | undefined): string {
 }
 
 function convertQuotes(text: string, shelf: Shelf): string {
-  return text.replace(/(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g, (_match, body: string) => {
-    return `\n${shelf.put(quote(render(body, shelf)))}\n`;
-  });
+  return text.replace(
+    /(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g,
+    (_match, body: string) => `\n${shelf.put(quote(render(body, shelf)))}\n`,
+  );
 }
 
 /** Layout and colour macros carry no text of their own; a panel or expand title is kept as a bold line. */
@@ -134,10 +135,9 @@ function convertLines(text: string, shelf: Shelf): string {
 }
 
 function splitRow(line: string, header: boolean): string[] {
-  const separator = header ? /\|\|?/ : /\|/;
-  const cells = line.split(separator);
+  const cells = line.split(header ? /\|\|?/ : /\|/);
   if (cells[0]?.trim() === "") cells.shift();
-  if (cells.length > 0 && cells[cells.length - 1]?.trim() === "") cells.pop();
+  if (cells.at(-1)?.trim() === "") cells.pop();
   return cells.map((cell) => cell.trim());
 }
 
