@@ -108,10 +108,18 @@ const media: Render = (node) => {
   return name ? `[attachment: ${name}]` : "[attachment]";
 };
 
+/** Map entries giving each of the space-separated `types` the same renderer. */
+const each = (types: string, render: Render) => types.split(" ").map((type): [string, Render] => [type, render]);
+
 /** Block node types and how each renders (given the depth of its children); the rest are inline. */
-const BLOCKS = new Map<string, Render>(
-  Object.entries({
-    doc: children,
+const BLOCKS = new Map<string, Render>([
+  ...each("doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame", children),
+  ...each("tableRow tableHeader tableCell", children),
+  ...each("listItem taskItem decisionItem", listItem),
+  ...each("mediaSingle mediaGroup", mediaBlock),
+  ...each("expand nestedExpand", expand),
+  ...each("blockCard embedCard", card),
+  ...Object.entries({
     paragraph: (node, depth) => renderInline(node.content, depth).trim(),
     heading: (node, depth) => {
       const level = Math.min(6, Math.max(1, Math.trunc(Number(node.attrs.level) || 1)));
@@ -125,9 +133,6 @@ const BLOCKS = new Map<string, Render>(
     taskList: (node, depth) =>
       renderList(node, depth, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]")),
     decisionList: (node, depth) => renderList(node, depth, () => "- Decision:"),
-    listItem,
-    taskItem: listItem,
-    decisionItem: listItem,
     codeBlock: (node) => {
       const code = node.content.map((child) => child.text ?? "").join("");
       return fencedCode(code.replace(/\n$/, ""), attrString(node, "language") ?? "");
@@ -139,26 +144,13 @@ const BLOCKS = new Map<string, Render>(
       return quote(`**${kind.charAt(0).toUpperCase() + kind.slice(1)}:**\n${renderChildren(node.content, depth)}`);
     },
     table: renderTable,
-    tableRow: children,
-    tableHeader: children,
-    tableCell: children,
-    mediaSingle: mediaBlock,
-    mediaGroup: mediaBlock,
-    expand,
-    nestedExpand: expand,
-    layoutSection: children,
-    layoutColumn: children,
-    blockCard: card,
-    embedCard: card,
     extension,
-    bodiedExtension: children,
-    multiBodiedExtension: children,
-    extensionFrame: children,
   } satisfies Record<string, Render>),
-);
+]);
 
-const INLINES = new Map<string, Render>(
-  Object.entries({
+const INLINES = new Map<string, Render>([
+  ...each("media mediaInline", media),
+  ...Object.entries({
     text: (node) => applyMarks(node.text ?? "", node.marks),
     hardBreak: () => "\n",
     mention: (node) => {
@@ -175,13 +167,11 @@ const INLINES = new Map<string, Render>(
       const text = attrString(node, "text");
       return text ? `[${text}]` : "";
     },
-    media,
-    mediaInline: media,
     caption: (node, depth) => renderInline(node.content, depth),
     placeholder: () => "",
     inlineExtension: extension,
   } satisfies Record<string, Render>),
-);
+]);
 
 function renderBlock(node: AdfNode, depth: number): string {
   if (depth > MAX_DEPTH) return "…";
