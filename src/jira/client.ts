@@ -132,12 +132,7 @@ export class JiraClient {
   readonly #secrets: readonly string[];
   readonly #deployments: DeploymentCache;
 
-  constructor(
-    ctx: Context,
-    setup: JiraSetup,
-    options: JiraClientOptions = {},
-    deployments: DeploymentCache = new Map(),
-  ) {
+  constructor(ctx: Context, setup: JiraSetup, options: JiraClientOptions, deployments: DeploymentCache) {
     this.#ctx = ctx;
     this.#deployments = deployments;
     this.#setup = setup;
@@ -151,7 +146,6 @@ export class JiraClient {
         // passed, which every request has; each attempt gets its own deadline instead.
         baseURL: setup.base.apiRoot,
         headers: { Accept: "application/json", Authorization: authorization, "User-Agent": USER_AGENT },
-        timeout: undefined,
         retryStatusCodes: [429, 503],
         retryDelay: 0,
         // Read as a stream so the size cap holds whatever the server sends.
@@ -293,7 +287,16 @@ export class JiraClient {
     }
     const { status, headers } = response;
     const text = new TextDecoder().decode(read.bytes);
-    if (status >= 300 && status < 400) return this.#redirected(status, headers.get("location"), endpoint);
+    if (status >= 300 && status < 400) {
+      // Shown without its query, which may carry a token; an unreadable Location is not shown.
+      const location = headers.get("location");
+      const url = location === null ? null : URL.parse(location, `${this.#setup.base.apiRoot}/`);
+      const target = url === null ? "elsewhere" : `${url.protocol}//${url.host}${url.pathname}`;
+      return networkError(
+        `Jira at ${this.site} redirected ${endpoint} to ${clip(target, 200)} (HTTP ${status}); redirects are not followed`,
+        "Set JIRA_HOST to the address Jira redirects to (often https:// instead of http://, or a different host).",
+      );
+    }
     if (status < 200 || status >= 300) {
       const retryAfterMs = parseRetryAfter(headers.get("retry-after"), now());
       const failure = { site: this.site, credentialSource: this.#setup.auth.source, secrets: this.#secrets };
@@ -305,16 +308,6 @@ export class JiraClient {
       );
     }
     return this.#decode(text, headers.get("content-type"), spec.schema, endpoint);
-  }
-
-  #redirected(status: number, location: string | null, endpoint: string): Result<never> {
-    // Without its query, which may carry a token; an unreadable Location is reported without it.
-    const url = location === null ? null : URL.parse(location, `${this.#setup.base.apiRoot}/`);
-    const target = url === null ? "elsewhere" : `${url.protocol}//${url.host}${url.pathname}`;
-    return networkError(
-      `Jira at ${this.site} redirected ${endpoint} to ${clip(target, 200)} (HTTP ${status}); redirects are not followed`,
-      "Set JIRA_HOST to the address Jira redirects to (often https:// instead of http://, or a different host).",
-    );
   }
 
   #decode<S extends v.GenericSchema>(text: string, type: string | null, schema: S, endpoint: string): Decoded<S> {
