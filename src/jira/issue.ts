@@ -110,13 +110,11 @@ function nonEmpty(value: string | null | undefined): string | undefined {
  */
 export function truncate(text: string, max: number): { text: string; truncated: boolean } {
   if (text.length <= max) return { text, truncated: false };
-  let end = max;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  const window = text.slice(0, end);
+  const code = text.charCodeAt(max - 1);
+  let end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
   const floor = Math.floor(end * 0.8);
-  const lineBreak = window.lastIndexOf("\n");
-  const space = window.lastIndexOf(" ");
+  const lineBreak = text.lastIndexOf("\n", end - 1);
+  const space = text.lastIndexOf(" ", end - 1);
   if (lineBreak >= floor) end = lineBreak;
   else if (space >= floor) end = space;
   return { text: `${text.slice(0, end).trimEnd()}\n…`, truncated: true };

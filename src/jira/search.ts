@@ -48,10 +48,9 @@ export async function searchIssues(
   });
   for (let page = 0; page < MAX_PAGES; page++) {
     const maxResults = Math.min(MAX_PAGE_SIZE, limit - issues.length);
-    const fields = [...ISSUE_FIELDS];
     const body = cloud
-      ? { jql, ...(token === undefined ? {} : { nextPageToken: token }), maxResults, fields }
-      : { jql, startAt: issues.length, maxResults, fields };
+      ? { jql, ...(token === undefined ? {} : { nextPageToken: token }), maxResults, fields: ISSUE_FIELDS }
+      : { jql, startAt: issues.length, maxResults, fields: ISSUE_FIELDS };
     const response = await client.request({ method: "POST", path, body, schema: PageSchema, purpose }, signal);
     if (!response.ok) return response;
     const got = response.value;
