@@ -46,12 +46,6 @@ const MAX_ATTEMPTS = 3;
 /** First backoff delay when the server gives no `Retry-After`; doubles per attempt. */
 const BACKOFF_BASE_MS = 500;
 
-const defaults: Required<JiraClientOptions> = {
-  sleep: abortableSleep,
-  maxRetryWaitMs: 10_000,
-  maxResponseBytes: MAX_RESPONSE_BYTES,
-};
-
 export interface JiraSetup {
   base: JiraBase;
   auth: ResolvedJiraCredential;
@@ -127,7 +121,7 @@ const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()) });
 export class JiraClient {
   readonly #ctx: Context;
   readonly #setup: JiraSetup;
-  readonly #options: Required<JiraClientOptions>;
+  readonly #options: JiraClientOptions;
   readonly #fetch: ReturnType<typeof createFetch>;
   readonly #secrets: readonly string[];
   readonly #deployments: DeploymentCache;
@@ -136,7 +130,7 @@ export class JiraClient {
     this.#ctx = ctx;
     this.#deployments = deployments;
     this.#setup = setup;
-    this.#options = { ...defaults, ...options };
+    this.#options = options;
     const authorization = authorizationHeader(setup.auth.credential);
     this.#fetch = createFetch({
       fetch: ctx.fetch,
@@ -224,7 +218,7 @@ export class JiraClient {
     const purpose: RequestPurpose = { method: spec.method, path: spec.path, ...spec.purpose };
     const endpoint = endpointOf(purpose);
     const { log, now } = this.#ctx;
-    const { sleep, maxRetryWaitMs, maxResponseBytes } = this.#options;
+    const { sleep = abortableSleep, maxRetryWaitMs = 10_000, maxResponseBytes = MAX_RESPONSE_BYTES } = this.#options;
     const timeoutMs = httpTimeoutMs(this.#ctx.env, log);
     if (signal.aborted) return err(cancelled(endpoint));
     let attempt = 0;
