@@ -65,8 +65,8 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
     inline = [];
   };
   for (const node of nodes) {
-    const inlineLike = node.text !== undefined || node.content.length === 0;
-    if (isBlock(node) || (!inlineLike && node.content.some(isBlock))) {
+    // A textless node of unknown type that holds blocks is a block too.
+    if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) {
       flush();
       parts.push(renderBlock(node, depth));
     } else {
