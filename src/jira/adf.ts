@@ -16,50 +16,11 @@ interface AdfNode {
 /** Nesting deeper than this is cut off with `…` rather than risking the stack. */
 const MAX_DEPTH = 48;
 
-const BLOCK_TYPES = new Set([
-  "doc",
-  "paragraph",
-  "heading",
-  "bulletList",
-  "orderedList",
-  "listItem",
-  "taskList",
-  "taskItem",
-  "decisionList",
-  "decisionItem",
-  "codeBlock",
-  "blockquote",
-  "rule",
-  "panel",
-  "table",
-  "tableRow",
-  "tableHeader",
-  "tableCell",
-  "mediaSingle",
-  "mediaGroup",
-  "expand",
-  "nestedExpand",
-  "layoutSection",
-  "layoutColumn",
-  "blockCard",
-  "embedCard",
-  "extension",
-  "bodiedExtension",
-  "multiBodiedExtension",
-  "extensionFrame",
-]);
-
 /** Renders an ADF document (or any ADF node) as text. Non-ADF input yields `""`. */
 export function adfToText(document: unknown): string {
   const node = toNode(document);
   if (node === null) return "";
-  const text = BLOCK_TYPES.has(node.type) || node.text === undefined ? renderBlock(node, 0) : renderInline([node], 0);
-  return tidy(text);
-}
-
-/** True for values shaped like an ADF document (`{"type":"doc", ...}`). */
-export function isAdfDocument(value: unknown): boolean {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "doc";
+  return tidy(isBlock(node) || node.text === undefined ? renderBlock(node, 0) : renderInline([node], 0));
 }
 
 function toNode(value: unknown): AdfNode | null {
@@ -92,7 +53,7 @@ function attrString(node: AdfNode, name: string): string | undefined {
 }
 
 function isBlock(node: AdfNode): boolean {
-  return BLOCK_TYPES.has(node.type);
+  return BLOCKS.has(node.type);
 }
 
 /** Children of a block container: blocks rendered one by one, runs of inline nodes as paragraphs. */
@@ -104,7 +65,8 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
     inline = [];
   };
   for (const node of nodes) {
-    if (isBlock(node) || (!isInlineLike(node) && node.content.some(isBlock))) {
+    // A textless node of unknown type that holds blocks is a block too.
+    if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) {
       flush();
       parts.push(renderBlock(node, depth));
     } else {
@@ -115,78 +77,105 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
   return parts.filter((part) => part.trim() !== "").join(separator);
 }
 
-function isInlineLike(node: AdfNode): boolean {
-  return node.text !== undefined || node.content.length === 0;
-}
+type Render = (node: AdfNode, depth: number) => string;
+
+const children: Render = (node, depth) => renderChildren(node.content, depth);
+/** A list item's blocks stacked tightly, so nested lists sit right under their parent line. */
+const listItem: Render = (item, depth) =>
+  item.content.every((child) => !isBlock(child))
+    ? renderInline(item.content, depth)
+    : renderChildren(item.content, depth, "\n");
+const mediaBlock: Render = (node, depth) =>
+  node.content
+    .map((child) => renderInline([child], depth))
+    .filter((t) => t !== "")
+    .join("\n");
+const expand: Render = (node, depth) => {
+  const title = attrString(node, "title");
+  const body = renderChildren(node.content, depth);
+  return title ? `**${title}**\n\n${body}` : body;
+};
+const card: Render = (node) => {
+  const data = record(node.attrs.data);
+  const title = typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
+  return attrString(node, "url") ?? title ?? "";
+};
+const extension: Render = (node) => `[${attrString(node, "extensionKey") ?? "extension"}]`;
+const media: Render = (node) => {
+  const name = attrString(node, "alt") || attrString(node, "name") || attrString(node, "fileName");
+  const url = attrString(node, "url");
+  if (url && attrString(node, "type") === "external") return `![${name ?? "image"}](${url})`;
+  return name ? `[attachment: ${name}]` : "[attachment]";
+};
+
+/** Map entries giving each of the space-separated `types` the same renderer. */
+const each = (types: string, render: Render) => types.split(" ").map((type): [string, Render] => [type, render]);
+
+/** Block node types and how each renders (given the depth of its children); the rest are inline. */
+const BLOCKS = new Map<string, Render>([
+  ...each("doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame", children),
+  ...each("tableRow tableHeader tableCell", children),
+  ...each("listItem taskItem decisionItem", listItem),
+  ...each("mediaSingle mediaGroup", mediaBlock),
+  ...each("expand nestedExpand", expand),
+  ...each("blockCard embedCard", card),
+  ...Object.entries({
+    paragraph: (node, depth) => renderInline(node.content, depth).trim(),
+    heading: (node, depth) => {
+      const level = Math.min(6, Math.max(1, Math.trunc(Number(node.attrs.level) || 1)));
+      return `${"#".repeat(level)} ${renderInline(node.content, depth).replace(/\n+/g, " ")}`;
+    },
+    bulletList: (node, depth) => renderList(node, depth, () => "-"),
+    orderedList: (node, depth) => {
+      const start = Math.max(0, Math.trunc(Number(node.attrs.order ?? 1) || 1));
+      return renderList(node, depth, (index) => `${start + index}.`);
+    },
+    taskList: (node, depth) =>
+      renderList(node, depth, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]")),
+    decisionList: (node, depth) => renderList(node, depth, () => "- Decision:"),
+    codeBlock: (node) => {
+      const code = node.content.map((child) => child.text ?? "").join("");
+      return fencedCode(code.replace(/\n$/, ""), attrString(node, "language") ?? "");
+    },
+    blockquote: (node, depth) => quote(renderChildren(node.content, depth)),
+    rule: () => "---",
+    panel: (node, depth) => {
+      const kind = attrString(node, "panelType") ?? "info";
+      return quote(`**${kind.charAt(0).toUpperCase() + kind.slice(1)}:**\n${renderChildren(node.content, depth)}`);
+    },
+    table: renderTable,
+    extension,
+  } satisfies Record<string, Render>),
+]);
+
+const INLINES = new Map<string, Render>([
+  ...each("media mediaInline", media),
+  ...Object.entries({
+    text: (node) => applyMarks(node.text ?? "", node.marks),
+    hardBreak: () => "\n",
+    mention: (node) => {
+      const name = attrString(node, "text") ?? "";
+      return name === "" ? "@unknown" : name.startsWith("@") ? name : `@${name}`;
+    },
+    emoji: (node) => attrString(node, "text") || attrString(node, "shortName") || "",
+    inlineCard: card,
+    date: (node) => {
+      const date = new Date(Number(attrString(node, "timestamp")));
+      return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 10);
+    },
+    status: (node) => {
+      const text = attrString(node, "text");
+      return text ? `[${text}]` : "";
+    },
+    caption: (node, depth) => renderInline(node.content, depth),
+    placeholder: () => "",
+    inlineExtension: extension,
+  } satisfies Record<string, Render>),
+]);
 
 function renderBlock(node: AdfNode, depth: number): string {
   if (depth > MAX_DEPTH) return "…";
-  const next = depth + 1;
-  switch (node.type) {
-    case "doc":
-    case "layoutSection":
-    case "layoutColumn":
-    case "bodiedExtension":
-    case "multiBodiedExtension":
-    case "extensionFrame":
-      return renderChildren(node.content, next);
-    case "paragraph":
-      return renderInline(node.content, next).trim();
-    case "heading": {
-      const level = Math.min(6, Math.max(1, Math.trunc(Number(node.attrs.level) || 1)));
-      return `${"#".repeat(level)} ${renderInline(node.content, next).replace(/\n+/g, " ")}`;
-    }
-    case "bulletList":
-      return renderList(node, next, () => "-");
-    case "orderedList": {
-      const start = Math.max(0, Math.trunc(Number(node.attrs.order ?? 1) || 1));
-      return renderList(node, next, (index) => `${start + index}.`);
-    }
-    case "taskList":
-      return renderList(node, next, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]"));
-    case "decisionList":
-      return renderList(node, next, () => "- Decision:");
-    case "listItem":
-    case "taskItem":
-    case "decisionItem":
-      return renderListItemBody(node, next);
-    case "codeBlock":
-      return renderCode(node);
-    case "blockquote":
-      return quote(renderChildren(node.content, next));
-    case "rule":
-      return "---";
-    case "panel": {
-      const kind = attrString(node, "panelType") ?? "info";
-      const label = kind.charAt(0).toUpperCase() + kind.slice(1);
-      return quote(`**${label}:**\n${renderChildren(node.content, next)}`);
-    }
-    case "table":
-      return renderTable(node, next);
-    case "tableRow":
-    case "tableHeader":
-    case "tableCell":
-      return renderChildren(node.content, next);
-    case "mediaSingle":
-    case "mediaGroup":
-      return node.content
-        .map((child) => renderInline([child], next))
-        .filter((t) => t !== "")
-        .join("\n");
-    case "expand":
-    case "nestedExpand": {
-      const title = attrString(node, "title");
-      const body = renderChildren(node.content, next);
-      return title ? `**${title}**\n\n${body}` : body;
-    }
-    case "blockCard":
-    case "embedCard":
-      return attrString(node, "url") ?? dataCardTitle(node) ?? "";
-    case "extension":
-      return `[${attrString(node, "extensionKey") ?? "extension"}]`;
-    default:
-      return renderUnknown(node, next);
-  }
+  return (BLOCKS.get(node.type) ?? renderUnknown)(node, depth + 1);
 }
 
 /** An unknown node: its children (as blocks or inline), else its text, else nothing. */
@@ -201,31 +190,12 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
   return list.content
     .map((item, index) => {
       const prefix = `${marker(index, item)} `;
-      const body =
-        item.type === "listItem" || item.type === "taskItem" || item.type === "decisionItem"
-          ? renderListItemBody(item, depth)
-          : isBlock(item)
-            ? renderBlock(item, depth)
-            : renderInline([item], depth);
+      const body = isBlock(item) ? renderBlock(item, depth) : renderInline([item], depth);
       // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
       if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
       return indent(body, prefix, " ".repeat(prefix.length));
     })
     .join("\n");
-}
-
-/** A list item's blocks stacked tightly, so nested lists sit right under their parent line. */
-function renderListItemBody(item: AdfNode, depth: number): string {
-  if (item.content.every((child) => !isBlock(child))) return renderInline(item.content, depth);
-  return renderChildren(item.content, depth, "\n");
-}
-
-function renderCode(node: AdfNode): string {
-  const code = node.content.map((child) => child.text ?? "").join("");
-  const language = (attrString(node, "language") ?? "").replace(/[^\w+#.-]/g, "");
-  const longestRun = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(longestRun + 1);
-  return `${fence}${language}\n${code.replace(/\n$/, "")}\n${fence}`;
 }
 
 function renderTable(table: AdfNode, depth: number): string {
@@ -255,52 +225,9 @@ function renderInline(nodes: readonly AdfNode[], depth: number): string {
 }
 
 function renderInlineNode(node: AdfNode, depth: number): string {
-  switch (node.type) {
-    case "text":
-      return applyMarks(node.text ?? "", node.marks);
-    case "hardBreak":
-      return "\n";
-    case "mention": {
-      const name = attrString(node, "text") ?? "";
-      if (name === "") return "@unknown";
-      return name.startsWith("@") ? name : `@${name}`;
-    }
-    case "emoji":
-      return attrString(node, "text") || attrString(node, "shortName") || "";
-    case "inlineCard":
-      return attrString(node, "url") ?? dataCardTitle(node) ?? "";
-    case "date": {
-      const timestamp = Number(attrString(node, "timestamp"));
-      if (!Number.isFinite(timestamp)) return "";
-      const date = new Date(timestamp);
-      return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 10);
-    }
-    case "status": {
-      const text = attrString(node, "text");
-      return text ? `[${text}]` : "";
-    }
-    case "media":
-    case "mediaInline": {
-      const name = attrString(node, "alt") || attrString(node, "name") || attrString(node, "fileName");
-      const url = attrString(node, "url");
-      if (url && attrString(node, "type") === "external") return `![${name ?? "image"}](${url})`;
-      return name ? `[attachment: ${name}]` : "[attachment]";
-    }
-    case "caption":
-      return renderInline(node.content, depth);
-    case "placeholder":
-      return "";
-    case "inlineExtension":
-      return `[${attrString(node, "extensionKey") ?? "extension"}]`;
-    default:
-      if (isBlock(node)) return renderBlock(node, depth);
-      return renderUnknown(node, depth);
-  }
-}
-
-function dataCardTitle(node: AdfNode): string | undefined {
-  const data = record(node.attrs.data);
-  return typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
+  const render = INLINES.get(node.type);
+  if (render) return render(node, depth);
+  return isBlock(node) ? renderBlock(node, depth) : renderUnknown(node, depth);
 }
 
 /** Markdown emphasis around `text`; surrounding spaces stay outside the markers. */
@@ -310,11 +237,8 @@ function applyMarks(text: string, marks: AdfNode["marks"]): string {
   const [, lead = "", core = "", trail = ""] = /^(\s*)([\s\S]*?)(\s*)$/.exec(text) ?? [];
   if (core === "") return text;
   let out = core;
-  if (types.has("code")) {
-    const ticks = "`".repeat(Math.max(0, ...[...core.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
-    const pad = core.startsWith("`") || core.endsWith("`") ? " " : "";
-    out = `${ticks}${pad}${core}${pad}${ticks}`;
-  } else {
+  if (types.has("code")) out = inlineCode(core);
+  else {
     if (types.has("strike")) out = `~~${out}~~`;
     if (types.has("em")) out = `*${out}*`;
     if (types.has("strong")) out = `**${out}**`;
@@ -326,14 +250,28 @@ function applyMarks(text: string, marks: AdfNode["marks"]): string {
   return `${lead}${out}${trail}`;
 }
 
+/** `first` before the first line, `rest` before every other line that is not empty. */
 function indent(text: string, first: string, rest: string): string {
-  return text
-    .split("\n")
-    .map((line, index) => (index === 0 ? first + line : line === "" ? "" : rest + line))
-    .join("\n");
+  return first + text.replace(/\n(?=[^\n])/g, () => `\n${rest}`);
 }
 
-function quote(text: string): string {
+/** Backticks one longer than the longest run in `text`, and at least `min` long. */
+function ticks(text: string, min: number): string {
+  return "`".repeat(Math.max(min - 1, ...[...text.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
+}
+
+export function inlineCode(code: string): string {
+  const pad = code.startsWith("`") || code.endsWith("`") ? " " : "";
+  return `${ticks(code, 1)}${pad}${code}${pad}${ticks(code, 1)}`;
+}
+
+/** A fenced block whose fence no line of `code` can close; the language is reduced to a safe word. */
+export function fencedCode(code: string, language: string): string {
+  const fence = ticks(code, 3);
+  return `${fence}${language.replace(/[^\w+#.-]/g, "")}\n${code}\n${fence}`;
+}
+
+export function quote(text: string): string {
   return text
     .split("\n")
     .map((line) => (line === "" ? ">" : `> ${line}`))
@@ -343,9 +281,7 @@ function quote(text: string): string {
 /** Trailing spaces off every line, at most one blank line in a row, no blank lines at the ends. */
 export function tidy(text: string): string {
   return text
-    .split("\n")
-    .map((line) => line.replace(/[ \t]+$/, ""))
-    .join("\n")
+    .replace(/[ \t]+(?=\n|$)/g, "")
     .replace(/\n{3,}/g, "\n\n")
     .replace(/^\n+|\n+$/g, "");
 }

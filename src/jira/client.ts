@@ -1,4 +1,4 @@
-import { createFetch } from "ofetch";
+import { createFetch, type FetchError } from "ofetch";
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
@@ -24,7 +24,7 @@ import {
   resolveJiraCredential,
 } from "../creds/credentials-jira.ts";
 import { describeIssues } from "../twig/schemas.ts";
-import { httpStatusError, type RequestPurpose } from "./errors.ts";
+import { endpointOf, httpStatusError, type RequestPurpose } from "./errors.ts";
 import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
 
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
@@ -34,25 +34,17 @@ export type Deployment = "cloud" | "server";
 export interface JiraClientOptions {
   /** Waits before a retry; must reject (or resolve early) when `signal` aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Attempts per request including the first (429/503 are retried). Default 3. */
-  maxAttempts?: number;
   /** Longest wait honoured between attempts; a longer `Retry-After` ends the retries. Default 10 s. */
   maxRetryWaitMs?: number;
-  /** First backoff delay when the server gives no `Retry-After`; doubles per attempt. Default 500 ms. */
-  backoffBaseMs?: number;
   /** Bodies larger than this are refused. Default 16 MiB. */
   maxResponseBytes?: number;
 }
 
 const USER_AGENT = `twig-mcp/${pkg.version}`;
-
-const defaults: Required<JiraClientOptions> = {
-  sleep: abortableSleep,
-  maxAttempts: 3,
-  maxRetryWaitMs: 10_000,
-  backoffBaseMs: 500,
-  maxResponseBytes: MAX_RESPONSE_BYTES,
-};
+/** Attempts per request including the first (429/503 are retried). */
+const MAX_ATTEMPTS = 3;
+/** First backoff delay when the server gives no `Retry-After`; doubles per attempt. */
+const BACKOFF_BASE_MS = 500;
 
 export interface JiraSetup {
   base: JiraBase;
@@ -88,9 +80,8 @@ export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "file
 const NO_OPTIONS: JiraClientOptions = Object.freeze({});
 
 /**
- * The Jira client of one process, for the current configuration: kept while the base URL,
- * the credential identity (a hash) and the options stay the same, replaced when one changes;
- * failures are never kept. Which deployment each base URL runs is remembered across clients.
+ * The process's Jira client for the current configuration: kept while the base URL, credential identity
+ * (a hash) and options stay the same, never for a failure. Deployments are remembered across clients.
  */
 export class JiraClients {
   readonly #deployments: DeploymentCache = new Map();
@@ -121,43 +112,36 @@ export interface RequestSpec<S extends v.GenericSchema> {
   purpose?: Omit<RequestPurpose, "method" | "path">;
 }
 
+type Decoded<S extends v.GenericSchema> = Result<v.InferOutput<S>>;
+
 export type DeploymentCache = Map<string, Deployment | Promise<Result<Deployment>>>;
 
-const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()), version: v.optional(v.string()) });
+const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()) });
 
 export class JiraClient {
   readonly #ctx: Context;
   readonly #setup: JiraSetup;
-  readonly #options: Required<JiraClientOptions>;
+  readonly #options: JiraClientOptions;
   readonly #fetch: ReturnType<typeof createFetch>;
-  readonly #headers: Record<string, string>;
   readonly #secrets: readonly string[];
   readonly #deployments: DeploymentCache;
 
-  constructor(
-    ctx: Context,
-    setup: JiraSetup,
-    options: JiraClientOptions = {},
-    deployments: DeploymentCache = new Map(),
-  ) {
+  constructor(ctx: Context, setup: JiraSetup, options: JiraClientOptions, deployments: DeploymentCache) {
     this.#ctx = ctx;
     this.#deployments = deployments;
     this.#setup = setup;
-    this.#options = { ...defaults, ...options };
+    this.#options = options;
     const authorization = authorizationHeader(setup.auth.credential);
-    this.#headers = { Accept: "application/json", Authorization: authorization, "User-Agent": USER_AGENT };
     this.#fetch = createFetch({
       fetch: ctx.fetch,
       defaults: {
-        // ofetch joins paths and query parameters and serialises JSON bodies. Its retry and
-        // timeout stay off: its retry sleeps can neither be cancelled nor follow Retry-After
-        // limits, and its timeout is skipped whenever a signal is passed, which every request has.
-        // The shared policy (src/core/http-policy.ts) does both.
+        // ofetch joins paths and query parameters, serialises JSON bodies and retries 429/503
+        // (see #request for the wait). Its timeout stays off: it is skipped whenever a signal is
+        // passed, which every request has; each attempt gets its own deadline instead.
         baseURL: setup.base.apiRoot,
-        headers: this.#headers,
-        retry: false,
-        timeout: undefined,
-        ignoreResponseError: true,
+        headers: { Accept: "application/json", Authorization: authorization, "User-Agent": USER_AGENT },
+        retryStatusCodes: [429, 503],
+        retryDelay: 0,
         // Read as a stream so the size cap holds whatever the server sends.
         responseType: "stream",
         // A redirect is reported, not followed: following it would send the credentials elsewhere.
@@ -191,226 +175,172 @@ export class JiraClient {
     if (isAtlassianCloudHost(this.#setup.base.hostname)) return ok("cloud");
     const cache = this.#deployments;
     const key = this.#setup.base.baseUrl;
-    const known = cache.get(key);
-    if (typeof known === "string") return ok(known);
-    let pending = known;
+    let pending = cache.get(key);
+    if (typeof pending === "string") return ok(pending);
     if (pending === undefined) {
-      const deployments = cache;
+      const path = "/rest/api/2/serverInfo";
       // Not tied to one caller's cancellation: other callers may be waiting for the same answer.
-      pending = this.#detect(new AbortController().signal)
+      pending = this.request({ method: "GET", path, schema: ServerInfoSchema }, new AbortController().signal)
         .catch((error: unknown) => err(toolError("internal", `Jira deployment detection failed: ${String(error)}`)))
-        .then((result) => {
-          if (result.ok) deployments.set(key, result.value);
-          else deployments.delete(key);
-          return result;
+        .then((info) => {
+          if (!info.ok) {
+            cache.delete(key);
+            return info;
+          }
+          const type = info.value.deploymentType;
+          const deployment: Deployment = type?.toLowerCase() === "cloud" ? "cloud" : "server";
+          this.#ctx.log.debug(`Jira at ${this.site} is ${deployment} (deploymentType ${type ?? "absent"})`);
+          cache.set(key, deployment);
+          return ok(deployment);
         });
       cache.set(key, pending);
     }
-    return raceAbort(pending, signal, () => cancelled("GET /rest/api/2/serverInfo"));
-  }
-
-  async #detect(signal: AbortSignal): Promise<Result<Deployment>> {
-    const info = await this.request(
-      { method: "GET", path: "/rest/api/2/serverInfo", schema: ServerInfoSchema },
-      signal,
-    );
-    if (!info.ok) return info;
-    const type = info.value.deploymentType?.toLowerCase();
-    const deployment: Deployment = type === "cloud" ? "cloud" : "server";
-    this.#ctx.log.debug(
-      `Jira at ${this.site} is ${deployment} (deploymentType ${info.value.deploymentType ?? "absent"})`,
-    );
-    return ok(deployment);
+    // A cancelled caller stops waiting (the listener goes with its signal); the detection goes on.
+    const stopped = new Promise<Result<never>>((resolve) => {
+      const stop = () => resolve(err(cancelled("GET /rest/api/2/serverInfo")));
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    });
+    return Promise.race([pending, stopped]);
   }
 
   /**
-   * One JSON request with timeout, cancellation and bounded retries on 429/503 (honouring
-   * `Retry-After` up to `maxRetryWaitMs`). Every failure is a tool error value; nothing throws.
-   * Error texts quote Jira's own messages, and a misconfigured proxy or server may echo the
-   * request's credentials in them, so every error is scrubbed of the secrets before it leaves.
+   * One JSON request with timeout, cancellation and bounded retries on 429/503 (honouring `Retry-After`
+   * up to `maxRetryWaitMs`). Every failure is a tool error value; nothing throws. Error texts quote Jira,
+   * and a misconfigured proxy or server may echo the credentials, so every error is scrubbed of them.
    */
-  async request<S extends v.GenericSchema>(
-    spec: RequestSpec<S>,
-    signal: AbortSignal,
-  ): Promise<Result<v.InferOutput<S>>> {
+  async request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
     const result = await this.#request(spec, signal);
     return result.ok ? result : err(scrubToolError(result.error, this.#secrets));
   }
 
-  async #request<S extends v.GenericSchema>(
-    spec: RequestSpec<S>,
-    signal: AbortSignal,
-  ): Promise<Result<v.InferOutput<S>>> {
+  async #request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
     const purpose: RequestPurpose = { method: spec.method, path: spec.path, ...spec.purpose };
-    const timeoutMs = this.#timeoutMs();
-    const failure = { site: this.site, credentialSource: this.#setup.auth.source, secrets: this.#secrets };
+    const endpoint = endpointOf(purpose);
+    const { log, now } = this.#ctx;
+    const { sleep = abortableSleep, maxRetryWaitMs = 10_000, maxResponseBytes = MAX_RESPONSE_BYTES } = this.#options;
+    const timeoutMs = httpTimeoutMs(this.#ctx.env, log);
+    if (signal.aborted) return err(cancelled(endpoint));
+    let attempt = 0;
+    let started = 0;
+    let deadline: AbortSignal | undefined;
+    const failed = (cause: unknown): Result<never> => {
+      if (signal.aborted) return err(cancelled(endpoint));
+      if (!deadline?.aborted) return transportError(cause, endpoint, this.site);
+      log.debug(`Jira ${endpoint} timed out after ${Math.round(performance.now() - started)} ms`);
+      return networkError(
+        `Jira at ${this.site} did not answer ${endpoint} within ${timeoutMs} ms`,
+        "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.",
+      );
+    };
 
-    for (let attempt = 1; ; attempt++) {
-      if (signal.aborted) return err(cancelled(endpointOf(purpose)));
-      const { signal: combined, deadline: timeout } = attemptSignal(signal, timeoutMs);
-      const started = performance.now();
-      const exchanged = await this.#exchange(spec, combined);
-      const elapsed = Math.round(performance.now() - started);
-      if (!exchanged.ok) {
-        if (signal.aborted) return err(cancelled(endpointOf(purpose)));
-        if (timeout.aborted) {
-          this.#ctx.log.debug(`Jira ${endpointOf(purpose)} timed out after ${elapsed} ms`);
-          return err(
-            toolError(
-              "network_error",
-              `Jira at ${this.site} did not answer ${endpointOf(purpose)} within ${timeoutMs} ms`,
-              "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.",
-            ),
-          );
-        }
-        return err(exchanged.error(purpose, this.site));
-      }
-      const { status, headers: responseHeaders, text } = exchanged.value;
-      this.#ctx.log.debug(`Jira ${endpointOf(purpose)} → HTTP ${status} in ${elapsed} ms (attempt ${attempt})`);
-
-      const retryAfterMs = parseRetryAfter(responseHeaders.get("retry-after"), this.#ctx.now());
-      if ((status === 429 || status === 503) && attempt < this.#options.maxAttempts) {
-        const wait = retryAfterMs ?? this.#options.backoffBaseMs * 2 ** (attempt - 1);
-        if (wait <= this.#options.maxRetryWaitMs) {
-          this.#ctx.log.info(`Jira answered HTTP ${status}; retrying ${endpointOf(purpose)} in ${wait} ms`);
-          try {
-            await this.#options.sleep(wait, signal);
-          } catch {
-            return err(cancelled(endpointOf(purpose)));
-          }
-          continue;
-        }
-      }
-
-      if (status >= 300 && status < 400) return err(this.#redirected(status, responseHeaders.get("location"), purpose));
-      if (status < 200 || status >= 300) {
-        const retryAfterSeconds = retryAfterMs === null ? undefined : Math.ceil(retryAfterMs / 1000);
-        return err(
-          httpStatusError(status, purpose, parseJson(text), failure, {
-            ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-            loginReason: responseHeaders.get("x-seraph-loginreason"),
-          }),
-        );
-      }
-      return this.#decode(text, responseHeaders.get("content-type"), spec.schema, purpose);
-    }
-  }
-
-  #timeoutMs(): number {
-    return httpTimeoutMs(this.#ctx.env, this.#ctx.log);
-  }
-
-  async #exchange(
-    spec: RequestSpec<v.GenericSchema>,
-    signal: AbortSignal,
-  ): Promise<
-    | { ok: true; value: { status: number; headers: Headers; text: string } }
-    | { ok: false; error: (purpose: RequestPurpose, site: string) => ToolError }
-  > {
     let response: Response;
     try {
       response = await this.#fetch.raw(spec.path, {
         method: spec.method,
-        ...(spec.query === undefined ? {} : { query: spec.query }),
-        ...(spec.body === undefined ? {} : { body: spec.body as Record<string, unknown> }),
-        signal,
+        query: spec.query,
+        body: spec.body as Record<string, unknown> | undefined,
+        retry: MAX_ATTEMPTS - 1,
+        onRequest: ({ options }) => {
+          ({ signal: options.signal, deadline } = attemptSignal(signal, timeoutMs));
+          attempt++;
+          started = performance.now();
+        },
+        onResponse: ({ response }) => {
+          const elapsed = Math.round(performance.now() - started);
+          log.debug(`Jira ${endpoint} → HTTP ${response.status} in ${elapsed} ms (attempt ${attempt})`);
+        },
+        // The wait before a retry happens here rather than in ofetch (whose retryDelay is an
+        // uncancellable timer): it honours Retry-After, goes through the injected sleep, ends with
+        // the caller's cancellation, and a wait beyond maxRetryWaitMs ends the retries instead.
+        onResponseError: async ({ response, options }) => {
+          if (!options.retry || (response.status !== 429 && response.status !== 503)) return;
+          const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now());
+          const wait = retryAfterMs ?? BACKOFF_BASE_MS * 2 ** (attempt - 1);
+          if (wait > maxRetryWaitMs) {
+            options.retry = false;
+            return;
+          }
+          log.info(`Jira answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
+          response.body?.cancel().catch(() => {});
+          await sleep(wait, signal);
+        },
       });
     } catch (error) {
-      return { ok: false, error: (purpose, site) => transportError(error, purpose, site) };
+      // An HTTP error status that is not retried (any more) arrives as ofetch's FetchError.
+      const answered = (error as FetchError | undefined)?.response;
+      if (answered === undefined || signal.aborted) return failed(error);
+      response = answered;
     }
-    const read = await readCapped(response.body, this.#options.maxResponseBytes);
-    if (read.kind === "failed") {
-      const cause = read.cause;
-      return { ok: false, error: (purpose, site) => transportError(cause, purpose, site) };
-    }
+
+    const read = await readCapped(response.body, maxResponseBytes);
+    if (read.kind === "failed") return failed(read.cause);
     if (read.kind === "too-large") {
-      const limit = this.#options.maxResponseBytes;
-      return {
-        ok: false,
-        error: (purpose, site) =>
-          toolError(
-            "network_error",
-            `Jira at ${site} sent more than ${formatBytes(limit)} for ${endpointOf(purpose)}; the rest was not read`,
-          ),
-      };
+      const limit = formatBytes(maxResponseBytes);
+      return networkError(`Jira at ${this.site} sent more than ${limit} for ${endpoint}; the rest was not read`);
     }
-    return {
-      ok: true,
-      value: { status: response.status, headers: response.headers, text: new TextDecoder().decode(read.bytes) },
-    };
-  }
-
-  #redirected(status: number, location: string | null, purpose: RequestPurpose): ToolError {
-    let target = "elsewhere";
-    if (location !== null) {
-      try {
-        const url = new URL(location, `${this.#setup.base.apiRoot}/`);
-        target = `${url.protocol}//${url.host}${url.pathname}`;
-      } catch {
-        // An unreadable Location is reported without it.
-      }
-    }
-    return toolError(
-      "network_error",
-      `Jira at ${this.site} redirected ${endpointOf(purpose)} to ${clip(target, 200)} (HTTP ${status}); redirects are not followed`,
-      "Set JIRA_HOST to the address Jira redirects to (often https:// instead of http://, or a different host).",
-    );
-  }
-
-  #decode<S extends v.GenericSchema>(
-    text: string,
-    contentType: string | null,
-    schema: S,
-    purpose: RequestPurpose,
-  ): Result<v.InferOutput<S>> {
-    const json = parseJson(text);
-    if (json === undefined) {
-      const html = /html/i.test(contentType ?? "") || /^\s*</.test(text);
-      return err(
-        toolError(
-          "network_error",
-          html
-            ? `Jira at ${this.site} returned an HTML page instead of JSON for ${endpointOf(purpose)}`
-            : `Jira at ${this.site} returned malformed JSON for ${endpointOf(purpose)} (${text.length === 0 ? "empty body" : "cut short or not JSON"})`,
-          html
-            ? "Check that JIRA_HOST is the Jira site itself and that no sign-in proxy sits in front of it."
-            : undefined,
-        ),
+    const { status, headers } = response;
+    const text = new TextDecoder().decode(read.bytes);
+    if (status >= 300 && status < 400) {
+      // Shown without its query, which may carry a token; an unreadable Location is not shown.
+      const location = headers.get("location");
+      const url = location === null ? null : URL.parse(location, `${this.#setup.base.apiRoot}/`);
+      const target = url === null ? "elsewhere" : `${url.protocol}//${url.host}${url.pathname}`;
+      return networkError(
+        `Jira at ${this.site} redirected ${endpoint} to ${clip(target, 200)} (HTTP ${status}); redirects are not followed`,
+        "Set JIRA_HOST to the address Jira redirects to (often https:// instead of http://, or a different host).",
       );
+    }
+    if (status < 200 || status >= 300) {
+      const retryAfterMs = parseRetryAfter(headers.get("retry-after"), now());
+      const failure = { site: this.site, credentialSource: this.#setup.auth.source, secrets: this.#secrets };
+      return err(
+        httpStatusError(status, purpose, parseJson(text), failure, {
+          ...(retryAfterMs === null ? {} : { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) }),
+          loginReason: headers.get("x-seraph-loginreason"),
+        }),
+      );
+    }
+    return this.#decode(text, headers.get("content-type"), spec.schema, endpoint);
+  }
+
+  #decode<S extends v.GenericSchema>(text: string, type: string | null, schema: S, endpoint: string): Decoded<S> {
+    const json = parseJson(text);
+    if (json === undefined && (/html/i.test(type ?? "") || /^\s*</.test(text))) {
+      return networkError(
+        `Jira at ${this.site} returned an HTML page instead of JSON for ${endpoint}`,
+        "Check that JIRA_HOST is the Jira site itself and that no sign-in proxy sits in front of it.",
+      );
+    }
+    if (json === undefined) {
+      const why = text.length === 0 ? "empty body" : "cut short or not JSON";
+      return networkError(`Jira at ${this.site} returned malformed JSON for ${endpoint} (${why})`);
     }
     const parsed = v.safeParse(schema, json);
-    if (!parsed.success) {
-      return err(
-        toolError(
-          "network_error",
-          `Jira at ${this.site} returned an unexpected response for ${endpointOf(purpose)}: ${describeIssues(parsed.issues)}`,
-        ),
-      );
-    }
-    return ok(parsed.output);
+    if (parsed.success) return ok(parsed.output);
+    const issues = describeIssues(parsed.issues);
+    return networkError(`Jira at ${this.site} returned an unexpected response for ${endpoint}: ${issues}`);
   }
-}
-
-function endpointOf(purpose: RequestPurpose): string {
-  return `${purpose.method} ${purpose.path}`;
 }
 
 function cancelled(endpoint: string): ToolError {
   return toolError("network_error", `Jira request ${endpoint} was cancelled`);
 }
 
-function transportError(error: unknown, purpose: RequestPurpose, site: string): ToolError {
+function networkError(message: string, hint?: string): Result<never> {
+  return err(toolError("network_error", message, hint));
+}
+
+function transportError(error: unknown, endpoint: string, site: string): Result<never> {
   const failure = transportFailure(error);
   if (failure.kind === "dns") {
-    return toolError(
-      "network_error",
-      `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpointOf(purpose)}`,
+    return networkError(
+      `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`,
       "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
     );
   }
-  return toolError(
-    "network_error",
-    `Could not reach Jira at ${site} (${endpointOf(purpose)}): ${failure.detail}`,
+  return networkError(
+    `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
     "Check JIRA_HOST and the network connection (VPN, proxy).",
   );
 }
@@ -422,17 +352,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Waits for `promise`, or gives up with `onAbort()` when `signal` aborts first. */
-function raceAbort<T>(promise: Promise<Result<T>>, signal: AbortSignal, onAbort: () => ToolError): Promise<Result<T>> {
-  if (signal.aborted) return Promise.resolve(err(onAbort()));
-  return new Promise((resolve) => {
-    const listener = () => resolve(err(onAbort()));
-    signal.addEventListener("abort", listener, { once: true });
-    promise.then((result) => {
-      signal.removeEventListener("abort", listener);
-      resolve(result);
-    });
-  });
 }

@@ -1,4 +1,4 @@
-import { type ToolError, toolError } from "../core/errors.ts";
+import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import { clip, scrubAndClip } from "../core/http-policy.ts";
 
 /** What a failed request was for, so errors can say it in the caller's terms. */
@@ -31,17 +31,13 @@ const MAX_MESSAGES = 3;
  */
 export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
   if (typeof body !== "object" || body === null) return [];
-  const record = body as Record<string, unknown>;
-  const found: string[] = [];
-  if (Array.isArray(record.errorMessages)) {
-    for (const message of record.errorMessages) if (typeof message === "string") found.push(message);
-  }
-  if (typeof record.errors === "object" && record.errors !== null && !Array.isArray(record.errors)) {
-    for (const [field, message] of Object.entries(record.errors as Record<string, unknown>)) {
-      if (typeof message === "string") found.push(`${field}: ${message}`);
-    }
-  }
-  if (typeof record.message === "string") found.push(record.message);
+  const { errorMessages, errors, message } = body as Record<string, unknown>;
+  const fields = typeof errors === "object" && errors !== null && !Array.isArray(errors) ? Object.entries(errors) : [];
+  const found = [
+    ...(Array.isArray(errorMessages) ? errorMessages : []),
+    ...fields.map(([field, text]) => (typeof text === "string" ? `${field}: ${text}` : null)),
+    message,
+  ].filter((text): text is string => typeof text === "string");
   const cleaned = found
     .map((message) =>
       scrubAndClip(message.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim(), secrets, MAX_MESSAGE_CHARS),
@@ -50,11 +46,7 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
   return [...new Set(cleaned)].slice(0, MAX_MESSAGES);
 }
 
-function withMessages(sentence: string, messages: readonly string[]): string {
-  return messages.length === 0 ? sentence : `${sentence}: ${messages.join(" ")}`;
-}
-
-function endpoint(purpose: RequestPurpose): string {
+export function endpointOf(purpose: RequestPurpose): string {
   return `${purpose.method} ${purpose.path}`;
 }
 
@@ -62,7 +54,7 @@ function endpoint(purpose: RequestPurpose): string {
  * Maps a final (not retried any more) HTTP error status to a tool error:
  * 401/403 → `credentials_invalid`, 404 → `not_found`, 410 → `unsupported_api`,
  * 429 → `rate_limited`, 400 → `invalid_params` (or `not_found` for an unknown project),
- * anything else → `network_error`.
+ * anything else → `network_error`. Jira's own messages follow the sentence.
  */
 export function httpStatusError(
   status: number,
@@ -72,72 +64,61 @@ export function httpStatusError(
   extra: { retryAfterSeconds?: number; loginReason?: string | null } = {},
 ): ToolError {
   const messages = jiraErrorMessages(body, failure.secrets);
+  const error = (code: ErrorCode, sentence: string, hint?: string) =>
+    toolError(code, messages.length === 0 ? sentence : `${sentence}: ${messages.join(" ")}`, hint);
+  const { site } = failure;
+  const endpoint = endpointOf(purpose);
   switch (status) {
     case 401:
     case 403: {
       const reason =
         extra.loginReason && extra.loginReason !== "OK" ? ` (login reason: ${clip(extra.loginReason, 60)})` : "";
-      // Jira Server/Data Center sets X-Seraph-LoginReason; AUTHENTICATION_DENIED means a CAPTCHA is pending.
-      const captcha = extra.loginReason === "AUTHENTICATION_DENIED";
-      return toolError(
+      return error(
         "credentials_invalid",
-        withMessages(
-          `Jira at ${failure.site} rejected the credentials from ${failure.credentialSource} (HTTP ${status} on ${endpoint(purpose)})${reason}`,
-          messages,
-        ),
-        captcha
+        `Jira at ${site} rejected the credentials from ${failure.credentialSource} (HTTP ${status} on ${endpoint})${reason}`,
+        // Jira Server/Data Center sets X-Seraph-LoginReason; AUTHENTICATION_DENIED means a CAPTCHA is pending.
+        extra.loginReason === "AUTHENTICATION_DENIED"
           ? "Jira requires a CAPTCHA after failed logins: sign in once in a browser, then check the token."
           : "Check the credentials: Jira Cloud needs your account e-mail with an API token " +
               "(https://id.atlassian.com/manage-profile/security/api-tokens); Data Center accepts a personal access " +
               "token in JIRA_PERSONAL_TOKEN. A 403 can also mean the account lacks permission for this resource.",
       );
     }
-    case 404:
-      return toolError(
-        "not_found",
-        withMessages(purpose.notFound ?? `Jira has no resource at ${endpoint(purpose)} (HTTP 404)`, messages),
-        purpose.notFound === undefined
-          ? `Check that JIRA_HOST (${failure.site}) points at the Jira site itself.`
-          : "Check the key, and that the account behind the credentials can browse the project.",
-      );
+    case 404: {
+      const hint =
+        purpose.notFound !== undefined
+          ? "Check the key, and that the account behind the credentials can browse the project."
+          : `Check that JIRA_HOST (${site}) points at the Jira site itself.`;
+      return error("not_found", purpose.notFound ?? `Jira has no resource at ${endpoint} (HTTP 404)`, hint);
+    }
     case 410:
-      return toolError(
+      return error(
         "unsupported_api",
-        withMessages(`Jira at ${failure.site} no longer supports ${endpoint(purpose)} (HTTP 410 Gone)`, messages),
+        `Jira at ${site} no longer supports ${endpoint} (HTTP 410 Gone)`,
         "This Jira deployment retired the endpoint; a newer twig-mcp may use its replacement.",
       );
     case 429: {
       const wait = extra.retryAfterSeconds === undefined ? "" : `; it asks to retry after ${extra.retryAfterSeconds} s`;
-      return toolError(
+      return error(
         "rate_limited",
-        withMessages(
-          `Jira at ${failure.site} is rate limiting requests (HTTP 429 on ${endpoint(purpose)})${wait}`,
-          messages,
-        ),
+        `Jira at ${site} is rate limiting requests (HTTP 429 on ${endpoint})${wait}`,
         "Wait a little before calling Jira tools again.",
       );
     }
     case 400: {
-      if (
-        purpose.unknownProject !== undefined &&
-        messages.some((m) => /does not exist for the field 'project'/i.test(m))
-      ) {
-        return toolError(
-          "not_found",
-          withMessages(purpose.unknownProject, messages),
-          "Check the project key, and that the account behind the credentials can browse the project.",
-        );
+      // Jira answers an unknown project in JQL with 400, not 404.
+      const project = purpose.unknownProject;
+      if (project !== undefined && messages.some((m) => /does not exist for the field 'project'/i.test(m))) {
+        const why = "Check the project key, and that the account behind the credentials can browse the project.";
+        return error("not_found", project, why);
       }
-      return toolError(
-        "invalid_params",
-        withMessages(`Jira rejected ${endpoint(purpose)} (HTTP 400)`, messages),
-        "Check the filter values (status and assignee names must exist in this Jira).",
-      );
+      const why = "Check the filter values (status and assignee names must exist in this Jira).";
+      return error("invalid_params", `Jira rejected ${endpoint} (HTTP 400)`, why);
     }
     default:
-      return toolError(
+      return error(
         "network_error",
-        withMessages(`Jira at ${failure.site} answered HTTP ${status} to ${endpoint(purpose)}`, messages),
+        `Jira at ${site} answered HTTP ${status} to ${endpoint}`,
         status >= 500 ? "Jira may be having problems; try again later." : undefined,
       );
   }

@@ -10,54 +10,27 @@ import { err, ok, type Result } from "../core/result.ts";
 export function ensureUrlScheme(input: string): Result<string, string> {
   const trimmed = input.trim();
   if (trimmed === "") return err("Host cannot be empty");
-  const lower = trimmed.toLowerCase();
-  if (
-    (lower.startsWith("http:") && !lower.startsWith("http://")) ||
-    (lower.startsWith("https:") && !lower.startsWith("https://"))
-  ) {
-    const afterColon = trimmed.slice(trimmed.indexOf(":") + 1).replace(/^\/+/, "");
-    return withHttpsPrefix(afterColon);
-  }
-  const parsed = parseUrl(trimmed);
+  if (/^https?:(?!\/\/)/i.test(trimmed)) return withHttpsPrefix(trimmed.replace(/^https?:\/*/i, ""));
+  const parsed = URL.parse(trimmed);
   if (parsed !== null && parsed.protocol.length - 1 > 1 && parsed.hostname !== "") return ok(serialize(parsed));
   return withHttpsPrefix(trimmed);
 }
 
 /** Step 4 of §7.1: drop a leading `http:`/`https:` label, then read the text as an `https://` URL. */
 function withHttpsPrefix(text: string): Result<string, string> {
-  let rest = text;
-  const colon = text.indexOf(":");
-  if (colon !== -1) {
-    const label = text.slice(0, colon).toLowerCase();
-    const remainder = text.slice(colon + 1).replace(/^\/+/, "");
-    if ((label === "http" || label === "https") && remainder !== "") rest = remainder;
-  }
-  const parsed = parseUrl(`https://${rest}`);
+  const rest = /^https?:\/*(?!\/)([\s\S]+)$/i.exec(text)?.[1] ?? text;
+  const parsed = URL.parse(`https://${rest}`);
   if (parsed === null) return err(`Failed to parse URL: '${text}'. Ensure it has a valid scheme.`);
   return ok(serialize(parsed));
-}
-
-function parseUrl(text: string): URL | null {
-  try {
-    return new URL(text);
-  } catch {
-    return null;
-  }
 }
 
 /**
  * scheme `://` [userinfo `@`] host [`:`port] + path unless it is exactly `/` + `?query` + `#fragment`.
  * WHATWG `href` already drops default ports, lowercases and punycodes the host, and keeps an empty
- * `?` or `#`; only the root path has to go.
+ * `?` or `#`; only the root path has to go (userinfo cannot hold a raw `/`, `?` or `#`).
  */
 function serialize(url: URL): string {
-  const href = url.href;
-  const authorityStart = href.indexOf("//") + 2;
-  const authorityLength = href.slice(authorityStart).search(/[/?#]/);
-  const authorityEnd = authorityLength === -1 ? href.length : authorityStart + authorityLength;
-  let rest = href.slice(authorityEnd);
-  if (url.pathname === "/" && rest.startsWith("/")) rest = rest.slice(1);
-  return href.slice(0, authorityEnd) + rest;
+  return url.pathname === "/" ? url.href.replace(/^([^:]+:\/\/[^/?#]*)\//, "$1") : url.href;
 }
 
 /**
@@ -65,11 +38,7 @@ function serialize(url: URL): string {
  * `https://`, then every leading `http://`, then every trailing `/`; ports and paths stay.
  */
 export function normalizeHost(baseUrl: string): string {
-  let host = baseUrl;
-  while (host.startsWith("https://")) host = host.slice("https://".length);
-  while (host.startsWith("http://")) host = host.slice("http://".length);
-  while (host.endsWith("/")) host = host.slice(0, -1);
-  return host;
+  return baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, "").replace(/\/+$/, "");
 }
 
 /** Where requests go: the base URL without userinfo, with no trailing `/` so paths join cleanly. */
@@ -89,7 +58,7 @@ export interface JiraBase {
  * fragment in `$JIRA_HOST` silently breaks every request; here it is a clear configuration error.
  */
 export function jiraBase(baseUrl: string): Result<JiraBase, string> {
-  const url = parseUrl(baseUrl);
+  const url = URL.parse(baseUrl);
   if (url === null) return err(`Failed to parse URL: '${baseUrl}'. Ensure it has a valid scheme.`);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     return err(`JIRA_HOST must be an http(s) URL, not ${url.protocol.slice(0, -1)}://`);
@@ -116,24 +85,9 @@ const HOST_AND_PORT =
   /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.?)(?::[0-9]{1,5})?$/;
 
 /** Path segments of Jira's own pages: a pasted browser address ends where one of these starts. */
-const UI_SEGMENTS = new Set([
-  "browse",
-  "secure",
-  "projects",
-  "issues",
-  "plugins",
-  "servicedesk",
-  "rest",
-  "login.jsp",
-  "dashboard",
-  "jira",
-]);
-
-export interface CheckedJiraHost {
-  base: JiraBase;
-  /** What was dropped from a pasted address, to be told once; `null` when the value was a site. */
-  note: string | null;
-}
+const UI_SEGMENTS = new Set(
+  "browse secure projects issues plugins servicedesk rest login.jsp dashboard jira".split(" "),
+);
 
 /**
  * `$JIRA_HOST` checked before any request is built. twig (§7.1) accepts nearly anything and every
@@ -142,43 +96,37 @@ export interface CheckedJiraHost {
  * bare host on Cloud (its sites have no context path), and to the context path on Data Center
  * (what precedes Jira's own page segments such as `/browse/` or `/secure/`).
  */
-export function checkJiraHost(raw: string): Result<CheckedJiraHost, ToolError> {
+export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: string | null }, ToolError> {
   const text = raw.trim();
   const invalid = (why: string) => err(toolError("invalid_config", `JIRA_HOST ${why}`, JIRA_HOST_FORM));
   if (text === "") return invalid("is empty");
   if (/[\s\u0000-\u001f\u007f-\u009f]/.test(text)) return invalid("contains a space or a control character");
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
-  if (scheme && !/^https?$/i.test(scheme[1] as string)) {
-    return invalid(`must be an http(s) address, not ${(scheme[1] as string).toLowerCase()}://`);
-  }
-  const afterScheme = scheme ? text.slice(scheme[0].length) : text.replace(/^https?:\/*/i, "");
-  const authorityEnd = afterScheme.search(/[/?#]/);
-  const authority = authorityEnd === -1 ? afterScheme : afterScheme.slice(0, authorityEnd);
-  const hostAndPort = authority.slice(authority.lastIndexOf("@") + 1);
+  const [prefix, scheme = ""] = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text) ?? [];
+  if (prefix && !/^https?$/i.test(scheme)) return invalid(`must be an http(s) address, not ${scheme.toLowerCase()}://`);
+  const afterScheme = prefix ? text.slice(prefix.length) : text.replace(/^https?:\/*/i, "");
+  // The authority's host and port, after any userinfo (up to its last `@`).
+  const hostAndPort = /^(?:[^/?#]*@)?([^/?#]*)/.exec(afterScheme)?.[1] ?? "";
   if (hostAndPort === "") return invalid("has no host name");
   if (!HOST_AND_PORT.test(hostAndPort)) {
     return invalid("has characters that are not allowed in a host name (letters, digits, '.', '-' and a :port)");
   }
   const url = ensureUrlScheme(text);
   if (!url.ok) return invalid("cannot be read as an address");
-  const parsed = parseUrl(url.value);
-  if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:") || parsed.hostname === "") {
-    return invalid("cannot be read as an address");
-  }
+  // Not http(s) cannot come out of the checks above; jiraBase refuses it all the same.
+  const parsed = URL.parse(url.value);
+  if (parsed === null) return invalid("cannot be read as an address");
   const cloud = isAtlassianCloudHost(parsed.hostname);
   const segments = parsed.pathname.split("/").filter((segment) => segment !== "");
-  let kept = segments;
-  if (cloud) kept = [];
-  else {
-    const ui = segments.findIndex(
-      (segment, index) =>
-        UI_SEGMENTS.has(segment.toLowerCase()) && (segment !== "jira" || segments[index + 1] === "software"),
-    );
-    if (ui !== -1) kept = segments.slice(0, ui);
-  }
+  const ui = cloud
+    ? 0
+    : segments.findIndex(
+        (segment, index) =>
+          UI_SEGMENTS.has(segment.toLowerCase()) && (segment !== "jira" || segments[index + 1] === "software"),
+      );
+  const kept = ui === -1 ? segments : segments.slice(0, ui);
   const dropped = kept.length !== segments.length || parsed.search !== "" || parsed.hash !== "";
-  const site = `${parsed.protocol}//${parsed.username === "" ? "" : `${parsed.username}${parsed.password === "" ? "" : `:${parsed.password}`}@`}${parsed.host}${kept.map((segment) => `/${segment}`).join("")}`;
-  const base = jiraBase(dropped ? site : url.value);
+  if (dropped) Object.assign(parsed, { pathname: kept.join("/"), search: "", hash: "" });
+  const base = jiraBase(dropped ? serialize(parsed) : url.value);
   if (!base.ok) return invalid("cannot be read as an address");
   const note = dropped
     ? `JIRA_HOST looks like an address copied from the browser; using the ${cloud ? "Cloud site" : "site"} ${base.value.display}`

@@ -1,19 +1,11 @@
 import * as v from "valibot";
-import { adfToText, isAdfDocument } from "./adf.ts";
+import { adfToText } from "./adf.ts";
 import { wikiToText } from "./wiki.ts";
 
 /** The fields asked for on every issue request (twig asked for all of them). */
-export const ISSUE_FIELDS = [
-  "summary",
-  "description",
-  "status",
-  "assignee",
-  "issuetype",
-  "priority",
-  "labels",
-  "reporter",
-  "updated",
-] as const;
+export const ISSUE_FIELDS = Object.freeze(
+  "summary description status assignee issuetype priority labels reporter updated".split(" "),
+);
 
 const UserSchema = v.object({
   displayName: v.optional(v.string()),
@@ -76,32 +68,29 @@ export function toJiraIssue(payload: JiraIssuePayload, browseUrl: string, maxDes
   const fields = payload.fields;
   const rendered = renderDescription(fields.description);
   const cut = rendered === null ? null : truncate(rendered, maxDescriptionChars);
-  const assignee = userName(fields.assignee);
-  const reporter = userName(fields.reporter);
-  const issueType = nonEmpty(fields.issuetype?.name);
-  const priority = nonEmpty(fields.priority?.name);
-  const updated = nonEmpty(fields.updated);
-  return {
+  const issue = {
     key: payload.key,
     summary: fields.summary,
-    ...(cut === null ? {} : { description: cut.text }),
+    description: cut?.text,
     status: fields.status.name,
-    ...(assignee === undefined ? {} : { assignee }),
+    assignee: userName(fields.assignee),
     url: browseUrl,
-    ...(issueType === undefined ? {} : { issue_type: issueType }),
-    ...(priority === undefined ? {} : { priority }),
+    issue_type: nonEmpty(fields.issuetype?.name),
+    priority: nonEmpty(fields.priority?.name),
     labels: fields.labels ?? [],
-    ...(reporter === undefined ? {} : { reporter }),
-    ...(updated === undefined ? {} : { updated }),
-    ...(cut?.truncated ? { truncated: true as const } : {}),
+    reporter: userName(fields.reporter),
+    updated: nonEmpty(fields.updated),
+    truncated: cut?.truncated ? true : undefined,
   };
+  // What the issue lacks is left out rather than sent as `undefined`.
+  return Object.fromEntries(Object.entries(issue).filter(([, value]) => value !== undefined)) as JiraIssue;
 }
 
 export function renderDescription(description: unknown): string | null {
   if (description === null || description === undefined) return null;
   let text: string;
   if (typeof description === "string") text = wikiToText(description);
-  else if (isAdfDocument(description) || typeof description === "object") text = adfToText(description);
+  else if (typeof description === "object") text = adfToText(description);
   else text = String(description);
   return text.trim() === "" ? null : text;
 }
@@ -121,13 +110,11 @@ function nonEmpty(value: string | null | undefined): string | undefined {
  */
 export function truncate(text: string, max: number): { text: string; truncated: boolean } {
   if (text.length <= max) return { text, truncated: false };
-  let end = max;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  const window = text.slice(0, end);
+  const code = text.charCodeAt(max - 1);
+  let end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
   const floor = Math.floor(end * 0.8);
-  const lineBreak = window.lastIndexOf("\n");
-  const space = window.lastIndexOf(" ");
+  const lineBreak = text.lastIndexOf("\n", end - 1);
+  const space = text.lastIndexOf(" ", end - 1);
   if (lineBreak >= floor) end = lineBreak;
   else if (space >= floor) end = space;
   return { text: `${text.slice(0, end).trimEnd()}\n…`, truncated: true };

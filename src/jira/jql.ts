@@ -3,39 +3,22 @@
  * argument can end its literal early and add clauses (twig interpolated them raw, §10 item 3).
  */
 
-/** JQL's string-literal escapes: `\"`, `\\`, `\n`, `\r`, `\t`, `\uXXXX`. */
-export function quoteJqlString(value: string): string {
-  let out = '"';
-  for (let i = 0; i < value.length; i++) {
-    const ch = value[i] as string;
-    const code = value.charCodeAt(i);
-    if (ch === '"') out += '\\"';
-    else if (ch === "\\") out += "\\\\";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (needsUnicodeEscape(value, i, code)) out += `\\u${code.toString(16).padStart(4, "0")}`;
-    else if (code >= 0xd800 && code <= 0xdbff) {
-      // A valid surrogate pair passes through as the character it encodes.
-      out += value.slice(i, i + 2);
-      i++;
-    } else out += ch;
-  }
-  return `${out}"`;
-}
+const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /**
- * Characters JQL does not accept raw inside a quoted string (control characters and Unicode
- * non-characters), plus lone surrogates, which have no UTF-8 form.
+ * What JQL cannot hold raw inside a quoted string: the quote and backslash, control characters,
+ * Unicode non-characters, and lone surrogates (no UTF-8 form); a valid surrogate pair passes through.
  */
-function needsUnicodeEscape(value: string, i: number, code: number): boolean {
-  if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return true;
-  if ((code >= 0xfdd0 && code <= 0xfdef) || code === 0xfffe || code === 0xffff) return true;
-  if (code >= 0xd800 && code <= 0xdbff) {
-    const next = value.charCodeAt(i + 1);
-    return !(next >= 0xdc00 && next <= 0xdfff);
-  }
-  return code >= 0xdc00 && code <= 0xdfff;
+const NEEDS_ESCAPE =
+  /["\\\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** JQL's string-literal escapes: `\"`, `\\`, `\n`, `\r`, `\t`, `\uXXXX`. */
+export function quoteJqlString(value: string): string {
+  const escaped = value.replace(
+    NEEDS_ESCAPE,
+    (ch) => ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return `"${escaped}"`;
 }
 
 /** Jira project keys: a letter, then letters, digits or `_` (at least two characters). */
@@ -44,17 +27,14 @@ export const PROJECT_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+$/;
 /** Issue keys: a project key, `-`, a number. */
 export const ISSUE_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+-[0-9]+$/;
 
-/** The key upper-cased, or `null` when it is not a project key. */
-export function normalizeProjectKey(value: string): string | null {
+/** The key upper-cased (`shop-7` → `SHOP-7`), or `null` when it does not match `pattern`. */
+function normalizeKey(value: string, pattern: RegExp): string | null {
   const trimmed = value.trim();
-  return PROJECT_KEY_PATTERN.test(trimmed) ? trimmed.toUpperCase() : null;
+  return pattern.test(trimmed) ? trimmed.toUpperCase() : null;
 }
 
-/** The key upper-cased (`shop-7` → `SHOP-7`), or `null` when it is not an issue key. */
-export function normalizeIssueKey(value: string): string | null {
-  const trimmed = value.trim();
-  return ISSUE_KEY_PATTERN.test(trimmed) ? trimmed.toUpperCase() : null;
-}
+export const normalizeProjectKey = (value: string) => normalizeKey(value, PROJECT_KEY_PATTERN);
+export const normalizeIssueKey = (value: string) => normalizeKey(value, ISSUE_KEY_PATTERN);
 
 export interface IssueFilter {
   /** A normalized project key. */

@@ -16,17 +16,12 @@ export interface SearchOutcome {
   total?: number;
 }
 
-const CloudPageSchema = v.object({
+/** One page of either search: Cloud pages by `nextPageToken`, Data Center by `startAt` and says the `total`. */
+const PageSchema = v.object({
   issues: v.optional(v.array(JiraIssuePayloadSchema), []),
   nextPageToken: v.nullish(v.string()),
   isLast: v.optional(v.boolean()),
-});
-
-const ServerPageSchema = v.object({
-  startAt: v.optional(v.number()),
-  maxResults: v.optional(v.number()),
   total: v.optional(v.number()),
-  issues: v.optional(v.array(JiraIssuePayloadSchema), []),
 });
 
 /**
@@ -34,79 +29,48 @@ const ServerPageSchema = v.object({
  * `nextPageToken` (the old `/search` is gone there); Server/Data Center: `POST /rest/api/2/search`
  * paged with `startAt`.
  */
-export function searchIssues(
+export async function searchIssues(
   client: JiraClient,
   deployment: Deployment,
-  query: { jql: string; limit: number; project: string },
-  signal: AbortSignal,
-): Promise<Result<SearchOutcome>> {
-  return deployment === "cloud" ? searchCloud(client, query, signal) : searchServer(client, query, signal);
-}
-
-function purpose(project: string) {
-  return { unknownProject: `Project ${project} does not exist or is not visible to you` };
-}
-
-async function searchCloud(
-  client: JiraClient,
   { jql, limit, project }: { jql: string; limit: number; project: string },
   signal: AbortSignal,
 ): Promise<Result<SearchOutcome>> {
+  const cloud = deployment === "cloud";
+  const path = cloud ? "/rest/api/3/search/jql" : "/rest/api/2/search";
+  const purpose = { unknownProject: `Project ${project} does not exist or is not visible to you` };
   const issues: JiraIssuePayload[] = [];
   let token: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const body = {
-      jql,
-      ...(token === undefined ? {} : { nextPageToken: token }),
-      maxResults: Math.min(MAX_PAGE_SIZE, limit - issues.length),
-      fields: [...ISSUE_FIELDS],
-    };
-    const response = await client.request(
-      { method: "POST", path: "/rest/api/3/search/jql", body, schema: CloudPageSchema, purpose: purpose(project) },
-      signal,
-    );
-    if (!response.ok) return response;
-    issues.push(...response.value.issues);
-    const next = response.value.nextPageToken ?? undefined;
-    const last = response.value.isLast ?? next === undefined;
-    if (issues.length >= limit) return ok({ issues: issues.slice(0, limit), hasMore: issues.length > limit || !last });
-    if (last || next === undefined || next === token || response.value.issues.length === 0) {
-      return ok({ issues, hasMore: !last && next !== undefined });
-    }
-    token = next;
-  }
-  return ok({ issues, hasMore: true });
-}
-
-async function searchServer(
-  client: JiraClient,
-  { jql, limit, project }: { jql: string; limit: number; project: string },
-  signal: AbortSignal,
-): Promise<Result<SearchOutcome>> {
-  const issues: JiraIssuePayload[] = [];
   let total: number | undefined;
+  const outcome = (hasMore: boolean): SearchOutcome => ({
+    issues: issues.slice(0, limit),
+    hasMore,
+    ...(total === undefined ? {} : { total }),
+  });
   for (let page = 0; page < MAX_PAGES; page++) {
-    const body = {
-      jql,
-      startAt: issues.length,
-      maxResults: Math.min(MAX_PAGE_SIZE, limit - issues.length),
-      fields: [...ISSUE_FIELDS],
-    };
-    const response = await client.request(
-      { method: "POST", path: "/rest/api/2/search", body, schema: ServerPageSchema, purpose: purpose(project) },
-      signal,
-    );
+    const maxResults = Math.min(MAX_PAGE_SIZE, limit - issues.length);
+    const body = cloud
+      ? { jql, ...(token === undefined ? {} : { nextPageToken: token }), maxResults, fields: ISSUE_FIELDS }
+      : { jql, startAt: issues.length, maxResults, fields: ISSUE_FIELDS };
+    const response = await client.request({ method: "POST", path, body, schema: PageSchema, purpose }, signal);
     if (!response.ok) return response;
-    issues.push(...response.value.issues);
-    total = response.value.total ?? total;
-    const withTotal = (hasMore: boolean): SearchOutcome =>
-      total === undefined
-        ? { issues: issues.slice(0, limit), hasMore }
-        : { issues: issues.slice(0, limit), hasMore, total };
-    if (issues.length >= limit) return ok(withTotal(total === undefined ? true : total > limit));
-    if (response.value.issues.length === 0 || total === undefined || issues.length >= total) {
-      return ok(withTotal(total !== undefined && issues.length < total));
+    const got = response.value;
+    issues.push(...got.issues);
+    const atLimit = issues.length >= limit;
+    let hasMore: boolean;
+    let stop: boolean;
+    if (cloud) {
+      const next = got.nextPageToken ?? undefined;
+      const last = got.isLast ?? next === undefined;
+      hasMore = atLimit ? issues.length > limit || !last : !last && next !== undefined;
+      // A token that repeats itself, or an empty page, would loop forever.
+      stop = last || next === undefined || next === token || got.issues.length === 0;
+      token = next;
+    } else {
+      total = got.total ?? total;
+      hasMore = total === undefined ? atLimit : atLimit ? total > limit : issues.length < total;
+      stop = got.issues.length === 0 || total === undefined || issues.length >= total;
     }
+    if (atLimit || stop) return ok(outcome(hasMore));
   }
-  return ok(total === undefined ? { issues, hasMore: true } : { issues, hasMore: issues.length < total, total });
+  return ok(outcome(total === undefined || issues.length < total));
 }

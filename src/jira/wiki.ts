@@ -4,7 +4,7 @@
  * blocks, `{quote}` and `bq.`, `[text|url]` links, `[~user]` mentions, `*`/`#`/`-` lists (nested),
  * `||`/`|` tables, `!image.png!` attachments. Plain text passes through almost unchanged.
  */
-import { tidy } from "./adf.ts";
+import { fencedCode, inlineCode, quote, tidy } from "./adf.ts";
 
 const OPEN = "\uE000";
 const CLOSE = "\uE001";
@@ -15,8 +15,7 @@ class Shelf {
   readonly #items: string[] = [];
 
   put(text: string): string {
-    this.#items.push(text);
-    return `${OPEN}${this.#items.length - 1}${CLOSE}`;
+    return `${OPEN}${this.#items.push(text) - 1}${CLOSE}`;
   }
 
   restore(text: string): string {
@@ -30,12 +29,13 @@ class Shelf {
 
 export function wikiToText(source: string): string {
   const shelf = new Shelf();
-  let text = source.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
-  text = extractPreformatted(text, shelf);
-  text = convertQuotes(text, shelf);
-  text = stripLayoutMacros(text);
-  const lines = convertLines(text, shelf);
-  return shelf.restore(tidy(lines));
+  const text = source.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
+  return render(convertQuotes(extractPreformatted(text, shelf), shelf), shelf);
+}
+
+/** Blocks and inline markup, once code blocks are shelved: the whole text, or a quote's body. */
+function render(text: string, shelf: Shelf): string {
+  return shelf.restore(tidy(convertLines(stripLayoutMacros(text), shelf)));
 }
 
 /** `{code[:params]}…{code}` and `{noformat}…{noformat}` become fenced blocks (an unclosed one runs to the end). */
@@ -45,33 +45,24 @@ function extractPreformatted(text: string, shelf: Shelf): string {
     (_match, kind: string, params: string | undefined, body: string) => {
       const language = kind === "code" ? codeLanguage(params) : "";
       const code = body.replace(/^[ \t]*\n/, "").replace(/\n[ \t]*$/, "");
-      const longestRun = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
-      const fence = "`".repeat(longestRun + 1);
-      return `\n${shelf.put(`${fence}${language}\n${code}\n${fence}`)}\n`;
+      return `\n${shelf.put(fencedCode(code, language))}\n`;
     },
   );
 }
 
 function codeLanguage(params: string | undefined): string {
-  if (!params) return "";
-  for (const part of params.split("|")) {
+  for (const part of params?.split("|") ?? []) {
     const [key, value] = part.includes("=") ? part.split("=", 2) : [undefined, part];
-    if ((key === undefined || key.trim().toLowerCase() === "language") && value) {
-      return value.trim().replace(/[^\w+#.-]/g, "");
-    }
+    if ((key === undefined || key.trim().toLowerCase() === "language") && value) return value.trim();
   }
   return "";
 }
 
 function convertQuotes(text: string, shelf: Shelf): string {
-  return text.replace(/(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g, (_match, body: string) => {
-    const inner = shelf.restore(tidy(convertLines(stripLayoutMacros(body), shelf)));
-    const quoted = inner
-      .split("\n")
-      .map((line) => (line === "" ? ">" : `> ${line}`))
-      .join("\n");
-    return `\n${shelf.put(quoted)}\n`;
-  });
+  return text.replace(
+    /(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g,
+    (_match, body: string) => `\n${shelf.put(quote(render(body, shelf)))}\n`,
+  );
 }
 
 /** Layout and colour macros carry no text of their own; a panel or expand title is kept as a bold line. */
@@ -88,10 +79,9 @@ function stripLayoutMacros(text: string): string {
 }
 
 interface ListLevel {
-  marker: string;
   ordered: boolean;
   count: number;
-  width: number;
+  marker: string;
 }
 
 function convertLines(text: string, shelf: Shelf): string {
@@ -108,16 +98,13 @@ function convertLines(text: string, shelf: Shelf): string {
       const depth = markers === "-" ? 1 : markers.length;
       const ordered = markers.endsWith("#");
       levels.length = Math.min(levels.length, depth);
-      while (levels.length < depth) levels.push({ marker: "-", ordered: false, count: 0, width: 2 });
+      while (levels.length < depth) levels.push({ ordered: false, count: 0, marker: "-" });
       const level = levels[depth - 1] as ListLevel;
-      if (level.ordered !== ordered || level.count === 0) {
-        level.ordered = ordered;
-        level.count = 0;
-      }
-      level.count++;
+      // Numbering restarts when the kind of list changes at this level.
+      level.count = level.ordered === ordered ? level.count + 1 : 1;
+      level.ordered = ordered;
       level.marker = ordered ? `${level.count}.` : "-";
-      level.width = level.marker.length + 1;
-      const indentWidth = levels.slice(0, depth - 1).reduce((sum, l) => sum + l.width, 0);
+      const indentWidth = levels.slice(0, depth - 1).reduce((sum, l) => sum + l.marker.length + 1, 0);
       out.push(`${" ".repeat(indentWidth)}${level.marker} ${inline(list[2] as string, shelf)}`);
       continue;
     }
@@ -127,42 +114,30 @@ function convertLines(text: string, shelf: Shelf): string {
       const header = /^\s*\|\|/.test(line);
       const cells = splitRow(protectInline(line.trim(), shelf), header);
       const row = `| ${cells.map((cell) => inline(cell, shelf).replace(/\|/g, "\\|")).join(" | ")} |`;
-      if (!tableOpen) {
-        if (out.length > 0 && out[out.length - 1] !== "") out.push("");
-        out.push(row, `|${" --- |".repeat(Math.max(1, cells.length))}`);
-        tableOpen = true;
-      } else {
-        out.push(row);
-      }
+      if (!tableOpen && out.length > 0 && out.at(-1) !== "") out.push("");
+      out.push(row);
+      // Markdown needs a separator under the first row, header or not.
+      if (!tableOpen) out.push(`|${" --- |".repeat(Math.max(1, cells.length))}`);
+      tableOpen = true;
       continue;
     }
     if (tableOpen && line.trim() !== "") out.push("");
     tableOpen = false;
 
     const heading = /^\s*h([1-6])\.\s*(.*)$/.exec(line);
-    if (heading) {
-      out.push(`${"#".repeat(Number(heading[1]))} ${inline(heading[2] as string, shelf)}`);
-      continue;
-    }
     const blockquote = /^\s*bq\.\s*(.*)$/.exec(line);
-    if (blockquote) {
-      out.push(`> ${inline(blockquote[1] as string, shelf)}`);
-      continue;
-    }
-    if (/^\s*-{4,}\s*$/.test(line)) {
-      out.push("---");
-      continue;
-    }
-    out.push(inline(line, shelf));
+    if (heading) out.push(`${"#".repeat(Number(heading[1]))} ${inline(heading[2] as string, shelf)}`);
+    else if (blockquote) out.push(`> ${inline(blockquote[1] as string, shelf)}`);
+    else if (/^\s*-{4,}\s*$/.test(line)) out.push("---");
+    else out.push(inline(line, shelf));
   }
   return out.join("\n");
 }
 
 function splitRow(line: string, header: boolean): string[] {
-  const separator = header ? /\|\|?/ : /\|/;
-  const cells = line.split(separator);
+  const cells = line.split(header ? /\|\|?/ : /\|/);
   if (cells[0]?.trim() === "") cells.shift();
-  if (cells.length > 0 && cells[cells.length - 1]?.trim() === "") cells.pop();
+  if (cells.at(-1)?.trim() === "") cells.pop();
   return cells.map((cell) => cell.trim());
 }
 
@@ -201,29 +176,12 @@ function link(inner: string, shelf: Shelf): string | null {
     return user ? shelf.put(`@${user}`) : null;
   }
   if (inner.startsWith("^")) return shelf.put(`[attachment: ${inner.slice(1).trim()}]`);
-  const bar = inner.indexOf("|");
-  if (bar !== -1) {
-    const label = inner.slice(0, bar).trim();
-    const target =
-      inner
-        .slice(bar + 1)
-        .split("|")[0]
-        ?.trim() ?? "";
-    if (target === "") return null;
-    if (target.startsWith("~")) return shelf.put(`${label} (@${target.slice(1)})`);
-    const shown = label === "" || label === target ? target : `[${emphasis(label)}](${target})`;
-    return shelf.put(shown);
-  }
-  const target = inner.trim();
-  if (/^(?:[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(target)) return shelf.put(target);
-  if (target.startsWith("#")) return shelf.put(target);
-  return null;
-}
-
-function inlineCode(code: string): string {
-  const ticks = "`".repeat(Math.max(0, ...[...code.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
-  const pad = code.startsWith("`") || code.endsWith("`") ? " " : "";
-  return `${ticks}${pad}${code}${pad}${ticks}`;
+  // `[label|target|tip]`, or a bare `[target]` (a URL or an `#anchor`; other brackets are text).
+  const [label = "", target = ""] = inner.split("|").map((part) => part.trim());
+  if (!inner.includes("|")) return /^(?:[a-z][a-z0-9+.-]*:\/\/|mailto:|#)/i.test(label) ? shelf.put(label) : null;
+  if (target === "") return null;
+  if (target.startsWith("~")) return shelf.put(`${label} (@${target.slice(1)})`);
+  return shelf.put(label === "" || label === target ? target : `[${emphasis(label)}](${target})`);
 }
 
 /** Wiki emphasis → Markdown: `*b*` → `**b**`, `_i_` → `*i*`, `-s-` → `~~s~~`, `+u+` → `u`. */
