@@ -280,8 +280,18 @@ export function quote(text: string): string {
 
 /** Trailing spaces off every line, at most one blank line in a row, no blank lines at the ends. */
 export function tidy(text: string): string {
+  // Trailing blanks are trimmed per line by hand: a `[ \t]+(?=\n|$)` regex retries from every blank
+  // of a run that does not end a line, quadratic in a description padded with spaces.
   return text
-    .replace(/[ \t]+(?=\n|$)/g, "")
+    .split("\n")
+    .map(trimBlanksEnd)
+    .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .replace(/^\n+|\n+$/g, "");
+}
+
+function trimBlanksEnd(line: string): string {
+  let end = line.length;
+  while (end > 0 && (line[end - 1] === " " || line[end - 1] === "\t")) end--;
+  return line.slice(0, end);
 }

@@ -139,3 +139,16 @@ describe("adfToText", () => {
     );
   });
 });
+
+describe("untrusted padding", () => {
+  test("a long run of blanks inside a line is kept and one at a line's end is trimmed, in linear time", () => {
+    // Quadratic trimming would take minutes on 400,000 blanks: the test would time out.
+    const run = " \t".repeat(200_000);
+    const text = adfToText({
+      type: "doc",
+      version: 1,
+      content: [{ type: "paragraph", content: [{ type: "text", text: `a${run}b${run}` }] }],
+    });
+    expect(text).toBe(`a${run}b`);
+  });
+});
