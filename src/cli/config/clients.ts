@@ -2,7 +2,7 @@ import { posix, win32 } from "node:path";
 import type { Env } from "../../core/context.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { ClientName, ConfigScope } from "../args.ts";
-import { stringify } from "./jsonc-edit.ts";
+import { stringify } from "./jsonc.ts";
 import type { LaunchCommand } from "./self-command.ts";
 import { tomlKey, tomlValue } from "./toml.ts";
 

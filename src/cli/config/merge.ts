@@ -1,6 +1,5 @@
 import { err, ok, type Result } from "../../core/result.ts";
-import { parseJsonc, plainValue } from "./jsonc.ts";
-import { setJsonValue } from "./jsonc-edit.ts";
+import { parseJsonc, plainValue, setJsonValue } from "./jsonc.ts";
 import type { LaunchCommand } from "./self-command.ts";
 import { setTomlTable } from "./toml-edit.ts";
 
@@ -40,11 +39,8 @@ function verify(
   name: string,
   entry: ServerEntry,
 ): Result<string, string> {
-  const parsed = parseJsonc(after);
-  if (!parsed.ok) return err("the edited file would not parse; nothing was changed");
-  const written = (plainValue(parsed.value) as Record<string, Record<string, Record<string, unknown>>>)[serversKey]?.[
-    name
-  ];
+  if (!parseJsonc(after).ok) return err("the edited file would not parse; nothing was changed");
+  const written = (plainValue(after) as Record<string, Record<string, Record<string, unknown>>>)[serversKey]?.[name];
   for (const [key, value] of Object.entries(entry)) {
     if (JSON.stringify(written?.[key]) !== JSON.stringify(value)) {
       return err(`the edited file would not contain ${serversKey}.${name}.${key} as intended; nothing was changed`);
@@ -73,8 +69,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function entryIn(format: "json" | "toml", text: string, serversKey: string, name: string): unknown {
   let root: unknown;
   if (format === "json") {
-    const parsed = parseJsonc(text);
-    root = parsed.ok ? plainValue(parsed.value) : undefined;
+    root = plainValue(text);
   } else {
     try {
       root = Bun.TOML.parse(text);

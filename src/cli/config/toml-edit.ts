@@ -3,7 +3,6 @@
  * Bun.TOML.parse checks every result, so this only has to find where the table's lines are.
  */
 import { err, ok, type Result } from "../../core/result.ts";
-import { lineEnd } from "./jsonc-edit.ts";
 import { scanToml, type TomlStatement, tomlKey, tomlValue } from "./toml.ts";
 
 type TomlEntry = Record<string, string | readonly string[]>;
@@ -100,4 +99,11 @@ function checked(next: string, table: readonly string[], values: TomlEntry): Res
     }
   }
   return ok(next);
+}
+
+/** Where the line containing `pos` breaks (before `\r\n`). */
+function lineEnd(text: string, pos: number): number {
+  const eol = text.indexOf("\n", pos);
+  if (eol === -1) return text.length;
+  return text[eol - 1] === "\r" ? eol - 1 : eol;
 }
