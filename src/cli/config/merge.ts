@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "../../core/result.ts";
 import { parseJsonc, plainValue, setJsonValue } from "./jsonc.ts";
 import type { LaunchCommand } from "./self-command.ts";
-import { setTomlTable } from "./toml-edit.ts";
+import { setTomlTable } from "./toml.ts";
 
 export type ServerEntry = Record<string, string | string[]>;
 
