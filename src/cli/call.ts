@@ -1,11 +1,11 @@
 import { err, ok, type Result } from "../core/result.ts";
+import { closest } from "../core/suggest.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
 import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions } from "./args.ts";
 import { writeErr, writeJson, writeOut } from "./output.ts";
 import { renderToolData } from "./render-result.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
-import { closest } from "./suggest.ts";
 
 /** `twig-mcp call <tool> [args]`: one tools/call through the server's registry, validation and envelope. */
 export async function runCall(options: CallOptions): Promise<number> {
