@@ -3,8 +3,7 @@ import { closest } from "../core/suggest.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
 import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions } from "./args.ts";
-import { writeErr, writeJson, writeOut } from "./output.ts";
-import { renderToolData } from "./render-result.ts";
+import { renderToolData, writeErr, writeJson, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** `twig-mcp call <tool> [args]`: one tools/call through the server's registry, validation and envelope. */
@@ -18,15 +17,11 @@ export async function runCall(options: CallOptions): Promise<number> {
     const guess = closest(options.tool, names);
     const off = options.disabled.size > 0 ? ` (groups turned off: ${[...options.disabled].join(", ")})` : "";
     const advice = guess ? ` Did you mean 'twig-mcp call ${guess}'?` : "";
-    await writeErr(`error: unknown tool '${options.tool}'${off}.${advice} List the tools with 'twig-mcp tools'.\n`);
-    return 2;
+    return writeErr(`error: unknown tool '${options.tool}'${off}.${advice} List the tools with 'twig-mcp tools'.\n`, 2);
   }
   const schema = published.find((t) => t.name === tool.name)?.inputSchema ?? {};
   const args = await parseToolArgs(options.args, schema);
-  if (!args.ok) {
-    await writeErr(`error: ${args.error} Run 'twig-mcp call --help' for the forms ARGS can take.\n`);
-    return 2;
-  }
+  if (!args.ok) return writeErr(`error: ${args.error} Run 'twig-mcp call --help' for the forms ARGS can take.\n`, 2);
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
 
@@ -47,8 +42,7 @@ export async function runCall(options: CallOptions): Promise<number> {
   };
   if (result.isError || envelope.error) {
     const error = envelope.error ?? { code: "internal", message: text };
-    await writeErr(`error [${error.code}]: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ""}`);
-    return 1;
+    return writeErr(`error [${error.code}]: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ""}`, 1);
   }
   await writeOut(renderToolData(envelope.data ?? {}));
   return 0;

@@ -6,8 +6,7 @@ import type { DemoOptions } from "./args.ts";
 import { CLIENTS } from "./args.ts";
 import { buildSampleRepo } from "./demo/sample-repo.ts";
 import { SAMPLE_WORKTREE_BRANCH } from "./demo/sample-state.ts";
-import { writeErr, writeOut } from "./output.ts";
-import { renderToolData } from "./render-result.ts";
+import { renderToolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** What an assistant asks first in a repository, in the order it usually asks; the stack from its top. */
@@ -25,11 +24,11 @@ const DEMO_CALLS: ReadonlyArray<{ name: string; args: Record<string, string> }> 
 export async function runDemo(options: DemoOptions): Promise<number> {
   const git = Bun.which("git");
   if (git === null) {
-    await writeErr(
+    return writeErr(
       "error: twig-mcp demo builds its sample repository with git, and git is not on PATH.\n" +
         "Install git (https://git-scm.com/downloads), then run 'twig-mcp demo' again.\n",
+      1,
     );
-    return 1;
   }
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-demo-")));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
@@ -53,10 +52,7 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
   const home = join(dir, "home");
   isolateHome(home);
   const sample = await buildSampleRepo(git, dir, home);
-  if (!sample.ok) {
-    await writeErr(`error: could not build the sample repository: ${sample.error}\n`);
-    return 1;
-  }
+  if (!sample.ok) return writeErr(`error: could not build the sample repository: ${sample.error}\n`, 1);
   await writeOut(
     `twig-mcp demo: a sample repository with two stacks (Jira keys, PR numbers, a linked worktree) in\n  ${sample.value}\n` +
       "No twig, network or credentials needed; your own repositories and twig files are not read.\n",
@@ -71,10 +67,7 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
     if (tool === undefined) continue;
     const result = await registry.call(tool, args, ctx, abort.signal);
     const shown = describeResult(name, result);
-    if (!shown.ok) {
-      await writeErr(`error: ${name} answered: ${shown.text}\n`);
-      return 1;
-    }
+    if (!shown.ok) return writeErr(`error: ${name} answered: ${shown.text}\n`, 1);
     const called = [name, ...Object.entries(args).map(([key, value]) => `${key}=${value}`)].join(" ");
     await writeOut(`\n── What an assistant sees from ${called} ──\n${shown.text}`);
   }

@@ -8,8 +8,10 @@ export function writeOut(text: string): Promise<void> {
   return write(process.stdout, plainText(text));
 }
 
-export function writeErr(text: string): Promise<void> {
-  return write(process.stderr, plainText(text));
+/** Like `writeOut`, on stderr; resolves to `code`, so that a command can end with `return writeErr(…, 1)`. */
+export async function writeErr(text: string, code = 0): Promise<number> {
+  await write(process.stderr, plainText(text));
+  return code;
 }
 
 /** JSON for `--json`: the same value, with the characters a terminal would act on as `\uXXXX`. */
@@ -19,4 +21,17 @@ export function writeJson(json: string): Promise<void> {
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return text === "" ? Promise.resolve() : new Promise((done) => stream.write(text, () => done()));
+}
+
+/**
+ * A tool's data as a person reads it: indented JSON, then each multi-line text field (a drawn
+ * branch tree) once more as the text it is, since escaped newlines make it unreadable.
+ */
+export function renderToolData(data: Record<string, unknown>): string {
+  // The JSON keeps every value: characters a terminal would act on stay escaped (`\uXXXX`).
+  let text = `${escapeInvisibles(JSON.stringify(data, null, 2))}\n`;
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === "string" && value.includes("\n")) text += `\n${key}:\n${value.replace(/\n?$/, "\n")}`;
+  }
+  return text;
 }

@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { resolve } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/log.ts";
@@ -12,40 +13,59 @@ import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
 import { jiraTools } from "../tools/jira.ts";
 import { localTools } from "../tools/local.ts";
-import { twigDirs } from "../twig/dirs.ts";
+import { homeDir, twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
-import { userHome } from "./home.ts";
 
-/** The process's Context as serving, `call` and `demo` see it; `null` when there is no home directory. */
+/** This user's home as twig computes it (`$HOME`, else the passwd entry; the profile on Windows). */
+export function userHome(): string | null {
+  return homeDir(process.env, process.platform, () => {
+    try {
+      return userInfo().homedir || null;
+    } catch {
+      return null;
+    }
+  });
+}
+
+/** The process's Context around `repo`, with its services. */
+export function processContext(
+  home: string,
+  repo: Result<string>,
+  log: Logger,
+  files = new CachedFileReader(),
+): ServiceContext {
+  const { env, platform } = process;
+  const dirs = twigDirs(env, platform, home);
+  const now = () => new Date();
+  return withServices({
+    env,
+    platform,
+    home,
+    dirs,
+    cwd: process.cwd(),
+    repo,
+    files,
+    log,
+    fetch: globalThis.fetch,
+    now,
+  });
+}
+
+/** The Context serving, `call` and `demo` use; `null` when there is no home directory. */
 export async function createRuntimeContext(options: {
   repo: string | null;
   verbosity: number;
 }): Promise<ServiceContext | null> {
   const log = createLogger(options.verbosity);
-  const env = process.env;
-  const platform = process.platform;
   const home = userHome();
   if (home === null) {
     log.error("Failed to determine home directory (set HOME)");
     return null;
   }
   const files = new CachedFileReader();
-  const cwd = process.cwd();
-  const dirs = twigDirs(env, platform, home);
-  const repo = await defaultRepository(options.repo, cwd, files, log);
-  return withServices({
-    env,
-    platform,
-    home,
-    dirs,
-    cwd,
-    repo,
-    repos: new ExposedRepoSelector({ files, dirs, platform, log }, repo, options.repo !== null),
-    files,
-    log,
-    fetch: globalThis.fetch,
-    now: () => new Date(),
-  });
+  const ctx = processContext(home, await defaultRepository(options.repo, process.cwd(), files, log), log, files);
+  ctx.repos = new ExposedRepoSelector(ctx, ctx.repo, options.repo !== null);
+  return ctx;
 }
 
 /** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */

@@ -7,7 +7,7 @@ import { readHead } from "../../git/head.ts";
 import { registryPath } from "../../twig/dirs.ts";
 import { loadRegistry } from "../../twig/registry.ts";
 import { loadState, stateFileFor } from "../../twig/state.ts";
-import { type Check, check, checker } from "./report.ts";
+import { type Check, checker } from "./report.ts";
 
 /** Which repository the server would serve, and what it has checked out; `repo` becomes `ctx.repo`. */
 export async function checkRepository(
@@ -104,9 +104,7 @@ export function checkDirectories(ctx: Pick<Context, "dirs">): Check {
   const detail =
     configDir === dataDir ? describe(configDir) : `config ${describe(configDir)}, data ${describe(dataDir)}`;
   const missing = !existsSync(dataDir);
-  return check(
-    "dirs",
-    "twig directories",
+  return checker("dirs", "twig directories")(
     missing ? "info" : "ok",
     detail,
     missing ? "Normal before twig's first run; XDG_CONFIG_HOME / XDG_DATA_HOME move them on Linux." : undefined,

@@ -13,15 +13,11 @@ export interface Check {
   hint?: string;
 }
 
-export function check(id: string, title: string, status: CheckStatus, detail: string, hint?: string): Check {
-  return hint === undefined ? { id, title, status, detail } : { id, title, status, detail, hint };
-}
-
-/** `check` with the id and title fixed, for a check that can end in several ways. */
+/** A check's outcome, with the id and title fixed, for a check that can end in several ways. */
 export const checker =
   (id: string, title: string) =>
   (status: CheckStatus, detail: string, hint?: string): Check =>
-    check(id, title, status, detail, hint);
+    hint === undefined ? { id, title, status, detail } : { id, title, status, detail, hint };
 
 const LABEL: Record<CheckStatus, string> = { ok: "ok", info: "info", warn: "warn", fail: "FAIL" };
 
