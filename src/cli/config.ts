@@ -4,7 +4,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
-import { CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
+import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
 import { quoteWords, updateEntry } from "./config/entry-update.ts";
 import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
 import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
@@ -78,7 +78,7 @@ async function writeConfig(
   if (!written.ok) return writeErr(`error: ${written.error}\n`, 1);
   const backup = written.value.backup ? ` (previous version: ${written.value.backup})` : " (new file)";
   return writeErr(
-    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${spec.afterwards}\n`,
+    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${AFTERWARDS[options.client]}\n`,
   );
 }
 
@@ -146,7 +146,7 @@ function guidance(options: ConfigOptions, scope: ConfigScope, path: Result<strin
       "Claude Desktop starts servers outside your project: add --repo PATH, or name a twig-registered repository in each request.",
     );
   }
-  lines.push(spec.afterwards);
+  lines.push(AFTERWARDS[options.client]);
   return lines.join("\n");
 }
 

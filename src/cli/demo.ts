@@ -4,8 +4,8 @@ import { join } from "node:path";
 import type { CallToolResult } from "../mcp/envelope.ts";
 import type { DemoOptions } from "./args.ts";
 import { CLIENTS } from "./args.ts";
-import { buildSampleRepo } from "./demo/sample-repo.ts";
-import { SAMPLE_WORKTREE_BRANCH } from "./demo/sample-state.ts";
+import { buildSampleRepo, SAMPLE_WORKTREE_BRANCH } from "./demo/sample-repo.ts";
+
 import { renderToolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 

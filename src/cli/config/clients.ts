@@ -6,47 +6,26 @@ import { stringify } from "./jsonc.ts";
 import type { LaunchCommand } from "./self-command.ts";
 import { tomlKey, tomlValue } from "./toml.ts";
 
-/** `serversKey`: the object (JSON) or table prefix (TOML) of the servers; `afterwards`: restart, reload, approval. */
+/** `serversKey`: the object (JSON) or table prefix (TOML) that holds the servers. */
 export const CLIENT_SPECS: Record<
   ClientName,
-  { title: string; format: "json" | "toml"; serversKey: string; scopes: readonly ConfigScope[]; afterwards: string }
+  { title: string; format: "json" | "toml"; serversKey: string; scopes: readonly ConfigScope[] }
 > = {
-  "claude-desktop": {
-    title: "Claude Desktop",
-    format: "json",
-    serversKey: "mcpServers",
-    scopes: ["user"],
-    afterwards: "Quit and reopen Claude Desktop to load it.",
-  },
-  "claude-code": {
-    title: "Claude Code",
-    format: "json",
-    serversKey: "mcpServers",
-    scopes: ["user", "project"],
-    afterwards:
-      "Claude Code asks once before it starts a server from a project's .mcp.json; check with 'claude mcp list'.",
-  },
-  cursor: {
-    title: "Cursor",
-    format: "json",
-    serversKey: "mcpServers",
-    scopes: ["user", "project"],
-    afterwards: "Cursor picks it up under Settings → MCP (toggle the server on if it is off).",
-  },
-  codex: {
-    title: "Codex",
-    format: "toml",
-    serversKey: "mcp_servers",
-    scopes: ["user"],
-    afterwards: "Start a new Codex session to load it; check with 'codex mcp list'.",
-  },
-  vscode: {
-    title: "VS Code",
-    format: "json",
-    serversKey: "servers",
-    scopes: ["user", "project"],
-    afterwards: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
-  },
+  "claude-desktop": { title: "Claude Desktop", format: "json", serversKey: "mcpServers", scopes: ["user"] },
+  "claude-code": { title: "Claude Code", format: "json", serversKey: "mcpServers", scopes: ["user", "project"] },
+  cursor: { title: "Cursor", format: "json", serversKey: "mcpServers", scopes: ["user", "project"] },
+  codex: { title: "Codex", format: "toml", serversKey: "mcp_servers", scopes: ["user"] },
+  vscode: { title: "VS Code", format: "json", serversKey: "servers", scopes: ["user", "project"] },
+};
+
+/** What to do once the entry is in the client's file: restart, reload, approve. */
+export const AFTERWARDS: Record<ClientName, string> = {
+  "claude-desktop": "Quit and reopen Claude Desktop to load it.",
+  "claude-code":
+    "Claude Code asks once before it starts a server from a project's .mcp.json; check with 'claude mcp list'.",
+  cursor: "Cursor picks it up under Settings → MCP (toggle the server on if it is off).",
+  codex: "Start a new Codex session to load it; check with 'codex mcp list'.",
+  vscode: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
 };
 
 export interface Locations {
