@@ -60,7 +60,8 @@ export interface UsageError {
   message: string;
 }
 
-const usage = (message: string) => err({ message });
+const usageError = (message: string): UsageError => ({ message });
+const usage = (message: string) => err(usageError(message));
 
 /** Flags a subcommand adds to the common ones; `string` flags take the next argument or `=VALUE`. */
 const COMMAND_FLAGS: Record<Subcommand, Record<string, "boolean" | "string">> = {
@@ -274,15 +275,14 @@ function chooseSubcommand(word: string): Result<Subcommand, UsageError> {
 
 function unexpected(word: string): UsageError {
   if (word === "serve") {
-    return {
-      message:
-        "unexpected argument 'serve': serving MCP on stdio is the default, so run 'twig-mcp' with no command (see 'twig-mcp --help').",
-    };
+    return usageError(
+      "unexpected argument 'serve': serving MCP on stdio is the default, so run 'twig-mcp' with no command (see 'twig-mcp --help').",
+    );
   }
   const guess = closest(word, SUBCOMMANDS);
-  return {
-    message: `unexpected argument '${word}'.${guess ? ` Did you mean 'twig-mcp ${guess}'?` : ""} Commands: ${SUBCOMMANDS.join(", ")}. Run 'twig-mcp --help' for usage.`,
-  };
+  return usageError(
+    `unexpected argument '${word}'.${guess ? ` Did you mean 'twig-mcp ${guess}'?` : ""} Commands: ${SUBCOMMANDS.join(", ")}. Run 'twig-mcp --help' for usage.`,
+  );
 }
 
 function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null): UsageError {
@@ -295,5 +295,5 @@ function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null): 
   const where = subcommand === null ? "twig-mcp" : `twig-mcp ${subcommand}`;
   let advice = guess ? ` Did you mean '${guess}'?` : "";
   if (owner !== undefined) advice = ` ${flag} belongs to a command: twig-mcp ${owner} ${flag}`;
-  return { message: `unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.` };
+  return usageError(`unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.`);
 }

@@ -3,7 +3,7 @@ import { closest } from "../core/suggest.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
 import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions } from "./args.ts";
-import { renderToolData, writeErr, writeJson, writeOut } from "./output.ts";
+import { renderToolData, toolData, writeErr, writeJson, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** `twig-mcp call <tool> [args]`: one tools/call through the server's registry, validation and envelope. */
@@ -31,20 +31,16 @@ export async function runCall(options: CallOptions): Promise<number> {
   const result = await registry.call(tool, args.value, ctx, abort.signal);
   process.off("SIGINT", onInterrupt);
 
-  const text = result.content[0]?.text ?? "";
   if (options.json) {
-    await writeJson(`${text}\n`);
+    await writeJson(`${result.content[0]?.text ?? ""}\n`);
     return result.isError ? 1 : 0;
   }
-  const envelope = JSON.parse(text) as {
-    data?: Record<string, unknown>;
-    error?: { code: string; message: string; hint?: string };
-  };
-  if (result.isError || envelope.error) {
-    const error = envelope.error ?? { code: "internal", message: text };
-    return writeErr(`error [${error.code}]: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ""}`, 1);
+  const data = toolData(result);
+  if (!data.ok) {
+    const { code, message, hint } = data.error;
+    return writeErr(`error [${code}]: ${message}\n${hint ? `hint: ${hint}\n` : ""}`, 1);
   }
-  await writeOut(renderToolData(envelope.data ?? {}));
+  await writeOut(renderToolData(data.value));
   return 0;
 }
 

@@ -1,12 +1,11 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CallToolResult } from "../mcp/envelope.ts";
 import type { DemoOptions } from "./args.ts";
 import { CLIENTS } from "./args.ts";
 import { buildSampleRepo, SAMPLE_WORKTREE_BRANCH } from "./demo/sample-repo.ts";
 
-import { renderToolData, writeErr, writeOut } from "./output.ts";
+import { renderToolData, toolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** What an assistant asks first in a repository, in the order it usually asks; the stack from its top. */
@@ -65,11 +64,10 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
   for (const { name, args } of DEMO_CALLS) {
     const tool = registry.get(name);
     if (tool === undefined) continue;
-    const result = await registry.call(tool, args, ctx, abort.signal);
-    const shown = describeResult(name, result);
-    if (!shown.ok) return writeErr(`error: ${name} answered: ${shown.text}\n`, 1);
+    const data = toolData(await registry.call(tool, args, ctx, abort.signal));
+    if (!data.ok) return writeErr(`error: ${name} answered: ${data.error.message}\n`, 1);
     const called = [name, ...Object.entries(args).map(([key, value]) => `${key}=${value}`)].join(" ");
-    await writeOut(`\n── What an assistant sees from ${called} ──\n${shown.text}`);
+    await writeOut(`\n── What an assistant sees from ${called} ──\n${describeData(name, data.value)}`);
   }
 
   await writeOut(
@@ -97,14 +95,8 @@ function isolateHome(home: string): void {
   Object.assign(process.env, { HOME: home, USERPROFILE: home, ...xdg });
 }
 
-function describeResult(name: string, result: CallToolResult): { ok: boolean; text: string } {
-  const text = result.content[0]?.text ?? "";
-  const envelope = JSON.parse(text) as { data?: Record<string, unknown>; error?: { message: string } };
-  if (result.isError || envelope.data === undefined) return { ok: false, text: envelope.error?.message ?? text };
+function describeData(name: string, data: Record<string, unknown>): string {
   // The tree's nodes repeat what its drawing shows; the drawing is what a person wants to see.
-  if (name === "get_branch_tree" && typeof envelope.data.tree_text === "string") {
-    const tree = envelope.data.tree_text.replace(/\n?$/, "\n");
-    return { ok: true, text: `${tree}(the reply also lists the tree as nodes)\n` };
-  }
-  return { ok: true, text: renderToolData(envelope.data) };
+  if (name !== "get_branch_tree" || typeof data.tree_text !== "string") return renderToolData(data);
+  return `${data.tree_text.replace(/\n?$/, "\n")}(the reply also lists the tree as nodes)\n`;
 }

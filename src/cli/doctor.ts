@@ -1,7 +1,5 @@
 import pkg from "../../package.json" with { type: "json" };
-import { toolError } from "../core/errors.ts";
 import { createLogger, silentLogger } from "../core/log.ts";
-import { err, ok } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import type { DoctorOptions } from "./args.ts";
 import { checkGitHub, checkJira, checkNetrc } from "./doctor/checks-credentials.ts";
@@ -20,9 +18,9 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
   if (home === null) return writeErr("error: cannot determine the home directory (set HOME)\n", 1);
   const files = new CachedFileReader();
   const repository = await checkRepository({ files, cwd: process.cwd() }, options.repo);
-  const repo = repository.repo.ok ? ok(repository.repo.value) : err(toolError("no_repo", repository.repo.error));
   // The report says what went wrong; the modules' own warnings would only repeat it.
-  const ctx = processContext(home, repo, options.verbosity > 0 ? createLogger(options.verbosity) : silentLogger, files);
+  const log = options.verbosity > 0 ? createLogger(options.verbosity) : silentLogger;
+  const ctx = processContext(home, repository.repo, log, files);
   const checks: Check[] = [
     repository.check,
     await checkState(ctx, repository.repo),

@@ -1,4 +1,6 @@
 import { escapeInvisibles, plainText } from "../core/plain-text.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import type { CallToolResult } from "../mcp/envelope.ts";
 
 /**
  * Resolves once the text is handed to the OS, so an exit right after cannot cut off a piped answer.
@@ -34,4 +36,16 @@ export function renderToolData(data: Record<string, unknown>): string {
     if (typeof value === "string" && value.includes("\n")) text += `\n${key}:\n${value.replace(/\n?$/, "\n")}`;
   }
   return text;
+}
+
+type ShownError = { code: string; message: string; hint?: string };
+
+/** A tools/call result's data, or its error (`internal`, with the raw text, when it carries neither). */
+export function toolData(result: CallToolResult): Result<Record<string, unknown>, ShownError> {
+  const text = result.content[0]?.text ?? "";
+  const envelope = JSON.parse(text) as { data?: Record<string, unknown>; error?: ShownError };
+  if (result.isError || envelope.error !== undefined || envelope.data === undefined) {
+    return err(envelope.error ?? { code: "internal", message: text });
+  }
+  return ok(envelope.data);
 }

@@ -96,9 +96,11 @@ export function setJsonValue(text: string, path: readonly string[], value: unkno
       return ok(bom + applyEdits(body, insertMember(body, node, key, nest(path.slice(i + 1), value), style)));
     }
     if (i === path.length - 1) {
-      const rendered = isOneLine(body, node)
-        ? oneLineJson(body, node, value)
-        : stringify(value, style.unit, lineIndent(body, member.parent?.offset ?? member.offset), eol);
+      const space = oneLineSpace(body, node);
+      const rendered =
+        space === null
+          ? stringify(value, style.unit, lineIndent(body, member.parent?.offset ?? member.offset), eol)
+          : oneLineJson(value, space);
       return ok(bom + applyEdits(body, [{ offset: member.offset, length: member.length, content: rendered }]));
     }
     if (member.type !== "object") {
@@ -112,10 +114,7 @@ export function setJsonValue(text: string, path: readonly string[], value: unkno
 }
 
 /** How the file is laid out (one level of indentation, line break), so inserted text matches it. */
-interface Style {
-  unit: string;
-  eol: string;
-}
+type Style = { unit: string; eol: string };
 
 function nest(path: readonly string[], value: unknown): unknown {
   return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
@@ -127,18 +126,18 @@ function lineIndent(text: string, pos: number): string {
   return /^[ \t]*/.exec(text.slice(lineStart, pos))?.[0] ?? "";
 }
 
-/** Members written on the same line as their `{` (a one-line or minified file). */
-function isOneLine(text: string, node: Node): boolean {
+/**
+ * For an object whose members start on its `{` line (a one-line or minified file): the blank it
+ * puts after `:` and `,` ("" when minified); `null` when its members are on lines of their own.
+ */
+function oneLineSpace(text: string, node: Node): string | null {
   const first = node.children?.[0];
-  return first !== undefined && !text.slice(node.offset, first.offset).includes("\n");
+  if (first === undefined || text.slice(node.offset, first.offset).includes("\n")) return null;
+  return /\s/.test(text.slice(node.offset, node.offset + node.length)) ? " " : "";
 }
 
-function oneLineJson(text: string, node: Node, value: unknown): string {
-  return isMinified(text, node) ? JSON.stringify(value) : stringify(value, "", "", " ");
-}
-
-function isMinified(text: string, node: Node): boolean {
-  return !/\s/.test(text.slice(node.offset, node.offset + node.length));
+function oneLineJson(value: unknown, space: string): string {
+  return space === "" ? JSON.stringify(value) : stringify(value, "", "", " ");
 }
 
 /** From after the last member's comma: blanks and comments that end on its line, which stay with it. */
@@ -163,9 +162,9 @@ function insertMember(text: string, node: Node, key: string, value: unknown, sty
   const trailing = text[scanner.getTokenOffset()] === ",";
   const anchor = trailing ? scanner.getPosition() : last.offset + last.length;
   const comma = { offset: anchor, length: 0, content: trailing ? "" : "," };
-  if (isOneLine(text, node)) {
-    const space = isMinified(text, node) ? "" : " ";
-    comma.content += `${space}${JSON.stringify(key)}:${space}${oneLineJson(text, node, value)}`;
+  const space = oneLineSpace(text, node);
+  if (space !== null) {
+    comma.content += `${space}${JSON.stringify(key)}:${space}${oneLineJson(value, space)}`;
     return [comma];
   }
   const indent = lineIndent(text, last.offset);
