@@ -107,22 +107,20 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Parses argv (without the executable and script). Common flags may come before or after the subcommand. */
 export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageError> {
-  const common: CommonOptions = { repo: null, disabled: new Set(), verbosity: 0 };
-  const extra = new Map<string, string | true>();
   const positionals: string[] = [];
   let subcommand: Subcommand | null = null;
   let helpCommand = false;
-  let wantsHelp = false;
-  let wantsVersion = false;
 
   // strict: false hands unknown flags back as tokens instead of throwing, for the advice below.
-  const { tokens } = parseNodeArgs({
+  const { values, tokens } = parseNodeArgs({
     args: [...argv],
     options: PARSE_OPTIONS,
     strict: false,
     allowPositionals: true,
     tokens: true,
   });
+  const common: CommonOptions = { repo: null, disabled: new Set(), verbosity: values.verbose?.length ?? 0 };
+  // Every flag is checked here; the values of those that pass are then read from `values`.
   for (const token of tokens) {
     if (token.kind === "option-terminator") continue;
     if (token.kind === "positional") {
@@ -140,13 +138,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
     const value = token.value;
     switch (token.name) {
       case "help":
-        wantsHelp = true;
-        continue;
       case "version":
-        wantsVersion = true;
-        continue;
       case "verbose":
-        common.verbosity++;
         continue;
       case "repo":
         if (value === undefined) return usage("--repo needs a path: twig-mcp --repo /path/to/repository");
@@ -174,14 +167,10 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
     }
     const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
     if (kind === undefined) return err(unknownFlag(argv[token.index] as string, flag, subcommand));
-    if (kind === "boolean") {
-      if (token.inlineValue) return usage(`${flag} takes no value: twig-mcp ${subcommand} ${flag}`);
-      extra.set(flag, true);
-    } else if (value === undefined || value === "") {
+    if (kind === "boolean" && token.inlineValue) return usage(`${flag} takes no value: twig-mcp ${subcommand} ${flag}`);
+    if (kind === "string" && (value === undefined || value === "")) {
       const placeholder = flag === "--scope" ? "user|project" : flag === "--name" ? "NAME" : "PATH";
       return usage(`${flag} needs a value: twig-mcp ${subcommand} ${flag} ${placeholder}`);
-    } else {
-      extra.set(flag, value);
     }
   }
 
@@ -191,14 +180,15 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
     const chosen = chooseSubcommand(topic);
     return chosen.ok ? ok({ command: "help", topic: chosen.value }) : chosen;
   }
-  if (wantsHelp) return ok(subcommand === null ? { command: "help" } : { command: "help", topic: subcommand });
-  if (wantsVersion) return ok({ command: "version" });
+  if (values.help !== undefined)
+    return ok(subcommand === null ? { command: "help" } : { command: "help", topic: subcommand });
+  if (values.version !== undefined) return ok({ command: "version" });
   if (subcommand === null) {
     return positionals.length === 0 ? ok({ command: "serve", ...common }) : err(unexpected(positionals[0] as string));
   }
-  const flag = (name: string) => extra.get(name) === true;
+  const flag = (name: string) => (values as Record<string, unknown>)[name.slice(2)] === true;
   const text = (name: string) => {
-    const value = extra.get(name);
+    const value = (values as Record<string, unknown>)[name.slice(2)];
     return typeof value === "string" ? value : null;
   };
   const [first, ...rest] = positionals;
