@@ -40,26 +40,21 @@ export interface Locations {
 export function configPath(client: ClientName, scope: ConfigScope, at: Locations): Result<string, string> {
   const path = at.platform === "win32" ? win32 : posix;
   if (scope === "project") {
-    if (at.projectRoot === null) {
+    if (at.projectRoot === null)
       return err("--scope project needs a repository: run this inside it or pass --repo PATH");
-    }
     const file = { "claude-code": ".mcp.json", cursor: ".cursor/mcp.json", vscode: ".vscode/mcp.json" }[
       client as "claude-code" | "cursor" | "vscode"
     ];
     return ok(path.join(at.projectRoot, file));
   }
-  switch (client) {
-    case "claude-desktop":
-      return ok(path.join(appDataDir(at), "Claude", "claude_desktop_config.json"));
-    case "claude-code":
-      return ok(path.join(absolute(at.env.CLAUDE_CONFIG_DIR, at) ?? at.home, ".claude.json"));
-    case "cursor":
-      return ok(path.join(at.home, ".cursor", "mcp.json"));
-    case "codex":
-      return ok(path.join(absolute(at.env.CODEX_HOME, at) ?? path.join(at.home, ".codex"), "config.toml"));
-    case "vscode":
-      return ok(path.join(appDataDir(at), "Code", "User", "mcp.json"));
-  }
+  const user: Record<ClientName, () => string> = {
+    "claude-desktop": () => path.join(appDataDir(at), "Claude", "claude_desktop_config.json"),
+    "claude-code": () => path.join(absolute(at.env.CLAUDE_CONFIG_DIR, at) ?? at.home, ".claude.json"),
+    cursor: () => path.join(at.home, ".cursor", "mcp.json"),
+    codex: () => path.join(absolute(at.env.CODEX_HOME, at) ?? path.join(at.home, ".codex"), "config.toml"),
+    vscode: () => path.join(appDataDir(at), "Code", "User", "mcp.json"),
+  };
+  return ok(user[client]());
 }
 
 /** Where Electron apps keep per-user data: Application Support, %APPDATA%, or the XDG config dir. */

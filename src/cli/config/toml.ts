@@ -11,7 +11,8 @@ type TomlEntry = Record<string, string | readonly string[]>;
 interface Statement {
   /** `[` for a table header, `[[` for an array of tables, `null` for a key/value. */
   header: "[" | "[[" | null;
-  key: string[];
+  /** The key as written: bare, quoted or dotted. */
+  key: string;
   /** From `[` or the key to just after `]` or the value (before a trailing comment). */
   start: number;
   end: number;
@@ -49,22 +50,12 @@ function statements(text: string): Statement[] | null {
 function statement(text: string, { start, end, equals }: { start: number; end: number; equals: number }): Statement {
   const header = text.startsWith("[[", start) ? "[[" : text[start] === "[" ? "[" : null;
   const key = header === null ? text.slice(start, equals) : text.slice(start + header.length, end - header.length);
-  return { header, key: keyPath(key), start, end };
+  return { header, key, start, end };
 }
 
-/** A key as Bun reads it (bare, quoted or dotted), so `[mcp_servers."twig"]` is `[mcp_servers.twig]`. */
-function keyPath(raw: string): string[] {
-  const path: string[] = [];
-  let node: unknown = Bun.TOML.parse(`${raw} = 0`);
-  for (let key = firstKey(node); key !== undefined; key = firstKey(node)) {
-    path.push(key);
-    node = (node as Record<string, unknown>)[key];
-  }
-  return path;
-}
-
-function firstKey(node: unknown): string | undefined {
-  return typeof node === "object" && node !== null ? Object.keys(node)[0] : undefined;
+/** Whether a key as written names `path`; Bun reads it, so `[mcp_servers."twig"]` is `[mcp_servers.twig]`. */
+function names(key: string, path: readonly string[]): boolean {
+  return lookup(Bun.TOML.parse(`${key} = 0`), path) === 0;
 }
 
 /**
@@ -77,8 +68,7 @@ export function setTomlTable(text: string, table: readonly string[], values: Tom
   const all = statements(text);
   if (all === null) return err("it is not valid TOML: a statement could not be read");
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  const name = JSON.stringify(table);
-  const headerAt = all.findIndex((s) => s.header === "[" && JSON.stringify(s.key) === name);
+  const headerAt = all.findIndex((s) => s.header === "[" && names(s.key, table));
 
   if (headerAt === -1) {
     if (lookup(parsed.value, table) !== undefined) {
@@ -98,7 +88,7 @@ export function setTomlTable(text: string, table: readonly string[], values: Tom
   const edits: Edit[] = [];
   const missing: string[] = [];
   for (const [key, value] of Object.entries(values)) {
-    const existing = body.find((s) => s.key.length === 1 && s.key[0] === key);
+    const existing = body.find((s) => names(s.key, [key]));
     if (existing)
       edits.push({ offset: existing.start, length: existing.end - existing.start, content: assignment(key, value) });
     else missing.push(eol + assignment(key, value));
