@@ -38,19 +38,9 @@ export function renderReport(header: string, checks: readonly Check[]): string {
 /** Hints are sentences; wrapped so they stay readable in a 100-column terminal. */
 const WIDTH = 100;
 
+/** Lines of at most `width`, broken between words; a longer word gets a line of its own. */
 function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/)) {
-    if (line !== "" && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === "" ? word : `${line} ${word}`;
-    }
-  }
-  if (line !== "") lines.push(line);
-  return lines;
+  return text.replace(/\s+/g, " ").match(new RegExp(`\\S.{0,${width - 1}}(?=\\s|$)|\\S+`, "g")) ?? [];
 }
 
 export function summary(checks: readonly Check[]): string {
