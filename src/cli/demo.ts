@@ -1,10 +1,8 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DemoOptions } from "./args.ts";
-import { CLIENTS } from "./args.ts";
+import { CLIENTS, type DemoOptions } from "./args.ts";
 import { buildSampleRepo, SAMPLE_WORKTREE_BRANCH } from "./demo/sample-repo.ts";
-
 import { renderToolData, toolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
