@@ -72,30 +72,27 @@ const COMMAND_FLAGS: Record<Subcommand, Record<string, "boolean" | "string">> = 
   demo: { "--keep": "boolean" },
 };
 
-const COMMON_FLAGS = [
-  "--repo",
-  "--disable",
-  "--max-reply-tokens",
-  "--verbose",
-  "--help",
-  "--version",
-  "-v",
-  "-h",
-  "-V",
-];
-
-/**
- * Every flag of every command, as `node:util` parses them. Which command may use which flag, and
- * whether a flag may come before the command, is checked on the tokens afterwards (parseArgs has
- * no subcommands), so that a misplaced or mistyped flag gets advice rather than a bare error.
- */
-const PARSE_OPTIONS = {
+/** The flags every command takes, as `node:util` parses them. */
+const COMMON_OPTIONS = {
   repo: { type: "string" },
   disable: { type: "string", multiple: true },
   "max-reply-tokens": { type: "string" },
   verbose: { type: "boolean", short: "v", multiple: true },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
+} as const;
+
+const COMMON_FLAGS = Object.entries(COMMON_OPTIONS).flatMap(([name, option]) =>
+  "short" in option ? [`--${name}`, `-${option.short}`] : [`--${name}`],
+);
+
+/**
+ * Every flag of every command. Which command may use which flag, and whether a flag may come
+ * before the command, is checked on the tokens afterwards (parseArgs has no subcommands), so that
+ * a misplaced or mistyped flag gets advice rather than a bare error.
+ */
+const PARSE_OPTIONS = {
+  ...COMMON_OPTIONS,
   ...Object.fromEntries(
     Object.values(COMMAND_FLAGS).flatMap((flags) =>
       Object.entries(flags).map(([flag, type]) => [flag.slice(2), { type }]),
