@@ -1,7 +1,7 @@
-import { type ParseArgsConfig, parseArgs as parseNodeArgs } from "node:util";
+import { parseArgs as parseNodeArgs } from "node:util";
 import { err, ok, type Result } from "../core/result.ts";
+import { closest } from "../core/suggest.ts";
 import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
-import { closest } from "./suggest.ts";
 
 export const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
 export type DisableGroup = (typeof DISABLE_GROUPS)[number];
@@ -24,22 +24,13 @@ export interface CommonOptions {
   maxReplyTokens?: number;
 }
 
-export interface ServeOptions extends CommonOptions {
-  command: "serve";
-}
-
-export interface ToolsOptions extends CommonOptions {
-  command: "tools";
-  json: boolean;
-}
-
-export interface CallOptions extends CommonOptions {
-  command: "call";
-  tool: string;
-  /** What followed the tool name: one JSON object, `key=value` pairs, or `-` for standard input. */
-  args: string[];
-  json: boolean;
-}
+export type ServeOptions = CommonOptions & { command: "serve" };
+export type ToolsOptions = CommonOptions & { command: "tools"; json: boolean };
+/** `args`: what followed the tool name: one JSON object, `key=value` pairs, or `-` for standard input. */
+export type CallOptions = CommonOptions & { command: "call"; tool: string; args: string[]; json: boolean };
+export type DoctorOptions = CommonOptions & { command: "doctor"; online: boolean; json: boolean };
+/** `keep`: leave the sample repository in place until Ctrl-C, to try commands in it. */
+export type DemoOptions = CommonOptions & { command: "demo"; keep: boolean };
 
 export interface ConfigOptions extends CommonOptions {
   command: "config";
@@ -52,18 +43,6 @@ export interface ConfigOptions extends CommonOptions {
   commandPath: string | null;
   /** `--file`: the configuration file to edit instead of the client's usual one. */
   file: string | null;
-}
-
-export interface DoctorOptions extends CommonOptions {
-  command: "doctor";
-  online: boolean;
-  json: boolean;
-}
-
-export interface DemoOptions extends CommonOptions {
-  command: "demo";
-  /** `--keep`: leave the sample repository in place until Ctrl-C, to try commands in it. */
-  keep: boolean;
 }
 
 export type CliCommand =
@@ -81,110 +60,95 @@ export interface UsageError {
   message: string;
 }
 
-type FlagKind = "bool" | "value";
+const usageError = (message: string): UsageError => ({ message });
+const usage = (message: string) => err(usageError(message));
 
-/** Flags a subcommand adds to the common ones; `value` flags take the next argument or `=VALUE`. */
-const COMMAND_FLAGS: Record<Subcommand, Record<string, FlagKind>> = {
-  tools: { "--json": "bool" },
-  call: { "--json": "bool" },
-  config: { "--write": "bool", "--scope": "value", "--name": "value", "--command": "value", "--file": "value" },
-  doctor: { "--online": "bool", "--json": "bool" },
-  demo: { "--keep": "bool" },
+/** Flags a subcommand adds to the common ones; `string` flags take the next argument or `=VALUE`. */
+const COMMAND_FLAGS: Record<Subcommand, Record<string, "boolean" | "string">> = {
+  tools: { "--json": "boolean" },
+  call: { "--json": "boolean" },
+  config: { "--write": "boolean", "--scope": "string", "--name": "string", "--command": "string", "--file": "string" },
+  doctor: { "--online": "boolean", "--json": "boolean" },
+  demo: { "--keep": "boolean" },
 };
 
-const COMMON_FLAGS = [
-  "--repo",
-  "--disable",
-  "--max-reply-tokens",
-  "--verbose",
-  "--help",
-  "--version",
-  "-v",
-  "-h",
-  "-V",
-];
-
-/**
- * Every flag of every command, as `node:util` parses them. Which command may use which flag, and
- * whether a flag may come before the command, is checked on the tokens afterwards (parseArgs has
- * no subcommands), so that a misplaced or mistyped flag gets advice rather than a bare error.
- */
-const PARSE_OPTIONS = {
+/** The flags every command takes, as `node:util` parses them. */
+const COMMON_OPTIONS = {
   repo: { type: "string" },
   disable: { type: "string", multiple: true },
   "max-reply-tokens": { type: "string" },
   verbose: { type: "boolean", short: "v", multiple: true },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
+} as const;
+
+const COMMON_FLAGS = Object.entries(COMMON_OPTIONS).flatMap(([name, option]) =>
+  "short" in option ? [`--${name}`, `-${option.short}`] : [`--${name}`],
+);
+
+/**
+ * Every flag of every command. Which command may use which flag, and whether a flag may come
+ * before the command, is checked on the tokens afterwards (parseArgs has no subcommands), so that
+ * a misplaced or mistyped flag gets advice rather than a bare error.
+ */
+const PARSE_OPTIONS = {
+  ...COMMON_OPTIONS,
   ...Object.fromEntries(
     Object.values(COMMAND_FLAGS).flatMap((flags) =>
-      Object.entries(flags).map(([flag, kind]) => [flag.slice(2), { type: kind === "bool" ? "boolean" : "string" }]),
+      Object.entries(flags).map(([flag, type]) => [flag.slice(2), { type }]),
     ),
   ),
-} satisfies ParseArgsConfig["options"];
+} as const;
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Parses argv (without the executable and script). Common flags may come before or after the subcommand. */
 export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageError> {
-  const common: CommonOptions = { repo: null, disabled: new Set(), verbosity: 0 };
-  const extra = new Map<string, string | true>();
   const positionals: string[] = [];
   let subcommand: Subcommand | null = null;
   let helpCommand = false;
-  let wantsHelp = false;
-  let wantsVersion = false;
 
   // strict: false hands unknown flags back as tokens instead of throwing, for the advice below.
-  const { tokens } = parseNodeArgs({
+  const { values, tokens } = parseNodeArgs({
     args: [...argv],
     options: PARSE_OPTIONS,
     strict: false,
     allowPositionals: true,
     tokens: true,
   });
+  const common: CommonOptions = { repo: null, disabled: new Set(), verbosity: values.verbose?.length ?? 0 };
+  // Every flag is checked here; the values of those that pass are then read from `values`.
   for (const token of tokens) {
     if (token.kind === "option-terminator") continue;
     if (token.kind === "positional") {
-      const arg = token.value;
-      if (subcommand === null && !helpCommand) {
-        // The first word names the command (`help` included); later words are its arguments.
-        if (arg === "help") {
-          helpCommand = true;
-          continue;
-        }
-        const chosen = chooseSubcommand(arg);
+      // The first word names the command (`help` included); later words are its arguments.
+      if (subcommand !== null || helpCommand) positionals.push(token.value);
+      else if (token.value === "help") helpCommand = true;
+      else {
+        const chosen = chooseSubcommand(token.value);
         if (!chosen.ok) return chosen;
         subcommand = chosen.value;
-        continue;
       }
-      positionals.push(arg);
       continue;
     }
     const flag = token.rawName.startsWith("--") ? token.rawName : `-${token.name}`;
     const value = token.value;
     switch (token.name) {
       case "help":
-        wantsHelp = true;
-        continue;
       case "version":
-        wantsVersion = true;
-        continue;
       case "verbose":
-        common.verbosity++;
         continue;
       case "repo":
-        if (value === undefined) return err({ message: "--repo needs a path: twig-mcp --repo /path/to/repository" });
+        if (value === undefined) return usage("--repo needs a path: twig-mcp --repo /path/to/repository");
         // An empty value is a host's blank setting (a Claude Desktop bundle's empty field): not set.
         if (value !== "") common.repo = value;
         continue;
       case "max-reply-tokens": {
         const tokens = value === undefined ? null : parseMaxReplyTokens(value);
         if (tokens === null) {
-          return err({
-            message:
-              "--max-reply-tokens takes a whole number of tokens (0 = unlimited): twig-mcp --max-reply-tokens 40000",
-          });
+          return usage(
+            "--max-reply-tokens takes a whole number of tokens (0 = unlimited): twig-mcp --max-reply-tokens 40000",
+          );
         }
         common.maxReplyTokens = tokens;
         continue;
@@ -192,26 +156,19 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
       case "disable":
         if (value === "") continue;
         if (value === undefined || !(DISABLE_GROUPS as readonly string[]).includes(value)) {
-          return err({
-            message: `--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${
-              value === undefined ? "nothing" : `'${value}'`
-            }`,
-          });
+          const got = value === undefined ? "nothing" : `'${value}'`;
+          return usage(`--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${got}`);
         }
         common.disabled.add(value as DisableGroup);
         continue;
     }
     const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
     if (kind === undefined) return err(unknownFlag(argv[token.index] as string, flag, subcommand));
-    if (kind === "bool") {
-      if (token.inlineValue) return err({ message: `${flag} takes no value: twig-mcp ${subcommand} ${flag}` });
-      extra.set(flag, true);
-      continue;
+    if (kind === "boolean" && token.inlineValue) return usage(`${flag} takes no value: twig-mcp ${subcommand} ${flag}`);
+    if (kind === "string" && (value === undefined || value === "")) {
+      const placeholder = flag === "--scope" ? "user|project" : flag === "--name" ? "NAME" : "PATH";
+      return usage(`${flag} needs a value: twig-mcp ${subcommand} ${flag} ${placeholder}`);
     }
-    if (value === undefined || value === "") {
-      return err({ message: `${flag} needs a value: twig-mcp ${subcommand} ${flag} ${placeholder(flag)}` });
-    }
-    extra.set(flag, value);
   }
 
   if (helpCommand) {
@@ -220,59 +177,45 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
     const chosen = chooseSubcommand(topic);
     return chosen.ok ? ok({ command: "help", topic: chosen.value }) : chosen;
   }
-  if (wantsHelp) return ok(subcommand === null ? { command: "help" } : { command: "help", topic: subcommand });
-  if (wantsVersion) return ok({ command: "version" });
+  if (values.help !== undefined)
+    return ok(subcommand === null ? { command: "help" } : { command: "help", topic: subcommand });
+  if (values.version !== undefined) return ok({ command: "version" });
   if (subcommand === null) {
     return positionals.length === 0 ? ok({ command: "serve", ...common }) : err(unexpected(positionals[0] as string));
   }
-  return buildCommand(subcommand, common, extra, positionals);
-}
-
-function buildCommand(
-  subcommand: Subcommand,
-  common: CommonOptions,
-  extra: Map<string, string | true>,
-  positionals: string[],
-): Result<CliCommand, UsageError> {
-  const flag = (name: string) => extra.get(name) === true;
+  const flag = (name: string) => (values as Record<string, unknown>)[name.slice(2)] === true;
   const text = (name: string) => {
-    const value = extra.get(name);
+    const value = (values as Record<string, unknown>)[name.slice(2)];
     return typeof value === "string" ? value : null;
   };
+  const [first, ...rest] = positionals;
   switch (subcommand) {
-    case "tools":
-    case "doctor": {
-      if (positionals.length > 0) {
-        return err({
-          message: `'twig-mcp ${subcommand}' takes no arguments, got '${positionals[0]}'. Run 'twig-mcp ${subcommand} --help' for usage.`,
-        });
+    case "call":
+      if (first === undefined) {
+        return usage(
+          "'twig-mcp call' needs a tool name: twig-mcp call <tool> [json-args], e.g. twig-mcp call get_branch_stack '{\"branch\":\"main\"}' (list the tools with 'twig-mcp tools')",
+        );
       }
-      return subcommand === "tools"
-        ? ok({ command: "tools", ...common, json: flag("--json") })
-        : ok({ command: "doctor", ...common, online: flag("--online"), json: flag("--json") });
-    }
-    case "call": {
-      const [tool, ...args] = positionals;
-      if (tool === undefined) {
-        return err({
-          message:
-            "'twig-mcp call' needs a tool name: twig-mcp call <tool> [json-args], e.g. twig-mcp call get_branch_stack '{\"branch\":\"main\"}' (list the tools with 'twig-mcp tools')",
-        });
-      }
-      return ok({ command: "call", ...common, tool, args, json: flag("--json") });
-    }
+      return ok({ command: "call", ...common, tool: first, args: rest, json: flag("--json") });
     case "config":
       return buildConfig(common, text, flag, positionals);
     case "demo":
-      if (positionals.length > 0 || common.repo !== null) {
-        return err({
-          message: `'twig-mcp demo' builds its own sample repository and takes no ${
-            common.repo !== null ? "--repo" : `arguments, got '${positionals[0]}'`
-          }. Run 'twig-mcp demo --help' for usage.`,
-        });
+      if (first !== undefined || common.repo !== null) {
+        const what = common.repo !== null ? "--repo" : `arguments, got '${first}'`;
+        return usage(
+          `'twig-mcp demo' builds its own sample repository and takes no ${what}. Run 'twig-mcp demo --help' for usage.`,
+        );
       }
       return ok({ command: "demo", ...common, keep: flag("--keep") });
   }
+  if (first !== undefined) {
+    return usage(
+      `'twig-mcp ${subcommand}' takes no arguments, got '${first}'. Run 'twig-mcp ${subcommand} --help' for usage.`,
+    );
+  }
+  return subcommand === "tools"
+    ? ok({ command: "tools", ...common, json: flag("--json") })
+    : ok({ command: "doctor", ...common, online: flag("--online"), json: flag("--json") });
 }
 
 function buildConfig(
@@ -282,26 +225,24 @@ function buildConfig(
   positionals: string[],
 ): Result<CliCommand, UsageError> {
   const [client, ...rest] = positionals;
-  const usage = `twig-mcp config <${CLIENTS.join("|")}> [--repo PATH] [--write]`;
-  if (client === undefined) return err({ message: `'twig-mcp config' needs a client: ${usage}` });
+  const help = `twig-mcp config <${CLIENTS.join("|")}> [--repo PATH] [--write]`;
+  if (client === undefined) return usage(`'twig-mcp config' needs a client: ${help}`);
   if (!(CLIENTS as readonly string[]).includes(client)) {
     const guess = closest(client, CLIENTS);
-    return err({
-      message: `unknown client '${client}'.${guess ? ` Did you mean '${guess}'?` : ""} Clients: ${CLIENTS.join(", ")}. Usage: ${usage}`,
-    });
+    return usage(
+      `unknown client '${client}'.${guess ? ` Did you mean '${guess}'?` : ""} Clients: ${CLIENTS.join(", ")}. Usage: ${help}`,
+    );
   }
-  if (rest.length > 0) {
-    return err({ message: `'twig-mcp config' takes one client, got '${rest[0]}' as well. Usage: ${usage}` });
-  }
+  if (rest.length > 0) return usage(`'twig-mcp config' takes one client, got '${rest[0]}' as well. Usage: ${help}`);
   const scope = text("--scope");
   if (scope !== null && !(SCOPES as readonly string[]).includes(scope)) {
-    return err({ message: `--scope takes user or project, got '${scope}': twig-mcp config ${client} --scope project` });
+    return usage(`--scope takes user or project, got '${scope}': twig-mcp config ${client} --scope project`);
   }
   const name = text("--name") ?? "twig";
   if (!SERVER_NAME.test(name)) {
-    return err({
-      message: `--name must be letters, digits, '-' or '_' (at most 64), got '${name}': twig-mcp config ${client} --name twig`,
-    });
+    return usage(
+      `--name must be letters, digits, '-' or '_' (at most 64), got '${name}': twig-mcp config ${client} --name twig`,
+    );
   }
   return ok({
     command: "config",
@@ -316,21 +257,19 @@ function buildConfig(
 }
 
 function chooseSubcommand(word: string): Result<Subcommand, UsageError> {
-  if ((SUBCOMMANDS as readonly string[]).includes(word)) return ok(word as Subcommand);
-  return err(unexpected(word));
+  return (SUBCOMMANDS as readonly string[]).includes(word) ? ok(word as Subcommand) : err(unexpected(word));
 }
 
 function unexpected(word: string): UsageError {
   if (word === "serve") {
-    return {
-      message:
-        "unexpected argument 'serve': serving MCP on stdio is the default, so run 'twig-mcp' with no command (see 'twig-mcp --help').",
-    };
+    return usageError(
+      "unexpected argument 'serve': serving MCP on stdio is the default, so run 'twig-mcp' with no command (see 'twig-mcp --help').",
+    );
   }
   const guess = closest(word, SUBCOMMANDS);
-  return {
-    message: `unexpected argument '${word}'.${guess ? ` Did you mean 'twig-mcp ${guess}'?` : ""} Commands: ${SUBCOMMANDS.join(", ")}. Run 'twig-mcp --help' for usage.`,
-  };
+  return usageError(
+    `unexpected argument '${word}'.${guess ? ` Did you mean 'twig-mcp ${guess}'?` : ""} Commands: ${SUBCOMMANDS.join(", ")}. Run 'twig-mcp --help' for usage.`,
+  );
 }
 
 function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null): UsageError {
@@ -343,9 +282,5 @@ function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null): 
   const where = subcommand === null ? "twig-mcp" : `twig-mcp ${subcommand}`;
   let advice = guess ? ` Did you mean '${guess}'?` : "";
   if (owner !== undefined) advice = ` ${flag} belongs to a command: twig-mcp ${owner} ${flag}`;
-  return { message: `unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.` };
-}
-
-function placeholder(flag: string): string {
-  return { "--scope": "user|project", "--name": "NAME", "--command": "PATH", "--file": "PATH" }[flag] ?? "VALUE";
+  return usageError(`unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.`);
 }

@@ -1,11 +1,10 @@
 import { err, ok, type Result } from "../core/result.ts";
+import { closest } from "../core/suggest.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
 import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions } from "./args.ts";
-import { writeErr, writeJson, writeOut } from "./output.ts";
-import { renderToolData } from "./render-result.ts";
+import { renderToolData, toolData, writeErr, writeJson, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
-import { closest } from "./suggest.ts";
 
 /** `twig-mcp call <tool> [args]`: one tools/call through the server's registry, validation and envelope. */
 export async function runCall(options: CallOptions): Promise<number> {
@@ -18,15 +17,11 @@ export async function runCall(options: CallOptions): Promise<number> {
     const guess = closest(options.tool, names);
     const off = options.disabled.size > 0 ? ` (groups turned off: ${[...options.disabled].join(", ")})` : "";
     const advice = guess ? ` Did you mean 'twig-mcp call ${guess}'?` : "";
-    await writeErr(`error: unknown tool '${options.tool}'${off}.${advice} List the tools with 'twig-mcp tools'.\n`);
-    return 2;
+    return writeErr(`error: unknown tool '${options.tool}'${off}.${advice} List the tools with 'twig-mcp tools'.\n`, 2);
   }
   const schema = published.find((t) => t.name === tool.name)?.inputSchema ?? {};
   const args = await parseToolArgs(options.args, schema);
-  if (!args.ok) {
-    await writeErr(`error: ${args.error} Run 'twig-mcp call --help' for the forms ARGS can take.\n`);
-    return 2;
-  }
+  if (!args.ok) return writeErr(`error: ${args.error} Run 'twig-mcp call --help' for the forms ARGS can take.\n`, 2);
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
 
@@ -36,21 +31,16 @@ export async function runCall(options: CallOptions): Promise<number> {
   const result = await registry.call(tool, args.value, ctx, abort.signal);
   process.off("SIGINT", onInterrupt);
 
-  const text = result.content[0]?.text ?? "";
   if (options.json) {
-    await writeJson(`${text}\n`);
+    await writeJson(`${result.content[0]?.text ?? ""}\n`);
     return result.isError ? 1 : 0;
   }
-  const envelope = JSON.parse(text) as {
-    data?: Record<string, unknown>;
-    error?: { code: string; message: string; hint?: string };
-  };
-  if (result.isError || envelope.error) {
-    const error = envelope.error ?? { code: "internal", message: text };
-    await writeErr(`error [${error.code}]: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ""}`);
-    return 1;
+  const data = toolData(result);
+  if (!data.ok) {
+    const { code, message, hint } = data.error;
+    return writeErr(`error [${code}]: ${message}\n${hint ? `hint: ${hint}\n` : ""}`, 1);
   }
-  await writeOut(renderToolData(envelope.data ?? {}));
+  await writeOut(renderToolData(data.value));
   return 0;
 }
 

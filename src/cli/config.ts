@@ -4,35 +4,27 @@ import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
-import { CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
+import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
 import { quoteWords, updateEntry } from "./config/entry-update.ts";
 import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
 import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
-import { userHome } from "./home.ts";
 import { writeErr, writeOut } from "./output.ts";
+import { userHome } from "./runtime.ts";
 
 /** `twig-mcp config <client>`: the snippet alone on stdout (to pipe or paste), guidance on stderr; or `--write`. */
 export async function runConfig(options: ConfigOptions): Promise<number> {
   const scope = chooseScope(options);
-  if (!scope.ok) return usage(scope.error);
-
+  if (!scope.ok) return writeErr(`error: ${scope.error}\n`, 2);
   const home = userHome();
-  if (home === null) {
-    await writeErr("error: cannot determine the home directory (set HOME)\n");
-    return 1;
-  }
+  if (home === null) return writeErr("error: cannot determine the home directory (set HOME)\n", 1);
   const cwd = process.cwd();
   const found = await discoverRepository(resolve(cwd, options.repo ?? "."), new CachedFileReader());
-  if (options.repo !== null && !found.ok) {
-    await writeErr(`error: --repo ${options.repo}: ${found.error.message}\n`);
-    return 1;
-  }
+  if (options.repo !== null && !found.ok) return writeErr(`error: --repo ${options.repo}: ${found.error.message}\n`, 1);
   const projectRoot = found.ok ? found.value.workTree : null;
-  const repoRoot = options.repo !== null ? projectRoot : null;
 
   const launcher = launchCommand(options, cwd, scope.value);
-  const given = serverArgs(repoRoot, options);
+  const given = serverArgs(options, options.repo === null ? null : projectRoot);
   const launch = { command: launcher.launch.command, args: [...launcher.launch.args, ...(given ?? [])] };
   const snippet = renderSnippet(options.client, scope.value, options.name, launch, process.platform);
   const locations = { env: process.env, platform: process.platform, home, projectRoot };
@@ -41,18 +33,17 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
 
   if (!options.write) {
     await writeOut(snippet);
-    await writeErr(`${printGuidance(options, scope.value, path)}\n${launcher.note ?? ""}`);
-    return 0;
+    return writeErr(`${guidance(options, scope.value, path)}\n${launcher.note ?? ""}`);
   }
   if (options.client === "claude-code" && scope.value === "user" && options.file === null) {
     await writeOut(snippet);
-    await writeErr(
+    return writeErr(
       "Claude Code keeps user-scope servers in ~/.claude.json, a file it rewrites while it runs, so twig-mcp does not edit it.\n" +
         "Run the command above instead, or write the project's .mcp.json: twig-mcp config claude-code --write --scope project\n",
+      2,
     );
-    return 2;
   }
-  if (!path.ok) return usage(path.error);
+  if (!path.ok) return writeErr(`error: ${path.error}\n`, 2);
   const code = await writeConfig(path.value, options, scope.value, { launcher: launcher.launch, given }, snippet);
   if (launcher.note !== null) await writeErr(launcher.note);
   return code;
@@ -67,52 +58,38 @@ async function writeConfig(
 ): Promise<number> {
   const spec = CLIENT_SPECS[options.client];
   const file = await readConfigFile(path);
-  if (!file.ok) {
-    await writeErr(`error: ${file.error}\n`);
-    return 1;
-  }
-  const existing = readServerEntry(spec.format, file.value.text ?? "", spec.serversKey, options.name);
+  if (!file.ok) return writeErr(`error: ${file.error}\n`, 1);
+  const text = file.value.text ?? "";
+  const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
   const { launch, notes } = updateEntry(existing, wanted.launcher, wanted.given);
   const changes = notes.map((note) => `  ${note}\n`).join("");
   const entry = serverEntry(options.client, scope, launch) as ServerEntry;
-  const merged = mergeServerEntry(spec.format, file.value.text ?? "", spec.serversKey, options.name, entry);
+  const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
   if (!merged.ok) {
-    await writeErr(
+    return writeErr(
       `error: cannot update ${path}: ${merged.error}.\nThe file was left unchanged. Fix it, or add this by hand:\n\n${snippet}`,
+      1,
     );
-    return 1;
   }
   if (merged.value === file.value.text) {
-    await writeErr(`${path} already registers '${options.name}' this way; nothing to change.\n${changes}`);
-    return 0;
+    return writeErr(`${path} already registers '${options.name}' this way; nothing to change.\n${changes}`);
   }
   const written = await replaceConfigFile(file.value, merged.value);
-  if (!written.ok) {
-    await writeErr(`error: ${written.error}\n`);
-    return 1;
-  }
+  if (!written.ok) return writeErr(`error: ${written.error}\n`, 1);
   const backup = written.value.backup ? ` (previous version: ${written.value.backup})` : " (new file)";
-  await writeErr(
-    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${spec.afterwards}\n`,
+  return writeErr(
+    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${AFTERWARDS[options.client]}\n`,
   );
-  return 0;
 }
 
 function chooseScope(options: ConfigOptions): Result<ConfigScope, string> {
   const spec = CLIENT_SPECS[options.client];
   // Claude Code's user scope belongs to `claude mcp add`; writing means the project's .mcp.json.
   const scope = options.scope ?? (options.write && options.client === "claude-code" ? "project" : "user");
-  if (!spec.scopes.includes(scope)) {
-    return err(
-      `${options.client} has only a ${spec.scopes.join(" and a ")} configuration: drop --scope ${scope} (twig-mcp config ${options.client}${options.write ? " --write" : ""})`,
-    );
-  }
-  return ok(scope);
-}
-
-async function usage(message: string): Promise<number> {
-  await writeErr(`error: ${message}\n`);
-  return 2;
+  if (spec.scopes.includes(scope)) return ok(scope);
+  return err(
+    `${options.client} has only a ${spec.scopes.join(" and a ")} configuration: drop --scope ${scope} (twig-mcp config ${options.client}${options.write ? " --write" : ""})`,
+  );
 }
 
 /** What the client runs, before the server's own args; `note` says when it is not this executable's path. */
@@ -143,16 +120,14 @@ function launchCommand(
   };
 }
 
-/** The server args the flags ask for, or `null` when none of --repo and --disable was given. */
-function serverArgs(repoRoot: string | null, options: ConfigOptions): string[] | null {
+/** The server args --repo and --disable ask for; `null` when neither was given. */
+function serverArgs(options: ConfigOptions, repoRoot: string | null): string[] | null {
   if (repoRoot === null && options.disabled.size === 0) return null;
-  const args: string[] = [];
-  if (repoRoot !== null) args.push("--repo", repoRoot);
-  for (const group of options.disabled) args.push("--disable", group);
-  return args;
+  const disable = [...options.disabled].flatMap((group) => ["--disable", group]);
+  return repoRoot === null ? disable : ["--repo", repoRoot, ...disable];
 }
 
-function printGuidance(options: ConfigOptions, scope: ConfigScope, path: Result<string, string>): string {
+function guidance(options: ConfigOptions, scope: ConfigScope, path: Result<string, string>): string {
   const spec = CLIENT_SPECS[options.client];
   const lines: string[] = [];
   if (options.client === "claude-code" && scope === "user") {
@@ -171,7 +146,7 @@ function printGuidance(options: ConfigOptions, scope: ConfigScope, path: Result<
       "Claude Desktop starts servers outside your project: add --repo PATH, or name a twig-registered repository in each request.",
     );
   }
-  lines.push(spec.afterwards);
+  lines.push(AFTERWARDS[options.client]);
   return lines.join("\n");
 }
 

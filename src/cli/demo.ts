@@ -1,13 +1,9 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CallToolResult } from "../mcp/envelope.ts";
-import type { DemoOptions } from "./args.ts";
-import { CLIENTS } from "./args.ts";
-import { buildSampleRepo } from "./demo/sample-repo.ts";
-import { SAMPLE_WORKTREE_BRANCH } from "./demo/sample-state.ts";
-import { writeErr, writeOut } from "./output.ts";
-import { renderToolData } from "./render-result.ts";
+import { CLIENTS, type DemoOptions } from "./args.ts";
+import { buildSampleRepo, SAMPLE_WORKTREE_BRANCH } from "./demo/sample-repo.ts";
+import { renderToolData, toolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** What an assistant asks first in a repository, in the order it usually asks; the stack from its top. */
@@ -25,11 +21,11 @@ const DEMO_CALLS: ReadonlyArray<{ name: string; args: Record<string, string> }> 
 export async function runDemo(options: DemoOptions): Promise<number> {
   const git = Bun.which("git");
   if (git === null) {
-    await writeErr(
+    return writeErr(
       "error: twig-mcp demo builds its sample repository with git, and git is not on PATH.\n" +
         "Install git (https://git-scm.com/downloads), then run 'twig-mcp demo' again.\n",
+      1,
     );
-    return 1;
   }
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-demo-")));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
@@ -53,10 +49,7 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
   const home = join(dir, "home");
   isolateHome(home);
   const sample = await buildSampleRepo(git, dir, home);
-  if (!sample.ok) {
-    await writeErr(`error: could not build the sample repository: ${sample.error}\n`);
-    return 1;
-  }
+  if (!sample.ok) return writeErr(`error: could not build the sample repository: ${sample.error}\n`, 1);
   await writeOut(
     `twig-mcp demo: a sample repository with two stacks (Jira keys, PR numbers, a linked worktree) in\n  ${sample.value}\n` +
       "No twig, network or credentials needed; your own repositories and twig files are not read.\n",
@@ -69,14 +62,10 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
   for (const { name, args } of DEMO_CALLS) {
     const tool = registry.get(name);
     if (tool === undefined) continue;
-    const result = await registry.call(tool, args, ctx, abort.signal);
-    const shown = describeResult(name, result);
-    if (!shown.ok) {
-      await writeErr(`error: ${name} answered: ${shown.text}\n`);
-      return 1;
-    }
+    const data = toolData(await registry.call(tool, args, ctx, abort.signal));
+    if (!data.ok) return writeErr(`error: ${name} answered: ${data.error.message}\n`, 1);
     const called = [name, ...Object.entries(args).map(([key, value]) => `${key}=${value}`)].join(" ");
-    await writeOut(`\n── What an assistant sees from ${called} ──\n${shown.text}`);
+    await writeOut(`\n── What an assistant sees from ${called} ──\n${describeData(name, data.value)}`);
   }
 
   await writeOut(
@@ -104,14 +93,8 @@ function isolateHome(home: string): void {
   Object.assign(process.env, { HOME: home, USERPROFILE: home, ...xdg });
 }
 
-function describeResult(name: string, result: CallToolResult): { ok: boolean; text: string } {
-  const text = result.content[0]?.text ?? "";
-  const envelope = JSON.parse(text) as { data?: Record<string, unknown>; error?: { message: string } };
-  if (result.isError || envelope.data === undefined) return { ok: false, text: envelope.error?.message ?? text };
+function describeData(name: string, data: Record<string, unknown>): string {
   // The tree's nodes repeat what its drawing shows; the drawing is what a person wants to see.
-  if (name === "get_branch_tree" && typeof envelope.data.tree_text === "string") {
-    const tree = envelope.data.tree_text.replace(/\n?$/, "\n");
-    return { ok: true, text: `${tree}(the reply also lists the tree as nodes)\n` };
-  }
-  return { ok: true, text: renderToolData(envelope.data) };
+  if (name !== "get_branch_tree" || typeof data.tree_text !== "string") return renderToolData(data);
+  return `${data.tree_text.replace(/\n?$/, "\n")}(the reply also lists the tree as nodes)\n`;
 }

@@ -1,17 +1,13 @@
 import pkg from "../../package.json" with { type: "json" };
-import { toolError } from "../core/errors.ts";
 import { createLogger, silentLogger } from "../core/log.ts";
-import { err, ok } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
-import { withServices } from "../services/services.ts";
-import { twigDirs } from "../twig/dirs.ts";
 import type { DoctorOptions } from "./args.ts";
 import { checkGitHub, checkJira, checkNetrc } from "./doctor/checks-credentials.ts";
 import { checkDirectories, checkRegistry, checkRepository, checkState } from "./doctor/checks-local.ts";
 import { checkGitHubOnline, checkJiraOnline } from "./doctor/checks-online.ts";
-import { type Check, check, renderReport, summary } from "./doctor/report.ts";
-import { userHome } from "./home.ts";
+import { type Check, checker, renderReport, summary } from "./doctor/report.ts";
 import { writeErr, writeJson, writeOut } from "./output.ts";
+import { processContext, userHome } from "./runtime.ts";
 
 /**
  * `twig-mcp doctor`: everything the server depends on, checked the way the server itself reads it,
@@ -19,41 +15,22 @@ import { writeErr, writeJson, writeOut } from "./output.ts";
  */
 export async function runDoctor(options: DoctorOptions): Promise<number> {
   const home = userHome();
-  if (home === null) {
-    await writeErr("error: cannot determine the home directory (set HOME)\n");
-    return 1;
-  }
-  const env = process.env;
-  const platform = process.platform;
+  if (home === null) return writeErr("error: cannot determine the home directory (set HOME)\n", 1);
   const files = new CachedFileReader();
-  const cwd = process.cwd();
-  const dirs = twigDirs(env, platform, home);
-  const checks: Check[] = [];
-
-  const repository = await checkRepository({ files, cwd }, options.repo);
-  checks.push(repository.check);
-  const ctx = withServices({
-    env,
-    platform,
-    home,
-    dirs,
-    cwd,
-    repo: repository.repo.ok ? ok(repository.repo.value) : err(toolError("no_repo", repository.repo.error)),
-    files,
-    // The report says what went wrong; the modules' own warnings would only repeat it.
-    log: options.verbosity > 0 ? createLogger(options.verbosity) : silentLogger,
-    fetch: globalThis.fetch,
-    now: () => new Date(),
-  });
-  checks.push(
+  const repository = await checkRepository({ files, cwd: process.cwd() }, options.repo);
+  // The report says what went wrong; the modules' own warnings would only repeat it.
+  const log = options.verbosity > 0 ? createLogger(options.verbosity) : silentLogger;
+  const ctx = processContext(home, repository.repo, log, files);
+  const checks: Check[] = [
+    repository.check,
     await checkState(ctx, repository.repo),
     await checkRegistry(ctx, repository.repo),
     checkDirectories(ctx),
     await checkNetrc(ctx),
-  );
+  ];
 
   const off = (id: string, title: string) => ({
-    checks: [check(id, title, "info", `turned off with --disable ${id}`)],
+    checks: [checker(id, title)("info", `turned off with --disable ${id}`)],
   });
   const github = options.disabled.has("github") ? { ...off("github", "GitHub"), host: null } : await checkGitHub(ctx);
   const jira = options.disabled.has("jira") ? { ...off("jira", "Jira"), base: null } : await checkJira(ctx);
@@ -63,11 +40,12 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     if (jira.base !== null) checks.push(await checkJiraOnline(ctx));
   }
 
-  const header = `twig-mcp ${pkg.version} (${platform}-${process.arch}) at ${process.execPath}`;
   if (options.json) {
     await writeJson(`${JSON.stringify({ version: pkg.version, checks, summary: summary(checks) }, null, 2)}\n`);
   } else {
-    await writeOut(renderReport(header, checks));
+    await writeOut(
+      renderReport(`twig-mcp ${pkg.version} (${process.platform}-${process.arch}) at ${process.execPath}`, checks),
+    );
   }
   return checks.some((c) => c.status === "fail") ? 1 : 0;
 }

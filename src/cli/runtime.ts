@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { resolve } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/log.ts";
@@ -6,46 +7,60 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
-import { type ServiceContext, withServices } from "../services/services.ts";
+import { withServices } from "../services/services.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
 import { jiraTools } from "../tools/jira.ts";
 import { localTools } from "../tools/local.ts";
-import { twigDirs } from "../twig/dirs.ts";
+import { homeDir, twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
-import { userHome } from "./home.ts";
 
-/** The process's Context as serving, `call` and `demo` see it; `null` when there is no home directory. */
-export async function createRuntimeContext(options: {
-  repo: string | null;
-  verbosity: number;
-}): Promise<ServiceContext | null> {
+/** This user's home as twig computes it (`$HOME`, else the passwd entry; the profile on Windows). */
+export function userHome(): string | null {
+  return homeDir(process.env, process.platform, () => {
+    try {
+      return userInfo().homedir || null;
+    } catch {
+      return null;
+    }
+  });
+}
+
+/** The process's Context around `repo`, with its services. */
+export function processContext(home: string, repo: Result<string>, log: Logger, files = new CachedFileReader()) {
+  const { env, platform } = process;
+  const dirs = twigDirs(env, platform, home);
+  const now = () => new Date();
+  return withServices({ env, platform, home, dirs, cwd: process.cwd(), repo, files, log, fetch, now });
+}
+
+/**
+ * The Context serving, `call` and `demo` use, for `--repo` (searched upward from it) or the working
+ * directory's repository; `null` when there is no home directory.
+ */
+export async function createRuntimeContext(options: { repo: string | null; verbosity: number }) {
   const log = createLogger(options.verbosity);
-  const env = process.env;
-  const platform = process.platform;
   const home = userHome();
   if (home === null) {
     log.error("Failed to determine home directory (set HOME)");
     return null;
   }
   const files = new CachedFileReader();
-  const cwd = process.cwd();
-  const dirs = twigDirs(env, platform, home);
-  const repo = await defaultRepository(options.repo, cwd, files, log);
-  return withServices({
-    env,
-    platform,
-    home,
-    dirs,
-    cwd,
-    repo,
-    repos: new ExposedRepoSelector({ files, dirs, platform, log }, repo, options.repo !== null),
-    files,
-    log,
-    fetch: globalThis.fetch,
-    now: () => new Date(),
-  });
+  const found = await discoverRepository(resolve(process.cwd(), options.repo ?? "."), files);
+  let repo: Result<string> = found.ok ? ok(found.value.workTree) : found;
+  if (!found.ok) {
+    // Without --repo, no repository here is normal (Claude Desktop, `call … repo=<name>`): the
+    // reason is kept for calls that need one, and worth a warning only when --repo named a place.
+    log[options.repo === null ? "info" : "warn"](found.error.message);
+    if (options.repo === null && found.error.code === "no_repo") {
+      const hint = "Run twig-mcp from within a git repository, or pass --repo /path/to/repository.";
+      repo = err(toolError("no_repo", "twig-mcp was started outside a git repository", hint));
+    }
+  }
+  const ctx = processContext(home, repo, log, files);
+  ctx.repos = new ExposedRepoSelector(ctx, repo, options.repo !== null);
+  return ctx;
 }
 
 /** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */
@@ -61,30 +76,4 @@ export function createToolRegistry(
     published,
     maxReplyTokens,
   );
-}
-
-/** The repository to serve: `--repo` (searched upward from it) or the working directory's. */
-async function defaultRepository(
-  repoArg: string | null,
-  cwd: string,
-  files: CachedFileReader,
-  log: Logger,
-): Promise<Result<string>> {
-  const found = await discoverRepository(repoArg === null ? cwd : resolve(cwd, repoArg), files);
-  if (!found.ok) {
-    // Without --repo, no repository here is normal (Claude Desktop, `call … repo=<name>`): the
-    // reason is kept for calls that need one, and worth a warning only when --repo named a place.
-    log[repoArg === null ? "info" : "warn"](found.error.message);
-    if (repoArg === null && found.error.code === "no_repo") {
-      return err(
-        toolError(
-          "no_repo",
-          "twig-mcp was started outside a git repository",
-          "Run twig-mcp from within a git repository, or pass --repo /path/to/repository.",
-        ),
-      );
-    }
-    return found;
-  }
-  return ok(found.value.workTree);
 }

@@ -3,6 +3,7 @@ import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
 import { withEnvironment } from "./env-options.ts";
+import { writeErr } from "./output.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 import { terminalHint } from "./terminal-hint.ts";
@@ -10,10 +11,7 @@ import { terminalHint } from "./terminal-hint.ts";
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
 export async function serve(flags: ServeOptions): Promise<number> {
   const configured = withEnvironment(flags, process.env);
-  if (!configured.ok) {
-    process.stderr.write(`error: ${configured.error.message}\n`);
-    return 2;
-  }
+  if (!configured.ok) return writeErr(`error: ${configured.error.message}\n`, 2);
   const options = configured.value;
   const hint = terminalHint(process.stdin.isTTY);
   if (hint !== null) process.stderr.write(hint);

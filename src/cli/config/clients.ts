@@ -2,51 +2,30 @@ import { posix, win32 } from "node:path";
 import type { Env } from "../../core/context.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { ClientName, ConfigScope } from "../args.ts";
-import { stringify } from "./jsonc-edit.ts";
+import { stringify } from "./jsonc.ts";
 import type { LaunchCommand } from "./self-command.ts";
 import { tomlKey, tomlValue } from "./toml.ts";
 
-/** `serversKey`: the object (JSON) or table prefix (TOML) of the servers; `afterwards`: restart, reload, approval. */
+/** `serversKey`: the object (JSON) or table prefix (TOML) that holds the servers. */
 export const CLIENT_SPECS: Record<
   ClientName,
-  { title: string; format: "json" | "toml"; serversKey: string; scopes: readonly ConfigScope[]; afterwards: string }
+  { title: string; format: "json" | "toml"; serversKey: string; scopes: readonly ConfigScope[] }
 > = {
-  "claude-desktop": {
-    title: "Claude Desktop",
-    format: "json",
-    serversKey: "mcpServers",
-    scopes: ["user"],
-    afterwards: "Quit and reopen Claude Desktop to load it.",
-  },
-  "claude-code": {
-    title: "Claude Code",
-    format: "json",
-    serversKey: "mcpServers",
-    scopes: ["user", "project"],
-    afterwards:
-      "Claude Code asks once before it starts a server from a project's .mcp.json; check with 'claude mcp list'.",
-  },
-  cursor: {
-    title: "Cursor",
-    format: "json",
-    serversKey: "mcpServers",
-    scopes: ["user", "project"],
-    afterwards: "Cursor picks it up under Settings → MCP (toggle the server on if it is off).",
-  },
-  codex: {
-    title: "Codex",
-    format: "toml",
-    serversKey: "mcp_servers",
-    scopes: ["user"],
-    afterwards: "Start a new Codex session to load it; check with 'codex mcp list'.",
-  },
-  vscode: {
-    title: "VS Code",
-    format: "json",
-    serversKey: "servers",
-    scopes: ["user", "project"],
-    afterwards: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
-  },
+  "claude-desktop": { title: "Claude Desktop", format: "json", serversKey: "mcpServers", scopes: ["user"] },
+  "claude-code": { title: "Claude Code", format: "json", serversKey: "mcpServers", scopes: ["user", "project"] },
+  cursor: { title: "Cursor", format: "json", serversKey: "mcpServers", scopes: ["user", "project"] },
+  codex: { title: "Codex", format: "toml", serversKey: "mcp_servers", scopes: ["user"] },
+  vscode: { title: "VS Code", format: "json", serversKey: "servers", scopes: ["user", "project"] },
+};
+
+/** What to do once the entry is in the client's file: restart, reload, approve. */
+export const AFTERWARDS: Record<ClientName, string> = {
+  "claude-desktop": "Quit and reopen Claude Desktop to load it.",
+  "claude-code":
+    "Claude Code asks once before it starts a server from a project's .mcp.json; check with 'claude mcp list'.",
+  cursor: "Cursor picks it up under Settings → MCP (toggle the server on if it is off).",
+  codex: "Start a new Codex session to load it; check with 'codex mcp list'.",
+  vscode: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
 };
 
 export interface Locations {
@@ -61,26 +40,21 @@ export interface Locations {
 export function configPath(client: ClientName, scope: ConfigScope, at: Locations): Result<string, string> {
   const path = at.platform === "win32" ? win32 : posix;
   if (scope === "project") {
-    if (at.projectRoot === null) {
+    if (at.projectRoot === null)
       return err("--scope project needs a repository: run this inside it or pass --repo PATH");
-    }
     const file = { "claude-code": ".mcp.json", cursor: ".cursor/mcp.json", vscode: ".vscode/mcp.json" }[
       client as "claude-code" | "cursor" | "vscode"
     ];
     return ok(path.join(at.projectRoot, file));
   }
-  switch (client) {
-    case "claude-desktop":
-      return ok(path.join(appDataDir(at), "Claude", "claude_desktop_config.json"));
-    case "claude-code":
-      return ok(path.join(absolute(at.env.CLAUDE_CONFIG_DIR, at) ?? at.home, ".claude.json"));
-    case "cursor":
-      return ok(path.join(at.home, ".cursor", "mcp.json"));
-    case "codex":
-      return ok(path.join(absolute(at.env.CODEX_HOME, at) ?? path.join(at.home, ".codex"), "config.toml"));
-    case "vscode":
-      return ok(path.join(appDataDir(at), "Code", "User", "mcp.json"));
-  }
+  const user: Record<ClientName, () => string> = {
+    "claude-desktop": () => path.join(appDataDir(at), "Claude", "claude_desktop_config.json"),
+    "claude-code": () => path.join(absolute(at.env.CLAUDE_CONFIG_DIR, at) ?? at.home, ".claude.json"),
+    cursor: () => path.join(at.home, ".cursor", "mcp.json"),
+    codex: () => path.join(absolute(at.env.CODEX_HOME, at) ?? path.join(at.home, ".codex"), "config.toml"),
+    vscode: () => path.join(appDataDir(at), "Code", "User", "mcp.json"),
+  };
+  return ok(user[client]());
 }
 
 /** Where Electron apps keep per-user data: Application Support, %APPDATA%, or the XDG config dir. */

@@ -30,6 +30,7 @@ export function updateEntry(
       );
     }
   } else if (quoteWords(before) !== quoteWords(server)) {
+    const describe = (args: readonly string[]) => (args.length === 0 ? "none" : quoteWords(args));
     notes.push(`server arguments were ${describe(before)}, now ${describe(server)}`);
   }
   return { launch, notes };
@@ -38,8 +39,4 @@ export function updateEntry(
 /** Words as typed in a shell: quoted (JSON-style) only when they need it. */
 export function quoteWords(args: readonly string[]): string {
   return args.map((arg) => (/^[\w/.:=@%+,-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(" ");
-}
-
-function describe(args: readonly string[]): string {
-  return args.length === 0 ? "none" : quoteWords(args);
 }

@@ -1,8 +1,7 @@
 import { err, ok, type Result } from "../../core/result.ts";
-import { parseJsonc, plainValue } from "./jsonc.ts";
-import { setJsonValue } from "./jsonc-edit.ts";
+import { plainValue, setJsonValue } from "./jsonc.ts";
 import type { LaunchCommand } from "./self-command.ts";
-import { setTomlTable } from "./toml-edit.ts";
+import { setTomlTable } from "./toml.ts";
 
 export type ServerEntry = Record<string, string | string[]>;
 
@@ -18,42 +17,27 @@ export function mergeServerEntry(
   name: string,
   entry: ServerEntry,
 ): Result<string, string> {
-  if (format === "toml") return setTomlTable(text, [serversKey, name], entry);
-  // A file that does not parse has no entry here; setJsonValue then says what is wrong with it.
-  const edits: Array<[string[], unknown]> = isPlainObject(entryIn("json", text, serversKey, name))
-    ? Object.entries(entry).map(([key, value]) => [[serversKey, name, key], value])
-    : [[[serversKey, name], entry]];
-  let next = text;
-  for (const [path, value] of edits) {
-    const edited = setJsonValue(next, path, value);
-    if (!edited.ok) return edited;
-    next = edited.value;
+  let next: Result<string, string> = ok(text);
+  if (format === "toml") next = setTomlTable(text, [serversKey, name], entry);
+  else {
+    // A file that does not parse has no entry here; setJsonValue then says what is wrong with it.
+    const edits: Array<[string[], unknown]> = isPlainObject(entryIn("json", text, serversKey, name))
+      ? Object.entries(entry).map(([key, value]) => [[serversKey, name, key], value])
+      : [[[serversKey, name], entry]];
+    for (const [path, value] of edits) if (next.ok) next = setJsonValue(next.value, path, value);
   }
-  return verify(text, next, serversKey, name, entry);
-}
-
-/** The edit must read back as meant, and a strict JSON file must stay strict JSON. */
-function verify(
-  before: string,
-  after: string,
-  serversKey: string,
-  name: string,
-  entry: ServerEntry,
-): Result<string, string> {
-  const parsed = parseJsonc(after);
-  if (!parsed.ok) return err("the edited file would not parse; nothing was changed");
-  const written = (plainValue(parsed.value) as Record<string, Record<string, Record<string, unknown>>>)[serversKey]?.[
-    name
-  ];
+  if (!next.ok) return next;
+  // The edit must read back as meant, and a strict JSON file must stay strict JSON; otherwise nothing is written.
+  const written = entryIn(format, next.value, serversKey, name);
   for (const [key, value] of Object.entries(entry)) {
-    if (JSON.stringify(written?.[key]) !== JSON.stringify(value)) {
+    if (!isPlainObject(written) || JSON.stringify(written[key]) !== JSON.stringify(value)) {
       return err(`the edited file would not contain ${serversKey}.${name}.${key} as intended; nothing was changed`);
     }
   }
-  if (isStrictJson(before) && !isStrictJson(after)) {
+  if (format === "json" && isStrictJson(text) && !isStrictJson(next.value)) {
     return err("the edited file would no longer be plain JSON; nothing was changed");
   }
-  return ok(after);
+  return next;
 }
 
 function isStrictJson(text: string): boolean {
@@ -72,15 +56,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** The value under `serversKey.name`; `undefined` when absent or when the file does not parse. */
 function entryIn(format: "json" | "toml", text: string, serversKey: string, name: string): unknown {
   let root: unknown;
-  if (format === "json") {
-    const parsed = parseJsonc(text);
-    root = parsed.ok ? plainValue(parsed.value) : undefined;
-  } else {
-    try {
-      root = Bun.TOML.parse(text);
-    } catch {
-      return undefined;
-    }
+  try {
+    root = format === "json" ? plainValue(text) : Bun.TOML.parse(text);
+  } catch {
+    return undefined;
   }
   const servers = isPlainObject(root) ? root[serversKey] : undefined;
   return isPlainObject(servers) ? servers[name] : undefined;

@@ -1,208 +1,127 @@
+/**
+ * Hand-written: TOML libraries on npm round-trip values and drop the user's comments and layout.
+ * Bun.TOML.parse checks the file first and reads the keys (merge.ts reads the result back), so this
+ * only has to find where each statement (a table header or a key/value) starts and ends.
+ */
+import { applyEdits, type Edit } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 
-/**
- * A TOML document's table headers and key/value pairs with their offsets, for editing one table in
- * place. Values are skipped over, never interpreted: `Bun.TOML.parse` checks the meaning.
- */
-export interface TomlStatement {
-  kind: "table" | "array-table" | "keyvalue";
-  key: string[];
+type TomlEntry = Record<string, string | readonly string[]>;
+
+interface Statement {
+  /** `[` for a table header, `[[` for an array of tables, `null` for a key/value. */
+  header: "[" | "[[" | null;
+  /** The key as written: bare, quoted or dotted. */
+  key: string;
   /** From `[` or the key to just after `]` or the value (before a trailing comment). */
   start: number;
   end: number;
 }
 
-export function scanToml(text: string): Result<TomlStatement[], string> {
+/** Strings (which may span lines), comments, line breaks, brackets, `=`, and runs of anything else. */
+const TOKEN =
+  /"""(?:[^\\]|\\[\s\S])*?"""(?!")|'''[\s\S]*?'''(?!')|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*|\n|[ \t\r]+|[[\]{}=]|[^\s[\]{}="'#]+/y;
+
+/** The statements of a valid document; a line break inside brackets or a string does not end one. */
+function statements(text: string): Statement[] | null {
+  const out: Statement[] = [];
+  let current: { start: number; end: number; equals: number } | null = null;
+  let depth = 0;
+  for (let pos = 0; pos < text.length; ) {
+    TOKEN.lastIndex = pos;
+    const match = TOKEN.exec(text);
+    if (match === null) return null;
+    const [token] = match;
+    pos += token.length;
+    if (token === "\n" && depth === 0 && current !== null) {
+      out.push(statement(text, current));
+      current = null;
+    }
+    if (/^[\s#]/.test(token)) continue;
+    current ??= { start: match.index, end: 0, equals: -1 };
+    if (token === "=" && depth === 0 && current.equals === -1) current.equals = match.index;
+    depth += token === "[" || token === "{" ? 1 : token === "]" || token === "}" ? -1 : 0;
+    current.end = pos;
+  }
+  if (current !== null) out.push(statement(text, current));
+  return out;
+}
+
+function statement(text: string, { start, end, equals }: { start: number; end: number; equals: number }): Statement {
+  const header = text.startsWith("[[", start) ? "[[" : text[start] === "[" ? "[" : null;
+  const key = header === null ? text.slice(start, equals) : text.slice(start + header.length, end - header.length);
+  return { header, key, start, end };
+}
+
+/** Whether a key as written names `path`; Bun reads it, so `[mcp_servers."twig"]` is `[mcp_servers.twig]`. */
+function names(key: string, path: readonly string[]): boolean {
+  return lookup(Bun.TOML.parse(`${key} = 0`), path) === 0;
+}
+
+/**
+ * Sets `values` in `[table]`, appending the table when missing; otherwise only those keys' lines
+ * change. Refuses invalid TOML and a table written as dotted keys or an inline table.
+ */
+export function setTomlTable(text: string, table: readonly string[], values: TomlEntry): Result<string, string> {
+  const parsed = parseToml(text);
+  if (!parsed.ok) return parsed;
+  const all = statements(text);
+  if (all === null) return err("it is not valid TOML: a statement could not be read");
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const headerAt = all.findIndex((s) => s.header === "[" && names(s.key, table));
+
+  if (headerAt === -1) {
+    if (lookup(parsed.value, table) !== undefined) {
+      return err(
+        `it defines ${table.join(".")} without a [${table.map(tomlKey).join(".")}] header (as dotted keys or an inline table); ` +
+          "rewrite it as a table or remove it, then run this again",
+      );
+    }
+    const lines = [`[${table.map(tomlKey).join(".")}]`, ...Object.entries(values).map(([k, v]) => assignment(k, v))];
+    const separator = text === "" ? "" : text.endsWith("\n") ? eol : eol + eol;
+    return ok(`${text}${separator}${lines.join(eol)}${eol}`);
+  }
+
+  const following = all.slice(headerAt + 1);
+  const nextHeader = following.findIndex((s) => s.header !== null);
+  const body = nextHeader === -1 ? following : following.slice(0, nextHeader);
+  const edits: Edit[] = [];
+  const missing: string[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    const existing = body.find((s) => names(s.key, [key]));
+    if (existing)
+      edits.push({ offset: existing.start, length: existing.end - existing.start, content: assignment(key, value) });
+    else missing.push(eol + assignment(key, value));
+  }
+  if (missing.length > 0) {
+    // At the end of the table's last line, after its comment.
+    const after = (body.at(-1) ?? all[headerAt]) as Statement;
+    const lineBreak = text.indexOf("\n", after.end);
+    const at = lineBreak === -1 ? text.length : text[lineBreak - 1] === "\r" ? lineBreak - 1 : lineBreak;
+    edits.push({ offset: at, length: 0, content: missing.join("") });
+  }
+  return ok(applyEdits(text, edits));
+}
+
+function assignment(key: string, value: string | readonly string[]): string {
+  return `${tomlKey(key)} = ${tomlValue(value)}`;
+}
+
+function parseToml(text: string): Result<Record<string, unknown>, string> {
   try {
-    return ok(new Scanner(text).statements());
+    return ok(Bun.TOML.parse(text) as Record<string, unknown>);
   } catch (error) {
-    if (error instanceof ScanFailure) return err(error.message);
-    throw error;
+    return err(`it is not valid TOML: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
-class ScanFailure extends Error {}
-
-const ESCAPES: Record<string, string> = {
-  b: "\b",
-  t: "\t",
-  n: "\n",
-  f: "\f",
-  r: "\r",
-  e: "\x1b",
-  '"': '"',
-  "\\": "\\",
-};
-
-class Scanner {
-  pos = 0;
-  constructor(readonly text: string) {}
-
-  fail(message: string): never {
-    const line = this.text.slice(0, this.pos).split("\n").length;
-    throw new ScanFailure(`${message} at line ${line}`);
+function lookup(value: unknown, path: readonly string[]): unknown {
+  let node = value;
+  for (const part of path) {
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, part)) return undefined;
+    node = (node as Record<string, unknown>)[part];
   }
-
-  statements(): TomlStatement[] {
-    const out: TomlStatement[] = [];
-    for (;;) {
-      this.skip(true);
-      if (this.pos >= this.text.length) return out;
-      const start = this.pos;
-      if (this.text[this.pos] === "[") {
-        const array = this.text[this.pos + 1] === "[";
-        this.pos += array ? 2 : 1;
-        const key = this.key();
-        if (!this.text.startsWith(array ? "]]" : "]", this.pos)) this.fail("expected ] after the table name");
-        this.pos += array ? 2 : 1;
-        out.push({ kind: array ? "array-table" : "table", key, start, end: this.pos });
-      } else {
-        const key = this.key();
-        if (this.text[this.pos] !== "=") this.fail("expected = after the key");
-        this.pos++;
-        this.skip(false);
-        this.value();
-        out.push({ kind: "keyvalue", key, start, end: this.pos });
-      }
-      this.skip(false);
-      if (this.pos < this.text.length && this.text[this.pos] !== "\n" && !this.text.startsWith("\r\n", this.pos)) {
-        this.fail("expected the end of the line");
-      }
-    }
-  }
-
-  /** Blanks and comments; line breaks too when `lines`. */
-  skip(lines: boolean): void {
-    for (;;) {
-      const ch = this.text[this.pos];
-      if (ch === " " || ch === "\t" || (lines && (ch === "\n" || ch === "\r"))) {
-        this.pos++;
-      } else if (ch === "#") {
-        const eol = this.text.indexOf("\n", this.pos);
-        this.pos = eol === -1 ? this.text.length : eol;
-      } else {
-        return;
-      }
-    }
-  }
-
-  key(): string[] {
-    const parts: string[] = [];
-    for (;;) {
-      this.skip(false);
-      const ch = this.text[this.pos];
-      if (ch === '"') parts.push(this.basicString());
-      else if (ch === "'") parts.push(this.literalString());
-      else {
-        const bare = /^[A-Za-z0-9_-]+/.exec(this.text.slice(this.pos, this.pos + 256));
-        if (!bare) this.fail("expected a key");
-        parts.push(bare[0]);
-        this.pos += bare[0].length;
-      }
-      this.skip(false);
-      if (this.text[this.pos] !== ".") return parts;
-      this.pos++;
-    }
-  }
-
-  value(): void {
-    const text = this.text;
-    const ch = text[this.pos];
-    if (text.startsWith('"""', this.pos)) this.multiline('"""', true);
-    else if (text.startsWith("'''", this.pos)) this.multiline("'''", false);
-    else if (ch === '"') this.basicString();
-    else if (ch === "'") this.literalString();
-    else if (ch === "[" || ch === "{") this.container(ch === "[" ? "]" : "}", ch === "{");
-    else {
-      // Numbers, booleans, dates; a date and a time may be separated by one space.
-      const token = /^(?:\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}[^\s,\]}#]*|[^\s,\]}#]+)/.exec(
-        text.slice(this.pos, this.pos + 256),
-      );
-      if (!token) this.fail("expected a value");
-      this.pos += token[0].length;
-    }
-  }
-
-  container(close: string, keyed: boolean): void {
-    this.pos++;
-    for (;;) {
-      this.skip(true);
-      if (this.text[this.pos] === close) {
-        this.pos++;
-        return;
-      }
-      if (keyed) {
-        this.key();
-        if (this.text[this.pos] !== "=") this.fail("expected = in an inline table");
-        this.pos++;
-        this.skip(false);
-      }
-      this.value();
-      this.skip(true);
-      if (this.text[this.pos] === ",") {
-        this.pos++;
-        continue;
-      }
-      if (this.text[this.pos] !== close) this.fail(`expected , or ${close}`);
-    }
-  }
-
-  basicString(): string {
-    const start = this.pos;
-    this.pos++;
-    let out = "";
-    for (;;) {
-      const ch = this.text[this.pos];
-      if (ch === undefined || ch === "\n") this.fail("unterminated string");
-      this.pos++;
-      if (ch === '"') return out;
-      if (ch !== "\\") {
-        out += ch;
-        continue;
-      }
-      const code = this.text[this.pos] as string;
-      this.pos++;
-      if (code in ESCAPES) out += ESCAPES[code];
-      else if (code === "u" || code === "U") {
-        const length = code === "u" ? 4 : 8;
-        const hex = this.text.slice(this.pos, this.pos + length);
-        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== length) this.fail("invalid \\u escape");
-        out += String.fromCodePoint(Number.parseInt(hex, 16));
-        this.pos += length;
-      } else {
-        this.pos = start;
-        this.fail("invalid escape in a string");
-      }
-    }
-  }
-
-  literalString(): string {
-    const close = this.text.indexOf("'", this.pos + 1);
-    const eol = this.text.indexOf("\n", this.pos + 1);
-    if (close === -1 || (eol !== -1 && eol < close)) this.fail("unterminated string");
-    const value = this.text.slice(this.pos + 1, close);
-    this.pos = close + 1;
-    return value;
-  }
-
-  multiline(delimiter: string, escapes: boolean): void {
-    let at = this.pos + 3;
-    for (;;) {
-      const close = this.text.indexOf(delimiter, at);
-      if (close === -1) this.fail("unterminated multi-line string");
-      let backslashes = 0;
-      while (escapes && this.text[close - 1 - backslashes] === "\\") backslashes++;
-      if (backslashes % 2 === 1) {
-        at = close + 1;
-        continue;
-      }
-      // Up to two quotes may end the content just before the closing delimiter.
-      let end = close + 3;
-      while (end < close + 5 && this.text[end] === delimiter[0]) end++;
-      this.pos = end;
-      return;
-    }
-  }
+  return node;
 }
 
 /** A JSON string is a valid TOML basic string, with the same escapes. */

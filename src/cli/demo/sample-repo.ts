@@ -1,14 +1,76 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
-import {
-  SAMPLE_BRANCHES,
-  SAMPLE_CURRENT,
-  SAMPLE_REPO_NAME,
-  SAMPLE_WORKTREE_BRANCH,
-  sampleStateJson,
-  worktreeName,
-} from "./sample-state.ts";
+
+/**
+ * The demo's sample repository: its branches, the `.twig/state.json` twig would have written for
+ * them (format: twig-reference §2; fixed ids and times, so every run shows the same answers), and
+ * the git commands that build it.
+ */
+const SAMPLE_REPO_NAME = "shop";
+/** Checked out in the main checkout; the last branch of the first stack lives in a linked worktree. */
+const SAMPLE_CURRENT = "feature/auth";
+export const SAMPLE_WORKTREE_BRANCH = "feature/auth-ui";
+
+/** Cut from `parent` (also its twig parent), with a commit that adds `file`. */
+const branch = (name: string, parent: string, jira: string, pr: number | null, file: string, title: string) => ({
+  name,
+  parent,
+  jira,
+  pr,
+  file,
+  message: `${jira} ${title}`,
+});
+
+const SAMPLE_BRANCHES = [
+  branch("feature/auth", "main", "SHOP-123", 42, "src/auth.ts", "Sign in with email"),
+  branch("feature/auth-ui", "feature/auth", "SHOP-124", 43, "src/auth-form.tsx", "Sign-in form"),
+  branch("feature/billing", "main", "SHOP-200", 51, "src/billing.ts", "Billing accounts"),
+  branch("feature/billing-invoices", "feature/billing", "SHOP-201", null, "src/invoices.ts", "Monthly invoices"),
+];
+
+/** `name` as twig names a worktree: every `/` replaced by `-`. */
+function worktreeName(branch: string): string {
+  return branch.replaceAll("/", "-");
+}
+
+const ROOT_ID = "5e3b1d9c-7a2f-4c8e-b1d6-9f4a2c7e3b10";
+
+/** The state file's text, pretty-printed as twig (serde_json) writes it: 2 spaces, no final newline. */
+function sampleStateJson(worktreePath: string): string {
+  const ids = [
+    "0f8d2c6e-5b7a-4c1e-9d3f-2a6b8e4c1d70",
+    "7c1e9a44-3f2b-4d6a-8e05-b9d2f1a3c6e8",
+    "c2a5e7f1-9b3d-4e8a-a6c4-1d7f0b2e9a35",
+    "3b7f0d2a-6c4e-4a19-8f25-e1d9c3b7a640",
+  ];
+  const state = {
+    version: 1,
+    updated_at: "2025-06-03T14:22:07.481920311Z",
+    worktrees: [
+      {
+        name: worktreeName(SAMPLE_WORKTREE_BRANCH),
+        path: worktreePath,
+        branch: SAMPLE_WORKTREE_BRANCH,
+        created_at: "2025-06-02T09:15:30+00:00",
+      },
+    ],
+    branches: Object.fromEntries(
+      SAMPLE_BRANCHES.map((b, i) => [
+        b.name,
+        { branch: b.name, jira_issue: b.jira, github_pr: b.pr, created_at: `2025-06-0${i + 1}T10:00:00+00:00` },
+      ]),
+    ),
+    dependencies: SAMPLE_BRANCHES.map((b, i) => ({
+      id: ids[i],
+      child: b.name,
+      parent: b.parent,
+      created_at: `2025-06-0${i + 1}T10:00:01.204518Z`,
+    })),
+    root_branches: [{ id: ROOT_ID, branch: "main", is_default: true, created_at: "2025-06-01T09:58:44Z" }],
+  };
+  return JSON.stringify(state, null, 2);
+}
 
 /**
  * Builds the sample repository under `dir` with the git CLI (the demo is not the serving path) and
@@ -18,16 +80,22 @@ export async function buildSampleRepo(git: string, dir: string, home: string): P
   const root = join(dir, SAMPLE_REPO_NAME);
   const worktree = join(dir, `${SAMPLE_REPO_NAME}-worktrees`, worktreeName(SAMPLE_WORKTREE_BRANCH));
   const run = (...args: string[]) => runGit(git, root, home, args);
+  const commit = async (file: string, text: string, message: string) => {
+    await mkdir(dirname(join(root, file)), { recursive: true });
+    await writeFile(join(root, file), text);
+    const added = await run("add", "--", file);
+    return added.ok ? run("commit", "-q", "--no-verify", "-m", message) : added;
+  };
   await mkdir(root, { recursive: true });
-  const steps: Array<() => Promise<Result<void, string>>> = [
+  const steps = [
     () => run("init", "-q"),
     // `init -b` needs git 2.28; this works with any git.
     () => run("symbolic-ref", "HEAD", "refs/heads/main"),
-    () => commitFile(run, root, "README.md", "# shop\n", "Initial commit"),
+    () => commit("README.md", "# shop\n", "Initial commit"),
   ];
   for (const branch of SAMPLE_BRANCHES) {
     steps.push(() => run("checkout", "-q", "-b", branch.name, branch.parent));
-    steps.push(() => commitFile(run, root, branch.file, `// ${branch.message}\n`, branch.message));
+    steps.push(() => commit(branch.file, `// ${branch.message}\n`, branch.message));
   }
   steps.push(() => run("checkout", "-q", SAMPLE_CURRENT));
   steps.push(() => run("worktree", "add", "-q", worktree, SAMPLE_WORKTREE_BRANCH));
@@ -39,21 +107,6 @@ export async function buildSampleRepo(git: string, dir: string, home: string): P
   await writeFile(join(root, ".twig", ".gitignore"), "*\n");
   await writeFile(join(root, ".twig", "state.json"), sampleStateJson(worktree));
   return ok(root);
-}
-
-type Git = (...args: string[]) => Promise<Result<void, string>>;
-
-async function commitFile(
-  run: Git,
-  root: string,
-  file: string,
-  text: string,
-  message: string,
-): Promise<Result<void, string>> {
-  await mkdir(dirname(join(root, file)), { recursive: true });
-  await writeFile(join(root, file), text);
-  const added = await run("add", "--", file);
-  return added.ok ? run("commit", "-q", "--no-verify", "-m", message) : added;
 }
 
 async function runGit(git: string, cwd: string, home: string, args: string[]): Promise<Result<void, string>> {

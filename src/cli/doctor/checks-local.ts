@@ -1,26 +1,28 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Context } from "../../core/context.ts";
-import { err, ok, type Result } from "../../core/result.ts";
+import { ok, type Result } from "../../core/result.ts";
 import { discoverRepository } from "../../git/discover.ts";
 import { readHead } from "../../git/head.ts";
 import { registryPath } from "../../twig/dirs.ts";
 import { loadRegistry } from "../../twig/registry.ts";
 import { loadState, stateFileFor } from "../../twig/state.ts";
-import { type Check, check, checker } from "./report.ts";
+import { type Check, checker } from "./report.ts";
 
 /** Which repository the server would serve, and what it has checked out; `repo` becomes `ctx.repo`. */
 export async function checkRepository(
   ctx: Pick<Context, "files" | "cwd">,
   repoArg: string | null,
-): Promise<{ check: Check; repo: Result<string, string> }> {
+): Promise<{ check: Check; repo: Result<string> }> {
   const start = repoArg === null ? ctx.cwd : resolve(ctx.cwd, repoArg);
   const found = await discoverRepository(start, ctx.files);
   const result = checker("repository", "repository");
   if (!found.ok) {
-    const repo = err(found.error.message);
     if (repoArg !== null) {
-      return { check: result("fail", found.error.message, "Pass --repo a directory inside a git checkout."), repo };
+      return {
+        check: result("fail", found.error.message, "Pass --repo a directory inside a git checkout."),
+        repo: found,
+      };
     }
     return {
       check: result(
@@ -28,7 +30,7 @@ export async function checkRepository(
         `${start} is not inside a git repository`,
         "Started here, the server answers no_repo unless the client names a project (roots) or a request names a registered repository; add --repo PATH to the client's configuration.",
       ),
-      repo,
+      repo: found,
     };
   }
   const workTree = found.value.workTree;
@@ -42,7 +44,7 @@ export async function checkRepository(
 }
 
 /** twig's per-repository state file: absent is normal, unparseable breaks every stack tool. */
-export async function checkState(ctx: Pick<Context, "files">, repo: Result<string, string>): Promise<Check> {
+export async function checkState(ctx: Pick<Context, "files">, repo: Result<string>): Promise<Check> {
   const result = checker("state", "twig state");
   if (!repo.ok) return result("info", "no repository, so no state file to read");
   const path = await stateFileFor(ctx, repo.value);
@@ -79,7 +81,7 @@ export async function checkState(ctx: Pick<Context, "files">, repo: Result<strin
 /** twig's global registry of repositories (`list_repositories`, the `repo` argument). */
 export async function checkRegistry(
   ctx: Pick<Context, "files" | "dirs" | "platform">,
-  repo: Result<string, string>,
+  repo: Result<string>,
 ): Promise<Check> {
   const result = checker("registry", "twig registry");
   const path = registryPath(ctx.dirs, ctx.platform);
@@ -104,9 +106,7 @@ export function checkDirectories(ctx: Pick<Context, "dirs">): Check {
   const detail =
     configDir === dataDir ? describe(configDir) : `config ${describe(configDir)}, data ${describe(dataDir)}`;
   const missing = !existsSync(dataDir);
-  return check(
-    "dirs",
-    "twig directories",
+  return checker("dirs", "twig directories")(
     missing ? "info" : "ok",
     detail,
     missing ? "Normal before twig's first run; XDG_CONFIG_HOME / XDG_DATA_HOME move them on Linux." : undefined,

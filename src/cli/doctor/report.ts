@@ -13,15 +13,11 @@ export interface Check {
   hint?: string;
 }
 
-export function check(id: string, title: string, status: CheckStatus, detail: string, hint?: string): Check {
-  return hint === undefined ? { id, title, status, detail } : { id, title, status, detail, hint };
-}
-
-/** `check` with the id and title fixed, for a check that can end in several ways. */
+/** A check's outcome, with the id and title fixed, for a check that can end in several ways. */
 export const checker =
   (id: string, title: string) =>
   (status: CheckStatus, detail: string, hint?: string): Check =>
-    check(id, title, status, detail, hint);
+    hint === undefined ? { id, title, status, detail } : { id, title, status, detail, hint };
 
 const LABEL: Record<CheckStatus, string> = { ok: "ok", info: "info", warn: "warn", fail: "FAIL" };
 
@@ -42,19 +38,9 @@ export function renderReport(header: string, checks: readonly Check[]): string {
 /** Hints are sentences; wrapped so they stay readable in a 100-column terminal. */
 const WIDTH = 100;
 
+/** Lines of at most `width`, broken between words; a longer word gets a line of its own. */
 function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/)) {
-    if (line !== "" && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === "" ? word : `${line} ${word}`;
-    }
-  }
-  if (line !== "") lines.push(line);
-  return lines;
+  return text.replace(/\s+/g, " ").match(new RegExp(`\\S.{0,${width - 1}}(?=\\s|$)|\\S+`, "g")) ?? [];
 }
 
 export function summary(checks: readonly Check[]): string {
