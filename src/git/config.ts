@@ -2,19 +2,11 @@ import { join } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
+import { isGitSpace } from "./git-space.ts";
 import { unreadableHint } from "./hints.ts";
 import type { RepoLocation } from "./location.ts";
 
-/**
- * A parsed git config file. Keys are `section.subsection.name` (or `section.name`): section and
- * name are case-insensitive and stored lower-cased, the subsection is case-sensitive.
- */
-export interface GitConfig {
-  /** The last value of `key`, as git reads single-valued keys. */
-  get(key: string): string | undefined;
-  getAll(key: string): string[];
-  entries(): Array<{ key: string; value: string }>;
-}
+export type ConfigEntry = { key: string; value: string };
 
 export interface ConfigParse {
   config: GitConfig;
@@ -37,11 +29,11 @@ export function parseGitConfig(text: string): GitConfig {
  */
 export function parseGitConfigChecked(text: string): ConfigParse {
   const source = new Source(text.startsWith("\uFEFF") ? text.slice(1) : text);
-  const entries: Array<{ key: string; value: string }> = [];
+  const entries: ConfigEntry[] = [];
   // Errors name the line where the bad header or key began, even if continuation lines followed.
   let statementLine = 1;
   const fail = (message: string): ConfigParse => ({
-    config: new ParsedConfig(entries),
+    config: new GitConfig(entries),
     error: { line: statementLine, message },
   });
   let section: string | null = null;
@@ -49,11 +41,11 @@ export function parseGitConfigChecked(text: string): ConfigParse {
   for (;;) {
     let c = source.next();
     if (c === "\n") {
-      if (source.eof) return { config: new ParsedConfig(entries), error: null };
+      if (source.eof) return { config: new GitConfig(entries), error: null };
       comment = false;
       continue;
     }
-    if (comment || isSpace(c)) continue;
+    if (comment || isGitSpace(c.charCodeAt(0))) continue;
     if (c === "#" || c === ";") {
       comment = true;
       continue;
@@ -102,7 +94,7 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
   });
   switch (read.kind) {
     case "missing":
-      return ok(new ParsedConfig([]));
+      return ok(new GitConfig([]));
     case "unreadable":
       return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
     case "found": {
@@ -119,28 +111,15 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
   }
 }
 
-/** A config made of these entries, in this order (keys as `entries()` gives them). */
-export function configFromEntries(entries: ReadonlyArray<{ key: string; value: string }>): GitConfig {
-  return new ParsedConfig(entries);
-}
-
 /**
  * git's boolean reading (`git_parse_maybe_bool`): true/yes/on/1, false/no/off/0/empty, any case, or
  * an integer (non-zero is true); `null` for anything else.
  */
 export function parseConfigBool(value: string | undefined): boolean | null {
   if (value === undefined) return null;
-  switch (value.toLowerCase()) {
-    case "true":
-    case "yes":
-    case "on":
-      return true;
-    case "false":
-    case "no":
-    case "off":
-    case "":
-      return false;
-  }
+  const word = value.toLowerCase();
+  if (word === "true" || word === "yes" || word === "on") return true;
+  if (word === "false" || word === "no" || word === "off" || word === "") return false;
   return /^[+-]?\d+$/.test(value) ? Number.parseInt(value, 10) !== 0 : null;
 }
 
@@ -158,29 +137,27 @@ export function normalizeConfigKey(key: string): string {
 /** Config files hold arbitrary bytes (a Latin-1 user name is common); bad bytes become U+FFFD. */
 const lenientUtf8 = new TextDecoder("utf-8");
 
-class ParsedConfig implements GitConfig {
-  readonly #entries: ReadonlyArray<{ key: string; value: string }>;
-  readonly #byKey = new Map<string, string[]>();
+/**
+ * A parsed git config file. Keys are `section.subsection.name` (or `section.name`): section and
+ * name are case-insensitive and stored lower-cased, the subsection is case-sensitive.
+ */
+export class GitConfig {
+  readonly #entries: readonly ConfigEntry[];
+  readonly #last = new Map<string, string>();
 
-  constructor(entries: ReadonlyArray<{ key: string; value: string }>) {
+  /** `entries` in file order, keys in their stored form. */
+  constructor(entries: readonly ConfigEntry[]) {
     this.#entries = entries;
-    for (const { key, value } of entries) {
-      const values = this.#byKey.get(key);
-      if (values) values.push(value);
-      else this.#byKey.set(key, [value]);
-    }
+    for (const { key, value } of entries) this.#last.set(key, value);
   }
 
+  /** The last value of `key`, as git reads single-valued keys. */
   get(key: string): string | undefined {
-    return this.#byKey.get(normalizeConfigKey(key))?.at(-1);
+    return this.#last.get(normalizeConfigKey(key));
   }
 
-  getAll(key: string): string[] {
-    return [...(this.#byKey.get(normalizeConfigKey(key)) ?? [])];
-  }
-
-  entries(): Array<{ key: string; value: string }> {
-    return this.#entries.map((entry) => ({ ...entry }));
+  entries(): readonly ConfigEntry[] {
+    return this.#entries;
   }
 }
 
@@ -217,7 +194,7 @@ function parseSectionHeader(source: Source): string | null {
     const c = source.next();
     if (source.eof) return null;
     if (c === "]") return name === "" || name.startsWith(".") ? null : name;
-    if (isSpace(c)) return name === "" ? null : parseQuotedSubsection(source, name, c);
+    if (isGitSpace(c.charCodeAt(0))) return name === "" ? null : parseQuotedSubsection(source, name, c);
     if (!isKeyChar(c) && c !== ".") return null;
     name += c.toLowerCase();
   }
@@ -229,7 +206,7 @@ function parseQuotedSubsection(source: Source, section: string, first: string): 
   do {
     if (c === "\n") return null;
     c = source.next();
-  } while (isSpace(c));
+  } while (isGitSpace(c.charCodeAt(0)));
   if (c !== '"') return null;
   let subsection = "";
   for (;;) {
@@ -245,6 +222,9 @@ function parseQuotedSubsection(source: Source, section: string, first: string): 
   return source.next() === "]" ? `${section}.${subsection}` : null;
 }
 
+/** The escapes git knows in a value (a `\` before the line end continues the line); any other is an error. */
+const VALUE_ESCAPES: Record<string, string> = { t: "\t", b: "\b", n: "\n", "\\": "\\", '"': '"' };
+
 /** After `=`: the value up to the end of the line, or `null` on an unknown escape or unclosed quote. */
 function parseValue(source: Source): string | null {
   let value = "";
@@ -255,7 +235,7 @@ function parseValue(source: Source): string | null {
     let c = source.next();
     if (c === "\n") return quoted ? null : value;
     if (comment) continue;
-    if (!quoted && isSpace(c)) {
+    if (!quoted && isGitSpace(c.charCodeAt(0))) {
       if (value !== "") pendingSpaces++;
       continue;
     }
@@ -267,25 +247,10 @@ function parseValue(source: Source): string | null {
     pendingSpaces = 0;
     if (c === "\\") {
       c = source.next();
-      switch (c) {
-        case "\n":
-          continue;
-        case "t":
-          c = "\t";
-          break;
-        case "b":
-          c = "\b";
-          break;
-        case "n":
-          c = "\n";
-          break;
-        case "\\":
-        case '"':
-          break;
-        default:
-          return null;
-      }
-      value += c;
+      if (c === "\n") continue;
+      const escaped = VALUE_ESCAPES[c];
+      if (escaped === undefined) return null;
+      value += escaped;
       continue;
     }
     if (c === '"') {
@@ -296,14 +261,5 @@ function parseValue(source: Source): string | null {
   }
 }
 
-function isSpace(c: string): boolean {
-  return c === " " || c === "\t" || c === "\n" || c === "\r";
-}
-
-function isAlpha(c: string): boolean {
-  return (c >= "a" && c <= "z") || (c >= "A" && c <= "Z");
-}
-
-function isKeyChar(c: string): boolean {
-  return isAlpha(c) || (c >= "0" && c <= "9") || c === "-";
-}
+const isAlpha = (c: string) => (c >= "a" && c <= "z") || (c >= "A" && c <= "Z");
+const isKeyChar = (c: string) => isAlpha(c) || (c >= "0" && c <= "9") || c === "-";
