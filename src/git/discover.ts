@@ -4,7 +4,14 @@ import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { stat } from "../fs/local-fs.ts";
 import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
-import { canonicalPath, isDirectory, isGitDirectory, readCommonDirFile, readGitFile } from "./git-dir.ts";
+import {
+  canonicalPath,
+  isDirectory,
+  isGitDirectory,
+  type PointerRead,
+  readCommonDirFile,
+  readGitFile,
+} from "./git-dir.ts";
 import type { RepoLocation } from "./location.ts";
 import { readWorktreeLink } from "./worktrees.ts";
 
@@ -38,7 +45,7 @@ export async function discoverRepository(startDir: string, files: CachedFileRead
   for (;;) {
     const dotGit = await probeDotGit(dir);
     if (dotGit.kind === "invalid") return err(toolError("no_repo", dotGit.reason, NOT_FOUND_HINT));
-    if (dotGit.kind === "found") return locate(dotGit.gitDir, dir, files);
+    if (dotGit.kind === "found") return locate(dotGit.path, dir, files);
     if (await isGitDirectory(dir)) return locate(dir, null, files);
     const parent = dirname(dir);
     if (parent === dir) {
@@ -48,30 +55,18 @@ export async function discoverRepository(startDir: string, files: CachedFileRead
   }
 }
 
-type DotGitProbe = { kind: "none" } | { kind: "found"; gitDir: string } | { kind: "invalid"; reason: string };
-
 /**
  * `<dir>/.git`. A `.git` directory that is not a git dir is passed over (git keeps walking up), but
  * a broken `.git` file stops the search, as it does in git ("invalid gitfile format").
  */
-async function probeDotGit(dir: string): Promise<DotGitProbe> {
+async function probeDotGit(dir: string): Promise<PointerRead> {
   const path = join(dir, ".git");
-  let isFile: boolean;
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) return (await isGitDirectory(path)) ? { kind: "found", gitDir: path } : { kind: "none" };
-    isFile = info.isFile();
-  } catch {
-    return { kind: "none" };
-  }
-  if (!isFile) return { kind: "none" };
+  const info = await stat(path).catch(() => undefined);
+  if (info?.isDirectory()) return (await isGitDirectory(path)) ? { kind: "found", path } : { kind: "missing" };
+  if (!info?.isFile()) return { kind: "missing" };
   const target = await readGitFile(path, dir);
-  if (target.kind === "missing") return { kind: "none" };
-  if (target.kind === "invalid") return target;
-  if (!(await isGitDirectory(target.path))) {
-    return { kind: "invalid", reason: `${path} points to ${target.path}, which is not a git directory` };
-  }
-  return { kind: "found", gitDir: target.path };
+  if (target.kind !== "found" || (await isGitDirectory(target.path))) return target;
+  return { kind: "invalid", reason: `${path} points to ${target.path}, which is not a git directory` };
 }
 
 /** Fills in the common dir and work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself. */
@@ -97,12 +92,10 @@ async function locate(
   const config = await readConfigFile(join(commonDir, "config"), files);
   if (!config.ok) return config;
   const unsupported = checkRepositoryFormat(config.value, commonDir);
-  if (unsupported !== null) return unsupported;
+  if (unsupported !== null) return err(unsupported);
 
   const isLinkedWorktree = commonDir !== gitDir.path;
-  const workTree = isLinkedWorktree
-    ? await linkedWorkTree(gitDir.path, dotGitOwner)
-    : await mainWorkTree(gitDir.path, dotGitOwner, config.value);
+  const workTree = await findWorkTree(gitDir.path, dotGitOwner, isLinkedWorktree ? null : config.value, files);
   if (!workTree.ok) return workTree;
   if (workTree.value === null) {
     return err(toolError("no_repo", `${gitDir.path} is a bare repository (no working tree)`, BARE_HINT));
@@ -111,35 +104,31 @@ async function locate(
 }
 
 /**
- * A linked worktree's own directory. git ignores the shared config's core.bare and core.worktree
- * here (they describe the main worktree), which is what lets a bare repository have linked
- * worktrees. Found from inside its admin dir, the worktree is the one its `gitdir` file names.
+ * The work tree of `gitDir`, `null` when bare. A linked worktree (no `mainConfig`) is its own
+ * directory: git ignores the shared config's core.bare and core.worktree there (they describe the
+ * main worktree), which is what lets a bare repository have linked worktrees; found from inside its
+ * admin dir, it is the one the `gitdir` file names. For the main worktree core.bare wins, then
+ * core.worktree (relative to the git dir; submodules whose git dir lives in the superproject's
+ * `.git/modules/` use it), then the directory holding `.git`. Started inside a `.git` directory,
+ * git itself knows no work tree; its parent is the obvious one.
  */
-async function linkedWorkTree(gitDir: string, dotGitOwner: string | null): Promise<Result<string | null>> {
-  if (dotGitOwner !== null) return ok(dotGitOwner);
-  const link = await readWorktreeLink(gitDir);
-  if (link === null) return ok(null);
-  return canonicalWorkTree(link.path);
-}
-
-/**
- * The main worktree: core.bare wins, then core.worktree (relative to the git dir; submodules whose
- * git dir lives in the superproject's `.git/modules/` use it), then the directory holding `.git`.
- * Started inside a `.git` directory, git itself knows no work tree; its parent is the obvious one.
- */
-async function mainWorkTree(
+async function findWorkTree(
   gitDir: string,
   dotGitOwner: string | null,
-  config: GitConfig,
+  mainConfig: GitConfig | null,
+  files: CachedFileReader,
 ): Promise<Result<string | null>> {
-  if (parseConfigBool(config.get("core.bare")) === true) return ok(null);
-  const configured = config.get("core.worktree");
-  if (configured !== undefined) return canonicalWorkTree(resolve(gitDir, configured));
-  if (dotGitOwner !== null) return ok(dotGitOwner);
-  return ok(basename(gitDir) === ".git" ? dirname(gitDir) : null);
-}
-
-async function canonicalWorkTree(path: string): Promise<Result<string>> {
+  let path: string | undefined;
+  if (mainConfig === null) {
+    if (dotGitOwner !== null) return ok(dotGitOwner);
+    path = (await readWorktreeLink(gitDir, files))?.path;
+    if (path === undefined) return ok(null);
+  } else {
+    if (parseConfigBool(mainConfig.get("core.bare")) === true) return ok(null);
+    const configured = mainConfig.get("core.worktree");
+    if (configured === undefined) return ok(dotGitOwner ?? (basename(gitDir) === ".git" ? dirname(gitDir) : null));
+    path = resolve(gitDir, configured);
+  }
   const canonical = await canonicalPath(path);
   if (!canonical.ok) {
     return err(toolError("no_repo", `The working tree ${path} cannot be opened: ${canonical.cause}`, NOT_FOUND_HINT));
@@ -148,25 +137,21 @@ async function canonicalWorkTree(path: string): Promise<Result<string>> {
 }
 
 /** Refuses repositories whose on-disk layout this reader does not understand. */
-function checkRepositoryFormat(config: GitConfig, commonDir: string): { ok: false; error: ToolError } | null {
+function checkRepositoryFormat(config: GitConfig, commonDir: string): ToolError | null {
   const refStorage = config.get("extensions.refStorage");
   if (refStorage !== undefined && refStorage.toLowerCase() !== "files") {
-    return err(
-      toolError(
-        "unsupported_repo",
-        `${commonDir} stores refs in the '${refStorage}' format, which twig-mcp cannot read`,
-        "twig-mcp reads the files ref backend; `git refs migrate --ref-format=files` (git 2.46+) converts the repository.",
-      ),
+    return toolError(
+      "unsupported_repo",
+      `${commonDir} stores refs in the '${refStorage}' format, which twig-mcp cannot read`,
+      "twig-mcp reads the files ref backend; `git refs migrate --ref-format=files` (git 2.46+) converts the repository.",
     );
   }
   const version = Number.parseInt(config.get("core.repositoryFormatVersion") ?? "0", 10);
   if (version > 1) {
-    return err(
-      toolError(
-        "unsupported_repo",
-        `${commonDir} uses repository format version ${version}, which twig-mcp does not understand`,
-        "Use a repository created by a released version of git.",
-      ),
+    return toolError(
+      "unsupported_repo",
+      `${commonDir} uses repository format version ${version}, which twig-mcp does not understand`,
+      "Use a repository created by a released version of git.",
     );
   }
   return null;

@@ -60,11 +60,7 @@ export async function canonicalPath(path: string): Promise<{ ok: true; path: str
 }
 
 export async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
 export type TextRead = { kind: "found"; text: string } | { kind: "missing" } | { kind: "invalid"; reason: string };

@@ -5,7 +5,7 @@ import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { pathExists } from "../fs/local-fs.ts";
 import { compareBytewise } from "./bytewise.ts";
-import { MAX_POINTER_FILE_BYTES, readPointerFile } from "./git-dir.ts";
+import { MAX_POINTER_FILE_BYTES } from "./git-dir.ts";
 import { rtrimGitSpace } from "./git-space.ts";
 import { type Head, readHead } from "./head.ts";
 import { unreadableHint } from "./hints.ts";
@@ -44,16 +44,13 @@ export async function listLinkedWorktrees(
   const worktrees: LiveWorktree[] = [];
   for (const id of ids) {
     const gitDir = join(adminRoot, id);
-    const link = await readWorktreeLinkCached(gitDir, files);
+    const link = await readWorktreeLink(gitDir, files);
     if (link === null) continue;
     const locked = pathExists(join(gitDir, "locked"));
-    const location: RepoLocation = {
-      gitDir,
-      commonDir: repo.commonDir,
-      workTree: link.path,
-      isLinkedWorktree: true,
-    };
-    const head = await readHead(location, files);
+    const head = await readHead(
+      { gitDir, commonDir: repo.commonDir, workTree: link.path, isLinkedWorktree: true },
+      files,
+    );
     worktrees.push({
       id,
       path: link.path,
@@ -67,31 +64,20 @@ export async function listLinkedWorktrees(
   return ok(worktrees);
 }
 
-/** {@link readWorktreeLink} through the file cache: the `gitdir` file is read again only when it changed. */
-async function readWorktreeLinkCached(
+/**
+ * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
+ * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
+ * right-trimmed and a trailing `/.git` removed. `null` when the file is missing, empty or unreadable.
+ */
+export async function readWorktreeLink(
   adminDir: string,
   files: CachedFileReader,
 ): Promise<{ dotGit: string; path: string } | null> {
   const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", (bytes) => decodeUtf8(bytes), {
     maxBytes: MAX_POINTER_FILE_BYTES,
   });
-  return read.kind === "found" && read.value !== null ? worktreeLinkOf(adminDir, read.value) : null;
-}
-
-/**
- * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
- * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
- * right-trimmed and a trailing `/.git` removed. `null` when the file is missing or empty.
- */
-export async function readWorktreeLink(adminDir: string): Promise<{ dotGit: string; path: string } | null> {
-  const read = await readPointerFile(join(adminDir, "gitdir"));
-  return read.kind === "found" ? worktreeLinkOf(adminDir, read.text) : null;
-}
-
-function worktreeLinkOf(adminDir: string, text: string): { dotGit: string; path: string } | null {
-  const trimmed = rtrimGitSpace(text);
+  const trimmed = read.kind === "found" && read.value !== null ? rtrimGitSpace(read.value) : "";
   if (trimmed === "") return null;
   const dotGit = resolve(adminDir, trimmed);
-  const path = dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit;
-  return { dotGit, path };
+  return { dotGit, path: dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit };
 }
