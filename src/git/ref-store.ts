@@ -12,31 +12,10 @@ import { checkRefnameFormat } from "./refname.ts";
 const MAX_SYMREF_DEPTH = 5;
 
 /**
- * `null` when `refname` may be looked up on disk. Beyond the format rules this is git's
- * `refname_is_safe`: a name outside `refs/` must be all capitals and underscores (HEAD, ORIG_HEAD),
- * so a name such as `config` or `index` is never read as a ref.
- */
-export function checkReadableRefname(refname: string): string | null {
-  const reason = checkRefnameFormat(refname);
-  if (reason !== null) return reason;
-  if (!refname.startsWith("refs/") && !/^[A-Z_]+$/.test(refname)) {
-    return "is neither under refs/ nor an all-caps name such as HEAD";
-  }
-  return null;
-}
-
-/**
  * Refs that each worktree keeps for itself, in its own git dir: HEAD and the other pseudorefs, and
  * the refs/worktree, refs/bisect and refs/rewritten namespaces. Everything else is shared.
  */
-function isPerWorktreeRef(refname: string): boolean {
-  return (
-    !refname.startsWith("refs/") ||
-    refname.startsWith("refs/worktree/") ||
-    refname.startsWith("refs/bisect/") ||
-    refname.startsWith("refs/rewritten/")
-  );
-}
+const SHARED_REF = /^refs\/(?!(?:worktree|bisect|rewritten)\/)/;
 
 /** One ref as stored, without following it: the loose file wins over packed-refs. */
 export async function readRef(
@@ -44,9 +23,14 @@ export async function readRef(
   refname: string,
   files: CachedFileReader,
 ): Promise<Result<RefValue | null>> {
-  const bad = checkReadableRefname(refname);
+  // Beyond the format rules, git's `refname_is_safe`: a name outside `refs/` must be all capitals
+  // and underscores (HEAD, ORIG_HEAD), so a name such as `config` or `index` is never read as a ref.
+  let bad = checkRefnameFormat(refname);
+  if (bad === null && !refname.startsWith("refs/") && !/^[A-Z_]+$/.test(refname)) {
+    bad = "is neither under refs/ nor an all-caps name such as HEAD";
+  }
   if (bad !== null) return err(toolError("invalid_params", `Ref name '${refname}' ${bad}`));
-  const perWorktree = isPerWorktreeRef(refname);
+  const perWorktree = !SHARED_REF.test(refname);
   const path = join(perWorktree ? repo.gitDir : repo.commonDir, refname);
   const loose = await readLooseRef(path);
   switch (loose.kind) {

@@ -16,15 +16,15 @@ const FORBIDDEN: Record<string, string> = {
 };
 
 /**
- * `null` when `refname` (a full name such as `refs/heads/main`, or a one-level name such as
- * `HEAD`) is well formed, otherwise the reason it is not.
- */
-/**
  * Names made only of letters, digits, `_` and `-` in non-empty `/`-separated components break no
  * rule below; nearly every branch is one, and listing 10,000 refs checks them all.
  */
 const PLAIN_REFNAME = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/;
 
+/**
+ * `null` when `refname` (a full name such as `refs/heads/main`, or a one-level name such as
+ * `HEAD`) is well formed, otherwise the reason it is not.
+ */
 export function checkRefnameFormat(refname: string): string | null {
   if (PLAIN_REFNAME.test(refname)) return null;
   if (refname === "") return "is empty";

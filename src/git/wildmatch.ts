@@ -41,45 +41,33 @@ function compile(pattern: readonly string[], ignoreCase: boolean): Step[] | null
   let i = 0;
   while (i < pattern.length) {
     const c = pattern[i] as string;
-    if (c === "*") {
+    const set = c === "[" ? characterSet(pattern, i, ignoreCase) : null;
+    if (set !== null) {
+      steps.push(set.step);
+      i = set.end;
+    } else if (c === "*") {
       let end = i + 1;
       while (pattern[end] === "*") end++;
       const atStart = i === 0 || pattern[i - 1] === "/";
       const atEnd = end === pattern.length || pattern[end] === "/";
-      if (end - i >= 2 && atStart && atEnd) {
-        if (end === pattern.length) {
-          steps.push({ kind: "all" });
-          i = end;
-        } else {
-          steps.push({ kind: "dirs" });
-          i = end + 1;
-        }
-        continue;
+      if (end - i < 2 || !atStart || !atEnd) {
+        steps.push({ kind: "star" });
+      } else if (end === pattern.length) {
+        steps.push({ kind: "all" });
+      } else {
+        steps.push({ kind: "dirs" });
+        end++;
       }
-      steps.push({ kind: "star" });
       i = end;
-      continue;
-    }
-    if (c === "?") {
+    } else if (c === "?") {
       steps.push({ kind: "one" });
       i++;
-      continue;
+    } else {
+      // `\` escapes the next character; a trailing one stands for itself.
+      if (c === "\\" && i + 1 < pattern.length) i++;
+      steps.push({ kind: "char", char: fold(pattern[i] as string, ignoreCase) });
+      i++;
     }
-    if (c === "[") {
-      const set = characterSet(pattern, i, ignoreCase);
-      if (set !== null) {
-        steps.push(set.step);
-        i = set.end;
-        continue;
-      }
-    }
-    if (c === "\\" && i + 1 < pattern.length) {
-      steps.push({ kind: "char", char: fold(pattern[i + 1] as string, ignoreCase) });
-      i += 2;
-      continue;
-    }
-    steps.push({ kind: "char", char: fold(c, ignoreCase) });
-    i++;
   }
   return steps;
 }
@@ -91,24 +79,17 @@ function characterSet(
   ignoreCase: boolean,
 ): { step: Step; end: number } | null {
   let i = start + 1;
-  let negate = false;
-  if (pattern[i] === "!" || pattern[i] === "^") {
-    negate = true;
-    i++;
-  }
+  const negate = pattern[i] === "!" || pattern[i] === "^";
+  if (negate) i++;
+  // A `]` right after the opening (or after `!`) is a member, not the end.
+  const first = i;
   const items: SetItem[] = [];
-  let first = true;
   while (i < pattern.length) {
-    const c = pattern[i] as string;
-    if (c === "]" && !first) return { step: { kind: "set", negate, items }, end: i + 1 };
-    first = false;
+    let c = pattern[i] as string;
+    if (c === "]" && i > first) return { step: { kind: "set", negate, items }, end: i + 1 };
     if (c === "\\" && i + 1 < pattern.length) {
-      const escaped = fold(pattern[i + 1] as string, ignoreCase);
-      items.push({ from: escaped, to: escaped });
-      i += 2;
-      continue;
-    }
-    if (pattern[i + 1] === "-" && i + 2 < pattern.length && pattern[i + 2] !== "]") {
+      c = pattern[++i] as string;
+    } else if (pattern[i + 1] === "-" && i + 2 < pattern.length && pattern[i + 2] !== "]") {
       items.push({ from: c, to: pattern[i + 2] as string });
       i += 3;
       continue;
