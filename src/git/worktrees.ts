@@ -1,12 +1,11 @@
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
+import type { CachedFileReader } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { pathExists } from "../fs/local-fs.ts";
 import { compareBytewise } from "./bytewise.ts";
-import { MAX_POINTER_FILE_BYTES } from "./git-dir.ts";
-import { rtrimGitSpace } from "./git-space.ts";
+import { readWorktreeLink } from "./discover.ts";
 import { type Head, readHead } from "./head.ts";
 import { unreadableHint } from "./hints.ts";
 import type { RepoLocation } from "./location.ts";
@@ -62,22 +61,4 @@ export async function listLinkedWorktrees(
     });
   }
   return ok(worktrees);
-}
-
-/**
- * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
- * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
- * right-trimmed and a trailing `/.git` removed. `null` when the file is missing, empty or unreadable.
- */
-export async function readWorktreeLink(
-  adminDir: string,
-  files: CachedFileReader,
-): Promise<{ dotGit: string; path: string } | null> {
-  const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", (bytes) => decodeUtf8(bytes), {
-    maxBytes: MAX_POINTER_FILE_BYTES,
-  });
-  const trimmed = read.kind === "found" && read.value !== null ? rtrimGitSpace(read.value) : "";
-  if (trimmed === "") return null;
-  const dotGit = resolve(adminDir, trimmed);
-  return { dotGit, path: dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit };
 }

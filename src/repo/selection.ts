@@ -3,8 +3,7 @@ import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { discoverRepository, type RepoLocation } from "../git/discover.ts";
-import { canonicalPath as canonicalOrCause } from "../git/git-dir.ts";
+import { canonicalPath as canonicalOrCause, discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
