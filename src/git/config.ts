@@ -92,23 +92,19 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
   const read = await files.read(path, "git:config", (bytes) => parseGitConfigChecked(lenientUtf8.decode(bytes)), {
     maxBytes: MAX_CONFIG_BYTES,
   });
-  switch (read.kind) {
-    case "missing":
-      return ok(new GitConfig([]));
-    case "unreadable":
-      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
-    case "found": {
-      const { config, error } = read.value;
-      if (error === null) return ok(config);
-      return err(
-        toolError(
-          "unsupported_repo",
-          `Bad config line ${error.line} in ${path}: ${error.message}`,
-          "git refuses this file too; fix the line (see `git config --list`).",
-        ),
-      );
-    }
+  if (read.kind === "missing") return ok(new GitConfig([]));
+  if (read.kind === "unreadable") {
+    return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
   }
+  const { config, error } = read.value;
+  if (error === null) return ok(config);
+  return err(
+    toolError(
+      "unsupported_repo",
+      `Bad config line ${error.line} in ${path}: ${error.message}`,
+      "git refuses this file too; fix the line (see `git config --list`).",
+    ),
+  );
 }
 
 /**

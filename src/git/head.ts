@@ -3,7 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import type { RepoLocation } from "./location.ts";
-import { resolveRefChain } from "./ref-store.ts";
+import { resolveRefChain } from "./refs.ts";
 
 export type Head =
   /** `unborn`: the branch has no commit yet (a new repository, or after `git checkout --orphan`). */
