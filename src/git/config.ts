@@ -3,7 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { isGitSpace } from "./git-space.ts";
-import { unreadableHint } from "./hints.ts";
+import { unreadable } from "./hints.ts";
 import type { RepoLocation } from "./location.ts";
 
 export type ConfigEntry = { key: string; value: string };
@@ -93,9 +93,7 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
     maxBytes: MAX_CONFIG_BYTES,
   });
   if (read.kind === "missing") return ok(new GitConfig([]));
-  if (read.kind === "unreadable") {
-    return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
-  }
+  if (read.kind === "unreadable") return unreadable(path, read.cause);
   const { config, error } = read.value;
   if (error === null) return ok(config);
   return err(

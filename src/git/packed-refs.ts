@@ -1,9 +1,7 @@
 import { join } from "node:path";
-import { toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import type { CachedFileReader } from "../fs/cached-file.ts";
-import { decodeUtf8 } from "../fs/cached-file.ts";
-import { unreadableHint } from "./hints.ts";
+import { ok, type Result } from "../core/result.ts";
+import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
+import { unreadable } from "./hints.ts";
 import { leadingOid } from "./oid.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
@@ -66,6 +64,6 @@ export async function readPackedRefs(
     case "missing":
       return ok(new Map());
     case "unreadable":
-      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
+      return unreadable(path, read.cause);
   }
 }

@@ -5,7 +5,7 @@ import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { readdir } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
-import { unreadableHint } from "./hints.ts";
+import { unreadable } from "./hints.ts";
 import type { RepoLocation } from "./location.ts";
 import { type RefValue, readLooseRef } from "./loose-ref.ts";
 import { readPackedRefs } from "./packed-refs.ts";
@@ -35,9 +35,7 @@ async function readRef(repo: RepoLocation, refname: string, files: CachedFileRea
   const path = join(perWorktree ? repo.gitDir : repo.commonDir, refname);
   const loose = await readLooseRef(path);
   if (loose.kind === "found") return ok(loose.value);
-  if (loose.kind === "unreadable") {
-    return err(toolError("internal", `Cannot read ${path}: ${loose.cause}`, unreadableHint(path)));
-  }
+  if (loose.kind === "unreadable") return unreadable(path, loose.cause);
   if (loose.kind === "malformed") {
     return err(
       toolError(
@@ -116,9 +114,7 @@ async function listLooseBranches(headsDir: string): Promise<Result<string[]>> {
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { path, prefix } = next;
     const read = await listDirectory(path);
-    if (read.kind === "unreadable") {
-      return err(toolError("internal", `Cannot list ${path}: ${read.cause}`, unreadableHint(path)));
-    }
+    if (read.kind === "unreadable") return unreadable(path, read.cause, "list");
     // No refs/heads at all is no loose branch; a subdirectory gone since its parent was read holds none.
     if (read.kind === "missing") continue;
     for (const file of read.entries.files) {

@@ -108,10 +108,7 @@ function fold(c: string, ignoreCase: boolean): string {
 
 function inSet(items: readonly SetItem[], c: string, ignoreCase: boolean): boolean {
   const candidates = ignoreCase ? [c, c.toLowerCase(), c.toUpperCase()] : [c];
-  for (const candidate of candidates) {
-    for (const { from, to } of items) if (candidate >= from && candidate <= to) return true;
-  }
-  return false;
+  return candidates.some((candidate) => items.some(({ from, to }) => candidate >= from && candidate <= to));
 }
 
 /**

@@ -1,13 +1,12 @@
 import { join } from "node:path";
-import { toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { pathExists } from "../fs/local-fs.ts";
 import { compareBytewise } from "./bytewise.ts";
 import { readWorktreeLink } from "./discover.ts";
 import { type Head, readHead } from "./head.ts";
-import { unreadableHint } from "./hints.ts";
+import { unreadable } from "./hints.ts";
 import type { RepoLocation } from "./location.ts";
 
 export interface LiveWorktree {
@@ -35,9 +34,7 @@ export async function listLinkedWorktrees(
   const adminRoot = join(repo.commonDir, "worktrees");
   const listed = await listDirectory(adminRoot);
   if (listed.kind === "missing") return ok([]);
-  if (listed.kind === "unreadable") {
-    return err(toolError("internal", `Cannot list ${adminRoot}: ${listed.cause}`, unreadableHint(adminRoot)));
-  }
+  if (listed.kind === "unreadable") return unreadable(adminRoot, listed.cause, "list");
   // git reads each entry's `gitdir` through whatever it is, so a symlinked admin dir counts too.
   const ids = [...listed.entries.dirs, ...listed.entries.links].sort(compareBytewise);
   const worktrees: LiveWorktree[] = [];
