@@ -100,8 +100,9 @@ class IncludingReader {
   async #holds(condition: string, from: string): Promise<boolean> {
     const [, kind, pattern] = /^(gitdir|gitdir\/i|onbranch):(.*)$/s.exec(condition) ?? [];
     if (pattern === undefined) return false;
-    if (kind !== "onbranch")
+    if (kind !== "onbranch") {
       return wildmatch(this.#gitdirPattern(pattern, from), this.repo.gitDir, kind === "gitdir/i");
+    }
     this.#branch ??= readHead(this.repo, this.ctx.files).then((head) =>
       head.ok && head.value.kind === "branch" ? head.value.branch : null,
     );

@@ -21,18 +21,15 @@ export async function readHead(repo: RepoLocation, files: CachedFileReader): Pro
   const resolved = await resolveRefChain(repo, "HEAD", files);
   if (!resolved.ok) return resolved;
   const { refname, oid } = resolved.value;
-  if (refname === "HEAD") {
-    if (oid === null) {
-      return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
-    }
-    return ok({ kind: "detached", oid });
-  }
   if (refname.startsWith(BRANCH_PREFIX)) {
     return ok({ kind: "branch", branch: refname.slice(BRANCH_PREFIX.length), unborn: oid === null, oid });
   }
-  // HEAD may name any ref under refs/ (`git symbolic-ref HEAD refs/remotes/…`); git then behaves as
-  // if detached at that ref's commit.
+  // HEAD may also name any other ref under refs/ (`git symbolic-ref HEAD refs/remotes/…`); git then
+  // behaves as if detached at that ref's commit.
   if (oid !== null) return ok({ kind: "detached", oid });
+  if (refname === "HEAD") {
+    return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
+  }
   return err(
     toolError(
       "not_found",

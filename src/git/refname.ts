@@ -3,18 +3,6 @@
  * before they reach a path (`refs/heads/<name>`) or a URL, so anything git would refuse is refused.
  */
 
-/** Characters git refuses anywhere in a ref name (besides control characters). */
-const FORBIDDEN: Record<string, string> = {
-  " ": "contains a space",
-  "~": "contains '~'",
-  "^": "contains '^'",
-  ":": "contains ':'",
-  "?": "contains '?'",
-  "*": "contains '*'",
-  "[": "contains '['",
-  "\\": "contains '\\'",
-};
-
 /**
  * Names made only of letters, digits, `_` and `-` in non-empty `/`-separated components break no
  * rule below; nearly every branch is one, and listing 10,000 refs checks them all.
@@ -33,8 +21,9 @@ export function checkRefnameFormat(refname: string): string | null {
   for (let i = 0; i < refname.length; i++) {
     const code = refname.charCodeAt(i);
     if (code < 0x20 || code === 0x7f) return "contains a control character";
-    const reason = FORBIDDEN[refname.charAt(i)];
-    if (reason !== undefined) return reason;
+    const c = refname.charAt(i);
+    if (c === " ") return "contains a space";
+    if ("~^:?*[\\".includes(c)) return `contains '${c}'`;
   }
   if (refname.includes("..")) return "contains '..'";
   if (refname.includes("@{")) return "contains '@{'";

@@ -65,19 +65,15 @@ export class ExposedRepoSelector implements RepoSelector {
     return this.#startup;
   }
 
-  /** The default repository once pending roots are known. */
-  async settledDefault(): Promise<Result<string>> {
-    if (this.#pending) await this.#pending;
-    return this.defaultRepo();
+  settledDefault(): Promise<Result<string>> {
+    return this.select(undefined);
   }
 
-  /** The default repository's path, or `null` when there is none. */
   current(): string | null {
     const repo = this.defaultRepo();
     return repo.ok ? repo.value : null;
   }
 
-  /** Resolves a `repo` argument: a twig registry name, or an absolute path in an exposed place. */
   async select(arg: string | undefined): Promise<Result<string>> {
     if (this.#pending) await this.#pending;
     if (arg === undefined || arg === "") return this.defaultRepo();
