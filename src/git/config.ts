@@ -56,13 +56,9 @@ export function parseGitConfigChecked(text: string): ConfigParse {
       if (section === null) return fail("bad section header");
       continue;
     }
-    if (!isAlpha(c)) return fail("a key must start with a letter");
-    let name = c.toLowerCase();
-    for (;;) {
-      c = source.next();
-      if (source.eof || !isKeyChar(c)) break;
-      name += c.toLowerCase();
-    }
+    if (!/[A-Za-z]/.test(c)) return fail("a key must start with a letter");
+    const name = (c + (source.match(KEY_REST)?.[0] ?? "")).toLowerCase();
+    c = source.next();
     while (c === " " || c === "\t") c = source.next();
     let value = "true";
     if (c !== "\n") {
@@ -179,41 +175,30 @@ class Source {
     if (c === "\n") this.line++;
     return c;
   }
+
+  /** `pattern` (sticky, and never spanning a line end) read at the current position, if it is there. */
+  match(pattern: RegExp): RegExpExecArray | null {
+    pattern.lastIndex = this.#pos;
+    const found = pattern.exec(this.text);
+    if (found !== null) this.#pos = pattern.lastIndex;
+    return found;
+  }
 }
+
+/** A key's characters after its first, a letter. */
+const KEY_REST = /[A-Za-z0-9-]*/y;
+/** `[section]`, or the legacy `[section.subsection]` (lower-cased whole). */
+const PLAIN_HEADER = /([A-Za-z0-9.-]*)\]/y;
+/** `[section "subsection"]`: whitespace but no line end before the quotes, inside them `\x` stands for `x`. */
+const QUOTED_HEADER = /([A-Za-z0-9.-]+)[ \t\r]+"((?:[^"\\\n]|\\[^\n])*)"\]/y;
 
 /** After `[`: the section (with `.subsection` appended) up to `]`, or `null` when malformed. */
 function parseSectionHeader(source: Source): string | null {
-  let name = "";
-  for (;;) {
-    const c = source.next();
-    if (source.eof) return null;
-    if (c === "]") return name === "" || name.startsWith(".") ? null : name;
-    if (isGitSpace(c.charCodeAt(0))) return name === "" ? null : parseQuotedSubsection(source, name, c);
-    if (!isKeyChar(c) && c !== ".") return null;
-    name += c.toLowerCase();
-  }
-}
-
-/** `[section "sub"]`: whitespace, then a quoted subsection in which `\x` stands for `x`, then `]`. */
-function parseQuotedSubsection(source: Source, section: string, first: string): string | null {
-  let c = first;
-  do {
-    if (c === "\n") return null;
-    c = source.next();
-  } while (isGitSpace(c.charCodeAt(0)));
-  if (c !== '"') return null;
-  let subsection = "";
-  for (;;) {
-    c = source.next();
-    if (c === "\n") return null;
-    if (c === '"') break;
-    if (c === "\\") {
-      c = source.next();
-      if (c === "\n") return null;
-    }
-    subsection += c;
-  }
-  return source.next() === "]" ? `${section}.${subsection}` : null;
+  const plain = source.match(PLAIN_HEADER)?.[1];
+  if (plain !== undefined) return plain === "" || plain.startsWith(".") ? null : plain.toLowerCase();
+  const quoted = source.match(QUOTED_HEADER);
+  if (quoted === null) return null;
+  return `${(quoted[1] as string).toLowerCase()}.${(quoted[2] as string).replace(/\\(.)/gs, "$1")}`;
 }
 
 /** The escapes git knows in a value (a `\` before the line end continues the line); any other is an error. */
@@ -254,6 +239,3 @@ function parseValue(source: Source): string | null {
     value += c;
   }
 }
-
-const isAlpha = (c: string) => (c >= "a" && c <= "z") || (c >= "A" && c <= "Z");
-const isKeyChar = (c: string) => isAlpha(c) || (c >= "0" && c <= "9") || c === "-";
