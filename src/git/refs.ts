@@ -85,12 +85,10 @@ export async function listLocalBranches(repo: RepoLocation, files: CachedFileRea
   if (!loose.ok) return loose;
   const packed = await readPackedRefs(repo.commonDir, files);
   if (!packed.ok) return packed;
-  const packedNames: string[] = [];
-  for (const refname of packed.value.keys()) {
-    if (refname.startsWith(HEADS)) packedNames.push(refname.slice(HEADS.length));
-  }
   // A branch may be both loose and packed.
-  return ok(sortBytewise([...new Set([...loose.value, ...packedNames])]));
+  const names = new Set(loose.value);
+  for (const refname of packed.value.keys()) if (refname.startsWith(HEADS)) names.add(refname.slice(HEADS.length));
+  return ok(sortBytewise([...names]));
 }
 
 /** The object id `refname` (a full name such as `refs/heads/main`, or `HEAD`) resolves to; `null` when absent. */
