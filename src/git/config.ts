@@ -113,10 +113,7 @@ export function parseConfigBool(value: string | undefined): boolean | null {
   return /^[+-]?\d+$/.test(value) ? Number.parseInt(value, 10) !== 0 : null;
 }
 
-/**
- * Brings a key to its stored form: section and name lower-cased, the subsection (everything between
- * the first and the last dot) kept as written.
- */
+/** A key in its stored form: section and name lower-cased, the subsection (between the first and last dot) as written. */
 export function normalizeConfigKey(key: string): string {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");

@@ -43,10 +43,7 @@ export async function listLinkedWorktrees(
     const link = await readWorktreeLink(gitDir, files);
     if (link === null) continue;
     const locked = pathExists(join(gitDir, "locked"));
-    const head = await readHead(
-      { gitDir, commonDir: repo.commonDir, workTree: link.path, isLinkedWorktree: true },
-      files,
-    );
+    const head = await readHead({ ...repo, gitDir, workTree: link.path, isLinkedWorktree: true }, files);
     worktrees.push({
       id,
       path: link.path,

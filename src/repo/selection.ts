@@ -61,8 +61,7 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   defaultRepo(): Result<string> {
-    if (!this.#explicit && this.#rootRepo !== null) return ok(this.#rootRepo);
-    return this.#startup;
+    return !this.#explicit && this.#rootRepo !== null ? ok(this.#rootRepo) : this.#startup;
   }
 
   settledDefault(): Promise<Result<string>> {
