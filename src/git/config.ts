@@ -37,17 +37,12 @@ export function parseGitConfigChecked(text: string): ConfigParse {
     error: { line: statementLine, message },
   });
   let section: string | null = null;
-  let comment = false;
   for (;;) {
     let c = source.next();
-    if (c === "\n") {
-      if (source.eof) return { config: new GitConfig(entries), error: null };
-      comment = false;
-      continue;
-    }
-    if (comment || isGitSpace(c.charCodeAt(0))) continue;
+    if (c === "\n" && source.eof) return { config: new GitConfig(entries), error: null };
+    if (isGitSpace(c.charCodeAt(0))) continue;
     if (c === "#" || c === ";") {
-      comment = true;
+      source.match(REST_OF_LINE);
       continue;
     }
     statementLine = source.line;
@@ -182,6 +177,8 @@ class Source {
   }
 }
 
+/** A comment, after its `#` or `;`, up to the line end. */
+const REST_OF_LINE = /[^\n]*/y;
 /** A key's characters after its first, a letter. */
 const KEY_REST = /[A-Za-z0-9-]*/y;
 /** `[section]`, or the legacy `[section.subsection]` (lower-cased whole). */
@@ -205,18 +202,16 @@ const VALUE_ESCAPES: Record<string, string> = { t: "\t", b: "\b", n: "\n", "\\":
 function parseValue(source: Source): string | null {
   let value = "";
   let quoted = false;
-  let comment = false;
   let pendingSpaces = 0;
   for (;;) {
     let c = source.next();
     if (c === "\n") return quoted ? null : value;
-    if (comment) continue;
     if (!quoted && isGitSpace(c.charCodeAt(0))) {
       if (value !== "") pendingSpaces++;
       continue;
     }
     if (!quoted && (c === "#" || c === ";")) {
-      comment = true;
+      source.match(REST_OF_LINE);
       continue;
     }
     value += " ".repeat(pendingSpaces);
