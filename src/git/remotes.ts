@@ -1,16 +1,11 @@
 import type { GitConfig } from "./config.ts";
 
-export interface Remote {
-  name: string;
-  url: string;
-}
-
 /**
  * Each configured remote with its first URL, in the order the remotes first appear in the config,
  * after `url.<base>.insteadOf` rewriting: the longest matching prefix wins, and among equally long
  * ones the base that appears first, as in git's `alias_url`. Remotes without a URL are left out.
  */
-export function remoteUrls(config: GitConfig): Remote[] {
+export function remoteUrls(config: GitConfig): { name: string; url: string }[] {
   const urls = new Map<string, string | null>();
   // git groups insteadOf values under their base, bases in order of first appearance.
   const rewrites = new Map<string, string[]>();
@@ -27,11 +22,7 @@ export function remoteUrls(config: GitConfig): Remote[] {
       rewrites.get(subsection)?.push(value);
     }
   }
-  const remotes: Remote[] = [];
-  for (const [name, url] of urls) {
-    if (url !== null) remotes.push({ name, url: rewriteUrl(url, rewrites) });
-  }
-  return remotes;
+  return [...urls].flatMap(([name, url]) => (url === null ? [] : [{ name, url: rewriteUrl(url, rewrites) }]));
 }
 
 function rewriteUrl(url: string, rewrites: ReadonlyMap<string, readonly string[]>): string {

@@ -11,8 +11,7 @@
  */
 export function wildmatch(pattern: string, text: string, ignoreCase = false): boolean {
   const steps = compile(Array.from(pattern), ignoreCase);
-  if (steps === null) return false;
-  return run(steps, Array.from(text));
+  return steps !== null && run(steps, Array.from(text));
 }
 
 /**
@@ -102,9 +101,7 @@ function characterSet(
   return null;
 }
 
-function fold(c: string, ignoreCase: boolean): string {
-  return ignoreCase ? c.toLowerCase() : c;
-}
+const fold = (c: string, ignoreCase: boolean) => (ignoreCase ? c.toLowerCase() : c);
 
 function inSet(items: readonly SetItem[], c: string, ignoreCase: boolean): boolean {
   const candidates = ignoreCase ? [c, c.toLowerCase(), c.toUpperCase()] : [c];
