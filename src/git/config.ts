@@ -4,15 +4,11 @@ import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { isGitSpace } from "./git-space.ts";
 import { unreadable } from "./hints.ts";
-import type { RepoLocation } from "./location.ts";
 
 export type ConfigEntry = { key: string; value: string };
 
-export interface ConfigParse {
-  config: GitConfig;
-  /** Where parsing stopped on a line git would refuse ("bad config line"); entries before it are kept. */
-  error: { line: number; message: string } | null;
-}
+/** `error`: where parsing stopped on a line git would refuse ("bad config line"); entries before it are kept. */
+export type ConfigParse = { config: GitConfig; error: { line: number; message: string } | null };
 
 /** Parses git's config format; see {@link parseGitConfigChecked} for the position of a syntax error. */
 export function parseGitConfig(text: string): GitConfig {
@@ -74,7 +70,7 @@ export function parseGitConfigChecked(text: string): ConfigParse {
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /** The repository's shared config file (`<commonDir>/config`). */
-export function repoConfigPath(repo: RepoLocation): string {
+export function repoConfigPath(repo: { commonDir: string }): string {
   return join(repo.commonDir, "config");
 }
 

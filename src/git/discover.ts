@@ -6,10 +6,18 @@ import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached
 import { realpath, stat } from "../fs/local-fs.ts";
 import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import { rtrimGitSpace } from "./git-space.ts";
-import type { RepoLocation } from "./location.ts";
 import { readLooseRef } from "./loose-ref.ts";
 
-export type { RepoLocation };
+/** Where a repository's files are, as discovery found them. */
+export interface RepoLocation {
+  /** Absolute, canonical: the per-worktree git dir (HEAD lives here). */
+  gitDir: string;
+  /** Absolute, canonical: the shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
+  commonDir: string;
+  /** Absolute, canonical working-tree root (discovery refuses bare repositories). */
+  workTree: string;
+  isLinkedWorktree: boolean;
+}
 
 const NOT_FOUND_HINT = "Run twig-mcp inside a git repository or pass --repo PATH.";
 const noRepo = (message: string) => err(toolError("no_repo", message, NOT_FOUND_HINT));

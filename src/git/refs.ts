@@ -5,13 +5,13 @@ import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { readdir } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
+import type { RepoLocation } from "./discover.ts";
 import { unreadable } from "./hints.ts";
-import type { RepoLocation } from "./location.ts";
 import { type RefValue, readLooseRef } from "./loose-ref.ts";
 import { readPackedRefs } from "./packed-refs.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
-const HEADS = "refs/heads/";
+export const HEADS = "refs/heads/";
 
 /** git's SYMREF_MAXDEPTH: how many symbolic hops it follows before calling the ref broken. */
 const MAX_SYMREF_DEPTH = 5;

@@ -4,10 +4,10 @@ import type { CachedFileReader } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { pathExists } from "../fs/local-fs.ts";
 import { compareBytewise } from "./bytewise.ts";
+import type { RepoLocation } from "./discover.ts";
 import { readWorktreeLink } from "./discover.ts";
 import { type Head, readHead } from "./head.ts";
 import { unreadable } from "./hints.ts";
-import type { RepoLocation } from "./location.ts";
 
 export interface LiveWorktree {
   /** The name of its admin dir under `<commonDir>/worktrees/`, as `git worktree` uses it. */

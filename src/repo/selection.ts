@@ -164,8 +164,14 @@ export class ExposedRepoSelector implements RepoSelector {
     if (!found.ok) return found;
     const { workTree, gitDir, commonDir } = found.value;
     const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
-    let places = bases;
-    if (!inside(gitDir, places) || !inside(commonDir, places)) places = [...bases, ...(await this.#gitDirsOf(bases))];
+    const places = [...bases];
+    if (!inside(gitDir, places) || !inside(commonDir, places)) {
+      // Also the git dirs and common dirs of the repositories whose work trees are exposed places.
+      for (const base of bases) {
+        const repo = await discoverRepository(base, this.#ctx.files);
+        if (repo.ok && repo.value.workTree === base) places.push(repo.value.gitDir, repo.value.commonDir);
+      }
+    }
     const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
     if (outside === undefined) return ok(workTree);
     this.#ctx.log.info(`refused ${label}: its repository's ${outside} is outside every exposed place`);
@@ -173,16 +179,6 @@ export class ExposedRepoSelector implements RepoSelector {
       `repo path ${label} is a repository whose files are at ${outside}, outside every exposed place`,
       "Its .git file or core.worktree points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
     );
-  }
-
-  /** The git dirs and common dirs of the repositories whose work trees are exposed places themselves. */
-  async #gitDirsOf(bases: readonly string[]): Promise<string[]> {
-    const dirs: string[] = [];
-    for (const base of bases) {
-      const found = await discoverRepository(base, this.#ctx.files);
-      if (found.ok && found.value.workTree === base) dirs.push(found.value.gitDir, found.value.commonDir);
-    }
-    return dirs;
   }
 
   /** The repository at `path`; a failure's message starts with `label`. */
