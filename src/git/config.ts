@@ -2,25 +2,13 @@ import { join } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import { unreadableHint } from "./hints.ts";
-import type { RepoLocation } from "./location.ts";
+import { isGitSpace } from "./git-space.ts";
+import { unreadable } from "./hints.ts";
 
-/**
- * A parsed git config file. Keys are `section.subsection.name` (or `section.name`): section and
- * name are case-insensitive and stored lower-cased, the subsection is case-sensitive.
- */
-export interface GitConfig {
-  /** The last value of `key`, as git reads single-valued keys. */
-  get(key: string): string | undefined;
-  getAll(key: string): string[];
-  entries(): Array<{ key: string; value: string }>;
-}
+export type ConfigEntry = { key: string; value: string };
 
-export interface ConfigParse {
-  config: GitConfig;
-  /** Where parsing stopped on a line git would refuse ("bad config line"); entries before it are kept. */
-  error: { line: number; message: string } | null;
-}
+/** `error`: where parsing stopped on a line git would refuse ("bad config line"); entries before it are kept. */
+export type ConfigParse = { config: GitConfig; error: { line: number; message: string } | null };
 
 /** Parses git's config format; see {@link parseGitConfigChecked} for the position of a syntax error. */
 export function parseGitConfig(text: string): GitConfig {
@@ -37,25 +25,20 @@ export function parseGitConfig(text: string): GitConfig {
  */
 export function parseGitConfigChecked(text: string): ConfigParse {
   const source = new Source(text.startsWith("\uFEFF") ? text.slice(1) : text);
-  const entries: Array<{ key: string; value: string }> = [];
+  const entries: ConfigEntry[] = [];
   // Errors name the line where the bad header or key began, even if continuation lines followed.
   let statementLine = 1;
   const fail = (message: string): ConfigParse => ({
-    config: new ParsedConfig(entries),
+    config: new GitConfig(entries),
     error: { line: statementLine, message },
   });
   let section: string | null = null;
-  let comment = false;
   for (;;) {
     let c = source.next();
-    if (c === "\n") {
-      if (source.eof) return { config: new ParsedConfig(entries), error: null };
-      comment = false;
-      continue;
-    }
-    if (comment || isSpace(c)) continue;
+    if (c === "\n" && source.eof) return { config: new GitConfig(entries), error: null };
+    if (isGitSpace(c.charCodeAt(0))) continue;
     if (c === "#" || c === ";") {
-      comment = true;
+      source.match(REST_OF_LINE);
       continue;
     }
     statementLine = source.line;
@@ -64,13 +47,9 @@ export function parseGitConfigChecked(text: string): ConfigParse {
       if (section === null) return fail("bad section header");
       continue;
     }
-    if (!isAlpha(c)) return fail("a key must start with a letter");
-    let name = c.toLowerCase();
-    for (;;) {
-      c = source.next();
-      if (source.eof || !isKeyChar(c)) break;
-      name += c.toLowerCase();
-    }
+    if (!/[A-Za-z]/.test(c)) return fail("a key must start with a letter");
+    const name = (c + (source.match(KEY_REST)?.[0] ?? "")).toLowerCase();
+    c = source.next();
     while (c === " " || c === "\t") c = source.next();
     let value = "true";
     if (c !== "\n") {
@@ -91,7 +70,7 @@ export function parseGitConfigChecked(text: string): ConfigParse {
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /** The repository's shared config file (`<commonDir>/config`). */
-export function repoConfigPath(repo: RepoLocation): string {
+export function repoConfigPath(repo: { commonDir: string }): string {
   return join(repo.commonDir, "config");
 }
 
@@ -100,28 +79,17 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
   const read = await files.read(path, "git:config", (bytes) => parseGitConfigChecked(lenientUtf8.decode(bytes)), {
     maxBytes: MAX_CONFIG_BYTES,
   });
-  switch (read.kind) {
-    case "missing":
-      return ok(new ParsedConfig([]));
-    case "unreadable":
-      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
-    case "found": {
-      const { config, error } = read.value;
-      if (error === null) return ok(config);
-      return err(
-        toolError(
-          "unsupported_repo",
-          `Bad config line ${error.line} in ${path}: ${error.message}`,
-          "git refuses this file too; fix the line (see `git config --list`).",
-        ),
-      );
-    }
-  }
-}
-
-/** A config made of these entries, in this order (keys as `entries()` gives them). */
-export function configFromEntries(entries: ReadonlyArray<{ key: string; value: string }>): GitConfig {
-  return new ParsedConfig(entries);
+  if (read.kind === "missing") return ok(new GitConfig([]));
+  if (read.kind === "unreadable") return unreadable(path, read.cause);
+  const { config, error } = read.value;
+  if (error === null) return ok(config);
+  return err(
+    toolError(
+      "unsupported_repo",
+      `Bad config line ${error.line} in ${path}: ${error.message}`,
+      "git refuses this file too; fix the line (see `git config --list`).",
+    ),
+  );
 }
 
 /**
@@ -130,24 +98,13 @@ export function configFromEntries(entries: ReadonlyArray<{ key: string; value: s
  */
 export function parseConfigBool(value: string | undefined): boolean | null {
   if (value === undefined) return null;
-  switch (value.toLowerCase()) {
-    case "true":
-    case "yes":
-    case "on":
-      return true;
-    case "false":
-    case "no":
-    case "off":
-    case "":
-      return false;
-  }
+  const word = value.toLowerCase();
+  if (word === "true" || word === "yes" || word === "on") return true;
+  if (word === "false" || word === "no" || word === "off" || word === "") return false;
   return /^[+-]?\d+$/.test(value) ? Number.parseInt(value, 10) !== 0 : null;
 }
 
-/**
- * Brings a key to its stored form: section and name lower-cased, the subsection (everything between
- * the first and the last dot) kept as written.
- */
+/** A key in its stored form: section and name lower-cased, the subsection (between the first and last dot) as written. */
 export function normalizeConfigKey(key: string): string {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
@@ -158,29 +115,27 @@ export function normalizeConfigKey(key: string): string {
 /** Config files hold arbitrary bytes (a Latin-1 user name is common); bad bytes become U+FFFD. */
 const lenientUtf8 = new TextDecoder("utf-8");
 
-class ParsedConfig implements GitConfig {
-  readonly #entries: ReadonlyArray<{ key: string; value: string }>;
-  readonly #byKey = new Map<string, string[]>();
+/**
+ * A parsed git config file. Keys are `section.subsection.name` (or `section.name`): section and
+ * name are case-insensitive and stored lower-cased, the subsection is case-sensitive.
+ */
+export class GitConfig {
+  readonly #entries: readonly ConfigEntry[];
+  readonly #last = new Map<string, string>();
 
-  constructor(entries: ReadonlyArray<{ key: string; value: string }>) {
+  /** `entries` in file order, keys in their stored form. */
+  constructor(entries: readonly ConfigEntry[]) {
     this.#entries = entries;
-    for (const { key, value } of entries) {
-      const values = this.#byKey.get(key);
-      if (values) values.push(value);
-      else this.#byKey.set(key, [value]);
-    }
+    for (const { key, value } of entries) this.#last.set(key, value);
   }
 
+  /** The last value of `key`, as git reads single-valued keys. */
   get(key: string): string | undefined {
-    return this.#byKey.get(normalizeConfigKey(key))?.at(-1);
+    return this.#last.get(normalizeConfigKey(key));
   }
 
-  getAll(key: string): string[] {
-    return [...(this.#byKey.get(normalizeConfigKey(key)) ?? [])];
-  }
-
-  entries(): Array<{ key: string; value: string }> {
-    return this.#entries.map((entry) => ({ ...entry }));
+  entries(): readonly ConfigEntry[] {
+    return this.#entries;
   }
 }
 
@@ -208,84 +163,61 @@ class Source {
     if (c === "\n") this.line++;
     return c;
   }
+
+  /** `pattern` (sticky, and never spanning a line end) read at the current position, if it is there. */
+  match(pattern: RegExp): RegExpExecArray | null {
+    pattern.lastIndex = this.#pos;
+    const found = pattern.exec(this.text);
+    if (found !== null) this.#pos = pattern.lastIndex;
+    return found;
+  }
 }
+
+/** A comment, after its `#` or `;`, up to the line end. */
+const REST_OF_LINE = /[^\n]*/y;
+/** A key's characters after its first, a letter. */
+const KEY_REST = /[A-Za-z0-9-]*/y;
+/** `[section]`, or the legacy `[section.subsection]` (lower-cased whole). */
+const PLAIN_HEADER = /([A-Za-z0-9.-]*)\]/y;
+/** `[section "subsection"]`: whitespace but no line end before the quotes, inside them `\x` stands for `x`. */
+const QUOTED_HEADER = /([A-Za-z0-9.-]+)[ \t\r]+"((?:[^"\\\n]|\\[^\n])*)"\]/y;
 
 /** After `[`: the section (with `.subsection` appended) up to `]`, or `null` when malformed. */
 function parseSectionHeader(source: Source): string | null {
-  let name = "";
-  for (;;) {
-    const c = source.next();
-    if (source.eof) return null;
-    if (c === "]") return name === "" || name.startsWith(".") ? null : name;
-    if (isSpace(c)) return name === "" ? null : parseQuotedSubsection(source, name, c);
-    if (!isKeyChar(c) && c !== ".") return null;
-    name += c.toLowerCase();
-  }
+  const plain = source.match(PLAIN_HEADER)?.[1];
+  if (plain !== undefined) return plain === "" || plain.startsWith(".") ? null : plain.toLowerCase();
+  const quoted = source.match(QUOTED_HEADER);
+  if (quoted === null) return null;
+  return `${(quoted[1] as string).toLowerCase()}.${(quoted[2] as string).replace(/\\(.)/gs, "$1")}`;
 }
 
-/** `[section "sub"]`: whitespace, then a quoted subsection in which `\x` stands for `x`, then `]`. */
-function parseQuotedSubsection(source: Source, section: string, first: string): string | null {
-  let c = first;
-  do {
-    if (c === "\n") return null;
-    c = source.next();
-  } while (isSpace(c));
-  if (c !== '"') return null;
-  let subsection = "";
-  for (;;) {
-    c = source.next();
-    if (c === "\n") return null;
-    if (c === '"') break;
-    if (c === "\\") {
-      c = source.next();
-      if (c === "\n") return null;
-    }
-    subsection += c;
-  }
-  return source.next() === "]" ? `${section}.${subsection}` : null;
-}
+/** The escapes git knows in a value (a `\` before the line end continues the line); any other is an error. */
+const VALUE_ESCAPES: Record<string, string> = { t: "\t", b: "\b", n: "\n", "\\": "\\", '"': '"' };
 
 /** After `=`: the value up to the end of the line, or `null` on an unknown escape or unclosed quote. */
 function parseValue(source: Source): string | null {
   let value = "";
   let quoted = false;
-  let comment = false;
   let pendingSpaces = 0;
   for (;;) {
     let c = source.next();
     if (c === "\n") return quoted ? null : value;
-    if (comment) continue;
-    if (!quoted && isSpace(c)) {
+    if (!quoted && isGitSpace(c.charCodeAt(0))) {
       if (value !== "") pendingSpaces++;
       continue;
     }
     if (!quoted && (c === "#" || c === ";")) {
-      comment = true;
+      source.match(REST_OF_LINE);
       continue;
     }
     value += " ".repeat(pendingSpaces);
     pendingSpaces = 0;
     if (c === "\\") {
       c = source.next();
-      switch (c) {
-        case "\n":
-          continue;
-        case "t":
-          c = "\t";
-          break;
-        case "b":
-          c = "\b";
-          break;
-        case "n":
-          c = "\n";
-          break;
-        case "\\":
-        case '"':
-          break;
-        default:
-          return null;
-      }
-      value += c;
+      if (c === "\n") continue;
+      const escaped = VALUE_ESCAPES[c];
+      if (escaped === undefined) return null;
+      value += escaped;
       continue;
     }
     if (c === '"') {
@@ -294,16 +226,4 @@ function parseValue(source: Source): string | null {
     }
     value += c;
   }
-}
-
-function isSpace(c: string): boolean {
-  return c === " " || c === "\t" || c === "\n" || c === "\r";
-}
-
-function isAlpha(c: string): boolean {
-  return (c >= "a" && c <= "z") || (c >= "A" && c <= "Z");
-}
-
-function isKeyChar(c: string): boolean {
-  return isAlpha(c) || (c >= "0" && c <= "9") || c === "-";
 }

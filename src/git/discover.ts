@@ -1,16 +1,26 @@
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type ToolError, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { CachedFileReader } from "../fs/cached-file.ts";
-import { stat } from "../fs/local-fs.ts";
+import { readBounded } from "../fs/bounded-read.ts";
+import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { realpath, stat } from "../fs/local-fs.ts";
 import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
-import { canonicalPath, isDirectory, isGitDirectory, readCommonDirFile, readGitFile } from "./git-dir.ts";
-import type { RepoLocation } from "./location.ts";
-import { readWorktreeLink } from "./worktrees.ts";
+import { rtrimGitSpace } from "./git-space.ts";
+import { readLooseRef } from "./loose-ref.ts";
 
-export type { RepoLocation };
+/** Where a repository's files are, as discovery found them. */
+export interface RepoLocation {
+  /** Absolute, canonical: the per-worktree git dir (HEAD lives here). */
+  gitDir: string;
+  /** Absolute, canonical: the shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
+  commonDir: string;
+  /** Absolute, canonical working-tree root (discovery refuses bare repositories). */
+  workTree: string;
+  isLinkedWorktree: boolean;
+}
 
 const NOT_FOUND_HINT = "Run twig-mcp inside a git repository or pass --repo PATH.";
+const noRepo = (message: string) => err(toolError("no_repo", message, NOT_FOUND_HINT));
 const BARE_HINT =
   "twig-mcp needs a working tree: run it in a checkout (for example one made with `git worktree add`) or pass --repo PATH.";
 
@@ -27,51 +37,35 @@ export async function discoverRepository(startDir: string, files: CachedFileRead
       start.cause === "no such file or directory"
         ? `${startDir} does not exist`
         : `Cannot open ${startDir}: ${start.cause}`;
-    return err(toolError("no_repo", message, NOT_FOUND_HINT));
+    return noRepo(message);
   }
-  if (!(await isDirectory(start.path))) {
-    return err(toolError("no_repo", `${startDir} is not a directory`, NOT_FOUND_HINT));
-  }
+  if (!(await isDirectory(start.path))) return noRepo(`${startDir} is not a directory`);
   // Canonical paths have no `..` or symlinks, so `dirname` strictly shortens the path and the walk
   // ends at the root.
   let dir = start.path;
   for (;;) {
     const dotGit = await probeDotGit(dir);
-    if (dotGit.kind === "invalid") return err(toolError("no_repo", dotGit.reason, NOT_FOUND_HINT));
-    if (dotGit.kind === "found") return locate(dotGit.gitDir, dir, files);
+    if (dotGit.kind === "invalid") return noRepo(dotGit.reason);
+    if (dotGit.kind === "found") return locate(dotGit.path, dir, files);
     if (await isGitDirectory(dir)) return locate(dir, null, files);
     const parent = dirname(dir);
-    if (parent === dir) {
-      return err(toolError("no_repo", `No git repository found at or above ${startDir}`, NOT_FOUND_HINT));
-    }
+    if (parent === dir) return noRepo(`No git repository found at or above ${startDir}`);
     dir = parent;
   }
 }
-
-type DotGitProbe = { kind: "none" } | { kind: "found"; gitDir: string } | { kind: "invalid"; reason: string };
 
 /**
  * `<dir>/.git`. A `.git` directory that is not a git dir is passed over (git keeps walking up), but
  * a broken `.git` file stops the search, as it does in git ("invalid gitfile format").
  */
-async function probeDotGit(dir: string): Promise<DotGitProbe> {
+async function probeDotGit(dir: string): Promise<PointerRead> {
   const path = join(dir, ".git");
-  let isFile: boolean;
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) return (await isGitDirectory(path)) ? { kind: "found", gitDir: path } : { kind: "none" };
-    isFile = info.isFile();
-  } catch {
-    return { kind: "none" };
-  }
-  if (!isFile) return { kind: "none" };
+  const info = await stat(path).catch(() => undefined);
+  if (info?.isDirectory()) return (await isGitDirectory(path)) ? { kind: "found", path } : { kind: "missing" };
+  if (!info?.isFile()) return { kind: "missing" };
   const target = await readGitFile(path, dir);
-  if (target.kind === "missing") return { kind: "none" };
-  if (target.kind === "invalid") return target;
-  if (!(await isGitDirectory(target.path))) {
-    return { kind: "invalid", reason: `${path} points to ${target.path}, which is not a git directory` };
-  }
-  return { kind: "found", gitDir: target.path };
+  if (target.kind !== "found" || (await isGitDirectory(target.path))) return target;
+  return { kind: "invalid", reason: `${path} points to ${target.path}, which is not a git directory` };
 }
 
 /** Fills in the common dir and work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself. */
@@ -81,28 +75,22 @@ async function locate(
   files: CachedFileReader,
 ): Promise<Result<RepoLocation>> {
   const gitDir = await canonicalPath(foundGitDir);
-  if (!gitDir.ok) return err(toolError("no_repo", `Cannot open ${foundGitDir}: ${gitDir.cause}`, NOT_FOUND_HINT));
+  if (!gitDir.ok) return noRepo(`Cannot open ${foundGitDir}: ${gitDir.cause}`);
   const pointer = await readCommonDirFile(gitDir.path);
-  if (pointer.kind === "invalid") return err(toolError("no_repo", pointer.reason, NOT_FOUND_HINT));
+  if (pointer.kind === "invalid") return noRepo(pointer.reason);
   let commonDir = gitDir.path;
   if (pointer.kind === "found") {
     const common = await canonicalPath(pointer.path);
-    if (!common.ok) {
-      return err(
-        toolError("no_repo", `${gitDir.path}/commondir names ${pointer.path}: ${common.cause}`, NOT_FOUND_HINT),
-      );
-    }
+    if (!common.ok) return noRepo(`${gitDir.path}/commondir names ${pointer.path}: ${common.cause}`);
     commonDir = common.path;
   }
   const config = await readConfigFile(join(commonDir, "config"), files);
   if (!config.ok) return config;
   const unsupported = checkRepositoryFormat(config.value, commonDir);
-  if (unsupported !== null) return unsupported;
+  if (unsupported !== null) return err(unsupported);
 
   const isLinkedWorktree = commonDir !== gitDir.path;
-  const workTree = isLinkedWorktree
-    ? await linkedWorkTree(gitDir.path, dotGitOwner)
-    : await mainWorkTree(gitDir.path, dotGitOwner, config.value);
+  const workTree = await findWorkTree(gitDir.path, dotGitOwner, isLinkedWorktree ? null : config.value, files);
   if (!workTree.ok) return workTree;
   if (workTree.value === null) {
     return err(toolError("no_repo", `${gitDir.path} is a bare repository (no working tree)`, BARE_HINT));
@@ -111,63 +99,146 @@ async function locate(
 }
 
 /**
- * A linked worktree's own directory. git ignores the shared config's core.bare and core.worktree
- * here (they describe the main worktree), which is what lets a bare repository have linked
- * worktrees. Found from inside its admin dir, the worktree is the one its `gitdir` file names.
+ * The work tree of `gitDir`, `null` when bare. A linked worktree (no `mainConfig`) is its own
+ * directory: git ignores the shared config's core.bare and core.worktree there (they describe the
+ * main worktree), which is what lets a bare repository have linked worktrees; found from inside its
+ * admin dir, it is the one the `gitdir` file names. For the main worktree core.bare wins, then
+ * core.worktree (relative to the git dir; submodules whose git dir lives in the superproject's
+ * `.git/modules/` use it), then the directory holding `.git`. Started inside a `.git` directory,
+ * git itself knows no work tree; its parent is the obvious one.
  */
-async function linkedWorkTree(gitDir: string, dotGitOwner: string | null): Promise<Result<string | null>> {
-  if (dotGitOwner !== null) return ok(dotGitOwner);
-  const link = await readWorktreeLink(gitDir);
-  if (link === null) return ok(null);
-  return canonicalWorkTree(link.path);
-}
-
-/**
- * The main worktree: core.bare wins, then core.worktree (relative to the git dir; submodules whose
- * git dir lives in the superproject's `.git/modules/` use it), then the directory holding `.git`.
- * Started inside a `.git` directory, git itself knows no work tree; its parent is the obvious one.
- */
-async function mainWorkTree(
+async function findWorkTree(
   gitDir: string,
   dotGitOwner: string | null,
-  config: GitConfig,
+  mainConfig: GitConfig | null,
+  files: CachedFileReader,
 ): Promise<Result<string | null>> {
-  if (parseConfigBool(config.get("core.bare")) === true) return ok(null);
-  const configured = config.get("core.worktree");
-  if (configured !== undefined) return canonicalWorkTree(resolve(gitDir, configured));
-  if (dotGitOwner !== null) return ok(dotGitOwner);
-  return ok(basename(gitDir) === ".git" ? dirname(gitDir) : null);
-}
-
-async function canonicalWorkTree(path: string): Promise<Result<string>> {
-  const canonical = await canonicalPath(path);
-  if (!canonical.ok) {
-    return err(toolError("no_repo", `The working tree ${path} cannot be opened: ${canonical.cause}`, NOT_FOUND_HINT));
+  let path: string | undefined;
+  if (mainConfig === null) {
+    if (dotGitOwner !== null) return ok(dotGitOwner);
+    path = (await readWorktreeLink(gitDir, files))?.path;
+    if (path === undefined) return ok(null);
+  } else {
+    if (parseConfigBool(mainConfig.get("core.bare")) === true) return ok(null);
+    const configured = mainConfig.get("core.worktree");
+    if (configured === undefined) return ok(dotGitOwner ?? (basename(gitDir) === ".git" ? dirname(gitDir) : null));
+    path = resolve(gitDir, configured);
   }
-  return ok(canonical.path);
+  const canonical = await canonicalPath(path);
+  return canonical.ok ? ok(canonical.path) : noRepo(`The working tree ${path} cannot be opened: ${canonical.cause}`);
 }
 
 /** Refuses repositories whose on-disk layout this reader does not understand. */
-function checkRepositoryFormat(config: GitConfig, commonDir: string): { ok: false; error: ToolError } | null {
+function checkRepositoryFormat(config: GitConfig, commonDir: string): ToolError | null {
   const refStorage = config.get("extensions.refStorage");
   if (refStorage !== undefined && refStorage.toLowerCase() !== "files") {
-    return err(
-      toolError(
-        "unsupported_repo",
-        `${commonDir} stores refs in the '${refStorage}' format, which twig-mcp cannot read`,
-        "twig-mcp reads the files ref backend; `git refs migrate --ref-format=files` (git 2.46+) converts the repository.",
-      ),
+    return toolError(
+      "unsupported_repo",
+      `${commonDir} stores refs in the '${refStorage}' format, which twig-mcp cannot read`,
+      "twig-mcp reads the files ref backend; `git refs migrate --ref-format=files` (git 2.46+) converts the repository.",
     );
   }
   const version = Number.parseInt(config.get("core.repositoryFormatVersion") ?? "0", 10);
   if (version > 1) {
-    return err(
-      toolError(
-        "unsupported_repo",
-        `${commonDir} uses repository format version ${version}, which twig-mcp does not understand`,
-        "Use a repository created by a released version of git.",
-      ),
+    return toolError(
+      "unsupported_repo",
+      `${commonDir} uses repository format version ${version}, which twig-mcp does not understand`,
+      "Use a repository created by a released version of git.",
     );
   }
   return null;
+}
+
+/** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
+const MAX_POINTER_FILE_BYTES = 1024 * 1024;
+
+type PointerRead = { kind: "found"; path: string } | { kind: "missing" } | { kind: "invalid"; reason: string };
+
+/**
+ * Whether `dir` looks like a git directory, by git's own test (`is_git_directory`): a HEAD that is
+ * a symbolic ref into refs/ or an object id, and `objects/` and `refs/` in the common dir.
+ */
+async function isGitDirectory(dir: string): Promise<boolean> {
+  const head = await readLooseRef(join(dir, "HEAD"));
+  if (head.kind !== "found") return false;
+  if (head.value.kind === "symbolic" && !head.value.target.startsWith("refs/")) return false;
+  const common = await readCommonDirFile(dir);
+  if (common.kind === "invalid") return false;
+  const commonDir = common.kind === "found" ? common.path : dir;
+  return (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
+}
+
+/** The `commondir` file of a linked worktree's git dir: the shared git dir, relative to `gitDir` unless absolute. */
+async function readCommonDirFile(gitDir: string): Promise<PointerRead> {
+  const file = join(gitDir, "commondir");
+  const path = await readPointerLine(file);
+  if (typeof path !== "string") return path;
+  if (path === "") return { kind: "invalid", reason: `${file} is empty` };
+  return { kind: "found", path: isAbsolute(path) ? path : join(gitDir, path) };
+}
+
+/** A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative to its directory unless absolute. */
+async function readGitFile(path: string, directory: string): Promise<PointerRead> {
+  const content = await readPointerLine(path);
+  if (typeof content !== "string") return content;
+  if (!content.startsWith("gitdir: ")) return { kind: "invalid", reason: `${path} does not start with 'gitdir: '` };
+  const target = content.slice("gitdir: ".length);
+  if (target === "") return { kind: "invalid", reason: `${path} names no directory` };
+  return { kind: "found", path: resolve(directory, target) };
+}
+
+/** Canonical form of an existing path, or why there is none. */
+export async function canonicalPath(path: string): Promise<{ ok: true; path: string } | { ok: false; cause: string }> {
+  try {
+    return { ok: true, path: await realpath(path) };
+  } catch (error) {
+    return { ok: false, cause: describeFsError(error) };
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+/**
+ * A small pointer file git writes (`.git`, `commondir`): a regular file of at most 1 MiB, as UTF-8.
+ * A FIFO, a device or a huge file is `invalid`, never read. Only a trailing CR and LF are trimmed,
+ * as git does, so a path may end in spaces.
+ */
+async function readPointerLine(path: string): Promise<string | Exclude<PointerRead, { kind: "found" }>> {
+  const read = readBounded(path, MAX_POINTER_FILE_BYTES);
+  switch (read.kind) {
+    case "missing":
+      return { kind: "missing" };
+    case "directory":
+    case "special":
+      return { kind: "invalid", reason: `${path} is not a regular file` };
+    case "too-large":
+      return { kind: "invalid", reason: `${path} is too large` };
+    case "unreadable":
+      return { kind: "invalid", reason: `cannot read ${path}: ${describeFsError(read.error)}` };
+  }
+  const text = decodeUtf8(read.bytes);
+  if (text === null) return { kind: "invalid", reason: `${path} is not UTF-8` };
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === "\n" || text[end - 1] === "\r")) end--;
+  return text.slice(0, end);
+}
+
+/**
+ * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
+ * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
+ * right-trimmed and a trailing `/.git` removed. `null` when the file is missing, empty or unreadable.
+ */
+export async function readWorktreeLink(
+  adminDir: string,
+  files: CachedFileReader,
+): Promise<{ dotGit: string; path: string } | null> {
+  const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", (bytes) => decodeUtf8(bytes), {
+    maxBytes: MAX_POINTER_FILE_BYTES,
+  });
+  const trimmed = read.kind === "found" && read.value !== null ? rtrimGitSpace(read.value) : "";
+  if (trimmed === "") return null;
+  const dotGit = resolve(adminDir, trimmed);
+  return { dotGit, path: dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit };
 }

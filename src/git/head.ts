@@ -2,14 +2,12 @@ import { join } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import type { RepoLocation } from "./location.ts";
-import { resolveRefChain } from "./ref-store.ts";
+import type { RepoLocation } from "./discover.ts";
+import { HEADS, resolveRefChain } from "./refs.ts";
 
 export type Head =
   /** `unborn`: the branch has no commit yet (a new repository, or after `git checkout --orphan`). */
   { kind: "branch"; branch: string; unborn: boolean; oid: string | null } | { kind: "detached"; oid: string };
-
-const BRANCH_PREFIX = "refs/heads/";
 
 /**
  * What the worktree at `repo.gitDir` has checked out. A branch that is itself a symbolic ref is
@@ -21,18 +19,15 @@ export async function readHead(repo: RepoLocation, files: CachedFileReader): Pro
   const resolved = await resolveRefChain(repo, "HEAD", files);
   if (!resolved.ok) return resolved;
   const { refname, oid } = resolved.value;
-  if (refname === "HEAD") {
-    if (oid === null) {
-      return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
-    }
-    return ok({ kind: "detached", oid });
+  if (refname.startsWith(HEADS)) {
+    return ok({ kind: "branch", branch: refname.slice(HEADS.length), unborn: oid === null, oid });
   }
-  if (refname.startsWith(BRANCH_PREFIX)) {
-    return ok({ kind: "branch", branch: refname.slice(BRANCH_PREFIX.length), unborn: oid === null, oid });
-  }
-  // HEAD may name any ref under refs/ (`git symbolic-ref HEAD refs/remotes/…`); git then behaves as
-  // if detached at that ref's commit.
+  // HEAD may also name any other ref under refs/ (`git symbolic-ref HEAD refs/remotes/…`); git then
+  // behaves as if detached at that ref's commit.
   if (oid !== null) return ok({ kind: "detached", oid });
+  if (refname === "HEAD") {
+    return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
+  }
   return err(
     toolError(
       "not_found",

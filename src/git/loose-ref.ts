@@ -37,7 +37,6 @@ export function parseLooseRef(bytes: Uint8Array): RefValue | null {
   return oid === null ? null : { kind: "oid", oid };
 }
 
-/** Reads one loose ref. */
 export async function readLooseRef(path: string): Promise<LooseRead> {
   let info: Awaited<ReturnType<typeof lstatIfExists>>;
   try {
@@ -45,10 +44,9 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   } catch (error) {
     return absentOrUnreadable(error);
   }
-  if (info === undefined) return { kind: "missing" };
   // A directory where the ref would be (`refs/heads/a` when `refs/heads/a/b` exists) means "no
   // loose ref"; git then still consults packed-refs.
-  if (info.isDirectory()) return { kind: "missing" };
+  if (info === undefined || info.isDirectory()) return { kind: "missing" };
   if (info.isSymbolicLink()) {
     // Old git (core.preferSymlinkRefs) wrote symbolic refs as symlinks such as HEAD -> refs/heads/main.
     try {
@@ -71,8 +69,7 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
     case "unreadable":
       return absentOrUnreadable(read.error);
   }
-  const bytes = read.bytes;
-  const parsed = parseLooseRef(bytes);
+  const parsed = parseLooseRef(read.bytes);
   return parsed === null ? { kind: "malformed" } : { kind: "found", value: parsed };
 }
 

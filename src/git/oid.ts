@@ -8,13 +8,8 @@ const OID_LENGTHS = new Set([40, 64]);
  * whitespace (as git requires of loose refs and packed-refs lines); otherwise `null`.
  */
 export function leadingOid(text: string): string | null {
-  let end = 0;
-  while (end < text.length && isHexDigit(text.charCodeAt(end))) end++;
-  if (!OID_LENGTHS.has(end)) return null;
-  if (end < text.length && !isGitSpace(text.charCodeAt(end))) return null;
-  return text.slice(0, end).toLowerCase();
-}
-
-function isHexDigit(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || (code >= 0x41 && code <= 0x46);
+  const hex = /^[0-9a-f]*/i.exec(text)?.[0] ?? "";
+  if (!OID_LENGTHS.has(hex.length)) return null;
+  if (hex.length < text.length && !isGitSpace(text.charCodeAt(hex.length))) return null;
+  return hex.toLowerCase();
 }

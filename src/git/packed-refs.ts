@@ -1,9 +1,7 @@
 import { join } from "node:path";
-import { toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import type { CachedFileReader } from "../fs/cached-file.ts";
-import { decodeUtf8 } from "../fs/cached-file.ts";
-import { unreadableHint } from "./hints.ts";
+import { ok, type Result } from "../core/result.ts";
+import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
+import { unreadable } from "./hints.ts";
 import { leadingOid } from "./oid.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
@@ -30,18 +28,15 @@ export function parsePackedRefs(bytes: Uint8Array): Map<string, PackedRef> {
     if (end === -1) end = bytes.length;
     const line = decodeUtf8(bytes.subarray(start, end));
     start = end + 1;
-    if (line === null) {
-      last = null;
-      continue;
-    }
-    if (line.startsWith("#")) continue;
+    if (line?.startsWith("#")) continue;
+    const previous = last;
+    last = null;
+    if (line === null) continue;
     if (line.startsWith("^")) {
       const peeled = leadingOid(line.slice(1));
-      if (last !== null && peeled !== null && peeled.length === line.length - 1) last.peeled = peeled;
-      last = null;
+      if (previous !== null && peeled !== null && peeled.length === line.length - 1) previous.peeled = peeled;
       continue;
     }
-    last = null;
     const oid = leadingOid(line);
     if (oid === null || line.charAt(oid.length) !== " ") continue;
     const refname = line.slice(oid.length + 1);
@@ -60,12 +55,6 @@ export async function readPackedRefs(
 ): Promise<Result<ReadonlyMap<string, PackedRef>>> {
   const path = join(commonDir, "packed-refs");
   const read = await files.read(path, "git:packed-refs", parsePackedRefs);
-  switch (read.kind) {
-    case "found":
-      return ok(read.value);
-    case "missing":
-      return ok(new Map());
-    case "unreadable":
-      return err(toolError("internal", `Cannot read ${path}: ${read.cause}`, unreadableHint(path)));
-  }
+  if (read.kind === "unreadable") return unreadable(path, read.cause);
+  return ok(read.kind === "found" ? read.value : new Map());
 }

@@ -3,28 +3,16 @@
  * before they reach a path (`refs/heads/<name>`) or a URL, so anything git would refuse is refused.
  */
 
-/** Characters git refuses anywhere in a ref name (besides control characters). */
-const FORBIDDEN: Record<string, string> = {
-  " ": "contains a space",
-  "~": "contains '~'",
-  "^": "contains '^'",
-  ":": "contains ':'",
-  "?": "contains '?'",
-  "*": "contains '*'",
-  "[": "contains '['",
-  "\\": "contains '\\'",
-};
-
-/**
- * `null` when `refname` (a full name such as `refs/heads/main`, or a one-level name such as
- * `HEAD`) is well formed, otherwise the reason it is not.
- */
 /**
  * Names made only of letters, digits, `_` and `-` in non-empty `/`-separated components break no
  * rule below; nearly every branch is one, and listing 10,000 refs checks them all.
  */
 const PLAIN_REFNAME = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/;
 
+/**
+ * `null` when `refname` (a full name such as `refs/heads/main`, or a one-level name such as
+ * `HEAD`) is well formed, otherwise the reason it is not.
+ */
 export function checkRefnameFormat(refname: string): string | null {
   if (PLAIN_REFNAME.test(refname)) return null;
   if (refname === "") return "is empty";
@@ -33,8 +21,9 @@ export function checkRefnameFormat(refname: string): string | null {
   for (let i = 0; i < refname.length; i++) {
     const code = refname.charCodeAt(i);
     if (code < 0x20 || code === 0x7f) return "contains a control character";
-    const reason = FORBIDDEN[refname.charAt(i)];
-    if (reason !== undefined) return reason;
+    const c = refname.charAt(i);
+    if (c === " ") return "contains a space";
+    if ("~^:?*[\\".includes(c)) return `contains '${c}'`;
   }
   if (refname.includes("..")) return "contains '..'";
   if (refname.includes("@{")) return "contains '@{'";

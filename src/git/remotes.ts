@@ -1,59 +1,38 @@
 import type { GitConfig } from "./config.ts";
 
-export interface Remote {
-  name: string;
-  url: string;
-}
-
-interface Rewrite {
-  base: string;
-  insteadOf: string;
-}
-
 /**
  * Each configured remote with its first URL, in the order the remotes first appear in the config,
  * after `url.<base>.insteadOf` rewriting: the longest matching prefix wins, and among equally long
  * ones the base that appears first, as in git's `alias_url`. Remotes without a URL are left out.
  */
-export function remoteUrls(config: GitConfig): Remote[] {
+export function remoteUrls(config: GitConfig): { name: string; url: string }[] {
   const urls = new Map<string, string | null>();
-  const rewrites: Rewrite[] = [];
-  const bases: string[] = [];
+  // git groups insteadOf values under their base, bases in order of first appearance.
+  const rewrites = new Map<string, string[]>();
   for (const { key, value } of config.entries()) {
-    const parts = splitKey(key);
-    if (parts === null) continue;
-    const { section, subsection, name } = parts;
-    if (section === "remote") {
-      if (!urls.has(subsection)) urls.set(subsection, null);
-      if (name === "url" && urls.get(subsection) === null) urls.set(subsection, value);
+    // `section.subsection.name`, where the subsection (itself possibly dotted) is required here.
+    const first = key.indexOf(".");
+    const last = key.lastIndexOf(".");
+    if (first === last) continue;
+    const [section, subsection, name] = [key.slice(0, first), key.slice(first + 1, last), key.slice(last + 1)];
+    if (section === "remote" && urls.get(subsection) == null) {
+      urls.set(subsection, name === "url" ? value : null);
     } else if (section === "url" && name === "insteadof") {
-      if (!bases.includes(subsection)) bases.push(subsection);
-      rewrites.push({ base: subsection, insteadOf: value });
+      if (!rewrites.has(subsection)) rewrites.set(subsection, []);
+      rewrites.get(subsection)?.push(value);
     }
   }
-  // git groups insteadOf values under their base, bases in order of first appearance.
-  const ordered = bases.flatMap((base) => rewrites.filter((rewrite) => rewrite.base === base));
-  const remotes: Remote[] = [];
-  for (const [name, url] of urls) {
-    if (url !== null) remotes.push({ name, url: rewriteUrl(url, ordered) });
-  }
-  return remotes;
+  return [...urls].flatMap(([name, url]) => (url === null ? [] : [{ name, url: rewriteUrl(url, rewrites) }]));
 }
 
-function rewriteUrl(url: string, rewrites: Rewrite[]): string {
-  let best: Rewrite | null = null;
-  for (const rewrite of rewrites) {
-    if (url.startsWith(rewrite.insteadOf) && (best === null || rewrite.insteadOf.length > best.insteadOf.length)) {
-      best = rewrite;
+function rewriteUrl(url: string, rewrites: ReadonlyMap<string, readonly string[]>): string {
+  let best: { base: string; insteadOf: string } | null = null;
+  for (const [base, values] of rewrites) {
+    for (const insteadOf of values) {
+      if (url.startsWith(insteadOf) && (best === null || insteadOf.length > best.insteadOf.length)) {
+        best = { base, insteadOf };
+      }
     }
   }
   return best === null ? url : best.base + url.slice(best.insteadOf.length);
-}
-
-/** `section.subsection.name`, where the subsection (itself possibly dotted) is required here. */
-function splitKey(key: string): { section: string; subsection: string; name: string } | null {
-  const first = key.indexOf(".");
-  const last = key.lastIndexOf(".");
-  if (first === last) return null;
-  return { section: key.slice(0, first), subsection: key.slice(first + 1, last), name: key.slice(last + 1) };
 }

@@ -11,8 +11,7 @@
  */
 export function wildmatch(pattern: string, text: string, ignoreCase = false): boolean {
   const steps = compile(Array.from(pattern), ignoreCase);
-  if (steps === null) return false;
-  return run(steps, Array.from(text), ignoreCase);
+  return steps !== null && run(steps, Array.from(text));
 }
 
 /**
@@ -21,17 +20,15 @@ export function wildmatch(pattern: string, text: string, ignoreCase = false): bo
  */
 export const MAX_PATTERN_CHARS = 4096;
 
-type Step =
-  | { kind: "char"; char: string }
-  /** `?`: any one character but `/`. */
-  | { kind: "one" }
-  /** `*`: any run of characters without `/`. */
-  | { kind: "star" }
-  /** A trailing `**`: anything at all. */
-  | { kind: "all" }
-  /** `**\/`: zero or more whole directories, each ending in `/`. */
-  | { kind: "dirs" }
-  | { kind: "set"; negate: boolean; items: readonly SetItem[] };
+/**
+ * One element of the pattern: the characters it consumes (`*`, `?` and sets never take `/`), and
+ * whether it repeats. A `star` (`*`, or a trailing `**`: anything at all) takes any run of
+ * characters, none included; a `dirs` (`**\/`) takes zero or more whole directories, each ending in `/`.
+ */
+type Step = { accepts: (c: string) => boolean; repeat?: "star" | "dirs" };
+
+const notSlash = (c: string) => c !== "/";
+const anything = () => true;
 
 type SetItem = { from: string; to: string };
 
@@ -41,45 +38,34 @@ function compile(pattern: readonly string[], ignoreCase: boolean): Step[] | null
   let i = 0;
   while (i < pattern.length) {
     const c = pattern[i] as string;
-    if (c === "*") {
+    const set = c === "[" ? characterSet(pattern, i, ignoreCase) : null;
+    if (set !== null) {
+      steps.push(set.step);
+      i = set.end;
+    } else if (c === "*") {
       let end = i + 1;
       while (pattern[end] === "*") end++;
       const atStart = i === 0 || pattern[i - 1] === "/";
       const atEnd = end === pattern.length || pattern[end] === "/";
-      if (end - i >= 2 && atStart && atEnd) {
-        if (end === pattern.length) {
-          steps.push({ kind: "all" });
-          i = end;
-        } else {
-          steps.push({ kind: "dirs" });
-          i = end + 1;
-        }
-        continue;
+      if (end - i < 2 || !atStart || !atEnd) {
+        steps.push({ accepts: notSlash, repeat: "star" });
+      } else if (end === pattern.length) {
+        steps.push({ accepts: anything, repeat: "star" });
+      } else {
+        steps.push({ accepts: anything, repeat: "dirs" });
+        end++;
       }
-      steps.push({ kind: "star" });
       i = end;
-      continue;
-    }
-    if (c === "?") {
-      steps.push({ kind: "one" });
+    } else if (c === "?") {
+      steps.push({ accepts: notSlash });
       i++;
-      continue;
+    } else {
+      // `\` escapes the next character; a trailing one stands for itself.
+      if (c === "\\" && i + 1 < pattern.length) i++;
+      const char = fold(pattern[i] as string, ignoreCase);
+      steps.push({ accepts: (x) => fold(x, ignoreCase) === char });
+      i++;
     }
-    if (c === "[") {
-      const set = characterSet(pattern, i, ignoreCase);
-      if (set !== null) {
-        steps.push(set.step);
-        i = set.end;
-        continue;
-      }
-    }
-    if (c === "\\" && i + 1 < pattern.length) {
-      steps.push({ kind: "char", char: fold(pattern[i + 1] as string, ignoreCase) });
-      i += 2;
-      continue;
-    }
-    steps.push({ kind: "char", char: fold(c, ignoreCase) });
-    i++;
   }
   return steps;
 }
@@ -91,24 +77,19 @@ function characterSet(
   ignoreCase: boolean,
 ): { step: Step; end: number } | null {
   let i = start + 1;
-  let negate = false;
-  if (pattern[i] === "!" || pattern[i] === "^") {
-    negate = true;
-    i++;
-  }
+  const negate = pattern[i] === "!" || pattern[i] === "^";
+  if (negate) i++;
+  // A `]` right after the opening (or after `!`) is a member, not the end.
+  const first = i;
   const items: SetItem[] = [];
-  let first = true;
   while (i < pattern.length) {
-    const c = pattern[i] as string;
-    if (c === "]" && !first) return { step: { kind: "set", negate, items }, end: i + 1 };
-    first = false;
-    if (c === "\\" && i + 1 < pattern.length) {
-      const escaped = fold(pattern[i + 1] as string, ignoreCase);
-      items.push({ from: escaped, to: escaped });
-      i += 2;
-      continue;
+    let c = pattern[i] as string;
+    if (c === "]" && i > first) {
+      return { step: { accepts: (x) => x !== "/" && inSet(items, x, ignoreCase) !== negate }, end: i + 1 };
     }
-    if (pattern[i + 1] === "-" && i + 2 < pattern.length && pattern[i + 2] !== "]") {
+    if (c === "\\" && i + 1 < pattern.length) {
+      c = pattern[++i] as string;
+    } else if (pattern[i + 1] === "-" && i + 2 < pattern.length && pattern[i + 2] !== "]") {
       items.push({ from: c, to: pattern[i + 2] as string });
       i += 3;
       continue;
@@ -120,58 +101,35 @@ function characterSet(
   return null;
 }
 
-function fold(c: string, ignoreCase: boolean): string {
-  return ignoreCase ? c.toLowerCase() : c;
-}
+const fold = (c: string, ignoreCase: boolean) => (ignoreCase ? c.toLowerCase() : c);
 
 function inSet(items: readonly SetItem[], c: string, ignoreCase: boolean): boolean {
   const candidates = ignoreCase ? [c, c.toLowerCase(), c.toUpperCase()] : [c];
-  for (const candidate of candidates) {
-    for (const { from, to } of items) if (candidate >= from && candidate <= to) return true;
-  }
-  return false;
-}
-
-/** Whether `step` consumes `c` (folded when ignoring case); `/` only where the step spans directories. */
-function consumes(step: Step, c: string, folded: string, ignoreCase: boolean): boolean {
-  switch (step.kind) {
-    case "char":
-      return step.char === folded;
-    case "one":
-    case "star":
-      return c !== "/";
-    case "all":
-    case "dirs":
-      return true;
-    case "set":
-      return c !== "/" && inSet(step.items, c, ignoreCase) !== step.negate;
-  }
+  return candidates.some((candidate) => items.some(({ from, to }) => candidate >= from && candidate <= to));
 }
 
 /**
- * Live states are step indexes; state `steps.length` means the pattern is used up. A `star`,
- * `all` or `dirs` state stays live after consuming (it repeats), and `star`/`all` may also be
- * passed over without consuming anything. `dirs` is entered in two forms: passed over (zero
- * directories) or looping over characters, leaving only right after a `/`.
+ * Live states are step indexes; state `steps.length` means the pattern is used up. A repeating
+ * state stays live after consuming, and may also be passed over without consuming anything. `dirs`
+ * is entered in two forms: passed over (zero directories) or looping over characters, leaving only
+ * right after a `/`.
  */
-function run(steps: readonly Step[], text: readonly string[], ignoreCase: boolean): boolean {
+function run(steps: readonly Step[], text: readonly string[]): boolean {
   const size = steps.length + 1;
   let live = new Uint8Array(size);
   let next = new Uint8Array(size);
   addWithSkips(steps, live, 0);
   for (const c of text) {
     next.fill(0);
-    const folded = fold(c, ignoreCase);
     let any = false;
     for (let s = 0; s < steps.length; s++) {
-      if (live[s] === 0) continue;
       const step = steps[s] as Step;
-      if (!consumes(step, c, folded, ignoreCase)) continue;
+      if (live[s] === 0 || !step.accepts(c)) continue;
       any = true;
-      if (step.kind === "star" || step.kind === "all") {
+      if (step.repeat === "star") {
         // Still in the repeat, and free to move past it.
         addWithSkips(steps, next, s);
-      } else if (step.kind === "dirs") {
+      } else if (step.repeat === "dirs") {
         if (next[s] === 0) next[s] = LOOPING;
         if (c === "/") addWithSkips(steps, next, s + 1);
       } else {
@@ -191,14 +149,10 @@ const CLOSED = 2;
 
 /** Marks `from` live, with every state reachable from it without consuming a character. */
 function addWithSkips(steps: readonly Step[], live: Uint8Array, from: number): void {
-  let s = from;
-  while (s <= steps.length) {
+  for (let s = from; ; s++) {
     // A closed state's skips are already live, so a chain of stars is walked once per character.
     if (live[s] === CLOSED) return;
     live[s] = CLOSED;
-    const step = steps[s];
-    if (step === undefined) return;
-    if (step.kind !== "star" && step.kind !== "all" && step.kind !== "dirs") return;
-    s++;
+    if (steps[s]?.repeat === undefined) return;
   }
 }

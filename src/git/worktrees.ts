@@ -1,15 +1,13 @@
-import { dirname, join, resolve } from "node:path";
-import { toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
+import { join } from "node:path";
+import { ok, type Result } from "../core/result.ts";
+import type { CachedFileReader } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { pathExists } from "../fs/local-fs.ts";
 import { compareBytewise } from "./bytewise.ts";
-import { MAX_POINTER_FILE_BYTES, readPointerFile } from "./git-dir.ts";
-import { rtrimGitSpace } from "./git-space.ts";
+import type { RepoLocation } from "./discover.ts";
+import { readWorktreeLink } from "./discover.ts";
 import { type Head, readHead } from "./head.ts";
-import { unreadableHint } from "./hints.ts";
-import type { RepoLocation } from "./location.ts";
+import { unreadable } from "./hints.ts";
 
 export interface LiveWorktree {
   /** The name of its admin dir under `<commonDir>/worktrees/`, as `git worktree` uses it. */
@@ -36,24 +34,16 @@ export async function listLinkedWorktrees(
   const adminRoot = join(repo.commonDir, "worktrees");
   const listed = await listDirectory(adminRoot);
   if (listed.kind === "missing") return ok([]);
-  if (listed.kind === "unreadable") {
-    return err(toolError("internal", `Cannot list ${adminRoot}: ${listed.cause}`, unreadableHint(adminRoot)));
-  }
+  if (listed.kind === "unreadable") return unreadable(adminRoot, listed.cause, "list");
   // git reads each entry's `gitdir` through whatever it is, so a symlinked admin dir counts too.
   const ids = [...listed.entries.dirs, ...listed.entries.links].sort(compareBytewise);
   const worktrees: LiveWorktree[] = [];
   for (const id of ids) {
     const gitDir = join(adminRoot, id);
-    const link = await readWorktreeLinkCached(gitDir, files);
+    const link = await readWorktreeLink(gitDir, files);
     if (link === null) continue;
     const locked = pathExists(join(gitDir, "locked"));
-    const location: RepoLocation = {
-      gitDir,
-      commonDir: repo.commonDir,
-      workTree: link.path,
-      isLinkedWorktree: true,
-    };
-    const head = await readHead(location, files);
+    const head = await readHead({ ...repo, gitDir, workTree: link.path, isLinkedWorktree: true }, files);
     worktrees.push({
       id,
       path: link.path,
@@ -65,33 +55,4 @@ export async function listLinkedWorktrees(
     });
   }
   return ok(worktrees);
-}
-
-/** {@link readWorktreeLink} through the file cache: the `gitdir` file is read again only when it changed. */
-async function readWorktreeLinkCached(
-  adminDir: string,
-  files: CachedFileReader,
-): Promise<{ dotGit: string; path: string } | null> {
-  const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", (bytes) => decodeUtf8(bytes), {
-    maxBytes: MAX_POINTER_FILE_BYTES,
-  });
-  return read.kind === "found" && read.value !== null ? worktreeLinkOf(adminDir, read.value) : null;
-}
-
-/**
- * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
- * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
- * right-trimmed and a trailing `/.git` removed. `null` when the file is missing or empty.
- */
-export async function readWorktreeLink(adminDir: string): Promise<{ dotGit: string; path: string } | null> {
-  const read = await readPointerFile(join(adminDir, "gitdir"));
-  return read.kind === "found" ? worktreeLinkOf(adminDir, read.text) : null;
-}
-
-function worktreeLinkOf(adminDir: string, text: string): { dotGit: string; path: string } | null {
-  const trimmed = rtrimGitSpace(text);
-  if (trimmed === "") return null;
-  const dotGit = resolve(adminDir, trimmed);
-  const path = dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit;
-  return { dotGit, path };
 }

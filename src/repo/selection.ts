@@ -3,8 +3,7 @@ import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { realpath } from "../fs/local-fs.ts";
-import { discoverRepository } from "../git/discover.ts";
+import { canonicalPath as canonicalOrCause, discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
@@ -52,7 +51,7 @@ export class ExposedRepoSelector implements RepoSelector {
       roots.push(canonical);
       if (rootRepo !== null) continue;
       const found = await discoverRepository(canonical, this.#ctx.files);
-      if (found.ok && found.value.workTree !== null) rootRepo = found.value.workTree;
+      if (found.ok) rootRepo = found.value.workTree;
     }
     this.#roots = roots;
     this.#rootRepo = rootRepo;
@@ -62,34 +61,26 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   defaultRepo(): Result<string> {
-    if (!this.#explicit && this.#rootRepo !== null) return ok(this.#rootRepo);
-    return this.#startup;
+    return !this.#explicit && this.#rootRepo !== null ? ok(this.#rootRepo) : this.#startup;
   }
 
-  /** The default repository once pending roots are known. */
-  async settledDefault(): Promise<Result<string>> {
-    if (this.#pending) await this.#pending;
-    return this.defaultRepo();
+  settledDefault(): Promise<Result<string>> {
+    return this.select(undefined);
   }
 
-  /** The default repository's path, or `null` when there is none. */
   current(): string | null {
     const repo = this.defaultRepo();
     return repo.ok ? repo.value : null;
   }
 
-  /** Resolves a `repo` argument: a twig registry name, or an absolute path in an exposed place. */
   async select(arg: string | undefined): Promise<Result<string>> {
     if (this.#pending) await this.#pending;
     if (arg === undefined || arg === "") return this.defaultRepo();
     if (isAbsolute(arg)) return this.#selectPath(arg);
     if (/[\\/]/.test(arg) || arg === "." || arg === "..") {
-      return err(
-        toolError(
-          "invalid_params",
-          `repo '${printable(arg, NAME_SHOWN)}' is neither a registered repository name nor an absolute path`,
-          "Pass a name from `list_repositories`, or an absolute path.",
-        ),
+      return invalid(
+        `repo '${printable(arg, NAME_SHOWN)}' is neither a registered repository name nor an absolute path`,
+        "Pass a name from `list_repositories`, or an absolute path.",
       );
     }
     return this.#selectName(arg);
@@ -101,23 +92,17 @@ export class ExposedRepoSelector implements RepoSelector {
     const matches = registry.value.filter((entry) => entry.name === name);
     if (matches.length === 0) {
       const names = [...new Set(registry.value.map((entry) => entry.name))];
-      return err(
-        toolError(
-          "invalid_params",
-          `No repository named '${printable(name, NAME_SHOWN)}' is registered with twig`,
-          names.length > 0
-            ? `Registered repositories: ${names.join(", ")}. An absolute path inside one of them also works.`
-            : "No repositories are registered; run `twig git add <path>` to register one, or pass an absolute path.",
-        ),
+      return invalid(
+        `No repository named '${printable(name, NAME_SHOWN)}' is registered with twig`,
+        names.length > 0
+          ? `Registered repositories: ${names.join(", ")}. An absolute path inside one of them also works.`
+          : "No repositories are registered; run `twig git add <path>` to register one, or pass an absolute path.",
       );
     }
     if (matches.length > 1) {
-      return err(
-        toolError(
-          "invalid_params",
-          `Repository name '${name}' is ambiguous: ${matches.map((entry) => entry.path).join(", ")}`,
-          "Pass the absolute path of the one you mean.",
-        ),
+      return invalid(
+        `Repository name '${name}' is ambiguous: ${matches.map((entry) => entry.path).join(", ")}`,
+        "Pass the absolute path of the one you mean.",
       );
     }
     const path = (matches[0] as { path: string }).path;
@@ -133,14 +118,13 @@ export class ExposedRepoSelector implements RepoSelector {
         ),
       );
     }
-    const opened = await this.#open(path, label);
-    if (!opened.ok && opened.error.code === "no_repo") {
-      return err({
-        ...opened.error,
-        hint: `Re-register the repository's checkout with \`twig git add <path>\`, or pass another name from \`list_repositories\`.`,
-      });
-    }
-    return opened;
+    const found = await this.#discover(path, label);
+    if (found.ok) return ok(found.value.workTree);
+    if (found.error.code !== "no_repo") return found;
+    return err({
+      ...found.error,
+      hint: `Re-register the repository's checkout with \`twig git add <path>\`, or pass another name from \`list_repositories\`.`,
+    });
   }
 
   async #selectPath(path: string): Promise<Result<string>> {
@@ -150,21 +134,11 @@ export class ExposedRepoSelector implements RepoSelector {
     // elsewhere both cases read the same, so the answers do not tell whether a file exists.
     const exposed = bases.some((base) => isInside(canonical ?? resolve(path), base));
     if (canonical !== null && exposed) return this.#openInside(canonical, path, bases);
-    if (canonical === null && exposed) {
-      return err(
-        toolError(
-          "invalid_params",
-          `repo path ${printable(path, NAME_SHOWN)} does not exist`,
-          "Pass an existing directory.",
-        ),
-      );
-    }
-    return err(
-      toolError(
-        "invalid_params",
-        `repo path ${printable(path, NAME_SHOWN)} is not inside a twig-registered repository, a client root, or the default repository`,
-        "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
-      ),
+    const shown = printable(path, NAME_SHOWN);
+    if (exposed) return invalid(`repo path ${shown} does not exist`, "Pass an existing directory.");
+    return invalid(
+      `repo path ${shown} is not inside a twig-registered repository, a client root, or the default repository`,
+      "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
     );
   }
 
@@ -186,42 +160,36 @@ export class ExposedRepoSelector implements RepoSelector {
    * place, the git dirs possibly inside an exposed repository's (linked worktrees, submodules).
    */
   async #openInside(path: string, label: string, bases: readonly string[]): Promise<Result<string>> {
-    const found = await discoverRepository(path, this.#ctx.files);
-    if (!found.ok || found.value.workTree === null) return this.#open(path, label);
+    const found = await this.#discover(path, label);
+    if (!found.ok) return found;
     const { workTree, gitDir, commonDir } = found.value;
     const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
-    let places = bases;
-    if (!inside(gitDir, places) || !inside(commonDir, places)) places = [...bases, ...(await this.#gitDirsOf(bases))];
+    const places = [...bases];
+    if (!inside(gitDir, places) || !inside(commonDir, places)) {
+      // Also the git dirs and common dirs of the repositories whose work trees are exposed places.
+      for (const base of bases) {
+        const repo = await discoverRepository(base, this.#ctx.files);
+        if (repo.ok && repo.value.workTree === base) places.push(repo.value.gitDir, repo.value.commonDir);
+      }
+    }
     const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
     if (outside === undefined) return ok(workTree);
     this.#ctx.log.info(`refused ${label}: its repository's ${outside} is outside every exposed place`);
-    return err(
-      toolError(
-        "invalid_params",
-        `repo path ${label} is a repository whose files are at ${outside}, outside every exposed place`,
-        "Its .git file or core.worktree points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
-      ),
+    return invalid(
+      `repo path ${label} is a repository whose files are at ${outside}, outside every exposed place`,
+      "Its .git file or core.worktree points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
     );
   }
 
-  /** The git dirs and common dirs of the repositories whose work trees are exposed places themselves. */
-  async #gitDirsOf(bases: readonly string[]): Promise<string[]> {
-    const dirs: string[] = [];
-    for (const base of bases) {
-      const found = await discoverRepository(base, this.#ctx.files);
-      if (found.ok && found.value.workTree === base) dirs.push(found.value.gitDir, found.value.commonDir);
-    }
-    return dirs;
-  }
-
-  async #open(path: string, label: string): Promise<Result<string>> {
+  /** The repository at `path`; a failure's message starts with `label`. */
+  async #discover(path: string, label: string): Promise<Result<RepoLocation>> {
     const found = await discoverRepository(path, this.#ctx.files);
-    if (!found.ok) return err({ ...found.error, message: `${label}: ${found.error.message}` });
-    if (found.value.workTree === null) {
-      return err(toolError("no_repo", `${label} is a bare repository (no working tree)`, "Pass a checkout instead."));
-    }
-    return ok(found.value.workTree);
+    return found.ok ? found : err({ ...found.error, message: `${label}: ${found.error.message}` });
   }
+}
+
+function invalid(message: string, hint: string): Result<never> {
+  return err(toolError("invalid_params", message, hint));
 }
 
 function isInside(path: string, base: string): boolean {
@@ -230,9 +198,6 @@ function isInside(path: string, base: string): boolean {
 }
 
 async function canonicalPath(path: string): Promise<string | null> {
-  try {
-    return await realpath(path);
-  } catch {
-    return null;
-  }
+  const canonical = await canonicalOrCause(path);
+  return canonical.ok ? canonical.path : null;
 }

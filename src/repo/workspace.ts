@@ -1,8 +1,7 @@
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { RepoLocation } from "../git/discover.ts";
-import { discoverRepository } from "../git/discover.ts";
+import { discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { readHead } from "../git/head.ts";
 
 export interface Workspace {
@@ -13,19 +12,12 @@ export interface Workspace {
 
 /**
  * Opens the default repository afresh: the directory was found at start-up, but the repository
- * may have been deleted, converted or re-initialised since.
+ * may have been deleted, converted or re-initialised since (discovery refuses a bare one).
  */
 export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<Workspace>> {
   if (!ctx.repo.ok) return ctx.repo;
   const found = await discoverRepository(ctx.repo.value, ctx.files);
-  if (!found.ok) return found;
-  const workTree = found.value.workTree;
-  if (workTree === null) {
-    return err(
-      toolError("no_repo", `${ctx.repo.value} is a bare repository (no working tree)`, "Pass --repo with a checkout."),
-    );
-  }
-  return ok({ repo: found.value, workTree });
+  return found.ok ? ok({ repo: found.value, workTree: found.value.workTree }) : found;
 }
 
 /** The checked-out branch, or `not_found` on a detached HEAD (upstream wrongly reports "HEAD"). */

@@ -98,15 +98,13 @@ describe("parseGitConfig syntax", () => {
     expect(entriesOf("[a]\nk = v\nj = \\q\nl = w\n")).toEqual([["a.k", "v"]]);
   });
 
-  test("get returns the last value, getAll all of them, keys normalised", () => {
+  test("get returns the last value, keys normalised", () => {
     const config = parseGitConfig('[a]\nk = 1\nk = 2\n[remote "Up"]\nurl = u\n');
     expect(config.get("a.k")).toBe("2");
     expect(config.get("A.K")).toBe("2");
-    expect(config.getAll("a.k")).toEqual(["1", "2"]);
     expect(config.get("REMOTE.Up.URL")).toBe("u");
     expect(config.get("remote.up.url")).toBeUndefined();
     expect(config.get("a.missing")).toBeUndefined();
-    expect(config.getAll("a.missing")).toEqual([]);
   });
 
   test.each([
