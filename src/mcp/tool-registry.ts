@@ -45,10 +45,6 @@ export class ToolRegistry {
     if (published) this.#published = published.filter((tool) => this.#tools.has(tool.name));
   }
 
-  has(name: string): boolean {
-    return this.#tools.has(name);
-  }
-
   get(name: string): ToolDefinition | undefined {
     return this.#tools.get(name);
   }

@@ -116,7 +116,7 @@ describe("ToolRegistry", () => {
   test("disabled groups are left out", () => {
     const local = new ToolRegistry([remote, echo], new Set(["github"]));
     expect(local.list().map((t) => t.name)).toEqual(["echo"]);
-    expect(local.has("remote")).toBe(false);
+    expect(local.get("remote")).toBeUndefined();
   });
 
   test("a result becomes the envelope plus structuredContent", async () => {
