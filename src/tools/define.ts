@@ -63,22 +63,16 @@ export interface ToolDefinition<
   ): v.InferOutput<O> | Promise<v.InferOutput<O>>;
 }
 
-/** Declares a tool, keeping the link between its schemas and its handler for typed invocation. */
-export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema>(
-  tool: ToolDefinition<I, O>,
-): ToolDefinition<I, O> {
-  return tool;
-}
-
-export const LOCAL_ANNOTATIONS: ToolAnnotations = {
-  readOnlyHint: true,
-  idempotentHint: true,
-  openWorldHint: false,
-};
-
 /** GitHub and Jira tools reach systems outside the machine; reading them is still side-effect free. */
-export const REMOTE_ANNOTATIONS: ToolAnnotations = {
-  readOnlyHint: true,
-  idempotentHint: true,
-  openWorldHint: true,
-};
+export const REMOTE_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true };
+export const LOCAL_ANNOTATIONS: ToolAnnotations = { ...REMOTE_ANNOTATIONS, openWorldHint: false };
+
+/**
+ * Declares a tool, keeping the link between its schemas and its handler for typed invocation;
+ * annotations default to its group's.
+ */
+export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema>(
+  tool: Omit<ToolDefinition<I, O>, "annotations"> & { annotations?: ToolAnnotations },
+): ToolDefinition<I, O> {
+  return { annotations: tool.group === "local" ? LOCAL_ANNOTATIONS : REMOTE_ANNOTATIONS, ...tool };
+}

@@ -8,7 +8,7 @@ import { classifyCheck, classifyStatus, getPrStatus } from "../github/pr-status.
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
-import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
+import { type CallInfo, defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
 import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
@@ -151,7 +151,6 @@ const getPullRequestTool = defineTool({
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PullRequestSchema,
-  annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
     const call = await openPrCall(ctx, args, info);
@@ -167,7 +166,6 @@ export const getPrStatusTool = defineTool({
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
-  annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
     const opened = await openPrCall(ctx, args, info);
@@ -250,7 +248,6 @@ const listPullRequestsTool = defineTool({
     ...targetParams,
   }),
   output: PullRequestListSchema,
-  annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
     const call = await openCall(ctx, args, info);

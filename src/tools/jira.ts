@@ -24,7 +24,7 @@ import {
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
+import { defineTool, type ToolDefinition } from "./define.ts";
 import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
@@ -118,7 +118,6 @@ export function createJiraTools(options?: JiraClientOptions) {
     group: "jira",
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
     output: IssueOutputSchema,
-    annotations: REMOTE_ANNOTATIONS,
     repoScoped: true,
     async handler(args, ctx, call) {
       let explicit: string | null = null;
@@ -203,7 +202,6 @@ export function createJiraTools(options?: JiraClientOptions) {
       omitted: omittedSchema(["issues"]),
       hint: HintSchema,
     }),
-    annotations: REMOTE_ANNOTATIONS,
     async handler(args, ctx, call) {
       const project = normalizeProjectKey(args.project);
       if (project === null) {

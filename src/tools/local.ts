@@ -4,12 +4,12 @@ import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
-import { compareBytewise, sortBytewise } from "../git/bytewise.ts";
+import { sortBytewise } from "../git/bytewise.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { type LiveWorktree, listLinkedWorktrees } from "../git/worktrees.ts";
 import { currentBranch, openWorkspace, type Workspace } from "../repo/workspace.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
-import { branchSet, buildBranchGraph, configuredRoots, rootCandidates } from "../twig/graph.ts";
+import { buildBranchGraph, configuredRoots, includesSorted, rootCandidates, sortedIndex } from "../twig/graph.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 import {
@@ -23,7 +23,7 @@ import {
   treeTextLowerBound,
 } from "../twig/tree.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
+import { defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
 import { count, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { BranchNameSchema, NoParamsSchema, unpublished } from "./params.ts";
 
@@ -35,10 +35,12 @@ async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Work
   return ok({ workspace: workspace.value, state: state.value });
 }
 
-/** A branch argument is repeated in errors up to this length: any real name, never a payload. */
-const NAME_SHOWN = 300;
-
 const TRACKED_HINT = "Use `list_branches` to see tracked branches.";
+
+/** A branch argument is repeated up to 300 characters: any real name, never a payload. */
+function branchNotFound(branch: string, where: string, hint = TRACKED_HINT) {
+  return err(toolError("not_found", `Branch '${printable(branch, 300)}' not found in ${where}`, hint));
+}
 
 export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",
@@ -56,7 +58,6 @@ export const getCurrentBranchTool = defineTool({
       ),
     ),
   }),
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler(_args, ctx) {
     const workspace = await openWorkspace(ctx);
@@ -84,18 +85,12 @@ export const getBranchMetadataTool = defineTool({
   group: "local",
   input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch to look up.")) }),
   output: BranchRecordSchema,
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    if (!state.branches.has(branch)) {
-      return err(
-        toolError("not_found", `Branch '${printable(branch, NAME_SHOWN)}' not found in twig state`, TRACKED_HINT),
-      );
-    }
-    return ok(branchRecord(state, branch));
+    return state.branches.has(branch) ? ok(branchRecord(state, branch)) : branchNotFound(branch, "twig state");
   },
 });
 
@@ -118,7 +113,6 @@ export const getBranchStackTool = defineTool({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
   }),
   output: BranchStackOutputSchema,
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -136,15 +130,7 @@ export const getBranchStackTool = defineTool({
     ) {
       const local = await listLocalBranches(workspace.repo, ctx.files);
       if (!local.ok) return local;
-      if (!local.value.includes(start)) {
-        return err(
-          toolError(
-            "not_found",
-            `Branch '${printable(start, NAME_SHOWN)}' not found in twig state or the repository`,
-            TRACKED_HINT,
-          ),
-        );
-      }
+      if (!local.value.includes(start)) return branchNotFound(start, "twig state or the repository");
     }
     const { stack, cycle } = branchStack(state, start);
     return ok(cycle ? { stack, cycle: true as const } : { stack });
@@ -190,7 +176,6 @@ export const getBranchTreeTool = defineTool({
     ),
   }),
   output: BranchTreeOutputSchema,
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler({ branch, depth }, ctx, call) {
     const opened = await openWorkspace(ctx);
@@ -210,13 +195,11 @@ export const getBranchTreeTool = defineTool({
     let current: string | null = null;
     let roots: readonly string[];
     if (branch !== undefined) {
-      if (!branchSet(local.value).has(branch)) {
-        return err(
-          toolError(
-            "not_found",
-            `Branch '${printable(branch, NAME_SHOWN)}' not found in repository`,
-            "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
-          ),
+      if (!includesSorted(local.value, branch)) {
+        return branchNotFound(
+          branch,
+          "repository",
+          "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
         );
       }
       roots = [branch];
@@ -325,7 +308,6 @@ export const listBranchesTool = defineTool({
     cursor: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"))),
   }),
   output: ListBranchesOutputSchema,
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -336,29 +318,26 @@ export const listBranchesTool = defineTool({
     let query = args.query ?? null;
     if (args.cursor !== undefined) {
       const decoded = decodeCursor(args.cursor, repository);
+      const refuse = (message: string, hint: string) =>
+        err(toolError("invalid_params", message, `${hint}, or start again without cursor.`));
       if (!decoded.ok) {
-        return err(
-          toolError(
-            "invalid_params",
-            `cursor cannot be used: ${decoded.why}`,
-            "Pass next_cursor exactly as the previous list_branches page gave it, or start again without cursor.",
-          ),
+        return refuse(
+          `cursor cannot be used: ${decoded.why}`,
+          "Pass next_cursor exactly as the previous list_branches page gave it",
         );
       }
-      if (query !== null && query !== decoded.value.query) {
-        return err(
-          toolError(
-            "invalid_params",
-            `cursor pages through ${decoded.value.query === null ? "every branch" : `query ${JSON.stringify(decoded.value.query)}`}, not query ${JSON.stringify(query)}`,
-            "Keep the query of the first page while following next_cursor, or start again without cursor.",
-          ),
+      const paged = decoded.value.query;
+      if (query !== null && query !== paged) {
+        return refuse(
+          `cursor pages through ${paged === null ? "every branch" : `query ${JSON.stringify(paged)}`}, not query ${JSON.stringify(query)}`,
+          "Keep the query of the first page while following next_cursor",
         );
       }
-      after = decoded.value.after;
-      query = decoded.value.query;
+      ({ after, query } = decoded.value);
     }
     const names = matchingBranches(state, query);
-    const start = after === null ? 0 : firstAfter(names, after);
+    const at = after === null ? 0 : sortedIndex(names, after);
+    const start = names[at] === after ? at + 1 : at;
     const end = args.limit === undefined ? names.length : Math.min(names.length, start + args.limit);
     const branches = names.slice(start, end).map((name) => branchRecord(state, name));
     if (end === names.length) return ok({ branches });
@@ -412,18 +391,6 @@ function matchingBranches(state: TwigState, query: string | null): string[] {
   );
 }
 
-/** Index of the first name byte-wise after `after` in a byte-wise sorted list. */
-function firstAfter(sorted: readonly string[], after: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareBytewise(sorted[middle] as string, after) <= 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 const listRepositories = defineTool({
   name: "list_repositories",
   title: "Registered repositories",
@@ -442,7 +409,6 @@ const listRepositories = defineTool({
     ),
     default_repository: v.nullable(v.string()),
   }),
-  annotations: LOCAL_ANNOTATIONS,
   async handler(_args, ctx) {
     const registry = await loadRegistry(ctx);
     if (!registry.ok) return registry;
@@ -478,6 +444,7 @@ const WorktreeSchema = v.object({
   locked: v.optional(v.literal(true)),
   prunable: v.optional(v.literal(true)),
 });
+type Worktree = v.InferOutput<typeof WorktreeSchema>;
 
 export const getWorktreesTool = defineTool({
   name: "get_worktrees",
@@ -487,7 +454,6 @@ export const getWorktreesTool = defineTool({
   group: "local",
   input: NoParamsSchema,
   output: v.object({ worktrees: v.array(WorktreeSchema) }),
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler(_args, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -497,54 +463,37 @@ export const getWorktreesTool = defineTool({
     if (!live.ok) return live;
     // twig's record and git's admin dir usually name the same path, which needs no `stat`; other
     // paths are compared by the directory they reach, found only when needed.
-    const liveByPath = new Map<string, LiveWorktree>();
-    for (const worktree of live.value) liveByPath.set(trimmedPath(worktree.path), worktree);
-    let liveById: Map<string, LiveWorktree> | undefined;
+    const liveByPath = new Map(live.value.map((worktree) => [trimmedPath(worktree.path), worktree]));
+    let liveById: Map<string | null, LiveWorktree> | undefined;
     const twinOf = async (path: string): Promise<LiveWorktree | undefined> => {
       const same = liveByPath.get(path);
       if (same !== undefined) return same;
       const id = await directoryId(path);
       if (id === null) return undefined;
-      if (liveById === undefined) {
-        liveById = new Map();
-        for (const [livePath, worktree] of liveByPath) {
-          const liveId = await directoryId(livePath);
-          if (liveId !== null) liveById.set(liveId, worktree);
-        }
-      }
+      liveById ??= new Map(
+        await Promise.all([...liveByPath].map(async ([p, w]) => [await directoryId(p), w] as const)),
+      );
       return liveById.get(id);
     };
-
-    type Worktree = v.InferOutput<typeof WorktreeSchema>;
-    const entry = (
-      name: string,
-      path: string,
-      branch: string | null,
-      source: Worktree["source"],
-      git?: LiveWorktree,
-    ) => ({
-      name,
-      path,
-      branch,
-      source,
-      ...(git?.locked ? { locked: true as const } : {}),
-      ...(git?.prunable ? { prunable: true as const } : {}),
-    });
-    const result: Worktree[] = [];
+    const worktrees: Worktree[] = [];
     const matched = new Set<LiveWorktree>();
-    for (const record of state.worktrees) {
-      const twin = await twinOf(trimmedPath(record.path));
-      if (twin) matched.add(twin);
-      result.push(entry(record.name, record.path, record.branch, twin ? "twig+git" : "twig", twin));
+    for (const { name, path, branch } of state.worktrees) {
+      const git = await twinOf(trimmedPath(path));
+      if (git) matched.add(git);
+      worktrees.push({ name, path, branch, source: git ? "twig+git" : "twig", ...gitFlags(git) });
     }
     for (const git of live.value) {
       if (matched.has(git)) continue;
       const branch = git.head?.kind === "branch" ? git.head.branch : null;
-      result.push(entry(git.id, git.path, branch, "git", git));
+      worktrees.push({ name: git.id, path: git.path, branch, source: "git", ...gitFlags(git) });
     }
-    return ok({ worktrees: result });
+    return ok({ worktrees });
   },
 });
+
+function gitFlags(git: LiveWorktree | undefined) {
+  return { ...(git?.locked ? { locked: true as const } : {}), ...(git?.prunable ? { prunable: true as const } : {}) };
+}
 
 /** A worktree path without its trailing slashes, as git and twig may each write it. */
 function trimmedPath(path: string): string {
