@@ -4,7 +4,7 @@ import { getPrStatusTool } from "../tools/github.ts";
 import { PrNumberArg, RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
-import { bounded, fenced, inline } from "./quote.ts";
+import { fenced, inline, listLine } from "./quote.ts";
 
 const CLOSING =
   "Review where this pull request stands: what still blocks merging, which checks fail and why, and what I should do next.";
@@ -38,13 +38,9 @@ export const reviewPrPrompt = definePrompt({
       .filter((c) => c.status === "completed" && isFailure(c.conclusion))
       .map((c) => `${inline(c.name, 120)} (${inline(c.conclusion ?? "", 40)})`);
     const pending = checks.filter((c) => c.status !== "completed").map((c) => inline(c.name, 120));
-    if (failing.length > 0) lines.push(`Failing checks: ${bounded(failing, 50).join(", ")}`);
-    if (pending.length > 0) lines.push(`Pending checks: ${bounded(pending, 50).join(", ")}`);
-    const labels = bounded(
-      pr.labels.map((l) => inline(l, 80)),
-      50,
-    );
-    if (labels.length > 0) lines.push(`Labels: ${labels.join(", ")}`);
+    lines.push(...listLine("Failing checks", failing), ...listLine("Pending checks", pending));
+    const labels = pr.labels.map((label) => inline(label, 80));
+    lines.push(...listLine("Labels", labels));
     // The PR author's text, fenced so it reads as a quotation and cannot close its fence.
     if (pr.body?.trim()) lines.push("", "Description:", fenced(pr.body.trim()));
     return `${lines.join("\n")}\n\n${CLOSING}`;

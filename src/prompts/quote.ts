@@ -27,10 +27,11 @@ export function fenced(text: string): string {
   return `${fence}\n${clean.endsWith("\n") ? clean : `${clean}\n`}${fence}`;
 }
 
-/** Shows at most `max` items, then how many were left out. */
-export function bounded(items: readonly string[], max: number): string[] {
-  if (items.length <= max) return [...items];
-  return [...items.slice(0, max), `… and ${items.length - max} more`];
+/** `Heading: a, b` with at most `max` items, then how many were left out; nothing when there are none. */
+export function listLine(heading: string, items: readonly string[], max = 50): string[] {
+  if (items.length === 0) return [];
+  const more = items.length > max ? [`… and ${items.length - max} more`] : [];
+  return [`${heading}: ${[...items.slice(0, max), ...more].join(", ")}`];
 }
 
 export { inline, quoted };

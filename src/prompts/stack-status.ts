@@ -1,14 +1,12 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
-import type { Result } from "../core/result.ts";
 import { compareBytewise } from "../git/bytewise.ts";
-import { openWorkspace } from "../repo/workspace.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import type { ToolInvoker } from "../tools/define.ts";
 import { getPrStatusTool } from "../tools/github.ts";
-import { getBranchTreeTool, getCurrentBranchTool } from "../tools/local.ts";
+import { getBranchTreeTool, getCurrentBranchTool, workspaceAndState } from "../tools/local.ts";
 import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-record.ts";
-import { loadState, type TwigState } from "../twig/state.ts";
+import { sortedIndex } from "../twig/graph.ts";
+import type { TwigState } from "../twig/state.ts";
 import { RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, failure, formatPrStatus, isUnconfigured, mapBounded } from "./live-status.ts";
@@ -33,10 +31,10 @@ export const stackStatusPrompt = definePrompt({
   description: "Summarize the current state of my PR stack, including review status and CI results.",
   args: v.object({ repo: RepoArg }),
   async render({ repo }, ctx, invoke) {
-    const [current, tree, state] = await Promise.all([
+    const [current, tree, local] = await Promise.all([
       invoke(getCurrentBranchTool, withRepo({}, repo)),
       invoke(getBranchTreeTool, withRepo({}, repo)),
-      trackedState(ctx),
+      workspaceAndState(ctx),
     ]);
     const sections: string[] = [];
 
@@ -50,9 +48,9 @@ export const stackStatusPrompt = definePrompt({
       sections.push(`${heading}:\n${fenced(firstLines(tree.value.tree_text, PROMPT_MAX_TREE_LINES))}`);
     }
 
-    if (!state.ok && state.error.code !== "no_repo") sections.push(failure(state.error));
+    if (!local.ok && local.error.code !== "no_repo") sections.push(failure(local.error));
 
-    const chosen = state.ok ? chooseRecords(state.value, current?.ok ? current.value.branch : null) : null;
+    const chosen = local.ok ? chooseRecords(local.value.state, current?.ok ? current.value.branch : null) : null;
     const records = chosen?.records ?? [];
     if (chosen !== null && records.length > 0) {
       const lines = records.map((record) => {
@@ -81,12 +79,6 @@ export const stackStatusPrompt = definePrompt({
   },
 });
 
-async function trackedState(ctx: Context): Promise<Result<TwigState>> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return workspace;
-  return await loadState(ctx, workspace.value.workTree);
-}
-
 /** Up to {@link PROMPT_MAX_BRANCHES} valid names, sorted: the current stack, then the first names. One pass. */
 function chooseRecords(
   state: TwigState,
@@ -108,14 +100,7 @@ function chooseRecords(
     valid++;
     if (picked.has(name) || room === 0) continue;
     if (first.length === room && compareBytewise(name, first[room - 1] as string) >= 0) continue;
-    let low = 0;
-    let high = first.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compareBytewise(first[middle] as string, name) < 0) low = middle + 1;
-      else high = middle;
-    }
-    first.splice(low, 0, name);
+    first.splice(sortedIndex(first, name), 0, name);
     if (first.length > room) first.pop();
   }
   const names = [...picked, ...first].sort(compareBytewise);

@@ -27,7 +27,7 @@ import { defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
 import { count, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { BranchNameSchema, NoParamsSchema, unpublished } from "./params.ts";
 
-async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
+export async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return workspace;
   const state = await loadState(ctx, workspace.value.workTree);
