@@ -37,6 +37,10 @@ function shown(value: string): string {
   return oneLine.length <= 80 ? oneLine : `${oneLine.slice(0, 79)}…"`;
 }
 
+function notAKey(value: string, kind: "issue" | "project", looks: string) {
+  return err(toolError("invalid_params", `${shown(value)} is not a Jira ${kind} key`, `${looks}.`));
+}
+
 /**
  * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),
  * with the detached-HEAD case reported as such instead of as a branch named `HEAD`.
@@ -120,27 +124,15 @@ export function createJiraTools(options?: JiraClientOptions) {
     output: IssueOutputSchema,
     repoScoped: true,
     async handler(args, ctx, call) {
-      let explicit: string | null = null;
-      if (args.issue_key !== undefined) {
-        explicit = normalizeIssueKey(args.issue_key);
-        if (explicit === null) {
-          return err(
-            toolError(
-              "invalid_params",
-              `${shown(args.issue_key)} is not a Jira issue key`,
-              'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
-            ),
-          );
-        }
+      const explicit = args.issue_key === undefined ? null : normalizeIssueKey(args.issue_key);
+      if (args.issue_key !== undefined && explicit === null) {
+        return notAKey(args.issue_key, "issue", 'Issue keys look like "PROJ-123": a project key, a hyphen, a number');
       }
       const client = await ctx.jira(options);
       if (!client.ok) return client;
-      let key = explicit;
-      if (key === null) {
-        const linked = await linkedIssueKey(ctx);
-        if (!linked.ok) return linked;
-        key = linked.value;
-      }
+      const linked = explicit === null ? await linkedIssueKey(ctx) : ok(explicit);
+      if (!linked.ok) return linked;
+      const key = linked.value;
       const deployment = await client.value.deployment(call.signal);
       if (!deployment.ok) return deployment;
       const issue = await client.value.request(
@@ -205,12 +197,10 @@ export function createJiraTools(options?: JiraClientOptions) {
     async handler(args, ctx, call) {
       const project = normalizeProjectKey(args.project);
       if (project === null) {
-        return err(
-          toolError(
-            "invalid_params",
-            `${shown(args.project)} is not a Jira project key`,
-            'Project keys look like "PROJ": a letter followed by letters, digits or underscores.',
-          ),
+        return notAKey(
+          args.project,
+          "project",
+          'Project keys look like "PROJ": a letter followed by letters, digits or underscores',
         );
       }
       const limit = args.limit ?? DEFAULT_LIST_LIMIT;
@@ -225,11 +215,8 @@ export function createJiraTools(options?: JiraClientOptions) {
       const issues = found.value.issues.map((issue) =>
         toJiraIssue(issue, client.browseUrl(issue.key), LIST_DESCRIPTION_CHARS),
       );
-      return ok(
-        found.value.total === undefined
-          ? { issues, has_more: found.value.hasMore }
-          : { issues, has_more: found.value.hasMore, total: found.value.total },
-      );
+      const { hasMore: has_more, total } = found.value;
+      return ok(total === undefined ? { issues, has_more } : { issues, has_more, total });
     },
     fit(answer, budget) {
       const all = answer.issues;

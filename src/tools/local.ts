@@ -50,13 +50,9 @@ export const getCurrentBranchTool = defineTool({
   input: NoParamsSchema,
   output: v.object({
     ...BranchRecordSchema.entries,
-    unborn: v.optional(v.pipe(v.literal(true), v.description("The branch has no commits yet."))),
-    warnings: v.optional(
-      v.pipe(
-        v.array(v.string()),
-        v.description("Present only when twig's state could not be read: the branch is still the answer."),
-      ),
-    ),
+    // The branch has no commits yet.
+    unborn: v.optional(v.literal(true)),
+    warnings: v.optional(v.array(v.string())),
   }),
   repoScoped: true,
   async handler(_args, ctx) {
