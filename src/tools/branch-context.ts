@@ -127,30 +127,18 @@ async function prPart(ctx: Context, invoke: ToolInvoker, number: number | undefi
   return remote.ok ? { status: "error", error: status.error } : { status: "not_configured", error: remote.error };
 }
 
-async function jiraPart(invoke: ToolInvoker, key: string | undefined): Promise<JiraPart> {
-  if (key === undefined) return { status: "not_linked" };
-  const issue = await invoke(getJiraIssueTool, { issue_key: key });
+async function jiraPart(invoke: ToolInvoker, linked: string | undefined): Promise<JiraPart> {
+  if (linked === undefined) return { status: "not_linked" };
+  const issue = await invoke(getJiraIssueTool, { issue_key: linked });
   if (issue === null) return { status: "disabled" };
   if (!issue.ok)
     return { status: issue.error.code === "credentials_missing" ? "not_configured" : "error", error: issue.error };
-  const { description, ...rest } = issue.value;
-  return {
-    status: "ok",
-    data: {
-      key: rest.key,
-      summary: rest.summary,
-      status: rest.status,
-      ...(rest.assignee === undefined ? {} : { assignee: rest.assignee }),
-      ...(rest.issue_type === undefined ? {} : { issue_type: rest.issue_type }),
-      url: rest.url,
-      ...(description === undefined
-        ? {}
-        : {
-            description: clip(description, DESCRIPTION_PREVIEW_CHARS),
-            description_length: Array.from(description).length,
-          }),
-    },
-  };
+  // Absent fields stay `undefined`, which JSON leaves out.
+  const { key, summary, status, assignee, issue_type, url, description: text } = issue.value;
+  const data = { key, summary, status, assignee, issue_type, url };
+  if (text === undefined) return { status: "ok", data };
+  const description = clip(text, DESCRIPTION_PREVIEW_CHARS);
+  return { status: "ok", data: { ...data, description, description_length: Array.from(text).length } };
 }
 
 type PrStatus = v.InferOutput<typeof getPrStatusTool.output>;

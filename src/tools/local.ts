@@ -14,13 +14,12 @@ import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 import {
   buildTree,
-  countNodes,
   cutTrees,
+  measureTrees,
   renderTreeText,
   TREE_NODE_BUDGET,
   type TreeNode,
   TreeNodeSchema,
-  treeTextLowerBound,
 } from "../twig/tree.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
@@ -214,8 +213,9 @@ export const getBranchTreeTool = defineTool({
     const root = roots[0] as string;
     // A text that cannot fit even without the nodes is cut now: drawing 10,000 lines and
     // serialising them with their nodes only to throw both away is most of the call's time.
-    if (call.budget !== undefined && treeTextLowerBound(trees) > call.budget.bytes) {
-      return ok(await cutTreeText(root, trees, call.budget, ctx));
+    const { nodes, textBytes } = measureTrees(trees);
+    if (call.budget !== undefined && textBytes > call.budget.bytes) {
+      return ok(await cutTreeText(root, trees, call.budget, ctx, nodes));
     }
     return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
@@ -224,7 +224,7 @@ export const getBranchTreeTool = defineTool({
 
 /** Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText). */
 async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _args: unknown, ctx: Context) {
-  const nodes = countNodes(answer.branches);
+  const { nodes } = measureTrees(answer.branches);
   const textOnly: BranchTreeOutput = {
     root: answer.root,
     tree_text: answer.tree_text,
@@ -244,7 +244,7 @@ async function cutTreeText(
   trees: TreeNode[],
   budget: ReplyBudget,
   ctx: Context,
-  nodes = countNodes(trees),
+  nodes: number,
 ): Promise<BranchTreeOutput> {
   const workspace = await openWorkspace(ctx);
   const head = workspace.ok ? await currentBranch(ctx, workspace.value) : null;

@@ -54,11 +54,7 @@ export function buildTree(
     if (meta?.github_pr != null) node.pr_number = meta.github_pr;
     return node;
   };
-  interface Frame {
-    node: TreeNode;
-    children: readonly string[];
-    next: number;
-  }
+  type Frame = { node: TreeNode; children: readonly string[]; next: number };
   const stack: Frame[] = [];
   const enter = (node: TreeNode) => {
     if (onPath.has(node.branch)) {
@@ -94,27 +90,21 @@ export function buildTree(
   return top;
 }
 
-/** A lower bound on the trees' text as JSON string bytes, cheaper than drawing it. */
-export function treeTextLowerBound(trees: readonly TreeNode[]): number {
-  let total = 0;
+/**
+ * Nodes in the trees, each occurrence counted (a diamond's shared subtree is drawn under each
+ * parent), and a lower bound on their text as JSON string bytes, cheaper than drawing it.
+ */
+export function measureTrees(trees: readonly TreeNode[]): { nodes: number; textBytes: number } {
+  let nodes = 0;
+  let textBytes = 0;
   const stack: Array<[TreeNode, number]> = trees.map((tree) => [tree, 0]);
   for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
     const [node, depth] = entry;
-    total += node.branch.length + depth * 4 + 2;
+    nodes++;
+    textBytes += node.branch.length + depth * 4 + 2;
     for (const child of node.children) stack.push([child, depth + 1]);
   }
-  return total;
-}
-
-/** Nodes in the trees, each occurrence counted (a diamond's shared subtree is drawn under each parent). */
-export function countNodes(trees: readonly TreeNode[]): number {
-  let total = 0;
-  const stack = [...trees];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    total++;
-    for (const child of node.children) stack.push(child);
-  }
-  return total;
+  return { nodes, textBytes };
 }
 
 /**
@@ -127,11 +117,7 @@ export function cutTrees(
   focus: string | null,
   room: number,
 ): { trees: TreeNode[]; omitted: number } {
-  interface Line {
-    node: TreeNode;
-    parent: number;
-    depth: number;
-  }
+  type Line = { node: TreeNode; parent: number; depth: number };
   const lines: Line[] = [];
   const stack: Array<[TreeNode, number, number]> = [];
   for (const tree of trees) {
