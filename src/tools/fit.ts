@@ -46,6 +46,24 @@ export function fitList<I, T>(budget: ReplyBudget, all: readonly I[], min: numbe
   return largestFitting(budget, build, min, all.length, (i) => budget.size(all[i])).answer;
 }
 
+/**
+ * `answer` with its list `key` cut to the first items that fit (at least `min`), marked
+ * `truncated`, with how many were left out and `hint(left, kept)`.
+ */
+export function cutList<A extends object>(
+  budget: ReplyBudget,
+  answer: A,
+  key: keyof A & string,
+  min: number,
+  hint: (left: number, kept: number) => string,
+): A {
+  const all = answer[key] as unknown[];
+  return fitList(budget, all, min, (n) => {
+    const left = all.length - n;
+    return { ...answer, [key]: all.slice(0, n), truncated: true, omitted: { [key]: left }, hint: hint(left, n) } as A;
+  });
+}
+
 /** Formats a count the way a reader scans it: 9,412. */
 export function count(n: number): string {
   return n.toLocaleString("en-US");

@@ -9,7 +9,7 @@ import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { type CallInfo, defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
-import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -116,15 +116,6 @@ const PrStatusSchema = v.object({
   hint: HintSchema,
 });
 type PrStatusOutput = v.InferOutput<typeof PrStatusSchema>;
-
-const PullRequestListSchema = v.object({
-  pull_requests: v.array(PullRequestSchema),
-  has_more: v.boolean(),
-  truncated: TruncatedSchema,
-  omitted: omittedSchema(["pull_requests"]),
-  hint: HintSchema,
-});
-type PullRequestListOutput = v.InferOutput<typeof PullRequestListSchema>;
 
 /** Resolves the repository and connects to its GitHub host. */
 async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
@@ -247,7 +238,13 @@ const listPullRequestsTool = defineTool({
     base: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs that merge into this branch."))),
     ...targetParams,
   }),
-  output: PullRequestListSchema,
+  output: v.object({
+    pull_requests: v.array(PullRequestSchema),
+    has_more: v.boolean(),
+    truncated: TruncatedSchema,
+    omitted: omittedSchema(["pull_requests"]),
+    hint: HintSchema,
+  }),
   repoScoped: true,
   async handler(args, ctx, info) {
     const call = await openCall(ctx, args, info);
@@ -259,16 +256,10 @@ const listPullRequestsTool = defineTool({
       base: args.base,
     });
   },
-  fit(answer: PullRequestListOutput, budget: ReplyBudget): PullRequestListOutput {
-    const all = answer.pull_requests;
-    const build = (n: number): PullRequestListOutput => ({
-      pull_requests: all.slice(0, n),
-      has_more: true,
-      truncated: true,
-      omitted: { pull_requests: all.length - n },
-      hint: `${count(all.length - n)} of ${count(all.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`,
-    });
-    return fitList(budget, all, 0, build);
+  fit(answer, budget) {
+    const hint = (left: number) =>
+      `${count(left)} of ${count(answer.pull_requests.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`;
+    return cutList(budget, { ...answer, has_more: true }, "pull_requests", 0, hint);
   },
 });
 

@@ -25,7 +25,7 @@ import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
 import { defineTool, type ToolDefinition } from "./define.ts";
-import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { unpublished } from "./params.ts";
 
 const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
@@ -219,16 +219,9 @@ export function createJiraTools(options?: JiraClientOptions) {
       return ok(total === undefined ? { issues, has_more } : { issues, has_more, total });
     },
     fit(answer, budget) {
-      const all = answer.issues;
-      const build = (n: number) => ({
-        ...answer,
-        issues: all.slice(0, n),
-        has_more: true,
-        truncated: true as const,
-        omitted: { issues: all.length - n },
-        hint: `${count(all.length - n)} of ${count(all.length)} issues left out to fit the reply budget: lower limit, or narrow with status or assignee.`,
-      });
-      return fitList(budget, all, 0, build);
+      const hint = (left: number) =>
+        `${count(left)} of ${count(answer.issues.length)} issues left out to fit the reply budget: lower limit, or narrow with status or assignee.`;
+      return cutList(budget, { ...answer, has_more: true }, "issues", 0, hint);
     },
   });
 

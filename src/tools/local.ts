@@ -23,7 +23,7 @@ import {
 } from "../twig/tree.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
-import { count, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutList, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { BranchNameSchema, NoParamsSchema, unpublished } from "./params.ts";
 
 export async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
@@ -89,15 +89,6 @@ export const getBranchMetadataTool = defineTool({
   },
 });
 
-const BranchStackOutputSchema = v.object({
-  stack: v.array(BranchRecordSchema),
-  cycle: v.optional(v.literal(true)),
-  truncated: TruncatedSchema,
-  omitted: omittedSchema(["stack"]),
-  hint: HintSchema,
-});
-type BranchStackOutput = v.InferOutput<typeof BranchStackOutputSchema>;
-
 export const getBranchStackTool = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
@@ -107,7 +98,13 @@ export const getBranchStackTool = defineTool({
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
   }),
-  output: BranchStackOutputSchema,
+  output: v.object({
+    stack: v.array(BranchRecordSchema),
+    cycle: v.optional(v.literal(true)),
+    truncated: TruncatedSchema,
+    omitted: omittedSchema(["stack"]),
+    hint: HintSchema,
+  }),
   repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -132,19 +129,10 @@ export const getBranchStackTool = defineTool({
   },
   // Only a pathological state file makes a stack this deep: the branches nearest the start are
   // kept, and the walk can go on from the last one listed.
-  fit(answer: BranchStackOutput, budget: ReplyBudget): BranchStackOutput {
-    const all = answer.stack;
-    const build = (n: number): BranchStackOutput => {
-      const next = all[n]?.branch ?? "";
-      return {
-        stack: all.slice(0, n),
-        ...(answer.cycle ? { cycle: true as const } : {}),
-        truncated: true,
-        omitted: { stack: all.length - n },
-        hint: `${count(all.length - n)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(next)} to go on.`,
-      };
-    };
-    return fitList(budget, all, 1, build);
+  fit(answer, budget) {
+    const hint = (left: number, kept: number) =>
+      `${count(left)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(answer.stack[kept]?.branch ?? "")} to go on.`;
+    return cutList(budget, answer, "stack", 1, hint);
   },
 });
 
