@@ -9,7 +9,7 @@ import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
 import { RepoArg, withRepo } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, failure, formatPrStatus, isUnconfigured, mapBounded } from "./live-status.ts";
+import { describeFailure, failure, formatPrStatus, isUnconfigured } from "./live-status.ts";
 import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
@@ -133,9 +133,13 @@ async function livePullRequests(
   const linked = records.filter((record) => record.pr_number !== undefined);
   if (linked.length === 0) return null;
   const asked = linked.slice(0, PROMPT_MAX_PR_LOOKUPS);
-  const results = await mapBounded(asked, PR_CONCURRENCY, (record) =>
-    invoke(getPrStatusTool, withRepo({ pr_number: record.pr_number }, repo)),
-  );
+  const results = [];
+  for (let i = 0; i < asked.length; i += PR_CONCURRENCY) {
+    const batch = asked.slice(i, i + PR_CONCURRENCY);
+    results.push(
+      ...(await Promise.all(batch.map(({ pr_number }) => invoke(getPrStatusTool, withRepo({ pr_number }, repo))))),
+    );
+  }
   const lines: string[] = [];
   results.forEach((result, index) => {
     const record = asked[index] as BranchRecord;
