@@ -73,38 +73,27 @@ const PullRequestSchema = v.object({
   updated_at: v.string(),
   url: v.string(),
   body: v.nullable(v.string()),
-  truncated: v.optional(v.pipe(v.literal(true), unpublished("field"))),
+  truncated: TruncatedSchema,
   labels: v.array(v.string()),
   requested_reviewers: v.array(v.string()),
   merged: v.boolean(),
   head_sha: v.string(),
 });
 
-const ReviewSchema = v.object({
-  author: v.string(),
-  state: v.string(),
-  submitted_at: v.nullable(v.string()),
-});
-
-const CheckSchema = v.object({
-  name: v.string(),
-  status: v.string(),
-  conclusion: v.nullable(v.string()),
-  url: v.nullable(v.string()),
-});
-
-const CommitStatusSchema = v.object({
-  context: v.string(),
-  state: v.string(),
-  description: v.nullable(v.string()),
-  url: v.nullable(v.string()),
-});
-
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,
-  reviews: v.array(ReviewSchema),
-  checks: v.array(CheckSchema),
-  statuses: v.array(CommitStatusSchema),
+  reviews: v.array(v.object({ author: v.string(), state: v.string(), submitted_at: v.nullable(v.string()) })),
+  checks: v.array(
+    v.object({ name: v.string(), status: v.string(), conclusion: v.nullable(v.string()), url: v.nullable(v.string()) }),
+  ),
+  statuses: v.array(
+    v.object({
+      context: v.string(),
+      state: v.string(),
+      description: v.nullable(v.string()),
+      url: v.nullable(v.string()),
+    }),
+  ),
   summary: v.object({
     latest_reviews: v.array(v.object({ author: v.string(), state: v.string() })),
     checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
