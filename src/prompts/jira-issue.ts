@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { compareBytewise } from "../git/bytewise.ts";
 import { getJiraIssueTool } from "../tools/jira.ts";
 import type { TwigState } from "../twig/state.ts";
-import { IssueKeyArg, RepoArg, withRepo } from "./args.ts";
+import { IssueKeyArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatJiraIssue, isUnconfigured, localState } from "./live-status.ts";
 import { fenced, inline, jiraKeyText, listLine } from "./quote.ts";
@@ -24,7 +24,7 @@ export const planIssuePrompt = definePrompt({
     const lines: string[] = [];
     // An argument is checked; a key from state may be anything the file's author wrote.
     const shownKey = issueKey ?? jiraKeyText(key);
-    const issue = await invoke(getJiraIssueTool, withRepo({ issue_key: key }, repo));
+    const issue = await invoke(getJiraIssueTool, { issue_key: key, repo });
     if (issue === null) lines.push(`Jira issue ${shownKey}: Jira is turned off in this server.`);
     else if (!issue.ok) {
       lines.push(

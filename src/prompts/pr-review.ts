@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { summarizePr } from "../tools/branch-context.ts";
 import { getPrStatusTool } from "../tools/github.ts";
-import { PrNumberArg, RepoArg, withRepo } from "./args.ts";
+import { PrNumberArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
 import { fenced, inline, listLine } from "./quote.ts";
@@ -20,7 +20,7 @@ export const reviewPrPrompt = definePrompt({
     if (number === null) {
       return "The current branch has no linked pull request. Which pull request should I look at?";
     }
-    const status = await invoke(getPrStatusTool, withRepo({ pr_number: number }, repo));
+    const status = await invoke(getPrStatusTool, { pr_number: number, repo });
     if (status === null) return `Pull request #${number}: GitHub is turned off in this server.\n\n${CLOSING}`;
     if (!status.ok) {
       const why = isUnconfigured(status.error)

@@ -7,7 +7,7 @@ import { getBranchTreeTool, getCurrentBranchTool, workspaceAndState } from "../t
 import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-record.ts";
 import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
-import { RepoArg, withRepo } from "./args.ts";
+import { RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, failure, formatPrStatus, isUnconfigured } from "./live-status.ts";
 import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
@@ -32,8 +32,8 @@ export const stackStatusPrompt = definePrompt({
   args: v.object({ repo: RepoArg }),
   async render({ repo }, ctx, invoke) {
     const [current, tree, local] = await Promise.all([
-      invoke(getCurrentBranchTool, withRepo({}, repo)),
-      invoke(getBranchTreeTool, withRepo({}, repo)),
+      invoke(getCurrentBranchTool, { repo }),
+      invoke(getBranchTreeTool, { repo }),
       workspaceAndState(ctx),
     ]);
     const sections: string[] = [];
@@ -136,9 +136,7 @@ async function livePullRequests(
   const results = [];
   for (let i = 0; i < asked.length; i += PR_CONCURRENCY) {
     const batch = asked.slice(i, i + PR_CONCURRENCY);
-    results.push(
-      ...(await Promise.all(batch.map(({ pr_number }) => invoke(getPrStatusTool, withRepo({ pr_number }, repo))))),
-    );
+    results.push(...(await Promise.all(batch.map(({ pr_number }) => invoke(getPrStatusTool, { pr_number, repo })))));
   }
   const lines: string[] = [];
   results.forEach((result, index) => {
