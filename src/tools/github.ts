@@ -10,15 +10,12 @@ import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { type CallInfo, defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
 import { count, cutList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
-import { unpublished } from "./params.ts";
+import { integerIn, unpublished } from "./params.ts";
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 const PrNumberSchema = v.pipe(
-  v.number(),
-  v.integer(),
-  v.minValue(1),
-  v.maxValue(4294967295),
+  integerIn(1, 4294967295),
   unpublished("maximum"),
   v.description("Default: the current branch's linked PR."),
 );
@@ -215,13 +212,7 @@ const listPullRequestsTool = defineTool({
       v.pipe(v.picklist(["open", "closed", "all"]), v.description('Filter by state. Default: "open".')),
     ),
     limit: v.optional(
-      v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(1),
-        v.maxValue(MAX_PR_LIST_LIMIT),
-        v.description(`Most PRs to return. Default: ${DEFAULT_PR_LIST_LIMIT}.`),
-      ),
+      v.pipe(integerIn(1, MAX_PR_LIST_LIMIT), v.description(`Most PRs to return. Default: ${DEFAULT_PR_LIST_LIMIT}.`)),
     ),
     head: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs from this branch (`owner:branch` for a fork)."))),
     base: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs that merge into this branch."))),

@@ -26,7 +26,7 @@ import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
 import { defineTool, type ToolDefinition } from "./define.ts";
 import { count, cutList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
-import { unpublished } from "./params.ts";
+import { integerIn, unpublished } from "./params.ts";
 
 const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
 export const DEFAULT_LIST_LIMIT = 20;
@@ -177,13 +177,7 @@ export function createJiraTools(options?: JiraClientOptions) {
         ),
       ),
       limit: v.optional(
-        v.pipe(
-          v.number(),
-          v.integer(),
-          v.minValue(1),
-          v.maxValue(MAX_PAGE_SIZE),
-          v.description(`Most issues to return. Default: ${DEFAULT_LIST_LIMIT}.`),
-        ),
+        v.pipe(integerIn(1, MAX_PAGE_SIZE), v.description(`Most issues to return. Default: ${DEFAULT_LIST_LIMIT}.`)),
       ),
     }),
     output: v.object({

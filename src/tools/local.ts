@@ -24,7 +24,7 @@ import {
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
 import { count, cutList, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
-import { BranchNameSchema, NoParamsSchema, unpublished } from "./params.ts";
+import { BranchNameSchema, integerIn, NoParamsSchema, unpublished } from "./params.ts";
 
 export async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
@@ -154,9 +154,7 @@ export const getBranchTreeTool = defineTool({
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
-    depth: v.optional(
-      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000), unpublished("minimum", "maximum")),
-    ),
+    depth: v.optional(v.pipe(integerIn(0, 10_000), unpublished("minimum", "maximum"))),
   }),
   output: BranchTreeOutputSchema,
   repoScoped: true,
@@ -286,9 +284,7 @@ export const listBranchesTool = defineTool({
   input: v.object({
     // No descriptions: tools/list must stay within 10 KB, and a cut page's hint says how to use them.
     query: v.optional(v.pipe(v.string(), v.maxLength(256), unpublished("maxLength"))),
-    limit: v.optional(
-      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIST_LIMIT), unpublished("minimum", "maximum")),
-    ),
+    limit: v.optional(v.pipe(integerIn(1, MAX_LIST_LIMIT), unpublished("minimum", "maximum"))),
     cursor: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"))),
   }),
   output: ListBranchesOutputSchema,

@@ -13,6 +13,10 @@ export const BranchNameSchema = v.pipe(
 
 export const NoParamsSchema = v.object({});
 
+export function integerIn(min: number, max: number) {
+  return v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+}
+
 /** The `repo` selector of repository-scoped tools and of prompts. */
 export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path.";
 
