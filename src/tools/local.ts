@@ -61,15 +61,15 @@ export const getCurrentBranchTool = defineTool({
     if (!current.ok) return current;
     const state = await loadState(ctx, workspace.value.workTree);
     const { branch, unborn } = current.value;
+    const flag = unborn ? { unborn: true as const } : {};
     if (!state.ok) {
       // As upstream, unreadable state only loses the metadata: the branch name is still the answer.
       // Unlike upstream, the model is told, or it would take "no Jira issue, no PR" as the truth.
       ctx.log.warn(state.error.message);
       const warning = `${state.error.message}; jira_issue, pr_number and parent_branch are unknown.${state.error.hint ? ` ${state.error.hint}` : ""}`;
-      return ok(unborn ? { branch, unborn: true as const, warnings: [warning] } : { branch, warnings: [warning] });
+      return ok({ branch, ...flag, warnings: [warning] });
     }
-    const record = branchRecord(state.value, branch);
-    return ok(unborn ? { ...record, unborn: true as const } : record);
+    return ok({ ...branchRecord(state.value, branch), ...flag });
   },
 });
 
@@ -173,25 +173,20 @@ export const getBranchTreeTool = defineTool({
         toolError("not_found", "No branches found in repository", "Commit to a branch first; twig works on branches."),
       );
     }
+    if (branch !== undefined && !includesSorted(local.value, branch)) {
+      return branchNotFound(
+        branch,
+        "repository",
+        "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
+      );
+    }
     let current: string | null = null;
-    let roots: readonly string[];
-    if (branch !== undefined) {
-      if (!includesSorted(local.value, branch)) {
-        return branchNotFound(
-          branch,
-          "repository",
-          "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
-        );
-      }
-      roots = [branch];
-    } else {
-      roots = configuredRoots(local.value, state.value);
-      // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
-      if (roots.length === 0) {
-        const head = await currentBranch(ctx, workspace);
-        current = head.ok ? head.value.branch : null;
-        roots = rootCandidates(local.value, state.value, current);
-      }
+    let roots = branch === undefined ? configuredRoots(local.value, state.value) : [branch];
+    // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
+    if (roots.length === 0) {
+      const head = await currentBranch(ctx, workspace);
+      current = head.ok ? head.value.branch : null;
+      roots = rootCandidates(local.value, state.value, current);
     }
     const graph = buildBranchGraph(local.value, state.value, current);
     const budget = { left: TREE_NODE_BUDGET };
@@ -212,8 +207,7 @@ export const getBranchTreeTool = defineTool({
 async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _args: unknown, ctx: Context) {
   const { nodes } = measureTrees(answer.branches);
   const textOnly: BranchTreeOutput = {
-    root: answer.root,
-    tree_text: answer.tree_text,
+    ...answer,
     branches: [],
     truncated: true,
     omitted: { branches: nodes },
@@ -248,9 +242,9 @@ async function cutTreeText(
   });
   let room = budget.bytes - budget.size({ ...cutAnswer("", nodes), hint: hintFor(nodes) });
   let fitted = cutAnswer("", nodes);
+  const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
   // The line costs are estimates from above; a second pass with the overshoot taken off settles it.
   for (let attempt = 0; attempt < 4 && room > 0; attempt++) {
-    const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
     const cut = cutTrees(trees, focus, room - closingRoom);
     const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
     fitted = {
