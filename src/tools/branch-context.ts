@@ -4,6 +4,7 @@ import { ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
+import { JiraIssueSchema } from "../jira/issue.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
 import { getPrStatusTool } from "./github.ts";
@@ -34,21 +35,14 @@ const PrSummarySchema = v.object({
   changes_requested_by: NamesSchema,
   /** Reviewers with a standing review of any kind. */
   reviewers: v.number(),
-  verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
-  checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
+  ...v.pick(getPrStatusTool.output.entries.summary, ["verdict", "checks"]).entries,
   failing_checks: NamesSchema,
   pending_checks: NamesSchema,
 });
 export type PrSummary = v.InferOutput<typeof PrSummarySchema>;
 
 const JiraSummarySchema = v.object({
-  key: v.string(),
-  summary: v.string(),
-  status: v.string(),
-  assignee: v.optional(v.string()),
-  issue_type: v.optional(v.string()),
-  url: v.string(),
-  description: v.optional(v.string()),
+  ...v.pick(JiraIssueSchema, ["key", "summary", "status", "assignee", "issue_type", "url", "description"]).entries,
   description_length: v.optional(v.number()),
 });
 export type JiraSummary = v.InferOutput<typeof JiraSummarySchema>;

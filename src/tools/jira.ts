@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readHead } from "../git/head.ts";
 import type { JiraClientOptions } from "../jira/client.ts";
@@ -46,14 +46,12 @@ function notAKey(value: string, kind: "issue" | "project", looks: string) {
  * with the detached-HEAD case reported as such instead of as a branch named `HEAD`.
  */
 async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
+  const fail = (code: ErrorCode, message: string, more?: string) =>
+    err(toolError(code, message, more ? `${EXPLICIT_KEY_HINT} ${more}` : EXPLICIT_KEY_HINT));
+  const noBranch = (why: string) => fail("invalid_params", `No issue_key provided and ${why}`);
   const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) {
-    const cause = workspace.error;
-    return err(toolError(cause.code, cause.message, `${EXPLICIT_KEY_HINT} ${cause.hint ?? ""}`.trim()));
-  }
+  if (!workspace.ok) return fail(workspace.error.code, workspace.error.message, workspace.error.hint);
   const head = await readHead(workspace.value.repo, ctx.files);
-  const noBranch = (why: string) =>
-    err(toolError("invalid_params", `No issue_key provided and ${why}`, EXPLICIT_KEY_HINT));
   if (!head.ok) return noBranch(`could not detect current branch: ${head.error.message}`);
   if (head.value.kind === "detached") {
     return noBranch(`HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`);
@@ -62,20 +60,14 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
   const state = await loadState(ctx, workspace.value.workTree);
   if (!state.ok) return state;
   const linked = state.value.branches.get(branch)?.jira_issue ?? null;
-  if (linked === null || linked.trim() === "") {
-    return err(toolError("not_found", `Branch '${branch}' has no linked Jira issue`, EXPLICIT_KEY_HINT));
-  }
+  if (linked === null || linked.trim() === "") return fail("not_found", `Branch '${branch}' has no linked Jira issue`);
   const key = normalizeIssueKey(linked);
-  if (key === null) {
-    return err(
-      toolError(
-        "invalid_params",
-        `Branch '${branch}' is linked to ${shown(linked)}, which is not a Jira issue key`,
-        `${EXPLICIT_KEY_HINT} The link in .twig/state.json can be fixed with twig.`,
-      ),
-    );
-  }
-  return ok(key);
+  if (key !== null) return ok(key);
+  return fail(
+    "invalid_params",
+    `Branch '${branch}' is linked to ${shown(linked)}, which is not a Jira issue key`,
+    "The link in .twig/state.json can be fixed with twig.",
+  );
 }
 
 const IssueKeySchema = v.pipe(
