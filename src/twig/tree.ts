@@ -142,9 +142,11 @@ export function cutTrees(
   };
   const kept = new Uint8Array(lines.length);
   let used = 0;
+  let omitted = lines.length;
   const keep = (index: number) => {
     if (kept[index]) return;
     kept[index] = 1;
+    omitted--;
     used += costOf(index);
   };
   for (let i = 0; i < lines.length; i++) if ((lines[i] as Line).depth === 0) keep(i);
@@ -164,8 +166,6 @@ export function cutTrees(
     if (used + costOf(i) > room) break;
     keep(i);
   }
-  let omitted = 0;
-  for (let i = 0; i < lines.length; i++) if (!kept[i]) omitted++;
   // Pre-order numbering: a node's first child is the next line, its next sibling comes after its subtree.
   const sizes = new Uint32Array(lines.length);
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -187,8 +187,7 @@ export function cutTrees(
     }
     return copy;
   };
-  const cut = trees.map(() => rebuild());
-  return { trees: cut, omitted };
+  return { trees: trees.map(() => rebuild()), omitted };
 }
 
 /** Printable ASCII with nothing JSON escapes: the common branch name, counted without serialising. */
@@ -235,16 +234,12 @@ export function renderTreeText(root: TreeNode): string {
 }
 
 function line(node: TreeNode): string {
-  let text = inline(node.branch) + annotation(node);
+  const { jira_issue: raw, pr_number: pr } = node;
+  // `""` is shown as twig shows it (` ()`); anything but a key twig writes is quoted.
+  const links = raw === undefined ? [] : [raw === "" || STORED_JIRA_KEY.test(raw) ? raw : quoted(raw, 80)];
+  if (pr !== undefined) links.push(`#${pr}`);
+  let text = inline(node.branch) + (links.length > 0 ? ` (${links.join(", ")})` : "");
   if (node.cycle) text += " [cycle]";
   if (node.truncated) text += " [truncated]";
   return text;
-}
-
-function annotation(node: TreeNode): string {
-  const { jira_issue: raw, pr_number: pr } = node;
-  if (raw === undefined) return pr !== undefined ? ` (#${pr})` : "";
-  // `""` is shown as twig shows it (` ()`); anything but a key twig writes is quoted.
-  const issue = raw === "" || STORED_JIRA_KEY.test(raw) ? raw : quoted(raw, 80);
-  return pr !== undefined ? ` (${issue}, #${pr})` : ` (${issue})`;
 }
