@@ -6,11 +6,7 @@ import type { ServiceContext } from "../services/services.ts";
 export type ToolGroup = "local" | "github" | "jira";
 
 /** `destructiveHint` is left out: MCP gives it meaning only for tools that are not read-only. */
-export interface ToolAnnotations {
-  readOnlyHint: true;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
+export type ToolAnnotations = { readOnlyHint: true; idempotentHint: boolean; openWorldHint: boolean };
 
 /** What a handler gets besides its arguments: the request's cancellation and the other tools. */
 export interface CallInfo {
