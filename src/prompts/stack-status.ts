@@ -112,17 +112,11 @@ function chooseRecords(
 }
 
 function firstLines(text: string, max: number): string {
-  let at = -1;
-  for (let count = 0; count < max; count++) {
-    at = text.indexOf("\n", at + 1);
-    if (at === -1) return text;
-  }
-  if (at === text.length - 1) return text;
-  const rest = text
-    .slice(at + 1)
-    .split("\n")
-    .filter((l) => l !== "").length;
-  return `${text.slice(0, at + 1)}… ${rest} more lines not shown (get_branch_tree with branch=<root> draws a part)\n`;
+  const lines = text.split("\n");
+  const rest = lines.slice(max);
+  if (rest.join("\n") === "") return text;
+  const more = rest.filter((line) => line !== "").length;
+  return `${lines.slice(0, max).join("\n")}\n… ${more} more lines not shown (get_branch_tree with branch=<root> draws a part)\n`;
 }
 
 async function livePullRequests(
@@ -131,24 +125,23 @@ async function livePullRequests(
   repo: string | undefined,
 ): Promise<string | null> {
   const linked = records.filter((record) => record.pr_number !== undefined);
-  if (linked.length === 0) return null;
   const asked = linked.slice(0, PROMPT_MAX_PR_LOOKUPS);
-  const results = [];
+  const lines: string[] = [];
   for (let i = 0; i < asked.length; i += PR_CONCURRENCY) {
     const batch = asked.slice(i, i + PR_CONCURRENCY);
-    results.push(...(await Promise.all(batch.map(({ pr_number }) => invoke(getPrStatusTool, { pr_number, repo })))));
+    const results = await Promise.all(batch.map(({ pr_number }) => invoke(getPrStatusTool, { pr_number, repo })));
+    results.forEach((result, index) => {
+      if (result === null || (!result.ok && isUnconfigured(result.error))) return;
+      const record = batch[index] as BranchRecord;
+      const status = result.ok
+        ? formatPrStatus(summarizePr(result.value))
+        : `PR #${record.pr_number} ${describeFailure(result.error)}`;
+      lines.push(`\n- ${inline(record.branch)}: ${status}`);
+    });
   }
-  const lines: string[] = [];
-  results.forEach((result, index) => {
-    const record = asked[index] as BranchRecord;
-    if (result === null || (!result.ok && isUnconfigured(result.error))) return;
-    const status = result.ok
-      ? formatPrStatus(summarizePr(result.value))
-      : `PR #${record.pr_number} ${describeFailure(result.error)}`;
-    lines.push(`\n- ${inline(record.branch)}: ${status}`);
-  });
-  if (lines.length > 0 && linked.length > asked.length) {
+  if (lines.length === 0) return null;
+  if (linked.length > asked.length) {
     lines.push(`\n- … ${linked.length - asked.length} more linked pull requests not looked up`);
   }
-  return lines.length > 0 ? `Pull request status (live from GitHub):${lines.join("")}` : null;
+  return `Pull request status (live from GitHub):${lines.join("")}`;
 }
