@@ -166,28 +166,18 @@ export function cutTrees(
     if (used + costOf(i) > room) break;
     keep(i);
   }
-  // Pre-order numbering: a node's first child is the next line, its next sibling comes after its subtree.
-  const sizes = new Uint32Array(lines.length);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    sizes[i] = (sizes[i] as number) + 1;
-    const parent = (lines[i] as Line).parent;
-    if (parent >= 0) sizes[parent] = (sizes[parent] as number) + (sizes[i] as number);
+  // In drawing order a kept line is its parent's next kept child; a dropped one marks its parent.
+  const copies: Array<TreeNode | undefined> = [];
+  const cut: TreeNode[] = [];
+  for (const [index, { node, parent }] of lines.entries()) {
+    const copy: TreeNode | undefined = kept[index] ? { ...node, children: [] } : undefined;
+    copies.push(copy);
+    const above = copies[parent];
+    if (parent < 0) cut.push(copy as TreeNode);
+    else if (above && copy) above.children.push(copy);
+    else if (above) above.truncated = true;
   }
-  let next = 0;
-  const rebuild = (): TreeNode => {
-    const index = next++;
-    const { node } = lines[index] as Line;
-    const copy: TreeNode = { ...node, children: [] };
-    for (let c = 0; c < node.children.length; c++) {
-      if (kept[next]) copy.children.push(rebuild());
-      else {
-        next += sizes[next] as number;
-        copy.truncated = true;
-      }
-    }
-    return copy;
-  };
-  return { trees: trees.map(() => rebuild()), omitted };
+  return { trees: cut, omitted };
 }
 
 /** Printable ASCII with nothing JSON escapes: the common branch name, counted without serialising. */
