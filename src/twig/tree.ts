@@ -35,7 +35,7 @@ export const MAX_TREE_DEPTH = 48;
 
 /**
  * Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and
- * {@link MAX_TREE_DEPTH}) levels deep. An explicit stack: a deep chain cannot overflow the call stack.
+ * {@link MAX_TREE_DEPTH}) levels deep: the cap also bounds the recursion here and below.
  */
 export function buildTree(
   graph: BranchGraph,
@@ -46,48 +46,33 @@ export function buildTree(
 ): TreeNode {
   const limit = Math.min(maxDepth, MAX_TREE_DEPTH);
   const onPath = new Set<string>();
-  const makeNode = (branch: string): TreeNode => {
+  const expand = (branch: string, depth: number): TreeNode => {
     budget.left--;
     const node: TreeNode = { branch, children: [] };
     const meta = state.branches.get(branch);
     if (meta?.jira_issue != null) node.jira_issue = meta.jira_issue;
     if (meta?.github_pr != null) node.pr_number = meta.github_pr;
+    if (onPath.has(branch)) {
+      node.cycle = true;
+      return node;
+    }
+    const children = graph.childrenOf(branch);
+    if (depth >= limit) {
+      if (children.length > 0) node.truncated = true;
+      return node;
+    }
+    onPath.add(branch);
+    for (const child of children) {
+      if (budget.left <= 0) {
+        node.truncated = true;
+        break;
+      }
+      node.children.push(expand(child, depth + 1));
+    }
+    onPath.delete(branch);
     return node;
   };
-  type Frame = { node: TreeNode; children: readonly string[]; next: number };
-  const stack: Frame[] = [];
-  const enter = (node: TreeNode) => {
-    if (onPath.has(node.branch)) {
-      node.cycle = true;
-      return;
-    }
-    const children = graph.childrenOf(node.branch);
-    if (stack.length >= limit) {
-      if (children.length > 0) node.truncated = true;
-      return;
-    }
-    onPath.add(node.branch);
-    stack.push({ node, children, next: 0 });
-  };
-  const top = makeNode(root);
-  enter(top);
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1] as Frame;
-    if (frame.next >= frame.children.length) {
-      onPath.delete(frame.node.branch);
-      stack.pop();
-      continue;
-    }
-    if (budget.left <= 0) {
-      frame.node.truncated = true;
-      frame.next = frame.children.length;
-      continue;
-    }
-    const child = makeNode(frame.children[frame.next++] as string);
-    frame.node.children.push(child);
-    enter(child);
-  }
-  return top;
+  return expand(root, 0);
 }
 
 /**
@@ -97,13 +82,12 @@ export function buildTree(
 export function measureTrees(trees: readonly TreeNode[]): { nodes: number; textBytes: number } {
   let nodes = 0;
   let textBytes = 0;
-  const stack: Array<[TreeNode, number]> = trees.map((tree) => [tree, 0]);
-  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
-    const [node, depth] = entry;
+  const walk = (node: TreeNode, depth: number) => {
     nodes++;
     textBytes += node.branch.length + depth * 4 + 2;
-    for (const child of node.children) stack.push([child, depth + 1]);
-  }
+    for (const child of node.children) walk(child, depth + 1);
+  };
+  for (const tree of trees) walk(tree, 0);
   return { nodes, textBytes };
 }
 
@@ -119,16 +103,11 @@ export function cutTrees(
 ): { trees: TreeNode[]; omitted: number } {
   type Line = { node: TreeNode; parent: number; depth: number };
   const lines: Line[] = [];
-  const stack: Array<[TreeNode, number, number]> = [];
-  for (const tree of trees) {
-    stack.push([tree, -1, 0]);
-    while (stack.length > 0) {
-      const [node, parent, depth] = stack.pop() as [TreeNode, number, number];
-      const index = lines.length;
-      lines.push({ node, parent, depth });
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as TreeNode, index, depth + 1]);
-    }
-  }
+  const walk = (node: TreeNode, parent: number, depth: number) => {
+    const index = lines.push({ node, parent, depth }) - 1;
+    for (const child of node.children) walk(child, index, depth + 1);
+  };
+  for (const tree of trees) walk(tree, -1, 0);
   // A line's cost is worked out only when it is weighed: a 10,000-line tree cut to a few hundred
   // lines never draws the rest.
   const costs = new Float64Array(lines.length).fill(-1);
@@ -195,28 +174,19 @@ function jsonStringBytes(text: string): number {
 export function renderTreeText(root: TreeNode): string {
   let text = `${line(root)}\n`;
   let cutByDepth = false;
-  const stack: Array<{ node: TreeNode; prefix: string; index: number; depth: number }> = [
-    { node: root, prefix: "", index: 0, depth: 0 },
-  ];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1] as (typeof stack)[number];
-    const children = frame.node.children;
-    if (frame.index >= children.length) {
-      stack.pop();
-      continue;
+  const draw = (node: TreeNode, prefix: string, depth: number) => {
+    for (const [index, child] of node.children.entries()) {
+      const last = index === node.children.length - 1;
+      // A deep tree's text grows with its depth squared: whatever built the nodes, stop at the cap.
+      const atCap = depth + 1 >= MAX_TREE_DEPTH;
+      const hidden = atCap && child.children.length > 0;
+      const mark = hidden && !child.truncated ? " [truncated]" : "";
+      text += `${prefix}${last ? "└── " : "├── "}${line(child)}${mark}\n`;
+      if (atCap && (hidden || child.truncated)) cutByDepth = true;
+      if (!atCap) draw(child, prefix + (last ? "    " : "│   "), depth + 1);
     }
-    const child = children[frame.index++] as TreeNode;
-    const last = frame.index === children.length;
-    // A deep tree's text grows with its depth squared: whatever built the nodes, stop at the cap.
-    const atCap = frame.depth + 1 >= MAX_TREE_DEPTH;
-    const hidden = atCap && child.children.length > 0;
-    const mark = hidden && !child.truncated ? " [truncated]" : "";
-    text += `${frame.prefix}${last ? "└── " : "├── "}${line(child)}${mark}\n`;
-    if (atCap && (hidden || child.truncated)) cutByDepth = true;
-    if (child.children.length > 0 && !atCap) {
-      stack.push({ node: child, prefix: frame.prefix + (last ? "    " : "│   "), index: 0, depth: frame.depth + 1 });
-    }
-  }
+  };
+  draw(root, "", 0);
   if (cutByDepth) {
     text += `(deeper than ${MAX_TREE_DEPTH} levels not shown: pass a [truncated] branch as the root to see below it)\n`;
   }
