@@ -195,7 +195,7 @@ function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutpu
     };
   };
   const sizeOf = (pick: Pick | undefined) => (pick === undefined ? 0 : budget.size(answer[pick.list][pick.index]));
-  return largestFitting(budget, build, 0, order.length, (i) => sizeOf(order[i])).answer;
+  return largestFitting(budget, build, 0, order.length, (i) => sizeOf(order[i]));
 }
 
 export const DEFAULT_PR_LIST_LIMIT = 30;

@@ -148,7 +148,7 @@ export function createJiraTools(options?: JiraClientOptions) {
       if (full === undefined) return answer;
       const length = answer.description_length ?? full.length;
       const build = (n: number) => ({ ...withDescriptionCut(answer, full, n), description_length: length });
-      return largestFitting(budget, build, 0, full.length).answer;
+      return largestFitting(budget, build, 0, full.length);
     },
   });
 

@@ -374,12 +374,7 @@ const listRepositories = defineTool({
   input: NoParamsSchema,
   output: v.object({
     repositories: v.array(
-      v.object({
-        name: v.string(),
-        path: v.string(),
-        exists: v.boolean(),
-        is_default: v.optional(v.literal(true)),
-      }),
+      v.object({ name: v.string(), path: v.string(), exists: v.boolean(), is_default: v.optional(v.literal(true)) }),
     ),
     default_repository: v.nullable(v.string()),
   }),
