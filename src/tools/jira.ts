@@ -37,8 +37,13 @@ function shown(value: string): string {
   return oneLine.length <= 80 ? oneLine : `${oneLine.slice(0, 79)}…"`;
 }
 
-function notAKey(value: string, kind: "issue" | "project", looks: string) {
-  return err(toolError("invalid_params", `${shown(value)} is not a Jira ${kind} key`, `${looks}.`));
+const KEY_SHAPES = {
+  issue: 'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
+  project: 'Project keys look like "PROJ": a letter followed by letters, digits or underscores.',
+};
+
+function notAKey(value: string, kind: keyof typeof KEY_SHAPES) {
+  return err(toolError("invalid_params", `${shown(value)} is not a Jira ${kind} key`, KEY_SHAPES[kind]));
 }
 
 /**
@@ -117,9 +122,7 @@ export function createJiraTools(options?: JiraClientOptions) {
     repoScoped: true,
     async handler(args, ctx, call) {
       const explicit = args.issue_key === undefined ? null : normalizeIssueKey(args.issue_key);
-      if (args.issue_key !== undefined && explicit === null) {
-        return notAKey(args.issue_key, "issue", 'Issue keys look like "PROJ-123": a project key, a hyphen, a number');
-      }
+      if (args.issue_key !== undefined && explicit === null) return notAKey(args.issue_key, "issue");
       const client = await ctx.jira(options);
       if (!client.ok) return client;
       const linked = explicit === null ? await linkedIssueKey(ctx) : ok(explicit);
@@ -182,20 +185,14 @@ export function createJiraTools(options?: JiraClientOptions) {
     }),
     async handler(args, ctx, call) {
       const project = normalizeProjectKey(args.project);
-      if (project === null) {
-        return notAKey(
-          args.project,
-          "project",
-          'Project keys look like "PROJ": a letter followed by letters, digits or underscores',
-        );
-      }
-      const limit = args.limit ?? DEFAULT_LIST_LIMIT;
+      if (project === null) return notAKey(args.project, "project");
       const jira = await ctx.jira(options);
       if (!jira.ok) return jira;
       const client = jira.value;
       const deployment = await client.deployment(call.signal);
       if (!deployment.ok) return deployment;
       const jql = buildSearchJql({ project, status: args.status, assignee: args.assignee });
+      const limit = args.limit ?? DEFAULT_LIST_LIMIT;
       const found = await searchIssues(client, deployment.value, { jql, limit, project }, call.signal);
       if (!found.ok) return found;
       const issues = found.value.issues.map((issue) =>
