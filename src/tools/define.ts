@@ -63,10 +63,7 @@ export interface ToolDefinition<
 export const REMOTE_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true };
 export const LOCAL_ANNOTATIONS: ToolAnnotations = { ...REMOTE_ANNOTATIONS, openWorldHint: false };
 
-/**
- * Declares a tool, keeping the link between its schemas and its handler for typed invocation;
- * annotations default to its group's.
- */
+/** Declares a tool (annotations default to its group's), keeping its schemas linked to its handler. */
 export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema>(
   tool: Omit<ToolDefinition<I, O>, "annotations"> & { annotations?: ToolAnnotations },
 ): ToolDefinition<I, O> {

@@ -46,10 +46,7 @@ export function fitList<I, T>(budget: ReplyBudget, all: readonly I[], min: numbe
   return largestFitting(budget, build, min, all.length, (i) => budget.size(all[i]));
 }
 
-/**
- * `answer` with its list `key` cut to the first items that fit (at least `min`), marked
- * `truncated`, with how many were left out and `hint(left, kept)`.
- */
+/** `answer` with its list `key` cut to the first items that fit (at least `min`), marked as cut. */
 export function cutList<A extends object>(
   budget: ReplyBudget,
   answer: A,

@@ -49,7 +49,6 @@ export const getCurrentBranchTool = defineTool({
   input: NoParamsSchema,
   output: v.object({
     ...BranchRecordSchema.entries,
-    // The branch has no commits yet.
     unborn: v.optional(v.literal(true)),
     warnings: v.optional(v.array(v.string())),
   }),
@@ -440,7 +439,9 @@ export const getWorktreesTool = defineTool({
       const id = await directoryId(path);
       if (id === null) return undefined;
       liveById ??= new Map(
-        await Promise.all([...liveByPath].map(async ([p, w]) => [await directoryId(p), w] as const)),
+        await Promise.all(
+          [...liveByPath].map(async ([livePath, worktree]) => [await directoryId(livePath), worktree] as const),
+        ),
       );
       return liveById.get(id);
     };

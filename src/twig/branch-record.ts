@@ -1,10 +1,7 @@
 import * as v from "valibot";
 import type { TwigState } from "./state.ts";
 
-/**
- * Upstream's branch metadata record; absent keys are omitted, never `null` (§8.5). `parent_branch`
- * is the first declared parent; `created_at`, when twig started tracking the branch.
- */
+/** Upstream's branch metadata record; absent keys are omitted, never `null` (§8.5). */
 export const BranchRecordSchema = v.object({
   branch: v.string(),
   jira_issue: v.optional(v.string()),
