@@ -4,11 +4,10 @@ import { checkBranchName } from "../git/refname.ts";
 /** A branch name as git accepts it, checked first: `../../etc/passwd` or `-x` never reach a path. */
 export const BranchNameSchema = v.pipe(
   v.string(),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const reason = checkBranchName(dataset.value);
-    if (reason !== null) addIssue({ message: `not a valid git branch name (${reason})` });
-  }),
+  v.check(
+    (name) => checkBranchName(name) === null,
+    (issue) => `not a valid git branch name (${checkBranchName(issue.input)})`,
+  ),
 );
 
 export const NoParamsSchema = v.object({});
