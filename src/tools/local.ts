@@ -34,10 +34,8 @@ export async function workspaceAndState(ctx: Context): Promise<Result<{ workspac
   return ok({ workspace: workspace.value, state: state.value });
 }
 
-const TRACKED_HINT = "Use `list_branches` to see tracked branches.";
-
 /** A branch argument is repeated up to 300 characters: any real name, never a payload. */
-function branchNotFound(branch: string, where: string, hint = TRACKED_HINT) {
+function branchNotFound(branch: string, where: string, hint = "Use `list_branches` to see tracked branches.") {
   return err(toolError("not_found", `Branch '${printable(branch, 300)}' not found in ${where}`, hint));
 }
 
@@ -199,23 +197,21 @@ export const getBranchTreeTool = defineTool({
     }
     return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
-  fit: fitBranchTree,
+  // Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText).
+  async fit(answer, budget, _args, ctx) {
+    const { nodes } = measureTrees(answer.branches);
+    const textOnly: BranchTreeOutput = {
+      ...answer,
+      branches: [],
+      truncated: true,
+      omitted: { branches: nodes },
+      hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
+    };
+    // Every character is at least a byte: a text longer than the budget need not be serialised to know.
+    if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
+    return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
+  },
 });
-
-/** Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText). */
-async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _args: unknown, ctx: Context) {
-  const { nodes } = measureTrees(answer.branches);
-  const textOnly: BranchTreeOutput = {
-    ...answer,
-    branches: [],
-    truncated: true,
-    omitted: { branches: nodes },
-    hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
-  };
-  // Every character is at least a byte: a text longer than the budget need not be serialised to know.
-  if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
-  return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
-}
 
 /** The trees as text cut on whole lines to fit, keeping the checked-out branch's path and subtree. */
 async function cutTreeText(
