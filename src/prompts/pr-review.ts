@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { classifyCheck } from "../github/pr-status.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import { getPrStatusTool } from "../tools/github.ts";
 import { PrNumberArg, RepoArg } from "./args.ts";
@@ -35,7 +36,7 @@ export const reviewPrPrompt = definePrompt({
       `URL: ${inline(pr.url)}`,
     ];
     const failing = checks
-      .filter((c) => c.status === "completed" && isFailure(c.conclusion))
+      .filter((c) => classifyCheck(c) === "failing")
       .map((c) => `${inline(c.name, 120)} (${inline(c.conclusion ?? "", 40)})`);
     const pending = checks.filter((c) => c.status !== "completed").map((c) => inline(c.name, 120));
     lines.push(...listLine("Failing checks", failing), ...listLine("Pending checks", pending));
@@ -46,7 +47,3 @@ export const reviewPrPrompt = definePrompt({
     return `${lines.join("\n")}\n\n${CLOSING}`;
   },
 });
-
-function isFailure(conclusion: string | null): boolean {
-  return conclusion !== null && !["success", "neutral", "skipped"].includes(conclusion);
-}
