@@ -30,8 +30,3 @@ export const IssueKeyArg = v.optional(
     v.description("Jira issue key (e.g. SHOP-123). If omitted, uses the current branch's linked issue."),
   ),
 );
-
-/** Adds the prompt's `repo` to a tool's arguments, so the tool reads the repository the user chose. */
-export function withRepo<T extends object>(args: T, repo: string | undefined): T & { repo?: string } {
-  return repo === undefined ? args : { ...args, repo };
-}

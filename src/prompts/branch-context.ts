@@ -4,7 +4,7 @@ import type { ToolError } from "../core/errors.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import { getBranchMetadataTool } from "../tools/local.ts";
-import { BranchArg, RepoArg, withRepo } from "./args.ts";
+import { BranchArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, failure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
 import { branchText, inline, jiraKeyText } from "./quote.ts";
@@ -29,8 +29,8 @@ export const branchContextPrompt = definePrompt({
     }
     const lines = [`Branch: ${branchText(branch)}`];
     const [context, metadata] = await Promise.all([
-      invoke(getBranchContextTool, withRepo({ branch }, repo)),
-      invoke(getBranchMetadataTool, withRepo({ branch }, repo)),
+      invoke(getBranchContextTool, { branch, repo }),
+      invoke(getBranchMetadataTool, { branch, repo }),
     ]);
     if (context && !context.ok) lines.push(failure(context.error));
     if (context?.ok && metadata && !metadata.ok && metadata.error.code === "not_found") {

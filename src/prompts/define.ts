@@ -26,15 +26,8 @@ export function definePrompt<A extends PromptArgsSchema>(prompt: PromptDefinitio
   };
 }
 
-interface PublishedPrompt {
-  name: string;
-  title?: string;
-  description: string;
-  arguments: Array<{ name: string; description?: string; required: boolean }>;
-}
-
 /** A prompt as `prompts/list` shows it. */
-export function publishPrompt(prompt: PromptDefinition): PublishedPrompt {
+export function publishPrompt(prompt: PromptDefinition) {
   const args = Object.entries(prompt.args.entries).map(([name, schema]) => {
     const optional = schema.type === "optional";
     const description = v.getDescription(

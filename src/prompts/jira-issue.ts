@@ -2,10 +2,10 @@ import * as v from "valibot";
 import { compareBytewise } from "../git/bytewise.ts";
 import { getJiraIssueTool } from "../tools/jira.ts";
 import type { TwigState } from "../twig/state.ts";
-import { IssueKeyArg, RepoArg, withRepo } from "./args.ts";
+import { IssueKeyArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatJiraIssue, isUnconfigured, localState } from "./live-status.ts";
-import { bounded, fenced, inline, jiraKeyText } from "./quote.ts";
+import { fenced, inline, jiraKeyText, listLine } from "./quote.ts";
 
 const CLOSING =
   "Help me plan the work for this issue: summarize what is asked, list open questions, and propose the next steps.";
@@ -24,7 +24,7 @@ export const planIssuePrompt = definePrompt({
     const lines: string[] = [];
     // An argument is checked; a key from state may be anything the file's author wrote.
     const shownKey = issueKey ?? jiraKeyText(key);
-    const issue = await invoke(getJiraIssueTool, withRepo({ issue_key: key }, repo));
+    const issue = await invoke(getJiraIssueTool, { issue_key: key, repo });
     if (issue === null) lines.push(`Jira issue ${shownKey}: Jira is turned off in this server.`);
     else if (!issue.ok) {
       lines.push(
@@ -40,17 +40,14 @@ export const planIssuePrompt = definePrompt({
         data.reporter && `reporter: ${inline(data.reporter, 80)}`,
       ];
       if (extra.some(Boolean)) lines.push(extra.filter(Boolean).join(", "));
-      const labels = bounded(
-        data.labels.map((label) => inline(label, 80)),
-        50,
-      );
-      if (labels.length > 0) lines.push(`Labels: ${labels.join(", ")}`);
+      const labels = data.labels.map((label) => inline(label, 80));
+      lines.push(...listLine("Labels", labels));
       lines.push(`URL: ${inline(data.url)}`);
       // The Jira author's text, fenced so it reads as a quotation and cannot close its fence.
       if (data.description?.trim()) lines.push("", "Description:", fenced(data.description.trim()));
     }
     const linked = local ? linkedBranches(local.state, key) : [];
-    if (linked.length > 0) lines.push("", `Branches linked to ${shownKey}: ${bounded(linked, 100).join(", ")}`);
+    if (linked.length > 0) lines.push("", ...listLine(`Branches linked to ${shownKey}`, linked, 100));
     return `${lines.join("\n")}\n\n${CLOSING}`;
   },
 });

@@ -35,9 +35,9 @@ function reviewVerdict(pr: PrSummary): string {
   return parts.join("; ");
 }
 
+/** summarizePr already lists at most 10 names. */
 function logins(names: readonly string[]): string {
-  const shown = names.slice(0, 20).map((name) => inline(name, 60));
-  return names.length > 20 ? `${shown.join(", ")} and ${names.length - 20} more` : shown.join(", ");
+  return names.map((name) => inline(name, 60)).join(", ");
 }
 
 function ciVerdict({ checks, verdict }: PrSummary): string {
@@ -55,20 +55,6 @@ export function formatJiraIssue(issue: Pick<JiraSummary, "key" | "summary" | "st
   if (issue.issue_type) parts.push(`type: ${inline(issue.issue_type, 80)}`);
   // The summary is the Jira author's: quoted, so it cannot end its quote or the line.
   return `${inline(issue.key, 80)} ${quoted(issue.summary)} — ${parts.join(", ")}`;
-}
-
-/** Maps with at most `limit` calls in flight, keeping input order. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** The prompt repository's state and the checked-out branch's record in it; `null` when unreadable. */

@@ -1,10 +1,11 @@
 import * as v from "valibot";
+import { classifyCheck } from "../github/pr-status.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import { getPrStatusTool } from "../tools/github.ts";
-import { PrNumberArg, RepoArg, withRepo } from "./args.ts";
+import { PrNumberArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
-import { bounded, fenced, inline } from "./quote.ts";
+import { fenced, inline, listLine } from "./quote.ts";
 
 const CLOSING =
   "Review where this pull request stands: what still blocks merging, which checks fail and why, and what I should do next.";
@@ -20,7 +21,7 @@ export const reviewPrPrompt = definePrompt({
     if (number === null) {
       return "The current branch has no linked pull request. Which pull request should I look at?";
     }
-    const status = await invoke(getPrStatusTool, withRepo({ pr_number: number }, repo));
+    const status = await invoke(getPrStatusTool, { pr_number: number, repo });
     if (status === null) return `Pull request #${number}: GitHub is turned off in this server.\n\n${CLOSING}`;
     if (!status.ok) {
       const why = isUnconfigured(status.error)
@@ -35,22 +36,14 @@ export const reviewPrPrompt = definePrompt({
       `URL: ${inline(pr.url)}`,
     ];
     const failing = checks
-      .filter((c) => c.status === "completed" && isFailure(c.conclusion))
+      .filter((c) => classifyCheck(c) === "failing")
       .map((c) => `${inline(c.name, 120)} (${inline(c.conclusion ?? "", 40)})`);
     const pending = checks.filter((c) => c.status !== "completed").map((c) => inline(c.name, 120));
-    if (failing.length > 0) lines.push(`Failing checks: ${bounded(failing, 50).join(", ")}`);
-    if (pending.length > 0) lines.push(`Pending checks: ${bounded(pending, 50).join(", ")}`);
-    const labels = bounded(
-      pr.labels.map((l) => inline(l, 80)),
-      50,
-    );
-    if (labels.length > 0) lines.push(`Labels: ${labels.join(", ")}`);
+    lines.push(...listLine("Failing checks", failing), ...listLine("Pending checks", pending));
+    const labels = pr.labels.map((label) => inline(label, 80));
+    lines.push(...listLine("Labels", labels));
     // The PR author's text, fenced so it reads as a quotation and cannot close its fence.
     if (pr.body?.trim()) lines.push("", "Description:", fenced(pr.body.trim()));
     return `${lines.join("\n")}\n\n${CLOSING}`;
   },
 });
-
-function isFailure(conclusion: string | null): boolean {
-  return conclusion !== null && !["success", "neutral", "skipped"].includes(conclusion);
-}

@@ -17,20 +17,16 @@ export function jiraKeyText(key: string): string {
 /** `text` in a Markdown fence longer than any backtick run inside it, so nothing in it closes the fence. */
 export function fenced(text: string): string {
   const clean = plainText(text);
-  let longest = 0;
-  let run = 0;
-  for (let i = 0; i < clean.length; i++) {
-    run = clean.charCodeAt(i) === 96 ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
+  const longest = (clean.match(/`+/g) ?? []).reduce((most, run) => Math.max(most, run.length), 0);
   const fence = "`".repeat(Math.max(3, longest + 1));
   return `${fence}\n${clean.endsWith("\n") ? clean : `${clean}\n`}${fence}`;
 }
 
-/** Shows at most `max` items, then how many were left out. */
-export function bounded(items: readonly string[], max: number): string[] {
-  if (items.length <= max) return [...items];
-  return [...items.slice(0, max), `… and ${items.length - max} more`];
+/** `Heading: a, b` with at most `max` items, then how many were left out; nothing when there are none. */
+export function listLine(heading: string, items: readonly string[], max = 50): string[] {
+  if (items.length === 0) return [];
+  const more = items.length > max ? [`… and ${items.length - max} more`] : [];
+  return [`${heading}: ${[...items.slice(0, max), ...more].join(", ")}`];
 }
 
 export { inline, quoted };

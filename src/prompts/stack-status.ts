@@ -1,17 +1,15 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
-import type { Result } from "../core/result.ts";
 import { compareBytewise } from "../git/bytewise.ts";
-import { openWorkspace } from "../repo/workspace.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import type { ToolInvoker } from "../tools/define.ts";
 import { getPrStatusTool } from "../tools/github.ts";
-import { getBranchTreeTool, getCurrentBranchTool } from "../tools/local.ts";
+import { getBranchTreeTool, getCurrentBranchTool, workspaceAndState } from "../tools/local.ts";
 import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-record.ts";
-import { loadState, type TwigState } from "../twig/state.ts";
-import { RepoArg, withRepo } from "./args.ts";
+import { sortedIndex } from "../twig/graph.ts";
+import type { TwigState } from "../twig/state.ts";
+import { RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, failure, formatPrStatus, isUnconfigured, mapBounded } from "./live-status.ts";
+import { describeFailure, failure, formatPrStatus, isUnconfigured } from "./live-status.ts";
 import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
@@ -33,10 +31,10 @@ export const stackStatusPrompt = definePrompt({
   description: "Summarize the current state of my PR stack, including review status and CI results.",
   args: v.object({ repo: RepoArg }),
   async render({ repo }, ctx, invoke) {
-    const [current, tree, state] = await Promise.all([
-      invoke(getCurrentBranchTool, withRepo({}, repo)),
-      invoke(getBranchTreeTool, withRepo({}, repo)),
-      trackedState(ctx),
+    const [current, tree, local] = await Promise.all([
+      invoke(getCurrentBranchTool, { repo }),
+      invoke(getBranchTreeTool, { repo }),
+      workspaceAndState(ctx),
     ]);
     const sections: string[] = [];
 
@@ -50,9 +48,9 @@ export const stackStatusPrompt = definePrompt({
       sections.push(`${heading}:\n${fenced(firstLines(tree.value.tree_text, PROMPT_MAX_TREE_LINES))}`);
     }
 
-    if (!state.ok && state.error.code !== "no_repo") sections.push(failure(state.error));
+    if (!local.ok && local.error.code !== "no_repo") sections.push(failure(local.error));
 
-    const chosen = state.ok ? chooseRecords(state.value, current?.ok ? current.value.branch : null) : null;
+    const chosen = local.ok ? chooseRecords(local.value.state, current?.ok ? current.value.branch : null) : null;
     const records = chosen?.records ?? [];
     if (chosen !== null && records.length > 0) {
       const lines = records.map((record) => {
@@ -81,12 +79,6 @@ export const stackStatusPrompt = definePrompt({
   },
 });
 
-async function trackedState(ctx: Context): Promise<Result<TwigState>> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return workspace;
-  return await loadState(ctx, workspace.value.workTree);
-}
-
 /** Up to {@link PROMPT_MAX_BRANCHES} valid names, sorted: the current stack, then the first names. One pass. */
 function chooseRecords(
   state: TwigState,
@@ -108,14 +100,7 @@ function chooseRecords(
     valid++;
     if (picked.has(name) || room === 0) continue;
     if (first.length === room && compareBytewise(name, first[room - 1] as string) >= 0) continue;
-    let low = 0;
-    let high = first.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compareBytewise(first[middle] as string, name) < 0) low = middle + 1;
-      else high = middle;
-    }
-    first.splice(low, 0, name);
+    first.splice(sortedIndex(first, name), 0, name);
     if (first.length > room) first.pop();
   }
   const names = [...picked, ...first].sort(compareBytewise);
@@ -127,17 +112,11 @@ function chooseRecords(
 }
 
 function firstLines(text: string, max: number): string {
-  let at = -1;
-  for (let count = 0; count < max; count++) {
-    at = text.indexOf("\n", at + 1);
-    if (at === -1) return text;
-  }
-  if (at === text.length - 1) return text;
-  const rest = text
-    .slice(at + 1)
-    .split("\n")
-    .filter((l) => l !== "").length;
-  return `${text.slice(0, at + 1)}… ${rest} more lines not shown (get_branch_tree with branch=<root> draws a part)\n`;
+  const lines = text.split("\n");
+  const rest = lines.slice(max);
+  if (rest.join("\n") === "") return text;
+  const more = rest.filter((line) => line !== "").length;
+  return `${lines.slice(0, max).join("\n")}\n… ${more} more lines not shown (get_branch_tree with branch=<root> draws a part)\n`;
 }
 
 async function livePullRequests(
@@ -146,22 +125,23 @@ async function livePullRequests(
   repo: string | undefined,
 ): Promise<string | null> {
   const linked = records.filter((record) => record.pr_number !== undefined);
-  if (linked.length === 0) return null;
   const asked = linked.slice(0, PROMPT_MAX_PR_LOOKUPS);
-  const results = await mapBounded(asked, PR_CONCURRENCY, (record) =>
-    invoke(getPrStatusTool, withRepo({ pr_number: record.pr_number }, repo)),
-  );
   const lines: string[] = [];
-  results.forEach((result, index) => {
-    const record = asked[index] as BranchRecord;
-    if (result === null || (!result.ok && isUnconfigured(result.error))) return;
-    const status = result.ok
-      ? formatPrStatus(summarizePr(result.value))
-      : `PR #${record.pr_number} ${describeFailure(result.error)}`;
-    lines.push(`\n- ${inline(record.branch)}: ${status}`);
-  });
-  if (lines.length > 0 && linked.length > asked.length) {
+  for (let i = 0; i < asked.length; i += PR_CONCURRENCY) {
+    const batch = asked.slice(i, i + PR_CONCURRENCY);
+    const results = await Promise.all(batch.map(({ pr_number }) => invoke(getPrStatusTool, { pr_number, repo })));
+    results.forEach((result, index) => {
+      if (result === null || (!result.ok && isUnconfigured(result.error))) return;
+      const record = batch[index] as BranchRecord;
+      const status = result.ok
+        ? formatPrStatus(summarizePr(result.value))
+        : `PR #${record.pr_number} ${describeFailure(result.error)}`;
+      lines.push(`\n- ${inline(record.branch)}: ${status}`);
+    });
+  }
+  if (lines.length === 0) return null;
+  if (linked.length > asked.length) {
     lines.push(`\n- … ${linked.length - asked.length} more linked pull requests not looked up`);
   }
-  return lines.length > 0 ? `Pull request status (live from GitHub):${lines.join("")}` : null;
+  return `Pull request status (live from GitHub):${lines.join("")}`;
 }

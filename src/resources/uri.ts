@@ -11,13 +11,8 @@ export type TwigResource =
 
 /** Parses our URIs (optional `?repo=`; a branch percent-encoded or raw); `null` if not ours or invalid. */
 export function parseTwigUri(uri: string): TwigResource | null {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== "twig:") return null;
+  const url = URL.parse(uri);
+  if (url?.protocol !== "twig:") return null;
   const repoParam = url.searchParams.get("repo");
   const repo = repoParam === null || repoParam === "" ? {} : { repo: repoParam };
   if (url.host === "repo" && url.pathname === "/tree") return { kind: "tree", ...repo };

@@ -4,6 +4,7 @@ import { ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
+import { JiraIssueSchema } from "../jira/issue.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
 import { getPrStatusTool } from "./github.ts";
@@ -34,21 +35,14 @@ const PrSummarySchema = v.object({
   changes_requested_by: NamesSchema,
   /** Reviewers with a standing review of any kind. */
   reviewers: v.number(),
-  verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
-  checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
+  ...v.pick(getPrStatusTool.output.entries.summary, ["verdict", "checks"]).entries,
   failing_checks: NamesSchema,
   pending_checks: NamesSchema,
 });
 export type PrSummary = v.InferOutput<typeof PrSummarySchema>;
 
 const JiraSummarySchema = v.object({
-  key: v.string(),
-  summary: v.string(),
-  status: v.string(),
-  assignee: v.optional(v.string()),
-  issue_type: v.optional(v.string()),
-  url: v.string(),
-  description: v.optional(v.string()),
+  ...v.pick(JiraIssueSchema, ["key", "summary", "status", "assignee", "issue_type", "url", "description"]).entries,
   description_length: v.optional(v.number()),
 });
 export type JiraSummary = v.InferOutput<typeof JiraSummarySchema>;
@@ -127,30 +121,18 @@ async function prPart(ctx: Context, invoke: ToolInvoker, number: number | undefi
   return remote.ok ? { status: "error", error: status.error } : { status: "not_configured", error: remote.error };
 }
 
-async function jiraPart(invoke: ToolInvoker, key: string | undefined): Promise<JiraPart> {
-  if (key === undefined) return { status: "not_linked" };
-  const issue = await invoke(getJiraIssueTool, { issue_key: key });
+async function jiraPart(invoke: ToolInvoker, linked: string | undefined): Promise<JiraPart> {
+  if (linked === undefined) return { status: "not_linked" };
+  const issue = await invoke(getJiraIssueTool, { issue_key: linked });
   if (issue === null) return { status: "disabled" };
   if (!issue.ok)
     return { status: issue.error.code === "credentials_missing" ? "not_configured" : "error", error: issue.error };
-  const { description, ...rest } = issue.value;
-  return {
-    status: "ok",
-    data: {
-      key: rest.key,
-      summary: rest.summary,
-      status: rest.status,
-      ...(rest.assignee === undefined ? {} : { assignee: rest.assignee }),
-      ...(rest.issue_type === undefined ? {} : { issue_type: rest.issue_type }),
-      url: rest.url,
-      ...(description === undefined
-        ? {}
-        : {
-            description: clip(description, DESCRIPTION_PREVIEW_CHARS),
-            description_length: Array.from(description).length,
-          }),
-    },
-  };
+  // Absent fields stay `undefined`, which JSON leaves out.
+  const { key, summary, status, assignee, issue_type, url, description: text } = issue.value;
+  const data = { key, summary, status, assignee, issue_type, url };
+  if (text === undefined) return { status: "ok", data };
+  const description = clip(text, DESCRIPTION_PREVIEW_CHARS);
+  return { status: "ok", data: { ...data, description, description_length: Array.from(text).length } };
 }
 
 type PrStatus = v.InferOutput<typeof getPrStatusTool.output>;

@@ -6,11 +6,7 @@ import type { ServiceContext } from "../services/services.ts";
 export type ToolGroup = "local" | "github" | "jira";
 
 /** `destructiveHint` is left out: MCP gives it meaning only for tools that are not read-only. */
-export interface ToolAnnotations {
-  readOnlyHint: true;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
+export type ToolAnnotations = { readOnlyHint: true; idempotentHint: boolean; openWorldHint: boolean };
 
 /** What a handler gets besides its arguments: the request's cancellation and the other tools. */
 export interface CallInfo {
@@ -63,22 +59,13 @@ export interface ToolDefinition<
   ): v.InferOutput<O> | Promise<v.InferOutput<O>>;
 }
 
-/** Declares a tool, keeping the link between its schemas and its handler for typed invocation. */
-export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema>(
-  tool: ToolDefinition<I, O>,
-): ToolDefinition<I, O> {
-  return tool;
-}
-
-export const LOCAL_ANNOTATIONS: ToolAnnotations = {
-  readOnlyHint: true,
-  idempotentHint: true,
-  openWorldHint: false,
-};
-
 /** GitHub and Jira tools reach systems outside the machine; reading them is still side-effect free. */
-export const REMOTE_ANNOTATIONS: ToolAnnotations = {
-  readOnlyHint: true,
-  idempotentHint: true,
-  openWorldHint: true,
-};
+export const REMOTE_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true };
+export const LOCAL_ANNOTATIONS: ToolAnnotations = { ...REMOTE_ANNOTATIONS, openWorldHint: false };
+
+/** Declares a tool (annotations default to its group's), keeping its schemas linked to its handler. */
+export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema>(
+  tool: Omit<ToolDefinition<I, O>, "annotations"> & { annotations?: ToolAnnotations },
+): ToolDefinition<I, O> {
+  return { annotations: tool.group === "local" ? LOCAL_ANNOTATIONS : REMOTE_ANNOTATIONS, ...tool };
+}

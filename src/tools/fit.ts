@@ -13,7 +13,7 @@ export function largestFitting<T>(
   min: number,
   max: number,
   itemSizes?: (index: number) => number,
-): { n: number; answer: T } {
+): T {
   let high = max;
   if (itemSizes !== undefined) {
     let total = 0;
@@ -27,7 +27,7 @@ export function largestFitting<T>(
   }
   let low = min;
   let best = build(min);
-  if (budget.size(best) > budget.bytes) return { n: min, answer: best };
+  if (budget.size(best) > budget.bytes) return best;
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
     const candidate = build(middle);
@@ -38,12 +38,27 @@ export function largestFitting<T>(
       high = middle - 1;
     }
   }
-  return { n: low, answer: best };
+  return best;
 }
 
 /** The first `n` items of `all` that fit, as `build` wraps them; `n` is at least `min`. */
 export function fitList<I, T>(budget: ReplyBudget, all: readonly I[], min: number, build: (n: number) => T): T {
-  return largestFitting(budget, build, min, all.length, (i) => budget.size(all[i])).answer;
+  return largestFitting(budget, build, min, all.length, (i) => budget.size(all[i]));
+}
+
+/** `answer` with its list `key` cut to the first items that fit (at least `min`), marked as cut. */
+export function cutList<A extends object>(
+  budget: ReplyBudget,
+  answer: A,
+  key: keyof A & string,
+  min: number,
+  hint: (left: number, kept: number) => string,
+): A {
+  const all = answer[key] as unknown[];
+  return fitList(budget, all, min, (n) => {
+    const left = all.length - n;
+    return { ...answer, [key]: all.slice(0, n), truncated: true, omitted: { [key]: left }, hint: hint(left, n) } as A;
+  });
 }
 
 /** Formats a count the way a reader scans it: 9,412. */

@@ -6,17 +6,14 @@ import { getPullRequest, listPullRequests } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
-import { type CallInfo, defineTool, REMOTE_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
-import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
-import { unpublished } from "./params.ts";
+import { type CallInfo, defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
+import { count, cutList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { integerIn, unpublished } from "./params.ts";
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 const PrNumberSchema = v.pipe(
-  v.number(),
-  v.integer(),
-  v.minValue(1),
-  v.maxValue(4294967295),
+  integerIn(1, 4294967295),
   unpublished("maximum"),
   v.description("Default: the current branch's linked PR."),
 );
@@ -71,38 +68,27 @@ const PullRequestSchema = v.object({
   updated_at: v.string(),
   url: v.string(),
   body: v.nullable(v.string()),
-  truncated: v.optional(v.pipe(v.literal(true), unpublished("field"))),
+  truncated: TruncatedSchema,
   labels: v.array(v.string()),
   requested_reviewers: v.array(v.string()),
   merged: v.boolean(),
   head_sha: v.string(),
 });
 
-const ReviewSchema = v.object({
-  author: v.string(),
-  state: v.string(),
-  submitted_at: v.nullable(v.string()),
-});
-
-const CheckSchema = v.object({
-  name: v.string(),
-  status: v.string(),
-  conclusion: v.nullable(v.string()),
-  url: v.nullable(v.string()),
-});
-
-const CommitStatusSchema = v.object({
-  context: v.string(),
-  state: v.string(),
-  description: v.nullable(v.string()),
-  url: v.nullable(v.string()),
-});
-
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,
-  reviews: v.array(ReviewSchema),
-  checks: v.array(CheckSchema),
-  statuses: v.array(CommitStatusSchema),
+  reviews: v.array(v.object({ author: v.string(), state: v.string(), submitted_at: v.nullable(v.string()) })),
+  checks: v.array(
+    v.object({ name: v.string(), status: v.string(), conclusion: v.nullable(v.string()), url: v.nullable(v.string()) }),
+  ),
+  statuses: v.array(
+    v.object({
+      context: v.string(),
+      state: v.string(),
+      description: v.nullable(v.string()),
+      url: v.nullable(v.string()),
+    }),
+  ),
   summary: v.object({
     latest_reviews: v.array(v.object({ author: v.string(), state: v.string() })),
     checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
@@ -114,15 +100,6 @@ const PrStatusSchema = v.object({
   hint: HintSchema,
 });
 type PrStatusOutput = v.InferOutput<typeof PrStatusSchema>;
-
-const PullRequestListSchema = v.object({
-  pull_requests: v.array(PullRequestSchema),
-  has_more: v.boolean(),
-  truncated: TruncatedSchema,
-  omitted: omittedSchema(["pull_requests"]),
-  hint: HintSchema,
-});
-type PullRequestListOutput = v.InferOutput<typeof PullRequestListSchema>;
 
 /** Resolves the repository and connects to its GitHub host. */
 async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
@@ -149,7 +126,6 @@ const getPullRequestTool = defineTool({
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PullRequestSchema,
-  annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
     const call = await openPrCall(ctx, args, info);
@@ -165,7 +141,6 @@ export const getPrStatusTool = defineTool({
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
-  annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx, info) {
     const opened = await openPrCall(ctx, args, info);
@@ -218,7 +193,7 @@ function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutpu
     };
   };
   const sizeOf = (pick: Pick | undefined) => (pick === undefined ? 0 : budget.size(answer[pick.list][pick.index]));
-  return largestFitting(budget, build, 0, order.length, (i) => sizeOf(order[i])).answer;
+  return largestFitting(budget, build, 0, order.length, (i) => sizeOf(order[i]));
 }
 
 export const DEFAULT_PR_LIST_LIMIT = 30;
@@ -235,20 +210,19 @@ const listPullRequestsTool = defineTool({
       v.pipe(v.picklist(["open", "closed", "all"]), v.description('Filter by state. Default: "open".')),
     ),
     limit: v.optional(
-      v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(1),
-        v.maxValue(MAX_PR_LIST_LIMIT),
-        v.description(`Most PRs to return. Default: ${DEFAULT_PR_LIST_LIMIT}.`),
-      ),
+      v.pipe(integerIn(1, MAX_PR_LIST_LIMIT), v.description(`Most PRs to return. Default: ${DEFAULT_PR_LIST_LIMIT}.`)),
     ),
     head: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs from this branch (`owner:branch` for a fork)."))),
     base: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs that merge into this branch."))),
     ...targetParams,
   }),
-  output: PullRequestListSchema,
-  annotations: REMOTE_ANNOTATIONS,
+  output: v.object({
+    pull_requests: v.array(PullRequestSchema),
+    has_more: v.boolean(),
+    truncated: TruncatedSchema,
+    omitted: omittedSchema(["pull_requests"]),
+    hint: HintSchema,
+  }),
   repoScoped: true,
   async handler(args, ctx, info) {
     const call = await openCall(ctx, args, info);
@@ -260,16 +234,10 @@ const listPullRequestsTool = defineTool({
       base: args.base,
     });
   },
-  fit(answer: PullRequestListOutput, budget: ReplyBudget): PullRequestListOutput {
-    const all = answer.pull_requests;
-    const build = (n: number): PullRequestListOutput => ({
-      pull_requests: all.slice(0, n),
-      has_more: true,
-      truncated: true,
-      omitted: { pull_requests: all.length - n },
-      hint: `${count(all.length - n)} of ${count(all.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`,
-    });
-    return fitList(budget, all, 0, build);
+  fit(answer, budget) {
+    const hint = (left: number) =>
+      `${count(left)} of ${count(answer.pull_requests.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`;
+    return cutList(budget, { ...answer, has_more: true }, "pull_requests", 0, hint);
   },
 });
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readHead } from "../git/head.ts";
 import type { JiraClientOptions } from "../jira/client.ts";
@@ -24,9 +24,9 @@ import {
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { defineTool, REMOTE_ANNOTATIONS, type ToolDefinition } from "./define.ts";
-import { count, fitList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
-import { unpublished } from "./params.ts";
+import { defineTool, type ToolDefinition } from "./define.ts";
+import { count, cutList, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { integerIn, unpublished } from "./params.ts";
 
 const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
 export const DEFAULT_LIST_LIMIT = 20;
@@ -37,19 +37,26 @@ function shown(value: string): string {
   return oneLine.length <= 80 ? oneLine : `${oneLine.slice(0, 79)}…"`;
 }
 
+const KEY_SHAPES = {
+  issue: 'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
+  project: 'Project keys look like "PROJ": a letter followed by letters, digits or underscores.',
+};
+
+function notAKey(value: string, kind: keyof typeof KEY_SHAPES) {
+  return err(toolError("invalid_params", `${shown(value)} is not a Jira ${kind} key`, KEY_SHAPES[kind]));
+}
+
 /**
  * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),
  * with the detached-HEAD case reported as such instead of as a branch named `HEAD`.
  */
 async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
+  const fail = (code: ErrorCode, message: string, more?: string) =>
+    err(toolError(code, message, more ? `${EXPLICIT_KEY_HINT} ${more}` : EXPLICIT_KEY_HINT));
+  const noBranch = (why: string) => fail("invalid_params", `No issue_key provided and ${why}`);
   const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) {
-    const cause = workspace.error;
-    return err(toolError(cause.code, cause.message, `${EXPLICIT_KEY_HINT} ${cause.hint ?? ""}`.trim()));
-  }
+  if (!workspace.ok) return fail(workspace.error.code, workspace.error.message, workspace.error.hint);
   const head = await readHead(workspace.value.repo, ctx.files);
-  const noBranch = (why: string) =>
-    err(toolError("invalid_params", `No issue_key provided and ${why}`, EXPLICIT_KEY_HINT));
   if (!head.ok) return noBranch(`could not detect current branch: ${head.error.message}`);
   if (head.value.kind === "detached") {
     return noBranch(`HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`);
@@ -58,20 +65,14 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
   const state = await loadState(ctx, workspace.value.workTree);
   if (!state.ok) return state;
   const linked = state.value.branches.get(branch)?.jira_issue ?? null;
-  if (linked === null || linked.trim() === "") {
-    return err(toolError("not_found", `Branch '${branch}' has no linked Jira issue`, EXPLICIT_KEY_HINT));
-  }
+  if (linked === null || linked.trim() === "") return fail("not_found", `Branch '${branch}' has no linked Jira issue`);
   const key = normalizeIssueKey(linked);
-  if (key === null) {
-    return err(
-      toolError(
-        "invalid_params",
-        `Branch '${branch}' is linked to ${shown(linked)}, which is not a Jira issue key`,
-        `${EXPLICIT_KEY_HINT} The link in .twig/state.json can be fixed with twig.`,
-      ),
-    );
-  }
-  return ok(key);
+  if (key !== null) return ok(key);
+  return fail(
+    "invalid_params",
+    `Branch '${branch}' is linked to ${shown(linked)}, which is not a Jira issue key`,
+    "The link in .twig/state.json can be fixed with twig.",
+  );
 }
 
 const IssueKeySchema = v.pipe(
@@ -118,30 +119,15 @@ export function createJiraTools(options?: JiraClientOptions) {
     group: "jira",
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
     output: IssueOutputSchema,
-    annotations: REMOTE_ANNOTATIONS,
     repoScoped: true,
     async handler(args, ctx, call) {
-      let explicit: string | null = null;
-      if (args.issue_key !== undefined) {
-        explicit = normalizeIssueKey(args.issue_key);
-        if (explicit === null) {
-          return err(
-            toolError(
-              "invalid_params",
-              `${shown(args.issue_key)} is not a Jira issue key`,
-              'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
-            ),
-          );
-        }
-      }
+      const explicit = args.issue_key === undefined ? null : normalizeIssueKey(args.issue_key);
+      if (args.issue_key !== undefined && explicit === null) return notAKey(args.issue_key, "issue");
       const client = await ctx.jira(options);
       if (!client.ok) return client;
-      let key = explicit;
-      if (key === null) {
-        const linked = await linkedIssueKey(ctx);
-        if (!linked.ok) return linked;
-        key = linked.value;
-      }
+      const linked = explicit === null ? await linkedIssueKey(ctx) : ok(explicit);
+      if (!linked.ok) return linked;
+      const key = linked.value;
       const deployment = await client.value.deployment(call.signal);
       if (!deployment.ok) return deployment;
       const issue = await client.value.request(
@@ -165,7 +151,7 @@ export function createJiraTools(options?: JiraClientOptions) {
       if (full === undefined) return answer;
       const length = answer.description_length ?? full.length;
       const build = (n: number) => ({ ...withDescriptionCut(answer, full, n), description_length: length });
-      return largestFitting(budget, build, 0, full.length).answer;
+      return largestFitting(budget, build, 0, full.length);
     },
   });
 
@@ -186,13 +172,7 @@ export function createJiraTools(options?: JiraClientOptions) {
         ),
       ),
       limit: v.optional(
-        v.pipe(
-          v.number(),
-          v.integer(),
-          v.minValue(1),
-          v.maxValue(MAX_PAGE_SIZE),
-          v.description(`Most issues to return. Default: ${DEFAULT_LIST_LIMIT}.`),
-        ),
+        v.pipe(integerIn(1, MAX_PAGE_SIZE), v.description(`Most issues to return. Default: ${DEFAULT_LIST_LIMIT}.`)),
       ),
     }),
     output: v.object({
@@ -203,47 +183,28 @@ export function createJiraTools(options?: JiraClientOptions) {
       omitted: omittedSchema(["issues"]),
       hint: HintSchema,
     }),
-    annotations: REMOTE_ANNOTATIONS,
     async handler(args, ctx, call) {
       const project = normalizeProjectKey(args.project);
-      if (project === null) {
-        return err(
-          toolError(
-            "invalid_params",
-            `${shown(args.project)} is not a Jira project key`,
-            'Project keys look like "PROJ": a letter followed by letters, digits or underscores.',
-          ),
-        );
-      }
-      const limit = args.limit ?? DEFAULT_LIST_LIMIT;
+      if (project === null) return notAKey(args.project, "project");
       const jira = await ctx.jira(options);
       if (!jira.ok) return jira;
       const client = jira.value;
       const deployment = await client.deployment(call.signal);
       if (!deployment.ok) return deployment;
       const jql = buildSearchJql({ project, status: args.status, assignee: args.assignee });
+      const limit = args.limit ?? DEFAULT_LIST_LIMIT;
       const found = await searchIssues(client, deployment.value, { jql, limit, project }, call.signal);
       if (!found.ok) return found;
       const issues = found.value.issues.map((issue) =>
         toJiraIssue(issue, client.browseUrl(issue.key), LIST_DESCRIPTION_CHARS),
       );
-      return ok(
-        found.value.total === undefined
-          ? { issues, has_more: found.value.hasMore }
-          : { issues, has_more: found.value.hasMore, total: found.value.total },
-      );
+      const { hasMore: has_more, total } = found.value;
+      return ok(total === undefined ? { issues, has_more } : { issues, has_more, total });
     },
     fit(answer, budget) {
-      const all = answer.issues;
-      const build = (n: number) => ({
-        ...answer,
-        issues: all.slice(0, n),
-        has_more: true,
-        truncated: true as const,
-        omitted: { issues: all.length - n },
-        hint: `${count(all.length - n)} of ${count(all.length)} issues left out to fit the reply budget: lower limit, or narrow with status or assignee.`,
-      });
-      return fitList(budget, all, 0, build);
+      const hint = (left: number) =>
+        `${count(left)} of ${count(answer.issues.length)} issues left out to fit the reply budget: lower limit, or narrow with status or assignee.`;
+      return cutList(budget, { ...answer, has_more: true }, "issues", 0, hint);
     },
   });
 

@@ -4,30 +4,29 @@ import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
-import { compareBytewise, sortBytewise } from "../git/bytewise.ts";
+import { sortBytewise } from "../git/bytewise.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { type LiveWorktree, listLinkedWorktrees } from "../git/worktrees.ts";
 import { currentBranch, openWorkspace, type Workspace } from "../repo/workspace.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord, branchStack } from "../twig/branch-record.ts";
-import { branchSet, buildBranchGraph, configuredRoots, rootCandidates } from "../twig/graph.ts";
+import { buildBranchGraph, configuredRoots, includesSorted, rootCandidates, sortedIndex } from "../twig/graph.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 import {
   buildTree,
-  countNodes,
   cutTrees,
+  measureTrees,
   renderTreeText,
   TREE_NODE_BUDGET,
   type TreeNode,
   TreeNodeSchema,
-  treeTextLowerBound,
 } from "../twig/tree.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "./define.ts";
-import { count, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
-import { BranchNameSchema, NoParamsSchema, unpublished } from "./params.ts";
+import { defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
+import { count, cutList, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { BranchNameSchema, integerIn, NoParamsSchema, unpublished } from "./params.ts";
 
-async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
+export async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return workspace;
   const state = await loadState(ctx, workspace.value.workTree);
@@ -35,10 +34,10 @@ async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Work
   return ok({ workspace: workspace.value, state: state.value });
 }
 
-/** A branch argument is repeated in errors up to this length: any real name, never a payload. */
-const NAME_SHOWN = 300;
-
-const TRACKED_HINT = "Use `list_branches` to see tracked branches.";
+/** A branch argument is repeated up to 300 characters: any real name, never a payload. */
+function branchNotFound(branch: string, where: string, hint = "Use `list_branches` to see tracked branches.") {
+  return err(toolError("not_found", `Branch '${printable(branch, 300)}' not found in ${where}`, hint));
+}
 
 export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",
@@ -48,15 +47,9 @@ export const getCurrentBranchTool = defineTool({
   input: NoParamsSchema,
   output: v.object({
     ...BranchRecordSchema.entries,
-    unborn: v.optional(v.pipe(v.literal(true), v.description("The branch has no commits yet."))),
-    warnings: v.optional(
-      v.pipe(
-        v.array(v.string()),
-        v.description("Present only when twig's state could not be read: the branch is still the answer."),
-      ),
-    ),
+    unborn: v.optional(v.literal(true)),
+    warnings: v.optional(v.array(v.string())),
   }),
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler(_args, ctx) {
     const workspace = await openWorkspace(ctx);
@@ -65,15 +58,15 @@ export const getCurrentBranchTool = defineTool({
     if (!current.ok) return current;
     const state = await loadState(ctx, workspace.value.workTree);
     const { branch, unborn } = current.value;
+    const flag = unborn ? { unborn: true as const } : {};
     if (!state.ok) {
       // As upstream, unreadable state only loses the metadata: the branch name is still the answer.
       // Unlike upstream, the model is told, or it would take "no Jira issue, no PR" as the truth.
       ctx.log.warn(state.error.message);
       const warning = `${state.error.message}; jira_issue, pr_number and parent_branch are unknown.${state.error.hint ? ` ${state.error.hint}` : ""}`;
-      return ok(unborn ? { branch, unborn: true as const, warnings: [warning] } : { branch, warnings: [warning] });
+      return ok({ branch, ...flag, warnings: [warning] });
     }
-    const record = branchRecord(state.value, branch);
-    return ok(unborn ? { ...record, unborn: true as const } : record);
+    return ok({ ...branchRecord(state.value, branch), ...flag });
   },
 });
 
@@ -84,29 +77,14 @@ export const getBranchMetadataTool = defineTool({
   group: "local",
   input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch to look up.")) }),
   output: BranchRecordSchema,
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    if (!state.branches.has(branch)) {
-      return err(
-        toolError("not_found", `Branch '${printable(branch, NAME_SHOWN)}' not found in twig state`, TRACKED_HINT),
-      );
-    }
-    return ok(branchRecord(state, branch));
+    return state.branches.has(branch) ? ok(branchRecord(state, branch)) : branchNotFound(branch, "twig state");
   },
 });
-
-const BranchStackOutputSchema = v.object({
-  stack: v.array(BranchRecordSchema),
-  cycle: v.optional(v.literal(true)),
-  truncated: TruncatedSchema,
-  omitted: omittedSchema(["stack"]),
-  hint: HintSchema,
-});
-type BranchStackOutput = v.InferOutput<typeof BranchStackOutputSchema>;
 
 export const getBranchStackTool = defineTool({
   name: "get_branch_stack",
@@ -117,8 +95,13 @@ export const getBranchStackTool = defineTool({
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
   }),
-  output: BranchStackOutputSchema,
-  annotations: LOCAL_ANNOTATIONS,
+  output: v.object({
+    stack: v.array(BranchRecordSchema),
+    cycle: v.optional(v.literal(true)),
+    truncated: TruncatedSchema,
+    omitted: omittedSchema(["stack"]),
+    hint: HintSchema,
+  }),
   repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -136,34 +119,17 @@ export const getBranchStackTool = defineTool({
     ) {
       const local = await listLocalBranches(workspace.repo, ctx.files);
       if (!local.ok) return local;
-      if (!local.value.includes(start)) {
-        return err(
-          toolError(
-            "not_found",
-            `Branch '${printable(start, NAME_SHOWN)}' not found in twig state or the repository`,
-            TRACKED_HINT,
-          ),
-        );
-      }
+      if (!local.value.includes(start)) return branchNotFound(start, "twig state or the repository");
     }
     const { stack, cycle } = branchStack(state, start);
     return ok(cycle ? { stack, cycle: true as const } : { stack });
   },
   // Only a pathological state file makes a stack this deep: the branches nearest the start are
   // kept, and the walk can go on from the last one listed.
-  fit(answer: BranchStackOutput, budget: ReplyBudget): BranchStackOutput {
-    const all = answer.stack;
-    const build = (n: number): BranchStackOutput => {
-      const next = all[n]?.branch ?? "";
-      return {
-        stack: all.slice(0, n),
-        ...(answer.cycle ? { cycle: true as const } : {}),
-        truncated: true,
-        omitted: { stack: all.length - n },
-        hint: `${count(all.length - n)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(next)} to go on.`,
-      };
-    };
-    return fitList(budget, all, 1, build);
+  fit(answer, budget) {
+    const hint = (left: number, kept: number) =>
+      `${count(left)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(answer.stack[kept]?.branch ?? "")} to go on.`;
+    return cutList(budget, answer, "stack", 1, hint);
   },
 });
 
@@ -185,12 +151,9 @@ export const getBranchTreeTool = defineTool({
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
-    depth: v.optional(
-      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000), unpublished("minimum", "maximum")),
-    ),
+    depth: v.optional(v.pipe(integerIn(0, 10_000), unpublished("minimum", "maximum"))),
   }),
   output: BranchTreeOutputSchema,
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler({ branch, depth }, ctx, call) {
     const opened = await openWorkspace(ctx);
@@ -207,27 +170,20 @@ export const getBranchTreeTool = defineTool({
         toolError("not_found", "No branches found in repository", "Commit to a branch first; twig works on branches."),
       );
     }
+    if (branch !== undefined && !includesSorted(local.value, branch)) {
+      return branchNotFound(
+        branch,
+        "repository",
+        "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
+      );
+    }
     let current: string | null = null;
-    let roots: readonly string[];
-    if (branch !== undefined) {
-      if (!branchSet(local.value).has(branch)) {
-        return err(
-          toolError(
-            "not_found",
-            `Branch '${printable(branch, NAME_SHOWN)}' not found in repository`,
-            "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
-          ),
-        );
-      }
-      roots = [branch];
-    } else {
-      roots = configuredRoots(local.value, state.value);
-      // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
-      if (roots.length === 0) {
-        const head = await currentBranch(ctx, workspace);
-        current = head.ok ? head.value.branch : null;
-        roots = rootCandidates(local.value, state.value, current);
-      }
+    let roots = branch === undefined ? configuredRoots(local.value, state.value) : [branch];
+    // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
+    if (roots.length === 0) {
+      const head = await currentBranch(ctx, workspace);
+      current = head.ok ? head.value.branch : null;
+      roots = rootCandidates(local.value, state.value, current);
     }
     const graph = buildBranchGraph(local.value, state.value, current);
     const budget = { left: TREE_NODE_BUDGET };
@@ -235,29 +191,27 @@ export const getBranchTreeTool = defineTool({
     const root = roots[0] as string;
     // A text that cannot fit even without the nodes is cut now: drawing 10,000 lines and
     // serialising them with their nodes only to throw both away is most of the call's time.
-    if (call.budget !== undefined && treeTextLowerBound(trees) > call.budget.bytes) {
-      return ok(await cutTreeText(root, trees, call.budget, ctx));
+    const { nodes, textBytes } = measureTrees(trees);
+    if (call.budget !== undefined && textBytes > call.budget.bytes) {
+      return ok(await cutTreeText(root, trees, call.budget, ctx, nodes));
     }
     return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
-  fit: fitBranchTree,
+  // Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText).
+  async fit(answer, budget, _args, ctx) {
+    const { nodes } = measureTrees(answer.branches);
+    const textOnly: BranchTreeOutput = {
+      ...answer,
+      branches: [],
+      truncated: true,
+      omitted: { branches: nodes },
+      hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
+    };
+    // Every character is at least a byte: a text longer than the budget need not be serialised to know.
+    if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
+    return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
+  },
 });
-
-/** Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText). */
-async function fitBranchTree(answer: BranchTreeOutput, budget: ReplyBudget, _args: unknown, ctx: Context) {
-  const nodes = countNodes(answer.branches);
-  const textOnly: BranchTreeOutput = {
-    root: answer.root,
-    tree_text: answer.tree_text,
-    branches: [],
-    truncated: true,
-    omitted: { branches: nodes },
-    hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
-  };
-  // Every character is at least a byte: a text longer than the budget need not be serialised to know.
-  if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
-  return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
-}
 
 /** The trees as text cut on whole lines to fit, keeping the checked-out branch's path and subtree. */
 async function cutTreeText(
@@ -265,7 +219,7 @@ async function cutTreeText(
   trees: TreeNode[],
   budget: ReplyBudget,
   ctx: Context,
-  nodes = countNodes(trees),
+  nodes: number,
 ): Promise<BranchTreeOutput> {
   const workspace = await openWorkspace(ctx);
   const head = workspace.ok ? await currentBranch(ctx, workspace.value) : null;
@@ -283,9 +237,9 @@ async function cutTreeText(
   });
   let room = budget.bytes - budget.size({ ...cutAnswer("", nodes), hint: hintFor(nodes) });
   let fitted = cutAnswer("", nodes);
+  const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
   // The line costs are estimates from above; a second pass with the overshoot taken off settles it.
   for (let attempt = 0; attempt < 4 && room > 0; attempt++) {
-    const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
     const cut = cutTrees(trees, focus, room - closingRoom);
     const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
     fitted = {
@@ -319,13 +273,10 @@ export const listBranchesTool = defineTool({
   input: v.object({
     // No descriptions: tools/list must stay within 10 KB, and a cut page's hint says how to use them.
     query: v.optional(v.pipe(v.string(), v.maxLength(256), unpublished("maxLength"))),
-    limit: v.optional(
-      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIST_LIMIT), unpublished("minimum", "maximum")),
-    ),
+    limit: v.optional(v.pipe(integerIn(1, MAX_LIST_LIMIT), unpublished("minimum", "maximum"))),
     cursor: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"))),
   }),
   output: ListBranchesOutputSchema,
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler(args, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -336,29 +287,26 @@ export const listBranchesTool = defineTool({
     let query = args.query ?? null;
     if (args.cursor !== undefined) {
       const decoded = decodeCursor(args.cursor, repository);
+      const refuse = (message: string, hint: string) =>
+        err(toolError("invalid_params", message, `${hint}, or start again without cursor.`));
       if (!decoded.ok) {
-        return err(
-          toolError(
-            "invalid_params",
-            `cursor cannot be used: ${decoded.why}`,
-            "Pass next_cursor exactly as the previous list_branches page gave it, or start again without cursor.",
-          ),
+        return refuse(
+          `cursor cannot be used: ${decoded.why}`,
+          "Pass next_cursor exactly as the previous list_branches page gave it",
         );
       }
-      if (query !== null && query !== decoded.value.query) {
-        return err(
-          toolError(
-            "invalid_params",
-            `cursor pages through ${decoded.value.query === null ? "every branch" : `query ${JSON.stringify(decoded.value.query)}`}, not query ${JSON.stringify(query)}`,
-            "Keep the query of the first page while following next_cursor, or start again without cursor.",
-          ),
+      const paged = decoded.value.query;
+      if (query !== null && query !== paged) {
+        return refuse(
+          `cursor pages through ${paged === null ? "every branch" : `query ${JSON.stringify(paged)}`}, not query ${JSON.stringify(query)}`,
+          "Keep the query of the first page while following next_cursor",
         );
       }
-      after = decoded.value.after;
-      query = decoded.value.query;
+      ({ after, query } = decoded.value);
     }
     const names = matchingBranches(state, query);
-    const start = after === null ? 0 : firstAfter(names, after);
+    const at = after === null ? 0 : sortedIndex(names, after);
+    const start = names[at] === after ? at + 1 : at;
     const end = args.limit === undefined ? names.length : Math.min(names.length, start + args.limit);
     const branches = names.slice(start, end).map((name) => branchRecord(state, name));
     if (end === names.length) return ok({ branches });
@@ -412,18 +360,6 @@ function matchingBranches(state: TwigState, query: string | null): string[] {
   );
 }
 
-/** Index of the first name byte-wise after `after` in a byte-wise sorted list. */
-function firstAfter(sorted: readonly string[], after: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareBytewise(sorted[middle] as string, after) <= 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 const listRepositories = defineTool({
   name: "list_repositories",
   title: "Registered repositories",
@@ -433,16 +369,10 @@ const listRepositories = defineTool({
   input: NoParamsSchema,
   output: v.object({
     repositories: v.array(
-      v.object({
-        name: v.string(),
-        path: v.string(),
-        exists: v.boolean(),
-        is_default: v.optional(v.literal(true)),
-      }),
+      v.object({ name: v.string(), path: v.string(), exists: v.boolean(), is_default: v.optional(v.literal(true)) }),
     ),
     default_repository: v.nullable(v.string()),
   }),
-  annotations: LOCAL_ANNOTATIONS,
   async handler(_args, ctx) {
     const registry = await loadRegistry(ctx);
     if (!registry.ok) return registry;
@@ -478,6 +408,7 @@ const WorktreeSchema = v.object({
   locked: v.optional(v.literal(true)),
   prunable: v.optional(v.literal(true)),
 });
+type Worktree = v.InferOutput<typeof WorktreeSchema>;
 
 export const getWorktreesTool = defineTool({
   name: "get_worktrees",
@@ -487,7 +418,6 @@ export const getWorktreesTool = defineTool({
   group: "local",
   input: NoParamsSchema,
   output: v.object({ worktrees: v.array(WorktreeSchema) }),
-  annotations: LOCAL_ANNOTATIONS,
   repoScoped: true,
   async handler(_args, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -497,54 +427,39 @@ export const getWorktreesTool = defineTool({
     if (!live.ok) return live;
     // twig's record and git's admin dir usually name the same path, which needs no `stat`; other
     // paths are compared by the directory they reach, found only when needed.
-    const liveByPath = new Map<string, LiveWorktree>();
-    for (const worktree of live.value) liveByPath.set(trimmedPath(worktree.path), worktree);
-    let liveById: Map<string, LiveWorktree> | undefined;
+    const liveByPath = new Map(live.value.map((worktree) => [trimmedPath(worktree.path), worktree]));
+    let liveById: Map<string | null, LiveWorktree> | undefined;
     const twinOf = async (path: string): Promise<LiveWorktree | undefined> => {
       const same = liveByPath.get(path);
       if (same !== undefined) return same;
       const id = await directoryId(path);
       if (id === null) return undefined;
-      if (liveById === undefined) {
-        liveById = new Map();
-        for (const [livePath, worktree] of liveByPath) {
-          const liveId = await directoryId(livePath);
-          if (liveId !== null) liveById.set(liveId, worktree);
-        }
-      }
+      liveById ??= new Map(
+        await Promise.all(
+          [...liveByPath].map(async ([livePath, worktree]) => [await directoryId(livePath), worktree] as const),
+        ),
+      );
       return liveById.get(id);
     };
-
-    type Worktree = v.InferOutput<typeof WorktreeSchema>;
-    const entry = (
-      name: string,
-      path: string,
-      branch: string | null,
-      source: Worktree["source"],
-      git?: LiveWorktree,
-    ) => ({
-      name,
-      path,
-      branch,
-      source,
-      ...(git?.locked ? { locked: true as const } : {}),
-      ...(git?.prunable ? { prunable: true as const } : {}),
-    });
-    const result: Worktree[] = [];
+    const worktrees: Worktree[] = [];
     const matched = new Set<LiveWorktree>();
-    for (const record of state.worktrees) {
-      const twin = await twinOf(trimmedPath(record.path));
-      if (twin) matched.add(twin);
-      result.push(entry(record.name, record.path, record.branch, twin ? "twig+git" : "twig", twin));
+    for (const { name, path, branch } of state.worktrees) {
+      const git = await twinOf(trimmedPath(path));
+      if (git) matched.add(git);
+      worktrees.push({ name, path, branch, source: git ? "twig+git" : "twig", ...gitFlags(git) });
     }
     for (const git of live.value) {
       if (matched.has(git)) continue;
       const branch = git.head?.kind === "branch" ? git.head.branch : null;
-      result.push(entry(git.id, git.path, branch, "git", git));
+      worktrees.push({ name: git.id, path: git.path, branch, source: "git", ...gitFlags(git) });
     }
-    return ok({ worktrees: result });
+    return ok({ worktrees });
   },
 });
+
+function gitFlags(git: LiveWorktree | undefined) {
+  return { ...(git?.locked ? { locked: true as const } : {}), ...(git?.prunable ? { prunable: true as const } : {}) };
+}
 
 /** A worktree path without its trailing slashes, as git and twig may each write it. */
 function trimmedPath(path: string): string {

@@ -4,14 +4,17 @@ import { checkBranchName } from "../git/refname.ts";
 /** A branch name as git accepts it, checked first: `../../etc/passwd` or `-x` never reach a path. */
 export const BranchNameSchema = v.pipe(
   v.string(),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const reason = checkBranchName(dataset.value);
-    if (reason !== null) addIssue({ message: `not a valid git branch name (${reason})` });
-  }),
+  v.check(
+    (name) => checkBranchName(name) === null,
+    (issue) => `not a valid git branch name (${checkBranchName(issue.input)})`,
+  ),
 );
 
 export const NoParamsSchema = v.object({});
+
+export function integerIn(min: number, max: number) {
+  return v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+}
 
 /** The `repo` selector of repository-scoped tools and of prompts. */
 export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path.";

@@ -3,11 +3,11 @@ import type { TwigState } from "./state.ts";
 
 /** Upstream's branch metadata record; absent keys are omitted, never `null` (§8.5). */
 export const BranchRecordSchema = v.object({
-  branch: v.pipe(v.string(), v.description("Branch name.")),
-  jira_issue: v.optional(v.pipe(v.string(), v.description("Linked Jira issue key."))),
-  pr_number: v.optional(v.pipe(v.number(), v.description("Linked GitHub pull request number."))),
-  parent_branch: v.optional(v.pipe(v.string(), v.description("First declared parent branch in the stack."))),
-  created_at: v.optional(v.pipe(v.string(), v.description("When twig started tracking the branch."))),
+  branch: v.string(),
+  jira_issue: v.optional(v.string()),
+  pr_number: v.optional(v.number()),
+  parent_branch: v.optional(v.string()),
+  created_at: v.optional(v.string()),
 });
 export type BranchRecord = v.InferOutput<typeof BranchRecordSchema>;
 

@@ -2,9 +2,6 @@ import { compareBytewise } from "../git/bytewise.ts";
 import type { TwigState } from "./state.ts";
 
 export interface BranchGraph {
-  /** Local branches, byte-wise sorted. */
-  nodes: readonly string[];
-  has(branch: string): boolean;
   /** Children in byte-wise order (declared dependencies plus orphans under the default root). */
   childrenOf(branch: string): readonly string[];
   /** Trees to render when no root is named, in twig's candidate order (§4.4). */
@@ -18,9 +15,7 @@ export function buildBranchGraph(
   state: TwigState,
   current: string | null,
 ): BranchGraph {
-  const nodes = branchSet(localBranches);
-  const declared = declaredParents(state);
-
+  const nodes = new Set(localBranches);
   const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
   const defaultRoot = flagged && nodes.has(flagged.branch) ? flagged.branch : null;
   const configuredRoots = new Set(state.roots.map((root) => root.branch));
@@ -33,8 +28,10 @@ export function buildBranchGraph(
   };
   for (const node of localBranches) {
     let attached = false;
-    for (const parent of declared.get(node) ?? NO_PARENTS) {
-      if (!nodes.has(parent)) continue;
+    const parents = state.parentsOf(node);
+    for (const [index, parent] of parents.entries()) {
+      // A parent declared twice is one edge.
+      if (!nodes.has(parent) || parents.indexOf(parent) < index) continue;
       addChild(parent, node);
       attached = true;
     }
@@ -43,31 +40,11 @@ export function buildBranchGraph(
       addChild(defaultRoot, node);
     }
   }
-
   return {
-    nodes: localBranches,
-    has: (branch) => nodes.has(branch),
     childrenOf: (branch) => children.get(branch) ?? [],
     rootCandidates: rootCandidates(localBranches, state, current),
     defaultRoot,
   };
-}
-
-const NO_PARENTS: readonly string[] = [];
-
-/** Each branch's declared parents in file order, each once. */
-function declaredParents(state: TwigState): ReadonlyMap<string, readonly string[]> {
-  const parents = new Map<string, string[]>();
-  for (const { child, parent } of state.dependencies) {
-    const list = parents.get(child);
-    if (!list) parents.set(child, [parent]);
-    else if (!list.includes(parent)) list.push(parent);
-  }
-  return parents;
-}
-
-export function branchSet(localBranches: readonly string[]): ReadonlySet<string> {
-  return new Set(localBranches);
 }
 
 /** The roots drawn when none is named (§4.4): configured ones, else the checked-out branch, else the first. */
@@ -84,16 +61,18 @@ export function configuredRoots(sorted: readonly string[], state: TwigState): st
   return [...new Set(state.roots.map((root) => root.branch))].filter((branch) => includesSorted(sorted, branch));
 }
 
-/** Binary search in a byte-wise sorted list: the few roots are looked up without a set of every branch. */
-function includesSorted(sorted: readonly string[], name: string): boolean {
+/** Where `name` is, or would go, in a byte-wise sorted list (binary search: no set of every branch). */
+export function sortedIndex(sorted: readonly string[], name: string): number {
   let low = 0;
-  let high = sorted.length - 1;
-  while (low <= high) {
+  let high = sorted.length;
+  while (low < high) {
     const middle = (low + high) >>> 1;
-    const order = compareBytewise(sorted[middle] as string, name);
-    if (order === 0) return true;
-    if (order < 0) low = middle + 1;
-    else high = middle - 1;
+    if (compareBytewise(sorted[middle] as string, name) < 0) low = middle + 1;
+    else high = middle;
   }
-  return false;
+  return low;
+}
+
+export function includesSorted(sorted: readonly string[], name: string): boolean {
+  return sorted[sortedIndex(sorted, name)] === name;
 }

@@ -15,47 +15,30 @@ export const BranchMetadataSchema = v.object({
   created_at: v.optional(v.string()),
 });
 
-export const WorktreeRecordSchema = v.object({
-  name: v.string(),
-  path: v.string(),
-  branch: v.string(),
-  created_at: v.optional(v.string()),
-});
-
-export const DependencySchema = v.object({
-  child: v.string(),
-  parent: v.string(),
-});
-
-export const RootBranchSchema = v.object({
-  branch: v.string(),
-  is_default: v.optional(v.boolean(), false),
-});
-
 export const StateFileSchema = v.object({
   version: v.optional(v.number()),
   updated_at: v.optional(v.string()),
-  worktrees: v.optional(v.array(WorktreeRecordSchema), []),
+  worktrees: v.optional(
+    v.array(v.object({ name: v.string(), path: v.string(), branch: v.string(), created_at: v.optional(v.string()) })),
+    [],
+  ),
   // Validated entry by entry (see state.ts): a record schema would silently drop branches
   // named `constructor` or `__proto__`, which are valid git branch names.
   branches: v.optional(v.custom<Record<string, unknown>>(isPlainObject, "Expected an object"), {}),
-  dependencies: v.optional(v.array(DependencySchema), []),
-  root_branches: v.optional(v.array(RootBranchSchema), []),
+  dependencies: v.optional(v.array(v.object({ child: v.string(), parent: v.string() })), []),
+  root_branches: v.optional(v.array(v.object({ branch: v.string(), is_default: v.optional(v.boolean(), false) })), []),
 });
 
-export const RegistryEntrySchema = v.object({
-  path: v.string(),
-  name: v.string(),
-  last_fetch: v.nullish(v.string(), null),
-});
+export const RegistryFileSchema = v.array(
+  v.object({ path: v.string(), name: v.string(), last_fetch: v.nullish(v.string(), null) }),
+);
 
-export const RegistryFileSchema = v.array(RegistryEntrySchema);
-
+type StateFile = v.InferOutput<typeof StateFileSchema>;
 export type BranchMetadata = v.InferOutput<typeof BranchMetadataSchema>;
-export type WorktreeRecord = v.InferOutput<typeof WorktreeRecordSchema>;
-export type Dependency = v.InferOutput<typeof DependencySchema>;
-export type RootBranch = v.InferOutput<typeof RootBranchSchema>;
-export type RegistryEntry = v.InferOutput<typeof RegistryEntrySchema>;
+export type WorktreeRecord = StateFile["worktrees"][number];
+export type Dependency = StateFile["dependencies"][number];
+export type RootBranch = StateFile["root_branches"][number];
+export type RegistryEntry = v.InferOutput<typeof RegistryFileSchema>[number];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

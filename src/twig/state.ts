@@ -108,6 +108,7 @@ export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
   return ok(buildState(branches, parsed.output.dependencies, parsed.output.root_branches, parsed.output.worktrees));
 }
 
+/** Parents indexed by child, and the names and Jira keys twig would not write, found once per parsed file. */
 function buildState(
   branches: Map<string, BranchMetadata>,
   dependencies: Dependency[],
@@ -115,27 +116,6 @@ function buildState(
   worktrees: WorktreeRecord[],
 ): TwigState {
   const parents = new Map<string, string[]>();
-  for (const { child, parent } of dependencies) {
-    const list = parents.get(child);
-    if (list) list.push(parent);
-    else parents.set(child, [parent]);
-  }
-  return {
-    branches,
-    dependencies,
-    roots,
-    worktrees,
-    parentsOf: (branch) => parents.get(branch) ?? [],
-    ...checkedText(branches, dependencies, roots),
-  };
-}
-
-/** Names and Jira keys twig would not write: checked once per parsed file, not per prompt. */
-function checkedText(
-  branches: ReadonlyMap<string, BranchMetadata>,
-  dependencies: readonly Dependency[],
-  roots: readonly RootBranch[],
-): Pick<TwigState, "invalidNames" | "invalidJiraKeys"> {
   const invalidNames = new Set<string>();
   const invalidJiraKeys = new Set<string>();
   const checkName = (name: string) => {
@@ -149,7 +129,11 @@ function checkedText(
   for (const { child, parent } of dependencies) {
     checkName(child);
     checkName(parent);
+    const list = parents.get(child);
+    if (list) list.push(parent);
+    else parents.set(child, [parent]);
   }
   for (const { branch } of roots) checkName(branch);
-  return { invalidNames, invalidJiraKeys };
+  const parentsOf = (branch: string) => parents.get(branch) ?? [];
+  return { branches, dependencies, roots, worktrees, parentsOf, invalidNames, invalidJiraKeys };
 }

@@ -35,7 +35,7 @@ export const MAX_TREE_DEPTH = 48;
 
 /**
  * Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and
- * {@link MAX_TREE_DEPTH}) levels deep. An explicit stack: a deep chain cannot overflow the call stack.
+ * {@link MAX_TREE_DEPTH}) levels deep: the cap also bounds the recursion here and below.
  */
 export function buildTree(
   graph: BranchGraph,
@@ -46,75 +46,49 @@ export function buildTree(
 ): TreeNode {
   const limit = Math.min(maxDepth, MAX_TREE_DEPTH);
   const onPath = new Set<string>();
-  const makeNode = (branch: string): TreeNode => {
+  const expand = (branch: string, depth: number): TreeNode => {
     budget.left--;
     const node: TreeNode = { branch, children: [] };
     const meta = state.branches.get(branch);
     if (meta?.jira_issue != null) node.jira_issue = meta.jira_issue;
     if (meta?.github_pr != null) node.pr_number = meta.github_pr;
+    if (onPath.has(branch)) {
+      node.cycle = true;
+      return node;
+    }
+    const children = graph.childrenOf(branch);
+    if (depth >= limit) {
+      if (children.length > 0) node.truncated = true;
+      return node;
+    }
+    onPath.add(branch);
+    for (const child of children) {
+      if (budget.left <= 0) {
+        node.truncated = true;
+        break;
+      }
+      node.children.push(expand(child, depth + 1));
+    }
+    onPath.delete(branch);
     return node;
   };
-  interface Frame {
-    node: TreeNode;
-    children: readonly string[];
-    next: number;
-  }
-  const stack: Frame[] = [];
-  const enter = (node: TreeNode) => {
-    if (onPath.has(node.branch)) {
-      node.cycle = true;
-      return;
-    }
-    const children = graph.childrenOf(node.branch);
-    if (stack.length >= limit) {
-      if (children.length > 0) node.truncated = true;
-      return;
-    }
-    onPath.add(node.branch);
-    stack.push({ node, children, next: 0 });
+  return expand(root, 0);
+}
+
+/**
+ * Nodes in the trees, each occurrence counted (a diamond's shared subtree is drawn under each
+ * parent), and a lower bound on their text as JSON string bytes, cheaper than drawing it.
+ */
+export function measureTrees(trees: readonly TreeNode[]): { nodes: number; textBytes: number } {
+  let nodes = 0;
+  let textBytes = 0;
+  const walk = (node: TreeNode, depth: number) => {
+    nodes++;
+    textBytes += node.branch.length + depth * 4 + 2;
+    for (const child of node.children) walk(child, depth + 1);
   };
-  const top = makeNode(root);
-  enter(top);
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1] as Frame;
-    if (frame.next >= frame.children.length) {
-      onPath.delete(frame.node.branch);
-      stack.pop();
-      continue;
-    }
-    if (budget.left <= 0) {
-      frame.node.truncated = true;
-      frame.next = frame.children.length;
-      continue;
-    }
-    const child = makeNode(frame.children[frame.next++] as string);
-    frame.node.children.push(child);
-    enter(child);
-  }
-  return top;
-}
-
-/** A lower bound on the trees' text as JSON string bytes, cheaper than drawing it. */
-export function treeTextLowerBound(trees: readonly TreeNode[]): number {
-  let total = 0;
-  const stack: Array<[TreeNode, number]> = trees.map((tree) => [tree, 0]);
-  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
-    const [node, depth] = entry;
-    total += node.branch.length + depth * 4 + 2;
-    for (const child of node.children) stack.push([child, depth + 1]);
-  }
-  return total;
-}
-
-/** Nodes in the trees, each occurrence counted (a diamond's shared subtree is drawn under each parent). */
-export function countNodes(trees: readonly TreeNode[]): number {
-  let total = 0;
-  const stack = [...trees];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    total++;
-    for (const child of node.children) stack.push(child);
-  }
-  return total;
+  for (const tree of trees) walk(tree, 0);
+  return { nodes, textBytes };
 }
 
 /**
@@ -127,22 +101,13 @@ export function cutTrees(
   focus: string | null,
   room: number,
 ): { trees: TreeNode[]; omitted: number } {
-  interface Line {
-    node: TreeNode;
-    parent: number;
-    depth: number;
-  }
+  type Line = { node: TreeNode; parent: number; depth: number };
   const lines: Line[] = [];
-  const stack: Array<[TreeNode, number, number]> = [];
-  for (const tree of trees) {
-    stack.push([tree, -1, 0]);
-    while (stack.length > 0) {
-      const [node, parent, depth] = stack.pop() as [TreeNode, number, number];
-      const index = lines.length;
-      lines.push({ node, parent, depth });
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as TreeNode, index, depth + 1]);
-    }
-  }
+  const walk = (node: TreeNode, parent: number, depth: number) => {
+    const index = lines.push({ node, parent, depth }) - 1;
+    for (const child of node.children) walk(child, index, depth + 1);
+  };
+  for (const tree of trees) walk(tree, -1, 0);
   // A line's cost is worked out only when it is weighed: a 10,000-line tree cut to a few hundred
   // lines never draws the rest.
   const costs = new Float64Array(lines.length).fill(-1);
@@ -156,9 +121,11 @@ export function cutTrees(
   };
   const kept = new Uint8Array(lines.length);
   let used = 0;
+  let omitted = lines.length;
   const keep = (index: number) => {
     if (kept[index]) return;
     kept[index] = 1;
+    omitted--;
     used += costOf(index);
   };
   for (let i = 0; i < lines.length; i++) if ((lines[i] as Line).depth === 0) keep(i);
@@ -178,30 +145,17 @@ export function cutTrees(
     if (used + costOf(i) > room) break;
     keep(i);
   }
-  let omitted = 0;
-  for (let i = 0; i < lines.length; i++) if (!kept[i]) omitted++;
-  // Pre-order numbering: a node's first child is the next line, its next sibling comes after its subtree.
-  const sizes = new Uint32Array(lines.length);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    sizes[i] = (sizes[i] as number) + 1;
-    const parent = (lines[i] as Line).parent;
-    if (parent >= 0) sizes[parent] = (sizes[parent] as number) + (sizes[i] as number);
+  // In drawing order a kept line is its parent's next kept child; a dropped one marks its parent.
+  const copies: Array<TreeNode | undefined> = [];
+  const cut: TreeNode[] = [];
+  for (const [index, { node, parent }] of lines.entries()) {
+    const copy: TreeNode | undefined = kept[index] ? { ...node, children: [] } : undefined;
+    copies.push(copy);
+    const above = copies[parent];
+    if (parent < 0) cut.push(copy as TreeNode);
+    else if (above && copy) above.children.push(copy);
+    else if (above) above.truncated = true;
   }
-  let next = 0;
-  const rebuild = (): TreeNode => {
-    const index = next++;
-    const { node } = lines[index] as Line;
-    const copy: TreeNode = { ...node, children: [] };
-    for (let c = 0; c < node.children.length; c++) {
-      if (kept[next]) copy.children.push(rebuild());
-      else {
-        next += sizes[next] as number;
-        copy.truncated = true;
-      }
-    }
-    return copy;
-  };
-  const cut = trees.map(() => rebuild());
   return { trees: cut, omitted };
 }
 
@@ -220,28 +174,19 @@ function jsonStringBytes(text: string): number {
 export function renderTreeText(root: TreeNode): string {
   let text = `${line(root)}\n`;
   let cutByDepth = false;
-  const stack: Array<{ node: TreeNode; prefix: string; index: number; depth: number }> = [
-    { node: root, prefix: "", index: 0, depth: 0 },
-  ];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1] as (typeof stack)[number];
-    const children = frame.node.children;
-    if (frame.index >= children.length) {
-      stack.pop();
-      continue;
+  const draw = (node: TreeNode, prefix: string, depth: number) => {
+    for (const [index, child] of node.children.entries()) {
+      const last = index === node.children.length - 1;
+      // A deep tree's text grows with its depth squared: whatever built the nodes, stop at the cap.
+      const atCap = depth + 1 >= MAX_TREE_DEPTH;
+      const hidden = atCap && child.children.length > 0;
+      const mark = hidden && !child.truncated ? " [truncated]" : "";
+      text += `${prefix}${last ? "└── " : "├── "}${line(child)}${mark}\n`;
+      if (atCap && (hidden || child.truncated)) cutByDepth = true;
+      if (!atCap) draw(child, prefix + (last ? "    " : "│   "), depth + 1);
     }
-    const child = children[frame.index++] as TreeNode;
-    const last = frame.index === children.length;
-    // A deep tree's text grows with its depth squared: whatever built the nodes, stop at the cap.
-    const atCap = frame.depth + 1 >= MAX_TREE_DEPTH;
-    const hidden = atCap && child.children.length > 0;
-    const mark = hidden && !child.truncated ? " [truncated]" : "";
-    text += `${frame.prefix}${last ? "└── " : "├── "}${line(child)}${mark}\n`;
-    if (atCap && (hidden || child.truncated)) cutByDepth = true;
-    if (child.children.length > 0 && !atCap) {
-      stack.push({ node: child, prefix: frame.prefix + (last ? "    " : "│   "), index: 0, depth: frame.depth + 1 });
-    }
-  }
+  };
+  draw(root, "", 0);
   if (cutByDepth) {
     text += `(deeper than ${MAX_TREE_DEPTH} levels not shown: pass a [truncated] branch as the root to see below it)\n`;
   }
@@ -249,16 +194,12 @@ export function renderTreeText(root: TreeNode): string {
 }
 
 function line(node: TreeNode): string {
-  let text = inline(node.branch) + annotation(node);
+  const { jira_issue: raw, pr_number: pr } = node;
+  // `""` is shown as twig shows it (` ()`); anything but a key twig writes is quoted.
+  const links = raw === undefined ? [] : [raw === "" || STORED_JIRA_KEY.test(raw) ? raw : quoted(raw, 80)];
+  if (pr !== undefined) links.push(`#${pr}`);
+  let text = inline(node.branch) + (links.length > 0 ? ` (${links.join(", ")})` : "");
   if (node.cycle) text += " [cycle]";
   if (node.truncated) text += " [truncated]";
   return text;
-}
-
-function annotation(node: TreeNode): string {
-  const { jira_issue: raw, pr_number: pr } = node;
-  if (raw === undefined) return pr !== undefined ? ` (#${pr})` : "";
-  // `""` is shown as twig shows it (` ()`); anything but a key twig writes is quoted.
-  const issue = raw === "" || STORED_JIRA_KEY.test(raw) ? raw : quoted(raw, 80);
-  return pr !== undefined ? ` (${issue}, #${pr})` : ` (${issue})`;
 }
