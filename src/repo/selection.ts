@@ -3,7 +3,7 @@ import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { canonicalPath as canonicalOrCause, discoverRepository, type RepoLocation } from "../git/discover.ts";
+import { canonicalOrNull as canonicalPath, discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
@@ -195,9 +195,4 @@ function invalid(message: string, hint: string): Result<never> {
 function isInside(path: string, base: string): boolean {
   const rel = relative(base, path);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-async function canonicalPath(path: string): Promise<string | null> {
-  const canonical = await canonicalOrCause(path);
-  return canonical.ok ? canonical.path : null;
 }
