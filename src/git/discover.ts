@@ -70,11 +70,17 @@ async function probeDotGit(dir: string): Promise<Result<GitDirs | null>> {
   // In a canonical directory only a symlinked `.git` needs resolving.
   if (info?.isDirectory()) return ok(await asGitDir(path, !entry?.isSymbolicLink()));
   if (!info?.isFile()) return ok(null);
-  const target = await readGitFile(path, dir);
-  if (target.kind === "missing") return ok(null);
-  if (target.kind === "invalid") return noRepo(target.reason);
-  const found = await asGitDir(target.path);
-  return found ? ok(found) : noRepo(`${path} points to ${target.path}, which is not a git directory`);
+  // A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative
+  // to its directory unless absolute.
+  const content = readPointerLine(path);
+  if (!content.ok) return content;
+  if (content.value === null) return ok(null);
+  if (!content.value.startsWith("gitdir: ")) return noRepo(`${path} does not start with 'gitdir: '`);
+  const target = content.value.slice("gitdir: ".length);
+  if (target === "") return noRepo(`${path} names no directory`);
+  const gitDir = resolve(dir, target);
+  const found = await asGitDir(gitDir);
+  return found ? ok(found) : noRepo(`${path} points to ${gitDir}, which is not a git directory`);
 }
 
 /**
@@ -88,10 +94,9 @@ async function asGitDir(path: string, isCanonical = false): Promise<GitDirs | nu
   const head = await readLooseRef(join(gitDir, "HEAD"));
   if (head.kind !== "found") return null;
   if (head.value.kind === "symbolic" && !head.value.target.startsWith("refs/")) return null;
-  const pointer = await readPointerLine(join(gitDir, "commondir"));
-  let commonDir: string | null = gitDir;
-  if (typeof pointer === "string") commonDir = pointer === "" ? null : await canonicalOrNull(resolve(gitDir, pointer));
-  else if (pointer.kind === "invalid") return null;
+  const pointer = readPointerLine(join(gitDir, "commondir"));
+  if (!pointer.ok || pointer.value === "") return null;
+  const commonDir = pointer.value === null ? gitDir : await canonicalOrNull(resolve(gitDir, pointer.value));
   if (commonDir === null) return null;
   const hasStores = (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
   return hasStores ? { gitDir, commonDir } : null;
@@ -171,18 +176,6 @@ function checkRepositoryFormat(config: GitConfig, commonDir: string): ToolError 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
 const MAX_POINTER_FILE_BYTES = 1024 * 1024;
 
-type PointerRead = { kind: "found"; path: string } | { kind: "missing" } | { kind: "invalid"; reason: string };
-
-/** A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative to its directory unless absolute. */
-async function readGitFile(path: string, directory: string): Promise<PointerRead> {
-  const content = await readPointerLine(path);
-  if (typeof content !== "string") return content;
-  if (!content.startsWith("gitdir: ")) return { kind: "invalid", reason: `${path} does not start with 'gitdir: '` };
-  const target = content.slice("gitdir: ".length);
-  if (target === "") return { kind: "invalid", reason: `${path} names no directory` };
-  return { kind: "found", path: resolve(directory, target) };
-}
-
 /** Canonical form of an existing path, or why there is none. */
 async function canonicalPath(path: string): Promise<{ ok: true; path: string } | { ok: false; cause: string }> {
   try {
@@ -200,28 +193,28 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 /**
- * A small pointer file git writes (`.git`, `commondir`): a regular file of at most 1 MiB, as UTF-8.
- * A FIFO, a device or a huge file is `invalid`, never read. Only a trailing CR and LF are trimmed,
- * as git does, so a path may end in spaces.
+ * A small pointer file git writes (`.git`, `commondir`), `null` when missing: a regular file of at
+ * most 1 MiB, as UTF-8. A FIFO, a device or a huge file is refused, never read. Only a trailing CR
+ * and LF are trimmed, as git does, so a path may end in spaces.
  */
-async function readPointerLine(path: string): Promise<string | Exclude<PointerRead, { kind: "found" }>> {
+function readPointerLine(path: string): Result<string | null> {
   const read = readBounded(path, MAX_POINTER_FILE_BYTES);
   switch (read.kind) {
     case "missing":
-      return { kind: "missing" };
+      return ok(null);
     case "directory":
     case "special":
-      return { kind: "invalid", reason: `${path} is not a regular file` };
+      return noRepo(`${path} is not a regular file`);
     case "too-large":
-      return { kind: "invalid", reason: `${path} is too large` };
+      return noRepo(`${path} is too large`);
     case "unreadable":
-      return { kind: "invalid", reason: `cannot read ${path}: ${describeFsError(read.error)}` };
+      return noRepo(`cannot read ${path}: ${describeFsError(read.error)}`);
   }
   const text = decodeUtf8(read.bytes);
-  if (text === null) return { kind: "invalid", reason: `${path} is not UTF-8` };
+  if (text === null) return noRepo(`${path} is not UTF-8`);
   let end = text.length;
   while (end > 0 && (text[end - 1] === "\n" || text[end - 1] === "\r")) end--;
-  return text.slice(0, end);
+  return ok(text.slice(0, end));
 }
 
 /**
