@@ -49,8 +49,8 @@ async function readRef(repo: RepoLocation, refname: string, files: CachedFileRea
   if (perWorktree) return ok(null);
   const packed = await readPackedRefs(repo.commonDir, files);
   if (!packed.ok) return packed;
-  const entry = packed.value.get(refname);
-  return ok(entry === undefined ? null : { kind: "oid", oid: entry.oid });
+  const oid = packed.value.get(refname);
+  return ok(oid === undefined ? null : { kind: "oid", oid });
 }
 
 /**
