@@ -62,7 +62,7 @@ export function parseGitConfig(text: string): ConfigParse {
  * Far beyond any real config (a section per branch for 100,000 branches is about 8 MB); the parser
  * reads character by character on the event loop, so a larger file is refused rather than parsed.
  */
-export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /** The repository's shared config file (`<commonDir>/config`). */
 export function repoConfigPath(repo: { commonDir: string }): string {
@@ -100,7 +100,7 @@ export function parseConfigBool(value: string | undefined): boolean | null {
 }
 
 /** A key in its stored form: section and name lower-cased, the subsection (between the first and last dot) as written. */
-export function normalizeConfigKey(key: string): string {
+function normalizeConfigKey(key: string): string {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
   if (first === -1) return key.toLowerCase();

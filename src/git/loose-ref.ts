@@ -17,7 +17,7 @@ export type LooseRead =
  * A loose ref holds an object id or `ref: <name>`; anything much larger is not a ref, and is not
  * read into memory to find that out.
  */
-export const MAX_LOOSE_REF_BYTES = 64 * 1024;
+const MAX_LOOSE_REF_BYTES = 64 * 1024;
 
 /**
  * Parses a loose ref file as git does (`parse_loose_ref_contents`): `ref: <name>` for a symbolic
