@@ -29,8 +29,5 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * (10,000 branch names: about 1 ms instead of 6).
  */
 export function sortBytewise<T extends string>(list: T[]): T[] {
-  for (const item of list) {
-    if (SURROGATE.test(item)) return list.sort(compareBytewise);
-  }
-  return list.sort();
+  return list.some((item) => SURROGATE.test(item)) ? list.sort(compareBytewise) : list.sort();
 }

@@ -62,7 +62,7 @@ class IncludingReader {
   async read(path: string, depth: number): Promise<Result<readonly ConfigEntry[]>> {
     const file = await readConfigFile(path, this.ctx.files);
     if (!file.ok) return file;
-    const entries = file.value.entries();
+    const entries = file.value.entries;
     if (!entries.some(({ key }) => key === "include.path" || key.startsWith("includeif."))) return ok(entries);
     const merged: ConfigEntry[] = [];
     for (const entry of entries) {

@@ -10,11 +10,6 @@ export type ConfigEntry = { key: string; value: string };
 /** `error`: where parsing stopped on a line git would refuse ("bad config line"); entries before it are kept. */
 export type ConfigParse = { config: GitConfig; error: { line: number; message: string } | null };
 
-/** Parses git's config format; see {@link parseGitConfigChecked} for the position of a syntax error. */
-export function parseGitConfig(text: string): GitConfig {
-  return parseGitConfigChecked(text).config;
-}
-
 /**
  * Parses git's config format the way git's `config.c` does, character by character: section
  * headers `[section]`, `[section "subsection"]` (only `\` escapes inside the quotes), the legacy
@@ -23,7 +18,7 @@ export function parseGitConfig(text: string): GitConfig {
  * (one space per character) only between words; `\n`, `\t`, `\b`, `\\`, `\"` are the escapes and a
  * trailing `\` continues the line. `include` directives are not followed.
  */
-export function parseGitConfigChecked(text: string): ConfigParse {
+export function parseGitConfig(text: string): ConfigParse {
   const source = new Source(text.startsWith("\uFEFF") ? text.slice(1) : text);
   const entries: ConfigEntry[] = [];
   // Errors name the line where the bad header or key began, even if continuation lines followed.
@@ -67,7 +62,7 @@ export function parseGitConfigChecked(text: string): ConfigParse {
  * Far beyond any real config (a section per branch for 100,000 branches is about 8 MB); the parser
  * reads character by character on the event loop, so a larger file is refused rather than parsed.
  */
-export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /** The repository's shared config file (`<commonDir>/config`). */
 export function repoConfigPath(repo: { commonDir: string }): string {
@@ -76,7 +71,7 @@ export function repoConfigPath(repo: { commonDir: string }): string {
 
 /** Reads one config file (not following includes); a missing file is an empty config. */
 export async function readConfigFile(path: string, files: CachedFileReader): Promise<Result<GitConfig>> {
-  const read = await files.read(path, "git:config", (bytes) => parseGitConfigChecked(lenientUtf8.decode(bytes)), {
+  const read = await files.read(path, "git:config", (bytes) => parseGitConfig(lenientUtf8.decode(bytes)), {
     maxBytes: MAX_CONFIG_BYTES,
   });
   if (read.kind === "missing") return ok(new GitConfig([]));
@@ -105,7 +100,7 @@ export function parseConfigBool(value: string | undefined): boolean | null {
 }
 
 /** A key in its stored form: section and name lower-cased, the subsection (between the first and last dot) as written. */
-export function normalizeConfigKey(key: string): string {
+function normalizeConfigKey(key: string): string {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
   if (first === -1) return key.toLowerCase();
@@ -120,22 +115,16 @@ const lenientUtf8 = new TextDecoder("utf-8");
  * name are case-insensitive and stored lower-cased, the subsection is case-sensitive.
  */
 export class GitConfig {
-  readonly #entries: readonly ConfigEntry[];
   readonly #last = new Map<string, string>();
 
   /** `entries` in file order, keys in their stored form. */
-  constructor(entries: readonly ConfigEntry[]) {
-    this.#entries = entries;
+  constructor(readonly entries: readonly ConfigEntry[]) {
     for (const { key, value } of entries) this.#last.set(key, value);
   }
 
   /** The last value of `key`, as git reads single-valued keys. */
   get(key: string): string | undefined {
     return this.#last.get(normalizeConfigKey(key));
-  }
-
-  entries(): readonly ConfigEntry[] {
-    return this.#entries;
   }
 }
 

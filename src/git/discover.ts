@@ -1,9 +1,9 @@
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { type ToolError, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
-import { realpath, stat } from "../fs/local-fs.ts";
+import { lstatIfExists, realpath, stat, statIfExists } from "../fs/local-fs.ts";
 import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import { rtrimGitSpace } from "./git-space.ts";
 import { readLooseRef } from "./loose-ref.ts";
@@ -45,57 +45,81 @@ export async function discoverRepository(startDir: string, files: CachedFileRead
   let dir = start.path;
   for (;;) {
     const dotGit = await probeDotGit(dir);
-    if (dotGit.kind === "invalid") return noRepo(dotGit.reason);
-    if (dotGit.kind === "found") return locate(dotGit.path, dir, files);
-    if (await isGitDirectory(dir)) return locate(dir, null, files);
+    if (!dotGit.ok) return dotGit;
+    if (dotGit.value !== null) return locate(dotGit.value, dir, files);
+    const itself = await asGitDir(dir, true);
+    if (itself !== null) return locate(itself, null, files);
     const parent = dirname(dir);
     if (parent === dir) return noRepo(`No git repository found at or above ${startDir}`);
     dir = parent;
   }
 }
 
+/** A git dir and its common dir (itself unless a linked worktree's), both canonical. */
+type GitDirs = Pick<RepoLocation, "gitDir" | "commonDir">;
+
 /**
- * `<dir>/.git`. A `.git` directory that is not a git dir is passed over (git keeps walking up), but
- * a broken `.git` file stops the search, as it does in git ("invalid gitfile format").
+ * The git dir `<dir>/.git` leads to (`dir` canonical), `null` for none. A `.git` directory that is
+ * not a git dir is passed over (git keeps walking up), but a broken `.git` file stops the search,
+ * as it does in git ("invalid gitfile format").
  */
-async function probeDotGit(dir: string): Promise<PointerRead> {
+async function probeDotGit(dir: string): Promise<Result<GitDirs | null>> {
   const path = join(dir, ".git");
-  const info = await stat(path).catch(() => undefined);
-  if (info?.isDirectory()) return (await isGitDirectory(path)) ? { kind: "found", path } : { kind: "missing" };
-  if (!info?.isFile()) return { kind: "missing" };
-  const target = await readGitFile(path, dir);
-  if (target.kind !== "found" || (await isGitDirectory(target.path))) return target;
-  return { kind: "invalid", reason: `${path} points to ${target.path}, which is not a git directory` };
+  const entry = await lstatIfExists(path).catch(() => undefined);
+  const info = entry?.isSymbolicLink() ? await statIfExists(path).catch(() => undefined) : entry;
+  // In a canonical directory only a symlinked `.git` needs resolving.
+  if (info?.isDirectory()) return ok(await asGitDir(path, !entry?.isSymbolicLink()));
+  if (!info?.isFile()) return ok(null);
+  // A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative
+  // to its directory unless absolute.
+  const content = readPointerLine(path);
+  if (!content.ok) return content;
+  if (content.value === null) return ok(null);
+  if (!content.value.startsWith("gitdir: ")) return noRepo(`${path} does not start with 'gitdir: '`);
+  const target = content.value.slice("gitdir: ".length);
+  if (target === "") return noRepo(`${path} names no directory`);
+  const gitDir = resolve(dir, target);
+  const found = await asGitDir(gitDir);
+  return found ? ok(found) : noRepo(`${path} points to ${gitDir}, which is not a git directory`);
 }
 
-/** Fills in the common dir and work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself. */
+/**
+ * `path` as a git dir, by git's own test (`is_git_directory`): a HEAD that is a symbolic ref into
+ * refs/ or an object id, and `objects/` and `refs/` in the common dir, which a linked worktree's
+ * `commondir` file names (relative to the git dir unless absolute). `null` when it is not one.
+ */
+async function asGitDir(path: string, isCanonical = false): Promise<GitDirs | null> {
+  const gitDir = isCanonical ? path : await canonicalOrNull(path);
+  if (gitDir === null) return null;
+  const head = await readLooseRef(join(gitDir, "HEAD"));
+  if (head.kind !== "found") return null;
+  if (head.value.kind === "symbolic" && !head.value.target.startsWith("refs/")) return null;
+  const pointer = readPointerLine(join(gitDir, "commondir"));
+  if (!pointer.ok || pointer.value === "") return null;
+  const commonDir = pointer.value === null ? gitDir : await canonicalOrNull(resolve(gitDir, pointer.value));
+  if (commonDir === null) return null;
+  const hasStores = (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
+  return hasStores ? { gitDir, commonDir } : null;
+}
+
+/** Fills in the work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself. */
 async function locate(
-  foundGitDir: string,
+  { gitDir, commonDir }: GitDirs,
   dotGitOwner: string | null,
   files: CachedFileReader,
 ): Promise<Result<RepoLocation>> {
-  const gitDir = await canonicalPath(foundGitDir);
-  if (!gitDir.ok) return noRepo(`Cannot open ${foundGitDir}: ${gitDir.cause}`);
-  const pointer = await readCommonDirFile(gitDir.path);
-  if (pointer.kind === "invalid") return noRepo(pointer.reason);
-  let commonDir = gitDir.path;
-  if (pointer.kind === "found") {
-    const common = await canonicalPath(pointer.path);
-    if (!common.ok) return noRepo(`${gitDir.path}/commondir names ${pointer.path}: ${common.cause}`);
-    commonDir = common.path;
-  }
   const config = await readConfigFile(join(commonDir, "config"), files);
   if (!config.ok) return config;
   const unsupported = checkRepositoryFormat(config.value, commonDir);
   if (unsupported !== null) return err(unsupported);
 
-  const isLinkedWorktree = commonDir !== gitDir.path;
-  const workTree = await findWorkTree(gitDir.path, dotGitOwner, isLinkedWorktree ? null : config.value, files);
+  const isLinkedWorktree = commonDir !== gitDir;
+  const workTree = await findWorkTree(gitDir, dotGitOwner, isLinkedWorktree ? null : config.value, files);
   if (!workTree.ok) return workTree;
   if (workTree.value === null) {
-    return err(toolError("no_repo", `${gitDir.path} is a bare repository (no working tree)`, BARE_HINT));
+    return err(toolError("no_repo", `${gitDir} is a bare repository (no working tree)`, BARE_HINT));
   }
-  return ok({ gitDir: gitDir.path, commonDir, workTree: workTree.value, isLinkedWorktree });
+  return ok({ gitDir, commonDir, workTree: workTree.value, isLinkedWorktree });
 }
 
 /**
@@ -152,43 +176,8 @@ function checkRepositoryFormat(config: GitConfig, commonDir: string): ToolError 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
 const MAX_POINTER_FILE_BYTES = 1024 * 1024;
 
-type PointerRead = { kind: "found"; path: string } | { kind: "missing" } | { kind: "invalid"; reason: string };
-
-/**
- * Whether `dir` looks like a git directory, by git's own test (`is_git_directory`): a HEAD that is
- * a symbolic ref into refs/ or an object id, and `objects/` and `refs/` in the common dir.
- */
-async function isGitDirectory(dir: string): Promise<boolean> {
-  const head = await readLooseRef(join(dir, "HEAD"));
-  if (head.kind !== "found") return false;
-  if (head.value.kind === "symbolic" && !head.value.target.startsWith("refs/")) return false;
-  const common = await readCommonDirFile(dir);
-  if (common.kind === "invalid") return false;
-  const commonDir = common.kind === "found" ? common.path : dir;
-  return (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
-}
-
-/** The `commondir` file of a linked worktree's git dir: the shared git dir, relative to `gitDir` unless absolute. */
-async function readCommonDirFile(gitDir: string): Promise<PointerRead> {
-  const file = join(gitDir, "commondir");
-  const path = await readPointerLine(file);
-  if (typeof path !== "string") return path;
-  if (path === "") return { kind: "invalid", reason: `${file} is empty` };
-  return { kind: "found", path: isAbsolute(path) ? path : join(gitDir, path) };
-}
-
-/** A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative to its directory unless absolute. */
-async function readGitFile(path: string, directory: string): Promise<PointerRead> {
-  const content = await readPointerLine(path);
-  if (typeof content !== "string") return content;
-  if (!content.startsWith("gitdir: ")) return { kind: "invalid", reason: `${path} does not start with 'gitdir: '` };
-  const target = content.slice("gitdir: ".length);
-  if (target === "") return { kind: "invalid", reason: `${path} names no directory` };
-  return { kind: "found", path: resolve(directory, target) };
-}
-
 /** Canonical form of an existing path, or why there is none. */
-export async function canonicalPath(path: string): Promise<{ ok: true; path: string } | { ok: false; cause: string }> {
+async function canonicalPath(path: string): Promise<{ ok: true; path: string } | { ok: false; cause: string }> {
   try {
     return { ok: true, path: await realpath(path) };
   } catch (error) {
@@ -196,33 +185,36 @@ export async function canonicalPath(path: string): Promise<{ ok: true; path: str
   }
 }
 
+/** Canonical form of an existing path; `null` when there is none. */
+export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
+
 async function isDirectory(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
 /**
- * A small pointer file git writes (`.git`, `commondir`): a regular file of at most 1 MiB, as UTF-8.
- * A FIFO, a device or a huge file is `invalid`, never read. Only a trailing CR and LF are trimmed,
- * as git does, so a path may end in spaces.
+ * A small pointer file git writes (`.git`, `commondir`), `null` when missing: a regular file of at
+ * most 1 MiB, as UTF-8. A FIFO, a device or a huge file is refused, never read. Only a trailing CR
+ * and LF are trimmed, as git does, so a path may end in spaces.
  */
-async function readPointerLine(path: string): Promise<string | Exclude<PointerRead, { kind: "found" }>> {
+function readPointerLine(path: string): Result<string | null> {
   const read = readBounded(path, MAX_POINTER_FILE_BYTES);
   switch (read.kind) {
     case "missing":
-      return { kind: "missing" };
+      return ok(null);
     case "directory":
     case "special":
-      return { kind: "invalid", reason: `${path} is not a regular file` };
+      return noRepo(`${path} is not a regular file`);
     case "too-large":
-      return { kind: "invalid", reason: `${path} is too large` };
+      return noRepo(`${path} is too large`);
     case "unreadable":
-      return { kind: "invalid", reason: `cannot read ${path}: ${describeFsError(read.error)}` };
+      return noRepo(`cannot read ${path}: ${describeFsError(read.error)}`);
   }
   const text = decodeUtf8(read.bytes);
-  if (text === null) return { kind: "invalid", reason: `${path} is not UTF-8` };
+  if (text === null) return noRepo(`${path} is not UTF-8`);
   let end = text.length;
   while (end > 0 && (text[end - 1] === "\n" || text[end - 1] === "\r")) end--;
-  return text.slice(0, end);
+  return ok(text.slice(0, end));
 }
 
 /**

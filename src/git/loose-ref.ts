@@ -17,7 +17,7 @@ export type LooseRead =
  * A loose ref holds an object id or `ref: <name>`; anything much larger is not a ref, and is not
  * read into memory to find that out.
  */
-export const MAX_LOOSE_REF_BYTES = 64 * 1024;
+const MAX_LOOSE_REF_BYTES = 64 * 1024;
 
 /**
  * Parses a loose ref file as git does (`parse_loose_ref_contents`): `ref: <name>` for a symbolic
@@ -38,37 +38,25 @@ export function parseLooseRef(bytes: Uint8Array): RefValue | null {
 }
 
 export async function readLooseRef(path: string): Promise<LooseRead> {
-  let info: Awaited<ReturnType<typeof lstatIfExists>>;
   try {
-    info = await lstatIfExists(path);
-  } catch (error) {
-    return absentOrUnreadable(error);
-  }
-  // A directory where the ref would be (`refs/heads/a` when `refs/heads/a/b` exists) means "no
-  // loose ref"; git then still consults packed-refs.
-  if (info === undefined || info.isDirectory()) return { kind: "missing" };
-  if (info.isSymbolicLink()) {
+    const info = await lstatIfExists(path);
+    // A directory where the ref would be (`refs/heads/a` when `refs/heads/a/b` exists) means "no
+    // loose ref"; git then still consults packed-refs.
+    if (info === undefined || info.isDirectory()) return { kind: "missing" };
     // Old git (core.preferSymlinkRefs) wrote symbolic refs as symlinks such as HEAD -> refs/heads/main.
-    try {
+    if (info.isSymbolicLink()) {
       const target = await readlink(path);
       if (target.startsWith("refs/")) return { kind: "found", value: { kind: "symbolic", target } };
-    } catch (error) {
-      return absentOrUnreadable(error);
     }
+  } catch (error) {
+    return absentOrUnreadable(error);
   }
   // Through a symlink, the target decides: one opened descriptor, `fstat`ed, so that a FIFO or a
   // device (a HEAD linked to /dev/zero) swapped in at any moment is refused, never read.
   const read = readBounded(path, MAX_LOOSE_REF_BYTES);
-  switch (read.kind) {
-    case "missing":
-    case "directory":
-      return { kind: "missing" };
-    case "special":
-    case "too-large":
-      return { kind: "malformed" };
-    case "unreadable":
-      return absentOrUnreadable(read.error);
-  }
+  if (read.kind === "missing" || read.kind === "directory") return { kind: "missing" };
+  if (read.kind === "unreadable") return absentOrUnreadable(read.error);
+  if (read.kind !== "found") return { kind: "malformed" }; // special or too large
   const parsed = parseLooseRef(read.bytes);
   return parsed === null ? { kind: "malformed" } : { kind: "found", value: parsed };
 }

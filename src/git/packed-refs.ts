@@ -5,45 +5,29 @@ import { unreadable } from "./hints.ts";
 import { leadingOid } from "./oid.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
-export interface PackedRef {
-  oid: string;
-  /** The object an annotated tag ultimately points to (a `^<oid>` line after the tag's line). */
-  peeled?: string;
-}
-
 const NEWLINE = 0x0a;
 
 /**
- * Parses `packed-refs`: an optional `# pack-refs with: <traits>` header, then `<oid> <refname>`
- * lines, each optionally followed by a `^<oid>` line giving the peeled tag. Lines git would reject
- * (bad oid, bad ref name, a stray `^` line) and names that are not UTF-8 are skipped rather than
- * failing the whole file, so one odd ref cannot hide every other branch.
+ * Parses `packed-refs` into ref name → object id: `<oid> <refname>` lines, after an optional
+ * `# pack-refs with: <traits>` header, each possibly followed by a `^<oid>` line giving the peeled
+ * tag, which nothing here needs. Lines git would reject (bad oid, bad ref name) and names that are
+ * not UTF-8 are skipped rather than failing the whole file, so one odd ref cannot hide every other
+ * branch.
  */
-export function parsePackedRefs(bytes: Uint8Array): Map<string, PackedRef> {
-  const refs = new Map<string, PackedRef>();
-  let last: PackedRef | null = null;
+export function parsePackedRefs(bytes: Uint8Array): Map<string, string> {
+  const refs = new Map<string, string>();
   let start = 0;
   while (start < bytes.length) {
     let end = bytes.indexOf(NEWLINE, start);
     if (end === -1) end = bytes.length;
     const line = decodeUtf8(bytes.subarray(start, end));
     start = end + 1;
-    if (line?.startsWith("#")) continue;
-    const previous = last;
-    last = null;
     if (line === null) continue;
-    if (line.startsWith("^")) {
-      const peeled = leadingOid(line.slice(1));
-      if (previous !== null && peeled !== null && peeled.length === line.length - 1) previous.peeled = peeled;
-      continue;
-    }
+    // The header and `^` lines start with no object id.
     const oid = leadingOid(line);
     if (oid === null || line.charAt(oid.length) !== " ") continue;
     const refname = line.slice(oid.length + 1);
-    if (checkRefnameFormat(refname) !== null) continue;
-    const ref: PackedRef = { oid };
-    refs.set(refname, ref);
-    last = ref;
+    if (checkRefnameFormat(refname) === null) refs.set(refname, oid);
   }
   return refs;
 }
@@ -52,7 +36,7 @@ export function parsePackedRefs(bytes: Uint8Array): Map<string, PackedRef> {
 export async function readPackedRefs(
   commonDir: string,
   files: CachedFileReader,
-): Promise<Result<ReadonlyMap<string, PackedRef>>> {
+): Promise<Result<ReadonlyMap<string, string>>> {
   const path = join(commonDir, "packed-refs");
   const read = await files.read(path, "git:packed-refs", parsePackedRefs);
   if (read.kind === "unreadable") return unreadable(path, read.cause);

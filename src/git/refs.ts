@@ -49,23 +49,19 @@ async function readRef(repo: RepoLocation, refname: string, files: CachedFileRea
   if (perWorktree) return ok(null);
   const packed = await readPackedRefs(repo.commonDir, files);
   if (!packed.ok) return packed;
-  const entry = packed.value.get(refname);
-  return ok(entry === undefined ? null : { kind: "oid", oid: entry.oid });
+  const oid = packed.value.get(refname);
+  return ok(oid === undefined ? null : { kind: "oid", oid });
 }
 
-export interface ResolvedRef {
-  /** The last ref in the symbolic chain: `refname` itself unless it was symbolic. */
-  refname: string;
-  /** Its object id, or `null` when that ref does not exist (an unborn branch). */
-  oid: string | null;
-}
-
-/** Follows symbolic refs from `refname` to the ref that holds an object id (or does not exist). */
+/**
+ * Follows symbolic refs from `refname` to the last ref of the chain (`refname` itself unless it is
+ * symbolic) and its object id, `null` when that ref does not exist (an unborn branch).
+ */
 export async function resolveRefChain(
   repo: RepoLocation,
   refname: string,
   files: CachedFileReader,
-): Promise<Result<ResolvedRef>> {
+): Promise<Result<{ refname: string; oid: string | null }>> {
   const hint = `Point it at a branch: git symbolic-ref ${refname} refs/heads/<branch>`;
   const broken = (problem: string) => err(toolError("internal", `Symbolic ref '${refname}' ${problem}`, hint));
   let current = refname;

@@ -14,7 +14,7 @@ export function remoteUrls(config: GitConfig): Remote[] {
   const urls = new Map<string, string | null>();
   // git groups insteadOf values under their base, bases in order of first appearance.
   const rewrites = new Map<string, string[]>();
-  for (const { key, value } of config.entries()) {
+  for (const { key, value } of config.entries) {
     // `section.subsection.name`, where the subsection (itself possibly dotted) is required here.
     const first = key.indexOf(".");
     const last = key.lastIndexOf(".");

@@ -4,8 +4,7 @@ import type { CachedFileReader } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { pathExists } from "../fs/local-fs.ts";
 import { compareBytewise } from "./bytewise.ts";
-import type { RepoLocation } from "./discover.ts";
-import { readWorktreeLink } from "./discover.ts";
+import { type RepoLocation, readWorktreeLink } from "./discover.ts";
 import { type Head, readHead } from "./head.ts";
 import { unreadable } from "./hints.ts";
 

@@ -3,7 +3,7 @@ import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { canonicalPath as canonicalOrCause, discoverRepository, type RepoLocation } from "../git/discover.ts";
+import { canonicalOrNull as canonicalPath, discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
@@ -17,19 +17,16 @@ type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
  * only if the user exposed it (registered with twig, inside a root, or the default).
  */
 export class ExposedRepoSelector implements RepoSelector {
-  readonly #ctx: SelectorContext;
-  readonly #startup: Result<string>;
-  readonly #explicit: boolean;
   #roots: string[] = [];
   #rootRepo: string | null = null;
   #pending: Promise<unknown> | null = null;
 
   /** `startup`: the repository of `--repo` (when `explicit`) or of the working directory. */
-  constructor(ctx: SelectorContext, startup: Result<string>, explicit: boolean) {
-    this.#ctx = ctx;
-    this.#startup = startup;
-    this.#explicit = explicit;
-  }
+  constructor(
+    private readonly ctx: SelectorContext,
+    private readonly startup: Result<string>,
+    private readonly explicit: boolean,
+  ) {}
 
   /** Calls arriving while the client's roots are fetched wait, so the first reads the open project. */
   waitFor(loading: Promise<unknown>): void {
@@ -50,18 +47,18 @@ export class ExposedRepoSelector implements RepoSelector {
       if (canonical === null) continue;
       roots.push(canonical);
       if (rootRepo !== null) continue;
-      const found = await discoverRepository(canonical, this.#ctx.files);
+      const found = await discoverRepository(canonical, this.ctx.files);
       if (found.ok) rootRepo = found.value.workTree;
     }
     this.#roots = roots;
     this.#rootRepo = rootRepo;
-    this.#ctx.log.info(
+    this.ctx.log.info(
       `client roots: ${roots.join(", ") || "(none)"}; default repository ${this.current() ?? "(none)"}`,
     );
   }
 
   defaultRepo(): Result<string> {
-    return !this.#explicit && this.#rootRepo !== null ? ok(this.#rootRepo) : this.#startup;
+    return !this.explicit && this.#rootRepo !== null ? ok(this.#rootRepo) : this.startup;
   }
 
   settledDefault(): Promise<Result<string>> {
@@ -87,7 +84,7 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   async #selectName(name: string): Promise<Result<string>> {
-    const registry = await loadRegistry(this.#ctx);
+    const registry = await loadRegistry(this.ctx);
     if (!registry.ok) return registry;
     const matches = registry.value.filter((entry) => entry.name === name);
     if (matches.length === 0) {
@@ -147,7 +144,7 @@ export class ExposedRepoSelector implements RepoSelector {
     const bases = [...this.#roots];
     const current = this.current();
     if (current !== null) bases.push(current);
-    const registry = await loadRegistry(this.#ctx);
+    const registry = await loadRegistry(this.ctx);
     if (registry.ok) {
       for (const entry of registry.value) bases.push((await canonicalPath(entry.path)) ?? entry.path);
     }
@@ -168,13 +165,13 @@ export class ExposedRepoSelector implements RepoSelector {
     if (!inside(gitDir, places) || !inside(commonDir, places)) {
       // Also the git dirs and common dirs of the repositories whose work trees are exposed places.
       for (const base of bases) {
-        const repo = await discoverRepository(base, this.#ctx.files);
+        const repo = await discoverRepository(base, this.ctx.files);
         if (repo.ok && repo.value.workTree === base) places.push(repo.value.gitDir, repo.value.commonDir);
       }
     }
     const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
     if (outside === undefined) return ok(workTree);
-    this.#ctx.log.info(`refused ${label}: its repository's ${outside} is outside every exposed place`);
+    this.ctx.log.info(`refused ${label}: its repository's ${outside} is outside every exposed place`);
     return invalid(
       `repo path ${label} is a repository whose files are at ${outside}, outside every exposed place`,
       "Its .git file or core.worktree points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
@@ -183,7 +180,7 @@ export class ExposedRepoSelector implements RepoSelector {
 
   /** The repository at `path`; a failure's message starts with `label`. */
   async #discover(path: string, label: string): Promise<Result<RepoLocation>> {
-    const found = await discoverRepository(path, this.#ctx.files);
+    const found = await discoverRepository(path, this.ctx.files);
     return found.ok ? found : err({ ...found.error, message: `${label}: ${found.error.message}` });
   }
 }
@@ -195,9 +192,4 @@ function invalid(message: string, hint: string): Result<never> {
 function isInside(path: string, base: string): boolean {
   const rel = relative(base, path);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-async function canonicalPath(path: string): Promise<string | null> {
-  const canonical = await canonicalOrCause(path);
-  return canonical.ok ? canonical.path : null;
 }

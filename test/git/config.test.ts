@@ -3,13 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import {
-  parseConfigBool,
-  parseGitConfig,
-  parseGitConfigChecked,
-  readConfigFile,
-  repoConfigPath,
-} from "../../src/git/config.ts";
+import { parseConfigBool, parseGitConfig, readConfigFile, repoConfigPath } from "../../src/git/config.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
 import { remoteUrls } from "../../src/git/remotes.ts";
 import { type GitRepo, makeRepo, makeSandbox, runGit, type Sandbox } from "../support/git-repo.ts";
@@ -17,10 +11,7 @@ import { type GitRepo, makeRepo, makeSandbox, runGit, type Sandbox } from "../su
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
 setDefaultTimeout(60_000);
 
-const entriesOf = (text: string) =>
-  parseGitConfig(text)
-    .entries()
-    .map(({ key, value }) => [key, value]);
+const entriesOf = (text: string) => parseGitConfig(text).config.entries.map(({ key, value }) => [key, value]);
 
 describe("parseGitConfig syntax", () => {
   test.each([
@@ -76,7 +67,7 @@ describe("parseGitConfig syntax", () => {
     ["key before any section is ignored", "k = v\n[a]\nj = w\n", [["a.j", "w"]]],
     ["non-ASCII values", "[user]\nname = Jürgen 日本\n", [["user.name", "Jürgen 日本"]]],
   ])("%s", (_name, text, expected) => {
-    const parsed = parseGitConfigChecked(text);
+    const parsed = parseGitConfig(text);
     expect(parsed.error).toBeNull();
     expect(entriesOf(text)).toEqual(expected);
   });
@@ -90,7 +81,7 @@ describe("parseGitConfig syntax", () => {
     ["key starting with a digit", "[a]\n1k = v\n", 2],
     ["key without =", "[a]\nk v\n", 2],
   ])("stops at a bad line: %s", (_name, text, line) => {
-    const parsed = parseGitConfigChecked(text);
+    const parsed = parseGitConfig(text);
     expect(parsed.error?.line).toBe(line);
   });
 
@@ -99,7 +90,7 @@ describe("parseGitConfig syntax", () => {
   });
 
   test("get returns the last value, keys normalised", () => {
-    const config = parseGitConfig('[a]\nk = 1\nk = 2\n[remote "Up"]\nurl = u\n');
+    const config = parseGitConfig('[a]\nk = 1\nk = 2\n[remote "Up"]\nurl = u\n').config;
     expect(config.get("a.k")).toBe("2");
     expect(config.get("A.K")).toBe("2");
     expect(config.get("REMOTE.Up.URL")).toBe("u");
@@ -185,9 +176,9 @@ describe("parseGitConfig agrees with git config", () => {
           if (result.exitCode !== 0) throw new Error(result.stderr);
         });
         const text = readFileSync(file, "utf8");
-        const parsed = parseGitConfigChecked(text);
+        const parsed = parseGitConfig(text);
         expect(parsed.error).toBeNull();
-        expect(parsed.config.entries().map(({ key, value: v }) => [key, v])).toEqual(gitListEntries(sandbox, file));
+        expect(parsed.config.entries.map(({ key, value: v }) => [key, v])).toEqual(gitListEntries(sandbox, file));
         values.forEach((v, i) => {
           expect(parsed.config.get(`s.sub "x".k${i}`)).toBe(v);
         });
@@ -201,7 +192,7 @@ describe("remoteUrls", () => {
   test("remotes in config order with their first url", () => {
     const config = parseGitConfig(
       '[remote "b"]\nfetch = x\n[remote "a"]\nurl = A1\nurl = A2\n[remote "b"]\nurl = B\n[remote "nourl"]\nfetch = y\n[remote "my.fork"]\nurl = F\n',
-    );
+    ).config;
     expect(remoteUrls(config)).toEqual([
       { name: "b", url: "B" },
       { name: "a", url: "A1" },
@@ -219,7 +210,7 @@ describe("remoteUrls", () => {
         '[url "https://long/"]\ninsteadOf = gh:team/',
         '[url "https://tie/"]\ninsteadOf = gh:',
       ].join("\n"),
-    );
+    ).config;
     expect(remoteUrls(config)).toEqual([
       { name: "o", url: "https://long/repo" },
       { name: "p", url: "https://short/other" },
@@ -228,7 +219,7 @@ describe("remoteUrls", () => {
   });
 
   test("empty config", () => {
-    expect(remoteUrls(parseGitConfig(""))).toEqual([]);
+    expect(remoteUrls(parseGitConfig("").config)).toEqual([]);
   });
 });
 
@@ -276,7 +267,7 @@ describe("the repository config file and remoteUrls agree with git", () => {
       repoConfigPath({ ...location.value, commonDir: join(repo.sandbox, "nowhere") }),
       files,
     );
-    expect(missing.ok && missing.value.entries()).toEqual([]);
+    expect(missing.ok && missing.value.entries).toEqual([]);
     const brokenDir = join(repo.sandbox, "broken");
     mkdirSync(brokenDir);
     writeFileSync(join(brokenDir, "config"), "[core]\n\tbare = \\q\n");

@@ -148,6 +148,20 @@ describe("discoverRepository in linked worktrees, submodules and separate git di
     expect(found.workTree).toBe(submodule);
   });
 
+  test("a symlinked .git directory resolves to its target", async () => {
+    const dir = join(repo.sandbox, "linked-dotgit");
+    mkdirSync(dir);
+    symlinkSync(join(repo.sandbox, "separate.git"), join(dir, ".git"));
+    const found = await discover(dir);
+    expect(found).toEqual({ ...gitLocation(repo, dir), isLinkedWorktree: false });
+    expect(found).toEqual({
+      gitDir: join(repo.sandbox, "separate.git"),
+      commonDir: join(repo.sandbox, "separate.git"),
+      workTree: dir,
+      isLinkedWorktree: false,
+    });
+  });
+
   test("a --separate-git-dir checkout, with the absolute path git writes and a relative one", async () => {
     expect(await discover(separate)).toEqual({ ...gitLocation(repo, separate), isLinkedWorktree: false });
     writeFileSync(join(separate, ".git"), `gitdir: ${relative(separate, join(repo.sandbox, "separate.git"))}\n`);
