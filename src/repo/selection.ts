@@ -171,9 +171,11 @@ export class ExposedRepoSelector implements RepoSelector {
     }
     const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
     if (outside === undefined) return ok(workTree);
-    this.ctx.log.info(`refused ${label}: its repository's ${outside} is outside every exposed place`);
+    // Both paths may come from a hostile clone (a `.git` file, core.worktree): shown printable only.
+    const [shownLabel, shownOutside] = [printable(label, NAME_SHOWN), printable(outside, NAME_SHOWN)];
+    this.ctx.log.info(`refused ${shownLabel}: its repository's ${shownOutside} is outside every exposed place`);
     return invalid(
-      `repo path ${label} is a repository whose files are at ${outside}, outside every exposed place`,
+      `repo path ${shownLabel} is a repository whose files are at ${shownOutside}, outside every exposed place`,
       "Its .git file or core.worktree points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
     );
   }

@@ -153,6 +153,23 @@ describe("nested repositories that point outside the exposed places (issue 19.3)
     }
   });
 
+  test("a .git file naming a directory with control characters is refused with the path shown printable", async () => {
+    const hostile = join(root, "str\u001b[2Janger");
+    mkdirSync(hostile);
+    git(hostile, "init", "-q", "-b", "hostile-main");
+    const gitfile = insideAlpha("hostile-gitfile");
+    writeFileSync(join(gitfile, ".git"), `gitdir: ${join(hostile, ".git")}\n`);
+    const server = await startServer({ cwd: alpha, env: home.env });
+    try {
+      const refused = await server.call("get_current_branch", { repo: gitfile });
+      expectRefused(refused, join(root, "str?[2Janger", ".git"));
+      expect(refused.text).not.toContain("\u001b");
+      expect(refused.text).not.toContain("\\u001b");
+    } finally {
+      await server.close();
+    }
+  });
+
   test("a linked worktree counts as inside when its git dir lies in an exposed repository's common dir", async () => {
     git(alpha, "worktree", "add", "-q", "-b", "alpha-feature", join(alpha, "vendor", "alpha-wt"));
     git(stranger, "worktree", "add", "-q", "-b", "stranger-feature", join(alpha, "vendor", "stranger-wt"));
