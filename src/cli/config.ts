@@ -6,7 +6,7 @@ import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
 import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
 import { quoteWords, updateEntry } from "./config/entry-update.ts";
-import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
+import { mergeServerEntry, readServerEntry } from "./config/merge.ts";
 import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
@@ -63,7 +63,7 @@ async function writeConfig(
   const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
   const { launch, notes } = updateEntry(existing, wanted.launcher, wanted.given);
   const changes = notes.map((note) => `  ${note}\n`).join("");
-  const entry = serverEntry(options.client, scope, launch) as ServerEntry;
+  const entry = serverEntry(options.client, scope, launch);
   const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
   if (!merged.ok) {
     return writeErr(
@@ -86,9 +86,9 @@ function chooseScope(options: ConfigOptions): Result<ConfigScope, string> {
   const spec = CLIENT_SPECS[options.client];
   // Claude Code's user scope belongs to `claude mcp add`; writing means the project's .mcp.json.
   const scope = options.scope ?? (options.write && options.client === "claude-code" ? "project" : "user");
-  if (spec.scopes.includes(scope)) return ok(scope);
+  if (scope === "user" || spec.projectFile !== undefined) return ok(scope);
   return err(
-    `${options.client} has only a ${spec.scopes.join(" and a ")} configuration: drop --scope ${scope} (twig-mcp config ${options.client}${options.write ? " --write" : ""})`,
+    `${options.client} has only a user configuration: drop --scope project (twig-mcp config ${options.client}${options.write ? " --write" : ""})`,
   );
 }
 

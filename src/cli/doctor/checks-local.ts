@@ -18,20 +18,15 @@ export async function checkRepository(
   const found = await discoverRepository(start, ctx.files);
   const result = checker("repository", "repository");
   if (!found.ok) {
-    if (repoArg !== null) {
-      return {
-        check: result("fail", found.error.message, "Pass --repo a directory inside a git checkout."),
-        repo: found,
-      };
-    }
-    return {
-      check: result(
-        "warn",
-        `${start} is not inside a git repository`,
-        "Started here, the server answers no_repo unless the client names a project (roots) or a request names a registered repository; add --repo PATH to the client's configuration.",
-      ),
-      repo: found,
-    };
+    const check =
+      repoArg !== null
+        ? result("fail", found.error.message, "Pass --repo a directory inside a git checkout.")
+        : result(
+            "warn",
+            `${start} is not inside a git repository`,
+            "Started here, the server answers no_repo unless the client names a project (roots) or a request names a registered repository; add --repo PATH to the client's configuration.",
+          );
+    return { check, repo: found };
   }
   const workTree = found.value.workTree;
   const head = await readHead(found.value, ctx.files);
