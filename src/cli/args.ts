@@ -1,4 +1,5 @@
 import { parseArgs as parseNodeArgs } from "node:util";
+import { quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
 import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
@@ -297,10 +298,9 @@ export function withEnvironment<T extends CommonOptions>(
     for (const word of disable.split(/[\s,]+/)) {
       if (word === "") continue;
       if (!isOneOf(DISABLE_GROUPS, word)) {
-        // Echoed on stderr: printable ASCII only, and not much of it.
-        const printable = word.replace(/[^\x20-\x7e]/g, "?");
-        const clipped = printable.length > 40 ? `${printable.slice(0, 40)}…` : printable;
-        return usage(`TWIG_MCP_DISABLE takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}, got '${clipped}'`);
+        return usage(
+          `TWIG_MCP_DISABLE takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}, got ${quoteReceived(word)}`,
+        );
       }
       disabled.add(word);
     }
