@@ -125,11 +125,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
       // The first word names the command (`help` included); later words are its arguments.
       if (subcommand !== null || helpCommand) positionals.push(token.value);
       else if (token.value === "help") helpCommand = true;
-      else {
-        const chosen = chooseSubcommand(token.value);
-        if (!chosen.ok) return chosen;
-        subcommand = chosen.value;
-      }
+      else if (isOneOf(SUBCOMMANDS, token.value)) subcommand = token.value;
+      else return unexpected(token.value);
       continue;
     }
     const flag = token.rawName.startsWith("--") ? token.rawName : `-${token.name}`;
@@ -175,8 +172,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
   if (helpCommand) {
     const topic = positionals[0];
     if (topic === undefined) return ok({ command: "help" });
-    const chosen = chooseSubcommand(topic);
-    return chosen.ok ? ok({ command: "help", topic: chosen.value }) : chosen;
+    return isOneOf(SUBCOMMANDS, topic) ? ok({ command: "help", topic }) : unexpected(topic);
   }
   if (values.help !== undefined)
     return ok(subcommand === null ? { command: "help" } : { command: "help", topic: subcommand });
@@ -255,10 +251,6 @@ function buildConfig(
   });
 }
 
-function chooseSubcommand(word: string): Result<Subcommand, UsageError> {
-  return isOneOf(SUBCOMMANDS, word) ? ok(word) : unexpected(word);
-}
-
 function unexpected(word: string) {
   if (word === "serve") {
     return usage(
@@ -274,10 +266,7 @@ function unexpected(word: string) {
 function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null) {
   const own = subcommand === null ? [] : Object.keys(COMMAND_FLAGS[subcommand]);
   const guess = closest(flag, [...own, ...COMMON_FLAGS]);
-  const owner =
-    subcommand === null
-      ? (Object.keys(COMMAND_FLAGS) as Subcommand[]).find((c) => flag in COMMAND_FLAGS[c])
-      : undefined;
+  const owner = subcommand === null ? SUBCOMMANDS.find((c) => flag in COMMAND_FLAGS[c]) : undefined;
   const where = subcommand === null ? "twig-mcp" : `twig-mcp ${subcommand}`;
   let advice = guess ? ` Did you mean '${guess}'?` : "";
   if (owner !== undefined) advice = ` ${flag} belongs to a command: twig-mcp ${owner} ${flag}`;

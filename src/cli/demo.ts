@@ -48,7 +48,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
 async function showDemo(git: string, dir: string, options: DemoOptions): Promise<number> {
   const home = join(dir, "home");
   isolateHome(home);
-  const sample = await buildSampleRepo(git, dir, home);
+  const sample = await buildSampleRepo(git, dir);
   if (!sample.ok) return writeErr(`error: could not build the sample repository: ${sample.error}\n`, 1);
   await writeOut(
     `twig-mcp demo: a sample repository with two stacks (Jira keys, PR numbers, a linked worktree) in\n  ${sample.value}\n` +

@@ -70,12 +70,12 @@ function sampleStateJson(worktreePath: string): string {
 
 /**
  * Builds the sample repository under `dir` with the git CLI (the demo is not the serving path) and
- * returns its main checkout; `home` stands in for HOME so the user's git configuration plays no part.
+ * returns its main checkout. HOME already points into `dir` (demo.ts), so the user's git configuration plays no part.
  */
-export async function buildSampleRepo(git: string, dir: string, home: string): Promise<Result<string, string>> {
+export async function buildSampleRepo(git: string, dir: string): Promise<Result<string, string>> {
   const root = join(dir, SAMPLE_REPO_NAME);
   const worktree = join(dir, `${SAMPLE_REPO_NAME}-worktrees`, WORKTREE_NAME);
-  const run = (...args: string[]) => runGit(git, root, home, args);
+  const run = (...args: string[]) => runGit(git, root, args);
   const commit = async (file: string, text: string, message: string) => {
     await mkdir(dirname(join(root, file)), { recursive: true });
     await writeFile(join(root, file), text);
@@ -105,21 +105,19 @@ export async function buildSampleRepo(git: string, dir: string, home: string): P
   return ok(root);
 }
 
-async function runGit(git: string, cwd: string, home: string, args: string[]): Promise<Result<void, string>> {
-  const proc = Bun.spawn([git, ...args], { cwd, env: gitEnv(home), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+async function runGit(git: string, cwd: string, args: string[]): Promise<Result<void, string>> {
+  const proc = Bun.spawn([git, ...args], { cwd, env: gitEnv(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   if (code === 0) return ok(undefined);
   return err(`git ${args.join(" ")} failed (exit ${code}): ${stderr.trim().slice(0, 500)}`);
 }
 
 /** The user's environment without GIT_* (a GIT_DIR would point git elsewhere), with a throwaway identity. */
-function gitEnv(home: string): Record<string, string> {
+function gitEnv(): Record<string, string> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")));
   const when = "2025-06-01T10:00:00Z";
   return {
     ...env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_AUTHOR_NAME: "Alice Example",
     GIT_AUTHOR_EMAIL: "alice@example.com",
