@@ -30,7 +30,7 @@ export const AFTERWARDS: Record<ClientName, string> = {
   vscode: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
 };
 
-export interface Locations {
+interface Locations {
   env: Env;
   platform: NodeJS.Platform;
   home: string;
