@@ -1,4 +1,5 @@
 import { parseArgs as parseNodeArgs } from "node:util";
+import { quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
 import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
@@ -56,12 +57,12 @@ export type CliCommand =
   | { command: "version" };
 
 /** Usage errors carry the text to print and the exit code 2 (as clap does). */
-export interface UsageError {
-  message: string;
-}
+export type UsageError = { message: string };
 
-const usageError = (message: string): UsageError => ({ message });
-const usage = (message: string) => err(usageError(message));
+const usage = (message: string) => err<UsageError>({ message });
+
+const isOneOf = <T extends string>(list: readonly T[], word: string | undefined): word is T =>
+  (list as readonly string[]).includes(word as string);
 
 /** Flags a subcommand adds to the common ones; `string` flags take the next argument or `=VALUE`. */
 const COMMAND_FLAGS: Record<Subcommand, Record<string, "boolean" | "string">> = {
@@ -124,11 +125,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
       // The first word names the command (`help` included); later words are its arguments.
       if (subcommand !== null || helpCommand) positionals.push(token.value);
       else if (token.value === "help") helpCommand = true;
-      else {
-        const chosen = chooseSubcommand(token.value);
-        if (!chosen.ok) return chosen;
-        subcommand = chosen.value;
-      }
+      else if (isOneOf(SUBCOMMANDS, token.value)) subcommand = token.value;
+      else return unexpected(token.value);
       continue;
     }
     const flag = token.rawName.startsWith("--") ? token.rawName : `-${token.name}`;
@@ -155,15 +153,15 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
       }
       case "disable":
         if (value === "") continue;
-        if (value === undefined || !(DISABLE_GROUPS as readonly string[]).includes(value)) {
+        if (!isOneOf(DISABLE_GROUPS, value)) {
           const got = value === undefined ? "nothing" : `'${value}'`;
           return usage(`--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${got}`);
         }
-        common.disabled.add(value as DisableGroup);
+        common.disabled.add(value);
         continue;
     }
     const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
-    if (kind === undefined) return err(unknownFlag(argv[token.index] as string, flag, subcommand));
+    if (kind === undefined) return unknownFlag(argv[token.index] as string, flag, subcommand);
     if (kind === "boolean" && token.inlineValue) return usage(`${flag} takes no value: twig-mcp ${subcommand} ${flag}`);
     if (kind === "string" && (value === undefined || value === "")) {
       const placeholder = flag === "--scope" ? "user|project" : flag === "--name" ? "NAME" : "PATH";
@@ -174,20 +172,17 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
   if (helpCommand) {
     const topic = positionals[0];
     if (topic === undefined) return ok({ command: "help" });
-    const chosen = chooseSubcommand(topic);
-    return chosen.ok ? ok({ command: "help", topic: chosen.value }) : chosen;
+    return isOneOf(SUBCOMMANDS, topic) ? ok({ command: "help", topic }) : unexpected(topic);
   }
   if (values.help !== undefined)
     return ok(subcommand === null ? { command: "help" } : { command: "help", topic: subcommand });
   if (values.version !== undefined) return ok({ command: "version" });
   if (subcommand === null) {
-    return positionals.length === 0 ? ok({ command: "serve", ...common }) : err(unexpected(positionals[0] as string));
+    return positionals.length === 0 ? ok({ command: "serve", ...common }) : unexpected(positionals[0] as string);
   }
-  const flag = (name: string) => (values as Record<string, unknown>)[name.slice(2)] === true;
-  const text = (name: string) => {
-    const value = (values as Record<string, unknown>)[name.slice(2)];
-    return typeof value === "string" ? value : null;
-  };
+  const given = values as Record<string, unknown>;
+  const flag = (name: string) => given[name] === true;
+  const text = (name: string) => (typeof given[name] === "string" ? (given[name] as string) : null);
   const [first, ...rest] = positionals;
   switch (subcommand) {
     case "call":
@@ -196,7 +191,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
           "'twig-mcp call' needs a tool name: twig-mcp call <tool> [json-args], e.g. twig-mcp call get_branch_stack '{\"branch\":\"main\"}' (list the tools with 'twig-mcp tools')",
         );
       }
-      return ok({ command: "call", ...common, tool: first, args: rest, json: flag("--json") });
+      return ok({ command: "call", ...common, tool: first, args: rest, json: flag("json") });
     case "config":
       return buildConfig(common, text, flag, positionals);
     case "demo":
@@ -206,7 +201,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
           `'twig-mcp demo' builds its own sample repository and takes no ${what}. Run 'twig-mcp demo --help' for usage.`,
         );
       }
-      return ok({ command: "demo", ...common, keep: flag("--keep") });
+      return ok({ command: "demo", ...common, keep: flag("keep") });
   }
   if (first !== undefined) {
     return usage(
@@ -214,8 +209,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
     );
   }
   return subcommand === "tools"
-    ? ok({ command: "tools", ...common, json: flag("--json") })
-    : ok({ command: "doctor", ...common, online: flag("--online"), json: flag("--json") });
+    ? ok({ command: "tools", ...common, json: flag("json") })
+    : ok({ command: "doctor", ...common, online: flag("online"), json: flag("json") });
 }
 
 function buildConfig(
@@ -227,18 +222,18 @@ function buildConfig(
   const [client, ...rest] = positionals;
   const help = `twig-mcp config <${CLIENTS.join("|")}> [--repo PATH] [--write]`;
   if (client === undefined) return usage(`'twig-mcp config' needs a client: ${help}`);
-  if (!(CLIENTS as readonly string[]).includes(client)) {
+  if (!isOneOf(CLIENTS, client)) {
     const guess = closest(client, CLIENTS);
     return usage(
       `unknown client '${client}'.${guess ? ` Did you mean '${guess}'?` : ""} Clients: ${CLIENTS.join(", ")}. Usage: ${help}`,
     );
   }
   if (rest.length > 0) return usage(`'twig-mcp config' takes one client, got '${rest[0]}' as well. Usage: ${help}`);
-  const scope = text("--scope");
-  if (scope !== null && !(SCOPES as readonly string[]).includes(scope)) {
+  const scope = text("scope");
+  if (scope !== null && !isOneOf(SCOPES, scope)) {
     return usage(`--scope takes user or project, got '${scope}': twig-mcp config ${client} --scope project`);
   }
-  const name = text("--name") ?? "twig";
+  const name = text("name") ?? "twig";
   if (!SERVER_NAME.test(name)) {
     return usage(
       `--name must be letters, digits, '-' or '_' (at most 64), got '${name}': twig-mcp config ${client} --name twig`,
@@ -247,40 +242,62 @@ function buildConfig(
   return ok({
     command: "config",
     ...common,
-    client: client as ClientName,
-    write: flag("--write"),
-    scope: scope as ConfigScope | null,
+    client,
+    write: flag("write"),
+    scope,
     name,
-    commandPath: text("--command"),
-    file: text("--file"),
+    commandPath: text("command"),
+    file: text("file"),
   });
 }
 
-function chooseSubcommand(word: string): Result<Subcommand, UsageError> {
-  return (SUBCOMMANDS as readonly string[]).includes(word) ? ok(word as Subcommand) : err(unexpected(word));
-}
-
-function unexpected(word: string): UsageError {
+function unexpected(word: string) {
   if (word === "serve") {
-    return usageError(
+    return usage(
       "unexpected argument 'serve': serving MCP on stdio is the default, so run 'twig-mcp' with no command (see 'twig-mcp --help').",
     );
   }
   const guess = closest(word, SUBCOMMANDS);
-  return usageError(
+  return usage(
     `unexpected argument '${word}'.${guess ? ` Did you mean 'twig-mcp ${guess}'?` : ""} Commands: ${SUBCOMMANDS.join(", ")}. Run 'twig-mcp --help' for usage.`,
   );
 }
 
-function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null): UsageError {
+function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null) {
   const own = subcommand === null ? [] : Object.keys(COMMAND_FLAGS[subcommand]);
   const guess = closest(flag, [...own, ...COMMON_FLAGS]);
-  const owner =
-    subcommand === null
-      ? (Object.keys(COMMAND_FLAGS) as Subcommand[]).find((c) => flag in COMMAND_FLAGS[c])
-      : undefined;
+  const owner = subcommand === null ? SUBCOMMANDS.find((c) => flag in COMMAND_FLAGS[c]) : undefined;
   const where = subcommand === null ? "twig-mcp" : `twig-mcp ${subcommand}`;
   let advice = guess ? ` Did you mean '${guess}'?` : "";
   if (owner !== undefined) advice = ` ${flag} belongs to a command: twig-mcp ${owner} ${flag}`;
-  return usageError(`unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.`);
+  return usage(`unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.`);
+}
+
+/**
+ * `--repo` and `--disable` as environment variables, for hosts that configure a server that way
+ * (src/packaging/mcpb.ts). A flag wins. Empty, or a host's unfilled `${user_config.…}`, is unset.
+ */
+export function withEnvironment<T extends CommonOptions>(
+  options: T,
+  env: Readonly<Record<string, string | undefined>>,
+): Result<T, UsageError> {
+  const disabled = new Set(options.disabled);
+  const disable = setting(env.TWIG_MCP_DISABLE);
+  if (disable !== null && options.disabled.size === 0) {
+    for (const word of disable.split(/[\s,]+/)) {
+      if (word === "") continue;
+      if (!isOneOf(DISABLE_GROUPS, word)) {
+        return usage(
+          `TWIG_MCP_DISABLE takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}, got ${quoteReceived(word)}`,
+        );
+      }
+      disabled.add(word);
+    }
+  }
+  return ok({ ...options, repo: options.repo ?? setting(env.TWIG_MCP_REPO), disabled });
+}
+
+function setting(value: string | undefined): string | null {
+  const trimmed = value?.trim() ?? "";
+  return trimmed === "" || /^\$\{[^}]*\}$/.test(trimmed) ? null : trimmed;
 }

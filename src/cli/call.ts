@@ -56,8 +56,17 @@ async function parseToolArgs(
   if (words.length === 0) return ok({});
   const [first] = words as [string];
   if (words.length === 1 && (first === "-" || first.trimStart().startsWith("{"))) {
-    const source = first === "-" ? await new Response(Bun.stdin.stream()).text() : first;
-    return parseObject(source, first === "-" ? "standard input" : "the arguments");
+    const where = first === "-" ? "standard input" : "the arguments";
+    let value: unknown;
+    try {
+      value = JSON.parse(first === "-" ? await new Response(Bun.stdin.stream()).text() : first);
+    } catch (error) {
+      return err(`${where} are not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return err(`${where} must be a JSON object, such as '{"branch":"main"}'.`);
+    }
+    return ok(value as Record<string, unknown>);
   }
   const properties = (inputSchema.properties ?? {}) as Record<string, JsonObject>;
   const args: Record<string, unknown> = {};
@@ -70,19 +79,6 @@ async function parseToolArgs(
     args[key] = coerce(word.slice(at + 1), properties[key]);
   }
   return ok(args);
-}
-
-function parseObject(text: string, where: string): Result<Record<string, unknown>, string> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return err(`${where} are not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return err(`${where} must be a JSON object, such as '{"branch":"main"}'.`);
-  }
-  return ok(value as Record<string, unknown>);
 }
 
 function coerce(raw: string, schema: JsonObject | undefined): unknown {

@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { err, ok, type Result } from "../core/result.ts";
+import { ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
 import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
 import { quoteWords, updateEntry } from "./config/entry-update.ts";
-import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
+import { mergeServerEntry, readServerEntry } from "./config/merge.ts";
 import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
@@ -14,8 +14,12 @@ import { userHome } from "./runtime.ts";
 
 /** `twig-mcp config <client>`: the snippet alone on stdout (to pipe or paste), guidance on stderr; or `--write`. */
 export async function runConfig(options: ConfigOptions): Promise<number> {
-  const scope = chooseScope(options);
-  if (!scope.ok) return writeErr(`error: ${scope.error}\n`, 2);
+  // Claude Code's user scope belongs to `claude mcp add`; writing means the project's .mcp.json.
+  const scope = options.scope ?? (options.write && options.client === "claude-code" ? "project" : "user");
+  if (scope === "project" && CLIENT_SPECS[options.client].projectFile === undefined) {
+    const again = `twig-mcp config ${options.client}${options.write ? " --write" : ""}`;
+    return writeErr(`error: ${options.client} has only a user configuration: drop --scope project (${again})\n`, 2);
+  }
   const home = userHome();
   if (home === null) return writeErr("error: cannot determine the home directory (set HOME)\n", 1);
   const cwd = process.cwd();
@@ -23,19 +27,18 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   if (options.repo !== null && !found.ok) return writeErr(`error: --repo ${options.repo}: ${found.error.message}\n`, 1);
   const projectRoot = found.ok ? found.value.workTree : null;
 
-  const launcher = launchCommand(options, cwd, scope.value);
+  const launcher = launchCommand(options, cwd, scope);
   const given = serverArgs(options, options.repo === null ? null : projectRoot);
   const launch = { command: launcher.launch.command, args: [...launcher.launch.args, ...(given ?? [])] };
-  const snippet = renderSnippet(options.client, scope.value, options.name, launch, process.platform);
+  const snippet = renderSnippet(options.client, scope, options.name, launch, process.platform);
   const locations = { env: process.env, platform: process.platform, home, projectRoot };
-  const path =
-    options.file !== null ? ok(resolve(cwd, options.file)) : configPath(options.client, scope.value, locations);
+  const path = options.file !== null ? ok(resolve(cwd, options.file)) : configPath(options.client, scope, locations);
 
   if (!options.write) {
     await writeOut(snippet);
-    return writeErr(`${guidance(options, scope.value, path)}\n${launcher.note ?? ""}`);
+    return writeErr(`${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
   }
-  if (options.client === "claude-code" && scope.value === "user" && options.file === null) {
+  if (options.client === "claude-code" && scope === "user" && options.file === null) {
     await writeOut(snippet);
     return writeErr(
       "Claude Code keeps user-scope servers in ~/.claude.json, a file it rewrites while it runs, so twig-mcp does not edit it.\n" +
@@ -44,7 +47,7 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     );
   }
   if (!path.ok) return writeErr(`error: ${path.error}\n`, 2);
-  const code = await writeConfig(path.value, options, scope.value, { launcher: launcher.launch, given }, snippet);
+  const code = await writeConfig(path.value, options, scope, { launcher: launcher.launch, given }, snippet);
   if (launcher.note !== null) await writeErr(launcher.note);
   return code;
 }
@@ -63,7 +66,7 @@ async function writeConfig(
   const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
   const { launch, notes } = updateEntry(existing, wanted.launcher, wanted.given);
   const changes = notes.map((note) => `  ${note}\n`).join("");
-  const entry = serverEntry(options.client, scope, launch) as ServerEntry;
+  const entry = serverEntry(options.client, scope, launch);
   const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
   if (!merged.ok) {
     return writeErr(
@@ -79,16 +82,6 @@ async function writeConfig(
   const backup = written.value.backup ? ` (previous version: ${written.value.backup})` : " (new file)";
   return writeErr(
     `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${AFTERWARDS[options.client]}\n`,
-  );
-}
-
-function chooseScope(options: ConfigOptions): Result<ConfigScope, string> {
-  const spec = CLIENT_SPECS[options.client];
-  // Claude Code's user scope belongs to `claude mcp add`; writing means the project's .mcp.json.
-  const scope = options.scope ?? (options.write && options.client === "claude-code" ? "project" : "user");
-  if (spec.scopes.includes(scope)) return ok(scope);
-  return err(
-    `${options.client} has only a ${spec.scopes.join(" and a ")} configuration: drop --scope ${scope} (twig-mcp config ${options.client}${options.write ? " --write" : ""})`,
   );
 }
 

@@ -48,7 +48,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
 async function showDemo(git: string, dir: string, options: DemoOptions): Promise<number> {
   const home = join(dir, "home");
   isolateHome(home);
-  const sample = await buildSampleRepo(git, dir, home);
+  const sample = await buildSampleRepo(git, dir);
   if (!sample.ok) return writeErr(`error: could not build the sample repository: ${sample.error}\n`, 1);
   await writeOut(
     `twig-mcp demo: a sample repository with two stacks (Jira keys, PR numbers, a linked worktree) in\n  ${sample.value}\n` +
@@ -58,11 +58,10 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
   const ctx = await createRuntimeContext({ repo: sample.value, verbosity: options.verbosity });
   if (ctx === null) return 1;
   const registry = createToolRegistry(new Set(["github", "jira"]));
-  const abort = new AbortController();
   for (const { name, args } of DEMO_CALLS) {
     const tool = registry.get(name);
     if (tool === undefined) continue;
-    const data = toolData(await registry.call(tool, args, ctx, abort.signal));
+    const data = toolData(await registry.call(tool, args, ctx, new AbortController().signal));
     if (!data.ok) return writeErr(`error: ${name} answered: ${data.error.message}\n`, 1);
     const called = [name, ...Object.entries(args).map(([key, value]) => `${key}=${value}`)].join(" ");
     await writeOut(`\n── What an assistant sees from ${called} ──\n${describeData(name, data.value)}`);

@@ -1,5 +1,9 @@
 import type { Subcommand } from "./args.ts";
 
+/** Serving, on a terminal: a client starts the server with pipes, so a person would think it hung. */
+export const TERMINAL_HINT =
+  "twig-mcp: waiting for an MCP client on stdin (Ctrl-C to quit); try 'twig-mcp demo' or 'twig-mcp --help'\n";
+
 const COMMON = `  --repo <PATH>      Repository to use (searched upward from PATH); default: the current directory
   --disable <GROUP>  Turn off a group: github, jira, prompts, resources (repeatable)
   -v, --verbose      More logging on stderr (-v info, -vv debug, -vvv trace)
@@ -34,7 +38,8 @@ Options:
 Run 'twig-mcp <COMMAND> --help' for a command's options.
 `;
 
-const TOOLS_HELP = `List the tools an MCP client would see, one line each: name, group, what it does.
+const TOPICS: Record<Subcommand, string> = {
+  tools: `List the tools an MCP client would see, one line each: name, group, what it does.
 
 Usage: twig-mcp tools [--json] [--disable GROUP]...
 
@@ -44,9 +49,9 @@ ${COMMON}
 
 Example:
   twig-mcp tools --disable jira
-`;
+`,
 
-const CALL_HELP = `Run one tool from the shell, exactly as an MCP client would call it, and print the result.
+  call: `Run one tool from the shell, exactly as an MCP client would call it, and print the result.
 
 Usage: twig-mcp call <TOOL> [ARGS] [--repo PATH] [--json]
 
@@ -66,9 +71,9 @@ Examples:
   twig-mcp call get_current_branch
   twig-mcp call get_branch_stack branch=feature/auth
   twig-mcp call get_branch_tree '{"branch":"main"}' --repo ~/src/shop
-`;
+`,
 
-const CONFIG_HELP = `Print the configuration that registers this twig-mcp with an MCP client, or write it.
+  config: `Print the configuration that registers this twig-mcp with an MCP client, or write it.
 
 Usage: twig-mcp config <CLIENT> [--repo PATH] [--write] [--scope user|project] [--name NAME]
 
@@ -104,9 +109,9 @@ Examples:
   twig-mcp config claude-desktop --repo ~/src/shop --write
   twig-mcp config claude-code
   twig-mcp config vscode --scope project --write
-`;
+`,
 
-const DOCTOR_HELP = `Check everything twig-mcp depends on and explain what to fix.
+  doctor: `Check everything twig-mcp depends on and explain what to fix.
 
 Usage: twig-mcp doctor [--repo PATH] [--online] [--json]
 
@@ -121,9 +126,9 @@ Options:
   --online           Also check the credentials against GitHub and Jira (network requests)
   --json             Print the checks as JSON
 ${COMMON}
-`;
+`,
 
-const DEMO_HELP = `Show what an assistant sees through twig-mcp, on a throwaway sample repository.
+  demo: `Show what an assistant sees through twig-mcp, on a throwaway sample repository.
 
 Usage: twig-mcp demo [--keep]
 
@@ -138,14 +143,7 @@ Options:
   --keep             Keep the sample repository until Ctrl-C, to try 'twig-mcp call' in it
   -v, --verbose      More logging on stderr
   -h, --help         Print help
-`;
-
-const TOPICS: Record<Subcommand, string> = {
-  tools: TOOLS_HELP,
-  call: CALL_HELP,
-  config: CONFIG_HELP,
-  doctor: DOCTOR_HELP,
-  demo: DEMO_HELP,
+`,
 };
 
 export function helpText(topic?: Subcommand): string {

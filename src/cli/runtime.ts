@@ -28,7 +28,7 @@ export function userHome(): string | null {
 }
 
 /** The process's Context around `repo`, with its services. */
-export function processContext(home: string, repo: Result<string>, log: Logger, files = new CachedFileReader()) {
+export function processContext(home: string, repo: Result<string>, log: Logger, files: CachedFileReader) {
   const { env, platform } = process;
   const dirs = twigDirs(env, platform, home);
   const now = () => new Date();

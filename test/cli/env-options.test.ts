@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseArgs, type ServeOptions } from "../../src/cli/args.ts";
-import { withEnvironment } from "../../src/cli/env-options.ts";
+import { parseArgs, type ServeOptions, withEnvironment } from "../../src/cli/args.ts";
 
 function serveOptions(argv: string[]): ServeOptions {
   const parsed = parseArgs(argv);

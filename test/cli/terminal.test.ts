@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TERMINAL_HINT, terminalHint } from "../../src/cli/terminal-hint.ts";
+import { TERMINAL_HINT } from "../../src/cli/help.ts";
 import { binaryPath, runBinary } from "../support/binary.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
@@ -21,12 +21,6 @@ afterAll(() => {
 const scriptAvailable = Bun.which("script") !== null && process.platform === "linux";
 
 describe("started by hand on a terminal", () => {
-  test("the hint is for a terminal only", () => {
-    expect(terminalHint(true)).toBe(TERMINAL_HINT);
-    expect(terminalHint(false)).toBeNull();
-    expect(terminalHint(undefined)).toBeNull();
-  });
-
   test.skipIf(!scriptAvailable)(
     "on a pseudo-terminal, one line on stderr, then it serves until end of input",
     async () => {

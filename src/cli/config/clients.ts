@@ -2,20 +2,22 @@ import { posix, win32 } from "node:path";
 import type { Env } from "../../core/context.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { ClientName, ConfigScope } from "../args.ts";
-import { stringify } from "./jsonc.ts";
+import { mergeServerEntry, type ServerEntry } from "./merge.ts";
 import type { LaunchCommand } from "./self-command.ts";
-import { tomlKey, tomlValue } from "./toml.ts";
 
-/** `serversKey`: the object (JSON) or table prefix (TOML) that holds the servers. */
+/**
+ * `serversKey`: the object (JSON) or table prefix (TOML) that holds the servers; `projectFile`: the
+ * file in the repository for `--scope project`, for the clients that read one.
+ */
 export const CLIENT_SPECS: Record<
   ClientName,
-  { title: string; format: "json" | "toml"; serversKey: string; scopes: readonly ConfigScope[] }
+  { title: string; format: "json" | "toml"; serversKey: string; projectFile?: string }
 > = {
-  "claude-desktop": { title: "Claude Desktop", format: "json", serversKey: "mcpServers", scopes: ["user"] },
-  "claude-code": { title: "Claude Code", format: "json", serversKey: "mcpServers", scopes: ["user", "project"] },
-  cursor: { title: "Cursor", format: "json", serversKey: "mcpServers", scopes: ["user", "project"] },
-  codex: { title: "Codex", format: "toml", serversKey: "mcp_servers", scopes: ["user"] },
-  vscode: { title: "VS Code", format: "json", serversKey: "servers", scopes: ["user", "project"] },
+  "claude-desktop": { title: "Claude Desktop", format: "json", serversKey: "mcpServers" },
+  "claude-code": { title: "Claude Code", format: "json", serversKey: "mcpServers", projectFile: ".mcp.json" },
+  cursor: { title: "Cursor", format: "json", serversKey: "mcpServers", projectFile: ".cursor/mcp.json" },
+  codex: { title: "Codex", format: "toml", serversKey: "mcp_servers" },
+  vscode: { title: "VS Code", format: "json", serversKey: "servers", projectFile: ".vscode/mcp.json" },
 };
 
 /** What to do once the entry is in the client's file: restart, reload, approve. */
@@ -28,7 +30,7 @@ export const AFTERWARDS: Record<ClientName, string> = {
   vscode: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
 };
 
-export interface Locations {
+interface Locations {
   env: Env;
   platform: NodeJS.Platform;
   home: string;
@@ -42,10 +44,7 @@ export function configPath(client: ClientName, scope: ConfigScope, at: Locations
   if (scope === "project") {
     if (at.projectRoot === null)
       return err("--scope project needs a repository: run this inside it or pass --repo PATH");
-    const file = { "claude-code": ".mcp.json", cursor: ".cursor/mcp.json", vscode: ".vscode/mcp.json" }[
-      client as "claude-code" | "cursor" | "vscode"
-    ];
-    return ok(path.join(at.projectRoot, file));
+    return ok(path.join(at.projectRoot, CLIENT_SPECS[client].projectFile ?? ""));
   }
   const user: Record<ClientName, () => string> = {
     "claude-desktop": () => path.join(appDataDir(at), "Claude", "claude_desktop_config.json"),
@@ -70,13 +69,13 @@ function absolute(value: string | undefined, at: Locations): string | null {
 }
 
 /** The server's entry as the client expects it; key order as in each client's documentation. */
-export function serverEntry(client: ClientName, scope: ConfigScope, launch: LaunchCommand): Record<string, unknown> {
+export function serverEntry(client: ClientName, scope: ConfigScope, launch: LaunchCommand): ServerEntry {
   const base = { command: launch.command, args: launch.args };
   if (client === "vscode" || (client === "claude-code" && scope === "project")) return { type: "stdio", ...base };
   return base;
 }
 
-/** The exact text to paste: the client's whole file shape (JSON or TOML), or Claude Code's command. */
+/** The exact text to paste: what `--write` puts in an empty file (JSON or TOML), or Claude Code's command. */
 export function renderSnippet(
   client: ClientName,
   scope: ConfigScope,
@@ -89,13 +88,9 @@ export function renderSnippet(
     const words = ["claude", "mcp", "add", "--scope", "user", name, "--", launch.command, ...launch.args];
     return `${words.map((word) => shellQuote(word, platform)).join(" ")}\n`;
   }
-  const entry = serverEntry(client, scope, launch);
-  if (spec.format === "toml") {
-    const lines = [`[${spec.serversKey}.${tomlKey(name)}]`];
-    for (const [key, value] of Object.entries(entry)) lines.push(`${key} = ${tomlValue(value as string | string[])}`);
-    return `${lines.join("\n")}\n`;
-  }
-  return `${stringify({ [spec.serversKey]: { [name]: entry } }, "  ", "", "\n")}\n`;
+  const text = mergeServerEntry(spec.format, "", spec.serversKey, name, serverEntry(client, scope, launch));
+  // An empty file always takes the entry.
+  return text.ok ? text.value : "";
 }
 
 /** A word as a shell would need it typed: POSIX single quotes, or double quotes on Windows. */

@@ -23,13 +23,11 @@ export function updateEntry(
   const notes: string[] = [];
   if (existing === null) return { launch, notes };
   if (existing.command !== launch.command) notes.push(`command was ${existing.command}, now ${launch.command}`);
-  if (given === null) {
-    if (before.length > 0) {
-      notes.push(
-        `kept the server arguments already there: ${quoteWords(before)} (pass --repo or --disable to replace them)`,
-      );
-    }
-  } else if (quoteWords(before) !== quoteWords(server)) {
+  if (given === null && before.length > 0) {
+    notes.push(
+      `kept the server arguments already there: ${quoteWords(before)} (pass --repo or --disable to replace them)`,
+    );
+  } else if (given !== null && quoteWords(before) !== quoteWords(server)) {
     const describe = (args: readonly string[]) => (args.length === 0 ? "none" : quoteWords(args));
     notes.push(`server arguments were ${describe(before)}, now ${describe(server)}`);
   }

@@ -40,7 +40,7 @@ const MESSAGES: Record<string, string> = {
 };
 
 /** The document's tree, with offsets; the error says what is wrong and at which line and column. */
-export function parseJsonc(text: string): Result<Node, string> {
+function parseJsonc(text: string): Result<Node, string> {
   // jsonc-parser reads a byte-order mark as a stray character; a space in its place keeps every offset.
   const source = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
   const errors: ParseError[] = [];
@@ -176,7 +176,7 @@ function insertMember(text: string, node: Node, key: string, value: unknown, sty
  * JSON text at `indent`, one member or item per line, except that short arrays of plain values
  * stay on one line (`"args": ["--repo", "/src/shop"]`) as people write them.
  */
-export function stringify(value: unknown, unit: string, indent: string, eol: string): string {
+function stringify(value: unknown, unit: string, indent: string, eol: string): string {
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";
     const inline = `[${value.map((item) => JSON.stringify(item)).join(", ")}]`;

@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "../../core/result.ts";
 import { plainValue, setJsonValue } from "./jsonc.ts";
 import type { LaunchCommand } from "./self-command.ts";
-import { setTomlTable } from "./toml.ts";
+import { lookup, setTomlTable } from "./toml.ts";
 
 export type ServerEntry = Record<string, string | string[]>;
 
@@ -55,14 +55,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** The value under `serversKey.name`; `undefined` when absent or when the file does not parse. */
 function entryIn(format: "json" | "toml", text: string, serversKey: string, name: string): unknown {
-  let root: unknown;
   try {
-    root = format === "json" ? plainValue(text) : Bun.TOML.parse(text);
+    return lookup(format === "json" ? plainValue(text) : Bun.TOML.parse(text), [serversKey, name]);
   } catch {
     return undefined;
   }
-  const servers = isPlainObject(root) ? root[serversKey] : undefined;
-  return isPlainObject(servers) ? servers[name] : undefined;
 }
 
 /** The command and args our entry holds now (string args only), or `null` when there is none. */

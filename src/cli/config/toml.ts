@@ -63,21 +63,26 @@ function names(key: string, path: readonly string[]): boolean {
  * change. Refuses invalid TOML and a table written as dotted keys or an inline table.
  */
 export function setTomlTable(text: string, table: readonly string[], values: TomlEntry): Result<string, string> {
-  const parsed = parseToml(text);
-  if (!parsed.ok) return parsed;
+  let parsed: unknown;
+  try {
+    parsed = Bun.TOML.parse(text);
+  } catch (error) {
+    return err(`it is not valid TOML: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const all = statements(text);
   if (all === null) return err("it is not valid TOML: a statement could not be read");
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const headerAt = all.findIndex((s) => s.header === "[" && names(s.key, table));
+  const header = `[${table.map(tomlKey).join(".")}]`;
 
   if (headerAt === -1) {
-    if (lookup(parsed.value, table) !== undefined) {
+    if (lookup(parsed, table) !== undefined) {
       return err(
-        `it defines ${table.join(".")} without a [${table.map(tomlKey).join(".")}] header (as dotted keys or an inline table); ` +
+        `it defines ${table.join(".")} without a ${header} header (as dotted keys or an inline table); ` +
           "rewrite it as a table or remove it, then run this again",
       );
     }
-    const lines = [`[${table.map(tomlKey).join(".")}]`, ...Object.entries(values).map(([k, v]) => assignment(k, v))];
+    const lines = [header, ...Object.entries(values).map(([k, v]) => assignment(k, v))];
     const separator = text === "" ? "" : text.endsWith("\n") ? eol : eol + eol;
     return ok(`${text}${separator}${lines.join(eol)}${eol}`);
   }
@@ -103,19 +108,13 @@ export function setTomlTable(text: string, table: readonly string[], values: Tom
   return ok(applyEdits(text, edits));
 }
 
+/** `key = value`; a JSON string is a valid TOML basic string, with the same escapes. */
 function assignment(key: string, value: string | readonly string[]): string {
-  return `${tomlKey(key)} = ${tomlValue(value)}`;
+  return `${tomlKey(key)} = ${JSON.stringify(value).replaceAll('","', '", "')}`;
 }
 
-function parseToml(text: string): Result<Record<string, unknown>, string> {
-  try {
-    return ok(Bun.TOML.parse(text) as Record<string, unknown>);
-  } catch (error) {
-    return err(`it is not valid TOML: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-function lookup(value: unknown, path: readonly string[]): unknown {
+/** The value at `path` (own keys only), `undefined` when a step is missing or not an object. */
+export function lookup(value: unknown, path: readonly string[]): unknown {
   let node = value;
   for (const part of path) {
     if (typeof node !== "object" || node === null || !Object.hasOwn(node, part)) return undefined;
@@ -124,12 +123,7 @@ function lookup(value: unknown, path: readonly string[]): unknown {
   return node;
 }
 
-/** A JSON string is a valid TOML basic string, with the same escapes. */
-export function tomlValue(value: string | readonly string[]): string {
-  return JSON.stringify(value).replaceAll('","', '", "');
-}
-
 /** A key as written in a header: bare when it can be, quoted otherwise. */
-export function tomlKey(part: string): string {
+function tomlKey(part: string): string {
   return /^[A-Za-z0-9_-]+$/.test(part) ? part : JSON.stringify(part);
 }

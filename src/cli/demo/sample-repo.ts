@@ -12,29 +12,18 @@ const SAMPLE_REPO_NAME = "shop";
 const SAMPLE_CURRENT = "feature/auth";
 export const SAMPLE_WORKTREE_BRANCH = "feature/auth-ui";
 
-/** Cut from `parent` (also its twig parent), with a commit that adds `file`. */
-const branch = (name: string, parent: string, jira: string, pr: number | null, file: string, title: string) => ({
-  name,
-  parent,
-  jira,
-  pr,
-  file,
-  message: `${jira} ${title}`,
-});
+/** Each cut from `parent` (also its twig parent), with a commit that adds `file`. */
+const SAMPLE_BRANCHES = (
+  [
+    ["feature/auth", "main", "SHOP-123", 42, "src/auth.ts", "Sign in with email"],
+    ["feature/auth-ui", "feature/auth", "SHOP-124", 43, "src/auth-form.tsx", "Sign-in form"],
+    ["feature/billing", "main", "SHOP-200", 51, "src/billing.ts", "Billing accounts"],
+    ["feature/billing-invoices", "feature/billing", "SHOP-201", null, "src/invoices.ts", "Monthly invoices"],
+  ] as const
+).map(([name, parent, jira, pr, file, title]) => ({ name, parent, jira, pr, file, message: `${jira} ${title}` }));
 
-const SAMPLE_BRANCHES = [
-  branch("feature/auth", "main", "SHOP-123", 42, "src/auth.ts", "Sign in with email"),
-  branch("feature/auth-ui", "feature/auth", "SHOP-124", 43, "src/auth-form.tsx", "Sign-in form"),
-  branch("feature/billing", "main", "SHOP-200", 51, "src/billing.ts", "Billing accounts"),
-  branch("feature/billing-invoices", "feature/billing", "SHOP-201", null, "src/invoices.ts", "Monthly invoices"),
-];
-
-/** `name` as twig names a worktree: every `/` replaced by `-`. */
-function worktreeName(branch: string): string {
-  return branch.replaceAll("/", "-");
-}
-
-const ROOT_ID = "5e3b1d9c-7a2f-4c8e-b1d6-9f4a2c7e3b10";
+/** As twig names a worktree: every `/` replaced by `-`. */
+const WORKTREE_NAME = SAMPLE_WORKTREE_BRANCH.replaceAll("/", "-");
 
 /** The state file's text, pretty-printed as twig (serde_json) writes it: 2 spaces, no final newline. */
 function sampleStateJson(worktreePath: string): string {
@@ -49,7 +38,7 @@ function sampleStateJson(worktreePath: string): string {
     updated_at: "2025-06-03T14:22:07.481920311Z",
     worktrees: [
       {
-        name: worktreeName(SAMPLE_WORKTREE_BRANCH),
+        name: WORKTREE_NAME,
         path: worktreePath,
         branch: SAMPLE_WORKTREE_BRANCH,
         created_at: "2025-06-02T09:15:30+00:00",
@@ -67,19 +56,26 @@ function sampleStateJson(worktreePath: string): string {
       parent: b.parent,
       created_at: `2025-06-0${i + 1}T10:00:01.204518Z`,
     })),
-    root_branches: [{ id: ROOT_ID, branch: "main", is_default: true, created_at: "2025-06-01T09:58:44Z" }],
+    root_branches: [
+      {
+        id: "5e3b1d9c-7a2f-4c8e-b1d6-9f4a2c7e3b10",
+        branch: "main",
+        is_default: true,
+        created_at: "2025-06-01T09:58:44Z",
+      },
+    ],
   };
   return JSON.stringify(state, null, 2);
 }
 
 /**
  * Builds the sample repository under `dir` with the git CLI (the demo is not the serving path) and
- * returns its main checkout; `home` stands in for HOME so the user's git configuration plays no part.
+ * returns its main checkout. HOME already points into `dir` (demo.ts), so the user's git configuration plays no part.
  */
-export async function buildSampleRepo(git: string, dir: string, home: string): Promise<Result<string, string>> {
+export async function buildSampleRepo(git: string, dir: string): Promise<Result<string, string>> {
   const root = join(dir, SAMPLE_REPO_NAME);
-  const worktree = join(dir, `${SAMPLE_REPO_NAME}-worktrees`, worktreeName(SAMPLE_WORKTREE_BRANCH));
-  const run = (...args: string[]) => runGit(git, root, home, args);
+  const worktree = join(dir, `${SAMPLE_REPO_NAME}-worktrees`, WORKTREE_NAME);
+  const run = (...args: string[]) => runGit(git, root, args);
   const commit = async (file: string, text: string, message: string) => {
     await mkdir(dirname(join(root, file)), { recursive: true });
     await writeFile(join(root, file), text);
@@ -92,13 +88,13 @@ export async function buildSampleRepo(git: string, dir: string, home: string): P
     // `init -b` needs git 2.28; this works with any git.
     () => run("symbolic-ref", "HEAD", "refs/heads/main"),
     () => commit("README.md", "# shop\n", "Initial commit"),
+    ...SAMPLE_BRANCHES.flatMap((branch) => [
+      () => run("checkout", "-q", "-b", branch.name, branch.parent),
+      () => commit(branch.file, `// ${branch.message}\n`, branch.message),
+    ]),
+    () => run("checkout", "-q", SAMPLE_CURRENT),
+    () => run("worktree", "add", "-q", worktree, SAMPLE_WORKTREE_BRANCH),
   ];
-  for (const branch of SAMPLE_BRANCHES) {
-    steps.push(() => run("checkout", "-q", "-b", branch.name, branch.parent));
-    steps.push(() => commit(branch.file, `// ${branch.message}\n`, branch.message));
-  }
-  steps.push(() => run("checkout", "-q", SAMPLE_CURRENT));
-  steps.push(() => run("worktree", "add", "-q", worktree, SAMPLE_WORKTREE_BRANCH));
   for (const step of steps) {
     const done = await step();
     if (!done.ok) return done;
@@ -109,21 +105,19 @@ export async function buildSampleRepo(git: string, dir: string, home: string): P
   return ok(root);
 }
 
-async function runGit(git: string, cwd: string, home: string, args: string[]): Promise<Result<void, string>> {
-  const proc = Bun.spawn([git, ...args], { cwd, env: gitEnv(home), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+async function runGit(git: string, cwd: string, args: string[]): Promise<Result<void, string>> {
+  const proc = Bun.spawn([git, ...args], { cwd, env: gitEnv(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   if (code === 0) return ok(undefined);
   return err(`git ${args.join(" ")} failed (exit ${code}): ${stderr.trim().slice(0, 500)}`);
 }
 
 /** The user's environment without GIT_* (a GIT_DIR would point git elsewhere), with a throwaway identity. */
-function gitEnv(home: string): Record<string, string> {
+function gitEnv(): Record<string, string> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")));
   const when = "2025-06-01T10:00:00Z";
   return {
     ...env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_AUTHOR_NAME: "Alice Example",
     GIT_AUTHOR_EMAIL: "alice@example.com",

@@ -18,20 +18,15 @@ export async function checkRepository(
   const found = await discoverRepository(start, ctx.files);
   const result = checker("repository", "repository");
   if (!found.ok) {
-    if (repoArg !== null) {
-      return {
-        check: result("fail", found.error.message, "Pass --repo a directory inside a git checkout."),
-        repo: found,
-      };
-    }
-    return {
-      check: result(
-        "warn",
-        `${start} is not inside a git repository`,
-        "Started here, the server answers no_repo unless the client names a project (roots) or a request names a registered repository; add --repo PATH to the client's configuration.",
-      ),
-      repo: found,
-    };
+    const check =
+      repoArg !== null
+        ? result("fail", found.error.message, "Pass --repo a directory inside a git checkout.")
+        : result(
+            "warn",
+            `${start} is not inside a git repository`,
+            "Started here, the server answers no_repo unless the client names a project (roots) or a request names a registered repository; add --repo PATH to the client's configuration.",
+          );
+    return { check, repo: found };
   }
   const workTree = found.value.workTree;
   const head = await readHead(found.value, ctx.files);
@@ -64,11 +59,9 @@ export async function checkState(ctx: Pick<Context, "files">, repo: Result<strin
   const { invalidNames, invalidJiraKeys } = state.value;
   if (invalidNames.size > 0 || invalidJiraKeys.size > 0) {
     const problems = [
-      invalidNames.size > 0 ? plural(invalidNames.size, "name git would refuse", "names git would refuse") : "",
-      invalidJiraKeys.size > 0
-        ? plural(invalidJiraKeys.size, "jira_issue that is not a key", "jira_issue values that are not keys")
-        : "",
-    ].filter((part) => part !== "");
+      plural(invalidNames.size, "name git would refuse", "names git would refuse"),
+      plural(invalidJiraKeys.size, "jira_issue that is not a key", "jira_issue values that are not keys"),
+    ].filter((part) => !part.startsWith("0 "));
     return result(
       "warn",
       `${counts}; ${problems.join(", ")}`,
@@ -105,12 +98,9 @@ export function checkDirectories(ctx: Pick<Context, "dirs">): Check {
   const describe = (dir: string) => `${dir}${existsSync(dir) ? "" : " (missing)"}`;
   const detail =
     configDir === dataDir ? describe(configDir) : `config ${describe(configDir)}, data ${describe(dataDir)}`;
-  const missing = !existsSync(dataDir);
-  return checker("dirs", "twig directories")(
-    missing ? "info" : "ok",
-    detail,
-    missing ? "Normal before twig's first run; XDG_CONFIG_HOME / XDG_DATA_HOME move them on Linux." : undefined,
-  );
+  const result = checker("dirs", "twig directories");
+  if (existsSync(dataDir)) return result("ok", detail);
+  return result("info", detail, "Normal before twig's first run; XDG_CONFIG_HOME / XDG_DATA_HOME move them on Linux.");
 }
 
 function plural(count: number, one: string, many: string): string {

@@ -19,13 +19,11 @@ export const checker =
   (status: CheckStatus, detail: string, hint?: string): Check =>
     hint === undefined ? { id, title, status, detail } : { id, title, status, detail, hint };
 
-const LABEL: Record<CheckStatus, string> = { ok: "ok", info: "info", warn: "warn", fail: "FAIL" };
-
 export function renderReport(header: string, checks: readonly Check[]): string {
   const width = Math.max(...checks.map((c) => c.title.length));
   const lines = [header, ""];
   for (const c of checks) {
-    lines.push(`  ${`[${LABEL[c.status]}]`.padEnd(6)}  ${c.title.padEnd(width)}  ${c.detail}`);
+    lines.push(`  ${`[${c.status === "fail" ? "FAIL" : c.status}]`.padEnd(6)}  ${c.title.padEnd(width)}  ${c.detail}`);
     if (c.hint) {
       const indent = " ".repeat(2 + 6 + 2 + width + 2);
       for (const line of wrap(c.hint, Math.max(40, WIDTH - indent.length))) lines.push(indent + line);
