@@ -4,8 +4,8 @@ import { ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
-import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
-import { quoteWords, updateEntry } from "./config/entry-update.ts";
+import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry, shellQuote } from "./config/clients.ts";
+import { updateEntry } from "./config/entry-update.ts";
 import { mergeServerEntry, readServerEntry } from "./config/merge.ts";
 import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
@@ -150,7 +150,8 @@ function rebuildArgs(options: ConfigOptions): string {
   if (options.scope !== null) words.push("--scope", options.scope);
   if (options.name !== "twig") words.push("--name", options.name);
   if (options.commandPath !== null) words.push("--command", options.commandPath);
-  return quoteWords(words);
+  // Meant to be pasted into a shell: quoted so that a `$` or backtick in a path stays literal.
+  return words.map((word) => shellQuote(word, process.platform)).join(" ");
 }
 
 function describeLaunch(launch: LaunchCommand): string {

@@ -171,6 +171,20 @@ describe("Claude Code", () => {
 });
 
 describe("printing", () => {
+  test("the suggested --write command quotes a path so a shell keeps its $ and backticks", async () => {
+    const odd = repo.path("we ird$HOME`x`");
+    mkdirSync(odd);
+    try {
+      const result = await twigMcp(["config", "cursor", "--repo", odd]);
+      expect(result.code).toBe(0);
+      const line = (result.stdout + result.stderr).split("\n").find((l) => l.startsWith("or let twig-mcp do it: "));
+      // Single quotes: POSIX shells expand nothing inside them.
+      expect(line).toBe(`or let twig-mcp do it: twig-mcp config cursor --repo '${odd}' --write`);
+    } finally {
+      rmSync(odd, { recursive: true, force: true });
+    }
+  });
+
   test("stdout is only the snippet; where it goes is on stderr", async () => {
     const result = await twigMcp(["config", "claude-desktop", "--repo", repo.path()]);
     expect(result.code).toBe(0);
