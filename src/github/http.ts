@@ -102,7 +102,7 @@ export function createGitHubFetch(options: {
             `GitHub sent more than ${formatBytes(MAX_RESPONSE_BYTES)} for ${method} ${safePath(url)}; the rest was not read`,
           );
         }
-        body = new TextDecoder().decode(read.bytes);
+        body = read.text;
       }
     } catch (error) {
       if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);

@@ -221,13 +221,8 @@ function renderTable(table: AdfNode, depth: number): string {
 
 function renderInline(nodes: readonly AdfNode[], depth: number): string {
   if (depth > MAX_DEPTH) return "…";
-  return nodes.map((node) => renderInlineNode(node, depth + 1)).join("");
-}
-
-function renderInlineNode(node: AdfNode, depth: number): string {
-  const render = INLINES.get(node.type);
-  if (render) return render(node, depth);
-  return isBlock(node) ? renderBlock(node, depth) : renderUnknown(node, depth);
+  const render = (node: AdfNode) => INLINES.get(node.type) ?? (isBlock(node) ? renderBlock : renderUnknown);
+  return nodes.map((node) => render(node)(node, depth + 1)).join("");
 }
 
 /** Markdown emphasis around `text`; surrounding spaces stay outside the markers. */

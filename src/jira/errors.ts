@@ -46,10 +46,6 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
   return [...new Set(cleaned)].slice(0, MAX_MESSAGES);
 }
 
-export function endpointOf(purpose: RequestPurpose): string {
-  return `${purpose.method} ${purpose.path}`;
-}
-
 /**
  * Maps a final (not retried any more) HTTP error status to a tool error:
  * 401/403 → `credentials_invalid`, 404 → `not_found`, 410 → `unsupported_api`,
@@ -67,7 +63,7 @@ export function httpStatusError(
   const error = (code: ErrorCode, sentence: string, hint?: string) =>
     toolError(code, messages.length === 0 ? sentence : `${sentence}: ${messages.join(" ")}`, hint);
   const { site } = failure;
-  const endpoint = endpointOf(purpose);
+  const endpoint = `${purpose.method} ${purpose.path}`;
   switch (status) {
     case 401:
     case 403: {
