@@ -1,16 +1,18 @@
 /** What the clone says about a PR: which one twig linked to the checked-out branch, and its head commit. */
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { readHead } from "../git/head.ts";
 import { resolveRef } from "../git/refs.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { parseRemoteUrl } from "./remote-url.ts";
-import { type GitHubTarget, readRemotes } from "./target.ts";
+import { type GitHubTarget, parseRemoteUrl } from "./remote-url.ts";
+import { readRemotes } from "./target.ts";
 
-const EXPLICIT_HINT = "Provide an explicit pr_number parameter.";
+/** Each failure here is answered by passing `pr_number`; `more` says what else helps. */
+const fail = (code: ErrorCode, message: string, more?: string) =>
+  err(toolError(code, message, `Provide an explicit pr_number parameter.${more ? ` ${more}` : ""}`));
 
 /**
  * The PR a call is about: `pr_number` when given, else the PR twig linked to the checked-out
@@ -22,35 +24,23 @@ export async function resolvePrNumber(ctx: Context, explicit: number | undefined
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) {
     const { code, message, hint } = workspace.error;
-    const more = `${EXPLICIT_HINT} Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`;
-    return err(toolError(code, message, more));
+    return fail(code, message, `Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`);
   }
   const head = await readHead(workspace.value.repo, ctx.files);
-  if (!head.ok) {
-    const message = `No pr_number provided and could not detect current branch: ${head.error.message}`;
-    return err(toolError("invalid_params", message, EXPLICIT_HINT));
-  }
+  if (!head.ok)
+    return fail("invalid_params", `No pr_number provided and could not detect current branch: ${head.error.message}`);
   if (head.value.kind === "detached") {
-    return err(
-      toolError(
-        "invalid_params",
-        `No pr_number provided and HEAD is detached at ${head.value.oid.slice(0, 12)}, so there is no current branch to look up`,
-        `${EXPLICIT_HINT} Or check out the PR's branch.`,
-      ),
-    );
+    const at = head.value.oid.slice(0, 12);
+    const message = `No pr_number provided and HEAD is detached at ${at}, so there is no current branch to look up`;
+    return fail("invalid_params", message, "Or check out the PR's branch.");
   }
   const { branch } = head.value;
   const state = await loadState(ctx, workspace.value.workTree);
   if (!state.ok) return state;
   const pr = state.value.branches.get(branch)?.github_pr ?? null;
   if (pr === null) {
-    return err(
-      toolError(
-        "not_found",
-        `Branch '${branch}' has no linked GitHub PR`,
-        `${EXPLICIT_HINT} To find an open PR for the branch, call list_pull_requests with head="${branch}".`,
-      ),
-    );
+    const more = `To find an open PR for the branch, call list_pull_requests with head="${branch}".`;
+    return fail("not_found", `Branch '${branch}' has no linked GitHub PR`, more);
   }
   return ok(pr);
 }

@@ -146,27 +146,17 @@ function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {
     : "";
   const hint =
     "Wait until then before calling GitHub tools again; avoid repeating calls in a tight loop. Authenticated requests get a higher limit than anonymous ones.";
+  const limited = (message: string) => toolError("rate_limited", message, hint);
   if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
     const at = iso(new Date(now.getTime() + retryAfter * 1000));
-    return toolError(
-      "rate_limited",
-      `GitHub ${secondary}rate limit exceeded; retry after ${retryAfter} s (at ${at})`,
-      hint,
-    );
+    return limited(`GitHub ${secondary}rate limit exceeded; retry after ${retryAfter} s (at ${at})`);
   }
   if (headers["x-ratelimit-remaining"] === "0" && Number.isFinite(reset) && reset > 0) {
     const at = new Date(reset * 1000);
-    const limit = headers["x-ratelimit-limit"];
-    return toolError(
-      "rate_limited",
-      `GitHub API rate limit exceeded${limit ? ` (${limit} requests per hour)` : ""}; it resets at ${iso(at)} (${inHowLong(at, now)})`,
-      hint,
-    );
+    const perHour = headers["x-ratelimit-limit"] ? ` (${headers["x-ratelimit-limit"]} requests per hour)` : "";
+    return limited(`GitHub API rate limit exceeded${perHour}; it resets at ${iso(at)} (${inHowLong(at, now)})`);
   }
-  if (secondary || status === 429) {
-    return toolError("rate_limited", `GitHub ${secondary}rate limit exceeded; retry in a minute`, hint);
-  }
-  return null;
+  return secondary || status === 429 ? limited(`GitHub ${secondary}rate limit exceeded; retry in a minute`) : null;
 }
 
 function iso(date: Date): string {

@@ -41,13 +41,11 @@ export interface PrStatus {
 }
 
 /**
- * The PR, then — in parallel, every page — its reviews, and the check runs and legacy combined
- * status of its head commit: two round trips. When the head commit can be guessed, all four are
- * asked at once (one round trip) and the PR confirms the guess; a wrong guess's commit lists are
- * dropped and asked again for the real head.
- * A 403/404 on one of the three lists (a fine-grained token without Checks access, say) leaves
- * that list empty and says so in `unavailable`; any other failure fails the call and stops the
- * sibling requests.
+ * The PR, then in parallel every page of its reviews and of its head commit's check runs and legacy
+ * combined status: two round trips, or one when the head commit can be guessed (the PR confirms the
+ * guess; a wrong guess's commit lists are dropped and asked again). A 403/404 on one list (say, a
+ * fine-grained token without Checks access) leaves it empty and named in `unavailable`; any other
+ * failure fails the call and stops the sibling requests.
  */
 export async function getPrStatus(
   call: GitHubCall,

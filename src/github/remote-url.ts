@@ -1,6 +1,6 @@
 import { normalizeHostname } from "../creds/github-hosts.ts";
-/** Where a git remote points on a GitHub host: `host` is lowercase, with a port only when it matters. */
-export type RemoteRepo = { host: string; owner: string; repo: string };
+/** The repository a GitHub call is about, as a remote names it: `host` lowercase, with a port only when it matters. */
+export type GitHubTarget = { host: string; owner: string; repo: string };
 
 /** GitHub's rule for owner and repository names (dots allowed, so `my.repo` stays whole). */
 export const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;
@@ -16,7 +16,7 @@ const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:
  * Returns `null` for anything else (local paths, `file://`, URLs with more or fewer than two path
  * segments).
  */
-export function parseRemoteUrl(raw: string): RemoteRepo | null {
+export function parseRemoteUrl(raw: string): GitHubTarget | null {
   const url = raw.trim();
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
   let host: string;

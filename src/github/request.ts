@@ -5,7 +5,7 @@ import type { Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
 import { githubErrorToToolError } from "./errors.ts";
-import type { GitHubTarget } from "./target.ts";
+import type { GitHubTarget } from "./remote-url.ts";
 
 /** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
 export interface GitHubCall {

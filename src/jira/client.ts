@@ -91,8 +91,7 @@ export class JiraClients {
     const setup = await resolveJiraSetup(ctx);
     if (!setup.ok) return setup;
     const key = `${setup.value.base.baseUrl}\u0000${credentialIdentity(setup.value.auth.credential)}`;
-    const current = this.#current;
-    if (current?.key === key && current.options === options) return ok(current.client);
+    if (this.#current?.key === key && this.#current.options === options) return ok(this.#current.client);
     const client = new JiraClient(ctx, setup.value, options, this.#deployments);
     this.#current = { key, options, client };
     if (setup.value.note !== null) ctx.log.info(setup.value.note);
