@@ -15,7 +15,7 @@ export interface RequestSubject {
   now: Date;
 }
 
-type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
+export type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
 
 /** The parts of an Octokit `RequestError` read here; `null` for anything without a status. */
 export function httpFailure(error: unknown) {
@@ -37,11 +37,7 @@ export function httpFailure(error: unknown) {
   };
 }
 
-/**
- * Turns anything Octokit (or our fetch) threw into a tool error. Messages carry the HTTP status and
- * GitHub's own explanation, never request headers; every known secret is scrubbed as a last line
- * of defence.
- */
+/** Anything Octokit (or our fetch) threw, as a tool error scrubbed of every known secret: the last line of defence. */
 export function githubErrorToToolError(error: unknown, subject: RequestSubject): ToolError {
   return scrubToolError(mapError(error, subject), subject.secrets);
 }

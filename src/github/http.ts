@@ -125,15 +125,12 @@ export function createGitHubFetch(options: {
     log.debug(`GitHub ${method} ${safePath(url)} -> ${response.status} (${elapsed} ms)`);
     if (cacheKey && response.status === 200 && body !== null) {
       const etag = response.headers.get("etag");
-      if (etag) {
-        const kept = CACHED_HEADERS.flatMap((name) => {
-          const value = response.headers.get(name);
-          return value === null ? [] : [[name, value] as const];
-        });
-        etags.set(cacheKey, { etag, body, headers: kept });
-      } else {
-        etags.delete(cacheKey);
-      }
+      const kept = CACHED_HEADERS.flatMap((name) => {
+        const value = response.headers.get(name);
+        return value === null ? [] : [[name, value] as const];
+      });
+      if (etag) etags.set(cacheKey, { etag, body, headers: kept });
+      else etags.delete(cacheKey);
     }
     return new Response(body, { status: response.status, statusText: response.statusText, headers: copy });
   };

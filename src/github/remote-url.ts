@@ -9,12 +9,10 @@ const URL_SCHEMES = new Set(["https", "http", "ssh", "git", "git+ssh", "ssh+git"
 const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$/;
 
 /**
- * Reads `host`, `owner` and `repo` from a remote URL in any form git accepts for a network
- * remote: `https://`, `http://`, `ssh://` (with or without a port), `git://`, and scp-like
- * `[user@]host:owner/repo`. A `.git` suffix and trailing slashes are dropped; dots inside the repo
- * name are kept; the host is matched exactly, so `github.com.evil.example` stays that host.
- * Returns `null` for anything else (local paths, `file://`, URLs with more or fewer than two path
- * segments).
+ * `host`, `owner` and `repo` of a network remote URL in any form git accepts (`https://`, `http://`,
+ * `ssh://` with or without a port, `git://`, scp-like `[user@]host:owner/repo`), less a `.git` suffix
+ * and trailing slashes; the host is matched exactly (`github.com.evil.example` stays that host).
+ * `null` for anything else: local paths, `file://`, more or fewer than two path segments.
  */
 export function parseRemoteUrl(raw: string): GitHubTarget | null {
   const url = raw.trim();

@@ -1,7 +1,7 @@
 import type { Env } from "../core/context.ts";
 import { abortableSleep, httpTimeoutMs, transportFailure } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
-import { httpFailure } from "./errors.ts";
+import { type HttpFailure, httpFailure } from "./errors.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** Network behaviour of the GitHub client; defaults suit interactive use, tests shrink the delays. */
@@ -126,10 +126,7 @@ function retryable(error: unknown) {
  * recognised by its message (`Retry-After` alone is not enough), a primary one by
  * `x-ratelimit-remaining: 0`, waited until a second after `x-ratelimit-reset`.
  */
-function rateLimit(
-  { message, headers }: { message: string; headers: Record<string, string | undefined> },
-  nowMs: number,
-): { kind: "primary" | "secondary"; seconds: number } | null {
+function rateLimit({ message, headers }: HttpFailure, nowMs: number) {
   if (/\bsecondary rate\b/i.test(message)) {
     // Without `Retry-After`, GitHub's documentation says to wait a minute.
     return { kind: "secondary", seconds: Number(headers["retry-after"]) || 60 };

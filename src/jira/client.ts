@@ -40,7 +40,6 @@ export interface JiraClientOptions {
   maxResponseBytes?: number;
 }
 
-const USER_AGENT = `twig-mcp/${pkg.version}`;
 /** Attempts per request including the first (429/503 are retried). */
 const MAX_ATTEMPTS = 3;
 /** First backoff delay when the server gives no `Retry-After`; doubles per attempt. */
@@ -138,7 +137,7 @@ export class JiraClient {
         // (see #request for the wait). Its timeout stays off: it is skipped whenever a signal is
         // passed, which every request has; each attempt gets its own deadline instead.
         baseURL: setup.base.apiRoot,
-        headers: { Accept: "application/json", Authorization: authorization, "User-Agent": USER_AGENT },
+        headers: { Accept: "application/json", Authorization: authorization, "User-Agent": `twig-mcp/${pkg.version}` },
         retryStatusCodes: [429, 503],
         retryDelay: 0,
         // Read as a stream so the size cap holds whatever the server sends.
@@ -342,7 +341,6 @@ function transportError(error: unknown, endpoint: string, site: string): Result<
 }
 
 function parseJson(text: string): unknown {
-  if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
   } catch {

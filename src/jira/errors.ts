@@ -46,12 +46,7 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
   return [...new Set(cleaned)].slice(0, MAX_MESSAGES);
 }
 
-/**
- * Maps a final (not retried any more) HTTP error status to a tool error:
- * 401/403 → `credentials_invalid`, 404 → `not_found`, 410 → `unsupported_api`,
- * 429 → `rate_limited`, 400 → `invalid_params` (or `not_found` for an unknown project),
- * anything else → `network_error`. Jira's own messages follow the sentence.
- */
+/** A final (no longer retried) HTTP error status as a tool error; Jira's own messages follow the sentence. */
 export function httpStatusError(
   status: number,
   purpose: RequestPurpose,
