@@ -103,14 +103,9 @@ export function transportFailure(error: unknown): TransportFailure {
   return { kind: "other", code, detail: detail || "connection failed" };
 }
 
-function innermost(error: unknown): unknown {
-  let current = error;
-  for (let depth = 0; depth < 5; depth++) {
-    const next = (current as { cause?: unknown } | null)?.cause;
-    if (next === undefined || next === null) break;
-    current = next;
-  }
-  return current;
+function innermost(error: unknown, depth = 0): unknown {
+  const next = (error as { cause?: unknown } | null)?.cause;
+  return next === undefined || next === null || depth >= 5 ? error : innermost(next, depth + 1);
 }
 
 /** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
@@ -129,16 +124,14 @@ export function scrubControl(text: string): string {
 
 const AUTHORIZATION = /\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi;
 
-/** Every known secret (4 characters or more) replaced by a marker, and any echoed Authorization value. */
+/**
+ * Every known secret (4 characters or more) replaced by a marker, and any echoed Authorization
+ * value. Scrub before clipping: clipping first could leave half a token that no longer matches.
+ */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
   return out.replace(AUTHORIZATION, "$1$2 [REDACTED]");
-}
-
-/** Scrubs, then clips: clipping first could leave half a token that no longer matches. */
-export function scrubAndClip(text: string, secrets: readonly string[], max: number): string {
-  return clip(scrubSecrets(text, secrets), max);
 }
 
 /** An error value with every known secret removed from its message and hint: the last line of defence. */

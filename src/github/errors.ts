@@ -1,5 +1,5 @@
 import { type ToolError, toolError } from "../core/errors.ts";
-import { hostOf, scrubAndClip, scrubToolError, transportFailure } from "../core/http-policy.ts";
+import { clip, hostOf, scrubSecrets, scrubToolError, transportFailure } from "../core/http-policy.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */
@@ -129,7 +129,7 @@ function mapError(error: unknown, subject: RequestSubject): ToolError {
 function githubMessage({ data }: HttpFailure, secrets: readonly string[] = []): string {
   const field = (data as { message?: unknown } | null)?.message;
   const text = typeof field === "string" ? field : typeof data === "string" && !/^\s*</.test(data) ? data : "";
-  return scrubAndClip(text.replace(/\s+/g, " ").trim(), secrets, 301);
+  return clip(scrubSecrets(text.replace(/\s+/g, " ").trim(), secrets), 301);
 }
 
 function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {

@@ -159,7 +159,6 @@ export class JiraClient {
     return this.#setup.auth.source;
   }
 
-  /** The page a person opens for an issue. */
   browseUrl(key: string): string {
     return `${this.#setup.base.apiRoot}/browse/${encodeURIComponent(key)}`;
   }

@@ -1,5 +1,5 @@
 import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
-import { clip, scrubAndClip } from "../core/http-policy.ts";
+import { clip, scrubSecrets } from "../core/http-policy.ts";
 
 /** What a failed request was for, so errors can say it in the caller's terms. */
 export interface RequestPurpose {
@@ -33,16 +33,16 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
   if (typeof body !== "object" || body === null) return [];
   const { errorMessages, errors, message } = body as Record<string, unknown>;
   const fields = typeof errors === "object" && errors !== null && !Array.isArray(errors) ? Object.entries(errors) : [];
-  const found = [
+  const cleaned = [
     ...(Array.isArray(errorMessages) ? errorMessages : []),
     ...fields.map(([field, text]) => (typeof text === "string" ? `${field}: ${text}` : null)),
     message,
-  ].filter((text): text is string => typeof text === "string");
-  const cleaned = found
-    .map((message) =>
-      scrubAndClip(message.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim(), secrets, MAX_MESSAGE_CHARS),
+  ]
+    .filter((text): text is string => typeof text === "string")
+    .map((text) =>
+      clip(scrubSecrets(text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim(), secrets), MAX_MESSAGE_CHARS),
     )
-    .filter((message) => message !== "");
+    .filter((text) => text !== "");
   return [...new Set(cleaned)].slice(0, MAX_MESSAGES);
 }
 
