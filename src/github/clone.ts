@@ -56,11 +56,10 @@ export interface CloneHeads {
 const NONE: CloneHeads = { tracking: null, local: null };
 
 /**
- * The commits the clone has for the branch twig linked to PR `number` (`github_pr`; the checked-out
- * branch first, else the first such branch by name), so get_pr_status can ask for that commit's
- * checks alongside the PR on a session's first call. Only when one of the clone's remotes names the
- * target repository: a PR number means nothing in another one. It is only a guess, confirmed by
- * the PR before anything asked with it is used; a clone that cannot say gives no guess, never an error.
+ * The commits the clone has for the branch twig linked to PR `number` (the checked-out branch first,
+ * else the first such branch by name), so get_pr_status can ask for their checks alongside the PR on
+ * a session's first call. Only when a remote names the target repository (a PR number means nothing
+ * in another). A guess, confirmed by the PR before use: a clone that cannot say gives none, never an error.
  */
 export async function guessHeadFromClone(
   ctx: Pick<Context, "repo" | "files" | "env" | "home" | "platform">,

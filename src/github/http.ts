@@ -47,10 +47,9 @@ const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * The `fetch` Octokit uses: a timeout per attempt combined with the MCP request's cancellation,
- * the whole body read under that deadline, and conditional GETs — a 304 is turned back into the
- * cached 200 so the layers above never see it. `tokenId` tells tokens apart in cache keys without
- * keeping the token itself there.
+ * The `fetch` Octokit uses: a per-attempt timeout joined with the MCP request's cancellation, the
+ * whole body read under that deadline, and conditional GETs whose 304 turns back into the cached 200.
+ * `tokenId` tells tokens apart in cache keys without keeping the token itself there.
  */
 export function createGitHubFetch(options: {
   fetch: typeof fetch;

@@ -47,16 +47,10 @@ export interface PrStatus {
  * fine-grained token without Checks access) leaves it empty and named in `unavailable`; any other
  * failure fails the call and stops the sibling requests.
  */
-export async function getPrStatus(
-  call: GitHubCall,
-  number: number,
-  clone: CloneHeads = { tracking: null, local: null },
-): Promise<Result<PrStatus>> {
-  const { owner, repo } = call.target;
-  const client = call.connection.octokit;
-  const heads = headsByClient.get(client) ?? new Map<string, SeenHead>();
-  headsByClient.set(client, heads);
-  const headKey = `${owner}/${repo}#${number}`.toLowerCase();
+export async function getPrStatus(call: GitHubCall, number: number, clone: CloneHeads): Promise<Result<PrStatus>> {
+  const heads = headsByClient.get(call.connection.octokit) ?? new Map<string, SeenHead>();
+  headsByClient.set(call.connection.octokit, heads);
+  const headKey = `${call.target.owner}/${call.target.repo}#${number}`.toLowerCase();
   const seen = heads.get(headKey);
   // GitHub's last answer for this PR stands until the clone's remote-tracking ref moves (a push or
   // fetch since): then that ref. With neither, the clone's local branch.
@@ -202,9 +196,7 @@ export function classifyCheck(check: Pick<Check, "status" | "conclusion">): "pas
 }
 
 export function classifyStatus(status: Pick<CommitStatus, "state">): "passing" | "failing" | "pending" {
-  if (status.state === "success") return "passing";
-  if (status.state === "pending") return "pending";
-  return "failing";
+  return status.state === "success" ? "passing" : status.state === "pending" ? "pending" : "failing";
 }
 
 export function summarize(reviews: readonly Review[], checks: readonly Check[], statuses: readonly CommitStatus[]) {
