@@ -23,10 +23,12 @@ export function adfToText(document: unknown): string {
   return tidy(isBlock(node) || node.text === undefined ? renderBlock(node, 0) : renderInline([node], 0));
 }
 
-function toNode(value: unknown): AdfNode | null {
+/** Children far below what rendering reaches are dropped: reading them could overflow the stack. */
+function toNode(value: unknown, depth = 0): AdfNode | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const raw = value as Record<string, unknown>;
-  const content = Array.isArray(raw.content) ? raw.content.map(toNode).filter((n): n is AdfNode => n !== null) : [];
+  const keep = Array.isArray(raw.content) && depth < 2 * MAX_DEPTH;
+  const content = keep ? (raw.content as unknown[]).flatMap((child) => toNode(child, depth + 1) ?? []) : [];
   const marks = Array.isArray(raw.marks)
     ? raw.marks
         .filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null && typeof m.type === "string")
