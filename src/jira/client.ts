@@ -72,8 +72,7 @@ export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "file
   if (!checked.ok) return checked;
   const { base, note } = checked.value;
   const auth = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
-  if (!auth.ok) return auth;
-  return ok({ base, auth: auth.value, note });
+  return auth.ok ? ok({ base, auth: auth.value, note }) : auth;
 }
 
 const NO_OPTIONS: JiraClientOptions = Object.freeze({});
