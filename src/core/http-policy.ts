@@ -23,34 +23,26 @@ export function httpTimeoutMs(env: Env, log?: Logger): number {
 }
 
 /** The signal one attempt runs under: the caller's cancellation, or the per-attempt deadline. */
-export function attemptSignal(
-  callSignal: AbortSignal | undefined,
-  timeoutMs: number,
-): { signal: AbortSignal; deadline: AbortSignal } {
+export function attemptSignal(callSignal: AbortSignal | undefined, timeoutMs: number) {
   const deadline = AbortSignal.timeout(timeoutMs);
   return { signal: callSignal ? AbortSignal.any([callSignal, deadline]) : deadline, deadline };
 }
 
-type CappedRead = { kind: "ok"; bytes: Uint8Array } | { kind: "too-large" } | { kind: "failed"; cause: unknown };
-
-/** Reads a body up to `maxBytes`, then cancels it: an endless answer costs at most the cap. */
-export async function readCapped(
-  body: ReadableStream<Uint8Array> | null,
-  maxBytes: number = MAX_RESPONSE_BYTES,
-): Promise<CappedRead> {
+/** Reads a body as text up to `maxBytes`, then cancels it: an endless answer costs at most the cap. */
+export async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number) {
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for await (const chunk of body ?? []) {
       total += chunk.byteLength;
       // Leaving the loop cancels the stream.
-      if (total > maxBytes) return { kind: "too-large" };
+      if (total > maxBytes) return { kind: "too-large" } as const;
       chunks.push(chunk);
     }
   } catch (error) {
-    return { kind: "failed", cause: error };
+    return { kind: "failed", cause: error as unknown } as const;
   }
-  return { kind: "ok", bytes: Buffer.concat(chunks) };
+  return { kind: "ok", text: new TextDecoder().decode(Buffer.concat(chunks)) } as const;
 }
 
 export function formatBytes(bytes: number): string {
@@ -66,21 +58,15 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
 }
 
 /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+export async function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  const { promise, resolve, reject } = Promise.withResolvers<void>();
+  const timer = setTimeout(resolve, ms);
+  const onAbort = () => reject(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  await promise.finally(() => {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
   });
 }
 
@@ -117,14 +103,9 @@ export function transportFailure(error: unknown): TransportFailure {
   return { kind: "other", code, detail: detail || "connection failed" };
 }
 
-function innermost(error: unknown): unknown {
-  let current = error;
-  for (let depth = 0; depth < 5; depth++) {
-    const next = (current as { cause?: unknown } | null)?.cause;
-    if (next === undefined || next === null) break;
-    current = next;
-  }
-  return current;
+function innermost(error: unknown, depth = 0): unknown {
+  const next = (error as { cause?: unknown } | null)?.cause;
+  return next === undefined || next === null || depth >= 5 ? error : innermost(next, depth + 1);
 }
 
 /** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
@@ -143,16 +124,14 @@ export function scrubControl(text: string): string {
 
 const AUTHORIZATION = /\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi;
 
-/** Every known secret (4 characters or more) replaced by a marker, and any echoed Authorization value. */
+/**
+ * Every known secret (4 characters or more) replaced by a marker, and any echoed Authorization
+ * value. Scrub before clipping: clipping first could leave half a token that no longer matches.
+ */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
   return out.replace(AUTHORIZATION, "$1$2 [REDACTED]");
-}
-
-/** Scrubs, then clips: clipping first could leave half a token that no longer matches. */
-export function scrubAndClip(text: string, secrets: readonly string[], max: number): string {
-  return clip(scrubSecrets(text, secrets), max);
 }
 
 /** An error value with every known secret removed from its message and hint: the last line of defence. */

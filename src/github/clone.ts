@@ -1,16 +1,18 @@
 /** What the clone says about a PR: which one twig linked to the checked-out branch, and its head commit. */
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { readHead } from "../git/head.ts";
 import { resolveRef } from "../git/refs.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { parseRemoteUrl } from "./remote-url.ts";
-import { type GitHubTarget, readRemotes } from "./target.ts";
+import { type GitHubTarget, parseRemoteUrl } from "./remote-url.ts";
+import { readRemotes } from "./target.ts";
 
-const EXPLICIT_HINT = "Provide an explicit pr_number parameter.";
+/** Each failure here is answered by passing `pr_number`; `more` says what else helps. */
+const fail = (code: ErrorCode, message: string, more?: string) =>
+  err(toolError(code, message, `Provide an explicit pr_number parameter.${more ? ` ${more}` : ""}`));
 
 /**
  * The PR a call is about: `pr_number` when given, else the PR twig linked to the checked-out
@@ -22,35 +24,23 @@ export async function resolvePrNumber(ctx: Context, explicit: number | undefined
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) {
     const { code, message, hint } = workspace.error;
-    const more = `${EXPLICIT_HINT} Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`;
-    return err(toolError(code, message, more));
+    return fail(code, message, `Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`);
   }
   const head = await readHead(workspace.value.repo, ctx.files);
-  if (!head.ok) {
-    const message = `No pr_number provided and could not detect current branch: ${head.error.message}`;
-    return err(toolError("invalid_params", message, EXPLICIT_HINT));
-  }
+  if (!head.ok)
+    return fail("invalid_params", `No pr_number provided and could not detect current branch: ${head.error.message}`);
   if (head.value.kind === "detached") {
-    return err(
-      toolError(
-        "invalid_params",
-        `No pr_number provided and HEAD is detached at ${head.value.oid.slice(0, 12)}, so there is no current branch to look up`,
-        `${EXPLICIT_HINT} Or check out the PR's branch.`,
-      ),
-    );
+    const at = head.value.oid.slice(0, 12);
+    const message = `No pr_number provided and HEAD is detached at ${at}, so there is no current branch to look up`;
+    return fail("invalid_params", message, "Or check out the PR's branch.");
   }
   const { branch } = head.value;
   const state = await loadState(ctx, workspace.value.workTree);
   if (!state.ok) return state;
   const pr = state.value.branches.get(branch)?.github_pr ?? null;
   if (pr === null) {
-    return err(
-      toolError(
-        "not_found",
-        `Branch '${branch}' has no linked GitHub PR`,
-        `${EXPLICIT_HINT} To find an open PR for the branch, call list_pull_requests with head="${branch}".`,
-      ),
-    );
+    const more = `To find an open PR for the branch, call list_pull_requests with head="${branch}".`;
+    return fail("not_found", `Branch '${branch}' has no linked GitHub PR`, more);
   }
   return ok(pr);
 }
@@ -66,11 +56,10 @@ export interface CloneHeads {
 const NONE: CloneHeads = { tracking: null, local: null };
 
 /**
- * The commits the clone has for the branch twig linked to PR `number` (`github_pr`; the checked-out
- * branch first, else the first such branch by name), so get_pr_status can ask for that commit's
- * checks alongside the PR on a session's first call. Only when one of the clone's remotes names the
- * target repository: a PR number means nothing in another one. It is only a guess, confirmed by
- * the PR before anything asked with it is used; a clone that cannot say gives no guess, never an error.
+ * The commits the clone has for the branch twig linked to PR `number` (the checked-out branch first,
+ * else the first such branch by name), so get_pr_status can ask for their checks alongside the PR on
+ * a session's first call. Only when a remote names the target repository (a PR number means nothing
+ * in another). A guess, confirmed by the PR before use: a clone that cannot say gives none, never an error.
  */
 export async function guessHeadFromClone(
   ctx: Pick<Context, "repo" | "files" | "env" | "home" | "platform">,

@@ -1,5 +1,5 @@
 import { type ToolError, toolError } from "../core/errors.ts";
-import { hostOf, scrubAndClip, scrubToolError, transportFailure } from "../core/http-policy.ts";
+import { clip, hostOf, scrubSecrets, scrubToolError, transportFailure } from "../core/http-policy.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */
@@ -15,7 +15,7 @@ export interface RequestSubject {
   now: Date;
 }
 
-type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
+export type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
 
 /** The parts of an Octokit `RequestError` read here; `null` for anything without a status. */
 export function httpFailure(error: unknown) {
@@ -37,11 +37,7 @@ export function httpFailure(error: unknown) {
   };
 }
 
-/**
- * Turns anything Octokit (or our fetch) threw into a tool error. Messages carry the HTTP status and
- * GitHub's own explanation, never request headers; every known secret is scrubbed as a last line
- * of defence.
- */
+/** Anything Octokit (or our fetch) threw, as a tool error scrubbed of every known secret: the last line of defence. */
 export function githubErrorToToolError(error: unknown, subject: RequestSubject): ToolError {
   return scrubToolError(mapError(error, subject), subject.secrets);
 }
@@ -133,7 +129,7 @@ function mapError(error: unknown, subject: RequestSubject): ToolError {
 function githubMessage({ data }: HttpFailure, secrets: readonly string[] = []): string {
   const field = (data as { message?: unknown } | null)?.message;
   const text = typeof field === "string" ? field : typeof data === "string" && !/^\s*</.test(data) ? data : "";
-  return scrubAndClip(text.replace(/\s+/g, " ").trim(), secrets, 301);
+  return clip(scrubSecrets(text.replace(/\s+/g, " ").trim(), secrets), 301);
 }
 
 function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {
@@ -146,27 +142,17 @@ function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {
     : "";
   const hint =
     "Wait until then before calling GitHub tools again; avoid repeating calls in a tight loop. Authenticated requests get a higher limit than anonymous ones.";
+  const limited = (message: string) => toolError("rate_limited", message, hint);
   if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
     const at = iso(new Date(now.getTime() + retryAfter * 1000));
-    return toolError(
-      "rate_limited",
-      `GitHub ${secondary}rate limit exceeded; retry after ${retryAfter} s (at ${at})`,
-      hint,
-    );
+    return limited(`GitHub ${secondary}rate limit exceeded; retry after ${retryAfter} s (at ${at})`);
   }
   if (headers["x-ratelimit-remaining"] === "0" && Number.isFinite(reset) && reset > 0) {
     const at = new Date(reset * 1000);
-    const limit = headers["x-ratelimit-limit"];
-    return toolError(
-      "rate_limited",
-      `GitHub API rate limit exceeded${limit ? ` (${limit} requests per hour)` : ""}; it resets at ${iso(at)} (${inHowLong(at, now)})`,
-      hint,
-    );
+    const perHour = headers["x-ratelimit-limit"] ? ` (${headers["x-ratelimit-limit"]} requests per hour)` : "";
+    return limited(`GitHub API rate limit exceeded${perHour}; it resets at ${iso(at)} (${inHowLong(at, now)})`);
   }
-  if (secondary || status === 429) {
-    return toolError("rate_limited", `GitHub ${secondary}rate limit exceeded; retry in a minute`, hint);
-  }
-  return null;
+  return secondary || status === 429 ? limited(`GitHub ${secondary}rate limit exceeded; retry in a minute`) : null;
 }
 
 function iso(date: Date): string {

@@ -47,10 +47,9 @@ const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * The `fetch` Octokit uses: a timeout per attempt combined with the MCP request's cancellation,
- * the whole body read under that deadline, and conditional GETs — a 304 is turned back into the
- * cached 200 so the layers above never see it. `tokenId` tells tokens apart in cache keys without
- * keeping the token itself there.
+ * The `fetch` Octokit uses: a per-attempt timeout joined with the MCP request's cancellation, the
+ * whole body read under that deadline, and conditional GETs whose 304 turns back into the cached 200.
+ * `tokenId` tells tokens apart in cache keys without keeping the token itself there.
  */
 export function createGitHubFetch(options: {
   fetch: typeof fetch;
@@ -102,7 +101,7 @@ export function createGitHubFetch(options: {
             `GitHub sent more than ${formatBytes(MAX_RESPONSE_BYTES)} for ${method} ${safePath(url)}; the rest was not read`,
           );
         }
-        body = new TextDecoder().decode(read.bytes);
+        body = read.text;
       }
     } catch (error) {
       if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
@@ -125,15 +124,12 @@ export function createGitHubFetch(options: {
     log.debug(`GitHub ${method} ${safePath(url)} -> ${response.status} (${elapsed} ms)`);
     if (cacheKey && response.status === 200 && body !== null) {
       const etag = response.headers.get("etag");
-      if (etag) {
-        const kept = CACHED_HEADERS.flatMap((name) => {
-          const value = response.headers.get(name);
-          return value === null ? [] : [[name, value] as const];
-        });
-        etags.set(cacheKey, { etag, body, headers: kept });
-      } else {
-        etags.delete(cacheKey);
-      }
+      const kept = CACHED_HEADERS.flatMap((name) => {
+        const value = response.headers.get(name);
+        return value === null ? [] : [[name, value] as const];
+      });
+      if (etag) etags.set(cacheKey, { etag, body, headers: kept });
+      else etags.delete(cacheKey);
     }
     return new Response(body, { status: response.status, statusText: response.statusText, headers: copy });
   };

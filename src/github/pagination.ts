@@ -37,11 +37,7 @@ export interface Pages<T> {
   hasMore: boolean;
 }
 
-/**
- * Fetches every page of a list (up to `maxItems`): page 1, then the rest up to `rel="last"` in
- * parallel. Without a `last` link the `next` links are followed one after another, as long as they
- * stay on the API's origin.
- */
+/** Every page of a list, up to `maxItems`; without a `last` link, `next` links are followed one by one. */
 export async function fetchPages<S extends v.GenericSchema, T>(
   call: GitHubCall,
   request: PageRequest<S, T>,

@@ -41,24 +41,16 @@ export interface PrStatus {
 }
 
 /**
- * The PR, then — in parallel, every page — its reviews, and the check runs and legacy combined
- * status of its head commit: two round trips. When the head commit can be guessed, all four are
- * asked at once (one round trip) and the PR confirms the guess; a wrong guess's commit lists are
- * dropped and asked again for the real head.
- * A 403/404 on one of the three lists (a fine-grained token without Checks access, say) leaves
- * that list empty and says so in `unavailable`; any other failure fails the call and stops the
- * sibling requests.
+ * The PR, then in parallel every page of its reviews and of its head commit's check runs and legacy
+ * combined status: two round trips, or one when the head commit can be guessed (the PR confirms the
+ * guess; a wrong guess's commit lists are dropped and asked again). A 403/404 on one list (say, a
+ * fine-grained token without Checks access) leaves it empty and named in `unavailable`; any other
+ * failure fails the call and stops the sibling requests.
  */
-export async function getPrStatus(
-  call: GitHubCall,
-  number: number,
-  clone: CloneHeads = { tracking: null, local: null },
-): Promise<Result<PrStatus>> {
-  const { owner, repo } = call.target;
-  const client = call.connection.octokit;
-  const heads = headsByClient.get(client) ?? new Map<string, SeenHead>();
-  headsByClient.set(client, heads);
-  const headKey = `${owner}/${repo}#${number}`.toLowerCase();
+export async function getPrStatus(call: GitHubCall, number: number, clone: CloneHeads): Promise<Result<PrStatus>> {
+  const heads = headsByClient.get(call.connection.octokit) ?? new Map<string, SeenHead>();
+  headsByClient.set(call.connection.octokit, heads);
+  const headKey = `${call.target.owner}/${call.target.repo}#${number}`.toLowerCase();
   const seen = heads.get(headKey);
   // GitHub's last answer for this PR stands until the clone's remote-tracking ref moves (a push or
   // fetch since): then that ref. With neither, the clone's local branch.
@@ -204,9 +196,7 @@ export function classifyCheck(check: Pick<Check, "status" | "conclusion">): "pas
 }
 
 export function classifyStatus(status: Pick<CommitStatus, "state">): "passing" | "failing" | "pending" {
-  if (status.state === "success") return "passing";
-  if (status.state === "pending") return "pending";
-  return "failing";
+  return status.state === "success" ? "passing" : status.state === "pending" ? "pending" : "failing";
 }
 
 export function summarize(reviews: readonly Review[], checks: readonly Check[], statuses: readonly CommitStatus[]) {

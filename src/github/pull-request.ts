@@ -78,7 +78,6 @@ export function trimBody(body: string | null, limit: number): { text: string | n
   return { text: `${text.slice(0, end).trimEnd()}…`, truncated: true };
 }
 
-/** One PR, a single GET. */
 export async function getPullRequest(call: GitHubCall, number: number): Promise<Result<PullRequest>> {
   const { owner, repo } = call.target;
   const route = "GET /repos/{owner}/{repo}/pulls/{pull_number}";

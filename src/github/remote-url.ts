@@ -1,6 +1,6 @@
 import { normalizeHostname } from "../creds/github-hosts.ts";
-/** Where a git remote points on a GitHub host: `host` is lowercase, with a port only when it matters. */
-export type RemoteRepo = { host: string; owner: string; repo: string };
+/** The repository a GitHub call is about, as a remote names it: `host` lowercase, with a port only when it matters. */
+export type GitHubTarget = { host: string; owner: string; repo: string };
 
 /** GitHub's rule for owner and repository names (dots allowed, so `my.repo` stays whole). */
 export const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;
@@ -9,14 +9,12 @@ const URL_SCHEMES = new Set(["https", "http", "ssh", "git", "git+ssh", "ssh+git"
 const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$/;
 
 /**
- * Reads `host`, `owner` and `repo` from a remote URL in any form git accepts for a network
- * remote: `https://`, `http://`, `ssh://` (with or without a port), `git://`, and scp-like
- * `[user@]host:owner/repo`. A `.git` suffix and trailing slashes are dropped; dots inside the repo
- * name are kept; the host is matched exactly, so `github.com.evil.example` stays that host.
- * Returns `null` for anything else (local paths, `file://`, URLs with more or fewer than two path
- * segments).
+ * `host`, `owner` and `repo` of a network remote URL in any form git accepts (`https://`, `http://`,
+ * `ssh://` with or without a port, `git://`, scp-like `[user@]host:owner/repo`), less a `.git` suffix
+ * and trailing slashes; the host is matched exactly (`github.com.evil.example` stays that host).
+ * `null` for anything else: local paths, `file://`, more or fewer than two path segments.
  */
-export function parseRemoteUrl(raw: string): RemoteRepo | null {
+export function parseRemoteUrl(raw: string): GitHubTarget | null {
   const url = raw.trim();
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
   let host: string;

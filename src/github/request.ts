@@ -5,7 +5,7 @@ import type { Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
 import { githubErrorToToolError } from "./errors.ts";
-import type { GitHubTarget } from "./target.ts";
+import type { GitHubTarget } from "./remote-url.ts";
 
 /** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
 export interface GitHubCall {
@@ -32,7 +32,7 @@ export async function githubGet<S extends v.GenericSchema>(
   subject: Subject,
 ): Promise<Result<{ data: v.InferOutput<S>; link: string | undefined }>> {
   const { connection, target } = call;
-  const { what, missing } = typeof subject === "string" ? { what: subject, missing: undefined } : subject;
+  const named = typeof subject === "string" ? { what: subject } : subject;
   let data: unknown;
   let link: string | undefined;
   try {
@@ -49,8 +49,7 @@ export async function githubGet<S extends v.GenericSchema>(
   } catch (error) {
     return err(
       githubErrorToToolError(error, {
-        what,
-        ...(missing === undefined ? {} : { missing }),
+        ...named,
         baseUrl: connection.baseUrl,
         credentialSource: connection.credentialSource,
         repository: `${target.owner}/${target.repo}`,
@@ -65,7 +64,7 @@ export async function githubGet<S extends v.GenericSchema>(
   const issue = parsed.issues[0];
   const path = issue?.path?.map((item) => String(item.key)).join(".") || "(root)";
   const expected = issue?.expected ? `expected ${issue.expected}` : "invalid value";
-  const message = `Unexpected response from GitHub for ${what}: ${path}: ${expected}`;
+  const message = `Unexpected response from GitHub for ${named.what}: ${path}: ${expected}`;
   const hint = `Check that ${connection.baseUrl} is a GitHub REST API root.`;
   return err(scrubToolError(toolError("network_error", message, hint), connection.secrets));
 }

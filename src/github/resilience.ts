@@ -1,7 +1,7 @@
 import type { Env } from "../core/context.ts";
 import { abortableSleep, httpTimeoutMs, transportFailure } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
-import { httpFailure } from "./errors.ts";
+import { type HttpFailure, httpFailure } from "./errors.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** Network behaviour of the GitHub client; defaults suit interactive use, tests shrink the delays. */
@@ -28,11 +28,7 @@ const NOT_RETRIED = new Set([400, 401, 403, 404, 410, 422, 429, 451]);
 export interface ResilienceOptions {
   settings: ReturnType<typeof githubSettings>;
   log: Logger;
-  /**
-   * Requests in flight per client, default 10. One tool call fans out to a few requests, but every
-   * page of a long list is fetched in parallel and calls arrive concurrently; GitHub answers bursts
-   * with secondary rate limits.
-   */
+  /** Requests in flight per client (default 10): pages go in parallel, and GitHub rate-limits bursts. */
   maxInFlight?: number;
   /** Milliseconds since the epoch, for `x-ratelimit-reset`. */
   now?: () => number;
@@ -42,11 +38,9 @@ export interface ResilienceOptions {
 type HookOptions = { method?: string; url?: string; request?: { signal?: AbortSignal | null | undefined } };
 
 /**
- * An Octokit `request` wrap hook (`octokit.hook.wrap("request", …)`): 5xx answers and failed
- * connections are retried `retries` times after n² × `retryDelayMs`; a rate limit is waited out
- * once, when GitHub asks for at most `maxRateLimitWaitSeconds`; anything else — client errors,
- * timeouts, cancellation — is thrown at once. At most `maxInFlight` requests are sent at a time;
- * one that needs no retry and finds a free slot sets no timer and never yields.
+ * An Octokit `request` wrap hook applying `settings`: anything not retried or waited out there
+ * (client errors, timeouts, cancellation) is thrown at once. At most `maxInFlight` requests are sent
+ * at a time; one that needs no retry and finds a free slot sets no timer and never yields.
  */
 export function resilientRequest({ settings, log, maxInFlight = 10, now = Date.now }: ResilienceOptions) {
   let free = Math.max(1, maxInFlight);
@@ -132,10 +126,7 @@ function retryable(error: unknown) {
  * recognised by its message (`Retry-After` alone is not enough), a primary one by
  * `x-ratelimit-remaining: 0`, waited until a second after `x-ratelimit-reset`.
  */
-function rateLimit(
-  { message, headers }: { message: string; headers: Record<string, string | undefined> },
-  nowMs: number,
-): { kind: "primary" | "secondary"; seconds: number } | null {
+function rateLimit({ message, headers }: HttpFailure, nowMs: number) {
   if (/\bsecondary rate\b/i.test(message)) {
     // Without `Retry-After`, GitHub's documentation says to wait a minute.
     return { kind: "secondary", seconds: Number(headers["retry-after"]) || 60 };

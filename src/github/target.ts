@@ -1,5 +1,5 @@
 import type { Context } from "../core/context.ts";
-import { type ToolError, toolError } from "../core/errors.ts";
+import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import { clip, scrubControl } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readGhHosts } from "../creds/gh-config.ts";
@@ -7,10 +7,7 @@ import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../c
 import { readEffectiveConfig } from "../git/config-levels.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { type Remote, remoteUrls } from "../git/remotes.ts";
-import { displayRemoteUrl, isGitHubName, parseRemoteUrl, type RemoteRepo } from "./remote-url.ts";
-
-/** The repository a GitHub tool call is about. */
-export type GitHubTarget = RemoteRepo;
+import { displayRemoteUrl, type GitHubTarget, isGitHubName, parseRemoteUrl } from "./remote-url.ts";
 
 export interface TargetArgs {
   owner?: string | undefined;
@@ -18,6 +15,7 @@ export interface TargetArgs {
 }
 
 const PASS_OWNER_REPO = "Or pass `owner` and `repo` to name the GitHub repository directly.";
+const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));
 
 /**
  * Decides which GitHub repository a call is about. An explicit `owner`/`repo` pair wins (host:
@@ -28,23 +26,19 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   const hasOwner = args.owner !== undefined;
   const hasRepo = args.repo !== undefined;
   if (hasOwner !== hasRepo) {
-    return err(
-      toolError(
-        "invalid_params",
-        `Pass both \`owner\` and \`repo\`, or neither (got only \`${hasOwner ? "owner" : "repo"}\`)`,
-        "Give both to name a repository explicitly, or omit both to use the current repository's GitHub remote.",
-      ),
+    return fail(
+      "invalid_params",
+      `Pass both \`owner\` and \`repo\`, or neither (got only \`${hasOwner ? "owner" : "repo"}\`)`,
+      "Give both to name a repository explicitly, or omit both to use the current repository's GitHub remote.",
     );
   }
   const ghHost = ghHostOverride(ctx.env);
   if (args.owner !== undefined && args.repo !== undefined) {
     if (!isGitHubName(args.repo)) {
-      return err(
-        toolError(
-          "invalid_params",
-          `'${args.repo.slice(0, 100)}' is not a GitHub repository name`,
-          "With `owner`, `repo` is the GitHub repository name: letters, digits, '.', '-' and '_'.",
-        ),
+      return fail(
+        "invalid_params",
+        `'${args.repo.slice(0, 100)}' is not a GitHub repository name`,
+        "With `owner`, `repo` is the GitHub repository name: letters, digits, '.', '-' and '_'.",
       );
     }
     return ok({ host: ghHost ?? GITHUB_COM, owner: args.owner, repo: args.repo });
@@ -103,12 +97,10 @@ export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOp
   }
 
   if (remotes.length === 0) {
-    return err(
-      toolError(
-        "not_found",
-        "No GitHub remote found: the repository has no remotes",
-        `Add one (git remote add origin https://github.com/OWNER/REPO.git). ${PASS_OWNER_REPO}`,
-      ),
+    return fail(
+      "not_found",
+      "No GitHub remote found: the repository has no remotes",
+      `Add one (git remote add origin https://github.com/OWNER/REPO.git). ${PASS_OWNER_REPO}`,
     );
   }
   const shown = parsed
@@ -116,20 +108,16 @@ export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOp
     .map((r) => `${clip(scrubControl(r.name), 60)} (${clip(displayRemoteUrl(r.url), 200)})`)
     .join(", ");
   if (usable.length > 0 && usable.every((r) => isOtherForge(r.parsed.host))) {
-    return err(
-      toolError(
-        "unsupported_repo",
-        `No GitHub remote found: ${shown} ${usable.length === 1 ? "is" : "are"} not on GitHub`,
-        `The GitHub tools need a GitHub remote. ${PASS_OWNER_REPO}`,
-      ),
+    return fail(
+      "unsupported_repo",
+      `No GitHub remote found: ${shown} ${usable.length === 1 ? "is" : "are"} not on GitHub`,
+      `The GitHub tools need a GitHub remote. ${PASS_OWNER_REPO}`,
     );
   }
-  return err(
-    toolError(
-      "not_found",
-      `No GitHub remote found: could not read owner/repo from ${shown}`,
-      `Point 'origin' at a GitHub repository (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO). ${PASS_OWNER_REPO}`,
-    ),
+  return fail(
+    "not_found",
+    `No GitHub remote found: could not read owner/repo from ${shown}`,
+    `Point 'origin' at a GitHub repository (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO). ${PASS_OWNER_REPO}`,
   );
 }
 

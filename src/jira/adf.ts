@@ -23,10 +23,12 @@ export function adfToText(document: unknown): string {
   return tidy(isBlock(node) || node.text === undefined ? renderBlock(node, 0) : renderInline([node], 0));
 }
 
-function toNode(value: unknown): AdfNode | null {
+/** Children far below what rendering reaches are dropped: reading them could overflow the stack. */
+function toNode(value: unknown, depth = 0): AdfNode | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const raw = value as Record<string, unknown>;
-  const content = Array.isArray(raw.content) ? raw.content.map(toNode).filter((n): n is AdfNode => n !== null) : [];
+  const keep = Array.isArray(raw.content) && depth < 2 * MAX_DEPTH;
+  const content = keep ? (raw.content as unknown[]).flatMap((child) => toNode(child, depth + 1) ?? []) : [];
   const marks = Array.isArray(raw.marks)
     ? raw.marks
         .filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null && typeof m.type === "string")
@@ -221,13 +223,8 @@ function renderTable(table: AdfNode, depth: number): string {
 
 function renderInline(nodes: readonly AdfNode[], depth: number): string {
   if (depth > MAX_DEPTH) return "…";
-  return nodes.map((node) => renderInlineNode(node, depth + 1)).join("");
-}
-
-function renderInlineNode(node: AdfNode, depth: number): string {
-  const render = INLINES.get(node.type);
-  if (render) return render(node, depth);
-  return isBlock(node) ? renderBlock(node, depth) : renderUnknown(node, depth);
+  const render = (node: AdfNode) => INLINES.get(node.type) ?? (isBlock(node) ? renderBlock : renderUnknown);
+  return nodes.map((node) => render(node)(node, depth + 1)).join("");
 }
 
 /** Markdown emphasis around `text`; surrounding spaces stay outside the markers. */

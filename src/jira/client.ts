@@ -24,7 +24,7 @@ import {
   resolveJiraCredential,
 } from "../creds/credentials-jira.ts";
 import { describeIssues } from "../twig/schemas.ts";
-import { endpointOf, httpStatusError, type RequestPurpose } from "./errors.ts";
+import { httpStatusError, type RequestPurpose } from "./errors.ts";
 import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
 
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
@@ -40,7 +40,6 @@ export interface JiraClientOptions {
   maxResponseBytes?: number;
 }
 
-const USER_AGENT = `twig-mcp/${pkg.version}`;
 /** Attempts per request including the first (429/503 are retried). */
 const MAX_ATTEMPTS = 3;
 /** First backoff delay when the server gives no `Retry-After`; doubles per attempt. */
@@ -73,8 +72,7 @@ export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "file
   if (!checked.ok) return checked;
   const { base, note } = checked.value;
   const auth = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
-  if (!auth.ok) return auth;
-  return ok({ base, auth: auth.value, note });
+  return auth.ok ? ok({ base, auth: auth.value, note }) : auth;
 }
 
 const NO_OPTIONS: JiraClientOptions = Object.freeze({});
@@ -91,8 +89,7 @@ export class JiraClients {
     const setup = await resolveJiraSetup(ctx);
     if (!setup.ok) return setup;
     const key = `${setup.value.base.baseUrl}\u0000${credentialIdentity(setup.value.auth.credential)}`;
-    const current = this.#current;
-    if (current?.key === key && current.options === options) return ok(current.client);
+    if (this.#current?.key === key && this.#current.options === options) return ok(this.#current.client);
     const client = new JiraClient(ctx, setup.value, options, this.#deployments);
     this.#current = { key, options, client };
     if (setup.value.note !== null) ctx.log.info(setup.value.note);
@@ -114,7 +111,7 @@ export interface RequestSpec<S extends v.GenericSchema> {
 
 type Decoded<S extends v.GenericSchema> = Result<v.InferOutput<S>>;
 
-export type DeploymentCache = Map<string, Deployment | Promise<Result<Deployment>>>;
+export type DeploymentCache = Map<string, Promise<Result<Deployment>>>;
 
 const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()) });
 
@@ -139,7 +136,7 @@ export class JiraClient {
         // (see #request for the wait). Its timeout stays off: it is skipped whenever a signal is
         // passed, which every request has; each attempt gets its own deadline instead.
         baseURL: setup.base.apiRoot,
-        headers: { Accept: "application/json", Authorization: authorization, "User-Agent": USER_AGENT },
+        headers: { Accept: "application/json", Authorization: authorization, "User-Agent": `twig-mcp/${pkg.version}` },
         retryStatusCodes: [429, 503],
         retryDelay: 0,
         // Read as a stream so the size cap holds whatever the server sends.
@@ -161,7 +158,6 @@ export class JiraClient {
     return this.#setup.auth.source;
   }
 
-  /** The page a person opens for an issue. */
   browseUrl(key: string): string {
     return `${this.#setup.base.apiRoot}/browse/${encodeURIComponent(key)}`;
   }
@@ -176,7 +172,6 @@ export class JiraClient {
     const cache = this.#deployments;
     const key = this.#setup.base.baseUrl;
     let pending = cache.get(key);
-    if (typeof pending === "string") return ok(pending);
     if (pending === undefined) {
       const path = "/rest/api/2/serverInfo";
       // Not tied to one caller's cancellation: other callers may be waiting for the same answer.
@@ -190,7 +185,6 @@ export class JiraClient {
           const type = info.value.deploymentType;
           const deployment: Deployment = type?.toLowerCase() === "cloud" ? "cloud" : "server";
           this.#ctx.log.debug(`Jira at ${this.site} is ${deployment} (deploymentType ${type ?? "absent"})`);
-          cache.set(key, deployment);
           return ok(deployment);
         });
       cache.set(key, pending);
@@ -215,8 +209,7 @@ export class JiraClient {
   }
 
   async #request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
-    const purpose: RequestPurpose = { method: spec.method, path: spec.path, ...spec.purpose };
-    const endpoint = endpointOf(purpose);
+    const endpoint = `${spec.method} ${spec.path}`;
     const { log, now } = this.#ctx;
     const { sleep = abortableSleep, maxRetryWaitMs = 10_000, maxResponseBytes = MAX_RESPONSE_BYTES } = this.#options;
     const timeoutMs = httpTimeoutMs(this.#ctx.env, log);
@@ -280,7 +273,6 @@ export class JiraClient {
       return networkError(`Jira at ${this.site} sent more than ${limit} for ${endpoint}; the rest was not read`);
     }
     const { status, headers } = response;
-    const text = new TextDecoder().decode(read.bytes);
     if (status >= 300 && status < 400) {
       // Shown without its query, which may carry a token; an unreadable Location is not shown.
       const location = headers.get("location");
@@ -294,14 +286,15 @@ export class JiraClient {
     if (status < 200 || status >= 300) {
       const retryAfterMs = parseRetryAfter(headers.get("retry-after"), now());
       const failure = { site: this.site, credentialSource: this.#setup.auth.source, secrets: this.#secrets };
+      const purpose = { method: spec.method, path: spec.path, ...spec.purpose };
       return err(
-        httpStatusError(status, purpose, parseJson(text), failure, {
+        httpStatusError(status, purpose, parseJson(read.text), failure, {
           ...(retryAfterMs === null ? {} : { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) }),
           loginReason: headers.get("x-seraph-loginreason"),
         }),
       );
     }
-    return this.#decode(text, headers.get("content-type"), spec.schema, endpoint);
+    return this.#decode(read.text, headers.get("content-type"), spec.schema, endpoint);
   }
 
   #decode<S extends v.GenericSchema>(text: string, type: string | null, schema: S, endpoint: string): Decoded<S> {
@@ -346,7 +339,6 @@ function transportError(error: unknown, endpoint: string, site: string): Result<
 }
 
 function parseJson(text: string): unknown {
-  if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
   } catch {

@@ -1,5 +1,5 @@
 import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
-import { clip, scrubAndClip } from "../core/http-policy.ts";
+import { clip, scrubSecrets } from "../core/http-policy.ts";
 
 /** What a failed request was for, so errors can say it in the caller's terms. */
 export interface RequestPurpose {
@@ -33,29 +33,20 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
   if (typeof body !== "object" || body === null) return [];
   const { errorMessages, errors, message } = body as Record<string, unknown>;
   const fields = typeof errors === "object" && errors !== null && !Array.isArray(errors) ? Object.entries(errors) : [];
-  const found = [
+  const cleaned = [
     ...(Array.isArray(errorMessages) ? errorMessages : []),
     ...fields.map(([field, text]) => (typeof text === "string" ? `${field}: ${text}` : null)),
     message,
-  ].filter((text): text is string => typeof text === "string");
-  const cleaned = found
-    .map((message) =>
-      scrubAndClip(message.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim(), secrets, MAX_MESSAGE_CHARS),
+  ]
+    .filter((text): text is string => typeof text === "string")
+    .map((text) =>
+      clip(scrubSecrets(text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim(), secrets), MAX_MESSAGE_CHARS),
     )
-    .filter((message) => message !== "");
+    .filter((text) => text !== "");
   return [...new Set(cleaned)].slice(0, MAX_MESSAGES);
 }
 
-export function endpointOf(purpose: RequestPurpose): string {
-  return `${purpose.method} ${purpose.path}`;
-}
-
-/**
- * Maps a final (not retried any more) HTTP error status to a tool error:
- * 401/403 → `credentials_invalid`, 404 → `not_found`, 410 → `unsupported_api`,
- * 429 → `rate_limited`, 400 → `invalid_params` (or `not_found` for an unknown project),
- * anything else → `network_error`. Jira's own messages follow the sentence.
- */
+/** A final (no longer retried) HTTP error status as a tool error; Jira's own messages follow the sentence. */
 export function httpStatusError(
   status: number,
   purpose: RequestPurpose,
@@ -67,7 +58,7 @@ export function httpStatusError(
   const error = (code: ErrorCode, sentence: string, hint?: string) =>
     toolError(code, messages.length === 0 ? sentence : `${sentence}: ${messages.join(" ")}`, hint);
   const { site } = failure;
-  const endpoint = endpointOf(purpose);
+  const endpoint = `${purpose.method} ${purpose.path}`;
   switch (status) {
     case 401:
     case 403: {

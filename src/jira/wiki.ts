@@ -78,15 +78,9 @@ function stripLayoutMacros(text: string): string {
     .replace(/\{(?:color|section|column|div|span|anchor|toc)(?::[^}\n]*)?\}/g, "");
 }
 
-interface ListLevel {
-  ordered: boolean;
-  count: number;
-  marker: string;
-}
-
 function convertLines(text: string, shelf: Shelf): string {
   const out: string[] = [];
-  const levels: ListLevel[] = [];
+  const levels: Array<{ ordered: boolean; count: number; marker: string }> = [];
   let tableOpen = false;
   for (const rawLine of text.split("\n")) {
     const line = rawLine.trimEnd();
@@ -99,7 +93,7 @@ function convertLines(text: string, shelf: Shelf): string {
       const ordered = markers.endsWith("#");
       levels.length = Math.min(levels.length, depth);
       while (levels.length < depth) levels.push({ ordered: false, count: 0, marker: "-" });
-      const level = levels[depth - 1] as ListLevel;
+      const level = levels[depth - 1]!;
       // Numbering restarts when the kind of list changes at this level.
       level.count = level.ordered === ordered ? level.count + 1 : 1;
       level.ordered = ordered;
