@@ -63,3 +63,16 @@ export function printable(text: string, max = QUOTED_CHARACTERS): string {
   const cut = head.length < text.length ? `${head}…` : head;
   return cut.replace(UNPRINTABLE, "?");
 }
+
+/**
+ * `text` without the characters of `chars` at its end (and its start, with `both`). By hand:
+ * `/\/+$/` retries from every slash of a run that does not end the text, quadratic on a hostile
+ * remote URL or host value.
+ */
+export function trimChars(text: string, chars: string, both = false): string {
+  let start = 0;
+  let end = text.length;
+  while (both && start < end && chars.includes(text[start] as string)) start++;
+  while (end > start && chars.includes(text[end - 1] as string)) end--;
+  return text.slice(start, end);
+}

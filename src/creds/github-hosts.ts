@@ -1,4 +1,5 @@
 import type { Env } from "../core/context.ts";
+import { trimChars } from "../core/plain-text.ts";
 
 export const GITHUB_COM = "github.com";
 
@@ -59,7 +60,7 @@ export function parseHostSetting(value: string | undefined): string | null {
       return null;
     }
   }
-  const host = normalizeHostname(text.replace(/\/+$/, ""));
+  const host = normalizeHostname(trimChars(text, "/"));
   return /^[a-z0-9.-]+(:[0-9]{1,5})?$/.test(host) ? host : null;
 }
 

@@ -2,6 +2,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { Context, Env } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { hostOf } from "../core/http-policy.ts";
+import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
@@ -30,7 +31,7 @@ export function apiBaseUrl(host: string, env: Env): Result<string> {
         ),
       );
     }
-    return ok(`${url.origin}${url.pathname}`.replace(/\/+$/, ""));
+    return ok(trimChars(`${url.origin}${url.pathname}`, "/"));
   }
   if (host === GITHUB_COM) return ok("https://api.github.com");
   if (isGheCom(host)) return ok(`https://api.${host}`);

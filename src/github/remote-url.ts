@@ -1,3 +1,4 @@
+import { trimChars } from "../core/plain-text.ts";
 import { normalizeHostname } from "../creds/github-hosts.ts";
 /** The repository a GitHub call is about, as a remote names it: `host` lowercase, with a port only when it matters. */
 export type GitHubTarget = { host: string; owner: string; repo: string };
@@ -43,11 +44,7 @@ export function parseRemoteUrl(raw: string): GitHubTarget | null {
     path = scp[2] as string;
   }
   if (!HOST.test(host)) return null;
-  const parts = path
-    .replace(/^\/+|\/+$/g, "")
-    .replace(/\.git$/, "")
-    .replace(/\/+$/, "")
-    .split("/");
+  const parts = trimChars(trimChars(path, "/", true).replace(/\.git$/, ""), "/").split("/");
   const [owner = "", repo = ""] = parts;
   return parts.length === 2 && isGitHubName(owner) && isGitHubName(repo) ? { host, owner, repo } : null;
 }

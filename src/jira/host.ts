@@ -1,4 +1,5 @@
 import { type ToolError, toolError } from "../core/errors.ts";
+import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
 /**
@@ -38,7 +39,7 @@ function serialize(url: URL): string {
  * `https://`, then every leading `http://`, then every trailing `/`; ports and paths stay.
  */
 export function normalizeHost(baseUrl: string): string {
-  return baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, "").replace(/\/+$/, "");
+  return trimChars(baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, ""), "/");
 }
 
 /** Where requests go: the base URL without userinfo, with no trailing `/` so paths join cleanly. */
@@ -66,7 +67,7 @@ export function jiraBase(baseUrl: string): Result<JiraBase, string> {
   if (url.search !== "" || url.hash !== "" || baseUrl.includes("?") || baseUrl.includes("#")) {
     return err("JIRA_HOST must not contain a query (`?…`) or fragment (`#…`)");
   }
-  const path = url.pathname.replace(/\/+$/, "");
+  const path = trimChars(url.pathname, "/");
   const apiRoot = `${url.protocol}//${url.host}${path}`;
   return ok({ baseUrl, apiRoot, hostname: url.hostname, display: apiRoot });
 }

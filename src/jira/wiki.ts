@@ -39,9 +39,11 @@ function render(text: string, shelf: Shelf): string {
 }
 
 /** `{code[:params]}…{code}` and `{noformat}…{noformat}` become fenced blocks (an unclosed one runs to the end). */
+// Jira authors are untrusted: no pattern here scans past the next opener (macro parameters hold no
+// `{`, a `{{…}}` span no `{{`), so a run of unclosed openers costs linear time, not quadratic.
 function extractPreformatted(text: string, shelf: Shelf): string {
   return text.replace(
-    /(?<!\{)\{(code|noformat)(?::([^}\n]*))?\}(?!\})([\s\S]*?)(?:\{\1\}|$(?![\s\S]))/g,
+    /(?<!\{)\{(code|noformat)(?::([^{}\n]*))?\}(?!\})([\s\S]*?)(?:\{\1\}|$(?![\s\S]))/g,
     (_match, kind: string, params: string | undefined, body: string) => {
       const language = kind === "code" ? codeLanguage(params) : "";
       const code = body.replace(/^[ \t]*\n/, "").replace(/\n[ \t]*$/, "");
@@ -68,14 +70,14 @@ function convertQuotes(text: string, shelf: Shelf): string {
 /** Layout and colour macros carry no text of their own; a panel or expand title is kept as a bold line. */
 function stripLayoutMacros(text: string): string {
   return text
-    .replace(/\{(?:panel|expand)(?::([^}\n]*))?\}/g, (_match, params: string | undefined) => {
+    .replace(/\{(?:panel|expand)(?::([^{}\n]*))?\}/g, (_match, params: string | undefined) => {
       const title = params
         ?.split("|")
         .map((part) => /^\s*title\s*=(.*)$/.exec(part)?.[1]?.trim() ?? (part.includes("=") ? "" : part.trim()))
         .find((value) => value !== "");
       return title ? `\n*${title}*\n` : "\n";
     })
-    .replace(/\{(?:color|section|column|div|span|anchor|toc)(?::[^}\n]*)?\}/g, "");
+    .replace(/\{(?:color|section|column|div|span|anchor|toc)(?::[^{}\n]*)?\}/g, "");
 }
 
 function convertLines(text: string, shelf: Shelf): string {
@@ -154,7 +156,7 @@ function protectInline(text: string, shelf: Shelf): string {
       // `\\` is a forced line break; `\x` escapes a special character.
       .replace(/\\\\/g, () => shelf.put("\n"))
       .replace(/\\([*_\-+[\]{}!|^~?#])/g, (_m, ch: string) => shelf.put(ch))
-      .replace(/\{\{([\s\S]+?)\}\}/g, (_m, code: string) => shelf.put(inlineCode(code)))
+      .replace(/\{\{((?:(?!\{\{)[\s\S])+?)\}\}/g, (_m, code: string) => shelf.put(inlineCode(code)))
       .replace(/\[([^[\]\n]+)\]/g, (match, inner: string) => link(inner, shelf) ?? match)
       .replace(/!([^!\s|]+\.[A-Za-z0-9]{2,5}|https?:\/\/[^!\s|]+)(?:\|[^!\n]*)?!/g, (_m, target: string) =>
         shelf.put(/^https?:\/\//.test(target) ? `![image](${target})` : `[attachment: ${target}]`),

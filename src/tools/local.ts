@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { printable } from "../core/plain-text.ts";
+import { printable, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
@@ -463,7 +463,7 @@ function gitFlags(git: LiveWorktree | undefined) {
 
 /** A worktree path without its trailing slashes, as git and twig may each write it. */
 function trimmedPath(path: string): string {
-  return path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
+  return path.length > 1 ? trimChars(path, "\\/") : path;
 }
 
 export const localTools: ToolDefinition[] = [

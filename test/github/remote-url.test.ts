@@ -135,3 +135,17 @@ describe("displayRemoteUrl", () => {
     expect(displayRemoteUrl("https://t\u001b]52;c;x\u0007@github.com/o/r")).toBe("https://github.com/o/r");
   });
 });
+
+describe("hostile remote URLs", () => {
+  test("a path of 200,000 slashes is refused in linear time", () => {
+    // `^\/+|\/+$` retried from every slash of the run: minutes at this size.
+    for (const prefix of ["https://github.com/", "git@github.com:", "ssh://git@github.com/"]) {
+      expect(parseRemoteUrl(`${prefix}owner${"/".repeat(200_000)}x`)).toBeNull();
+    }
+    expect(parseRemoteUrl(`https://github.com///owner/repo.git///`)).toEqual({
+      host: "github.com",
+      owner: "owner",
+      repo: "repo",
+    });
+  }, 20_000);
+});

@@ -124,3 +124,26 @@ describe("wikiToText", () => {
     );
   });
 });
+
+describe("hostile markup stays linear", () => {
+  // Each input took quadratic time with a pattern that retried from every opener: at this size,
+  // minutes. The limit only catches that; linear conversion takes milliseconds.
+  const LINEAR = 20_000;
+  const cases: Array<[string, string]> = [
+    ["unclosed {{ openers", "{{a ".repeat(300_000)],
+    ["{code: openers with no closing brace", "{code:x ".repeat(150_000)],
+    ["{panel: openers with no closing brace", "{panel:title=x ".repeat(100_000)],
+    ["{color: openers with no closing brace", "{color:red ".repeat(120_000)],
+  ];
+  for (const [name, text] of cases) {
+    test(
+      name,
+      () => {
+        const out = wikiToText(text);
+        // Nothing was taken for markup: the words are all still there.
+        expect(out.length).toBeGreaterThan(text.length / 2);
+      },
+      LINEAR,
+    );
+  }
+});
