@@ -15,16 +15,16 @@ export function plainText(text: string): string {
   return text.replace(SEPARATORS, "\n").replace(UNSAFE, "");
 }
 
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
 /** One line of plain text: no newline or tab survives, and a long value is clipped. */
 export function inline(text: string, max = 300): string {
-  const flat = plainText(text).replace(/[\n\t]/g, " ");
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  return clip(plainText(text).replace(/[\n\t]/g, " "), max);
 }
 
 /** A value someone else wrote, JSON-quoted: it cannot end its quote, start a line or close a fence. */
 export function quoted(text: string, max = 300): string {
-  const clean = plainText(text);
-  return JSON.stringify(clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`);
+  return JSON.stringify(clip(plainText(text), max));
 }
 
 /** JSON text with C1, bidi and invisible characters as `\uXXXX` too (`JSON.stringify` escapes C0 only). */
