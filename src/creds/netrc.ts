@@ -125,15 +125,11 @@ export async function lookupNetrc(
   machine: string,
 ): Promise<Result<NetrcEntry | null>> {
   const path = netrcPath(ctx);
-  const read = await ctx.files.read(
-    path,
-    "netrc",
-    (bytes) => {
-      const text = decodeUtf8(bytes);
-      return text === null ? null : parseNetrc(text);
-    },
-    { maxBytes: MAX_NETRC_BYTES },
-  );
+  const parse = (bytes: Uint8Array) => {
+    const text = decodeUtf8(bytes);
+    return text === null ? null : parseNetrc(text);
+  };
+  const read = await ctx.files.read(path, "netrc", parse, { maxBytes: MAX_NETRC_BYTES });
   if (read.kind === "missing") return ok(null);
   if (read.kind === "unreadable") {
     return err(
