@@ -32,11 +32,8 @@ export function escapeInvisibles(json: string): string {
   if (!UNSAFE_TEST.test(json) && !json.includes("\u2028") && !json.includes("\u2029")) return json;
   return json.replace(
     /[\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g,
-    (ch) => {
-      let escaped = "";
-      for (let i = 0; i < ch.length; i++) escaped += `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`;
-      return escaped;
-    },
+    // Each UTF-16 unit on its own, as JSON writes a surrogate pair (the tag characters).
+    (ch) => ch.replace(/[\s\S]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`),
   );
 }
 
