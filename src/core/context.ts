@@ -16,11 +16,8 @@ export interface RepoSelector {
   /** Calls that arrive while `loading` runs (the client's roots being fetched) wait for it. */
   waitFor(loading: Promise<unknown>): void;
   setRoots(directories: readonly string[]): Promise<void>;
-  defaultRepo(): Result<string>;
   /** The default repository once pending roots are known. */
   settledDefault(): Promise<Result<string>>;
-  /** The default repository's path, or `null` when there is none. */
-  current(): string | null;
   /** Resolves a `repo` argument: a twig registry name, or an absolute path in an exposed place. */
   select(arg: string | undefined): Promise<Result<string>>;
 }

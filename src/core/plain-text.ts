@@ -15,16 +15,16 @@ export function plainText(text: string): string {
   return text.replace(SEPARATORS, "\n").replace(UNSAFE, "");
 }
 
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
 /** One line of plain text: no newline or tab survives, and a long value is clipped. */
 export function inline(text: string, max = 300): string {
-  const flat = plainText(text).replace(/[\n\t]/g, " ");
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  return clip(plainText(text).replace(/[\n\t]/g, " "), max);
 }
 
 /** A value someone else wrote, JSON-quoted: it cannot end its quote, start a line or close a fence. */
 export function quoted(text: string, max = 300): string {
-  const clean = plainText(text);
-  return JSON.stringify(clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`);
+  return JSON.stringify(clip(plainText(text), max));
 }
 
 /** JSON text with C1, bidi and invisible characters as `\uXXXX` too (`JSON.stringify` escapes C0 only). */
@@ -32,11 +32,8 @@ export function escapeInvisibles(json: string): string {
   if (!UNSAFE_TEST.test(json) && !json.includes("\u2028") && !json.includes("\u2029")) return json;
   return json.replace(
     /[\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g,
-    (ch) => {
-      let escaped = "";
-      for (let i = 0; i < ch.length; i++) escaped += `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`;
-      return escaped;
-    },
+    // Each UTF-16 unit on its own, as JSON writes a surrogate pair (the tag characters).
+    (ch) => ch.replace(/[\s\S]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`),
   );
 }
 

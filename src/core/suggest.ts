@@ -5,16 +5,13 @@ const LONGEST_COMPARED = 64;
 export function closest(word: string, candidates: readonly string[]): string | null {
   if (word.length <= 2 || word.length > LONGEST_COMPARED) return null;
   let best: string | null = null;
-  let bestDistance = Number.POSITIVE_INFINITY;
+  // Beyond a third of the word, a "did you mean" is more confusing than helpful.
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const candidate of candidates) {
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
   }
-  // Beyond a third of the word, a "did you mean" is more confusing than helpful.
-  return best !== null && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : null;
+  return best;
 }
 
 /** Levenshtein distance; the words here are a few characters long. */

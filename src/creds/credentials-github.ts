@@ -43,10 +43,8 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   const problems: string[] = [];
 
   const netrc = netrcPath(ctx);
-  const machines = [host];
-  if (lookup.apiHost && lookup.apiHost.toLowerCase() !== host) machines.push(lookup.apiHost.toLowerCase());
   let fallback: NetrcEntry | null = null;
-  for (const machine of machines) {
+  for (const machine of new Set([host, lookup.apiHost?.toLowerCase() ?? host])) {
     looked.push(`${netrc} (machine ${machine})`);
     const found = await lookupNetrc(ctx, machine);
     if (!found.ok) {
@@ -66,9 +64,7 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   const knownToGh = hosts.kind === "found" && hosts.value.has(host);
   const trusted = isGitHubCloud(host) || lookup.explicitDestination === true || knownToGh;
   if (fallback && trusted) return ok({ token: fallback.password, source: `${netrc} (default entry)` });
-  if (fallback) {
-    looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
-  }
+  if (fallback) looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
   for (const name of tokenVariables(host, lookup.explicitDestination === true, knownToGh)) {
     looked.push(`$${name}`);
     const value = ctx.env[name]?.trim();

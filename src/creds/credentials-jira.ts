@@ -91,8 +91,7 @@ function redactUserinfo(machine: string): string {
 }
 
 function envValue(ctx: Pick<Context, "env">, name: string): string | undefined {
-  const value = ctx.env[name]?.trim();
-  return value ? value : undefined;
+  return ctx.env[name]?.trim() || undefined;
 }
 
 export function authorizationHeader(credential: JiraCredential): string {

@@ -76,20 +76,10 @@ export function parseGhHosts(text: string): Map<string, GhHostEntry> {
   return hosts;
 }
 
+/** `key: value` or `"key": value`; a plain key ends at the first colon followed by a blank or the end. */
 function splitKeyValue(content: string): { key: string; value: string } | null {
-  let key: string;
-  let rest: string;
-  const quoted = /^(["'])(.*?)\1\s*:(.*)$/.exec(content);
-  if (quoted) {
-    key = quoted[2] as string;
-    rest = quoted[3] as string;
-  } else {
-    const colon = content.search(/:(\s|$)/);
-    if (colon <= 0) return null;
-    key = content.slice(0, colon);
-    rest = content.slice(colon + 1);
-  }
-  return { key: key.trim(), value: parseScalar(rest.trim()) };
+  const match = /^(?:(["'])(.*?)\1\s*:(.*)|(?!:(?:\s|$))([\s\S]+?):(?=\s|$)([\s\S]*))$/.exec(content);
+  return match && { key: (match[2] ?? match[4])!.trim(), value: parseScalar((match[3] ?? match[5])!.trim()) };
 }
 
 function parseScalar(text: string): string {

@@ -52,13 +52,9 @@ export function parseHostSetting(value: string | undefined): string | null {
   const text = value?.trim();
   if (!text) return null;
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
-    try {
-      const url = new URL(text);
-      if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-      return url.port === "" ? normalizeHostname(url.hostname) : `${normalizeHostname(url.hostname)}:${url.port}`;
-    } catch {
-      return null;
-    }
+    const url = URL.parse(text);
+    if (url?.protocol !== "https:" && url?.protocol !== "http:") return null;
+    return url.port === "" ? normalizeHostname(url.hostname) : `${normalizeHostname(url.hostname)}:${url.port}`;
   }
   const host = normalizeHostname(trimChars(text, "/"));
   return /^[a-z0-9.-]+(:[0-9]{1,5})?$/.test(host) ? host : null;

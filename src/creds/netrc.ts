@@ -78,32 +78,22 @@ interface Token {
   end: number;
 }
 
+/**
+ * Words and `"quoted values"` (an unclosed quote runs to the end); a backslash escapes the next
+ * character in both, and a `#` where a word would start comments out the rest of its line. The
+ * closing quote is stepped over by hand and nothing is captured: either makes the regex engine
+ * keep a backtracking point per escape, slow on a file of backslashes.
+ */
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const ch = text[i] as string;
-    if (/\s/.test(ch)) {
-      i++;
-      continue;
-    }
-    if (ch === "#") {
-      const eol = text.indexOf("\n", i);
-      i = eol === -1 ? n : eol + 1;
-      continue;
-    }
-    const start = i;
-    const quoted = ch === '"';
-    if (quoted) i++;
-    let value = "";
-    while (i < n && (quoted ? text[i] !== '"' : !/\s/.test(text[i] as string))) {
-      if (text[i] === "\\" && i + 1 < n) i++;
-      value += text[i];
-      i++;
-    }
-    if (quoted) i++;
-    tokens.push({ value, start, end: i });
+  const pattern = /#[^\n]*|"(?:\\.?|[^"\\])*|(?:\\.?|[^\s\\])+/gs;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const [word] = match;
+    if (word.startsWith("#")) continue;
+    const quoted = word.startsWith('"');
+    if (quoted && text[pattern.lastIndex] === '"') pattern.lastIndex++;
+    const value = (quoted ? word.slice(1) : word).replace(/\\(.)/gs, "$1");
+    tokens.push({ value, start: match.index, end: pattern.lastIndex });
   }
   return tokens;
 }
@@ -135,15 +125,11 @@ export async function lookupNetrc(
   machine: string,
 ): Promise<Result<NetrcEntry | null>> {
   const path = netrcPath(ctx);
-  const read = await ctx.files.read(
-    path,
-    "netrc",
-    (bytes) => {
-      const text = decodeUtf8(bytes);
-      return text === null ? null : parseNetrc(text);
-    },
-    { maxBytes: MAX_NETRC_BYTES },
-  );
+  const parse = (bytes: Uint8Array) => {
+    const text = decodeUtf8(bytes);
+    return text === null ? null : parseNetrc(text);
+  };
+  const read = await ctx.files.read(path, "netrc", parse, { maxBytes: MAX_NETRC_BYTES });
   if (read.kind === "missing") return ok(null);
   if (read.kind === "unreadable") {
     return err(

@@ -88,9 +88,7 @@ export class CachedFileReader {
     const read = readBounded(path, maxBytes);
     if (read.kind !== "found") return describeRefusal(read);
     const value = parse(read.bytes);
-    const { mtimeMs, ctimeMs, size, ino } = read.info;
-    const stamp = { mtimeMs, ctimeMs, size, ino };
-    this.#entries.set(key, { value, stamp, settled: isSettled(stamp, this.#now()) });
+    this.#entries.set(key, { value, stamp: read.info, settled: isSettled(read.info, this.#now()) });
     const oldest = this.#entries.keys().next().value;
     if (this.#entries.size > this.#capacity && oldest !== undefined) this.#entries.delete(oldest);
     return { kind: "found", value };

@@ -3,16 +3,8 @@ import { describeFsError } from "./cached-file.ts";
 import { readdir } from "./local-fs.ts";
 
 /** One directory's entries by name: regular files, subdirectories, and symbolic links apart. */
-export interface DirEntries {
-  files: string[];
-  dirs: string[];
-  links: string[];
-}
-
-export type DirRead =
-  | { kind: "found"; entries: DirEntries }
-  | { kind: "missing" }
-  | { kind: "unreadable"; cause: string };
+type DirEntries = Record<"files" | "dirs" | "links", string[]>;
+type DirRead = { kind: "found"; entries: DirEntries } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 
 /** The entries of a directory under `.git` (`refs/heads/…`, `worktrees/`); `missing` when it is absent or not a directory. */
 export async function listDirectory(path: string): Promise<DirRead> {

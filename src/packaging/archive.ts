@@ -3,7 +3,7 @@ import { crc32 } from "node:zlib";
 /**
  * Release archives and npm tarballs, written here rather than with `tar`/`zip` so that the files
  * are the same on every build machine (Windows has no `zip`), entries carry the executable bit,
- * and timestamps are fixed.
+ * and timestamps are fixed; Bun.Archive can set neither modes nor times.
  */
 export interface ArchiveEntry {
   /** Path inside the archive, with `/`. */
@@ -14,6 +14,11 @@ export interface ArchiveEntry {
 }
 
 const encoder = new TextEncoder();
+
+/** An entry, mode 0o644 unless given; text is stored as UTF-8. */
+export function entry(name: string, data: string | Uint8Array<ArrayBuffer>, mode = 0o644): ArchiveEntry {
+  return { name, data: typeof data === "string" ? encoder.encode(data) : data, mode };
+}
 
 /** A POSIX ustar archive, gzip-compressed. */
 export function tarGz(entries: readonly ArchiveEntry[], mtime: Date, level = 9): Uint8Array<ArrayBuffer> {

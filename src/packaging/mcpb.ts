@@ -1,4 +1,4 @@
-import { type ArchiveEntry, zip } from "./archive.ts";
+import { entry, zip } from "./archive.ts";
 import { installedName, TARGETS, type Target } from "./targets.ts";
 
 /**
@@ -151,15 +151,11 @@ export function bundle(
   mtime: Date,
   level = 9,
 ): Uint8Array<ArrayBuffer> {
-  const encoder = new TextEncoder();
-  const entries: ArchiveEntry[] = [
-    {
-      name: "manifest.json",
-      data: encoder.encode(`${JSON.stringify(bundleManifest(info, target), null, 2)}\n`),
-      mode: 0o644,
-    },
-    { name: bundleEntryPoint(target), data: binary, mode: 0o755 },
-    { name: "LICENSE", data: encoder.encode(license), mode: 0o644 },
+  const manifest = `${JSON.stringify(bundleManifest(info, target), null, 2)}\n`;
+  const entries = [
+    entry("manifest.json", manifest),
+    entry(bundleEntryPoint(target), binary, 0o755),
+    entry("LICENSE", license),
   ];
   return zip(entries, mtime, level);
 }

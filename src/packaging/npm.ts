@@ -1,4 +1,4 @@
-import { type ArchiveEntry, tarGz } from "./archive.ts";
+import { type ArchiveEntry, entry, tarGz } from "./archive.ts";
 import { installedName, TARGETS, type Target } from "./targets.ts";
 
 /** npm fixes every tarball entry's time to this date; so do we, for byte-identical rebuilds. */
@@ -21,14 +21,18 @@ export interface NpmTarball {
   bytes: Uint8Array<ArrayBuffer>;
 }
 
-const encoder = new TextEncoder();
-
-function json(value: unknown): Uint8Array<ArrayBuffer> {
-  return encoder.encode(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-function text(value: string): ArchiveEntry["data"] {
-  return encoder.encode(value);
+/** `package.json`: the fields every package has, then `rest`. */
+function manifest(info: PackageInfo, name: string, description: string, rest: object): ArchiveEntry {
+  const fields = {
+    name,
+    version: info.version,
+    description,
+    license: info.license,
+    ...(info.homepage ? { homepage: info.homepage } : {}),
+    ...(info.repository ? { repository: info.repository } : {}),
+    ...rest,
+  };
+  return entry("package/package.json", `${JSON.stringify(fields, null, 2)}\n`);
 }
 
 export function platformPackageName(target: Target): string {
@@ -44,24 +48,17 @@ export function mainPackage(info: PackageInfo, launcher: string, readme: string)
   const optionalDependencies = Object.fromEntries(
     TARGETS.filter((t) => t.npm !== null).map((t) => [platformPackageName(t), info.version]),
   );
-  const manifest = {
-    name: "twig-mcp",
-    version: info.version,
-    description: info.description,
-    license: info.license,
-    ...(info.homepage ? { homepage: info.homepage } : {}),
-    ...(info.repository ? { repository: info.repository } : {}),
-    ...(info.keywords ? { keywords: info.keywords } : {}),
-    ...(info.mcpName ? { mcpName: info.mcpName } : {}),
-    bin: { "twig-mcp": "bin/twig-mcp.js" },
-    files: ["bin/", "README.md"],
-    engines: { node: ">=18" },
-    optionalDependencies,
-  };
-  const entries: ArchiveEntry[] = [
-    { name: "package/package.json", data: json(manifest), mode: 0o644 },
-    { name: "package/bin/twig-mcp.js", data: text(launcher), mode: 0o755 },
-    { name: "package/README.md", data: text(readme), mode: 0o644 },
+  const entries = [
+    manifest(info, "twig-mcp", info.description, {
+      ...(info.keywords ? { keywords: info.keywords } : {}),
+      ...(info.mcpName ? { mcpName: info.mcpName } : {}),
+      bin: { "twig-mcp": "bin/twig-mcp.js" },
+      files: ["bin/", "README.md"],
+      engines: { node: ">=18" },
+      optionalDependencies,
+    }),
+    entry("package/bin/twig-mcp.js", launcher, 0o755),
+    entry("package/README.md", readme),
   ];
   return { file: `twig-mcp-${info.version}.tgz`, bytes: tarGz(entries, NPM_MTIME) };
 }
@@ -75,24 +72,17 @@ export function platformPackage(
 ): NpmTarball {
   if (target.npm === null) throw new Error(`${target.id} is not published to npm`);
   const name = platformPackageName(target);
-  const manifest = {
-    name,
-    version: info.version,
-    description: `The twig-mcp executable for ${target.id}; install twig-mcp, which picks it.`,
-    license: info.license,
-    ...(info.homepage ? { homepage: info.homepage } : {}),
-    ...(info.repository ? { repository: info.repository } : {}),
-    os: [target.npm.os],
-    cpu: [target.npm.cpu],
-    ...(target.npm.libc ? { libc: [target.npm.libc] } : {}),
-    files: ["bin/"],
-    preferUnplugged: true,
-  };
   const readme = `# ${name}\n\nThe ${target.id} executable of [twig-mcp](https://www.npmjs.com/package/twig-mcp). Install \`twig-mcp\` instead; it depends on this package.\n`;
-  const entries: ArchiveEntry[] = [
-    { name: "package/package.json", data: json(manifest), mode: 0o644 },
-    { name: "package/README.md", data: text(readme), mode: 0o644 },
-    { name: `package/bin/${installedName(target)}`, data: binary, mode: 0o755 },
+  const entries = [
+    manifest(info, name, `The twig-mcp executable for ${target.id}; install twig-mcp, which picks it.`, {
+      os: [target.npm.os],
+      cpu: [target.npm.cpu],
+      ...(target.npm.libc ? { libc: [target.npm.libc] } : {}),
+      files: ["bin/"],
+      preferUnplugged: true,
+    }),
+    entry("package/README.md", readme),
+    entry(`package/bin/${installedName(target)}`, binary, 0o755),
   ];
   return { file: `${name}-${info.version}.tgz`, bytes: tarGz(entries, NPM_MTIME, level) };
 }

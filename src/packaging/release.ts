@@ -2,9 +2,9 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
-import { type ArchiveEntry, tarGz, zip } from "./archive.ts";
+import { entry, tarGz, zip } from "./archive.ts";
 import { renderChecksums } from "./checksums.ts";
-import { HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";
+import { type FormulaInput, HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";
 import { type BundleInfo, bundle, bundleName, bundleTargets } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
 import { type RegistryInfo, registryEntry, renderRegistryEntry } from "./registry.ts";
@@ -67,7 +67,7 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
       log(`FAILED ${target.id}: ${compiled.error}`);
       continue;
     }
-    const entries: ArchiveEntry[] = [{ name: installedName(target), data: await binaryOf(target), mode: 0o755 }];
+    const entries = [entry(installedName(target), await binaryOf(target), 0o755)];
     result.built.push(target);
     result.files.push(binaryName(target));
     await write(archiveName(target), isWindows(target) ? zip(entries, mtime, level) : tarGz(entries, mtime, level));
@@ -91,23 +91,20 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
   if (sums.size > 0) await write("sha256sums.txt", renderChecksums(sums));
   if (options.registry) await write("server.json", renderRegistryEntry(registryEntry(options.registry, sums)));
 
-  const slots = Object.keys(HOMEBREW_SLOTS) as HomebrewSlot[];
-  const archives: Partial<Record<HomebrewSlot, { file: string; sha256: string }>> = {};
+  const archives: FormulaInput["archives"] = {};
   for (const target of present) {
-    const hex = sums.get(archiveName(target));
-    if (hex && slots.includes(target.id as HomebrewSlot)) {
-      archives[target.id as HomebrewSlot] = { file: archiveName(target), sha256: hex };
-    }
+    const sha256 = sums.get(archiveName(target));
+    if (sha256 && target.id in HOMEBREW_SLOTS)
+      archives[target.id as HomebrewSlot] = { file: archiveName(target), sha256 };
   }
-  if (Object.keys(archives).length > 0) {
+  const missing = Object.keys(HOMEBREW_SLOTS).filter((slot) => !(slot in archives));
+  if (missing.length < Object.keys(HOMEBREW_SLOTS).length) {
     const { version, description, homepage = "", license } = options.info;
-    const formulaDescription = options.formulaDescription ?? description;
-    const { urlPattern } = options;
+    const { formulaDescription = description, urlPattern } = options;
     await write(
       "homebrew/twig-mcp.rb",
       renderFormula({ version, description: formulaDescription, homepage, license, urlPattern, archives }),
     );
-    const missing = slots.filter((slot) => !archives[slot]);
     if (missing.length > 0) log(`the Homebrew formula has no archive for ${missing.join(", ")} (not built)`);
   }
 

@@ -27,10 +27,8 @@ export async function fetchRuntime(
   try {
     let packed: Bun.SyncSubprocess<"pipe", "pipe">;
     try {
-      packed = Bun.spawnSync([npm, "pack", spec, "--json", "--pack-destination", scratch], {
-        stdout: "pipe",
-        stderr: "pipe",
-      });
+      // spawnSync pipes both stdout and stderr by default.
+      packed = Bun.spawnSync([npm, "pack", spec, "--json", "--pack-destination", scratch]);
     } catch (error) {
       return err(`npm is not available to fetch ${spec} (${error instanceof Error ? error.message : String(error)})`);
     }
