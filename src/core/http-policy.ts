@@ -1,6 +1,7 @@
 import type { Env } from "./context.ts";
 import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
+import { clip } from "./plain-text.ts";
 
 /** The network policy the GitHub and Jira clients share (in core: neither may import the other). */
 
@@ -111,10 +112,6 @@ function innermost(error: unknown, depth = 0): unknown {
 /** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
 export function hostOf(url: string, fallback = url): string {
   return URL.parse(url)?.host ?? fallback;
-}
-
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** C0/C1 controls become spaces: received text is shown in terminals and prompts. */

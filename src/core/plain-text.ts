@@ -15,7 +15,10 @@ export function plainText(text: string): string {
   return text.replace(SEPARATORS, "\n").replace(UNSAFE, "");
 }
 
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+/** `text` cut to `max` characters, the last an ellipsis when it was longer. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 
 /** One line of plain text: no newline or tab survives, and a long value is clipped. */
 export function inline(text: string, max = 300): string {

@@ -1,5 +1,6 @@
 import { type ToolError, toolError } from "../core/errors.ts";
-import { clip, hostOf, scrubSecrets, scrubToolError, transportFailure } from "../core/http-policy.ts";
+import { hostOf, scrubSecrets, scrubToolError, transportFailure } from "../core/http-policy.ts";
+import { clip } from "../core/plain-text.ts";
 import { RequestAborted, ResponseRefused } from "./http.ts";
 
 /** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */

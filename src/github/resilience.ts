@@ -58,7 +58,8 @@ export function resilientRequest({ settings, log, maxInFlight = 10, now = Date.n
         resolve();
       };
       const onAbort = () => {
-        waiting.splice(waiting.indexOf(handOver), 1);
+        const at = waiting.indexOf(handOver);
+        if (at >= 0) waiting.splice(at, 1);
         reject(cancelled());
       };
       waiting.push(handOver);

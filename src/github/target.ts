@@ -1,6 +1,7 @@
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
-import { clip, scrubControl } from "../core/http-policy.ts";
+import { scrubControl } from "../core/http-policy.ts";
+import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readGhHosts } from "../creds/gh-config.ts";
 import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../creds/github-hosts.ts";

@@ -1,3 +1,5 @@
+import { trimChars } from "../core/plain-text.ts";
+
 /**
  * Atlassian Document Format (Jira Cloud REST v3 rich text) → readable Markdown-ish text:
  * headings `#`, lists `-`/`1.` (nested by indentation), task lists `- [ ]`, fenced code blocks,
@@ -83,6 +85,7 @@ type Render = (node: AdfNode, depth: number) => string;
 
 const children: Render = (node, depth) => renderChildren(node.content, depth);
 /** A list item's blocks stacked tightly, so nested lists sit right under their parent line. */
+const ITEM_TYPES = new Set(["listItem", "taskItem", "decisionItem"]);
 const listItem: Render = (item, depth) =>
   item.content.every((child) => !isBlock(child))
     ? renderInline(item.content, depth)
@@ -117,7 +120,7 @@ const each = (types: string, render: Render) => types.split(" ").map((type): [st
 const BLOCKS = new Map<string, Render>([
   ...each("doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame", children),
   ...each("tableRow tableHeader tableCell", children),
-  ...each("listItem taskItem decisionItem", listItem),
+  ...each([...ITEM_TYPES].join(" "), listItem),
   ...each("mediaSingle mediaGroup", mediaBlock),
   ...each("expand nestedExpand", expand),
   ...each("blockCard embedCard", card),
@@ -192,7 +195,12 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
   return list.content
     .map((item, index) => {
       const prefix = `${marker(index, item)} `;
-      const body = isBlock(item) ? renderBlock(item, depth) : renderInline([item], depth);
+      // An item's body is its list's level, not one more: a nested list costs one level of the cap.
+      const body = ITEM_TYPES.has(item.type)
+        ? listItem(item, depth)
+        : isBlock(item)
+          ? renderBlock(item, depth)
+          : renderInline([item], depth);
       // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
       if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
       return indent(body, prefix, " ".repeat(prefix.length));
@@ -281,14 +289,8 @@ export function tidy(text: string): string {
   // of a run that does not end a line, quadratic in a description padded with spaces.
   return text
     .split("\n")
-    .map(trimBlanksEnd)
+    .map((line) => trimChars(line, " \t"))
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .replace(/^\n+|\n+$/g, "");
-}
-
-function trimBlanksEnd(line: string): string {
-  let end = line.length;
-  while (end > 0 && (line[end - 1] === " " || line[end - 1] === "\t")) end--;
-  return line.slice(0, end);
 }

@@ -6,7 +6,6 @@ import { type ToolError, toolError } from "../core/errors.ts";
 import {
   abortableSleep,
   attemptSignal,
-  clip,
   formatBytes,
   hostOf,
   httpTimeoutMs,
@@ -16,6 +15,7 @@ import {
   scrubToolError,
   transportFailure,
 } from "../core/http-policy.ts";
+import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import {
   authorizationHeader,

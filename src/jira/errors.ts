@@ -1,5 +1,6 @@
 import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
-import { clip, scrubSecrets } from "../core/http-policy.ts";
+import { scrubSecrets } from "../core/http-policy.ts";
+import { clip } from "../core/plain-text.ts";
 
 /** What a failed request was for, so errors can say it in the caller's terms. */
 export interface RequestPurpose {

@@ -15,7 +15,6 @@ import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
 const CLOSING =
   "Summarize the current state of this PR stack. For each branch, describe its review status and CI results.";
 
-const PR_CONCURRENCY = 4;
 /** What one prompt reads at most: a 500,000-branch state otherwise held the server for half a minute. */
 const PROMPT_MAX_BRANCHES = 100;
 const PROMPT_MAX_PR_LOOKUPS = 20;
@@ -127,18 +126,16 @@ async function livePullRequests(
   const linked = records.filter((record) => record.pr_number !== undefined);
   const asked = linked.slice(0, PROMPT_MAX_PR_LOOKUPS);
   const lines: string[] = [];
-  for (let i = 0; i < asked.length; i += PR_CONCURRENCY) {
-    const batch = asked.slice(i, i + PR_CONCURRENCY);
-    const results = await Promise.all(batch.map(({ pr_number }) => invoke(getPrStatusTool, { pr_number, repo })));
-    results.forEach((result, index) => {
-      if (result === null || (!result.ok && isUnconfigured(result.error))) return;
-      const record = batch[index] as BranchRecord;
-      const status = result.ok
-        ? formatPrStatus(summarizePr(result.value))
-        : `PR #${record.pr_number} ${describeFailure(result.error)}`;
-      lines.push(`\n- ${inline(record.branch)}: ${status}`);
-    });
-  }
+  // All at once: at most PROMPT_MAX_PR_LOOKUPS, and the GitHub client caps the requests in flight.
+  const results = await Promise.all(asked.map(({ pr_number }) => invoke(getPrStatusTool, { pr_number, repo })));
+  results.forEach((result, index) => {
+    if (result === null || (!result.ok && isUnconfigured(result.error))) return;
+    const record = asked[index] as BranchRecord;
+    const status = result.ok
+      ? formatPrStatus(summarizePr(result.value))
+      : `PR #${record.pr_number} ${describeFailure(result.error)}`;
+    lines.push(`\n- ${inline(record.branch)}: ${status}`);
+  });
   if (lines.length === 0) return null;
   if (linked.length > asked.length) {
     lines.push(`\n- … ${linked.length - asked.length} more linked pull requests not looked up`);

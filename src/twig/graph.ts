@@ -28,10 +28,9 @@ export function buildBranchGraph(
   };
   for (const node of localBranches) {
     let attached = false;
-    const parents = state.parentsOf(node);
-    for (const [index, parent] of parents.entries()) {
-      // A parent declared twice is one edge.
-      if (!nodes.has(parent) || parents.indexOf(parent) < index) continue;
+    // A parent declared twice is one edge (a Set: a hostile state may repeat one thousands of times).
+    for (const parent of new Set(state.parentsOf(node))) {
+      if (!nodes.has(parent)) continue;
       addChild(parent, node);
       attached = true;
     }

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { clip } from "../core/http-policy.ts";
+import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 

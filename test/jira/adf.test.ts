@@ -152,3 +152,15 @@ describe("untrusted padding", () => {
     expect(text).toBe(`a${run}b`);
   });
 });
+
+describe("nesting", () => {
+  test("a bullet list nested 30 deep keeps its innermost item: a list costs one level of the depth cap", () => {
+    let node: Record<string, unknown> = { type: "paragraph", content: [{ type: "text", text: "deepest" }] };
+    for (let level = 0; level < 30; level++) {
+      node = { type: "bulletList", content: [{ type: "listItem", content: [node] }] };
+    }
+    const text = adfToText({ type: "doc", version: 1, content: [node] });
+    expect(text).toContain("deepest");
+    expect(text).not.toContain("…");
+  });
+});
