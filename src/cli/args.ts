@@ -4,7 +4,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
 import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
 
-export const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
+const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
 export type DisableGroup = (typeof DISABLE_GROUPS)[number];
 
 export const SUBCOMMANDS = ["tools", "call", "config", "doctor", "demo"] as const;
@@ -17,7 +17,7 @@ export const SCOPES = ["user", "project"] as const;
 export type ConfigScope = (typeof SCOPES)[number];
 
 /** Flags every command understands: which repository, which groups, how much logging. */
-export interface CommonOptions {
+interface CommonOptions {
   repo: string | null;
   disabled: Set<DisableGroup>;
   verbosity: number;
@@ -46,7 +46,7 @@ export interface ConfigOptions extends CommonOptions {
   file: string | null;
 }
 
-export type CliCommand =
+type CliCommand =
   | ServeOptions
   | DemoOptions
   | ToolsOptions
@@ -57,7 +57,7 @@ export type CliCommand =
   | { command: "version" };
 
 /** Usage errors carry the text to print and the exit code 2 (as clap does). */
-export type UsageError = { message: string };
+type UsageError = { message: string };
 
 const usage = (message: string) => err<UsageError>({ message });
 

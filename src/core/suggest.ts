@@ -15,7 +15,7 @@ export function closest(word: string, candidates: readonly string[]): string | n
 }
 
 /** Levenshtein distance; the words here are a few characters long. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
