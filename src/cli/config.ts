@@ -106,6 +106,8 @@ function launchCommand(
     const note = `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`;
     return { launch: portable, note };
   }
+  // A package runner (bunx, npx) works wherever the repository is cloned; a path, only here.
+  if (self.command === "bunx" || self.command === "npx") return { launch: self, note: null };
   return {
     launch: self,
     note: `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`,
