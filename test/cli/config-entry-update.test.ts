@@ -52,6 +52,8 @@ describe("updateEntry", () => {
     const project = updateEntry(entry(ours.command, [], env), ours, null, true);
     expect(project.env).toEqual({ GH_TOKEN: "t" });
     expect(updateEntry(entry(ours.command, [], { BUN_OPTIONS: "-r x" }), ours, null, true).env).toBeNull();
+    // A value a dialog would show reversed or hidden is not kept either.
+    expect(updateEntry(entry(ours.command, [], { JIRA_EMAIL: "a\u202eb" }), ours, null, false).env).toBeNull();
   });
 
   test("dropped words are shown quoted, control and bidi characters visible", () => {
@@ -89,6 +91,7 @@ describe("serverArgsOf", () => {
       ["--max-reply-tokens=lots"],
     ],
     [["-v", "--repo", "/a\nb", 7], ["-v"], ["--repo", "/a\nb", "7"]],
+    [["--repo", "/src/\u202eshop"], [], ["--repo", "/src/\u202eshop"]],
   ])("%p: only flags with values the server accepts", (args, kept, dropped) => {
     expect(serverArgsOf(args)).toEqual({ kept, dropped });
   });

@@ -1,4 +1,4 @@
-import { clip, escapeInvisibles } from "../../core/plain-text.ts";
+import { clip, escapeInvisibles, plainText } from "../../core/plain-text.ts";
 import { parseArgs } from "../args.ts";
 import type { LaunchCommand } from "./self-command.ts";
 
@@ -57,18 +57,17 @@ export function serverArgsOf(args: readonly unknown[]): { kept: string[]; droppe
 }
 
 /** One flag (and its value) as the server itself accepts it; no value may pass for a flag. */
-function isServerFlag(words: unknown[]): words is string[] {
-  if (!words.every((word) => typeof word === "string" && !/[\u0000-\u001f\u007f]/.test(word))) return false;
-  const [flag, value] = words as string[];
-  if (
-    !SERVER_FLAG.test(flag as string) ||
-    value?.startsWith("-") ||
-    (VALUE_FLAG.test(flag as string) && words.length < 2)
-  ) {
-    return false;
-  }
+function isServerFlag(words: unknown[]): boolean {
+  if (!words.every(isPlainWord)) return false;
+  const [flag, value] = words as [string, string | undefined];
+  if (!SERVER_FLAG.test(flag) || value?.startsWith("-") || (VALUE_FLAG.test(flag) && value === undefined)) return false;
   const parsed = parseArgs(words as string[]);
   return parsed.ok && parsed.value.command === "serve";
+}
+
+/** A string a terminal or an approval dialog shows as it is: no control, bidi or invisible character. */
+function isPlainWord(word: unknown): word is string {
+  return typeof word === "string" && !/[\n\t]/.test(word) && plainText(word) === word;
 }
 
 /**
@@ -104,7 +103,7 @@ export function updateEntry(
   }
   const allowed = (key: string) => SERVER_ENV.has(key) && !(projectFile && ROUTING_ENV.has(key));
   const kept = Object.entries(existing.env).filter(
-    (pair): pair is [string, string] => allowed(pair[0]) && typeof pair[1] === "string",
+    (pair): pair is [string, string] => allowed(pair[0]) && isPlainWord(pair[1]),
   );
   const droppedEnv = Object.keys(existing.env).filter((key) => !kept.some(([name]) => name === key));
   if (before.dropped.length > 0) {
