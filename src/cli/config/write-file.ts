@@ -27,7 +27,7 @@ import { readBounded } from "../../fs/bounded-read.ts";
 import { describeFsError } from "../../fs/cached-file.ts";
 
 /** Client files are a few KiB; a larger one is not a client's file. */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** `path` follows a symlinked dotfile to its target; `bytes` is `null` when there is no file yet. */
 export interface ConfigFile {
