@@ -11,6 +11,8 @@
  *   --release-url PATTERN                 where the formula downloads archives from:
  *                                         {version}, {tag} (v<version>) and {file} are filled in
  *   --out-dir DIR                         instead of dist/
+ *   --published                           for a release that goes to npm: `config` may then register
+ *                                         `bunx twig-mcp` / `npx -y twig-mcp` (off by default)
  *   bun build.ts --server-json            rewrites ./server.json from package.json (after a version bump)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -31,13 +33,19 @@ export interface BuildOptions {
   target?: Bun.Build.CompileTarget;
   /** The Bun runtime to embed, when Bun should not fetch the target's runtime itself. */
   executablePath?: string;
+  /**
+   * The build of a package published on npm: only then may `config` register `bunx twig-mcp` or
+   * `npx -y twig-mcp` (src/cli/config/self-command.ts); off, it registers paths that exist.
+   */
+  published?: boolean;
 }
 
-export async function compileBinary({ outfile, target, executablePath }: BuildOptions): Promise<void> {
+export async function compileBinary({ outfile, target, executablePath, published }: BuildOptions): Promise<void> {
   const result = await Bun.build({
     entrypoints: [new URL("./src/main.ts", import.meta.url).pathname],
     minify: true,
     bytecode: true,
+    define: { TWIG_MCP_PUBLISHED: published === true ? "true" : "false" },
     compile: {
       ...(target ? { target } : {}),
       ...(executablePath ? { executablePath } : {}),
@@ -101,9 +109,10 @@ export async function compileTarget(
   target: Target,
   outfile: string,
   log: (line: string) => void,
+  published = false,
 ): Promise<Result<void, string>> {
   try {
-    await compileBinary({ outfile, target: target.bun });
+    await compileBinary({ outfile, target: target.bun, published });
     return ok(undefined);
   } catch (error) {
     const reason = describe(error);
@@ -113,7 +122,7 @@ export async function compileTarget(
       return err(`Bun could not fetch the ${target.id} runtime (${reason}), and neither could npm: ${runtime.error}`);
     }
     try {
-      await compileBinary({ outfile, target: target.bun, executablePath: runtime.value });
+      await compileBinary({ outfile, target: target.bun, executablePath: runtime.value, published });
       return ok(undefined);
     } catch (again) {
       return err(`build failed with the runtime from ${target.runtimePackage}: ${describe(again)}`);
@@ -228,6 +237,7 @@ async function main(): Promise<number> {
       "release-url": { type: "string" },
       "out-dir": { type: "string", default: "dist" },
       "server-json": { type: "boolean", default: false },
+      published: { type: "boolean", default: false },
     },
   });
   const log = (line: string) => console.log(line);
@@ -272,7 +282,7 @@ async function main(): Promise<number> {
     npm: values.npm as boolean,
     launcher: readFileSync(join(here, "src", "packaging", "npm-launcher.cjs"), "utf8"),
     readme: readFileSync(join(here, "README.md"), "utf8"),
-    compile: (target, outfile) => compileTarget(target, outfile, log),
+    compile: (target, outfile) => compileTarget(target, outfile, log, values.published as boolean),
     log,
     ...(process.env.SOURCE_DATE_EPOCH ? { mtime: new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000) } : {}),
   });

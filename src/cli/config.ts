@@ -1,13 +1,13 @@
-import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import type { ToolError } from "../core/errors.ts";
 import { ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ConfigOptions, ConfigScope } from "./args.ts";
-import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry, shellQuote } from "./config/clients.ts";
+import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
 import { updateEntry } from "./config/entry-update.ts";
 import { mergeServerEntry, readServerEntry } from "./config/merge.ts";
-import { type LaunchCommand, portableCommand, selfCommand } from "./config/self-command.ts";
+import { currentHost, type LaunchCommand, portableCommand, selfCommand, typedCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { userHome } from "./runtime.ts";
@@ -47,26 +47,28 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     );
   }
   if (!path.ok) return writeErr(`error: ${path.error}\n`, 2);
-  const code = await writeConfig(path.value, options, scope, { launcher: launcher.launch, given }, snippet);
+  const inside = scope === "project" && options.file === null ? projectRoot : null;
+  const code = await writeConfig(path.value, inside, options, scope, { launcher: launcher.launch, given }, snippet);
   if (launcher.note !== null) await writeErr(launcher.note);
   return code;
 }
 
 async function writeConfig(
   path: string,
+  inside: string | null,
   options: ConfigOptions,
   scope: ConfigScope,
   wanted: { launcher: LaunchCommand; given: string[] | null },
   snippet: string,
 ): Promise<number> {
   const spec = CLIENT_SPECS[options.client];
-  const file = await readConfigFile(path);
-  if (!file.ok) return writeErr(`error: ${file.error}\n`, 1);
+  const file = readConfigFile(path, inside);
+  if (!file.ok) return writeErr(describeError(file.error), 1);
   const text = file.value.text ?? "";
   const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
-  const { launch, notes } = updateEntry(existing, wanted.launcher, wanted.given);
+  const { launch, env, notes } = updateEntry(existing, wanted.launcher, wanted.given, scope === "project");
   const changes = notes.map((note) => `  ${note}\n`).join("");
-  const entry = serverEntry(options.client, scope, launch);
+  const entry = serverEntry(options.client, scope, launch, env);
   const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
   if (!merged.ok) {
     return writeErr(
@@ -77,8 +79,8 @@ async function writeConfig(
   if (merged.value === file.value.text) {
     return writeErr(`${path} already registers '${options.name}' this way; nothing to change.\n${changes}`);
   }
-  const written = await replaceConfigFile(file.value, merged.value);
-  if (!written.ok) return writeErr(`error: ${written.error}\n`, 1);
+  const written = replaceConfigFile(file.value, merged.value);
+  if (!written.ok) return writeErr(describeError(written.error), 1);
   const backup = written.value.backup ? ` (previous version: ${written.value.backup})` : " (new file)";
   return writeErr(
     `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${AFTERWARDS[options.client]}\n`,
@@ -96,21 +98,24 @@ function launchCommand(
     const path = /[\\/]/.test(options.commandPath) ? resolve(cwd, options.commandPath) : options.commandPath;
     return { launch: { command: path, args: [] }, note: null };
   }
-  const self = selfCommand({
-    execPath: process.execPath,
-    main: Bun.main,
-    platform: process.platform,
-    exists: existsSync,
-  });
+  const host = currentHost();
+  const self = selfCommand(host);
   if (scope !== "project") return { launch: self, note: null };
-  const portable = portableCommand(self, (program) => Bun.which(program) !== null);
-  if (portable.command === self.command) return { launch: portable, note: null };
+  const portable = portableCommand(self, host);
+  if (portable.command !== self.command) {
+    const note = `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`;
+    return { launch: portable, note };
+  }
+  // A package runner (bunx, npx) works wherever the repository is cloned; a path, only here.
+  if (self.command === "bunx" || self.command === "npx") return { launch: self, note: null };
   return {
-    launch: portable,
-    note:
-      `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than ` +
-      `this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`,
+    launch: self,
+    note: `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`,
   };
+}
+
+function describeError(error: ToolError): string {
+  return `error: ${error.message}\n${error.hint === undefined ? "" : `${error.hint}\n`}`;
 }
 
 /** The server args --repo and --disable ask for; `null` when neither was given. */
@@ -130,7 +135,7 @@ function guidance(options: ConfigOptions, scope: ConfigScope, path: Result<strin
     );
   } else if (path.ok) {
     const where = spec.format === "toml" ? "Append this to" : `Merge this into the "${spec.serversKey}" of`;
-    lines.push(`${where} ${path.value}`, `or let twig-mcp do it: twig-mcp ${rebuildArgs(options)} --write`);
+    lines.push(`${where} ${path.value}`, `or let twig-mcp do it: ${rebuildArgs(options)} --write`);
   } else {
     lines.push(`(${path.error})`);
   }
@@ -151,7 +156,7 @@ function rebuildArgs(options: ConfigOptions): string {
   if (options.name !== "twig") words.push("--name", options.name);
   if (options.commandPath !== null) words.push("--command", options.commandPath);
   // Meant to be pasted into a shell: quoted so that a `$` or backtick in a path stays literal.
-  return words.map((word) => shellQuote(word, process.platform)).join(" ");
+  return typedCommand(words);
 }
 
 function describeLaunch(launch: LaunchCommand): string {

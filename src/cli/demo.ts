@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENTS, type DemoOptions } from "./args.ts";
+import { typedCommand } from "./config/self-command.ts";
 import { buildSampleRepo, SAMPLE_WORKTREE_BRANCH } from "./demo/sample-repo.ts";
 import { renderToolData, toolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
@@ -69,7 +70,7 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
 
   await writeOut(
     "\nNext: register twig-mcp with your assistant (it then serves the repository it is started in):\n" +
-      "  twig-mcp config claude-code\n" +
+      `  ${typedCommand(["config", "claude-code"])}\n` +
       `  (or ${CLIENTS.filter((c) => c !== "claude-code").join(", ")}; add --write to edit the client's file)\n`,
   );
   if (!options.keep) return 0;

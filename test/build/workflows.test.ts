@@ -50,7 +50,7 @@ describe("GitHub Actions workflows", () => {
   test("a release publishes everything from a v* tag, npm with provenance, the registry by OIDC", () => {
     const release = read("release.yml");
     expect(release).toContain('tags: ["v*"]');
-    expect(release).toContain("bun run pack");
+    expect(release).toContain("bun run pack --published");
     expect(release).toContain("dist/*.tar.gz dist/*.zip dist/*.mcpb dist/sha256sums.txt");
     expect(release).toContain("npm publish --provenance --access public");
     expect(release.match(/id-token: write/g)).toHaveLength(2);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { configPath, renderSnippet, shellQuote } from "../../src/cli/config/clients.ts";
-import { selfCommand } from "../../src/cli/config/self-command.ts";
+import { configPath, renderSnippet } from "../../src/cli/config/clients.ts";
+import { shellQuote } from "../../src/cli/config/self-command.ts";
 
 const mac = { env: {}, platform: "darwin" as const, home: "/Users/alice", projectRoot: "/Users/alice/src/shop" };
 const linux = { env: {}, platform: "linux" as const, home: "/home/alice", projectRoot: null };
@@ -72,50 +72,5 @@ describe("renderSnippet", () => {
     const snippet = renderSnippet("codex", "user", "twig", { command: "C:\\bin\\twig-mcp.exe", args: [] }, "win32");
     expect(snippet).toBe('[mcp_servers.twig]\ncommand = "C:\\\\bin\\\\twig-mcp.exe"\nargs = []\n');
     expect(Bun.TOML.parse(snippet)).toEqual({ mcp_servers: { twig: { command: "C:\\bin\\twig-mcp.exe", args: [] } } });
-  });
-});
-
-describe("selfCommand: what a client should run", () => {
-  const facts = { main: "/$bunfs/root/twig-mcp", platform: "linux" as const, exists: () => true };
-
-  test("a downloaded binary: its own path", () => {
-    expect(selfCommand({ ...facts, execPath: "/home/alice/bin/twig-mcp" })).toEqual({
-      command: "/home/alice/bin/twig-mcp",
-      args: [],
-    });
-  });
-
-  test("Homebrew: the stable bin link, not the versioned Cellar path", () => {
-    const execPath = "/opt/homebrew/Cellar/twig-mcp/0.1.0/bin/twig-mcp";
-    expect(selfCommand({ ...facts, platform: "darwin", execPath })).toEqual({
-      command: "/opt/homebrew/bin/twig-mcp",
-      args: [],
-    });
-    expect(selfCommand({ ...facts, execPath, exists: () => false })).toEqual({ command: execPath, args: [] });
-  });
-
-  test("npx and bunx caches: the package runner instead of a path that will vanish", () => {
-    const npx = "/home/alice/.npm/_npx/1a2b/node_modules/twig-mcp-linux-x64/bin/twig-mcp";
-    expect(selfCommand({ ...facts, execPath: npx })).toEqual({ command: "npx", args: ["-y", "twig-mcp"] });
-    const bunx = "/tmp/bunx-1000-twig-mcp@latest/node_modules/twig-mcp-linux-x64/bin/twig-mcp";
-    expect(selfCommand({ ...facts, execPath: bunx })).toEqual({ command: "bunx", args: ["twig-mcp"] });
-  });
-
-  test("from source: Bun and the entry script", () => {
-    expect(selfCommand({ ...facts, main: "/src/twig-mcp/src/main.ts", execPath: "/usr/bin/bun" })).toEqual({
-      command: "/usr/bin/bun",
-      args: ["/src/twig-mcp/src/main.ts"],
-    });
-  });
-
-  test("Windows binaries are recognised by Bun's virtual drive", () => {
-    expect(
-      selfCommand({
-        ...facts,
-        platform: "win32",
-        main: "B:\\~BUN\\root\\twig-mcp.exe",
-        execPath: "C:\\tools\\twig-mcp.exe",
-      }),
-    ).toEqual({ command: "C:\\tools\\twig-mcp.exe", args: [] });
   });
 });

@@ -68,7 +68,15 @@ const clients = [
     "servers",
     { type: "stdio" },
   ],
-  ["codex", () => join(home.home, ".codex", "config.toml"), "codex-config.toml", "toml", "mcp_servers", {}],
+  // The fixture's entry has env (kept: the user's own file) and a timeout (dropped: not twig-mcp's).
+  [
+    "codex",
+    () => join(home.home, ".codex", "config.toml"),
+    "codex-config.toml",
+    "toml",
+    "mcp_servers",
+    { env: { JIRA_HOST: "example.atlassian.net" } },
+  ],
 ] as const;
 
 describe("config <client> --write on the client's real file", () => {
@@ -81,10 +89,12 @@ describe("config <client> --write on the client's real file", () => {
       const first = await twigMcp(["config", client, "--write", "--repo", repo.root]);
       expect(first.stderr).toContain(`Updated ${path} (previous version: ${path}.bak)`);
       expect(first.code).toBe(0);
+      const { env, ...rest } = extra as { env?: Record<string, string> };
       const expected = mergeServerEntry(format, original, key, "twig", {
-        ...extra,
+        ...rest,
         command: binary,
         args: ["--repo", repo.root],
+        ...(env === undefined ? {} : { env }),
       });
       expect(expected.ok).toBe(true);
       expect(readFileSync(path, "utf8")).toBe(expected.ok ? expected.value : "");
@@ -179,7 +189,8 @@ describe("printing", () => {
       expect(result.code).toBe(0);
       const line = (result.stdout + result.stderr).split("\n").find((l) => l.startsWith("or let twig-mcp do it: "));
       // Single quotes: POSIX shells expand nothing inside them.
-      expect(line).toBe(`or let twig-mcp do it: twig-mcp config cursor --repo '${odd}' --write`);
+      // twig-mcp is not on the test's PATH: the command names this binary by its path.
+      expect(line).toBe(`or let twig-mcp do it: ${binary} config cursor --repo '${odd}' --write`);
     } finally {
       rmSync(odd, { recursive: true, force: true });
     }
@@ -227,22 +238,36 @@ describe("project files are shared through git, so they get a portable command",
     return { stderr, code };
   }
 
-  test.each([
-    [["twig-mcp", "bun"], "twig-mcp", []],
-    [["bun"], "bunx", ["twig-mcp"]],
-    [[], "npx", ["-y", "twig-mcp"]],
-  ] as const)("with %p on PATH: %s %p, and a note saying the path was not used", async (programs, command, args) => {
+  test("twig-mcp on PATH is this binary (a link to it): the entry runs twig-mcp, and a note says so", async () => {
+    const dir = join(home.home, "path-linked");
+    mkdirSync(dir, { recursive: true });
+    rmIfExists(join(dir, "twig-mcp"));
+    symlinkSync(binary, join(dir, "twig-mcp"));
     rmIfExists(repo.path(".cursor", "mcp.json"));
-    const result = await writeProject("cursor", pathWith(...programs));
+    const result = await writeProject("cursor", dir);
     expect(result.code).toBe(0);
     expect(JSON.parse(readFileSync(repo.path(".cursor", "mcp.json"), "utf8")).mcpServers.twig).toEqual({
-      command,
-      args: [...args],
+      command: "twig-mcp",
+      args: [],
     });
     expect(result.stderr).toContain(
-      `Note: project files are shared through git, so the entry runs '${[command, ...args].join(" ")}' rather than this executable's path (${binary})`,
+      `Note: project files are shared through git, so the entry runs 'twig-mcp' rather than this executable's path (${binary})`,
     );
   });
+
+  test.each([[["twig-mcp", "bun"]], [["bun"]], [[]]] as const)(
+    "with %p on PATH (not this binary): its absolute path, never bunx or npx",
+    async (programs) => {
+      rmIfExists(repo.path(".cursor", "mcp.json"));
+      const result = await writeProject("cursor", pathWith(...programs));
+      expect(result.code).toBe(0);
+      expect(JSON.parse(readFileSync(repo.path(".cursor", "mcp.json"), "utf8")).mcpServers.twig).toEqual({
+        command: binary,
+        args: [],
+      });
+      expect(result.stderr).toContain("Note: the entry runs this executable's path, which is only on this machine");
+    },
+  );
 
   test("the user scope keeps the absolute path", async () => {
     const result = await twigMcp(["config", "cursor"]);

@@ -1,71 +1,109 @@
 import { describe, expect, test } from "bun:test";
-import { serverArgsOf, updateEntry } from "../../src/cli/config/entry-update.ts";
+import { type ExistingEntry, serverArgsOf, updateEntry } from "../../src/cli/config/entry-update.ts";
 import { readServerEntry } from "../../src/cli/config/merge.ts";
-import { portableCommand } from "../../src/cli/config/self-command.ts";
 
 const ours = { command: "/opt/homebrew/bin/twig-mcp", args: [] };
+const entry = (command: string, args: unknown[], env: Record<string, unknown> = {}, otherKeys: string[] = []) =>
+  ({ command, args, env, otherKeys }) satisfies ExistingEntry;
 
 describe("updateEntry", () => {
   test("a new entry gets the launcher and the given args, with nothing to report", () => {
-    expect(updateEntry(null, ours, ["--repo", "/r"])).toEqual({
+    expect(updateEntry(null, ours, ["--repo", "/r"], false)).toEqual({
       launch: { command: ours.command, args: ["--repo", "/r"] },
+      env: null,
       notes: [],
     });
-    expect(updateEntry(null, ours, null)).toEqual({ launch: ours, notes: [] });
+    expect(updateEntry(null, ours, null, false)).toEqual({ launch: ours, env: null, notes: [] });
   });
 
   test("no flags given: the server args after a launcher's own args are kept", () => {
-    const existing = { command: "bunx", args: ["twig-mcp", "--repo", "/src/shop", "--disable=jira"] };
-    expect(updateEntry(existing, ours, null)).toEqual({
+    const existing = entry("bunx", ["twig-mcp", "--repo", "/src/shop", "--disable=jira"]);
+    expect(updateEntry(existing, ours, null, false)).toEqual({
       launch: { command: ours.command, args: ["--repo", "/src/shop", "--disable=jira"] },
+      env: null,
       notes: [
-        `command was bunx, now ${ours.command}`,
+        `command was bunx twig-mcp, now ${ours.command}`,
         "kept the server arguments already there: --repo /src/shop --disable=jira (pass --repo or --disable to replace them)",
       ],
     });
   });
 
   test("given flags replace the old ones; the same ones again report nothing", () => {
-    const existing = { command: ours.command, args: ["--repo", "/old"] };
-    expect(updateEntry(existing, ours, [])).toEqual({
+    const existing = entry(ours.command, ["--repo", "/old"]);
+    expect(updateEntry(existing, ours, [], false)).toEqual({
       launch: ours,
+      env: null,
       notes: ["server arguments were --repo /old, now none"],
     });
-    expect(updateEntry(existing, ours, ["--repo", "/old"]).notes).toEqual([]);
-    expect(updateEntry({ ...existing, args: [] }, ours, ["--repo", "/my shop"]).notes).toEqual([
+    expect(updateEntry(existing, ours, ["--repo", "/old"], false).notes).toEqual([]);
+    expect(updateEntry(entry(ours.command, []), ours, ["--repo", "/my shop"], false).notes).toEqual([
       'server arguments were none, now --repo "/my shop"',
     ]);
   });
 
-  test("serverArgsOf starts at the first flag the server reads", () => {
-    expect(serverArgsOf(["/src/twig-mcp/src/main.ts", "-vv", "--repo", "/r"])).toEqual(["-vv", "--repo", "/r"]);
-    expect(serverArgsOf(["-y", "twig-mcp"])).toEqual([]);
-    expect(serverArgsOf(["--repository", "/r"])).toEqual([]);
+  test("env keeps the variables twig-mcp reads; a project file also drops those that route credentials", () => {
+    const env = { JIRA_HOST: "acme.atlassian.net", GH_TOKEN: "t", TWIG_MCP_BINARY: "./x", LD_PRELOAD: "./x.so", N: 1 };
+    const user = updateEntry(entry(ours.command, [], env, ["cwd"]), ours, null, false);
+    expect(user.env).toEqual({ JIRA_HOST: "acme.atlassian.net", GH_TOKEN: "t" });
+    expect(user.notes).toEqual([
+      "dropped env variables: TWIG_MCP_BINARY LD_PRELOAD N (twig-mcp does not read them)",
+      "dropped entry keys: cwd",
+    ]);
+    const project = updateEntry(entry(ours.command, [], env), ours, null, true);
+    expect(project.env).toEqual({ GH_TOKEN: "t" });
+    expect(updateEntry(entry(ours.command, [], { BUN_OPTIONS: "-r x" }), ours, null, true).env).toBeNull();
+    // A value a dialog would show reversed or hidden is not kept either.
+    expect(updateEntry(entry(ours.command, [], { JIRA_EMAIL: "a\u202eb" }), ours, null, false).env).toBeNull();
+  });
+
+  test("dropped words are shown quoted, control and bidi characters visible", () => {
+    const notes = updateEntry(entry(ours.command, ["-v", "\u001b]52;c;x\u0007", "a\u202eb"]), ours, null, false).notes;
+    expect(notes.at(-1)).toBe('dropped arguments twig-mcp does not take: "\\u001b]52;c;x\\u0007" "a\\u202eb"');
   });
 });
 
-describe("portableCommand", () => {
-  const self = { command: "/home/a/.local/bin/twig-mcp", args: [] };
-  const on =
-    (...programs: string[]) =>
-    (program: string) =>
-      programs.includes(program);
+describe("serverArgsOf", () => {
+  test("starts at the first flag the server reads", () => {
+    expect(serverArgsOf(["/src/twig-mcp/src/main.ts", "-vv", "--repo", "/r"])).toEqual({
+      kept: ["-vv", "--repo", "/r"],
+      dropped: [],
+    });
+    expect(serverArgsOf(["-y", "twig-mcp"])).toEqual({ kept: [], dropped: [] });
+    expect(serverArgsOf(["--repository", "/r"])).toEqual({ kept: [], dropped: [] });
+  });
+
   test.each([
-    [on("twig-mcp", "bun"), self, { command: "twig-mcp", args: [] }],
-    [on("bun"), self, { command: "bunx", args: ["twig-mcp"] }],
-    [on(), self, { command: "npx", args: ["-y", "twig-mcp"] }],
-    [on("bun"), { command: "npx", args: ["-y", "twig-mcp"] }, { command: "npx", args: ["-y", "twig-mcp"] }],
-  ])("%#", (onPath, from, expected) => {
-    expect(portableCommand(from, onPath)).toEqual(expected);
+    [
+      ["--repo", "/r", "config", "--write", "--command", "./evil.sh"],
+      ["--repo", "/r"],
+      ["config", "--write", "--command", "./evil.sh"],
+    ],
+    [
+      ["--disable", "jira", "--disable", "everything"],
+      ["--disable", "jira"],
+      ["--disable", "everything"],
+    ],
+    [["--repo", "--command=./x"], [], ["--repo", "--command=./x"]],
+    [["--repo"], [], ["--repo"]],
+    [
+      ["--max-reply-tokens", "4000", "--max-reply-tokens=lots"],
+      ["--max-reply-tokens", "4000"],
+      ["--max-reply-tokens=lots"],
+    ],
+    [["-v", "--repo", "/a\nb", 7], ["-v"], ["--repo", "/a\nb", "7"]],
+    [["--repo", "/src/\u202eshop"], [], ["--repo", "/src/\u202eshop"]],
+  ])("%p: only flags with values the server accepts", (args, kept, dropped) => {
+    expect(serverArgsOf(args)).toEqual({ kept, dropped });
   });
 });
 
 describe("readServerEntry", () => {
   test("JSONC with a BOM and comments, and TOML", () => {
-    const json = '\ufeff{ // servers\n "servers": { "twig": { "command": "x", "args": ["--repo", 1, "/r"], }, },\n}';
-    expect(readServerEntry("json", json, "servers", "twig")).toEqual({ command: "x", args: ["--repo", "/r"] });
-    const toml = '[mcp_servers.twig]\ncommand = "y"\nargs = ["-v"]\n';
-    expect(readServerEntry("toml", toml, "mcp_servers", "twig")).toEqual({ command: "y", args: ["-v"] });
+    const json =
+      '\ufeff{ // servers\n "servers": { "twig": { "type": "stdio", "command": "x", "args": ["--repo", "/r"], "cwd": ".", }, },\n}';
+    expect(readServerEntry("json", json, "servers", "twig")).toEqual(entry("x", ["--repo", "/r"], {}, ["cwd"]));
+    const toml = '[mcp_servers.twig]\ncommand = "y"\nargs = ["-v"]\n[mcp_servers.twig.env]\nA = "b"\n';
+    expect(readServerEntry("toml", toml, "mcp_servers", "twig")).toEqual(entry("y", ["-v"], { A: "b" }));
   });
 
   test("no entry, no command, or no file to read: null", () => {

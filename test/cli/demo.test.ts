@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { binaryPath, runBinary } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
@@ -38,11 +38,24 @@ describe("twig-mcp demo", () => {
       "main\n├── feature/auth (SHOP-123, #42)\n│   └── feature/auth-ui (SHOP-124, #43)\n" +
         "└── feature/billing (SHOP-200, #51)\n    └── feature/billing-invoices (SHOP-201)\n",
     );
-    expect(stdout).toContain("  twig-mcp config claude-code\n");
+    // twig-mcp is not on the test's PATH: the line names this binary by its path, and runs.
+    const next = /\n {2}(\S+ config claude-code)\n/.exec(stdout)?.[1] as string;
+    expect(next).toBe(`${realpathSync(await binaryPath())} config claude-code`);
+    const ran = await runBinary(next.split(" ").slice(1), { cwd: home.home, env });
+    expect(ran.stdout).toStartWith("claude mcp add --scope user twig -- ");
     expect(existsSync(dirname(root))).toBe(false);
     expect(readdirSync(tmp)).toEqual([]);
     // The user's HOME (here the hermetic one) gained nothing: the demo used a HOME of its own.
     expect(readdirSync(home.home).sort()).toEqual(homeBefore);
+  });
+
+  test("with this binary on PATH as twig-mcp, the next line is twig-mcp config claude-code", async () => {
+    const bin = join(home.home, "bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(await binaryPath(), join(bin, "twig-mcp"));
+    const { stdout } = await runBinary(["demo"], { cwd: home.home, env: { ...env, PATH: `${bin}:${env.PATH}` } });
+    rmSync(bin, { recursive: true });
+    expect(stdout).toContain("\n  twig-mcp config claude-code\n");
   });
 
   test("Ctrl-C removes the sample repository", async () => {

@@ -3,7 +3,7 @@ import type { Env } from "../../core/context.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { ClientName, ConfigScope } from "../args.ts";
 import { mergeServerEntry, type ServerEntry } from "./merge.ts";
-import type { LaunchCommand } from "./self-command.ts";
+import { type LaunchCommand, shellQuote } from "./self-command.ts";
 
 /**
  * `serversKey`: the object (JSON) or table prefix (TOML) that holds the servers; `projectFile`: the
@@ -69,8 +69,13 @@ function absolute(value: string | undefined, at: Locations): string | null {
 }
 
 /** The server's entry as the client expects it; key order as in each client's documentation. */
-export function serverEntry(client: ClientName, scope: ConfigScope, launch: LaunchCommand): ServerEntry {
-  const base = { command: launch.command, args: launch.args };
+export function serverEntry(
+  client: ClientName,
+  scope: ConfigScope,
+  launch: LaunchCommand,
+  env: Record<string, string> | null = null,
+): ServerEntry {
+  const base = { command: launch.command, args: launch.args, ...(env === null ? {} : { env }) };
   if (client === "vscode" || (client === "claude-code" && scope === "project")) return { type: "stdio", ...base };
   return base;
 }
@@ -91,11 +96,4 @@ export function renderSnippet(
   const text = mergeServerEntry(spec.format, "", spec.serversKey, name, serverEntry(client, scope, launch));
   // An empty file always takes the entry.
   return text.ok ? text.value : "";
-}
-
-/** A word as a shell would need it typed: POSIX single quotes, or double quotes on Windows. */
-export function shellQuote(word: string, platform: NodeJS.Platform): string {
-  if (/^[A-Za-z0-9_/.:=@%+,-]+$/.test(word)) return word;
-  if (platform === "win32") return `"${word.replace(/"/g, '\\"')}"`;
-  return `'${word.replace(/'/g, "'\\''")}'`;
 }

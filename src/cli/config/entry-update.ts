@@ -1,40 +1,127 @@
+import { clip, escapeInvisibles, plainText } from "../../core/plain-text.ts";
+import { parseArgs } from "../args.ts";
 import type { LaunchCommand } from "./self-command.ts";
 
-const SERVER_FLAG = /^(?:--repo|--disable|--verbose|-v+)(?:=|$)/;
+const SERVER_FLAG = /^(?:--repo|--disable|--max-reply-tokens|--verbose|-v+)(?:=|$)/;
+const VALUE_FLAG = /^(?:--repo|--disable|--max-reply-tokens)$/;
 
-/** The server's own args, from the first of its flags on; what comes before belongs to the launcher (`bunx twig-mcp`). */
-export function serverArgsOf(args: readonly string[]): string[] {
-  const at = args.findIndex((arg) => SERVER_FLAG.test(arg));
-  return at === -1 ? [] : args.slice(at);
+/**
+ * Variables that choose which host gets the user's tokens, or where credentials are read from: in
+ * a file a repository's author wrote they would send the user's GitHub or Jira token to the author.
+ */
+const ROUTING_ENV = new Set(["GH_HOST", "GITHUB_API_URL", "GITHUB_SERVER_URL", "GH_CONFIG_DIR", "JIRA_HOST"]);
+
+/** The variables the server reads: its own, and the GitHub and Jira ones of src/creds and src/jira. */
+const SERVER_ENV = new Set([
+  "TWIG_MCP_REPO",
+  "TWIG_MCP_DISABLE",
+  "TWIG_MCP_MAX_REPLY_TOKENS",
+  "TWIG_MCP_HTTP_TIMEOUT_MS",
+  "TWIG_MCP_GITHUB_RETRIES",
+  "TWIG_MCP_GITHUB_RETRY_DELAY_MS",
+  "TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS",
+  "GH_TOKEN",
+  "GITHUB_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN",
+  "JIRA_EMAIL",
+  "JIRA_USERNAME",
+  "JIRA_API_TOKEN",
+  "JIRA_PERSONAL_TOKEN",
+  ...ROUTING_ENV,
+]);
+
+/** What an existing entry holds: its command and args, its env, and which other keys it has. */
+export interface ExistingEntry {
+  command: string;
+  args: unknown[];
+  env: Record<string, unknown>;
+  otherKeys: string[];
 }
 
 /**
- * The entry to write over `existing`, and notes on what was kept or changed. Server args already
- * there are kept unless some are `given`; the launcher part is always ours to set.
+ * The server's own args in `args`, from its first flag on (what comes before belongs to the
+ * launcher, which is replaced): only its flags, each with a value it accepts; the rest is dropped.
  */
-export function updateEntry(
-  existing: LaunchCommand | null,
-  launcher: LaunchCommand,
-  given: readonly string[] | null,
-): { launch: LaunchCommand; notes: string[] } {
-  const before = existing === null ? [] : serverArgsOf(existing.args);
-  const server = given ?? before;
-  const launch = { command: launcher.command, args: [...launcher.args, ...server] };
-  const notes: string[] = [];
-  if (existing === null) return { launch, notes };
-  if (existing.command !== launch.command) notes.push(`command was ${existing.command}, now ${launch.command}`);
-  if (given === null && before.length > 0) {
-    notes.push(
-      `kept the server arguments already there: ${quoteWords(before)} (pass --repo or --disable to replace them)`,
-    );
-  } else if (given !== null && quoteWords(before) !== quoteWords(server)) {
-    const describe = (args: readonly string[]) => (args.length === 0 ? "none" : quoteWords(args));
-    notes.push(`server arguments were ${describe(before)}, now ${describe(server)}`);
+export function serverArgsOf(args: readonly unknown[]): { kept: string[]; dropped: string[] } {
+  const kept: string[] = [];
+  const dropped: string[] = [];
+  const start = args.findIndex((arg) => typeof arg === "string" && SERVER_FLAG.test(arg));
+  for (let i = start === -1 ? args.length : start; i < args.length; i++) {
+    const words = [args[i]];
+    if (typeof words[0] === "string" && VALUE_FLAG.test(words[0]) && i + 1 < args.length) words.push(args[++i]);
+    const strings = words.map((word) => (typeof word === "string" ? word : JSON.stringify(word)));
+    (isServerFlag(words) ? kept : dropped).push(...strings);
   }
-  return { launch, notes };
+  return { kept, dropped };
 }
 
-/** Words as typed in a shell: quoted (JSON-style) only when they need it. */
+/** One flag (and its value) as the server itself accepts it; no value may pass for a flag. */
+function isServerFlag(words: unknown[]): boolean {
+  if (!words.every(isPlainWord)) return false;
+  const [flag, value] = words as [string, string | undefined];
+  if (!SERVER_FLAG.test(flag) || value?.startsWith("-") || (VALUE_FLAG.test(flag) && value === undefined)) return false;
+  const parsed = parseArgs(words as string[]);
+  return parsed.ok && parsed.value.command === "serve";
+}
+
+/** A string a terminal or an approval dialog shows as it is: no control, bidi or invisible character. */
+function isPlainWord(word: unknown): word is string {
+  return typeof word === "string" && !/[\n\t]/.test(word) && plainText(word) === word;
+}
+
+/**
+ * The entry to write over `existing`, and notes on what was kept, changed or dropped. The launcher
+ * part is always ours to set; server args already there are kept unless some are `given`. Of the
+ * entry's `env`, only the variables the server reads survive (in a project file, not those that
+ * route credentials); other keys (`cwd`, `envFile`, …) are dropped: a repository's author could
+ * have put anything there, and the user approves the entry as a whole.
+ */
+export function updateEntry(
+  existing: ExistingEntry | null,
+  launcher: LaunchCommand,
+  given: readonly string[] | null,
+  projectFile: boolean,
+): { launch: LaunchCommand; env: Record<string, string> | null; notes: string[] } {
+  const before = serverArgsOf(existing?.args ?? []);
+  const server = given ?? before.kept;
+  const launch = { command: launcher.command, args: [...launcher.args, ...server] };
+  const notes: string[] = [];
+  if (existing === null) return { launch, env: null, notes };
+  const start = existing.args.length - before.kept.length - before.dropped.length;
+  const oldLauncher = [existing.command, ...existing.args.slice(0, start).map(String)];
+  if (quoteWords(oldLauncher) !== quoteWords([launcher.command, ...launcher.args])) {
+    notes.push(`command was ${quoteWords(oldLauncher)}, now ${quoteWords([launcher.command, ...launcher.args])}`);
+  }
+  if (given === null && before.kept.length > 0) {
+    notes.push(
+      `kept the server arguments already there: ${quoteWords(before.kept)} (pass --repo or --disable to replace them)`,
+    );
+  } else if (given !== null && quoteWords(before.kept) !== quoteWords(server)) {
+    const describe = (args: readonly string[]) => (args.length === 0 ? "none" : quoteWords(args));
+    notes.push(`server arguments were ${describe(before.kept)}, now ${describe(server)}`);
+  }
+  const allowed = (key: string) => SERVER_ENV.has(key) && !(projectFile && ROUTING_ENV.has(key));
+  const kept = Object.entries(existing.env).filter(
+    (pair): pair is [string, string] => allowed(pair[0]) && isPlainWord(pair[1]),
+  );
+  const droppedEnv = Object.keys(existing.env).filter((key) => !kept.some(([name]) => name === key));
+  if (before.dropped.length > 0) {
+    notes.push(`dropped arguments twig-mcp does not take: ${quoteWords(before.dropped)}`);
+  }
+  if (droppedEnv.length > 0) {
+    const why = projectFile
+      ? "twig-mcp does not read them, or a project file must not route credentials"
+      : "twig-mcp does not read them";
+    notes.push(`dropped env variables: ${quoteWords(droppedEnv)} (${why})`);
+  }
+  if (existing.otherKeys.length > 0) notes.push(`dropped entry keys: ${quoteWords(existing.otherKeys)}`);
+  return { launch, env: kept.length > 0 ? Object.fromEntries(kept) : null, notes };
+}
+
+/** Words as typed in a shell: quoted (JSON-style) only when they need it; others' words clipped and made visible. */
 export function quoteWords(args: readonly string[]): string {
-  return args.map((arg) => (/^[\w/.:=@%+,-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(" ");
+  return args
+    .map((arg) => (/^[\w/.:=@%+,-]+$/.test(arg) ? clip(arg, 200) : escapeInvisibles(JSON.stringify(clip(arg, 200)))))
+    .join(" ");
 }

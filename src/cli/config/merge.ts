@@ -1,14 +1,14 @@
-import { err, ok, type Result } from "../../core/result.ts";
+import { err, type Result } from "../../core/result.ts";
+import type { ExistingEntry } from "./entry-update.ts";
 import { plainValue, setJsonValue } from "./jsonc.ts";
-import type { LaunchCommand } from "./self-command.ts";
-import { lookup, setTomlTable } from "./toml.ts";
+import { setTomlTable } from "./toml.ts";
 
-export type ServerEntry = Record<string, string | string[]>;
+export type ServerEntry = Record<string, string | string[] | Record<string, string>>;
 
 /**
- * Puts our server entry into a client's configuration text. A new entry is inserted whole; an
- * existing one gets our keys (`command`, `args`, `type`) replaced one by one, so keys the user
- * added to it (`env` with JIRA_HOST, a timeout) survive. Everything else is left as written.
+ * Puts our server entry, whole, into a client's configuration text; everything else is left as
+ * written. The edit must read back as meant, and a strict JSON file must stay strict JSON;
+ * otherwise nothing is written.
  */
 export function mergeServerEntry(
   format: "json" | "toml",
@@ -17,22 +17,11 @@ export function mergeServerEntry(
   name: string,
   entry: ServerEntry,
 ): Result<string, string> {
-  let next: Result<string, string> = ok(text);
-  if (format === "toml") next = setTomlTable(text, [serversKey, name], entry);
-  else {
-    // A file that does not parse has no entry here; setJsonValue then says what is wrong with it.
-    const edits: Array<[string[], unknown]> = isPlainObject(entryIn("json", text, serversKey, name))
-      ? Object.entries(entry).map(([key, value]) => [[serversKey, name, key], value])
-      : [[[serversKey, name], entry]];
-    for (const [path, value] of edits) if (next.ok) next = setJsonValue(next.value, path, value);
-  }
+  const next =
+    format === "toml" ? setTomlTable(text, [serversKey, name], entry) : setJsonValue(text, [serversKey, name], entry);
   if (!next.ok) return next;
-  // The edit must read back as meant, and a strict JSON file must stay strict JSON; otherwise nothing is written.
-  const written = entryIn(format, next.value, serversKey, name);
-  for (const [key, value] of Object.entries(entry)) {
-    if (!isPlainObject(written) || JSON.stringify(written[key]) !== JSON.stringify(value)) {
-      return err(`the edited file would not contain ${serversKey}.${name}.${key} as intended; nothing was changed`);
-    }
+  if (!Bun.deepEquals(entryIn(format, next.value, serversKey, name), entry)) {
+    return err(`the edited file would not contain ${serversKey}.${name} as intended; nothing was changed`);
   }
   if (format === "json" && isStrictJson(text) && !isStrictJson(next.value)) {
     return err("the edited file would no longer be plain JSON; nothing was changed");
@@ -53,24 +42,32 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The value under `serversKey.name`; `undefined` when absent or when the file does not parse. */
+/** The value under `serversKey.name` (own keys only); `undefined` when absent or when the file does not parse. */
 function entryIn(format: "json" | "toml", text: string, serversKey: string, name: string): unknown {
   try {
-    return lookup(format === "json" ? plainValue(text) : Bun.TOML.parse(text), [serversKey, name]);
+    let node = format === "json" ? plainValue(text) : Bun.TOML.parse(text);
+    for (const key of [serversKey, name])
+      node = isPlainObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+    return node;
   } catch {
     return undefined;
   }
 }
 
-/** The command and args our entry holds now (string args only), or `null` when there is none. */
+/** Our entry as it is now, or `null` when there is none (or it has no command). */
 export function readServerEntry(
   format: "json" | "toml",
   text: string,
   serversKey: string,
   name: string,
-): LaunchCommand | null {
+): ExistingEntry | null {
   const entry = entryIn(format, text, serversKey, name);
   if (!isPlainObject(entry) || typeof entry.command !== "string") return null;
-  const args = Array.isArray(entry.args) ? entry.args.filter((arg): arg is string => typeof arg === "string") : [];
-  return { command: entry.command, args };
+  const { command, args, env, type: _type, ...others } = entry;
+  return {
+    command,
+    args: Array.isArray(args) ? args : [],
+    env: isPlainObject(env) ? env : {},
+    otherKeys: Object.keys(others),
+  };
 }

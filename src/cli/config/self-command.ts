@@ -1,3 +1,4 @@
+import { realpathSync, statSync } from "node:fs";
 import { posix, win32 } from "node:path";
 
 /** What an MCP client should run to start this server: a program and the arguments before ours. */
@@ -6,35 +7,107 @@ export interface LaunchCommand {
   args: string[];
 }
 
-/**
- * How a client should start the twig-mcp running now (`main` is `Bun.main`, in Bun's virtual file
- * system when compiled): not a bunx/npx cache path, which vanishes, nor a Homebrew Cellar path,
- * which names the version; from source, Bun with the entry script.
- */
-export function selfCommand(facts: {
+/** Defined by `bun build.ts --published`: the build of a package that is on npm. */
+declare const TWIG_MCP_PUBLISHED: boolean | undefined;
+
+/** What the launch command depends on, as functions so that tests can describe any machine. */
+export interface Host {
   execPath: string;
+  /** `Bun.main`: in Bun's virtual file system when compiled, the entry script when run from source. */
   main: string;
   platform: NodeJS.Platform;
-  exists: (path: string) => boolean;
-}): LaunchCommand {
-  const { execPath, main } = facts;
+  /** Whether `bunx twig-mcp` and `npx -y twig-mcp` can fetch this program: only a release for npm says so. */
+  published: boolean;
+  /** A program as PATH finds it, `null` when it is not there. */
+  which: (program: string) => string | null;
+  /** The file a path leads to (device and inode, links followed), `null` when there is none. */
+  identity: (path: string) => string | null;
+  realpath: (path: string) => string | null;
+}
+
+export function currentHost(): Host {
+  return {
+    execPath: process.execPath,
+    main: Bun.main,
+    platform: process.platform,
+    published: typeof TWIG_MCP_PUBLISHED === "boolean" && TWIG_MCP_PUBLISHED,
+    which: (program) => Bun.which(program),
+    identity: (path) => {
+      const info = statSync(path, { throwIfNoEntry: false });
+      return info === undefined ? null : `${info.dev}:${info.ino}`;
+    },
+    realpath: (path) => {
+      try {
+        return realpathSync(path);
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/**
+ * How a client should start the twig-mcp running now, by a path that outlives this run: not a
+ * bunx/npx cache path, which vanishes (the package runner instead, when the package is published),
+ * nor a Homebrew Cellar path, which names the version, nor the platform binary inside an npm
+ * install, which the launcher on PATH picks; from source, Bun with the entry script.
+ */
+export function selfCommand(host: Host): LaunchCommand {
+  const { execPath, main } = host;
   const compiled = main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
   if (!compiled) return { command: execPath, args: [main] };
-  const path = facts.platform === "win32" ? win32 : posix;
+  const path = host.platform === "win32" ? win32 : posix;
   const parts = execPath.split(/[\\/]/);
-  if (parts.includes("_npx")) return { command: "npx", args: ["-y", "twig-mcp"] };
-  if (parts.some((part) => part.startsWith("bunx-"))) return { command: "bunx", args: ["twig-mcp"] };
+  if (host.published && parts.includes("_npx")) return { command: "npx", args: ["-y", "twig-mcp"] };
+  if (host.published && parts.some((part) => part.startsWith("bunx-"))) return { command: "bunx", args: ["twig-mcp"] };
   const cellar = parts.lastIndexOf("Cellar");
   if (cellar > 0 && parts[cellar + 1] === "twig-mcp") {
     const link = path.join(parts.slice(0, cellar).join(path.sep) || path.sep, "bin", path.basename(execPath));
-    if (facts.exists(link)) return { command: link, args: [] };
+    if (host.identity(link) !== null) return { command: link, args: [] };
+  }
+  const modules = parts.indexOf("node_modules");
+  const launcher = host.which("twig-mcp");
+  if (modules > 0 && launcher !== null) {
+    // npm links the package's `bin` onto PATH (a symlink; a .cmd shim beside node_modules on Windows).
+    const root = parts.slice(0, modules + 1).join(path.sep);
+    const real = host.realpath(launcher);
+    if (
+      real === path.join(root, "twig-mcp", "bin", "twig-mcp.js") ||
+      path.join(path.dirname(launcher), "node_modules") === root
+    ) {
+      return { command: launcher, args: [] };
+    }
   }
   return { command: execPath, args: [] };
 }
 
-/** What a project file (shared through git) runs: `twig-mcp` from PATH, else a package runner. */
-export function portableCommand(self: LaunchCommand, onPath: (program: string) => boolean): LaunchCommand {
-  if (onPath("twig-mcp")) return { command: "twig-mcp", args: [] };
+/**
+ * What a file others may run (a project file shared through git, a command to type) should say:
+ * `twig-mcp` when that name on PATH is this very program; else the package runner when the
+ * package is published; else this program's absolute path, which works at least here.
+ */
+export function portableCommand(self: LaunchCommand, host: Host): LaunchCommand {
   if (self.command === "bunx" || self.command === "npx") return self;
-  return onPath("bun") ? { command: "bunx", args: ["twig-mcp"] } : { command: "npx", args: ["-y", "twig-mcp"] };
+  const onPath = host.which("twig-mcp");
+  const file = self.args[0] ?? self.command;
+  if (onPath !== null && host.identity(onPath) !== null && host.identity(onPath) === host.identity(file)) {
+    return { command: "twig-mcp", args: [] };
+  }
+  if (!host.published) return self;
+  return host.which("bun") !== null
+    ? { command: "bunx", args: ["twig-mcp"] }
+    : { command: "npx", args: ["-y", "twig-mcp"] };
+}
+
+/** `args` after the command that runs this program, as a shell needs them typed (`twig-mcp`, or a path). */
+export function typedCommand(args: readonly string[], host = currentHost()): string {
+  const { command, args: before } = portableCommand(selfCommand(host), host);
+  return [command, ...before, ...args].map((word) => shellQuote(word, host.platform)).join(" ");
+}
+
+/** A word as a shell would need it typed: POSIX single quotes, or double quotes on Windows. */
+export function shellQuote(word: string, platform: NodeJS.Platform): string {
+  if (/^[A-Za-z0-9_/.:=@%+,-]+$/.test(word)) return word;
+  if (platform === "win32") return `"${word.replace(/"/g, '\\"')}"`;
+  return `'${word.replace(/'/g, "'\\''")}'`;
 }

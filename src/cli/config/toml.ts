@@ -1,126 +1,38 @@
 /**
- * Hand-written: TOML libraries on npm round-trip values and drop the user's comments and layout.
- * Bun.TOML.parse checks the file first and reads the keys (merge.ts reads the result back), so this
- * only has to find where each statement (a table header or a key/value) starts and ends.
+ * Codex's TOML file, edited through toml-patch, which keeps the comments and layout of everything
+ * it does not change. A new table gets a `[table]` header of its own, as Codex's documentation
+ * writes it, rather than an inline table under its parent.
  */
-import { applyEdits, type Edit } from "jsonc-parser";
+import { parse, patch } from "@decimalturn/toml-patch";
 import { err, ok, type Result } from "../../core/result.ts";
 
-type TomlEntry = Record<string, string | readonly string[]>;
-
-interface Statement {
-  /** `[` for a table header, `[[` for an array of tables, `null` for a key/value. */
-  header: "[" | "[[" | null;
-  /** The key as written: bare, quoted or dotted. */
-  key: string;
-  /** From `[` or the key to just after `]` or the value (before a trailing comment). */
-  start: number;
-  end: number;
-}
-
-/** Strings (which may span lines), comments, line breaks, brackets, `=`, and runs of anything else. */
-const TOKEN =
-  /"""(?:[^\\]|\\[\s\S])*?"""(?!")|'''[\s\S]*?'''(?!')|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*|\n|[ \t\r]+|[[\]{}=]|[^\s[\]{}="'#]+/y;
-
-/** The statements of a valid document; a line break inside brackets or a string does not end one. */
-function statements(text: string): Statement[] | null {
-  const out: Statement[] = [];
-  let current: { start: number; end: number; equals: number } | null = null;
-  let depth = 0;
-  for (let pos = 0; pos < text.length; ) {
-    TOKEN.lastIndex = pos;
-    const match = TOKEN.exec(text);
-    if (match === null) return null;
-    const [token] = match;
-    pos += token.length;
-    if (token === "\n" && depth === 0 && current !== null) {
-      out.push(statement(text, current));
-      current = null;
-    }
-    if (/^[\s#]/.test(token)) continue;
-    current ??= { start: match.index, end: 0, equals: -1 };
-    if (token === "=" && depth === 0 && current.equals === -1) current.equals = match.index;
-    depth += token === "[" || token === "{" ? 1 : token === "]" || token === "}" ? -1 : 0;
-    current.end = pos;
-  }
-  if (current !== null) out.push(statement(text, current));
-  return out;
-}
-
-function statement(text: string, { start, end, equals }: { start: number; end: number; equals: number }): Statement {
-  const header = text.startsWith("[[", start) ? "[[" : text[start] === "[" ? "[" : null;
-  const key = header === null ? text.slice(start, equals) : text.slice(start + header.length, end - header.length);
-  return { header, key, start, end };
-}
-
-/** Whether a key as written names `path`; Bun reads it, so `[mcp_servers."twig"]` is `[mcp_servers.twig]`. */
-function names(key: string, path: readonly string[]): boolean {
-  return lookup(Bun.TOML.parse(`${key} = 0`), path) === 0;
-}
-
-/**
- * Sets `values` in `[table]`, appending the table when missing; otherwise only those keys' lines
- * change. Refuses invalid TOML and a table written as dotted keys or an inline table.
- */
-export function setTomlTable(text: string, table: readonly string[], values: TomlEntry): Result<string, string> {
-  let parsed: unknown;
+/** Sets `[parent.name]` to `values`, replacing what was there. */
+export function setTomlTable(
+  text: string,
+  [parent, name]: readonly [string, string],
+  values: object,
+): Result<string, string> {
   try {
-    parsed = Bun.TOML.parse(text);
-  } catch (error) {
-    return err(`it is not valid TOML: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const all = statements(text);
-  if (all === null) return err("it is not valid TOML: a statement could not be read");
-  const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  const headerAt = all.findIndex((s) => s.header === "[" && names(s.key, table));
-  const header = `[${table.map(tomlKey).join(".")}]`;
-
-  if (headerAt === -1) {
-    if (lookup(parsed, table) !== undefined) {
-      return err(
-        `it defines ${table.join(".")} without a ${header} header (as dotted keys or an inline table); ` +
-          "rewrite it as a table or remove it, then run this again",
-      );
-    }
-    const lines = [header, ...Object.entries(values).map(([k, v]) => assignment(k, v))];
+    const existing = parse(text) as Record<string, unknown>;
+    const holder = existing[parent];
+    if (holder !== undefined && !isTable(holder))
+      return err(`"${parent}" holds a plain value or an array, not a table`);
+    const eol = text.includes("\r\n") ? "\r\n" : "\n";
     const separator = text === "" ? "" : text.endsWith("\n") ? eol : eol + eol;
-    return ok(`${text}${separator}${lines.join(eol)}${eol}`);
+    const base = holder?.[name] === undefined ? `${text}${separator}[${tomlKey(parent)}.${tomlKey(name)}]${eol}` : text;
+    const document = parse(base) as Record<string, Record<string, unknown>>;
+    (document[parent] as Record<string, unknown>)[name] = values;
+    const next = patch(base, document);
+    return ok(next.endsWith("\n") ? next : next + eol);
+  } catch (error) {
+    // The first and last lines: where, and what is wrong; not the file's line between them.
+    const lines = (error instanceof Error ? error.message : String(error)).split("\n");
+    return err(`it is not valid TOML: ${[...new Set([lines[0], lines.at(-1)])].join(" ")}`);
   }
-
-  const following = all.slice(headerAt + 1);
-  const nextHeader = following.findIndex((s) => s.header !== null);
-  const body = nextHeader === -1 ? following : following.slice(0, nextHeader);
-  const edits: Edit[] = [];
-  const missing: string[] = [];
-  for (const [key, value] of Object.entries(values)) {
-    const existing = body.find((s) => names(s.key, [key]));
-    if (existing)
-      edits.push({ offset: existing.start, length: existing.end - existing.start, content: assignment(key, value) });
-    else missing.push(eol + assignment(key, value));
-  }
-  if (missing.length > 0) {
-    // At the end of the table's last line, after its comment.
-    const after = (body.at(-1) ?? all[headerAt]) as Statement;
-    const lineBreak = text.indexOf("\n", after.end);
-    const at = lineBreak === -1 ? text.length : text[lineBreak - 1] === "\r" ? lineBreak - 1 : lineBreak;
-    edits.push({ offset: at, length: 0, content: missing.join("") });
-  }
-  return ok(applyEdits(text, edits));
 }
 
-/** `key = value`; a JSON string is a valid TOML basic string, with the same escapes. */
-function assignment(key: string, value: string | readonly string[]): string {
-  return `${tomlKey(key)} = ${JSON.stringify(value).replaceAll('","', '", "')}`;
-}
-
-/** The value at `path` (own keys only), `undefined` when a step is missing or not an object. */
-export function lookup(value: unknown, path: readonly string[]): unknown {
-  let node = value;
-  for (const part of path) {
-    if (typeof node !== "object" || node === null || !Object.hasOwn(node, part)) return undefined;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node;
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
 /** A key as written in a header: bare when it can be, quoted otherwise. */

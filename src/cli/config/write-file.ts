@@ -1,62 +1,162 @@
-import { chmod, copyFile, lstat, mkdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+/**
+ * Reading and replacing a client's configuration file. A project file (`.mcp.json`,
+ * `.vscode/mcp.json`) sits in a cloned repository, where anything may be committed at its path or
+ * beside it: a symlink to `~/.bashrc` as `.mcp.json.bak`, `/dev/zero` as `.mcp.json`, a directory
+ * symlink out of the repository. So the file is read only when it is a regular file under a cap,
+ * a project file only when its real path stays in the working tree, and every file written is
+ * created afresh (exclusive, not following a link, under an unguessable name) and renamed into
+ * place, which replaces a name without following it.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { type ToolError, toolError } from "../../core/errors.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { readBounded } from "../../fs/bounded-read.ts";
 import { describeFsError } from "../../fs/cached-file.ts";
 
-/** `path` follows a symlinked dotfile to its target; `text` is `null` when there is no file yet. */
-interface ConfigFile {
+/** Client files are a few KiB; a larger one is not a client's file. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** `path` follows a symlinked dotfile to its target; `bytes` is `null` when there is no file yet. */
+export interface ConfigFile {
   path: string;
+  bytes: Uint8Array | null;
   text: string | null;
+  /** Permission bits for the new version: the file's own, 0600 for a new one (`env` may hold tokens). */
+  mode: number;
 }
 
-export async function readConfigFile(path: string): Promise<Result<ConfigFile, string>> {
-  let target = path;
-  try {
-    if ((await lstat(path)).isSymbolicLink()) target = await realpath(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return ok({ path, text: null });
-    return err(`cannot open ${path}: ${describeFsError(error)}`);
+const notRegular = (path: string, what: string) =>
+  toolError(
+    "invalid_config",
+    `${path} is ${what}, not a regular file; nothing was written`,
+    "Remove it or replace it with a regular file, then run the command again (or pass --file PATH).",
+  );
+
+/** `inside`: the working tree a project file's real path must stay in; `null` for a user's own file. */
+export function readConfigFile(path: string, inside: string | null): Result<ConfigFile, ToolError> {
+  const target = realPath(path);
+  if (inside !== null && !isWithin(realPath(inside), target)) {
+    return err(
+      toolError(
+        "invalid_config",
+        `${path} leads out of the repository (to ${target}); nothing was written`,
+        "A project file must live in the repository: remove the symlink, or write the user's file with --scope user.",
+      ),
+    );
+  }
+  const read = readBounded(target, MAX_CONFIG_BYTES);
+  switch (read.kind) {
+    case "missing":
+      return ok({ path: target, bytes: null, text: null, mode: 0o600 });
+    case "directory":
+      return err(notRegular(path, "a directory"));
+    case "special":
+      return err(notRegular(path, "a FIFO, socket or device"));
+    case "too-large":
+      return err(
+        toolError("invalid_config", `${path} is over ${read.limit} bytes, too large for a client's configuration`),
+      );
+    case "unreadable":
+      return err(toolError("invalid_config", `cannot read ${path}: ${describeFsError(read.error)}`));
   }
   try {
-    const bytes = await readFile(target);
     // ignoreBOM keeps a byte-order mark in the text, so it is written back as it was.
-    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    return ok({ path: target, text });
-  } catch (error) {
-    if (error instanceof TypeError) return err(`${path} is not UTF-8 text`);
-    return err(`cannot read ${path}: ${describeFsError(error)}`);
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(read.bytes);
+    return ok({ path: target, bytes: read.bytes, text, mode: read.info.mode & 0o777 });
+  } catch {
+    return err(toolError("invalid_config", `${path} is not UTF-8 text`));
   }
 }
 
 /**
- * Copies the file to `<file>.bak`, then renames a temporary file over it, so a crash never leaves
- * half a config. Keeps the mode; a new file is 0600 (`env` may hold tokens). Writes nothing if the
- * file changed since it was read.
+ * Saves the old version as `<file>.bak` and renames the new text over the file, so a crash never
+ * leaves half a config. Writes nothing if the file changed since it was read, or if the backup's
+ * name holds anything but a regular file.
  */
-export async function replaceConfigFile(
-  file: ConfigFile,
-  text: string,
-): Promise<Result<{ backup: string | null }, string>> {
-  const temporary = `${file.path}.twig-mcp-${process.pid}.tmp`;
+export function replaceConfigFile(file: ConfigFile, text: string): Result<{ backup: string | null }, ToolError> {
+  const backup = file.bytes === null ? null : `${file.path}.bak`;
+  const created: string[] = [];
   try {
-    await mkdir(dirname(file.path), { recursive: true });
-    let backup: string | null = null;
-    let mode = 0o600;
-    if (file.text !== null) {
-      const current = await readConfigFile(file.path);
-      if (!current.ok || current.value.text !== file.text) {
-        return err(`${file.path} changed while it was being edited; nothing was written, run the command again`);
+    mkdirSync(dirname(file.path), { recursive: true });
+    if (backup !== null) {
+      const current = readBounded(file.path, MAX_CONFIG_BYTES);
+      if (current.kind !== "found" || !Buffer.from(current.bytes).equals(file.bytes as Uint8Array)) {
+        return err(
+          toolError(
+            "invalid_config",
+            `${file.path} changed while it was being edited; nothing was written`,
+            "Run the command again.",
+          ),
+        );
       }
-      backup = `${file.path}.bak`;
-      await copyFile(file.path, backup);
-      mode = (await stat(file.path)).mode & 0o7777;
+      const kind = entryKind(backup);
+      if (kind !== null && kind !== "file") return err(notRegular(backup, kind));
+      created.push(createFile(file.path, file.bytes as Uint8Array, file.mode));
     }
-    await writeFile(temporary, text, { mode });
-    await chmod(temporary, mode);
-    await rename(temporary, file.path);
+    created.push(createFile(file.path, new TextEncoder().encode(text), file.mode));
+    if (backup !== null) renameSync(created[0] as string, backup);
+    renameSync(created.at(-1) as string, file.path);
     return ok({ backup });
   } catch (error) {
-    await rm(temporary, { force: true }).catch(() => {});
-    return err(`cannot write ${file.path}: ${describeFsError(error)}`);
+    for (const path of created) rmSync(path, { force: true });
+    return err(toolError("invalid_config", `cannot write ${file.path}: ${describeFsError(error)}`));
   }
+}
+
+/**
+ * A new file next to `beside` with `bytes`: exclusive and not following a link, so nothing planted
+ * at the name is written through; its mode set on the descriptor, never through a path.
+ */
+function createFile(beside: string, bytes: Uint8Array, mode: number): string {
+  const path = join(dirname(beside), `.${basename(beside)}.${randomBytes(8).toString("hex")}.tmp`);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+  const fd = openSync(path, flags, 0o600);
+  try {
+    fchmodSync(fd, mode);
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/** What is at `path` without following it: `null` for nothing, `"file"` for a regular file. */
+function entryKind(path: string): string | null {
+  try {
+    const info = lstatSync(path);
+    if (info.isFile()) return "file";
+    if (info.isSymbolicLink()) return "a symbolic link";
+    return info.isDirectory() ? "a directory" : "a FIFO, socket or device";
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realPath(parent), basename(path));
+  }
+}
+
+function isWithin(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }

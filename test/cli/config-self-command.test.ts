@@ -1,0 +1,141 @@
+import { describe, expect, test } from "bun:test";
+import { type Host, portableCommand, selfCommand, typedCommand } from "../../src/cli/config/self-command.ts";
+
+/**
+ * A machine described by its files: `files` maps each path to the file it leads to (links and
+ * hard links name the same file), `links` each symlink to its real path, `path` what PATH finds.
+ */
+function host(facts: {
+  execPath: string;
+  main?: string;
+  platform?: NodeJS.Platform;
+  published?: boolean;
+  path?: Record<string, string>;
+  files?: Record<string, string>;
+  links?: Record<string, string>;
+}): Host {
+  const files = facts.files ?? {};
+  return {
+    execPath: facts.execPath,
+    main: facts.main ?? "/$bunfs/root/twig-mcp",
+    platform: facts.platform ?? "linux",
+    published: facts.published ?? false,
+    which: (program) => facts.path?.[program] ?? null,
+    identity: (path) => files[path] ?? null,
+    realpath: (path) => facts.links?.[path] ?? (path in files ? path : null),
+  };
+}
+
+describe("selfCommand: what a client should run", () => {
+  test("a downloaded binary: its own path", () => {
+    expect(selfCommand(host({ execPath: "/home/alice/bin/twig-mcp" }))).toEqual({
+      command: "/home/alice/bin/twig-mcp",
+      args: [],
+    });
+  });
+
+  test("Homebrew: the stable bin link, not the versioned Cellar path", () => {
+    const execPath = "/opt/homebrew/Cellar/twig-mcp/0.1.0/bin/twig-mcp";
+    const link = "/opt/homebrew/bin/twig-mcp";
+    expect(selfCommand(host({ execPath, platform: "darwin", files: { [link]: "f1" } }))).toEqual({
+      command: link,
+      args: [],
+    });
+    expect(selfCommand(host({ execPath }))).toEqual({ command: execPath, args: [] });
+  });
+
+  test("npx and bunx caches: the package runner only when the package is published", () => {
+    const npx = "/home/alice/.npm/_npx/1a2b/node_modules/twig-mcp-linux-x64/bin/twig-mcp";
+    const bunx = "/tmp/bunx-1000-twig-mcp@latest/node_modules/twig-mcp-linux-x64/bin/twig-mcp";
+    expect(selfCommand(host({ execPath: npx, published: true }))).toEqual({ command: "npx", args: ["-y", "twig-mcp"] });
+    expect(selfCommand(host({ execPath: bunx, published: true }))).toEqual({ command: "bunx", args: ["twig-mcp"] });
+    expect(selfCommand(host({ execPath: npx }))).toEqual({ command: npx, args: [] });
+  });
+
+  test("an npm global install: the launcher npm put on PATH, not the platform binary", () => {
+    const execPath = "/usr/local/lib/node_modules/twig-mcp/node_modules/twig-mcp-linux-x64/bin/twig-mcp";
+    const shim = "/usr/local/bin/twig-mcp";
+    const links = { [shim]: "/usr/local/lib/node_modules/twig-mcp/bin/twig-mcp.js" };
+    expect(selfCommand(host({ execPath, path: { "twig-mcp": shim }, links }))).toEqual({ command: shim, args: [] });
+    // Some other twig-mcp on PATH is not this install's launcher.
+    const other = { [shim]: "/opt/elsewhere/twig-mcp.js" };
+    expect(selfCommand(host({ execPath, path: { "twig-mcp": shim }, links: other }))).toEqual({
+      command: execPath,
+      args: [],
+    });
+    // Windows: npm writes twig-mcp.cmd beside its node_modules.
+    const win =
+      "C:\\Users\\a\\AppData\\Roaming\\npm\\node_modules\\twig-mcp\\node_modules\\twig-mcp-windows-x64\\bin\\twig-mcp.exe";
+    const cmd = "C:\\Users\\a\\AppData\\Roaming\\npm\\twig-mcp.cmd";
+    expect(
+      selfCommand(
+        host({ execPath: win, platform: "win32", main: "B:\\~BUN\\root\\twig-mcp.exe", path: { "twig-mcp": cmd } }),
+      ),
+    ).toEqual({ command: cmd, args: [] });
+  });
+
+  test("from source: Bun and the entry script", () => {
+    expect(selfCommand(host({ main: "/src/twig-mcp/src/main.ts", execPath: "/usr/bin/bun" }))).toEqual({
+      command: "/usr/bin/bun",
+      args: ["/src/twig-mcp/src/main.ts"],
+    });
+  });
+
+  test("Windows binaries are recognised by Bun's virtual drive", () => {
+    const facts = {
+      platform: "win32" as const,
+      main: "B:\\~BUN\\root\\twig-mcp.exe",
+      execPath: "C:\\tools\\twig-mcp.exe",
+    };
+    expect(selfCommand(host(facts))).toEqual({ command: "C:\\tools\\twig-mcp.exe", args: [] });
+  });
+});
+
+describe("portableCommand: what a shared file or a typed command runs", () => {
+  const self = { command: "/home/a/.local/bin/twig-mcp", args: [] };
+  const files = { "/home/a/.local/bin/twig-mcp": "f1", "/usr/bin/twig-mcp": "f2", "/home/a/bin/twig-mcp": "f1" };
+
+  test("twig-mcp on PATH that is this very file (by a link or another name): the bare name", () => {
+    const onPath = host({ execPath: self.command, files, path: { "twig-mcp": "/home/a/bin/twig-mcp" } });
+    expect(portableCommand(self, onPath)).toEqual({ command: "twig-mcp", args: [] });
+  });
+
+  test("another twig-mcp on PATH, or none: this file's absolute path, never bunx or npx", () => {
+    const paths: Record<string, string>[] = [
+      { "twig-mcp": "/usr/bin/twig-mcp", bun: "/usr/bin/bun" },
+      { bun: "/usr/bin/bun" },
+      {},
+    ];
+    for (const path of paths) {
+      expect(portableCommand(self, host({ execPath: self.command, files, path }))).toEqual(self);
+    }
+  });
+
+  test("a published package: the package runner when twig-mcp on PATH is not this file", () => {
+    const bun = host({ execPath: self.command, files, published: true, path: { bun: "/usr/bin/bun" } });
+    expect(portableCommand(self, bun)).toEqual({ command: "bunx", args: ["twig-mcp"] });
+    expect(portableCommand(self, host({ execPath: self.command, files, published: true }))).toEqual({
+      command: "npx",
+      args: ["-y", "twig-mcp"],
+    });
+  });
+
+  test("from source: the bare name when twig-mcp on PATH is the entry script (bun link)", () => {
+    const source = { command: "/usr/bin/bun", args: ["/src/twig-mcp/src/main.ts"] };
+    const linked = host({
+      execPath: "/usr/bin/bun",
+      main: "/src/twig-mcp/src/main.ts",
+      files: { "/src/twig-mcp/src/main.ts": "m", "/home/a/.bun/bin/twig-mcp": "m" },
+      path: { "twig-mcp": "/home/a/.bun/bin/twig-mcp" },
+    });
+    expect(portableCommand(source, linked)).toEqual({ command: "twig-mcp", args: [] });
+    expect(typedCommand(["config", "cursor"], { ...linked, which: () => null })).toBe(
+      "/usr/bin/bun /src/twig-mcp/src/main.ts config cursor",
+    );
+  });
+
+  test("typedCommand quotes a path for the shell", () => {
+    const odd = host({ execPath: "/opt/my tools/twig-mcp" });
+    expect(typedCommand(["config", "claude-code"], odd)).toBe("'/opt/my tools/twig-mcp' config claude-code");
+  });
+});
