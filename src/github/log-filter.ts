@@ -96,18 +96,22 @@ export class JobLogFilter {
 
   /** Text as decoded from the stream; lines may span calls. */
   push(text: string): void {
+    const section = this.#current;
+    const before = section.total;
     let start = 0;
     for (;;) {
       const newline = text.indexOf("\n", start);
       if (newline === -1) {
         this.#append(text, start, text.length);
-        return;
+        break;
       }
       this.#append(text, start, newline);
       this.#line(this.#partial);
       this.#partial = "";
       start = newline + 1;
     }
+    const current = this.#current;
+    detachNewest(current, current === section ? current.total - before : current.total);
   }
 
   end(): FilteredLog {
@@ -169,7 +173,7 @@ export class JobLogFilter {
 
   #start(title: string): void {
     this.#close(this.#current);
-    this.#current = this.#open(this.#sections++, clip(this.#clean(title), 200));
+    this.#current = this.#open(this.#sections++, detach(clip(this.#clean(title), 200)));
   }
 
   #open(index: number, title: string): Section {
@@ -179,6 +183,7 @@ export class JobLogFilter {
   #close(section: Section): void {
     if (section.title.startsWith("Run ")) this.#lastRun = section;
     if (this.#failedByOrder.has(section.index) || section.errors > 0) {
+      detachNewest(section, section.ring.length);
       this.#held.push(section);
       // Only the latest errored sections can be chosen; failed-by-order ones are at most the job's steps.
       const errored = this.#held.filter((s) => s.errors > 0 && !this.#failedByOrder.has(s.index));
@@ -191,7 +196,7 @@ export class JobLogFilter {
     if (this.#errors.length >= MAX_ERROR_LINES) this.#errorsOmitted++;
     else {
       const { index, title } = this.#current;
-      this.#errors.push({ section: index, title, message: this.#clean(message) });
+      this.#errors.push({ section: index, title, message: detach(this.#clean(message)) });
     }
   }
 
@@ -206,6 +211,24 @@ export class JobLogFilter {
  */
 export function cleanCiText(text: string, secrets: readonly string[]): string {
   return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
+}
+
+/**
+ * A copy of `text` that shares no memory with the string it was cut from. JavaScriptCore's
+ * substrings keep their whole base string alive: a kept line would pin the 64 KB chunk it came
+ * in, so the last 500 lines could hold 32 MB.
+ */
+function detach(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
+}
+
+/** Detaches a section's `count` newest ring lines (those cut from the chunk just read), at most the ring. */
+function detachNewest(section: Section, count: number): void {
+  const size = section.ring.length;
+  for (let i = 1; i <= Math.min(count, size); i++) {
+    const at = (section.next - i + size) % size;
+    section.ring[at] = detach(section.ring[at] as string);
+  }
 }
 
 /** Conclusions of a step or job that failed it. */
