@@ -75,7 +75,7 @@ export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">):
   return run.app?.slug === "github-actions" ? run.id : null;
 }
 
-/** The first page of a check run's annotations (GitHub caps a run at 50 per request anyway). */
+/** A check run's first 100 annotations: a report with more failures than that is read on its page. */
 export async function listAnnotations(call: GitHubCall, checkRunId: number): Promise<Result<Annotation[]>> {
   const what = `annotations of check run ${checkRunId} in ${call.target.owner}/${call.target.repo}`;
   const route = "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations";

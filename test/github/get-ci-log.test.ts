@@ -11,6 +11,7 @@ import {
 import { checkRunPayload, commitStatusPayload, type FakeGitHub } from "../support/fake-github.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 import {
+  callInfo,
   callTool,
   cleanupTemp,
   expectErr,
@@ -221,6 +222,42 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     const hosted = logRequests();
     expect(hosted).toHaveLength(1);
     expect(Object.keys(hosted[0]?.headers ?? {})).not.toContain("authorization");
+  });
+});
+
+describe("get_ci_log: a log host that stalls", () => {
+  /** Sends the first lines of a log, then nothing more until the reader goes away. */
+  function stalling(sent: () => void): () => Response {
+    return () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(failingTestLog(0).slice(0, 400)));
+            sent();
+          },
+        }),
+      );
+  }
+
+  test("no byte within the timeout: the download is abandoned and the check says so", async () => {
+    seed({ runs: [actionsRun(101, "test", "failure")], logs: { 101: stalling(() => {}) } });
+    const { ctx } = makeContext({ env: { ...fake.env(), TWIG_MCP_HTTP_TIMEOUT_MS: "1000" } });
+    const data = expectOk(await callTool("get_ci_log", ARGS, ctx));
+    expect((data.checks as Json[])[0]?.note).toMatch(
+      /^127\.0\.0\.1:\d+ sent nothing for 1000 ms while sending the log of Actions job 101 in octo\/r/,
+    );
+  });
+
+  test("cancelling the call stops the download at once", async () => {
+    const { promise: started, resolve } = Promise.withResolvers<void>();
+    seed({ runs: [actionsRun(101, "test", "failure")], logs: { 101: stalling(resolve) } });
+    const { ctx } = makeContext({ env: { ...fake.env(), TWIG_MCP_HTTP_TIMEOUT_MS: "600000" } });
+    const controller = new AbortController();
+    const call = callTool("get_ci_log", ARGS, ctx, callInfo(controller.signal));
+    await started;
+    controller.abort();
+    const data = expectOk(await call);
+    expect((data.checks as Json[])[0]?.note).toBe("Request for the log of Actions job 101 in octo/r was cancelled");
   });
 });
 
