@@ -181,9 +181,11 @@ export class JobLogFilter {
   }
 
   #close(section: Section): void {
-    if (section.title.startsWith("Run ")) this.#lastRun = section;
-    if (this.#failedByOrder.has(section.index) || section.errors > 0) {
-      detachNewest(section, section.ring.length);
+    const held = this.#failedByOrder.has(section.index) || section.errors > 0;
+    const isRun = section.title.startsWith("Run ");
+    if (held || isRun) detachNewest(section, section.ring.length);
+    if (isRun) this.#lastRun = section;
+    if (held) {
       this.#held.push(section);
       // Only the latest errored sections can be chosen; failed-by-order ones are at most the job's steps.
       const errored = this.#held.filter((s) => s.errors > 0 && !this.#failedByOrder.has(s.index));
