@@ -113,13 +113,13 @@ export const getCiLogTool = defineTool({
     const lines = Math.min(asked, MAX_LOG_LINES);
     const checks = await Promise.all(
       chosen.value.picked.map((pick) =>
-        pick.kind === "run" ? readCheckRun(call, ctx, pick.run, lines) : ok(fromStatus(pick.status, call)),
+        pick.kind === "run" ? readCheckRun(call, ctx, pick.run, lines) : fromStatus(pick.status, call),
       ),
     );
     return ok({
       pull_request: number,
       head_sha: sha,
-      checks: checks.map((check) => check.value),
+      checks,
       ...(notes.length > 0 ? { notes } : {}),
     });
   },
@@ -142,16 +142,14 @@ function chooseChecks(
     ...statuses.map((status) => ({ kind: "status" as const, status })),
   ];
   const nameOf = (pick: Pick) => (pick.kind === "run" ? pick.run.name : pick.status.context);
-  const failing = (pick: Pick) =>
-    (pick.kind === "run" ? classifyCheck(pick.run) : classifyStatus(pick.status)) === "failing";
+  const outcome = (pick: Pick) => (pick.kind === "run" ? classifyCheck(pick.run) : classifyStatus(pick.status));
+  const failing = (pick: Pick) => outcome(pick) === "failing";
   const notes: string[] = [];
   let found: Pick[];
   if (check === undefined) {
     found = all.filter(failing);
     if (found.length === 0) {
-      const pending = all.filter((pick) =>
-        pick.kind === "run" ? classifyCheck(pick.run) === "pending" : classifyStatus(pick.status) === "pending",
-      ).length;
+      const pending = all.filter((pick) => outcome(pick) === "pending").length;
       notes.push(
         all.length === 0
           ? `PR #${number}'s head commit has no checks.`
@@ -163,7 +161,9 @@ function chooseChecks(
       ? all.filter((pick) => pick.kind === "run" && pick.run.id === Number(check))
       : [];
     const exact = all.filter((pick) => nameOf(pick) === check);
-    found = byId.length > 0 ? byId : exact.length > 0 ? exact : all.filter((p) => sameName(nameOf(p), check));
+    const lower = check.toLowerCase();
+    const anyCase = () => all.filter((pick) => nameOf(pick).toLowerCase() === lower);
+    found = byId.length > 0 ? byId : exact.length > 0 ? exact : anyCase();
     if (found.length === 0) {
       const names = [...new Set(all.map(nameOf))];
       const guess = closest(check, names);
@@ -189,12 +189,8 @@ function chooseChecks(
   return ok({ picked: found.slice(0, MAX_CHECKS), notes });
 }
 
-function sameName(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
-
 /** A check run: an Actions job's log, or another app's report and failure annotations. */
-async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun, lines: number) {
+async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun, lines: number): Promise<CiCheck> {
   const jobId = actionsJobId(run);
   const base = {
     name: inline(run.name),
@@ -204,7 +200,7 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
     url: run.html_url ?? run.details_url,
   };
   const secrets = call.connection.secrets;
-  if (jobId === null) return ok(await readReport(call, run, { ...base, source: "check_run" as const }));
+  if (jobId === null) return readReport(call, run, { ...base, source: "check_run" });
 
   const job = await getJob(call, jobId);
   const failedSteps = job.ok ? (job.value.steps ?? []).filter((step) => isFailure(step.conclusion)) : [];
@@ -214,27 +210,27 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
     failed_steps: failedSteps.map((step) => inline(cleanCiText(step.name, secrets), 200)),
   };
   const log = await readJobLog(call, { jobId, job: job.ok ? job.value : null, lines, fetch: ctx.fetch, env: ctx.env });
-  if (!log.ok) return ok({ ...check, note: errorNote(log.error) });
+  if (!log.ok) return { ...check, note: errorNote(log.error) };
   const read = log.value;
   if (read.kind === "expired") {
-    return ok({
+    return {
       ...check,
       note: "GitHub no longer keeps this job's log (HTTP 410): logs expire after the repository's retention period (90 days by default).",
-    });
+    };
   }
-  if (read.kind === "missing") return ok({ ...check, note: missingNote(job.ok ? job.value : null, run) });
+  if (read.kind === "missing") return { ...check, note: missingNote(job.ok ? job.value : null, run) };
   const notes = [
     ...(job.ok ? [] : [`The job's steps could not be read: ${errorNote(job.error)}`]),
     ...(read.cut ? [`Only the first ${formatBytes(MAX_LOG_BYTES)} of the log were read.`] : []),
   ];
-  return ok({
+  return {
     ...check,
     log: read.log.steps,
     errors: read.log.errors,
     ...(read.log.errors_omitted > 0 ? { errors_omitted: read.log.errors_omitted } : {}),
     log_bytes: read.bytes,
     ...(notes.length > 0 ? { note: notes.join(" ") } : {}),
-  });
+  };
 }
 
 function missingNote(job: Job | null, run: CheckRun): string {
