@@ -210,6 +210,35 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     expect(peak - before).toBeLessThan(64 * 1024 * 1024);
   }, 60_000);
 
+  test("an API that answers with the log itself (no redirect) is read the same way", async () => {
+    seed({ runs: [actionsRun(101, "test", "failure")] });
+    fake.inject("GET", "/repos/octo/r/actions/jobs/101/logs", {
+      status: 200,
+      body: failingTestLog(0),
+      headers: { "content-type": "text/plain" },
+    });
+    logRequests();
+    const data = expectOk(await callTool("get_ci_log", ARGS, context()));
+    expect((data.checks as Json[])[0]).toMatchObject({
+      failed_steps: ["Unit tests"],
+      errors: [{ step: "Unit tests", message: "Process completed with exit code 1." }],
+      log_bytes: Buffer.byteLength(failingTestLog(0)),
+    });
+    expect(logRequests()).toEqual([]);
+  });
+
+  test("a log address that is not http(s) is not fetched", async () => {
+    seed({ runs: [actionsRun(101, "test", "failure")] });
+    fake.inject("GET", "/repos/octo/r/actions/jobs/101/logs", {
+      status: 302,
+      headers: { location: "file:///etc/passwd" },
+    });
+    const data = expectOk(await callTool("get_ci_log", ARGS, context()));
+    expect((data.checks as Json[])[0]?.note).toBe(
+      "GitHub answered the request for the log of Actions job 101 in octo/r without a usable log address",
+    );
+  });
+
   test("a log host that answers with an error is reported, the token still not sent there", async () => {
     seed({ runs: [actionsRun(101, "test", "failure")] });
     fake.inject("GET", "/repos/octo/r/actions/jobs/101/logs", {
@@ -241,10 +270,10 @@ describe("get_ci_log: a log host that stalls", () => {
 
   test("no byte within the timeout: the download is abandoned and the check says so", async () => {
     seed({ runs: [actionsRun(101, "test", "failure")], logs: { 101: stalling(() => {}) } });
-    const { ctx } = makeContext({ env: { ...fake.env(), TWIG_MCP_HTTP_TIMEOUT_MS: "1000" } });
+    const { ctx } = makeContext({ env: { ...fake.env(), TWIG_MCP_HTTP_TIMEOUT_MS: "1500" } });
     const data = expectOk(await callTool("get_ci_log", ARGS, ctx));
     expect((data.checks as Json[])[0]?.note).toMatch(
-      /^127\.0\.0\.1:\d+ sent nothing for 1000 ms while sending the log of Actions job 101 in octo\/r/,
+      /^127\.0\.0\.1:\d+ sent nothing for 1500 ms while sending the log of Actions job 101 in octo\/r/,
     );
   });
 
