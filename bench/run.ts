@@ -519,20 +519,20 @@ async function main(): Promise<void> {
     const toolSizes = (t.tools as { name: string }[])
       .map((tool) => ({ name: tool.name, bytes: Buffer.byteLength(JSON.stringify(tool)) }))
       .sort((x, y) => y.bytes - x.bytes);
-    const listLimit = 10 * 1024;
+    const listLimit = 12 * 1024;
     section(
       `tools/list size: ${formatBytes(t.listBytes)} (${t.listBytes} bytes, the whole JSON-RPC reply)`,
       ["tool", "bytes", "share"],
       toolSizes.map(({ name, bytes }) => [name, String(bytes), `${((bytes / t.listBytes) * 100).toFixed(1)} %`]),
       ["left", "right", "right"],
       t.listBytes > listLimit
-        ? [`Over the 10 KB target by ${t.listBytes - listLimit} bytes (${formatRatio(t.listBytes / listLimit)}).`]
+        ? [`Over the 12 KB target by ${t.listBytes - listLimit} bytes (${formatRatio(t.listBytes / listLimit)}).`]
         : [],
     );
     record({ figure: "tools_list.bytes", subject: "twig-mcp", value: t.listBytes, unit: "B" });
     for (const { name, bytes } of toolSizes)
       record({ figure: "tools_list.tool_bytes", subject: name, value: bytes, unit: "B" });
-    target("tools/list ≤ 10 KB", t.listBytes <= listLimit, `${t.listBytes} B`);
+    target("tools/list ≤ 12 KB", t.listBytes <= listLimit, `${t.listBytes} B`);
 
     // Per-tool latency --------------------------------------------------------------------------------
     const perSize = new Map<number, Map<string, Summary>>();
@@ -1095,7 +1095,7 @@ Targets:
 - peak RSS ≤ 1.25× floor (b);
 - p50 of a constant-size local tool at 1,000 branches ≤ 2.0× floor (b);
 - \`list_branches\` and a repeated \`get_branch_tree\` ≤ 1.5× floor (a) replaying the same reply;
-- \`tools/list\` ≤ 10 KB.
+- \`tools/list\` ≤ 12 KB.
 
 What a call costs, by design: every reply is built from the repository as it is now, checked
 against the tool's output schema, and checked again by the SDK before it is written; nothing is

@@ -15,13 +15,18 @@ const UPSTREAM_DESCRIPTIONS: Record<string, string> = {
 };
 
 describe("GitHub tool definitions", () => {
-  test("the upstream tools, in the github group, remote annotations, upstream descriptions first", () => {
-    expect(githubTools.map((t) => t.name).sort()).toEqual(["get_pr_status", "get_pull_request", "list_pull_requests"]);
+  test("the upstream tools and get_ci_log, in the github group, remote annotations, upstream descriptions first", () => {
+    expect(githubTools.map((t) => t.name).sort()).toEqual([
+      "get_ci_log",
+      "get_pr_status",
+      "get_pull_request",
+      "list_pull_requests",
+    ]);
     for (const definition of githubTools) {
       expect(definition.group).toBe("github");
       expect(definition.annotations).toEqual(REMOTE_ANNOTATIONS);
       expect(definition.title.length).toBeGreaterThan(0);
-      expect(definition.description.startsWith(UPSTREAM_DESCRIPTIONS[definition.name] as string)).toBe(true);
+      expect(definition.description.startsWith(UPSTREAM_DESCRIPTIONS[definition.name] ?? "")).toBe(true);
     }
   });
 

@@ -109,7 +109,7 @@ const TOOL_PARAMS: Param[] = [
     request: tool(name, name === "get_branch_metadata" ? { branch: "feature/auth" } : {}, "repo"),
     codes: ["invalid_params", "not_found"],
   })),
-  ...["get_pull_request", "get_pr_status", "list_pull_requests"].flatMap((name) => [
+  ...["get_pull_request", "get_pr_status", "list_pull_requests", "get_ci_log"].flatMap((name) => [
     {
       label: `${name}.owner`,
       request: tool(name, { repo: "shop", pr_number: 43 }, "owner"),
@@ -122,6 +122,11 @@ const TOOL_PARAMS: Param[] = [
     },
   ]),
   { label: "list_pull_requests.state", request: tool("list_pull_requests", {}, "state"), codes: ["invalid_params"] },
+  {
+    label: "get_ci_log.check",
+    request: tool("get_ci_log", { pr_number: 43 }, "check"),
+    codes: ["invalid_params", "not_found"],
+  },
   {
     label: "list_pull_requests.head",
     request: tool("list_pull_requests", { state: "all" }, "head"),
@@ -316,6 +321,11 @@ describe("every string parameter", () => {
       {
         label: "list_pull_requests.limit",
         request: tool("list_pull_requests", {}, "limit"),
+        codes: ["invalid_params"],
+      },
+      {
+        label: "get_ci_log.lines",
+        request: tool("get_ci_log", { pr_number: 43 }, "lines"),
         codes: ["invalid_params"],
       },
       {

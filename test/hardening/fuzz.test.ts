@@ -32,6 +32,7 @@ const TOOLS = [
   "get_pull_request",
   "get_pr_status",
   "list_pull_requests",
+  "get_ci_log",
   "get_jira_issue",
   "list_jira_issues",
   "no_such_tool",

@@ -1,0 +1,241 @@
+/**
+ * A GitHub Actions job's log, fetched for {@link JobLogFilter}. GitHub answers the log request with
+ * a redirect to a short-lived signed URL on another host (blob storage). The token stays on the API:
+ * the API request does not follow redirects, and the signed URL is fetched without the
+ * Authorization header or any other credential. The log is streamed through the filter, never held
+ * whole: logs of 100 MB exist.
+ */
+import * as v from "valibot";
+import type { Env } from "../core/context.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { hostOf, httpTimeoutMs, readCapped, transportFailure } from "../core/http-policy.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { githubErrorToToolError, httpFailure } from "./errors.ts";
+import { RequestAborted } from "./http.ts";
+import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
+import { type GitHubCall, githubGet } from "./request.ts";
+
+/** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
+export const MAX_LOG_BYTES = 512 * 1024 * 1024;
+/** Redirects followed from the signed URL on (storage may hop once more). */
+const MAX_LOG_REDIRECTS = 3;
+/** An error answer is read only this far: it is a message, not a log. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+const Text = v.nullish(v.string(), null);
+
+const JobPayload = v.object({
+  id: v.number(),
+  name: v.string(),
+  status: v.string(),
+  conclusion: Text,
+  steps: v.nullish(
+    v.array(v.object({ name: v.string(), number: v.number(), status: v.string(), conclusion: Text })),
+    [],
+  ),
+});
+export type Job = v.InferOutput<typeof JobPayload>;
+
+/** `GET /repos/{owner}/{repo}/actions/jobs/{job_id}`: the job's state and its steps. */
+export async function getJob(call: GitHubCall, jobId: number): Promise<Result<Job>> {
+  const what = `Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
+  const job = await githubGet(
+    call,
+    "GET /repos/{owner}/{repo}/actions/jobs/{job_id}",
+    { job_id: jobId },
+    JobPayload,
+    what,
+  );
+  return job.ok ? ok(job.value.data) : job;
+}
+
+export type JobLog =
+  | { kind: "read"; log: FilteredLog; bytes: number; cut: boolean }
+  /** GitHub no longer has the log (HTTP 410: past the repository's retention). */
+  | { kind: "expired" }
+  /** HTTP 404: not written yet (the job is running) or not visible to this token. */
+  | { kind: "missing" };
+
+export interface JobLogRequest {
+  jobId: number;
+  job: Job | null;
+  lines: number;
+  fetch: typeof fetch;
+  env: Env;
+}
+
+/**
+ * The job's log, filtered as it streams. Every hop runs under one idle deadline
+ * (`TWIG_MCP_HTTP_TIMEOUT_MS` without a byte) and the caller's cancellation; the byte count is
+ * capped at {@link MAX_LOG_BYTES}.
+ */
+export async function readJobLog(call: GitHubCall, request: JobLogRequest): Promise<Result<JobLog>> {
+  const { jobId, job } = request;
+  const timeoutMs = httpTimeoutMs(request.env);
+  const idle = idleDeadline(call.signal, timeoutMs);
+  const what = `the log of Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
+  const failed = (error: unknown, where: string): ToolError => {
+    if (call.signal.aborted) return toolError("network_error", `Request for ${what} was cancelled`);
+    if (idle.timedOut()) {
+      return toolError(
+        "network_error",
+        `${where} sent nothing for ${timeoutMs} ms while sending ${what}`,
+        "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.",
+      );
+    }
+    return toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`);
+  };
+  try {
+    const api = await requestLogLocation(call, request, idle.signal, timeoutMs, what);
+    if (!api.ok) return api;
+    const answer = api.value;
+    if (answer.kind === "expired" || answer.kind === "missing") return ok(answer);
+    let response = answer.kind === "body" ? answer.response : null;
+    if (answer.kind === "location") {
+      const fetched = await download(answer.url, request.fetch, idle.signal).catch((error: unknown) =>
+        err(failed(error, hostOf(answer.url, "the log host"))),
+      );
+      if (!fetched.ok) return fetched;
+      response = fetched.value;
+    }
+    const where = hostOf(response?.url || call.connection.baseUrl, "the log host");
+    const filter = new JobLogFilter({
+      lines: request.lines,
+      jobSteps: job?.steps ?? [],
+      secrets: call.connection.secrets,
+    });
+    try {
+      const { bytes, cut } = await streamInto(filter, response, idle.touch);
+      return ok({ kind: "read", log: filter.end(), bytes, cut });
+    } catch (error) {
+      return err(failed(error, where));
+    }
+  } finally {
+    idle.done();
+  }
+}
+
+type ApiAnswer =
+  | { kind: "location"; url: string }
+  | { kind: "body"; response: Response }
+  | { kind: "expired" | "missing" };
+
+/** Asks the API for the log with the token, following no redirect: the answer is where the log is. */
+async function requestLogLocation(
+  call: GitHubCall,
+  { jobId, fetch: send }: JobLogRequest,
+  signal: AbortSignal,
+  timeoutMs: number,
+  what: string,
+): Promise<Result<ApiAnswer>> {
+  const { connection, target } = call;
+  let body: Response | null = null;
+  const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await send(url, { ...init, redirect: "manual" });
+    } catch (error) {
+      if (call.signal.aborted) throw new RequestAborted("cancelled", timeoutMs);
+      if (signal.aborted) throw new RequestAborted("timeout", timeoutMs);
+      throw error;
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => {});
+      return new Response(null, { status: response.status, headers: response.headers });
+    }
+    if (response.status >= 400) {
+      const read = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      return new Response(read.kind === "ok" ? read.text : "", { status: response.status, headers: response.headers });
+    }
+    // A server that answers with the log itself: hand its body on untouched, to be streamed.
+    body = response;
+    return new Response(null, { status: 204, headers: response.headers });
+  };
+  try {
+    const raw = await connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
+      owner: target.owner,
+      repo: target.repo,
+      job_id: jobId,
+      request: { signal, fetch: noRedirect, parseSuccessResponseBody: false },
+    });
+    if (body !== null) return ok({ kind: "body", response: body });
+    const location = raw.headers.location;
+    const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
+    if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
+      return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
+    }
+    return ok({ kind: "location", url: url.href });
+  } catch (error) {
+    const status = httpFailure(error)?.status;
+    if (status === 410) return ok({ kind: "expired" });
+    if (status === 404) return ok({ kind: "missing" });
+    return err(
+      githubErrorToToolError(error, {
+        what,
+        baseUrl: connection.baseUrl,
+        credentialSource: connection.credentialSource,
+        repository: `${target.owner}/${target.repo}`,
+        secrets: connection.secrets,
+        now: call.now(),
+      }),
+    );
+  }
+}
+
+/** Fetches the signed URL with no credential of any kind; redirects are followed the same way. */
+async function download(first: string, send: typeof fetch, signal: AbortSignal): Promise<Result<Response>> {
+  let url = first;
+  for (let hops = 0; ; hops++) {
+    const response = await send(url, { redirect: "manual", signal, credentials: "omit" });
+    const location = response.headers.get("location");
+    if (response.status >= 300 && response.status < 400 && location !== null && hops < MAX_LOG_REDIRECTS) {
+      await response.body?.cancel().catch(() => {});
+      const next = URL.parse(location, url);
+      if (next === null || (next.protocol !== "https:" && next.protocol !== "http:")) break;
+      url = next.href;
+      continue;
+    }
+    if (response.ok) return ok(response);
+    await response.body?.cancel().catch(() => {});
+    return err(
+      toolError(
+        "network_error",
+        `The log host ${hostOf(url, "(unparseable URL)")} answered HTTP ${response.status}`,
+        "The signed log address lasts a minute; call get_ci_log again.",
+      ),
+    );
+  }
+  return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
+}
+
+/** Streams `response` through `filter`, counting bytes; stops at {@link MAX_LOG_BYTES}. */
+async function streamInto(filter: JobLogFilter, response: Response | null, touch: () => void) {
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let cut = false;
+  // Leaving the loop early cancels the stream.
+  for await (const chunk of response?.body ?? []) {
+    touch();
+    bytes += chunk.byteLength;
+    if (bytes > MAX_LOG_BYTES) {
+      cut = true;
+      bytes -= chunk.byteLength;
+      break;
+    }
+    filter.push(decoder.decode(chunk, { stream: true }));
+  }
+  filter.push(decoder.decode());
+  return { bytes, cut };
+}
+
+/** Aborts when no byte has arrived for `timeoutMs` (a stalled host), or when the caller cancels. */
+function idleDeadline(callSignal: AbortSignal, timeoutMs: number) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
+  return {
+    signal: AbortSignal.any([callSignal, controller.signal]),
+    touch: () => timer.refresh(),
+    timedOut: () => controller.signal.aborted,
+    done: () => clearTimeout(timer),
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * The parts of a GitHub Actions job log that say why it failed, read line by line as the log streams
+ * in: each step's last lines (a ring per step, so memory stays bounded whatever the log's size) and
+ * every `##[error]` line. Hand-written: no library parses the runner's log markers.
+ *
+ * A job log is one stream of lines, each prefixed with an ISO timestamp. The runner starts a step
+ * with `##[group]Run <what>` (inputs and environment follow until `##[endgroup]`, then the step's
+ * output), post steps with `Post job cleanup.` and the final step with `Cleaning up orphan
+ * processes`; everything before the first step is "Set up job".
+ */
+import { scrubSecrets } from "../core/http-policy.ts";
+import { clip, plainText } from "../core/plain-text.ts";
+
+/** Longer lines (minified output, base64 blobs) are clipped: a line is for reading. */
+export const MAX_LINE_CHARS = 2000;
+/** Error lines kept per log; the rest are counted. */
+export const MAX_ERROR_LINES = 50;
+/** Failed steps, and sections with errors, whose lines are kept (the first failed, the latest errored). */
+const MAX_HELD_SECTIONS = 3;
+
+export interface StepLines {
+  /** The step's name from the job's steps, else the runner's title (`Run npm test`). */
+  step: string;
+  /** Lines of the step before those kept. */
+  earlier_lines: number;
+  lines: string[];
+}
+
+export interface ErrorLine {
+  step: string;
+  message: string;
+}
+
+export interface FilteredLog {
+  /** The failed steps' sections (their last lines), in log order. */
+  steps: StepLines[];
+  errors: ErrorLine[];
+  /** `##[error]` lines beyond {@link MAX_ERROR_LINES}. */
+  errors_omitted: number;
+}
+
+export interface LogFilterOptions {
+  /** Last lines kept per step. */
+  lines: number;
+  /** The job's steps in order, as GitHub lists them (`GET /actions/jobs/{id}`); may be empty. */
+  jobSteps: ReadonlyArray<{ name: string; conclusion: string | null }>;
+  /** Known secrets to scrub (the token); GitHub token shapes are scrubbed regardless. */
+  secrets: readonly string[];
+}
+
+/** A step's section while the log streams: its title and a ring of its last lines. */
+interface Section {
+  index: number;
+  title: string;
+  ring: string[];
+  /** Where the next line goes once the ring is full. */
+  next: number;
+  total: number;
+  errors: number;
+}
+
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
+/** CSI (colours, cursor), OSC (titles, hyperlinks, clipboard) and two-character escape sequences. */
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]/g;
+const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b/g;
+
+const STEP_START = "##[group]Run ";
+const POST_STEP_START = "Post job cleanup.";
+const LAST_STEP_START = "Cleaning up orphan processes";
+
+/** Feed it decoded text with {@link push} as it arrives, then {@link end}. */
+export class JobLogFilter {
+  readonly #lines: number;
+  readonly #secrets: readonly string[];
+  readonly #jobSteps: LogFilterOptions["jobSteps"];
+  /** Sections that would be failed steps if the log's sections line up with the job's steps. */
+  readonly #failedByOrder: ReadonlySet<number>;
+  #partial = "";
+  #current: Section;
+  #sections = 1;
+  /** Closed sections still held: the failed-by-order ones and the latest with errors. */
+  #held: Section[] = [];
+  #lastRun: Section | null = null;
+  readonly #errors: Array<{ section: number; title: string; message: string }> = [];
+  #errorsOmitted = 0;
+
+  constructor(options: LogFilterOptions) {
+    this.#lines = Math.max(0, options.lines);
+    this.#secrets = options.secrets;
+    // A skipped step writes nothing to the log, so it has no section.
+    this.#jobSteps = options.jobSteps.filter((step) => step.conclusion !== "skipped");
+    const failed = this.#jobSteps.flatMap((step, index) => (isFailure(step.conclusion) ? [index] : []));
+    this.#failedByOrder = new Set(failed.slice(0, MAX_HELD_SECTIONS));
+    this.#current = this.#open(0, "Set up job");
+  }
+
+  /** Text as decoded from the stream; lines may span calls. */
+  push(text: string): void {
+    const section = this.#current;
+    const before = section.total;
+    let start = 0;
+    for (;;) {
+      const newline = text.indexOf("\n", start);
+      if (newline === -1) {
+        this.#append(text, start, text.length);
+        break;
+      }
+      this.#append(text, start, newline);
+      this.#line(this.#partial);
+      this.#partial = "";
+      start = newline + 1;
+    }
+    const current = this.#current;
+    detachNewest(current, current === section ? current.total - before : current.total);
+  }
+
+  end(): FilteredLog {
+    if (this.#partial !== "") this.#line(this.#partial);
+    this.#partial = "";
+    this.#close(this.#current);
+    const matched = this.#sections === this.#jobSteps.length;
+    const title = (index: number, runnerTitle: string) =>
+      matched ? (this.#jobSteps[index]?.name ?? runnerTitle) : runnerTitle;
+    const byOrder = matched ? this.#held.filter((s) => this.#failedByOrder.has(s.index)) : [];
+    const errored = this.#held.filter((s) => s.errors > 0).slice(-MAX_HELD_SECTIONS);
+    const chosen = byOrder.length > 0 ? byOrder : errored.length > 0 ? errored : this.#lastRun ? [this.#lastRun] : [];
+    return {
+      steps: chosen.map((section) => {
+        const lines = [...section.ring.slice(section.next), ...section.ring.slice(0, section.next)];
+        return {
+          step: title(section.index, section.title),
+          earlier_lines: section.total - lines.length,
+          lines: lines.map((line) => this.#clean(line)),
+        };
+      }),
+      errors: this.#errors.map(({ section, title: runnerTitle, message }) => ({
+        step: title(section, runnerTitle),
+        message,
+      })),
+      errors_omitted: this.#errorsOmitted,
+    };
+  }
+
+  /** Adds `text[from, to)` to the line being read, never growing it past a clipped line's length. */
+  #append(text: string, from: number, to: number): void {
+    const room = MAX_LINE_CHARS + 64 - this.#partial.length;
+    if (room > 0 && to > from) this.#partial += text.slice(from, Math.min(to, from + room));
+  }
+
+  #line(raw: string): void {
+    let line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    const stamp = TIMESTAMP.exec(line);
+    if (stamp) line = line.slice(stamp[0].length);
+    if (line.startsWith("\ufeff")) line = line.slice(1);
+    if (line.startsWith("##[")) {
+      if (line.startsWith("##[endgroup]")) return;
+      if (line.startsWith(STEP_START)) this.#start(line.slice("##[group]".length));
+      else if (line.startsWith("##[error]")) this.#error(line.slice("##[error]".length));
+    } else if (line.startsWith(POST_STEP_START)) {
+      this.#start("Post job cleanup");
+    } else if (line.startsWith(LAST_STEP_START)) {
+      this.#start("Complete job");
+    }
+    const section = this.#current;
+    section.total++;
+    if (this.#lines === 0) return;
+    if (section.ring.length < this.#lines) section.ring.push(line);
+    else {
+      section.ring[section.next] = line;
+      section.next = (section.next + 1) % this.#lines;
+    }
+  }
+
+  #start(title: string): void {
+    this.#close(this.#current);
+    this.#current = this.#open(this.#sections++, detach(clip(this.#clean(title), 200)));
+  }
+
+  #open(index: number, title: string): Section {
+    return { index, title, ring: [], next: 0, total: 0, errors: 0 };
+  }
+
+  #close(section: Section): void {
+    const held = this.#failedByOrder.has(section.index) || section.errors > 0;
+    const isRun = section.title.startsWith("Run ");
+    if (held || isRun) detachNewest(section, section.ring.length);
+    if (isRun) this.#lastRun = section;
+    if (held) {
+      this.#held.push(section);
+      // Only the latest errored sections can be chosen; failed-by-order ones are at most the job's steps.
+      const errored = this.#held.filter((s) => s.errors > 0 && !this.#failedByOrder.has(s.index));
+      if (errored.length > MAX_HELD_SECTIONS) this.#held.splice(this.#held.indexOf(errored[0] as Section), 1);
+    }
+  }
+
+  #error(message: string): void {
+    this.#current.errors++;
+    if (this.#errors.length >= MAX_ERROR_LINES) this.#errorsOmitted++;
+    else {
+      const { index, title } = this.#current;
+      this.#errors.push({ section: index, title, message: detach(this.#clean(message)) });
+    }
+  }
+
+  #clean(line: string): string {
+    return clip(cleanCiText(line, this.#secrets), MAX_LINE_CHARS);
+  }
+}
+
+/**
+ * CI output as a model may read it: no escape sequence (colours, titles, clipboard writes) or
+ * other control character, no known secret and nothing shaped like a GitHub token.
+ */
+export function cleanCiText(text: string, secrets: readonly string[]): string {
+  return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
+}
+
+/**
+ * A copy of `text` that shares no memory with the string it was cut from. JavaScriptCore's
+ * substrings keep their whole base string alive: a kept line would pin the 64 KB chunk it came
+ * in, so the last 500 lines could hold 32 MB.
+ */
+function detach(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
+}
+
+/** Detaches a section's `count` newest ring lines (those cut from the chunk just read), at most the ring. */
+function detachNewest(section: Section, count: number): void {
+  const size = section.ring.length;
+  for (let i = 1; i <= Math.min(count, size); i++) {
+    const at = (section.next - i + size) % size;
+    section.ring[at] = detach(section.ring[at] as string);
+  }
+}
+
+/** Conclusions of a step or job that failed it. */
+export function isFailure(conclusion: string | null): boolean {
+  return conclusion === "failure" || conclusion === "timed_out" || conclusion === "startup_failure";
+}

@@ -1,0 +1,331 @@
+import * as v from "valibot";
+import { toolError } from "../core/errors.ts";
+import { formatBytes } from "../core/http-policy.ts";
+import { clip, inline, quoteReceived } from "../core/plain-text.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { closest } from "../core/suggest.ts";
+import {
+  actionsJobId,
+  type CheckRun,
+  type CommitStatus,
+  listAnnotations,
+  listCommitChecks,
+} from "../github/ci-checks.ts";
+import { getJob, type Job, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
+import { cleanCiText, isFailure } from "../github/log-filter.ts";
+import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
+import { getPullRequest } from "../github/pull-request.ts";
+import type { GitHubCall } from "../github/request.ts";
+import type { ServiceContext } from "../services/services.ts";
+import { defineTool, type ReplyBudget } from "./define.ts";
+import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { openPrCall, PrNumberSchema, targetParams } from "./github-params.ts";
+import { integerIn, unpublished } from "./params.ts";
+
+export const DEFAULT_LOG_LINES = 50;
+export const MAX_LOG_LINES = 500;
+/** Checks read when none is named: the first failing ones. */
+const MAX_CHECKS = 3;
+/** A check report's summary and text, each; a report is a page, not a log. */
+const MAX_REPORT_CHARS = 4000;
+const MAX_ANNOTATIONS = 50;
+/** Checks named in a message (unknown check, failing ones not read). */
+const MAX_NAMES_LISTED = 30;
+
+const CiCheckSchema = v.object({
+  name: v.string(),
+  id: v.nullable(v.number()),
+  source: v.picklist(["actions", "check_run", "status"]),
+  status: v.string(),
+  conclusion: v.nullable(v.string()),
+  url: v.nullable(v.string()),
+  failed_steps: v.optional(v.array(v.string())),
+  log: v.optional(v.array(v.object({ step: v.string(), earlier_lines: v.number(), lines: v.array(v.string()) }))),
+  errors: v.optional(v.array(v.object({ step: v.string(), message: v.string() }))),
+  errors_omitted: v.optional(v.number()),
+  log_bytes: v.optional(v.number()),
+  title: v.optional(v.nullable(v.string())),
+  summary: v.optional(v.nullable(v.string())),
+  text: v.optional(v.nullable(v.string())),
+  annotations: v.optional(
+    v.array(
+      v.object({ path: v.string(), line: v.nullable(v.number()), title: v.nullable(v.string()), message: v.string() }),
+    ),
+  ),
+  description: v.optional(v.nullable(v.string())),
+  note: v.optional(v.string()),
+});
+type CiCheck = v.InferOutput<typeof CiCheckSchema>;
+
+const CiLogSchema = v.object({
+  pull_request: v.number(),
+  head_sha: v.string(),
+  checks: v.array(CiCheckSchema),
+  notes: v.optional(v.array(v.string())),
+  truncated: TruncatedSchema,
+  omitted: omittedSchema(["lines"]),
+  hint: HintSchema,
+});
+type CiLog = v.InferOutput<typeof CiLogSchema>;
+
+export const getCiLogTool = defineTool({
+  name: "get_ci_log",
+  title: "Why CI failed",
+  description:
+    "Why a PR's CI failed: each failing check's job log (failed step's tail, error lines) or report. Defaults to the current branch's PR.",
+  group: "github",
+  input: v.object({
+    pr_number: v.optional(PrNumberSchema),
+    check: v.optional(
+      v.pipe(
+        v.string(),
+        v.minLength(1),
+        v.maxLength(200),
+        unpublished("minLength", "maxLength"),
+        v.description("Check name or id. Default: the failing ones (up to 3)."),
+      ),
+    ),
+    lines: v.optional(
+      v.pipe(
+        integerIn(1, 1_000_000),
+        unpublished("maximum"),
+        v.description(`Log lines per failed step (default ${DEFAULT_LOG_LINES}, max ${MAX_LOG_LINES}).`),
+      ),
+    ),
+    ...targetParams,
+  }),
+  output: CiLogSchema,
+  repoScoped: true,
+  async handler(args, ctx, info) {
+    const opened = await openPrCall(ctx, args, info);
+    if (!opened.ok) return opened;
+    const { call, number } = opened.value;
+    const pr = await getPullRequest(call, number);
+    if (!pr.ok) return pr;
+    const sha = pr.value.head_sha;
+    const listed = await listCommitChecks(call, sha);
+    if (!listed.ok) return listed;
+    const chosen = chooseChecks(listed.value, args.check, number);
+    if (!chosen.ok) return chosen;
+    const notes = chosen.value.notes;
+    const asked = args.lines ?? DEFAULT_LOG_LINES;
+    if (asked > MAX_LOG_LINES) notes.unshift(`lines ${asked} is over the maximum; used ${MAX_LOG_LINES}.`);
+    const lines = Math.min(asked, MAX_LOG_LINES);
+    const checks = await Promise.all(
+      chosen.value.picked.map((pick) =>
+        pick.kind === "run" ? readCheckRun(call, ctx, pick.run, lines) : fromStatus(pick.status, call),
+      ),
+    );
+    return ok({
+      pull_request: number,
+      head_sha: sha,
+      checks,
+      ...(notes.length > 0 ? { notes } : {}),
+    });
+  },
+  fit: fitCiLog,
+});
+
+type Pick = { kind: "run"; run: CheckRun } | { kind: "status"; status: CommitStatus };
+
+/**
+ * The checks to read: the named one (by id or name, exact before case-insensitive; check runs and
+ * commit statuses may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
+ */
+function chooseChecks(
+  { runs, statuses }: { runs: CheckRun[]; statuses: CommitStatus[] },
+  check: string | undefined,
+  number: number,
+): Result<{ picked: Pick[]; notes: string[] }> {
+  const all: Pick[] = [
+    ...runs.map((run) => ({ kind: "run" as const, run })),
+    ...statuses.map((status) => ({ kind: "status" as const, status })),
+  ];
+  const nameOf = (pick: Pick) => (pick.kind === "run" ? pick.run.name : pick.status.context);
+  const outcome = (pick: Pick) => (pick.kind === "run" ? classifyCheck(pick.run) : classifyStatus(pick.status));
+  const failing = (pick: Pick) => outcome(pick) === "failing";
+  const notes: string[] = [];
+  let found: Pick[];
+  if (check === undefined) {
+    found = all.filter(failing);
+    if (found.length === 0) {
+      const pending = all.filter((pick) => outcome(pick) === "pending").length;
+      notes.push(
+        all.length === 0
+          ? `PR #${number}'s head commit has no checks.`
+          : `No failing checks on PR #${number} (${count(all.length)} checks, ${count(pending)} pending). Pass check to read one anyway.`,
+      );
+    }
+  } else {
+    const byId = /^\d{1,16}$/.test(check)
+      ? all.filter((pick) => pick.kind === "run" && pick.run.id === Number(check))
+      : [];
+    const exact = all.filter((pick) => nameOf(pick) === check);
+    const lower = check.toLowerCase();
+    const anyCase = () => all.filter((pick) => nameOf(pick).toLowerCase() === lower);
+    found = byId.length > 0 ? byId : exact.length > 0 ? exact : anyCase();
+    if (found.length === 0) {
+      const names = [...new Set(all.map(nameOf))];
+      const guess = closest(check, names);
+      const listed = names.slice(0, MAX_NAMES_LISTED).map((name) => JSON.stringify(inline(name, 100)));
+      const more = names.length > MAX_NAMES_LISTED ? ` and ${count(names.length - MAX_NAMES_LISTED)} more` : "";
+      return err(
+        toolError(
+          "not_found",
+          `No check named ${quoteReceived(check)} on PR #${number}`,
+          `${guess === null ? "" : `Did you mean ${JSON.stringify(inline(guess, 100))}? `}${
+            names.length === 0 ? "Its head commit has no checks." : `Its checks: ${listed.join(", ")}${more}.`
+          }`,
+        ),
+      );
+    }
+    found = [...found.filter(failing), ...found.filter((pick) => !failing(pick))];
+  }
+  const left = found.slice(MAX_CHECKS);
+  if (left.length > 0) {
+    const names = left.slice(0, MAX_NAMES_LISTED).map((pick) => JSON.stringify(inline(nameOf(pick), 100)));
+    notes.push(`${count(left.length)} more not read: ${names.join(", ")}. Pass check to read one.`);
+  }
+  return ok({ picked: found.slice(0, MAX_CHECKS), notes });
+}
+
+/** A check run: an Actions job's log, or another app's report and failure annotations. */
+async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun, lines: number): Promise<CiCheck> {
+  const jobId = actionsJobId(run);
+  const base = {
+    name: inline(run.name),
+    id: run.id,
+    status: run.status,
+    conclusion: run.conclusion,
+    url: run.html_url ?? run.details_url,
+  };
+  const secrets = call.connection.secrets;
+  if (jobId === null) return readReport(call, run, { ...base, source: "check_run" });
+
+  const job = await getJob(call, jobId);
+  const failedSteps = job.ok ? (job.value.steps ?? []).filter((step) => isFailure(step.conclusion)) : [];
+  const check: CiCheck = {
+    ...base,
+    source: "actions",
+    failed_steps: failedSteps.map((step) => inline(cleanCiText(step.name, secrets), 200)),
+  };
+  const log = await readJobLog(call, { jobId, job: job.ok ? job.value : null, lines, fetch: ctx.fetch, env: ctx.env });
+  if (!log.ok) return { ...check, note: errorNote(log.error) };
+  const read = log.value;
+  if (read.kind === "expired") {
+    return {
+      ...check,
+      note: "GitHub no longer keeps this job's log (HTTP 410): logs expire after the repository's retention period (90 days by default).",
+    };
+  }
+  if (read.kind === "missing") return { ...check, note: missingNote(job.ok ? job.value : null, run) };
+  const notes = [
+    ...(job.ok ? [] : [`The job's steps could not be read: ${errorNote(job.error)}`]),
+    ...(read.cut ? [`Only the first ${formatBytes(MAX_LOG_BYTES)} of the log were read.`] : []),
+  ];
+  return {
+    ...check,
+    log: read.log.steps,
+    errors: read.log.errors,
+    ...(read.log.errors_omitted > 0 ? { errors_omitted: read.log.errors_omitted } : {}),
+    log_bytes: read.bytes,
+    ...(notes.length > 0 ? { note: notes.join(" ") } : {}),
+  };
+}
+
+function missingNote(job: Job | null, run: CheckRun): string {
+  const status = job?.status ?? run.status;
+  return status === "completed"
+    ? "GitHub has no log for this job (HTTP 404): it was deleted, or the token cannot read Actions."
+    : `The log is not available yet: the job is ${inline(status, 40)}. GitHub serves it once the job finishes.`;
+}
+
+async function readReport(call: GitHubCall, run: CheckRun, check: CiCheck): Promise<CiCheck> {
+  const secrets = call.connection.secrets;
+  const text = (value: string | null | undefined) =>
+    value === null || value === undefined ? null : clip(cleanCiText(value, secrets).trim(), MAX_REPORT_CHARS);
+  const report: CiCheck = {
+    ...check,
+    title: text(run.output?.title),
+    summary: text(run.output?.summary),
+    text: text(run.output?.text),
+  };
+  if ((run.output?.annotations_count ?? 0) === 0) return report;
+  const annotations = await listAnnotations(call, run.id);
+  if (!annotations.ok) return { ...report, note: `Annotations could not be read: ${errorNote(annotations.error)}` };
+  const failures = annotations.value.filter((a) => a.annotation_level === "failure");
+  return {
+    ...report,
+    annotations: failures.slice(0, MAX_ANNOTATIONS).map((a) => ({
+      path: inline(cleanCiText(a.path, secrets), 300),
+      line: a.start_line,
+      title: a.title === null ? null : inline(cleanCiText(a.title, secrets), 300),
+      message: clip(cleanCiText(a.message ?? "", secrets).trim(), 1000),
+    })),
+    ...(failures.length > MAX_ANNOTATIONS
+      ? { note: `${count(failures.length - MAX_ANNOTATIONS)} more failure annotations not listed.` }
+      : {}),
+  };
+}
+
+function fromStatus(status: CommitStatus, call: GitHubCall): CiCheck {
+  const secrets = call.connection.secrets;
+  return {
+    name: inline(status.context),
+    id: null,
+    source: "status",
+    status: status.state,
+    conclusion: null,
+    url: status.target_url,
+    description: status.description === null ? null : inline(cleanCiText(status.description, secrets), 1000),
+  };
+}
+
+function errorNote(error: { message: string; hint?: string | undefined }): string {
+  return error.hint === undefined ? error.message : `${error.message}. ${error.hint}`;
+}
+
+/**
+ * Over the reply budget, every step keeps fewer of its last lines (and each check fewer error lines
+ * and annotations, a shorter report), the same number for all, the most that fits.
+ */
+function fitCiLog(answer: CiLog, budget: ReplyBudget): CiLog {
+  const most = Math.max(
+    0,
+    ...answer.checks.flatMap((c) => [
+      ...(c.log ?? []).map((step) => step.lines.length),
+      c.errors?.length ?? 0,
+      c.annotations?.length ?? 0,
+      Math.ceil(Math.max(c.summary?.length ?? 0, c.text?.length ?? 0) / 100),
+    ]),
+  );
+  const build = (n: number): CiLog => {
+    let left = 0;
+    const checks = answer.checks.map((c) => {
+      const cut: CiCheck = { ...c };
+      if (c.log) {
+        cut.log = c.log.map((step) => {
+          const kept = step.lines.slice(Math.max(0, step.lines.length - n));
+          left += step.lines.length - kept.length;
+          return { ...step, earlier_lines: step.earlier_lines + step.lines.length - kept.length, lines: kept };
+        });
+      }
+      if (c.errors && c.errors.length > n) {
+        cut.errors = c.errors.slice(0, n);
+        cut.errors_omitted = (c.errors_omitted ?? 0) + c.errors.length - n;
+      }
+      if (c.annotations) cut.annotations = c.annotations.slice(0, n);
+      if (c.summary) cut.summary = clip(c.summary, Math.max(1, n * 100));
+      if (c.text) cut.text = clip(c.text, Math.max(1, n * 100));
+      return cut;
+    });
+    return {
+      ...answer,
+      checks,
+      truncated: true,
+      omitted: { lines: left },
+      hint: `Cut to fit the reply budget: each step keeps its last ${count(n)} lines, ${count(left)} left out; errors, annotations and reports were shortened alike. Lower lines, or name one check.`,
+    };
+  };
+  return largestFitting(budget, build, 0, most);
+}

@@ -1,0 +1,59 @@
+/** What every GitHub tool takes (the PR number, the `owner`/`repo` target) and how a call opens. */
+import * as v from "valibot";
+import { err, ok, type Result } from "../core/result.ts";
+import { resolvePrNumber } from "../github/clone.ts";
+import type { GitHubCall } from "../github/request.ts";
+import { resolveTarget, type TargetArgs } from "../github/target.ts";
+import type { ServiceContext } from "../services/services.ts";
+import type { CallInfo } from "./define.ts";
+import { integerIn, unpublished } from "./params.ts";
+
+const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+
+export const PrNumberSchema = v.pipe(
+  integerIn(1, 4294967295),
+  unpublished("maximum"),
+  v.description("Default: the current branch's linked PR."),
+);
+
+const OwnerSchema = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(100),
+  v.regex(NAME_PATTERN),
+  // `.` and `..` would walk `/repos/{owner}/…` up the API's path.
+  v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
+  unpublished("minLength", "maxLength", "pattern"),
+  v.description("GitHub owner; with `repo`, read that repository, not the clone's."),
+);
+
+/** `repo` alone selects a local repository; with `owner` it is a GitHub name (see resolveTarget). */
+const RepoSchema = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(4096),
+  unpublished("minLength", "maxLength"),
+  v.description("With `owner`: a GitHub repo name. Alone: a list_repositories name or path."),
+);
+
+export const targetParams = {
+  owner: v.optional(OwnerSchema),
+  repo: v.optional(RepoSchema),
+};
+
+/** Resolves the repository and connects to its GitHub host. */
+export async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
+  const target = await resolveTarget(ctx, args);
+  if (!target.ok) return target;
+  const connection = await ctx.github(target.value.host);
+  if (!connection.ok) return err(connection.error);
+  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
+}
+
+/** {@link openCall}, then the PR asked for or the current branch's. */
+export async function openPrCall(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
+  const call = await openCall(ctx, args, info);
+  if (!call.ok) return call;
+  const number = await resolvePrNumber(ctx, args.pr_number);
+  return number.ok ? ok({ call: call.value, number: number.value }) : number;
+}

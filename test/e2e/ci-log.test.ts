@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { realpathSync } from "node:fs";
+import { cleanupTemp, makeRepo, stateWith, TOKEN } from "../github/helpers.ts";
+import { FAILING_TEST_STEPS, failingTestLog, type LogHost, startLogHost } from "../support/actions-log.ts";
+import { checkRunPayload } from "../support/fake-github.ts";
+import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+import { useFakeGitHub } from "../support/use-fake-github.ts";
+
+// These tests start the compiled binary; on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000);
+
+/** get_ci_log through the compiled binary: the fake API redirects the log to a host on another port. */
+describe("get_ci_log end to end", () => {
+  const fake = useFakeGitHub({ token: TOKEN, resetAfterEach: false });
+  let logHost: LogHost;
+  let home: HermeticHome;
+  let server: RunningServer;
+  let budgeted: RunningServer;
+  const sha = "d".repeat(40);
+
+  beforeAll(async () => {
+    logHost = await startLogHost();
+    fake.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui", headSha: sha });
+    fake.repo("octo", "shop").checkRuns.set(sha, [
+      {
+        ...checkRunPayload({ id: 9001, name: "test (ubuntu-latest)", conclusion: "failure" }),
+        app: { id: 15368, slug: "github-actions", name: "GitHub Actions" },
+        details_url: "https://github.com/octo/shop/actions/runs/5/job/9001",
+      },
+      checkRunPayload({ id: 9002, name: "build", conclusion: "success" }),
+    ]);
+    fake.route("GET", "/repos/:owner/:repo/actions/jobs/:job", () => ({
+      body: {
+        id: 9001,
+        name: "test (ubuntu-latest)",
+        status: "completed",
+        conclusion: "failure",
+        steps: FAILING_TEST_STEPS,
+      },
+    }));
+    fake.route("GET", "/repos/:owner/:repo/actions/jobs/:job/logs", () => ({
+      status: 302,
+      headers: { location: logHost.serve("/job/9001", failingTestLog(2000)) },
+    }));
+
+    const repo = realpathSync(
+      makeRepo({
+        branch: "feature/auth-ui",
+        remotes: [["origin", "git@github.com:octo/shop.git"]],
+        state: stateWith({ "feature/auth-ui": 43 }),
+      }),
+    );
+    home = makeHermeticHome({ GITHUB_API_URL: fake.url, GH_TOKEN: TOKEN, TWIG_MCP_GITHUB_RETRY_DELAY_MS: "1" });
+    [server, budgeted] = await Promise.all([
+      startServer({ cwd: repo, env: home.env }),
+      startServer({ cwd: repo, env: home.env, args: ["--max-reply-tokens", "1500"] }),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([server?.close(), budgeted?.close()]);
+    await logHost?.stop();
+    home?.cleanup();
+    cleanupTemp();
+  });
+
+  test("the current branch's failing job: its failed step's tail and error, the token kept off the log host", async () => {
+    logHost.requests.length = 0;
+    const result = await server.call("get_ci_log", { lines: 5 });
+    expect(result.isError).toBe(false);
+    expect(result.structured).toEqual({
+      pull_request: 43,
+      head_sha: sha,
+      checks: [
+        {
+          name: "test (ubuntu-latest)",
+          id: 9001,
+          source: "actions",
+          status: "completed",
+          conclusion: "failure",
+          url: "https://github.com/github/hello-world/runs/4",
+          failed_steps: ["Unit tests"],
+          log: [
+            {
+              step: "Unit tests",
+              earlier_lines: 2006,
+              lines: [
+                "  Expected: 3",
+                "  Received: 4",
+                " 41 pass",
+                " 1 fail",
+                "##[error]Process completed with exit code 1.",
+              ],
+            },
+          ],
+          errors: [{ step: "Unit tests", message: "Process completed with exit code 1." }],
+          log_bytes: Buffer.byteLength(failingTestLog(2000)),
+        },
+      ],
+    });
+    expect(logHost.requests.length).toBeGreaterThan(0);
+    for (const request of logHost.requests) expect(request.headers.authorization).toBeUndefined();
+    expect(fake.requestsTo("/repos/octo/shop/actions/jobs/9001/logs").at(-1)?.headers.authorization).toBe(
+      `token ${TOKEN}`,
+    );
+  });
+
+  test("an unknown check is a tool error with a did-you-mean", async () => {
+    const result = await server.call("get_ci_log", { check: "biuld" });
+    expect(result.isError).toBe(true);
+    expect(result.envelope).toEqual({
+      status: "error",
+      error: {
+        code: "not_found",
+        message: "No check named 'biuld' on PR #43",
+        hint: 'Did you mean "build"? Its checks: "test (ubuntu-latest)", "build".',
+      },
+    });
+  });
+
+  test("a small reply budget keeps the failed step's last lines that fit", async () => {
+    const result = await budgeted.call("get_ci_log", { lines: 500 });
+    expect(result.isError).toBe(false);
+    expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(1500 * 3);
+    const data = result.structured as {
+      truncated: boolean;
+      checks: Array<{ log: Array<{ lines: string[]; earlier_lines: number }> }>;
+    };
+    expect(data.truncated).toBe(true);
+    const step = data.checks[0]?.log[0];
+    expect(step?.lines.at(-1)).toBe("##[error]Process completed with exit code 1.");
+    expect((step?.lines.length ?? 0) + (step?.earlier_lines ?? 0)).toBe(2011);
+  });
+});

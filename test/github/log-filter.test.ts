@@ -1,0 +1,178 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { cleanCiText, JobLogFilter, MAX_ERROR_LINES, MAX_LINE_CHARS } from "../../src/github/log-filter.ts";
+import { FAILING_TEST_STEPS, failingTestLog, timestamped } from "../support/actions-log.ts";
+
+const TOKEN = "ghp_testTOKEN0123456789abcdefSECRET";
+
+function filter(text: string | string[], options: { lines?: number; steps?: typeof FAILING_TEST_STEPS } = {}) {
+  const log = new JobLogFilter({ lines: options.lines ?? 50, jobSteps: options.steps ?? [], secrets: [TOKEN] });
+  for (const part of typeof text === "string" ? [text] : text) log.push(part);
+  return log.end();
+}
+
+describe("JobLogFilter", () => {
+  test("keeps the failed step's section, named from the job's steps, without timestamps or escapes", () => {
+    const result = filter(failingTestLog(2), { steps: FAILING_TEST_STEPS });
+    expect(result.steps).toEqual([
+      {
+        step: "Unit tests",
+        earlier_lines: 0,
+        lines: [
+          "##[group]Run bun test",
+          "bun test",
+          "shell: /usr/bin/bash -e {0}",
+          "bun test v1.4.5",
+          "✓ passing test 1",
+          "✓ passing test 2",
+          "✗ parses the config ",
+          "error: expect(received).toBe(expected)",
+          "  Expected: 3",
+          "  Received: 4",
+          " 41 pass",
+          " 1 fail",
+          "##[error]Process completed with exit code 1.",
+        ],
+      },
+    ]);
+    expect(result.errors).toEqual([{ step: "Unit tests", message: "Process completed with exit code 1." }]);
+    expect(result.errors_omitted).toBe(0);
+  });
+
+  test("keeps only the section's last `lines` lines and counts the rest", () => {
+    const result = filter(failingTestLog(1000), { lines: 3, steps: FAILING_TEST_STEPS });
+    expect(result.steps).toEqual([
+      {
+        step: "Unit tests",
+        earlier_lines: 1008,
+        lines: [" 41 pass", " 1 fail", "##[error]Process completed with exit code 1."],
+      },
+    ]);
+  });
+
+  test("without the job's steps, the section with the error is chosen, named by the runner", () => {
+    const result = filter(failingTestLog(0), { lines: 2 });
+    expect(result.steps).toEqual([
+      { step: "Run bun test", earlier_lines: 9, lines: [" 1 fail", "##[error]Process completed with exit code 1."] },
+    ]);
+    expect(result.errors).toEqual([{ step: "Run bun test", message: "Process completed with exit code 1." }]);
+  });
+
+  test("steps that do not line up with the log's sections fall back to the errored section", () => {
+    // A step missing from the list: five sections, four steps.
+    const steps = FAILING_TEST_STEPS.filter((step) => step.name !== "Check out");
+    const result = filter(failingTestLog(0), { lines: 1, steps });
+    expect(result.steps.map((s) => s.step)).toEqual(["Run bun test"]);
+  });
+
+  test("a failed step without any error line is still the one kept", () => {
+    const log = timestamped([
+      "##[group]Run ./configure",
+      "##[endgroup]",
+      "checking for gcc... no",
+      "##[group]Run make",
+      "##[endgroup]",
+      "make: Nothing to be done",
+      "Cleaning up orphan processes",
+    ]);
+    const steps = [
+      { name: "Set up job", conclusion: "success" },
+      { name: "Configure", conclusion: "failure" },
+      { name: "Build", conclusion: "success" },
+      { name: "Complete job", conclusion: "success" },
+    ];
+    const log2 = new JobLogFilter({ lines: 5, jobSteps: steps, secrets: [] });
+    log2.push(log);
+    expect(log2.end().steps).toEqual([
+      { step: "Configure", earlier_lines: 0, lines: ["##[group]Run ./configure", "checking for gcc... no"] },
+    ]);
+    // Nothing failed and nothing errored: the last step that ran is the best guess.
+    expect(filter(log).steps.map((s) => s.step)).toEqual(["Run make"]);
+  });
+
+  test("the same answer however the stream is cut into chunks", () => {
+    const text = failingTestLog(30);
+    const whole = filter(text, { lines: 7, steps: FAILING_TEST_STEPS });
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: text.length - 1 }), { maxLength: 40 }), (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), text.length];
+        const parts = points.slice(1).map((end, i) => text.slice(points[i], end));
+        expect(filter(parts, { lines: 7, steps: FAILING_TEST_STEPS })).toEqual(whole);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("tokens, control characters and escape sequences never come out", () => {
+    const result = filter(
+      timestamped([
+        "##[group]Run deploy",
+        `curl -H "Authorization: token ${TOKEN}" https://example.com`,
+        "leaked ghp_0123456789abcdefghijklmnopqrstuvwxyzAB and github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789AB",
+        "\u001b]52;c;cHduZWQ=\u0007clipboard \u202eevil\u202c \u0007bell\u001b[2J",
+        `##[error]bad token ${TOKEN}`,
+      ]),
+    );
+    const text = JSON.stringify(result);
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain("ghp_0123");
+    expect(text).not.toContain("github_pat_11");
+    expect(text).not.toMatch(/\\u001b|\\u0007|\u202e|\u202c/);
+    expect(result.steps[0]?.lines).toEqual([
+      "##[group]Run deploy",
+      'curl -H "Authorization: token [REDACTED] https://example.com',
+      "leaked [REDACTED] and [REDACTED]",
+      "clipboard evil bell",
+      "##[error]bad token [REDACTED]",
+    ]);
+  });
+
+  test("a line without end is clipped, not buffered whole", () => {
+    const huge = "x".repeat(64 * 1024);
+    const log = new JobLogFilter({ lines: 5, jobSteps: [], secrets: [] });
+    log.push("2025-06-03T14:00:00.0000000Z ##[group]Run build\n");
+    for (let i = 0; i < 200; i++) log.push(huge);
+    log.push("\n##[error]out of memory\n");
+    const result = log.end();
+    const lines = result.steps[0]?.lines ?? [];
+    expect(lines).toHaveLength(3);
+    expect(lines[1]?.length).toBe(MAX_LINE_CHARS);
+    expect(lines[1]?.endsWith("…")).toBe(true);
+    expect(result.errors).toEqual([{ step: "Run build", message: "out of memory" }]);
+  });
+
+  test("memory stays bounded: 256 MB of input, kept lines holding no chunk they were cut from", () => {
+    const log = new JobLogFilter({ lines: 500, jobSteps: [], secrets: [] });
+    log.push("##[group]Run build\n");
+    Bun.gc(true);
+    const before = process.memoryUsage.rss();
+    // Each 256 KB chunk ends with a short line; the ring keeps the last 500 of them.
+    const chunk = new TextEncoder().encode(`${"y".repeat(256 * 1024)}\nline\n`);
+    const decoder = new TextDecoder();
+    for (let i = 0; i < 1000; i++) log.push(decoder.decode(chunk));
+    Bun.gc(true);
+    const growth = process.memoryUsage.rss() - before;
+    expect(log.end().steps[0]?.lines.at(-1)).toBe("line");
+    // Buffered, the input would take 256 MB; pinned, the 500 kept lines would hold 250 chunks (60 MB).
+    expect(growth).toBeLessThan(48 * 1024 * 1024);
+  });
+
+  test("error lines are kept up to a bound and the rest counted", () => {
+    const errors = Array.from({ length: MAX_ERROR_LINES + 7 }, (_, i) => `##[error]file${i}.ts: type error`);
+    const result = filter(timestamped(["##[group]Run tsc", ...errors]), { lines: 1 });
+    expect(result.errors).toHaveLength(MAX_ERROR_LINES);
+    expect(result.errors[0]).toEqual({ step: "Run tsc", message: "file0.ts: type error" });
+    expect(result.errors_omitted).toBe(7);
+  });
+
+  test("CRLF line ends and lines without timestamps are read too", () => {
+    const result = filter("##[group]Run a\r\nfirst\r\n##[error]boom\r\n", { lines: 5 });
+    expect(result.steps).toEqual([
+      { step: "Run a", earlier_lines: 0, lines: ["##[group]Run a", "first", "##[error]boom"] },
+    ]);
+  });
+
+  test("cleanCiText keeps line breaks of a report", () => {
+    expect(cleanCiText("a\n\u001b[31mb\u001b[0m\tc", [])).toBe("a\nb\tc");
+  });
+});
