@@ -59,7 +59,10 @@ try {
   for (let b = 1; b <= STACK; b++) {
     let at = forkFrom;
     const made: number[] = [];
-    for (let i = 0; i < PER_BRANCH; i++) made.push((at = add(at)));
+    for (let i = 0; i < PER_BRANCH; i++) {
+      at = add(at);
+      made.push(at);
+    }
     const name = `stack/b${b}`;
     refs[name] = at;
     pairs.push({ branch: name, base: previous });
