@@ -84,7 +84,8 @@ const BranchContextSchema = v.object({
 export const getBranchContextTool = defineTool({
   name: "get_branch_context",
   title: "Branch context",
-  description: "Start here: the current branch, its stack, and its PR and Jira status in one call.",
+  description:
+    "Start here: the current branch, its stack, its commits ahead and behind its parent, and its PR and Jira status in one call.",
   group: "local",
   input: v.object({
     // Undescribed: the tool's description already says it defaults to the current branch.
