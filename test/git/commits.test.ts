@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
@@ -8,6 +8,9 @@ import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { type BranchPair, readBranchCommits } from "../../src/git/commits/branch-commits.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
 import { type GitRepo, gitEnv, makeRepo } from "../support/git-repo.ts";
+
+// Each test runs git a few dozen times; on a busy two-core machine that can take longer than 5 s.
+setDefaultTimeout(30_000);
 
 const files = new CachedFileReader();
 const repos: GitRepo[] = [];
@@ -274,6 +277,19 @@ describe("hostile object stores give that branch a warning", () => {
     const repo = newRepo({ commit: true });
     writePack(repo, [{ oid: A, bytes: new Uint8Array([...entryHeader(6, 9), 0x7f, ...deflateSync("x")]) }]);
     expect((await warningsFor(repo, A)).join("\n")).toContain("base outside the pack");
+  });
+
+  test("a corrupt commit-graph is passed over: counts from the objects, and a warning", async () => {
+    const repo = mergedHistory();
+    repo.git("commit-graph", "write", "--reachable");
+    const graph = repo.path(".git", "objects", "info", "commit-graph");
+    const bytes = readFileSync(graph);
+    // The chunk table's second offset points far past the end of the file.
+    bytes.fill(0xff, 8 + 12 + 4, 8 + 12 + 12);
+    writeFileSync(graph, bytes);
+    const [entry] = await readOk(repo.root, [{ branch: "feat", base: "main" }]);
+    expect([entry?.ahead, entry?.behind]).toEqual(gitCounts(repo, "main", "feat"));
+    expect(entry?.commit_warnings?.join("\n")).toContain("commit-graph not used");
   });
 
   test("a corrupt and a truncated pack of a real repository", async () => {

@@ -31,10 +31,6 @@ export class CommitSource {
     readonly shallow: ReadonlySet<string>,
   ) {}
 
-  get hasGraph(): boolean {
-    return this.graph !== null;
-  }
-
   walkCommit(oid: string): WalkCommit {
     const shallow = this.shallow.has(oid);
     const position =

@@ -1,19 +1,19 @@
+/**
+ * Hand-written rather than a library: isomorphic-git, the one well-kept pure-JS git reader, reads
+ * a whole pack file into memory (`readObjectPacked` loads `p.pack` entire) to take one object from
+ * it; this reader must stay bounded on any pack, so it reads the index and each object by offset.
+ */
 import { readdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { inflateSync } from "node:zlib";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
+import { applyDelta } from "./delta.ts";
 import { maxDeflatedBytes } from "./inflate.ts";
 import { corrupt, ObjectReadError } from "./object-error.ts";
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack, type PackEntry } from "./pack.ts";
 import { PositionalFile } from "./positional-file.ts";
 
-/**
- * Hand-written rather than a library: isomorphic-git, the one well-kept pure-JS reader, loads a
- * whole pack file into memory to read one object from it (and js-git does the same); this reader
- * must stay bounded on any pack, so it reads the index and each object by offset.
- */
-
-export const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
+const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
 
 export interface GitObject {
@@ -52,7 +52,7 @@ export class ObjectStore {
     const dirs: string[] = [];
     const store = new ObjectStore(dirs);
     const visit = (dir: string, depth: number) => {
-      const canonical = canonical_(dir);
+      const canonical = canonicalSync(dir);
       if (canonical === null || dirs.includes(canonical)) return;
       if (!places.some((place) => isInside(canonical, place))) {
         store.notes.push(`alternate object directory ${dir} is outside the repository, not read`);
@@ -134,7 +134,7 @@ export class ObjectStore {
         let data = at.pack.inflate(entry, MAX_OBJECT_BYTES);
         for (let i = chain.length - 1; i >= 0; i--) {
           const step = chain[i] as (typeof chain)[number];
-          data = applyDeltaTo(data, step.pack.inflate(step.entry, MAX_OBJECT_BYTES));
+          data = applyDelta(data, step.pack.inflate(step.entry, MAX_OBJECT_BYTES), MAX_OBJECT_BYTES);
         }
         return { type: OBJECT_TYPES[entry.type] as ObjectType, data };
       }
@@ -155,12 +155,6 @@ export class ObjectStore {
     }
     return corrupt(`delta base ${Buffer.from(raw).toString("hex")} is missing from every pack`);
   }
-}
-
-import { applyDelta } from "./delta.ts";
-
-function applyDeltaTo(base: Uint8Array, delta: Uint8Array): Uint8Array {
-  return applyDelta(base, delta, MAX_OBJECT_BYTES);
 }
 
 /** A loose object (`objects/xx/yyyy…`): a zlib stream of `<type> <size>\0<data>`; `null` when absent. */
@@ -211,7 +205,7 @@ function readAlternates(path: string): string[] {
   }
 }
 
-function canonical_(path: string): string | null {
+function canonicalSync(path: string): string | null {
   try {
     return realpathSync(path);
   } catch {
@@ -219,7 +213,7 @@ function canonical_(path: string): string | null {
   }
 }
 
-export function isInside(path: string, base: string): boolean {
+function isInside(path: string, base: string): boolean {
   const rel = relative(base, path);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
