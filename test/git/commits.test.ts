@@ -273,6 +273,20 @@ describe("hostile object stores give that branch a warning", () => {
     expect((await warningsFor(repo, A)).join("\n")).toContain("over the 4194304-byte limit");
   });
 
+  test("a zlib bomb: a small stream that inflates far past its declared size", async () => {
+    const repo = newRepo({ commit: true });
+    // 64 KiB of zeros deflate to a few dozen bytes, well within what a 200-byte object may take.
+    const bomb = deflateSync(Buffer.alloc(64 * 1024));
+    expect(bomb.length).toBeLessThan(200);
+    writePack(repo, [{ oid: A, bytes: new Uint8Array([...entryHeader(1, 200), ...bomb]) }]);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("not the 200 it declares");
+    // A stream longer than its declared size allows is cut, and fails to inflate.
+    writePack(repo, [
+      { oid: A, bytes: new Uint8Array([...entryHeader(1, 10), ...deflateSync(Buffer.alloc(8 * 1024 * 1024))]) },
+    ]);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("does not inflate");
+  });
+
   test("an OFS_DELTA whose base lies before the pack", async () => {
     const repo = newRepo({ commit: true });
     writePack(repo, [{ oid: A, bytes: new Uint8Array([...entryHeader(6, 9), 0x7f, ...deflateSync("x")]) }]);
