@@ -55,7 +55,7 @@ export class ObjectStore {
       const canonical = canonicalSync(dir);
       if (canonical === null || dirs.includes(canonical)) return;
       if (!places.some((place) => isInside(canonical, place))) {
-        store.notes.push(`alternate object directory ${dir} is outside the repository, not read`);
+        store.notes.push(`object directory ${dir} is outside the repository, not read`);
         return;
       }
       dirs.push(canonical);
