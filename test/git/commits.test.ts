@@ -144,6 +144,15 @@ describe("readBranchCommits", () => {
     expect(entry).toMatchObject({ head: { subject: "in the worktree" }, ahead: 1, behind: 0, needs_restack: false });
   });
 
+  test("an alternate object directory outside the repository is not read", async () => {
+    const source = mergedHistory();
+    const clone = join(source.sandbox, "shared");
+    source.gitIn(source.sandbox, "clone", "-q", "--shared", source.root, clone);
+    const [entry] = await readOk(clone, [{ branch: "main", base: null }]);
+    expect(entry?.head).toBeUndefined();
+    expect(entry?.commit_warnings?.join("\n")).toContain("is outside the repository, not read");
+  });
+
   test("a missing branch and a branch without a base", async () => {
     const repo = mergedHistory();
     const [missing, alone, missingBase] = await readOk(repo.root, [
