@@ -2,14 +2,17 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
+import { type BranchCommits, BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
+import { listLocalBranches } from "../git/refs.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
+import { divergenceBase } from "../twig/graph.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
 import { getPrStatusTool } from "./github.ts";
 import { getJiraIssueTool } from "./jira.ts";
-import { getBranchStackTool } from "./local.ts";
+import { getBranchStackTool, workspaceAndState } from "./local.ts";
 import { BranchNameSchema } from "./params.ts";
 
 /** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */
@@ -65,7 +68,8 @@ type PrPart = v.InferOutput<typeof PrPartSchema>;
 type JiraPart = v.InferOutput<typeof JiraPartSchema>;
 
 const BranchContextSchema = v.object({
-  branch: BranchRecordSchema,
+  /** The twig record, then the tip commit and the drift from the branch's base, read from `.git`. */
+  branch: v.object({ ...BranchRecordSchema.entries, ...BranchCommitsSchema.entries }),
   stack: v.array(BranchRecordSchema),
   cycle: v.optional(v.literal(true)),
   pull_request: PrPartSchema,
@@ -80,7 +84,8 @@ const BranchContextSchema = v.object({
 export const getBranchContextTool = defineTool({
   name: "get_branch_context",
   title: "Branch context",
-  description: "Start here: the current branch, its stack, and its PR and Jira status in one call.",
+  description:
+    "Start here: the current branch, its stack, its commits ahead and behind its parent, and its PR and Jira status in one call.",
   group: "local",
   input: v.object({
     // Undescribed: the tool's description already says it defaults to the current branch.
@@ -95,12 +100,13 @@ export const getBranchContextTool = defineTool({
     if (stack === null) return err(toolError("internal", "get_branch_stack is not available"));
     if (!stack.ok) return stack;
     const record = stack.value.stack[0] ?? { branch: branch ?? "" };
-    const [pull_request, jira_issue] = await Promise.all([
+    const [commits, pull_request, jira_issue] = await Promise.all([
+      commitsPart(ctx, record.branch),
       prPart(ctx, invoke, record.pr_number),
       jiraPart(invoke, record.jira_issue),
     ]);
     return ok({
-      branch: record,
+      branch: { ...record, ...commits },
       stack: stack.value.stack,
       ...(stack.value.cycle ? { cycle: true as const } : {}),
       pull_request,
@@ -109,6 +115,19 @@ export const getBranchContextTool = defineTool({
     });
   },
 });
+
+/** The branch's tip and drift; a failure is a warning beside the twig record, never the whole answer's. */
+async function commitsPart(ctx: Context, branch: string): Promise<BranchCommits> {
+  const loaded = await workspaceAndState(ctx);
+  if (!loaded.ok) return { commit_warnings: [loaded.error.message] };
+  const { workspace, state } = loaded.value;
+  const local = await listLocalBranches(workspace.repo, ctx.files);
+  if (!local.ok) return { commit_warnings: [local.error.message] };
+  const base = divergenceBase(local.value, state, branch);
+  const read = await readBranchCommits(workspace.repo, [{ branch, base }], ctx.files);
+  if (!read.ok) return { commit_warnings: [read.error.message] };
+  return read.value[0] ?? {};
+}
 
 async function prPart(ctx: Context, invoke: ToolInvoker, number: number | undefined): Promise<PrPart> {
   if (number === undefined) return { status: "not_linked" };

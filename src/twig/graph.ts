@@ -16,8 +16,7 @@ export function buildBranchGraph(
   current: string | null,
 ): BranchGraph {
   const nodes = new Set(localBranches);
-  const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
-  const defaultRoot = flagged && nodes.has(flagged.branch) ? flagged.branch : null;
+  const defaultRoot = defaultRootOf(localBranches, state);
   const configuredRoots = new Set(state.roots.map((root) => root.branch));
   // Walking the sorted branches appends each child list already sorted: no sort per parent.
   const children = new Map<string, string[]>();
@@ -44,6 +43,23 @@ export function buildBranchGraph(
     rootCandidates: rootCandidates(localBranches, state, current),
     defaultRoot,
   };
+}
+
+/** The default root (§4.3): the first root flagged default, else the first root; `null` unless it is a local branch. */
+export function defaultRootOf(sorted: readonly string[], state: TwigState): string | null {
+  const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
+  return flagged && includesSorted(sorted, flagged.branch) ? flagged.branch : null;
+}
+
+/**
+ * The branch twig measures `branch`'s divergence against (§4.7): its primary parent (the first
+ * declared parent that is a local branch), else the default root; `null` for the default root itself.
+ */
+export function divergenceBase(sorted: readonly string[], state: TwigState, branch: string): string | null {
+  const parent = state.parentsOf(branch).find((name) => name !== branch && includesSorted(sorted, name));
+  if (parent !== undefined) return parent;
+  const root = defaultRootOf(sorted, state);
+  return root === branch ? null : root;
 }
 
 /** The roots drawn when none is named (§4.4): configured ones, else the checked-out branch, else the first. */

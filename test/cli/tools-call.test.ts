@@ -43,7 +43,7 @@ describe("twig-mcp tools", () => {
       /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR$/m,
     );
     expect(stdout).toMatch(
-      /^get_branch_context +local +Start here: the current branch, its stack, and its PR and Jira status in one call\.$/m,
+      /^get_branch_context +local +Start here: the current branch, its stack, its commits ahead and behind its parent, and its PR and Jira status in one call\.$/m,
     );
     expect(stdout).toMatch(/^list_pull_requests +github +/m);
     expect(stdout).toMatch(/^get_jira_issue +jira +/m);

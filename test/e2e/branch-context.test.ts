@@ -59,6 +59,8 @@ function exampleRepo(dir: string, remote: boolean): string {
   git(dir, "init", "-q", "-b", "main");
   git(dir, "commit", "-q", "--allow-empty", "-m", "init");
   for (const branch of EXAMPLE_BRANCHES.slice(1)) git(dir, "branch", branch);
+  // main moves on, so feature/auth (whose twig parent is main) is one commit behind.
+  git(dir, "commit", "-q", "--allow-empty", "-m", "main moves on");
   if (remote) git(dir, "remote", "add", "origin", "git@github.com:octo/shop.git");
   git(dir, "checkout", "-q", "feature/auth");
   mkdirSync(join(dir, ".twig"));
@@ -145,6 +147,15 @@ describe("get_branch_context", () => {
       pr_number: 42,
       parent_branch: "main",
       created_at: "2025-06-01T10:00:00+00:00",
+      head: {
+        sha: git(repo, "rev-parse", "feature/auth"),
+        subject: "init",
+        committed_at: git(repo, "log", "-1", "--format=%cI", "feature/auth"),
+      },
+      base: "main",
+      ahead: 0,
+      behind: 1,
+      needs_restack: true,
     });
     expect(doc.stack.map((record) => record.branch)).toEqual(["feature/auth", "main"]);
     expect(doc.pull_request).toEqual({
@@ -256,7 +267,8 @@ describe("get_branch_context", () => {
 
   test("a branch with no PR and no issue", async () => {
     const doc = await context(full, { branch: "hotfix/typo" });
-    expect(doc.branch).toEqual({ branch: "hotfix/typo" });
+    // No declared parent: counted against the default root, as twig does.
+    expect(doc.branch).toMatchObject({ branch: "hotfix/typo", base: "main", ahead: 0, behind: 1 });
     expect(doc.stack).toEqual([{ branch: "hotfix/typo" }]);
     expect(doc.pull_request).toEqual({ status: "not_linked" });
     expect(doc.jira_issue).toEqual({ status: "not_linked" });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { sortBytewise } from "../../src/git/bytewise.ts";
-import { buildBranchGraph, configuredRoots, rootCandidates } from "../../src/twig/graph.ts";
+import { buildBranchGraph, configuredRoots, divergenceBase, rootCandidates } from "../../src/twig/graph.ts";
 import { parseStateBytes, type TwigState } from "../../src/twig/state.ts";
 import { buildTree, renderTreeText } from "../../src/twig/tree.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT } from "../support/fixtures.ts";
@@ -135,5 +135,27 @@ describe("buildBranchGraph and renderTreeText", () => {
     const tree = buildTree(graph, s, "main", budget);
     expect(budget.left).toBeLessThanOrEqual(0);
     expect(renderTreeText(tree)).toContain("[truncated]");
+  });
+});
+
+describe("divergenceBase: what twig counts ahead/behind against (§4.7)", () => {
+  test("the first declared parent that is local, else the default root; none for the default root", () => {
+    const s = state({
+      dependencies: deps([
+        ["b", "gone"],
+        ["b", "a"],
+        ["a", "main"],
+      ]),
+      root_branches: roots(["develop", false], ["main", true]),
+    });
+    const local = sorted(["a", "b", "c", "develop", "main"]);
+    expect(divergenceBase(local, s, "b")).toBe("a");
+    expect(divergenceBase(local, s, "a")).toBe("main");
+    expect(divergenceBase(local, s, "c")).toBe("main");
+    // A root that is not the default is still measured against the default root, as twig does.
+    expect(divergenceBase(local, s, "develop")).toBe("main");
+    expect(divergenceBase(local, s, "main")).toBeNull();
+    // Without a local default root there is nothing to count against.
+    expect(divergenceBase(sorted(["a", "c"]), s, "c")).toBeNull();
   });
 });

@@ -1,0 +1,173 @@
+import { join } from "node:path";
+import * as v from "valibot";
+import { toolError } from "../../core/errors.ts";
+import { inline } from "../../core/plain-text.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { readBounded } from "../../fs/bounded-read.ts";
+import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
+import { readConfigFile, repoConfigPath } from "../config.ts";
+import type { RepoLocation } from "../discover.ts";
+import { CommitGraph } from "../objects/commit-graph.ts";
+import { ObjectReadError } from "../objects/object-error.ts";
+import { ObjectStore } from "../objects/object-store.ts";
+import { HEADS, resolveRef } from "../refs.ts";
+import { isoWithZone } from "./commit.ts";
+import { CommitSource } from "./commit-source.ts";
+import { countDivergence } from "./divergence.ts";
+
+/** Commits one walk may take per branch: enough for any real stack, bounded on any history. */
+export const WALK_LIMIT = 10_000;
+/** A commit subject is one line of a few words; a longer one is clipped. */
+const SUBJECT_CHARS = 200;
+/** The `shallow` file lists one boundary commit per line. */
+const MAX_SHALLOW_BYTES = 4 * 1024 * 1024;
+
+export const BranchCommitsSchema = v.object({
+  head: v.optional(
+    v.object({
+      sha: v.string(),
+      /** The first line of the tip's message, as plain text. */
+      subject: v.string(),
+      /** Committer date, ISO 8601 with the committer's zone (git's `%cI`). */
+      committed_at: v.string(),
+    }),
+  ),
+  /** The branch `ahead`/`behind` count against: its twig parent, or the default root for one without. */
+  base: v.optional(v.string()),
+  ahead: v.optional(v.number()),
+  behind: v.optional(v.number()),
+  /** The base has commits the branch lacks: rebase the branch onto it (`twig sync` / restack). */
+  needs_restack: v.optional(v.boolean()),
+  /**
+   * Present when `ahead` and `behind` are lower bounds: the walk stopped at its commit limit, or
+   * at the boundary of a shallow clone.
+   */
+  counts_limited_by: v.optional(v.picklist(["walk_limit", "shallow"])),
+  /** Why some of the above is missing (an unreadable or corrupt object, a missing branch). */
+  commit_warnings: v.optional(v.array(v.string())),
+});
+export type BranchCommits = v.InferOutput<typeof BranchCommitsSchema>;
+
+/** A branch and the branch it is compared against (`null`: show its head only). */
+export interface BranchPair {
+  branch: string;
+  base: string | null;
+}
+
+export interface ReadCommitsOptions {
+  /** Canonical directories an alternate object directory must lie in (default: the repository's own). */
+  places?: readonly string[];
+  /** Commits taken per pair at most (default `WALK_LIMIT`). */
+  limit?: number;
+}
+
+/**
+ * Each branch's tip commit and how far it has drifted from its base, read from `.git` directly.
+ * One entry per pair, in order; a problem with one branch (a missing ref, a corrupt object) is that
+ * entry's warning. Only a repository this reader cannot read at all is an error.
+ */
+export async function readBranchCommits(
+  repo: RepoLocation,
+  pairs: readonly BranchPair[],
+  files: CachedFileReader,
+  options: ReadCommitsOptions = {},
+): Promise<Result<BranchCommits[]>> {
+  const config = await readConfigFile(repoConfigPath(repo), files);
+  if (!config.ok) return config;
+  const format = config.value.get("extensions.objectformat")?.toLowerCase() ?? "sha1";
+  if (format !== "sha1") {
+    return err(
+      toolError(
+        "unsupported_repo",
+        `${repo.commonDir} stores objects with ${inline(format, 40)} object names, which twig-mcp cannot read`,
+        "twig-mcp reads SHA-1 repositories; branch names and twig metadata are still available.",
+      ),
+    );
+  }
+  const tips = new Map<string, Result<string | null>>();
+  for (const pair of pairs) {
+    for (const name of pair.base === null ? [pair.branch] : [pair.branch, pair.base]) {
+      if (!tips.has(name)) tips.set(name, await resolveRef(repo, HEADS + name, files));
+    }
+  }
+
+  const objectsDir = join(repo.commonDir, "objects");
+  const shallow = readShallow(repo.commonDir);
+  const notes: string[] = [];
+  const store = ObjectStore.open(objectsDir, options.places ?? [repo.commonDir, repo.workTree]);
+  let graph: CommitGraph | null = null;
+  // git ignores the commit-graph in a shallow repository: its parents would cross the boundary.
+  if (shallow.size === 0) {
+    try {
+      graph = CommitGraph.open(objectsDir);
+    } catch (error) {
+      if (!(error instanceof ObjectReadError)) throw error;
+      notes.push(`commit-graph not used: ${error.message}`);
+    }
+  }
+  const source = new CommitSource(store, graph, shallow);
+  try {
+    return ok(pairs.map((pair) => readPair(pair, tips, source, options.limit ?? WALK_LIMIT, notes)));
+  } finally {
+    store.close();
+    graph?.close();
+  }
+}
+
+function readPair(
+  { branch, base }: BranchPair,
+  tips: ReadonlyMap<string, Result<string | null>>,
+  source: CommitSource,
+  limit: number,
+  notes: readonly string[],
+): BranchCommits {
+  const warnings: string[] = [];
+  const tip = tipOf(branch, tips, warnings);
+  const entry: BranchCommits = {};
+  if (tip !== null) {
+    try {
+      const commit = source.commit(tip);
+      entry.head = {
+        sha: tip,
+        subject: inline(commit.subject, SUBJECT_CHARS),
+        committed_at: isoWithZone(commit.time, commit.zone),
+      };
+      const baseTip = base === null ? null : tipOf(base, tips, warnings);
+      if (base !== null && baseTip !== null) {
+        const counted = countDivergence((oid) => source.walkCommit(oid), baseTip, tip, limit);
+        entry.base = base;
+        entry.ahead = counted.ahead;
+        entry.behind = counted.behind;
+        entry.needs_restack = counted.behind > 0;
+        if (counted.truncated !== undefined) entry.counts_limited_by = counted.truncated;
+      }
+    } catch (error) {
+      if (!(error instanceof ObjectReadError)) throw error;
+      warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
+    }
+  }
+  for (const note of [...notes, ...source.store.notes]) warnings.push(note);
+  if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
+  return entry;
+}
+
+function tipOf(name: string, tips: ReadonlyMap<string, Result<string | null>>, warnings: string[]): string | null {
+  const tip = tips.get(name);
+  if (tip === undefined) return null;
+  if (!tip.ok) {
+    warnings.push(tip.error.message);
+    return null;
+  }
+  if (tip.value === null) warnings.push(`Branch '${name}' does not exist or has no commits`);
+  else if (tip.value.length !== 40) warnings.push(`Branch '${name}' names a non-SHA-1 object`);
+  else return tip.value;
+  return null;
+}
+
+/** The boundary commits of a shallow clone (`<common dir>/shallow`); empty when it is a full clone. */
+function readShallow(commonDir: string): Set<string> {
+  const read = readBounded(join(commonDir, "shallow"), MAX_SHALLOW_BYTES);
+  if (read.kind !== "found") return new Set();
+  const text = decodeUtf8(read.bytes) ?? "";
+  return new Set(text.split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line)));
+}

@@ -1,0 +1,142 @@
+import { INFINITE_GENERATION, type WalkCommit } from "./commit-source.ts";
+
+/** How far a branch and its base have drifted apart: `git rev-list --left-right --count base...branch`. */
+export interface Divergence {
+  /** Commits on the branch that the base lacks. */
+  ahead: number;
+  /** Commits on the base that the branch lacks. */
+  behind: number;
+  /**
+   * Why the counts may be short of the truth, so that they are lower bounds: the walk reached its
+   * commit limit, or a shallow clone's boundary (whose history is not in the repository).
+   */
+  truncated?: "walk_limit" | "shallow";
+}
+
+const BASE = 1;
+const BRANCH = 2;
+const BOTH = BASE | BRANCH;
+
+interface Node {
+  commit: WalkCommit;
+  flags: number;
+  taken: boolean;
+  queued: boolean;
+}
+
+/** Later first: higher generation, then later commit time. */
+function before(a: Node, b: Node): boolean {
+  const ga = a.commit.generation;
+  const gb = b.commit.generation;
+  return ga !== gb ? ga > gb : a.commit.time > b.commit.time;
+}
+
+/**
+ * Counts the symmetric difference of two histories the way a merge-base search does (git's
+ * `paint_down_to_common`): both tips are painted, paint flows to parents newest first, and the walk
+ * stops once nothing one-sided is left to visit. Only the commits since the fork are read, not the
+ * history below it.
+ *
+ * Newest first means by generation number when the commit-graph gives one: then a commit is taken
+ * only after every descendant the walk will meet, its paint is final, and the counts are exact.
+ * Commits the graph lacks (all of them without a graph) are ordered by commit time instead, and the
+ * walk goes on until the queue holds nothing newer than the oldest one-sided commit, so a commit
+ * that turns out to be shared is repainted (git's `mark_parents_uninteresting`). Commit times
+ * never decrease from parent to child in a sane history; clock skew can fool this, as it can git.
+ *
+ * At most `limit` commits are taken; beyond that the counts are lower bounds: what was counted is
+ * final (nothing taken later can reach it), what was not taken is not counted.
+ */
+export function countDivergence(
+  load: (oid: string) => WalkCommit,
+  baseOid: string,
+  branchOid: string,
+  limit: number,
+): Divergence {
+  const nodes = new Map<string, Node>();
+  const heap: Node[] = [];
+  /** Queued nodes painted by one side only: while there are any, the fork is not found. */
+  let oneSided = 0;
+  /** The oldest time among one-sided commits taken without a generation number. */
+  let oldestOneSided = Number.POSITIVE_INFINITY;
+  let taken = 0;
+  let truncated: Divergence["truncated"];
+
+  const paint = (oid: string, flags: number) => {
+    let node = nodes.get(oid);
+    if (node === undefined) {
+      node = { commit: load(oid), flags: 0, taken: false, queued: false };
+      nodes.set(oid, node);
+    }
+    const merged = node.flags | flags;
+    if (merged === node.flags) return;
+    if (node.queued && node.flags !== BOTH && merged === BOTH) oneSided--;
+    node.flags = merged;
+    if (node.queued) return;
+    node.queued = true;
+    if (merged !== BOTH) oneSided++;
+    push(heap, node);
+  };
+
+  paint(baseOid, BASE);
+  paint(branchOid, BRANCH);
+  while (heap.length > 0) {
+    const top = heap[0] as Node;
+    if (oneSided === 0) {
+      const timed = top.commit.generation === INFINITE_GENERATION;
+      if (!timed || top.commit.time < oldestOneSided) break;
+    }
+    if (taken >= limit) {
+      truncated = "walk_limit";
+      break;
+    }
+    pop(heap);
+    taken++;
+    top.queued = false;
+    if (top.flags !== BOTH) {
+      oneSided--;
+      if (top.commit.shallow) truncated ??= "shallow";
+      if (top.commit.generation === INFINITE_GENERATION) oldestOneSided = Math.min(oldestOneSided, top.commit.time);
+    }
+    top.taken = true;
+    for (const parent of top.commit.parents) paint(parent, top.flags);
+  }
+
+  let ahead = 0;
+  let behind = 0;
+  for (const node of nodes.values()) {
+    // Only commits already taken count: a queued one's paint may still change.
+    if (!node.taken || node.queued) continue;
+    if (node.flags === BRANCH) ahead++;
+    else if (node.flags === BASE) behind++;
+  }
+  return truncated === undefined ? { ahead, behind } : { ahead, behind, truncated };
+}
+
+function push(heap: Node[], node: Node): void {
+  heap.push(node);
+  let i = heap.length - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!before(node, heap[parent] as Node)) break;
+    heap[i] = heap[parent] as Node;
+    i = parent;
+  }
+  heap[i] = node;
+}
+
+function pop(heap: Node[]): void {
+  const last = heap.pop() as Node;
+  if (heap.length === 0) return;
+  let i = 0;
+  for (;;) {
+    const left = 2 * i + 1;
+    if (left >= heap.length) break;
+    const right = left + 1;
+    const child = right < heap.length && before(heap[right] as Node, heap[left] as Node) ? right : left;
+    if (!before(heap[child] as Node, last)) break;
+    heap[i] = heap[child] as Node;
+    i = child;
+  }
+  heap[i] = last;
+}

@@ -1,0 +1,219 @@
+/**
+ * Hand-written rather than a library: isomorphic-git, the one well-kept pure-JS git reader, reads
+ * a whole pack file into memory (`readObjectPacked` loads `p.pack` entire) to take one object from
+ * it; this reader must stay bounded on any pack, so it reads the index and each object by offset.
+ */
+import { readdirSync, realpathSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { inflateSync } from "node:zlib";
+import { decodeUtf8 } from "../../fs/cached-file.ts";
+import { applyDelta } from "./delta.ts";
+import { maxDeflatedBytes } from "./inflate.ts";
+import { corrupt, ObjectReadError } from "./object-error.ts";
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack, type PackEntry } from "./pack.ts";
+import { PositionalFile } from "./positional-file.ts";
+
+const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
+export type ObjectType = "commit" | "tree" | "blob" | "tag";
+
+export interface GitObject {
+  type: ObjectType;
+  data: Uint8Array;
+}
+
+/** Commits are small; a larger object is refused before it is read (a message of megabytes is an attack). */
+export const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
+/** git's own ceiling for `--depth` (pack-objects clamps to 4095); anything longer is a loop or an attack. */
+export const MAX_DELTA_DEPTH = 4095;
+/** All deltas of one chain together: a chain of thousands of 4 MiB deltas would take minutes. */
+const MAX_CHAIN_BYTES = 64 * 1024 * 1024;
+/** git reads alternates five levels deep. */
+const MAX_ALTERNATE_DEPTH = 5;
+
+/**
+ * A repository's object database: its packs and loose objects, and those of its alternates that
+ * lie inside `places`. Files are opened when first needed and closed by `close()`.
+ */
+export class ObjectStore {
+  readonly #dirs: string[];
+  #packs: Pack[] | null = null;
+  readonly notes: string[] = [];
+
+  private constructor(dirs: string[]) {
+    this.#dirs = dirs;
+  }
+
+  /**
+   * `objectsDir` is `<common dir>/objects`. An alternate (`objects/info/alternates`) is followed
+   * only when its canonical path is inside one of `places` (canonical directories): a cloned
+   * repository's alternates file could otherwise make the server read any directory.
+   */
+  static open(objectsDir: string, places: readonly string[]): ObjectStore {
+    const dirs: string[] = [];
+    const store = new ObjectStore(dirs);
+    const visit = (dir: string, depth: number) => {
+      const canonical = canonicalSync(dir);
+      if (canonical === null || dirs.includes(canonical)) return;
+      if (!places.some((place) => isInside(canonical, place))) {
+        store.notes.push(`object directory ${dir} is outside the repository, not read`);
+        return;
+      }
+      dirs.push(canonical);
+      if (depth >= MAX_ALTERNATE_DEPTH) return;
+      for (const line of readAlternates(join(canonical, "info", "alternates"))) {
+        visit(resolve(canonical, line), depth + 1);
+      }
+    };
+    visit(objectsDir, 0);
+    return store;
+  }
+
+  /** The object named `oid` (40 hex digits); throws `ObjectReadError` when it is missing or broken. */
+  read(oid: string): GitObject {
+    const raw = Buffer.from(oid, "hex");
+    for (const pack of this.#openPacks()) {
+      const offset = pack.find(raw);
+      if (offset !== null) return this.#fromPack(pack, offset);
+    }
+    for (const dir of this.#dirs) {
+      const found = readLoose(join(dir, oid.slice(0, 2), oid.slice(2)));
+      if (found !== null) return found;
+    }
+    return corrupt(`object ${oid} is missing`);
+  }
+
+  close(): void {
+    for (const pack of this.#packs ?? []) pack.close();
+    this.#packs = [];
+  }
+
+  #openPacks(): Pack[] {
+    if (this.#packs !== null) return this.#packs;
+    const packs: Pack[] = [];
+    this.#packs = packs;
+    for (const dir of this.#dirs) {
+      const packDir = join(dir, "pack");
+      let names: string[];
+      try {
+        names = readdirSync(packDir);
+      } catch {
+        continue;
+      }
+      for (const name of names.sort()) {
+        if (!name.startsWith("pack-") || !name.endsWith(".idx")) continue;
+        const base = join(packDir, name.slice(0, -".idx".length));
+        try {
+          const pack = Pack.open(`${base}.idx`, `${base}.pack`);
+          if (pack !== null) packs.push(pack);
+        } catch (error) {
+          // One broken pack must not hide the objects of the others; an object only it holds is reported missing.
+          if (!(error instanceof ObjectReadError)) throw error;
+          this.notes.push(error.message);
+        }
+      }
+    }
+    return packs;
+  }
+
+  /**
+   * Resolves a delta chain without recursion: the deltas' headers are collected down to the base
+   * object (a repeat is a loop, a chain longer than git ever writes is refused, and so is a chain
+   * whose deltas together declare too much), then applied from the base up.
+   */
+  #fromPack(pack: Pack, offset: number): GitObject {
+    const chain: { pack: Pack; entry: PackEntry }[] = [];
+    const seen = new Set<string>();
+    let chainBytes = 0;
+    let at = { pack, offset };
+    for (;;) {
+      const key = `${at.pack.path}:${at.offset}`;
+      if (seen.has(key)) corrupt(`${at.pack.path} has a delta loop at offset ${at.offset}`);
+      seen.add(key);
+      const entry = at.pack.entry(at.offset);
+      if (entry.type !== OBJ_OFS_DELTA && entry.type !== OBJ_REF_DELTA) {
+        let data = at.pack.inflate(entry, MAX_OBJECT_BYTES);
+        for (let i = chain.length - 1; i >= 0; i--) {
+          const step = chain[i] as (typeof chain)[number];
+          data = applyDelta(data, step.pack.inflate(step.entry, MAX_OBJECT_BYTES), MAX_OBJECT_BYTES);
+        }
+        return { type: OBJECT_TYPES[entry.type] as ObjectType, data };
+      }
+      chain.push({ pack: at.pack, entry });
+      chainBytes += entry.size;
+      if (chain.length > MAX_DELTA_DEPTH) corrupt(`${pack.path} has a delta chain deeper than ${MAX_DELTA_DEPTH}`);
+      if (chainBytes > MAX_CHAIN_BYTES) corrupt(`${pack.path} has a delta chain of over ${MAX_CHAIN_BYTES} bytes`);
+      at = entry.baseOffset !== undefined ? { pack: at.pack, offset: entry.baseOffset } : this.#refBase(entry.baseOid);
+    }
+  }
+
+  /** A REF_DELTA's base: in any pack (git completes thin packs, so it is normally the same one). */
+  #refBase(oid: Uint8Array | undefined): { pack: Pack; offset: number } {
+    const raw = oid ?? corrupt("delta entry without a base");
+    for (const pack of this.#openPacks()) {
+      const offset = pack.find(raw);
+      if (offset !== null) return { pack, offset };
+    }
+    return corrupt(`delta base ${Buffer.from(raw).toString("hex")} is missing from every pack`);
+  }
+}
+
+/** A loose object (`objects/xx/yyyy…`): a zlib stream of `<type> <size>\0<data>`; `null` when absent. */
+function readLoose(path: string): GitObject | null {
+  const file = PositionalFile.open(path);
+  if (file === null) return null;
+  try {
+    const limit = maxDeflatedBytes(MAX_OBJECT_BYTES + 32);
+    if (file.size > limit) corrupt(`${path} is over the ${MAX_OBJECT_BYTES}-byte object limit`);
+    let raw: Uint8Array;
+    try {
+      raw = inflateSync(file.read(0, file.size), { maxOutputLength: MAX_OBJECT_BYTES + 32 });
+    } catch (error) {
+      return corrupt(`${path} does not inflate within the object limit (${(error as Error).message})`);
+    }
+    const nul = raw.indexOf(0);
+    const header = nul > 0 && nul <= 32 ? decodeUtf8(raw.subarray(0, nul)) : null;
+    const match = header === null ? null : /^(commit|tree|blob|tag) (0|[1-9][0-9]{0,15})$/.exec(header);
+    if (match === null) return corrupt(`${path} has no valid object header`);
+    const data = raw.subarray(nul + 1);
+    if (data.length !== Number(match[2]))
+      corrupt(`${path} holds ${data.length} bytes, not the ${match[2]} it declares`);
+    return { type: match[1] as ObjectType, data };
+  } finally {
+    file.close();
+  }
+}
+
+/** The alternates file's directories: one per line, `#` comments and blank lines skipped, quoted paths refused. */
+function readAlternates(path: string): string[] {
+  let file: PositionalFile | null;
+  try {
+    file = PositionalFile.open(path);
+  } catch {
+    return [];
+  }
+  if (file === null) return [];
+  try {
+    const text = decodeUtf8(file.read(0, Math.min(file.size, 64 * 1024))) ?? "";
+    return text
+      .split("\n")
+      .map((line) => line.replace(/\r$/, ""))
+      .filter((line) => line !== "" && !line.startsWith("#") && !line.startsWith('"'));
+  } catch {
+    return [];
+  } finally {
+    file.close();
+  }
+}
+
+function canonicalSync(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function isInside(path: string, base: string): boolean {
+  const rel = relative(base, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}

@@ -1,0 +1,391 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { deflateSync } from "node:zlib";
+import fc from "fast-check";
+import { importHistory } from "../../bench/lib/history-gen.ts";
+import { CachedFileReader } from "../../src/fs/cached-file.ts";
+import { type BranchPair, readBranchCommits } from "../../src/git/commits/branch-commits.ts";
+import { discoverRepository } from "../../src/git/discover.ts";
+import { type GitRepo, gitEnv, makeRepo } from "../support/git-repo.ts";
+
+// Each test runs git a few dozen times; on a busy two-core machine that can take longer than 5 s.
+setDefaultTimeout(30_000);
+
+const files = new CachedFileReader();
+const repos: GitRepo[] = [];
+afterAll(() => {
+  for (const repo of repos) repo.cleanup();
+});
+
+function newRepo(options: Parameters<typeof makeRepo>[0] = {}): GitRepo {
+  const repo = makeRepo(options);
+  repos.push(repo);
+  return repo;
+}
+
+async function read(dir: string, pairs: BranchPair[], limit?: number) {
+  const found = await discoverRepository(dir, files);
+  if (!found.ok) throw new Error(found.error.message);
+  return readBranchCommits(found.value, pairs, files, limit === undefined ? {} : { limit });
+}
+
+async function readOk(dir: string, pairs: BranchPair[], limit?: number) {
+  const result = await read(dir, pairs, limit);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+}
+
+/** git's own answer: `[ahead, behind]` of `branch` against `base`. */
+function gitCounts(repo: GitRepo, base: string, branch: string, cwd = repo.root): [number, number] {
+  const [behind, ahead] = repo.gitIn(cwd, "rev-list", "--left-right", "--count", `${base}...${branch}`).split("\t");
+  return [Number(ahead), Number(behind)];
+}
+
+/** Every ordered pair of `branches` agrees with `git rev-list --left-right --count`. */
+async function expectGitCounts(repo: GitRepo, branches: string[], cwd = repo.root) {
+  const pairs = branches.flatMap((branch) => branches.map((base) => ({ branch, base })));
+  const entries = await readOk(cwd, pairs);
+  entries.forEach((entry, i) => {
+    const { branch, base } = pairs[i] as BranchPair;
+    expect({
+      pair: `${base}...${branch}`,
+      counts: [entry.ahead, entry.behind],
+      warnings: entry.commit_warnings,
+    }).toEqual({
+      pair: `${base}...${branch}`,
+      counts: gitCounts(repo, base as string, branch, cwd),
+      warnings: undefined,
+    });
+    expect(entry.needs_restack).toBe((entry.behind ?? 0) > 0);
+  });
+}
+
+/** main with a feature branch, a merge of it, a second feature and a branch from a merge. */
+function mergedHistory(): GitRepo {
+  const repo = newRepo({ commit: true });
+  // Long, similar messages, so that a repack stores most commits as deltas of each other.
+  const body = Array.from({ length: 80 }, (_, i) => `line ${i} of a long commit message body`).join("\n");
+  const commit = (subject: string) => repo.git("commit", "-q", "--allow-empty", "-m", `${subject}\n\n${body}`);
+  for (let i = 0; i < 3; i++) commit(`main ${i}`);
+  repo.git("checkout", "-q", "-b", "feat");
+  for (let i = 0; i < 4; i++) commit(`feat ${i}`);
+  repo.git("checkout", "-q", "main");
+  commit("main 3");
+  repo.git("merge", "-q", "--no-ff", "feat", "-m", "merge feat");
+  repo.git("checkout", "-q", "-b", "feat2", "HEAD~1");
+  commit("feat2 0");
+  repo.git("checkout", "-q", "feat");
+  commit("feat 4");
+  repo.git("checkout", "-q", "-b", "after-merge", "main");
+  commit("after merge");
+  repo.git("checkout", "-q", "main");
+  return repo;
+}
+
+const BRANCHES = ["main", "feat", "feat2", "after-merge"];
+
+describe("readBranchCommits", () => {
+  test("loose objects: head, subject, committer date, and git's counts for every pair, merges included", async () => {
+    const repo = mergedHistory();
+    expect(readdirSync(repo.path(".git", "objects", "pack"))).toEqual([]);
+    const [entry] = await readOk(repo.root, [{ branch: "feat", base: "main" }]);
+    const [sha, subject, date] = repo.git("log", "-1", "--format=%H%n%s%n%cI", "feat").split("\n");
+    expect(entry?.head).toEqual({ sha: sha as string, subject: subject as string, committed_at: date as string });
+    expect(entry?.base).toBe("main");
+    await expectGitCounts(repo, BRANCHES);
+  });
+
+  test("packed with deltas (gc and an aggressive repack)", async () => {
+    const repo = mergedHistory();
+    repo.git("gc", "-q");
+    repo.git("repack", "-q", "-a", "-d", "-f", "--depth=50", "--window=50");
+    const pack = readdirSync(repo.path(".git", "objects", "pack")).find((name) => name.endsWith(".idx")) as string;
+    const verify = repo.git("verify-pack", "-v", repo.path(".git", "objects", "pack", pack));
+    // `<oid> commit <size> <packed> <offset> <depth> <base>`: some commits are deltas.
+    expect(verify.split("\n").some((line) => /^[0-9a-f]{40} commit .* [0-9a-f]{40}$/.test(line))).toBe(true);
+    await expectGitCounts(repo, BRANCHES);
+  });
+
+  test("with a commit-graph, single and split into layers", async () => {
+    const repo = mergedHistory();
+    repo.git("gc", "-q");
+    repo.git("commit-graph", "write", "--reachable");
+    await expectGitCounts(repo, BRANCHES);
+    repo.git("checkout", "-q", "feat2");
+    repo.commit("feat2 1");
+    repo.git("commit-graph", "write", "--reachable", "--split=no-merge");
+    repo.commit("feat2 2");
+    repo.git("commit-graph", "write", "--reachable", "--split=no-merge");
+    const chain = readFileSync(repo.path(".git", "objects", "info", "commit-graphs", "commit-graph-chain"), "utf8");
+    expect(chain.trim().split("\n").length).toBeGreaterThanOrEqual(2);
+    // One commit newer than every layer: read from its object, the rest from the graph.
+    repo.commit("feat2 3");
+    await expectGitCounts(repo, BRANCHES);
+  });
+
+  test("a shallow clone counts what it has, as git does, and says the counts stop at its boundary", async () => {
+    const source = mergedHistory();
+    const clone = join(source.sandbox, "shallow");
+    source.gitIn(source.sandbox, "clone", "-q", "--depth", "2", "--no-single-branch", `file://${source.root}`, clone);
+    for (const branch of BRANCHES.slice(1)) source.gitIn(clone, "branch", "-q", branch, `origin/${branch}`);
+    await expectGitCounts(source, BRANCHES, clone);
+    const [entry] = await readOk(clone, [{ branch: "feat2", base: "main" }]);
+    expect(entry?.counts_limited_by).toBe("shallow");
+  });
+
+  test("a linked worktree reads the shared objects, its own commits included", async () => {
+    const repo = mergedHistory();
+    const worktree = join(repo.sandbox, "linked");
+    repo.git("worktree", "add", "-q", "-b", "linked", worktree, "feat");
+    repo.gitIn(worktree, "commit", "-q", "--allow-empty", "-m", "in the worktree");
+    await expectGitCounts(repo, ["main", "feat", "linked"], worktree);
+    const [entry] = await readOk(worktree, [{ branch: "linked", base: "feat" }]);
+    expect(entry).toMatchObject({ head: { subject: "in the worktree" }, ahead: 1, behind: 0, needs_restack: false });
+  });
+
+  test("an alternate object directory outside the repository is not read", async () => {
+    const source = mergedHistory();
+    const clone = join(source.sandbox, "shared");
+    source.gitIn(source.sandbox, "clone", "-q", "--shared", source.root, clone);
+    const [entry] = await readOk(clone, [{ branch: "main", base: null }]);
+    expect(entry?.head).toBeUndefined();
+    expect(entry?.commit_warnings?.join("\n")).toContain("is outside the repository, not read");
+  });
+
+  test("a missing branch and a branch without a base", async () => {
+    const repo = mergedHistory();
+    const [missing, alone, missingBase] = await readOk(repo.root, [
+      { branch: "gone", base: "main" },
+      { branch: "feat", base: null },
+      { branch: "feat", base: "gone" },
+    ]);
+    expect(missing).toEqual({ commit_warnings: ["Branch 'gone' does not exist or has no commits"] });
+    expect(alone?.head?.subject).toBe("feat 4");
+    expect(alone?.ahead).toBeUndefined();
+    expect(missingBase?.head?.subject).toBe("feat 4");
+    expect(missingBase?.commit_warnings).toEqual(["Branch 'gone' does not exist or has no commits"]);
+  });
+
+  test("the walk stops at its limit and reports lower bounds", async () => {
+    const repo = newRepo({ commit: true });
+    repo.git("checkout", "-q", "-b", "long");
+    for (let i = 0; i < 30; i++) repo.git("commit", "-q", "--allow-empty", "-m", `c${i}`);
+    repo.git("commit-graph", "write", "--reachable");
+    const [limited] = await readOk(repo.root, [{ branch: "long", base: "main" }], 10);
+    expect(limited?.counts_limited_by).toBe("walk_limit");
+    expect(limited?.ahead).toBeGreaterThan(0);
+    expect(limited?.ahead).toBeLessThanOrEqual(30);
+    const [full] = await readOk(repo.root, [{ branch: "long", base: "main" }]);
+    expect(full).toMatchObject({ ahead: 30, behind: 0 });
+    expect(full?.counts_limited_by).toBeUndefined();
+  });
+
+  test("a subject is one line of plain text", async () => {
+    const repo = newRepo({ commit: true });
+    repo.git(
+      "commit",
+      "-q",
+      "--allow-empty",
+      "--cleanup=verbatim",
+      "-m",
+      "\n\nfix \u001b]52;c;payload\u0007 \u202eevil\u202c\nsecond line",
+    );
+    const [entry] = await readOk(repo.root, [{ branch: "main", base: null }]);
+    expect(entry?.head?.subject).toBe("fix ]52;c;payload evil");
+  });
+
+  test("a SHA-256 repository is a structured error", async () => {
+    const repo = newRepo({ commit: true, initArgs: ["--object-format=sha256"] });
+    const result = await read(repo.root, [{ branch: "main", base: null }]);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe("unsupported_repo");
+  });
+});
+
+describe("hostile object stores give that branch a warning", () => {
+  /** A pack holding `entries` (raw entry bytes) under the given names, with its version-2 index. */
+  function writePack(repo: GitRepo, entries: { oid: string; bytes: Uint8Array }[]): void {
+    const header = Buffer.alloc(12);
+    header.write("PACK", 0, "latin1");
+    header.writeUInt32BE(2, 4);
+    header.writeUInt32BE(entries.length, 8);
+    const offsets: number[] = [];
+    let size = 12;
+    for (const entry of entries) {
+      offsets.push(size);
+      size += entry.bytes.length;
+    }
+    const pack = Buffer.concat([header, ...entries.map((entry) => entry.bytes), Buffer.alloc(20)]);
+    const sorted = entries.map((entry, i) => ({ oid: entry.oid, offset: offsets[i] as number }));
+    sorted.sort((a, b) => a.oid.localeCompare(b.oid));
+    const fanout = Buffer.alloc(1024);
+    for (let byte = 0; byte < 256; byte++) {
+      fanout.writeUInt32BE(
+        sorted.filter((entry) => Number.parseInt(entry.oid.slice(0, 2), 16) <= byte).length,
+        byte * 4,
+      );
+    }
+    const idx = Buffer.concat([
+      Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]),
+      fanout,
+      ...sorted.map((entry) => Buffer.from(entry.oid, "hex")),
+      Buffer.alloc(4 * sorted.length),
+      ...sorted.map((entry) => {
+        const offset = Buffer.alloc(4);
+        offset.writeUInt32BE(entry.offset);
+        return offset;
+      }),
+      Buffer.alloc(40),
+    ]);
+    const base = repo.path(".git", "objects", "pack", "pack-0000000000000000000000000000000000000bad");
+    writeFileSync(`${base}.pack`, pack);
+    writeFileSync(`${base}.idx`, idx);
+  }
+
+  /** A pack entry header: type and size in git's varint. */
+  function entryHeader(type: number, size: number): number[] {
+    const bytes = [(type << 4) | (size & 0x0f)];
+    let rest = Math.floor(size / 16);
+    while (rest > 0) {
+      bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) | 0x80;
+      bytes.push(rest & 0x7f);
+      rest = Math.floor(rest / 128);
+    }
+    return bytes;
+  }
+
+  async function warningsFor(repo: GitRepo, oid: string): Promise<string[]> {
+    writeFileSync(repo.path(".git", "refs", "heads", "evil"), `${oid}\n`);
+    const [entry] = await readOk(repo.root, [{ branch: "evil", base: "main" }]);
+    expect(entry?.head).toBeUndefined();
+    return entry?.commit_warnings ?? [];
+  }
+
+  const A = "11".repeat(20);
+  const B = "22".repeat(20);
+
+  test("a REF_DELTA loop", async () => {
+    const repo = newRepo({ commit: true });
+    const delta = deflateSync(Buffer.from([5, 5, 5, 0, 1, 2, 3, 4, 5]));
+    const refDelta = (base: string) => new Uint8Array([...entryHeader(7, 9), ...Buffer.from(base, "hex"), ...delta]);
+    writePack(repo, [
+      { oid: A, bytes: refDelta(B) },
+      { oid: B, bytes: refDelta(A) },
+    ]);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("delta loop");
+  });
+
+  test("an object declaring a huge size is refused before it is read", async () => {
+    const repo = newRepo({ commit: true });
+    writePack(repo, [{ oid: A, bytes: new Uint8Array([...entryHeader(1, 2 ** 40), ...deflateSync("tree x\n")]) }]);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("over the 4194304-byte limit");
+  });
+
+  test("a zlib bomb: a small stream that inflates far past its declared size", async () => {
+    const repo = newRepo({ commit: true });
+    // 64 KiB of zeros deflate to a few dozen bytes, well within what a 200-byte object may take.
+    const bomb = deflateSync(Buffer.alloc(64 * 1024));
+    expect(bomb.length).toBeLessThan(200);
+    writePack(repo, [{ oid: A, bytes: new Uint8Array([...entryHeader(1, 200), ...bomb]) }]);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("not the 200 it declares");
+    // A stream longer than its declared size allows is cut, and fails to inflate.
+    writePack(repo, [
+      { oid: A, bytes: new Uint8Array([...entryHeader(1, 10), ...deflateSync(Buffer.alloc(8 * 1024 * 1024))]) },
+    ]);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("does not inflate");
+  });
+
+  test("an OFS_DELTA whose base lies before the pack", async () => {
+    const repo = newRepo({ commit: true });
+    writePack(repo, [{ oid: A, bytes: new Uint8Array([...entryHeader(6, 9), 0x7f, ...deflateSync("x")]) }]);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("base outside the pack");
+  });
+
+  test("a corrupt commit-graph is passed over: counts from the objects, and a warning", async () => {
+    const repo = mergedHistory();
+    repo.git("commit-graph", "write", "--reachable");
+    const graph = repo.path(".git", "objects", "info", "commit-graph");
+    const bytes = readFileSync(graph);
+    // The chunk table's second offset points far past the end of the file.
+    bytes.fill(0xff, 8 + 12 + 4, 8 + 12 + 12);
+    writeFileSync(graph, bytes);
+    const [entry] = await readOk(repo.root, [{ branch: "feat", base: "main" }]);
+    expect([entry?.ahead, entry?.behind]).toEqual(gitCounts(repo, "main", "feat"));
+    expect(entry?.commit_warnings?.join("\n")).toContain("commit-graph not used");
+  });
+
+  test("a corrupt and a truncated pack of a real repository", async () => {
+    const repo = mergedHistory();
+    repo.git("gc", "-q");
+    const dir = repo.path(".git", "objects", "pack");
+    const packName = readdirSync(dir).find((name) => name.endsWith(".pack")) as string;
+    const tip = repo.git("rev-parse", "feat");
+    const offset = Number(
+      repo
+        .git("verify-pack", "-v", join(dir, packName.replace(/\.pack$/, ".idx")))
+        .split("\n")
+        .find((line) => line.startsWith(tip))
+        ?.split(/\s+/)[4],
+    );
+    const bytes = readFileSync(join(dir, packName));
+    // Garbage in the middle of the tip's zlib stream.
+    bytes.fill(0xff, offset + 4, offset + 12);
+    writeFileSync(join(dir, packName), bytes);
+    const [corrupt] = await readOk(repo.root, [{ branch: "feat", base: "main" }]);
+    expect(corrupt?.commit_warnings?.join("\n")).toContain("Commits of 'feat' could not be read");
+    truncateSync(join(dir, packName), offset + 2);
+    const [truncated] = await readOk(repo.root, [{ branch: "feat", base: "main" }]);
+    expect(truncated?.commit_warnings?.join("\n")).toContain("could not be read");
+  });
+});
+
+describe("property: counts equal git rev-list --left-right --count on random histories", () => {
+  const history = fc
+    .array(fc.tuple(fc.nat(), fc.nat(), fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 40 })
+    .map((raw) =>
+      raw.map(([first, second, root, merge], i) => {
+        if (i === 0 || (root && i % 7 === 0)) return [];
+        const parents = [first % i];
+        if (merge && second % i !== first % i) parents.push(second % i);
+        return parents;
+      }),
+    );
+
+  test(
+    "with and without a commit-graph, dates rising or all equal",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          history,
+          fc.array(fc.tuple(fc.nat(), fc.nat()), { minLength: 1, maxLength: 4 }),
+          fc.boolean(),
+          fc.boolean(),
+          async (parents, picks, graph, equalDates) => {
+            const repo = makeRepo();
+            try {
+              const commits = parents.map((list, i) => ({ parents: list, time: 1_700_000_000 + (equalDates ? 0 : i) }));
+              const refs: Record<string, number> = {};
+              for (let i = 0; i < commits.length; i++) refs[`c${i}`] = i;
+              importHistory(repo.root, commits, refs, gitEnv(repo.sandbox));
+              if (graph) repo.git("commit-graph", "write", "--reachable");
+              const pairs = picks.map(([a, b]) => ({
+                branch: `c${a % commits.length}`,
+                base: `c${b % commits.length}`,
+              }));
+              const entries = await readOk(repo.root, pairs);
+              entries.forEach((entry, i) => {
+                const { branch, base } = pairs[i] as BranchPair;
+                expect([entry.ahead, entry.behind]).toEqual(gitCounts(repo, base as string, branch));
+              });
+            } finally {
+              repo.cleanup();
+            }
+          },
+        ),
+        { numRuns: 25, interruptAfterTimeLimit: 60_000 },
+      );
+    },
+    { timeout: 120_000 },
+  );
+});
