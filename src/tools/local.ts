@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { printable, trimChars } from "../core/plain-text.ts";
+import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
@@ -21,6 +21,7 @@ import {
   type TreeNode,
   TreeNodeSchema,
 } from "../twig/tree.ts";
+import { branchNotFound } from "./branch-not-found.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
 import { count, cutList, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
@@ -32,11 +33,6 @@ export async function workspaceAndState(ctx: Context): Promise<Result<{ workspac
   const state = await loadState(ctx, workspace.value.workTree);
   if (!state.ok) return state;
   return ok({ workspace: workspace.value, state: state.value });
-}
-
-/** A branch argument is repeated up to 300 characters: any real name, never a payload. */
-function branchNotFound(branch: string, where: string, hint = "Use `list_branches` to see tracked branches.") {
-  return err(toolError("not_found", `Branch '${printable(branch, 300)}' not found in ${where}`, hint));
 }
 
 export const getCurrentBranchTool = defineTool({
@@ -82,7 +78,9 @@ export const getBranchMetadataTool = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    return state.branches.has(branch) ? ok(branchRecord(state, branch)) : branchNotFound(branch, "twig state");
+    return state.branches.has(branch)
+      ? ok(branchRecord(state, branch))
+      : branchNotFound(branch, "twig state", state.branches.keys());
   },
 });
 
@@ -119,7 +117,9 @@ export const getBranchStackTool = defineTool({
     ) {
       const local = await listLocalBranches(workspace.repo, ctx.files);
       if (!local.ok) return local;
-      if (!local.value.includes(start)) return branchNotFound(start, "twig state or the repository");
+      if (!local.value.includes(start)) {
+        return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);
+      }
     }
     const { stack, cycle } = branchStack(state, start);
     return ok(cycle ? { stack, cycle: true as const } : { stack });
@@ -174,6 +174,7 @@ export const getBranchTreeTool = defineTool({
       return branchNotFound(
         branch,
         "repository",
+        local.value,
         "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
       );
     }

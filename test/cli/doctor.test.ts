@@ -162,6 +162,23 @@ describe("twig-mcp doctor", () => {
     }
   });
 
+  test("reads TWIG_MCP_REPO and TWIG_MCP_DISABLE as the server does, and reports what it ignored", async () => {
+    const home = makeHermeticHome({ GH_TOKEN: GITHUB_TOKEN, TWIG_MCP_REPO: repo.root, TWIG_MCP_DISABLE: "JIRA, jria" });
+    try {
+      const run = await doctor(home, [], home.home);
+      expect(run.code).toBe(0);
+      expect(statusOf(run, "repository")).toBe("ok");
+      expect(statusOf(run, "state")).toBe("ok");
+      expect(statusOf(run, "jira")).toBe("info");
+      expect(statusOf(run, "settings")).toBe("warn");
+      expect(run.checks.find((c) => c.id === "settings")?.detail).toContain(
+        "TWIG_MCP_DISABLE: ignored 'jria' (did you mean 'jira'?)",
+      );
+    } finally {
+      home.cleanup();
+    }
+  });
+
   test.each([
     [
       "--repo that does not exist",

@@ -120,6 +120,32 @@ describe("a misspelled enum value", () => {
   });
 });
 
+describe("a misspelled branch", () => {
+  test("gets a did-you-mean in every tool that takes a branch", async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["get_branch_metadata", { branch: "feature/auht" }, "Branch 'feature/auht' not found in twig state."],
+      [
+        "get_branch_stack",
+        { branch: "feature/auht" },
+        "Branch 'feature/auht' not found in twig state or the repository.",
+      ],
+      ["get_branch_tree", { branch: "feature/auht" }, "Branch 'feature/auht' not found in repository."],
+      [
+        "get_branch_context",
+        { branch: "feature/auht" },
+        "Branch 'feature/auht' not found in twig state or the repository.",
+      ],
+    ];
+    for (const [tool, args, start] of cases) {
+      const result = await server.call(tool, args);
+      expect(result.envelope.error?.code).toBe("not_found");
+      expect(result.envelope.error?.message).toBe(`${start} Did you mean 'feature/auth'?`);
+    }
+    const far = await server.call("get_branch_stack", { branch: "release/2026" });
+    expect(far.envelope.error?.message).toBe("Branch 'release/2026' not found in twig state or the repository");
+  });
+});
+
 describe("names that come back in an answer", () => {
   test("a branch or repo argument is repeated at most 300 characters long", async () => {
     const long = `feature/${"é".repeat(5000)}`;
