@@ -40,7 +40,7 @@ describe("twig-mcp tools", () => {
     const lines = stdout.trimEnd().split("\n");
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(listed.tools.map((t) => t.name));
     expect(stdout).toMatch(
-      /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR$/m,
+      /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR\.$/m,
     );
     expect(stdout).toMatch(
       /^get_branch_context +local +Start here: the current branch, its stack, and its PR and Jira status in one call\.$/m,
