@@ -7,8 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
-import { gitOrThrow } from "../support/git-repo.ts";
+import { gitOrThrow, makeExampleRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
 
@@ -34,14 +33,7 @@ function writeRegistry(entries: Array<{ name: string; path: string }>): void {
 beforeAll(async () => {
   home = makeHermeticHome();
   root = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-mistakes-")));
-  repo = join(root, "shop");
-  mkdirSync(repo);
-  git(repo, "init", "-q", "-b", "main");
-  git(repo, "commit", "-q", "--allow-empty", "-m", "init");
-  for (const branch of EXAMPLE_BRANCHES.slice(1)) git(repo, "branch", branch);
-  git(repo, "checkout", "-q", "feature/auth-ui");
-  mkdirSync(join(repo, ".twig"));
-  writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
+  repo = makeExampleRepo(join(root, "shop"), home.home, { checkout: "feature/auth-ui" });
   outside = join(root, "not-a-repo");
   mkdirSync(outside);
   mkdirSync(home.twigDataDir, { recursive: true });
