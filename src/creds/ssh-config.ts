@@ -73,7 +73,7 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
 }
 
 /** Keyword and arguments of each meaningful line; keywords lowercased. */
-export function parseSshConfig(bytes: Uint8Array): Line[] {
+function parseSshConfig(bytes: Uint8Array): Line[] {
   const text = decodeUtf8(bytes);
   if (text === null) return [];
   const lines: Line[] = [];
@@ -89,12 +89,11 @@ export function parseSshConfig(bytes: Uint8Array): Line[] {
 function splitWords(line: string): string[] {
   const words: string[] = [];
   const pattern = /\s*(?:"([^"]*)"|([^\s"]+))/y;
-  let rest = line.trimStart();
-  const keyword = /^([^\s=]+)\s*=?\s*/.exec(rest);
+  const trimmed = line.trimStart();
+  const keyword = /^([^\s=]+)\s*=?\s*/.exec(trimmed);
   if (keyword === null || (keyword[1] as string).startsWith("#")) return words;
   words.push(keyword[1] as string);
-  rest = rest.slice(keyword[0].length);
-  pattern.lastIndex = 0;
+  const rest = trimmed.slice(keyword[0].length);
   for (let match = pattern.exec(rest); match !== null; match = pattern.exec(rest)) {
     if (match[2]?.startsWith("#")) break;
     words.push(match[1] ?? (match[2] as string));
