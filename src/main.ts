@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 import pkg from "../package.json" with { type: "json" };
-import { parseArgs } from "./cli/args.ts";
+import { type CommonOptions, parseArgs, withEnvironment } from "./cli/args.ts";
 import { helpText } from "./cli/help.ts";
 import { serve } from "./cli/serve.ts";
 
@@ -20,18 +20,34 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`twig-mcp ${pkg.version}\n`);
       return 0;
     case "serve":
-      return serve(command);
+      return serve(...configured(command));
     case "tools":
-      return (await import("./cli/tools.ts")).runTools(command);
+      return (await import("./cli/tools.ts")).runTools(warnIgnored(command));
     case "call":
-      return (await import("./cli/call.ts")).runCall(command);
+      return (await import("./cli/call.ts")).runCall(warnIgnored(command));
     case "config":
       return (await import("./cli/config.ts")).runConfig(command);
     case "doctor":
-      return (await import("./cli/doctor.ts")).runDoctor(command);
+      return (await import("./cli/doctor.ts")).runDoctor(...configured(command));
     case "demo":
       return (await import("./cli/demo.ts")).runDemo(command);
   }
+}
+
+/**
+ * The command's options with TWIG_MCP_REPO and TWIG_MCP_DISABLE applied, and what was ignored in
+ * them: every command that reads a repository sees the settings the server would, so `doctor` and
+ * `call` reproduce what a client that sets only the environment gets.
+ */
+function configured<T extends CommonOptions>(command: T): [T, string[]] {
+  const { options, ignored } = withEnvironment(command, process.env);
+  return [options, ignored];
+}
+
+function warnIgnored<T extends CommonOptions>(command: T): T {
+  const [options, ignored] = configured(command);
+  for (const note of ignored) process.stderr.write(`warning: ${note}\n`);
+  return options;
 }
 
 main(process.argv.slice(2)).then(

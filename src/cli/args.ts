@@ -17,7 +17,7 @@ export const SCOPES = ["user", "project"] as const;
 export type ConfigScope = (typeof SCOPES)[number];
 
 /** Flags every command understands: which repository, which groups, how much logging. */
-interface CommonOptions {
+export interface CommonOptions {
   repo: string | null;
   disabled: Set<DisableGroup>;
   verbosity: number;
@@ -151,14 +151,20 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
         common.maxReplyTokens = tokens;
         continue;
       }
-      case "disable":
+      case "disable": {
         if (value === "") continue;
-        if (!isOneOf(DISABLE_GROUPS, value)) {
-          const got = value === undefined ? "nothing" : `'${value}'`;
-          return usage(`--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${got}`);
+        // A mistyped flag stays a usage error (unlike TWIG_MCP_DISABLE): whoever typed it sees the message.
+        const group = value === undefined ? null : disableGroup(value);
+        if (group === null) {
+          const got = value === undefined ? "nothing" : quoteReceived(value);
+          const guess = value === undefined ? null : closest(value, DISABLE_GROUPS);
+          return usage(
+            `--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${got}.${guess ? ` Did you mean '${guess}'?` : ""}`,
+          );
         }
-        common.disabled.add(value);
+        common.disabled.add(group);
         continue;
+      }
     }
     const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
     if (kind === undefined) return unknownFlag(argv[token.index] as string, flag, subcommand);
@@ -273,28 +279,41 @@ function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null) {
   return usage(`unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.`);
 }
 
+/** A `--disable` or `TWIG_MCP_DISABLE` word as a group, in any letter case; `null` for an unknown word. */
+function disableGroup(word: string): DisableGroup | null {
+  const lower = word.toLowerCase();
+  return isOneOf(DISABLE_GROUPS, lower) ? lower : null;
+}
+
 /**
  * `--repo` and `--disable` as environment variables, for hosts that configure a server that way
- * (src/packaging/mcpb.ts). A flag wins. Empty, or a host's unfilled `${user_config.…}`, is unset.
+ * (src/packaging/mcpb.ts), applied by every command that reads a repository. A flag wins. Empty, or
+ * a host's unfilled `${user_config.…}`, is unset. An unknown word is left out and reported in
+ * `ignored`, never an error: a bundle's free-text field that stopped the server would leave the
+ * user with nothing but the client's "connection closed".
  */
 export function withEnvironment<T extends CommonOptions>(
   options: T,
   env: Readonly<Record<string, string | undefined>>,
-): Result<T, UsageError> {
+): { options: T; ignored: string[] } {
   const disabled = new Set(options.disabled);
+  const ignored: string[] = [];
   const disable = setting(env.TWIG_MCP_DISABLE);
   if (disable !== null && options.disabled.size === 0) {
     for (const word of disable.split(/[\s,]+/)) {
       if (word === "") continue;
-      if (!isOneOf(DISABLE_GROUPS, word)) {
-        return usage(
-          `TWIG_MCP_DISABLE takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}, got ${quoteReceived(word)}`,
-        );
+      const group = disableGroup(word);
+      if (group !== null) {
+        disabled.add(group);
+        continue;
       }
-      disabled.add(word);
+      const guess = closest(word, DISABLE_GROUPS);
+      ignored.push(
+        `TWIG_MCP_DISABLE: ignored ${quoteReceived(word)}${guess ? ` (did you mean '${guess}'?)` : ""}; it takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}`,
+      );
     }
   }
-  return ok({ ...options, repo: options.repo ?? setting(env.TWIG_MCP_REPO), disabled });
+  return { options: { ...options, repo: options.repo ?? setting(env.TWIG_MCP_REPO), disabled }, ignored };
 }
 
 function setting(value: string | undefined): string | null {

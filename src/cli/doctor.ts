@@ -13,7 +13,7 @@ import { processContext, userHome } from "./runtime.ts";
  * `twig-mcp doctor`: everything the server depends on, checked the way the server itself reads it,
  * with what to do about each problem. Exits 1 when a check failed (something blocks use).
  */
-export async function runDoctor(options: DoctorOptions): Promise<number> {
+export async function runDoctor(options: DoctorOptions, ignored: readonly string[] = []): Promise<number> {
   const home = userHome();
   if (home === null) return writeErr("error: cannot determine the home directory (set HOME)\n", 1);
   const files = new CachedFileReader();
@@ -28,9 +28,11 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     checkDirectories(ctx),
     await checkNetrc(ctx),
   ];
+  // What the server would ignore in its settings, and therefore does not do.
+  if (ignored.length > 0) checks.push(checker("settings", "Settings")("warn", ignored.join("; ")));
 
   const off = (id: string, title: string) => ({
-    checks: [checker(id, title)("info", `turned off with --disable ${id}`)],
+    checks: [checker(id, title)("info", `turned off (--disable ${id} or TWIG_MCP_DISABLE)`)],
   });
   const github = options.disabled.has("github") ? { ...off("github", "GitHub"), host: null } : await checkGitHub(ctx);
   const jira = options.disabled.has("jira") ? { ...off("jira", "Jira"), base: null } : await checkJira(ctx);

@@ -27,7 +27,9 @@ Commands:
 
 Options:
       --repo <PATH>      Repository to serve (searched upward from PATH); default: the current directory
-      --disable <GROUP>  Turn off a group: github, jira, prompts, resources (repeatable)
+                         (or set TWIG_MCP_REPO)
+      --disable <GROUP>  Turn off a group: github, jira, prompts, resources (repeatable;
+                         or set TWIG_MCP_DISABLE=jira,prompts)
       --max-reply-tokens <N>
                          Largest tool reply in tokens, estimated at 3 bytes each (default 20000,
                          0 = unlimited; or set TWIG_MCP_MAX_REPLY_TOKENS)

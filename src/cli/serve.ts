@@ -1,21 +1,18 @@
 import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
-import { type ServeOptions, withEnvironment } from "./args.ts";
+import type { ServeOptions } from "./args.ts";
 import { TERMINAL_HINT } from "./help.ts";
-import { writeErr } from "./output.ts";
 import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
-export async function serve(flags: ServeOptions): Promise<number> {
-  const configured = withEnvironment(flags, process.env);
-  if (!configured.ok) return writeErr(`error: ${configured.error.message}\n`, 2);
-  const options = configured.value;
+export async function serve(options: ServeOptions, ignored: readonly string[] = []): Promise<number> {
   if (process.stdin.isTTY) process.stderr.write(TERMINAL_HINT);
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   const log = ctx.log;
+  for (const note of ignored) log.warn(note);
   // --max-reply-tokens, else TWIG_MCP_MAX_REPLY_TOKENS, else the default.
   const budget = chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => log.warn(message));
   const tools = createToolRegistry(options.disabled, publishedTools(), budget);

@@ -8,6 +8,8 @@ export function closest(word: string, candidates: readonly string[]): string | n
   // Beyond a third of the word, a "did you mean" is more confusing than helpful.
   let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const candidate of candidates) {
+    // The distance is at least the difference in length: a long candidate costs nothing to skip.
+    if (Math.abs(candidate.length - word.length) >= bestDistance) continue;
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
   }

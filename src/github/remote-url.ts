@@ -1,5 +1,6 @@
 import { trimChars } from "../core/plain-text.ts";
 import { normalizeHostname } from "../creds/github-hosts.ts";
+import type { SshHostNames } from "../creds/ssh-config.ts";
 /** The repository a GitHub call is about, as a remote names it: `host` lowercase, with a port only when it matters. */
 export type GitHubTarget = { host: string; owner: string; repo: string };
 
@@ -14,8 +15,10 @@ const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:
  * `ssh://` with or without a port, `git://`, scp-like `[user@]host:owner/repo`), less a `.git` suffix
  * and trailing slashes; the host is matched exactly (`github.com.evil.example` stays that host).
  * `null` for anything else: local paths, `file://`, more or fewer than two path segments.
+ * `sshHostName` turns the host of an ssh remote (scp-like or `ssh://`) into the `HostName` that
+ * `~/.ssh/config` gives that alias, as ssh itself would connect.
  */
-export function parseRemoteUrl(raw: string): GitHubTarget | null {
+export function parseRemoteUrl(raw: string, sshHostName?: SshHostNames): GitHubTarget | null {
   const url = raw.trim();
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
   let host: string;
@@ -25,7 +28,8 @@ export function parseRemoteUrl(raw: string): GitHubTarget | null {
     if (!URL_SCHEMES.has(name)) return null;
     const parsed = URL.parse(url);
     if (parsed === null) return null;
-    host = normalizeHostname(requestHostname(parsed.hostname));
+    const ssh = name === "ssh" || name === "git+ssh" || name === "ssh+git";
+    host = normalizeHostname(requestHostname(viaSshConfig(parsed.hostname, ssh ? sshHostName : undefined)));
     // An ssh or git port is not the API's port; an http(s) port is (Enterprise on :8443).
     if ((name === "https" || name === "http") && parsed.port !== "") host = `${host}:${parsed.port}`;
     try {
@@ -40,13 +44,17 @@ export function parseRemoteUrl(raw: string): GitHubTarget | null {
     const rawHost = scp[1] as string;
     // `C:\x` and `c:/x` are Windows paths, not hosts.
     if (rawHost.length === 1) return null;
-    host = normalizeHostname(requestHostname(rawHost));
+    host = normalizeHostname(requestHostname(viaSshConfig(rawHost, sshHostName)));
     path = scp[2] as string;
   }
   if (!HOST.test(host)) return null;
   const parts = trimChars(trimChars(path, "/", true).replace(/\.git$/, ""), "/").split("/");
   const [owner = "", repo = ""] = parts;
   return parts.length === 2 && isGitHubName(owner) && isGitHubName(repo) ? { host, owner, repo } : null;
+}
+
+function viaSshConfig(host: string, sshHostName: SshHostNames | undefined): string {
+  return (host !== "" && sshHostName?.(host)) || host;
 }
 
 /**

@@ -5,6 +5,7 @@ import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readGhHosts } from "../creds/gh-config.ts";
 import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../creds/github-hosts.ts";
+import { readSshHostNames, type SshHostNames } from "../creds/ssh-config.ts";
 import { readEffectiveConfig } from "../git/config-levels.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { type Remote, remoteUrls } from "../git/remotes.ts";
@@ -49,7 +50,8 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
   if (!remotes.ok) return err(withHint(remotes.error, PASS_OWNER_REPO));
   const hosts = await readGhHosts(ctx);
   const loggedIn = hosts.kind === "found" ? [...hosts.value.keys()] : [];
-  return chooseRemote(remotes.value, { ghHost, isGitHubHost: knownGitHubHosts(ctx.env, loggedIn) });
+  const sshHostName = await readSshHostNames(ctx);
+  return chooseRemote(remotes.value, { ghHost, isGitHubHost: knownGitHubHosts(ctx.env, loggedIn), sshHostName });
 }
 
 /**
@@ -70,19 +72,21 @@ export interface RemoteChoiceOptions {
   /** `GH_HOST`: every request goes to this host; remotes only supply owner and repo. */
   ghHost: string | null;
   isGitHubHost: (host: string) => boolean;
+  /** `HostName`s from `~/.ssh/config`, for ssh remotes that name a `Host` alias. */
+  sshHostName?: SshHostNames;
 }
 
 /**
  * Picks the remote that names the GitHub repository:
  *
  * - with `GH_HOST`: a remote on that host (`origin` first), else `origin`, else the first
- *   parseable remote, its owner/repo taken to that host (this also covers SSH host aliases);
+ *   parseable remote, its owner/repo taken to that host;
  * - else `origin` when it is on a known GitHub host, else the first remote that is;
  * - else `origin` (then the first remote) on an unknown host, taken to be GitHub Enterprise
  *   Server, unless the host is a known other forge (GitLab, Bitbucket, …).
  */
 export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOptions): Result<GitHubTarget> {
-  const parsed = remotes.map((remote) => ({ ...remote, parsed: parseRemoteUrl(remote.url) }));
+  const parsed = remotes.map((remote) => ({ ...remote, parsed: parseRemoteUrl(remote.url, options.sshHostName) }));
   const usable = parsed.filter((r) => r.parsed !== null) as Array<Remote & { parsed: GitHubTarget }>;
   const origin = usable.find((r) => r.name === "origin");
   // `origin` first, then every remote in config order.

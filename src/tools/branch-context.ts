@@ -85,11 +85,10 @@ export const getBranchContextTool = defineTool({
   name: "get_branch_context",
   title: "Branch context",
   description:
-    "Start here: the current branch, its stack, its commits ahead and behind its parent, and its PR and Jira status in one call.",
+    "Start here: the current branch, its stack, its commits ahead and behind its parent, and its PR and Jira status in one call. Summaries only: no PR body, every review or check.",
   group: "local",
   input: v.object({
-    // Undescribed: the tool's description already says it defaults to the current branch.
-    branch: v.optional(BranchNameSchema),
+    branch: v.optional(v.pipe(BranchNameSchema, v.description("Default: the current branch."))),
   }),
   output: BranchContextSchema,
   annotations: REMOTE_ANNOTATIONS,

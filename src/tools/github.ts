@@ -70,7 +70,7 @@ const getPullRequestTool = defineTool({
   name: "get_pull_request",
   title: "GitHub pull request",
   description:
-    "Get full details for a GitHub pull request. Defaults to the current branch's PR. get_pr_status adds reviews and CI.",
+    "Get full details for a GitHub pull request. Defaults to the current branch's PR. No reviews or CI (get_pr_status), comments or diff.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PullRequestSchema,
@@ -85,7 +85,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Adds a summary with a merge verdict.",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Adds a merge verdict. No comments, diff or CI logs.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
@@ -151,7 +151,7 @@ const listPullRequestsTool = defineTool({
   name: "list_pull_requests",
   title: "GitHub pull requests",
   description:
-    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body). Narrow with head=<branch> (a branch's PR) or base; has_more: raise limit.",
+    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body; no reviews or CI). has_more: raise limit.",
   group: "github",
   input: v.object({
     state: v.optional(

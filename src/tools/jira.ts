@@ -115,7 +115,7 @@ export function createJiraTools(options?: JiraClientOptions) {
     name: "get_jira_issue",
     title: "Jira issue",
     description:
-      "Get details for a Jira issue. Defaults to the current branch's linked issue. Description as Markdown-like text.",
+      "Get details for a Jira issue. Defaults to the current branch's linked issue. No comments, attachments or history.",
     group: "jira",
     input: v.object({ issue_key: v.optional(IssueKeySchema) }),
     output: IssueOutputSchema,
@@ -159,8 +159,8 @@ export function createJiraTools(options?: JiraClientOptions) {
     name: "list_jira_issues",
     title: "List Jira issues",
     description:
-      "List Jira issues for a project with optional status and assignee filters, most recently updated first, " +
-      "each as get_jira_issue returns it. has_more: raise limit.",
+      "List Jira issues for a project with optional status and assignee filters, newest update first, " +
+      "each as get_jira_issue returns it (shorter description). has_more: raise limit.",
     group: "jira",
     input: v.object({
       project: ProjectKeySchema,

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { printable, trimChars } from "../core/plain-text.ts";
+import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "../git/bytewise.ts";
@@ -21,6 +21,7 @@ import {
   type TreeNode,
   TreeNodeSchema,
 } from "../twig/tree.ts";
+import { branchNotFound } from "./branch-not-found.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool, type ReplyBudget, type ToolDefinition } from "./define.ts";
 import { count, cutList, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
@@ -34,15 +35,10 @@ export async function workspaceAndState(ctx: Context): Promise<Result<{ workspac
   return ok({ workspace: workspace.value, state: state.value });
 }
 
-/** A branch argument is repeated up to 300 characters: any real name, never a payload. */
-function branchNotFound(branch: string, where: string, hint = "Use `list_branches` to see tracked branches.") {
-  return err(toolError("not_found", `Branch '${printable(branch, 300)}' not found in ${where}`, hint));
-}
-
 export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",
   title: "Current branch",
-  description: "Get the current git branch name and its linked Jira issue and GitHub PR",
+  description: "Get the current git branch name and its linked Jira issue and GitHub PR. Numbers only, no live status.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({
@@ -73,7 +69,8 @@ export const getCurrentBranchTool = defineTool({
 export const getBranchMetadataTool = defineTool({
   name: "get_branch_metadata",
   title: "Branch metadata",
-  description: "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig.",
+  description:
+    "Get metadata for a specific branch (Jira issue, PR number, parent branch) as recorded by twig. Untracked: not_found. No live status.",
   group: "local",
   input: v.object({ branch: v.pipe(BranchNameSchema, v.description("Branch to look up.")) }),
   output: BranchRecordSchema,
@@ -82,7 +79,9 @@ export const getBranchMetadataTool = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    return state.branches.has(branch) ? ok(branchRecord(state, branch)) : branchNotFound(branch, "twig state");
+    return state.branches.has(branch)
+      ? ok(branchRecord(state, branch))
+      : branchNotFound(branch, "twig state", state.branches.keys());
   },
 });
 
@@ -90,7 +89,7 @@ export const getBranchStackTool = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
   description:
-    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it.",
+    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it. No children: see get_branch_tree.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
@@ -119,7 +118,9 @@ export const getBranchStackTool = defineTool({
     ) {
       const local = await listLocalBranches(workspace.repo, ctx.files);
       if (!local.ok) return local;
-      if (!local.value.includes(start)) return branchNotFound(start, "twig state or the repository");
+      if (!local.value.includes(start)) {
+        return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);
+      }
     }
     const { stack, cycle } = branchStack(state, start);
     return ok(cycle ? { stack, cycle: true as const } : { stack });
@@ -147,11 +148,17 @@ export const getBranchTreeTool = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
-    "Get the branch dependency tree: branches nested under their declared parents, with Jira keys and PR numbers, as text and nodes. Narrow with `branch` (one subtree) or `depth`.",
+    "Get the branch dependency tree: branches nested under their declared parents, with Jira keys and PR numbers, as text and nodes. Untracked local branches too; no live status.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
-    depth: v.optional(v.pipe(integerIn(0, 10_000), unpublished("minimum", "maximum"))),
+    depth: v.optional(
+      v.pipe(
+        integerIn(0, 10_000),
+        unpublished("minimum", "maximum"),
+        v.description("Levels shown below each root (0: roots only). Default: all."),
+      ),
+    ),
   }),
   output: BranchTreeOutputSchema,
   repoScoped: true,
@@ -174,6 +181,7 @@ export const getBranchTreeTool = defineTool({
       return branchNotFound(
         branch,
         "repository",
+        local.value,
         "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
       );
     }
@@ -268,13 +276,27 @@ export const listBranchesTool = defineTool({
   name: "list_branches",
   title: "Tracked branches",
   description:
-    "List twig-tracked branches with their Jira issue, PR number and parent branch, sorted by name. `query` filters by name or Jira key; a long list pages: pass `next_cursor` back as `cursor`.",
+    "List twig-tracked branches only (get_branch_tree also shows untracked ones) with their Jira issue, PR number and parent branch, sorted by name.",
   group: "local",
   input: v.object({
-    // No descriptions: tools/list must stay within 10 KB, and a cut page's hint says how to use them.
-    query: v.optional(v.pipe(v.string(), v.maxLength(256), unpublished("maxLength"))),
-    limit: v.optional(v.pipe(integerIn(1, MAX_LIST_LIMIT), unpublished("minimum", "maximum"))),
-    cursor: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"))),
+    query: v.optional(
+      v.pipe(
+        v.string(),
+        v.maxLength(256),
+        unpublished("maxLength"),
+        v.description("Only names or Jira keys containing this (any case)."),
+      ),
+    ),
+    limit: v.optional(
+      v.pipe(
+        integerIn(1, MAX_LIST_LIMIT),
+        unpublished("minimum", "maximum"),
+        v.description("Most branches per page. Default: all."),
+      ),
+    ),
+    cursor: v.optional(
+      v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
+    ),
   }),
   output: ListBranchesOutputSchema,
   repoScoped: true,
@@ -364,7 +386,7 @@ const listRepositories = defineTool({
   name: "list_repositories",
   title: "Registered repositories",
   description:
-    "List all twig-registered repositories: name, path, whether it exists, and which one tools read by default (pass a name as `repo` to read another).",
+    "List all twig-registered repositories (no other clones): name, path, whether it exists, and which one tools read by default (pass a name as `repo` to read another).",
   group: "local",
   input: NoParamsSchema,
   output: v.object({
@@ -414,7 +436,7 @@ export const getWorktreesTool = defineTool({
   name: "get_worktrees",
   title: "Worktrees",
   description:
-    "Get the worktrees of the current repository (name, path, branch): twig's records merged with git's linked worktrees; `source` shows stale records.",
+    "Get the linked worktrees of the current repository (name, path, branch; not the main checkout): twig's records merged with git's; `source` shows stale records.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({ worktrees: v.array(WorktreeSchema) }),

@@ -162,6 +162,39 @@ describe("twig-mcp doctor", () => {
     }
   });
 
+  test("an ssh remote on a ~/.ssh/config Host alias is github.com, with github.com's token", async () => {
+    const aliased = makeRepo({ commit: true });
+    aliased.git("remote", "add", "origin", "git@github-work:octo/widgets.git");
+    const home = makeHermeticHome({ GH_TOKEN: GITHUB_TOKEN });
+    try {
+      mkdirSync(join(home.home, ".ssh"));
+      writeFileSync(join(home.home, ".ssh", "config"), "Host github-work\n  HostName github.com\n");
+      const run = await doctor(home, ["--disable", "jira"], aliased.root);
+      expect(run.checks.find((c) => c.id === "github-repo")?.detail).toBe("octo/widgets on github.com");
+      expect(run.checks.find((c) => c.id === "github-credentials")?.detail).toBe("for github.com: from $GH_TOKEN");
+    } finally {
+      home.cleanup();
+      aliased.cleanup();
+    }
+  });
+
+  test("reads TWIG_MCP_REPO and TWIG_MCP_DISABLE as the server does, and reports what it ignored", async () => {
+    const home = makeHermeticHome({ GH_TOKEN: GITHUB_TOKEN, TWIG_MCP_REPO: repo.root, TWIG_MCP_DISABLE: "JIRA, jria" });
+    try {
+      const run = await doctor(home, [], home.home);
+      expect(run.code).toBe(0);
+      expect(statusOf(run, "repository")).toBe("ok");
+      expect(statusOf(run, "state")).toBe("ok");
+      expect(statusOf(run, "jira")).toBe("info");
+      expect(statusOf(run, "settings")).toBe("warn");
+      expect(run.checks.find((c) => c.id === "settings")?.detail).toContain(
+        "TWIG_MCP_DISABLE: ignored 'jria' (did you mean 'jira'?)",
+      );
+    } finally {
+      home.cleanup();
+    }
+  });
+
   test.each([
     [
       "--repo that does not exist",

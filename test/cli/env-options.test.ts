@@ -8,8 +8,8 @@ function serveOptions(argv: string[]): ServeOptions {
 }
 
 function configured(argv: string[], env: Record<string, string>) {
-  const result = withEnvironment(serveOptions(argv), env);
-  return result.ok ? { repo: result.value.repo, disabled: [...result.value.disabled].sort() } : result.error.message;
+  const { options, ignored } = withEnvironment(serveOptions(argv), env);
+  return { repo: options.repo, disabled: [...options.disabled].sort(), ...(ignored.length > 0 ? { ignored } : {}) };
 }
 
 describe("TWIG_MCP_REPO and TWIG_MCP_DISABLE", () => {
@@ -40,11 +40,34 @@ describe("TWIG_MCP_REPO and TWIG_MCP_DISABLE", () => {
     expect(configured([], { TWIG_MCP_DISABLE: " , " })).toEqual({ repo: null, disabled: [] });
   });
 
-  test("an unknown group is a usage error naming the variable and the choices", () => {
-    expect(configured([], { TWIG_MCP_DISABLE: "jira,gitlab" })).toBe(
-      "TWIG_MCP_DISABLE takes a comma-separated list of github, jira, prompts, resources, got 'gitlab'",
+  test("take the group names in any letter case", () => {
+    expect(configured([], { TWIG_MCP_DISABLE: "Jira,GITHUB" })).toEqual({ repo: null, disabled: ["github", "jira"] });
+  });
+
+  test("an unknown word is ignored and reported, never an error", () => {
+    expect(configured([], { TWIG_MCP_DISABLE: "jira,bitbucket, promts" })).toEqual({
+      repo: null,
+      disabled: ["jira"],
+      ignored: [
+        "TWIG_MCP_DISABLE: ignored 'bitbucket'; it takes a comma-separated list of github, jira, prompts, resources",
+        "TWIG_MCP_DISABLE: ignored 'promts' (did you mean 'prompts'?); it takes a comma-separated list of github, jira, prompts, resources",
+      ],
+    });
+    const hostile = configured([], { TWIG_MCP_DISABLE: `x\u001b[31m${"y".repeat(60)}` });
+    expect(typeof hostile === "object" && hostile.ignored?.[0]).toMatch(/^[\x20-\x7e…]+$/);
+  });
+});
+
+describe("--disable", () => {
+  test("takes the group names in any letter case", () => {
+    expect(serveOptions(["--disable", "GitHub", "--disable=JIRA"]).disabled).toEqual(new Set(["github", "jira"]));
+  });
+
+  test("an unknown word is a usage error with a did-you-mean (the person who typed it reads it)", () => {
+    const parsed = parseArgs(["--disable", "jra"]);
+    expect(parsed.ok ? null : parsed.error.message).toBe(
+      "--disable takes one of github, jira, prompts, resources (repeat the flag for several), got 'jra'. Did you mean 'jira'?",
     );
-    expect(configured([], { TWIG_MCP_DISABLE: `x\u001b[31m${"y".repeat(60)}` })).toMatch(/^[\x20-\x7e…]+$/);
   });
 });
 

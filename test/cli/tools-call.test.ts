@@ -40,7 +40,7 @@ describe("twig-mcp tools", () => {
     const lines = stdout.trimEnd().split("\n");
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(listed.tools.map((t) => t.name));
     expect(stdout).toMatch(
-      /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR$/m,
+      /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR\.$/m,
     );
     expect(stdout).toMatch(
       /^get_branch_context +local +Start here: the current branch, its stack, its commits ahead and behind its parent, and its PR and Jira status in one call\.$/m,
@@ -58,6 +58,41 @@ describe("twig-mcp tools", () => {
   test("--json is exactly what tools/list publishes", async () => {
     const { stdout } = await twigMcp(["tools", "--json"]);
     expect(JSON.parse(stdout)).toEqual(JSON.parse(JSON.stringify(await server.client.listTools())));
+  });
+});
+
+describe("TWIG_MCP_REPO and TWIG_MCP_DISABLE", () => {
+  const withEnv = (args: string[], env: Record<string, string>, cwd = repo.root) =>
+    runBinary(args, { cwd, env: { ...home.env, ...env }, stdin: "" });
+
+  test("apply to tools and call as they do to the server, in any letter case", async () => {
+    const tools = await withEnv(["tools"], { TWIG_MCP_DISABLE: "GitHub, JIRA" });
+    expect(tools.stdout).not.toMatch(/ (github|jira) /);
+    expect(tools.stdout.trimEnd().split("\n")).toHaveLength(8);
+    const call = await withEnv(["call", "get_current_branch"], { TWIG_MCP_REPO: repo.root }, home.home);
+    expect(call.code).toBe(0);
+    expect(JSON.parse(call.stdout)).toMatchObject({ branch: "feature/auth-ui" });
+  });
+
+  test("an unknown word is ignored with a warning on stderr; the rest still applies", async () => {
+    const { stdout, stderr, code } = await withEnv(["tools"], { TWIG_MCP_DISABLE: "jira, gitlab" });
+    expect(code).toBe(0);
+    expect(stdout).not.toMatch(/ jira /);
+    expect(stdout).toMatch(/ github /);
+    expect(stderr).toContain("warning: TWIG_MCP_DISABLE: ignored 'gitlab'");
+  });
+
+  test("an unknown word never stops the server", async () => {
+    const env = { ...home.env, TWIG_MCP_DISABLE: "jira,gitlab" };
+    const started = await startServer({ cwd: repo.root, env });
+    try {
+      const names = (await started.client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("list_pull_requests");
+      expect(names).not.toContain("get_jira_issue");
+      expect(started.stderr()).toContain("TWIG_MCP_DISABLE: ignored 'gitlab'");
+    } finally {
+      await started.close();
+    }
   });
 });
 

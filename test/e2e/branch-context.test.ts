@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SHOP_123, SHOP_200 } from "../jira/fixtures/issues.ts";
 import { RICH_ADF_TEXT } from "../jira/fixtures/rich-adf.ts";
 import { checkRunPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
-import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
-import { gitOrThrow } from "../support/git-repo.ts";
+import { gitOrThrow, makeExampleRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
 
@@ -55,17 +54,17 @@ function git(cwd: string, ...args: string[]): string {
 }
 
 function exampleRepo(dir: string, remote: boolean): string {
-  mkdirSync(dir);
-  git(dir, "init", "-q", "-b", "main");
-  git(dir, "commit", "-q", "--allow-empty", "-m", "init");
-  for (const branch of EXAMPLE_BRANCHES.slice(1)) git(dir, "branch", branch);
+  const origin = remote ? { origin: "git@github.com:octo/shop.git" } : {};
+  const path = makeExampleRepo(dir, homes[0]?.home ?? tmpdir(), { checkout: "feature/auth", ...origin });
   // main moves on, so feature/auth (whose twig parent is main) is one commit behind.
-  git(dir, "commit", "-q", "--allow-empty", "-m", "main moves on");
-  if (remote) git(dir, "remote", "add", "origin", "git@github.com:octo/shop.git");
-  git(dir, "checkout", "-q", "feature/auth");
-  mkdirSync(join(dir, ".twig"));
-  writeFileSync(join(dir, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
-  return realpathSync(dir);
+  const tree = git(path, "rev-parse", "main^{tree}").trim();
+  git(
+    path,
+    "update-ref",
+    "refs/heads/main",
+    git(path, "commit-tree", tree, "-p", "main", "-m", "main moves on").trim(),
+  );
+  return path;
 }
 
 async function context(server: RunningServer, args: Record<string, unknown> = {}): Promise<Doc> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -7,8 +7,8 @@ import {
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { checkRunPayload, reviewPayload } from "../support/fake-github.ts";
-import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
-import { gitOrThrow } from "../support/git-repo.ts";
+import { EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
+import { gitOrThrow, makeExampleRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
@@ -55,16 +55,10 @@ Describe what I'm working on based on this branch context, including the linked 
 beforeAll(() => {
   home = makeHermeticHome();
   root = mkdtempSync(join(tmpdir(), "twig-mcp-context-"));
-  repo = join(root, "shop");
-  mkdirSync(repo);
-  git(repo, "init", "-q", "-b", "main");
-  git(repo, "commit", "-q", "--allow-empty", "-m", "init");
-  for (const branch of EXAMPLE_BRANCHES.slice(1)) git(repo, "branch", branch);
-  git(repo, "remote", "add", "origin", "git@github.com:octo/shop.git");
-  git(repo, "checkout", "-q", "feature/auth-ui");
-  mkdirSync(join(repo, ".twig"));
-  writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
-  repo = realpathSync(repo);
+  repo = makeExampleRepo(join(root, "shop"), home.home, {
+    checkout: "feature/auth-ui",
+    origin: "git@github.com:octo/shop.git",
+  });
 });
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });

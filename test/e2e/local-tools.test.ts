@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
-import { gitOrThrow } from "../support/git-repo.ts";
+import { EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
+import { gitOrThrow, makeExampleRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
 
@@ -16,16 +16,10 @@ function git(cwd: string, env: Record<string, string>, ...args: string[]): strin
 }
 
 /** A repository holding twig's worked example (§2.8): five local branches and its state file. */
-function makeExampleRepo(home: HermeticHome, root: string, name = "shop"): string {
-  const repo = join(root, name);
-  mkdirSync(repo, { recursive: true });
-  git(repo, home.env, "init", "-q", "-b", "main");
-  git(repo, home.env, "commit", "-q", "--allow-empty", "-m", "init");
-  for (const branch of EXAMPLE_BRANCHES.slice(1)) git(repo, home.env, "branch", branch);
-  mkdirSync(join(repo, ".twig"));
-  writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
+function exampleRepo(home: HermeticHome, root: string, name = "shop"): string {
+  const repo = makeExampleRepo(join(root, name), home.home);
   writeFileSync(join(repo, ".twig", ".gitignore"), "*\n");
-  return realpathSync(repo);
+  return repo;
 }
 
 describe("local tools end to end (twig-reference §2.8)", () => {
@@ -37,7 +31,7 @@ describe("local tools end to end (twig-reference §2.8)", () => {
   beforeAll(async () => {
     home = makeHermeticHome();
     root = mkdtempSync(join(tmpdir(), "twig-mcp-e2e-"));
-    repo = makeExampleRepo(home, root);
+    repo = exampleRepo(home, root);
     git(repo, home.env, "checkout", "-q", "feature/auth-ui");
     server = await startServer({ cwd: join(repo, ".twig"), env: home.env });
   });
@@ -156,7 +150,7 @@ describe("a large answer asked for again", () => {
   beforeAll(async () => {
     home = makeHermeticHome();
     root = mkdtempSync(join(tmpdir(), "twig-mcp-e2e-"));
-    const repo = makeExampleRepo(home, root);
+    const repo = exampleRepo(home, root);
     // 8,000 tracked branches: list_branches answers about 1.7 MB, non-ASCII names included.
     const branches = Object.fromEntries(
       Array.from({ length: 8000 }, (_, i) => {

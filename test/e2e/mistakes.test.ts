@@ -7,8 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
-import { gitOrThrow } from "../support/git-repo.ts";
+import { gitOrThrow, makeExampleRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
 
@@ -34,14 +33,7 @@ function writeRegistry(entries: Array<{ name: string; path: string }>): void {
 beforeAll(async () => {
   home = makeHermeticHome();
   root = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-mistakes-")));
-  repo = join(root, "shop");
-  mkdirSync(repo);
-  git(repo, "init", "-q", "-b", "main");
-  git(repo, "commit", "-q", "--allow-empty", "-m", "init");
-  for (const branch of EXAMPLE_BRANCHES.slice(1)) git(repo, "branch", branch);
-  git(repo, "checkout", "-q", "feature/auth-ui");
-  mkdirSync(join(repo, ".twig"));
-  writeFileSync(join(repo, ".twig", "state.json"), twigJson(EXAMPLE_STATE));
+  repo = makeExampleRepo(join(root, "shop"), home.home, { checkout: "feature/auth-ui" });
   outside = join(root, "not-a-repo");
   mkdirSync(outside);
   mkdirSync(home.twigDataDir, { recursive: true });
@@ -117,6 +109,32 @@ describe("a misspelled enum value", () => {
     );
     const longType = await server.call("list_jira_issues", { project: "SHOP", limit: "9".repeat(10_000) });
     expect(longType.envelope.error?.message).toEndWith(`received '${"9".repeat(40)}…'`);
+  });
+});
+
+describe("a misspelled branch", () => {
+  test("gets a did-you-mean in every tool that takes a branch", async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["get_branch_metadata", { branch: "feature/auht" }, "Branch 'feature/auht' not found in twig state."],
+      [
+        "get_branch_stack",
+        { branch: "feature/auht" },
+        "Branch 'feature/auht' not found in twig state or the repository.",
+      ],
+      ["get_branch_tree", { branch: "feature/auht" }, "Branch 'feature/auht' not found in repository."],
+      [
+        "get_branch_context",
+        { branch: "feature/auht" },
+        "Branch 'feature/auht' not found in twig state or the repository.",
+      ],
+    ];
+    for (const [tool, args, start] of cases) {
+      const result = await server.call(tool, args);
+      expect(result.envelope.error?.code).toBe("not_found");
+      expect(result.envelope.error?.message).toBe(`${start} Did you mean 'feature/auth'?`);
+    }
+    const far = await server.call("get_branch_stack", { branch: "release/2026" });
+    expect(far.envelope.error?.message).toBe("Branch 'release/2026' not found in twig state or the repository");
   });
 });
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
-import { gitOrThrow } from "../support/git-repo.ts";
+import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
+import { gitOrThrow, makeExampleRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { startServer } from "../support/mcp-harness.ts";
 
@@ -17,13 +17,7 @@ function git(cwd: string, ...args: string[]): string {
 
 /** twig's worked example (§2.8) as a real repository: five branches and the state file. */
 function exampleRepo(name: string, state: unknown = EXAMPLE_STATE): string {
-  const repo = join(root, name);
-  mkdirSync(repo, { recursive: true });
-  git(repo, "init", "-q", "-b", "main");
-  git(repo, "commit", "-q", "--allow-empty", "-m", "init");
-  for (const branch of EXAMPLE_BRANCHES.slice(1)) git(repo, "branch", branch);
-  writeState(repo, state);
-  return realpathSync(repo);
+  return makeExampleRepo(join(root, name), home.home, { state });
 }
 
 function writeState(dir: string, state: unknown): void {

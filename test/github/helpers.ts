@@ -10,6 +10,7 @@ import type { CallInfo, ToolDefinition } from "../../src/tools/define.ts";
 import { githubTools } from "../../src/tools/github.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
+import { gitOrThrow } from "../support/git-repo.ts";
 
 export const TOKEN = "ghp_testTOKEN0123456789abcdefSECRET";
 
@@ -84,20 +85,9 @@ export async function callTool(
   return (await definition.handler(args, ctx, info)) as Result<Record<string, unknown>>;
 }
 
-const GIT_ENV = {
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "Test",
-  GIT_AUTHOR_EMAIL: "test@example.com",
-  GIT_COMMITTER_NAME: "Test",
-  GIT_COMMITTER_EMAIL: "test@example.com",
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-};
-
+/** Runs git hermetically in `cwd`, with `cwd` as HOME (see test/support/git-repo.ts). */
 export function git(cwd: string, ...args: string[]): string {
-  const result = Bun.spawnSync(["git", ...args], { cwd, env: { ...GIT_ENV, HOME: cwd } });
-  if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr.toString()}`);
-  return result.stdout.toString().trim();
+  return gitOrThrow(cwd, cwd, ...args);
 }
 
 /** A real repository with one commit on `branch` and the given remotes (in order). */

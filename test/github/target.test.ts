@@ -119,6 +119,31 @@ describe("resolveTarget", () => {
     expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "github.com", owner: "acme-platform", repo: "api" });
   });
 
+  test("an ssh remote on a ~/.ssh/config Host alias is the HostName's repository", async () => {
+    const repo = makeRepo({
+      remotes: [
+        ["origin", "git@github-work:octo/widgets.git"],
+        ["ssh-url", "ssh://git@github-work:22/octo/gadgets.git"],
+        ["https", "https://github-work/octo/https.git"],
+      ],
+    });
+    const { ctx, home } = makeContext({ repo: ok(repo) });
+    // Without the alias, the host is taken as GitHub Enterprise Server named github-work.
+    expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "github-work", owner: "octo", repo: "widgets" });
+    mkdirSync(join(home, ".ssh"));
+    writeFileSync(join(home, ".ssh", "config"), "Host github-work\n  HostName github.com\n  User git\n");
+    expect(expectOk(await resolveTarget(ctx, {}))).toEqual({ host: "github.com", owner: "octo", repo: "widgets" });
+    // ssh:// remotes too; an https URL never goes through ssh, so its host stays as written.
+    const sshHostName = (alias: string) => (alias === "github-work" ? "github.com" : null);
+    const options = { ...plain, sshHostName };
+    expect(chooseRemote(remotes(["origin", "ssh://git@github-work:22/octo/gadgets.git"]), options)).toEqual(
+      ok({ host: "github.com", owner: "octo", repo: "gadgets" }),
+    );
+    expect(chooseRemote(remotes(["origin", "https://github-work/octo/https.git"]), options)).toEqual(
+      ok({ host: "github-work", owner: "octo", repo: "https" }),
+    );
+  });
+
   test("falls back to the first remote on a GitHub host", async () => {
     const repo = makeRepo({
       remotes: [

@@ -1,11 +1,22 @@
 /**
- * The compiled binary the end-to-end tests drive, so they test exactly what users install. Built
- * once per test run (all test files share one process), by the preload in test/support/prebuild.ts;
- * TWIG_MCP_BIN points at a prebuilt one.
+ * The compiled binary the end-to-end, build and hardening tests drive, so they test exactly what
+ * users install. Built at most once per test run (all test files share one process), and only when
+ * a test file that drives it runs: importing this module (directly or through mcp-harness.ts)
+ * registers a `beforeAll` that builds it, under a hook limit of its own. Unit tests never import
+ * it, so `bun test test/git/refs.test.ts` builds nothing. TWIG_MCP_BIN points at a prebuilt binary.
  */
+
+import { beforeAll } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { compileBinary } from "../../build.ts";
+
+/**
+ * A build takes seconds on a quiet machine and can take minutes on a busy 2-core CI runner. Inside
+ * a test it counted against that test's 5 s limit and failed whichever file ran first; the hook
+ * below has this limit instead.
+ */
+const BUILD_TIMEOUT_MS = 10 * 60_000;
 
 let built: Promise<string> | null = null;
 
@@ -21,6 +32,11 @@ export function binaryPath(): Promise<string> {
   })();
   return built;
 }
+
+// Module code runs once per process, while the first file that imports this module is loading: the
+// hook belongs to that file and runs before its tests and its own hooks (imports are evaluated
+// first). Later files find the binary built.
+beforeAll(() => binaryPath(), BUILD_TIMEOUT_MS);
 
 export interface BinaryRun {
   stdout: string;

@@ -26,6 +26,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "./fixtures.ts";
 
 export interface GitResult {
   exitCode: number;
@@ -138,4 +139,28 @@ export function makeRepo(options: RepoOptions = {}): GitRepo {
   };
   if (options.commit) repo.commit("initial");
   return repo;
+}
+
+/**
+ * twig's worked example (fixtures.ts) as a real repository at `dir`: one commit on main, the other
+ * example branches, `.twig/state.json` (`state`, the example's by default; a string is written as
+ * is), `checkout` checked out and `origin` added when given. Git runs with `home` as HOME. Returns
+ * the canonical path.
+ */
+export function makeExampleRepo(
+  dir: string,
+  home: string,
+  options: { checkout?: string; origin?: string; state?: unknown } = {},
+): string {
+  mkdirSync(dir, { recursive: true });
+  const git = (...args: string[]) => gitOrThrow(dir, home, ...args);
+  git("init", "-q", "-b", "main");
+  git("commit", "-q", "--allow-empty", "-m", "init");
+  for (const branch of EXAMPLE_BRANCHES.slice(1)) git("branch", branch);
+  if (options.origin !== undefined) git("remote", "add", "origin", options.origin);
+  if (options.checkout !== undefined) git("checkout", "-q", options.checkout);
+  const state = options.state ?? EXAMPLE_STATE;
+  mkdirSync(join(dir, ".twig"), { recursive: true });
+  writeFileSync(join(dir, ".twig", "state.json"), typeof state === "string" ? state : twigJson(state));
+  return realpathSync(dir);
 }

@@ -1,0 +1,179 @@
+/**
+ * The `HostName` that `~/.ssh/config` gives an ssh host alias, so that a remote such as
+ * `git@github-work:octo/widgets.git` (with `Host github-work` / `HostName github.com`) is the
+ * github.com repository it is, with github.com's credentials, as `git push` would see it.
+ *
+ * Hand-written rather than a library: only `Host`, `HostName`, `Include` and `Match` matter here,
+ * and the available parsers read everything else too, with no bound on includes. What ssh does and
+ * this follows (ssh_config(5)): keywords in any case, `keyword value` or `keyword=value`, `"quoted"`
+ * arguments, `#` comments; lines before the first `Host` apply to every host; a `Host` line matches
+ * when one of its patterns (`*`, `?`) matches and no `!pattern` does; the first value found wins;
+ * `Include` reads files (relative to `~/.ssh`, with `*` and `?` in the last part) in place, inside
+ * the `Host` block it appears in. `Match` blocks depend on things this server cannot evaluate
+ * (`exec`, the user, the network), so a `HostName` inside one is never used.
+ */
+import { isAbsolute, join, normalize, relative } from "node:path";
+import type { Context } from "../core/context.ts";
+import { decodeUtf8 } from "../fs/cached-file.ts";
+import { listDirectory } from "../fs/dir-listing.ts";
+
+/** ssh reads configs of any size; its users' are a few KiB. */
+const MAX_FILE_BYTES = 256 * 1024;
+/** Files read for one lookup, the top-level one included; ssh allows 16 levels of nesting. */
+const MAX_FILES = 32;
+const MAX_DEPTH = 8;
+/** Directory entries one `Include` glob matches against. */
+const MAX_GLOB_ENTRIES = 512;
+
+type Line = { keyword: string; args: string[] };
+
+/** A `HostName` and the `Host` lines (from the outermost file in) that must all match for it to apply. */
+interface HostNameRule {
+  conditions: string[][];
+  hostName: string;
+}
+
+/** ssh's lowercased alias → its `HostName`, or `null` when the config gives none (or cannot be read). */
+export type SshHostNames = (alias: string) => string | null;
+
+/** Reads `~/.ssh/config` (and what it includes) once, for as many lookups as the caller needs. */
+export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Promise<SshHostNames> {
+  const sshDir = join(ctx.home, ".ssh");
+  const rules: HostNameRule[] = [];
+  let files = 0;
+
+  const readFile = async (path: string, outer: string[][], depth: number): Promise<void> => {
+    if (files >= MAX_FILES) return;
+    files++;
+    const read = await ctx.files.read(path, "ssh-config", parseSshConfig, { maxBytes: MAX_FILE_BYTES });
+    if (read.kind !== "found") return;
+    // `null`: inside a `Match` block, where nothing applies.
+    let conditions: string[][] | null = outer;
+    for (const { keyword, args } of read.value) {
+      if (keyword === "host") conditions = [...outer, args];
+      else if (keyword === "match") conditions = null;
+      else if (keyword === "hostname" && conditions !== null && args[0] !== undefined) {
+        rules.push({ conditions, hostName: args[0] });
+      } else if (keyword === "include" && conditions !== null && depth < MAX_DEPTH) {
+        for (const pattern of args) {
+          for (const included of await includedFiles(sshDir, ctx.home, pattern)) {
+            await readFile(included, conditions, depth + 1);
+          }
+        }
+      }
+    }
+  };
+  await readFile(join(sshDir, "config"), [], 0);
+
+  return (alias) => {
+    const host = alias.toLowerCase();
+    const rule = rules.find((r) => r.conditions.every((patterns) => hostLineMatches(host, patterns)));
+    return rule === undefined ? null : expandHostName(rule.hostName, host);
+  };
+}
+
+/** Keyword and arguments of each meaningful line; keywords lowercased. */
+function parseSshConfig(bytes: Uint8Array): Line[] {
+  const text = decodeUtf8(bytes);
+  if (text === null) return [];
+  const lines: Line[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const words = splitWords(raw);
+    const [keyword, ...args] = words;
+    if (keyword !== undefined) lines.push({ keyword: keyword.toLowerCase(), args });
+  }
+  return lines;
+}
+
+/** The words of a line: split at blanks (and at one `=` after the keyword), `"quoted"` kept whole, from `#` on a comment. */
+function splitWords(line: string): string[] {
+  const words: string[] = [];
+  const pattern = /\s*(?:"([^"]*)"|([^\s"]+))/y;
+  const trimmed = line.trimStart();
+  const keyword = /^([^\s=]+)\s*=?\s*/.exec(trimmed);
+  if (keyword === null || (keyword[1] as string).startsWith("#")) return words;
+  words.push(keyword[1] as string);
+  const rest = trimmed.slice(keyword[0].length);
+  for (let match = pattern.exec(rest); match !== null; match = pattern.exec(rest)) {
+    if (match[2]?.startsWith("#")) break;
+    words.push(match[1] ?? (match[2] as string));
+  }
+  return words;
+}
+
+/** A `Host` line's verdict: some pattern matches and no negated one does. */
+function hostLineMatches(host: string, patterns: readonly string[]): boolean {
+  let matched = false;
+  for (const pattern of patterns) {
+    const negated = pattern.startsWith("!");
+    if (!wildcardMatch(host, negated ? pattern.slice(1) : pattern)) continue;
+    if (negated) return false;
+    matched = true;
+  }
+  return matched;
+}
+
+/** ssh's `match_pattern`: `*` any run of characters, `?` one character, the rest literal. */
+function wildcardMatch(text: string, pattern: string): boolean {
+  // Iterative with one backtrack point: linear in practice, never exponential.
+  let t = 0;
+  let p = 0;
+  let starP = -1;
+  let starT = 0;
+  while (t < text.length) {
+    if (p < pattern.length && (pattern[p] === "?" || pattern[p] === text[t])) {
+      t++;
+      p++;
+    } else if (p < pattern.length && pattern[p] === "*") {
+      starP = p++;
+      starT = t;
+    } else if (starP !== -1) {
+      p = starP + 1;
+      t = ++starT;
+    } else {
+      return false;
+    }
+  }
+  while (pattern[p] === "*") p++;
+  return p === pattern.length;
+}
+
+/** `%h` (the alias) and `%%` in a `HostName`; any other token is left to ssh, and the alias kept. */
+function expandHostName(value: string, host: string): string | null {
+  let unknown = false;
+  const expanded = value.replace(/%(.)/g, (_, token: string) => {
+    if (token === "h") return host;
+    if (token === "%") return "%";
+    unknown = true;
+    return "";
+  });
+  return unknown ? null : expanded.toLowerCase();
+}
+
+/**
+ * The files an `Include` argument names: relative to `~/.ssh`, `~/` from home, a wildcard allowed
+ * in the last part only (sorted, as ssh's glob does). Nothing outside `~/.ssh` is read.
+ */
+async function includedFiles(sshDir: string, home: string, argument: string): Promise<string[]> {
+  const path = normalize(
+    argument.startsWith("~/")
+      ? join(home, argument.slice(2))
+      : isAbsolute(argument)
+        ? argument
+        : join(sshDir, argument),
+  );
+  const inside = relative(sshDir, path);
+  if (inside === "" || inside.startsWith("..") || normalize(inside) !== inside || /^[\\/]/.test(inside)) return [];
+  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  const dir = path.slice(0, slash);
+  const name = path.slice(slash + 1);
+  if (/[*?]/.test(dir)) return [];
+  if (!/[*?]/.test(name)) return [path];
+  const listing = await listDirectory(dir);
+  if (listing.kind !== "found") return [];
+  const names = [...listing.entries.files, ...listing.entries.links].slice(0, MAX_GLOB_ENTRIES);
+  return names
+    .filter((entry) => !entry.startsWith(".") && wildcardMatch(entry, name))
+    .sort()
+    .map((entry) => join(dir, entry));
+}
