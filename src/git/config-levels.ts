@@ -35,6 +35,12 @@ export function userConfigPaths({ env, home, platform }: Pick<Context, "env" | "
  * libgit2 read them (`gitdir:`, `gitdir/i:` and `onbranch:` conditions; others never hold). A
  * missing file counts as empty; a broken one, or includes nested past git's limit, is an error
  * naming the file, as git refuses to run with one.
+ *
+ * Unlike git, a file already included in this read is not read again, and at most
+ * {@link MAX_INCLUDED_FILES} files are included: a hostile config whose files each include several
+ * others would otherwise be read once per path through the include graph (4^10 for four includes
+ * ten levels deep). A repeated include only re-applied values already read, so what is lost is at
+ * most the order of a value set again between the two includes.
  */
 export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext): Promise<Result<GitConfig>> {
   const reader = new IncludingReader(repo, ctx);
@@ -50,16 +56,22 @@ export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext
 /** git's limit on nested includes (`MAX_INCLUDE_DEPTH`). */
 const MAX_INCLUDE_DEPTH = 10;
 
+/** Included files per read, over all levels: far more than any real setup splits its config into. */
+export const MAX_INCLUDED_FILES = 64;
+
 /** Reads config files with their includes; the facts `includeIf` conditions need are looked up once, when asked. */
 class IncludingReader {
   #branch: Promise<string | null> | undefined;
+  /** Every file included so far in this read. */
+  readonly #included = new Set<string>();
 
   constructor(
     readonly repo: RepoLocation,
     readonly ctx: ConfigContext,
   ) {}
 
-  async read(path: string, depth: number): Promise<Result<readonly ConfigEntry[]>> {
+  /** `chain`: the files whose includes led here, outermost first. */
+  async read(path: string, depth: number, chain: readonly string[] = []): Promise<Result<readonly ConfigEntry[]>> {
     const file = await readConfigFile(path, this.ctx.files);
     if (!file.ok) return file;
     const entries = file.value.entries;
@@ -70,7 +82,8 @@ class IncludingReader {
       merged.push(entry);
       const target = await this.#includeTarget(entry, path);
       if (target === null) continue;
-      if (depth + 1 > MAX_INCLUDE_DEPTH) {
+      // A file including one of its includers loops until git's depth limit, so it fails the same way.
+      if (depth + 1 > MAX_INCLUDE_DEPTH || target === path || chain.includes(target)) {
         return err(
           toolError(
             "unsupported_repo",
@@ -79,7 +92,18 @@ class IncludingReader {
           ),
         );
       }
-      const included = await this.read(target, depth + 1);
+      if (this.#included.has(target)) continue;
+      if (this.#included.size >= MAX_INCLUDED_FILES) {
+        return err(
+          toolError(
+            "unsupported_repo",
+            `Git config includes more than ${MAX_INCLUDED_FILES} files (from ${path})`,
+            "twig-mcp reads at most this many included config files; merge some of them, or look for includes generated in a loop.",
+          ),
+        );
+      }
+      this.#included.add(target);
+      const included = await this.read(target, depth + 1, [...chain, path]);
       if (!included.ok) return included;
       for (const inner of included.value) merged.push(inner);
     }

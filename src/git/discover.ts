@@ -1,9 +1,11 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { type ToolError, toolError } from "../core/errors.ts";
+import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
 import { lstatIfExists, realpath, stat, statIfExists } from "../fs/local-fs.ts";
+import { isInside } from "../fs/path-inside.ts";
 import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import { rtrimGitSpace } from "./git-space.ts";
 import { readLooseRef } from "./loose-ref.ts";
@@ -144,12 +146,32 @@ async function findWorkTree(
     if (path === undefined) return ok(null);
   } else {
     if (parseConfigBool(mainConfig.get("core.bare")) === true) return ok(null);
+    const owner = dotGitOwner ?? (basename(gitDir) === ".git" ? dirname(gitDir) : null);
     const configured = mainConfig.get("core.worktree");
-    if (configured === undefined) return ok(dotGitOwner ?? (basename(gitDir) === ".git" ? dirname(gitDir) : null));
+    if (configured === undefined) return ok(owner);
     path = resolve(gitDir, configured);
+    // The repository was found in `owner` (or is the git dir itself), and that is what the user
+    // pointed the server at; core.worktree may only narrow it. `core.worktree = /` would otherwise
+    // make the whole disk this repository's work tree, and so an exposed place. Compared as text
+    // first, so a path elsewhere (a network share) is never touched.
+    const place = owner ?? gitDir;
+    if (!isInside(path, place)) return worktreeOutside(configured, place);
+    const canonical = await canonicalPath(path);
+    if (!canonical.ok) return noRepo(`The working tree ${path} cannot be opened: ${canonical.cause}`);
+    return isInside(canonical.path, place) ? ok(canonical.path) : worktreeOutside(configured, place);
   }
   const canonical = await canonicalPath(path);
   return canonical.ok ? ok(canonical.path) : noRepo(`The working tree ${path} cannot be opened: ${canonical.cause}`);
+}
+
+function worktreeOutside(configured: string, place: string): Result<never> {
+  return err(
+    toolError(
+      "unsupported_repo",
+      `The repository at ${place} sets core.worktree to ${printable(configured, 300)}, which is outside it`,
+      "twig-mcp reads only the directory it was given: start it (or pass --repo) in the work tree itself, or unset core.worktree with `git config --unset core.worktree`.",
+    ),
+  );
 }
 
 /** Refuses repositories whose on-disk layout this reader does not understand. */

@@ -1,9 +1,11 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { isInside } from "../fs/path-inside.ts";
 import { canonicalOrNull as canonicalPath, discoverRepository, type RepoLocation } from "../git/discover.ts";
+import { listLinkedWorktrees } from "../git/worktrees.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
@@ -133,6 +135,9 @@ export class ExposedRepoSelector implements RepoSelector {
     if (canonical !== null && exposed) return this.#openInside(canonical, path, bases);
     const shown = printable(path, NAME_SHOWN);
     if (exposed) return invalid(`repo path ${shown} does not exist`, "Pass an existing directory.");
+    const linked = canonical === null ? null : await this.#linkedWorktreeAt(canonical, bases);
+    if (canonical !== null && linked !== null)
+      return this.#openInside(canonical, path, [...bases, linked.path], linked);
     return invalid(
       `repo path ${shown} is not inside a twig-registered repository, a client root, or the default repository`,
       "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
@@ -152,14 +157,45 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   /**
+   * The linked worktree of an exposed repository that `path` (canonical) lies in, else `null`: it
+   * is that repository's checkout too, though usually beside it rather than inside. Its path is
+   * what the repository's `worktrees/<id>/gitdir` says, compared as text; only `path`, which the
+   * caller gave, has been touched.
+   */
+  async #linkedWorktreeAt(path: string, bases: readonly string[]): Promise<LinkedWorktree | null> {
+    for (const base of bases) {
+      const repo = await discoverRepository(base, this.ctx.files);
+      if (!repo.ok || repo.value.workTree !== base) continue;
+      const linked = await listLinkedWorktrees(repo.value, this.ctx.files);
+      if (!linked.ok) continue;
+      const match = linked.value.find((worktree) => isInside(path, worktree.path));
+      if (match !== undefined) return { path: match.path, gitDir: match.gitDir, commonDir: repo.value.commonDir };
+    }
+    return null;
+  }
+
+  /**
    * Opens the repository at `path` only if its files are exposed too: a `.git` file or
    * core.worktree can point anywhere. Work tree, git dir and common dir must each lie in an exposed
    * place, the git dirs possibly inside an exposed repository's (linked worktrees, submodules).
+   * `linked`: the linked worktree `path` was let in as, which the repository found must be: a
+   * `gitdir` file can name any directory, and only its own worktree shares the repository's files.
    */
-  async #openInside(path: string, label: string, bases: readonly string[]): Promise<Result<string>> {
+  async #openInside(
+    path: string,
+    label: string,
+    bases: readonly string[],
+    linked?: LinkedWorktree,
+  ): Promise<Result<string>> {
     const found = await this.#discover(path, label);
     if (!found.ok) return found;
     const { workTree, gitDir, commonDir } = found.value;
+    if (linked !== undefined && (gitDir !== linked.gitDir || commonDir !== linked.commonDir)) {
+      return invalid(
+        `repo path ${printable(label, NAME_SHOWN)} is not the linked worktree its repository records there`,
+        "Pass the path of a repository twig-mcp may read; `list_repositories` lists them.",
+      );
+    }
     const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
     const places = [...bases];
     if (!inside(gitDir, places) || !inside(commonDir, places)) {
@@ -187,11 +223,9 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 }
 
+/** A linked worktree of an exposed repository, as that repository records it. */
+type LinkedWorktree = { path: string; gitDir: string; commonDir: string };
+
 function invalid(message: string, hint: string): Result<never> {
   return err(toolError("invalid_params", message, hint));
-}
-
-function isInside(path: string, base: string): boolean {
-  const rel = relative(base, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
