@@ -1,4 +1,4 @@
-import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser";
+import { findNodeAtLocation, type ParseErrorCode, parseTree, printParseErrorCode, visit } from "jsonc-parser";
 import type * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
@@ -21,13 +21,33 @@ export function parseJsonFile(bytes: Uint8Array): Result<{ text: string; value: 
   try {
     return ok({ text, value: JSON.parse(text) });
   } catch {
-    const errors: ParseError[] = [];
-    parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-    const first = errors[0];
-    if (first === undefined) return err("invalid JSON");
+    const first = firstSyntaxError(text);
+    if (first === null) return err("invalid JSON");
     return err(`invalid JSON at ${lineColumn(text, first.offset)}: ${words(printParseErrorCode(first.error))}`);
   }
 }
+
+/** Where the scanner first stops; it stops there, rather than collecting every error in 50 MB of garbage. */
+function firstSyntaxError(text: string): { error: ParseErrorCode; offset: number } | null {
+  let first: { error: ParseErrorCode; offset: number } | null = null;
+  try {
+    visit(
+      text,
+      {
+        onError(error, offset) {
+          first = { error, offset };
+          throw STOP;
+        },
+      },
+      { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false },
+    );
+  } catch {
+    // STOP, or a nesting too deep for the parser's recursion: whatever was found stands.
+  }
+  return first;
+}
+
+const STOP = new Error("first syntax error found");
 
 /** Where a value sits: its path in the file, and that path as shown (`branches.*`: a branch name left out). */
 export type JsonPlace = { path: readonly (string | number)[]; shown: string };
@@ -46,11 +66,21 @@ export function describeIssueIn(text: string, issues: readonly v.BaseIssue<unkno
     (shape, key) => (typeof key === "number" ? `${shape}[${key}]` : `${shape}.${key}`),
     place.shown,
   );
-  const node = findNodeAtLocation(parseTree(text) ?? { type: "null", offset: 0, length: 0 }, [...place.path, ...below]);
-  const where = node === undefined ? "" : `at ${lineColumn(text, node.offset)}`;
+  const offset = valueOffset(text, [...place.path, ...below]);
+  const where = offset === null ? "" : `at ${lineColumn(text, offset)}`;
   const path = shown.replace(/^\./, "");
   const label = [where, path === "" ? "" : `(${path})`].filter(Boolean).join(" ");
   return `${label === "" ? "" : `${label}: `}${issueMessage(first)}`;
+}
+
+/** Where the value at `path` starts; `null` if it cannot be found (or the file nests too deep to parse again). */
+function valueOffset(text: string, path: (string | number)[]): number | null {
+  try {
+    const root = parseTree(text);
+    return root === undefined ? null : (findNodeAtLocation(root, path)?.offset ?? null);
+  } catch {
+    return null;
+  }
 }
 
 function lineColumn(text: string, offset: number): string {

@@ -67,7 +67,10 @@ describe("parseStateBytes", () => {
     ['{"branches":{"a":{"github_pr":42.5}}}', "(branches.*.github_pr)"],
     ['{"branches":"x"}', "branches"],
     ['{"branch_issues":{}}', "twig 0.1.0–0.1.3 (`branch_issues`), and branch_issues: Invalid type"],
-    ['{"branches":[{"branch":"a","github_pr":"1"}]}', "twig 0.1.4 (`branches` as a list), and at line 1, column 40 (branches[0].github_pr)"],
+    [
+      '{"branches":[{"branch":"a","github_pr":"1"}]}',
+      "twig 0.1.4 (`branches` as a list), and at line 1, column 40 (branches[0].github_pr)",
+    ],
     ['{"dependencies":[{"child":"a"}]}', "dependencies[0].parent"],
     ['{"root_branches":[{"branch":1}]}', "root_branches[0].branch"],
   ])("rejects %p naming the problem", (text, fragment) => {
