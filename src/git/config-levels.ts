@@ -1,7 +1,9 @@
 import { dirname, isAbsolute, join } from "node:path";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
+import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { isInside, resolvesInside } from "../fs/path-inside.ts";
 import { type ConfigEntry, GitConfig, parseConfigBool, readConfigFile, repoConfigPath } from "./config.ts";
 import type { RepoLocation } from "./discover.ts";
 import { readHead } from "./head.ts";
@@ -45,11 +47,14 @@ export function userConfigPaths({ env, home, platform }: Pick<Context, "env" | "
 export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext): Promise<Result<GitConfig>> {
   const reader = new IncludingReader(repo, ctx);
   const levels: (readonly ConfigEntry[])[] = [];
-  for (const path of [...userConfigPaths(ctx), repoConfigPath(repo)]) {
+  for (const path of userConfigPaths(ctx)) {
     const level = await reader.read(path, 0);
     if (!level.ok) return level;
     levels.push(level.value);
   }
+  const own = await reader.read(repoConfigPath(repo), 0, [], true);
+  if (!own.ok) return own;
+  levels.push(own.value);
   return ok(new GitConfig(levels.flat()));
 }
 
@@ -70,8 +75,18 @@ class IncludingReader {
     readonly ctx: ConfigContext,
   ) {}
 
-  /** `chain`: the files whose includes led here, outermost first. */
-  async read(path: string, depth: number, chain: readonly string[] = []): Promise<Result<readonly ConfigEntry[]>> {
+  /**
+   * `chain`: the files whose includes led here, outermost first. `fromRepository`: the file is the
+   * repository's config or one it included, written by whoever made the repository, so what it
+   * includes must lie in the repository's own directories, by its text before any of it is
+   * touched (a path such as `//host/share/x` would contact that host) and through links after.
+   */
+  async read(
+    path: string,
+    depth: number,
+    chain: readonly string[] = [],
+    fromRepository = false,
+  ): Promise<Result<readonly ConfigEntry[]>> {
     const file = await readConfigFile(path, this.ctx.files);
     if (!file.ok) return file;
     const entries = file.value.entries;
@@ -102,12 +117,28 @@ class IncludingReader {
           ),
         );
       }
+      if (fromRepository && !(await this.#inRepository(target))) {
+        return err(
+          toolError(
+            "unsupported_repo",
+            `The repository's git config includes ${printable(target, 300)}, outside the repository (from ${path})`,
+            "twig-mcp follows includes of the repository's own config only inside the repository; move that file into the repository, or include it from your user config (~/.gitconfig) instead.",
+          ),
+        );
+      }
       this.#included.add(target);
-      const included = await this.read(target, depth + 1, [...chain, path]);
+      const included = await this.read(target, depth + 1, [...chain, path], fromRepository);
       if (!included.ok) return included;
       for (const inner of included.value) merged.push(inner);
     }
     return ok(merged);
+  }
+
+  /** Whether `path` lies in the repository's work tree, git dir or common dir, as text and through links. */
+  async #inRepository(path: string): Promise<boolean> {
+    const { workTree, gitDir, commonDir } = this.repo;
+    const place = [gitDir, commonDir, workTree].find((dir) => isInside(path, dir));
+    return place !== undefined && (await resolvesInside(path, place));
   }
 
   /** The file an `include.path` or a holding `includeIf.<condition>.path` entry names; else `null`. */

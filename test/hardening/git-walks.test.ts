@@ -225,6 +225,29 @@ describe("worktree paths from twig's state (3)", () => {
   );
 });
 
+describe("includes named by the repository's own config (3)", () => {
+  test("an include.path leaving the repository is refused unread; one inside it is followed", async () => {
+    const outsideFile = join(world.repo.sandbox, "outside.gitconfig");
+    writeFileSync(outsideFile, '[url "https://github.com/"]\n\tinsteadOf = away:\n');
+    const away = caseRepo(() => {});
+    git(away, "remote", "set-url", "origin", "away:octo/shop.git");
+    git(away, "config", "include.path", outsideFile);
+    const inside = caseRepo((d) => {
+      writeFileSync(join(d, "shared.gitconfig"), '[url "https://github.com/"]\n\tinsteadOf = here:\n');
+    });
+    git(inside, "remote", "set-url", "origin", "here:octo/shop.git");
+    git(inside, "config", "include.path", "../shared.gitconfig");
+    const [refused, followed] = await withServer(async (server) => [
+      await call(server, "get_pr_status", { repo: away, pr_number: 1 }),
+      await call(server, "get_pr_status", { repo: inside, pr_number: 1 }),
+    ]);
+    expect(refused?.envelope.error?.code).toBe("unsupported_repo");
+    expect(refused?.envelope.error?.message).toContain("outside the repository");
+    // Past the config: no credentials in this world, so the call stops there.
+    expect(followed?.envelope.error?.code).toBe("credentials_missing");
+  });
+});
+
 describe("state and registry files linked out, and parse errors (4)", () => {
   const secretFile = () => {
     const path = join(world.repo.sandbox, "secrets.json");

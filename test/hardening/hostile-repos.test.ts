@@ -68,7 +68,7 @@ describe("files whose size lies (19.1)", () => {
     expect(current.structured).toMatchObject({ branch: "feature/auth-ui" });
   });
 
-  test("an include.path to a /proc file is refused as over the limit", async () => {
+  test("an include.path to a /proc file is refused unread (outside the repository)", async () => {
     const dir = caseRepo((d) =>
       appendFileSync(join(d, ".git", "config"), `[include]\n\tpath = ${ENDLESS_PROC_FILE}\n`),
     );
@@ -76,7 +76,7 @@ describe("files whose size lies (19.1)", () => {
     const listed = await call("list_pull_requests", { repo: dir });
     expect(listed.isError).toBe(true);
     expect(listed.envelope.error?.message).toContain(ENDLESS_PROC_FILE);
-    expect(listed.envelope.error?.message).toContain("limit");
+    expect(listed.envelope.error?.message).toContain("outside the repository");
   });
 });
 
