@@ -4,7 +4,12 @@ import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { isInside } from "../fs/path-inside.ts";
-import { canonicalOrNull as canonicalPath, discoverRepository, type RepoLocation } from "../git/discover.ts";
+import {
+  canonicalOrNull as canonicalPath,
+  discoverRepository,
+  type PointerGuard,
+  type RepoLocation,
+} from "../git/discover.ts";
 import { listLinkedWorktrees } from "../git/worktrees.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
@@ -187,7 +192,23 @@ export class ExposedRepoSelector implements RepoSelector {
     bases: readonly string[],
     linked?: LinkedWorktree,
   ): Promise<Result<string>> {
-    const found = await this.#discover(path, label);
+    const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
+    // The exposed places, and the git dirs and common dirs of the repositories whose work trees
+    // are exposed places: looked up only once something points outside the first.
+    const places = [...bases];
+    let widened = false;
+    const allowed = async (dir: string): Promise<boolean> => {
+      if (!inside(dir, places) && !widened) {
+        widened = true;
+        for (const base of bases) {
+          const repo = await discoverRepository(base, this.ctx.files);
+          if (repo.ok && repo.value.workTree === base) places.push(repo.value.gitDir, repo.value.commonDir);
+        }
+      }
+      return inside(dir, places);
+    };
+    // What the repository's own files point to is checked before discovery goes there.
+    const found = await this.#discover(path, label, allowed);
     if (!found.ok) return found;
     const { workTree, gitDir, commonDir } = found.value;
     if (linked !== undefined && (gitDir !== linked.gitDir || commonDir !== linked.commonDir)) {
@@ -196,15 +217,8 @@ export class ExposedRepoSelector implements RepoSelector {
         "Pass the path of a repository twig-mcp may read; `list_repositories` lists them.",
       );
     }
-    const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
-    const places = [...bases];
-    if (!inside(gitDir, places) || !inside(commonDir, places)) {
-      // Also the git dirs and common dirs of the repositories whose work trees are exposed places.
-      for (const base of bases) {
-        const repo = await discoverRepository(base, this.ctx.files);
-        if (repo.ok && repo.value.workTree === base) places.push(repo.value.gitDir, repo.value.commonDir);
-      }
-    }
+    await allowed(gitDir);
+    await allowed(commonDir);
     const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
     if (outside === undefined) return ok(workTree);
     // Both paths may come from a hostile clone (a `.git` file, core.worktree): shown printable only.
@@ -217,8 +231,8 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   /** The repository at `path`; a failure's message starts with `label`. */
-  async #discover(path: string, label: string): Promise<Result<RepoLocation>> {
-    const found = await discoverRepository(path, this.ctx.files);
+  async #discover(path: string, label: string, guard?: PointerGuard): Promise<Result<RepoLocation>> {
+    const found = await discoverRepository(path, this.ctx.files, guard);
     return found.ok ? found : err({ ...found.error, message: `${label}: ${found.error.message}` });
   }
 }

@@ -225,6 +225,38 @@ describe("worktree paths from twig's state (3)", () => {
   );
 });
 
+describe("pointers in a repository named as `repo` (3)", () => {
+  test.skipIf(straceWrapper("/tmp") === null)(
+    "a .git file, a .git symlink or a commondir naming another host is refused without touching it",
+    async () => {
+      const gitfile = join(cases, "gitfile-to-host");
+      mkdirSync(gitfile);
+      writeFileSync(join(gitfile, ".git"), "gitdir: //evil-host/share/repo/.git\n");
+      const linked = join(cases, "symlink-to-host");
+      mkdirSync(linked);
+      symlinkSync("/net/evil-host/share/repo/.git", join(linked, ".git"));
+      const common = caseRepo((d) => writeFileSync(join(d, ".git", "commondir"), "//evil-host/share/common\n"));
+      const traceDir = join(world.repo.sandbox, `trace-pointers-${counter}`);
+      mkdirSync(traceDir);
+      const trace = straceWrapper(traceDir) as { wrapper: string[]; output: string };
+      const results = await withServer(
+        async (server) => [
+          await call(server, "get_current_branch", { repo: gitfile }),
+          await call(server, "get_current_branch", { repo: linked }),
+          await call(server, "get_current_branch", { repo: common }),
+        ],
+        { wrapper: trace.wrapper },
+      );
+      for (const result of results) {
+        expect(result.envelope.error?.code).toBe("invalid_params");
+        expect(result.envelope.error?.message).toContain("evil-host");
+      }
+      const touched = readTrace(trace.output).filter((syscall) => syscall.path.includes("evil-host"));
+      expect(touched.map((syscall) => syscall.line)).toEqual([]);
+    },
+  );
+});
+
 describe("includes named by the repository's own config (3)", () => {
   test("an include.path leaving the repository is refused unread; one inside it is followed", async () => {
     const outsideFile = join(world.repo.sandbox, "outside.gitconfig");
