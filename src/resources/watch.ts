@@ -9,19 +9,20 @@ export type ChangeKind = "state" | "git";
 const DEBOUNCE_MS = 100;
 
 /**
- * Directories under `refs/heads` watched per repository. Each costs one of the user's inotify
- * watches (8,192 by default on many Linux systems, shared by every program), and a hostile clone
- * can hold any number; branch namespaces (`feature/`, `user/`) rarely need more than a few dozen.
+ * Directories under `refs/heads` watched per repository on Linux. Each costs one of the user's
+ * inotify watches (8,192 by default on many systems, shared by every program; the OS's recursive
+ * mode takes one per directory too), and a hostile clone can hold any number; branch namespaces
+ * (`feature/`, `user/`) rarely need more than a few dozen. macOS and Windows watch a whole tree
+ * with one handle, so there the OS's recursive mode is used.
  */
 export const MAX_WATCHED_REF_DIRS = 256;
 
 /**
  * Watches a repository's twig state, HEAD and branch refs (OS notifications, no polling), debounced.
- * `refs/heads` is watched directory by directory, never recursively by the OS: at most
- * {@link MAX_WATCHED_REF_DIRS} of them, symbolic links not followed (a link back up would repeat
- * the tree without end), and a symlinked `refs/heads` not at all. Past the cap a warning is logged
- * and branch changes in the directories left out are noticed only with the next HEAD or
- * packed-refs change.
+ * A symlinked `refs/heads` is not watched at all. On Linux it is watched directory by directory:
+ * at most {@link MAX_WATCHED_REF_DIRS} of them, symbolic links not followed (a link back up would
+ * repeat the tree without end). Past the cap a warning is logged and branch changes in the
+ * directories left out are noticed only with the next HEAD or packed-refs change.
  */
 export class RepoWatcher {
   readonly #watchers: FSWatcher[] = [];
@@ -53,7 +54,9 @@ export class RepoWatcher {
     const gitFiles = (name: string) => (name === "HEAD" || name === "packed-refs" ? "git" : null);
     this.#add(repo.gitDir, gitFiles);
     if (repo.commonDir !== repo.gitDir) this.#add(repo.commonDir, gitFiles);
-    this.#watchRefTree(join(repo.commonDir, "refs", "heads"));
+    const heads = join(repo.commonDir, "refs", "heads");
+    if (process.platform === "linux") this.#watchRefTree(heads);
+    else if (isPlainDirectory(heads)) this.#add(heads, refChange, true);
   }
 
   close(): void {
@@ -82,12 +85,11 @@ export class RepoWatcher {
         return;
       }
       const watcher = this.#add(dir, (name) => {
-        if (name.endsWith(".lock")) return null;
         // git makes `feature/` when it writes the first `feature/…` branch; a removed one is let go.
         const child = join(dir, name);
         if (isPlainDirectory(child)) this.#watchRefTree(child);
         else this.#unwatchRefDir(child);
-        return "git";
+        return refChange(name);
       });
       if (watcher === null) continue;
       this.#refDirs.set(dir, watcher);
@@ -118,9 +120,9 @@ export class RepoWatcher {
     this.#twigWatched = this.#add(dir, (name) => (name === "state.json" ? "state" : null)) !== null;
   }
 
-  #add(path: string, classify: (name: string) => ChangeKind | null): FSWatcher | null {
+  #add(path: string, classify: (name: string) => ChangeKind | null, recursive = false): FSWatcher | null {
     try {
-      const watcher = watch(path, { persistent: false }, (_event, name) => {
+      const watcher = watch(path, { recursive, persistent: false }, (_event, name) => {
         if (this.#closed) return;
         const kind = classify(String(name ?? ""));
         if (kind) this.#report(kind);
@@ -145,6 +147,11 @@ export class RepoWatcher {
       if (!this.#closed) this.onChange(kinds);
     }, DEBOUNCE_MS);
   }
+}
+
+/** A change under `refs/heads`: any but git's lock files, which come and go around each update. */
+function refChange(name: string): ChangeKind | null {
+  return name.endsWith(".lock") ? null : "git";
 }
 
 /** A directory reached without following a symbolic link. */

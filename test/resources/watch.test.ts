@@ -47,13 +47,17 @@ describe("RepoWatcher on refs/heads", () => {
     }
   }, 30_000);
 
-  test(`past ${MAX_WATCHED_REF_DIRS} directories it warns instead of watching more, and links are not followed`, async () => {
-    const heads = repo.path(".git", "refs", "heads");
-    for (let i = 0; i < MAX_WATCHED_REF_DIRS + 20; i++) mkdirSync(join(heads, `many-${i}`));
-    symlinkSync(".", join(heads, "loop"));
-    const { watcher, warnings } = await watching();
-    watcher.close();
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`more than ${MAX_WATCHED_REF_DIRS} directories`);
-  });
+  // Elsewhere the OS watches the whole tree with one handle, and there is no cap.
+  test.skipIf(process.platform !== "linux")(
+    `past ${MAX_WATCHED_REF_DIRS} directories it warns instead of watching more, and links are not followed`,
+    async () => {
+      const heads = repo.path(".git", "refs", "heads");
+      for (let i = 0; i < MAX_WATCHED_REF_DIRS + 20; i++) mkdirSync(join(heads, `many-${i}`));
+      symlinkSync(".", join(heads, "loop"));
+      const { watcher, warnings } = await watching();
+      watcher.close();
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`more than ${MAX_WATCHED_REF_DIRS} directories`);
+    },
+  );
 });
