@@ -144,7 +144,7 @@ export class ExposedRepoSelector implements RepoSelector {
     if (canonical !== null && linked !== null)
       return this.#openInside(canonical, path, [...bases, linked.path], linked);
     return invalid(
-      `repo path ${shown} is not inside a twig-registered repository, a client root, or the default repository`,
+      `repo path ${shown} is not inside a twig-registered repository, a client root, the default repository, or a linked worktree of one of them`,
       "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
     );
   }
