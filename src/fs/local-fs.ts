@@ -47,7 +47,7 @@ export async function realpath(path: string): Promise<string> {
 }
 
 export function readdir(path: string, options: { withFileTypes: true }): Promise<Dirent[]>;
-export function readdir(path: string, options: { recursive: true; encoding: "buffer" }): Promise<Buffer[]>;
+export function readdir(path: string, options: { encoding: "buffer" }): Promise<Buffer[]>;
 export async function readdir(path: string, options?: object): Promise<unknown[]> {
   return readdirSync(path, options as Parameters<typeof readdirSync>[1]) as unknown[];
 }

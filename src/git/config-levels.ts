@@ -1,7 +1,9 @@
 import { dirname, isAbsolute, join } from "node:path";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
+import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { isInside, resolvesInside } from "../fs/path-inside.ts";
 import { type ConfigEntry, GitConfig, parseConfigBool, readConfigFile, repoConfigPath } from "./config.ts";
 import type { RepoLocation } from "./discover.ts";
 import { readHead } from "./head.ts";
@@ -35,31 +37,56 @@ export function userConfigPaths({ env, home, platform }: Pick<Context, "env" | "
  * libgit2 read them (`gitdir:`, `gitdir/i:` and `onbranch:` conditions; others never hold). A
  * missing file counts as empty; a broken one, or includes nested past git's limit, is an error
  * naming the file, as git refuses to run with one.
+ *
+ * Unlike git, a file already included in this read is not read again, and at most
+ * {@link MAX_INCLUDED_FILES} files are included: a hostile config whose files each include several
+ * others would otherwise be read once per path through the include graph (4^10 for four includes
+ * ten levels deep). A repeated include only re-applied values already read, so what is lost is at
+ * most the order of a value set again between the two includes.
  */
 export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext): Promise<Result<GitConfig>> {
   const reader = new IncludingReader(repo, ctx);
   const levels: (readonly ConfigEntry[])[] = [];
-  for (const path of [...userConfigPaths(ctx), repoConfigPath(repo)]) {
+  for (const path of userConfigPaths(ctx)) {
     const level = await reader.read(path, 0);
     if (!level.ok) return level;
     levels.push(level.value);
   }
+  const own = await reader.read(repoConfigPath(repo), 0, [], true);
+  if (!own.ok) return own;
+  levels.push(own.value);
   return ok(new GitConfig(levels.flat()));
 }
 
 /** git's limit on nested includes (`MAX_INCLUDE_DEPTH`). */
 const MAX_INCLUDE_DEPTH = 10;
 
+/** Included files per read, over all levels: far more than any real setup splits its config into. */
+export const MAX_INCLUDED_FILES = 64;
+
 /** Reads config files with their includes; the facts `includeIf` conditions need are looked up once, when asked. */
 class IncludingReader {
   #branch: Promise<string | null> | undefined;
+  /** Every file included so far in this read. */
+  readonly #included = new Set<string>();
 
   constructor(
     readonly repo: RepoLocation,
     readonly ctx: ConfigContext,
   ) {}
 
-  async read(path: string, depth: number): Promise<Result<readonly ConfigEntry[]>> {
+  /**
+   * `chain`: the files whose includes led here, outermost first. `fromRepository`: the file is the
+   * repository's config or one it included, written by whoever made the repository, so what it
+   * includes must lie in the repository's own directories, by its text before any of it is
+   * touched (a path such as `//host/share/x` would contact that host) and through links after.
+   */
+  async read(
+    path: string,
+    depth: number,
+    chain: readonly string[] = [],
+    fromRepository = false,
+  ): Promise<Result<readonly ConfigEntry[]>> {
     const file = await readConfigFile(path, this.ctx.files);
     if (!file.ok) return file;
     const entries = file.value.entries;
@@ -70,7 +97,8 @@ class IncludingReader {
       merged.push(entry);
       const target = await this.#includeTarget(entry, path);
       if (target === null) continue;
-      if (depth + 1 > MAX_INCLUDE_DEPTH) {
+      // A file including one of its includers loops until git's depth limit, so it fails the same way.
+      if (depth + 1 > MAX_INCLUDE_DEPTH || target === path || chain.includes(target)) {
         return err(
           toolError(
             "unsupported_repo",
@@ -79,11 +107,38 @@ class IncludingReader {
           ),
         );
       }
-      const included = await this.read(target, depth + 1);
+      if (this.#included.has(target)) continue;
+      if (this.#included.size >= MAX_INCLUDED_FILES) {
+        return err(
+          toolError(
+            "unsupported_repo",
+            `Git config includes more than ${MAX_INCLUDED_FILES} files (from ${path})`,
+            "twig-mcp reads at most this many included config files; merge some of them, or look for includes generated in a loop.",
+          ),
+        );
+      }
+      if (fromRepository && !(await this.#inRepository(target))) {
+        return err(
+          toolError(
+            "unsupported_repo",
+            `The repository's git config includes ${printable(target, 300)}, outside the repository (from ${path})`,
+            "twig-mcp follows includes of the repository's own config only inside the repository; move that file into the repository, or include it from your user config (~/.gitconfig) instead.",
+          ),
+        );
+      }
+      this.#included.add(target);
+      const included = await this.read(target, depth + 1, [...chain, path], fromRepository);
       if (!included.ok) return included;
       for (const inner of included.value) merged.push(inner);
     }
     return ok(merged);
+  }
+
+  /** Whether `path` lies in the repository's work tree, git dir or common dir, as text and through links. */
+  async #inRepository(path: string): Promise<boolean> {
+    const { workTree, gitDir, commonDir } = this.repo;
+    const place = [gitDir, commonDir, workTree].find((dir) => isInside(path, dir));
+    return place !== undefined && (await resolvesInside(path, place));
   }
 
   /** The file an `include.path` or a holding `includeIf.<condition>.path` entry names; else `null`. */

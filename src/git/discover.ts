@@ -1,9 +1,11 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { type ToolError, toolError } from "../core/errors.ts";
+import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
-import { lstatIfExists, realpath, stat, statIfExists } from "../fs/local-fs.ts";
+import { lstatIfExists, readlink, realpath, stat, statIfExists } from "../fs/local-fs.ts";
+import { isInside } from "../fs/path-inside.ts";
 import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import { rtrimGitSpace } from "./git-space.ts";
 import { readLooseRef } from "./loose-ref.ts";
@@ -30,7 +32,11 @@ const BARE_HINT =
  * itself being a git dir. Environment variables such as GIT_DIR are deliberately ignored: the
  * server answers about the repository it was pointed at, not about its own environment.
  */
-export async function discoverRepository(startDir: string, files: CachedFileReader): Promise<Result<RepoLocation>> {
+export async function discoverRepository(
+  startDir: string,
+  files: CachedFileReader,
+  guard?: PointerGuard,
+): Promise<Result<RepoLocation>> {
   const start = await canonicalPath(startDir);
   if (!start.ok) {
     const message =
@@ -44,11 +50,12 @@ export async function discoverRepository(startDir: string, files: CachedFileRead
   // ends at the root.
   let dir = start.path;
   for (;;) {
-    const dotGit = await probeDotGit(dir);
+    const dotGit = await probeDotGit(dir, guard);
     if (!dotGit.ok) return dotGit;
-    if (dotGit.value !== null) return locate(dotGit.value, dir, files);
-    const itself = await asGitDir(dir, true);
-    if (itself !== null) return locate(itself, null, files);
+    if (dotGit.value !== null) return locate(dotGit.value, dir, files, guard);
+    const itself = await asGitDir(dir, true, guard);
+    if (!itself.ok) return itself;
+    if (itself.value !== null) return locate(itself.value, null, files, guard);
     const parent = dirname(dir);
     if (parent === dir) return noRepo(`No git repository found at or above ${startDir}`);
     dir = parent;
@@ -59,16 +66,46 @@ export async function discoverRepository(startDir: string, files: CachedFileRead
 type GitDirs = Pick<RepoLocation, "gitDir" | "commonDir">;
 
 /**
+ * Whether discovery may go where a repository file points (a `.git` file or symlink, `commondir`,
+ * a worktree's `gitdir`), judged on the path's text before anything there is touched: a path such
+ * as `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
+ */
+export type PointerGuard = (path: string) => Promise<boolean>;
+
+/** A pointer `guard` refused: the file at `from` names `target`. */
+function pointsOutside(from: string, target: string): Result<never> {
+  return err(
+    toolError(
+      "invalid_params",
+      `${from} points to ${printable(target, 300)}, outside every exposed place`,
+      "Its .git file, commondir or gitdir file points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
+    ),
+  );
+}
+
+/** Checks `target`, named by the file at `from`, against `guard` (when there is one). */
+async function mayFollow(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<true>> {
+  return guard === undefined || (await guard(target)) ? ok(true) : pointsOutside(from, target);
+}
+
+/**
  * The git dir `<dir>/.git` leads to (`dir` canonical), `null` for none. A `.git` directory that is
  * not a git dir is passed over (git keeps walking up), but a broken `.git` file stops the search,
  * as it does in git ("invalid gitfile format").
  */
-async function probeDotGit(dir: string): Promise<Result<GitDirs | null>> {
+async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promise<Result<GitDirs | null>> {
   const path = join(dir, ".git");
   const entry = await lstatIfExists(path).catch(() => undefined);
+  if (entry?.isSymbolicLink()) {
+    const target = await readlink(path).catch(() => null);
+    if (target !== null) {
+      const allowed = await mayFollow(path, resolve(dir, target), guard);
+      if (!allowed.ok) return allowed;
+    }
+  }
   const info = entry?.isSymbolicLink() ? await statIfExists(path).catch(() => undefined) : entry;
   // In a canonical directory only a symlinked `.git` needs resolving.
-  if (info?.isDirectory()) return ok(await asGitDir(path, !entry?.isSymbolicLink()));
+  if (info?.isDirectory()) return asGitDir(path, !entry?.isSymbolicLink(), guard);
   if (!info?.isFile()) return ok(null);
   // A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative
   // to its directory unless absolute.
@@ -79,8 +116,11 @@ async function probeDotGit(dir: string): Promise<Result<GitDirs | null>> {
   const target = content.value.slice("gitdir: ".length);
   if (target === "") return noRepo(`${path} names no directory`);
   const gitDir = resolve(dir, target);
-  const found = await asGitDir(gitDir);
-  return found ? ok(found) : noRepo(`${path} points to ${gitDir}, which is not a git directory`);
+  const allowed = await mayFollow(path, gitDir, guard);
+  if (!allowed.ok) return allowed;
+  const found = await asGitDir(gitDir, false, guard);
+  if (!found.ok || found.value !== null) return found;
+  return noRepo(`${path} points to ${gitDir}, which is not a git directory`);
 }
 
 /**
@@ -88,18 +128,29 @@ async function probeDotGit(dir: string): Promise<Result<GitDirs | null>> {
  * refs/ or an object id, and `objects/` and `refs/` in the common dir, which a linked worktree's
  * `commondir` file names (relative to the git dir unless absolute). `null` when it is not one.
  */
-async function asGitDir(path: string, isCanonical = false): Promise<GitDirs | null> {
+async function asGitDir(
+  path: string,
+  isCanonical: boolean,
+  guard: PointerGuard | undefined,
+): Promise<Result<GitDirs | null>> {
   const gitDir = isCanonical ? path : await canonicalOrNull(path);
-  if (gitDir === null) return null;
+  if (gitDir === null) return ok(null);
   const head = await readLooseRef(join(gitDir, "HEAD"));
-  if (head.kind !== "found") return null;
-  if (head.value.kind === "symbolic" && !head.value.target.startsWith("refs/")) return null;
-  const pointer = readPointerLine(join(gitDir, "commondir"));
-  if (!pointer.ok || pointer.value === "") return null;
-  const commonDir = pointer.value === null ? gitDir : await canonicalOrNull(resolve(gitDir, pointer.value));
-  if (commonDir === null) return null;
+  if (head.kind !== "found") return ok(null);
+  if (head.value.kind === "symbolic" && !head.value.target.startsWith("refs/")) return ok(null);
+  const pointerFile = join(gitDir, "commondir");
+  const pointer = readPointerLine(pointerFile);
+  if (!pointer.ok || pointer.value === "") return ok(null);
+  let commonDir: string | null = gitDir;
+  if (pointer.value !== null) {
+    const target = resolve(gitDir, pointer.value);
+    const allowed = await mayFollow(pointerFile, target, guard);
+    if (!allowed.ok) return allowed;
+    commonDir = await canonicalOrNull(target);
+  }
+  if (commonDir === null) return ok(null);
   const hasStores = (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
-  return hasStores ? { gitDir, commonDir } : null;
+  return ok(hasStores ? { gitDir, commonDir } : null);
 }
 
 /** Fills in the work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself. */
@@ -107,6 +158,7 @@ async function locate(
   { gitDir, commonDir }: GitDirs,
   dotGitOwner: string | null,
   files: CachedFileReader,
+  guard: PointerGuard | undefined,
 ): Promise<Result<RepoLocation>> {
   const config = await readConfigFile(join(commonDir, "config"), files);
   if (!config.ok) return config;
@@ -114,7 +166,7 @@ async function locate(
   if (unsupported !== null) return err(unsupported);
 
   const isLinkedWorktree = commonDir !== gitDir;
-  const workTree = await findWorkTree(gitDir, dotGitOwner, isLinkedWorktree ? null : config.value, files);
+  const workTree = await findWorkTree(gitDir, dotGitOwner, isLinkedWorktree ? null : config.value, files, guard);
   if (!workTree.ok) return workTree;
   if (workTree.value === null) {
     return err(toolError("no_repo", `${gitDir} is a bare repository (no working tree)`, BARE_HINT));
@@ -136,20 +188,43 @@ async function findWorkTree(
   dotGitOwner: string | null,
   mainConfig: GitConfig | null,
   files: CachedFileReader,
+  guard: PointerGuard | undefined,
 ): Promise<Result<string | null>> {
   let path: string | undefined;
   if (mainConfig === null) {
     if (dotGitOwner !== null) return ok(dotGitOwner);
     path = (await readWorktreeLink(gitDir, files))?.path;
     if (path === undefined) return ok(null);
+    const allowed = await mayFollow(join(gitDir, "gitdir"), path, guard);
+    if (!allowed.ok) return allowed;
   } else {
     if (parseConfigBool(mainConfig.get("core.bare")) === true) return ok(null);
+    const owner = dotGitOwner ?? (basename(gitDir) === ".git" ? dirname(gitDir) : null);
     const configured = mainConfig.get("core.worktree");
-    if (configured === undefined) return ok(dotGitOwner ?? (basename(gitDir) === ".git" ? dirname(gitDir) : null));
+    if (configured === undefined) return ok(owner);
     path = resolve(gitDir, configured);
+    // The repository was found in `owner` (or is the git dir itself), and that is what the user
+    // pointed the server at; core.worktree may only narrow it. `core.worktree = /` would otherwise
+    // make the whole disk this repository's work tree, and so an exposed place. Compared as text
+    // first, so a path elsewhere (a network share) is never touched.
+    const place = owner ?? gitDir;
+    if (!isInside(path, place)) return worktreeOutside(configured, place);
+    const canonical = await canonicalPath(path);
+    if (!canonical.ok) return noRepo(`The working tree ${path} cannot be opened: ${canonical.cause}`);
+    return isInside(canonical.path, place) ? ok(canonical.path) : worktreeOutside(configured, place);
   }
   const canonical = await canonicalPath(path);
   return canonical.ok ? ok(canonical.path) : noRepo(`The working tree ${path} cannot be opened: ${canonical.cause}`);
+}
+
+function worktreeOutside(configured: string, place: string): Result<never> {
+  return err(
+    toolError(
+      "unsupported_repo",
+      `The repository at ${place} sets core.worktree to ${printable(configured, 300)}, which is outside it`,
+      "twig-mcp reads only the directory it was given: start it (or pass --repo) in the work tree itself, or unset core.worktree with `git config --unset core.worktree`.",
+    ),
+  );
 }
 
 /** Refuses repositories whose on-disk layout this reader does not understand. */

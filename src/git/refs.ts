@@ -1,9 +1,9 @@
-import { join, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
-import { readdir } from "../fs/local-fs.ts";
+import { lstatIfExists, readdir } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
 import { unreadable } from "./hints.ts";
@@ -98,12 +98,33 @@ export async function resolveRef(
 }
 
 /**
+ * Entries (files and directories) a loose-branch walk visits before it gives up: a repository with
+ * this many branches is beyond what twig stacks, and a hostile one could otherwise make every
+ * call list millions of files.
+ */
+export const MAX_LOOSE_REF_ENTRIES = 100_000;
+
+/**
  * Short names of the loose branches under `headsDir` (`<commonDir>/refs/heads`), unsorted. Refs
  * are listed by name only, never opened one by one, so this stays fast with thousands of branches.
+ * Symbolic links are never followed: `refs/heads` itself (or `refs`) being one is refused, as it
+ * would list another directory's files as branches (`refs/heads -> /` walks the disk), and one
+ * inside it is skipped, as a link back up (`refs/heads/a -> .`) would repeat the tree endlessly.
  */
 async function listLooseBranches(headsDir: string): Promise<Result<string[]>> {
+  for (const dir of [dirname(headsDir), headsDir]) {
+    if ((await lstatIfExists(dir).catch(() => undefined))?.isSymbolicLink()) {
+      return err(
+        toolError(
+          "unsupported_repo",
+          `${dir} is a symbolic link; twig-mcp does not list branches through it`,
+          "git writes refs/heads as a plain directory: replace the link with the directory it points to.",
+        ),
+      );
+    }
+  }
   const names: string[] = [];
-  let lossy = false;
+  let visited = 0;
   const pending: { path: string; prefix: string }[] = [{ path: headsDir, prefix: "" }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { path, prefix } = next;
@@ -111,35 +132,43 @@ async function listLooseBranches(headsDir: string): Promise<Result<string[]>> {
     if (read.kind === "unreadable") return unreadable(path, read.cause, "list");
     // No refs/heads at all is no loose branch; a subdirectory gone since its parent was read holds none.
     if (read.kind === "missing") continue;
-    for (const file of read.entries.files) {
+    const { files, dirs } = read.entries;
+    visited += files.length + dirs.length;
+    if (visited > MAX_LOOSE_REF_ENTRIES) {
+      return err(
+        toolError(
+          "unsupported_repo",
+          `${headsDir} holds more than ${MAX_LOOSE_REF_ENTRIES} files and directories; twig-mcp stops listing there`,
+          "`git pack-refs --all` moves branches into packed-refs, which is read whole; prune branches you no longer need.",
+        ),
+      );
+    }
+    // A name that is not UTF-8 comes back with U+FFFD for its bad bytes and names no real branch;
+    // only then is the directory read again as raw bytes to tell a real U+FFFD from a replaced byte.
+    const decodable = files.some((file) => file.includes("\uFFFD")) ? await decodableNames(path) : null;
+    for (const file of files) {
       const name = prefix + file;
       // `<ref>.lock` files exist while git updates `<ref>`; invalid names (such as dotfiles left by
       // editors) are skipped by git's loose-ref iterator too.
       if (checkRefnameFormat(HEADS + name) !== null) continue;
-      if (name.includes("\uFFFD")) lossy = true;
+      if (decodable !== null && file.includes("\uFFFD") && !decodable.has(file)) continue;
       names.push(name);
     }
-    for (const dir of read.entries.dirs) pending.push({ path: join(path, dir), prefix: `${prefix}${dir}/` });
+    for (const dir of dirs) pending.push({ path: join(path, dir), prefix: `${prefix}${dir}/` });
   }
-  return ok(lossy ? await dropUndecodable(headsDir, names) : names);
+  return ok(names);
 }
 
-/**
- * File names that are not UTF-8 come back from `readdir` with U+FFFD in place of the bad bytes,
- * naming a branch that does not exist. Such names are rare, so only then are the raw names read
- * to tell a real U+FFFD from a replaced byte.
- */
-async function dropUndecodable(headsDir: string, names: string[]): Promise<string[]> {
-  let raw: Buffer[];
-  try {
-    raw = await readdir(headsDir, { recursive: true, encoding: "buffer" });
-  } catch {
-    return names.filter((name) => !name.includes("\uFFFD"));
-  }
+/** The names in one directory that are valid UTF-8 (read as bytes, not following anything). */
+async function decodableNames(dir: string): Promise<Set<string>> {
   const decodable = new Set<string>();
-  for (const path of raw) {
-    const text = decodeUtf8(path);
-    if (text !== null) decodable.add(sep === "/" ? text : text.split(sep).join("/"));
+  try {
+    for (const raw of await readdir(dir, { encoding: "buffer" })) {
+      const text = decodeUtf8(raw);
+      if (text !== null) decodable.add(text);
+    }
+  } catch {
+    // Unreadable now: every replaced name is dropped.
   }
-  return names.filter((name) => !name.includes("\uFFFD") || decodable.has(name));
+  return decodable;
 }

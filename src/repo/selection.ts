@@ -1,9 +1,16 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { Context, RepoSelector } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { canonicalOrNull as canonicalPath, discoverRepository, type RepoLocation } from "../git/discover.ts";
+import { isInside } from "../fs/path-inside.ts";
+import {
+  canonicalOrNull as canonicalPath,
+  discoverRepository,
+  type PointerGuard,
+  type RepoLocation,
+} from "../git/discover.ts";
+import { listLinkedWorktrees } from "../git/worktrees.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
@@ -133,8 +140,11 @@ export class ExposedRepoSelector implements RepoSelector {
     if (canonical !== null && exposed) return this.#openInside(canonical, path, bases);
     const shown = printable(path, NAME_SHOWN);
     if (exposed) return invalid(`repo path ${shown} does not exist`, "Pass an existing directory.");
+    const linked = canonical === null ? null : await this.#linkedWorktreeAt(canonical, bases);
+    if (canonical !== null && linked !== null)
+      return this.#openInside(canonical, path, [...bases, linked.path], linked);
     return invalid(
-      `repo path ${shown} is not inside a twig-registered repository, a client root, or the default repository`,
+      `repo path ${shown} is not inside a twig-registered repository, a client root, the default repository, or a linked worktree of one of them`,
       "Use `list_repositories` for the repositories twig-mcp may read, or register this one with `twig git add <path>`.",
     );
   }
@@ -152,23 +162,63 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   /**
+   * The linked worktree of an exposed repository that `path` (canonical) lies in, else `null`: it
+   * is that repository's checkout too, though usually beside it rather than inside. Its path is
+   * what the repository's `worktrees/<id>/gitdir` says, compared as text; only `path`, which the
+   * caller gave, has been touched.
+   */
+  async #linkedWorktreeAt(path: string, bases: readonly string[]): Promise<LinkedWorktree | null> {
+    for (const base of bases) {
+      const repo = await discoverRepository(base, this.ctx.files);
+      if (!repo.ok || repo.value.workTree !== base) continue;
+      const linked = await listLinkedWorktrees(repo.value, this.ctx.files);
+      if (!linked.ok) continue;
+      const match = linked.value.find((worktree) => isInside(path, worktree.path));
+      if (match !== undefined) return { path: match.path, gitDir: match.gitDir, commonDir: repo.value.commonDir };
+    }
+    return null;
+  }
+
+  /**
    * Opens the repository at `path` only if its files are exposed too: a `.git` file or
    * core.worktree can point anywhere. Work tree, git dir and common dir must each lie in an exposed
    * place, the git dirs possibly inside an exposed repository's (linked worktrees, submodules).
+   * `linked`: the linked worktree `path` was let in as, which the repository found must be: a
+   * `gitdir` file can name any directory, and only its own worktree shares the repository's files.
    */
-  async #openInside(path: string, label: string, bases: readonly string[]): Promise<Result<string>> {
-    const found = await this.#discover(path, label);
+  async #openInside(
+    path: string,
+    label: string,
+    bases: readonly string[],
+    linked?: LinkedWorktree,
+  ): Promise<Result<string>> {
+    const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
+    // The exposed places, and the git dirs and common dirs of the repositories whose work trees
+    // are exposed places: looked up only once something points outside the first.
+    const places = [...bases];
+    let widened = false;
+    const allowed = async (dir: string): Promise<boolean> => {
+      if (!inside(dir, places) && !widened) {
+        widened = true;
+        for (const base of bases) {
+          const repo = await discoverRepository(base, this.ctx.files);
+          if (repo.ok && repo.value.workTree === base) places.push(repo.value.gitDir, repo.value.commonDir);
+        }
+      }
+      return inside(dir, places);
+    };
+    // What the repository's own files point to is checked before discovery goes there.
+    const found = await this.#discover(path, label, allowed);
     if (!found.ok) return found;
     const { workTree, gitDir, commonDir } = found.value;
-    const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
-    const places = [...bases];
-    if (!inside(gitDir, places) || !inside(commonDir, places)) {
-      // Also the git dirs and common dirs of the repositories whose work trees are exposed places.
-      for (const base of bases) {
-        const repo = await discoverRepository(base, this.ctx.files);
-        if (repo.ok && repo.value.workTree === base) places.push(repo.value.gitDir, repo.value.commonDir);
-      }
+    if (linked !== undefined && (gitDir !== linked.gitDir || commonDir !== linked.commonDir)) {
+      return invalid(
+        `repo path ${printable(label, NAME_SHOWN)} is not the linked worktree its repository records there`,
+        "Pass the path of a repository twig-mcp may read; `list_repositories` lists them.",
+      );
     }
+    await allowed(gitDir);
+    await allowed(commonDir);
     const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
     if (outside === undefined) return ok(workTree);
     // Both paths may come from a hostile clone (a `.git` file, core.worktree): shown printable only.
@@ -181,17 +231,15 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   /** The repository at `path`; a failure's message starts with `label`. */
-  async #discover(path: string, label: string): Promise<Result<RepoLocation>> {
-    const found = await discoverRepository(path, this.ctx.files);
+  async #discover(path: string, label: string, guard?: PointerGuard): Promise<Result<RepoLocation>> {
+    const found = await discoverRepository(path, this.ctx.files, guard);
     return found.ok ? found : err({ ...found.error, message: `${label}: ${found.error.message}` });
   }
 }
 
+/** A linked worktree of an exposed repository, as that repository records it. */
+type LinkedWorktree = { path: string; gitDir: string; commonDir: string };
+
 function invalid(message: string, hint: string): Result<never> {
   return err(toolError("invalid_params", message, hint));
-}
-
-function isInside(path: string, base: string): boolean {
-  const rel = relative(base, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

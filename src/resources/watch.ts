@@ -1,5 +1,5 @@
-import { existsSync, type FSWatcher, watch } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, type FSWatcher, lstatSync, readdirSync, watch } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import type { RepoLocation } from "../git/discover.ts";
 
 /** What changed: twig's state file, or git's HEAD/branches. */
@@ -8,7 +8,22 @@ export type ChangeKind = "state" | "git";
 /** Bursts of file events (git writes a lock file, then renames it) are folded into one report. */
 const DEBOUNCE_MS = 100;
 
-/** Watches a repository's twig state, HEAD and branch refs (OS notifications, no polling), debounced. */
+/**
+ * Directories under `refs/heads` watched per repository on Linux. Each costs one of the user's
+ * inotify watches (8,192 by default on many systems, shared by every program; the OS's recursive
+ * mode takes one per directory too), and a hostile clone can hold any number; branch namespaces
+ * (`feature/`, `user/`) rarely need more than a few dozen. macOS and Windows watch a whole tree
+ * with one handle, so there the OS's recursive mode is used.
+ */
+export const MAX_WATCHED_REF_DIRS = 256;
+
+/**
+ * Watches a repository's twig state, HEAD and branch refs (OS notifications, no polling), debounced.
+ * A symlinked `refs/heads` is not watched at all. On Linux it is watched directory by directory:
+ * at most {@link MAX_WATCHED_REF_DIRS} of them, symbolic links not followed (a link back up would
+ * repeat the tree without end). Past the cap a warning is logged and branch changes in the
+ * directories left out are noticed only with the next HEAD or packed-refs change.
+ */
 export class RepoWatcher {
   readonly #watchers: FSWatcher[] = [];
   readonly #pending = new Set<ChangeKind>();
@@ -23,7 +38,7 @@ export class RepoWatcher {
   ) {
     const twigDir = join(workTree, ".twig");
     // The work tree itself is watched (not recursively) only to notice `.twig` appearing.
-    this.#add(workTree, false, (name) => {
+    this.#add(workTree, (name) => {
       if (name === ".twig") {
         this.#watchTwigDir(twigDir);
         return "state";
@@ -34,38 +49,90 @@ export class RepoWatcher {
     // A linked worktree without state of its own reads the main checkout's (src/twig/state.ts).
     const mainTwigDir = join(dirname(repo.commonDir), ".twig");
     if (repo.isLinkedWorktree && mainTwigDir !== twigDir && existsSync(mainTwigDir)) {
-      this.#add(mainTwigDir, false, (name) => (name === "state.json" ? "state" : null));
+      this.#add(mainTwigDir, (name) => (name === "state.json" ? "state" : null));
     }
     const gitFiles = (name: string) => (name === "HEAD" || name === "packed-refs" ? "git" : null);
-    this.#add(repo.gitDir, false, gitFiles);
-    if (repo.commonDir !== repo.gitDir) this.#add(repo.commonDir, false, gitFiles);
-    this.#add(join(repo.commonDir, "refs", "heads"), true, (name) => (name.endsWith(".lock") ? null : "git"));
+    this.#add(repo.gitDir, gitFiles);
+    if (repo.commonDir !== repo.gitDir) this.#add(repo.commonDir, gitFiles);
+    const heads = join(repo.commonDir, "refs", "heads");
+    if (process.platform === "linux") this.#watchRefTree(heads);
+    else if (isPlainDirectory(heads)) this.#add(heads, refChange, true);
   }
 
   close(): void {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     for (const watcher of this.#watchers.splice(0)) watcher.close();
+    this.#refDirs.clear();
+  }
+
+  /** The watched directories under `refs/heads`, with their watchers. */
+  readonly #refDirs = new Map<string, FSWatcher>();
+  #refDirsCapped = false;
+
+  /** Watches `dir` and the directories below it, breadth first, while the cap allows. */
+  #watchRefTree(top: string): void {
+    const queue = [top];
+    for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
+      if (this.#refDirs.has(dir) || !isPlainDirectory(dir)) continue;
+      if (this.#refDirs.size >= MAX_WATCHED_REF_DIRS) {
+        if (!this.#refDirsCapped) {
+          this.#refDirsCapped = true;
+          this.onError(
+            `more than ${MAX_WATCHED_REF_DIRS} directories under ${top}: branches in the others are not watched`,
+          );
+        }
+        return;
+      }
+      const watcher = this.#add(dir, (name) => {
+        // git makes `feature/` when it writes the first `feature/…` branch; a removed one is let go.
+        const child = join(dir, name);
+        if (isPlainDirectory(child)) this.#watchRefTree(child);
+        else this.#unwatchRefDir(child);
+        return refChange(name);
+      });
+      if (watcher === null) continue;
+      this.#refDirs.set(dir, watcher);
+      try {
+        for (const entry of readdirSync(dir, { withFileTypes: true })) {
+          if (entry.isDirectory()) queue.push(join(dir, entry.name));
+        }
+      } catch {
+        // Gone or unreadable since it was watched: nothing below it to watch.
+      }
+    }
+  }
+
+  /** Lets go of `dir` and the directories below it, so that they are watched again if made anew. */
+  #unwatchRefDir(dir: string): void {
+    if (!this.#refDirs.has(dir)) return;
+    for (const [path, watcher] of this.#refDirs) {
+      if (path !== dir && !path.startsWith(dir + sep)) continue;
+      watcher.close();
+      this.#refDirs.delete(path);
+      this.#watchers.splice(this.#watchers.indexOf(watcher), 1);
+    }
   }
 
   #twigWatched = false;
   #watchTwigDir(dir: string): void {
     if (this.#twigWatched) return;
-    this.#twigWatched = this.#add(dir, false, (name) => (name === "state.json" ? "state" : null));
+    this.#twigWatched = this.#add(dir, (name) => (name === "state.json" ? "state" : null)) !== null;
   }
 
-  #add(path: string, recursive: boolean, classify: (name: string) => ChangeKind | null): boolean {
+  #add(path: string, classify: (name: string) => ChangeKind | null, recursive = false): FSWatcher | null {
     try {
       const watcher = watch(path, { recursive, persistent: false }, (_event, name) => {
+        if (this.#closed) return;
         const kind = classify(String(name ?? ""));
         if (kind) this.#report(kind);
       });
       watcher.on("error", (error) => this.onError(`watching ${path}: ${error.message}`));
       this.#watchers.push(watcher);
-      return true;
+      return watcher;
     } catch (error) {
       this.onError(`cannot watch ${path}: ${(error as Error).message}`);
-      return false;
+      return null;
     }
   }
 
@@ -79,5 +146,19 @@ export class RepoWatcher {
       this.#pending.clear();
       if (!this.#closed) this.onChange(kinds);
     }, DEBOUNCE_MS);
+  }
+}
+
+/** A change under `refs/heads`: any but git's lock files, which come and go around each update. */
+function refChange(name: string): ChangeKind | null {
+  return name.endsWith(".lock") ? null : "git";
+}
+
+/** A directory reached without following a symbolic link. */
+function isPlainDirectory(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
   }
 }

@@ -1,3 +1,4 @@
+import { normalize } from "node:path";
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
@@ -447,26 +448,14 @@ export const getWorktreesTool = defineTool({
     const { workspace, state } = loaded.value;
     const live = await listLinkedWorktrees(workspace.repo, ctx.files);
     if (!live.ok) return live;
-    // twig's record and git's admin dir usually name the same path, which needs no `stat`; other
-    // paths are compared by the directory they reach, found only when needed.
-    const liveByPath = new Map(live.value.map((worktree) => [trimmedPath(worktree.path), worktree]));
-    let liveById: Map<string | null, LiveWorktree> | undefined;
-    const twinOf = async (path: string): Promise<LiveWorktree | undefined> => {
-      const same = liveByPath.get(path);
-      if (same !== undefined) return same;
-      const id = await directoryId(path);
-      if (id === null) return undefined;
-      liveById ??= new Map(
-        await Promise.all(
-          [...liveByPath].map(async ([livePath, worktree]) => [await directoryId(livePath), worktree] as const),
-        ),
-      );
-      return liveById.get(id);
-    };
+    // Both paths come from repository files, so they are compared as text and never touched: on
+    // macOS and Windows a `stat` of `/net/host/…` or `//host/share` contacts that host.
+    const liveByPath = new Map(live.value.map((worktree) => [comparablePath(worktree.path), worktree]));
+    const twinOf = (path: string): LiveWorktree | undefined => liveByPath.get(comparablePath(path));
     const worktrees: Worktree[] = [];
     const matched = new Set<LiveWorktree>();
     for (const { name, path, branch } of state.worktrees) {
-      const git = await twinOf(trimmedPath(path));
+      const git = twinOf(path);
       if (git) matched.add(git);
       worktrees.push({ name, path, branch, source: git ? "twig+git" : "twig", ...gitFlags(git) });
     }
@@ -483,9 +472,10 @@ function gitFlags(git: LiveWorktree | undefined) {
   return { ...(git?.locked ? { locked: true as const } : {}), ...(git?.prunable ? { prunable: true as const } : {}) };
 }
 
-/** A worktree path without its trailing slashes, as git and twig may each write it. */
-function trimmedPath(path: string): string {
-  return path.length > 1 ? trimChars(path, "\\/") : path;
+/** A worktree path as text to compare: `.` and `..` resolved, without the trailing slashes git and twig may each write. */
+function comparablePath(path: string): string {
+  const normalized = normalize(path);
+  return normalized.length > 1 ? trimChars(normalized, "\\/") : normalized;
 }
 
 export const localTools: ToolDefinition[] = [

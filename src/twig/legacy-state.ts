@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
-import { type BranchMetadata, BranchMetadataSchema, describeIssues } from "./schemas.ts";
+import { describeIssueIn } from "./json-errors.ts";
+import { type BranchMetadata, BranchMetadataSchema } from "./schemas.ts";
 
 /**
  * Records in the shapes twig wrote before 0.1.5 (a `branch_issues` list, then a `branches` list):
@@ -16,7 +17,10 @@ function legacyProblem(format: string, problem: string): string {
 }
 
 /** A pre-0.1.5 file's records (a later one for a branch wins, as in twig), or `null` if it has none. */
-export function legacyBranches(json: Record<string, unknown>): Result<Map<string, BranchMetadata> | null, string> {
+export function legacyBranches(
+  json: Record<string, unknown>,
+  text: string,
+): Result<Map<string, BranchMetadata> | null, string> {
   const lists: [string, string, unknown][] = [];
   if (json.branch_issues !== undefined)
     lists.push(["branch_issues", "twig 0.1.0–0.1.3 (`branch_issues`)", json.branch_issues]);
@@ -27,7 +31,10 @@ export function legacyBranches(json: Record<string, unknown>): Result<Map<string
     if (!Array.isArray(list)) return err(legacyProblem(format, `${field}: Invalid type: Expected an array`));
     for (const [index, raw] of list.entries()) {
       const entry = v.safeParse(LegacyEntrySchema, raw);
-      if (!entry.success) return err(legacyProblem(format, describeIssues(entry.issues, `${field}[${index}]`)));
+      if (!entry.success) {
+        const place = { path: [field, index], shown: `${field}[${index}]` };
+        return err(legacyProblem(format, describeIssueIn(text, entry.issues, place)));
+      }
       const { branch, ...meta } = entry.output;
       records.set(branch, meta);
     }

@@ -1,7 +1,5 @@
 import * as v from "valibot";
 import { clip } from "../core/plain-text.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import { decodeUtf8 } from "../fs/cached-file.ts";
 
 /** `.twig/state.json` and `registry.json` (§1.2, §2.2); unknown fields ignored, missing lists empty. */
 const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
@@ -55,12 +53,13 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix =
     .map((item) => (typeof item.key === "number" ? `[${item.key}]` : `.${pathKey(item.key)}`))
     .join("");
   const where = `${prefix}${path}`.replace(/^\./, "");
-  const message = first.message.includes(first.received) ? withoutReceived(first) : first.message;
+  const message = issueMessage(first);
   return where ? `${where}: ${message}` : message;
 }
 
 /** valibot's `Invalid <what>: Expected <x> but received <value>`, less the value. */
-function withoutReceived(issue: v.BaseIssue<unknown>): string {
+export function issueMessage(issue: v.BaseIssue<unknown>): string {
+  if (!issue.message.includes(issue.received)) return issue.message;
   const label = /^Invalid [a-z ]{1,30}(?=:)/.exec(issue.message)?.[0] ?? "Invalid value";
   return issue.expected === null ? label : `${label}: expected ${clip(issue.expected, 80)}`;
 }
@@ -68,26 +67,4 @@ function withoutReceived(issue: v.BaseIssue<unknown>): string {
 /** Object keys are received text too: shown short and without control characters. */
 function pathKey(key: unknown): string {
   return clip(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
-}
-
-/** Why `JSON.parse` refused a file, without the quoted word the engine names (it may be a secret). */
-export function describeJsonError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const withoutQuotes = message
-    .replace(/^JSON Parse error: /, "")
-    .replace(/\s*"[^"]*"/g, "")
-    .replace(/\s*'[^']{2,}'/g, "")
-    .trim();
-  return `invalid JSON: ${withoutQuotes || "not JSON"}`;
-}
-
-/** A JSON file's bytes as a value, or why not (never quoting the file). */
-export function parseJsonBytes(bytes: Uint8Array): Result<unknown, string> {
-  const text = decodeUtf8(bytes);
-  if (text === null) return err("not valid UTF-8");
-  try {
-    return ok(JSON.parse(text));
-  } catch (error) {
-    return err(describeJsonError(error));
-  }
 }

@@ -4,15 +4,15 @@ import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
+import { resolvesInside } from "../fs/path-inside.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
+import { describeIssueIn, parseJsonFile } from "./json-errors.ts";
 import { legacyBranches } from "./legacy-state.ts";
 import {
   type BranchMetadata,
   BranchMetadataSchema,
   type Dependency,
-  describeIssues,
-  parseJsonBytes,
   type RootBranch,
   STORED_JIRA_KEY,
   StateFileSchema,
@@ -43,17 +43,29 @@ export function statePath(workTree: string): string {
  * (as twig resolves it). A missing file is empty state (twig's rule); a bad one is `no_twig_state`.
  */
 export async function loadState(ctx: Pick<Context, "files">, workTree: string): Promise<Result<TwigState>> {
+  let checkout = workTree;
   let path = statePath(workTree);
+  const fail = (verb: string, why: string, hint: string) =>
+    err(toolError("no_twig_state", `Failed to load twig state: Failed to ${verb} state file ${path} (${why})`, hint));
+  // twig writes a plain file; one linked out of the checkout would read another file (a secret)
+  // as state, and parse errors would describe it.
+  const refuseLinkOut = () =>
+    fail(
+      "read",
+      "a symbolic link to a file outside the repository",
+      `twig writes ${path} as a plain file: replace the link with a copy, or remove it.`,
+    );
+  if (!(await resolvesInside(path, checkout))) return refuseLinkOut();
   let read = await ctx.files.read(path, "twig-state", parseStateBytes);
   if (read.kind === "missing") {
     const main = await mainCheckoutOf(ctx, workTree);
     if (main === null) return ok(EMPTY_STATE);
+    checkout = main;
     path = statePath(main);
+    if (!(await resolvesInside(path, checkout))) return refuseLinkOut();
     read = await ctx.files.read(path, "twig-state", parseStateBytes);
     if (read.kind === "missing") return ok(EMPTY_STATE);
   }
-  const fail = (verb: string, why: string, hint: string) =>
-    err(toolError("no_twig_state", `Failed to load twig state: Failed to ${verb} state file ${path} (${why})`, hint));
   if (read.kind === "unreadable") return fail("read", read.cause, `Check that ${path} is a readable file.`);
   if (!read.value.ok)
     return fail(
@@ -86,23 +98,25 @@ async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Pr
 }
 
 export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
-  const parsedJson = parseJsonBytes(bytes);
+  const parsedJson = parseJsonFile(bytes);
   if (!parsedJson.ok) return parsedJson;
-  const json = parsedJson.value;
+  const { text, value: json } = parsedJson.value;
   // valibot's object schema accepts arrays; twig's state is always a JSON object.
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return err("Invalid type: Expected a JSON object at the top level");
   }
-  const legacy = legacyBranches(json as Record<string, unknown>);
+  const legacy = legacyBranches(json as Record<string, unknown>, text);
   if (!legacy.ok) return legacy;
   // A 0.1.4 file's `branches` is a list, already read above; the map schema would refuse it.
   const current = Array.isArray((json as { branches?: unknown }).branches) ? { ...json, branches: {} } : json;
   const parsed = v.safeParse(StateFileSchema, current);
-  if (!parsed.success) return err(describeIssues(parsed.issues));
+  if (!parsed.success) return err(describeIssueIn(text, parsed.issues));
   const branches = new Map<string, BranchMetadata>(legacy.value ?? []);
   for (const [name, raw] of Object.entries(parsed.output.branches)) {
     const entry = v.safeParse(BranchMetadataSchema, raw);
-    if (!entry.success) return err(describeIssues(entry.issues, `branches.${name}`));
+    // The branch name is the file's text: its place is given by line and column instead.
+    if (!entry.success)
+      return err(describeIssueIn(text, entry.issues, { path: ["branches", name], shown: "branches.*" }));
     branches.set(name, entry.output);
   }
   return ok(buildState(branches, parsed.output.dependencies, parsed.output.root_branches, parsed.output.worktrees));

@@ -144,8 +144,11 @@ describe("nested repositories that point outside the exposed places (issue 19.3)
         expectRefused(refused, join(stranger, ".git"));
         expect(refused.text).not.toContain("stranger-main");
       }
+      // core.worktree may not leave the directory the repository was found in.
       const moved = await server.call("get_current_branch", { repo: worktreeElsewhere });
-      expectRefused(moved, stranger);
+      expect(moved.envelope.error?.code).toBe("unsupported_repo");
+      expect(moved.envelope.error?.message).toContain("core.worktree");
+      expect(moved.text).not.toContain("stranger-main");
       // The repository they sit in is still served.
       expect(branchOf((await server.call("get_current_branch", { repo: alpha })).structured)).toBe("alpha-main");
     } finally {
@@ -180,6 +183,45 @@ describe("nested repositories that point outside the exposed places (issue 19.3)
       const foreign = await server.call("get_current_branch", { repo: join(alpha, "vendor", "stranger-wt") });
       expectRefused(foreign, join(stranger, ".git"));
     } finally {
+      await server.close();
+    }
+  });
+
+  test("a linked worktree of an exposed repository, beside it rather than inside, is accepted as `repo`", async () => {
+    const worktree = join(root, "alpha-beside");
+    git(alpha, "worktree", "add", "-q", "-b", "alpha-beside", worktree);
+    const server = await startServer({ cwd: alpha, env: home.env });
+    try {
+      const named = await server.call("get_current_branch", { repo: realpathSync(worktree) });
+      expect(branchOf(named.structured)).toBe("alpha-beside");
+      mkdirSync(join(worktree, "src"), { recursive: true });
+      const below = await server.call("get_current_branch", { repo: join(realpathSync(worktree), "src") });
+      expect(branchOf(below.structured)).toBe("alpha-beside");
+      // A worktree of a repository nobody exposed is still refused, with the hint to register it.
+      const foreign = join(root, "stranger-beside");
+      git(stranger, "worktree", "add", "-q", "-b", "stranger-beside", foreign);
+      const refused = await server.call("get_current_branch", { repo: realpathSync(foreign) });
+      expect(refused.envelope.error?.code).toBe("invalid_params");
+      expect(refused.text).not.toContain('"stranger-beside"');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("an exposed repository's worktree record naming another repository does not expose that one", async () => {
+    // alpha's admin dir for a made-up worktree claims stranger's checkout as its own.
+    const admin = join(alpha, ".git", "worktrees", "claimed");
+    mkdirSync(admin, { recursive: true });
+    writeFileSync(join(admin, "gitdir"), `${join(stranger, ".git")}\n`);
+    writeFileSync(join(admin, "HEAD"), "ref: refs/heads/alpha-main\n");
+    writeFileSync(join(admin, "commondir"), "../..\n");
+    const server = await startServer({ cwd: alpha, env: home.env });
+    try {
+      const refused = await server.call("get_current_branch", { repo: stranger });
+      expect(refused.envelope.error?.code).toBe("invalid_params");
+      expect(refused.text).not.toContain("stranger-main");
+    } finally {
+      rmSync(admin, { recursive: true, force: true });
       await server.close();
     }
   });

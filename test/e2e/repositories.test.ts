@@ -163,7 +163,7 @@ describe("twig data", () => {
     const branches = await callIn(repo, "list_branches");
     expect(branches.envelope.error?.code).toBe("no_twig_state");
     expect(branches.envelope.error?.message).toContain(join(repo, ".twig", "state.json"));
-    expect(branches.envelope.error?.message).toContain("branches.main.github_pr");
+    expect(branches.envelope.error?.message).toContain("at line 1, column 37 (branches.*.github_pr)");
     const tree = await callIn(repo, "get_branch_tree");
     expect(tree.envelope.error?.code).toBe("no_twig_state");
     const current = await callIn(repo, "get_current_branch");
@@ -175,7 +175,7 @@ describe("twig data", () => {
     expect(data.warnings).toHaveLength(1);
     const state = join(repo, ".twig", "state.json");
     expect(data.warnings[0]).toStartWith(`Failed to load twig state: Failed to parse state file ${state}`);
-    expect(data.warnings[0]).toContain("branches.main.github_pr");
+    expect(data.warnings[0]).toContain("at line 1, column 37 (branches.*.github_pr)");
     expect(data.warnings[0]).toContain("jira_issue, pr_number and parent_branch are unknown");
     expect(current.envelope.data).toEqual(data);
   });

@@ -212,6 +212,55 @@ describe("include and includeIf, as git follows them", () => {
     }
   });
 
+  /** The effective config with `global` as the user's only file. */
+  async function withGlobal(global: string) {
+    const files = new CachedFileReader();
+    const location = await discoverRepository(repo.root, files);
+    if (!location.ok) throw new Error(location.error.message);
+    const globalEnv: Env = { HOME: home, GIT_CONFIG_GLOBAL: global, GIT_CONFIG_NOSYSTEM: "1" };
+    const ctx = createTestContext({
+      env: globalEnv,
+      home,
+      dirs: twigDirs(globalEnv, "linux", home),
+      repo: ok(repo.root),
+      files,
+    });
+    return readEffectiveConfig(location.value, ctx);
+  }
+
+  test("a file included twice in one read is read once, so its entries appear once", async () => {
+    writeFileSync(join(home, "inc", "twice"), "[marker]\n\tseen = yes\n");
+    const global = join(home, "inc", "includes-twice");
+    writeFileSync(global, "[include]\n\tpath = twice\n[include]\n\tpath = twice\n");
+    const config = await withGlobal(global);
+    if (!config.ok) throw new Error(config.error.message);
+    expect(config.value.entries.filter((entry) => entry.key === "marker.seen")).toHaveLength(1);
+  });
+
+  test("past 64 included files the read is an error naming the cap", async () => {
+    const global = join(home, "inc", "includes-many");
+    for (let i = 0; i < 65; i++) writeFileSync(join(home, "inc", `many-${i}`), "");
+    writeFileSync(global, Array.from({ length: 65 }, (_, i) => `[include]\n\tpath = many-${i}\n`).join(""));
+    const config = await withGlobal(global);
+    expect(config.ok).toBe(false);
+    if (!config.ok) expect(config.error.message).toContain("more than 64 files");
+  });
+
+  test("the repository's config may include files inside the repository only; the user's may include any", async () => {
+    const outside = join(home, "inc", "plain");
+    repo.git("config", "--add", "include.path", outside);
+    try {
+      const config = await withGlobal("/dev/null");
+      expect(config.ok).toBe(false);
+      if (!config.ok) expect(config.error.message).toContain("outside the repository");
+    } finally {
+      repo.git("config", "--unset", "include.path", outside.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    }
+    const userIncludes = join(home, "inc", "user-includes-plain");
+    writeFileSync(userIncludes, `[include]\n\tpath = ${outside}\n`);
+    expect((await withGlobal(userIncludes)).ok).toBe(true);
+  });
+
   test("a config that includes itself is an error, as git refuses it", async () => {
     const loop = join(home, "inc", "loop");
     writeFileSync(loop, "[include]\n\tpath = loop\n");

@@ -143,9 +143,23 @@ describe("discoverRepository in linked worktrees, submodules and separate git di
     expect(found.gitDir).toBe(join(repo.root, ".git", "modules", "modules", "sub"));
   });
 
-  test("inside a submodule's git dir, core.worktree names the work tree", async () => {
-    const found = await discover(join(repo.root, ".git", "modules", "modules", "sub"));
-    expect(found.workTree).toBe(submodule);
+  test("started inside a submodule's git dir, its core.worktree lies outside where it was found: refused", async () => {
+    const error = await discoverError(join(repo.root, ".git", "modules", "modules", "sub"));
+    expect(error.code).toBe("unsupported_repo");
+    expect(error.message).toContain("core.worktree");
+  });
+
+  test("core.worktree may narrow the directory the repository was found in, never leave it", async () => {
+    const dir = join(repo.sandbox, "narrowed");
+    mkdirSync(join(dir, "inner"), { recursive: true });
+    runGit(dir, ["init", "-q"], repo.sandbox);
+    runGit(dir, ["config", "core.worktree", "../inner"], repo.sandbox);
+    expect((await discover(dir)).workTree).toBe(join(dir, "inner"));
+    for (const outside of ["/", "../..", "//host/share"]) {
+      runGit(dir, ["config", "core.worktree", outside], repo.sandbox);
+      const error = await discoverError(dir);
+      expect(error.code).toBe("unsupported_repo");
+    }
   });
 
   test("a symlinked .git directory resolves to its target", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { compareBytewise } from "../../src/git/bytewise.ts";
@@ -135,6 +135,31 @@ describe("listLocalBranches and resolveRef against git", () => {
 });
 
 describe("listLocalBranches edge repositories", () => {
+  test("symbolic links are not followed: a linked refs/heads is an error, links inside it are skipped", async () => {
+    const repo = makeRepo({ commit: true });
+    try {
+      const heads = repo.path(".git", "refs", "heads");
+      symlinkSync(".", join(heads, "loop"));
+      symlinkSync("/", join(heads, "root"));
+      expect(await branches(repo)).toEqual(["main"]);
+      // git itself would walk into them.
+      rmSync(join(heads, "loop"));
+      rmSync(join(heads, "root"));
+      const outside = join(repo.sandbox, "outside");
+      mkdirSync(outside);
+      writeFileSync(join(outside, "secret"), "");
+      repo.git("pack-refs", "--all");
+      rmSync(heads, { recursive: true });
+      symlinkSync(outside, heads);
+      const files = new CachedFileReader();
+      const listed = await listLocalBranches(await locate(repo, files), files);
+      expect(listed.ok).toBe(false);
+      if (!listed.ok) expect(listed.error.code).toBe("unsupported_repo");
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   test("a fresh repository has no branches", async () => {
     const repo = makeRepo();
     try {

@@ -55,7 +55,7 @@ function caseRepo(change: (dir: string) => void): string {
 const ENDLESS_PROC_FILE = "/proc/self/pagemap";
 
 describe("files whose size lies (19.1)", () => {
-  test("a committed state.json linked to a /proc file is refused as over the limit, and the server goes on", async () => {
+  test("a committed state.json linked to a /proc file is refused unread (a link out of the repository), and the server goes on", async () => {
     const dir = caseRepo((d) => {
       rmSync(join(d, ".twig", "state.json"));
       symlinkSync(ENDLESS_PROC_FILE, join(d, ".twig", "state.json"));
@@ -63,12 +63,12 @@ describe("files whose size lies (19.1)", () => {
     const listed = await call("list_branches", { repo: dir });
     expect(listed.isError).toBe(true);
     expect(listed.envelope.error?.code).toBe("no_twig_state");
-    expect(listed.envelope.error?.message).toContain("limit");
+    expect(listed.envelope.error?.message).toContain("outside the repository");
     const current = await call("get_current_branch", { repo: dir });
     expect(current.structured).toMatchObject({ branch: "feature/auth-ui" });
   });
 
-  test("an include.path to a /proc file is refused as over the limit", async () => {
+  test("an include.path to a /proc file is refused unread (outside the repository)", async () => {
     const dir = caseRepo((d) =>
       appendFileSync(join(d, ".git", "config"), `[include]\n\tpath = ${ENDLESS_PROC_FILE}\n`),
     );
@@ -76,7 +76,7 @@ describe("files whose size lies (19.1)", () => {
     const listed = await call("list_pull_requests", { repo: dir });
     expect(listed.isError).toBe(true);
     expect(listed.envelope.error?.message).toContain(ENDLESS_PROC_FILE);
-    expect(listed.envelope.error?.message).toContain("limit");
+    expect(listed.envelope.error?.message).toContain("outside the repository");
   });
 });
 

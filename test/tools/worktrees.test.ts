@@ -22,8 +22,8 @@ async function worktrees(): Promise<unknown> {
   return result.value.worktrees;
 }
 
-describe("get_worktrees matches twig's records to live worktrees by the directory they reach", () => {
-  test("through a symlink and a trailing slash, a record and its live worktree are one entry", async () => {
+describe("get_worktrees matches twig's records to live worktrees by their paths as text", () => {
+  test("a trailing slash or a `..` still matches; a path through a symlink is not followed to match", async () => {
     const live = join(repo.sandbox, "wt", "feature-x");
     repo.git("worktree", "add", "-q", "-b", "feature/x", live);
     const link = join(repo.sandbox, "link-to-wt");
@@ -34,15 +34,34 @@ describe("get_worktrees matches twig's records to live worktrees by the director
       JSON.stringify({
         version: 1,
         worktrees: [
-          { name: "feature-x", path: `${link}/feature-x/`, branch: "feature/x" },
+          { name: "feature-x", path: `${repo.sandbox}/wt/../wt/feature-x/`, branch: "feature/x" },
           { name: "gone", path: join(repo.sandbox, "wt", "gone"), branch: "main" },
         ],
       }),
     );
     expect(await worktrees()).toEqual([
-      { name: "feature-x", path: `${link}/feature-x/`, branch: "feature/x", source: "twig+git" },
+      { name: "feature-x", path: `${repo.sandbox}/wt/../wt/feature-x/`, branch: "feature/x", source: "twig+git" },
       { name: "gone", path: join(repo.sandbox, "wt", "gone"), branch: "main", source: "twig" },
     ]);
+    // State paths are never touched (a path can name another host), so one through a link stays twig's own.
+    writeFileSync(
+      repo.path(".twig", "state.json"),
+      JSON.stringify({
+        version: 1,
+        worktrees: [{ name: "feature-x", path: `${link}/feature-x`, branch: "feature/x" }],
+      }),
+    );
+    expect(((await worktrees()) as Array<{ source: string }>).map((w) => w.source)).toEqual(["twig", "git"]);
+    writeFileSync(
+      repo.path(".twig", "state.json"),
+      JSON.stringify({
+        version: 1,
+        worktrees: [
+          { name: "feature-x", path: `${live}/`, branch: "feature/x" },
+          { name: "gone", path: join(repo.sandbox, "wt", "gone"), branch: "main" },
+        ],
+      }),
+    );
     // A git worktree twig does not know is listed on its own.
     const other = join(repo.sandbox, "wt", "other");
     repo.git("worktree", "add", "-q", "-b", "other", other);

@@ -58,21 +58,43 @@ describe("parseStateBytes", () => {
   });
 
   test.each([
-    ["", "invalid JSON"],
-    ["{", "invalid JSON"],
+    ["", "invalid JSON at line 1, column 1: value expected"],
+    ["{", "invalid JSON at line 1, column 2: close brace expected"],
+    ['{\n  "version": 1\n  "branches": {}\n}', "invalid JSON at line 3, column 3: comma expected"],
     ["[]", "Invalid type"],
-    ['{"branches":{"a":{"github_pr":"42"}}}', "branches.a.github_pr"],
-    ['{"branches":{"a":{"github_pr":-1}}}', "branches.a.github_pr"],
-    ['{"branches":{"a":{"github_pr":42.5}}}', "branches.a.github_pr"],
+    ['{"branches":{"a":{"github_pr":"42"}}}', "at line 1, column 31 (branches.*.github_pr): Invalid type"],
+    ['{"branches":{"a":{"github_pr":-1}}}', "(branches.*.github_pr)"],
+    ['{"branches":{"a":{"github_pr":42.5}}}', "(branches.*.github_pr)"],
     ['{"branches":"x"}', "branches"],
     ['{"branch_issues":{}}', "twig 0.1.0–0.1.3 (`branch_issues`), and branch_issues: Invalid type"],
-    ['{"branches":[{"branch":"a","github_pr":"1"}]}', "twig 0.1.4 (`branches` as a list), and branches[0].github_pr"],
+    [
+      '{"branches":[{"branch":"a","github_pr":"1"}]}',
+      "twig 0.1.4 (`branches` as a list), and at line 1, column 40 (branches[0].github_pr)",
+    ],
     ['{"dependencies":[{"child":"a"}]}', "dependencies[0].parent"],
     ['{"root_branches":[{"branch":1}]}', "root_branches[0].branch"],
   ])("rejects %p naming the problem", (text, fragment) => {
     const result = parseStateBytes(enc(text));
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toContain(fragment);
+  });
+
+  test("a parse error quotes nothing from the file: neither a key nor a value", () => {
+    const secret = "prod-db-password=hunter2";
+    for (const text of [
+      `{"branches":{"${secret}":{"jira_issue":42}}}`,
+      `{"branches":{"a":{"jira_issue":"${secret}","github_pr":"${secret}"}}}`,
+      `{"worktrees":[{"name":"${secret}","path":1,"branch":"x"}]}`,
+      `{"branches":{"a": ${secret}}}`,
+      `${secret}`,
+      `{"${secret}" 1}`,
+    ]) {
+      const result = parseStateBytes(enc(text));
+      if (result.ok) throw new Error(`parsed: ${text}`);
+      expect(result.error).not.toContain("hunter2");
+      expect(result.error).not.toContain("prod-db");
+      expect(result.error).toMatch(/line 1, column \d+/);
+    }
   });
 
   test("twig 0.1.0–0.1.3's branch_issues list is read as branch records", () => {
