@@ -2,6 +2,7 @@ import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { invalidParamsReply } from "./params-check.ts";
 
 /** The longest line accepted as one message; longer ones are refused without being buffered. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -12,7 +13,9 @@ const NEWLINE = 0x0a;
  * Newline-delimited JSON-RPC over stdin/stdout, like the SDK's `StdioServerTransport`, but never
  * silent and never fatal on bad input: non-JSON gets `-32700`; a non-message, a batch (MCP
  * 2025-06-18 removed them) or an over-long line (dropped as it streams) gets `-32600`, with the
- * request's id when usable. Lines are split on raw bytes, so many chunks cost linear time.
+ * request's id when usable; a request whose params its method's schema refuses gets `-32602`
+ * (the SDK's `Server` would answer `-32603`). Lines are split on raw bytes, so many chunks cost
+ * linear time.
  */
 export class StdioServerTransport implements Transport {
   onclose?: () => void;
@@ -139,6 +142,11 @@ export class StdioServerTransport implements Transport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (parsed.success) {
+      const refusal = invalidParamsReply(parsed.data);
+      if (refusal !== null) {
+        this.#write(`${JSON.stringify(refusal)}\n`).catch(() => {});
+        return;
+      }
       try {
         this.onmessage?.(parsed.data);
       } catch (error) {
