@@ -189,6 +189,7 @@ export async function bundleInfo(urls: ProjectUrls): Promise<BundleInfo> {
     keywords: KEYWORDS,
     tools: createToolRegistry(new Set()).list(),
     prompts: PROMPTS.map(publishPrompt),
+    icon: new Uint8Array(await Bun.file(new URL("./assets/icon.png", import.meta.url)).arrayBuffer()),
   };
 }
 
