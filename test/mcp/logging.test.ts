@@ -20,7 +20,10 @@ function memoryTransport() {
 
 test("log lines reach only a client that sent initialize; a stateless client, which asked for none, gets none", async () => {
   const server = new Server({ name: "t", version: "0" }, { capabilities: { logging: {} } });
-  const log = forwardLogsToClient(server, createLogger(0, () => {}));
+  const log = forwardLogsToClient(
+    server,
+    createLogger(0, () => {}),
+  );
   const { transport, sent } = memoryTransport();
   await server.connect(transport);
   const notifications = () =>
