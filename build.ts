@@ -186,7 +186,7 @@ const KEYWORDS = ["mcp", "model-context-protocol", "twig", "git", "stacked-branc
 
 /** What the Claude Desktop bundles list: the tools and prompts exactly as the server publishes them. */
 export async function bundleInfo(urls: ProjectUrls): Promise<BundleInfo> {
-  const { publishedTools } = await import("./src/cli/published-tools.macro.ts");
+  const { createToolRegistry } = await import("./src/cli/runtime.ts");
   const { PROMPTS } = await import("./src/prompts/all.ts");
   const { publishPrompt } = await import("./src/prompts/define.ts");
   return {
@@ -196,8 +196,9 @@ export async function bundleInfo(urls: ProjectUrls): Promise<BundleInfo> {
     homepage: urls.homepage,
     repositoryUrl: urls.repositoryUrl,
     keywords: KEYWORDS,
-    tools: publishedTools(),
+    tools: createToolRegistry(new Set()).list(),
     prompts: PROMPTS.map(publishPrompt),
+    icon: new Uint8Array(await Bun.file(new URL("./assets/icon.png", import.meta.url)).arrayBuffer()),
   };
 }
 

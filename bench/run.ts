@@ -26,7 +26,7 @@ const HELP = `usage: bun run bench [--quick] [--peers] [--no-variants] [--instru
 
   --quick         fewer runs and calls (a smoke run; below the issue's sample sizes)
   --peers         also install and measure ${GIT_PEER.name} and ${GITHUB_PEER.name} (npm registry)
-  --no-variants   skip the start-up variants (lazy loading, build-time schemas, JIT policy)
+  --no-variants   skip the start-up variants (lazy loading, JIT policy)
   --instructions  also count the instructions each server runs to answer initialize and tools/list
                   (valgrind --tool=callgrind; slow, and less sensitive to a busy machine than time)
   --keep          keep the temp dir (binaries, repositories, order profile)
@@ -409,12 +409,6 @@ async function main(): Promise<void> {
       };
       await build("− lazy Octokit (eager, as before)", "twig-eager-octokit", {
         entry: entry("eager-octokit.ts"),
-      });
-      await build("− Ajv built on first use (built at start-up, as before)", "twig-eager-ajv", {
-        entry: entry("eager-ajv.ts"),
-      });
-      await build("− tools/list computed at build time (derived at start-up)", "twig-derived", {
-        entry: entry("derived.ts"),
       });
       await build("+ JIT policy 8", "twig-jit8", { compile: { jitPolicy: 8 } });
       await build("+ JIT policy 8, reset at tools/list", "twig-jit8-reset", {
@@ -830,9 +824,7 @@ async function main(): Promise<void> {
           "instr.: instructions from exec to the tools/list reply and exit, counted by callgrind (--instructions; ±10 %).",
           "current / tree: get_current_branch / get_branch_tree p50 at 1,000 branches, measured like the main session.",
           "Each variant is the shipped build with one change: − undoes a shipped step, + adds an unshipped one. The",
-          "reset variant calls Bun.unsafe.setJITPolicy(1) once the tools/list reply is written; the derived variant",
-          "computes tools/list's JSON Schemas on the first request instead of using those computed at build time;",
-          "the Ajv variant builds the SDK's Ajv validator at start-up.",
+          "reset variant calls Bun.unsafe.setJITPolicy(1) once the tools/list reply is written.",
         ],
       );
     }

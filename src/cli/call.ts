@@ -9,7 +9,7 @@ import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 /** `twig-mcp call <tool> [args]`: one tools/call through the server's registry, validation and envelope. */
 export async function runCall(options: CallOptions): Promise<number> {
   const maxReplyTokens = chooseMaxReplyTokens(options.maxReplyTokens ?? null, process.env, () => {});
-  const registry = createToolRegistry(options.disabled, undefined, maxReplyTokens);
+  const registry = createToolRegistry(options.disabled, maxReplyTokens);
   const published = registry.list();
   const tool = registry.get(options.tool);
   if (!tool) {

@@ -1,11 +1,11 @@
 import { userInfo } from "node:os";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { type PublishedTool, ToolRegistry } from "../mcp/tool-registry.ts";
+import { ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
 import { withServices } from "../services/services.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
@@ -36,8 +36,8 @@ export function processContext(home: string, repo: Result<string>, log: Logger, 
 }
 
 /**
- * The Context serving, `call` and `demo` use, for `--repo` (searched upward from it) or the working
- * directory's repository; `null` when there is no home directory.
+ * The Context serving, `call` and `demo` use, for `--repo` (searched upward from it), else the
+ * working directory's repository, else `CLAUDE_PROJECT_DIR`'s; `null` when there is no home directory.
  */
 export async function createRuntimeContext(options: { repo: string | null; verbosity: number }) {
   const log = createLogger(options.verbosity);
@@ -47,7 +47,14 @@ export async function createRuntimeContext(options: { repo: string | null; verbo
     return null;
   }
   const files = new CachedFileReader();
-  const found = await discoverRepository(resolve(process.cwd(), options.repo ?? "."), files);
+  let found = await discoverRepository(resolve(process.cwd(), options.repo ?? "."), files);
+  // Claude Code names the project it started us for; it counts only when the working directory
+  // is in no repository, and never over --repo or TWIG_MCP_REPO (already in `options.repo`).
+  const project = process.env.CLAUDE_PROJECT_DIR?.trim();
+  if (!found.ok && options.repo === null && project && isAbsolute(project)) {
+    const inProject = await discoverRepository(project, files);
+    if (inProject.ok) found = inProject;
+  }
   let repo: Result<string> = found.ok ? ok(found.value.workTree) : found;
   if (!found.ok) {
     // Without --repo, no repository here is normal (Claude Desktop, `call … repo=<name>`): the
@@ -63,17 +70,8 @@ export async function createRuntimeContext(options: { repo: string | null; verbo
   return ctx;
 }
 
-/** Every tool, less the groups turned off with `--disable`; `published` as `ToolRegistry` takes it. */
-export function createToolRegistry(
-  disabled: ReadonlySet<DisableGroup>,
-  published?: readonly PublishedTool[],
-  maxReplyTokens?: number,
-): ToolRegistry {
+/** Every tool, less the groups turned off with `--disable`. */
+export function createToolRegistry(disabled: ReadonlySet<DisableGroup>, maxReplyTokens?: number): ToolRegistry {
   const groups = new Set<ToolGroup>((["github", "jira"] as const).filter((group) => disabled.has(group)));
-  return new ToolRegistry(
-    [...localTools, getBranchContextTool, ...githubTools, ...jiraTools],
-    groups,
-    published,
-    maxReplyTokens,
-  );
+  return new ToolRegistry([...localTools, getBranchContextTool, ...githubTools, ...jiraTools], groups, maxReplyTokens);
 }

@@ -3,7 +3,6 @@ import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
 import { TERMINAL_HINT } from "./help.ts";
-import { publishedTools } from "./published-tools.macro.ts" with { type: "macro" };
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
 /** Serves MCP on stdio until the client goes away; resolves to the process exit code. */
@@ -15,7 +14,7 @@ export async function serve(options: ServeOptions, ignored: readonly string[] = 
   for (const note of ignored) log.warn(note);
   // --max-reply-tokens, else TWIG_MCP_MAX_REPLY_TOKENS, else the default.
   const budget = chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => log.warn(message));
-  const tools = createToolRegistry(options.disabled, publishedTools(), budget);
+  const tools = createToolRegistry(options.disabled, budget);
   const { server, connect, dispose } = createMcpServer(ctx, tools, {
     prompts: !options.disabled.has("prompts"),
     resources: !options.disabled.has("resources"),

@@ -16,8 +16,10 @@ const MCP_LEVEL: Record<LogLevel, LoggingLevel> = {
 
 /**
  * Mirrors log lines to the client as `notifications/message` at or above the level it asked for
- * with `logging/setLevel` (warning until it asks). stderr logging is unchanged. Log text never
- * carries secrets: the modules that handle tokens scrub them before logging.
+ * with `logging/setLevel` (warning until it asks), once it has sent `initialize`: the stateless
+ * revision forbids log notifications a request did not ask for, and these lines belong to no
+ * request. stderr logging is unchanged. Log text never carries secrets: the modules that handle
+ * tokens scrub them before logging.
  */
 export function forwardLogsToClient(server: Server, log: Logger): Logger {
   let threshold: number = SEVERITY.warning;
@@ -28,7 +30,7 @@ export function forwardLogsToClient(server: Server, log: Logger): Logger {
   const forward = (level: LogLevel, write: (message: string) => void) => (message: string) => {
     write(message);
     const mcpLevel = MCP_LEVEL[level];
-    if (SEVERITY[mcpLevel] < threshold || !server.transport) return;
+    if (SEVERITY[mcpLevel] < threshold || !server.transport || server.getClientVersion() === undefined) return;
     server.sendLoggingMessage({ level: mcpLevel, logger: "twig-mcp", data: message }).catch(() => {});
   };
   return {

@@ -11,6 +11,22 @@ export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";
 /** `{"status":"ok","data":` and `}`: what the text envelope adds around the answer's JSON. */
 const ENVELOPE_BYTES = 23;
 
+/** Claude Code keeps a tool result of up to this many characters inline, and saves a longer one to a file. */
+export const CLAUDE_CODE_INLINE_CHARS = 50_000;
+
+/** The most a tool may raise that limit to with `anthropic/maxResultSizeChars`. */
+export const CLAUDE_CODE_MAX_RESULT_CHARS = 500_000;
+
+/**
+ * The `anthropic/maxResultSizeChars` that keeps a reply of `maxTokens` (0 = unlimited) inline in
+ * Claude Code: the whole text content (envelope included; a character is at least a byte), or
+ * `null` when Claude Code keeps such a reply inline anyway.
+ */
+export function maxResultSizeChars(maxTokens: number): number | null {
+  const chars = maxTokens === 0 ? CLAUDE_CODE_MAX_RESULT_CHARS : maxTokens * BYTES_PER_TOKEN;
+  return chars <= CLAUDE_CODE_INLINE_CHARS ? null : Math.min(chars, CLAUDE_CODE_MAX_RESULT_CHARS);
+}
+
 /** UTF-8 length without keeping the bytes. */
 export function utf8Length(text: string): number {
   return Buffer.byteLength(text, "utf8");

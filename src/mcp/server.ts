@@ -13,17 +13,12 @@ import { printable } from "../core/plain-text.ts";
 import { closest } from "../core/suggest.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { registerCompletions } from "./completions.ts";
-import { LazyJsonSchemaValidator } from "./lazy-schema-validator.ts";
+import { serverInstructions } from "./instructions.ts";
 import { forwardLogsToClient } from "./logging.ts";
-import { invalidParamsReply } from "./params-check.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
+import { StatelessRequests } from "./stateless.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
-
-export const SERVER_INSTRUCTIONS =
-  "Twig MCP server. Provides read-only access to branch metadata, Jira issues, and GitHub PRs for the current repository. " +
-  "Start with get_branch_context (the current branch, its stack, and its PR and Jira status in one call); get_branch_tree shows how all stacked branches relate; " +
-  "every tool only reads, so calling them is always safe.";
 
 export interface ServerFeatures {
   prompts: boolean;
@@ -32,7 +27,7 @@ export interface ServerFeatures {
 
 export interface McpServerHandle {
   server: Server;
-  /** `server.connect`, with requests whose params the SDK's schema refuses answered `-32602` first. */
+  /** `server.connect`, serving the stateless revision beside the `initialize`-based ones (see stateless.ts). */
   connect(transport: Transport): Promise<void>;
   /** Releases file watchers; the process may then exit. */
   dispose(): void;
@@ -44,20 +39,19 @@ export function createMcpServer(
   tools: ToolRegistry,
   features: ServerFeatures = { prompts: true, resources: true },
 ): McpServerHandle {
-  const server = new Server(
-    { name: "twig-mcp", title: "twig", version: pkg.version },
-    {
-      capabilities: {
-        tools: { listChanged: false },
-        logging: {},
-        ...(features.prompts ? { prompts: { listChanged: false } } : {}),
-        ...(features.resources ? { resources: { subscribe: true, listChanged: false } } : {}),
-        ...(features.prompts || features.resources ? { completions: {} } : {}),
-      },
-      instructions: SERVER_INSTRUCTIONS,
-      jsonSchemaValidator: new LazyJsonSchemaValidator(),
-    },
-  );
+  const serverInfo = { name: "twig-mcp", title: "twig", version: pkg.version };
+  const capabilities = {
+    tools: { listChanged: false },
+    logging: {},
+    ...(features.prompts ? { prompts: { listChanged: false } } : {}),
+    ...(features.resources ? { resources: { subscribe: true, listChanged: false } } : {}),
+    ...(features.prompts || features.resources ? { completions: {} } : {}),
+  };
+  // The stateless revision deprecates logging and replaced resources/subscribe: neither is offered there.
+  const { logging: _, resources, ...stateless } = capabilities;
+  const statelessCapabilities = { ...stateless, ...(resources ? { resources: { listChanged: false } } : {}) };
+  const instructions = serverInstructions(tools.names());
+  const server = new Server(serverInfo, { capabilities, instructions });
   const ctx: ServiceContext = { ...baseCtx, log: forwardLogsToClient(server, baseCtx.log) };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
@@ -74,17 +68,8 @@ export function createMcpServer(
   const releaseWatchers = features.resources ? registerResources(server, ctx, tools) : () => {};
   if (features.prompts || features.resources) registerCompletions(server, ctx, features);
   watchClientRoots(server, ctx);
-  const connect = async (transport: Transport) => {
-    await server.connect(transport);
-    // `onmessage` is where the protocol listens (the public Transport contract): each message
-    // passes the params check on its way there.
-    const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      const refusal = invalidParamsReply(message);
-      if (refusal === null) deliver?.(message, extra);
-      else transport.send(refusal).catch((error) => ctx.log.debug(`could not answer: ${String(error)}`));
-    };
-  };
+  const connect = (transport: Transport) =>
+    server.connect(new StatelessRequests(transport, { serverInfo, capabilities: statelessCapabilities, instructions }));
   return { server, connect, dispose: releaseWatchers };
 }
 

@@ -1,7 +1,13 @@
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import { invalidParamsReply } from "./params-check.ts";
 
 /** The longest line accepted as one message; longer ones are refused without being buffered. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -12,7 +18,9 @@ const NEWLINE = 0x0a;
  * Newline-delimited JSON-RPC over stdin/stdout, like the SDK's `StdioServerTransport`, but never
  * silent and never fatal on bad input: non-JSON gets `-32700`; a non-message, a batch (MCP
  * 2025-06-18 removed them) or an over-long line (dropped as it streams) gets `-32600`, with the
- * request's id when usable. Lines are split on raw bytes, so many chunks cost linear time.
+ * request's id when usable; a request whose params its method's schema refuses gets `-32602`
+ * (the SDK's `Server` would answer `-32603`). Lines are split on raw bytes, so many chunks cost
+ * linear time.
  */
 export class StdioServerTransport implements Transport {
   onclose?: () => void;
@@ -139,6 +147,11 @@ export class StdioServerTransport implements Transport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (parsed.success) {
+      const refusal = invalidParamsReply(parsed.data);
+      if (refusal !== null) {
+        this.#write(`${JSON.stringify(refusal)}\n`).catch(() => {});
+        return;
+      }
       try {
         this.onmessage?.(parsed.data);
       } catch (error) {
@@ -149,30 +162,25 @@ export class StdioServerTransport implements Transport {
     this.#rejectInvalid(json);
   }
 
-  /** Answers what can be answered: a request (it has an id and a method); responses and notifications never are. */
   #rejectInvalid(json: unknown): void {
-    const shape = describeShape(json);
-    this.onerror?.(new Error(`invalid JSON-RPC message (${shape.problem})`));
-    if (shape.kind === "response" || shape.kind === "notification") return;
-    this.#reply(
-      shape.kind === "request" ? shape.id : null,
-      ErrorCode.InvalidRequest,
-      `Invalid Request: ${shape.problem}`,
-    );
+    this.onerror?.(new Error("invalid JSON-RPC message"));
+    const id = idToAnswer(json);
+    if (id !== undefined) this.#reply(id, ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
   }
 
   #rejectBatch(items: unknown[]): void {
     this.onerror?.(new Error(`JSON-RPC batch of ${items.length} refused`));
-    const message = "Invalid Request: JSON-RPC batches are not supported; send one message per line";
-    const ids = items.map(describeShape).flatMap((shape) => (shape.kind === "request" ? [shape.id] : []));
-    if (ids.length === 0) {
-      this.#reply(null, ErrorCode.InvalidRequest, message);
-      return;
+    const ids = items.map(idToAnswer).filter((id) => id !== null && id !== undefined);
+    for (const id of ids.length > 0 ? ids : [null]) {
+      this.#reply(
+        id,
+        ErrorCode.InvalidRequest,
+        "Invalid Request: JSON-RPC batches are not supported; send one message per line",
+      );
     }
-    for (const id of ids) this.#reply(id, ErrorCode.InvalidRequest, message);
   }
 
-  #reply(id: string | number | null, code: number, message: string): void {
+  #reply(id: RequestId | null, code: number, message: string): void {
     this.#write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`).catch(() => {});
   }
 
@@ -189,36 +197,14 @@ export class StdioServerTransport implements Transport {
   };
 }
 
-type Shape =
-  | { kind: "request"; id: string | number; problem: string }
-  | { kind: "response" | "notification"; problem: string }
-  | { kind: "other"; id: null; problem: string };
-
-function describeShape(json: unknown): Shape {
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return { kind: "other", id: null, problem: "a message must be a JSON object" };
-  }
-  const message = json as Record<string, unknown>;
-  const id = message.id;
-  const usableId = typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
-  const problem = messageProblem(message);
-  if (!("method" in message) && ("result" in message || "error" in message)) return { kind: "response", problem };
-  if ("method" in message && !("id" in message)) return { kind: "notification", problem };
-  if (usableId) return { kind: "request", id: id as string | number, problem };
-  return { kind: "other", id: null, problem: "id" in message ? "`id` must be a string or an integer" : problem };
-}
-
-function messageProblem(message: Record<string, unknown>): string {
-  if (message.jsonrpc !== "2.0") return '`jsonrpc` must be "2.0"';
-  if (!("method" in message) && !("result" in message) && !("error" in message)) {
-    return "a message needs `method` (request, notification), or `result` or `error` (response)";
-  }
-  if ("method" in message && typeof message.method !== "string") return "`method` must be a string";
-  if (
-    "params" in message &&
-    (typeof message.params !== "object" || message.params === null || Array.isArray(message.params))
-  ) {
-    return "`params` must be an object";
-  }
-  return "not a valid JSON-RPC 2.0 message";
+/**
+ * Whom to tell that `json` is not a valid message: a response (`result` or `error`, no method) or a
+ * notification (a method, no id) never (`undefined`), as JSON-RPC forbids answering them; anything
+ * else by its id when that is usable, else with `null`.
+ */
+function idToAnswer(json: unknown): RequestId | null | undefined {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return null;
+  if ("method" in json ? !("id" in json) : "result" in json || "error" in json) return undefined;
+  const id = "id" in json ? json.id : null;
+  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
 }

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext } from "../services/services.ts";
-import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/define.ts";
+import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker, ToolMeta } from "../tools/define.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
@@ -12,6 +12,7 @@ import {
   DEFAULT_MAX_REPLY_TOKENS,
   estimatedTokens,
   MAX_REPLY_TOKENS_ENV,
+  maxResultSizeChars,
   replyBudget,
   utf8Length,
 } from "./reply-budget.ts";
@@ -23,6 +24,7 @@ export interface PublishedTool {
   inputSchema: JsonObject;
   outputSchema: JsonObject;
   annotations: JsonObject;
+  _meta?: ToolMeta;
 }
 
 /** The enabled tools, their published form computed once, and the call path with its guards. */
@@ -30,19 +32,19 @@ export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
   #published: PublishedTool[] | null = null;
   readonly #budget: ReplyBudget | null;
+  readonly #maxResultChars: number | null;
 
-  /** `published`: every tool's published form, computed at build time; `maxReplyTokens`: 0 = unlimited. */
+  /** `maxReplyTokens`: 0 = unlimited. Tools are kept sorted by name: `tools/list` is deterministic. */
   constructor(
     tools: readonly ToolDefinition[],
     disabled: ReadonlySet<ToolGroup>,
-    published?: readonly PublishedTool[],
     maxReplyTokens: number = DEFAULT_MAX_REPLY_TOKENS,
   ) {
     this.#budget = replyBudget(maxReplyTokens);
+    this.#maxResultChars = maxResultSizeChars(maxReplyTokens);
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
-    if (published) this.#published = published.filter((tool) => this.#tools.has(tool.name));
   }
 
   get(name: string): ToolDefinition | undefined {
@@ -55,7 +57,7 @@ export class ToolRegistry {
   }
 
   list(): PublishedTool[] {
-    this.#published ??= [...this.#tools.values()].map(publishTool);
+    this.#published ??= [...this.#tools.values()].map((tool) => publishTool(tool, this.#maxResultChars));
     return this.#published;
   }
 
@@ -167,10 +169,18 @@ function overBudget(name: string, bytes: number, budget: ReplyBudget) {
   );
 }
 
-/** A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. */
-export function publishTool(tool: ToolDefinition): PublishedTool {
+/**
+ * A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. A tool that cuts
+ * its answer to the reply budget (it has `fit`) can fill it, so it carries `maxResultChars` (see
+ * `maxResultSizeChars`) for Claude Code to keep such a reply inline.
+ */
+export function publishTool(tool: ToolDefinition, maxResultChars: number | null = null): PublishedTool {
   // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
   const { openWorldHint, ...rest } = tool.annotations;
+  const meta: ToolMeta = {
+    ...tool.meta,
+    ...(tool.fit !== undefined && maxResultChars !== null ? { "anthropic/maxResultSizeChars": maxResultChars } : {}),
+  };
   return {
     name: tool.name,
     title: tool.title,
@@ -178,6 +188,7 @@ export function publishTool(tool: ToolDefinition): PublishedTool {
     inputSchema: jsonSchemaOf(tool.input),
     outputSchema: outputSchemaOf(tool.output),
     annotations: openWorldHint ? { ...rest } : { ...rest, openWorldHint },
+    ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
   };
 }
 

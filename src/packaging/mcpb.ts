@@ -33,7 +33,12 @@ export interface BundleInfo {
   /** As `tools/list` publishes them (the same build-time data). */
   tools: readonly { name: string; description: string }[];
   prompts: readonly { name: string; description: string; arguments: readonly { name: string }[] }[];
+  /** The PNG Claude Desktop shows for the server (assets/icon.png). */
+  icon: Uint8Array<ArrayBuffer>;
 }
+
+/** Where the icon lies in a bundle, as its manifest names it. */
+export const BUNDLE_ICON = "icon.png";
 
 /**
  * Every setting goes to the server as an environment variable, none as an argument: a host fills
@@ -114,6 +119,7 @@ export function bundleManifest(info: BundleInfo, target: Target): Record<string,
     documentation: `${info.repositoryUrl}#readme`,
     support: `${info.repositoryUrl}/issues`,
     license: info.license,
+    icon: BUNDLE_ICON,
     keywords: [...info.keywords],
     server: {
       type: "binary",
@@ -140,8 +146,8 @@ export function bundleManifest(info: BundleInfo, target: Target): Record<string,
 }
 
 /**
- * The bundle: manifest, binary (executable bit kept for macOS and Linux) and licence, nothing
- * else, compressed at `level` (9 for releases).
+ * The bundle: manifest, icon, binary (executable bit kept for macOS and Linux) and licence,
+ * nothing else, compressed at `level` (9 for releases).
  */
 export function bundle(
   info: BundleInfo,
@@ -154,6 +160,7 @@ export function bundle(
   const manifest = `${JSON.stringify(bundleManifest(info, target), null, 2)}\n`;
   const entries = [
     entry("manifest.json", manifest),
+    entry(BUNDLE_ICON, info.icon),
     entry(bundleEntryPoint(target), binary, 0o755),
     entry("LICENSE", license),
   ];

@@ -92,6 +92,7 @@ export const getBranchContextTool = defineTool({
   }),
   output: BranchContextSchema,
   annotations: REMOTE_ANNOTATIONS,
+  meta: { "anthropic/alwaysLoad": true },
   repoScoped: true,
   async handler({ branch }, ctx, { invoke }) {
     if (invoke === undefined) return err(toolError("internal", "get_branch_context needs the tool registry"));

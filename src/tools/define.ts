@@ -8,6 +8,16 @@ export type ToolGroup = "local" | "github" | "jira";
 /** `destructiveHint` is left out: MCP gives it meaning only for tools that are not read-only. */
 export type ToolAnnotations = { readOnlyHint: true; idempotentHint: boolean; openWorldHint: boolean };
 
+/**
+ * Claude Code's per-tool hints, published as the tool's `_meta`. `alwaysLoad` keeps the tool's
+ * schema in every session instead of behind tool search: only for the tools that answer a
+ * session's first question. `maxResultSizeChars` is set by the registry from the reply budget.
+ */
+export interface ToolMeta {
+  "anthropic/alwaysLoad"?: true;
+  "anthropic/maxResultSizeChars"?: number;
+}
+
 /** What a handler gets besides its arguments: the request's cancellation and the other tools. */
 export interface CallInfo {
   signal: AbortSignal;
@@ -46,6 +56,7 @@ export interface ToolDefinition<
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  meta?: ToolMeta;
   /** Takes an optional `repo`, resolved into `ctx.repo` by the wire layer (left as is next to `owner`). */
   repoScoped?: boolean;
   // Method syntax on purpose: it lets a ToolDefinition<I, O> stand in a list of ToolDefinition.

@@ -11,6 +11,7 @@ import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
 import { parseChecksums } from "../../src/packaging/checksums.ts";
 import {
+  BUNDLE_ICON,
   type BundleInfo,
   bundleEntryPoint,
   bundleManifest,
@@ -102,8 +103,11 @@ describe("manifests", () => {
       const dir = mkdtempSync(join(outDir, "manifest-"));
       const path = join(dir, "manifest.json");
       writeFileSync(path, JSON.stringify(bundleManifest(info, target), null, 2));
+      // The validator reads the icon the manifest names, beside it as in the bundle.
+      writeFileSync(join(dir, BUNDLE_ICON), info.icon);
       const { code, output } = await mcpb("validate", path);
       expect(output).toContain("Manifest schema validation passes");
+      expect(output).toContain("Icon validation passed");
       expect(code).toBe(0);
     },
   );
@@ -174,9 +178,22 @@ describe.if(hostBundled)("the bundle for this host", () => {
     if (unpacked.code !== 0) throw new Error(`mcpb unpack failed: ${unpacked.output}`);
   }, 120_000);
 
-  test("it holds only the manifest, the binary and the licence", () => {
+  test("it holds only the manifest, the icon, the binary and the licence", () => {
     const listed = [...new Bun.Glob("**/*").scanSync({ cwd: dir, dot: true })].sort();
-    expect(listed).toEqual(["LICENSE", "manifest.json", bundleEntryPoint(host)]);
+    expect(listed).toEqual(["LICENSE", BUNDLE_ICON, "manifest.json", bundleEntryPoint(host)]);
+  });
+
+  test("its manifest names its icon, a square PNG, and the unpacked bundle passes mcpb validate", async () => {
+    const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { icon?: string };
+    expect(manifest.icon).toBe(BUNDLE_ICON);
+    const png = readFileSync(join(dir, BUNDLE_ICON));
+    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    // IHDR: width and height, big-endian, right after the chunk's length and type.
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([512, 512]);
+    const { code, output } = await mcpb("validate", join(dir, "manifest.json"));
+    expect(output).toContain("Manifest schema validation passes");
+    expect(output).toContain("Icon validation passed");
+    expect(code).toBe(0);
   });
 
   /** Connects to the installed bundle's server as Claude Desktop does, from the manifest. */

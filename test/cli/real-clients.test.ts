@@ -2,7 +2,8 @@
  * Optional checks against real MCP clients, run only where they are installed (CI does not need
  * them): `npm install @anthropic-ai/claude-code @modelcontextprotocol/inspector` and put their
  * `node_modules/.bin` on PATH. They check that what `twig-mcp config` prints is what the client
- * accepts, and that `tools`/`call` agree with what a client sees.
+ * accepts, that `tools`/`call` agree with what a client sees, and (Inspector 2.x, which speaks
+ * both eras) that a 2026-07-28 client is served without `initialize`.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { realpathSync } from "node:fs";
@@ -15,6 +16,12 @@ setDefaultTimeout(60_000);
 
 const claude = Bun.which("claude");
 const inspector = Bun.which("mcp-inspector");
+/** Inspector 2.x chooses the protocol era; 0.x only opens with `initialize`. */
+const inspectorEras =
+  inspector !== null &&
+  Bun.spawnSync([inspector, "--cli", "--help"], { stdout: "pipe", stderr: "pipe" })
+    .stdout.toString()
+    .includes("--protocol-era");
 
 let home: HermeticHome;
 let repo: GitRepo;
@@ -54,6 +61,8 @@ describe.skipIf(!claude)("Claude Code", () => {
     const got = await exec([claude as string, "mcp", "get", "twig"]);
     expect(got.stdout).toContain("Connected");
     expect(got.stdout).toContain(`Command: ${binary}`);
+    const listed = await exec([claude as string, "mcp", "list"]);
+    expect(listed.stdout).toMatch(/^twig: .*Connected$/m);
   }, 60_000);
 
   test("reads the .mcp.json that --write makes", async () => {
@@ -87,4 +96,23 @@ describe.skipIf(!inspector)("MCP Inspector CLI", () => {
     const ours = await exec([binary, "call", "get_current_branch", "--json"]);
     expect(`${JSON.parse(called.stdout).content[0].text}\n`).toBe(ours.stdout);
   }, 60_000);
+
+  test.skipIf(!inspectorEras)(
+    "the 2026-07-28 era: tools/list and tools/call without initialize, results naming the server",
+    async () => {
+      const modern = (...args: string[]) =>
+        exec([inspector as string, "--cli", "--protocol-era", "modern", ...args, binary]);
+      const listed = JSON.parse((await modern("--method", "tools/list")).stdout);
+      const ours = (await exec([binary, "tools"])).stdout
+        .trimEnd()
+        .split("\n")
+        .map((line) => line.split(" ")[0]);
+      expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(ours);
+      const called = JSON.parse((await modern("--method", "tools/call", "--tool-name", "get_current_branch")).stdout);
+      // serverInfo in a result's _meta is sent to 2026-07-28 requests only.
+      expect(called._meta?.["io.modelcontextprotocol/serverInfo"]?.name).toBe("twig-mcp");
+      expect(`${called.content[0].text}\n`).toBe((await exec([binary, "call", "get_current_branch", "--json"])).stdout);
+    },
+    60_000,
+  );
 });

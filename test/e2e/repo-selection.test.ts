@@ -114,6 +114,29 @@ describe("choosing the repository", () => {
       await server.close();
     }
   });
+
+  test("CLAUDE_PROJECT_DIR is the default outside a repository; the working directory's repository, --repo and TWIG_MCP_REPO win", async () => {
+    const current = async (cwd: string, env: Record<string, string>, args: string[] = []) => {
+      const server = await startServer({ cwd, env: { ...home.env, ...env }, args });
+      try {
+        return branchOf((await server.call("get_current_branch")).structured);
+      } finally {
+        await server.close();
+      }
+    };
+    const project = { CLAUDE_PROJECT_DIR: alpha };
+    expect(await current(outside, project)).toBe("alpha-main");
+    expect(await current(beta, project)).toBe("beta-main");
+    expect(await current(outside, project, ["--repo", beta])).toBe("beta-main");
+    expect(await current(outside, { ...project, TWIG_MCP_REPO: beta })).toBe("beta-main");
+    // Only an absolute path counts; without one, outside a repository there is no default.
+    const none = await startServer({ cwd: outside, env: { ...home.env, CLAUDE_PROJECT_DIR: "alpha" } });
+    try {
+      expect((await none.call("get_current_branch")).envelope.error?.code).toBe("no_repo");
+    } finally {
+      await none.close();
+    }
+  });
 });
 
 describe("nested repositories that point outside the exposed places (issue 19.3)", () => {

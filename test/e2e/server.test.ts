@@ -178,7 +178,7 @@ describe("tools/list", () => {
     const published = JSON.parse(reply as string).result.tools;
     expect(published).toHaveLength(14);
     expect(Buffer.byteLength(reply as string)).toBeLessThanOrEqual(12 * 1024);
-    // The binary serves the list computed at build time; it must be what the registry derives now.
+    // What the binary serves is what the registry derives.
     expect(published).toEqual(JSON.parse(JSON.stringify(createToolRegistry(new Set()).list())));
   });
 });

@@ -50,7 +50,7 @@ function listTool(fit?: "keep" | "invalid" | "too-big"): ToolDefinition {
 }
 
 async function call(tool: ToolDefinition, size: number, tokens?: number) {
-  const registry = new ToolRegistry([tool], new Set(), undefined, tokens);
+  const registry = new ToolRegistry([tool], new Set(), tokens);
   return registry.call(registry.get("items") as ToolDefinition, { size }, ctx, signal);
 }
 

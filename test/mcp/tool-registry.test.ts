@@ -159,16 +159,28 @@ describe("ToolRegistry", () => {
   });
 });
 
-describe("ToolRegistry with a list published ahead of time", () => {
-  test("serves exactly the enabled tools from it, as the registry would derive them", async () => {
+describe("Claude Code's _meta in tools/list", () => {
+  test("alwaysLoad only where a tool declares it; maxResultSizeChars on tools that fill the reply budget, from the budget", async () => {
     const { createToolRegistry } = await import("../../src/cli/runtime.ts");
-    const ahead = createToolRegistry(new Set()).list();
-    const derived = createToolRegistry(new Set(["github"])).list();
-    const served = createToolRegistry(new Set(["github"]), ahead).list();
-    expect(served).toEqual(derived);
-    expect(served.map((tool) => tool.name)).not.toContain("get_pr_status");
-    // Taken from the given list, not derived again.
-    expect(served[0]).toBe(ahead.find((tool) => tool.name === served[0]?.name) as (typeof ahead)[number]);
+    const { CLAUDE_CODE_MAX_RESULT_CHARS } = await import("../../src/mcp/reply-budget.ts");
+    const meta = (tokens?: number) =>
+      Object.fromEntries(
+        createToolRegistry(new Set(), tokens)
+          .list()
+          .map((tool) => [tool.name, tool._meta]),
+      );
+    const byDefault = meta();
+    const alwaysLoaded = Object.entries(byDefault).filter(([, m]) => m?.["anthropic/alwaysLoad"] === true);
+    expect(alwaysLoaded.map(([name]) => name)).toEqual(["get_branch_context"]);
+    // 20,000 tokens of about 3 bytes each: more than Claude Code keeps inline by default.
+    expect(byDefault.list_branches?.["anthropic/maxResultSizeChars"]).toBe(60_000);
+    expect(byDefault.get_branch_tree?.["anthropic/maxResultSizeChars"]).toBe(60_000);
+    // Small by construction: no hint.
+    expect(byDefault.get_current_branch).toBeUndefined();
+    // A budget Claude Code keeps inline anyway needs no hint; an unlimited one asks for the most.
+    expect(meta(10_000).list_branches).toBeUndefined();
+    expect(meta(0).list_branches?.["anthropic/maxResultSizeChars"]).toBe(CLAUDE_CODE_MAX_RESULT_CHARS);
+    expect(meta(1_000_000).list_branches?.["anthropic/maxResultSizeChars"]).toBe(CLAUDE_CODE_MAX_RESULT_CHARS);
   });
 });
 

@@ -94,7 +94,7 @@ describe("list_branches paging (property)", () => {
         queryArb,
         async (branches, tokens, limit, query) => {
           writeState(branches);
-          const registry = new ToolRegistry(localTools, new Set(), undefined, tokens);
+          const registry = new ToolRegistry(localTools, new Set(), tokens);
           const seen: string[] = [];
           let cursor: string | undefined;
           for (let n = 0; n <= branches.length + 1; n++) {
@@ -128,7 +128,7 @@ describe("list_branches paging (property)", () => {
         async (stable, churn, tokens, limit) => {
           const stableNames = new Set(stable.map((branch) => branch.name));
           const extra = churn.filter((branch) => !stableNames.has(branch.name));
-          const registry = new ToolRegistry(localTools, new Set(), undefined, tokens);
+          const registry = new ToolRegistry(localTools, new Set(), tokens);
           const seen: string[] = [];
           let cursor: string | undefined;
           for (let n = 0; n <= stable.length + extra.length + 1; n++) {
@@ -189,7 +189,7 @@ describe("get_branch_tree under random budgets (property)", () => {
               root_branches: [{ id: "r", branch: "main", is_default: true, created_at: "2025-06-01T10:00:00Z" }],
             }),
           );
-          const registry = new ToolRegistry(localTools, new Set(), undefined, tokens);
+          const registry = new ToolRegistry(localTools, new Set(), tokens);
           const tool = registry.get("get_branch_tree") as ToolDefinition;
           const result = await registry.call(tool, depth === undefined ? {} : { depth }, context(), signal);
           const text = result.content[0]?.text ?? "";

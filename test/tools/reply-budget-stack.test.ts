@@ -29,7 +29,7 @@ test("a stack deeper than the budget is cut near its start, and the hint's branc
     }),
   );
   const ctx = createTestContext({ home: repo.sandbox, dirs: twigDirs({}, "linux", repo.sandbox), repo: ok(repo.root) });
-  const registry = new ToolRegistry(localTools, new Set(), undefined, 5000);
+  const registry = new ToolRegistry(localTools, new Set(), 5000);
   const tool = registry.get("get_branch_stack") as ToolDefinition;
   const walked: string[] = [];
   let from: string | undefined = names.at(-1);
