@@ -268,13 +268,18 @@ describe("resources", () => {
     for (const uri of ["twig://branch/feature%2Fauth/context", "twig://branch/feature/auth/context"]) {
       const read = await server.client.readResource({ uri });
       const doc = JSON.parse((read.contents[0] as { text: string }).text);
-      expect(doc.branch).toEqual({
+      expect(doc.branch).toMatchObject({
         branch: "feature/auth",
         jira_issue: "SHOP-123",
         pr_number: 42,
         parent_branch: "main",
         created_at: "2025-06-01T10:00:00+00:00",
+        base: "main",
+        ahead: 0,
+        behind: 0,
+        needs_restack: false,
       });
+      expect(doc.branch.head.subject).toBe("init");
       expect(doc.stack.map((r: { branch: string }) => r.branch)).toEqual(["feature/auth", "main"]);
       expect(doc.jira_issue.status).toBe("not_configured");
       expect(doc.pull_request.status).toBe("not_configured");
