@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { cleanupTemp, makeRepo, stateWith, TOKEN } from "../github/helpers.ts";
-import { FAILING_TEST_STEPS, failingTestLog, type LogHost, startLogHost } from "../support/actions-log.ts";
+import {
+  FAILING_TEST_STEPS,
+  failingTestLog,
+  type LogHost,
+  startLogHost,
+  streamingLog,
+} from "../support/actions-log.ts";
 import { checkRunPayload } from "../support/fake-github.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
@@ -131,5 +137,26 @@ describe("get_ci_log end to end", () => {
     const step = data.checks[0]?.log[0];
     expect(step?.lines.at(-1)).toBe("##[error]Process completed with exit code 1.");
     expect((step?.lines.length ?? 0) + (step?.earlier_lines ?? 0)).toBe(2011);
+  });
+
+  // Measured on the server process, not the test's: a test process that has run other files holds
+  // garbage of its own, and its collector's timing would decide the figure.
+  test.skipIf(process.platform !== "linux")("a 100 MB log streams through the server in bounded memory", async () => {
+    const peak = () => {
+      const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+      return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+    };
+    expect((await server.call("get_ci_log", { lines: 500 })).envelope.status).toBe("ok");
+    const before = peak();
+    fake.inject("GET", "/repos/octo/shop/actions/jobs/9001/logs", {
+      status: 302,
+      headers: { location: logHost.serve("/job/huge", streamingLog(100)) },
+    });
+    const result = await server.call("get_ci_log", { lines: 500 });
+    expect(result.envelope.status).toBe("ok");
+    const [check] = (result.envelope.data as { checks: Array<{ log_bytes: number; lines?: unknown }> }).checks;
+    expect(check?.log_bytes).toBeGreaterThan(100 * 1024 * 1024);
+    // Holding the log whole would take 100 MB as bytes and twice that as a string.
+    expect(peak() - before).toBeLessThan(64 * 1024 * 1024);
   });
 });
