@@ -12,8 +12,8 @@ import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { divergenceBase } from "../twig/graph.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
 import { getBranchStackTool } from "./get-branch-stack.ts";
+import { getJiraIssueTool } from "./get-jira-issue.ts";
 import { getPrStatusTool } from "./github.ts";
-import { getJiraIssueTool } from "./jira.ts";
 import { BranchNameSchema } from "./params.ts";
 
 /** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */
