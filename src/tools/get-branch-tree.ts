@@ -3,18 +3,10 @@ import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { currentBranch, openWorkspace, type Workspace } from "../repo/workspace.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { buildBranchGraph, configuredRoots, includesSorted, rootCandidates } from "../twig/graph.ts";
 import { loadState } from "../twig/state.ts";
-import {
-  buildTree,
-  cutTrees,
-  measureTrees,
-  renderTreeText,
-  TREE_NODE_BUDGET,
-  type TreeNode,
-  TreeNodeSchema,
-} from "../twig/tree.ts";
+import { buildTree, cutTrees, measureTrees, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
 import { branchNotFound } from "./branch-not-found.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
@@ -75,7 +67,7 @@ export const getBranchTreeTool = defineTool({
     let roots = branch === undefined ? configuredRoots(local.value, state.value) : [branch];
     // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
     if (roots.length === 0) {
-      current = await checkedOut(ctx, workspace);
+      current = await checkedOut(ctx);
       roots = rootCandidates(local.value, state.value, current);
     }
     const graph = buildBranchGraph(local.value, state.value, current);
@@ -86,8 +78,7 @@ export const getBranchTreeTool = defineTool({
     // serialising them with their nodes only to throw both away is most of the call's time.
     const { nodes, textBytes } = measureTrees(trees);
     if (call.budget !== undefined && textBytes > call.budget.bytes) {
-      const focus = current ?? (await checkedOut(ctx, workspace));
-      return ok(cutTreeText(root, trees, nodes, call.budget, focus));
+      return ok(cutTreeText(root, trees, nodes, call.budget, current ?? (await checkedOut(ctx))));
     }
     return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
@@ -103,22 +94,21 @@ export const getBranchTreeTool = defineTool({
     };
     // Every character is at least a byte: a text longer than the budget need not be serialised to know.
     if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
-    const workspace = await openWorkspace(ctx);
-    const focus = workspace.ok ? await checkedOut(ctx, workspace.value) : null;
-    return cutTreeText(answer.root, answer.branches, nodes, budget, focus);
+    return cutTreeText(answer.root, answer.branches, nodes, budget, await checkedOut(ctx));
   },
 });
 
-/** The checked-out branch, or `null` (detached or unreadable HEAD): a tree is drawn without one. */
-async function checkedOut(ctx: Context, workspace: Workspace): Promise<string | null> {
-  const head = await currentBranch(ctx, workspace);
-  return head.ok ? head.value.branch : null;
+/** The checked-out branch, or `null` (no repository, detached or unreadable HEAD): trees are drawn without one. */
+async function checkedOut(ctx: Context): Promise<string | null> {
+  const workspace = await openWorkspace(ctx);
+  const head = workspace.ok ? await currentBranch(ctx, workspace.value) : null;
+  return head?.ok ? head.value.branch : null;
 }
 
 /** The trees as text cut on whole lines to fit, keeping the path to `focus` and its subtree. */
 function cutTreeText(
   root: string,
-  trees: TreeNode[],
+  trees: BranchTreeOutput["branches"],
   nodes: number,
   budget: ReplyBudget,
   focus: string | null,

@@ -93,15 +93,13 @@ function withDescriptionCut(issue: JiraIssue, full: string | undefined, max: num
   };
 }
 
-const EXPLICIT_KEY_HINT = "Provide an explicit issue_key parameter.";
-
 /**
  * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),
  * with the detached-HEAD case reported as such instead of as a branch named `HEAD`.
  */
 async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
   const fail = (code: ErrorCode, message: string, more?: string) =>
-    err(toolError(code, message, more ? `${EXPLICIT_KEY_HINT} ${more}` : EXPLICIT_KEY_HINT));
+    err(toolError(code, message, `Provide an explicit issue_key parameter.${more ? ` ${more}` : ""}`));
   const noBranch = (why: string) => fail("invalid_params", `No issue_key provided and ${why}`);
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return fail(workspace.error.code, workspace.error.message, workspace.error.hint);
