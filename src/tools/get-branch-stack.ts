@@ -5,7 +5,7 @@ import { currentBranch, workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema, branchStack } from "../twig/branch-record.ts";
 import { branchNotFound } from "./branch-not-found.ts";
 import { defineTool } from "./define.ts";
-import { count, cutList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutFields, cutList } from "./fit.ts";
 import { BranchNameSchema } from "./params.ts";
 
 export const getBranchStackTool = defineTool({
@@ -20,9 +20,7 @@ export const getBranchStackTool = defineTool({
   output: v.object({
     stack: v.array(BranchRecordSchema),
     cycle: v.optional(v.literal(true)),
-    truncated: TruncatedSchema,
-    omitted: omittedSchema(["stack"]),
-    hint: HintSchema,
+    ...cutFields(["stack"]),
   }),
   repoScoped: true,
   async handler({ branch }, ctx) {

@@ -9,16 +9,14 @@ import { loadState } from "../twig/state.ts";
 import { buildTree, cutTrees, measureTrees, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
 import { branchNotFound } from "./branch-not-found.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
-import { count, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutFields } from "./fit.ts";
 import { BranchNameSchema, integerIn, unpublished } from "./params.ts";
 
 const BranchTreeOutputSchema = v.object({
   root: v.string(),
   tree_text: v.string(),
   branches: v.array(TreeNodeSchema),
-  truncated: TruncatedSchema,
-  omitted: omittedSchema(["branches", "tree_lines"]),
-  hint: HintSchema,
+  ...cutFields(["branches", "tree_lines"]),
 });
 type BranchTreeOutput = v.InferOutput<typeof BranchTreeOutputSchema>;
 

@@ -9,7 +9,7 @@ import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool } from "./define.ts";
-import { count, fitList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutFields, fitList } from "./fit.ts";
 import { integerIn, unpublished } from "./params.ts";
 
 const MAX_LIST_LIMIT = 10_000;
@@ -37,10 +37,8 @@ const ListBranchesInputSchema = v.object({
 
 const ListBranchesOutputSchema = v.object({
   branches: v.array(BranchRecordSchema),
-  truncated: TruncatedSchema,
-  omitted: omittedSchema(["branches"]),
   next_cursor: v.optional(v.string()),
-  hint: HintSchema,
+  ...cutFields(["branches"]),
 });
 type ListBranchesOutput = v.InferOutput<typeof ListBranchesOutputSchema>;
 

@@ -4,7 +4,7 @@ import { JiraIssueSchema, LIST_DESCRIPTION_CHARS, toJiraIssue } from "../jira/is
 import { buildSearchJql, normalizeProjectKey, PROJECT_KEY_PATTERN } from "../jira/jql.ts";
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { defineTool } from "./define.ts";
-import { count, cutList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutFields, cutList } from "./fit.ts";
 import { notAKey } from "./jira-key.ts";
 import { integerIn, unpublished } from "./params.ts";
 
@@ -39,9 +39,7 @@ export const listJiraIssuesTool = defineTool({
     issues: v.array(JiraIssueSchema),
     has_more: v.boolean(),
     total: v.optional(v.number()),
-    truncated: TruncatedSchema,
-    omitted: omittedSchema(["issues"]),
-    hint: HintSchema,
+    ...cutFields(["issues"]),
   }),
   async handler(args, ctx, call) {
     const project = normalizeProjectKey(args.project);
