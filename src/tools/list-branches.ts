@@ -14,27 +14,6 @@ import { integerIn, unpublished } from "./params.ts";
 
 const MAX_LIST_LIMIT = 10_000;
 
-const ListBranchesInputSchema = v.object({
-  query: v.optional(
-    v.pipe(
-      v.string(),
-      v.maxLength(256),
-      unpublished("maxLength"),
-      v.description("Only names or Jira keys containing this (any case)."),
-    ),
-  ),
-  limit: v.optional(
-    v.pipe(
-      integerIn(1, MAX_LIST_LIMIT),
-      unpublished("minimum", "maximum"),
-      v.description("Most branches per page. Default: all."),
-    ),
-  ),
-  cursor: v.optional(
-    v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
-  ),
-});
-
 const ListBranchesOutputSchema = v.object({
   branches: v.array(BranchRecordSchema),
   next_cursor: v.optional(v.string()),
@@ -48,7 +27,26 @@ export const listBranchesTool = defineTool({
   description:
     "List twig-tracked branches only (get_branch_tree also shows untracked ones) with their Jira issue, PR number and parent branch, sorted by name.",
   group: "local",
-  input: ListBranchesInputSchema,
+  input: v.object({
+    query: v.optional(
+      v.pipe(
+        v.string(),
+        v.maxLength(256),
+        unpublished("maxLength"),
+        v.description("Only names or Jira keys containing this (any case)."),
+      ),
+    ),
+    limit: v.optional(
+      v.pipe(
+        integerIn(1, MAX_LIST_LIMIT),
+        unpublished("minimum", "maximum"),
+        v.description("Most branches per page. Default: all."),
+      ),
+    ),
+    cursor: v.optional(
+      v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
+    ),
+  }),
   output: ListBranchesOutputSchema,
   repoScoped: true,
   async handler(args, ctx) {
@@ -81,7 +79,7 @@ export const listBranchesTool = defineTool({
 
 /** Where the page starts and what it matches: the cursor's, which a different `query` may not contradict. */
 function pageStart(
-  args: v.InferOutput<typeof ListBranchesInputSchema>,
+  args: { query?: string; cursor?: string },
   repository: string,
 ): Result<{ after: string | null; query: string | null }> {
   const query = args.query ?? null;

@@ -7,7 +7,7 @@ import { getWorktreesTool } from "./get-worktrees.ts";
 import { listBranchesTool } from "./list-branches.ts";
 import { listRepositoriesTool } from "./list-repositories.ts";
 
-/** The tools that read only this machine's files, one file each, named after the tool. */
+/** The tools that read only this machine's files; get_branch_context, which also asks GitHub and Jira, is listed apart. */
 export const localTools: ToolDefinition[] = [
   getBranchMetadataTool,
   getBranchStackTool,
@@ -17,13 +17,3 @@ export const localTools: ToolDefinition[] = [
   listBranchesTool,
   listRepositoriesTool,
 ];
-
-export { workspaceAndState } from "../repo/workspace.ts";
-export {
-  getBranchMetadataTool,
-  getBranchStackTool,
-  getBranchTreeTool,
-  getCurrentBranchTool,
-  getWorktreesTool,
-  listBranchesTool,
-};
