@@ -3,7 +3,7 @@ import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
-import { getBranchMetadataTool } from "../tools/local.ts";
+import { getBranchMetadataTool } from "../tools/get-branch-metadata.ts";
 import { BranchArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, failure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";

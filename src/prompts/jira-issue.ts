@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { compareBytewise } from "../git/bytewise.ts";
-import { getJiraIssueTool } from "../tools/jira.ts";
+import { getJiraIssueTool } from "../tools/get-jira-issue.ts";
 import type { TwigState } from "../twig/state.ts";
 import { IssueKeyArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";

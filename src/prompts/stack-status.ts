@@ -1,9 +1,11 @@
 import * as v from "valibot";
 import { compareBytewise } from "../git/bytewise.ts";
+import { workspaceAndState } from "../repo/workspace.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import type { ToolInvoker } from "../tools/define.ts";
+import { getBranchTreeTool } from "../tools/get-branch-tree.ts";
+import { getCurrentBranchTool } from "../tools/get-current-branch.ts";
 import { getPrStatusTool } from "../tools/github.ts";
-import { getBranchTreeTool, getCurrentBranchTool, workspaceAndState } from "../tools/local.ts";
 import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-record.ts";
 import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";

@@ -3,6 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { readHead } from "../git/head.ts";
+import { loadState, type TwigState } from "../twig/state.ts";
 
 export interface Workspace {
   repo: RepoLocation;
@@ -18,6 +19,15 @@ export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promi
   if (!ctx.repo.ok) return ctx.repo;
   const found = await discoverRepository(ctx.repo.value, ctx.files);
   return found.ok ? ok({ repo: found.value, workTree: found.value.workTree }) : found;
+}
+
+/** The workspace and its twig state, read together by most local tools. */
+export async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return workspace;
+  const state = await loadState(ctx, workspace.value.workTree);
+  if (!state.ok) return state;
+  return ok({ workspace: workspace.value, state: state.value });
 }
 
 /** The checked-out branch, or `not_found` on a detached HEAD (upstream wrongly reports "HEAD"). */

@@ -3,7 +3,8 @@ import { escapeInvisibles, plainText } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import type { ToolInvoker } from "../tools/define.ts";
-import { getBranchTreeTool, listBranchesTool } from "../tools/local.ts";
+import { getBranchTreeTool } from "../tools/get-branch-tree.ts";
+import { listBranchesTool } from "../tools/list-branches.ts";
 import type { TwigResource } from "./uri.ts";
 
 interface ResourceText {

@@ -7,12 +7,13 @@ import { listLocalBranches } from "../git/refs.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
+import { workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { divergenceBase } from "../twig/graph.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
+import { getBranchStackTool } from "./get-branch-stack.ts";
+import { getJiraIssueTool } from "./get-jira-issue.ts";
 import { getPrStatusTool } from "./github.ts";
-import { getJiraIssueTool } from "./jira.ts";
-import { getBranchStackTool, workspaceAndState } from "./local.ts";
 import { BranchNameSchema } from "./params.ts";
 
 /** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */

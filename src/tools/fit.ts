@@ -89,3 +89,8 @@ export function omittedSchema<const K extends string>(keys: readonly K[]) {
     ),
   );
 }
+
+/** `truncated`, `omitted` (counting the lists named) and `hint`, spread into an output schema. */
+export function cutFields<const K extends string>(lists: readonly K[]) {
+  return { truncated: TruncatedSchema, omitted: omittedSchema(lists), hint: HintSchema };
+}

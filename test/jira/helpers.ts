@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Context } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { err, type Result } from "../../src/core/result.ts";
 import type { JiraClientOptions } from "../../src/jira/client.ts";
@@ -20,10 +21,11 @@ export interface JiraTestContext {
 
 /**
  * A ServiceContext with a throwaway home (so the developer's ~/.netrc is never read), the given
- * environment, an optional `.netrc`, and no repository unless one is passed.
+ * environment, an optional `.netrc`, and no repository unless one is passed. `client` tunes the
+ * Jira client the tools get from `ctx.jira()` (a recorded sleep instead of real retry waits).
  */
 export function jiraContext(
-  options: { env?: Record<string, string>; netrc?: string; repo?: Result<string> } = {},
+  options: { env?: Record<string, string>; netrc?: string; repo?: Result<string>; client?: JiraClientOptions } = {},
 ): JiraTestContext {
   const home = mkdtempSync(join(tmpdir(), "twig-mcp-jira-"));
   if (options.netrc !== undefined) writeFileSync(join(home, ".netrc"), options.netrc, { mode: 0o600 });
@@ -34,7 +36,17 @@ export function jiraContext(
     dirs: twigDirs(env, "linux", home),
     repo: options.repo ?? err(toolError("no_repo", "twig-mcp was started outside a git repository")),
   });
-  return { ctx, home, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+  const { client } = options;
+  const tuned: ServiceContext =
+    client === undefined
+      ? ctx
+      : {
+          ...ctx,
+          jira(this: Context, given?: JiraClientOptions) {
+            return ctx.jira.call(this, given ?? client);
+          },
+        };
+  return { ctx: tuned, home, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
 
 /** Retry waits recorded instead of slept, so retry tests take no wall-clock time. */

@@ -4,7 +4,7 @@ import { ok, type Result } from "../../src/core/result.ts";
 import { REPO_PARAM_DESCRIPTION, ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import type { ServiceContext } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
-import { createJiraTools, jiraTools } from "../../src/tools/jira.ts";
+import { jiraTools } from "../../src/tools/jira.ts";
 import { type FakeDeployment, type FakeIssue, FakeJira, USERS } from "../support/fake-jira.ts";
 import { SHOP_123, SHOP_200 } from "./fixtures/issues.ts";
 import { RICH_ADF_TEXT } from "./fixtures/rich-adf.ts";
@@ -61,22 +61,25 @@ afterEach(() => {
   for (const c of contexts.splice(0)) c.cleanup();
 });
 
+const sleep = recordingSleep();
+
 function contextFor(fake: FakeJira, env: Record<string, string> = {}): ServiceContext {
-  const made = jiraContext({ env: { JIRA_HOST: fake.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN, ...env } });
+  const made = jiraContext({
+    env: { JIRA_HOST: fake.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN, ...env },
+    client: sleep.options,
+  });
   contexts.push(made);
   return made.ctx;
 }
 
-const sleep = recordingSleep();
-const tools = createJiraTools(sleep.options);
-const tool = (name: string) => tools.find((t) => t.name === name) as ToolDefinition;
+const tool = (name: string) => jiraTools.find((t) => t.name === name) as ToolDefinition;
 type Data = Record<string, unknown>;
 const call = (name: string, args: Record<string, unknown>, ctx: ServiceContext, signal = never()) =>
   tool(name).handler(args, ctx, { signal }) as Promise<Result<Data>>;
 
 /** Through the registry: argument validation and the output-schema check a strict client relies on. */
 async function callViaRegistry(name: string, args: unknown, ctx: ServiceContext) {
-  const registry = new ToolRegistry(tools, new Set());
+  const registry = new ToolRegistry(jiraTools, new Set());
   const result = await registry.call(registry.get(name) as ToolDefinition, args, ctx, never());
   return JSON.parse(result.content[0]?.text ?? "{}") as {
     status: string;

@@ -4,7 +4,7 @@ import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import type { ServiceContext } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { githubTools } from "../../src/tools/github.ts";
-import { createJiraTools } from "../../src/tools/jira.ts";
+import { jiraTools } from "../../src/tools/jira.ts";
 import { cleanupTemp, makeContext, TOKEN } from "../github/helpers.ts";
 import {
   API_TOKEN,
@@ -25,7 +25,6 @@ const SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e";
 let github: FakeGitHub;
 let jira: FakeJira;
 const jiraContexts: JiraTestContext[] = [];
-const jiraTools = createJiraTools(recordingSleep().options);
 
 beforeAll(async () => {
   github = await FakeGitHub.start({ token: TOKEN });
@@ -142,7 +141,10 @@ describe("get_pr_status on a PR with 400 check runs and 300 reviews", () => {
 
 describe("Jira answers over the budget", () => {
   function jiraCtx(): ServiceContext {
-    const made = jiraContext({ env: { JIRA_HOST: jira.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN } });
+    const made = jiraContext({
+      env: { JIRA_HOST: jira.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN },
+      client: recordingSleep().options,
+    });
     jiraContexts.push(made);
     return made.ctx;
   }

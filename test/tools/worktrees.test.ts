@@ -3,7 +3,7 @@ import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { ok } from "../../src/core/result.ts";
-import { getWorktreesTool } from "../../src/tools/local.ts";
+import { getWorktreesTool } from "../../src/tools/get-worktrees.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 import { makeRepo } from "../support/git-repo.ts";

@@ -1,0 +1,56 @@
+import * as v from "valibot";
+import { ok } from "../core/result.ts";
+import { listLocalBranches } from "../git/refs.ts";
+import { currentBranch, workspaceAndState } from "../repo/workspace.ts";
+import { BranchRecordSchema, branchStack } from "../twig/branch-record.ts";
+import { branchNotFound } from "./branch-not-found.ts";
+import { defineTool } from "./define.ts";
+import { count, cutFields, cutList } from "./fit.ts";
+import { BranchNameSchema } from "./params.ts";
+
+export const getBranchStackTool = defineTool({
+  name: "get_branch_stack",
+  title: "Branch stack",
+  description:
+    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it. No children: see get_branch_tree.",
+  group: "local",
+  input: v.object({
+    branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),
+  }),
+  output: v.object({
+    stack: v.array(BranchRecordSchema),
+    cycle: v.optional(v.literal(true)),
+    ...cutFields(["stack"]),
+  }),
+  repoScoped: true,
+  async handler({ branch }, ctx) {
+    const loaded = await workspaceAndState(ctx);
+    if (!loaded.ok) return loaded;
+    const { workspace, state } = loaded.value;
+    let start = branch;
+    if (start === undefined) {
+      const current = await currentBranch(ctx, workspace);
+      if (!current.ok) return current;
+      start = current.value.branch;
+    } else if (
+      !state.branches.has(start) &&
+      !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
+      !state.roots.some((root) => root.branch === start)
+    ) {
+      const local = await listLocalBranches(workspace.repo, ctx.files);
+      if (!local.ok) return local;
+      if (!local.value.includes(start)) {
+        return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);
+      }
+    }
+    const { stack, cycle } = branchStack(state, start);
+    return ok(cycle ? { stack, cycle: true as const } : { stack });
+  },
+  // Only a pathological state file makes a stack this deep: the branches nearest the start are
+  // kept, and the walk can go on from the last one listed.
+  fit(answer, budget) {
+    const hint = (left: number, kept: number) =>
+      `${count(left)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(answer.stack[kept]?.branch ?? "")} to go on.`;
+    return cutList(budget, answer, "stack", 1, hint);
+  },
+});

@@ -1,0 +1,141 @@
+import * as v from "valibot";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok } from "../core/result.ts";
+import { listLocalBranches } from "../git/refs.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
+import { buildBranchGraph, configuredRoots, includesSorted, rootCandidates } from "../twig/graph.ts";
+import { loadState } from "../twig/state.ts";
+import { buildTree, cutTrees, measureTrees, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
+import { branchNotFound } from "./branch-not-found.ts";
+import { defineTool, type ReplyBudget } from "./define.ts";
+import { count, cutFields } from "./fit.ts";
+import { BranchNameSchema, integerIn, unpublished } from "./params.ts";
+
+const BranchTreeOutputSchema = v.object({
+  root: v.string(),
+  tree_text: v.string(),
+  branches: v.array(TreeNodeSchema),
+  ...cutFields(["branches", "tree_lines"]),
+});
+type BranchTreeOutput = v.InferOutput<typeof BranchTreeOutputSchema>;
+
+export const getBranchTreeTool = defineTool({
+  name: "get_branch_tree",
+  title: "Branch dependency tree",
+  description:
+    "Get the branch dependency tree: branches nested under their declared parents, with Jira keys and PR numbers, as text and nodes. Untracked local branches too; no live status.",
+  group: "local",
+  input: v.object({
+    branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),
+    depth: v.optional(
+      v.pipe(
+        integerIn(0, 10_000),
+        unpublished("minimum", "maximum"),
+        v.description("Levels shown below each root (0: roots only). Default: all."),
+      ),
+    ),
+  }),
+  output: BranchTreeOutputSchema,
+  repoScoped: true,
+  async handler({ branch, depth }, ctx, call) {
+    const opened = await openWorkspace(ctx);
+    if (!opened.ok) return opened;
+    const workspace = opened.value;
+    const [local, state] = await Promise.all([
+      listLocalBranches(workspace.repo, ctx.files),
+      loadState(ctx, workspace.workTree),
+    ]);
+    if (!local.ok) return local;
+    if (!state.ok) return state;
+    if (local.value.length === 0) {
+      return err(
+        toolError("not_found", "No branches found in repository", "Commit to a branch first; twig works on branches."),
+      );
+    }
+    if (branch !== undefined && !includesSorted(local.value, branch)) {
+      return branchNotFound(
+        branch,
+        "repository",
+        local.value,
+        "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
+      );
+    }
+    let current: string | null = null;
+    let roots = branch === undefined ? configuredRoots(local.value, state.value) : [branch];
+    // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
+    if (roots.length === 0) {
+      current = await checkedOut(ctx);
+      roots = rootCandidates(local.value, state.value, current);
+    }
+    const graph = buildBranchGraph(local.value, state.value, current);
+    const budget = { left: TREE_NODE_BUDGET };
+    const trees = roots.map((root) => buildTree(graph, state.value, root, budget, depth));
+    const root = roots[0] as string;
+    // A text that cannot fit even without the nodes is cut now: drawing 10,000 lines and
+    // serialising them with their nodes only to throw both away is most of the call's time.
+    const { nodes, textBytes } = measureTrees(trees);
+    if (call.budget !== undefined && textBytes > call.budget.bytes) {
+      return ok(cutTreeText(root, trees, nodes, call.budget, current ?? (await checkedOut(ctx))));
+    }
+    return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
+  },
+  // Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText).
+  async fit(answer, budget, _args, ctx) {
+    const { nodes } = measureTrees(answer.branches);
+    const textOnly: BranchTreeOutput = {
+      ...answer,
+      branches: [],
+      truncated: true,
+      omitted: { branches: nodes },
+      hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
+    };
+    // Every character is at least a byte: a text longer than the budget need not be serialised to know.
+    if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
+    return cutTreeText(answer.root, answer.branches, nodes, budget, await checkedOut(ctx));
+  },
+});
+
+/** The checked-out branch, or `null` (no repository, detached or unreadable HEAD): trees are drawn without one. */
+async function checkedOut(ctx: Context): Promise<string | null> {
+  const workspace = await openWorkspace(ctx);
+  const head = workspace.ok ? await currentBranch(ctx, workspace.value) : null;
+  return head?.ok ? head.value.branch : null;
+}
+
+/** The trees as text cut on whole lines to fit, keeping the path to `focus` and its subtree. */
+function cutTreeText(
+  root: string,
+  trees: BranchTreeOutput["branches"],
+  nodes: number,
+  budget: ReplyBudget,
+  focus: string | null,
+): BranchTreeOutput {
+  const hintFor = (lines: number) =>
+    `tree_text cut to fit the reply budget: ${count(lines)} lines left out${
+      focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
+    }. Pass branch=<a branch> for its subtree, or depth.`;
+  const cutAnswer = (tree_text: string, lines: number): BranchTreeOutput => ({
+    root,
+    tree_text,
+    branches: [],
+    truncated: true,
+    omitted: { branches: nodes, tree_lines: lines },
+  });
+  let room = budget.bytes - budget.size({ ...cutAnswer("", nodes), hint: hintFor(nodes) });
+  let fitted = cutAnswer("", nodes);
+  const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
+  // The line costs are estimates from above; a second pass with the overshoot taken off settles it.
+  for (let attempt = 0; attempt < 4 && room > 0; attempt++) {
+    const cut = cutTrees(trees, focus, room - closingRoom);
+    const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
+    fitted = {
+      ...cutAnswer(cut.trees.map(renderTreeText).join("\n") + closing, cut.omitted),
+      hint: hintFor(cut.omitted),
+    };
+    const size = budget.size(fitted);
+    if (size <= budget.bytes) return fitted;
+    room -= size - budget.bytes + 64;
+  }
+  return fitted;
+}

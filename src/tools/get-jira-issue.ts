@@ -1,0 +1,123 @@
+import * as v from "valibot";
+import type { Context } from "../core/context.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { readHead } from "../git/head.ts";
+import {
+  FULL_DESCRIPTION_CHARS,
+  ISSUE_FIELDS,
+  type JiraIssue,
+  JiraIssuePayloadSchema,
+  JiraIssueSchema,
+  toJiraIssue,
+  truncate,
+} from "../jira/issue.ts";
+import { ISSUE_KEY_PATTERN, normalizeIssueKey } from "../jira/jql.ts";
+import { openWorkspace } from "../repo/workspace.ts";
+import { loadState } from "../twig/state.ts";
+import { defineTool } from "./define.ts";
+import { count, HintSchema, largestFitting } from "./fit.ts";
+import { notAKey, shown } from "./jira-key.ts";
+import { unpublished } from "./params.ts";
+
+const IssueOutputSchema = v.object({
+  ...JiraIssueSchema.entries,
+  description_length: v.optional(v.pipe(v.number(), unpublished("field"))),
+  hint: HintSchema,
+});
+type IssueOutput = v.InferOutput<typeof IssueOutputSchema>;
+
+export const getJiraIssueTool = defineTool({
+  name: "get_jira_issue",
+  title: "Jira issue",
+  description:
+    "Get details for a Jira issue. Defaults to the current branch's linked issue. No comments, attachments or history.",
+  group: "jira",
+  input: v.object({
+    issue_key: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(ISSUE_KEY_PATTERN, 'Expected a Jira issue key such as "PROJ-123"'),
+        unpublished("pattern"),
+        v.description('Jira issue key (e.g. "PROJ-123"). Default: the current branch\'s linked issue.'),
+      ),
+    ),
+  }),
+  output: IssueOutputSchema,
+  repoScoped: true,
+  async handler(args, ctx, call) {
+    const explicit = args.issue_key === undefined ? null : normalizeIssueKey(args.issue_key);
+    if (args.issue_key !== undefined && explicit === null) return notAKey(args.issue_key, "issue");
+    const client = await ctx.jira();
+    if (!client.ok) return client;
+    const linked = explicit === null ? await linkedIssueKey(ctx) : ok(explicit);
+    if (!linked.ok) return linked;
+    const key = linked.value;
+    const deployment = await client.value.deployment(call.signal);
+    if (!deployment.ok) return deployment;
+    const issue = await client.value.request(
+      {
+        method: "GET",
+        path: `/rest/api/${deployment.value === "cloud" ? 3 : 2}/issue/${encodeURIComponent(key)}`,
+        query: { fields: ISSUE_FIELDS.join(",") },
+        schema: JiraIssuePayloadSchema,
+        purpose: { notFound: `Issue ${key} does not exist or is not visible to you` },
+      },
+      call.signal,
+    );
+    if (!issue.ok) return issue;
+    // Rendered whole once, so a cut description can say how long it is.
+    const whole = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), Number.POSITIVE_INFINITY);
+    return ok(withDescriptionCut(whole, whole.description, FULL_DESCRIPTION_CHARS));
+  },
+  fit(answer, budget) {
+    // Only the description can be long; it is cut further, to what fits.
+    const full = answer.description;
+    if (full === undefined) return answer;
+    const length = answer.description_length ?? full.length;
+    const build = (n: number) => ({ ...withDescriptionCut(answer, full, n), description_length: length });
+    return largestFitting(budget, build, 0, full.length);
+  },
+});
+
+/** The issue with its description cut to `max` characters, saying how long the whole one is. */
+function withDescriptionCut(issue: JiraIssue, full: string | undefined, max: number): IssueOutput {
+  if (full === undefined || full.length <= max) return issue;
+  const { truncated: _, ...rest } = issue;
+  return {
+    ...rest,
+    description: truncate(full, max).text,
+    truncated: true,
+    description_length: full.length,
+    hint: `The description is cut to about ${count(max)} of its ${count(full.length)} characters; open url for the rest.`,
+  };
+}
+
+/**
+ * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),
+ * with the detached-HEAD case reported as such instead of as a branch named `HEAD`.
+ */
+async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
+  const fail = (code: ErrorCode, message: string, more?: string) =>
+    err(toolError(code, message, `Provide an explicit issue_key parameter.${more ? ` ${more}` : ""}`));
+  const noBranch = (why: string) => fail("invalid_params", `No issue_key provided and ${why}`);
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return fail(workspace.error.code, workspace.error.message, workspace.error.hint);
+  const head = await readHead(workspace.value.repo, ctx.files);
+  if (!head.ok) return noBranch(`could not detect current branch: ${head.error.message}`);
+  if (head.value.kind === "detached") {
+    return noBranch(`HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`);
+  }
+  const branch = head.value.branch;
+  const state = await loadState(ctx, workspace.value.workTree);
+  if (!state.ok) return state;
+  const linked = state.value.branches.get(branch)?.jira_issue ?? null;
+  if (linked === null || linked.trim() === "") return fail("not_found", `Branch '${branch}' has no linked Jira issue`);
+  const key = normalizeIssueKey(linked);
+  if (key !== null) return ok(key);
+  return fail(
+    "invalid_params",
+    `Branch '${branch}' is linked to ${shown(linked)}, which is not a Jira issue key`,
+    "The link in .twig/state.json can be fixed with twig.",
+  );
+}

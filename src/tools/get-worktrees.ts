@@ -1,0 +1,62 @@
+import { normalize } from "node:path";
+import * as v from "valibot";
+import { trimChars } from "../core/plain-text.ts";
+import { ok } from "../core/result.ts";
+import { type LiveWorktree, listLinkedWorktrees } from "../git/worktrees.ts";
+import { workspaceAndState } from "../repo/workspace.ts";
+import { defineTool } from "./define.ts";
+import { NoParamsSchema } from "./params.ts";
+
+const WorktreeSchema = v.object({
+  name: v.string(),
+  path: v.string(),
+  branch: v.nullable(v.string()),
+  source: v.picklist(["twig", "git", "twig+git"]),
+  locked: v.optional(v.literal(true)),
+  prunable: v.optional(v.literal(true)),
+});
+type Worktree = v.InferOutput<typeof WorktreeSchema>;
+
+export const getWorktreesTool = defineTool({
+  name: "get_worktrees",
+  title: "Worktrees",
+  description:
+    "Get the linked worktrees of the current repository (name, path, branch; not the main checkout): twig's records merged with git's; `source` shows stale records.",
+  group: "local",
+  input: NoParamsSchema,
+  output: v.object({ worktrees: v.array(WorktreeSchema) }),
+  repoScoped: true,
+  async handler(_args, ctx) {
+    const loaded = await workspaceAndState(ctx);
+    if (!loaded.ok) return loaded;
+    const { workspace, state } = loaded.value;
+    const live = await listLinkedWorktrees(workspace.repo, ctx.files);
+    if (!live.ok) return live;
+    // Both paths come from repository files, so they are compared as text and never touched: on
+    // macOS and Windows a `stat` of `/net/host/…` or `//host/share` contacts that host.
+    const liveByPath = new Map(live.value.map((worktree) => [comparablePath(worktree.path), worktree]));
+    const worktrees: Worktree[] = [];
+    const matched = new Set<LiveWorktree>();
+    for (const { name, path, branch } of state.worktrees) {
+      const git = liveByPath.get(comparablePath(path));
+      if (git) matched.add(git);
+      worktrees.push({ name, path, branch, source: git ? "twig+git" : "twig", ...gitFlags(git) });
+    }
+    for (const git of live.value) {
+      if (matched.has(git)) continue;
+      const branch = git.head?.kind === "branch" ? git.head.branch : null;
+      worktrees.push({ name: git.id, path: git.path, branch, source: "git", ...gitFlags(git) });
+    }
+    return ok({ worktrees });
+  },
+});
+
+function gitFlags(git: LiveWorktree | undefined) {
+  return { ...(git?.locked ? { locked: true as const } : {}), ...(git?.prunable ? { prunable: true as const } : {}) };
+}
+
+/** A worktree path as text to compare: `.` and `..` resolved, without the trailing slashes git and twig may each write. */
+function comparablePath(path: string): string {
+  const normalized = normalize(path);
+  return normalized.length > 1 ? trimChars(normalized, "\\/") : normalized;
+}

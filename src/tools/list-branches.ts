@@ -1,0 +1,140 @@
+import * as v from "valibot";
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { sortBytewise } from "../git/bytewise.ts";
+import { workspaceAndState } from "../repo/workspace.ts";
+import { type BranchRecord, BranchRecordSchema, branchRecord } from "../twig/branch-record.ts";
+import { sortedIndex } from "../twig/graph.ts";
+import type { TwigState } from "../twig/state.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { defineTool } from "./define.ts";
+import { count, cutFields, fitList } from "./fit.ts";
+import { integerIn, unpublished } from "./params.ts";
+
+const MAX_LIST_LIMIT = 10_000;
+
+const ListBranchesOutputSchema = v.object({
+  branches: v.array(BranchRecordSchema),
+  next_cursor: v.optional(v.string()),
+  ...cutFields(["branches"]),
+});
+type ListBranchesOutput = v.InferOutput<typeof ListBranchesOutputSchema>;
+
+export const listBranchesTool = defineTool({
+  name: "list_branches",
+  title: "Tracked branches",
+  description:
+    "List twig-tracked branches only (get_branch_tree also shows untracked ones) with their Jira issue, PR number and parent branch, sorted by name.",
+  group: "local",
+  input: v.object({
+    query: v.optional(
+      v.pipe(
+        v.string(),
+        v.maxLength(256),
+        unpublished("maxLength"),
+        v.description("Only names or Jira keys containing this (any case)."),
+      ),
+    ),
+    limit: v.optional(
+      v.pipe(
+        integerIn(1, MAX_LIST_LIMIT),
+        unpublished("minimum", "maximum"),
+        v.description("Most branches per page. Default: all."),
+      ),
+    ),
+    cursor: v.optional(
+      v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
+    ),
+  }),
+  output: ListBranchesOutputSchema,
+  repoScoped: true,
+  async handler(args, ctx) {
+    const loaded = await workspaceAndState(ctx);
+    if (!loaded.ok) return loaded;
+    const { state } = loaded.value;
+    const repository = cursorScope(ctx);
+    const paged = pageStart(args, repository);
+    if (!paged.ok) return paged;
+    const { after, query } = paged.value;
+    const names = matchingBranches(state, query);
+    const at = after === null ? 0 : sortedIndex(names, after);
+    const start = names[at] === after ? at + 1 : at;
+    const end = args.limit === undefined ? names.length : Math.min(names.length, start + args.limit);
+    const branches = names.slice(start, end).map((name) => branchRecord(state, name));
+    if (end === names.length) return ok({ branches });
+    return ok(listPage(branches, names.length - end, query, repository, false));
+  },
+  fit(answer, budget, args, ctx) {
+    const repository = cursorScope(ctx);
+    // The handler has already refused any cursor pageStart refuses.
+    const paged = pageStart(args, repository);
+    const query = paged.ok ? paged.value.query : null;
+    const all = answer.branches;
+    const left = answer.omitted?.branches ?? 0;
+    // At least one branch per page, so following next_cursor always moves on.
+    return fitList(budget, all, 1, (n) => listPage(all.slice(0, n), left + all.length - n, query, repository, true));
+  },
+});
+
+/** Where the page starts and what it matches: the cursor's, which a different `query` may not contradict. */
+function pageStart(
+  args: { query?: string; cursor?: string },
+  repository: string,
+): Result<{ after: string | null; query: string | null }> {
+  const query = args.query ?? null;
+  if (args.cursor === undefined) return ok({ after: null, query });
+  const decoded = decodeCursor(args.cursor, repository);
+  const refuse = (message: string, hint: string) =>
+    err(toolError("invalid_params", message, `${hint}, or start again without cursor.`));
+  if (!decoded.ok) {
+    return refuse(
+      `cursor cannot be used: ${decoded.why}`,
+      "Pass next_cursor exactly as the previous list_branches page gave it",
+    );
+  }
+  const paged = decoded.value.query;
+  if (query !== null && query !== paged) {
+    return refuse(
+      `cursor pages through ${paged === null ? "every branch" : `query ${JSON.stringify(paged)}`}, not query ${JSON.stringify(query)}`,
+      "Keep the query of the first page while following next_cursor",
+    );
+  }
+  return ok(decoded.value);
+}
+
+/** A page that is not the last. */
+function listPage(
+  branches: BranchRecord[],
+  left: number,
+  query: string | null,
+  repository: string,
+  cut: boolean,
+): ListBranchesOutput {
+  const last = branches.at(-1)?.branch;
+  const page: ListBranchesOutput = { branches };
+  if (cut) page.truncated = true;
+  page.omitted = { branches: left };
+  if (last !== undefined) page.next_cursor = encodeCursor({ after: last, query }, repository);
+  page.hint = `${count(left)} more branches${cut ? " (cut to fit the reply budget)" : ""}: pass next_cursor as cursor${
+    query === null ? ", or narrow with query" : ""
+  }.`;
+  return page;
+}
+
+/** The repository a cursor is bound to: the one this call reads. */
+function cursorScope(ctx: Context): string {
+  return ctx.repo.ok ? ctx.repo.value : "";
+}
+
+/** Tracked branches in byte-wise order, only those whose name or Jira key contains `query` (any case). */
+function matchingBranches(state: TwigState, query: string | null): string[] {
+  const names = sortBytewise([...state.branches.keys()]);
+  if (query === null || query === "") return names;
+  const needle = query.toLowerCase();
+  return names.filter(
+    (name) =>
+      name.toLowerCase().includes(needle) ||
+      (state.branches.get(name)?.jira_issue?.toLowerCase().includes(needle) ?? false),
+  );
+}
