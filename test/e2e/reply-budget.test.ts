@@ -62,7 +62,8 @@ for (const count of [1_000, 10_000]) {
       repo = generateRepo({ branches: count });
       writeFileSync(join(repo.root, ".git", "HEAD"), `ref: refs/heads/${focus}\n`);
       server = await startServer({ cwd: repo.root, env: home.env });
-    });
+      // Writing 10,000 refs and starting a server take longer than a hook's default 5 s on a busy machine.
+    }, 120_000);
 
     afterAll(async () => {
       await server?.close();
@@ -174,7 +175,7 @@ describe("raising or lifting the budget", () => {
   beforeAll(() => {
     repo = generateRepo({ branches: 1_000 });
     home = makeHermeticHome({ TWIG_MCP_MAX_REPLY_TOKENS: "5000" });
-  });
+  }, 60_000);
 
   afterAll(() => {
     repo?.cleanup();
