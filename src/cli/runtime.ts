@@ -13,6 +13,7 @@ import type { ToolGroup } from "../tools/define.ts";
 import { githubTools } from "../tools/github.ts";
 import { jiraTools } from "../tools/jira.ts";
 import { localTools } from "../tools/local.ts";
+import { getStackStatusTool } from "../tools/stack-status.ts";
 import { homeDir, twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
 
@@ -71,7 +72,7 @@ export function createToolRegistry(
 ): ToolRegistry {
   const groups = new Set<ToolGroup>((["github", "jira"] as const).filter((group) => disabled.has(group)));
   return new ToolRegistry(
-    [...localTools, getBranchContextTool, ...githubTools, ...jiraTools],
+    [...localTools, getBranchContextTool, getStackStatusTool, ...githubTools, ...jiraTools],
     groups,
     published,
     maxReplyTokens,

@@ -1,10 +1,11 @@
 import * as v from "valibot";
-import { toolError } from "../core/errors.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
 import { scrubToolError } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
-import { githubErrorToToolError } from "./errors.ts";
+import { githubErrorToToolError, httpFailure } from "./errors.ts";
+import { RequestAborted } from "./http.ts";
 import type { GitHubTarget } from "./remote-url.ts";
 
 /** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
@@ -48,14 +49,17 @@ export async function githubGet<S extends v.GenericSchema>(
     link = raw.headers.link;
   } catch (error) {
     return err(
-      githubErrorToToolError(error, {
-        ...named,
-        baseUrl: connection.baseUrl,
-        credentialSource: connection.credentialSource,
-        repository: `${target.owner}/${target.repo}`,
-        secrets: connection.secrets,
-        now: call.now(),
-      }),
+      markFailure(
+        error,
+        githubErrorToToolError(error, {
+          ...named,
+          baseUrl: connection.baseUrl,
+          credentialSource: connection.credentialSource,
+          repository: `${target.owner}/${target.repo}`,
+          secrets: connection.secrets,
+          now: call.now(),
+        }),
+      ),
     );
   }
   const parsed = v.safeParse(schema, data);
@@ -79,4 +83,25 @@ async function decodeBody(body: unknown, contentType: string | number | undefine
   } catch {
     return text;
   }
+}
+
+/**
+ * Why a request failed, told apart by what happened (the HTTP status, the abort) rather than by
+ * the words of a message: `refused` is a 403 or 404 on one resource (a token without Checks
+ * access, a deleted PR), `cancelled` a request stopped by its caller or a failing sibling.
+ */
+export type FailureKind = "refused" | "cancelled";
+const failureKinds = new WeakMap<ToolError, FailureKind>();
+
+export function failureKind(error: ToolError): FailureKind | null {
+  return failureKinds.get(error) ?? null;
+}
+
+function markFailure(thrown: unknown, error: ToolError): ToolError {
+  const status = httpFailure(thrown)?.status;
+  if (thrown instanceof RequestAborted && thrown.reason === "cancelled") failureKinds.set(error, "cancelled");
+  else if ((status === 403 || status === 404 || status === 410) && error.code !== "rate_limited") {
+    failureKinds.set(error, "refused");
+  }
+  return error;
 }

@@ -30,6 +30,7 @@ export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
   #published: PublishedTool[] | null = null;
   readonly #budget: ReplyBudget | null;
+  readonly #disabled: ReadonlySet<ToolGroup>;
 
   /** `published`: every tool's published form, computed at build time; `maxReplyTokens`: 0 = unlimited. */
   constructor(
@@ -39,6 +40,7 @@ export class ToolRegistry {
     maxReplyTokens: number = DEFAULT_MAX_REPLY_TOKENS,
   ) {
     this.#budget = replyBudget(maxReplyTokens);
+    this.#disabled = disabled;
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
@@ -121,10 +123,11 @@ export class ToolRegistry {
       // A composing tool's inner calls read the repository this call selected, not the default.
       const { repos: _, ...pinned } = callCtx;
       const invoke = this.invoker(pinned, signal);
+      const enabled = (group: ToolGroup) => !this.#disabled.has(group);
       const result = await tool.handler(
         callArgs,
         callCtx,
-        budget === null ? { signal, invoke } : { signal, invoke, budget },
+        budget === null ? { signal, invoke, enabled } : { signal, invoke, budget, enabled },
       );
       if (!result.ok) return result;
       let answer = result.value as Record<string, unknown>;

@@ -1,13 +1,14 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import { ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
+import { findBranchPr } from "../github/clone.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
-import { BranchRecordSchema } from "../twig/branch-record.ts";
+import type { ServiceContext } from "../services/services.ts";
+import { type BranchRecord, BranchRecordSchema } from "../twig/branch-record.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
-import { getPrStatusTool } from "./github.ts";
+import { getPrStatusTool, openCall } from "./github.ts";
 import { getJiraIssueTool } from "./jira.ts";
 import { getBranchStackTool } from "./local.ts";
 import { BranchNameSchema } from "./params.ts";
@@ -38,6 +39,7 @@ const PrSummarySchema = v.object({
   ...v.pick(getPrStatusTool.output.entries.summary, ["verdict", "checks"]).entries,
   failing_checks: NamesSchema,
   pending_checks: NamesSchema,
+  found_by: v.optional(v.picklist(["twig_link", "head_ref"])),
 });
 export type PrSummary = v.InferOutput<typeof PrSummarySchema>;
 
@@ -89,14 +91,14 @@ export const getBranchContextTool = defineTool({
   output: BranchContextSchema,
   annotations: REMOTE_ANNOTATIONS,
   repoScoped: true,
-  async handler({ branch }, ctx, { invoke }) {
+  async handler({ branch }, ctx, { invoke, enabled, signal }) {
     if (invoke === undefined) return err(toolError("internal", "get_branch_context needs the tool registry"));
     const stack = await invoke(getBranchStackTool, branch === undefined ? {} : { branch });
     if (stack === null) return err(toolError("internal", "get_branch_stack is not available"));
     if (!stack.ok) return stack;
     const record = stack.value.stack[0] ?? { branch: branch ?? "" };
     const [pull_request, jira_issue] = await Promise.all([
-      prPart(ctx, invoke, record.pr_number),
+      prPart(ctx, invoke, record, enabled?.("github") !== false ? signal : null),
       jiraPart(invoke, record.jira_issue),
     ]);
     return ok({
@@ -110,11 +112,32 @@ export const getBranchContextTool = defineTool({
   },
 });
 
-async function prPart(ctx: Context, invoke: ToolInvoker, number: number | undefined): Promise<PrPart> {
-  if (number === undefined) return { status: "not_linked" };
+/** `github` is the call's signal when GitHub's tools are on, `null` when they are disabled. */
+async function prPart(
+  ctx: ServiceContext,
+  invoke: ToolInvoker,
+  record: BranchRecord,
+  github: AbortSignal | null,
+): Promise<PrPart> {
+  if (github === null) return { status: record.pr_number === undefined ? "not_linked" : "disabled" };
+  let number = record.pr_number;
+  let found: PrSummary["found_by"] = "twig_link";
+  if (number === undefined) {
+    // Not linked by twig: GitHub may still have a PR from this branch.
+    const call = await openCall(ctx, {}, { signal: github });
+    if (!call.ok) return { status: "not_linked" };
+    const listed = await findBranchPr(call.value, record.branch, null);
+    if (!listed.ok) {
+      const unconfigured = listed.error.code === "credentials_missing";
+      return { status: unconfigured ? "not_configured" : "error", error: listed.error };
+    }
+    if (listed.value === null) return { status: "not_linked" };
+    number = listed.value.number;
+    found = "head_ref";
+  }
   const status = await invoke(getPrStatusTool, { pr_number: number });
   if (status === null) return { status: "disabled" };
-  if (status.ok) return { status: "ok", data: summarizePr(status.value) };
+  if (status.ok) return { status: "ok", data: { ...summarizePr(status.value), found_by: found } };
   if (status.error.code === "credentials_missing") return { status: "not_configured", error: status.error };
   // No GitHub remote is a setup matter, not a failed lookup; asked again only once the call failed.
   const remote = await resolveTarget(ctx, {});
@@ -157,16 +180,7 @@ export function summarizePr(status: PrStatus): PrSummary {
     state: pr.merged ? "merged" : pr.state === "open" ? "open" : "closed",
     draft: pr.draft,
     mergeable: pr.mergeable,
-    review_decision:
-      changes.length > 0
-        ? "changes_requested"
-        : approved.length > 0
-          ? "approved"
-          : pr.requested_reviewers.length > 0
-            ? "review_required"
-            : latest.length > 0
-              ? "commented"
-              : "none",
+    review_decision: status.summary.review,
     approved_by: names(approved),
     changes_requested_by: names(changes),
     reviewers: latest.length,

@@ -15,6 +15,8 @@ export interface CallInfo {
   invoke?: ToolInvoker;
   /** The call's reply budget, for a handler to cut a plainly oversized answer early. */
   budget?: ReplyBudget;
+  /** Whether a group's tools are on (`--disable`), for a local tool that reaches a service itself. */
+  enabled?: (group: ToolGroup) => boolean;
 }
 
 /** The most UTF-8 bytes an answer's JSON may take (envelope excluded), and the registry's measure. */

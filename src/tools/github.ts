@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
-import { guessHeadFromClone, resolvePrNumber } from "../github/clone.ts";
+import { resolvePrNumber } from "../github/clone.ts";
 import { classifyCheck, classifyStatus, getPrStatus } from "../github/pr-status.ts";
 import { getPullRequest, listPullRequests } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
@@ -73,6 +73,16 @@ const PullRequestSchema = v.object({
   requested_reviewers: v.array(v.string()),
   merged: v.boolean(),
   head_sha: v.string(),
+  /** Where GitHub's native stacked pull requests put this PR (position 1 is the bottom). */
+  stack: v.optional(v.object({ number: v.number(), position: v.number(), size: v.number() })),
+});
+
+/** How the PR was found when none was named: twig's link, or GitHub's PRs from the current branch. */
+export const FoundBySchema = v.optional(v.picklist(["twig_link", "head_ref"]));
+
+const ReasonsSchema = v.object({
+  changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
+  failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
 });
 
 const PrStatusSchema = v.object({
@@ -93,7 +103,10 @@ const PrStatusSchema = v.object({
     latest_reviews: v.array(v.object({ author: v.string(), state: v.string() })),
     checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
     verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
+    review: v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]),
   }),
+  reasons: ReasonsSchema,
+  found_by: FoundBySchema,
   unavailable: v.optional(v.array(v.string())),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["reviews", "checks", "statuses"]),
@@ -102,7 +115,7 @@ const PrStatusSchema = v.object({
 type PrStatusOutput = v.InferOutput<typeof PrStatusSchema>;
 
 /** Resolves the repository and connects to its GitHub host. */
-async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
+export async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
   const target = await resolveTarget(ctx, args);
   if (!target.ok) return target;
   const connection = await ctx.github(target.value.host);
@@ -114,8 +127,10 @@ async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): 
 async function openPrCall(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
   const call = await openCall(ctx, args, info);
   if (!call.ok) return call;
-  const number = await resolvePrNumber(ctx, args.pr_number);
-  return number.ok ? ok({ call: call.value, number: number.value }) : number;
+  const resolved = await resolvePrNumber(ctx, args.pr_number, call.value);
+  if (!resolved.ok) return resolved;
+  const { number, found_by } = resolved.value;
+  return ok({ call: call.value, number, foundBy: found_by === undefined ? {} : { found_by } });
 }
 
 const getPullRequestTool = defineTool({
@@ -125,11 +140,13 @@ const getPullRequestTool = defineTool({
     "Get full details for a GitHub pull request. Defaults to the current branch's PR. get_pr_status adds reviews and CI.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
-  output: PullRequestSchema,
+  output: v.object({ ...PullRequestSchema.entries, found_by: FoundBySchema }),
   repoScoped: true,
   async handler(args, ctx, info) {
-    const call = await openPrCall(ctx, args, info);
-    return call.ok ? getPullRequest(call.value.call, call.value.number) : call;
+    const opened = await openPrCall(ctx, args, info);
+    if (!opened.ok) return opened;
+    const pr = await getPullRequest(opened.value.call, opened.value.number);
+    return pr.ok ? ok({ ...pr.value, ...opened.value.foundBy }) : pr;
   },
 });
 
@@ -137,7 +154,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Adds a summary with a merge verdict.",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR: twig's link, else GitHub's PR from the branch. summary.verdict is CI only; summary.review is the review decision; reasons quotes change requests and failing checks.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
@@ -145,8 +162,9 @@ export const getPrStatusTool = defineTool({
   async handler(args, ctx, info) {
     const opened = await openPrCall(ctx, args, info);
     if (!opened.ok) return opened;
-    const { call, number } = opened.value;
-    return getPrStatus(call, number, await guessHeadFromClone(ctx, call.target, number));
+    const { call, number, foundBy } = opened.value;
+    const status = await getPrStatus(call, number);
+    return status.ok ? ok({ ...status.value, ...foundBy }) : status;
   },
   fit: fitPrStatus,
 });
