@@ -154,7 +154,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR: twig's link, else GitHub's PR from the branch. summary.verdict is CI only; summary.review is the review decision; reasons quotes change requests and failing checks.",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. That is twig's link, else GitHub's PR from the branch. summary.verdict is CI only; summary.review is the review decision; reasons quotes change requests and failing checks.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
