@@ -28,7 +28,10 @@ const NOT_RETRIED = new Set([400, 401, 403, 404, 410, 422, 429, 451]);
 export interface ResilienceOptions {
   settings: ReturnType<typeof githubSettings>;
   log: Logger;
-  /** Requests in flight per client (default 10): pages go in parallel, and GitHub rate-limits bursts. */
+  /**
+   * Requests in flight per client (default 100, the concurrency GitHub's secondary rate limits
+   * allow): a whole stack's reviews, check runs and statuses go out as one round trip.
+   */
   maxInFlight?: number;
   /** Milliseconds since the epoch, for `x-ratelimit-reset`. */
   now?: () => number;
@@ -42,7 +45,7 @@ type HookOptions = { method?: string; url?: string; request?: { signal?: AbortSi
  * (client errors, timeouts, cancellation) is thrown at once. At most `maxInFlight` requests are sent
  * at a time; one that needs no retry and finds a free slot sets no timer and never yields.
  */
-export function resilientRequest({ settings, log, maxInFlight = 10, now = Date.now }: ResilienceOptions) {
+export function resilientRequest({ settings, log, maxInFlight = 100, now = Date.now }: ResilienceOptions) {
   let free = Math.max(1, maxInFlight);
   const waiting: Array<() => void> = [];
   const release = () => {

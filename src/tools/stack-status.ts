@@ -129,8 +129,8 @@ export const getStackStatusTool = defineTool({
     const last = page[page.length - 1];
     return ok({
       scope,
-      ...answer,
       summary: summaryLine(answer.branches, members.length, start, answer),
+      ...answer,
       ...(more && last !== undefined ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) } : {}),
     });
   },
