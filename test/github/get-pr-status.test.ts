@@ -8,7 +8,6 @@ import {
   cleanupTemp,
   expectErr,
   expectOk,
-  git,
   makeContext,
   makeRepo,
   stateWith,

@@ -181,7 +181,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     expect(github.requestsTo(/\/pulls$/).map((r) => r.query.head)).toEqual(["acme:feature/auth-tests"]);
     const searches = cloud.requests.filter((r) => r.path.includes("/search"));
     expect(searches).toHaveLength(1);
-    expect((searches[0]?.body as { jql: string }).jql).toBe('key in ("SHOP-1", "SHOP-2", "SHOP-3")');
+    expect(searches[0]?.body).toMatchObject({ jql: 'key in ("SHOP-1", "SHOP-2", "SHOP-3")' });
     expect(cloud.requests.filter((r) => r.path.includes("/issue/"))).toHaveLength(0);
   });
 
