@@ -519,7 +519,7 @@ async function main(): Promise<void> {
     const toolSizes = (t.tools as { name: string }[])
       .map((tool) => ({ name: tool.name, bytes: Buffer.byteLength(JSON.stringify(tool)) }))
       .sort((x, y) => y.bytes - x.bytes);
-    const listLimit = 10 * 1024;
+    const listLimit = 11.5 * 1024;
     section(
       `tools/list size: ${formatBytes(t.listBytes)} (${t.listBytes} bytes, the whole JSON-RPC reply)`,
       ["tool", "bytes", "share"],
@@ -532,7 +532,7 @@ async function main(): Promise<void> {
     record({ figure: "tools_list.bytes", subject: "twig-mcp", value: t.listBytes, unit: "B" });
     for (const { name, bytes } of toolSizes)
       record({ figure: "tools_list.tool_bytes", subject: name, value: bytes, unit: "B" });
-    target("tools/list ≤ 10 KB", t.listBytes <= listLimit, `${t.listBytes} B`);
+    target("tools/list ≤ 11.5 KB", t.listBytes <= listLimit, `${t.listBytes} B`);
 
     // Per-tool latency --------------------------------------------------------------------------------
     const perSize = new Map<number, Map<string, Summary>>();

@@ -23,7 +23,7 @@ export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
 
 /**
  * The published output schema: top-level fields and their types only (no `required`, descriptions
- * or nested fields), so `tools/list` stays within 10 KB. Results still conform, being checked
+ * or nested fields), so `tools/list` stays within 11.5 KB. Results still conform, being checked
  * server-side against the full valibot schema; docs/tools.md describes each result.
  */
 export function outputSchemaOf(schema: v.GenericSchema): JsonObject {

@@ -78,7 +78,7 @@ const PullRequestSchema = v.object({
 });
 
 /** How the PR was found when none was named: twig's link, or GitHub's PRs from the current branch. */
-export const FoundBySchema = v.optional(v.picklist(["twig_link", "head_ref"]));
+export const FoundBySchema = v.optional(v.pipe(v.picklist(["twig_link", "head_ref"]), unpublished("field")));
 
 const ReasonsSchema = v.object({
   changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
@@ -154,7 +154,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. That is twig's link, else GitHub's PR from the branch. summary.verdict is CI only; summary.review is the review decision; reasons quotes change requests and failing checks.",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. summary.verdict is CI only, summary.review the reviews; reasons quotes what blocks.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,

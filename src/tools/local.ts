@@ -271,7 +271,7 @@ export const listBranchesTool = defineTool({
     "List twig-tracked branches with their Jira issue, PR number and parent branch, sorted by name. `query` filters by name or Jira key; a long list pages: pass `next_cursor` back as `cursor`.",
   group: "local",
   input: v.object({
-    // No descriptions: tools/list must stay within 10 KB, and a cut page's hint says how to use them.
+    // No descriptions: tools/list must stay within 11.5 KB, and a cut page's hint says how to use them.
     query: v.optional(v.pipe(v.string(), v.maxLength(256), unpublished("maxLength"))),
     limit: v.optional(v.pipe(integerIn(1, MAX_LIST_LIMIT), unpublished("minimum", "maximum"))),
     cursor: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"))),

@@ -62,15 +62,19 @@ const EntrySchema = v.object({
 });
 type Entry = v.InferOutput<typeof EntrySchema>;
 
+// Only what a model reads first is published (tools/list stays within 11.5 KB); the rest is
+// checked all the same, and docs/tools.md describes it.
+const hidden = <S extends v.GenericSchema>(schema: S) => v.pipe(schema, unpublished("field"));
+
 const StackStatusSchema = v.object({
-  scope: v.picklist(["stack", "all"]),
+  scope: hidden(v.picklist(["stack", "all"])),
   /** The scope in one line, then one line per branch. */
   summary: v.string(),
   lines: v.array(v.string()),
   branches: v.array(EntrySchema),
-  github: v.optional(PartSchema),
-  jira: v.optional(PartSchema),
-  next_cursor: v.optional(v.string()),
+  github: v.optional(hidden(PartSchema)),
+  jira: v.optional(hidden(PartSchema)),
+  next_cursor: v.optional(hidden(v.string())),
 });
 type StackStatus = v.InferOutput<typeof StackStatusSchema>;
 
@@ -84,17 +88,12 @@ export const getStackStatusTool = defineTool({
   name: "get_stack_status",
   title: "Stack status",
   description:
-    'The whole stack in one call, for "state of my stack", "what\'s blocked" or a standup: each branch in tree order with its PR (state, review decision, CI), why it is blocked (change requests and failing checks quoted, reviewers still requested), drift (PR base ≠ twig parent, merged parent to retarget, GitHub\'s native stack order) and Jira status, plus one line per branch. PRs twig does not link are found by head branch. Leaves out PR bodies, passing checks and logs: get_pr_status has every check and review.',
+    'For "state of my stack", "what\'s blocked", standup: each branch of the stack in tree order, its PR state, review, CI and why blocked (change requests, failing checks quoted), drift from twig, Jira status, a line each. No PR bodies, logs or passing checks (get_pr_status).',
   group: "local",
   annotations: REMOTE_ANNOTATIONS,
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("A branch of the stack. Default: the current branch."))),
-    scope: v.optional(
-      v.pipe(
-        v.picklist(["stack", "all"]),
-        v.description('"stack" (default): the stack holding branch; "all": every stack.'),
-      ),
-    ),
+    scope: v.optional(v.pipe(v.picklist(["stack", "all"]), v.description('Default "stack"; "all": every stack.'))),
     cursor: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"))),
   }),
   output: StackStatusSchema,

@@ -164,6 +164,7 @@ describe("get_branch_context", () => {
         checks: { total: 3, passing: 1, failing: 1, pending: 1 },
         failing_checks: ["lint"],
         pending_checks: ["e2e"],
+        found_by: "twig_link",
       },
     });
     const issue = doc.jira_issue.data as Record<string, unknown>;
