@@ -374,9 +374,10 @@ function summaryLine(entries: Entry[], total: number, start: number, live: Live)
     else if (pr.review === "approved" && (pr.ci === "passing" || pr.ci === "none")) tally.ready++;
     else tally.waiting++;
   }
+  const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
   const shown =
     entries.length === total
-      ? `${count(total)} branches`
+      ? plural(total, "branch", "branches")
       : `branches ${count(start + 1)}–${count(start + entries.length)} of ${count(total)}`;
   const counts = Object.entries(tally)
     .filter(([, n]) => n > 0)
@@ -386,7 +387,7 @@ function summaryLine(entries: Entry[], total: number, start: number, live: Live)
     notes.push(`GitHub ${live.github.status.replace("_", " ")}${hintOf(live.github.error)}`);
   if (live.jira !== undefined) notes.push(`Jira ${live.jira.status.replace("_", " ")}${hintOf(live.jira.error)}`);
   const prText =
-    live.github === undefined || prs > 0 ? `, ${prs} PRs${counts.length > 0 ? `: ${counts.join(", ")}` : ""}` : "";
+    live.github === undefined || prs > 0 ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}` : "";
   return `${shown}${prText}${notes.length > 0 ? `. ${notes.join(". ")}` : ""}`;
 }
 
