@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
-import { inline } from "../core/plain-text.ts";
+import { inline, quoted } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import type { PrStatus } from "../github/pr-status.ts";
@@ -357,8 +357,12 @@ function lineOf(entry: Entry): string {
     if (drift === "base_differs") parts.push(`base ${pr?.base} ≠ twig parent ${entry.parent}`);
     if (drift === "native_order") parts.push("GitHub stack order differs from twig's");
   }
-  if (entry.jira !== undefined)
-    parts.push(`${entry.jira.key}${entry.jira.status === undefined ? "" : ` ${entry.jira.status}`}`);
+  if (entry.jira !== undefined) {
+    const { key, status } = entry.jira;
+    // A link twig could not have written is someone's text: quoted, and said to be no key.
+    const shown = normalizeIssueKey(key) === null ? `${quoted(key, 40)} (not a Jira key)` : key;
+    parts.push(`${shown}${status === undefined ? "" : ` ${status}`}`);
+  }
   return `${"  ".repeat(entry.depth)}${inline(entry.branch, 255)}  ${parts.join(" · ")}`;
 }
 
@@ -387,7 +391,9 @@ function summaryLine(entries: Entry[], total: number, start: number, live: Live)
     notes.push(`GitHub ${live.github.status.replace("_", " ")}${hintOf(live.github.error)}`);
   if (live.jira !== undefined) notes.push(`Jira ${live.jira.status.replace("_", " ")}${hintOf(live.jira.error)}`);
   const prText =
-    live.github === undefined || prs > 0 ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}` : "";
+    live.github === undefined || prs > 0
+      ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`
+      : "";
   return `${shown}${prText}${notes.length > 0 ? `. ${notes.join(". ")}` : ""}`;
 }
 
