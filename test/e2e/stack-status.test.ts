@@ -8,7 +8,7 @@ import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { gitOrThrow } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
-import { OWNER, REPO, roundTrips, STACK_BRANCHES, seedGitHub, seedJira, writeStack } from "../support/stack-fixture.ts";
+import { OWNER, REPO, STACK_BRANCHES, seedGitHub, seedJira, writeStack } from "../support/stack-fixture.ts";
 
 /**
  * get_stack_status through the compiled binary: a six-branch stack on a fake GitHub, with Jira
@@ -101,10 +101,17 @@ afterAll(async () => {
 describe("get_stack_status through the binary", () => {
   test("GitHub and Jira Cloud: the whole stack with its reasons, in two round trips and one search", async () => {
     github.reset();
-    github.latencyMs = 50;
     cloud.requests.length = 0;
-    const { doc, text } = await stackStatus(full);
-    github.latencyMs = 0;
+    // Every answer held: each round's requests all arrive before any of them is answered.
+    github.holdEveryAnswer = true;
+    const call = stackStatus(full);
+    await github.awaitRequestCount(6);
+    github.release();
+    await github.awaitRequestCount(24);
+    github.holdEveryAnswer = false;
+    github.release();
+    const { doc, text } = await call;
+    expect(github.requests).toHaveLength(24);
     expect(doc.branches.map((entry) => entry.branch)).toEqual([...STACK_BRANCHES]);
     expect(doc.summary).toBe("6 branches, 6 PRs: 2 ready, 2 blocked, 1 draft, 1 merged");
     const oauth = doc.branches[1] as Entry;
@@ -115,7 +122,6 @@ describe("get_stack_status through the binary", () => {
     });
     expect(doc.lines[1]).toContain('changes requested by carol: "Token refresh');
     expect(doc.branches[4]?.pr).toMatchObject({ number: 105, found_by: "head_ref" });
-    expect(roundTrips(github.requests)).toBe(2);
     expect(cloud.requests.filter((r) => r.path.includes("/search"))).toHaveLength(1);
     // Well under 1,500 tokens as the model reads it.
     expect(countTokens(text)).toBeLessThan(1500);

@@ -15,7 +15,6 @@ import {
   OWNER,
   REPO,
   REVIEW_BODY,
-  roundTrips,
   STACK_BRANCHES,
   seedGitHub,
   seedJira,
@@ -173,11 +172,20 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
 
   test("two round trips to GitHub and one Jira search, whatever the stack's size", async () => {
     seedGitHub(github);
-    github.latencyMs = 50;
-    await stackStatus({}, context());
-    // 5 linked PRs + 1 head-ref lookup, then 3 lists for each of the 6 PRs.
+    // Every answer is held: what arrives before a release was sent without waiting for an answer.
+    github.holdEveryAnswer = true;
+    const answer = stackStatus({}, context());
+    // Round one: 5 linked PRs and 1 head-ref lookup, all sent before any answer.
+    await github.awaitRequestCount(6);
+    const first = github.requests.map((r) => r.path);
+    github.release();
+    // Round two: 3 lists for each of the 6 PRs, all sent before any of them is answered.
+    await github.awaitRequestCount(24);
+    github.holdEveryAnswer = false;
+    github.release();
+    await answer;
+    expect(first.filter((path) => path.startsWith("/repos/acme/shop/pulls"))).toHaveLength(6);
     expect(github.requests).toHaveLength(6 + 18);
-    expect(roundTrips(github.requests)).toBe(2);
     expect(github.requestsTo(/\/pulls$/).map((r) => r.query.head)).toEqual(["acme:feature/auth-tests"]);
     const searches = cloud.requests.filter((r) => r.path.includes("/search"));
     expect(searches).toHaveLength(1);
