@@ -255,6 +255,24 @@ describe("get_branch_context", () => {
     });
   });
 
+  test("a branch twig links to no PR gets the one GitHub has from it, found by head ref", async () => {
+    github.addPull({
+      owner: "octo",
+      repo: "shop",
+      number: 50,
+      head: "hotfix/typo",
+      headSha: "c".repeat(40),
+      title: "Typo",
+    });
+    try {
+      const doc = await context(full, { branch: "hotfix/typo" });
+      expect(doc.pull_request.status).toBe("ok");
+      expect(doc.pull_request.data).toMatchObject({ number: 50, title: "Typo", found_by: "head_ref" });
+    } finally {
+      github.repo("octo", "shop").pulls.delete(50);
+    }
+  });
+
   test("a branch with no PR and no issue", async () => {
     const doc = await context(full, { branch: "hotfix/typo" });
     expect(doc.branch).toEqual({ branch: "hotfix/typo" });
