@@ -4,6 +4,7 @@ import { inline, quoted } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import type { PrStatus } from "../github/pr-status.ts";
+import { failureKind } from "../github/request.ts";
 import { type BranchPr, fetchBranchPrs } from "../github/stack-prs.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
@@ -15,7 +16,7 @@ import type { TwigState } from "../twig/state.ts";
 import { loadState } from "../twig/state.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
-import { count } from "./fit.ts";
+import { count, largestFitting } from "./fit.ts";
 import { openCall } from "./github.ts";
 import { BranchNameSchema, unpublished } from "./params.ts";
 
@@ -102,9 +103,9 @@ export const getStackStatusTool = defineTool({
     const scope = args.scope ?? "stack";
     const local = await localStack(ctx, scope, args.branch);
     if (!local.ok) return local;
-    const { members, asked } = local.value;
+    const { members } = local.value;
     const repository = ctx.repo.ok ? ctx.repo.value : "";
-    const query = `get_stack_status\u0000${scope}\u0000${asked ?? ""}`;
+    const query = `get_stack_status\u0000${scope}\u0000${args.branch ?? ""}`;
     let start = 0;
     if (args.cursor !== undefined) {
       const decoded = decodeCursor(args.cursor, repository);
@@ -123,15 +124,27 @@ export const getStackStatusTool = defineTool({
       start = at + 1;
     }
     const page = members.slice(start, start + STACK_PAGE_SIZE);
-    const more = start + page.length < members.length;
     const answer = await liveStatus(ctx, info, page, local.value.state);
-    const last = page[page.length - 1];
-    return ok({
-      scope,
-      summary: summaryLine(answer.branches, members.length, start, answer),
-      ...answer,
-      ...(more && last !== undefined ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) } : {}),
-    });
+    // The first `n` branches of the page, summarised; the cursor resumes after the last one.
+    const build = (n: number): StackStatus => {
+      const branches = answer.branches.slice(0, n);
+      const last = branches[branches.length - 1];
+      const more = start + n < members.length && last !== undefined;
+      return {
+        scope,
+        summary: summaryLine(branches, members.length, start, answer),
+        ...answer,
+        branches,
+        lines: answer.lines.slice(0, n),
+        ...(more ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) } : {}),
+      };
+    };
+    const whole = build(page.length);
+    // Thirty branches with every reason at its longest would pass the reply budget: fewer go on
+    // this page, and the cursor carries on from there.
+    const { budget } = info;
+    if (budget === undefined || budget.size(whole) <= budget.bytes) return ok(whole);
+    return ok(largestFitting(budget, build, 1, page.length));
   },
 });
 
@@ -140,7 +153,7 @@ async function localStack(
   ctx: ServiceContext,
   scope: "stack" | "all",
   branch: string | undefined,
-): Promise<Result<{ members: StackMember[]; state: TwigState; asked: string | null }>> {
+): Promise<Result<{ members: StackMember[]; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return workspace;
   const [branches, state] = await Promise.all([
@@ -168,7 +181,7 @@ async function localStack(
   const graph = buildBranchGraph(branches.value, state.value, current);
   const configured = configuredRoots(branches.value, state.value);
   const trunks = configured.length > 0 ? configured : rootCandidates(branches.value, state.value, current);
-  return ok({ members: stackMembers(graph, state.value, trunks, asked), state: state.value, asked });
+  return ok({ members: stackMembers(graph, state.value, trunks, asked), state: state.value });
 }
 
 type Live = Pick<StackStatus, "branches" | "lines" | "github" | "jira">;
@@ -226,9 +239,12 @@ async function githubPart(
     page.map(({ branch }) => ({ branch, linked: linkOf(branch)?.github_pr ?? null })),
   );
   // A rate limit or a refused token is the same for every branch: said once, with its reset time.
+  // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
   const shared = found.find(
     (pr): pr is Extract<BranchPr, { kind: "failed" }> =>
-      pr.kind === "failed" && ["rate_limited", "credentials_invalid", "credentials_missing"].includes(pr.error.code),
+      pr.kind === "failed" &&
+      ["rate_limited", "credentials_invalid", "credentials_missing"].includes(pr.error.code) &&
+      failureKind(pr.error) !== "refused",
   );
   const prs = found.map((pr, index): StackPr | null => {
     if (pr.kind === "none") return null;

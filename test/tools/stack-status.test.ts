@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { countTokens } from "@anthropic-ai/tokenizer";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
+import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import type { ServiceContext } from "../../src/services/services.ts";
-import type { ToolGroup } from "../../src/tools/define.ts";
+import type { ToolDefinition, ToolGroup } from "../../src/tools/define.ts";
 import { getStackStatusTool } from "../../src/tools/stack-status.ts";
 import { cleanupTemp, git, makeContext, makeRepo, TOKEN } from "../github/helpers.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL } from "../jira/helpers.ts";
@@ -280,6 +281,21 @@ describe("get_stack_status degrades part by part", () => {
     expect(answer.github).toBeUndefined();
   });
 
+  test("a PR the token may not see (403) is named in its branch, not reported for the whole call", async () => {
+    seedGitHub(github);
+    github.inject("GET", `/repos/${OWNER}/${REPO}/pulls/103`, {
+      status: 403,
+      body: { message: "Resource not accessible by personal access token" },
+    });
+    const answer = await stackStatus({}, context());
+    expect(byBranch(answer).get("feature/auth-ui")?.pr).toMatchObject({
+      number: 103,
+      error: { code: "credentials_invalid" },
+    });
+    expect(answer.github).toBeUndefined();
+    expect(byBranch(answer).get("feature/auth-docs")?.pr?.state).toBe("open");
+  });
+
   test("a rate limit is said once, with its reset time", async () => {
     seedGitHub(github);
     const reset = Math.floor(Date.now() / 1000) + 1800;
@@ -302,6 +318,34 @@ describe("get_stack_status degrades part by part", () => {
 });
 
 describe("get_stack_status pages", () => {
+  test("a page that would pass the reply budget holds fewer branches; the cursor goes on from there", async () => {
+    seedGitHub(github);
+    // About 3 KB of budget: the six-branch answer (about 3.2 KB) does not fit whole.
+    const registry = new ToolRegistry([getStackStatusTool], new Set(), undefined, 1_100);
+    const tool = registry.get("get_stack_status") as ToolDefinition;
+    const ctx = context();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    for (let page = 0; page < 6; page++) {
+      const reply = await registry.call(
+        tool,
+        cursor === undefined ? {} : { cursor },
+        ctx,
+        new AbortController().signal,
+      );
+      expect(reply.isError).toBe(false);
+      const data = reply.structuredContent as Output;
+      pages++;
+      seen.push(...data.branches.map((entry) => entry.branch));
+      cursor = data.next_cursor;
+      if (cursor === undefined) break;
+    }
+    expect(seen).toEqual([...STACK_BRANCHES]);
+    expect(pages).toBeGreaterThan(1);
+    expect(cursor).toBeUndefined();
+  });
+
   test("at most 30 branches a page, with a cursor to the next; a changed cursor is refused", async () => {
     const big = makeRepo({ branch: "main", remotes: [["origin", `git@github.com:${OWNER}/${REPO}.git`]] });
     const names = Array.from({ length: 35 }, (_, i) => `topic/t${String(i).padStart(2, "0")}`);
