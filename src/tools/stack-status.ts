@@ -212,7 +212,7 @@ async function liveStatus(ctx: ServiceContext, info: CallInfo, page: StackMember
   }
   return {
     branches: entries,
-    lines: entries.map(lineOf),
+    lines: entries.map((entry) => lineOf(entry, github.part === undefined)),
     ...(github.part === undefined ? {} : { github: github.part }),
     ...(jira.part === undefined ? {} : { jira: jira.part }),
   };
@@ -340,11 +340,15 @@ const REVIEW_WORDS: Record<string, string> = {
   none: "no reviews",
 };
 
-/** `feature/auth-oauth  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`. */
-function lineOf(entry: Entry): string {
+/**
+ * `feature/auth-oauth  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`;
+ * `githubAnswered` is false when GitHub was not asked or refused the whole call.
+ */
+function lineOf(entry: Entry, githubAnswered: boolean): string {
   const parts: string[] = [];
   const pr = entry.pr;
-  if (pr === undefined) parts.push("no PR");
+  // Without GitHub, a branch twig links to nothing may still have a PR: only the link is known.
+  if (pr === undefined) parts.push(githubAnswered ? "no PR" : "no linked PR");
   else if (pr.error !== undefined) parts.push(`#${pr.number} could not be read (${pr.error.code})`);
   else if (pr.state === undefined) parts.push(`#${pr.number}`);
   else {
