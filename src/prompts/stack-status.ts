@@ -132,12 +132,13 @@ async function liveStack(
   const result = await invoke(getStackStatusTool, branch === null ? { scope: "all", repo } : { branch, repo });
   if (result === null || !result.ok) return { section: null, github: false };
   const { summary, lines, github, next_cursor } = result.value;
-  const github_ok = github === undefined && lines.length > 0;
+  if (lines.length === 0) return { section: null, github: github === undefined };
+  const answered = github === undefined;
   const more = next_cursor === undefined ? "" : "\n… more branches on the next page of get_stack_status";
-  const heading = github_ok ? "Stack status (live from GitHub)" : "Stack status";
+  const heading = answered ? "Stack status (live from GitHub)" : "Stack status";
   const missing =
     github === undefined
       ? ""
       : `\nGitHub: ${github.status.replace("_", " ")}${github.error ? ` (${failure(github.error)})` : ""}`;
-  return { section: `${heading}:\n${fenced([summary, ...lines].join("\n"))}${more}${missing}`, github: github_ok };
+  return { section: `${heading}:\n${fenced([summary, ...lines].join("\n"))}${more}${missing}`, github: answered };
 }
