@@ -29,18 +29,19 @@ export function stackMembers(
       true,
     );
   }
-  // Up the first parents to the branch just above a trunk: the bottom of this stack.
+  // Up the first parents to the branch just above a trunk: the bottom of this stack. A parent
+  // loop ends the walk where it repeats; that stack then has no trunk.
   let bottom = branch;
+  let parent = drawnParent(graph, state, bottom);
   const seen = new Set([branch]);
-  for (let parent = drawnParent(graph, state, bottom); parent !== undefined; ) {
-    if (isTrunk.has(parent) || seen.has(parent)) break;
+  while (parent !== undefined && !isTrunk.has(parent) && !seen.has(parent)) {
     seen.add(parent);
     bottom = parent;
     parent = drawnParent(graph, state, bottom);
   }
-  const top = drawnParent(graph, state, bottom);
   const tree = buildTree(graph, state, bottom);
-  return members([top === undefined ? tree : { branch: top, children: [tree] }], top !== undefined);
+  if (parent !== undefined && isTrunk.has(parent)) return members([{ branch: parent, children: [tree] }], true);
+  return members([tree], false);
 }
 
 /** The branch's first declared parent, or the default root when it is drawn there as an orphan. */
