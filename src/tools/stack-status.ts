@@ -181,7 +181,7 @@ async function localStack(
   const graph = buildBranchGraph(branches.value, state.value, current);
   const configured = configuredRoots(branches.value, state.value);
   const trunks = configured.length > 0 ? configured : rootCandidates(branches.value, state.value, current);
-  return ok({ members: stackMembers(graph, state.value, trunks, asked), state: state.value });
+  return ok({ members: stackMembers(graph, state.value, branches.value, trunks, asked), state: state.value });
 }
 
 type Live = Pick<StackStatus, "branches" | "lines" | "github" | "jira">;

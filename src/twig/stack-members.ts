@@ -1,11 +1,11 @@
-import type { BranchGraph } from "./graph.ts";
+import { type BranchGraph, includesSorted } from "./graph.ts";
 import type { TwigState } from "./state.ts";
 import { buildTree, type TreeNode } from "./tree.ts";
 
 /** One branch of a stack as get_branch_tree draws it: its drawn parent and its depth below the trunk. */
 export interface StackMember {
   branch: string;
-  /** The branch it is drawn under (twig's first declared parent, or the default root for an orphan). */
+  /** The branch it is drawn under (twig's first declared parent that exists, or the default root for an orphan). */
   parent?: string;
   /** 0 for a stack's bottom branch (the one on the trunk). */
   depth: number;
@@ -19,9 +19,11 @@ export interface StackMember {
 export function stackMembers(
   graph: BranchGraph,
   state: TwigState,
+  localBranches: readonly string[],
   trunks: readonly string[],
   branch: string | null,
 ): StackMember[] {
+  const drawnParent = (name: string) => drawnParentOf(graph, state, localBranches, name);
   const isTrunk = new Set(trunks);
   if (branch === null || isTrunk.has(branch)) {
     return members(
@@ -32,21 +34,30 @@ export function stackMembers(
   // Up the first parents to the branch just above a trunk: the bottom of this stack. A parent
   // loop ends the walk where it repeats; that stack then has no trunk.
   let bottom = branch;
-  let parent = drawnParent(graph, state, bottom);
+  let parent = drawnParent(bottom);
   const seen = new Set([branch]);
   while (parent !== undefined && !isTrunk.has(parent) && !seen.has(parent)) {
     seen.add(parent);
     bottom = parent;
-    parent = drawnParent(graph, state, bottom);
+    parent = drawnParent(bottom);
   }
   const tree = buildTree(graph, state, bottom);
   if (parent !== undefined && isTrunk.has(parent)) return members([{ branch: parent, children: [tree] }], true);
   return members([tree], false);
 }
 
-/** The branch's first declared parent, or the default root when it is drawn there as an orphan. */
-function drawnParent(graph: BranchGraph, state: TwigState, branch: string): string | undefined {
-  const declared = state.parentsOf(branch)[0];
+/**
+ * The parent a branch is drawn under: its first declared parent that exists locally (the graph
+ * leaves out edges to deleted branches, a merged parent's for one), else the default root when it
+ * hangs there as an orphan. `localBranches` is sorted byte-wise.
+ */
+function drawnParentOf(
+  graph: BranchGraph,
+  state: TwigState,
+  localBranches: readonly string[],
+  branch: string,
+): string | undefined {
+  const declared = state.parentsOf(branch).find((parent) => includesSorted(localBranches, parent));
   if (declared !== undefined) return declared;
   const root = graph.defaultRoot;
   return root !== null && root !== branch && graph.childrenOf(root).includes(branch) ? root : undefined;

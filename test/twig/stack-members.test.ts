@@ -16,7 +16,11 @@ const MAIN_ROOT = [{ branch: "main", is_default: true }];
 function members(json: unknown, local: string[], branch: string | null, trunks = ["main"]) {
   const s = state(json);
   const graph = buildBranchGraph(sortBytewise([...local]), s, null);
-  return stackMembers(graph, s, trunks, branch).map(({ branch: name, parent, depth }) => [name, parent ?? null, depth]);
+  return stackMembers(graph, s, sortBytewise([...local]), trunks, branch).map(({ branch: name, parent, depth }) => [
+    name,
+    parent ?? null,
+    depth,
+  ]);
 }
 
 describe("stackMembers", () => {
@@ -37,6 +41,21 @@ describe("stackMembers", () => {
     expect(members(EXAMPLE_STATE, EXAMPLE_BRANCHES, "main")).toEqual(all);
     expect(members(EXAMPLE_STATE, EXAMPLE_BRANCHES, null)).toEqual(all);
     expect(members(EXAMPLE_STATE, EXAMPLE_BRANCHES, "hotfix/typo")).toEqual([["hotfix/typo", "main", 0]]);
+  });
+
+  test("a parent deleted after it merged: the branch hangs under the default root, as the tree draws it", () => {
+    const json = {
+      dependencies: deps([
+        ["feature/auth", "main"],
+        ["feature/auth-ui", "feature/auth"],
+        ["feature/auth-ui-tests", "feature/auth-ui"],
+      ]),
+      root_branches: MAIN_ROOT,
+    };
+    expect(members(json, ["main", "feature/auth-ui", "feature/auth-ui-tests"], "feature/auth-ui-tests")).toEqual([
+      ["feature/auth-ui", "main", 0],
+      ["feature/auth-ui-tests", "feature/auth-ui", 1],
+    ]);
   });
 
   test("a diamond lists a branch once, where it is first drawn", () => {
