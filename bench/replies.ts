@@ -19,12 +19,14 @@ import { RACY_WINDOW_MS } from "../src/fs/cached-file.ts";
 import { makeHermeticHome } from "../test/support/hermetic-env.ts";
 import { buildExecutable } from "./lib/build.ts";
 import { type GeneratedRepo, generateRepo } from "./lib/repo-gen.ts";
+import { makeStackWorld } from "./lib/stack-world.ts";
 import { summarize } from "./lib/stats.ts";
 import { StdioServer } from "./lib/stdio-rpc.ts";
 import { formatBytes, formatMarkdownTable, formatMs } from "./lib/table.ts";
 
 const SIZES = [20, 100, 1_000, 10_000] as const;
 const TREE_TARGET_MS = 40;
+const STACK_TARGET_TOKENS = 1_500;
 /** Past this size a reply's tokens are estimated from its bytes at the ratio measured below it (the tokenizer is slow on megabytes). */
 const TOKENIZE_UP_TO = 300_000;
 const MARK_START = "<!-- bench:replies start -->";
@@ -121,6 +123,26 @@ try {
     }
   }
 
+  // The stack answer a model asks for most: six branches, two failing PRs, GitHub and Jira live.
+  process.stderr.write("get_stack_status on the six-branch stack…\n");
+  const world = await makeStackWorld(0);
+  let stackTokens = Number.NaN;
+  try {
+    const server = StdioServer.spawn("twig-mcp", [binary.path], {
+      cwd: world.repo,
+      env: world.home.env,
+      keepStderr: true,
+    });
+    try {
+      await server.initialize();
+      stackTokens = countTokens(replyText((await server.callTool("get_stack_status")).message.result));
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await world.cleanup();
+  }
+
   // Tokens of a reply too large to tokenize: at the bytes-per-token of the same tool's largest tokenized reply.
   const estimate = (row: Row): string => {
     if (row.fullTokens !== null) return row.fullTokens.toLocaleString("en-US");
@@ -155,6 +177,10 @@ try {
     table,
     "",
     `Largest reply under the default budget: ${worst.toLocaleString("en-US")} tokens.`,
+    "",
+    `\`get_stack_status\` on the six-branch stack of test/support/stack-fixture.ts (two failing PRs with their reasons, ` +
+      `GitHub and Jira answering): ${stackTokens.toLocaleString("en-US")} tokens — target < ${STACK_TARGET_TOKENS.toLocaleString("en-US")}: ` +
+      `${stackTokens < STACK_TARGET_TOKENS ? "PASS" : "MISS"}.`,
     "",
     `Default \`get_branch_tree\` at 10,000 branches (cut to the budget), ${treeCalls} calls: p50 ${formatMs(treeP50)} ms, ` +
       `p90 ${formatMs(treeP90)} ms — target p50 ≤ ${TREE_TARGET_MS} ms: ${pass ? "PASS" : "MISS"}.`,

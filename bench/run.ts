@@ -1011,8 +1011,8 @@ function reportNetwork(n: NetworkFigures): void {
     [
       "RTs = wall time ÷ injected latency. First: a session's first call after initialize and tools/list (module",
       `loading, Jira's serverInfo probe), median over ${n.jira.firstSessions} fresh sessions per call; repeat: median of the`,
-      "repeated calls in the last session (GitHub answers 304 to the cached ETags). On the pushed branch, the clone's",
-      "remote-tracking ref names the PR's head before GitHub does, so the first call asks for everything at once.",
+      "repeated calls in the last session (GitHub answers 304 to the cached ETags). Both ask for the PR, then for its",
+      "reviews, check runs and statuses together: two round trips.",
     ],
   );
   for (const c of calls) {
@@ -1032,7 +1032,7 @@ function reportNetwork(n: NetworkFigures): void {
       latency_ms: n.latencyMs,
     });
   }
-  // Judged on the call that can guess nothing from a clone: the slowest way to ask.
+  // Judged on the call by number: the PR, then its lists.
   const [byNumber] = n.github;
   if (byNumber === undefined) return;
   const worst = Math.max(byNumber.firstMs, byNumber.repeatMs) / n.latencyMs;

@@ -9,9 +9,9 @@ import { type GitHubCredential, resolveGitHubCredential } from "../creds/credent
 import { GITHUB_COM, ghHostOverride, isGheCom } from "../creds/github-hosts.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { createGitHubFetch } from "./http.ts";
-import { githubSettings, resilientRequest } from "./resilience.ts";
+import { githubSettings, loadOctokit, resilienceOptions } from "./resilience.ts";
 
-type GitHubOctokit = InstanceType<typeof import("@octokit/rest").Octokit>;
+type GitHubOctokit = InstanceType<Awaited<ReturnType<typeof loadOctokit>>["Octokit"]>;
 
 /**
  * The REST API root for a GitHub host: `api.github.com` for github.com, `api.<tenant>.ghe.com`
@@ -85,10 +85,11 @@ export class GitHubClients {
     if (octokit === undefined) {
       // Kept as a promise so that concurrent first calls share one client. Octokit is imported on
       // the first GitHub call: a server never asked about GitHub never evaluates it.
-      octokit = import("@octokit/rest").then(({ Octokit }) => {
+      octokit = loadOctokit().then(({ Octokit, Bottleneck }) => {
         const { log } = ctx;
         const settings = githubSettings(ctx.env);
-        const built = new Octokit({
+        return new Octokit({
+          ...resilienceOptions(Bottleneck, { settings, log }),
           auth: token,
           baseUrl,
           userAgent: `twig-mcp/${pkg.version}`,
@@ -105,8 +106,6 @@ export class GitHubClients {
             }),
           },
         });
-        built.hook.wrap("request", resilientRequest({ settings, log }));
-        return built;
       });
       this.#octokits.set(key, octokit);
       // Which credential won is the first thing to know when GitHub answers 401; the source names a

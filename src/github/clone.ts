@@ -1,14 +1,23 @@
-/** What the clone says about a PR: which one twig linked to the checked-out branch, and its head commit. */
+/** Which PR a call is about when none is named: the one twig linked to the checked-out branch, else the one GitHub has for it. */
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { compareBytewise } from "../git/bytewise.ts";
 import { readHead } from "../git/head.ts";
-import { resolveRef } from "../git/refs.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 import { loadState } from "../twig/state.ts";
-import { type GitHubTarget, parseRemoteUrl } from "./remote-url.ts";
-import { readRemotes } from "./target.ts";
+import { findPullRequestByHead, type PullRequest } from "./pull-request.ts";
+import type { GitHubCall } from "./request.ts";
+
+/** How a PR was found: twig's link in `.twig/state.json`, or GitHub's PRs whose head is the branch. */
+export type FoundBy = "twig_link" | "head_ref";
+
+export interface ResolvedPr {
+  number: number;
+  /** Absent when the caller named the PR. */
+  found_by?: FoundBy;
+  /** The PR as the head-ref lookup returned it (list form), so it need not be asked for again. */
+  listed?: PullRequest;
+}
 
 /** Each failure here is answered by passing `pr_number`; `more` says what else helps. */
 const fail = (code: ErrorCode, message: string, more?: string) =>
@@ -16,11 +25,16 @@ const fail = (code: ErrorCode, message: string, more?: string) =>
 
 /**
  * The PR a call is about: `pr_number` when given, else the PR twig linked to the checked-out
- * branch (`branches[<branch>].github_pr` in `.twig/state.json`). Unlike upstream, a detached HEAD
- * is reported as such instead of being looked up as a branch named `HEAD`.
+ * branch (`branches[<branch>].github_pr`), else the PR GitHub has with that branch as its head
+ * (see {@link findBranchPr}). Unlike upstream, a detached HEAD is reported as such instead of
+ * being looked up as a branch named `HEAD`.
  */
-export async function resolvePrNumber(ctx: Context, explicit: number | undefined): Promise<Result<number>> {
-  if (explicit !== undefined) return ok(explicit);
+export async function resolvePrNumber(
+  ctx: Context,
+  explicit: number | undefined,
+  call: GitHubCall,
+): Promise<Result<ResolvedPr>> {
+  if (explicit !== undefined) return ok({ number: explicit });
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) {
     const { code, message, hint } = workspace.error;
@@ -37,60 +51,26 @@ export async function resolvePrNumber(ctx: Context, explicit: number | undefined
   const { branch } = head.value;
   const state = await loadState(ctx, workspace.value.workTree);
   if (!state.ok) return state;
-  const pr = state.value.branches.get(branch)?.github_pr ?? null;
-  if (pr === null) {
-    const more = `To find an open PR for the branch, call list_pull_requests with head="${branch}".`;
-    return fail("not_found", `Branch '${branch}' has no linked GitHub PR`, more);
+  const found = await findBranchPr(call, branch, state.value.branches.get(branch)?.github_pr ?? null);
+  if (!found.ok) return found;
+  if (found.value === null) {
+    const where = `${call.target.owner}/${call.target.repo}`;
+    return fail("not_found", `Branch '${branch}' has no linked GitHub PR, and ${where} has no PR from it`);
   }
-  return ok(pr);
+  return ok(found.value);
 }
-
-/** What the clone says a PR's head commit probably is (see {@link guessHeadFromClone}). */
-export interface CloneHeads {
-  /** The branch's remote-tracking ref: what was last pushed or fetched, usually the PR's head. */
-  tracking: string | null;
-  /** The local branch: the PR's head unless there are commits not yet pushed. */
-  local: string | null;
-}
-
-const NONE: CloneHeads = { tracking: null, local: null };
 
 /**
- * The commits the clone has for the branch twig linked to PR `number` (the checked-out branch first,
- * else the first such branch by name), so get_pr_status can ask for their checks alongside the PR on
- * a session's first call. Only when a remote names the target repository (a PR number means nothing
- * in another). A guess, confirmed by the PR before use: a clone that cannot say gives none, never an error.
+ * A branch's PR: twig's link when there is one (no request), else the PR GitHub has whose head is
+ * the branch (open first, then the most recently closed or merged); `null` when there is neither.
  */
-export async function guessHeadFromClone(
-  ctx: Pick<Context, "repo" | "files" | "env" | "home" | "platform">,
-  target: GitHubTarget,
-  number: number,
-): Promise<CloneHeads> {
-  if (!ctx.repo.ok) return NONE;
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return NONE;
-  const remotes = await readRemotes(ctx, ctx.repo.value);
-  if (!remotes.ok) return NONE;
-  const same = (name: string) => name.toLowerCase();
-  const naming = remotes.value.filter((remote) => {
-    const parsed = parseRemoteUrl(remote.url);
-    return parsed !== null && same(parsed.owner) === same(target.owner) && same(parsed.repo) === same(target.repo);
-  });
-  if (naming.length === 0) return NONE;
-
-  const state = await loadState(ctx, workspace.value.workTree);
-  if (!state.ok) return NONE;
-  const head = await readHead(workspace.value.repo, ctx.files);
-  const current = head.ok && head.value.kind === "branch" ? head.value.branch : null;
-  const linked = [...state.value.branches].flatMap(([name, record]) => (record.github_pr === number ? [name] : []));
-  const branch = current !== null && linked.includes(current) ? current : linked.sort(compareBytewise)[0];
-  if (branch === undefined) return NONE;
-
-  const oidOf = async (refname: string) => {
-    const resolved = await resolveRef(workspace.value.repo, refname, ctx.files);
-    return resolved.ok ? resolved.value : null;
-  };
-  let tracking: string | null = null;
-  for (const remote of naming) tracking ??= await oidOf(`refs/remotes/${remote.name}/${branch}`);
-  return { tracking, local: await oidOf(`refs/heads/${branch}`) };
+export async function findBranchPr(
+  call: GitHubCall,
+  branch: string,
+  linked: number | null,
+): Promise<Result<ResolvedPr | null>> {
+  if (linked !== null) return ok({ number: linked, found_by: "twig_link" });
+  const listed = await findPullRequestByHead(call, branch);
+  if (!listed.ok) return listed;
+  return ok(listed.value === null ? null : { number: listed.value.number, found_by: "head_ref", listed: listed.value });
 }

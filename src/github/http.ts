@@ -27,15 +27,24 @@ export class RequestAborted extends Error {
 
 /**
  * A response the policy will not hand on: a body past the size cap, or a redirect that leaves the
- * API's origin (following it would carry the token there). Never retried.
+ * API's origin (following it would carry the token there). Never retried: named `AbortError`, as
+ * {@link RequestAborted}, so Octokit and its retry plugin pass it through untouched.
  */
 export class ResponseRefused extends Error {
-  override readonly name = "ResponseRefused";
+  override readonly name = "AbortError";
   constructor(
     readonly reason: "too-large" | "cross-origin-redirect",
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** A host name that did not resolve; `cause` is the transport's error. Never retried (see ResponseRefused). */
+export class HostNotFound extends Error {
+  override readonly name = "AbortError";
+  constructor(cause: unknown) {
+    super("host name did not resolve", { cause });
   }
 }
 
@@ -106,9 +115,11 @@ export function createGitHubFetch(options: {
     } catch (error) {
       if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (deadline.aborted) throw new RequestAborted("timeout", timeoutMs);
-      if (!(error instanceof ResponseRefused)) {
-        log.debug(`GitHub ${method} ${hostOf(url, "(unparseable URL)")}: ${transportFailure(error).detail}`);
-      }
+      if (error instanceof ResponseRefused) throw error;
+      const transport = transportFailure(error);
+      log.debug(`GitHub ${method} ${hostOf(url, "(unparseable URL)")}: ${transport.detail}`);
+      // An unknown host stays unknown: passed through Octokit's retries as an `AbortError`.
+      if (transport.kind === "dns") throw new HostNotFound(error);
       throw error;
     }
     const elapsed = Math.round(performance.now() - started);

@@ -1,26 +1,34 @@
 import * as v from "valibot";
-import type { ToolError } from "../core/errors.ts";
+import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { CloneHeads } from "./clone.ts";
 import { fetchPages, type Pages } from "./pagination.ts";
 import { getPullRequest, type PullRequest } from "./pull-request.ts";
-import type { GitHubCall } from "./request.ts";
+import { failureKind, type GitHubCall } from "./request.ts";
 
 /** An optional text field, `null` when GitHub leaves it out. */
 const Text = v.nullish(v.string(), null);
 
 const ReviewPayload = v.pipe(
   // `submitted_at` is absent on a PENDING (not yet submitted) review.
-  v.object({ user: v.nullish(v.object({ login: v.string() })), state: v.string(), submitted_at: Text }),
+  v.object({ user: v.nullish(v.object({ login: v.string() })), state: v.string(), submitted_at: Text, body: Text }),
   v.transform(({ user, ...review }) => ({ author: user?.login ?? "ghost", ...review })),
 );
-export type Review = v.InferOutput<typeof ReviewPayload>;
+type ReviewWithBody = v.InferOutput<typeof ReviewPayload>;
+export type Review = Omit<ReviewWithBody, "body">;
 
 const CheckRunPayload = v.pipe(
-  v.object({ name: v.string(), status: v.string(), conclusion: Text, html_url: Text, details_url: Text }),
+  v.object({
+    name: v.string(),
+    status: v.string(),
+    conclusion: Text,
+    html_url: Text,
+    details_url: Text,
+    output: v.nullish(v.object({ title: Text, summary: Text }), null),
+  }),
   v.transform(({ html_url, details_url, ...check }) => ({ ...check, url: html_url ?? details_url })),
 );
-export type Check = v.InferOutput<typeof CheckRunPayload>;
+type CheckWithOutput = v.InferOutput<typeof CheckRunPayload>;
+export type Check = Omit<CheckWithOutput, "output">;
 
 const CommitStatusPayload = v.pipe(
   v.object({ context: v.string(), state: v.string(), description: Text, target_url: Text }),
@@ -29,6 +37,15 @@ const CommitStatusPayload = v.pipe(
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
 export type Verdict = "passing" | "failing" | "pending" | "no_checks";
+export type ReviewDecision = "approved" | "changes_requested" | "review_required" | "commented" | "none";
+
+/** Why a PR is not ready, in excerpts: never a whole review or check output. */
+export interface Reasons {
+  /** Each reviewer whose standing review asks for changes, with the start of that review. */
+  changes_requested: Array<{ author: string; excerpt?: string }>;
+  /** Each failing check run (output title and summary) or commit status (description). */
+  failing: Array<{ name: string; excerpt?: string }>;
+}
 
 export interface PrStatus {
   pull_request: PullRequest;
@@ -36,68 +53,48 @@ export interface PrStatus {
   checks: Check[];
   statuses: CommitStatus[];
   summary: ReturnType<typeof summarize>;
+  reasons: Reasons;
   /** Parts GitHub would not show this token (HTTP 403/404); the rest is still reported. */
   unavailable?: string[];
 }
 
-/**
- * The PR, then in parallel every page of its reviews and of its head commit's check runs and legacy
- * combined status: two round trips, or one when the head commit can be guessed (the PR confirms the
- * guess; a wrong guess's commit lists are dropped and asked again). A 403/404 on one list (say, a
- * fine-grained token without Checks access) leaves it empty and named in `unavailable`; any other
- * failure fails the call and stops the sibling requests.
- */
-export async function getPrStatus(call: GitHubCall, number: number, clone: CloneHeads): Promise<Result<PrStatus>> {
-  const heads = headsByClient.get(call.connection.octokit) ?? new Map<string, SeenHead>();
-  headsByClient.set(call.connection.octokit, heads);
-  const headKey = `${call.target.owner}/${call.target.repo}#${number}`.toLowerCase();
-  const seen = heads.get(headKey);
-  // GitHub's last answer for this PR stands until the clone's remote-tracking ref moves (a push or
-  // fetch since): then that ref. With neither, the clone's local branch.
-  const guess =
-    seen !== undefined && seen.tracking === clone.tracking
-      ? seen.sha
-      : (clone.tracking ?? seen?.sha ?? clone.local ?? undefined);
+/** How much of a review body, and of a check run's output, a reason quotes. */
+export const REVIEW_EXCERPT_CHARS = 300;
+export const CHECK_EXCERPT_CHARS = 400;
+/** Reasons listed per kind; `summary` counts every one. */
+export const MAX_REASONS = 10;
 
+/** The PR, then its reviews and its head commit's check runs and combined status in parallel: two round trips. */
+export async function getPrStatus(call: GitHubCall, number: number): Promise<Result<PrStatus>> {
+  const pr = await getPullRequest(call, number);
+  return pr.ok ? getPrDetails(call, pr.value) : pr;
+}
+
+/**
+ * Every page of a PR's reviews and of its head commit's check runs and legacy combined status,
+ * all at once: one round trip. A 403/404 on one list (say, a fine-grained token without Checks
+ * access) leaves it empty and named in `unavailable`; any other failure fails the call and stops
+ * the sibling requests.
+ */
+export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<Result<PrStatus>> {
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
   const stopOthersOnFatal = <T>(result: Result<Pages<T>>): Result<Pages<T>> => {
-    if (!result.ok && !isPartial(result.error)) siblings.abort();
+    if (!result.ok && failureKind(result.error) !== "refused") siblings.abort();
     return result;
   };
-  const prRequest = getPullRequest(guess === undefined ? call : fanout, number);
-  // A guessed commit's lists answer nothing until the PR confirms it, so their failures stop nothing yet.
-  const guessed = new AbortController();
-  const early =
-    guess === undefined
-      ? null
-      : {
-          reviews: reviewPages(fanout, number).then(stopOthersOnFatal),
-          commit: commitLists({ ...fanout, signal: AbortSignal.any([fanout.signal, guessed.signal]) }, guess),
-        };
-
-  const pr = await prRequest;
-  if (!pr.ok) {
-    siblings.abort();
-    // Asked alongside, the PR may have been stopped by its reviews' failure: report that one.
-    const reviews = early !== null && isCancelled(pr.error) ? await early.reviews : null;
-    return reviews && !reviews.ok && !isPartial(reviews.error) && !isCancelled(reviews.error) ? err(reviews.error) : pr;
-  }
-  const sha = pr.value.head_sha;
-  heads.delete(headKey);
-  heads.set(headKey, { sha, tracking: clone.tracking });
-  if (heads.size > 256) heads.delete(heads.keys().next().value!);
-  if (guess !== sha) guessed.abort();
-  const commit = early !== null && guess === sha ? early.commit : commitLists(fanout, sha);
+  const commit = commitLists(fanout, pr.head_sha);
   const [reviews, checks, statuses] = await Promise.all([
-    early?.reviews ?? reviewPages(fanout, number).then(stopOthersOnFatal),
+    reviewPages(fanout, pr.number).then(stopOthersOnFatal),
     commit.checks.then(stopOthersOnFatal),
     commit.statuses.then(stopOthersOnFatal),
   ]);
 
   // Report the failure that caused the others to stop, not their cancellation.
-  const failed = [reviews, checks, statuses].flatMap((r) => (r.ok || isPartial(r.error) ? [] : [r.error]));
-  const fatal = failed.find((error) => !isCancelled(error)) ?? failed[0];
+  const failed = [reviews, checks, statuses].flatMap((r) =>
+    r.ok || failureKind(r.error) === "refused" ? [] : [r.error],
+  );
+  const fatal = failed.find((error) => failureKind(error) !== "cancelled") ?? failed[0];
   if (fatal) return err(fatal);
 
   const unavailable: string[] = [];
@@ -106,11 +103,18 @@ export async function getPrStatus(call: GitHubCall, number: number, clone: Clone
     unavailable.push(result.error.message);
     return [];
   };
-  const lists = { reviews: listOf(reviews), checks: listOf(checks), statuses: listOf(statuses) };
+  const withBodies = listOf(reviews);
+  const withOutput = listOf(checks);
+  const lists = {
+    reviews: withBodies.map(({ body: _, ...review }) => review),
+    checks: withOutput.map(({ output: _, ...check }) => check),
+    statuses: listOf(statuses),
+  };
   return ok({
-    pull_request: pr.value,
+    pull_request: pr,
     ...lists,
-    summary: summarize(lists.reviews, lists.checks, lists.statuses),
+    summary: summarize(lists.reviews, lists.checks, lists.statuses, pr.requested_reviewers),
+    reasons: reasonsOf(withBodies, withOutput, lists.statuses),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
 }
@@ -153,21 +157,6 @@ function commitLists(call: GitHubCall, sha: string) {
   };
 }
 
-/**
- * PRs' head commits as GitHub last gave them, with the clone's remote-tracking ref at that moment,
- * per GitHub client (one per API root and token), for the guess above; the last 256 asked about.
- */
-const headsByClient = new WeakMap<object, Map<string, SeenHead>>();
-type SeenHead = { sha: string; tracking: string | null };
-
-function isPartial(error: ToolError): boolean {
-  return error.code === "not_found" || (error.code === "credentials_invalid" && /HTTP 403/.test(error.message));
-}
-
-function isCancelled(error: ToolError): boolean {
-  return error.code === "network_error" && / was cancelled$/.test(error.message);
-}
-
 const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
 
 /**
@@ -176,15 +165,66 @@ const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
  * does not undo an approval or a change request, and unsubmitted (PENDING) reviews do not count.
  */
 export function latestReviews(reviews: readonly Review[]): Array<{ author: string; state: string }> {
-  const latest = new Map<string, string>();
+  return [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));
+}
+
+/** {@link latestReviews} keyed by author, each with the review that set it. */
+function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R> {
+  const latest = new Map<string, R>();
   for (const review of reviews) {
     if (review.state === "PENDING" || review.submitted_at === null) continue;
-    const previous = latest.get(review.author);
+    const previous = latest.get(review.author)?.state;
     if (DECISIVE.has(review.state) || previous === undefined || previous === "COMMENTED" || previous === "DISMISSED") {
-      latest.set(review.author, review.state);
+      latest.set(review.author, review);
     }
   }
-  return [...latest].map(([author, state]) => ({ author, state }));
+  return latest;
+}
+
+/**
+ * GitHub's review decision as the PR page shows it: a standing change request wins, then an
+ * approval; without either, reviewers still requested mean a review is required.
+ */
+export function reviewDecision(
+  latest: ReadonlyArray<{ state: string }>,
+  requestedReviewers: readonly string[],
+): ReviewDecision {
+  if (latest.some((review) => review.state === "CHANGES_REQUESTED")) return "changes_requested";
+  if (latest.some((review) => review.state === "APPROVED")) return "approved";
+  if (requestedReviewers.length > 0) return "review_required";
+  return latest.length > 0 ? "commented" : "none";
+}
+
+/** One line of someone else's text, whitespace runs as one space, cut to `max`; `undefined` when empty. */
+export function excerpt(text: string | null | undefined, max: number): string | undefined {
+  const line = inline((text ?? "").replace(/\s+/g, " ").trim(), max);
+  return line === "" ? undefined : line;
+}
+
+function reasonsOf(
+  reviews: readonly ReviewWithBody[],
+  checks: readonly CheckWithOutput[],
+  statuses: readonly CommitStatus[],
+): Reasons {
+  const named = <T extends { excerpt?: string | undefined }>(base: T) =>
+    base.excerpt === undefined ? (({ excerpt: _, ...rest }) => rest)(base) : base;
+  const changes = [...standingReviews(reviews).values()]
+    .filter((review) => review.state === "CHANGES_REQUESTED")
+    .map((review) => named({ author: inline(review.author, 80), excerpt: excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
+  const failing = [
+    ...checks
+      .filter((check) => classifyCheck(check) === "failing")
+      .map((check) => {
+        const parts = [check.output?.title, check.output?.summary].filter((part) => part != null && part.trim() !== "");
+        return named({ name: inline(check.name, 80), excerpt: excerpt(parts.join(": "), CHECK_EXCERPT_CHARS) });
+      }),
+    ...statuses
+      .filter((status) => classifyStatus(status) === "failing")
+      .map((status) =>
+        named({ name: inline(status.context, 80), excerpt: excerpt(status.description, CHECK_EXCERPT_CHARS) }),
+      ),
+  ];
+  return { changes_requested: changes.slice(0, MAX_REASONS), failing: failing.slice(0, MAX_REASONS) };
 }
 
 const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);
@@ -199,7 +239,12 @@ export function classifyStatus(status: Pick<CommitStatus, "state">): "passing" |
   return status.state === "success" ? "passing" : status.state === "pending" ? "pending" : "failing";
 }
 
-export function summarize(reviews: readonly Review[], checks: readonly Check[], statuses: readonly CommitStatus[]) {
+export function summarize(
+  reviews: readonly Review[],
+  checks: readonly Check[],
+  statuses: readonly CommitStatus[],
+  requestedReviewers: readonly string[] = [],
+) {
   const counts = { total: 0, passing: 0, failing: 0, pending: 0 };
   for (const outcome of [...checks.map(classifyCheck), ...statuses.map(classifyStatus)]) {
     counts.total++;
@@ -207,5 +252,6 @@ export function summarize(reviews: readonly Review[], checks: readonly Check[], 
   }
   const verdict: Verdict =
     counts.total === 0 ? "no_checks" : counts.failing > 0 ? "failing" : counts.pending > 0 ? "pending" : "passing";
-  return { latest_reviews: latestReviews(reviews), checks: counts, verdict };
+  const latest = latestReviews(reviews);
+  return { latest_reviews: latest, checks: counts, verdict, review: reviewDecision(latest, requestedReviewers) };
 }

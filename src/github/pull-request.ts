@@ -23,9 +23,15 @@ const PullRequestPayload = v.object({
   draft: v.nullish(v.boolean(), false),
   merged: v.nullish(v.boolean()),
   merged_at: v.nullish(v.string(), null),
+  closed_at: v.nullish(v.string(), null),
   mergeable: v.nullish(v.boolean(), null),
   created_at: v.string(),
   updated_at: v.string(),
+  // GitHub's native stacked pull requests: where this PR sits in its stack (1 is the bottom).
+  stack: v.nullish(
+    v.object({ number: v.optional(v.number()), position: v.optional(v.number()), size: v.optional(v.number()) }),
+    null,
+  ),
 });
 
 export type PullRequest = ReturnType<typeof toPullRequest>;
@@ -61,7 +67,14 @@ function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: stri
     requested_reviewers: [...reviewers, ...teams],
     merged: pr.merged ?? pr.merged_at !== null,
     head_sha: pr.head.sha,
+    ...nativeStack(pr.stack),
   };
+}
+
+/** The native stack a PR is in, when GitHub says where; left out otherwise. */
+function nativeStack(stack: v.InferOutput<typeof PullRequestPayload>["stack"]) {
+  if (stack?.number === undefined || stack.position === undefined || stack.size === undefined) return {};
+  return { stack: { number: stack.number, position: stack.position, size: stack.size } };
 }
 
 /**
@@ -111,4 +124,27 @@ export async function listPullRequests(
     pull_requests: pages.value.items.map((pr) => toPullRequest(pr, owner, BODY_LIMIT_LIST)),
     has_more: pages.value.hasMore,
   });
+}
+
+/**
+ * The PR whose head is `branch` in the target repository: the open one first, else the one
+ * closed or merged most recently. `null` when there is none. One request (the first page, newest
+ * first, is plenty: a branch rarely carries more than a few PRs).
+ */
+export async function findPullRequestByHead(call: GitHubCall, branch: string): Promise<Result<PullRequest | null>> {
+  const { owner, repo } = call.target;
+  const response = await githubGet(
+    call,
+    "GET /repos/{owner}/{repo}/pulls",
+    { state: "all", head: `${owner}:${branch}`, per_page: 30 },
+    v.array(PullRequestPayload),
+    { what: `pull requests from ${branch} in ${owner}/${repo}`, missing: `repository ${owner}/${repo}` },
+  );
+  if (!response.ok) return response;
+  const prs = response.value.data;
+  const open = prs.find((pr) => pr.state === "open");
+  const closedAt = (pr: (typeof prs)[number]) => pr.merged_at ?? pr.closed_at ?? pr.updated_at;
+  const latest =
+    open ?? [...prs].sort((a, b) => (closedAt(a) < closedAt(b) ? 1 : closedAt(a) > closedAt(b) ? -1 : 0))[0];
+  return ok(latest === undefined ? null : toPullRequest(latest, owner, BODY_LIMIT_LIST));
 }

@@ -71,3 +71,8 @@ export function buildSearchJql(filter: IssueFilter): string {
   }
   return `${clauses.join(" AND ")} ORDER BY updated DESC`;
 }
+
+/** `key in ("SHOP-1", "SHOP-2")`: the issues named, in one search. `keys` are normalized issue keys. */
+export function buildKeysJql(keys: readonly string[]): string {
+  return `key in (${keys.map(quoteJqlString).join(", ")})`;
+}

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { ok, type Result } from "../core/result.ts";
 import type { Deployment, JiraClient } from "./client.ts";
 import { ISSUE_FIELDS, type JiraIssuePayload, JiraIssuePayloadSchema } from "./issue.ts";
+import { buildKeysJql } from "./jql.ts";
 
 /** Largest page either deployment is asked for. */
 export const MAX_PAGE_SIZE = 100;
@@ -73,4 +74,43 @@ export async function searchIssues(
     if (atLimit || stop) return ok(outcome(hasMore));
   }
   return ok(outcome(total === undefined || issues.length < total));
+}
+
+const StatusPageSchema = v.object({
+  issues: v.optional(
+    v.array(v.object({ key: v.string(), fields: v.object({ status: v.object({ name: v.string() }) }) })),
+    [],
+  ),
+});
+
+/**
+ * The status of each issue named, in one search (`key in (…)`), never one request per issue:
+ * at most {@link MAX_PAGE_SIZE} keys. Keys the server does not return (deleted, not visible) are
+ * absent from the map. Data Center is told not to validate the keys, so one missing issue does not
+ * fail the rest; Cloud's search has no such switch and refuses the whole query then.
+ */
+export async function searchIssueStatuses(
+  client: JiraClient,
+  deployment: Deployment,
+  keys: readonly string[],
+  signal: AbortSignal,
+): Promise<Result<Map<string, string>>> {
+  const asked = keys.slice(0, MAX_PAGE_SIZE);
+  if (asked.length === 0) return ok(new Map());
+  const cloud = deployment === "cloud";
+  const jql = buildKeysJql(asked);
+  const body = cloud
+    ? { jql, maxResults: asked.length, fields: ["status"] }
+    : { jql, startAt: 0, maxResults: asked.length, fields: ["status"], validateQuery: false };
+  const response = await client.request(
+    {
+      method: "POST",
+      path: cloud ? "/rest/api/3/search/jql" : "/rest/api/2/search",
+      body,
+      schema: StatusPageSchema,
+    },
+    signal,
+  );
+  if (!response.ok) return response;
+  return ok(new Map(response.value.issues.map((issue) => [issue.key.toUpperCase(), issue.fields.status.name])));
 }

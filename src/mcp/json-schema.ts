@@ -23,7 +23,7 @@ export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
 
 /**
  * The published output schema: top-level fields and their types only (no `required`, descriptions
- * or nested fields), so `tools/list` stays within 10 KB. Results still conform, being checked
+ * or nested fields), so `tools/list` stays within 12 KB. Results still conform, being checked
  * server-side against the full valibot schema; docs/tools.md describes each result.
  */
 export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
@@ -37,7 +37,8 @@ export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
 function withoutFields(node: JsonObject): JsonObject {
   if ("$ref" in node) return { type: "object" };
   const { properties: _p, required: _r, description: _d, additionalProperties: _a, ...rest } = node;
-  if (rest.items && typeof rest.items === "object") rest.items = withoutFields(rest.items as JsonObject);
+  // An array says it is one; what it holds is in docs/tools.md, as for nested objects.
+  delete rest.items;
   for (const key of ["anyOf", "oneOf"] as const) {
     if (Array.isArray(rest[key])) rest[key] = (rest[key] as JsonObject[]).map(withoutFields);
   }

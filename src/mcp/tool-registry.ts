@@ -33,6 +33,7 @@ export class ToolRegistry {
   #published: PublishedTool[] | null = null;
   readonly #budget: ReplyBudget | null;
   readonly #maxResultChars: number | null;
+  readonly #disabled: ReadonlySet<ToolGroup>;
 
   /** `maxReplyTokens`: 0 = unlimited. Tools are kept sorted by name: `tools/list` is deterministic. */
   constructor(
@@ -42,6 +43,7 @@ export class ToolRegistry {
   ) {
     this.#budget = replyBudget(maxReplyTokens);
     this.#maxResultChars = maxResultSizeChars(maxReplyTokens);
+    this.#disabled = disabled;
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
@@ -123,10 +125,11 @@ export class ToolRegistry {
       // A composing tool's inner calls read the repository this call selected, not the default.
       const { repos: _, ...pinned } = callCtx;
       const invoke = this.invoker(pinned, signal);
+      const enabled = (group: ToolGroup) => !this.#disabled.has(group);
       const result = await tool.handler(
         callArgs,
         callCtx,
-        budget === null ? { signal, invoke } : { signal, invoke, budget },
+        budget === null ? { signal, invoke, enabled } : { signal, invoke, budget, enabled },
       );
       if (!result.ok) return result;
       let answer = result.value as Record<string, unknown>;

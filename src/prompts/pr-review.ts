@@ -1,14 +1,16 @@
 import * as v from "valibot";
-import { classifyCheck } from "../github/pr-status.ts";
+import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import { getPrStatusTool } from "../tools/github.ts";
 import { PrNumberArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
-import { fenced, inline, listLine } from "./quote.ts";
+import { fenced, inline, listLine, quoted } from "./quote.ts";
 
 const CLOSING =
   "Review where this pull request stands: what still blocks merging, which checks fail and why, and what I should do next.";
+const CLOSING_WITHOUT_GITHUB =
+  "GitHub's reviews and checks for this pull request are not available here: say so, do not describe or guess them, and tell me how to make them available.";
 
 /** `review-pr`: a pull request's live state (default: the current branch's), to see what blocks it. */
 export const reviewPrPrompt = definePrompt({
@@ -17,29 +19,49 @@ export const reviewPrPrompt = definePrompt({
   description: "What blocks this pull request? Its reviews, failing and pending checks, and description.",
   args: v.object({ pr_number: PrNumberArg, repo: RepoArg }),
   async render({ pr_number: prNumber, repo }, ctx, invoke) {
-    const number = prNumber ?? (await localState(ctx))?.current?.github_pr ?? null;
-    if (number === null) {
-      return "The current branch has no linked pull request. Which pull request should I look at?";
-    }
-    const status = await invoke(getPrStatusTool, { pr_number: number, repo });
-    if (status === null) return `Pull request #${number}: GitHub is turned off in this server.\n\n${CLOSING}`;
+    const linked = prNumber ?? (await localState(ctx))?.current?.github_pr ?? null;
+    // Without a number or a link, get_pr_status looks the branch's PR up on GitHub.
+    const status = await invoke(getPrStatusTool, linked === null ? { repo } : { pr_number: linked, repo });
+    const which = linked === null ? "The current branch's pull request" : `Pull request #${linked}`;
+    if (status === null) return `${which}: GitHub is turned off in this server.\n\n${CLOSING_WITHOUT_GITHUB}`;
     if (!status.ok) {
+      if (linked === null && status.error.code === "not_found") {
+        return "The current branch has no linked pull request, and GitHub has none from it. Which pull request should I look at?";
+      }
       const why = isUnconfigured(status.error)
         ? `GitHub is not configured here, so its live status is unavailable (${status.error.message})`
         : describeFailure(status.error);
-      return `Pull request #${number}: ${why}.\n\n${CLOSING}`;
+      return `${which}: ${why}.\n\n${CLOSING_WITHOUT_GITHUB}`;
     }
-    const { pull_request: pr, checks } = status.value;
+    const { pull_request: pr, checks, statuses, summary, reasons } = status.value;
     const lines = [
       formatPrStatus(summarizePr(status.value)),
       `Branches: ${inline(pr.head)} → ${inline(pr.base)}`,
       `URL: ${inline(pr.url)}`,
     ];
-    const failing = checks
-      .filter((c) => classifyCheck(c) === "failing")
-      .map((c) => `${inline(c.name, 120)} (${inline(c.conclusion ?? "", 40)})`);
-    const pending = checks.filter((c) => c.status !== "completed").map((c) => inline(c.name, 120));
-    lines.push(...listLine("Failing checks", failing), ...listLine("Pending checks", pending));
+    if (status.value.found_by === "head_ref")
+      lines.push("Found as the pull request from the current branch (twig links none).");
+    // The reviewers' and CI's text, each one line and quoted: data, not instructions.
+    const changes = reasons.changes_requested.map(
+      (r) => `${inline(r.author, 80)}${r.excerpt === undefined ? "" : `: ${quoted(r.excerpt, 300)}`}`,
+    );
+    lines.push(...listLine("Changes requested by", changes));
+    lines.push(
+      ...listLine(
+        "Waiting for review from",
+        pr.requested_reviewers.map((name) => inline(name, 80)),
+      ),
+    );
+    // Check runs and commit statuses alike, so the count and the list always agree.
+    const failing = reasons.failing.map(
+      (f) => `${inline(f.name, 120)}${f.excerpt === undefined ? "" : ` (${quoted(f.excerpt, 400)})`}`,
+    );
+    lines.push(...countedList("Failing checks", failing, summary.checks.failing));
+    const pending = [
+      ...checks.filter((c) => classifyCheck(c) === "pending").map((c) => inline(c.name, 120)),
+      ...statuses.filter((s) => classifyStatus(s) === "pending").map((s) => inline(s.context, 120)),
+    ];
+    lines.push(...countedList("Pending checks", pending, summary.checks.pending));
     const labels = pr.labels.map((label) => inline(label, 80));
     lines.push(...listLine("Labels", labels));
     // The PR author's text, fenced so it reads as a quotation and cannot close its fence.
@@ -47,3 +69,11 @@ export const reviewPrPrompt = definePrompt({
     return `${lines.join("\n")}\n\n${CLOSING}`;
   },
 });
+
+/** `Heading (n): a, b, … and k more` where n counts every one, listed or not. */
+function countedList(heading: string, items: readonly string[], total: number): string[] {
+  if (total === 0) return [];
+  const shown = items.slice(0, 50);
+  const more = total > shown.length ? [`… and ${total - shown.length} more (get_pr_status lists them all)`] : [];
+  return [`${heading} (${total}): ${[...shown, ...more].join(", ")}`];
+}

@@ -1,30 +1,31 @@
 import * as v from "valibot";
 import { compareBytewise } from "../git/bytewise.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
-import { summarizePr } from "../tools/branch-context.ts";
 import type { ToolInvoker } from "../tools/define.ts";
 import { getBranchTreeTool } from "../tools/get-branch-tree.ts";
 import { getCurrentBranchTool } from "../tools/get-current-branch.ts";
-import { getPrStatusTool } from "../tools/github.ts";
+import { getStackStatusTool } from "../tools/stack-status.ts";
 import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-record.ts";
 import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
 import { RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
-import { describeFailure, failure, formatPrStatus, isUnconfigured } from "./live-status.ts";
+import { failure } from "./live-status.ts";
 import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
   "Summarize the current state of this PR stack. For each branch, describe its review status and CI results.";
+const CLOSING_WITHOUT_GITHUB =
+  "Summarize the current state of this PR stack from the branch data above. GitHub's review status and CI results are not available here: say so, and do not describe or guess them.";
 
 /** What one prompt reads at most: a 500,000-branch state otherwise held the server for half a minute. */
 const PROMPT_MAX_BRANCHES = 100;
-const PROMPT_MAX_PR_LOOKUPS = 20;
 const PROMPT_MAX_TREE_LINES = 200;
 
 /**
- * twig-mcp's `stack-status` text (§8.7): current branch, trees, tracked branches, then live PR
- * states. A failure drops its section, never the prompt; names git would refuse are left out.
+ * twig-mcp's `stack-status` text (§8.7): current branch, trees, tracked branches, then the stack's
+ * live state from get_stack_status. A failure drops its section, never the prompt; names git would
+ * refuse are left out. Without GitHub data the closing says so instead of asking for reviews and CI.
  */
 export const stackStatusPrompt = definePrompt({
   name: "stack-status",
@@ -72,11 +73,11 @@ export const stackStatusPrompt = definePrompt({
       sections.push(`Branch details:${lines.join("")}`);
     }
 
-    const live = await livePullRequests(invoke, records, repo);
-    if (live !== null) sections.push(live);
+    const live = await liveStack(invoke, current?.ok ? current.value.branch : null, repo);
+    if (live.section !== null) sections.push(live.section);
 
     if (sections.length === 0) sections.push("No repository or branch data available.");
-    return `${sections.join("\n\n")}\n\n${CLOSING}`;
+    return `${sections.join("\n\n")}\n\n${live.github ? CLOSING : CLOSING_WITHOUT_GITHUB}`;
   },
 });
 
@@ -120,27 +121,26 @@ function firstLines(text: string, max: number): string {
   return `${lines.slice(0, max).join("\n")}\n… ${more} more lines not shown (get_branch_tree with branch=<root> draws a part)\n`;
 }
 
-async function livePullRequests(
+/**
+ * The stack's live state from get_stack_status (the current branch's stack, else the first page of
+ * every stack): its summary and one line per branch, fenced as data. `github` says whether GitHub
+ * answered, so the closing never asks for reviews and CI the prompt does not hold.
+ */
+async function liveStack(
   invoke: ToolInvoker,
-  records: readonly BranchRecord[],
+  branch: string | null,
   repo: string | undefined,
-): Promise<string | null> {
-  const linked = records.filter((record) => record.pr_number !== undefined);
-  const asked = linked.slice(0, PROMPT_MAX_PR_LOOKUPS);
-  const lines: string[] = [];
-  // All at once: at most PROMPT_MAX_PR_LOOKUPS, and the GitHub client caps the requests in flight.
-  const results = await Promise.all(asked.map(({ pr_number }) => invoke(getPrStatusTool, { pr_number, repo })));
-  results.forEach((result, index) => {
-    if (result === null || (!result.ok && isUnconfigured(result.error))) return;
-    const record = asked[index] as BranchRecord;
-    const status = result.ok
-      ? formatPrStatus(summarizePr(result.value))
-      : `PR #${record.pr_number} ${describeFailure(result.error)}`;
-    lines.push(`\n- ${inline(record.branch)}: ${status}`);
-  });
-  if (lines.length === 0) return null;
-  if (linked.length > asked.length) {
-    lines.push(`\n- … ${linked.length - asked.length} more linked pull requests not looked up`);
-  }
-  return `Pull request status (live from GitHub):${lines.join("")}`;
+): Promise<{ section: string | null; github: boolean }> {
+  const result = await invoke(getStackStatusTool, branch === null ? { scope: "all", repo } : { branch, repo });
+  if (result === null || !result.ok) return { section: null, github: false };
+  const { summary, lines, github, next_cursor } = result.value;
+  if (lines.length === 0) return { section: null, github: github === undefined };
+  const answered = github === undefined;
+  const more = next_cursor === undefined ? "" : "\n… more branches on the next page of get_stack_status";
+  const heading = answered ? "Stack status (live from GitHub)" : "Stack status";
+  const missing =
+    github === undefined
+      ? ""
+      : `\nGitHub: ${github.status.replace("_", " ")}${github.error ? ` (${failure(github.error)})` : ""}`;
+  return { section: `${heading}:\n${fenced([summary, ...lines].join("\n"))}${more}${missing}`, github: answered };
 }

@@ -1,19 +1,21 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
 import { ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
 import { type BranchCommits, BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
+import { findBranchPr } from "../github/clone.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
-import { BranchRecordSchema } from "../twig/branch-record.ts";
+import type { ServiceContext } from "../services/services.ts";
+import { type BranchRecord, BranchRecordSchema } from "../twig/branch-record.ts";
 import { divergenceBase } from "../twig/graph.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
 import { getBranchStackTool } from "./get-branch-stack.ts";
 import { getJiraIssueTool } from "./get-jira-issue.ts";
 import { getPrStatusTool } from "./github.ts";
+import { openCall } from "./github-params.ts";
 import { BranchNameSchema } from "./params.ts";
 
 /** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */
@@ -42,6 +44,7 @@ const PrSummarySchema = v.object({
   ...v.pick(getPrStatusTool.output.entries.summary, ["verdict", "checks"]).entries,
   failing_checks: NamesSchema,
   pending_checks: NamesSchema,
+  found_by: v.optional(v.picklist(["twig_link", "head_ref"])),
 });
 export type PrSummary = v.InferOutput<typeof PrSummarySchema>;
 
@@ -86,7 +89,7 @@ export const getBranchContextTool = defineTool({
   name: "get_branch_context",
   title: "Branch context",
   description:
-    "Start here: the current branch, its stack, its commits ahead and behind its parent, and its PR and Jira status in one call. Summaries only: no PR body, every review or check.",
+    "Start here: the current branch, its stack, commits ahead/behind its parent, PR and Jira status in one call. Summaries only (no PR body, full reviews or checks).",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Default: the current branch."))),
@@ -95,7 +98,7 @@ export const getBranchContextTool = defineTool({
   annotations: REMOTE_ANNOTATIONS,
   meta: { "anthropic/alwaysLoad": true },
   repoScoped: true,
-  async handler({ branch }, ctx, { invoke }) {
+  async handler({ branch }, ctx, { invoke, enabled, signal }) {
     if (invoke === undefined) return err(toolError("internal", "get_branch_context needs the tool registry"));
     const stack = await invoke(getBranchStackTool, branch === undefined ? {} : { branch });
     if (stack === null) return err(toolError("internal", "get_branch_stack is not available"));
@@ -103,7 +106,7 @@ export const getBranchContextTool = defineTool({
     const record = stack.value.stack[0] ?? { branch: branch ?? "" };
     const [commits, pull_request, jira_issue] = await Promise.all([
       commitsPart(ctx, record.branch),
-      prPart(ctx, invoke, record.pr_number),
+      prPart(ctx, invoke, record, enabled?.("github") !== false ? signal : null),
       jiraPart(invoke, record.jira_issue),
     ]);
     return ok({
@@ -118,7 +121,7 @@ export const getBranchContextTool = defineTool({
 });
 
 /** The branch's tip and drift; a failure is a warning beside the twig record, never the whole answer's. */
-async function commitsPart(ctx: Context, branch: string): Promise<BranchCommits> {
+async function commitsPart(ctx: ServiceContext, branch: string): Promise<BranchCommits> {
   const loaded = await workspaceAndState(ctx);
   if (!loaded.ok) return { commit_warnings: [loaded.error.message] };
   const { workspace, state } = loaded.value;
@@ -130,11 +133,32 @@ async function commitsPart(ctx: Context, branch: string): Promise<BranchCommits>
   return read.value[0] ?? {};
 }
 
-async function prPart(ctx: Context, invoke: ToolInvoker, number: number | undefined): Promise<PrPart> {
-  if (number === undefined) return { status: "not_linked" };
+/** `github` is the call's signal when GitHub's tools are on, `null` when they are disabled. */
+async function prPart(
+  ctx: ServiceContext,
+  invoke: ToolInvoker,
+  record: BranchRecord,
+  github: AbortSignal | null,
+): Promise<PrPart> {
+  if (github === null) return { status: record.pr_number === undefined ? "not_linked" : "disabled" };
+  let number = record.pr_number;
+  let found: PrSummary["found_by"] = "twig_link";
+  if (number === undefined) {
+    // Not linked by twig: GitHub may still have a PR from this branch.
+    const call = await openCall(ctx, {}, { signal: github });
+    if (!call.ok) return { status: "not_linked" };
+    const listed = await findBranchPr(call.value, record.branch, null);
+    if (!listed.ok) {
+      const unconfigured = listed.error.code === "credentials_missing";
+      return { status: unconfigured ? "not_configured" : "error", error: listed.error };
+    }
+    if (listed.value === null) return { status: "not_linked" };
+    number = listed.value.number;
+    found = "head_ref";
+  }
   const status = await invoke(getPrStatusTool, { pr_number: number });
   if (status === null) return { status: "disabled" };
-  if (status.ok) return { status: "ok", data: summarizePr(status.value) };
+  if (status.ok) return { status: "ok", data: { ...summarizePr(status.value), found_by: found } };
   if (status.error.code === "credentials_missing") return { status: "not_configured", error: status.error };
   // No GitHub remote is a setup matter, not a failed lookup; asked again only once the call failed.
   const remote = await resolveTarget(ctx, {});
@@ -177,16 +201,7 @@ export function summarizePr(status: PrStatus): PrSummary {
     state: pr.merged ? "merged" : pr.state === "open" ? "open" : "closed",
     draft: pr.draft,
     mergeable: pr.mergeable,
-    review_decision:
-      changes.length > 0
-        ? "changes_requested"
-        : approved.length > 0
-          ? "approved"
-          : pr.requested_reviewers.length > 0
-            ? "review_required"
-            : latest.length > 0
-              ? "commented"
-              : "none",
+    review_decision: status.summary.review,
     approved_by: names(approved),
     changes_requested_by: names(changes),
     reviewers: latest.length,

@@ -2,8 +2,9 @@ import * as v from "valibot";
 import { sha256Hex } from "../core/sha256.ts";
 
 /**
- * A `list_branches` page cursor: the last name listed (keyset paging: branches added or deleted
- * between pages shift nothing) and the query, bound to one repository. The digest catches edited
+ * A page cursor of `list_branches` (and of `get_stack_status`, whose `query` names its question):
+ * the last name listed (keyset paging: branches added or deleted between pages shift nothing) and
+ * the query, bound to one repository. The digest catches edited
  * or made-up cursors; it is no secret, as a cursor only names a position anyone could ask for.
  */
 export interface BranchCursor {

@@ -5,8 +5,11 @@ import type { ServiceContext } from "../services/services.ts";
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */
 export type ToolGroup = "local" | "github" | "jira";
 
-/** `destructiveHint` is left out: MCP gives it meaning only for tools that are not read-only. */
-export type ToolAnnotations = { readOnlyHint: true; idempotentHint: boolean; openWorldHint: boolean };
+/**
+ * `destructiveHint` and `idempotentHint` are left out: MCP gives them meaning only for tools that
+ * are not read-only, and every byte of `tools/list` is in the model's context on every turn.
+ */
+export type ToolAnnotations = { readOnlyHint: true; openWorldHint: boolean };
 
 /**
  * Claude Code's per-tool hints, published as the tool's `_meta`. `alwaysLoad` keeps the tool's
@@ -25,6 +28,8 @@ export interface CallInfo {
   invoke?: ToolInvoker;
   /** The call's reply budget, for a handler to cut a plainly oversized answer early. */
   budget?: ReplyBudget;
+  /** Whether a group's tools are on (`--disable`), for a local tool that reaches a service itself. */
+  enabled?: (group: ToolGroup) => boolean;
 }
 
 /** The most UTF-8 bytes an answer's JSON may take (envelope excluded), and the registry's measure. */
@@ -71,7 +76,7 @@ export interface ToolDefinition<
 }
 
 /** GitHub and Jira tools reach systems outside the machine; reading them is still side-effect free. */
-export const REMOTE_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true };
+export const REMOTE_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, openWorldHint: true };
 export const LOCAL_ANNOTATIONS: ToolAnnotations = { ...REMOTE_ANNOTATIONS, openWorldHint: false };
 
 /** Declares a tool (annotations default to its group's), keeping its schemas linked to its handler. */

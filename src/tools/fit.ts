@@ -66,7 +66,7 @@ export function count(n: number): string {
   return n.toLocaleString("en-US");
 }
 
-// The fields a cut reply adds: checked, but unpublished (tools/list must stay within 10 KB); the
+// The fields a cut reply adds: checked, but unpublished (tools/list must stay within 11.5 KB); the
 // reply's `hint` explains them.
 
 /** `truncated`: the reply was cut to fit the reply budget (`--max-reply-tokens`). */

@@ -12,7 +12,7 @@ export const getBranchStackTool = defineTool({
   name: "get_branch_stack",
   title: "Branch stack",
   description:
-    "Get the ancestor chain (stack) from a branch up to its root via first declared parents, each as get_branch_metadata returns it. No children: see get_branch_tree.",
+    "Get the ancestor chain from a branch up to its root via first declared parents, each as get_branch_metadata returns it. No children (get_branch_tree).",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Branch to trace from. Default: the current branch."))),

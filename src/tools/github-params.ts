@@ -33,7 +33,7 @@ const RepoSchema = v.pipe(
   v.minLength(1),
   v.maxLength(4096),
   unpublished("minLength", "maxLength"),
-  v.description("With `owner`: a GitHub repo name. Alone: a list_repositories name or path."),
+  v.description("With `owner`: a GitHub repo. Alone: a list_repositories name or path."),
 );
 
 export const targetParams = {
@@ -54,6 +54,8 @@ export async function openCall(ctx: ServiceContext, args: TargetArgs, info: Call
 export async function openPrCall(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
   const call = await openCall(ctx, args, info);
   if (!call.ok) return call;
-  const number = await resolvePrNumber(ctx, args.pr_number);
-  return number.ok ? ok({ call: call.value, number: number.value }) : number;
+  const resolved = await resolvePrNumber(ctx, args.pr_number, call.value);
+  if (!resolved.ok) return resolved;
+  const { number, found_by } = resolved.value;
+  return ok({ call: call.value, number, foundBy: found_by === undefined ? {} : { found_by } });
 }

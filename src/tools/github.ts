@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { guessHeadFromClone } from "../github/clone.ts";
+import { ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus, getPrStatus } from "../github/pr-status.ts";
 import { getPullRequest, listPullRequests } from "../github/pull-request.ts";
 import { getCiLogTool } from "./ci-log.ts";
@@ -38,6 +38,16 @@ const PullRequestSchema = v.object({
   requested_reviewers: v.array(v.string()),
   merged: v.boolean(),
   head_sha: v.string(),
+  /** Where GitHub's native stacked pull requests put this PR (position 1 is the bottom). */
+  stack: v.optional(v.object({ number: v.number(), position: v.number(), size: v.number() })),
+});
+
+/** How the PR was found when none was named: twig's link, or GitHub's PRs from the current branch. */
+export const FoundBySchema = v.optional(v.pipe(v.picklist(["twig_link", "head_ref"]), unpublished("field")));
+
+const ReasonsSchema = v.object({
+  changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
+  failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
 });
 
 const PrStatusSchema = v.object({
@@ -58,7 +68,10 @@ const PrStatusSchema = v.object({
     latest_reviews: v.array(v.object({ author: v.string(), state: v.string() })),
     checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
     verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
+    review: v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]),
   }),
+  reasons: ReasonsSchema,
+  found_by: FoundBySchema,
   unavailable: v.optional(v.array(v.string())),
   truncated: TruncatedSchema,
   omitted: omittedSchema(["reviews", "checks", "statuses"]),
@@ -73,11 +86,13 @@ const getPullRequestTool = defineTool({
     "Get full details for a GitHub pull request. Defaults to the current branch's PR. No reviews or CI (get_pr_status), comments or diff.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
-  output: PullRequestSchema,
+  output: v.object({ ...PullRequestSchema.entries, found_by: FoundBySchema }),
   repoScoped: true,
   async handler(args, ctx, info) {
-    const call = await openPrCall(ctx, args, info);
-    return call.ok ? getPullRequest(call.value.call, call.value.number) : call;
+    const opened = await openPrCall(ctx, args, info);
+    if (!opened.ok) return opened;
+    const pr = await getPullRequest(opened.value.call, opened.value.number);
+    return pr.ok ? ok({ ...pr.value, ...opened.value.foundBy }) : pr;
   },
 });
 
@@ -85,7 +100,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. Adds a merge verdict. No comments, diff or CI logs.",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. summary.verdict is CI only; reasons quotes what blocks. No comments, diff or logs (get_ci_log).",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
@@ -93,8 +108,9 @@ export const getPrStatusTool = defineTool({
   async handler(args, ctx, info) {
     const opened = await openPrCall(ctx, args, info);
     if (!opened.ok) return opened;
-    const { call, number } = opened.value;
-    return getPrStatus(call, number, await guessHeadFromClone(ctx, call.target, number));
+    const { call, number, foundBy } = opened.value;
+    const status = await getPrStatus(call, number);
+    return status.ok ? ok({ ...status.value, ...foundBy }) : status;
   },
   fit: fitPrStatus,
 });

@@ -26,10 +26,7 @@ export const listJiraIssuesTool = defineTool({
     ),
     status: v.optional(v.pipe(v.string(), v.description('Filter by status name (e.g. "In Progress").'))),
     assignee: v.optional(
-      v.pipe(
-        v.string(),
-        v.description('Filter by assignee: "me", "unassigned", or a display name, e-mail address or account ID.'),
-      ),
+      v.pipe(v.string(), v.description('"me", "unassigned", or a display name, e-mail or account ID.')),
     ),
     limit: v.optional(
       v.pipe(integerIn(1, MAX_PAGE_SIZE), v.description(`Most issues to return. Default: ${DEFAULT_LIST_LIMIT}.`)),

@@ -242,7 +242,7 @@ describe("network figures", () => {
   });
 
   // Structural, not timed: how many of a call's requests the fake GitHub had in flight at once.
-  test("get_pr_status from the PR's pushed branch asks everything at once; by number, in two rounds", async () => {
+  test("get_pr_status by number and from the PR's branch: the PR, then its three lists together", async () => {
     const latencyMs = 100;
     const figures = await measureNetwork({
       binary: await binaryPath(),
@@ -253,14 +253,14 @@ describe("network figures", () => {
       sessions: 1,
     });
     const [byNumber, pushed] = figures.github;
-    // By number: the PR first, then its three lists together. From the pushed branch: all four at once.
+    // Either way: the PR first (twig links the branch's), then its three lists together.
     expect(byNumber?.firstRequests).toBe(4);
     expect(byNumber?.firstConcurrency).toBe(3);
     expect(pushed?.firstRequests).toBe(4);
-    expect(pushed?.firstConcurrency).toBe(4);
-    // Repeated, both know the head: one round of four, and GitHub answers every request 304.
+    expect(pushed?.firstConcurrency).toBe(3);
+    // Repeated: the same two rounds, and GitHub answers every request 304.
     for (const call of figures.github) {
-      expect(call.maxConcurrency).toBe(4);
+      expect(call.maxConcurrency).toBe(3);
       expect(call.repeatRequests).toBe(4);
       expect(call.repeatNotModified).toBe(4);
     }

@@ -52,7 +52,7 @@ describe("twig-mcp tools", () => {
   test("--disable removes a group", async () => {
     const { stdout } = await twigMcp(["tools", "--disable", "github", "--disable", "jira"]);
     expect(stdout).not.toMatch(/ (github|jira) /);
-    expect(stdout.trimEnd().split("\n")).toHaveLength(8);
+    expect(stdout.trimEnd().split("\n")).toHaveLength(9);
   });
 
   test("--json is exactly what tools/list publishes", async () => {

@@ -174,6 +174,7 @@ describe("get_branch_context", () => {
         checks: { total: 3, passing: 1, failing: 1, pending: 1 },
         failing_checks: ["lint"],
         pending_checks: ["e2e"],
+        found_by: "twig_link",
       },
     });
     const issue = doc.jira_issue.data as Record<string, unknown>;
@@ -262,6 +263,24 @@ describe("get_branch_context", () => {
         url: `${jira.url}/browse/SHOP-200`,
       },
     });
+  });
+
+  test("a branch twig links to no PR gets the one GitHub has from it, found by head ref", async () => {
+    github.addPull({
+      owner: "octo",
+      repo: "shop",
+      number: 50,
+      head: "hotfix/typo",
+      headSha: "c".repeat(40),
+      title: "Typo",
+    });
+    try {
+      const doc = await context(full, { branch: "hotfix/typo" });
+      expect(doc.pull_request.status).toBe("ok");
+      expect(doc.pull_request.data).toMatchObject({ number: 50, title: "Typo", found_by: "head_ref" });
+    } finally {
+      github.repo("octo", "shop").pulls.delete(50);
+    }
   });
 
   test("a branch with no PR and no issue", async () => {

@@ -6,7 +6,7 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { checkRunPayload, reviewPayload } from "../support/fake-github.ts";
+import { checkRunPayload, commitStatusPayload, reviewPayload } from "../support/fake-github.ts";
 import { EXAMPLE_STATE, EXAMPLE_TREE_TEXT, twigJson } from "../support/fixtures.ts";
 import { gitOrThrow, makeExampleRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
@@ -79,8 +79,15 @@ describe("prompts without credentials (upstream's exact text)", () => {
     expect(prompts[0]?.arguments?.map((a) => a.name)).toEqual(["branch", "repo"]);
   });
 
-  test("stack-status is twig-reference §8.7's text byte for byte", async () => {
-    expect(promptText(await server.client.getPrompt({ name: "stack-status" }))).toBe(STACK_STATUS_LOCAL);
+  test("stack-status keeps §8.7's local sections byte for byte; without GitHub it says so instead of asking for CI", async () => {
+    const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
+    const local = STACK_STATUS_LOCAL.slice(0, STACK_STATUS_LOCAL.lastIndexOf("\n\n"));
+    expect(text.startsWith(`${local}\n\nStack status:\n`)).toBe(true);
+    expect(text).toContain("\nGitHub: not configured (");
+    expect(text).toEndWith(
+      "GitHub's review status and CI results are not available here: say so, and do not describe or guess them.",
+    );
+    expect(text).not.toContain("describe its review status and CI results");
   });
 
   test("branch-context is twig-reference §8.7's text byte for byte", async () => {
@@ -201,12 +208,15 @@ describe("prompts with GitHub configured", () => {
     await server.close();
   });
 
-  test("stack-status adds each linked PR's state, reviews and CI after the local sections", async () => {
+  test("stack-status adds the stack's live state from get_stack_status after the local sections", async () => {
     const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
-    const [local, live] = text.split("\n\nPull request status (live from GitHub):");
+    const [local, live] = text.split("\n\nStack status (live from GitHub):\n");
     expect(`${local}\n\n${STACK_STATUS_LOCAL.split("\n\n").at(-1)}`).toBe(STACK_STATUS_LOCAL);
-    expect(live).toContain('\n- feature/auth: PR #42 "Auth" — open, reviews: approved by alice, CI: passing');
-    expect(live).toContain('\n- feature/auth-ui: PR #43 "UI" — open, reviews: changes requested by bob, CI: pending');
+    expect(live).toContain("\nfeature/auth  #42 open · approved · CI passing · SHOP-123\n");
+    expect(live).toContain(
+      '\n  feature/auth-ui  #43 open · changes requested by bob: "Here is the body for the review." · CI pending · base main ≠ twig parent feature/auth\n',
+    );
+    expect(text).toEndWith("For each branch, describe its review status and CI results.");
     expect(text).not.toContain(TOKEN);
   });
 
@@ -222,14 +232,35 @@ describe("prompts with GitHub configured", () => {
     const text = promptText(await server.client.getPrompt({ name: "review-pr", arguments: { pr_number: "#43" } }));
     expect(text).toStartWith('PR #43 "UI" — open, reviews: changes requested by bob, CI: pending');
     expect(text).toContain("\nBranches: feature/auth-ui → main\n");
-    expect(text).toContain("\nPending checks: build");
+    expect(text).toContain('\nChanges requested by: bob: "Here is the body for the review."\n');
+    expect(text).toContain("\nPending checks (1): build");
     expect(text).toEndWith("what I should do next.");
+  });
+
+  test("review-pr counts and lists failing check runs and commit statuses alike, with their output", async () => {
+    fake.addPull({ owner: "octo", repo: "shop", number: 44, head: "feature/x", headSha: "c".repeat(40), title: "X" });
+    const data = fake.repo("octo", "shop");
+    data.checkRuns.set("c".repeat(40), [
+      {
+        ...checkRunPayload({ id: 7, name: "pytest", conclusion: "failure" }),
+        output: { title: "2 failed, 148 passed", summary: "test_refresh FAILED" },
+      },
+      checkRunPayload({ id: 8, name: "lint" }),
+    ]);
+    data.statuses.set("c".repeat(40), [
+      commitStatusPayload({ id: 9, context: "ci/jenkins", state: "failure", description: "Build broke" }),
+    ]);
+    const text = promptText(await server.client.getPrompt({ name: "review-pr", arguments: { pr_number: "44" } }));
+    expect(text).toContain("CI: failing (1/3 passing, 2 failing)");
+    expect(text).toContain(
+      '\nFailing checks (2): pytest ("2 failed, 148 passed: test_refresh FAILED"), ci/jenkins ("Build broke")\n',
+    );
   });
 
   test("a failing PR lookup is reported inline, never fatal", async () => {
     fake.repo("octo", "shop").pulls.delete(43);
     const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
-    expect(text).toContain("- feature/auth-ui: PR #43 could not fetch (not_found:");
+    expect(text).toContain("\n  feature/auth-ui  #43 could not be read (not_found)\n");
     expect(text).toContain("Branch details:");
   });
 });

@@ -246,7 +246,7 @@ describe("tools/list", () => {
     for (const tool of jira) {
       expect(tool.outputSchema?.type).toBe("object");
       // openWorldHint defaults to true in MCP, so it is left out.
-      expect(tool.annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
+      expect(tool.annotations).toEqual({ readOnlyHint: true });
     }
     const get = jira.find((tool) => tool.name === "get_jira_issue");
     expect(Object.keys(get?.outputSchema?.properties ?? {})).toEqual(

@@ -138,6 +138,7 @@ describe("MCP handshake", () => {
         "get_branch_stack",
         "get_branch_tree",
         "get_current_branch",
+        "get_stack_status",
         "get_worktrees",
         "list_branches",
         "list_repositories",
@@ -157,7 +158,7 @@ describe("tools/list", () => {
     try {
       const { tools } = await server.client.listTools();
       for (const tool of tools) {
-        expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+        expect(tool.annotations).toMatchObject({ readOnlyHint: true });
         expect(tool.outputSchema?.type).toBe("object");
         expect(tool.title).toBeString();
       }
@@ -176,7 +177,7 @@ describe("tools/list", () => {
     const reply = stdout.split("\n").find((line) => line.includes('"id":2'));
     expect(reply).toBeDefined();
     const published = JSON.parse(reply as string).result.tools;
-    expect(published).toHaveLength(14);
+    expect(published).toHaveLength(15);
     expect(Buffer.byteLength(reply as string)).toBeLessThanOrEqual(12 * 1024);
     // What the binary serves is what the registry derives.
     expect(published).toEqual(JSON.parse(JSON.stringify(createToolRegistry(new Set()).list())));

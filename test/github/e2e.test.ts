@@ -59,7 +59,7 @@ describe("GitHub tools end to end", () => {
     for (const tool of github) {
       expect(tool.outputSchema).toBeDefined();
       // openWorldHint defaults to true in MCP, so it is left out.
-      expect(tool.annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
+      expect(tool.annotations).toEqual({ readOnlyHint: true });
     }
   });
 

@@ -8,7 +8,6 @@ import {
   cleanupTemp,
   expectErr,
   expectOk,
-  git,
   makeContext,
   makeRepo,
   stateWith,
@@ -54,7 +53,7 @@ describe("get_pr_status", () => {
     seed();
     const { ctx } = context();
     const data = expectOk(await callTool("get_pr_status", ARGS, ctx));
-    expect(Object.keys(data)).toEqual(["pull_request", "reviews", "checks", "statuses", "summary"]);
+    expect(Object.keys(data)).toEqual(["pull_request", "reviews", "checks", "statuses", "summary", "reasons"]);
     expect((data.pull_request as Record<string, unknown>).number).toBe(12);
     expect(data.reviews).toEqual([
       { author: "alice", state: "APPROVED", submitted_at: "2024-01-01T00:00:00Z" },
@@ -92,7 +91,9 @@ describe("get_pr_status", () => {
       ],
       checks: { total: 6, passing: 4, failing: 0, pending: 2 },
       verdict: "pending",
+      review: "approved",
     });
+    expect(data.reasons).toEqual({ changes_requested: [], failing: [] });
     expect(v.safeParse(tool("get_pr_status").output, data).success).toBe(true);
 
     const paths = fake.requests.map((r) => r.path);
@@ -126,6 +127,7 @@ describe("get_pr_status", () => {
       latest_reviews: [],
       checks: { total: 0, passing: 0, failing: 0, pending: 0 },
       verdict: "no_checks",
+      review: "review_required",
     });
   });
 
@@ -140,62 +142,6 @@ describe("get_pr_status", () => {
     expect(pr?.path).toBe("/repos/octo/r/pulls/12");
     for (const request of rest) expect(request.startedAt).toBeGreaterThanOrEqual((pr?.finishedAt ?? 0) - 1);
     expect(rest.filter((request) => request.path.includes(SHA))).toHaveLength(2);
-  });
-
-  test("asked again while the head is unchanged, all four go at once: one round trip", async () => {
-    seed();
-    const { ctx } = context();
-    const first = expectOk(await callTool("get_pr_status", ARGS, ctx));
-    fake.reset();
-    fake.latencyMs = 30;
-    const second = expectOk(await callTool("get_pr_status", ARGS, ctx));
-    expect(second).toEqual(first);
-    expect(fake.requests).toHaveLength(4);
-    expect(fake.maxConcurrency).toBe(4);
-    const firstDone = Math.min(...fake.requests.map((request) => request.finishedAt ?? Number.POSITIVE_INFINITY));
-    for (const request of fake.requests) expect(request.startedAt).toBeLessThan(firstDone);
-  });
-
-  test("when the head moved on, the guessed commit's lists are dropped and the new commit's asked", async () => {
-    seed();
-    const { ctx } = context();
-    expectOk(await callTool("get_pr_status", ARGS, ctx));
-    const pushed = "f".repeat(40);
-    fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: pushed });
-    fake.repo("octo", "r").checkRuns.set(pushed, [checkRunPayload({ id: 9, name: "rebuilt", conclusion: "failure" })]);
-    // The old commit is gone from GitHub (a force push): its lists fail, which must not matter.
-    fake.inject("GET", `/repos/octo/r/commits/${SHA}/check-runs`, {
-      status: 422,
-      body: { message: `No commit found for SHA: ${SHA}` },
-    });
-    fake.inject("GET", `/repos/octo/r/commits/${SHA}/status`, { status: 500, body: { message: "boom" } }, 5);
-    fake.reset();
-    const data = expectOk(await callTool("get_pr_status", ARGS, ctx));
-    expect(data.checks).toEqual([
-      { name: "rebuilt", status: "completed", conclusion: "failure", url: expect.any(String) },
-    ]);
-    expect(data.statuses).toEqual([]);
-    expect(data.summary).toMatchObject({ verdict: "failing" });
-    expect(data.unavailable).toBeUndefined();
-    expect(fake.requestsTo(`/repos/octo/r/commits/${pushed}/check-runs`)).toHaveLength(1);
-    expect(fake.requestsTo(`/repos/octo/r/commits/${pushed}/status`)).toHaveLength(1);
-    // The next call guesses the new head.
-    fake.reset();
-    fake.latencyMs = 30;
-    expect(expectOk(await callTool("get_pr_status", ARGS, ctx))).toEqual(data);
-    expect(fake.maxConcurrency).toBe(4);
-    expect(fake.requests.filter((request) => request.path.includes(SHA))).toHaveLength(0);
-  });
-
-  test("asked together with the PR, a fatal failure of its reviews is what the call reports", async () => {
-    seed();
-    const { ctx } = context();
-    expectOk(await callTool("get_pr_status", ARGS, ctx));
-    fake.inject("GET", "/repos/octo/r/pulls/12/reviews", { status: 401, body: { message: "Bad credentials" } });
-    // The PR's answer is held: the call can only end on the reviews' failure.
-    fake.inject("GET", "/repos/octo/r/pulls/12", { status: 200, body: {}, held: true });
-    const error = expectErr(await callTool("get_pr_status", ARGS, ctx));
-    expect(error.code).toBe("credentials_invalid");
   });
 
   test("every page of every list, later pages in parallel", async () => {
@@ -288,109 +234,99 @@ describe("get_pr_status", () => {
   });
 });
 
-describe("get_pr_status: the head commit guessed from the clone", () => {
-  /** A clone of octo/r whose `feature/x` is linked to PR 12; `pushed` is its commit, made the PR's head. */
-  function clone(remoteUrl = "git@github.com:octo/r.git") {
+describe("get_pr_status: reasons and the review decision", () => {
+  test("change requests quoted per reviewer, failing checks with their output, failing statuses", async () => {
+    fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA, requestedReviewers: ["dave"] });
+    const data = fake.repo("octo", "r");
+    const long = `Token refresh isn't handled.\n\n${"x".repeat(400)}`;
+    data.reviews.set(12, [
+      { ...reviewPayload({ id: 1, login: "carol", state: "CHANGES_REQUESTED" }), body: long },
+      { ...reviewPayload({ id: 2, login: "erin", state: "CHANGES_REQUESTED" }), body: "nit" },
+      { ...reviewPayload({ id: 3, login: "erin", state: "APPROVED" }), body: "fixed, thanks" },
+      { ...reviewPayload({ id: 4, login: "bob", state: "COMMENTED" }), body: "\u001b]52;c;payload\u0007hm" },
+    ]);
+    data.checkRuns.set(SHA, [
+      {
+        ...checkRunPayload({ id: 1, name: "pytest", conclusion: "failure" }),
+        output: { title: "2 failed, 148 passed", summary: "test_refresh_token FAILED\nAssertionError", text: "..." },
+      },
+      checkRunPayload({ id: 2, name: "lint", conclusion: "success" }),
+      { ...checkRunPayload({ id: 3, name: "build", conclusion: "timed_out" }), output: { title: null, summary: null } },
+    ]);
+    data.statuses.set(SHA, [
+      commitStatusPayload({ id: 1, context: "ci/jenkins", state: "error", description: "Build broke" }),
+    ]);
+    const { ctx } = context();
+    const answer = expectOk(await callTool("get_pr_status", ARGS, ctx));
+    const reasons = answer.reasons as {
+      changes_requested: Array<{ author: string; excerpt?: string }>;
+      failing: unknown[];
+    };
+    expect(reasons.changes_requested).toHaveLength(1);
+    expect(reasons.changes_requested[0]?.author).toBe("carol");
+    expect(reasons.changes_requested[0]?.excerpt?.startsWith("Token refresh isn't handled. xxx")).toBe(true);
+    expect(reasons.changes_requested[0]?.excerpt?.length).toBe(300);
+    expect(reasons.failing).toEqual([
+      { name: "pytest", excerpt: "2 failed, 148 passed: test_refresh_token FAILED AssertionError" },
+      { name: "build" },
+      { name: "ci/jenkins", excerpt: "Build broke" },
+    ]);
+    expect(answer.summary).toMatchObject({ verdict: "failing", review: "changes_requested" });
+    // Bodies and outputs stay out of the lists themselves.
+    expect(JSON.stringify(answer.reviews)).not.toContain("Token refresh");
+    expect(JSON.stringify(answer.checks)).not.toContain("148 passed");
+    expect(v.safeParse(tool("get_pr_status").output, answer).success).toBe(true);
+  });
+});
+
+describe("get_pr_status: the current branch's PR", () => {
+  function clone(state: Record<string, number | null>) {
     const repo = makeRepo({
       branch: "feature/x",
-      remotes: [["origin", remoteUrl]],
-      state: stateWith({ "feature/x": 12 }),
+      remotes: [["origin", "git@github.com:octo/r.git"]],
+      state: stateWith(state),
     });
-    const pushed = git(repo, "rev-parse", "HEAD");
-    git(repo, "update-ref", "refs/remotes/origin/feature/x", pushed);
-    fake.addPull({ owner: "octo", repo: "r", number: 12, head: "feature/x", headSha: pushed });
-    const { ctx } = makeContext({ env: fake.env(), repo: ok(repo) });
-    return { repo, pushed, ctx };
+    return makeContext({ env: fake.env(), repo: ok(repo) }).ctx;
   }
 
-  /** A new commit on the clone's current branch; returns its id. */
-  function commit(repo: string): string {
-    git(repo, "commit", "-q", "--allow-empty", "-m", "more");
-    return git(repo, "rev-parse", "HEAD");
-  }
-
-  /** Every commit whose check runs or statuses the last call asked for. */
-  function askedCommits(): string[] {
-    const shas = fake.requests
-      .map((r) => /\/commits\/([0-9a-f]{40})\//.exec(r.path)?.[1])
-      .filter((s) => s !== undefined);
-    return [...new Set(shas)].sort();
-  }
-
-  /** Whether all four requests started before any of them finished: one round trip. */
-  function oneRoundTrip(): boolean {
-    const firstDone = Math.min(...fake.requests.map((r) => r.finishedAt || Number.POSITIVE_INFINITY));
-    return fake.requests.length === 4 && fake.requests.every((r) => r.startedAt < firstDone);
-  }
-
-  test("a session's first call asks for the pushed commit's lists with the PR: one round trip", async () => {
-    const { pushed, ctx } = clone();
-    fake.latencyMs = 30;
-    const data = expectOk(await callTool("get_pr_status", {}, ctx));
-    expect((data.pull_request as { head_sha: string }).head_sha).toBe(pushed);
-    expect(oneRoundTrip()).toBe(true);
-    expect(askedCommits()).toEqual([pushed]);
+  test("twig's link is used without asking GitHub which PR it is", async () => {
+    seed();
+    const answer = expectOk(await callTool("get_pr_status", {}, clone({ "feature/x": 12 })));
+    expect(answer.found_by).toBe("twig_link");
+    expect(fake.requestsTo("/repos/octo/r/pulls")).toHaveLength(0);
   });
 
-  test("without a remote-tracking ref the local branch is the guess", async () => {
-    const { repo, pushed, ctx } = clone();
-    git(repo, "update-ref", "-d", "refs/remotes/origin/feature/x");
-    fake.latencyMs = 30;
-    expectOk(await callTool("get_pr_status", { pr_number: 12 }, ctx));
-    expect(oneRoundTrip()).toBe(true);
-    expect(askedCommits()).toEqual([pushed]);
+  test("a branch twig does not link gets the PR GitHub has from it: the open one before closed ones", async () => {
+    fake.addPull({
+      owner: "octo",
+      repo: "r",
+      number: 7,
+      head: "feature/x",
+      state: "closed",
+      updatedAt: "2024-03-01T00:00:00Z",
+    });
+    fake.addPull({ owner: "octo", repo: "r", number: 9, head: "feature/x" });
+    fake.addPull({ owner: "octo", repo: "r", number: 12, head: "feature/y" });
+    const ctx = clone({ "feature/x": null });
+    const answer = expectOk(await callTool("get_pr_status", {}, ctx));
+    expect(answer.found_by).toBe("head_ref");
+    expect((answer.pull_request as { number: number }).number).toBe(9);
+    expect(fake.requestsTo("/repos/octo/r/pulls")[0]?.query).toMatchObject({ head: "octo:feature/x", state: "all" });
   });
 
-  test("a wrong guess (commits not pushed yet) costs two requests and changes nothing in the answer", async () => {
-    const { repo, pushed, ctx } = clone();
-    git(repo, "update-ref", "-d", "refs/remotes/origin/feature/x");
-    const unpushed = commit(repo);
-    const data = expectOk(await callTool("get_pr_status", {}, ctx));
-    expect((data.pull_request as { head_sha: string }).head_sha).toBe(pushed);
-    expect(askedCommits()).toEqual([pushed, unpushed].sort());
-    expect(fake.requests).toHaveLength(6);
-    // The same question from a context that guesses nothing gets the same answer.
-    const { ctx: plain } = context();
-    expect(expectOk(await callTool("get_pr_status", ARGS, plain))).toEqual(data);
+  test("with only closed and merged PRs, the most recently closed one", async () => {
+    const older = fake.addPull({ owner: "octo", repo: "r", number: 7, head: "feature/x", merged: true });
+    older.merged_at = "2024-01-01T00:00:00Z";
+    const newer = fake.addPull({ owner: "octo", repo: "r", number: 5, head: "feature/x", state: "closed" });
+    newer.closed_at = "2024-02-01T00:00:00Z";
+    const answer = expectOk(await callTool("get_pull_request", {}, clone({})));
+    expect(answer).toMatchObject({ number: 5, found_by: "head_ref" });
   });
 
-  test("GitHub's last answer stands until the remote-tracking ref moves", async () => {
-    const { repo, pushed, ctx } = clone();
-    // Someone else pushed to the PR; this clone has not fetched.
-    const elsewhere = commit(repo);
-    git(repo, "reset", "-q", "--hard", pushed);
-    fake.addPull({ owner: "octo", repo: "r", number: 12, head: "feature/x", headSha: elsewhere });
-    fake.latencyMs = 30;
-    expectOk(await callTool("get_pr_status", {}, ctx));
-    expect(askedCommits()).toEqual([pushed, elsewhere].sort());
-    fake.reset();
-    expectOk(await callTool("get_pr_status", {}, ctx));
-    expect(askedCommits()).toEqual([elsewhere]);
-    expect(oneRoundTrip()).toBe(true);
-    // A push (or fetch) moves the ref: it is the better guess now.
-    const next = commit(repo);
-    git(repo, "update-ref", "refs/remotes/origin/feature/x", next);
-    fake.addPull({ owner: "octo", repo: "r", number: 12, head: "feature/x", headSha: next });
-    fake.reset();
-    expectOk(await callTool("get_pr_status", {}, ctx));
-    expect(askedCommits()).toEqual([next]);
-    expect(oneRoundTrip()).toBe(true);
-  });
-
-  test("no guess for a PR of another repository, or one twig links to no branch", async () => {
-    const { ctx } = clone("https://github.com/octo/other.git");
-    fake.addPull({ owner: "octo", repo: "other", number: 12, headSha: SHA });
-    for (const args of [ARGS, { pr_number: 12 }]) {
-      fake.reset();
-      expectOk(await callTool("get_pr_status", args, ctx));
-      const [pr, ...rest] = fake.requests;
-      for (const request of rest) expect(request.startedAt).toBeGreaterThanOrEqual((pr?.finishedAt ?? 0) - 1);
-    }
-    const linked = clone();
-    fake.addPull({ owner: "octo", repo: "r", number: 13, headSha: SHA });
-    fake.reset();
-    expectOk(await callTool("get_pr_status", { pr_number: 13 }, linked.ctx));
-    expect(askedCommits()).toEqual([SHA]);
-    expect(fake.requests).toHaveLength(4);
+  test("no link and no PR from the branch: not_found, saying both", async () => {
+    fake.repo("octo", "r");
+    const error = expectErr(await callTool("get_pr_status", {}, clone({})));
+    expect(error.code).toBe("not_found");
+    expect(error.message).toContain("has no linked GitHub PR, and octo/r has no PR from it");
   });
 });

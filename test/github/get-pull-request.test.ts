@@ -167,7 +167,8 @@ describe("get_pull_request", () => {
     expect(fake.requests[0]?.path).toBe("/repos/octo/r/pulls/43");
   });
 
-  test("a branch without a linked PR is not_found with a way forward", async () => {
+  test("a branch without a linked PR, and no PR from it on GitHub, is not_found with a way forward", async () => {
+    fake.repo("octo", "r");
     const repo = makeRepo({
       branch: "feature/x",
       remotes: [["origin", "https://github.com/octo/r"]],
@@ -176,9 +177,10 @@ describe("get_pull_request", () => {
     const { ctx } = makeContext({ env: env(), repo: ok(repo) });
     const error = expectErr(await callTool("get_pull_request", {}, ctx));
     expect(error.code).toBe("not_found");
-    expect(error.message).toBe("Branch 'feature/x' has no linked GitHub PR");
-    expect(error.hint).toContain('list_pull_requests with head="feature/x"');
-    expect(fake.requests).toHaveLength(0);
+    expect(error.message).toBe("Branch 'feature/x' has no linked GitHub PR, and octo/r has no PR from it");
+    expect(error.hint).toContain("pr_number");
+    // One lookup by head ref, the only request.
+    expect(fake.requests.map((r) => [r.path, r.query.head])).toEqual([["/repos/octo/r/pulls", "octo:feature/x"]]);
   });
 
   test("detached HEAD is a clear error, not a branch called HEAD", async () => {

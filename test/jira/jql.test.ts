@@ -2,6 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import {
   assigneeFilter,
+  buildKeysJql,
   buildSearchJql,
   normalizeIssueKey,
   normalizeProjectKey,
@@ -118,6 +119,14 @@ describe("buildSearchJql", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("buildKeysJql", () => {
+  test("every key quoted, in one clause", () => {
+    expect(buildKeysJql(["SHOP-1", "SHOP-22"])).toBe('key in ("SHOP-1", "SHOP-22")');
+    // A value that is no key cannot end its literal and add clauses.
+    expect(buildKeysJql(['X-1") OR project = "SECRET'])).toBe('key in ("X-1\\") OR project = \\"SECRET")');
   });
 });
 

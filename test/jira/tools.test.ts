@@ -95,7 +95,6 @@ describe("tool definitions", () => {
       expect(t.group).toBe("jira");
       expect(t.annotations).toEqual({
         readOnlyHint: true,
-        idempotentHint: true,
         openWorldHint: true,
       });
       expect(t.title).not.toBe("");

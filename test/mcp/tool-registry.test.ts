@@ -46,9 +46,9 @@ describe("ToolRegistry", () => {
       required: ["word"],
     });
     expect(first?.title).toBe("Echo");
-    expect(first?.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+    expect(first?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     // MCP's default for openWorldHint is true: the remote tools leave it out.
-    expect(second?.annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
+    expect(second?.annotations).toEqual({ readOnlyHint: true });
   });
 
   test("a nullable field is published as anyOf of single types, which every client dialect reads", () => {
@@ -104,10 +104,10 @@ describe("ToolRegistry", () => {
       type: "object",
       properties: {
         said: { type: "string" },
-        tags: { type: "array", items: { type: "string" } },
+        tags: { type: "array" },
         meta: { type: "object" },
-        items: { type: "array", items: { type: "object" } },
-        tree: { type: "array", items: { type: "object" } },
+        items: { type: "array" },
+        tree: { type: "array" },
         gone: { const: true },
       },
     });
@@ -171,7 +171,7 @@ describe("Claude Code's _meta in tools/list", () => {
       );
     const byDefault = meta();
     const alwaysLoaded = Object.entries(byDefault).filter(([, m]) => m?.["anthropic/alwaysLoad"] === true);
-    expect(alwaysLoaded.map(([name]) => name)).toEqual(["get_branch_context"]);
+    expect(alwaysLoaded.map(([name]) => name)).toEqual(["get_branch_context", "get_stack_status"]);
     // 20,000 tokens of about 3 bytes each: more than Claude Code keeps inline by default.
     expect(byDefault.list_branches?.["anthropic/maxResultSizeChars"]).toBe(60_000);
     expect(byDefault.get_branch_tree?.["anthropic/maxResultSizeChars"]).toBe(60_000);

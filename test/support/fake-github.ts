@@ -236,6 +236,7 @@ export class FakeGitHub {
   #maxInFlight = 0;
   #held: Array<() => void> = [];
   #arrivals: Array<{ path: string | RegExp; resolve: (request: RecordedRequest) => void }> = [];
+  #countWaiters: Array<() => void> = [];
 
   constructor(options: FakeGitHubOptions = {}) {
     this.latencyMs = options.latencyMs ?? 0;
@@ -299,7 +300,21 @@ export class FakeGitHub {
     return new Promise((resolve) => this.#arrivals.push({ path, resolve }));
   }
 
+  /**
+   * While true, every answer is held until `release()`: a test sees which requests a call sends
+   * before it has any answer, then lets that round go and looks at the next.
+   */
+  holdEveryAnswer = false;
+
+  /** Resolves once `count` requests in all have arrived since the last `reset()`. */
+  async awaitRequestCount(count: number): Promise<void> {
+    while (this.requests.length < count) {
+      await new Promise<void>((resolve) => this.#countWaiters.push(resolve));
+    }
+  }
+
   reset(): void {
+    this.holdEveryAnswer = false;
     this.release();
     this.requests.length = 0;
     this.#injections.length = 0;
@@ -368,6 +383,7 @@ export class FakeGitHub {
       finishedAt: 0,
     };
     this.requests.push(record);
+    for (const wake of this.#countWaiters.splice(0)) wake();
     for (const waiter of this.#arrivals.filter((w) => matches(w.path, record.path))) {
       this.#arrivals.splice(this.#arrivals.indexOf(waiter), 1);
       waiter.resolve(record);
@@ -398,7 +414,7 @@ export class FakeGitHub {
     } else {
       result = await this.#route(request, url);
     }
-    if (result.held) await new Promise<void>((resolve) => this.#held.push(resolve));
+    if (result.held || this.holdEveryAnswer) await new Promise<void>((resolve) => this.#held.push(resolve));
     const delay = this.latencyMs + (result.delayMs ?? 0);
     if (delay > 0) await Bun.sleep(delay);
     return this.#toResponse(request, result);

@@ -421,7 +421,8 @@ export class FakeJira {
     };
   }
 
-  #matching(jqlText: unknown): { issues: FakeIssue[] } | { error: Response } {
+  /** `validate`: as Jira, a `key in (…)` naming an issue that does not exist fails the query; Data Center can be told not to. */
+  #matching(jqlText: unknown, validate = true): { issues: FakeIssue[] } | { error: Response } {
     if (typeof jqlText !== "string")
       return { error: json(400, { errorMessages: ["JQL query is required."], errors: {} }) };
     let query: ParsedJql;
@@ -455,6 +456,12 @@ export class FakeJira {
       if (clause.field === "status" && clause.value.kind === "string" && !statuses.has(clause.value.text)) {
         errors.push(`The value '${clause.value.text}' does not exist for the field 'status'.`);
       }
+      if ((clause.field === "key" || clause.field === "issuekey") && clause.value.kind === "list" && validate) {
+        for (const key of clause.value.items) {
+          if (!this.issues.has(key.toUpperCase()))
+            errors.push(`An issue with key '${key}' does not exist for field 'key'.`);
+        }
+      }
     }
     if (errors.length > 0) return { error: json(400, { errorMessages: errors, errors: {}, warningMessages: [] }) };
     const me = this.options.me ?? USERS.alice;
@@ -464,12 +471,16 @@ export class FakeJira {
         switch (clause.field) {
           case "project":
             return value.kind === "string" && issue.key.split("-")[0] === value.text.toUpperCase();
+          case "key":
+          case "issuekey":
+            return value.kind === "list" && value.items.some((key) => key.toUpperCase() === issue.key);
           case "status":
             return value.kind === "string" && (issue.status ?? "To Do").toLowerCase() === value.text.toLowerCase();
           case "assignee": {
             const who = issue.assignee ?? null;
             if (value.kind === "empty") return who === null;
             if (value.kind === "current-user") return who?.accountId === me.accountId;
+            if (value.kind === "list") return false;
             return (
               who !== null &&
               [who.accountId, who.name, who.displayName, who.emailAddress].some(
@@ -514,7 +525,7 @@ export class FakeJira {
 
   #searchServer(body: unknown): Response {
     const request = (body ?? {}) as Record<string, unknown>;
-    const found = this.#matching(request.jql);
+    const found = this.#matching(request.jql, request.validateQuery !== false);
     if ("error" in found) return found.error;
     const fields = Array.isArray(request.fields) ? (request.fields as string[]) : null;
     const startAt = Number(request.startAt ?? 0);
@@ -639,14 +650,18 @@ export function lexJql(text: string): JqlToken[] {
   return tokens;
 }
 
-type ClauseValue = { kind: "string"; text: string } | { kind: "current-user" } | { kind: "empty" };
+type ClauseValue =
+  | { kind: "string"; text: string }
+  | { kind: "current-user" }
+  | { kind: "empty" }
+  | { kind: "list"; items: string[] };
 
 interface ParsedJql {
   clauses: { field: string; value: ClauseValue }[];
   orderBy: string | null;
 }
 
-/** `field = "value" [AND …] [ORDER BY field DIR]`, with `currentUser()` and `IS EMPTY`. */
+/** `field = "value" [AND …] [ORDER BY field DIR]`, with `currentUser()`, `IS EMPTY` and `key IN (…)`. */
 function parseJql(text: string): ParsedJql {
   const tokens = lexJql(text);
   let i = 0;
@@ -677,6 +692,24 @@ function parseJql(text: string): ParsedJql {
       i++;
       word("EMPTY");
       clauses.push({ field, value: { kind: "empty" } });
+      continue;
+    }
+    if (op?.kind === "word" && op.value.toUpperCase() === "IN") {
+      i++;
+      if (tokens[i]?.kind !== "paren") throw new Error(`expected ( after IN`);
+      i++;
+      const items: string[] = [];
+      for (;;) {
+        const item = tokens[i];
+        if (item?.kind !== "string" && item?.kind !== "word") throw new Error("expected a value in the list");
+        items.push(item.value);
+        i++;
+        const next = tokens[i];
+        i++;
+        if (next?.kind === "paren") break;
+        if (next?.kind !== "comma") throw new Error("expected , or ) in the list");
+      }
+      clauses.push({ field, value: { kind: "list", items } });
       continue;
     }
     if (op?.kind !== "op" || op.value !== "=") throw new Error(`expected = after ${field}`);

@@ -1,0 +1,461 @@
+import * as v from "valibot";
+import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
+import { inline, quoted } from "../core/plain-text.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { type BranchCommits, BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
+import { listLocalBranches } from "../git/refs.ts";
+import type { PrStatus } from "../github/pr-status.ts";
+import { failureKind } from "../github/request.ts";
+import { type BranchPr, fetchBranchPrs } from "../github/stack-prs.ts";
+import { normalizeIssueKey } from "../jira/jql.ts";
+import { searchIssueStatuses } from "../jira/search.ts";
+import { currentBranch, openWorkspace, type Workspace } from "../repo/workspace.ts";
+import type { ServiceContext } from "../services/services.ts";
+import { buildBranchGraph, configuredRoots, divergenceBase, includesSorted, rootCandidates } from "../twig/graph.ts";
+import { type StackMember, stackMembers } from "../twig/stack-members.ts";
+import type { TwigState } from "../twig/state.ts";
+import { loadState } from "../twig/state.ts";
+import { branchNotFound } from "./branch-not-found.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
+import { count, largestFitting } from "./fit.ts";
+import { openCall } from "./github-params.ts";
+import { BranchNameSchema, unpublished } from "./params.ts";
+
+/** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
+export const STACK_PAGE_SIZE = 30;
+/** Reasons listed per PR in a stack (each kind); get_pr_status lists up to ten. */
+const MAX_STACK_REASONS = 3;
+/** How much of a reason the one-line summary quotes; the entry holds the longer excerpt. */
+const LINE_QUOTE_CHARS = 60;
+
+const PrStateSchema = v.picklist(["open", "draft", "merged", "closed"]);
+const ReviewSchema = v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]);
+const CiSchema = v.picklist(["passing", "failing", "pending", "none"]);
+const DriftSchema = v.picklist(["base_differs", "retarget", "native_order"]);
+const PartSchema = v.object({
+  status: v.picklist(["disabled", "not_configured", "error"]),
+  error: v.optional(ToolErrorSchema),
+});
+
+const StackPrSchema = v.object({
+  number: v.number(),
+  /** Absent when GitHub was not asked (not configured, disabled) or could not be read (`error`). */
+  state: v.optional(PrStateSchema),
+  base: v.optional(v.string()),
+  review: v.optional(ReviewSchema),
+  ci: v.optional(CiSchema),
+  found_by: v.picklist(["twig_link", "head_ref"]),
+  stack: v.optional(v.object({ number: v.number(), position: v.number(), size: v.number() })),
+  changes_requested: v.optional(v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) }))),
+  failing: v.optional(v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) }))),
+  requested: v.optional(v.array(v.string())),
+  error: v.optional(ToolErrorSchema),
+});
+type StackPr = v.InferOutput<typeof StackPrSchema>;
+
+const EntrySchema = v.object({
+  branch: v.string(),
+  parent: v.optional(v.string()),
+  depth: v.number(),
+  pr: v.optional(StackPrSchema),
+  /** base_differs: the PR's base is not the twig parent; retarget: the parent's PR is merged; native_order: GitHub's stack orders them otherwise. */
+  drift: v.optional(v.array(DriftSchema)),
+  jira: v.optional(v.object({ key: v.string(), status: v.optional(v.string()) })),
+  ...BranchCommitsSchema.entries,
+});
+type Entry = v.InferOutput<typeof EntrySchema>;
+
+// Only what a model reads first is published (tools/list stays within 11.5 KB); the rest is
+// checked all the same, and docs/tools.md describes it.
+const hidden = <S extends v.GenericSchema>(schema: S) => v.pipe(schema, unpublished("field"));
+
+const StackStatusSchema = v.object({
+  scope: hidden(v.picklist(["stack", "all"])),
+  /** The scope in one line, then one line per branch. */
+  summary: v.string(),
+  lines: v.array(v.string()),
+  branches: v.array(EntrySchema),
+  github: v.optional(hidden(PartSchema)),
+  jira: v.optional(hidden(PartSchema)),
+  next_cursor: v.optional(hidden(v.string())),
+});
+type StackStatus = v.InferOutput<typeof StackStatusSchema>;
+
+/**
+ * `local` on purpose, as get_branch_context: with `--disable github` or `--disable jira` it still
+ * answers the stack from `.twig/state.json`, and those parts say `disabled`. It reaches GitHub and
+ * Jira itself (not through their tools) so that a whole stack costs two GitHub round trips and one
+ * Jira search.
+ */
+export const getStackStatusTool = defineTool({
+  name: "get_stack_status",
+  title: "Stack status",
+  description:
+    'For "state of my stack", "what\'s blocked", standup: each branch in tree order with its PR, review, CI, why blocked (quoted), drift, commits ahead/behind, Jira status. No PR bodies or logs (get_ci_log).',
+  group: "local",
+  annotations: REMOTE_ANNOTATIONS,
+  input: v.object({
+    branch: v.optional(v.pipe(BranchNameSchema, v.description("A branch of the stack. Default: the current branch."))),
+    scope: v.optional(v.pipe(v.picklist(["stack", "all"]), v.description('Default "stack"; "all": every stack.'))),
+    cursor: v.optional(
+      v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
+    ),
+  }),
+  output: StackStatusSchema,
+  meta: { "anthropic/alwaysLoad": true },
+  repoScoped: true,
+  async handler(args, ctx, info) {
+    const scope = args.scope ?? "stack";
+    const local = await localStack(ctx, scope, args.branch);
+    if (!local.ok) return local;
+    const { members } = local.value;
+    const repository = ctx.repo.ok ? ctx.repo.value : "";
+    const query = `get_stack_status\u0000${scope}\u0000${args.branch ?? ""}`;
+    let start = 0;
+    if (args.cursor !== undefined) {
+      const decoded = decodeCursor(args.cursor, repository);
+      const at =
+        decoded.ok && decoded.value.query === query ? members.findIndex((m) => m.branch === decoded.value.after) : -1;
+      if (at < 0) {
+        const why = decoded.ok ? "it pages through another question, or the stack changed since" : decoded.why;
+        return err(
+          toolError(
+            "invalid_params",
+            `cursor cannot be used: ${why}`,
+            "Pass next_cursor exactly as the previous page gave it, with the same branch and scope, or start again without cursor.",
+          ),
+        );
+      }
+      start = at + 1;
+    }
+    const page = members.slice(start, start + STACK_PAGE_SIZE);
+    const [commits, answer] = await Promise.all([
+      pageCommits(ctx, local.value, page),
+      liveStatus(ctx, info, page, local.value.state),
+    ]);
+    answer.branches = answer.branches.map((entry, index) => ({ ...entry, ...commits[index] }));
+    answer.lines = answer.branches.map((entry, index) => `${answer.lines[index]}${commitWords(entry)}`);
+    // The first `n` branches of the page, summarised; the cursor resumes after the last one.
+    const build = (n: number): StackStatus => {
+      const branches = answer.branches.slice(0, n);
+      const last = branches[branches.length - 1];
+      const more = start + n < members.length && last !== undefined;
+      return {
+        scope,
+        summary: summaryLine(branches, members.length, start, answer),
+        ...answer,
+        branches,
+        lines: answer.lines.slice(0, n),
+        ...(more ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) } : {}),
+      };
+    };
+    const whole = build(page.length);
+    // Thirty branches with every reason at its longest would pass the reply budget: fewer go on
+    // this page, and the cursor carries on from there.
+    const { budget } = info;
+    if (budget === undefined || budget.size(whole) <= budget.bytes) return ok(whole);
+    return ok(largestFitting(budget, build, 1, page.length));
+  },
+});
+
+/** The stack's branches from `.twig/state.json` and the refs, in drawing order. */
+async function localStack(
+  ctx: ServiceContext,
+  scope: "stack" | "all",
+  branch: string | undefined,
+): Promise<Result<LocalStack>> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return workspace;
+  const [branches, state] = await Promise.all([
+    listLocalBranches(workspace.value.repo, ctx.files),
+    loadState(ctx, workspace.value.workTree),
+  ]);
+  if (!branches.ok) return branches;
+  if (!state.ok) return state;
+  const head = await currentBranch(ctx, workspace.value);
+  const current = head.ok ? head.value.branch : null;
+  let asked: string | null = null;
+  if (scope === "stack") {
+    if (branch === undefined && !head.ok) return head;
+    asked = branch ?? current;
+    if (asked !== null && !includesSorted(branches.value, asked)) {
+      return branchNotFound(
+        asked,
+        "the repository",
+        branches.value,
+        'Use list_branches to see tracked branches, or scope="all" for every stack.',
+      );
+    }
+  }
+  const graph = buildBranchGraph(branches.value, state.value, current);
+  const configured = configuredRoots(branches.value, state.value);
+  const trunks = configured.length > 0 ? configured : rootCandidates(branches.value, state.value, current);
+  const members = stackMembers(graph, state.value, branches.value, trunks, asked);
+  return ok({ members, state: state.value, workspace: workspace.value, sorted: branches.value });
+}
+
+interface LocalStack {
+  members: StackMember[];
+  state: TwigState;
+  workspace: Workspace;
+  /** The local branches, byte-wise sorted. */
+  sorted: string[];
+}
+
+/** Each branch's tip and drift from its twig parent (or the default root), as get_branch_context has them. */
+async function pageCommits(ctx: ServiceContext, local: LocalStack, page: StackMember[]): Promise<BranchCommits[]> {
+  const pairs = page.map(({ branch }) => ({ branch, base: divergenceBase(local.sorted, local.state, branch) }));
+  const read = await readBranchCommits(local.workspace.repo, pairs, ctx.files);
+  // Only a repository the reader cannot read at all fails the whole read: each branch says so.
+  return read.ok ? read.value : page.map(() => ({ commit_warnings: [read.error.message] }));
+}
+
+/** The line's commit part, when there is news: commits of its own, and a base that moved on. */
+function commitWords(entry: Entry): string {
+  const { ahead, behind, base } = entry;
+  if (ahead === undefined || behind === undefined || base === undefined) return "";
+  const atLeast = entry.counts_limited_by === undefined ? "" : "≥";
+  const words = [
+    ...(ahead > 0 ? [`${atLeast}${count(ahead)} ahead`] : []),
+    ...(entry.needs_restack ? [`${atLeast}${count(behind)} behind ${base}: needs restack`] : []),
+  ];
+  return words.length === 0 ? "" : ` · ${words.join(", ")}`;
+}
+
+type Live = Pick<StackStatus, "branches" | "lines" | "github" | "jira">;
+
+/** GitHub and Jira for one page of branches, at the same time; each missing part is said once. */
+async function liveStatus(ctx: ServiceContext, info: CallInfo, page: StackMember[], state: TwigState): Promise<Live> {
+  const linkOf = (branch: string) => state.branches.get(branch) ?? null;
+  const [github, jira] = await Promise.all([githubPart(ctx, info, page, linkOf), jiraPart(ctx, info, page, linkOf)]);
+  const prs = new Map<string, StackPr>();
+  const entries: Entry[] = page.map((member, index) => {
+    const entry: Entry = { ...member };
+    const pr = github.prs?.[index];
+    const linked = linkOf(member.branch)?.github_pr ?? null;
+    if (pr !== undefined && pr !== null) entry.pr = pr;
+    else if (pr === undefined && linked !== null) entry.pr = { number: linked, found_by: "twig_link" };
+    if (entry.pr !== undefined) prs.set(member.branch, entry.pr);
+    const key = linkOf(member.branch)?.jira_issue;
+    if (key != null && key !== "") {
+      const normal = normalizeIssueKey(key);
+      const status = normal === null ? undefined : jira.statuses?.get(normal);
+      entry.jira = { key: normal ?? inline(key, 80), ...(status === undefined ? {} : { status: inline(status, 80) }) };
+    }
+    return entry;
+  });
+  for (const entry of entries) {
+    const drift = driftOf(entry, entry.parent === undefined ? undefined : prs.get(entry.parent));
+    if (drift.length > 0) entry.drift = drift;
+  }
+  return {
+    branches: entries,
+    lines: entries.map((entry) => lineOf(entry, github.part === undefined)),
+    ...(github.part === undefined ? {} : { github: github.part }),
+    ...(jira.part === undefined ? {} : { jira: jira.part }),
+  };
+}
+
+/** A service part that did not answer: disabled, not configured (no credentials or remote), or failed. */
+function missing(error: ToolError): v.InferOutput<typeof PartSchema> {
+  const unconfigured = ["credentials_missing", "not_found", "unsupported_repo", "no_repo"].includes(error.code);
+  return { status: unconfigured ? "not_configured" : "error", error };
+}
+
+async function githubPart(
+  ctx: ServiceContext,
+  info: CallInfo,
+  page: StackMember[],
+  linkOf: (branch: string) => { github_pr: number | null } | null,
+): Promise<{ prs?: Array<StackPr | null>; part?: v.InferOutput<typeof PartSchema> }> {
+  if (info.enabled?.("github") === false) return { part: { status: "disabled" } };
+  if (page.length === 0) return { prs: [] };
+  const call = await openCall(ctx, {}, info);
+  if (!call.ok) return { part: missing(call.error) };
+  const found = await fetchBranchPrs(
+    call.value,
+    page.map(({ branch }) => ({ branch, linked: linkOf(branch)?.github_pr ?? null })),
+  );
+  // A rate limit or a refused token is the same for every branch: said once, with its reset time.
+  // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
+  const shared = found.find(
+    (pr): pr is Extract<BranchPr, { kind: "failed" }> =>
+      pr.kind === "failed" &&
+      ["rate_limited", "credentials_invalid", "credentials_missing"].includes(pr.error.code) &&
+      failureKind(pr.error) !== "refused",
+  );
+  const prs = found.map((pr, index): StackPr | null => {
+    if (pr.kind === "none") return null;
+    if (pr.kind === "found") return stackPr(pr.found_by, pr.status);
+    const linked = linkOf((page[index] as StackMember).branch)?.github_pr ?? null;
+    const number = pr.number ?? linked;
+    if (number === undefined || number === null) return null;
+    const sameAsShared = shared !== undefined && pr.error.code === shared.error.code;
+    return {
+      number,
+      found_by: linked === null ? "head_ref" : "twig_link",
+      ...(sameAsShared ? {} : { error: pr.error }),
+    };
+  });
+  return shared === undefined ? { prs } : { prs, part: missing(shared.error) };
+}
+
+function stackPr(found_by: "twig_link" | "head_ref", status: PrStatus): StackPr {
+  const pr = status.pull_request;
+  const { verdict, review } = status.summary;
+  const reasons = status.reasons;
+  const out: StackPr = {
+    number: pr.number,
+    state: pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open",
+    base: inline(pr.base, 255),
+    review,
+    ci: verdict === "no_checks" ? "none" : verdict,
+    found_by,
+  };
+  if (pr.stack !== undefined) out.stack = pr.stack;
+  if (reasons.changes_requested.length > 0)
+    out.changes_requested = reasons.changes_requested.slice(0, MAX_STACK_REASONS);
+  if (reasons.failing.length > 0) out.failing = reasons.failing.slice(0, MAX_STACK_REASONS);
+  const open = pr.state === "open";
+  if (open && pr.requested_reviewers.length > 0) {
+    out.requested = pr.requested_reviewers.slice(0, MAX_STACK_REASONS).map((name) => inline(name, 80));
+  }
+  return out;
+}
+
+/** Where the PR and twig disagree, judged only for PRs still open (a merged PR's base is history). */
+function driftOf(entry: Entry, parentPr: StackPr | undefined): Array<v.InferOutput<typeof DriftSchema>> {
+  const pr = entry.pr;
+  if (pr?.state === undefined || pr.state === "merged" || pr.state === "closed") return [];
+  const drift: Array<v.InferOutput<typeof DriftSchema>> = [];
+  const parentMerged = parentPr?.state === "merged";
+  if (parentMerged && pr.base === entry.parent) drift.push("retarget");
+  else if (entry.parent !== undefined && pr.base !== undefined && pr.base !== entry.parent) {
+    // After the parent merged, its own base is where this PR belongs.
+    if (!(parentMerged && pr.base === parentPr?.base)) drift.push("base_differs");
+  }
+  const mine = pr.stack;
+  const theirs = parentPr?.stack;
+  if (
+    mine !== undefined &&
+    theirs !== undefined &&
+    (mine.number !== theirs.number || theirs.position >= mine.position)
+  ) {
+    drift.push("native_order");
+  }
+  return drift;
+}
+
+async function jiraPart(
+  ctx: ServiceContext,
+  info: CallInfo,
+  page: StackMember[],
+  linkOf: (branch: string) => { jira_issue: string | null } | null,
+): Promise<{ statuses?: Map<string, string>; part?: v.InferOutput<typeof PartSchema> }> {
+  const keys = [
+    ...new Set(
+      page.flatMap(({ branch }) => {
+        const key = normalizeIssueKey(linkOf(branch)?.jira_issue ?? "");
+        return key === null ? [] : [key];
+      }),
+    ),
+  ];
+  if (keys.length === 0) return {};
+  if (info.enabled?.("jira") === false) return { part: { status: "disabled" } };
+  const client = await ctx.jira();
+  if (!client.ok) return { part: missing(client.error) };
+  const deployment = await client.value.deployment(info.signal);
+  if (!deployment.ok) return { part: missing(deployment.error) };
+  const found = await searchIssueStatuses(client.value, deployment.value, keys, info.signal);
+  return found.ok ? { statuses: found.value } : { part: { status: "error", error: found.error } };
+}
+
+const REVIEW_WORDS: Record<string, string> = {
+  approved: "approved",
+  changes_requested: "changes requested",
+  review_required: "review required",
+  commented: "commented",
+  none: "no reviews",
+};
+
+/**
+ * `feature/auth-oauth  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`;
+ * `githubAnswered` is false when GitHub was not asked or refused the whole call.
+ */
+function lineOf(entry: Entry, githubAnswered: boolean): string {
+  const parts: string[] = [];
+  const pr = entry.pr;
+  // Without GitHub, a branch twig links to nothing may still have a PR: only the link is known.
+  if (pr === undefined) parts.push(githubAnswered ? "no PR" : "no linked PR");
+  else if (pr.error !== undefined) parts.push(`#${pr.number} could not be read (${pr.error.code})`);
+  else if (pr.state === undefined) parts.push(`#${pr.number}`);
+  else {
+    parts.push(`#${pr.number} ${pr.state}${pr.found_by === "head_ref" ? " (found by branch)" : ""}`);
+    if (pr.state === "open" || pr.state === "draft") {
+      const changes = pr.changes_requested ?? [];
+      if (changes.length > 0) {
+        const first = changes[0] as { author: string; excerpt?: string };
+        const quote = first.excerpt === undefined ? "" : `: ${JSON.stringify(inline(first.excerpt, LINE_QUOTE_CHARS))}`;
+        const others = changes.length > 1 ? ` +${changes.length - 1}` : "";
+        parts.push(`changes requested by ${first.author}${others}${quote}`);
+      } else if (pr.review !== undefined) {
+        const waiting = pr.requested?.length ? ` (${pr.requested.join(", ")})` : "";
+        parts.push(`${REVIEW_WORDS[pr.review]}${pr.review === "review_required" ? waiting : ""}`);
+      }
+      if (pr.ci === "failing") {
+        const failing = (pr.failing ?? []).map((f) =>
+          f.excerpt === undefined ? f.name : `${f.name} (${inline(f.excerpt, LINE_QUOTE_CHARS)})`,
+        );
+        parts.push(`CI failing: ${failing.join(", ") || "see get_pr_status"}`);
+      } else if (pr.ci !== undefined) parts.push(pr.ci === "none" ? "no CI" : `CI ${pr.ci}`);
+    }
+  }
+  for (const drift of entry.drift ?? []) {
+    if (drift === "retarget") parts.push(`parent ${entry.parent} merged: retarget`);
+    if (drift === "base_differs") parts.push(`base ${pr?.base} ≠ twig parent ${entry.parent}`);
+    if (drift === "native_order") parts.push("GitHub stack order differs from twig's");
+  }
+  if (entry.jira !== undefined) {
+    const { key, status } = entry.jira;
+    // A link twig could not have written is someone's text: quoted, and said to be no key.
+    const shown = normalizeIssueKey(key) === null ? `${quoted(key, 40)} (not a Jira key)` : key;
+    parts.push(`${shown}${status === undefined ? "" : ` ${status}`}`);
+  }
+  return `${"  ".repeat(entry.depth)}${inline(entry.branch, 255)}  ${parts.join(" · ")}`;
+}
+
+/** Ready: open, approved, CI passing or absent. Blocked: changes requested, CI failing, or drift. */
+function summaryLine(entries: Entry[], total: number, start: number, live: Live): string {
+  const tally = { ready: 0, blocked: 0, draft: 0, waiting: 0, merged: 0, closed: 0 };
+  let prs = 0;
+  for (const { pr, drift } of entries) {
+    if (pr?.state === undefined) continue;
+    prs++;
+    if (pr.state === "merged" || pr.state === "closed" || pr.state === "draft") tally[pr.state]++;
+    else if (pr.review === "changes_requested" || pr.ci === "failing" || (drift?.length ?? 0) > 0) tally.blocked++;
+    else if (pr.review === "approved" && (pr.ci === "passing" || pr.ci === "none")) tally.ready++;
+    else tally.waiting++;
+  }
+  const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
+  const shown =
+    entries.length === total
+      ? plural(total, "branch", "branches")
+      : `branches ${count(start + 1)}–${count(start + entries.length)} of ${count(total)}`;
+  const counts = Object.entries(tally)
+    .filter(([, n]) => n > 0)
+    .map(([what, n]) => `${n} ${what}`);
+  const notes: string[] = [];
+  if (live.github !== undefined)
+    notes.push(`GitHub ${live.github.status.replace("_", " ")}${hintOf(live.github.error)}`);
+  if (live.jira !== undefined) notes.push(`Jira ${live.jira.status.replace("_", " ")}${hintOf(live.jira.error)}`);
+  const prText =
+    live.github === undefined || prs > 0
+      ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`
+      : "";
+  return `${shown}${prText}${notes.length > 0 ? `. ${notes.join(". ")}` : ""}`;
+}
+
+function hintOf(error: ToolError | undefined): string {
+  return error === undefined ? "" : ` (${error.message})`;
+}

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { countTokens } from "@anthropic-ai/tokenizer";
+import { FakeGitHub } from "../support/fake-github.ts";
+import { FakeJira, USERS } from "../support/fake-jira.ts";
+import { gitOrThrow } from "../support/git-repo.ts";
+import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
+import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+import { OWNER, REPO, STACK_BRANCHES, seedGitHub, seedJira, writeStack } from "../support/stack-fixture.ts";
+
+/**
+ * get_stack_status through the compiled binary: a six-branch stack on a fake GitHub, with Jira
+ * Cloud and Data Center, without credentials, and with GitHub disabled.
+ */
+
+setDefaultTimeout(30_000);
+
+const TOKEN = "ghp_stackstatustoken000000000000000000";
+const EMAIL = "alice@example.com";
+const API_TOKEN = "atatt-stack-status-token-77";
+
+interface Entry {
+  branch: string;
+  depth: number;
+  pr?: { number: number; state?: string; review?: string; ci?: string; found_by: string; error?: { code: string } };
+  drift?: string[];
+  jira?: { key: string; status?: string };
+}
+interface Doc {
+  scope: string;
+  summary: string;
+  lines: string[];
+  branches: Entry[];
+  github?: { status: string; error?: { code: string; hint?: string } };
+  jira?: { status: string };
+}
+
+let root: string;
+let github: FakeGitHub;
+let cloud: FakeJira;
+let datacenter: FakeJira;
+const homes: HermeticHome[] = [];
+let full: RunningServer;
+let onDatacenter: RunningServer;
+let neither: RunningServer;
+let disabled: RunningServer;
+
+async function stackStatus(server: RunningServer, args: Record<string, unknown> = {}) {
+  const result = await server.call("get_stack_status", args);
+  expect(result.envelope.status).toBe("ok");
+  return { doc: result.envelope.data as Doc, text: result.text };
+}
+
+beforeAll(async () => {
+  github = await FakeGitHub.start({ token: TOKEN });
+  seedGitHub(github);
+  cloud = FakeJira.start({ deployment: "cloud", me: USERS.alice });
+  datacenter = FakeJira.start({ deployment: "server", me: USERS.alice });
+  seedJira(cloud);
+  seedJira(datacenter);
+
+  root = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-stack-status-")));
+  const repo = join(root, "shop");
+  const home = (env: Record<string, string>) => {
+    const made = makeHermeticHome({ TWIG_MCP_HTTP_TIMEOUT_MS: "1500", ...env });
+    homes.push(made);
+    return made;
+  };
+  const git = (...args: string[]) => gitOrThrow(root, homes[0]?.home ?? root, "-C", repo, ...args);
+  const githubEnv = { GITHUB_API_URL: github.url, GH_TOKEN: TOKEN };
+  const jiraEnv = (jira: FakeJira) => ({ JIRA_HOST: jira.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN });
+  const fullHome = home({ ...githubEnv, ...jiraEnv(cloud) });
+  const datacenterHome = home({ ...githubEnv, ...jiraEnv(datacenter) });
+  const neitherHome = home({ GITHUB_API_URL: github.url });
+
+  gitOrThrow(root, fullHome.home, "init", "-q", "-b", "main", repo);
+  git("commit", "-q", "--allow-empty", "-m", "init");
+  git("remote", "add", "origin", `git@github.com:${OWNER}/${REPO}.git`);
+  writeStack(repo, git);
+  git("checkout", "-q", "feature/auth-ui");
+
+  [full, onDatacenter, neither, disabled] = await Promise.all([
+    startServer({ cwd: repo, env: fullHome.env }),
+    startServer({ cwd: repo, env: datacenterHome.env }),
+    startServer({ cwd: repo, env: neitherHome.env }),
+    startServer({ cwd: repo, env: fullHome.env, args: ["--disable", "github"] }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([full, onDatacenter, neither, disabled].map((server) => server?.close()));
+  await github?.stop();
+  cloud?.stop();
+  datacenter?.stop();
+  for (const home of homes) home.cleanup();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("get_stack_status through the binary", () => {
+  test("GitHub and Jira Cloud: the whole stack with its reasons, in two round trips and one search", async () => {
+    github.reset();
+    cloud.requests.length = 0;
+    // Every answer held: each round's requests all arrive before any of them is answered.
+    github.holdEveryAnswer = true;
+    const call = stackStatus(full);
+    await github.awaitRequestCount(6);
+    github.release();
+    await github.awaitRequestCount(24);
+    github.holdEveryAnswer = false;
+    github.release();
+    const { doc, text } = await call;
+    expect(github.requests).toHaveLength(24);
+    expect(doc.branches.map((entry) => entry.branch)).toEqual([...STACK_BRANCHES]);
+    expect(doc.summary).toBe("6 branches, 6 PRs: 2 ready, 2 blocked, 1 draft, 1 merged");
+    const oauth = doc.branches[1] as Entry;
+    expect(oauth).toMatchObject({
+      pr: { number: 102, review: "changes_requested", ci: "failing" },
+      drift: ["retarget"],
+      jira: { key: "SHOP-2", status: "In Progress" },
+    });
+    expect(doc.lines[1]).toContain('changes requested by carol: "Token refresh');
+    expect(doc.branches[4]?.pr).toMatchObject({ number: 105, found_by: "head_ref" });
+    expect(cloud.requests.filter((r) => r.path.includes("/search"))).toHaveLength(1);
+    // Well under 1,500 tokens as the model reads it.
+    expect(countTokens(text)).toBeLessThan(1500);
+  });
+
+  test("Jira Data Center answers the statuses with one search too", async () => {
+    datacenter.requests.length = 0;
+    const { doc } = await stackStatus(onDatacenter);
+    expect(doc.branches.map((entry) => entry.jira?.status ?? null)).toEqual([
+      "Done",
+      "In Progress",
+      null,
+      "In Review",
+      null,
+      null,
+    ]);
+    expect(datacenter.requests.filter((r) => r.path === "/rest/api/2/search")).toHaveLength(1);
+  });
+
+  test("without any credentials: the local stack, GitHub and Jira not configured with their hints", async () => {
+    const { doc } = await stackStatus(neither);
+    expect(doc.branches).toHaveLength(6);
+    expect(doc.github).toMatchObject({ status: "not_configured", error: { code: "credentials_missing" } });
+    expect(doc.github?.error?.hint).toBeTruthy();
+    expect(doc.jira?.status).toBe("not_configured");
+    expect(doc.branches[1]?.pr).toEqual({ number: 102, found_by: "twig_link" });
+  });
+
+  test("with --disable github it is still listed and answers the local stack and Jira", async () => {
+    const listed = await disabled.client.listTools();
+    expect(listed.tools.map((tool) => tool.name)).toContain("get_stack_status");
+    const { doc } = await stackStatus(disabled, { scope: "all" });
+    expect(doc.github).toEqual({ status: "disabled" });
+    expect(doc.branches).toHaveLength(7);
+    expect(doc.branches[6]).toMatchObject({ branch: "feature/billing", jira: { key: "SHOP-4", status: "To Do" } });
+  });
+});
