@@ -1,4 +1,3 @@
-import { createFetch, type FetchError } from "ofetch";
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
@@ -120,28 +119,18 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
   const authorization = authorizationHeader(auth.credential);
   // The token itself, and the header that encodes it (Basic is only base64 of user:token).
   const secrets = [auth.credential.token, authorization.slice(authorization.indexOf(" ") + 1)];
-  const fetcher = createFetch({
-    fetch: ctx.fetch,
-    defaults: {
-      // ofetch joins paths and query parameters, serialises JSON bodies and retries 429/503
-      // (see onResponseError for the wait). Its timeout stays off: it is skipped whenever a signal
-      // is passed, which every request has; each attempt gets its own deadline instead.
-      baseURL: base.apiRoot,
-      headers: { Accept: "application/json", Authorization: authorization, "User-Agent": `twig-mcp/${pkg.version}` },
-      retryStatusCodes: [429, 503],
-      retryDelay: 0,
-      // Read as a stream so the size cap holds whatever the server sends.
-      responseType: "stream",
-      // A redirect is reported, not followed: following it would send the credentials elsewhere.
-      redirect: "manual",
-    },
-  });
+  const requestHeaders: Record<string, string> = {
+    Accept: "application/json",
+    Authorization: authorization,
+    "User-Agent": `twig-mcp/${pkg.version}`,
+  };
 
   async function send<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
     const endpoint = `${spec.method} ${spec.path}`;
     const timeoutMs = httpTimeoutMs(ctx.env, log);
-    if (signal.aborted) return err(cancelled(endpoint));
-    let attempt = 0;
+    const url = new URL(`${base.apiRoot}${spec.path}`);
+    for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     let started = 0;
     let deadline: AbortSignal | undefined;
     const failed = (cause: unknown): Result<never> => {
@@ -155,42 +144,36 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
     };
 
     let response: Response;
-    try {
-      response = await fetcher.raw(spec.path, {
-        method: spec.method,
-        query: spec.query,
-        body: spec.body as Record<string, unknown> | undefined,
-        retry: MAX_ATTEMPTS - 1,
-        onRequest: ({ options }) => {
-          ({ signal: options.signal, deadline } = attemptSignal(signal, timeoutMs));
-          attempt++;
-          started = performance.now();
-        },
-        onResponse: ({ response }) => {
-          const elapsed = Math.round(performance.now() - started);
-          log.debug(`Jira ${endpoint} → HTTP ${response.status} in ${elapsed} ms (attempt ${attempt})`);
-        },
-        // The wait before a retry happens here rather than in ofetch (whose retryDelay is an
-        // uncancellable timer): it honours Retry-After, goes through the injected sleep, ends with
-        // the caller's cancellation, and a wait beyond maxRetryWaitMs ends the retries instead.
-        onResponseError: async ({ response, options }) => {
-          if (!options.retry || (response.status !== 429 && response.status !== 503)) return;
-          const wait =
-            parseRetryAfter(response.headers.get("retry-after"), now()) ?? BACKOFF_BASE_MS * 2 ** (attempt - 1);
-          if (wait > maxRetryWaitMs) {
-            options.retry = false;
-            return;
-          }
-          log.info(`Jira answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
-          response.body?.cancel().catch(() => {});
-          await sleep(wait, signal);
-        },
-      });
-    } catch (error) {
-      // An HTTP error status that is not retried (any more) arrives as ofetch's FetchError.
-      const answered = (error as FetchError | undefined)?.response;
-      if (answered === undefined || signal.aborted) return failed(error);
-      response = answered;
+    for (let attempt = 1; ; attempt++) {
+      if (signal.aborted) return err(cancelled(endpoint));
+      const attemptSignals = attemptSignal(signal, timeoutMs);
+      deadline = attemptSignals.deadline;
+      started = performance.now();
+      try {
+        response = await ctx.fetch(url, {
+          method: spec.method,
+          headers: body === undefined ? requestHeaders : { ...requestHeaders, "Content-Type": "application/json" },
+          body,
+          signal: attemptSignals.signal,
+          // A redirect is reported, not followed: following it would send the credentials elsewhere.
+          redirect: "manual",
+        });
+      } catch (error) {
+        return failed(error);
+      }
+      const elapsed = Math.round(performance.now() - started);
+      log.debug(`Jira ${endpoint} → HTTP ${response.status} in ${elapsed} ms (attempt ${attempt})`);
+      if ((response.status !== 429 && response.status !== 503) || attempt === MAX_ATTEMPTS) break;
+      // Retry-After is honoured; a wait beyond maxRetryWaitMs ends the retries instead.
+      const wait = parseRetryAfter(response.headers.get("retry-after"), now()) ?? BACKOFF_BASE_MS * 2 ** (attempt - 1);
+      if (wait > maxRetryWaitMs) break;
+      log.info(`Jira answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
+      response.body?.cancel().catch(() => {});
+      try {
+        await sleep(wait, signal);
+      } catch {
+        return err(cancelled(endpoint));
+      }
     }
 
     const read = await readCapped(response.body, maxResponseBytes);
