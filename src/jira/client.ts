@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
-import { type ToolError, toolError } from "../core/errors.ts";
+import { toolError } from "../core/errors.ts";
 import {
   abortableSleep,
   attemptSignal,
@@ -134,7 +134,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
     let started = 0;
     let deadline: AbortSignal | undefined;
     const failed = (cause: unknown): Result<never> => {
-      if (signal.aborted) return err(cancelled(endpoint));
+      if (signal.aborted) return cancelled(endpoint);
       if (!deadline?.aborted) return transportError(cause, endpoint, site);
       log.debug(`Jira ${endpoint} timed out after ${Math.round(performance.now() - started)} ms`);
       return networkError(
@@ -145,7 +145,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
 
     let response: Response;
     for (let attempt = 1; ; attempt++) {
-      if (signal.aborted) return err(cancelled(endpoint));
+      if (signal.aborted) return cancelled(endpoint);
       const attemptSignals = attemptSignal(signal, timeoutMs);
       deadline = attemptSignals.deadline;
       started = performance.now();
@@ -172,7 +172,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
       try {
         await sleep(wait, signal);
       } catch {
-        return err(cancelled(endpoint));
+        return cancelled(endpoint);
       }
     }
 
@@ -269,7 +269,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
       }
       // A cancelled caller stops waiting (the listener goes with its signal); the detection goes on.
       const stopped = new Promise<Result<never>>((resolve) => {
-        const stop = () => resolve(err(cancelled(`GET ${path}`)));
+        const stop = () => resolve(cancelled(`GET ${path}`));
         if (signal.aborted) stop();
         else signal.addEventListener("abort", stop, { once: true });
       });
@@ -278,8 +278,8 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
   };
 }
 
-function cancelled(endpoint: string): ToolError {
-  return toolError("network_error", `Jira request ${endpoint} was cancelled`);
+function cancelled(endpoint: string): Result<never> {
+  return networkError(`Jira request ${endpoint} was cancelled`);
 }
 
 function networkError(message: string, hint?: string): Result<never> {
