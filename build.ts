@@ -22,7 +22,7 @@ import { parseArgs } from "node:util";
 import pkg from "./package.json" with { type: "json" };
 import { err, ok, type Result } from "./src/core/result.ts";
 import type { BundleInfo } from "./src/packaging/mcpb.ts";
-import { type RegistryInfo, registryEntry, renderRegistryEntry } from "./src/packaging/registry.ts";
+import { type RegistryInfo, serverJson } from "./src/packaging/registry.ts";
 import { buildRelease } from "./src/packaging/release.ts";
 import { fetchRuntime } from "./src/packaging/runtime.ts";
 import { selectTargets, TARGETS, type Target } from "./src/packaging/targets.ts";
@@ -137,15 +137,6 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-// ---- Release metadata: URLs, bundle and registry data, all from package.json ----
-
-/** The formula's download URL: `--release-url`, else the GitHub releases of package.json's repository. */
-function releaseUrlPattern(explicit: string | undefined, repositoryUrl: string): string {
-  if (explicit) return explicit;
-  if (process.env.TWIG_MCP_RELEASE_URL) return process.env.TWIG_MCP_RELEASE_URL;
-  return `${repositoryUrl}/releases/download/{tag}/{file}`;
-}
-
 export interface ProjectUrls {
   /** `https://github.com/<owner>/<name>`. */
   repositoryUrl: string;
@@ -159,18 +150,12 @@ export interface ProjectUrls {
  */
 export function projectUrls(manifest: { repository?: unknown; homepage?: unknown }): Result<ProjectUrls, string> {
   const field = manifest.repository;
-  const url =
-    typeof field === "string"
-      ? field
-      : typeof field === "object" && field !== null
-        ? (field as { url?: unknown }).url
-        : undefined;
+  const url = typeof field === "object" && field !== null ? (field as { url?: unknown }).url : field;
   const match =
-    typeof url === "string"
-      ? /^(?:github:|(?:git\+)?(?:https|ssh|git):\/\/(?:git@)?github\.com\/|git@github\.com:)([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+?)(?:\.git)?\/?$/.exec(
-          url,
-        )
-      : null;
+    typeof url === "string" &&
+    /^(?:github:|(?:git\+)?(?:https|ssh|git):\/\/(?:git@)?github\.com\/|git@github\.com:)([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+?)(?:\.git)?\/?$/.exec(
+      url,
+    );
   if (!match) {
     return err(
       'package.json needs "repository": { "type": "git", "url": "git+https://github.com/<owner>/<name>.git" } (see docs/releasing.md)',
@@ -214,21 +199,6 @@ export function registryInfo(urls: ProjectUrls): RegistryInfo {
   };
 }
 
-/** `--server-json`: ./server.json from package.json, after a version bump (no checksums: see registry.ts). */
-function writeServerJson(log: (line: string) => void): number {
-  const urls = projectUrls(pkg);
-  if (!urls.ok) {
-    console.error(urls.error);
-    return 2;
-  }
-  const path = new URL("./server.json", import.meta.url).pathname;
-  writeFileSync(path, renderRegistryEntry(registryEntry(registryInfo(urls.value))));
-  log(`wrote ${path} for version ${pkg.version}`);
-  return 0;
-}
-
-// ---- end of release metadata ----
-
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -242,12 +212,23 @@ async function main(): Promise<number> {
     },
   });
   const log = (line: string) => console.log(line);
-  if (values["server-json"]) return writeServerJson(log);
-  if (!values.target && !values.npm) {
+  if (!values["server-json"] && !values.target && !values.npm) {
     const outfile = values.outfile ?? join(values["out-dir"] as string, "twig-mcp");
     const started = performance.now();
     await compileBinary({ outfile });
     log(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);
+    return 0;
+  }
+  const urls = projectUrls(pkg);
+  if (!urls.ok) {
+    console.error(urls.error);
+    return 2;
+  }
+  if (values["server-json"]) {
+    // ./server.json from package.json, after a version bump (no checksums: see registry.ts).
+    const path = new URL("./server.json", import.meta.url).pathname;
+    writeFileSync(path, serverJson(registryInfo(urls.value)));
+    log(`wrote ${path} for version ${pkg.version}`);
     return 0;
   }
   const { targets, unknown } = selectTargets(values.target ?? ["all"]);
@@ -255,11 +236,6 @@ async function main(): Promise<number> {
     console.error(
       `unknown target ${unknown.join(", ")}; choose from all, host, ${TARGETS.map((t) => t.id).join(", ")}`,
     );
-    return 2;
-  }
-  const urls = projectUrls(pkg);
-  if (!urls.ok) {
-    console.error(urls.error);
     return 2;
   }
   const here = new URL(".", import.meta.url).pathname;
@@ -276,7 +252,10 @@ async function main(): Promise<number> {
       keywords: KEYWORDS,
       mcpName: pkg.mcpName,
     },
-    urlPattern: releaseUrlPattern(values["release-url"], urls.value.repositoryUrl),
+    urlPattern:
+      values["release-url"] ||
+      process.env.TWIG_MCP_RELEASE_URL ||
+      `${urls.value.repositoryUrl}/releases/download/{tag}/{file}`,
     bundles: { info: await bundleInfo(urls.value), license: readFileSync(join(here, "LICENSE"), "utf8") },
     registry: registryInfo(urls.value),
     formulaDescription: "Read-only MCP server for twig branch stacks, GitHub PRs and Jira issues",

@@ -105,10 +105,6 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Parses argv (without the executable and script). Common flags may come before or after the subcommand. */
 export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageError> {
-  const positionals: string[] = [];
-  let subcommand: Subcommand | null = null;
-  let helpCommand = false;
-
   // strict: false hands unknown flags back as tokens instead of throwing, for the advice below.
   const { values, tokens } = parseNodeArgs({
     args: [...argv],
@@ -118,6 +114,9 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
     tokens: true,
   });
   const common: CommonOptions = { repo: null, disabled: new Set(), verbosity: values.verbose?.length ?? 0 };
+  const positionals: string[] = [];
+  let subcommand: Subcommand | null = null;
+  let helpCommand = false;
   // Every flag is checked here; the values of those that pass are then read from `values`.
   for (const token of tokens) {
     if (token.kind === "option-terminator") continue;
@@ -131,65 +130,54 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
     }
     const flag = token.rawName.startsWith("--") ? token.rawName : `-${token.name}`;
     const value = token.value;
-    switch (token.name) {
-      case "help":
-      case "version":
-      case "verbose":
-        continue;
-      case "repo":
-        if (value === undefined) return usage("--repo needs a path: twig-mcp --repo /path/to/repository");
-        // An empty value is a host's blank setting (a Claude Desktop bundle's empty field): not set.
-        if (value !== "") common.repo = value;
-        continue;
-      case "max-reply-tokens": {
-        const tokens = value === undefined ? null : parseMaxReplyTokens(value);
-        if (tokens === null) {
-          return usage(
-            "--max-reply-tokens takes a whole number of tokens (0 = unlimited): twig-mcp --max-reply-tokens 40000",
-          );
-        }
-        common.maxReplyTokens = tokens;
-        continue;
+    if (token.name === "repo") {
+      if (value === undefined) return usage("--repo needs a path: twig-mcp --repo /path/to/repository");
+      // An empty value is a host's blank setting (a Claude Desktop bundle's empty field): not set.
+      if (value !== "") common.repo = value;
+    } else if (token.name === "max-reply-tokens") {
+      const budget = value === undefined ? null : parseMaxReplyTokens(value);
+      if (budget === null) {
+        return usage(
+          "--max-reply-tokens takes a whole number of tokens (0 = unlimited): twig-mcp --max-reply-tokens 40000",
+        );
       }
-      case "disable": {
-        if (value === "") continue;
-        // A mistyped flag stays a usage error (unlike TWIG_MCP_DISABLE): whoever typed it sees the message.
-        const group = value === undefined ? null : disableGroup(value);
-        if (group === null) {
-          const got = value === undefined ? "nothing" : quoteReceived(value);
-          const guess = value === undefined ? null : closest(value, DISABLE_GROUPS);
-          return usage(
-            `--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${got}.${guess ? ` Did you mean '${guess}'?` : ""}`,
-          );
-        }
-        common.disabled.add(group);
-        continue;
+      common.maxReplyTokens = budget;
+    } else if (token.name === "disable") {
+      if (value === "") continue;
+      // A mistyped flag stays a usage error (unlike TWIG_MCP_DISABLE): whoever typed it sees the message.
+      const group = value === undefined ? null : disableGroup(value);
+      if (group === null) {
+        const got = value === undefined ? "nothing" : quoteReceived(value);
+        const guess = value === undefined ? null : closest(value, DISABLE_GROUPS);
+        return usage(
+          `--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${got}.${guess ? ` Did you mean '${guess}'?` : ""}`,
+        );
       }
-    }
-    const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
-    if (kind === undefined) return unknownFlag(argv[token.index] as string, flag, subcommand);
-    if (kind === "boolean" && token.inlineValue) return usage(`${flag} takes no value: twig-mcp ${subcommand} ${flag}`);
-    if (kind === "string" && (value === undefined || value === "")) {
-      const placeholder = flag === "--scope" ? "user|project" : flag === "--name" ? "NAME" : "PATH";
-      return usage(`${flag} needs a value: twig-mcp ${subcommand} ${flag} ${placeholder}`);
+      common.disabled.add(group);
+    } else if (!["help", "version", "verbose"].includes(token.name)) {
+      const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
+      if (kind === undefined) return unknownFlag(argv[token.index] as string, flag, subcommand);
+      if (kind === "boolean" && token.inlineValue)
+        return usage(`${flag} takes no value: twig-mcp ${subcommand} ${flag}`);
+      if (kind === "string" && !value) {
+        const placeholder = flag === "--scope" ? "user|project" : flag === "--name" ? "NAME" : "PATH";
+        return usage(`${flag} needs a value: twig-mcp ${subcommand} ${flag} ${placeholder}`);
+      }
     }
   }
 
+  const [first, ...rest] = positionals;
   if (helpCommand) {
-    const topic = positionals[0];
-    if (topic === undefined) return ok({ command: "help" });
-    return isOneOf(SUBCOMMANDS, topic) ? ok({ command: "help", topic }) : unexpected(topic);
+    if (first === undefined) return ok({ command: "help" });
+    return isOneOf(SUBCOMMANDS, first) ? ok({ command: "help", topic: first }) : unexpected(first);
   }
   if (values.help !== undefined)
     return ok(subcommand === null ? { command: "help" } : { command: "help", topic: subcommand });
   if (values.version !== undefined) return ok({ command: "version" });
-  if (subcommand === null) {
-    return positionals.length === 0 ? ok({ command: "serve", ...common }) : unexpected(positionals[0] as string);
-  }
+  if (subcommand === null) return first === undefined ? ok({ command: "serve", ...common }) : unexpected(first);
   const given = values as Record<string, unknown>;
   const flag = (name: string) => given[name] === true;
   const text = (name: string) => (typeof given[name] === "string" ? (given[name] as string) : null);
-  const [first, ...rest] = positionals;
   switch (subcommand) {
     case "call":
       if (first === undefined) {
@@ -198,8 +186,39 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
         );
       }
       return ok({ command: "call", ...common, tool: first, args: rest, json: flag("json") });
-    case "config":
-      return buildConfig(common, text, flag, positionals);
+    case "config": {
+      const [client, extra] = positionals;
+      const help = `twig-mcp config <${CLIENTS.join("|")}> [--repo PATH] [--write]`;
+      if (client === undefined) return usage(`'twig-mcp config' needs a client: ${help}`);
+      if (!isOneOf(CLIENTS, client)) {
+        const guess = closest(client, CLIENTS);
+        return usage(
+          `unknown client '${client}'.${guess ? ` Did you mean '${guess}'?` : ""} Clients: ${CLIENTS.join(", ")}. Usage: ${help}`,
+        );
+      }
+      if (extra !== undefined)
+        return usage(`'twig-mcp config' takes one client, got '${extra}' as well. Usage: ${help}`);
+      const scope = text("scope");
+      if (scope !== null && !isOneOf(SCOPES, scope)) {
+        return usage(`--scope takes user or project, got '${scope}': twig-mcp config ${client} --scope project`);
+      }
+      const name = text("name") ?? "twig";
+      if (!SERVER_NAME.test(name)) {
+        return usage(
+          `--name must be letters, digits, '-' or '_' (at most 64), got '${name}': twig-mcp config ${client} --name twig`,
+        );
+      }
+      return ok({
+        command: "config",
+        ...common,
+        client,
+        write: flag("write"),
+        scope,
+        name,
+        commandPath: text("command"),
+        file: text("file"),
+      });
+    }
     case "demo":
       if (first !== undefined || common.repo !== null) {
         const what = common.repo !== null ? "--repo" : `arguments, got '${first}'`;
@@ -217,44 +236,6 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
   return subcommand === "tools"
     ? ok({ command: "tools", ...common, json: flag("json") })
     : ok({ command: "doctor", ...common, online: flag("online"), json: flag("json") });
-}
-
-function buildConfig(
-  common: CommonOptions,
-  text: (name: string) => string | null,
-  flag: (name: string) => boolean,
-  positionals: string[],
-): Result<CliCommand, UsageError> {
-  const [client, ...rest] = positionals;
-  const help = `twig-mcp config <${CLIENTS.join("|")}> [--repo PATH] [--write]`;
-  if (client === undefined) return usage(`'twig-mcp config' needs a client: ${help}`);
-  if (!isOneOf(CLIENTS, client)) {
-    const guess = closest(client, CLIENTS);
-    return usage(
-      `unknown client '${client}'.${guess ? ` Did you mean '${guess}'?` : ""} Clients: ${CLIENTS.join(", ")}. Usage: ${help}`,
-    );
-  }
-  if (rest.length > 0) return usage(`'twig-mcp config' takes one client, got '${rest[0]}' as well. Usage: ${help}`);
-  const scope = text("scope");
-  if (scope !== null && !isOneOf(SCOPES, scope)) {
-    return usage(`--scope takes user or project, got '${scope}': twig-mcp config ${client} --scope project`);
-  }
-  const name = text("name") ?? "twig";
-  if (!SERVER_NAME.test(name)) {
-    return usage(
-      `--name must be letters, digits, '-' or '_' (at most 64), got '${name}': twig-mcp config ${client} --name twig`,
-    );
-  }
-  return ok({
-    command: "config",
-    ...common,
-    client,
-    write: flag("write"),
-    scope,
-    name,
-    commandPath: text("command"),
-    file: text("file"),
-  });
 }
 
 function unexpected(word: string) {

@@ -91,20 +91,16 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
 }
 
 function tokenVariables(host: string, explicitDestination: boolean, knownToGh: boolean): string[] {
-  if (isGitHubCloud(host)) return ["GH_TOKEN", "GITHUB_TOKEN"];
+  const cloud = ["GH_TOKEN", "GITHUB_TOKEN"];
   const enterprise = ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
-  if (explicitDestination) return [...enterprise, "GH_TOKEN", "GITHUB_TOKEN"];
-  return knownToGh ? enterprise : [];
+  if (isGitHubCloud(host)) return cloud;
+  return explicitDestination ? [...enterprise, ...cloud] : knownToGh ? enterprise : [];
 }
 
 function missingHint(host: string): string {
   const netrc = `or add \`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`;
-  if (isGitHubCloud(host)) {
-    const ghFlag = host === GITHUB_COM ? "" : ` --hostname ${host}`;
-    return `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${ghFlag})), ${netrc}`;
+  if (!isGitHubCloud(host)) {
+    return `Export GH_HOST=${host} and GH_ENTERPRISE_TOKEN (for example GH_ENTERPRISE_TOKEN=$(gh auth token --hostname ${host})), ${netrc}`;
   }
-  return (
-    `Export GH_HOST=${host} and GH_ENTERPRISE_TOKEN (for example ` +
-    `GH_ENTERPRISE_TOKEN=$(gh auth token --hostname ${host})), ${netrc}`
-  );
+  return `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${host === GITHUB_COM ? "" : ` --hostname ${host}`})), ${netrc}`;
 }

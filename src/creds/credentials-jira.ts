@@ -1,7 +1,6 @@
 import type { Context } from "../core/context.ts";
-import { type ToolError, toolError } from "../core/errors.ts";
+import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { sha256Hex } from "../core/sha256.ts";
 import { lookupNetrc, type NetrcEntry } from "./netrc.ts";
 
 /** How requests authenticate: e-mail/username + API token (Basic) or a Data Center personal access token. */
@@ -11,14 +10,7 @@ export interface ResolvedJiraCredential {
   credential: JiraCredential;
   /** Where it came from, safe to show (never the secret), e.g. `~/.netrc (machine "jira.example.com")`. */
   source: string;
-  /** Every place consulted, in order, up to and including the one that answered. */
-  looked: string[];
 }
-
-/** The fallback machine twig always tries after the Jira host itself (§5.3). */
-const ATLASSIAN_NET_MACHINE = "atlassian.net";
-
-const NETRC = "~/.netrc";
 
 /**
  * Finds Jira credentials, in this order:
@@ -38,42 +30,33 @@ export async function resolveJiraCredential(
   machine: string,
 ): Promise<Result<ResolvedJiraCredential>> {
   const looked: string[] = [];
-  const found = (credential: JiraCredential, source: string) => ok({ credential, source, looked });
-  let netrcProblem: ToolError | null = null;
+  const notes: string[] = [];
+  const basic = (entry: NetrcEntry): JiraCredential => ({ kind: "basic", user: entry.login, token: entry.password });
   let defaultEntry: NetrcEntry | null = null;
 
-  for (const name of new Set([machine, ATLASSIAN_NET_MACHINE])) {
-    const place = `${NETRC} (machine "${redactUserinfo(name)}")`;
+  for (const name of new Set([machine, "atlassian.net"])) {
+    const place = `~/.netrc (machine "${redactUserinfo(name)}")`;
     looked.push(place);
-    if (netrcProblem !== null) continue;
+    if (notes.length > 0) continue;
     const read = await lookupNetrc(ctx, name);
-    if (!read.ok) netrcProblem = read.error;
+    if (!read.ok) notes.push(read.error.message);
     else if (read.value?.machine === null) defaultEntry = read.value;
-    else if (read.value) return found({ kind: "basic", user: read.value.login, token: read.value.password }, place);
+    else if (read.value) return ok({ credential: basic(read.value), source: place });
   }
 
-  const email = envValue(ctx, "JIRA_EMAIL");
-  const user = email ?? envValue(ctx, "JIRA_USERNAME");
-  const userVariable = email !== undefined ? "JIRA_EMAIL" : "JIRA_USERNAME";
-  const apiToken = envValue(ctx, "JIRA_API_TOKEN");
-  looked.push("$JIRA_EMAIL or $JIRA_USERNAME with $JIRA_API_TOKEN");
-  if (user !== undefined && apiToken !== undefined) {
-    return found({ kind: "basic", user, token: apiToken }, `$${userVariable} and $JIRA_API_TOKEN`);
+  const env = (name: string) => ctx.env[name]?.trim() || undefined;
+  const userVariable = env("JIRA_EMAIL") !== undefined ? "JIRA_EMAIL" : "JIRA_USERNAME";
+  const [user, token, personal] = [env(userVariable), env("JIRA_API_TOKEN"), env("JIRA_PERSONAL_TOKEN")];
+  looked.push("$JIRA_EMAIL or $JIRA_USERNAME with $JIRA_API_TOKEN", "$JIRA_PERSONAL_TOKEN");
+  if (user !== undefined && token !== undefined) {
+    return ok({ credential: { kind: "basic", user, token }, source: `$${userVariable} and $JIRA_API_TOKEN` });
   }
+  if (personal !== undefined)
+    return ok({ credential: { kind: "bearer", token: personal }, source: "$JIRA_PERSONAL_TOKEN" });
+  if (defaultEntry !== null) return ok({ credential: basic(defaultEntry), source: "~/.netrc (default entry)" });
 
-  const personalToken = envValue(ctx, "JIRA_PERSONAL_TOKEN");
-  looked.push("$JIRA_PERSONAL_TOKEN");
-  if (personalToken !== undefined) return found({ kind: "bearer", token: personalToken }, "$JIRA_PERSONAL_TOKEN");
-
-  if (defaultEntry !== null) {
-    looked.push(`${NETRC} (default entry)`);
-    return found({ kind: "basic", user: defaultEntry.login, token: defaultEntry.password }, `${NETRC} (default entry)`);
-  }
-
-  const notes: string[] = [];
-  if (netrcProblem !== null) notes.push(netrcProblem.message);
-  if (apiToken !== undefined && user === undefined) notes.push("$JIRA_API_TOKEN is set but $JIRA_EMAIL is not");
-  if (user !== undefined && apiToken === undefined) notes.push(`$${userVariable} is set but $JIRA_API_TOKEN is not`);
+  if (token !== undefined && user === undefined) notes.push("$JIRA_API_TOKEN is set but $JIRA_EMAIL is not");
+  if (user !== undefined && token === undefined) notes.push(`$${userVariable} is set but $JIRA_API_TOKEN is not`);
   const detail = notes.length > 0 ? ` (${notes.join("; ")})` : "";
   return err(
     toolError(
@@ -90,20 +73,7 @@ function redactUserinfo(machine: string): string {
   return machine.replace(/^[^/@]*@/, "…@");
 }
 
-function envValue(ctx: Pick<Context, "env">, name: string): string | undefined {
-  return ctx.env[name]?.trim() || undefined;
-}
-
 export function authorizationHeader(credential: JiraCredential): string {
   if (credential.kind === "bearer") return `Bearer ${credential.token}`;
   return `Basic ${Buffer.from(`${credential.user}:${credential.token}`, "utf8").toString("base64")}`;
-}
-
-/** A stable, non-reversible identity for cache keys, so no secret is kept as a map key. */
-export function credentialIdentity(credential: JiraCredential): string {
-  const material =
-    credential.kind === "bearer"
-      ? `bearer\u0000${credential.token}`
-      : `basic\u0000${credential.user}\u0000${credential.token}`;
-  return sha256Hex(material).slice(0, 32);
 }

@@ -8,12 +8,13 @@ export interface GhHostEntry {
   user?: string;
 }
 
+type Ctx = Pick<Context, "env" | "platform" | "home">;
+
 /**
  * The gh CLI's config directory, by gh's own rule: `$GH_CONFIG_DIR`, else `$XDG_CONFIG_HOME/gh`
  * (absolute values only), else `%AppData%\GitHub CLI` on Windows, else `~/.config/gh`.
  */
-export function ghConfigDir(ctx: Pick<Context, "env" | "platform" | "home">): string {
-  const { env, platform, home } = ctx;
+export function ghConfigDir({ env, platform, home }: Ctx): string {
   const path = platform === "win32" ? win32 : posix;
   if (env.GH_CONFIG_DIR) return env.GH_CONFIG_DIR;
   const xdg = env.XDG_CONFIG_HOME;
@@ -22,14 +23,12 @@ export function ghConfigDir(ctx: Pick<Context, "env" | "platform" | "home">): st
   return path.join(home, ".config", "gh");
 }
 
-export function ghHostsPath(ctx: Pick<Context, "env" | "platform" | "home">): string {
+export function ghHostsPath(ctx: Ctx): string {
   return (ctx.platform === "win32" ? win32 : posix).join(ghConfigDir(ctx), "hosts.yml");
 }
 
 /** Reads `hosts.yml` (cached by mtime); a missing or unreadable file reads as no hosts. */
-export async function readGhHosts(
-  ctx: Pick<Context, "env" | "platform" | "home" | "files">,
-): Promise<FileRead<Map<string, GhHostEntry>>> {
+export function readGhHosts(ctx: Ctx & Pick<Context, "files">): Promise<FileRead<Map<string, GhHostEntry>>> {
   // gh writes a few lines per host; a bound keeps a huge file from stalling the server while parsed.
   return ctx.files.read(ghHostsPath(ctx), "gh-hosts", (bytes) => parseGhHosts(decodeUtf8(bytes) ?? ""), {
     maxBytes: 1024 * 1024,
@@ -37,62 +36,25 @@ export async function readGhHosts(
 }
 
 /**
- * Parses the small YAML subset gh writes to `hosts.yml`:
- *
- * ```yaml
- * github.com:
- *     oauth_token: gho_xxx
- *     user: monalisa
- *     users:
- *         monalisa:
- *             oauth_token: gho_xxx
- * ```
- *
- * Top-level keys are hosts (lowercased); only the scalar keys directly under a host are kept
- * (deeper maps such as `users:` are skipped). Quoted scalars and trailing `# comments` are handled.
+ * Top-level keys of gh's `hosts.yml` are hosts (lowercased); of each, only the string
+ * `oauth_token` and `user` directly under it are kept. A file that is not YAML has no hosts.
  */
 export function parseGhHosts(text: string): Map<string, GhHostEntry> {
   const hosts = new Map<string, GhHostEntry>();
-  let current: GhHostEntry | null = null;
-  let fieldIndent: number | null = null;
-  for (const rawLine of text.split(/\r?\n/)) {
-    const line = rawLine.replace(/\t/g, "    ");
-    const content = line.trim();
-    if (content === "" || content.startsWith("#") || content === "---") continue;
-    const indent = line.length - line.trimStart().length;
-    const pair = splitKeyValue(content);
-    if (!pair) continue;
-    if (indent === 0) {
-      current = {};
-      fieldIndent = null;
-      hosts.set(pair.key.toLowerCase(), current);
-      continue;
+  let doc: unknown;
+  try {
+    doc = Bun.YAML.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    return hosts;
+  }
+  if (typeof doc !== "object" || doc === null) return hosts;
+  for (const [host, block] of Object.entries(doc)) {
+    const entry: GhHostEntry = {};
+    for (const key of ["oauth_token", "user"] as const) {
+      const value = (block as Record<string, unknown> | null)?.[key];
+      if (typeof value === "string" && value !== "") entry[key] = value;
     }
-    if (!current) continue;
-    fieldIndent ??= indent;
-    if (indent !== fieldIndent || pair.value === "") continue;
-    if (pair.key === "oauth_token" || pair.key === "user") current[pair.key] = pair.value;
+    hosts.set(host.toLowerCase(), entry);
   }
   return hosts;
-}
-
-/** `key: value` or `"key": value`; a plain key ends at the first colon followed by a blank or the end. */
-function splitKeyValue(content: string): { key: string; value: string } | null {
-  const match = /^(?:(["'])(.*?)\1\s*:(.*)|(?!:(?:\s|$))([\s\S]+?):(?=\s|$)([\s\S]*))$/.exec(content);
-  return match && { key: (match[2] ?? match[4])!.trim(), value: parseScalar((match[3] ?? match[5])!.trim()) };
-}
-
-function parseScalar(text: string): string {
-  if (text.startsWith('"')) {
-    // An unclosed quote runs to the end of the line.
-    const body = (/^"((?:[^"\\]|\\.?)*)/.exec(text) as RegExpExecArray)[1] as string;
-    return body.replace(/\\(["\\/nt])/g, (_, ch: string) => (ch === "n" ? "\n" : ch === "t" ? "\t" : ch));
-  }
-  if (text.startsWith("'")) {
-    const match = /^'((?:[^']|'')*)'/.exec(text);
-    return match ? (match[1] as string).replace(/''/g, "'") : text.slice(1);
-  }
-  const comment = text.search(/\s#/);
-  const value = (comment === -1 ? text : text.slice(0, comment)).trim();
-  return value === "~" || value === "null" ? "" : value;
 }

@@ -23,25 +23,12 @@ export function isGitHubCloud(host: string): boolean {
   return host === GITHUB_COM || isGheCom(host);
 }
 
-const OTHER_FORGES = new Set([
-  "codeberg.org",
-  "gitea.com",
-  "git.sr.ht",
-  "dev.azure.com",
-  "ssh.dev.azure.com",
-  "source.developers.google.com",
-]);
-
 /** Hosts that are certainly not GitHub, so a remote there is reported instead of queried. */
+const OTHER_FORGES =
+  /^(?:codeberg\.org|gitea\.com|git\.sr\.ht|(?:ssh\.)?dev\.azure\.com|source\.developers\.google\.com|(?:gitlab|bitbucket|git-codecommit)\..*|.*\.visualstudio\.com)$/;
+
 export function isOtherForge(host: string): boolean {
-  const name = host.split(":")[0] as string;
-  return (
-    OTHER_FORGES.has(name) ||
-    name.startsWith("gitlab.") ||
-    name.startsWith("bitbucket.") ||
-    name.endsWith(".visualstudio.com") ||
-    name.startsWith("git-codecommit.")
-  );
+  return OTHER_FORGES.test(host.split(":")[0] as string);
 }
 
 /**

@@ -21,51 +21,28 @@ export interface NetrcEntry {
 export function parseNetrc(text: string): NetrcEntry[] {
   const entries: NetrcEntry[] = [];
   const tokens = tokenize(text);
-  let current: { machine: string | null; login?: string; password?: string; account?: string } | null = null;
+  let current: (Partial<NetrcEntry> & Pick<NetrcEntry, "machine">) | null = null;
   const flush = () => {
-    if (current?.login !== undefined || current?.password !== undefined) {
-      entries.push({
-        machine: current.machine,
-        login: current.login ?? "",
-        password: current.password ?? "",
-        ...(current.account === undefined ? {} : { account: current.account }),
-      });
-    }
+    if (current?.login !== undefined || current?.password !== undefined)
+      entries.push({ login: "", password: "", ...current });
     current = null;
   };
   for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i] as Token;
-    switch (token.value) {
-      case "machine": {
-        flush();
-        const name = tokens[i + 1];
-        if (!name) return entries;
-        current = { machine: name.value };
-        i++;
-        break;
-      }
-      case "default":
-        flush();
-        current = { machine: null };
-        break;
-      case "login":
-      case "password":
-      case "account": {
-        const value = tokens[i + 1];
-        if (!value) break;
-        if (current) current[token.value] = value.value;
-        i++;
-        break;
-      }
-      case "macdef": {
-        // A macro body runs to the first empty line; its words are not netrc tokens.
-        const name = tokens[i + 1];
-        i++;
-        const bodyEnd = name ? text.indexOf("\n\n", name.end) : -1;
-        const stop = bodyEnd === -1 ? text.length : bodyEnd;
-        while (i + 1 < tokens.length && (tokens[i + 1] as Token).start < stop) i++;
-        break;
-      }
+    const word = (tokens[i] as Token).value;
+    const next = tokens[i + 1];
+    if (word === "machine" || word === "default") {
+      flush();
+      if (word === "default") current = { machine: null };
+      else if (next === undefined) return entries;
+      else [current, i] = [{ machine: next.value }, i + 1];
+    } else if (word === "login" || word === "password" || word === "account") {
+      if (next !== undefined && current) current[word] = next.value;
+      i++;
+    } else if (word === "macdef") {
+      // A macro body runs to the first empty line; its words are not netrc tokens.
+      const bodyEnd = next ? text.indexOf("\n\n", next.end) : -1;
+      const stop = bodyEnd === -1 ? text.length : bodyEnd;
+      for (i++; i + 1 < tokens.length && (tokens[i + 1] as Token).start < stop; ) i++;
     }
   }
   flush();

@@ -13,22 +13,10 @@ export interface RequestPurpose {
   unknownProject?: string;
 }
 
-export interface FailureContext {
-  /** Base URL safe to show (no userinfo). */
-  site: string;
-  /** Where the credentials came from, e.g. `$JIRA_EMAIL and $JIRA_API_TOKEN`. */
-  credentialSource: string;
-  /** Scrubbed from Jira's messages before they are clipped; never shown. */
-  secrets?: readonly string[];
-}
-
-const MAX_MESSAGE_CHARS = 300;
-const MAX_MESSAGES = 3;
-
 /**
  * Jira's error texts from a response body: `errorMessages[]`, the values of `errors{}`, and the
- * `message` of gateway-style bodies. Short, deduplicated, control characters removed; never the
- * raw body (which may be an HTML page).
+ * `message` of gateway-style bodies. At most three of 300 characters, deduplicated, control
+ * characters removed; never the raw body (which may be an HTML page).
  */
 export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
   if (typeof body !== "object" || body === null) return [];
@@ -38,13 +26,12 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
     ...(Array.isArray(errorMessages) ? errorMessages : []),
     ...fields.map(([field, text]) => (typeof text === "string" ? `${field}: ${text}` : null)),
     message,
-  ]
-    .filter((text): text is string => typeof text === "string")
-    .map((text) =>
-      clip(scrubSecrets(text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim(), secrets), MAX_MESSAGE_CHARS),
-    )
-    .filter((text) => text !== "");
-  return [...new Set(cleaned)].slice(0, MAX_MESSAGES);
+  ].flatMap((text) => {
+    if (typeof text !== "string") return [];
+    const plain = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+    return plain === "" ? [] : [clip(scrubSecrets(plain, secrets), 300)];
+  });
+  return [...new Set(cleaned)].slice(0, 3);
 }
 
 /** A final (no longer retried) HTTP error status as a tool error; Jira's own messages follow the sentence. */
@@ -52,7 +39,8 @@ export function httpStatusError(
   status: number,
   purpose: RequestPurpose,
   body: unknown,
-  failure: FailureContext,
+  /** `site` is safe to show (no userinfo); `secrets` are scrubbed from Jira's messages, never shown. */
+  failure: { site: string; credentialSource: string; secrets?: readonly string[] },
   extra: { retryAfterSeconds?: number; loginReason?: string | null } = {},
 ): ToolError {
   const messages = jiraErrorMessages(body, failure.secrets);

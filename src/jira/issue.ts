@@ -96,12 +96,11 @@ export function renderDescription(description: unknown): string | null {
 }
 
 function userName(user: v.InferOutput<typeof UserSchema> | null | undefined): string | undefined {
-  if (!user) return undefined;
-  return nonEmpty(user.displayName) ?? nonEmpty(user.name) ?? nonEmpty(user.emailAddress) ?? nonEmpty(user.accountId);
+  return [user?.displayName, user?.name, user?.emailAddress, user?.accountId].map(nonEmpty).find(Boolean);
 }
 
 function nonEmpty(value: string | null | undefined): string | undefined {
-  return value === null || value === undefined || value.trim() === "" ? undefined : value;
+  return value?.trim() ? value : undefined;
 }
 
 /**

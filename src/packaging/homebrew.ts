@@ -1,9 +1,9 @@
 /** The archive Homebrew installs on each of its platforms (Linuxbrew runs on glibc). */
 export const HOMEBREW_SLOTS = {
-  "darwin-arm64": { os: "macos", cpu: "arm" },
-  "darwin-x64": { os: "macos", cpu: "intel" },
-  "linux-arm64": { os: "linux", cpu: "arm" },
-  "linux-x64": { os: "linux", cpu: "intel" },
+  "darwin-arm64": ["macos", "arm"],
+  "darwin-x64": ["macos", "intel"],
+  "linux-arm64": ["linux", "arm"],
+  "linux-x64": ["linux", "intel"],
 } as const;
 
 export type HomebrewSlot = keyof typeof HOMEBREW_SLOTS;
@@ -13,15 +13,10 @@ export interface FormulaInput {
   description: string;
   homepage: string;
   license: string;
-  /** Download URL with `{version}` and `{file}` placeholders. */
+  /** Download URL with `{version}`, `{tag}` (`v<version>`, the usual release tag) and `{file}` placeholders. */
   urlPattern: string;
   /** Archive file name and SHA-256 per platform; platforms without one are left out. */
   archives: Partial<Record<HomebrewSlot, { file: string; sha256: string }>>;
-}
-
-/** Fills `{version}` and `{file}`; `{tag}` is `v<version>`, the usual release tag. */
-export function releaseUrl(pattern: string, version: string, file: string): string {
-  return pattern.replaceAll("{version}", version).replaceAll("{tag}", `v${version}`).replaceAll("{file}", file);
 }
 
 /**
@@ -29,14 +24,19 @@ export function releaseUrl(pattern: string, version: string, file: string): stri
  * each with its real checksum, and a `test do` block that runs the installed binary.
  */
 export function renderFormula(input: FormulaInput): string {
+  const url = (file: string) =>
+    input.urlPattern
+      .replaceAll("{version}", input.version)
+      .replaceAll("{tag}", `v${input.version}`)
+      .replaceAll("{file}", file);
   const block = (os: "macos" | "linux") => {
-    const cpus = Object.entries(HOMEBREW_SLOTS).flatMap(([slot, where]) => {
+    const cpus = Object.entries(HOMEBREW_SLOTS).flatMap(([slot, [slotOs, cpu]]) => {
       const archive = input.archives[slot as HomebrewSlot];
-      if (where.os !== os || archive === undefined) return [];
+      if (slotOs !== os || archive === undefined) return [];
       return [
-        `    on_${where.cpu} do`,
-        `      url ${rubyString(releaseUrl(input.urlPattern, input.version, archive.file))}`,
-        `      sha256 ${rubyString(archive.sha256)}`,
+        `    on_${cpu} do`,
+        `      url ${rubyString(url(archive.file))}`,
+        `      sha256 "${archive.sha256}"`,
         "    end",
       ];
     });

@@ -16,7 +16,7 @@ export interface PackageInfo {
   mcpName?: string;
 }
 
-export interface NpmTarball {
+interface NpmTarball {
   file: string;
   bytes: Uint8Array<ArrayBuffer>;
 }
@@ -35,7 +35,7 @@ function manifest(info: PackageInfo, name: string, description: string, rest: ob
   return entry("package/package.json", `${JSON.stringify(fields, null, 2)}\n`);
 }
 
-export function platformPackageName(target: Target): string {
+function platformPackageName(target: Target): string {
   return `twig-mcp-${target.id}`;
 }
 

@@ -3,12 +3,11 @@ import { join } from "node:path";
 import type { Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { entry, tarGz, zip } from "./archive.ts";
-import { renderChecksums } from "./checksums.ts";
 import { type FormulaInput, HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";
 import { type BundleInfo, bundle, bundleName, bundleTargets } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
-import { type RegistryInfo, registryEntry, renderRegistryEntry } from "./registry.ts";
-import { archiveName, binaryName, installedName, isWindows, TARGETS, type Target } from "./targets.ts";
+import { type RegistryInfo, serverJson } from "./registry.ts";
+import { archiveName, binaryName, installedName, TARGETS, type Target } from "./targets.ts";
 
 export interface ReleaseOptions {
   targets: readonly Target[];
@@ -70,7 +69,10 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
     const entries = [entry(installedName(target), await binaryOf(target), 0o755)];
     result.built.push(target);
     result.files.push(binaryName(target));
-    await write(archiveName(target), isWindows(target) ? zip(entries, mtime, level) : tarGz(entries, mtime, level));
+    await write(
+      archiveName(target),
+      target.os === "windows" ? zip(entries, mtime, level) : tarGz(entries, mtime, level),
+    );
     log(`built ${binaryName(target)} and ${archiveName(target)} in ${Math.round(performance.now() - started)} ms`);
   }
 
@@ -88,14 +90,16 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
       if (existsSync(path)) sums.set(name, sha256Hex(await Bun.file(path).bytes()));
     }
   }
-  if (sums.size > 0) await write("sha256sums.txt", renderChecksums(sums));
-  if (options.registry) await write("server.json", renderRegistryEntry(registryEntry(options.registry, sums)));
+  // sha256sum's format, which `sha256sum -c` checks: `<hex>  <name>` lines, sorted by name.
+  const sorted = [...sums].sort(([a], [b]) => (a < b ? -1 : 1));
+  if (sums.size > 0) await write("sha256sums.txt", sorted.map(([name, hex]) => `${hex}  ${name}\n`).join(""));
+  if (options.registry) await write("server.json", serverJson(options.registry, sums));
 
   const archives: FormulaInput["archives"] = {};
-  for (const target of present) {
-    const sha256 = sums.get(archiveName(target));
-    if (sha256 && target.id in HOMEBREW_SLOTS)
-      archives[target.id as HomebrewSlot] = { file: archiveName(target), sha256 };
+  for (const slot of Object.keys(HOMEBREW_SLOTS) as HomebrewSlot[]) {
+    const file = `twig-mcp-${slot}.tar.gz`;
+    const sha256 = sums.get(file);
+    if (sha256) archives[slot] = { file, sha256 };
   }
   const missing = Object.keys(HOMEBREW_SLOTS).filter((slot) => !(slot in archives));
   if (missing.length < Object.keys(HOMEBREW_SLOTS).length) {

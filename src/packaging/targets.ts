@@ -48,33 +48,32 @@ export const TARGETS: readonly Target[] = [
   "windows-x64",
 ].map(target);
 
-export function isWindows(target: Target): boolean {
-  return target.os === "windows";
-}
-
 /** `twig-mcp-linux-x64`, `twig-mcp-windows-x64.exe`: the bare binary's name in dist/. */
 export function binaryName(target: Target): string {
-  return `twig-mcp-${target.id}${isWindows(target) ? ".exe" : ""}`;
+  return `twig-mcp-${target.id}${target.os === "windows" ? ".exe" : ""}`;
 }
 
 /** The name the binary has inside its archive and once installed. */
 export function installedName(target: Target): string {
-  return isWindows(target) ? "twig-mcp.exe" : "twig-mcp";
+  return target.os === "windows" ? "twig-mcp.exe" : "twig-mcp";
 }
 
 export function archiveName(target: Target): string {
-  return `twig-mcp-${target.id}.${isWindows(target) ? "zip" : "tar.gz"}`;
+  return `twig-mcp-${target.id}.${target.os === "windows" ? "zip" : "tar.gz"}`;
 }
 
-/** The target this machine runs, as `process.platform`/`process.arch` and the C library describe it. */
-export function hostTarget(platform: NodeJS.Platform, arch: string, musl: boolean): Target | null {
+/** The target a machine runs, as `process.platform`/`process.arch` and its C library describe it (this one's by default). */
+export function hostTarget(
+  platform = process.platform,
+  arch: string = process.arch,
+  musl = hostIsMusl(),
+): Target | null {
   const os = platform === "win32" ? "windows" : platform;
-  const id = `${os}-${arch}${os === "linux" && musl ? "-musl" : ""}`;
-  return TARGETS.find((t) => t.id === id) ?? null;
+  return TARGETS.find((t) => t.id === `${os}-${arch}${os === "linux" && musl ? "-musl" : ""}`) ?? null;
 }
 
 /** glibc reports its version in Node's diagnostic report; musl does not. */
-export function hostIsMusl(): boolean {
+function hostIsMusl(): boolean {
   if (process.platform !== "linux") return false;
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   return report?.header !== undefined && report.header.glibcVersionRuntime === undefined;
@@ -90,7 +89,7 @@ export function selectTargets(words: readonly string[]): { targets: Target[]; un
       continue;
     }
     const host = word === "host";
-    const target = host ? hostTarget(process.platform, process.arch, hostIsMusl()) : TARGETS.find((t) => t.id === word);
+    const target = host ? hostTarget() : TARGETS.find((t) => t.id === word);
     if (target) targets.add(target);
     else unknown.push(host ? `host (${process.platform}-${process.arch})` : word);
   }

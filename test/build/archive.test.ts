@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
 import { tarGz, zip } from "../../src/packaging/archive.ts";
-import { parseChecksums, renderChecksums } from "../../src/packaging/checksums.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
@@ -92,20 +91,5 @@ describe("zip", () => {
     expect(view.getUint16(end + 10, true)).toBe(2);
     const centralAt = view.getUint32(end + 16, true);
     expect(view.getUint32(centralAt, true)).toBe(0x02014b50);
-  });
-});
-
-describe("sha256sums.txt", () => {
-  test("sha256sum's format, sorted, and read back", () => {
-    const sums = new Map([
-      ["b.tar.gz", sha256(encoder.encode("b"))],
-      ["a.zip", sha256(encoder.encode("a"))],
-    ]);
-    const text = renderChecksums(sums);
-    expect(text).toBe(
-      "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  a.zip\n" +
-        "3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d  b.tar.gz\n",
-    );
-    expect(parseChecksums(text)).toEqual(sums);
   });
 });

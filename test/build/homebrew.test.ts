@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
 import { tarGz } from "../../src/packaging/archive.ts";
-import { type HomebrewSlot, releaseUrl, renderFormula, rubyString } from "../../src/packaging/homebrew.ts";
+import { type HomebrewSlot, renderFormula, rubyString } from "../../src/packaging/homebrew.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
@@ -26,7 +26,7 @@ const input = {
   description: "Read-only MCP server for twig branch stacks, GitHub PRs and Jira issues",
   homepage: "https://github.com/example/twig-mcp",
   license: "MIT",
-  urlPattern: "https://github.com/example/twig-mcp/releases/download/{tag}/{file}",
+  urlPattern: "https://github.com/example/twig-mcp/releases/download/{tag}/{file}?v={version}",
   archives: fixtures,
 };
 
@@ -46,7 +46,7 @@ describe("renderFormula", () => {
   ] as const)("on_%s/on_%s downloads the %s archive with its sha256", (os, cpu, slot) => {
     const block = blockOf(formula, os, cpu);
     expect(block).toContain(
-      `url "https://github.com/example/twig-mcp/releases/download/v1.2.3/twig-mcp-${slot}.tar.gz"`,
+      `url "https://github.com/example/twig-mcp/releases/download/v1.2.3/twig-mcp-${slot}.tar.gz?v=1.2.3"`,
     );
     expect(block).toContain(`sha256 "${fixtures[slot].sha256}"`);
   });
@@ -77,12 +77,6 @@ describe("renderFormula", () => {
       expect(result.stdout.toString()).toContain("Syntax OK");
     }
   });
-});
-
-test("releaseUrl fills {version}, {tag} and {file}", () => {
-  expect(releaseUrl("https://dl.example.com/{version}/{tag}/{file}", "0.4.0", "a.zip")).toBe(
-    "https://dl.example.com/0.4.0/v0.4.0/a.zip",
-  );
 });
 
 test("rubyString never interpolates", () => {

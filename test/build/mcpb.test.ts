@@ -9,7 +9,6 @@ import { bundleInfo, projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
-import { parseChecksums } from "../../src/packaging/checksums.ts";
 import {
   BUNDLE_ICON,
   type BundleInfo,
@@ -19,7 +18,7 @@ import {
   bundleTargets,
 } from "../../src/packaging/mcpb.ts";
 import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
-import { hostIsMusl, hostTarget, type Target } from "../../src/packaging/targets.ts";
+import { hostTarget, type Target } from "../../src/packaging/targets.ts";
 import { PROMPTS } from "../../src/prompts/all.ts";
 import { binaryPath } from "../support/binary.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
@@ -28,7 +27,7 @@ import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts"
 
 // The package's own script run by this Bun: node_modules/.bin shims differ on Windows.
 const MCPB = join(import.meta.dir, "..", "..", "node_modules", "@anthropic-ai", "mcpb", "dist", "cli", "cli.js");
-const host = hostTarget(process.platform, process.arch, hostIsMusl()) as Target;
+const host = hostTarget() as Target;
 const hostBundled = bundleTargets().includes(host);
 
 let info: BundleInfo;
@@ -160,7 +159,14 @@ describe.if(hostBundled)("the bundle for this host", () => {
   test("sha256sums.txt and server.json carry its checksum", () => {
     const hex = sha256(readFileSync(file()));
     expect(result.files).toContain(bundleName(host));
-    expect(parseChecksums(readFileSync(join(outDir, "sha256sums.txt"), "utf8")).get(bundleName(host))).toBe(hex);
+    expect(
+      new Map(
+        readFileSync(join(outDir, "sha256sums.txt"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => l.split("  ").reverse() as [string, string]),
+      ).get(bundleName(host)),
+    ).toBe(hex);
     const entry = JSON.parse(readFileSync(join(outDir, "server.json"), "utf8")) as {
       packages: Array<{ identifier: string; fileSha256?: string }>;
     };

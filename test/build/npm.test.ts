@@ -6,14 +6,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import pkg from "../../package.json" with { type: "json" };
 import { mainPackage, type PackageInfo, platformPackage } from "../../src/packaging/npm.ts";
-import { hostIsMusl, hostTarget, installedName, TARGETS, type Target } from "../../src/packaging/targets.ts";
+import { hostTarget, installedName, TARGETS, type Target } from "../../src/packaging/targets.ts";
 import { binaryPath } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
 
-const host = hostTarget(process.platform, process.arch, hostIsMusl());
+const host = hostTarget();
 const info: PackageInfo = { name: "twig-mcp", version: pkg.version, description: pkg.description, license: "MIT" };
 const launcher = readFileSync(join(import.meta.dir, "..", "..", "src", "packaging", "npm-launcher.cjs"), "utf8");
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-npm-"));

@@ -4,24 +4,30 @@ import { join } from "node:path";
 import { projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { mainPackage } from "../../src/packaging/npm.ts";
-import { REGISTRY_SCHEMA, registryEntry, renderRegistryEntry } from "../../src/packaging/registry.ts";
+import { serverJson } from "../../src/packaging/registry.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const read = (name: string) => readFileSync(join(root, name), "utf8");
 
 describe("server.json", () => {
-  const checkedIn = JSON.parse(read("server.json")) as ReturnType<typeof registryEntry>;
+  const checkedIn = JSON.parse(read("server.json")) as {
+    $schema: string;
+    name: string;
+    version: string;
+    description: string;
+    packages: Array<{ registryType: string; identifier: string; version: string }>;
+  };
 
   test("is what `bun build.ts --server-json` writes from package.json, at package.json's version", () => {
     const urls = projectUrls(pkg);
     if (!urls.ok) throw new Error(urls.error);
-    expect(read("server.json")).toBe(renderRegistryEntry(registryEntry(registryInfo(urls.value))));
+    expect(read("server.json")).toBe(serverJson(registryInfo(urls.value)));
     expect(checkedIn.version).toBe(pkg.version);
     for (const entry of checkedIn.packages) expect(entry.version).toBe(pkg.version);
   });
 
   test("names the npm package, whose package.json proves ownership with mcpName", () => {
-    expect(checkedIn.$schema).toBe(REGISTRY_SCHEMA);
+    expect(checkedIn.$schema).toBe("https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json");
     expect(checkedIn.name).toBe(pkg.mcpName);
     expect(checkedIn.packages[0]).toMatchObject({ registryType: "npm", identifier: pkg.name, version: pkg.version });
     const tarball = mainPackage(

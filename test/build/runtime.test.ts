@@ -6,7 +6,7 @@ import { compileBinary } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { tarGz } from "../../src/packaging/archive.ts";
 import { fetchRuntime } from "../../src/packaging/runtime.ts";
-import { hostIsMusl, hostTarget, type Target } from "../../src/packaging/targets.ts";
+import { hostTarget, type Target } from "../../src/packaging/targets.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
@@ -14,7 +14,7 @@ setDefaultTimeout(60_000);
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-runtime-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const host = hostTarget(process.platform, process.arch, hostIsMusl());
+const host = hostTarget();
 
 /**
  * The fallback for when Bun cannot download a cross-compile runtime: `npm pack @oven/bun-…` and

@@ -6,9 +6,8 @@ import { err, ok, type Result } from "../../core/result.ts";
  * The demo's sample repository: its branches, the `.twig/state.json` twig would have written for
  * them (format: twig-reference §2; fixed ids and times, so every run shows the same answers), and
  * the git commands that build it.
- */
-const SAMPLE_REPO_NAME = "shop";
-/** Checked out in the main checkout; the last branch of the first stack lives in a linked worktree. */
+ *
+ * Checked out in the main checkout; the last branch of the first stack lives in a linked worktree. */
 const SAMPLE_CURRENT = "feature/auth";
 export const SAMPLE_WORKTREE_BRANCH = "feature/auth-ui";
 
@@ -22,17 +21,17 @@ const SAMPLE_BRANCHES = (
   ] as const
 ).map(([name, parent, jira, pr, file, title]) => ({ name, parent, jira, pr, file, message: `${jira} ${title}` }));
 
+/** The dependencies' ids, in branch order. */
+const IDS =
+  "0f8d2c6e-5b7a-4c1e-9d3f-2a6b8e4c1d70 7c1e9a44-3f2b-4d6a-8e05-b9d2f1a3c6e8 c2a5e7f1-9b3d-4e8a-a6c4-1d7f0b2e9a35 3b7f0d2a-6c4e-4a19-8f25-e1d9c3b7a640".split(
+    " ",
+  );
+
 /** As twig names a worktree: every `/` replaced by `-`. */
 const WORKTREE_NAME = SAMPLE_WORKTREE_BRANCH.replaceAll("/", "-");
 
 /** The state file's text, pretty-printed as twig (serde_json) writes it: 2 spaces, no final newline. */
 function sampleStateJson(worktreePath: string): string {
-  const ids = [
-    "0f8d2c6e-5b7a-4c1e-9d3f-2a6b8e4c1d70",
-    "7c1e9a44-3f2b-4d6a-8e05-b9d2f1a3c6e8",
-    "c2a5e7f1-9b3d-4e8a-a6c4-1d7f0b2e9a35",
-    "3b7f0d2a-6c4e-4a19-8f25-e1d9c3b7a640",
-  ];
   const state = {
     version: 1,
     updated_at: "2025-06-03T14:22:07.481920311Z",
@@ -51,7 +50,7 @@ function sampleStateJson(worktreePath: string): string {
       ]),
     ),
     dependencies: SAMPLE_BRANCHES.map((b, i) => ({
-      id: ids[i],
+      id: IDS[i],
       child: b.name,
       parent: b.parent,
       created_at: `2025-06-0${i + 1}T10:00:01.204518Z`,
@@ -73,8 +72,8 @@ function sampleStateJson(worktreePath: string): string {
  * returns its main checkout. HOME already points into `dir` (demo.ts), so the user's git configuration plays no part.
  */
 export async function buildSampleRepo(git: string, dir: string): Promise<Result<string, string>> {
-  const root = join(dir, SAMPLE_REPO_NAME);
-  const worktree = join(dir, `${SAMPLE_REPO_NAME}-worktrees`, WORKTREE_NAME);
+  const root = join(dir, "shop");
+  const worktree = join(dir, "shop-worktrees", WORKTREE_NAME);
   const run = (...args: string[]) => runGit(git, root, args);
   const commit = async (file: string, text: string, message: string) => {
     await mkdir(dirname(join(root, file)), { recursive: true });
@@ -105,25 +104,16 @@ export async function buildSampleRepo(git: string, dir: string): Promise<Result<
   return ok(root);
 }
 
+/** The user's environment without GIT_* (a GIT_DIR would point git elsewhere), with a throwaway identity. */
 async function runGit(git: string, cwd: string, args: string[]): Promise<Result<void, string>> {
-  const proc = Bun.spawn([git, ...args], { cwd, env: gitEnv(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const env: Record<string, string | undefined> = { GIT_CONFIG_NOSYSTEM: "1" };
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("GIT_")) env[key] = value;
+  for (const who of ["AUTHOR", "COMMITTER"]) {
+    Object.assign(env, { [`GIT_${who}_NAME`]: "Alice Example", [`GIT_${who}_EMAIL`]: "alice@example.com" });
+    env[`GIT_${who}_DATE`] = "2025-06-01T10:00:00Z";
+  }
+  const proc = Bun.spawn([git, ...args], { cwd, env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   if (code === 0) return ok(undefined);
   return err(`git ${args.join(" ")} failed (exit ${code}): ${stderr.trim().slice(0, 500)}`);
-}
-
-/** The user's environment without GIT_* (a GIT_DIR would point git elsewhere), with a throwaway identity. */
-function gitEnv(): Record<string, string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")));
-  const when = "2025-06-01T10:00:00Z";
-  return {
-    ...env,
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_AUTHOR_NAME: "Alice Example",
-    GIT_AUTHOR_EMAIL: "alice@example.com",
-    GIT_COMMITTER_NAME: "Alice Example",
-    GIT_COMMITTER_EMAIL: "alice@example.com",
-    GIT_AUTHOR_DATE: when,
-    GIT_COMMITTER_DATE: when,
-  };
 }
