@@ -1,13 +1,4 @@
-import {
-  type Dirent,
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 
 /**
  * The file operations of the serving path, with promise signatures but synchronous bodies. Every
@@ -27,11 +18,6 @@ export async function stat(path: string): Promise<Stats> {
  */
 export async function statIfExists(path: string): Promise<Stats | undefined> {
   return statSync(path, { throwIfNoEntry: false });
-}
-
-/** Whether anything is at `path` (through symlinks), as git's `file_exists` asks; no `Stats` is made. */
-export function pathExists(path: string): boolean {
-  return existsSync(path);
 }
 
 export async function lstatIfExists(path: string): Promise<Stats | undefined> {
