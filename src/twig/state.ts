@@ -34,49 +34,37 @@ export interface TwigState {
 
 export const EMPTY_STATE: TwigState = buildState(new Map(), [], [], []);
 
-export function statePath(workTree: string): string {
-  return join(workTree, ".twig", "state.json");
-}
+const statePath = (workTree: string) => join(workTree, ".twig", "state.json");
 
 /**
  * Loads `workTree`'s `.twig/state.json`, or in a linked worktree without one the main checkout's
  * (as twig resolves it). A missing file is empty state (twig's rule); a bad one is `no_twig_state`.
  */
 export async function loadState(ctx: Pick<Context, "files">, workTree: string): Promise<Result<TwigState>> {
-  let checkout = workTree;
-  let path = statePath(workTree);
+  const path = await stateFileFor(ctx, workTree);
   const fail = (verb: string, why: string, hint: string) =>
     err(toolError("no_twig_state", `Failed to load twig state: Failed to ${verb} state file ${path} (${why})`, hint));
-  // twig writes a plain file; one linked out of the checkout would read another file (a secret)
+  // twig writes a plain file; one linked out of its checkout would read another file (a secret)
   // as state, and parse errors would describe it.
-  const refuseLinkOut = () =>
-    fail(
+  if (!(await resolvesInside(path, dirname(dirname(path))))) {
+    return fail(
       "read",
       "a symbolic link to a file outside the repository",
       `twig writes ${path} as a plain file: replace the link with a copy, or remove it.`,
     );
-  if (!(await resolvesInside(path, checkout))) return refuseLinkOut();
-  let read = await ctx.files.read(path, "twig-state", parseStateBytes);
-  if (read.kind === "missing") {
-    const main = await mainCheckoutOf(ctx, workTree);
-    if (main === null) return ok(EMPTY_STATE);
-    checkout = main;
-    path = statePath(main);
-    if (!(await resolvesInside(path, checkout))) return refuseLinkOut();
-    read = await ctx.files.read(path, "twig-state", parseStateBytes);
-    if (read.kind === "missing") return ok(EMPTY_STATE);
   }
+  const read = await ctx.files.read(path, "twig-state", parseStateBytes);
+  if (read.kind === "missing") return ok(EMPTY_STATE);
   if (read.kind === "unreadable") return fail("read", read.cause, `Check that ${path} is a readable file.`);
-  if (!read.value.ok)
-    return fail(
-      "parse",
-      read.value.error,
-      `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
-    );
-  return ok(read.value.value);
+  if (read.value.ok) return ok(read.value.value);
+  return fail(
+    "parse",
+    read.value.error,
+    `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
+  );
 }
 
-/** The state file `loadState` reads for `workTree`, whether or not it exists yet. */
+/** The state file `loadState` reads for `workTree`: its own if anything is there, else its main checkout's. */
 export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string): Promise<string> {
   const own = statePath(workTree);
   if ((await lstatIfExists(own)) !== undefined) return own;
