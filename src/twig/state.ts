@@ -67,7 +67,8 @@ export async function loadState(ctx: Pick<Context, "files">, workTree: string): 
 /** The state file `loadState` reads for `workTree`: its own if anything is there, else its main checkout's. */
 export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string): Promise<string> {
   const own = statePath(workTree);
-  if ((await lstatIfExists(own)) !== undefined) return own;
+  // Unreadable counts as there: reading it then says why.
+  if ((await lstatIfExists(own).catch(() => null)) !== undefined) return own;
   const main = await mainCheckoutOf(ctx, workTree);
   return main === null ? own : statePath(main);
 }
@@ -118,24 +119,18 @@ function buildState(
   worktrees: WorktreeRecord[],
 ): TwigState {
   const parents = new Map<string, string[]>();
-  const invalidNames = new Set<string>();
+  for (const { child, parent } of dependencies) {
+    if (!parents.has(child)) parents.set(child, []);
+    parents.get(child)?.push(parent);
+  }
+  // Each name checked once: a hostile state may repeat one thousands of times.
+  const names = new Set([...branches.keys(), ...dependencies.flatMap((d) => [d.child, d.parent])]);
+  for (const { branch } of roots) names.add(branch);
+  const invalidNames = new Set([...names].filter((name) => checkBranchName(name) !== null));
   const invalidJiraKeys = new Set<string>();
-  const checkName = (name: string) => {
-    if (!invalidNames.has(name) && checkBranchName(name) !== null) invalidNames.add(name);
-  };
-  for (const [name, meta] of branches) {
-    checkName(name);
-    const key = meta.jira_issue;
+  for (const [name, { jira_issue: key }] of branches) {
     if (key != null && key !== "" && !STORED_JIRA_KEY.test(key)) invalidJiraKeys.add(name);
   }
-  for (const { child, parent } of dependencies) {
-    checkName(child);
-    checkName(parent);
-    const list = parents.get(child);
-    if (list) list.push(parent);
-    else parents.set(child, [parent]);
-  }
-  for (const { branch } of roots) checkName(branch);
   const parentsOf = (branch: string) => parents.get(branch) ?? [];
   return { branches, dependencies, roots, worktrees, parentsOf, invalidNames, invalidJiraKeys };
 }
