@@ -217,20 +217,20 @@ function worktreeOutside({ dir, configured }: { dir: string; configured: string 
 }
 
 /** Canonical form of an existing path, or why there is none. */
-async function canonicalPath(path: string): Promise<{ ok: true; path: string } | { ok: false; cause: string }> {
-  try {
-    return { ok: true, path: await realpath(path) };
-  } catch (error) {
-    return { ok: false, cause: describeFsError(error) };
-  }
-}
+const canonicalPath = (path: string) =>
+  realpath(path).then(
+    (real) => ({ ok: true as const, path: real }),
+    (error: unknown) => ({ ok: false as const, cause: describeFsError(error) }),
+  );
 
 /** Canonical form of an existing path; `null` when there is none. */
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
-async function isDirectory(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
-}
+const isDirectory = (path: string) =>
+  stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
 const MAX_POINTER_FILE_BYTES = 1024 * 1024;
