@@ -59,21 +59,24 @@ export function readBounded(path: string, maxBytes: number): BoundedRead {
 /**
  * Reads until end of file or at least `limit` bytes. Kernel-made files (`/proc`, `/sys`) may refuse
  * reads that are not whole records (the page map answers EINVAL to a read of 8k+1 bytes), so every
- * read asks for whole 4 KiB blocks, the first sized from what the file claims (a `/proc` file
- * claims 0) and each next one twice as large, and the last may run past `limit` by less than one.
+ * read asks for whole 4 KiB blocks: first what the file claims and one byte more (a `/proc` file
+ * claims 0), then twice as much after a full read, or one block after a short one, which is
+ * usually the end.
  */
 function readUpTo(fd: number, limit: number, claimedSize: number): Uint8Array {
   const blocks = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
   const chunks: Buffer[] = [];
   let length = 0;
-  for (let size = claimedSize === 0 ? 64 * 1024 : blocks(claimedSize + 1); length < limit; size *= 2) {
+  for (let size = claimedSize === 0 ? 64 * 1024 : blocks(claimedSize + 1); length < limit; ) {
     const chunk = Buffer.allocUnsafe(Math.min(size, blocks(limit - length)));
     const n = readSync(fd, chunk, 0, chunk.length, null);
     if (n === 0) break;
     chunks.push(chunk.subarray(0, n));
     length += n;
+    size = n < chunk.length ? 4096 : size * 2;
   }
-  // A copy unless one small chunk holds it all, so a cached small file does not pin a large buffer.
+  // One chunk mostly used is kept as it is; anything else is copied, so a cached small file does
+  // not pin a large buffer.
   return chunks.length === 1 && length + 4096 > (chunks[0] as Buffer).buffer.byteLength
     ? (chunks[0] as Buffer)
     : Buffer.concat(chunks, length);
