@@ -16,9 +16,6 @@ export type BoundedRead =
  */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
-/** The first read's buffer for a file whose size says nothing (a `/proc` file says 0). */
-const FIRST_CHUNK = 16 * 4096;
-
 /**
  * The one way the server reads a file. Files under a cloned repository are hostile: `stat` can be
  * answered for one file and `open` for another (a swap between the two), a FIFO blocks the reader
@@ -60,32 +57,27 @@ export function readBounded(path: string, maxBytes: number): BoundedRead {
 }
 
 /**
- * Kernel-made files (`/proc`, `/sys`) may refuse reads that are not whole records (the page map
- * answers EINVAL to a read of 8k+1 bytes), so every read asks for a multiple of this, and the last
- * may run past `limit` by less than one block.
+ * Reads until end of file or at least `limit` bytes. Kernel-made files (`/proc`, `/sys`) may refuse
+ * reads that are not whole records (the page map answers EINVAL to a read of 8k+1 bytes), so every
+ * read asks for whole 4 KiB blocks: first what the file claims and one byte more (a `/proc` file
+ * claims 0), then twice as much after a full read, or one block after a short one, which is
+ * usually the end.
  */
-const READ_BLOCK = 4096;
-
-/** Reads until end of file or at least `limit` bytes, growing the buffer from the size the file claims. */
 function readUpTo(fd: number, limit: number, claimedSize: number): Uint8Array {
-  const ceiling = Math.ceil(limit / READ_BLOCK) * READ_BLOCK;
-  // Room for the claimed size and one more block, so the read that finds the end needs no growth: a
-  // 41-byte loose ref gets 8 KiB, not 64 KiB (allocating the big buffer was most of a small read).
-  const wanted = (Math.ceil((claimedSize + 1) / READ_BLOCK) + 1) * READ_BLOCK;
-  let buffer = Buffer.allocUnsafe(Math.min(ceiling, claimedSize === 0 ? FIRST_CHUNK : wanted));
+  const blocks = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
+  const chunks: Buffer[] = [];
   let length = 0;
-  while (length < limit) {
-    if (buffer.length - length < READ_BLOCK) {
-      const grown = Buffer.allocUnsafe(Math.min(ceiling, buffer.length * 2));
-      buffer.copy(grown, 0, 0, length);
-      buffer = grown;
-    }
-    const room = buffer.length - length;
-    // Only after a short read (a file still being written) can less than one block be left.
-    const n = readSync(fd, buffer, length, room >= READ_BLOCK ? room - (room % READ_BLOCK) : room, null);
+  for (let size = claimedSize === 0 ? 64 * 1024 : blocks(claimedSize + 1); length < limit; ) {
+    const chunk = Buffer.allocUnsafe(Math.min(size, blocks(limit - length)));
+    const n = readSync(fd, chunk, 0, chunk.length, null);
     if (n === 0) break;
+    chunks.push(chunk.subarray(0, n));
     length += n;
+    size = n < chunk.length ? 4096 : size * 2;
   }
-  // A copy when most of the buffer went unused, so a cached small file does not pin 64 KiB.
-  return buffer.length - length > 4096 ? new Uint8Array(buffer.subarray(0, length)) : buffer.subarray(0, length);
+  // One chunk mostly used is kept as it is; anything else is copied, so a cached small file does
+  // not pin a large buffer.
+  return chunks.length === 1 && length + 4096 > (chunks[0] as Buffer).buffer.byteLength
+    ? (chunks[0] as Buffer)
+    : Buffer.concat(chunks, length);
 }

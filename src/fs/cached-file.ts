@@ -11,10 +11,6 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** What says a file is unchanged: its inode, size, and last modification and status change. */
 type FileStamp = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
-}
-
 /**
  * File times come from a coarse clock: a kernel tick (up to 10 ms) on Linux before 6.13 and on
  * most network file systems, a second on HFS+, two on FAT. Two writes within one tick, the second
@@ -41,13 +37,11 @@ export function isSettled(stamp: FileStamp, takenAt: number): boolean {
 export class CachedFileReader {
   /** Map order is the LRU order; only an entry read under a settled stamp is ever handed out. */
   readonly #entries = new Map<string, { value: unknown; stamp: FileStamp; settled: boolean }>();
-  readonly #capacity: number;
-  readonly #now: () => number;
 
-  constructor(capacity = 256, now: () => number = Date.now) {
-    this.#capacity = capacity;
-    this.#now = now;
-  }
+  constructor(
+    readonly capacity = 256,
+    readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * `maxBytes` bounds a file whose parser is slow per byte (a hand-written tokenizer): the parse
@@ -59,38 +53,24 @@ export class CachedFileReader {
     parse: (bytes: Uint8Array) => T,
     options: { maxBytes?: number } = {},
   ): Promise<FileRead<T>> {
-    const maxBytes = Math.min(options.maxBytes ?? MAX_FILE_BYTES, MAX_FILE_BYTES);
-    let info: Awaited<ReturnType<typeof statIfExists>>;
-    try {
-      info = await statIfExists(path);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-      return { kind: "unreadable", cause: describeFsError(error) };
-    }
-    if (info === undefined) return { kind: "missing" };
-    if (info.isDirectory()) return { kind: "unreadable", cause: "is a directory" };
-    // A FIFO would block the read forever and a device such as /dev/zero never ends: only regular
-    // files (symlinks are followed) are read.
-    if (!info.isFile()) return { kind: "unreadable", cause: "is not a regular file" };
-    if (info.size > maxBytes) {
-      return { kind: "unreadable", cause: `file is ${info.size} bytes, over the ${maxBytes}-byte limit` };
-    }
     const key = `${parserKey}\u0000${path}`;
     const cached = this.#entries.get(key);
     this.#entries.delete(key);
-    if (cached?.settled && sameStamp(cached.stamp, info)) {
-      this.#entries.set(key, cached);
-      return { kind: "found", value: cached.value as T };
+    if (cached?.settled) {
+      const info = await statIfExists(path).catch(() => undefined);
+      const { mtimeMs, ctimeMs, size, ino } = cached.stamp;
+      if (info?.mtimeMs === mtimeMs && info.ctimeMs === ctimeMs && info.size === size && info.ino === ino) {
+        this.#entries.set(key, cached);
+        return { kind: "found", value: cached.value as T };
+      }
     }
-    // Read through a fresh descriptor: the stat above only picks cache hits and refuses early; what
-    // was read is judged, and stamped, by the descriptor's own `fstat`.
-    const read = readBounded(path, maxBytes);
+    // One descriptor, `fstat`ed: what was read is judged, and stamped, by what was opened.
+    const read = readBounded(path, Math.min(options.maxBytes ?? MAX_FILE_BYTES, MAX_FILE_BYTES));
     if (read.kind !== "found") return describeRefusal(read);
     const value = parse(read.bytes);
-    this.#entries.set(key, { value, stamp: read.info, settled: isSettled(read.info, this.#now()) });
+    this.#entries.set(key, { value, stamp: read.info, settled: isSettled(read.info, this.now()) });
     const oldest = this.#entries.keys().next().value;
-    if (this.#entries.size > this.#capacity && oldest !== undefined) this.#entries.delete(oldest);
+    if (this.#entries.size > this.capacity && oldest !== undefined) this.#entries.delete(oldest);
     return { kind: "found", value };
   }
 
@@ -100,33 +80,25 @@ export class CachedFileReader {
 }
 
 /** A bounded read that found nothing to parse, as the reason callers show. */
-export function describeRefusal(read: Exclude<BoundedRead, { kind: "found" }>): FileRead<never> {
-  switch (read.kind) {
-    case "missing":
-      return { kind: "missing" };
-    case "directory":
-      return { kind: "unreadable", cause: "is a directory" };
-    case "special":
-      return { kind: "unreadable", cause: "is not a regular file" };
-    case "too-large":
-      return { kind: "unreadable", cause: `file is over the ${read.limit}-byte limit` };
-    case "unreadable":
-      return { kind: "unreadable", cause: describeFsError(read.error) };
-  }
+function describeRefusal(read: Exclude<BoundedRead, { kind: "found" }>): FileRead<never> {
+  if (read.kind === "missing") return read;
+  const causes = { directory: "is a directory", special: "is not a regular file" } as const;
+  if (read.kind === "too-large") return { kind: "unreadable", cause: `file is over the ${read.limit}-byte limit` };
+  return { kind: "unreadable", cause: read.kind === "unreadable" ? describeFsError(read.error) : causes[read.kind] };
 }
 
-const FS_ERRORS = new Map<unknown, string>([
-  ["EACCES", "permission denied"],
-  ["EPERM", "permission denied"],
-  ["EISDIR", "is a directory"],
-  ["ELOOP", "too many levels of symbolic links"],
-  ["ENOENT", "no such file or directory"],
-  ["ENOTDIR", "a path component is not a directory"],
-]);
+const FS_ERRORS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "is a directory",
+  ELOOP: "too many levels of symbolic links",
+  ENOENT: "no such file or directory",
+  ENOTDIR: "a path component is not a directory",
+};
 
 export function describeFsError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException)?.code;
-  return code ? (FS_ERRORS.get(code) ?? String(code)) : String(error);
+  return code ? (FS_ERRORS[code] ?? code) : String(error);
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

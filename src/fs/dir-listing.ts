@@ -1,6 +1,5 @@
-import type { Dirent } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import { describeFsError } from "./cached-file.ts";
-import { readdir } from "./local-fs.ts";
 
 /** One directory's entries by name: regular files, subdirectories, and symbolic links apart. */
 type DirEntries = Record<"files" | "dirs" | "links", string[]>;
@@ -10,7 +9,7 @@ type DirRead = { kind: "found"; entries: DirEntries } | { kind: "missing" } | { 
 export async function listDirectory(path: string): Promise<DirRead> {
   let entries: Dirent[];
   try {
-    entries = await readdir(path, { withFileTypes: true });
+    entries = readdirSync(path, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };

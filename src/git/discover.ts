@@ -1,14 +1,13 @@
 import { basename, dirname, join, resolve } from "node:path";
-import { type ToolError, toolError } from "../core/errors.ts";
+import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
 import { lstatIfExists, readlink, realpath, stat, statIfExists } from "../fs/local-fs.ts";
 import { isInside } from "../fs/path-inside.ts";
-import { type GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
-import { rtrimGitSpace } from "./git-space.ts";
-import { readLooseRef } from "./loose-ref.ts";
+import { parseConfigBool, readConfigFile } from "./config.ts";
+import { readLooseRef, rtrimGitSpace } from "./loose-ref.ts";
 
 /** Where a repository's files are, as discovery found them. */
 export interface RepoLocation {
@@ -21,10 +20,19 @@ export interface RepoLocation {
   isLinkedWorktree: boolean;
 }
 
-const NOT_FOUND_HINT = "Run twig-mcp inside a git repository or pass --repo PATH.";
-const noRepo = (message: string) => err(toolError("no_repo", message, NOT_FOUND_HINT));
-const BARE_HINT =
-  "twig-mcp needs a working tree: run it in a checkout (for example one made with `git worktree add`) or pass --repo PATH.";
+/**
+ * Whether discovery may go where a repository file points (a `.git` file or symlink, `commondir`,
+ * a worktree's `gitdir`), judged on the path's text before anything there is touched: a path such
+ * as `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
+ */
+export type PointerGuard = (path: string) => Promise<boolean>;
+
+/** A git dir and its common dir (itself unless a linked worktree's), both canonical. */
+type GitDirs = Pick<RepoLocation, "gitDir" | "commonDir">;
+
+const noRepo = (message: string) =>
+  err(toolError("no_repo", message, "Run twig-mcp inside a git repository or pass --repo PATH."));
+const unsupported = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
 
 /**
  * Finds the repository containing `startDir` the way git does (`setup_git_directory`): in each
@@ -39,41 +47,26 @@ export async function discoverRepository(
 ): Promise<Result<RepoLocation>> {
   const start = await canonicalPath(startDir);
   if (!start.ok) {
-    const message =
-      start.cause === "no such file or directory"
-        ? `${startDir} does not exist`
-        : `Cannot open ${startDir}: ${start.cause}`;
-    return noRepo(message);
+    const missing = start.cause === "no such file or directory";
+    return noRepo(missing ? `${startDir} does not exist` : `Cannot open ${startDir}: ${start.cause}`);
   }
   if (!(await isDirectory(start.path))) return noRepo(`${startDir} is not a directory`);
   // Canonical paths have no `..` or symlinks, so `dirname` strictly shortens the path and the walk
   // ends at the root.
-  let dir = start.path;
-  for (;;) {
+  for (let dir = start.path; ; dir = dirname(dir)) {
     const dotGit = await probeDotGit(dir, guard);
     if (!dotGit.ok) return dotGit;
     if (dotGit.value !== null) return locate(dotGit.value, dir, files, guard);
     const itself = await asGitDir(dir, true, guard);
     if (!itself.ok) return itself;
     if (itself.value !== null) return locate(itself.value, null, files, guard);
-    const parent = dirname(dir);
-    if (parent === dir) return noRepo(`No git repository found at or above ${startDir}`);
-    dir = parent;
+    if (dirname(dir) === dir) return noRepo(`No git repository found at or above ${startDir}`);
   }
 }
 
-/** A git dir and its common dir (itself unless a linked worktree's), both canonical. */
-type GitDirs = Pick<RepoLocation, "gitDir" | "commonDir">;
-
-/**
- * Whether discovery may go where a repository file points (a `.git` file or symlink, `commondir`,
- * a worktree's `gitdir`), judged on the path's text before anything there is touched: a path such
- * as `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
- */
-export type PointerGuard = (path: string) => Promise<boolean>;
-
-/** A pointer `guard` refused: the file at `from` names `target`. */
-function pointsOutside(from: string, target: string): Result<never> {
+/** Checks `target`, named by the file at `from`, against `guard` (when there is one). */
+async function mayFollow(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<true>> {
+  if (guard === undefined || (await guard(target))) return ok(true);
   return err(
     toolError(
       "invalid_params",
@@ -81,11 +74,6 @@ function pointsOutside(from: string, target: string): Result<never> {
       "Its .git file, commondir or gitdir file points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
     ),
   );
-}
-
-/** Checks `target`, named by the file at `from`, against `guard` (when there is one). */
-async function mayFollow(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<true>> {
-  return guard === undefined || (await guard(target)) ? ok(true) : pointsOutside(from, target);
 }
 
 /**
@@ -96,16 +84,15 @@ async function mayFollow(from: string, target: string, guard: PointerGuard | und
 async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promise<Result<GitDirs | null>> {
   const path = join(dir, ".git");
   const entry = await lstatIfExists(path).catch(() => undefined);
-  if (entry?.isSymbolicLink()) {
-    const target = await readlink(path).catch(() => null);
-    if (target !== null) {
-      const allowed = await mayFollow(path, resolve(dir, target), guard);
-      if (!allowed.ok) return allowed;
-    }
+  const linked = entry?.isSymbolicLink() === true;
+  const target = linked ? await readlink(path).catch(() => null) : null;
+  if (target !== null) {
+    const allowed = await mayFollow(path, resolve(dir, target), guard);
+    if (!allowed.ok) return allowed;
   }
-  const info = entry?.isSymbolicLink() ? await statIfExists(path).catch(() => undefined) : entry;
+  const info = linked ? await statIfExists(path).catch(() => undefined) : entry;
   // In a canonical directory only a symlinked `.git` needs resolving.
-  if (info?.isDirectory()) return asGitDir(path, !entry?.isSymbolicLink(), guard);
+  if (info?.isDirectory()) return asGitDir(path, !linked, guard);
   if (!info?.isFile()) return ok(null);
   // A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative
   // to its directory unless absolute.
@@ -113,9 +100,8 @@ async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promis
   if (!content.ok) return content;
   if (content.value === null) return ok(null);
   if (!content.value.startsWith("gitdir: ")) return noRepo(`${path} does not start with 'gitdir: '`);
-  const target = content.value.slice("gitdir: ".length);
-  if (target === "") return noRepo(`${path} names no directory`);
-  const gitDir = resolve(dir, target);
+  if (content.value === "gitdir: ") return noRepo(`${path} names no directory`);
+  const gitDir = resolve(dir, content.value.slice("gitdir: ".length));
   const allowed = await mayFollow(path, gitDir, guard);
   if (!allowed.ok) return allowed;
   const found = await asGitDir(gitDir, false, guard);
@@ -143,17 +129,25 @@ async function asGitDir(
   if (!pointer.ok || pointer.value === "") return ok(null);
   let commonDir: string | null = gitDir;
   if (pointer.value !== null) {
-    const target = resolve(gitDir, pointer.value);
-    const allowed = await mayFollow(pointerFile, target, guard);
+    const allowed = await mayFollow(pointerFile, resolve(gitDir, pointer.value), guard);
     if (!allowed.ok) return allowed;
-    commonDir = await canonicalOrNull(target);
+    commonDir = await canonicalOrNull(resolve(gitDir, pointer.value));
   }
   if (commonDir === null) return ok(null);
   const hasStores = (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
   return ok(hasStores ? { gitDir, commonDir } : null);
 }
 
-/** Fills in the work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself. */
+/**
+ * Fills in the work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself,
+ * after refusing layouts this reader does not understand. A linked worktree is its own directory:
+ * git ignores the shared config's core.bare and core.worktree there (they describe the main
+ * worktree), which is what lets a bare repository have linked worktrees; found from inside its
+ * admin dir, it is the one the `gitdir` file names. For the main worktree core.bare wins, then
+ * core.worktree (relative to the git dir; submodules whose git dir lives in the superproject's
+ * `.git/modules/` use it), then the directory holding `.git`. Started inside a `.git` directory,
+ * git itself knows no work tree; its parent is the obvious one.
+ */
 async function locate(
   { gitDir, commonDir }: GitDirs,
   dotGitOwner: string | null,
@@ -162,110 +156,84 @@ async function locate(
 ): Promise<Result<RepoLocation>> {
   const config = await readConfigFile(join(commonDir, "config"), files);
   if (!config.ok) return config;
-  const unsupported = checkRepositoryFormat(config.value, commonDir);
-  if (unsupported !== null) return err(unsupported);
-
-  const isLinkedWorktree = commonDir !== gitDir;
-  const workTree = await findWorkTree(gitDir, dotGitOwner, isLinkedWorktree ? null : config.value, files, guard);
-  if (!workTree.ok) return workTree;
-  if (workTree.value === null) {
-    return err(toolError("no_repo", `${gitDir} is a bare repository (no working tree)`, BARE_HINT));
-  }
-  return ok({ gitDir, commonDir, workTree: workTree.value, isLinkedWorktree });
-}
-
-/**
- * The work tree of `gitDir`, `null` when bare. A linked worktree (no `mainConfig`) is its own
- * directory: git ignores the shared config's core.bare and core.worktree there (they describe the
- * main worktree), which is what lets a bare repository have linked worktrees; found from inside its
- * admin dir, it is the one the `gitdir` file names. For the main worktree core.bare wins, then
- * core.worktree (relative to the git dir; submodules whose git dir lives in the superproject's
- * `.git/modules/` use it), then the directory holding `.git`. Started inside a `.git` directory,
- * git itself knows no work tree; its parent is the obvious one.
- */
-async function findWorkTree(
-  gitDir: string,
-  dotGitOwner: string | null,
-  mainConfig: GitConfig | null,
-  files: CachedFileReader,
-  guard: PointerGuard | undefined,
-): Promise<Result<string | null>> {
-  let path: string | undefined;
-  if (mainConfig === null) {
-    if (dotGitOwner !== null) return ok(dotGitOwner);
-    path = (await readWorktreeLink(gitDir, files))?.path;
-    if (path === undefined) return ok(null);
-    const allowed = await mayFollow(join(gitDir, "gitdir"), path, guard);
-    if (!allowed.ok) return allowed;
-  } else {
-    if (parseConfigBool(mainConfig.get("core.bare")) === true) return ok(null);
-    const owner = dotGitOwner ?? (basename(gitDir) === ".git" ? dirname(gitDir) : null);
-    const configured = mainConfig.get("core.worktree");
-    if (configured === undefined) return ok(owner);
-    path = resolve(gitDir, configured);
-    // The repository was found in `owner` (or is the git dir itself), and that is what the user
-    // pointed the server at; core.worktree may only narrow it. `core.worktree = /` would otherwise
-    // make the whole disk this repository's work tree, and so an exposed place. Compared as text
-    // first, so a path elsewhere (a network share) is never touched.
-    const place = owner ?? gitDir;
-    if (!isInside(path, place)) return worktreeOutside(configured, place);
-    const canonical = await canonicalPath(path);
-    if (!canonical.ok) return noRepo(`The working tree ${path} cannot be opened: ${canonical.cause}`);
-    return isInside(canonical.path, place) ? ok(canonical.path) : worktreeOutside(configured, place);
-  }
-  const canonical = await canonicalPath(path);
-  return canonical.ok ? ok(canonical.path) : noRepo(`The working tree ${path} cannot be opened: ${canonical.cause}`);
-}
-
-function worktreeOutside(configured: string, place: string): Result<never> {
-  return err(
-    toolError(
-      "unsupported_repo",
-      `The repository at ${place} sets core.worktree to ${printable(configured, 300)}, which is outside it`,
-      "twig-mcp reads only the directory it was given: start it (or pass --repo) in the work tree itself, or unset core.worktree with `git config --unset core.worktree`.",
-    ),
-  );
-}
-
-/** Refuses repositories whose on-disk layout this reader does not understand. */
-function checkRepositoryFormat(config: GitConfig, commonDir: string): ToolError | null {
-  const refStorage = config.get("extensions.refStorage");
+  const refStorage = config.value.get("extensions.refStorage");
   if (refStorage !== undefined && refStorage.toLowerCase() !== "files") {
-    return toolError(
-      "unsupported_repo",
+    return unsupported(
       `${commonDir} stores refs in the '${refStorage}' format, which twig-mcp cannot read`,
       "twig-mcp reads the files ref backend; `git refs migrate --ref-format=files` (git 2.46+) converts the repository.",
     );
   }
-  const version = Number.parseInt(config.get("core.repositoryFormatVersion") ?? "0", 10);
+  const version = Number.parseInt(config.value.get("core.repositoryFormatVersion") ?? "0", 10);
   if (version > 1) {
-    return toolError(
-      "unsupported_repo",
+    return unsupported(
       `${commonDir} uses repository format version ${version}, which twig-mcp does not understand`,
       "Use a repository created by a released version of git.",
     );
   }
-  return null;
+  const isLinkedWorktree = commonDir !== gitDir;
+  let workTree = dotGitOwner;
+  /** Set when core.worktree chose the work tree: the directory it must stay inside. */
+  let place: { dir: string; configured: string } | null = null;
+  if (isLinkedWorktree) {
+    const link = workTree === null ? await readWorktreeLink(gitDir, files) : null;
+    const allowed = link === null ? ok(true) : await mayFollow(join(gitDir, "gitdir"), link.path, guard);
+    if (!allowed.ok) return allowed;
+    workTree ??= link?.path ?? null;
+  } else if (parseConfigBool(config.value.get("core.bare")) === true) {
+    workTree = null;
+  } else {
+    workTree ??= basename(gitDir) === ".git" ? dirname(gitDir) : null;
+    const configured = config.value.get("core.worktree");
+    if (configured !== undefined) {
+      // The repository was found in `workTree` (or is the git dir itself), and that is what the
+      // user pointed the server at; core.worktree may only narrow it. `core.worktree = /` would
+      // otherwise make the whole disk this repository's work tree, and so an exposed place.
+      // Compared as text first, so a path elsewhere (a network share) is never touched.
+      place = { dir: workTree ?? gitDir, configured };
+      workTree = resolve(gitDir, configured);
+      if (!isInside(workTree, place.dir)) return worktreeOutside(place);
+    }
+  }
+  if (workTree === null) {
+    return err(
+      toolError(
+        "no_repo",
+        `${gitDir} is a bare repository (no working tree)`,
+        "twig-mcp needs a working tree: run it in a checkout (for example one made with `git worktree add`) or pass --repo PATH.",
+      ),
+    );
+  }
+  const canonical = await canonicalPath(workTree);
+  if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.cause}`);
+  if (place !== null && !isInside(canonical.path, place.dir)) return worktreeOutside(place);
+  return ok({ gitDir, commonDir, workTree: canonical.path, isLinkedWorktree });
 }
 
-/** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
-const MAX_POINTER_FILE_BYTES = 1024 * 1024;
+function worktreeOutside({ dir, configured }: { dir: string; configured: string }): Result<never> {
+  return unsupported(
+    `The repository at ${dir} sets core.worktree to ${printable(configured, 300)}, which is outside it`,
+    "twig-mcp reads only the directory it was given: start it (or pass --repo) in the work tree itself, or unset core.worktree with `git config --unset core.worktree`.",
+  );
+}
 
 /** Canonical form of an existing path, or why there is none. */
-async function canonicalPath(path: string): Promise<{ ok: true; path: string } | { ok: false; cause: string }> {
-  try {
-    return { ok: true, path: await realpath(path) };
-  } catch (error) {
-    return { ok: false, cause: describeFsError(error) };
-  }
-}
+const canonicalPath = (path: string) =>
+  realpath(path).then(
+    (real) => ({ ok: true as const, path: real }),
+    (error: unknown) => ({ ok: false as const, cause: describeFsError(error) }),
+  );
 
 /** Canonical form of an existing path; `null` when there is none. */
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
-async function isDirectory(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
-}
+const isDirectory = (path: string) =>
+  stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+
+/** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
+const MAX_POINTER_FILE_BYTES = 1024 * 1024;
 
 /**
  * A small pointer file git writes (`.git`, `commondir`), `null` when missing: a regular file of at
@@ -274,17 +242,10 @@ async function isDirectory(path: string): Promise<boolean> {
  */
 function readPointerLine(path: string): Result<string | null> {
   const read = readBounded(path, MAX_POINTER_FILE_BYTES);
-  switch (read.kind) {
-    case "missing":
-      return ok(null);
-    case "directory":
-    case "special":
-      return noRepo(`${path} is not a regular file`);
-    case "too-large":
-      return noRepo(`${path} is too large`);
-    case "unreadable":
-      return noRepo(`cannot read ${path}: ${describeFsError(read.error)}`);
-  }
+  if (read.kind === "missing") return ok(null);
+  if (read.kind === "unreadable") return noRepo(`cannot read ${path}: ${describeFsError(read.error)}`);
+  if (read.kind === "too-large") return noRepo(`${path} is too large`);
+  if (read.kind !== "found") return noRepo(`${path} is not a regular file`);
   const text = decodeUtf8(read.bytes);
   if (text === null) return noRepo(`${path} is not UTF-8`);
   let end = text.length;
@@ -301,7 +262,7 @@ export async function readWorktreeLink(
   adminDir: string,
   files: CachedFileReader,
 ): Promise<{ dotGit: string; path: string } | null> {
-  const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", (bytes) => decodeUtf8(bytes), {
+  const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", decodeUtf8, {
     maxBytes: MAX_POINTER_FILE_BYTES,
   });
   const trimmed = read.kind === "found" && read.value !== null ? rtrimGitSpace(read.value) : "";

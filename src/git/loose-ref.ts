@@ -1,23 +1,35 @@
 import { readBounded } from "../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
 import { lstatIfExists, readlink } from "../fs/local-fs.ts";
-import { isGitSpace, rtrimGitSpace } from "./git-space.ts";
-import { leadingOid } from "./oid.ts";
 
 /** What one ref holds: an object name, or (for HEAD and the like) the name of another ref. */
 export type RefValue = { kind: "oid"; oid: string } | { kind: "symbolic"; target: string };
 
-export type LooseRead =
+type LooseRead =
   | { kind: "found"; value: RefValue }
   | { kind: "missing" }
   | { kind: "malformed" }
   | { kind: "unreadable"; cause: string };
 
+/** git's own `isspace`: space, tab, LF, CR — not vertical tab or form feed. */
+const isGitSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+
+/** `strbuf_rtrim`: drops trailing git whitespace. */
+export function rtrimGitSpace(text: string): string {
+  let end = text.length;
+  while (end > 0 && isGitSpace(text.charCodeAt(end - 1))) end--;
+  return text.slice(0, end);
+}
+
 /**
- * A loose ref holds an object id or `ref: <name>`; anything much larger is not a ref, and is not
- * read into memory to find that out.
+ * The SHA-1 or SHA-256 object name at the start of `text`, lower-cased, when it is followed by
+ * nothing or by whitespace (as git requires of loose refs and packed-refs lines); else `null`.
  */
-const MAX_LOOSE_REF_BYTES = 64 * 1024;
+export function leadingOid(text: string): string | null {
+  const hex = /^[0-9a-f]*/i.exec(text)?.[0] ?? "";
+  if (hex.length !== 40 && hex.length !== 64) return null;
+  return hex.length === text.length || isGitSpace(text.charCodeAt(hex.length)) ? hex.toLowerCase() : null;
+}
 
 /**
  * Parses a loose ref file as git does (`parse_loose_ref_contents`): `ref: <name>` for a symbolic
@@ -36,6 +48,12 @@ export function parseLooseRef(bytes: Uint8Array): RefValue | null {
   const oid = leadingOid(trimmed);
   return oid === null ? null : { kind: "oid", oid };
 }
+
+/**
+ * A loose ref holds an object id or `ref: <name>`; anything much larger is not a ref, and is not
+ * read into memory to find that out.
+ */
+const MAX_LOOSE_REF_BYTES = 64 * 1024;
 
 export async function readLooseRef(path: string): Promise<LooseRead> {
   try {
@@ -56,8 +74,7 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   const read = readBounded(path, MAX_LOOSE_REF_BYTES);
   if (read.kind === "missing" || read.kind === "directory") return { kind: "missing" };
   if (read.kind === "unreadable") return absentOrUnreadable(read.error);
-  if (read.kind !== "found") return { kind: "malformed" }; // special or too large
-  const parsed = parseLooseRef(read.bytes);
+  const parsed = read.kind === "found" ? parseLooseRef(read.bytes) : null; // special or too large: not a ref
   return parsed === null ? { kind: "malformed" } : { kind: "found", value: parsed };
 }
 

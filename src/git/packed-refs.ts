@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { ok, type Result } from "../core/result.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { unreadable } from "./hints.ts";
-import { leadingOid } from "./oid.ts";
+import { leadingOid } from "./loose-ref.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
 const NEWLINE = 0x0a;

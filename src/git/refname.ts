@@ -18,13 +18,9 @@ export function checkRefnameFormat(refname: string): string | null {
   if (refname === "") return "is empty";
   if (refname === "@") return "is '@'";
   if (!refname.isWellFormed()) return "is not valid Unicode";
-  for (let i = 0; i < refname.length; i++) {
-    const code = refname.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return "contains a control character";
-    const c = refname.charAt(i);
-    if (c === " ") return "contains a space";
-    if ("~^:?*[\\".includes(c)) return `contains '${c}'`;
-  }
+  const bad = /[\x00-\x20\x7f~^:?*[\\]/.exec(refname)?.[0];
+  if (bad === " ") return "contains a space";
+  if (bad !== undefined) return bad < " " || bad === "\x7f" ? "contains a control character" : `contains '${bad}'`;
   if (refname.includes("..")) return "contains '..'";
   if (refname.includes("@{")) return "contains '@{'";
   if (refname.startsWith("/")) return "starts with '/'";

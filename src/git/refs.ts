@@ -1,9 +1,10 @@
+import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
-import { lstatIfExists, readdir } from "../fs/local-fs.ts";
+import { lstatIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
 import { unreadable } from "./hints.ts";
@@ -12,6 +13,8 @@ import { readPackedRefs } from "./packed-refs.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
 export const HEADS = "refs/heads/";
+
+const unsupported = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
 
 /** git's SYMREF_MAXDEPTH: how many symbolic hops it follows before calling the ref broken. */
 const MAX_SYMREF_DEPTH = 5;
@@ -75,18 +78,6 @@ export async function resolveRefChain(
   return broken(`is nested more than ${MAX_SYMREF_DEPTH} levels deep (a loop?)`);
 }
 
-/** Short names of all local branches, loose and packed, sorted by UTF-8 bytes as git sorts them. */
-export async function listLocalBranches(repo: RepoLocation, files: CachedFileReader): Promise<Result<string[]>> {
-  const loose = await listLooseBranches(join(repo.commonDir, "refs", "heads"));
-  if (!loose.ok) return loose;
-  const packed = await readPackedRefs(repo.commonDir, files);
-  if (!packed.ok) return packed;
-  // A branch may be both loose and packed.
-  const names = new Set(loose.value);
-  for (const refname of packed.value.keys()) if (refname.startsWith(HEADS)) names.add(refname.slice(HEADS.length));
-  return ok(sortBytewise([...names]));
-}
-
 /** The object id `refname` (a full name such as `refs/heads/main`, or `HEAD`) resolves to; `null` when absent. */
 export async function resolveRef(
   repo: RepoLocation,
@@ -102,73 +93,66 @@ export async function resolveRef(
  * this many branches is beyond what twig stacks, and a hostile one could otherwise make every
  * call list millions of files.
  */
-export const MAX_LOOSE_REF_ENTRIES = 100_000;
+const MAX_LOOSE_REF_ENTRIES = 100_000;
 
 /**
- * Short names of the loose branches under `headsDir` (`<commonDir>/refs/heads`), unsorted. Refs
- * are listed by name only, never opened one by one, so this stays fast with thousands of branches.
- * Symbolic links are never followed: `refs/heads` itself (or `refs`) being one is refused, as it
- * would list another directory's files as branches (`refs/heads -> /` walks the disk), and one
- * inside it is skipped, as a link back up (`refs/heads/a -> .`) would repeat the tree endlessly.
+ * Short names of all local branches, loose and packed, sorted by UTF-8 bytes as git sorts them.
+ * Loose refs are listed by name only, never opened one by one, so this stays fast with thousands
+ * of branches. Symbolic links are never followed: `refs/heads` itself (or `refs`) being one is
+ * refused, as it would list another directory's files as branches (`refs/heads -> /` walks the
+ * disk), and one inside it is skipped, as a link back up (`refs/heads/a -> .`) would repeat the
+ * tree endlessly.
  */
-async function listLooseBranches(headsDir: string): Promise<Result<string[]>> {
+export async function listLocalBranches(repo: RepoLocation, files: CachedFileReader): Promise<Result<string[]>> {
+  const headsDir = join(repo.commonDir, "refs", "heads");
   for (const dir of [dirname(headsDir), headsDir]) {
     if ((await lstatIfExists(dir).catch(() => undefined))?.isSymbolicLink()) {
-      return err(
-        toolError(
-          "unsupported_repo",
-          `${dir} is a symbolic link; twig-mcp does not list branches through it`,
-          "git writes refs/heads as a plain directory: replace the link with the directory it points to.",
-        ),
+      return unsupported(
+        `${dir} is a symbolic link; twig-mcp does not list branches through it`,
+        "git writes refs/heads as a plain directory: replace the link with the directory it points to.",
       );
     }
   }
-  const names: string[] = [];
+  // A branch may be both loose and packed.
+  const names = new Set<string>();
   let visited = 0;
-  const pending: { path: string; prefix: string }[] = [{ path: headsDir, prefix: "" }];
+  const pending = [{ path: headsDir, prefix: "" }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { path, prefix } = next;
     const read = await listDirectory(path);
     if (read.kind === "unreadable") return unreadable(path, read.cause, "list");
     // No refs/heads at all is no loose branch; a subdirectory gone since its parent was read holds none.
     if (read.kind === "missing") continue;
-    const { files, dirs } = read.entries;
-    visited += files.length + dirs.length;
+    const { files: entries, dirs } = read.entries;
+    visited += entries.length + dirs.length;
     if (visited > MAX_LOOSE_REF_ENTRIES) {
-      return err(
-        toolError(
-          "unsupported_repo",
-          `${headsDir} holds more than ${MAX_LOOSE_REF_ENTRIES} files and directories; twig-mcp stops listing there`,
-          "`git pack-refs --all` moves branches into packed-refs, which is read whole; prune branches you no longer need.",
-        ),
+      return unsupported(
+        `${headsDir} holds more than ${MAX_LOOSE_REF_ENTRIES} files and directories; twig-mcp stops listing there`,
+        "`git pack-refs --all` moves branches into packed-refs, which is read whole; prune branches you no longer need.",
       );
     }
     // A name that is not UTF-8 comes back with U+FFFD for its bad bytes and names no real branch;
     // only then is the directory read again as raw bytes to tell a real U+FFFD from a replaced byte.
-    const decodable = files.some((file) => file.includes("\uFFFD")) ? await decodableNames(path) : null;
-    for (const file of files) {
-      const name = prefix + file;
+    const decodable = entries.some((file) => file.includes("\uFFFD")) ? decodableNames(path) : null;
+    for (const file of entries) {
       // `<ref>.lock` files exist while git updates `<ref>`; invalid names (such as dotfiles left by
       // editors) are skipped by git's loose-ref iterator too.
-      if (checkRefnameFormat(HEADS + name) !== null) continue;
-      if (decodable !== null && file.includes("\uFFFD") && !decodable.has(file)) continue;
-      names.push(name);
+      if (checkRefnameFormat(HEADS + prefix + file) !== null) continue;
+      if (decodable === null || !file.includes("\uFFFD") || decodable.has(file)) names.add(prefix + file);
     }
     for (const dir of dirs) pending.push({ path: join(path, dir), prefix: `${prefix}${dir}/` });
   }
-  return ok(names);
+  const packed = await readPackedRefs(repo.commonDir, files);
+  if (!packed.ok) return packed;
+  for (const refname of packed.value.keys()) if (refname.startsWith(HEADS)) names.add(refname.slice(HEADS.length));
+  return ok(sortBytewise([...names]));
 }
 
 /** The names in one directory that are valid UTF-8 (read as bytes, not following anything). */
-async function decodableNames(dir: string): Promise<Set<string>> {
-  const decodable = new Set<string>();
+function decodableNames(dir: string): Set<string> {
   try {
-    for (const raw of await readdir(dir, { encoding: "buffer" })) {
-      const text = decodeUtf8(raw);
-      if (text !== null) decodable.add(text);
-    }
+    return new Set(readdirSync(dir, { encoding: "buffer" }).flatMap((raw) => decodeUtf8(raw) ?? []));
   } catch {
-    // Unreadable now: every replaced name is dropped.
+    return new Set(); // Unreadable now: every replaced name is dropped.
   }
-  return decodable;
 }

@@ -1,8 +1,8 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
-import { pathExists } from "../fs/local-fs.ts";
 import { compareBytewise } from "./bytewise.ts";
 import { type RepoLocation, readWorktreeLink } from "./discover.ts";
 import { type Head, readHead } from "./head.ts";
@@ -41,7 +41,7 @@ export async function listLinkedWorktrees(
     const gitDir = join(adminRoot, id);
     const link = await readWorktreeLink(gitDir, files);
     if (link === null) continue;
-    const locked = pathExists(join(gitDir, "locked"));
+    const locked = existsSync(join(gitDir, "locked"));
     const head = await readHead({ ...repo, gitDir, workTree: link.path, isLinkedWorktree: true }, files);
     worktrees.push({
       id,
@@ -50,7 +50,7 @@ export async function listLinkedWorktrees(
       head: head.ok ? head.value : null,
       locked,
       // A locked worktree (say, on removable media) is kept even when its directory is missing.
-      prunable: !locked && !pathExists(link.dotGit),
+      prunable: !locked && !existsSync(link.dotGit),
     });
   }
   return ok(worktrees);

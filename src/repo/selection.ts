@@ -26,7 +26,7 @@ type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
 export class ExposedRepoSelector implements RepoSelector {
   #roots: string[] = [];
   #rootRepo: string | null = null;
-  #pending: Promise<unknown> | null = null;
+  #pending: Promise<unknown> = Promise.resolve();
 
   /** `startup`: the repository of `--repo` (when `explicit`) or of the working directory. */
   constructor(
@@ -37,12 +37,7 @@ export class ExposedRepoSelector implements RepoSelector {
 
   /** Calls arriving while the client's roots are fetched wait, so the first reads the open project. */
   waitFor(loading: Promise<unknown>): void {
-    const pending = loading
-      .catch(() => {})
-      .finally(() => {
-        if (this.#pending === pending) this.#pending = null;
-      });
-    this.#pending = pending;
+    this.#pending = loading.catch(() => {});
   }
 
   /** Replaces the client's roots (directories); the first one inside a git repository becomes the default. */
@@ -59,12 +54,13 @@ export class ExposedRepoSelector implements RepoSelector {
     }
     this.#roots = roots;
     this.#rootRepo = rootRepo;
+    const repo = this.#default();
     this.ctx.log.info(
-      `client roots: ${roots.join(", ") || "(none)"}; default repository ${this.current() ?? "(none)"}`,
+      `client roots: ${roots.join(", ") || "(none)"}; default repository ${repo.ok ? repo.value : "(none)"}`,
     );
   }
 
-  defaultRepo(): Result<string> {
+  #default(): Result<string> {
     return !this.explicit && this.#rootRepo !== null ? ok(this.#rootRepo) : this.startup;
   }
 
@@ -72,14 +68,9 @@ export class ExposedRepoSelector implements RepoSelector {
     return this.select(undefined);
   }
 
-  current(): string | null {
-    const repo = this.defaultRepo();
-    return repo.ok ? repo.value : null;
-  }
-
   async select(arg: string | undefined): Promise<Result<string>> {
-    if (this.#pending) await this.#pending;
-    if (arg === undefined || arg === "") return this.defaultRepo();
+    await this.#pending;
+    if (arg === undefined || arg === "") return this.#default();
     if (isAbsolute(arg)) return this.#selectPath(arg);
     if (/[\\/]/.test(arg) || arg === "." || arg === "..") {
       return invalid(
@@ -151,9 +142,8 @@ export class ExposedRepoSelector implements RepoSelector {
 
   /** The places the user exposed, canonical: client roots, the default repository, twig's registry. */
   async #exposedBases(): Promise<string[]> {
-    const bases = [...this.#roots];
-    const current = this.current();
-    if (current !== null) bases.push(current);
+    const current = this.#default();
+    const bases = current.ok ? [...this.#roots, current.value] : [...this.#roots];
     const registry = await loadRegistry(this.ctx);
     if (registry.ok) {
       for (const entry of registry.value) bases.push((await canonicalPath(entry.path)) ?? entry.path);
@@ -168,13 +158,11 @@ export class ExposedRepoSelector implements RepoSelector {
    * caller gave, has been touched.
    */
   async #linkedWorktreeAt(path: string, bases: readonly string[]): Promise<LinkedWorktree | null> {
-    for (const base of bases) {
-      const repo = await discoverRepository(base, this.ctx.files);
-      if (!repo.ok || repo.value.workTree !== base) continue;
-      const linked = await listLinkedWorktrees(repo.value, this.ctx.files);
+    for (const repo of await this.#reposAt(bases)) {
+      const linked = await listLinkedWorktrees(repo, this.ctx.files);
       if (!linked.ok) continue;
       const match = linked.value.find((worktree) => isInside(path, worktree.path));
-      if (match !== undefined) return { path: match.path, gitDir: match.gitDir, commonDir: repo.value.commonDir };
+      if (match !== undefined) return { path: match.path, gitDir: match.gitDir, commonDir: repo.commonDir };
     }
     return null;
   }
@@ -200,10 +188,7 @@ export class ExposedRepoSelector implements RepoSelector {
     const allowed = async (dir: string): Promise<boolean> => {
       if (!inside(dir, places) && !widened) {
         widened = true;
-        for (const base of bases) {
-          const repo = await discoverRepository(base, this.ctx.files);
-          if (repo.ok && repo.value.workTree === base) places.push(repo.value.gitDir, repo.value.commonDir);
-        }
+        for (const repo of await this.#reposAt(bases)) places.push(repo.gitDir, repo.commonDir);
       }
       return inside(dir, places);
     };
@@ -228,6 +213,12 @@ export class ExposedRepoSelector implements RepoSelector {
       `repo path ${shownLabel} is a repository whose files are at ${shownOutside}, outside every exposed place`,
       "Its .git file or core.worktree points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
     );
+  }
+
+  /** The repositories whose work trees are exactly some of `bases`. */
+  async #reposAt(bases: readonly string[]): Promise<RepoLocation[]> {
+    const found = await Promise.all(bases.map((base) => discoverRepository(base, this.ctx.files)));
+    return found.flatMap((repo, i) => (repo.ok && repo.value.workTree === bases[i] ? [repo.value] : []));
   }
 
   /** The repository at `path`; a failure's message starts with `label`. */

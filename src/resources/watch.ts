@@ -25,10 +25,14 @@ export const MAX_WATCHED_REF_DIRS = 256;
  * directories left out are noticed only with the next HEAD or packed-refs change.
  */
 export class RepoWatcher {
-  readonly #watchers: FSWatcher[] = [];
+  /** Every watched directory, once. */
+  readonly #watchers = new Map<string, FSWatcher>();
+  /** The watched directories under `refs/heads` (Linux). */
+  readonly #refDirs = new Set<string>();
   readonly #pending = new Set<ChangeKind>();
   #timer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
+  #capped = false;
 
   constructor(
     readonly repo: RepoLocation,
@@ -37,23 +41,20 @@ export class RepoWatcher {
     readonly onError: (message: string) => void = () => {},
   ) {
     const twigDir = join(workTree, ".twig");
+    const stateFile = (name: string) => (name === "state.json" ? "state" : null);
     // The work tree itself is watched (not recursively) only to notice `.twig` appearing.
     this.#add(workTree, (name) => {
-      if (name === ".twig") {
-        this.#watchTwigDir(twigDir);
-        return "state";
-      }
-      return null;
+      if (name !== ".twig") return null;
+      this.#add(twigDir, stateFile);
+      return "state";
     });
-    if (existsSync(twigDir)) this.#watchTwigDir(twigDir);
+    if (existsSync(twigDir)) this.#add(twigDir, stateFile);
     // A linked worktree without state of its own reads the main checkout's (src/twig/state.ts).
     const mainTwigDir = join(dirname(repo.commonDir), ".twig");
-    if (repo.isLinkedWorktree && mainTwigDir !== twigDir && existsSync(mainTwigDir)) {
-      this.#add(mainTwigDir, (name) => (name === "state.json" ? "state" : null));
-    }
+    if (repo.isLinkedWorktree && existsSync(mainTwigDir)) this.#add(mainTwigDir, stateFile);
     const gitFiles = (name: string) => (name === "HEAD" || name === "packed-refs" ? "git" : null);
     this.#add(repo.gitDir, gitFiles);
-    if (repo.commonDir !== repo.gitDir) this.#add(repo.commonDir, gitFiles);
+    this.#add(repo.commonDir, gitFiles);
     const heads = join(repo.commonDir, "refs", "heads");
     if (process.platform === "linux") this.#watchRefTree(heads);
     else if (isPlainDirectory(heads)) this.#add(heads, refChange, true);
@@ -62,37 +63,35 @@ export class RepoWatcher {
   close(): void {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
-    for (const watcher of this.#watchers.splice(0)) watcher.close();
+    for (const watcher of this.#watchers.values()) watcher.close();
+    this.#watchers.clear();
     this.#refDirs.clear();
   }
 
-  /** The watched directories under `refs/heads`, with their watchers. */
-  readonly #refDirs = new Map<string, FSWatcher>();
-  #refDirsCapped = false;
-
-  /** Watches `dir` and the directories below it, breadth first, while the cap allows. */
+  /** Watches `top` and the directories below it, breadth first, while the cap allows. */
   #watchRefTree(top: string): void {
     const queue = [top];
     for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
-      if (this.#refDirs.has(dir) || !isPlainDirectory(dir)) continue;
+      if (this.#watchers.has(dir) || !isPlainDirectory(dir)) continue;
       if (this.#refDirs.size >= MAX_WATCHED_REF_DIRS) {
-        if (!this.#refDirsCapped) {
-          this.#refDirsCapped = true;
+        if (!this.#capped) {
           this.onError(
             `more than ${MAX_WATCHED_REF_DIRS} directories under ${top}: branches in the others are not watched`,
           );
         }
+        this.#capped = true;
         return;
       }
-      const watcher = this.#add(dir, (name) => {
-        // git makes `feature/` when it writes the first `feature/…` branch; a removed one is let go.
+      const watched = this.#add(dir, (name) => {
+        // git makes `feature/` when it writes the first `feature/…` branch; a removed one is let go,
+        // so that it is watched again if made anew.
         const child = join(dir, name);
         if (isPlainDirectory(child)) this.#watchRefTree(child);
         else this.#unwatchRefDir(child);
         return refChange(name);
       });
-      if (watcher === null) continue;
-      this.#refDirs.set(dir, watcher);
+      if (!watched) continue;
+      this.#refDirs.add(dir);
       try {
         for (const entry of readdirSync(dir, { withFileTypes: true })) {
           if (entry.isDirectory()) queue.push(join(dir, entry.name));
@@ -103,44 +102,35 @@ export class RepoWatcher {
     }
   }
 
-  /** Lets go of `dir` and the directories below it, so that they are watched again if made anew. */
   #unwatchRefDir(dir: string): void {
-    if (!this.#refDirs.has(dir)) return;
-    for (const [path, watcher] of this.#refDirs) {
+    for (const path of this.#refDirs) {
       if (path !== dir && !path.startsWith(dir + sep)) continue;
-      watcher.close();
+      this.#watchers.get(path)?.close();
+      this.#watchers.delete(path);
       this.#refDirs.delete(path);
-      this.#watchers.splice(this.#watchers.indexOf(watcher), 1);
     }
   }
 
-  #twigWatched = false;
-  #watchTwigDir(dir: string): void {
-    if (this.#twigWatched) return;
-    this.#twigWatched = this.#add(dir, (name) => (name === "state.json" ? "state" : null)) !== null;
-  }
-
-  #add(path: string, classify: (name: string) => ChangeKind | null, recursive = false): FSWatcher | null {
+  /** Watches `path` unless it is already watched; `false` if it cannot be. */
+  #add(path: string, classify: (name: string) => ChangeKind | null, recursive = false): boolean {
+    if (this.#watchers.has(path)) return true;
     try {
       const watcher = watch(path, { recursive, persistent: false }, (_event, name) => {
-        if (this.#closed) return;
-        const kind = classify(String(name ?? ""));
+        const kind = this.#closed ? null : classify(String(name ?? ""));
         if (kind) this.#report(kind);
       });
       watcher.on("error", (error) => this.onError(`watching ${path}: ${error.message}`));
-      this.#watchers.push(watcher);
-      return watcher;
+      this.#watchers.set(path, watcher);
+      return true;
     } catch (error) {
       this.onError(`cannot watch ${path}: ${(error as Error).message}`);
-      return null;
+      return false;
     }
   }
 
   #report(kind: ChangeKind): void {
-    if (this.#closed) return;
     this.#pending.add(kind);
-    if (this.#timer) return;
-    this.#timer = setTimeout(() => {
+    this.#timer ??= setTimeout(() => {
       this.#timer = null;
       const kinds = new Set(this.#pending);
       this.#pending.clear();

@@ -34,52 +34,41 @@ export interface TwigState {
 
 export const EMPTY_STATE: TwigState = buildState(new Map(), [], [], []);
 
-export function statePath(workTree: string): string {
-  return join(workTree, ".twig", "state.json");
-}
+const statePath = (workTree: string) => join(workTree, ".twig", "state.json");
 
 /**
  * Loads `workTree`'s `.twig/state.json`, or in a linked worktree without one the main checkout's
  * (as twig resolves it). A missing file is empty state (twig's rule); a bad one is `no_twig_state`.
  */
 export async function loadState(ctx: Pick<Context, "files">, workTree: string): Promise<Result<TwigState>> {
-  let checkout = workTree;
-  let path = statePath(workTree);
+  const path = await stateFileFor(ctx, workTree);
   const fail = (verb: string, why: string, hint: string) =>
     err(toolError("no_twig_state", `Failed to load twig state: Failed to ${verb} state file ${path} (${why})`, hint));
-  // twig writes a plain file; one linked out of the checkout would read another file (a secret)
+  // twig writes a plain file; one linked out of its checkout would read another file (a secret)
   // as state, and parse errors would describe it.
-  const refuseLinkOut = () =>
-    fail(
+  if (!(await resolvesInside(path, dirname(dirname(path))))) {
+    return fail(
       "read",
       "a symbolic link to a file outside the repository",
       `twig writes ${path} as a plain file: replace the link with a copy, or remove it.`,
     );
-  if (!(await resolvesInside(path, checkout))) return refuseLinkOut();
-  let read = await ctx.files.read(path, "twig-state", parseStateBytes);
-  if (read.kind === "missing") {
-    const main = await mainCheckoutOf(ctx, workTree);
-    if (main === null) return ok(EMPTY_STATE);
-    checkout = main;
-    path = statePath(main);
-    if (!(await resolvesInside(path, checkout))) return refuseLinkOut();
-    read = await ctx.files.read(path, "twig-state", parseStateBytes);
-    if (read.kind === "missing") return ok(EMPTY_STATE);
   }
+  const read = await ctx.files.read(path, "twig-state", parseStateBytes);
+  if (read.kind === "missing") return ok(EMPTY_STATE);
   if (read.kind === "unreadable") return fail("read", read.cause, `Check that ${path} is a readable file.`);
-  if (!read.value.ok)
-    return fail(
-      "parse",
-      read.value.error,
-      `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
-    );
-  return ok(read.value.value);
+  if (read.value.ok) return ok(read.value.value);
+  return fail(
+    "parse",
+    read.value.error,
+    `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
+  );
 }
 
-/** The state file `loadState` reads for `workTree`, whether or not it exists yet. */
+/** The state file `loadState` reads for `workTree`: its own if anything is there, else its main checkout's. */
 export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string): Promise<string> {
   const own = statePath(workTree);
-  if ((await lstatIfExists(own)) !== undefined) return own;
+  // Unreadable counts as there: reading it then says why.
+  if ((await lstatIfExists(own).catch(() => null)) !== undefined) return own;
   const main = await mainCheckoutOf(ctx, workTree);
   return main === null ? own : statePath(main);
 }
@@ -130,24 +119,18 @@ function buildState(
   worktrees: WorktreeRecord[],
 ): TwigState {
   const parents = new Map<string, string[]>();
-  const invalidNames = new Set<string>();
+  for (const { child, parent } of dependencies) {
+    if (!parents.has(child)) parents.set(child, []);
+    parents.get(child)?.push(parent);
+  }
+  // Each name checked once: a hostile state may repeat one thousands of times.
+  const names = new Set([...branches.keys(), ...dependencies.flatMap((d) => [d.child, d.parent])]);
+  for (const { branch } of roots) names.add(branch);
+  const invalidNames = new Set([...names].filter((name) => checkBranchName(name) !== null));
   const invalidJiraKeys = new Set<string>();
-  const checkName = (name: string) => {
-    if (!invalidNames.has(name) && checkBranchName(name) !== null) invalidNames.add(name);
-  };
-  for (const [name, meta] of branches) {
-    checkName(name);
-    const key = meta.jira_issue;
+  for (const [name, { jira_issue: key }] of branches) {
     if (key != null && key !== "" && !STORED_JIRA_KEY.test(key)) invalidJiraKeys.add(name);
   }
-  for (const { child, parent } of dependencies) {
-    checkName(child);
-    checkName(parent);
-    const list = parents.get(child);
-    if (list) list.push(parent);
-    else parents.set(child, [parent]);
-  }
-  for (const { branch } of roots) checkName(branch);
   const parentsOf = (branch: string) => parents.get(branch) ?? [];
   return { branches, dependencies, roots, worktrees, parentsOf, invalidNames, invalidJiraKeys };
 }

@@ -101,62 +101,51 @@ export function cutTrees(
   focus: string | null,
   room: number,
 ): { trees: TreeNode[]; omitted: number } {
-  type Line = { node: TreeNode; parent: number; depth: number };
+  type Line = { node: TreeNode; parent: number; depth: number; kept?: true };
   const lines: Line[] = [];
   const walk = (node: TreeNode, parent: number, depth: number) => {
     const index = lines.push({ node, parent, depth }) - 1;
     for (const child of node.children) walk(child, index, depth + 1);
   };
   for (const tree of trees) walk(tree, -1, 0);
-  // A line's cost is worked out only when it is weighed: a 10,000-line tree cut to a few hundred
-  // lines never draws the rest.
-  const costs = new Float64Array(lines.length).fill(-1);
-  const costOf = (index: number): number => {
-    if ((costs[index] as number) < 0) {
-      const { node, depth } = lines[index] as Line;
-      // 4 prefix characters a level, box-drawing ones 3 UTF-8 bytes; the quotes stand for the `\n`.
-      costs[index] = (depth === 0 ? 0 : depth * 6 + 4) + jsonStringBytes(line(node));
-    }
-    return costs[index] as number;
-  };
-  const kept = new Uint8Array(lines.length);
+  const at = (index: number) => lines[index] as Line;
+  // A line is drawn only when it is weighed: a 10,000-line tree cut to a few hundred lines never
+  // draws the rest. 4 prefix characters a level, box-drawing ones 3 UTF-8 bytes; the quotes stand
+  // for the `\n`.
+  const cost = ({ node, depth }: Line) => (depth === 0 ? 0 : depth * 6 + 4) + jsonStringBytes(line(node));
   let used = 0;
-  let omitted = lines.length;
-  const keep = (index: number) => {
-    if (kept[index]) return;
-    kept[index] = 1;
-    omitted--;
-    used += costOf(index);
+  const fits = (entry: Line) => used + cost(entry) <= room;
+  const keep = (entry: Line) => {
+    if (!entry.kept) used += cost(entry);
+    entry.kept = true;
   };
-  for (let i = 0; i < lines.length; i++) if ((lines[i] as Line).depth === 0) keep(i);
-  const at = focus === null ? -1 : lines.findIndex((entry) => entry.node.branch === focus);
-  if (at >= 0) {
-    for (let i = at; i >= 0; i = (lines[i] as Line).parent) keep(i);
-    const depth = (lines[at] as Line).depth;
-    for (let i = at + 1; i < lines.length && (lines[i] as Line).depth > depth; i++) {
-      if (used + costOf(i) > room) break;
-      if (kept[(lines[i] as Line).parent]) keep(i);
+  for (const entry of lines) if (entry.depth === 0) keep(entry);
+  const focused = focus === null ? -1 : lines.findIndex((entry) => entry.node.branch === focus);
+  if (focused >= 0) {
+    for (let i = focused; i >= 0; i = at(i).parent) keep(at(i));
+    for (let i = focused + 1; i < lines.length && at(i).depth > at(focused).depth && fits(at(i)); i++) {
+      if (at(at(i).parent).kept) keep(at(i));
     }
   }
   // Then the other lines in drawing order, up to the first that does not fit: the text stays a
   // contiguous prefix of the drawing (plus the kept path and subtree), with no lines after a gap.
-  for (let i = 0; i < lines.length; i++) {
-    if (kept[i] || !kept[(lines[i] as Line).parent]) continue;
-    if (used + costOf(i) > room) break;
-    keep(i);
+  for (const entry of lines) {
+    if (entry.kept || !lines[entry.parent]?.kept) continue;
+    if (!fits(entry)) break;
+    keep(entry);
   }
   // In drawing order a kept line is its parent's next kept child; a dropped one marks its parent.
   const copies: Array<TreeNode | undefined> = [];
   const cut: TreeNode[] = [];
-  for (const [index, { node, parent }] of lines.entries()) {
-    const copy: TreeNode | undefined = kept[index] ? { ...node, children: [] } : undefined;
+  for (const { node, parent, kept } of lines) {
+    const copy: TreeNode | undefined = kept ? { ...node, children: [] } : undefined;
     copies.push(copy);
     const above = copies[parent];
     if (parent < 0) cut.push(copy as TreeNode);
     else if (above && copy) above.children.push(copy);
     else if (above) above.truncated = true;
   }
-  return { trees: cut, omitted };
+  return { trees: cut, omitted: lines.filter((entry) => !entry.kept).length };
 }
 
 /** Printable ASCII with nothing JSON escapes: the common branch name, counted without serialising. */

@@ -143,6 +143,8 @@ describe("include and includeIf, as git follows them", () => {
       `[includeIf "gitdir:${repo.root.toUpperCase()}/"]\n\tpath = ~/inc/case`,
       '[includeIf "gitdir:repo/.git"]\n\tpath = ~/inc/relative',
       '[includeIf "onbranch:feat/"]\n\tpath = ~/inc/feat',
+      '[includeIf "gitdir:~/r?p[a-o]/"]\n\tpath = ~/inc/glob',
+      '[includeIf "gitdir:~/{repo}/"]\n\tpath = ~/inc/brace',
       '[includeIf "hasconfig:remote.*.url:https://example.com/**"]\n\tpath = ~/inc/hasconfig',
     ].join("\n"),
   );
@@ -155,6 +157,8 @@ describe("include and includeIf, as git follows them", () => {
   writeFileSync(join(home, "inc", "relative"), rule("https://relative.example/", "r:"));
   writeFileSync(join(home, "inc", "feat"), rule("https://feat.example/", "e:"));
   writeFileSync(join(home, "inc", "hasconfig"), rule("https://hasconfig.example/", "h:"));
+  writeFileSync(join(home, "inc", "glob"), rule("https://glob.example/", "g:"));
+  writeFileSync(join(home, "inc", "brace"), rule("https://brace.example/", "br:"));
   // The repository's own config includes a file relative to the .git directory.
   writeFileSync(join(repo.root, ".git", "shared.inc"), rule("https://local-include.example/", "l:"));
   repo.git("config", "include.path", "shared.inc");
@@ -169,6 +173,8 @@ describe("include and includeIf, as git follows them", () => {
     ["e", "e:x/8"],
     ["h", "h:x/9"],
     ["l", "l:x/10"],
+    ["g", "g:x/11"],
+    ["br", "br:x/12"],
   ]) {
     repo.git("remote", "add", name as string, url as string);
   }
@@ -176,7 +182,7 @@ describe("include and includeIf, as git follows them", () => {
 
   function gitUrls(): string[] {
     const { GIT_CONFIG_GLOBAL: _global, ...rest } = gitEnv(home);
-    return ["a", "n", "b", "c", "d", "d2", "r", "e", "h", "l"].map((name) => {
+    return ["a", "n", "b", "c", "d", "d2", "r", "e", "h", "l", "g", "br"].map((name) => {
       const result = Bun.spawnSync(["git", "remote", "get-url", name], { cwd: repo.root, env: rest, stdout: "pipe" });
       return result.stdout.toString().trim();
     });
@@ -199,14 +205,16 @@ describe("include and includeIf, as git follows them", () => {
     expect(expected).toContain("https://nested.example/x/2");
     expect(expected).toContain("https://icase.example/x/5");
     expect(expected).toContain("e:x/8");
+    expect(expected).toContain("https://glob.example/x/11");
+    expect(expected).toContain("br:x/12");
   });
 
-  test("on a feat/ branch, onbranch: holds", async () => {
+  test("on a feat/ branch, onbranch: is not followed (no remote depends on the branch)", async () => {
     repo.git("checkout", "-q", "-b", "feat/x");
     try {
       const expected = gitUrls();
       expect(expected).toContain("https://feat.example/x/8");
-      expect(await ourUrls()).toEqual(expected);
+      expect(await ourUrls()).toEqual(expected.map((url) => (url === "https://feat.example/x/8" ? "e:x/8" : url)));
     } finally {
       repo.git("checkout", "-q", "main");
     }
@@ -259,6 +267,14 @@ describe("include and includeIf, as git follows them", () => {
     const userIncludes = join(home, "inc", "user-includes-plain");
     writeFileSync(userIncludes, `[include]\n\tpath = ${outside}\n`);
     expect((await withGlobal(userIncludes)).ok).toBe(true);
+  });
+
+  test("a gitdir: pattern built to backtrack answers, and never holds", async () => {
+    const global = join(home, "inc", "stars");
+    writeFileSync(global, `[includeIf "gitdir:/${"*a".repeat(2000)}b/"]\n\tpath = ~/inc/plain\n`);
+    const config = await withGlobal(global);
+    if (!config.ok) throw new Error(config.error.message);
+    expect(config.value.entries.some((entry) => entry.value === "a:")).toBe(false);
   });
 
   test("a config that includes itself is an error, as git refuses it", async () => {

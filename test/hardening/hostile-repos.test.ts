@@ -81,12 +81,13 @@ describe("files whose size lies (19.1)", () => {
 });
 
 describe("patterns built to backtrack (19.2)", () => {
-  test("includeIf onbranch:*a*a*a…b with a long branch checked out answers with the branch", async () => {
+  test("includeIf onbranch:/gitdir: *a*a*a…b with a long branch checked out answers with the branch", async () => {
     const stars = `${"*a".repeat(40)}b`;
     const name = "a".repeat(200);
     const dir = caseRepo((d) => {
       world.repo.git("-C", d, "checkout", "-q", "-b", name);
       appendFileSync(join(d, ".git", "config"), `[includeIf "onbranch:${stars}"]\n\tpath = missing-include\n`);
+      appendFileSync(join(d, ".git", "config"), `[includeIf "gitdir:/${stars}"]\n\tpath = missing-include\n`);
     });
     const current = await call("get_current_branch", { repo: dir });
     expect(current.structured).toMatchObject({ branch: name });
