@@ -456,6 +456,8 @@ describe("the file system", () => {
         `${world.twigDataDir}/`,
         `${world.home}/.netrc`,
         `${world.home}/.config/gh/`,
+        // An ssh remote's Host alias is looked up there (only Host, HostName and Include are read).
+        `${world.home}/.ssh/config`,
       ];
       const outside = contentReads(calls).filter(
         (call) =>

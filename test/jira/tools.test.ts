@@ -127,7 +127,7 @@ describe("tool definitions", () => {
     expect(list?.outputSchema).toEqual({
       type: "object",
       properties: {
-        issues: { type: "array", items: { type: "object" } },
+        issues: { type: "array" },
         has_more: { type: "boolean" },
         total: { type: "number" },
       },
