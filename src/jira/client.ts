@@ -4,6 +4,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
 import {
+  ACCEPT_ENCODING,
   abortableSleep,
   attemptSignal,
   formatBytes,
@@ -11,6 +12,7 @@ import {
   httpTimeoutMs,
   MAX_RESPONSE_BYTES,
   parseRetryAfter,
+  RAW_BODY,
   readCapped,
   scrubToolError,
   transportFailure,
@@ -136,7 +138,13 @@ export class JiraClient {
         // (see #request for the wait). Its timeout stays off: it is skipped whenever a signal is
         // passed, which every request has; each attempt gets its own deadline instead.
         baseURL: setup.base.apiRoot,
-        headers: { Accept: "application/json", Authorization: authorization, "User-Agent": `twig-mcp/${pkg.version}` },
+        headers: {
+          Accept: "application/json",
+          "Accept-Encoding": ACCEPT_ENCODING,
+          Authorization: authorization,
+          "User-Agent": `twig-mcp/${pkg.version}`,
+        },
+        ...RAW_BODY,
         retryStatusCodes: [429, 503],
         retryDelay: 0,
         // Read as a stream so the size cap holds whatever the server sends.
@@ -266,7 +274,7 @@ export class JiraClient {
       response = answered;
     }
 
-    const read = await readCapped(response.body, maxResponseBytes);
+    const read = await readCapped(response, maxResponseBytes);
     if (read.kind === "failed") return failed(read.cause);
     if (read.kind === "too-large") {
       const limit = formatBytes(maxResponseBytes);
