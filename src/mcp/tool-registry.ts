@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
+import { visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/define.ts";
@@ -127,7 +128,8 @@ export class ToolRegistry {
         budget === null ? { signal, invoke } : { signal, invoke, budget },
       );
       if (!result.ok) return result;
-      let answer = result.value as Record<string, unknown>;
+      // Every string a model will read, with no invisible or control character left in it.
+      let answer = visibleDeep(result.value as Record<string, unknown>);
       let json: string | undefined;
       if (budget !== null) {
         // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
