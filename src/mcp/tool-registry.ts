@@ -67,7 +67,7 @@ export class ToolRegistry {
     ctx: ServiceContext,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    const result = await this.run(tool, rawArgs, ctx, signal, this.#budget);
+    const result = await this.run(tool, rawArgs, ctx, signal, this.#budget, true);
     return result.ok ? okResult(result.value.data, result.value.json) : errorResult(result.error);
   }
 
@@ -80,7 +80,7 @@ export class ToolRegistry {
   ): Promise<Result<v.InferOutput<O>> | null> {
     const enabled = this.#tools.get(tool.name);
     if (!enabled) return null;
-    const result = await this.run(enabled, args, ctx, signal, null);
+    const result = await this.run(enabled, args, ctx, signal, null, false);
     // run() has checked the value against this tool's output schema, so it is that schema's output.
     return result.ok ? ok(result.value.data as v.InferOutput<O>) : result;
   }
@@ -96,6 +96,7 @@ export class ToolRegistry {
     ctx: ServiceContext,
     signal: AbortSignal,
     budget: ReplyBudget | null,
+    reply: boolean,
   ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
     const given = withoutNulls(rawArgs ?? {});
     const unknown = unknownArgumentError(tool.name, tool.input, given);
@@ -128,8 +129,9 @@ export class ToolRegistry {
         budget === null ? { signal, invoke } : { signal, invoke, budget },
       );
       if (!result.ok) return result;
-      // Every string a model will read, with no invisible or control character left in it.
-      let answer = visibleDeep(result.value as Record<string, unknown>);
+      // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
+      let answer = result.value as Record<string, unknown>;
+      if (reply) answer = visibleDeep(answer);
       let json: string | undefined;
       if (budget !== null) {
         // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
