@@ -47,7 +47,9 @@ export function visibleDeep<T>(value: T): T {
     let out: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {
       const item = visibleDeep(value[i]);
-      if (item !== value[i]) (out ??= value.slice())[i] = item;
+      if (item === value[i]) continue;
+      out ??= value.slice();
+      out[i] = item;
     }
     return (out ?? value) as T;
   }

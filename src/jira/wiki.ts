@@ -165,11 +165,12 @@ function splitRow(line: string, header: boolean): string[] {
   return cells.map((cell) => cell.trim());
 }
 
+/** Drawn without variation selectors: replies show those as `\u{FE0F}`. */
 const EMOTICONS: Record<string, string> = {
   "(/)": "✅",
   "(x)": "❌",
-  "(!)": "⚠️",
-  "(i)": "ℹ️",
+  "(!)": "⚠",
+  "(i)": "ℹ",
   "(?)": "❓",
   "(y)": "👍",
   "(n)": "👎",

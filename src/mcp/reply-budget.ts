@@ -3,24 +3,109 @@ import type { ReplyBudget } from "../tools/define.ts";
 /** Claude Code refuses a tool result over 25,000 tokens by default (`MAX_MCP_OUTPUT_TOKENS`); this leaves room. */
 export const DEFAULT_MAX_REPLY_TOKENS = 20_000;
 
-/** Tokens estimated from bytes (issue 16); branch lists run denser, see docs/performance.md. */
-export const BYTES_PER_TOKEN = 3;
+/** The budget's unit: a third of a token, so ordinary ASCII JSON costs about a unit a character. */
+export const UNITS_PER_TOKEN = 3;
 
 export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";
 
 /** `{"status":"ok","data":` and `}`: what the text envelope adds around the answer's JSON. */
-const ENVELOPE_BYTES = 23;
+const ENVELOPE_UNITS = 40;
 
-/** UTF-8 length without keeping the bytes. */
-export function utf8Length(text: string): number {
-  return Buffer.byteLength(text, "utf8");
+/*
+ * Tokens estimated from characters, from above. Bytes alone cannot do it: ordinary JSON runs at
+ * 2.6 bytes a token, hex and base64 names at 2.1–2.3, random Hangul at 1.2. The tokenizer first
+ * splits text where letters, digits, punctuation and spaces meet, and each piece is at least one
+ * token; so the text is read as runs of one class, and a run costs its characters' weights but
+ * never less than a token. A character outside ASCII costs a token per UTF-8 byte, the most a
+ * byte-level tokenizer can spend on it, except the box-drawing characters trees are drawn with.
+ * Calibrated against `@anthropic-ai/tokenizer` (test/mcp/token-estimate.test.ts): 1.0–1.35 times
+ * its count on list-shaped JSON of ordinary, hex, base64, lowercase, CJK, Hangul, emoji, digit and
+ * punctuation names, on alternating characters (one token each), GitHub payloads and drawn trees.
+ * Counting with the tokenizer itself would cost start-up time and megabytes of vocabulary.
+ *
+ * Weights are in units (a third of a token).
+ */
+const LOWER = 0.9;
+const UPPER = 1.8;
+const DIGIT = 1.08;
+const SPACE = 0.9;
+const PUNCT = 1.5;
+/** Every run of one class is at least a token. */
+const MIN_RUN = 3;
+/** A UTF-8 byte outside ASCII. */
+const BYTE = 3;
+/** `│`, `├`, `└` are two tokens each and `─` one, where other three-byte characters may be three. */
+const BOX: Readonly<Record<number, number>> = { 9474: 6, 9500: 6, 9492: 6, 9472: 3 };
+
+enum Kind {
+  Lower,
+  Upper,
+  Digit,
+  Space,
+  Punct,
+  Other,
 }
 
-/** The budget for `maxTokens` (0 = unlimited, `null`), in bytes of answer JSON. */
+/** The kind and weight of each ASCII character, looked up rather than tested. */
+const ASCII_KIND: Kind[] = [];
+const ASCII_WEIGHT: number[] = [];
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  const [kind, weight] = /[a-z]/.test(ch)
+    ? [Kind.Lower, LOWER]
+    : /[A-Z]/.test(ch)
+      ? [Kind.Upper, UPPER]
+      : /[0-9]/.test(ch)
+        ? [Kind.Digit, DIGIT]
+        : /[ \t\n]/.test(ch)
+          ? [Kind.Space, SPACE]
+          : [Kind.Punct, PUNCT];
+  ASCII_KIND.push(kind);
+  ASCII_WEIGHT.push(weight);
+}
+
+/** Budget units `text` costs: an estimate of three times its tokens, from above. */
+export function textUnits(text: string): number {
+  let units = 0;
+  let run = 0;
+  let previous = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let kind: Kind;
+    let weight: number;
+    if (c < 128) {
+      kind = ASCII_KIND[c] as Kind;
+      weight = ASCII_WEIGHT[c] as number;
+    } else {
+      kind = Kind.Other;
+      // A surrogate is half of a four-byte character.
+      weight = BOX[c] ?? (c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdfff ? 2 : 3) * BYTE;
+    }
+    // An uppercase letter starting a word belongs to the run of lowercase after it.
+    if (kind !== previous && !(previous === Kind.Upper && kind === Kind.Lower)) {
+      if (previous !== -1) units += Math.max(MIN_RUN, run);
+      run = 0;
+    }
+    run += weight;
+    previous = kind;
+  }
+  return Math.ceil(previous === -1 ? 0 : units + Math.max(MIN_RUN, run));
+}
+
+/**
+ * {@link textUnits}, or a lower bound of it once that alone passes `limit` (no character weighs
+ * less than a lowercase letter): a megabyte answer that must be cut is not read character by character.
+ */
+export function unitsUpTo(text: string, limit: number): number {
+  const least = Math.ceil(text.length * LOWER);
+  return least > limit ? least : textUnits(text);
+}
+
+/** The budget for `maxTokens` (0 = unlimited, `null`), in units of answer JSON. */
 export function replyBudget(maxTokens: number): ReplyBudget | null {
   if (maxTokens === 0) return null;
-  const bytes = Math.max(0, maxTokens * BYTES_PER_TOKEN - ENVELOPE_BYTES);
-  return { tokens: maxTokens, bytes, size: (value) => utf8Length(JSON.stringify(value) ?? "") };
+  const units = Math.max(0, maxTokens * UNITS_PER_TOKEN - ENVELOPE_UNITS);
+  return { tokens: maxTokens, units, size: (value) => textUnits(JSON.stringify(value) ?? "") };
 }
 
 /** A token count as the flag or variable gives it: a whole number, 0 or more. `null` when it is not one. */
@@ -48,7 +133,7 @@ export function chooseMaxReplyTokens(
   return parsed;
 }
 
-/** Tokens as the model reads them in a message: the estimate for `bytes`. */
-export function estimatedTokens(bytes: number): number {
-  return Math.ceil(bytes / BYTES_PER_TOKEN);
+/** Tokens as the model reads them in a message: the estimate for `units`. */
+export function estimatedTokens(units: number): number {
+  return Math.ceil(units / UNITS_PER_TOKEN);
 }

@@ -14,7 +14,8 @@ import {
   estimatedTokens,
   MAX_REPLY_TOKENS_ENV,
   replyBudget,
-  utf8Length,
+  textUnits,
+  unitsUpTo,
 } from "./reply-budget.ts";
 
 export interface PublishedTool {
@@ -136,15 +137,15 @@ export class ToolRegistry {
       if (budget !== null) {
         // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
         json = JSON.stringify(answer);
-        const size = utf8Length(json);
-        if (size > budget.bytes) {
+        const size = unitsUpTo(json, budget.units);
+        if (size > budget.units) {
           if (tool.fit === undefined) return err(overBudget(tool.name, size, budget));
           // Only what is sent is validated: the full answer of a 10,000-branch tree never is.
           answer = (await tool.fit(answer, budget, callArgs, callCtx)) as Record<string, unknown>;
           json = JSON.stringify(answer);
-          const fitted = utf8Length(json);
-          if (fitted > budget.bytes) {
-            ctx.log.error(`${tool.name} fitted its answer to ${fitted} bytes, over the budget of ${budget.bytes}`);
+          const fitted = textUnits(json);
+          if (fitted > budget.units) {
+            ctx.log.error(`${tool.name} fitted its answer to ${fitted} units, over the budget of ${budget.units}`);
             return err(overBudget(tool.name, size, budget));
           }
         }
@@ -163,10 +164,10 @@ export class ToolRegistry {
 }
 
 /** What a tool that cannot cut its answer says instead of sending one over the budget. */
-function overBudget(name: string, bytes: number, budget: ReplyBudget) {
+function overBudget(name: string, units: number, budget: ReplyBudget) {
   return toolError(
     "reply_too_large",
-    `${name}'s answer is about ${estimatedTokens(bytes).toLocaleString("en-US")} tokens, over the reply budget of ${budget.tokens.toLocaleString("en-US")} tokens`,
+    `${name}'s answer is about ${estimatedTokens(units).toLocaleString("en-US")} tokens, over the reply budget of ${budget.tokens.toLocaleString("en-US")} tokens`,
     `Narrow the request with the tool's arguments, or raise the budget: start twig-mcp with --max-reply-tokens N (0 = unlimited) or set ${MAX_REPLY_TOKENS_ENV}.`,
   );
 }

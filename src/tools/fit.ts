@@ -19,7 +19,7 @@ export function largestFitting<T>(
     let total = 0;
     for (let i = 0; i < max; i++) {
       total += itemSizes(i) + 1;
-      if (total > budget.bytes) {
+      if (total > budget.units) {
         high = Math.max(min, i);
         break;
       }
@@ -27,11 +27,11 @@ export function largestFitting<T>(
   }
   let low = min;
   let best = build(min);
-  if (budget.size(best) > budget.bytes) return best;
+  if (budget.size(best) > budget.units) return best;
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
     const candidate = build(middle);
-    if (budget.size(candidate) <= budget.bytes) {
+    if (budget.size(candidate) <= budget.units) {
       low = middle;
       best = candidate;
     } else {

@@ -7,7 +7,6 @@ import type { JiraClientOptions } from "../jira/client.ts";
 import {
   FULL_DESCRIPTION_CHARS,
   ISSUE_FIELDS,
-  type JiraIssue,
   JiraIssuePayloadSchema,
   JiraIssueSchema,
   LIST_DESCRIPTION_CHARS,

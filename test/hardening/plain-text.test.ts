@@ -34,7 +34,7 @@ describe("plainText", () => {
   test("visible and visibleDeep escape invisible characters, keep values without them as they are", () => {
     const clean = { a: ["x", { b: "y" }] };
     expect(visibleDeep(clean)).toBe(clean);
-    expect(visibleDeep<unknown>({ [`k\u200b`]: [`v${ESC}\u2060`, 1, null] })).toEqual({
+    expect(visibleDeep<unknown>({ "k\u200b": [`v${ESC}\u2060`, 1, null] })).toEqual({
       "k\\u{200B}": [`v${ESC}\\u{2060}`, 1, null],
     });
     expect(visible("a\tb\nc")).toBe("a\tb\nc");
