@@ -75,9 +75,13 @@ export function inline(text: string, max = 300): string {
   return clip(plainText(text).replace(/[\n\t]/g, " "), max);
 }
 
-/** A value someone else wrote, JSON-quoted: it cannot end its quote, start a line or close a fence. */
+/**
+ * A value someone else wrote, JSON-quoted: it cannot end its quote, start a line or close a fence.
+ * Invisible characters are escaped after quoting, so `\u{…}` is not quoted into `\\u{…}`.
+ */
 export function quoted(text: string, max = 300): string {
-  return JSON.stringify(clip(plainText(text), max));
+  const plain = text.replace(SEPARATORS, "\n").replace(CONTROLS, "");
+  return JSON.stringify(clip(plain, max)).replace(INVISIBLES, escaped);
 }
 
 /**

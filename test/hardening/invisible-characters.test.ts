@@ -76,11 +76,26 @@ describe("hidden characters", () => {
     }
   });
 
-  test("prompts", async () => {
-    const prompt = await server.client.getPrompt({ name: "stack-status", arguments: {} });
-    const text = JSON.stringify(prompt);
-    expect(JSON.parse(text)).toBeTruthy();
-    for (const message of prompt.messages) expect((message.content as { text: string }).text).not.toMatch(HIDDEN);
+  test("prompts: shown once escaped, quoted or not", async () => {
+    for (const [name, args] of [
+      ["stack-status", {}],
+      ["plan-issue", { issue_key: "SHOP-7" }],
+    ] as const) {
+      const prompt = await server.client.getPrompt({ name, arguments: args });
+      const text = prompt.messages.map((message) => (message.content as { text: string }).text).join("\n");
+      expect(text).not.toMatch(HIDDEN);
+      expect(text).toContain("\\u{E0049}");
+      expect(text).not.toContain("\\\\u{E0049}");
+    }
+  });
+
+  test("resources: the tree as text and the branches as JSON", async () => {
+    for (const uri of ["twig://repo/tree", "twig://repo/branches"]) {
+      const resource = await server.client.readResource({ uri });
+      const text = resource.contents.map((content) => (content as { text: string }).text).join("\n");
+      expect(text).toContain("feature/x");
+      expect(text).not.toMatch(HIDDEN);
+    }
   });
 
   test("completions offer no name with one", async () => {

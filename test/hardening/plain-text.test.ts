@@ -47,6 +47,7 @@ describe("quoting", () => {
     expect(quoted('say "hi"\n```\nnext')).toBe('"say \\"hi\\"\\n```\\nnext"');
     expect(quoted("x".repeat(500), 10)).toBe(`"${"x".repeat(9)}…"`);
     expect(quoted(`a${ESC}[31mb`)).toBe('"a[31mb"');
+    expect(quoted("a\u202eb\u2028c")).toBe('"a\\u{202E}b\\nc"');
   });
 
   test("fenced chooses a fence longer than any run of backticks inside", () => {
