@@ -1,6 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { type LoggingLevel, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger, LogLevel } from "../core/log.ts";
+import { plainText } from "../core/plain-text.ts";
 
 const SEVERITY = Object.fromEntries(
   ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"].map((level, i) => [level, i]),
@@ -16,7 +17,7 @@ const MCP_LEVEL: Record<LogLevel, LoggingLevel> = {
 
 /**
  * Mirrors log lines to the client as `notifications/message` at or above the level it asked for
- * with `logging/setLevel` (warning until it asks). stderr logging is unchanged. Log text never
+ * with `logging/setLevel` (warning until it asks), as plain text. stderr logging is unchanged. Log text never
  * carries secrets: the modules that handle tokens scrub them before logging.
  */
 export function forwardLogsToClient(server: Server, log: Logger): Logger {
@@ -29,7 +30,8 @@ export function forwardLogsToClient(server: Server, log: Logger): Logger {
     write(message);
     const mcpLevel = MCP_LEVEL[level];
     if (SEVERITY[mcpLevel] < threshold || !server.transport) return;
-    server.sendLoggingMessage({ level: mcpLevel, logger: "twig-mcp", data: message }).catch(() => {});
+    // A client may show these to a person or a model, as the stderr log is shown: plain text only.
+    server.sendLoggingMessage({ level: mcpLevel, logger: "twig-mcp", data: plainText(message) }).catch(() => {});
   };
   return {
     error: forward("error", log.error),
