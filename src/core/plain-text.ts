@@ -16,6 +16,8 @@ const INVISIBLES = new RegExp(`[${INVISIBLE}]`, "gu");
 const HIDDEN = new RegExp(`[${CONTROL}${INVISIBLE}]`, "u");
 const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, "u");
 const CONTROLS = new RegExp(`[${CONTROL}]`, "g");
+/** What `escapeInvisibles` writes as `\uXXXX` in JSON text. */
+const JSON_UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "gu");
 /** Line and paragraph separators break lines in some viewers: they become the newline they mean. */
 const SEPARATORS = /[\u2028\u2029]/g;
 
@@ -91,7 +93,7 @@ export function quoted(text: string, max = 300): string {
 export function escapeInvisibles(json: string): string {
   if (!HIDDEN.test(json) && !json.includes("\u2028") && !json.includes("\u2029")) return json;
   return json.replace(
-    new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "gu"),
+    JSON_UNSAFE,
     // Each UTF-16 unit on its own, as JSON writes a surrogate pair (the tag characters).
     (ch) => ch.replace(/[\s\S]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`),
   );
