@@ -15,27 +15,50 @@ const ENVELOPE_UNITS = 40;
  * Tokens estimated from characters, from above. Bytes alone cannot do it: ordinary JSON runs at
  * 2.6 bytes a token, hex and base64 names at 2.1–2.3, random Hangul at 1.2. The tokenizer first
  * splits text where letters, digits, punctuation and spaces meet, and each piece is at least one
- * token; so the text is read as runs of one class, and a run costs its characters' weights but
- * never less than a token. A character outside ASCII costs a token per UTF-8 byte, the most a
- * byte-level tokenizer can spend on it, except the box-drawing characters trees are drawn with.
- * Calibrated against `@anthropic-ai/tokenizer` (test/mcp/token-estimate.test.ts): 1.0–1.35 times
- * its count on list-shaped JSON of ordinary, hex, base64, lowercase, CJK, Hangul, emoji, digit and
- * punctuation names, on alternating characters (one token each), GitHub payloads and drawn trees.
+ * token; so the text is read as runs of one class. A run costs what the tokenizer spends at worst
+ * on random characters of its class (0.65 of a token a lowercase letter, 0.7 a capital, 0.5 a
+ * digit, 0.85 a punctuation mark), never less than a token; the words and punctuation of
+ * twig-mcp's own JSON (its keys and fixed values) and common branch prefixes cost what they do,
+ * since they are most of an ordinary reply. A character outside ASCII costs a token per UTF-8
+ * byte, the most a byte-level tokenizer can spend on it, except the box-drawing characters trees
+ * are drawn with. Calibrated against `@anthropic-ai/tokenizer` (test/mcp/token-estimate.test.ts).
  * Counting with the tokenizer itself would cost start-up time and megabytes of vocabulary.
  *
- * Weights are in units (a third of a token).
+ * Costs are in units, a third of a token.
  */
-const LOWER = 0.9;
-const UPPER = 1.8;
-const DIGIT = 1.08;
-const SPACE = 0.9;
-const PUNCT = 1.5;
+const LOWER = 1.95;
+const UPPER = 2.1;
+const DIGIT = 1.5;
+const SPACE = 1.2;
+const PUNCT = 2.55;
 /** Every run of one class is at least a token. */
 const MIN_RUN = 3;
 /** A UTF-8 byte outside ASCII. */
 const BYTE = 3;
 /** `│`, `├`, `└` are two tokens each and `─` one, where other three-byte characters may be three. */
 const BOX: Readonly<Record<number, number>> = { 9474: 6, 9500: 6, 9492: 6, 9472: 3 };
+
+/** Lowercase words of twig-mcp's replies and branch names, by the tokens each is (quoted, as in JSON). */
+export const KNOWN_WORDS: ReadonlyMap<string, number> = new Map([
+  ...(
+    "at author base body branch branches checks code created cursor cycle data default description dev develop " +
+    "docs draft error false feat feature fix has head hint issue issues jira key labels main master merged message " +
+    "more next null number ok parent pr priority pull release reporter repositories repository request requested " +
+    "requests reviews root sha stack state status statuses summary test text title total tree true truncated type " +
+    "unavailable updated url warnings user users pending passing approved open closed none changes login"
+  )
+    .split(" ")
+    .map((word): [string, number] => [word, 1]),
+  ..."unborn worktrees mergeable reviewers assignee omitted bugfix hotfix chore refactor failing commented verdict"
+    .split(" ")
+    .map((word): [string, number] => [word, 2]),
+]);
+/** Runs of JSON punctuation that are one token each. */
+export const KNOWN_PUNCTUATION: ReadonlySet<string> = new Set(
+  '":" "," ": ," "} {" ":[{" "}] ":{" },{" ":[ ]," - _ / . : " , { } [ ] "}, }, }] "] "]," ":[ }}'.split(" "),
+);
+const LONGEST_WORD = 12;
+const LONGEST_PUNCTUATION = 5;
 
 enum Kind {
   Lower,
@@ -46,12 +69,12 @@ enum Kind {
   Other,
 }
 
-/** The kind and weight of each ASCII character, looked up rather than tested. */
+/** The kind and cost of each ASCII character, looked up rather than tested. */
 const ASCII_KIND: Kind[] = [];
-const ASCII_WEIGHT: number[] = [];
+const ASCII_COST: number[] = [];
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
-  const [kind, weight] = /[a-z]/.test(ch)
+  const [kind, cost] = /[a-z]/.test(ch)
     ? [Kind.Lower, LOWER]
     : /[A-Z]/.test(ch)
       ? [Kind.Upper, UPPER]
@@ -61,43 +84,59 @@ for (let c = 0; c < 128; c++) {
           ? [Kind.Space, SPACE]
           : [Kind.Punct, PUNCT];
   ASCII_KIND.push(kind);
-  ASCII_WEIGHT.push(weight);
+  ASCII_COST.push(cost);
 }
 
 /** Budget units `text` costs: an estimate of three times its tokens, from above. */
 export function textUnits(text: string): number {
   let units = 0;
   let run = 0;
+  let start = 0;
   let previous = -1;
+  /** What the run from `start` to `end` costs: a known word or punctuation what it is, else its characters. */
+  const runCost = (end: number): number => {
+    const length = end - start;
+    if (previous === Kind.Lower && length <= LONGEST_WORD) {
+      const known = KNOWN_WORDS.get(text.slice(start, end));
+      if (known !== undefined) return known * MIN_RUN;
+    } else if (previous === Kind.Punct && length <= LONGEST_PUNCTUATION) {
+      if (KNOWN_PUNCTUATION.has(text.slice(start, end))) return MIN_RUN;
+    }
+    return Math.max(MIN_RUN, run);
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     let kind: Kind;
-    let weight: number;
+    let cost: number;
     if (c < 128) {
       kind = ASCII_KIND[c] as Kind;
-      weight = ASCII_WEIGHT[c] as number;
+      cost = ASCII_COST[c] as number;
     } else {
       kind = Kind.Other;
       // A surrogate is half of a four-byte character.
-      weight = BOX[c] ?? (c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdfff ? 2 : 3) * BYTE;
+      cost = BOX[c] ?? (c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3) * BYTE;
     }
     // An uppercase letter starting a word belongs to the run of lowercase after it.
     if (kind !== previous && !(previous === Kind.Upper && kind === Kind.Lower)) {
-      if (previous !== -1) units += Math.max(MIN_RUN, run);
+      if (previous !== -1) units += runCost(i);
       run = 0;
+      start = i;
     }
-    run += weight;
+    run += cost;
     previous = kind;
   }
-  return Math.ceil(previous === -1 ? 0 : units + Math.max(MIN_RUN, run));
+  return Math.ceil(previous === -1 ? 0 : units + runCost(text.length));
 }
 
+/** What a character costs at least: a letter of the longest known word. */
+const LEAST_PER_CHARACTER = MIN_RUN / LONGEST_WORD;
+
 /**
- * {@link textUnits}, or a lower bound of it once that alone passes `limit` (no character weighs
- * less than a lowercase letter): a megabyte answer that must be cut is not read character by character.
+ * {@link textUnits}, or a lower bound of it once that alone passes `limit`: a megabyte answer
+ * that must be cut is not read character by character.
  */
 export function unitsUpTo(text: string, limit: number): number {
-  const least = Math.ceil(text.length * LOWER);
+  const least = Math.ceil(text.length * LEAST_PER_CHARACTER);
   return least > limit ? least : textUnits(text);
 }
 

@@ -209,7 +209,8 @@ export const getBranchTreeTool = defineTool({
       omitted: { branches: nodes },
       hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
     };
-    // Every character costs nearly a unit: a text longer than the budget need not be serialised to know.
+    // A drawn line costs more than a unit a character (its box drawing alone is two tokens): a text
+    // longer than the budget in characters need not be serialised to know.
     if (answer.tree_text.length < budget.units && budget.size(textOnly) <= budget.units) return textOnly;
     return cutTreeText(answer.root, answer.branches, budget, ctx, nodes);
   },
