@@ -53,12 +53,15 @@ export const KNOWN_WORDS: ReadonlyMap<string, number> = new Map([
     .split(" ")
     .map((word): [string, number] => [word, 2]),
 ]);
-/** Runs of JSON punctuation that are one token each. */
-export const KNOWN_PUNCTUATION: ReadonlySet<string> = new Set(
-  '":" "," ": ," "} {" ":[{" "}] ":{" },{" ":[ ]," - _ / . : " , { } [ ] "}, }, }] "] "]," ":[ }}'.split(" "),
-);
+/** Runs of JSON punctuation, by the tokens each is. */
+export const KNOWN_PUNCTUATION: ReadonlyMap<string, number> = new Map([
+  ...'":" "," ": ," "} {" ":[{" "}] ":{" },{" ":[ ]," - _ / . : " , { } [ ] "}, }, }] "] "]," ":[ }}'
+    .split(" ")
+    .map((run): [string, number] => [run, 1]),
+  ...'"},{" "}]} "}," ":[] }]} }}," "}}," ":[]," }],"'.split(" ").map((run): [string, number] => [run, 2]),
+]);
 const LONGEST_WORD = 12;
-const LONGEST_PUNCTUATION = 5;
+const LONGEST_PUNCTUATION = 6;
 
 enum Kind {
   Lower,
@@ -100,7 +103,8 @@ export function textUnits(text: string): number {
       const known = KNOWN_WORDS.get(text.slice(start, end));
       if (known !== undefined) return known * MIN_RUN;
     } else if (previous === Kind.Punct && length <= LONGEST_PUNCTUATION) {
-      if (KNOWN_PUNCTUATION.has(text.slice(start, end))) return MIN_RUN;
+      const known = KNOWN_PUNCTUATION.get(text.slice(start, end));
+      if (known !== undefined) return known * MIN_RUN;
     }
     return Math.max(MIN_RUN, run);
   };

@@ -91,7 +91,7 @@ describe("the reply budget's token estimate", () => {
 
   test("known words and punctuation cost what the tokenizer says, quoted as in JSON", () => {
     for (const [word, tokens] of KNOWN_WORDS) expect([word, countTokens(`"${word}"`) - 2]).toEqual([word, tokens]);
-    for (const run of KNOWN_PUNCTUATION) expect([run, countTokens(`a${run}b`) - 2]).toEqual([run, 1]);
+    for (const [run, tokens] of KNOWN_PUNCTUATION) expect([run, countTokens(`a${run}b`) - 2]).toEqual([run, tokens]);
   });
 
   test("random names from mixed alphabets, runs of one character included: at least the tokenizer's count", () => {
