@@ -139,6 +139,23 @@ describe("ordinary compressed bodies", () => {
     expect(asked as string | null).toBe("gzip, deflate");
   });
 
+  test("Jira: a gzip answer is decoded", async () => {
+    answers.set(
+      "/rest/api/2/issue/A-2",
+      () => new Response(gzipSync(JSON.stringify({ key: "A-2" })), { headers: { "content-encoding": "gzip" } }),
+    );
+    const made = jiraContext({ env: { JIRA_HOST: server.url.href, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: API_TOKEN } });
+    try {
+      const client = await made.ctx.jira();
+      if (!client.ok) throw new Error(client.error.message);
+      const schema = v.object({ key: v.string() });
+      const result = await client.value.request({ method: "GET", path: "/rest/api/2/issue/A-2", schema }, never());
+      expect(result).toEqual({ ok: true, value: { key: "A-2" } });
+    } finally {
+      made.cleanup();
+    }
+  });
+
   test("an encoding the client does not decode is a failure, not garbage", async () => {
     answers.set("/odd", () => new Response("xx", { headers: { "content-encoding": "compress" } }));
     const failure = await github()(`${server.url.href}odd`).catch((e: unknown) => e);
