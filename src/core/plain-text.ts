@@ -7,14 +7,14 @@
  * So one set, taken from Unicode rather than picked by hand: every Default_Ignorable_Code_Point
  * and every format character (Cf). Each is shown as a visible escape, `\u{E0041}`, wherever text
  * leaves the server; C0 controls (but `\t`/`\n`), DEL and C1 are removed from plain text, and
- * left to JSON's own escapes inside values. Emoji joined by U+200D or styled by U+FE0F show the escape
- * too: a visible `\u{200D}` is the price of never passing an invisible one.
+ * escaped the same way inside reply values. Emoji joined by U+200D or styled by U+FE0F show the
+ * escape too: a visible `\u{200D}` is the price of never passing an invisible one.
  */
 const INVISIBLE = "\\p{Default_Ignorable_Code_Point}\\p{Cf}";
 const CONTROL = "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f";
 const INVISIBLES = new RegExp(`[${INVISIBLE}]`, "gu");
 const HIDDEN = new RegExp(`[${CONTROL}${INVISIBLE}]`, "u");
-const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, "u");
+const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
 const CONTROLS = new RegExp(`[${CONTROL}]`, "g");
 /** What `escapeInvisibles` writes as `\uXXXX` in JSON text. */
 const JSON_UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "gu");
@@ -33,12 +33,12 @@ export function plainText(text: string): string {
 }
 
 /**
- * A value for a reply: the same text with every invisible and format character as a visible
- * `\u{…}`. Used on every string of every tool answer, so the escape shows in `structuredContent`
- * and in the JSON text alike (controls stay: JSON escapes them, and plain text drops them).
+ * A value for a reply: the same text with every control (but `\t`/`\n`), invisible and format
+ * character as a visible `\u{…}`. Used on every string of every tool answer, so the escape shows
+ * in `structuredContent` and in the JSON text alike (`JSON.stringify` leaves DEL and C1 raw).
  */
 export function visible(text: string): string {
-  return INVISIBLE_ONE.test(text) ? text.replace(INVISIBLES, escaped) : text;
+  return HIDDEN.test(text) ? text.replace(HIDDEN_ALL, escaped) : text;
 }
 
 /** `value` with {@link visible} applied to every string in it, keys included; unchanged parts are not copied. */

@@ -1,5 +1,5 @@
 import type { Context } from "../core/context.ts";
-import { visible } from "../core/plain-text.ts";
+import { plainText } from "../core/plain-text.ts";
 import { compareBytewise } from "../git/bytewise.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { listLocalBranches } from "../git/refs.ts";
@@ -52,7 +52,7 @@ const MAX_COMPLETIONS = 100;
  * control, invisible or format character is never offered: a client shows completions as they are.
  */
 export function completeFrom(all: readonly string[], typed: string) {
-  const candidates = all.filter((value) => visible(value) === value);
+  const candidates = all.filter((value) => plainText(value) === value);
   const lower = typed.toLowerCase();
   const prefix = candidates.filter((value) => value.startsWith(typed));
   const other = candidates.filter((value) => !value.startsWith(typed) && value.toLowerCase().includes(lower));

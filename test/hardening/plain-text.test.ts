@@ -31,11 +31,11 @@ describe("plainText", () => {
     expect(plainText("👩\u200d💻 ✔\ufe0f")).toBe("👩\\u{200D}💻 ✔\\u{FE0F}");
   });
 
-  test("visible and visibleDeep escape invisible characters, keep values without them as they are", () => {
+  test("visible and visibleDeep escape controls and invisible characters, keep values without them as they are", () => {
     const clean = { a: ["x", { b: "y" }] };
     expect(visibleDeep(clean)).toBe(clean);
     expect(visibleDeep<unknown>({ "k\u200b": [`v${ESC}\u2060`, 1, null] })).toEqual({
-      "k\\u{200B}": [`v${ESC}\\u{2060}`, 1, null],
+      "k\\u{200B}": ["v\\u{1B}\\u{2060}", 1, null],
     });
     expect(visible("a\tb\nc")).toBe("a\tb\nc");
   });
