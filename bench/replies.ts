@@ -6,7 +6,7 @@
  * reply's text content in bytes and in tokens, under the default reply budget and with the budget
  * lifted (`--max-reply-tokens 0`, the replies before there was a budget). Tokens are counted with
  * `@anthropic-ai/tokenizer` (Anthropic's published tokenizer for older Claude models: an estimate
- * for current ones, which is what the budget's 3 bytes a token is measured against). Then the p50
+ * for current ones, which is what the budget's token estimate is calibrated against). Then the p50
  * of a default `get_branch_tree` at 10,000 branches. Writes docs/replies.md and the same section
  * between markers in docs/performance.md.
  */
@@ -170,8 +170,8 @@ try {
     "",
     `Written by \`bun run bench:replies\`${flags.quick ? " --quick" : ""} on ${new Date().toISOString().slice(0, 10)}. ` +
       "Bytes are the reply's text content (the JSON envelope); tokens are counted with `@anthropic-ai/tokenizer` " +
-      `(≈ marks an estimate from bytes at the ratio of the same tool's largest counted reply). The default budget is 20,000 tokens ` +
-      "estimated as 60,000 bytes; Claude Code refuses a tool result over 25,000 tokens (`MAX_MCP_OUTPUT_TOKENS`). " +
+      `(≈ marks an estimate from bytes at the ratio of the same tool's largest counted reply). The default budget is 20,000 tokens, ` +
+      "estimated from above per run of characters (see tools.md); Claude Code refuses a tool result over 25,000 tokens (`MAX_MCP_OUTPUT_TOKENS`). " +
       "The smallest repository is 20 branches, repo-gen's smallest shape.",
     "",
     table,

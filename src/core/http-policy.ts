@@ -29,14 +29,75 @@ export function attemptSignal(callSignal: AbortSignal | undefined, timeoutMs: nu
   return { signal: callSignal ? AbortSignal.any([callSignal, deadline]) : deadline, deadline };
 }
 
-/** Reads a body as text up to `maxBytes`, then cancels it: an endless answer costs at most the cap. */
-export async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number) {
+/**
+ * What the clients ask for and decode themselves. `fetch` is called with `decompress: false`: left
+ * to the runtime, a small compressed body may be inflated whole (a 0.26 MB gzip body to 270 MB)
+ * before the first chunk reaches the cap. Decoded here, the cap counts every inflated chunk.
+ */
+export const ACCEPT_ENCODING = "gzip, deflate";
+
+/** `fetch` options that keep the body as sent, for {@link readCapped} to decode. */
+export const RAW_BODY = { decompress: false } as RequestInit;
+
+/** `Content-Encoding` names and the `DecompressionStream` format (Bun's names) that undoes each. */
+const DECODERS: Record<string, string> = {
+  gzip: "gzip",
+  "x-gzip": "gzip",
+  deflate: "deflate",
+  br: "brotli",
+  zstd: "zstd",
+};
+
+/** `body` with its `Content-Encoding` undone, as a stream; `null` for an encoding not known here. */
+function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): ReadableStream<Uint8Array> | null {
+  // Listed in the order applied, so undone from the last.
+  const codings = (encoding ?? "")
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== "" && name !== "identity");
+  if (codings.length > 4) return null;
+  let stream = body;
+  for (const name of codings.reverse()) {
+    const format = DECODERS[name];
+    if (format === undefined) return null;
+    const decoder = new DecompressionStream(format as ConstructorParameters<typeof DecompressionStream>[0]);
+    stream = stream.pipeThrough(decoder as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+  }
+  return stream;
+}
+
+/**
+ * `response` with its body decoded as it streams (fetched with {@link RAW_BODY}), for a caller that
+ * streams it itself; a body in an encoding not known here is left out.
+ */
+export function decodedResponse(response: Response): Response {
+  const body = response.body === null ? null : decoded(response.body, response.headers.get("content-encoding"));
+  const headers = new Headers(response.headers);
+  headers.delete("content-encoding");
+  headers.delete("content-length");
+  return new Response(body, { status: response.status, headers });
+}
+
+/**
+ * Reads a response's body as text up to `maxBytes` after decoding, then cancels it: an endless or
+ * highly compressed answer costs at most the cap, counted on the bytes as they are inflated.
+ */
+export async function readCapped(response: Response, maxBytes: number) {
+  const encoding = response.headers.get("content-encoding");
+  const body = response.body === null ? null : decoded(response.body, encoding);
+  if (body === null && response.body !== null) {
+    await response.body.cancel().catch(() => {});
+    return {
+      kind: "failed",
+      cause: new Error(`unsupported Content-Encoding ${clip(scrubControl(encoding ?? ""), 40)}`),
+    } as const;
+  }
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for await (const chunk of body ?? []) {
       total += chunk.byteLength;
-      // Leaving the loop cancels the stream.
+      // Leaving the loop cancels the stream, and with it the decoder and the connection.
       if (total > maxBytes) return { kind: "too-large" } as const;
       chunks.push(chunk);
     }

@@ -1,18 +1,70 @@
 /**
  * Plain text leaving the server carries what others wrote. Terminals act on control sequences
- * (OSC 52 writes the clipboard) and bidi or invisible characters make text read differently, so
- * none pass: C0 but `\t`/`\n`, DEL, C1, invisible format and bidi characters, tag characters.
+ * (OSC 52 writes the clipboard), and characters that draw nothing make text read differently from
+ * what it says: bidi overrides reorder it, and tag characters (U+E0000–E007F), variation selectors
+ * and joiners carry whole sentences a model reads but a person reviewing the text never sees.
+ *
+ * So one set, taken from Unicode rather than picked by hand: every Default_Ignorable_Code_Point
+ * and every format character (Cf). Each is shown as a visible escape, `\u{E0041}`, wherever text
+ * leaves the server; C0 controls (but `\t`/`\n`), DEL and C1 are removed from plain text, and
+ * escaped the same way inside reply values. Emoji joined by U+200D or styled by U+FE0F show the
+ * escape too: a visible `\u{200D}` is the price of never passing an invisible one.
  */
-const UNSAFE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
-const UNSAFE_TEST = new RegExp(UNSAFE.source);
+const INVISIBLE = "\\p{Default_Ignorable_Code_Point}\\p{Cf}";
+const CONTROL = "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f";
+const INVISIBLES = new RegExp(`[${INVISIBLE}]`, "gu");
+const HIDDEN = new RegExp(`[${CONTROL}${INVISIBLE}]`, "u");
+const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
+const CONTROLS = new RegExp(`[${CONTROL}]`, "g");
+/** What `escapeInvisibles` writes as `\uXXXX` in JSON text. */
+const JSON_UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "gu");
 /** Line and paragraph separators break lines in some viewers: they become the newline they mean. */
 const SEPARATORS = /[\u2028\u2029]/g;
 
-/** `text` without control, bidi or invisible format characters; `\n` and `\t` stay. */
+/** `\u{…}`: a character shown by its code point. */
+function escaped(ch: string): string {
+  return `\\u{${(ch.codePointAt(0) as number).toString(16).toUpperCase()}}`;
+}
+
+/** `text` with no control character and every invisible or format character shown as `\u{…}`; `\n` and `\t` stay. */
 export function plainText(text: string): string {
-  if (!UNSAFE_TEST.test(text) && !text.includes("\u2028") && !text.includes("\u2029")) return text;
-  return text.replace(SEPARATORS, "\n").replace(UNSAFE, "");
+  if (!HIDDEN.test(text) && !text.includes("\u2028") && !text.includes("\u2029")) return text;
+  return text.replace(SEPARATORS, "\n").replace(CONTROLS, "").replace(INVISIBLES, escaped);
+}
+
+/**
+ * A value for a reply: the same text with every control (but `\t`/`\n`), invisible and format
+ * character as a visible `\u{…}`. Used on every string of every tool answer, so the escape shows
+ * in `structuredContent` and in the JSON text alike (`JSON.stringify` leaves DEL and C1 raw).
+ */
+export function visible(text: string): string {
+  return HIDDEN.test(text) ? text.replace(HIDDEN_ALL, escaped) : text;
+}
+
+/** `value` with {@link visible} applied to every string in it, keys included; unchanged parts are not copied. */
+export function visibleDeep<T>(value: T): T {
+  if (typeof value === "string") return visible(value) as T;
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const item = visibleDeep(value[i]);
+      if (item === value[i]) continue;
+      out ??= value.slice();
+      out[i] = item;
+    }
+    return (out ?? value) as T;
+  }
+  let out: Record<string, unknown> | null = null;
+  for (const [key, item] of Object.entries(value)) {
+    const shown = visibleDeep(item);
+    const name = visible(key);
+    if (shown === item && name === key) continue;
+    out ??= { ...(value as Record<string, unknown>) };
+    if (name !== key) delete out[key];
+    out[name] = shown;
+  }
+  return (out ?? value) as T;
 }
 
 /** `text` cut to `max` characters, the last an ellipsis when it was longer. */
@@ -25,16 +77,23 @@ export function inline(text: string, max = 300): string {
   return clip(plainText(text).replace(/[\n\t]/g, " "), max);
 }
 
-/** A value someone else wrote, JSON-quoted: it cannot end its quote, start a line or close a fence. */
+/**
+ * A value someone else wrote, JSON-quoted: it cannot end its quote, start a line or close a fence.
+ * Invisible characters are escaped after quoting, so `\u{…}` is not quoted into `\\u{…}`.
+ */
 export function quoted(text: string, max = 300): string {
-  return JSON.stringify(clip(plainText(text), max));
+  const plain = text.replace(SEPARATORS, "\n").replace(CONTROLS, "");
+  return JSON.stringify(clip(plain, max)).replace(INVISIBLES, escaped);
 }
 
-/** JSON text with C1, bidi and invisible characters as `\uXXXX` too (`JSON.stringify` escapes C0 only). */
+/**
+ * JSON text with C1, line separators, invisible and format characters as `\uXXXX` too
+ * (`JSON.stringify` escapes C0 only): the value is unchanged, the text shows them.
+ */
 export function escapeInvisibles(json: string): string {
-  if (!UNSAFE_TEST.test(json) && !json.includes("\u2028") && !json.includes("\u2029")) return json;
+  if (!HIDDEN.test(json) && !json.includes("\u2028") && !json.includes("\u2029")) return json;
   return json.replace(
-    /[\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g,
+    JSON_UNSAFE,
     // Each UTF-16 unit on its own, as JSON writes a surrogate pair (the tag characters).
     (ch) => ch.replace(/[\s\S]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`),
   );

@@ -1,9 +1,11 @@
 import {
+  ACCEPT_ENCODING,
   attemptSignal,
   formatBytes,
   hostOf,
   isSameOrigin,
   MAX_RESPONSE_BYTES,
+  RAW_BODY,
   readCapped,
   transportFailure,
 } from "../core/http-policy.ts";
@@ -79,6 +81,7 @@ export function createGitHubFetch(options: {
     const cacheKey = method === "GET" ? `${tokenId} ${url}` : null;
     const cached = cacheKey ? etags.get(cacheKey) : undefined;
     if (cached) headers.set("if-none-match", cached.etag);
+    headers.set("accept-encoding", ACCEPT_ENCODING);
 
     const started = performance.now();
     let response: Response;
@@ -86,7 +89,7 @@ export function createGitHubFetch(options: {
     try {
       for (let redirects = 0; ; redirects++) {
         // Redirects are followed here, and only within the API's origin, never by fetch itself.
-        response = await send(url, { ...init, headers, signal, redirect: "manual" });
+        response = await send(url, { ...init, ...RAW_BODY, headers, signal, redirect: "manual" });
         const location = response.headers.get("location");
         if (response.status < 300 || response.status >= 400 || response.status === 304 || location === null) break;
         await response.body?.cancel().catch(() => {});
@@ -102,7 +105,7 @@ export function createGitHubFetch(options: {
         url = next;
       }
       if (!NULL_BODY_STATUSES.has(response.status)) {
-        const read = await readCapped(response.body, MAX_RESPONSE_BYTES);
+        const read = await readCapped(response, MAX_RESPONSE_BYTES);
         if (read.kind === "failed") throw read.cause;
         if (read.kind === "too-large") {
           throw new ResponseRefused(

@@ -8,7 +8,7 @@
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
-import { hostOf, httpTimeoutMs, readCapped, transportFailure } from "../core/http-policy.ts";
+import { decodedResponse, hostOf, httpTimeoutMs, RAW_BODY, readCapped, transportFailure } from "../core/http-policy.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { githubErrorToToolError, httpFailure } from "./errors.ts";
 import { RequestAborted } from "./http.ts";
@@ -133,7 +133,7 @@ async function requestLogLocation(
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
     let response: Response;
     try {
-      response = await send(url, { ...init, redirect: "manual" });
+      response = await send(url, { ...init, ...RAW_BODY, redirect: "manual" });
     } catch (error) {
       if (call.signal.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (signal.aborted) throw new RequestAborted("timeout", timeoutMs);
@@ -144,11 +144,11 @@ async function requestLogLocation(
       return new Response(null, { status: response.status, headers: response.headers });
     }
     if (response.status >= 400) {
-      const read = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      const read = await readCapped(response, MAX_ERROR_BODY_BYTES);
       return new Response(read.kind === "ok" ? read.text : "", { status: response.status, headers: response.headers });
     }
-    // A server that answers with the log itself: hand its body on untouched, to be streamed.
-    body = response;
+    // A server that answers with the log itself: hand its body on, decoded as it streams.
+    body = decodedResponse(response);
     return new Response(null, { status: 204, headers: response.headers });
   };
   try {

@@ -1,4 +1,4 @@
-import { trimChars } from "../core/plain-text.ts";
+import { clip, trimChars } from "../core/plain-text.ts";
 
 /**
  * Atlassian Document Format (Jira Cloud REST v3 rich text) → readable Markdown-ish text:
@@ -18,11 +18,92 @@ interface AdfNode {
 /** Nesting deeper than this is cut off with `…` rather than risking the stack. */
 const MAX_DEPTH = 48;
 
+/**
+ * Tables are drawn as grids, so one wide row would pad every other row to its width: a 30 KB table
+ * rendered to 11 MB. Columns past this many are left out, and a cell keeps at most
+ * `MAX_CELL_CHARS` characters.
+ */
+export const MAX_TABLE_COLUMNS = 20;
+export const MAX_CELL_CHARS = 500;
+
+/** A rendering and whether it is whole (`false`: it stopped at its budget, and more would follow). */
+export interface Rendered {
+  text: string;
+  complete: boolean;
+}
+
+/**
+ * How many characters the rendering under way may still produce at any one level, and whether it
+ * has hit that. Rendering is synchronous, so one module value serves each call; it makes work
+ * stop at the size the text will be cut to, however much a table or nesting would multiply it.
+ */
+const budget = { room: Number.POSITIVE_INFINITY, hit: false };
+
 /** Renders an ADF document (or any ADF node) as text. Non-ADF input yields `""`. */
 export function adfToText(document: unknown): string {
+  return renderAdf(document, Number.POSITIVE_INFINITY).text;
+}
+
+/**
+ * Renders at most about `maxChars` characters of an ADF document: rendering stops once a level's
+ * output passes that, and `complete` says whether it did. The text may run somewhat past
+ * `maxChars`; cut it there.
+ */
+export function renderAdf(document: unknown, maxChars: number): Rendered {
   const node = toNode(document);
-  if (node === null) return "";
-  return tidy(isBlock(node) || node.text === undefined ? renderBlock(node, 0) : renderInline([node], 0));
+  if (node === null) return { text: "", complete: true };
+  return withinBudget(maxChars, () =>
+    tidy(isBlock(node) || node.text === undefined ? renderBlock(node, 0) : renderInline([node], 0)),
+  );
+}
+
+/** Runs `render` under a budget of `maxChars`. */
+export function withinBudget(maxChars: number, render: () => string): Rendered {
+  budget.room = maxChars + 1;
+  budget.hit = false;
+  try {
+    const text = render();
+    return { text, complete: !budget.hit };
+  } finally {
+    budget.room = Number.POSITIVE_INFINITY;
+    budget.hit = false;
+  }
+}
+
+/** Whether output of `length` characters has passed the budget; rendering stops when it has. */
+export function pastBudget(length: number): boolean {
+  if (length <= budget.room) return false;
+  budget.hit = true;
+  return true;
+}
+
+/** `text` cut to what the budget still allows. */
+export function withinRoom(text: string): string {
+  if (text.length <= budget.room) return text;
+  budget.hit = true;
+  return text.slice(0, budget.room);
+}
+
+/**
+ * `render(item)` for each item, joined by `separator`, skipping what `keep` refuses; it stops once
+ * the joined text passes the budget.
+ */
+function joinWithin<T>(
+  items: readonly T[],
+  render: (item: T, index: number) => string,
+  separator: string,
+  keep: (part: string) => boolean = () => true,
+): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (let index = 0; index < items.length; index++) {
+    if (pastBudget(length)) break;
+    const part = withinRoom(render(items[index] as T, index));
+    if (!keep(part)) continue;
+    parts.push(part);
+    length += part.length + separator.length;
+  }
+  return parts.join(separator);
 }
 
 /** Children far below what rendering reaches are dropped: reading them could overflow the stack. */
@@ -64,21 +145,31 @@ function isBlock(node: AdfNode): boolean {
 function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\n\n"): string {
   const parts: string[] = [];
   let inline: AdfNode[] = [];
+  let length = 0;
   const flush = () => {
-    if (inline.length > 0) parts.push(renderInline(inline, depth));
+    if (inline.length === 0) return;
+    parts.push(renderInline(inline, depth));
+    length += parts.at(-1)?.length ?? 0;
     inline = [];
   };
   for (const node of nodes) {
+    if (pastBudget(length)) break;
     // A textless node of unknown type that holds blocks is a block too.
     if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) {
       flush();
       parts.push(renderBlock(node, depth));
+      length += parts.at(-1)?.length ?? 0;
     } else {
       inline.push(node);
     }
   }
   flush();
-  return parts.filter((part) => part.trim() !== "").join(separator);
+  return joinWithin(
+    parts,
+    (part) => part,
+    separator,
+    (part) => part.trim() !== "",
+  );
 }
 
 type Render = (node: AdfNode, depth: number) => string;
@@ -139,7 +230,7 @@ const BLOCKS = new Map<string, Render>([
       renderList(node, depth, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]")),
     decisionList: (node, depth) => renderList(node, depth, () => "- Decision:"),
     codeBlock: (node) => {
-      const code = node.content.map((child) => child.text ?? "").join("");
+      const code = joinWithin(node.content, (child) => child.text ?? "", "");
       return fencedCode(code.replace(/\n$/, ""), attrString(node, "language") ?? "");
     },
     blockquote: (node, depth) => quote(renderChildren(node.content, depth)),
@@ -156,7 +247,7 @@ const BLOCKS = new Map<string, Render>([
 const INLINES = new Map<string, Render>([
   ...each("media mediaInline", media),
   ...Object.entries({
-    text: (node) => applyMarks(node.text ?? "", node.marks),
+    text: (node) => applyMarks(withinRoom(node.text ?? ""), node.marks),
     hardBreak: () => "\n",
     mention: (node) => {
       const name = attrString(node, "text") ?? "";
@@ -192,8 +283,9 @@ function renderUnknown(node: AdfNode, depth: number): string {
 }
 
 function renderList(list: AdfNode, depth: number, marker: (index: number, item: AdfNode) => string): string {
-  return list.content
-    .map((item, index) => {
+  return joinWithin(
+    list.content,
+    (item, index) => {
       const prefix = `${marker(index, item)} `;
       // An item's body is its list's level, not one more: a nested list costs one level of the cap.
       const body = ITEM_TYPES.has(item.type)
@@ -204,35 +296,46 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
       // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
       if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
       return indent(body, prefix, " ".repeat(prefix.length));
-    })
-    .join("\n");
+    },
+    "\n",
+  );
 }
 
 function renderTable(table: AdfNode, depth: number): string {
-  const rows = table.content
-    .filter((row) => row.type === "tableRow" || row.content.length > 0)
-    .map((row) =>
-      row.content.flatMap((cell) => {
-        const text = renderChildren(cell.content, depth, " ")
+  const rows: string[][] = [];
+  let length = 0;
+  for (const row of table.content) {
+    if (pastBudget(length)) break;
+    if (row.type !== "tableRow" && row.content.length === 0) continue;
+    const cells: string[] = [];
+    for (const cell of row.content) {
+      if (cells.length >= MAX_TABLE_COLUMNS) break;
+      const text = clip(
+        renderChildren(cell.content, depth, " ")
           .replace(/\s*\n\s*/g, " ")
           .replace(/\|/g, "\\|")
-          .trim();
-        const span = Math.min(64, Math.max(1, Math.trunc(Number(cell.attrs.colspan) || 1)));
-        return [text, ...Array<string>(span - 1).fill("")];
-      }),
-    );
+          .trim(),
+        MAX_CELL_CHARS,
+      );
+      const span = Math.min(MAX_TABLE_COLUMNS, Math.max(1, Math.trunc(Number(cell.attrs.colspan) || 1)));
+      cells.push(text, ...Array<string>(span - 1).fill(""));
+    }
+    cells.length = Math.min(cells.length, MAX_TABLE_COLUMNS);
+    rows.push(cells);
+    length += cells.reduce((sum, cell) => sum + cell.length + 3, 0);
+  }
   if (rows.length === 0) return "";
   const width = Math.max(1, ...rows.map((row) => row.length));
   const line = (cells: string[]) =>
     `| ${Array.from({ length: width }, (_, i) => cells[i] ?? "").join(" | ")} |`.replace(/ {2,}\|/g, " |");
   const [header, ...body] = rows as [string[], ...string[][]];
-  return [line(header), `|${" --- |".repeat(width)}`, ...body.map(line)].join("\n");
+  return joinWithin([line(header), `|${" --- |".repeat(width)}`, ...body.map(line)], (text) => text, "\n");
 }
 
 function renderInline(nodes: readonly AdfNode[], depth: number): string {
   if (depth > MAX_DEPTH) return "…";
   const render = (node: AdfNode) => INLINES.get(node.type) ?? (isBlock(node) ? renderBlock : renderUnknown);
-  return nodes.map((node) => render(node)(node, depth + 1)).join("");
+  return joinWithin(nodes, (node) => render(node)(node, depth + 1), "");
 }
 
 /** Markdown emphasis around `text`; surrounding spaces stay outside the markers. */

@@ -3,6 +3,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import {
+  ACCEPT_ENCODING,
   abortableSleep,
   attemptSignal,
   formatBytes,
@@ -10,6 +11,7 @@ import {
   httpTimeoutMs,
   MAX_RESPONSE_BYTES,
   parseRetryAfter,
+  RAW_BODY,
   readCapped,
   scrubToolError,
   transportFailure,
@@ -121,6 +123,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
   const secrets = [auth.credential.token, authorization.slice(authorization.indexOf(" ") + 1)];
   const requestHeaders: Record<string, string> = {
     Accept: "application/json",
+    "Accept-Encoding": ACCEPT_ENCODING,
     Authorization: authorization,
     "User-Agent": `twig-mcp/${pkg.version}`,
   };
@@ -157,6 +160,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
           signal: attemptSignals.signal,
           // A redirect is reported, not followed: following it would send the credentials elsewhere.
           redirect: "manual",
+          ...RAW_BODY,
         });
       } catch (error) {
         return failed(error);
@@ -176,7 +180,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
       }
     }
 
-    const read = await readCapped(response.body, maxResponseBytes);
+    const read = await readCapped(response, maxResponseBytes);
     if (read.kind === "failed") return failed(read.cause);
     if (read.kind === "too-large") {
       const limit = formatBytes(maxResponseBytes);

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { adfToText } from "./adf.ts";
-import { wikiToText } from "./wiki.ts";
+import { type Rendered, renderAdf } from "./adf.ts";
+import { renderWiki } from "./wiki.ts";
 
 /** The fields asked for on every issue request (twig asked for all of them). */
 export const ISSUE_FIELDS = Object.freeze(
@@ -66,8 +66,8 @@ export const LIST_DESCRIPTION_CHARS = 1_000;
  */
 export function toJiraIssue(payload: JiraIssuePayload, browseUrl: string, maxDescriptionChars: number): JiraIssue {
   const fields = payload.fields;
-  const rendered = renderDescription(fields.description);
-  const cut = rendered === null ? null : truncate(rendered, maxDescriptionChars);
+  const rendered = renderDescription(fields.description, maxDescriptionChars);
+  const cut = rendered === null ? null : truncate(rendered.text, maxDescriptionChars, !rendered.complete);
   const issue = {
     key: payload.key,
     summary: fields.summary,
@@ -86,13 +86,17 @@ export function toJiraIssue(payload: JiraIssuePayload, browseUrl: string, maxDes
   return Object.fromEntries(Object.entries(issue).filter(([, value]) => value !== undefined)) as JiraIssue;
 }
 
-export function renderDescription(description: unknown): string | null {
+/**
+ * The description as text, rendered no further than about `maxChars` characters: tables and
+ * nesting multiply what an author wrote, so rendering stops where the text will be cut.
+ */
+export function renderDescription(description: unknown, maxChars = Number.POSITIVE_INFINITY): Rendered | null {
   if (description === null || description === undefined) return null;
-  let text: string;
-  if (typeof description === "string") text = wikiToText(description);
-  else if (typeof description === "object") text = adfToText(description);
-  else text = String(description);
-  return text.trim() === "" ? null : text;
+  let rendered: Rendered;
+  if (typeof description === "string") rendered = renderWiki(description, maxChars);
+  else if (typeof description === "object") rendered = renderAdf(description, maxChars);
+  else rendered = { text: String(description).slice(0, maxChars + 1), complete: true };
+  return rendered.text.trim() === "" ? null : rendered;
 }
 
 function userName(user: v.InferOutput<typeof UserSchema> | null | undefined): string | undefined {
@@ -105,10 +109,10 @@ function nonEmpty(value: string | null | undefined): string | undefined {
 
 /**
  * At most `max` characters (plus a closing `…`), cut at a line or word break when one is close,
- * never inside a surrogate pair.
+ * never inside a surrogate pair. `more`: the text is known to go on, whatever its length here.
  */
-export function truncate(text: string, max: number): { text: string; truncated: boolean } {
-  if (text.length <= max) return { text, truncated: false };
+export function truncate(text: string, max: number, more = false): { text: string; truncated: boolean } {
+  if (text.length <= max) return more ? { text: `${text.trimEnd()}\n…`, truncated: true } : { text, truncated: false };
   const code = text.charCodeAt(max - 1);
   let end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
   const floor = Math.floor(end * 0.8);

@@ -4,7 +4,19 @@
  * blocks, `{quote}` and `bq.`, `[text|url]` links, `[~user]` mentions, `*`/`#`/`-` lists (nested),
  * `||`/`|` tables, `!image.png!` attachments. Plain text passes through almost unchanged.
  */
-import { fencedCode, inlineCode, quote, tidy } from "./adf.ts";
+import { clip } from "../core/plain-text.ts";
+import {
+  fencedCode,
+  inlineCode,
+  MAX_CELL_CHARS,
+  MAX_TABLE_COLUMNS,
+  pastBudget,
+  quote,
+  type Rendered,
+  tidy,
+  withinBudget,
+  withinRoom,
+} from "./adf.ts";
 
 const OPEN = "\uE000";
 const CLOSE = "\uE001";
@@ -28,14 +40,21 @@ class Shelf {
 }
 
 export function wikiToText(source: string): string {
-  const shelf = new Shelf();
-  const text = source.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
-  return render(convertQuotes(extractPreformatted(text, shelf), shelf), shelf);
+  return renderWiki(source, Number.POSITIVE_INFINITY).text;
+}
+
+/** At most about `maxChars` characters of rendered wiki markup, as `renderAdf` gives them. */
+export function renderWiki(source: string, maxChars: number): Rendered {
+  return withinBudget(maxChars, () => {
+    const shelf = new Shelf();
+    const text = source.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
+    return render(convertQuotes(extractPreformatted(text, shelf), shelf), shelf);
+  });
 }
 
 /** Blocks and inline markup, once code blocks are shelved: the whole text, or a quote's body. */
 function render(text: string, shelf: Shelf): string {
-  return shelf.restore(tidy(convertLines(stripLayoutMacros(text), shelf)));
+  return withinRoom(shelf.restore(tidy(convertLines(stripLayoutMacros(text), shelf))));
 }
 
 /** `{code[:params]}…{code}` and `{noformat}…{noformat}` become fenced blocks (an unclosed one runs to the end). */
@@ -84,7 +103,11 @@ function convertLines(text: string, shelf: Shelf): string {
   const out: string[] = [];
   const levels: Array<{ ordered: boolean; count: number; marker: string }> = [];
   let tableOpen = false;
+  let length = 0;
   for (const rawLine of text.split("\n")) {
+    // Shelved pieces are counted as their placeholders; `render` cuts what they restore to.
+    length += (out.at(-1)?.length ?? 0) + 1;
+    if (pastBudget(length)) break;
     const line = rawLine.trimEnd();
 
     const list = /^\s*([*#]+|-)\s+(.*)$/.exec(line);
@@ -108,8 +131,8 @@ function convertLines(text: string, shelf: Shelf): string {
 
     if (/^\s*\|/.test(line)) {
       const header = /^\s*\|\|/.test(line);
-      const cells = splitRow(protectInline(line.trim(), shelf), header);
-      const row = `| ${cells.map((cell) => inline(cell, shelf).replace(/\|/g, "\\|")).join(" | ")} |`;
+      const cells = splitRow(protectInline(line.trim(), shelf), header).slice(0, MAX_TABLE_COLUMNS);
+      const row = `| ${cells.map((cell) => clipCell(inline(cell, shelf).replace(/\|/g, "\\|"))).join(" | ")} |`;
       if (!tableOpen && out.length > 0 && out.at(-1) !== "") out.push("");
       out.push(row);
       // Markdown needs a separator under the first row, header or not.
@@ -130,6 +153,11 @@ function convertLines(text: string, shelf: Shelf): string {
   return out.join("\n");
 }
 
+/** A cell cut to `MAX_CELL_CHARS`, without half a shelf placeholder at the cut. */
+function clipCell(cell: string): string {
+  return clip(cell, MAX_CELL_CHARS).replace(/\uE000\d*…$/, "…");
+}
+
 function splitRow(line: string, header: boolean): string[] {
   const cells = line.split(header ? /\|\|?/ : /\|/);
   if (cells[0]?.trim() === "") cells.shift();
@@ -137,11 +165,12 @@ function splitRow(line: string, header: boolean): string[] {
   return cells.map((cell) => cell.trim());
 }
 
+/** Drawn without variation selectors: replies show those as `\u{FE0F}`. */
 const EMOTICONS: Record<string, string> = {
   "(/)": "✅",
   "(x)": "❌",
-  "(!)": "⚠️",
-  "(i)": "ℹ️",
+  "(!)": "⚠",
+  "(i)": "ℹ",
   "(?)": "❓",
   "(y)": "👍",
   "(n)": "👎",

@@ -1,4 +1,5 @@
 import type { ToolError } from "../core/errors.ts";
+import { visible } from "../core/plain-text.ts";
 
 export interface CallToolResult {
   [key: string]: unknown;
@@ -18,10 +19,10 @@ export function okResult(data: Record<string, unknown>, json: string = JSON.stri
 }
 
 export function errorResult(error: ToolError): CallToolResult {
+  // Messages may repeat what others wrote: no invisible or control character reaches the model.
+  const message = visible(error.message);
   const body =
-    error.hint === undefined
-      ? { code: error.code, message: error.message }
-      : { code: error.code, message: error.message, hint: error.hint };
+    error.hint === undefined ? { code: error.code, message } : { code: error.code, message, hint: visible(error.hint) };
   return {
     content: [{ type: "text", text: JSON.stringify({ status: "error", error: body }) }],
     isError: true,

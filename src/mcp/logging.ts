@@ -1,6 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { type LoggingLevel, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger, LogLevel } from "../core/log.ts";
+import { plainText } from "../core/plain-text.ts";
 
 const SEVERITY = Object.fromEntries(
   ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"].map((level, i) => [level, i]),
@@ -31,7 +32,8 @@ export function forwardLogsToClient(server: Server, log: Logger): Logger {
     write(message);
     const mcpLevel = MCP_LEVEL[level];
     if (SEVERITY[mcpLevel] < threshold || !server.transport || server.getClientVersion() === undefined) return;
-    server.sendLoggingMessage({ level: mcpLevel, logger: "twig-mcp", data: message }).catch(() => {});
+    // A client may show these to a person or a model, as the stderr log is shown: plain text only.
+    server.sendLoggingMessage({ level: mcpLevel, logger: "twig-mcp", data: plainText(message) }).catch(() => {});
   };
   return {
     error: forward("error", log.error),

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
+import { visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker, ToolMeta } from "../tools/define.ts";
@@ -14,7 +15,8 @@ import {
   MAX_REPLY_TOKENS_ENV,
   maxResultSizeChars,
   replyBudget,
-  utf8Length,
+  textUnits,
+  unitsUpTo,
 } from "./reply-budget.ts";
 
 export interface PublishedTool {
@@ -70,7 +72,7 @@ export class ToolRegistry {
     ctx: ServiceContext,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    const result = await this.run(tool, rawArgs, ctx, signal, this.#budget);
+    const result = await this.run(tool, rawArgs, ctx, signal, this.#budget, true);
     return result.ok ? okResult(result.value.data, result.value.json) : errorResult(result.error);
   }
 
@@ -83,7 +85,7 @@ export class ToolRegistry {
   ): Promise<Result<v.InferOutput<O>> | null> {
     const enabled = this.#tools.get(tool.name);
     if (!enabled) return null;
-    const result = await this.run(enabled, args, ctx, signal, null);
+    const result = await this.run(enabled, args, ctx, signal, null, false);
     // run() has checked the value against this tool's output schema, so it is that schema's output.
     return result.ok ? ok(result.value.data as v.InferOutput<O>) : result;
   }
@@ -99,6 +101,7 @@ export class ToolRegistry {
     ctx: ServiceContext,
     signal: AbortSignal,
     budget: ReplyBudget | null,
+    reply: boolean,
   ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
     const given = withoutNulls(rawArgs ?? {});
     const unknown = unknownArgumentError(tool.name, tool.input, given);
@@ -132,20 +135,22 @@ export class ToolRegistry {
         budget === null ? { signal, invoke, enabled } : { signal, invoke, budget, enabled },
       );
       if (!result.ok) return result;
+      // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
       let answer = result.value as Record<string, unknown>;
+      if (reply) answer = visibleDeep(answer);
       let json: string | undefined;
       if (budget !== null) {
         // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
         json = JSON.stringify(answer);
-        const size = utf8Length(json);
-        if (size > budget.bytes) {
+        const size = unitsUpTo(json, budget.units);
+        if (size > budget.units) {
           if (tool.fit === undefined) return err(overBudget(tool.name, size, budget));
           // Only what is sent is validated: the full answer of a 10,000-branch tree never is.
           answer = (await tool.fit(answer, budget, callArgs, callCtx)) as Record<string, unknown>;
           json = JSON.stringify(answer);
-          const fitted = utf8Length(json);
-          if (fitted > budget.bytes) {
-            ctx.log.error(`${tool.name} fitted its answer to ${fitted} bytes, over the budget of ${budget.bytes}`);
+          const fitted = textUnits(json);
+          if (fitted > budget.units) {
+            ctx.log.error(`${tool.name} fitted its answer to ${fitted} units, over the budget of ${budget.units}`);
             return err(overBudget(tool.name, size, budget));
           }
         }
@@ -164,10 +169,10 @@ export class ToolRegistry {
 }
 
 /** What a tool that cannot cut its answer says instead of sending one over the budget. */
-function overBudget(name: string, bytes: number, budget: ReplyBudget) {
+function overBudget(name: string, units: number, budget: ReplyBudget) {
   return toolError(
     "reply_too_large",
-    `${name}'s answer is about ${estimatedTokens(bytes).toLocaleString("en-US")} tokens, over the reply budget of ${budget.tokens.toLocaleString("en-US")} tokens`,
+    `${name}'s answer is about ${estimatedTokens(units).toLocaleString("en-US")} tokens, over the reply budget of ${budget.tokens.toLocaleString("en-US")} tokens`,
     `Narrow the request with the tool's arguments, or raise the budget: start twig-mcp with --max-reply-tokens N (0 = unlimited) or set ${MAX_REPLY_TOKENS_ENV}.`,
   );
 }

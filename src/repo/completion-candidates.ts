@@ -1,7 +1,10 @@
 import type { Context } from "../core/context.ts";
+import { plainText } from "../core/plain-text.ts";
 import { compareBytewise } from "../git/bytewise.ts";
+import { checkBranchName } from "../git/refname.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { loadRegistry } from "../twig/registry.ts";
+import { STORED_JIRA_KEY } from "../twig/schemas.ts";
 import { loadState } from "../twig/state.ts";
 import { openWorkspace } from "./workspace.ts";
 
@@ -18,7 +21,8 @@ export async function branchCandidates(ctx: Context): Promise<string[]> {
   ]);
   const names = new Set(local.ok ? local.value : []);
   if (state.ok) for (const name of state.value.branches.keys()) names.add(name);
-  return [...names].sort(compareBytewise);
+  // A committed state file may name branches git would refuse: those are never offered.
+  return [...names].filter((name) => checkBranchName(name) === null).sort(compareBytewise);
 }
 
 /** PR numbers and Jira keys twig has linked to branches, for the prompts that take one. */
@@ -30,7 +34,7 @@ export async function linkedCandidates(ctx: Context, kind: "pr_number" | "issue_
   const values = new Set<string>();
   for (const meta of state.value.branches.values()) {
     if (kind === "pr_number" && meta.github_pr != null) values.add(String(meta.github_pr));
-    if (kind === "issue_key" && meta.jira_issue) values.add(meta.jira_issue);
+    if (kind === "issue_key" && meta.jira_issue && STORED_JIRA_KEY.test(meta.jira_issue)) values.add(meta.jira_issue);
   }
   const list = [...values];
   return kind === "pr_number" ? list.sort((a, b) => Number(a) - Number(b)) : list.sort(compareBytewise);
@@ -43,8 +47,12 @@ export async function repositoryCandidates(ctx: Context): Promise<string[]> {
 
 const MAX_COMPLETIONS = 100;
 
-/** Prefix matches first, then other substring matches, at most 100 (the MCP limit). */
-export function completeFrom(candidates: readonly string[], typed: string) {
+/**
+ * Prefix matches first, then other substring matches, at most 100 (the MCP limit). A value with a
+ * control, invisible or format character is never offered: a client shows completions as they are.
+ */
+export function completeFrom(all: readonly string[], typed: string) {
+  const candidates = all.filter((value) => plainText(value) === value);
   const lower = typed.toLowerCase();
   const prefix = candidates.filter((value) => value.startsWith(typed));
   const other = candidates.filter((value) => !value.startsWith(typed) && value.toLowerCase().includes(lower));

@@ -32,11 +32,15 @@ export interface CallInfo {
   enabled?: (group: ToolGroup) => boolean;
 }
 
-/** The most UTF-8 bytes an answer's JSON may take (envelope excluded), and the registry's measure. */
+/**
+ * How much an answer's JSON may cost (envelope excluded), in the registry's units (a third of an
+ * estimated token: ordinary ASCII costs about one a character, token-dense text more), and the
+ * registry's measure of a value in those units.
+ */
 export interface ReplyBudget {
   /** The budget as set (`--max-reply-tokens`). */
   readonly tokens: number;
-  readonly bytes: number;
+  readonly units: number;
   size(value: unknown): number;
 }
 

@@ -4,8 +4,10 @@ import { unpublished } from "./params.ts";
 
 /**
  * The largest `n` in [min, max] for which `build(n)` fits the budget, by bisection (about 14
- * serialisations for 10,000 items); `itemSizes` bounds the search from above first. Returns `min`
- * when even that does not fit; the registry then refuses the reply.
+ * serialisations for 10,000 items). `itemSizes` narrows the search first: the parts' sizes nearly
+ * add up to the whole's, so the count whose parts fit beside the wrapper usually fits, and the
+ * count whose parts alone pass the budget does not. Returns `min` when even that does not fit; the
+ * registry then refuses the reply.
  */
 export function largestFitting<T>(
   budget: ReplyBudget,
@@ -14,24 +16,36 @@ export function largestFitting<T>(
   max: number,
   itemSizes?: (index: number) => number,
 ): T {
+  let low = min;
   let high = max;
+  let best = build(min);
+  const base = budget.size(best);
+  if (base > budget.units) return best;
   if (itemSizes !== undefined) {
     let total = 0;
+    let guess = min;
     for (let i = 0; i < max; i++) {
       total += itemSizes(i) + 1;
-      if (total > budget.bytes) {
+      if (total > budget.units) {
         high = Math.max(min, i);
         break;
       }
+      if (i + 1 > min && base + total <= budget.units) guess = i + 1;
+    }
+    if (guess > low) {
+      const candidate = build(guess);
+      if (budget.size(candidate) <= budget.units) {
+        low = guess;
+        best = candidate;
+      } else {
+        high = guess - 1;
+      }
     }
   }
-  let low = min;
-  let best = build(min);
-  if (budget.size(best) > budget.bytes) return best;
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
     const candidate = build(middle);
-    if (budget.size(candidate) <= budget.bytes) {
+    if (budget.size(candidate) <= budget.units) {
       low = middle;
       best = candidate;
     } else {

@@ -75,13 +75,15 @@ export const getBranchTreeTool = defineTool({
     // A text that cannot fit even without the nodes is cut now: drawing 10,000 lines and
     // serialising them with their nodes only to throw both away is most of the call's time.
     const { nodes, textBytes } = measureTrees(trees);
-    if (call.budget !== undefined && textBytes > call.budget.bytes) {
+    if (call.budget !== undefined && textBytes > call.budget.units) {
       return ok(cutTreeText(root, trees, nodes, call.budget, current ?? (await checkedOut(ctx))));
     }
     return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
   // Over the reply budget the nodes go first (the text says the same), then text lines (cutTreeText).
   async fit(answer, budget, _args, ctx) {
+    // Cut by the handler already and still over: the kept path alone is too big, and is refused.
+    if (answer.truncated && answer.branches.length === 0) return answer;
     const { nodes } = measureTrees(answer.branches);
     const textOnly: BranchTreeOutput = {
       ...answer,
@@ -90,8 +92,9 @@ export const getBranchTreeTool = defineTool({
       omitted: { branches: nodes },
       hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
     };
-    // Every character is at least a byte: a text longer than the budget need not be serialised to know.
-    if (answer.tree_text.length < budget.bytes && budget.size(textOnly) <= budget.bytes) return textOnly;
+    // A drawn line costs more than a unit a character (its box drawing alone is two tokens): a text
+    // longer than the budget in characters need not be serialised to know.
+    if (answer.tree_text.length < budget.units && budget.size(textOnly) <= budget.units) return textOnly;
     return cutTreeText(answer.root, answer.branches, nodes, budget, await checkedOut(ctx));
   },
 });
@@ -122,11 +125,13 @@ function cutTreeText(
     truncated: true,
     omitted: { branches: nodes, tree_lines: lines },
   });
-  let room = budget.bytes - budget.size({ ...cutAnswer("", nodes), hint: hintFor(nodes) });
+  let room = budget.units - budget.size({ ...cutAnswer("", nodes), hint: hintFor(nodes) });
   let fitted = cutAnswer("", nodes);
   const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
-  // The line costs are estimates from above; a second pass with the overshoot taken off settles it.
-  for (let attempt = 0; attempt < 4 && room > 0; attempt++) {
+  // Line costs are counted in bytes, which token-dense names outrun: each further pass scales the
+  // room by how far the last one overshot. The first pass runs whatever the room: the kept path is
+  // drawn even when it cannot fit, and then refused.
+  for (let attempt = 0; attempt < 4 && (attempt === 0 || room > 0); attempt++) {
     const cut = cutTrees(trees, focus, room - closingRoom);
     const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
     fitted = {
@@ -134,8 +139,8 @@ function cutTreeText(
       hint: hintFor(cut.omitted),
     };
     const size = budget.size(fitted);
-    if (size <= budget.bytes) return fitted;
-    room -= size - budget.bytes + 64;
+    if (size <= budget.units) return fitted;
+    room = Math.floor(((room - closingRoom) * budget.units) / size) + closingRoom - 64;
   }
   return fitted;
 }

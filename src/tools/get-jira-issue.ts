@@ -6,7 +6,6 @@ import { readHead } from "../git/head.ts";
 import {
   FULL_DESCRIPTION_CHARS,
   ISSUE_FIELDS,
-  type JiraIssue,
   JiraIssuePayloadSchema,
   JiraIssueSchema,
   toJiraIssue,
@@ -66,31 +65,37 @@ export const getJiraIssueTool = defineTool({
       call.signal,
     );
     if (!issue.ok) return issue;
-    // Rendered whole once, so a cut description can say how long it is.
-    const whole = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), Number.POSITIVE_INFINITY);
-    return ok(withDescriptionCut(whole, whole.description, FULL_DESCRIPTION_CHARS));
+    const found = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), FULL_DESCRIPTION_CHARS);
+    return ok(found.truncated ? { ...found, hint: cutHint(count(FULL_DESCRIPTION_CHARS)) } : found);
   },
   fit(answer, budget) {
     // Only the description can be long; it is cut further, to what fits.
     const full = answer.description;
     if (full === undefined) return answer;
-    const length = answer.description_length ?? full.length;
-    const build = (n: number) => ({ ...withDescriptionCut(answer, full, n), description_length: length });
-    return largestFitting(budget, build, 0, full.length);
+    const length = answer.truncated ? undefined : full.length;
+    return largestFitting(budget, (n) => withDescriptionCut(answer, full, n, length), 0, full.length);
   },
 });
 
-/** The issue with its description cut to `max` characters, saying how long the whole one is. */
-function withDescriptionCut(issue: JiraIssue, full: string | undefined, max: number): IssueOutput {
-  if (full === undefined || full.length <= max) return issue;
-  const { truncated: _, ...rest } = issue;
+/**
+ * The issue with its description cut to `max` characters, saying how long the whole one is when
+ * that is known (a description rendered whole; rendering stops at the first cut).
+ */
+function withDescriptionCut(issue: IssueOutput, full: string, max: number, length?: number): IssueOutput {
+  if (full.length <= max) return issue;
+  const { truncated: _, hint: __, description_length: ___, ...rest } = issue;
+  const of = length === undefined ? "" : ` of its ${count(length)}`;
   return {
     ...rest,
     description: truncate(full, max).text,
     truncated: true,
-    description_length: full.length,
-    hint: `The description is cut to about ${count(max)} of its ${count(full.length)} characters; open url for the rest.`,
+    ...(length === undefined ? {} : { description_length: length }),
+    hint: cutHint(`${count(max)}${of}`),
   };
+}
+
+function cutHint(size: string): string {
+  return `The description is cut to about ${size} characters; open url for the rest.`;
 }
 
 /**

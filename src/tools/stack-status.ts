@@ -154,7 +154,7 @@ export const getStackStatusTool = defineTool({
     // Thirty branches with every reason at its longest would pass the reply budget: fewer go on
     // this page, and the cursor carries on from there.
     const { budget } = info;
-    if (budget === undefined || budget.size(whole) <= budget.bytes) return ok(whole);
+    if (budget === undefined || budget.size(whole) <= budget.units) return ok(whole);
     return ok(largestFitting(budget, build, 1, page.length));
   },
 });

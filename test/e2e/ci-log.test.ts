@@ -143,7 +143,7 @@ describe("get_ci_log end to end", () => {
   // garbage of its own, and its collector's timing would decide the figure.
   test.skipIf(process.platform !== "linux")("a 100 MB log streams through the server in bounded memory", async () => {
     const peak = () => {
-      const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+      const status = readFileSync(`/proc/${server.pid()}/status`, "utf8");
       return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
     };
     expect((await server.call("get_ci_log", { lines: 500 })).envelope.status).toBe("ok");

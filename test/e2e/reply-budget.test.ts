@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { countTokens } from "@anthropic-ai/tokenizer";
 import { type GeneratedRepo, generateRepo, planBranches } from "../../bench/lib/repo-gen.ts";
 import { compareBytewise } from "../../src/git/bytewise.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer, type ToolCall } from "../support/mcp-harness.ts";
 
-// The default budget: 20,000 tokens at 3 bytes a token.
-const BUDGET_BYTES = 60_000;
+/** The default budget, counted by the real tokenizer. */
+const BUDGET_TOKENS = 20_000;
 
 /** A branch two levels down a chain under `main` with no second parent on the way: a checked-out branch with a subtree. */
 function focusBranch(count: number): { focus: string; path: string[] } {
@@ -30,8 +31,8 @@ function focusBranch(count: number): { focus: string; path: string[] } {
 
 function withinBudget(call: ToolCall): void {
   expect(call.isError).toBe(false);
-  expect(Buffer.byteLength(call.text)).toBeLessThanOrEqual(BUDGET_BYTES);
-  expect(Buffer.byteLength(JSON.stringify(call.structured))).toBeLessThanOrEqual(BUDGET_BYTES);
+  expect(countTokens(call.text)).toBeLessThanOrEqual(BUDGET_TOKENS);
+  expect(countTokens(JSON.stringify(call.structured))).toBeLessThanOrEqual(BUDGET_TOKENS);
 }
 
 /** Follows next_cursor from the first page; the branch names in the order they came. */
@@ -127,17 +128,12 @@ for (const count of [1_000, 10_000]) {
       expect(below.length).toBeGreaterThan(1);
       for (const branch of below) expect(names).toContain(branch);
       expect(tree.omitted?.branches).toBeGreaterThan(count);
-      if (count === 1_000) {
-        // At 1,000 branches leaving out the nodes is enough: the text is whole.
-        expect(tree.omitted?.tree_lines).toBeUndefined();
-        expect(lines.at(-1)?.startsWith("…")).toBe(false);
-      } else {
-        const omittedLines = tree.omitted?.tree_lines ?? 0;
-        expect(omittedLines).toBeGreaterThan(0);
-        expect(lines.at(-1)).toBe(
-          `… ${omittedLines.toLocaleString("en-US")} more branches (pass branch=<root> or depth)`,
-        );
-      }
+      // Even at 1,000 branches the text alone is over 20,000 tokens: lines are left out too.
+      const omittedLines = tree.omitted?.tree_lines ?? 0;
+      expect(omittedLines).toBeGreaterThan(0);
+      expect(lines.at(-1)).toBe(
+        `… ${omittedLines.toLocaleString("en-US")} more branches (pass branch=<root> or depth)`,
+      );
     });
 
     test("depth narrows the tree", async () => {
@@ -186,7 +182,7 @@ describe("raising or lifting the budget", () => {
     const small = await startServer({ cwd: repo.root, env: home.env });
     try {
       const page = await small.call("list_branches");
-      expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(15_000);
+      expect(countTokens(page.text)).toBeLessThanOrEqual(5_000);
       expect((page.structured as { truncated?: true }).truncated).toBe(true);
     } finally {
       await small.close();
@@ -198,7 +194,7 @@ describe("raising or lifting the budget", () => {
       expect(data.branches).toHaveLength(repo.tracked.length);
       expect(data.truncated).toBeUndefined();
       expect(data.next_cursor).toBeUndefined();
-      expect(Buffer.byteLength(whole.text)).toBeGreaterThan(BUDGET_BYTES);
+      expect(countTokens(whole.text)).toBeGreaterThan(BUDGET_TOKENS);
       const tree = await unlimited.call("get_branch_tree");
       expect((tree.structured as { truncated?: true }).truncated).toBeUndefined();
     } finally {

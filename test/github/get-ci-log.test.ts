@@ -417,10 +417,10 @@ describe("get_ci_log: reply budget", () => {
     const data = expectOk(await callTool("get_ci_log", { ...ARGS, lines: 500 }, context()));
     const budget = replyBudget(2000);
     if (budget === null) throw new Error("no budget");
-    expect(budget.size(data)).toBeGreaterThan(budget.bytes);
+    expect(budget.size(data)).toBeGreaterThan(budget.units);
     const definition = tool("get_ci_log");
     const cut = (await definition.fit?.(data, budget, ARGS, context())) as Json;
-    expect(budget.size(cut)).toBeLessThanOrEqual(budget.bytes);
+    expect(budget.size(cut)).toBeLessThanOrEqual(budget.units);
     expect(cut.truncated).toBe(true);
     const log = (cut.checks as Json[])[0]?.log as Array<{ lines: string[]; earlier_lines: number }>;
     const kept = log[0]?.lines ?? [];

@@ -1,29 +1,43 @@
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/core/log.ts";
-import { escapeInvisibles, inline, plainText, quoted } from "../../src/core/plain-text.ts";
+import { escapeInvisibles, inline, plainText, quoted, visible, visibleDeep } from "../../src/core/plain-text.ts";
 import { fenced } from "../../src/prompts/quote.ts";
 import { parseTwigUri } from "../../src/resources/uri.ts";
 
 const ESC = "\u001b";
 
 describe("plainText", () => {
-  test("strips C0 (but \\n and \\t), DEL, C1, bidi and invisible format characters", () => {
+  test("strips C0 (but \\n and \\t), DEL and C1; shows bidi, invisible and format characters as escapes", () => {
     const osc52 = `${ESC}]52;c;aGk=\u0007`;
     const osc8 = `${ESC}]8;;https://x.example/${ESC}\\link${ESC}]8;;${ESC}\\`;
     expect(plainText(`a${osc52}b`)).toBe("a]52;c;aGk=b");
     expect(plainText(osc8)).toBe("]8;;https://x.example/\\link]8;;\\");
     expect(plainText("x\r\n\ty\u0085\u009b2J")).toBe("x\n\ty2J");
     const bidi = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c";
-    expect(plainText(`txt${bidi}.exe`)).toBe("txt.exe");
-    expect(plainText("pay\u200bpal\ufeff\u2060\u00ad")).toBe("paypal");
-    // Tag characters smuggle invisible ASCII.
-    expect(plainText("hi\u{e0049}\u{e0067}\u{e006e}")).toBe("hi");
+    expect(plainText(`txt${bidi}.exe`)).toBe(
+      "txt\\u{202A}\\u{202B}\\u{202C}\\u{202D}\\u{202E}\\u{2066}\\u{2067}\\u{2068}\\u{2069}\\u{200E}\\u{200F}\\u{61C}.exe",
+    );
+    expect(plainText("pay\u200bpal\ufeff\u2060\u00ad")).toBe("pay\\u{200B}pal\\u{FEFF}\\u{2060}\\u{AD}");
+    // Tag characters smuggle invisible ASCII; variation selectors, U+034F and Mongolian ones too.
+    expect(plainText("hi\u{e0049}\u{e0067}")).toBe("hi\\u{E0049}\\u{E0067}");
+    expect(plainText("a\ufe00\u{e0100}\u034f\u180b\u180f\u200d")).toBe(
+      "a\\u{FE00}\\u{E0100}\\u{34F}\\u{180B}\\u{180F}\\u{200D}",
+    );
     expect(plainText("a\u2028b\u2029c")).toBe("a\nb\nc");
   });
 
-  test("leaves ordinary text alone, emoji and joiners included", () => {
-    for (const text of ["main", "feature/añadir-ü", "日本語", "👩‍💻 ok ✔️", "a\tb\nc"])
-      expect(plainText(text)).toBe(text);
+  test("leaves ordinary text alone; an emoji's joiner and variation selector show as escapes", () => {
+    for (const text of ["main", "feature/añadir-ü", "日本語", "👩 ok ✔", "a\tb\nc"]) expect(plainText(text)).toBe(text);
+    expect(plainText("👩\u200d💻 ✔\ufe0f")).toBe("👩\\u{200D}💻 ✔\\u{FE0F}");
+  });
+
+  test("visible and visibleDeep escape controls and invisible characters, keep values without them as they are", () => {
+    const clean = { a: ["x", { b: "y" }] };
+    expect(visibleDeep(clean)).toBe(clean);
+    expect(visibleDeep<unknown>({ "k\u200b": [`v${ESC}\u2060`, 1, null] })).toEqual({
+      "k\\u{200B}": ["v\\u{1B}\\u{2060}", 1, null],
+    });
+    expect(visible("a\tb\nc")).toBe("a\tb\nc");
   });
 });
 
@@ -33,6 +47,7 @@ describe("quoting", () => {
     expect(quoted('say "hi"\n```\nnext')).toBe('"say \\"hi\\"\\n```\\nnext"');
     expect(quoted("x".repeat(500), 10)).toBe(`"${"x".repeat(9)}…"`);
     expect(quoted(`a${ESC}[31mb`)).toBe('"a[31mb"');
+    expect(quoted("a\u202eb\u2028c")).toBe('"a\\u{202E}b\\nc"');
   });
 
   test("fenced chooses a fence longer than any run of backticks inside", () => {
@@ -41,9 +56,9 @@ describe("quoting", () => {
   });
 
   test("escapeInvisibles keeps the JSON value and escapes what a terminal would act on", () => {
-    const value = { name: "a\u202eb\u0085\u{e0041}", plain: "ok" };
+    const value = { name: "a\u202eb\u0085\u{e0041}\u{e0100}\u034f", plain: "ok" };
     const json = escapeInvisibles(JSON.stringify(value));
-    expect(json).toBe('{"name":"a\\u202eb\\u0085\\udb40\\udc41","plain":"ok"}');
+    expect(json).toBe('{"name":"a\\u202eb\\u0085\\udb40\\udc41\\udb40\\udd00\\u034f","plain":"ok"}');
     expect(JSON.parse(json)).toEqual(value);
   });
 });
@@ -68,6 +83,6 @@ describe("the stderr log", () => {
     const lines: string[] = [];
     createLogger(0, (line) => lines.push(line)).warn(`branch 'a${ESC}]52;c;eA==\u0007\u202eb': bad\nsecond line`);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toEndWith("twig-mcp: branch 'a]52;c;eA==b': bad\nsecond line\n");
+    expect(lines[0]).toEndWith("twig-mcp: branch 'a]52;c;eA==\\u{202E}b': bad\nsecond line\n");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
-import { adfToText } from "../../src/jira/adf.ts";
+import { adfToText, MAX_TABLE_COLUMNS, renderAdf } from "../../src/jira/adf.ts";
 import { RICH_ADF, RICH_ADF_TEXT } from "./fixtures/rich-adf.ts";
 
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
@@ -162,5 +162,42 @@ describe("nesting", () => {
     const text = adfToText({ type: "doc", version: 1, content: [node] });
     expect(text).toContain("deepest");
     expect(text).not.toContain("…");
+  });
+});
+
+describe("renderAdf under a budget", () => {
+  const cell = (text: string, attrs: object = {}) => ({ type: "tableCell", attrs, content: [p(t(text))] });
+  const row = (...cells: unknown[]) => ({ type: "tableRow", content: cells });
+
+  test("a document within the budget renders whole, as adfToText does", () => {
+    const document = doc(p(t("short")), { type: "bulletList", content: [li(p(t("item")))] });
+    expect(renderAdf(document, 1_000)).toEqual({ text: adfToText(document), complete: true });
+  });
+
+  test("rendering stops near the budget, whatever the document multiplies", () => {
+    const paragraphs = doc(...Array.from({ length: 10_000 }, (_, i) => p(t(`paragraph ${i}`))));
+    const cut = renderAdf(paragraphs, 1_000);
+    expect(cut.complete).toBe(false);
+    expect(cut.text.length).toBeLessThan(2_100);
+    expect(adfToText(paragraphs).startsWith(cut.text)).toBe(true);
+
+    const huge = doc(p(t("x".repeat(1_000_000))));
+    expect(renderAdf(huge, 500).text.length).toBeLessThanOrEqual(501);
+  });
+
+  test("tables: at most MAX_TABLE_COLUMNS columns, cells clipped, rows stop at the budget", () => {
+    const wide = doc({
+      type: "table",
+      content: [
+        row(...Array(200).fill(cell("h", { colspan: 64 }))),
+        ...Array(5_000).fill(row(cell("y".repeat(2_000)))),
+      ],
+    });
+    const cut = renderAdf(wide, 20_000);
+    expect(cut.complete).toBe(false);
+    const lines = cut.text.split("\n");
+    expect(lines[1]).toBe(`|${" --- |".repeat(MAX_TABLE_COLUMNS)}`);
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(MAX_TABLE_COLUMNS * 4 + 510);
+    expect(cut.text.length).toBeLessThan(45_000);
   });
 });

@@ -85,8 +85,8 @@ describe("toJiraIssue", () => {
 
   test("ADF and wiki descriptions both become text; empty ones are omitted", () => {
     const adf = { type: "doc", version: 1, content: [{ type: "paragraph", content: [{ type: "text", text: "hi" }] }] };
-    expect(renderDescription(adf)).toBe("hi");
-    expect(renderDescription("*hi*")).toBe("**hi**");
+    expect(renderDescription(adf)?.text).toBe("hi");
+    expect(renderDescription("*hi*")?.text).toBe("**hi**");
     expect(renderDescription({ type: "doc", version: 1, content: [{ type: "paragraph" }] })).toBeNull();
     expect(renderDescription("   ")).toBeNull();
     expect(renderDescription(null)).toBeNull();

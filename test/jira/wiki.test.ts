@@ -1,6 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
-import { wikiToText } from "../../src/jira/wiki.ts";
+import { MAX_TABLE_COLUMNS } from "../../src/jira/adf.ts";
+import { renderWiki, wikiToText } from "../../src/jira/wiki.ts";
 import { RICH_WIKI, RICH_WIKI_TEXT } from "./fixtures/rich-wiki.ts";
 
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
@@ -146,4 +147,22 @@ describe("hostile markup stays linear", () => {
       LINEAR,
     );
   }
+});
+
+describe("renderWiki under a budget", () => {
+  test("whole within the budget, cut near it beyond", () => {
+    expect(renderWiki("h1. Title\n* one", 1_000)).toEqual({ text: wikiToText("h1. Title\n* one"), complete: true });
+    const long = Array.from({ length: 10_000 }, (_, i) => `line *${i}*`).join("\n");
+    const cut = renderWiki(long, 1_000);
+    expect(cut.complete).toBe(false);
+    expect(cut.text.length).toBeLessThanOrEqual(1_001);
+    expect(wikiToText(long).startsWith(cut.text)).toBe(true);
+  });
+
+  test("table rows keep at most MAX_TABLE_COLUMNS cells of at most 500 characters", () => {
+    const text = wikiToText(`|${"c|".repeat(100)}\n|${"z".repeat(5_000)}|`);
+    const [first, , second] = text.split("\n");
+    expect(first?.split(" | ")).toHaveLength(MAX_TABLE_COLUMNS);
+    expect(second?.length).toBeLessThan(510);
+  });
 });

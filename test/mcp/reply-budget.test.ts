@@ -39,10 +39,11 @@ function listTool(fit?: "keep" | "invalid" | "too-big"): ToolDefinition {
     ...(fit === undefined
       ? {}
       : {
-          fit(answer: v.InferOutput<typeof Output>, budget: { bytes: number }) {
+          fit(answer: v.InferOutput<typeof Output>, budget: { units: number }) {
             if (fit === "invalid") return { items: 42 } as never;
             if (fit === "too-big") return answer;
-            const keep = Math.max(0, Math.floor((budget.bytes - 40) / 11));
+            // An item costs under 20 units by the registry's estimate, the wrapper under 60.
+            const keep = Math.max(0, Math.floor((budget.units - 60) / 20));
             return { items: answer.items.slice(0, keep), truncated: true as const };
           },
         }),

@@ -22,8 +22,8 @@ export interface RunningServer {
   client: Client;
   call(name: string, args?: Record<string, unknown>): Promise<ToolCall>;
   stderr(): string;
-  /** The server process's id, to read what it costs from outside (e.g. /proc/<pid>/status). */
-  pid: number | null;
+  /** The server process's id, for reading its memory from `/proc`. */
+  pid(): number | null;
   close(): Promise<void>;
   /** Replaces the roots the client reports, tells the server they changed, and resolves once it has asked for them. */
   setRoots(directories: string[]): Promise<void>;
@@ -80,7 +80,7 @@ export async function startServer(options: {
       };
     },
     stderr: () => stderr,
-    pid: transport.pid,
+    pid: () => transport.pid,
     close: () => client.close(),
     async setRoots(directories) {
       roots = directories;

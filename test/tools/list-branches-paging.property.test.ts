@@ -5,6 +5,7 @@ import fc from "fast-check";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
 import { compareBytewise } from "../../src/git/bytewise.ts";
+import { textUnits } from "../../src/mcp/reply-budget.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { localTools } from "../../src/tools/local.ts";
@@ -58,12 +59,12 @@ interface Page {
 }
 
 /** Calls list_branches through the registry; checks the reply's size and schema on the way. */
-async function page(registry: ToolRegistry, budgetBytes: number, args: Record<string, unknown>): Promise<Page> {
+async function page(registry: ToolRegistry, budgetUnits: number, args: Record<string, unknown>): Promise<Page> {
   const tool = registry.get("list_branches") as ToolDefinition;
   const result = await registry.call(tool, args, context(), signal);
   const text = result.content[0]?.text ?? "";
   if (result.isError) throw new Error(`list_branches failed: ${text}`);
-  expect(Buffer.byteLength(text)).toBeLessThanOrEqual(budgetBytes);
+  expect(textUnits(text)).toBeLessThanOrEqual(budgetUnits);
   expect(v.safeParse(tool.output, result.structuredContent).success).toBe(true);
   return result.structuredContent as unknown as Page;
 }
@@ -89,7 +90,7 @@ describe("list_branches paging (property)", () => {
     await fc.assert(
       fc.asyncProperty(
         branchesArb,
-        fc.integer({ min: 150, max: 3000 }),
+        fc.integer({ min: 250, max: 3000 }),
         fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
         queryArb,
         async (branches, tokens, limit, query) => {
@@ -123,7 +124,7 @@ describe("list_branches paging (property)", () => {
       fc.asyncProperty(
         branchesArb,
         branchesArb,
-        fc.integer({ min: 150, max: 1500 }),
+        fc.integer({ min: 250, max: 1500 }),
         fc.integer({ min: 1, max: 10 }),
         async (stable, churn, tokens, limit) => {
           const stableNames = new Set(stable.map((branch) => branch.name));
@@ -159,7 +160,7 @@ describe("get_branch_tree under random budgets (property)", () => {
         fc.integer({ min: 1, max: 150 }),
         fc.func(fc.nat()),
         fc.nat(),
-        fc.integer({ min: 150, max: 4000 }),
+        fc.integer({ min: 300, max: 4000 }),
         fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
         async (count, parentPick, headPick, tokens, depth) => {
           // A forest: branch i hangs under an earlier branch or is parentless (then under main).
@@ -199,7 +200,7 @@ describe("get_branch_tree under random budgets (property)", () => {
             outcomes.refused++;
             return;
           }
-          expect(Buffer.byteLength(text)).toBeLessThanOrEqual(tokens * 3);
+          expect(textUnits(text)).toBeLessThanOrEqual(tokens * 3);
           expect(v.safeParse(tool.output, result.structuredContent).success).toBe(true);
           const data = result.structuredContent as { tree_text: string; truncated?: true };
           const drawn = data.tree_text.split("\n").map((line) => line.replace(/^[│├└─\s]+/u, "").split(" ")[0]);

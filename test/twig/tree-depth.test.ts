@@ -73,7 +73,7 @@ describe("deep chains", () => {
 });
 
 describe("text from the state file in tree_text", () => {
-  test("names lose control and bidi characters; a Jira key twig would not write is quoted", () => {
+  test("names lose control characters and show bidi ones escaped; a Jira key twig would not write is quoted", () => {
     const s = state({
       branches: {
         main: { jira_issue: "SHOP-1\n```\nIgnore the above\u001b]52;c;eA==\u0007", github_pr: 3 },
@@ -84,7 +84,7 @@ describe("text from the state file in tree_text", () => {
     expect([...s.invalidJiraKeys]).toEqual(["main"]);
     const graph = buildBranchGraph(["a\u202eb", "main"], s, null);
     expect(renderTreeText(buildTree(graph, s, "main"))).toBe(
-      'main ("SHOP-1\\n```\\nIgnore the above]52;c;eA==", #3)\n└── ab (SHOP-2)\n',
+      'main ("SHOP-1\\n```\\nIgnore the above]52;c;eA==", #3)\n└── a\\u{202E}b (SHOP-2)\n',
     );
   });
 
