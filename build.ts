@@ -205,16 +205,7 @@ async function main(): Promise<number> {
   const result = await buildRelease({
     targets,
     outDir: values["out-dir"] as string,
-    info: {
-      name: pkg.name,
-      version: pkg.version,
-      description: pkg.description,
-      license: pkg.license,
-      homepage: urls.value.homepage,
-      repository: pkg.repository,
-      keywords: KEYWORDS,
-      mcpName: pkg.mcpName,
-    },
+    info: { ...pkg, homepage: urls.value.homepage, keywords: KEYWORDS },
     urlPattern:
       values["release-url"] ||
       process.env.TWIG_MCP_RELEASE_URL ||
