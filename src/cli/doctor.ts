@@ -22,8 +22,8 @@ export async function runDoctor(options: DoctorOptions, ignored: readonly string
   const ctx = processContext(home, repository.repo, log, files);
   const checks: Check[] = [
     repository.check,
-    await checkState(ctx, repository.repo),
-    await checkRegistry(ctx, repository.repo),
+    await checkState(ctx),
+    await checkRegistry(ctx),
     checkDirectories(ctx),
     await checkNetrc(ctx),
   ];
