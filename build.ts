@@ -15,7 +15,7 @@
  *                                         `bunx twig-mcp` / `npx -y twig-mcp` (off by default)
  *   bun build.ts --server-json            rewrites ./server.json from package.json (after a version bump)
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -62,43 +62,6 @@ export async function compileBinary({ outfile, target, executablePath, published
     throw new AggregateError(result.logs, `build failed for ${target ?? "host"}`);
   }
 }
-
-/**
- * Where a start-up run happens: a repository made by hand in `workDir` (HEAD, refs/, objects/,
- * config: no git needed to build) and an empty home, with the environment pointing at it.
- */
-export function startupWorld(workDir: string): { repo: string; env: Record<string, string> } {
-  const repo = join(workDir, "repo");
-  mkdirSync(join(repo, ".git", "objects"), { recursive: true });
-  mkdirSync(join(repo, ".git", "refs", "heads"), { recursive: true });
-  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
-  writeFileSync(join(repo, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n");
-  const home = join(workDir, "home");
-  mkdirSync(home, { recursive: true });
-  return {
-    repo,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      USERPROFILE: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      XDG_DATA_HOME: join(home, ".local", "share"),
-    },
-  };
-}
-
-/** What every client does first: initialize, tools/list and a first local tool call. */
-export const STARTUP_SESSION = [
-  {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "build", version: "0" } },
-  },
-  { jsonrpc: "2.0", method: "notifications/initialized" },
-  { jsonrpc: "2.0", id: 2, method: "tools/list" },
-  { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "get_current_branch", arguments: {} } },
-];
 
 /**
  * Builds one target. Bun fetches a foreign platform's runtime from the npm registry by itself;
@@ -242,16 +205,7 @@ async function main(): Promise<number> {
   const result = await buildRelease({
     targets,
     outDir: values["out-dir"] as string,
-    info: {
-      name: pkg.name,
-      version: pkg.version,
-      description: pkg.description,
-      license: pkg.license,
-      homepage: urls.value.homepage,
-      repository: pkg.repository,
-      keywords: KEYWORDS,
-      mcpName: pkg.mcpName,
-    },
+    info: { ...pkg, homepage: urls.value.homepage, keywords: KEYWORDS },
     urlPattern:
       values["release-url"] ||
       process.env.TWIG_MCP_RELEASE_URL ||

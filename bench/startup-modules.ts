@@ -6,10 +6,9 @@
  * `initialize` and `tools/list` in a small repository, and prints the median cost per package and
  * per source directory. The marks add a few microseconds per module; the point is the shares.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { startupWorld } from "../build.ts";
 import { buildExecutable } from "./lib/build.ts";
 import { costsByGroup, type Mark, moduleMarksPlugin, parseMarks, RUNTIME_START } from "./lib/module-marks.ts";
 import { median } from "./lib/stats.ts";
@@ -33,8 +32,21 @@ try {
   const binary = join(work, "twig-mcp-marked");
   await buildExecutable(binary, { plugins: [moduleMarksPlugin(ROOT, ENTRY)] });
 
-  // An empty repository and home, as a client starting the server in a fresh project.
-  const { repo, env } = startupWorld(work);
+  // An empty repository (made by hand: no git needed) and home, as a client starting the server in a fresh project.
+  const repo = join(work, "repo");
+  mkdirSync(join(repo, ".git", "objects"), { recursive: true });
+  mkdirSync(join(repo, ".git", "refs", "heads"), { recursive: true });
+  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(repo, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n");
+  const home = join(work, "home");
+  mkdirSync(home, { recursive: true });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+  };
 
   console.error(`starting it ${runs} times…`);
   const perRun: Array<{ marks: Mark[]; initMs: number; listMs: number }> = [];

@@ -10,16 +10,14 @@ import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 export async function runCall(options: CallOptions): Promise<number> {
   const maxReplyTokens = chooseMaxReplyTokens(options.maxReplyTokens ?? null, process.env, () => {});
   const registry = createToolRegistry(options.disabled, maxReplyTokens);
-  const published = registry.list();
   const tool = registry.get(options.tool);
   if (!tool) {
-    const names = published.map((t) => t.name);
-    const guess = closest(options.tool, names);
+    const guess = closest(options.tool, registry.names());
     const off = options.disabled.size > 0 ? ` (groups turned off: ${[...options.disabled].join(", ")})` : "";
     const advice = guess ? ` Did you mean 'twig-mcp call ${guess}'?` : "";
     return writeErr(`error: unknown tool '${options.tool}'${off}.${advice} List the tools with 'twig-mcp tools'.\n`, 2);
   }
-  const schema = published.find((t) => t.name === tool.name)?.inputSchema ?? {};
+  const schema = registry.list().find((t) => t.name === tool.name)?.inputSchema ?? {};
   const args = await parseToolArgs(options.args, schema);
   if (!args.ok) return writeErr(`error: ${args.error} Run 'twig-mcp call --help' for the forms ARGS can take.\n`, 2);
   const ctx = await createRuntimeContext(options);

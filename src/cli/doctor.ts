@@ -4,7 +4,6 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import type { DoctorOptions } from "./args.ts";
 import { checkGitHub, checkJira, checkNetrc } from "./doctor/checks-credentials.ts";
 import { checkDirectories, checkRegistry, checkRepository, checkState } from "./doctor/checks-local.ts";
-import { checkGitHubOnline, checkJiraOnline } from "./doctor/checks-online.ts";
 import { type Check, checker, renderReport, summary } from "./doctor/report.ts";
 import { writeErr, writeJson, writeOut } from "./output.ts";
 import { processContext, userHome } from "./runtime.ts";
@@ -23,24 +22,18 @@ export async function runDoctor(options: DoctorOptions, ignored: readonly string
   const ctx = processContext(home, repository.repo, log, files);
   const checks: Check[] = [
     repository.check,
-    await checkState(ctx, repository.repo),
-    await checkRegistry(ctx, repository.repo),
+    await checkState(ctx),
+    await checkRegistry(ctx),
     checkDirectories(ctx),
     await checkNetrc(ctx),
   ];
   // What the server would ignore in its settings, and therefore does not do.
   if (ignored.length > 0) checks.push(checker("settings", "Settings")("warn", ignored.join("; ")));
 
-  const off = (id: string, title: string) => ({
-    checks: [checker(id, title)("info", `turned off (--disable ${id} or TWIG_MCP_DISABLE)`)],
-  });
-  const github = options.disabled.has("github") ? { ...off("github", "GitHub"), host: null } : await checkGitHub(ctx);
-  const jira = options.disabled.has("jira") ? { ...off("jira", "Jira"), base: null } : await checkJira(ctx);
-  checks.push(...github.checks, ...jira.checks);
-  if (options.online) {
-    if (github.host !== null) checks.push(await checkGitHubOnline(ctx, github.host));
-    if (jira.base !== null) checks.push(await checkJiraOnline(ctx));
-  }
+  const off = (group: string, title: string) =>
+    checker(group, title)("info", `turned off (--disable ${group} or TWIG_MCP_DISABLE)`);
+  checks.push(...(options.disabled.has("github") ? [off("github", "GitHub")] : await checkGitHub(ctx, options.online)));
+  checks.push(...(options.disabled.has("jira") ? [off("jira", "Jira")] : await checkJira(ctx, options.online)));
 
   if (options.json) {
     await writeJson(`${JSON.stringify({ version: pkg.version, checks, summary: summary(checks) }, null, 2)}\n`);

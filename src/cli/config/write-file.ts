@@ -20,11 +20,12 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { type ToolError, toolError } from "../../core/errors.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
 import { describeFsError } from "../../fs/cached-file.ts";
+import { isInside } from "../../fs/path-inside.ts";
 
 /** Client files are a few KiB; a larger one is not a client's file. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -48,7 +49,7 @@ const notRegular = (path: string, what: string) =>
 /** `inside`: the working tree a project file's real path must stay in; `null` for a user's own file. */
 export function readConfigFile(path: string, inside: string | null): Result<ConfigFile, ToolError> {
   const target = realPath(path);
-  if (inside !== null && !isWithin(realPath(inside), target)) {
+  if (inside !== null && !isInside(target, realPath(inside))) {
     return err(
       toolError(
         "invalid_config",
@@ -154,9 +155,4 @@ function realPath(path: string): string {
     const parent = dirname(path);
     return parent === path ? path : join(realPath(parent), basename(path));
   }
-}
-
-function isWithin(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }

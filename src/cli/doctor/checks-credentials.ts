@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Context } from "../../core/context.ts";
 import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
 import { GITHUB_COM, ghHostOverride } from "../../creds/github-hosts.ts";
@@ -5,8 +6,10 @@ import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
 import { resolveGitHubAccess } from "../../github/client.ts";
+import { githubGet } from "../../github/request.ts";
 import { resolveTarget } from "../../github/target.ts";
-import { checkJiraHost, isAtlassianCloudHost, type JiraBase, normalizeHost } from "../../jira/host.ts";
+import { checkJiraHost, isAtlassianCloudHost, normalizeHost } from "../../jira/host.ts";
+import type { ServiceContext } from "../../services/services.ts";
 import { type Check, checker } from "./report.ts";
 
 /** `~/.netrc`: twig's credential store. Its secrets are never read into the report, only machine names. */
@@ -46,11 +49,15 @@ export async function checkNetrc(ctx: Pick<Context, "home" | "platform">): Promi
   return result("ok", `${path} (${listed})`);
 }
 
+/** A sign-in is one request; a service that has not answered by then would not answer a tool either. */
+const ONLINE_TIMEOUT_MS = 15_000;
+
 /**
  * The GitHub host the tools would talk to (from the repository's remotes, or GH_HOST / github.com)
- * and where the token would come from, resolved exactly as a tool call resolves it.
+ * and where the token would come from, resolved exactly as a tool call resolves it; with `online`,
+ * one authenticated request (`GET /user`) through the same client the tools use.
  */
-export async function checkGitHub(ctx: Context): Promise<{ checks: Check[]; host: string | null }> {
+export async function checkGitHub(ctx: ServiceContext, online: boolean): Promise<Check[]> {
   const checks: Check[] = [];
   let host = ghHostOverride(ctx.env) ?? GITHUB_COM;
   if (ctx.repo.ok) {
@@ -69,26 +76,37 @@ export async function checkGitHub(ctx: Context): Promise<{ checks: Check[]; host
   else if (access.error.code !== "credentials_missing")
     checks.push(token("fail", access.error.message, access.error.hint));
   else checks.push(token("warn", `none for ${host}; GitHub tools answer credentials_missing`, access.error.hint));
-  return { checks, host: access.ok ? host : null };
+  if (!access.ok || !online) return checks;
+
+  const signIn = checker("github-online", "GitHub sign-in");
+  const connection = await ctx.github(host);
+  if (!connection.ok) return [...checks, signIn("fail", connection.error.message, connection.error.hint)];
+  const request = { connection: connection.value, target: { host, owner: "", repo: "" }, now: ctx.now };
+  const signal = AbortSignal.timeout(ONLINE_TIMEOUT_MS);
+  const user = v.object({ login: v.string() });
+  const me = await githubGet({ ...request, signal }, "GET /user", {}, user, "the signed-in user");
+  if (!me.ok) return [...checks, signIn("fail", me.error.message, me.error.hint)];
+  return [...checks, signIn("ok", `signed in to ${host} as ${me.value.data.login}`)];
 }
 
 const CLIENT_ENV_HINT =
   "MCP clients start twig-mcp with their own environment: set it in the server's \"env\" in the client's configuration, not only in your shell.";
 
-/** `JIRA_HOST` and the Jira credentials for it, as the Jira tools resolve them. */
-export async function checkJira(
-  ctx: Pick<Context, "env" | "home" | "files">,
-): Promise<{ checks: Check[]; base: JiraBase | null }> {
+/**
+ * `JIRA_HOST` and the Jira credentials for it, as the Jira tools resolve them; with `online`, one
+ * authenticated request (`GET /rest/api/2/myself`) through the same client the tools use.
+ */
+export async function checkJira(ctx: ServiceContext, online: boolean): Promise<Check[]> {
   const host = checker("jira-host", "JIRA_HOST");
   const raw = ctx.env.JIRA_HOST;
   if (raw === undefined || raw === "") {
     const hint = `Set JIRA_HOST to your Jira site (company.atlassian.net), or pass --disable jira. ${CLIENT_ENV_HINT}`;
-    return { checks: [host("warn", "not set; Jira tools answer credentials_missing", hint)], base: null };
+    return [host("warn", "not set; Jira tools answer credentials_missing", hint)];
   }
   const checked = checkJiraHost(raw);
   if (!checked.ok) {
     const { code, message, hint } = checked.error;
-    return { checks: [host("fail", `${code}: ${message}`, hint)], base: null };
+    return [host("fail", `${code}: ${message}`, hint)];
   }
   const { base, note } = checked.value;
   const kind = isAtlassianCloudHost(base.hostname)
@@ -97,11 +115,22 @@ export async function checkJira(
   const checks = [host("ok", `${base.display} (${kind})${note === null ? "" : `; ${note}`}`)];
   const credentials = checker("jira-credentials", "Jira credentials");
   const credential = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
-  if (credential.ok) {
-    checks.push(credentials("ok", `from ${credential.value.source}`));
-    return { checks, base };
+  if (!credential.ok) {
+    const { message, hint } = credential.error;
+    return [...checks, credentials("fail", message, `${hint ?? ""} ${CLIENT_ENV_HINT}`.trim())];
   }
-  const { message, hint } = credential.error;
-  checks.push(credentials("fail", message, `${hint ?? ""} ${CLIENT_ENV_HINT}`.trim()));
-  return { checks, base: null };
+  checks.push(credentials("ok", `from ${credential.value.source}`));
+  if (!online) return checks;
+
+  const signIn = checker("jira-online", "Jira sign-in");
+  const client = await ctx.jira();
+  if (!client.ok) return [...checks, signIn("fail", client.error.message, client.error.hint)];
+  const schema = v.object({ displayName: v.optional(v.string()), name: v.optional(v.string()) });
+  const me = await client.value.request(
+    { method: "GET", path: "/rest/api/2/myself", schema },
+    AbortSignal.timeout(ONLINE_TIMEOUT_MS),
+  );
+  if (!me.ok) return [...checks, signIn("fail", me.error.message, me.error.hint)];
+  const who = me.value.displayName ?? me.value.name ?? "an unnamed user";
+  return [...checks, signIn("ok", `signed in to ${client.value.site} as ${who}`)];
 }

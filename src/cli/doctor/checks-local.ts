@@ -39,7 +39,8 @@ export async function checkRepository(
 }
 
 /** twig's per-repository state file: absent is normal, unparseable breaks every stack tool. */
-export async function checkState(ctx: Pick<Context, "files">, repo: Result<string>): Promise<Check> {
+export async function checkState(ctx: Pick<Context, "files" | "repo">): Promise<Check> {
+  const { repo } = ctx;
   const result = checker("state", "twig state");
   if (!repo.ok) return result("info", "no repository, so no state file to read");
   const path = await stateFileFor(ctx, repo.value);
@@ -72,10 +73,8 @@ export async function checkState(ctx: Pick<Context, "files">, repo: Result<strin
 }
 
 /** twig's global registry of repositories (`list_repositories`, the `repo` argument). */
-export async function checkRegistry(
-  ctx: Pick<Context, "files" | "dirs" | "platform">,
-  repo: Result<string>,
-): Promise<Check> {
+export async function checkRegistry(ctx: Pick<Context, "files" | "dirs" | "platform" | "repo">): Promise<Check> {
+  const { repo } = ctx;
   const result = checker("registry", "twig registry");
   const path = registryPath(ctx.dirs, ctx.platform);
   if (!existsSync(path)) {
