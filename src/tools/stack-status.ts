@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
-import { inline, quoted } from "../core/plain-text.ts";
+import { clip, inline, quoted } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type BranchCommits, BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
@@ -241,7 +241,8 @@ async function liveStatus(ctx: ServiceContext, info: CallInfo, page: StackMember
     if (key != null && key !== "") {
       const normal = normalizeIssueKey(key);
       const status = normal === null ? undefined : jira.statuses?.get(normal);
-      entry.jira = { key: normal ?? inline(key, 80), ...(status === undefined ? {} : { status: inline(status, 80) }) };
+      // Not a key: clipped only, since the line quotes it and the reply escapes what must be.
+      entry.jira = { key: normal ?? clip(key, 80), ...(status === undefined ? {} : { status: inline(status, 80) }) };
     }
     return entry;
   });

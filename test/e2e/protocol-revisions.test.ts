@@ -64,7 +64,7 @@ describe("2025-11-25: initialize first", () => {
     expect(names).toEqual([...names].sort());
     expect(tools.find((tool) => tool.name === "get_branch_context")?._meta).toEqual({ "anthropic/alwaysLoad": true });
     expect(tools.find((tool) => tool.name === "list_branches")?._meta).toEqual({
-      "anthropic/maxResultSizeChars": 60_000,
+      "anthropic/maxResultSizeChars": 240_000,
     });
   });
 

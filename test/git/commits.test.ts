@@ -192,7 +192,7 @@ describe("readBranchCommits", () => {
       "\n\nfix \u001b]52;c;payload\u0007 \u202eevil\u202c\nsecond line",
     );
     const [entry] = await readOk(repo.root, [{ branch: "main", base: null }]);
-    expect(entry?.head?.subject).toBe("fix ]52;c;payload evil");
+    expect(entry?.head?.subject).toBe("fix ]52;c;payload \\u{202E}evil\\u{202C}");
   });
 
   test("a SHA-256 repository is a structured error", async () => {

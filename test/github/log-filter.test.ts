@@ -122,7 +122,8 @@ describe("JobLogFilter", () => {
       "##[group]Run deploy",
       'curl -H "Authorization: token [REDACTED] https://example.com',
       "leaked [REDACTED] and [REDACTED]",
-      "clipboard evil bell",
+      // Bidi controls are shown, not hidden: a model sees that the text tried to reorder itself.
+      "clipboard \\u{202E}evil\\u{202C} bell",
       "##[error]bad token [REDACTED]",
     ]);
   });

@@ -172,13 +172,13 @@ describe("Claude Code's _meta in tools/list", () => {
     const byDefault = meta();
     const alwaysLoaded = Object.entries(byDefault).filter(([, m]) => m?.["anthropic/alwaysLoad"] === true);
     expect(alwaysLoaded.map(([name]) => name)).toEqual(["get_branch_context", "get_stack_status"]);
-    // 20,000 tokens of about 3 bytes each: more than Claude Code keeps inline by default.
-    expect(byDefault.list_branches?.["anthropic/maxResultSizeChars"]).toBe(60_000);
-    expect(byDefault.get_branch_tree?.["anthropic/maxResultSizeChars"]).toBe(60_000);
+    // 20,000 tokens, each at most 12 characters by the budget's measure: more than Claude Code keeps inline.
+    expect(byDefault.list_branches?.["anthropic/maxResultSizeChars"]).toBe(240_000);
+    expect(byDefault.get_branch_tree?.["anthropic/maxResultSizeChars"]).toBe(240_000);
     // Small by construction: no hint.
     expect(byDefault.get_current_branch).toBeUndefined();
     // A budget Claude Code keeps inline anyway needs no hint; an unlimited one asks for the most.
-    expect(meta(10_000).list_branches).toBeUndefined();
+    expect(meta(4_000).list_branches).toBeUndefined();
     expect(meta(0).list_branches?.["anthropic/maxResultSizeChars"]).toBe(CLAUDE_CODE_MAX_RESULT_CHARS);
     expect(meta(1_000_000).list_branches?.["anthropic/maxResultSizeChars"]).toBe(CLAUDE_CODE_MAX_RESULT_CHARS);
   });
