@@ -8,11 +8,10 @@ import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
 import { readConfigFile, repoConfigPath } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
 import { CommitGraph } from "../objects/commit-graph.ts";
-import { ObjectReadError } from "../objects/object-error.ts";
 import { ObjectStore } from "../objects/object-store.ts";
+import { ObjectReadError } from "../objects/positional-file.ts";
 import { HEADS, resolveRef } from "../refs.ts";
-import { isoWithZone } from "./commit.ts";
-import { CommitSource } from "./commit-source.ts";
+import { CommitSource, isoWithZone } from "./commit.ts";
 import { countDivergence } from "./divergence.ts";
 
 /** Commits one walk may take per branch: enough for any real stack, bounded on any history. */

@@ -1,4 +1,4 @@
-import { INFINITE_GENERATION, type WalkCommit } from "./commit-source.ts";
+import { INFINITE_GENERATION, type WalkCommit } from "./commit.ts";
 
 /** How far a branch and its base have drifted apart: `git rev-list --left-right --count base...branch`. */
 export interface Divergence {

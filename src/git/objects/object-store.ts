@@ -4,14 +4,12 @@
  * it; this reader must stay bounded on any pack, so it reads the index and each object by offset.
  */
 import { readdirSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { inflateSync } from "node:zlib";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
-import { applyDelta } from "./delta.ts";
-import { maxDeflatedBytes } from "./inflate.ts";
-import { corrupt, ObjectReadError } from "./object-error.ts";
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack, type PackEntry } from "./pack.ts";
-import { PositionalFile } from "./positional-file.ts";
+import { isInside } from "../../fs/path-inside.ts";
+import { applyDelta, maxDeflatedBytes, OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack, type PackEntry } from "./pack.ts";
+import { corrupt, ObjectReadError, PositionalFile } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
@@ -52,8 +50,13 @@ export class ObjectStore {
     const dirs: string[] = [];
     const store = new ObjectStore(dirs);
     const visit = (dir: string, depth: number) => {
-      const canonical = canonicalSync(dir);
-      if (canonical === null || dirs.includes(canonical)) return;
+      let canonical: string;
+      try {
+        canonical = realpathSync(dir);
+      } catch {
+        return;
+      }
+      if (dirs.includes(canonical)) return;
       if (!places.some((place) => isInside(canonical, place))) {
         store.notes.push(`object directory ${dir} is outside the repository, not read`);
         return;
@@ -101,9 +104,8 @@ export class ObjectStore {
       }
       for (const name of names.sort()) {
         if (!name.startsWith("pack-") || !name.endsWith(".idx")) continue;
-        const base = join(packDir, name.slice(0, -".idx".length));
         try {
-          const pack = Pack.open(`${base}.idx`, `${base}.pack`);
+          const pack = Pack.open(join(packDir, name.slice(0, -".idx".length)));
           if (pack !== null) packs.push(pack);
         } catch (error) {
           // One broken pack must not hide the objects of the others; an object only it holds is reported missing.
@@ -185,35 +187,20 @@ function readLoose(path: string): GitObject | null {
 
 /** The alternates file's directories: one per line, `#` comments and blank lines skipped, quoted paths refused. */
 function readAlternates(path: string): string[] {
-  let file: PositionalFile | null;
   try {
-    file = PositionalFile.open(path);
-  } catch {
-    return [];
-  }
-  if (file === null) return [];
-  try {
-    const text = decodeUtf8(file.read(0, Math.min(file.size, 64 * 1024))) ?? "";
+    const file = PositionalFile.open(path);
+    if (file === null) return [];
+    let text: string;
+    try {
+      text = decodeUtf8(file.read(0, Math.min(file.size, 64 * 1024))) ?? "";
+    } finally {
+      file.close();
+    }
     return text
       .split("\n")
       .map((line) => line.replace(/\r$/, ""))
       .filter((line) => line !== "" && !line.startsWith("#") && !line.startsWith('"'));
   } catch {
     return [];
-  } finally {
-    file.close();
   }
-}
-
-function canonicalSync(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function isInside(path: string, base: string): boolean {
-  const rel = relative(base, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
