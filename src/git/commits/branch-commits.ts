@@ -15,7 +15,7 @@ import { CommitSource, isoWithZone } from "./commit.ts";
 import { countDivergence } from "./divergence.ts";
 
 /** Commits one walk may take per branch: enough for any real stack, bounded on any history. */
-export const WALK_LIMIT = 10_000;
+const WALK_LIMIT = 10_000;
 /** A commit subject is one line of a few words; a longer one is clipped. */
 const SUBJECT_CHARS = 200;
 /** The `shallow` file lists one boundary commit per line. */
@@ -53,13 +53,6 @@ export interface BranchPair {
   base: string | null;
 }
 
-export interface ReadCommitsOptions {
-  /** Canonical directories an alternate object directory must lie in (default: the repository's own). */
-  places?: readonly string[];
-  /** Commits taken per pair at most (default `WALK_LIMIT`). */
-  limit?: number;
-}
-
 /**
  * Each branch's tip commit and how far it has drifted from its base, read from `.git` directly.
  * One entry per pair, in order; a problem with one branch (a missing ref, a corrupt object) is that
@@ -69,7 +62,7 @@ export async function readBranchCommits(
   repo: RepoLocation,
   pairs: readonly BranchPair[],
   files: CachedFileReader,
-  options: ReadCommitsOptions = {},
+  limit = WALK_LIMIT,
 ): Promise<Result<BranchCommits[]>> {
   const config = await readConfigFile(repoConfigPath(repo), files);
   if (!config.ok) return config;
@@ -93,7 +86,7 @@ export async function readBranchCommits(
   const objectsDir = join(repo.commonDir, "objects");
   const shallow = readShallow(repo.commonDir);
   const notes: string[] = [];
-  const store = ObjectStore.open(objectsDir, options.places ?? [repo.commonDir, repo.workTree]);
+  const store = ObjectStore.open(objectsDir, [repo.commonDir, repo.workTree]);
   let graph: CommitGraph | null = null;
   // git ignores the commit-graph in a shallow repository: its parents would cross the boundary.
   if (shallow.size === 0) {
@@ -106,7 +99,7 @@ export async function readBranchCommits(
   }
   const source = new CommitSource(store, graph, shallow);
   try {
-    return ok(pairs.map((pair) => readPair(pair, tips, source, options.limit ?? WALK_LIMIT, notes)));
+    return ok(pairs.map((pair) => readPair(pair, tips, source, limit, notes)));
   } finally {
     store.close();
     graph?.close();

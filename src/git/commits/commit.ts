@@ -69,7 +69,6 @@ export function isoWithZone(time: number, zone: string): string {
 
 /** One commit as the walk sees it. */
 export interface WalkCommit {
-  oid: string;
   parents: string[];
   /** Topological level from the commit-graph; `INFINITE_GENERATION` for a commit it does not cover. */
   generation: number;
@@ -95,23 +94,22 @@ export class CommitSource {
     readonly shallow: ReadonlySet<string>,
   ) {}
 
+  /** A shallow repository has no graph (git ignores it there), so only an object can be a boundary. */
   walkCommit(oid: string): WalkCommit {
-    const shallow = this.shallow.has(oid);
-    const position =
-      this.graph === null ? null : (this.#positions.get(oid) ?? this.graph.find(Buffer.from(oid, "hex")));
-    if (this.graph !== null && position !== null) {
-      const found = this.graph.commitAt(position);
-      const parents = shallow
-        ? []
-        : found.parents.map((parent) => {
-            const name = (this.graph as CommitGraph).oidAt(parent);
-            this.#positions.set(name, parent);
-            return name;
-          });
-      return { oid, parents, generation: found.generation, time: found.time, shallow };
+    const graph = this.graph;
+    const position = graph === null ? null : (this.#positions.get(oid) ?? graph.find(Buffer.from(oid, "hex")));
+    if (graph !== null && position !== null) {
+      const { parents, generation, time } = graph.commitAt(position);
+      const names = parents.map((parent) => {
+        const name = graph.oidAt(parent);
+        this.#positions.set(name, parent);
+        return name;
+      });
+      return { parents: names, generation, time, shallow: false };
     }
     const commit = this.commit(oid);
-    return { oid, parents: shallow ? [] : commit.parents, generation: INFINITE_GENERATION, time: commit.time, shallow };
+    const shallow = this.shallow.has(oid);
+    return { parents: shallow ? [] : commit.parents, generation: INFINITE_GENERATION, time: commit.time, shallow };
   }
 
   /** The commit object itself: needed for a branch tip's subject, and for commits the graph lacks. */

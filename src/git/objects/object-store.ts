@@ -20,9 +20,9 @@ export interface GitObject {
 }
 
 /** Commits are small; a larger object is refused before it is read (a message of megabytes is an attack). */
-export const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
+const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
 /** git's own ceiling for `--depth` (pack-objects clamps to 4095); anything longer is a loop or an attack. */
-export const MAX_DELTA_DEPTH = 4095;
+const MAX_DELTA_DEPTH = 4095;
 /** All deltas of one chain together: a chain of thousands of 4 MiB deltas would take minutes. */
 const MAX_CHAIN_BYTES = 64 * 1024 * 1024;
 /** git reads alternates five levels deep. */
@@ -33,13 +33,10 @@ const MAX_ALTERNATE_DEPTH = 5;
  * lie inside `places`. Files are opened when first needed and closed by `close()`.
  */
 export class ObjectStore {
-  readonly #dirs: string[];
   #packs: Pack[] | null = null;
   readonly notes: string[] = [];
 
-  private constructor(dirs: string[]) {
-    this.#dirs = dirs;
-  }
+  private constructor(readonly dirs: string[]) {}
 
   /**
    * `objectsDir` is `<common dir>/objects`. An alternate (`objects/info/alternates`) is followed
@@ -73,12 +70,9 @@ export class ObjectStore {
 
   /** The object named `oid` (40 hex digits); throws `ObjectReadError` when it is missing or broken. */
   read(oid: string): GitObject {
-    const raw = Buffer.from(oid, "hex");
-    for (const pack of this.#openPacks()) {
-      const offset = pack.find(raw);
-      if (offset !== null) return this.#fromPack(pack, offset);
-    }
-    for (const dir of this.#dirs) {
+    const packed = this.#findPacked(Buffer.from(oid, "hex"));
+    if (packed !== null) return this.#fromPack(packed);
+    for (const dir of this.dirs) {
       const found = readLoose(join(dir, oid.slice(0, 2), oid.slice(2)));
       if (found !== null) return found;
     }
@@ -94,7 +88,7 @@ export class ObjectStore {
     if (this.#packs !== null) return this.#packs;
     const packs: Pack[] = [];
     this.#packs = packs;
-    for (const dir of this.#dirs) {
+    for (const dir of this.dirs) {
       const packDir = join(dir, "pack");
       let names: string[];
       try {
@@ -122,11 +116,11 @@ export class ObjectStore {
    * object (a repeat is a loop, a chain longer than git ever writes is refused, and so is a chain
    * whose deltas together declare too much), then applied from the base up.
    */
-  #fromPack(pack: Pack, offset: number): GitObject {
+  #fromPack(start: { pack: Pack; offset: number }): GitObject {
     const chain: { pack: Pack; entry: PackEntry }[] = [];
     const seen = new Set<string>();
     let chainBytes = 0;
-    let at = { pack, offset };
+    let at = start;
     for (;;) {
       const key = `${at.pack.path}:${at.offset}`;
       if (seen.has(key)) corrupt(`${at.pack.path} has a delta loop at offset ${at.offset}`);
@@ -142,20 +136,26 @@ export class ObjectStore {
       }
       chain.push({ pack: at.pack, entry });
       chainBytes += entry.size;
-      if (chain.length > MAX_DELTA_DEPTH) corrupt(`${pack.path} has a delta chain deeper than ${MAX_DELTA_DEPTH}`);
-      if (chainBytes > MAX_CHAIN_BYTES) corrupt(`${pack.path} has a delta chain of over ${MAX_CHAIN_BYTES} bytes`);
-      at = entry.baseOffset !== undefined ? { pack: at.pack, offset: entry.baseOffset } : this.#refBase(entry.baseOid);
+      if (chain.length > MAX_DELTA_DEPTH) corrupt(`${start.pack.path} has a delta chain deeper than ${MAX_DELTA_DEPTH}`);
+      if (chainBytes > MAX_CHAIN_BYTES) corrupt(`${start.pack.path} has a delta chain of over ${MAX_CHAIN_BYTES} bytes`);
+      if (entry.baseOffset !== undefined) at = { pack: at.pack, offset: entry.baseOffset };
+      else {
+        // A REF_DELTA entry always names its base.
+        const base = entry.baseOid as Uint8Array;
+        at =
+          this.#findPacked(base) ??
+          corrupt(`delta base ${Buffer.from(base).toString("hex")} is missing from every pack`);
+      }
     }
   }
 
-  /** A REF_DELTA's base: in any pack (git completes thin packs, so it is normally the same one). */
-  #refBase(oid: Uint8Array | undefined): { pack: Pack; offset: number } {
-    const raw = oid ?? corrupt("delta entry without a base");
+  /** Where an object is packed; a REF_DELTA's base may be in any pack (git completes thin packs). */
+  #findPacked(oid: Uint8Array): { pack: Pack; offset: number } | null {
     for (const pack of this.#openPacks()) {
-      const offset = pack.find(raw);
+      const offset = pack.find(oid);
       if (offset !== null) return { pack, offset };
     }
-    return corrupt(`delta base ${Buffer.from(raw).toString("hex")} is missing from every pack`);
+    return null;
   }
 }
 
