@@ -136,8 +136,10 @@ export class ObjectStore {
       }
       chain.push({ pack: at.pack, entry });
       chainBytes += entry.size;
-      if (chain.length > MAX_DELTA_DEPTH) corrupt(`${start.pack.path} has a delta chain deeper than ${MAX_DELTA_DEPTH}`);
-      if (chainBytes > MAX_CHAIN_BYTES) corrupt(`${start.pack.path} has a delta chain of over ${MAX_CHAIN_BYTES} bytes`);
+      if (chain.length > MAX_DELTA_DEPTH)
+        corrupt(`${start.pack.path} has a delta chain deeper than ${MAX_DELTA_DEPTH}`);
+      if (chainBytes > MAX_CHAIN_BYTES)
+        corrupt(`${start.pack.path} has a delta chain of over ${MAX_CHAIN_BYTES} bytes`);
       if (entry.baseOffset !== undefined) at = { pack: at.pack, offset: entry.baseOffset };
       else {
         // A REF_DELTA entry always names its base.
