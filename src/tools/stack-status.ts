@@ -1,19 +1,18 @@
 import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { inline, quoted } from "../core/plain-text.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import { type BranchCommits, BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
+import { err, ok } from "../core/result.ts";
+import { BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import type { PrStatus } from "../github/pr-status.ts";
 import { failureKind } from "../github/request.ts";
 import { type BranchPr, fetchBranchPrs } from "../github/stack-prs.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
-import { currentBranch, openWorkspace, type Workspace } from "../repo/workspace.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
-import { buildBranchGraph, configuredRoots, divergenceBase, includesSorted, rootCandidates } from "../twig/graph.ts";
+import { buildBranchGraph, divergenceBase, includesSorted, rootCandidates } from "../twig/graph.ts";
 import { type StackMember, stackMembers } from "../twig/stack-members.ts";
-import type { TwigState } from "../twig/state.ts";
 import { loadState } from "../twig/state.ts";
 import { branchNotFound } from "./branch-not-found.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
@@ -109,9 +108,32 @@ export const getStackStatusTool = defineTool({
   repoScoped: true,
   async handler(args, ctx, info) {
     const scope = args.scope ?? "stack";
-    const local = await localStack(ctx, scope, args.branch);
+    // The stack's branches from `.twig/state.json` and the refs, in drawing order.
+    const workspace = await openWorkspace(ctx);
+    if (!workspace.ok) return workspace;
+    const { repo, workTree } = workspace.value;
+    const [local, loaded] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, workTree)]);
     if (!local.ok) return local;
-    const { members, state } = local.value;
+    if (!loaded.ok) return loaded;
+    const [sorted, state] = [local.value, loaded.value];
+    const head = await currentBranch(ctx, workspace.value);
+    const current = head.ok ? head.value.branch : null;
+    let asked: string | null = null;
+    if (scope === "stack") {
+      if (args.branch === undefined && !head.ok) return head;
+      asked = args.branch ?? current;
+      if (asked !== null && !includesSorted(sorted, asked)) {
+        return branchNotFound(
+          asked,
+          "the repository",
+          sorted,
+          'Use list_branches to see tracked branches, or scope="all" for every stack.',
+        );
+      }
+    }
+    const graph = buildBranchGraph(sorted, state, current);
+    const members = stackMembers(graph, state, sorted, rootCandidates(sorted, state, current), asked);
+
     const repository = ctx.repo.ok ? ctx.repo.value : "";
     const query = `get_stack_status\u0000${scope}\u0000${args.branch ?? ""}`;
     let start = 0;
@@ -134,7 +156,11 @@ export const getStackStatusTool = defineTool({
     const page = members.slice(start, start + STACK_PAGE_SIZE);
     const link = (branch: string) => state.branches.get(branch);
     const [commits, github, jira] = await Promise.all([
-      pageCommits(ctx, local.value, page),
+      readBranchCommits(
+        repo,
+        page.map(({ branch }) => ({ branch, base: divergenceBase(sorted, state, branch) })),
+        ctx.files,
+      ),
       githubPart(ctx, info, page, link),
       jiraPart(ctx, info, page, link),
     ]);
@@ -158,7 +184,8 @@ export const getStackStatusTool = defineTool({
     for (const [index, entry] of entries.entries()) {
       const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
       if (drift.length > 0) entry.drift = drift;
-      Object.assign(entry, commits[index]);
+      // Only a repository the reader cannot read at all fails the whole read: each branch says so.
+      Object.assign(entry, commits.ok ? commits.value[index] : { commit_warnings: [commits.error.message] });
     }
     const lines = entries.map((entry) => lineOf(entry, github.part === undefined) + commitWords(entry));
     const parts = {
@@ -194,58 +221,6 @@ export const getStackStatusTool = defineTool({
     return ok(largestFitting(budget, reply, 1, page.length));
   },
 });
-
-/** The stack's branches from `.twig/state.json` and the refs, in drawing order. */
-async function localStack(
-  ctx: ServiceContext,
-  scope: "stack" | "all",
-  branch: string | undefined,
-): Promise<Result<LocalStack>> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return workspace;
-  const [branches, state] = await Promise.all([
-    listLocalBranches(workspace.value.repo, ctx.files),
-    loadState(ctx, workspace.value.workTree),
-  ]);
-  if (!branches.ok) return branches;
-  if (!state.ok) return state;
-  const head = await currentBranch(ctx, workspace.value);
-  const current = head.ok ? head.value.branch : null;
-  let asked: string | null = null;
-  if (scope === "stack") {
-    if (branch === undefined && !head.ok) return head;
-    asked = branch ?? current;
-    if (asked !== null && !includesSorted(branches.value, asked)) {
-      return branchNotFound(
-        asked,
-        "the repository",
-        branches.value,
-        'Use list_branches to see tracked branches, or scope="all" for every stack.',
-      );
-    }
-  }
-  const graph = buildBranchGraph(branches.value, state.value, current);
-  const configured = configuredRoots(branches.value, state.value);
-  const trunks = configured.length > 0 ? configured : rootCandidates(branches.value, state.value, current);
-  const members = stackMembers(graph, state.value, branches.value, trunks, asked);
-  return ok({ members, state: state.value, workspace: workspace.value, sorted: branches.value });
-}
-
-interface LocalStack {
-  members: StackMember[];
-  state: TwigState;
-  workspace: Workspace;
-  /** The local branches, byte-wise sorted. */
-  sorted: string[];
-}
-
-/** Each branch's tip and drift from its twig parent (or the default root), as get_branch_context has them. */
-async function pageCommits(ctx: ServiceContext, local: LocalStack, page: StackMember[]): Promise<BranchCommits[]> {
-  const pairs = page.map(({ branch }) => ({ branch, base: divergenceBase(local.sorted, local.state, branch) }));
-  const read = await readBranchCommits(local.workspace.repo, pairs, ctx.files);
-  // Only a repository the reader cannot read at all fails the whole read: each branch says so.
-  return read.ok ? read.value : page.map(() => ({ commit_warnings: [read.error.message] }));
-}
 
 /** The line's commit part, when there is news: commits of its own, and a base that moved on. */
 function commitWords(entry: Entry): string {
@@ -381,14 +356,6 @@ async function jiraPart(
   return found.ok ? { statuses: found.value } : { part: { status: "error", error: found.error } };
 }
 
-const REVIEW_WORDS: Record<string, string> = {
-  approved: "approved",
-  changes_requested: "changes requested",
-  review_required: "review required",
-  commented: "commented",
-  none: "no reviews",
-};
-
 /**
  * `feature/auth-oauth  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`;
  * `githubAnswered` is false when GitHub was not asked or refused the whole call.
@@ -411,7 +378,9 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
         parts.push(`changes requested by ${first.author}${others}${quote}`);
       } else if (pr.review !== undefined) {
         const waiting = pr.requested?.length ? ` (${pr.requested.join(", ")})` : "";
-        parts.push(`${REVIEW_WORDS[pr.review]}${pr.review === "review_required" ? waiting : ""}`);
+        parts.push(
+          `${pr.review === "none" ? "no reviews" : pr.review.replace("_", " ")}${pr.review === "review_required" ? waiting : ""}`,
+        );
       }
       if (pr.ci === "failing") {
         const failing = (pr.failing ?? []).map((f) =>
@@ -456,16 +425,16 @@ function summaryLine(entries: Entry[], total: number, start: number, live: { git
     .filter(([, n]) => n > 0)
     .map(([what, n]) => `${n} ${what}`);
   const notes: string[] = [];
-  if (live.github !== undefined)
-    notes.push(`GitHub ${live.github.status.replace("_", " ")}${hintOf(live.github.error)}`);
-  if (live.jira !== undefined) notes.push(`Jira ${live.jira.status.replace("_", " ")}${hintOf(live.jira.error)}`);
+  for (const [name, part] of [
+    ["GitHub", live.github],
+    ["Jira", live.jira],
+  ] as const) {
+    if (part !== undefined)
+      notes.push(`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`);
+  }
   const prText =
     live.github === undefined || prs > 0
       ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`
       : "";
   return `${shown}${prText}${notes.length > 0 ? `. ${notes.join(". ")}` : ""}`;
-}
-
-function hintOf(error: ToolError | undefined): string {
-  return error === undefined ? "" : ` (${error.message})`;
 }
