@@ -76,11 +76,13 @@ export async function readBranchCommits(
       ),
     );
   }
-  const tips = new Map<string, Result<string | null>>();
-  for (const pair of pairs) {
-    for (const name of pair.base === null ? [pair.branch] : [pair.branch, pair.base]) {
-      if (!tips.has(name)) tips.set(name, await resolveRef(repo, HEADS + name, files));
-    }
+  const tips = new Map<string, { oid: string } | { warning: string }>();
+  for (const name of new Set(pairs.flatMap(({ branch, base }) => (base === null ? [branch] : [branch, base])))) {
+    const ref = await resolveRef(repo, HEADS + name, files);
+    if (!ref.ok) tips.set(name, { warning: ref.error.message });
+    else if (ref.value === null) tips.set(name, { warning: `Branch '${name}' does not exist or has no commits` });
+    else if (ref.value.length !== 40) tips.set(name, { warning: `Branch '${name}' names a non-SHA-1 object` });
+    else tips.set(name, { oid: ref.value });
   }
 
   const objectsDir = join(repo.commonDir, "objects");
@@ -99,61 +101,49 @@ export async function readBranchCommits(
   }
   const source = new CommitSource(store, graph, shallow);
   try {
-    return ok(pairs.map((pair) => readPair(pair, tips, source, limit, notes)));
+    return ok(
+      pairs.map(({ branch, base }) => {
+        const warnings: string[] = [];
+        const tipOf = (name: string) => {
+          const tip = tips.get(name);
+          if (tip === undefined) return null;
+          if ("oid" in tip) return tip.oid;
+          warnings.push(tip.warning);
+          return null;
+        };
+        const tip = tipOf(branch);
+        const entry: BranchCommits = {};
+        if (tip !== null) {
+          try {
+            const commit = source.commit(tip);
+            entry.head = {
+              sha: tip,
+              subject: inline(commit.subject, SUBJECT_CHARS),
+              committed_at: isoWithZone(commit.time, commit.zone),
+            };
+            const baseTip = base === null ? null : tipOf(base);
+            if (base !== null && baseTip !== null) {
+              const counted = countDivergence((oid) => source.walkCommit(oid), baseTip, tip, limit);
+              entry.base = base;
+              entry.ahead = counted.ahead;
+              entry.behind = counted.behind;
+              entry.needs_restack = counted.behind > 0;
+              if (counted.truncated !== undefined) entry.counts_limited_by = counted.truncated;
+            }
+          } catch (error) {
+            if (!(error instanceof ObjectReadError)) throw error;
+            warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
+          }
+        }
+        warnings.push(...notes, ...store.notes);
+        if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
+        return entry;
+      }),
+    );
   } finally {
     store.close();
     graph?.close();
   }
-}
-
-function readPair(
-  { branch, base }: BranchPair,
-  tips: ReadonlyMap<string, Result<string | null>>,
-  source: CommitSource,
-  limit: number,
-  notes: readonly string[],
-): BranchCommits {
-  const warnings: string[] = [];
-  const tip = tipOf(branch, tips, warnings);
-  const entry: BranchCommits = {};
-  if (tip !== null) {
-    try {
-      const commit = source.commit(tip);
-      entry.head = {
-        sha: tip,
-        subject: inline(commit.subject, SUBJECT_CHARS),
-        committed_at: isoWithZone(commit.time, commit.zone),
-      };
-      const baseTip = base === null ? null : tipOf(base, tips, warnings);
-      if (base !== null && baseTip !== null) {
-        const counted = countDivergence((oid) => source.walkCommit(oid), baseTip, tip, limit);
-        entry.base = base;
-        entry.ahead = counted.ahead;
-        entry.behind = counted.behind;
-        entry.needs_restack = counted.behind > 0;
-        if (counted.truncated !== undefined) entry.counts_limited_by = counted.truncated;
-      }
-    } catch (error) {
-      if (!(error instanceof ObjectReadError)) throw error;
-      warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
-    }
-  }
-  for (const note of [...notes, ...source.store.notes]) warnings.push(note);
-  if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
-  return entry;
-}
-
-function tipOf(name: string, tips: ReadonlyMap<string, Result<string | null>>, warnings: string[]): string | null {
-  const tip = tips.get(name);
-  if (tip === undefined) return null;
-  if (!tip.ok) {
-    warnings.push(tip.error.message);
-    return null;
-  }
-  if (tip.value === null) warnings.push(`Branch '${name}' does not exist or has no commits`);
-  else if (tip.value.length !== 40) warnings.push(`Branch '${name}' names a non-SHA-1 object`);
-  else return tip.value;
-  return null;
 }
 
 /** The boundary commits of a shallow clone (`<common dir>/shallow`); empty when it is a full clone. */
