@@ -5,10 +5,17 @@
  */
 import { readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { inflateSync } from "node:zlib";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
 import { isInside } from "../../fs/path-inside.ts";
-import { applyDelta, maxDeflatedBytes, OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack, type PackEntry } from "./pack.ts";
+import {
+  applyDelta,
+  inflateCapped,
+  maxDeflatedBytes,
+  OBJ_OFS_DELTA,
+  OBJ_REF_DELTA,
+  Pack,
+  type PackEntry,
+} from "./pack.ts";
 import { corrupt, ObjectReadError, PositionalFile } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
@@ -166,14 +173,10 @@ function readLoose(path: string): GitObject | null {
   const file = PositionalFile.open(path);
   if (file === null) return null;
   try {
-    const limit = maxDeflatedBytes(MAX_OBJECT_BYTES + 32);
-    if (file.size > limit) corrupt(`${path} is over the ${MAX_OBJECT_BYTES}-byte object limit`);
-    let raw: Uint8Array;
-    try {
-      raw = inflateSync(file.read(0, file.size), { maxOutputLength: MAX_OBJECT_BYTES + 32 });
-    } catch (error) {
-      return corrupt(`${path} does not inflate within the object limit (${(error as Error).message})`);
-    }
+    const limit = MAX_OBJECT_BYTES + 32;
+    if (file.size > maxDeflatedBytes(limit)) corrupt(`${path} is over the ${MAX_OBJECT_BYTES}-byte object limit`);
+    const raw = inflateCapped(file.read(0, file.size), limit, path);
+    if (raw.length > limit) corrupt(`${path} is over the ${MAX_OBJECT_BYTES}-byte object limit`);
     const nul = raw.indexOf(0);
     const header = nul > 0 && nul <= 32 ? decodeUtf8(raw.subarray(0, nul)) : null;
     const match = header === null ? null : /^(commit|tree|blob|tag) (0|[1-9][0-9]{0,15})$/.exec(header);

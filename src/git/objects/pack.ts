@@ -133,7 +133,10 @@ export class Pack {
     if (entry.size > maxBytes) corrupt(`${what} declares ${entry.size} bytes, over the ${maxBytes}-byte limit`);
     const end = this.pack.size - HASH_BYTES;
     const length = Math.max(0, Math.min(maxDeflatedBytes(entry.size), end - entry.dataOffset));
-    return inflateExactly(this.pack.read(entry.dataOffset, length), entry.size, what);
+    const data = inflateCapped(this.pack.read(entry.dataOffset, length), entry.size, what);
+    if (data.length !== entry.size)
+      corrupt(`${what} inflates to ${data.length} bytes, not the ${entry.size} it declares`);
+    return data;
   }
 
   close(): void {
@@ -158,24 +161,22 @@ export function maxDeflatedBytes(size: number): number {
  */
 const FAST_INPUT_BYTES = 4096;
 
-/** Inflates a zlib stream that must give exactly `size` bytes, never much more than that. */
-function inflateExactly(input: Uint8Array, size: number, what: string): Uint8Array {
-  let output: Uint8Array;
+/**
+ * Inflates a zlib stream to at most about `maxBytes` (the fast path may give a little more, and
+ * the callers check the length); bytes after the stream's end are ignored.
+ */
+export function inflateCapped(input: Uint8Array, maxBytes: number, what: string): Uint8Array {
   try {
-    output =
-      input.length <= FAST_INPUT_BYTES
-        ? // Pages and reads are plain `ArrayBuffer`s, never shared memory.
-          Bun.inflateSync(input as Uint8Array<ArrayBuffer>, { windowBits: 15 })
-        : inflateSync(input, { maxOutputLength: Math.max(1, size) });
+    return input.length <= FAST_INPUT_BYTES
+      ? // Pages and reads are plain `ArrayBuffer`s, never shared memory.
+        Bun.inflateSync(input as Uint8Array<ArrayBuffer>, { windowBits: 15 })
+      : inflateSync(input, { maxOutputLength: Math.max(1, maxBytes) });
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE"
-        ? "is larger than it declares"
-        : "does not inflate";
-    return corrupt(`${what} ${reason} (${(error as Error).message})`);
+    const tooLarge = (error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE";
+    return corrupt(
+      `${what} ${tooLarge ? `inflates past ${maxBytes} bytes` : "does not inflate"} (${(error as Error).message})`,
+    );
   }
-  if (output.length !== size) corrupt(`${what} inflates to ${output.length} bytes, not the ${size} it declares`);
-  return output;
 }
 
 /**
