@@ -26,6 +26,8 @@ const MAX_NAME_CHARS = 80;
 const DESCRIPTION_PREVIEW_CHARS = 300;
 
 const FULL_DETAIL = "Summaries: get_pr_status has every review and check, get_jira_issue the whole description.";
+/** Only said when the PR part answered, which needs the github group that get_ci_log belongs to. */
+const CI_FAILING_DETAIL = " CI is failing: get_ci_log has the failing checks' logs.";
 
 const NamesSchema = v.array(v.string());
 
@@ -115,7 +117,7 @@ export const getBranchContextTool = defineTool({
       ...(stack.value.cycle ? { cycle: true as const } : {}),
       pull_request,
       jira_issue,
-      detail: FULL_DETAIL,
+      detail: pull_request.data?.verdict === "failing" ? FULL_DETAIL + CI_FAILING_DETAIL : FULL_DETAIL,
     });
   },
 });

@@ -1,24 +1,23 @@
 import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { clip, inline, quoted } from "../core/plain-text.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import { type BranchCommits, BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
+import { err, ok } from "../core/result.ts";
+import { BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import type { PrStatus } from "../github/pr-status.ts";
 import { failureKind } from "../github/request.ts";
 import { type BranchPr, fetchBranchPrs } from "../github/stack-prs.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
-import { currentBranch, openWorkspace, type Workspace } from "../repo/workspace.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
-import { buildBranchGraph, configuredRoots, divergenceBase, includesSorted, rootCandidates } from "../twig/graph.ts";
+import { buildBranchGraph, divergenceBase, includesSorted, rootCandidates } from "../twig/graph.ts";
 import { type StackMember, stackMembers } from "../twig/stack-members.ts";
-import type { TwigState } from "../twig/state.ts";
 import { loadState } from "../twig/state.ts";
 import { branchNotFound } from "./branch-not-found.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
-import { count, largestFitting } from "./fit.ts";
+import { count, HintSchema, largestFitting } from "./fit.ts";
 import { openCall } from "./github-params.ts";
 import { BranchNameSchema, unpublished } from "./params.ts";
 
@@ -78,6 +77,8 @@ const StackStatusSchema = v.object({
   branches: v.array(EntrySchema),
   github: v.optional(hidden(PartSchema)),
   jira: v.optional(hidden(PartSchema)),
+  /** Names get_ci_log when a PR on the page has failing CI. */
+  hint: HintSchema,
   next_cursor: v.optional(hidden(v.string())),
 });
 type StackStatus = v.InferOutput<typeof StackStatusSchema>;
@@ -107,9 +108,32 @@ export const getStackStatusTool = defineTool({
   repoScoped: true,
   async handler(args, ctx, info) {
     const scope = args.scope ?? "stack";
-    const local = await localStack(ctx, scope, args.branch);
+    // The stack's branches from `.twig/state.json` and the refs, in drawing order.
+    const workspace = await openWorkspace(ctx);
+    if (!workspace.ok) return workspace;
+    const { repo, workTree } = workspace.value;
+    const [local, loaded] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, workTree)]);
     if (!local.ok) return local;
-    const { members } = local.value;
+    if (!loaded.ok) return loaded;
+    const [sorted, state] = [local.value, loaded.value];
+    const head = await currentBranch(ctx, workspace.value);
+    const current = head.ok ? head.value.branch : null;
+    let asked: string | null = null;
+    if (scope === "stack") {
+      if (args.branch === undefined && !head.ok) return head;
+      asked = args.branch ?? current;
+      if (asked !== null && !includesSorted(sorted, asked)) {
+        return branchNotFound(
+          asked,
+          "the repository",
+          sorted,
+          'Use list_branches to see tracked branches, or scope="all" for every stack.',
+        );
+      }
+    }
+    const graph = buildBranchGraph(sorted, state, current);
+    const members = stackMembers(graph, state, sorted, rootCandidates(sorted, state, current), asked);
+
     const repository = ctx.repo.ok ? ctx.repo.value : "";
     const query = `get_stack_status\u0000${scope}\u0000${args.branch ?? ""}`;
     let start = 0;
@@ -130,86 +154,74 @@ export const getStackStatusTool = defineTool({
       start = at + 1;
     }
     const page = members.slice(start, start + STACK_PAGE_SIZE);
-    const [commits, answer] = await Promise.all([
-      pageCommits(ctx, local.value, page),
-      liveStatus(ctx, info, page, local.value.state),
+    const link = (branch: string) => state.branches.get(branch);
+    const [commits, github, jira] = await Promise.all([
+      readBranchCommits(
+        repo,
+        page.map(({ branch }) => ({ branch, base: divergenceBase(sorted, state, branch) })),
+        ctx.files,
+      ),
+      githubPart(ctx, info, page, link),
+      jiraPart(ctx, info, page, link),
     ]);
-    answer.branches = answer.branches.map((entry, index) => ({ ...entry, ...commits[index] }));
-    answer.lines = answer.branches.map((entry, index) => `${answer.lines[index]}${commitWords(entry)}`);
-    // The first `n` branches of the page, summarised; the cursor resumes after the last one.
-    const build = (n: number): StackStatus => {
-      const branches = answer.branches.slice(0, n);
+
+    const entries: Entry[] = page.map((member, index) => {
+      const entry: Entry = { ...member };
+      const pr = github.prs[index];
+      if (pr != null) entry.pr = pr;
+      const key = link(member.branch)?.jira_issue;
+      if (key != null && key !== "") {
+        const normal = normalizeIssueKey(key);
+        const status = normal === null ? undefined : jira.statuses?.get(normal);
+        entry.jira = {
+          // Not a key: clipped only, since the line quotes it and the reply escapes what must be.
+          key: normal ?? clip(key, 80),
+          ...(status === undefined ? {} : { status: inline(status, 80) }),
+        };
+      }
+      return entry;
+    });
+    const prOf = new Map(entries.map((entry) => [entry.branch, entry.pr]));
+    for (const [index, entry] of entries.entries()) {
+      const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
+      if (drift.length > 0) entry.drift = drift;
+      // Only a repository the reader cannot read at all fails the whole read: each branch says so.
+      Object.assign(entry, commits.ok ? commits.value[index] : { commit_warnings: [commits.error.message] });
+    }
+    const lines = entries.map((entry) => lineOf(entry, github.part === undefined) + commitWords(entry));
+    const parts = {
+      ...(github.part === undefined ? {} : { github: github.part }),
+      ...(jira.part === undefined ? {} : { jira: jira.part }),
+    };
+
+    // The first `n` branches of the page; the cursor resumes after the last one.
+    const reply = (n: number): StackStatus => {
+      const branches = entries.slice(0, n);
       const last = branches[branches.length - 1];
       const more = start + n < members.length && last !== undefined;
+      const failing = branches.flatMap(({ pr }) =>
+        pr?.ci === "failing" && (pr.state === "open" || pr.state === "draft") ? [`#${pr.number}`] : [],
+      );
       return {
         scope,
-        summary: summaryLine(branches, members.length, start, answer),
-        ...answer,
+        summary: summaryLine(branches, members.length, start, parts),
         branches,
-        lines: answer.lines.slice(0, n),
+        lines: lines.slice(0, n),
+        ...parts,
+        ...(failing.length > 0
+          ? { hint: `CI failing on ${failing.join(", ")}: get_ci_log with pr_number has the logs.` }
+          : {}),
         ...(more ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) } : {}),
       };
     };
-    const whole = build(page.length);
+    const whole = reply(page.length);
     // Thirty branches with every reason at its longest would pass the reply budget: fewer go on
     // this page, and the cursor carries on from there.
     const { budget } = info;
     if (budget === undefined || budget.size(whole) <= budget.units) return ok(whole);
-    return ok(largestFitting(budget, build, 1, page.length));
+    return ok(largestFitting(budget, reply, 1, page.length));
   },
 });
-
-/** The stack's branches from `.twig/state.json` and the refs, in drawing order. */
-async function localStack(
-  ctx: ServiceContext,
-  scope: "stack" | "all",
-  branch: string | undefined,
-): Promise<Result<LocalStack>> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return workspace;
-  const [branches, state] = await Promise.all([
-    listLocalBranches(workspace.value.repo, ctx.files),
-    loadState(ctx, workspace.value.workTree),
-  ]);
-  if (!branches.ok) return branches;
-  if (!state.ok) return state;
-  const head = await currentBranch(ctx, workspace.value);
-  const current = head.ok ? head.value.branch : null;
-  let asked: string | null = null;
-  if (scope === "stack") {
-    if (branch === undefined && !head.ok) return head;
-    asked = branch ?? current;
-    if (asked !== null && !includesSorted(branches.value, asked)) {
-      return branchNotFound(
-        asked,
-        "the repository",
-        branches.value,
-        'Use list_branches to see tracked branches, or scope="all" for every stack.',
-      );
-    }
-  }
-  const graph = buildBranchGraph(branches.value, state.value, current);
-  const configured = configuredRoots(branches.value, state.value);
-  const trunks = configured.length > 0 ? configured : rootCandidates(branches.value, state.value, current);
-  const members = stackMembers(graph, state.value, branches.value, trunks, asked);
-  return ok({ members, state: state.value, workspace: workspace.value, sorted: branches.value });
-}
-
-interface LocalStack {
-  members: StackMember[];
-  state: TwigState;
-  workspace: Workspace;
-  /** The local branches, byte-wise sorted. */
-  sorted: string[];
-}
-
-/** Each branch's tip and drift from its twig parent (or the default root), as get_branch_context has them. */
-async function pageCommits(ctx: ServiceContext, local: LocalStack, page: StackMember[]): Promise<BranchCommits[]> {
-  const pairs = page.map(({ branch }) => ({ branch, base: divergenceBase(local.sorted, local.state, branch) }));
-  const read = await readBranchCommits(local.workspace.repo, pairs, ctx.files);
-  // Only a repository the reader cannot read at all fails the whole read: each branch says so.
-  return read.ok ? read.value : page.map(() => ({ commit_warnings: [read.error.message] }));
-}
 
 /** The line's commit part, when there is news: commits of its own, and a base that moved on. */
 function commitWords(entry: Entry): string {
@@ -223,60 +235,34 @@ function commitWords(entry: Entry): string {
   return words.length === 0 ? "" : ` · ${words.join(", ")}`;
 }
 
-type Live = Pick<StackStatus, "branches" | "lines" | "github" | "jira">;
-
-/** GitHub and Jira for one page of branches, at the same time; each missing part is said once. */
-async function liveStatus(ctx: ServiceContext, info: CallInfo, page: StackMember[], state: TwigState): Promise<Live> {
-  const linkOf = (branch: string) => state.branches.get(branch) ?? null;
-  const [github, jira] = await Promise.all([githubPart(ctx, info, page, linkOf), jiraPart(ctx, info, page, linkOf)]);
-  const prs = new Map<string, StackPr>();
-  const entries: Entry[] = page.map((member, index) => {
-    const entry: Entry = { ...member };
-    const pr = github.prs?.[index];
-    const linked = linkOf(member.branch)?.github_pr ?? null;
-    if (pr !== undefined && pr !== null) entry.pr = pr;
-    else if (pr === undefined && linked !== null) entry.pr = { number: linked, found_by: "twig_link" };
-    if (entry.pr !== undefined) prs.set(member.branch, entry.pr);
-    const key = linkOf(member.branch)?.jira_issue;
-    if (key != null && key !== "") {
-      const normal = normalizeIssueKey(key);
-      const status = normal === null ? undefined : jira.statuses?.get(normal);
-      // Not a key: clipped only, since the line quotes it and the reply escapes what must be.
-      entry.jira = { key: normal ?? clip(key, 80), ...(status === undefined ? {} : { status: inline(status, 80) }) };
-    }
-    return entry;
-  });
-  for (const entry of entries) {
-    const drift = driftOf(entry, entry.parent === undefined ? undefined : prs.get(entry.parent));
-    if (drift.length > 0) entry.drift = drift;
-  }
-  return {
-    branches: entries,
-    lines: entries.map((entry) => lineOf(entry, github.part === undefined)),
-    ...(github.part === undefined ? {} : { github: github.part }),
-    ...(jira.part === undefined ? {} : { jira: jira.part }),
-  };
-}
-
 /** A service part that did not answer: disabled, not configured (no credentials or remote), or failed. */
-function missing(error: ToolError): v.InferOutput<typeof PartSchema> {
+function missing(error: ToolError): Part {
   const unconfigured = ["credentials_missing", "not_found", "unsupported_repo", "no_repo"].includes(error.code);
   return { status: unconfigured ? "not_configured" : "error", error };
 }
 
+type Link = (branch: string) => { github_pr: number | null; jira_issue: string | null } | undefined;
+type Part = v.InferOutput<typeof PartSchema>;
+
+/** One PR (or none) per branch of the page; without GitHub's answer, only the PRs twig links. */
 async function githubPart(
   ctx: ServiceContext,
   info: CallInfo,
   page: StackMember[],
-  linkOf: (branch: string) => { github_pr: number | null } | null,
-): Promise<{ prs?: Array<StackPr | null>; part?: v.InferOutput<typeof PartSchema> }> {
-  if (info.enabled?.("github") === false) return { part: { status: "disabled" } };
+  link: Link,
+): Promise<{ prs: Array<StackPr | null>; part?: Part }> {
+  const linked = page.map(({ branch }) => link(branch)?.github_pr ?? null);
+  const unanswered = (part: Part) => ({
+    part,
+    prs: linked.map((number): StackPr | null => (number === null ? null : { number, found_by: "twig_link" })),
+  });
+  if (info.enabled?.("github") === false) return unanswered({ status: "disabled" });
   if (page.length === 0) return { prs: [] };
   const call = await openCall(ctx, {}, info);
-  if (!call.ok) return { part: missing(call.error) };
+  if (!call.ok) return unanswered(missing(call.error));
   const found = await fetchBranchPrs(
     call.value,
-    page.map(({ branch }) => ({ branch, linked: linkOf(branch)?.github_pr ?? null })),
+    page.map(({ branch }, index) => ({ branch, linked: linked[index] ?? null })),
   );
   // A rate limit or a refused token is the same for every branch: said once, with its reset time.
   // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
@@ -289,13 +275,12 @@ async function githubPart(
   const prs = found.map((pr, index): StackPr | null => {
     if (pr.kind === "none") return null;
     if (pr.kind === "found") return stackPr(pr.found_by, pr.status);
-    const linked = linkOf((page[index] as StackMember).branch)?.github_pr ?? null;
-    const number = pr.number ?? linked;
+    const number = pr.number ?? linked[index];
     if (number === undefined || number === null) return null;
     const sameAsShared = shared !== undefined && pr.error.code === shared.error.code;
     return {
       number,
-      found_by: linked === null ? "head_ref" : "twig_link",
+      found_by: linked[index] === null ? "head_ref" : "twig_link",
       ...(sameAsShared ? {} : { error: pr.error }),
     };
   });
@@ -352,12 +337,12 @@ async function jiraPart(
   ctx: ServiceContext,
   info: CallInfo,
   page: StackMember[],
-  linkOf: (branch: string) => { jira_issue: string | null } | null,
-): Promise<{ statuses?: Map<string, string>; part?: v.InferOutput<typeof PartSchema> }> {
+  link: Link,
+): Promise<{ statuses?: Map<string, string>; part?: Part }> {
   const keys = [
     ...new Set(
       page.flatMap(({ branch }) => {
-        const key = normalizeIssueKey(linkOf(branch)?.jira_issue ?? "");
+        const key = normalizeIssueKey(link(branch)?.jira_issue ?? "");
         return key === null ? [] : [key];
       }),
     ),
@@ -371,14 +356,6 @@ async function jiraPart(
   const found = await searchIssueStatuses(client.value, deployment.value, keys, info.signal);
   return found.ok ? { statuses: found.value } : { part: { status: "error", error: found.error } };
 }
-
-const REVIEW_WORDS: Record<string, string> = {
-  approved: "approved",
-  changes_requested: "changes requested",
-  review_required: "review required",
-  commented: "commented",
-  none: "no reviews",
-};
 
 /**
  * `feature/auth-oauth  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`;
@@ -402,7 +379,9 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
         parts.push(`changes requested by ${first.author}${others}${quote}`);
       } else if (pr.review !== undefined) {
         const waiting = pr.requested?.length ? ` (${pr.requested.join(", ")})` : "";
-        parts.push(`${REVIEW_WORDS[pr.review]}${pr.review === "review_required" ? waiting : ""}`);
+        parts.push(
+          `${pr.review === "none" ? "no reviews" : pr.review.replace("_", " ")}${pr.review === "review_required" ? waiting : ""}`,
+        );
       }
       if (pr.ci === "failing") {
         const failing = (pr.failing ?? []).map((f) =>
@@ -427,7 +406,7 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
 }
 
 /** Ready: open, approved, CI passing or absent. Blocked: changes requested, CI failing, or drift. */
-function summaryLine(entries: Entry[], total: number, start: number, live: Live): string {
+function summaryLine(entries: Entry[], total: number, start: number, live: { github?: Part; jira?: Part }): string {
   const tally = { ready: 0, blocked: 0, draft: 0, waiting: 0, merged: 0, closed: 0 };
   let prs = 0;
   for (const { pr, drift } of entries) {
@@ -447,16 +426,16 @@ function summaryLine(entries: Entry[], total: number, start: number, live: Live)
     .filter(([, n]) => n > 0)
     .map(([what, n]) => `${n} ${what}`);
   const notes: string[] = [];
-  if (live.github !== undefined)
-    notes.push(`GitHub ${live.github.status.replace("_", " ")}${hintOf(live.github.error)}`);
-  if (live.jira !== undefined) notes.push(`Jira ${live.jira.status.replace("_", " ")}${hintOf(live.jira.error)}`);
+  for (const [name, part] of [
+    ["GitHub", live.github],
+    ["Jira", live.jira],
+  ] as const) {
+    if (part !== undefined)
+      notes.push(`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`);
+  }
   const prText =
     live.github === undefined || prs > 0
       ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`
       : "";
   return `${shown}${prText}${notes.length > 0 ? `. ${notes.join(". ")}` : ""}`;
-}
-
-function hintOf(error: ToolError | undefined): string {
-  return error === undefined ? "" : ` (${error.message})`;
 }

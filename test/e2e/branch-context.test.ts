@@ -192,6 +192,8 @@ describe("get_branch_context", () => {
     expect(issue.description).toBe(`${whole.slice(0, 299).join("")}…`);
     expect(doc.detail).toContain("get_pr_status");
     expect(doc.detail).toContain("get_jira_issue");
+    // Its CI is failing: the logs are one call away.
+    expect(doc.detail).toContain("CI is failing: get_ci_log");
   });
 
   test("the resource twig://branch/{name}/context is the same document", async () => {
@@ -289,6 +291,7 @@ describe("get_branch_context", () => {
     expect(doc.branch).toMatchObject({ branch: "hotfix/typo", base: "main", ahead: 0, behind: 1 });
     expect(doc.stack).toEqual([{ branch: "hotfix/typo" }]);
     expect(doc.pull_request).toEqual({ status: "not_linked" });
+    expect(doc.detail).not.toContain("get_ci_log");
     expect(doc.jira_issue).toEqual({ status: "not_linked" });
   });
 
@@ -297,6 +300,7 @@ describe("get_branch_context", () => {
     expect(doc.branch.branch).toBe("feature/auth");
     expect(doc.pull_request).toEqual({ status: "disabled" });
     expect(doc.jira_issue).toEqual({ status: "disabled" });
+    expect(doc.detail).not.toContain("get_ci_log");
   });
 
   test("a detached HEAD without `branch` is the not_found get_current_branch gives", async () => {

@@ -27,7 +27,7 @@ function newRepo(options: Parameters<typeof makeRepo>[0] = {}): GitRepo {
 async function read(dir: string, pairs: BranchPair[], limit?: number) {
   const found = await discoverRepository(dir, files);
   if (!found.ok) throw new Error(found.error.message);
-  return readBranchCommits(found.value, pairs, files, limit === undefined ? {} : { limit });
+  return readBranchCommits(found.value, pairs, files, limit);
 }
 
 async function readOk(dir: string, pairs: BranchPair[], limit?: number) {

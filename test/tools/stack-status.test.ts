@@ -174,6 +174,8 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     expect(answer.github).toBeUndefined();
     expect(answer.jira).toBeUndefined();
     expect(answer.next_cursor).toBeUndefined();
+    // Two open PRs with failing CI: their logs are one get_ci_log away.
+    expect(answer.hint).toBe("CI failing on #102, #104: get_ci_log with pr_number has the logs.");
     // Never a PR body.
     expect(JSON.stringify(answer)).not.toContain("never repeats");
   });
@@ -223,6 +225,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     seedGitHub(github);
     const billing = await stackStatus({ branch: "feature/billing" }, context());
     expect(billing.branches.map((entry) => entry.branch)).toEqual(["feature/billing"]);
+    expect(billing.hint).toBeUndefined();
     const trunk = await stackStatus({ branch: "main" }, context({ jira: null }), ["github"]);
     expect(trunk.branches).toHaveLength(7);
   });
@@ -269,6 +272,7 @@ describe("get_stack_status degrades part by part", () => {
     expect(answer.github).toEqual({ status: "disabled" });
     expect(answer.jira).toEqual({ status: "disabled" });
     expect(answer.branches).toHaveLength(6);
+    expect(answer.hint).toBeUndefined();
     expect(github.requests).toHaveLength(0);
     expect(cloud.requests).toHaveLength(0);
   });

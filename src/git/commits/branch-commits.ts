@@ -8,15 +8,14 @@ import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
 import { readConfigFile, repoConfigPath } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
 import { CommitGraph } from "../objects/commit-graph.ts";
-import { ObjectReadError } from "../objects/object-error.ts";
 import { ObjectStore } from "../objects/object-store.ts";
+import { ObjectReadError } from "../objects/positional-file.ts";
 import { HEADS, resolveRef } from "../refs.ts";
-import { isoWithZone } from "./commit.ts";
-import { CommitSource } from "./commit-source.ts";
+import { CommitSource, isoWithZone } from "./commit.ts";
 import { countDivergence } from "./divergence.ts";
 
 /** Commits one walk may take per branch: enough for any real stack, bounded on any history. */
-export const WALK_LIMIT = 10_000;
+const WALK_LIMIT = 10_000;
 /** A commit subject is one line of a few words; a longer one is clipped. */
 const SUBJECT_CHARS = 200;
 /** The `shallow` file lists one boundary commit per line. */
@@ -54,13 +53,6 @@ export interface BranchPair {
   base: string | null;
 }
 
-export interface ReadCommitsOptions {
-  /** Canonical directories an alternate object directory must lie in (default: the repository's own). */
-  places?: readonly string[];
-  /** Commits taken per pair at most (default `WALK_LIMIT`). */
-  limit?: number;
-}
-
 /**
  * Each branch's tip commit and how far it has drifted from its base, read from `.git` directly.
  * One entry per pair, in order; a problem with one branch (a missing ref, a corrupt object) is that
@@ -70,7 +62,7 @@ export async function readBranchCommits(
   repo: RepoLocation,
   pairs: readonly BranchPair[],
   files: CachedFileReader,
-  options: ReadCommitsOptions = {},
+  limit = WALK_LIMIT,
 ): Promise<Result<BranchCommits[]>> {
   const config = await readConfigFile(repoConfigPath(repo), files);
   if (!config.ok) return config;
@@ -84,17 +76,19 @@ export async function readBranchCommits(
       ),
     );
   }
-  const tips = new Map<string, Result<string | null>>();
-  for (const pair of pairs) {
-    for (const name of pair.base === null ? [pair.branch] : [pair.branch, pair.base]) {
-      if (!tips.has(name)) tips.set(name, await resolveRef(repo, HEADS + name, files));
-    }
+  const tips = new Map<string, { oid: string } | { warning: string }>();
+  for (const name of new Set(pairs.flatMap(({ branch, base }) => (base === null ? [branch] : [branch, base])))) {
+    const ref = await resolveRef(repo, HEADS + name, files);
+    if (!ref.ok) tips.set(name, { warning: ref.error.message });
+    else if (ref.value === null) tips.set(name, { warning: `Branch '${name}' does not exist or has no commits` });
+    else if (ref.value.length !== 40) tips.set(name, { warning: `Branch '${name}' names a non-SHA-1 object` });
+    else tips.set(name, { oid: ref.value });
   }
 
   const objectsDir = join(repo.commonDir, "objects");
   const shallow = readShallow(repo.commonDir);
   const notes: string[] = [];
-  const store = ObjectStore.open(objectsDir, options.places ?? [repo.commonDir, repo.workTree]);
+  const store = ObjectStore.open(objectsDir, [repo.commonDir, repo.workTree]);
   let graph: CommitGraph | null = null;
   // git ignores the commit-graph in a shallow repository: its parents would cross the boundary.
   if (shallow.size === 0) {
@@ -107,61 +101,49 @@ export async function readBranchCommits(
   }
   const source = new CommitSource(store, graph, shallow);
   try {
-    return ok(pairs.map((pair) => readPair(pair, tips, source, options.limit ?? WALK_LIMIT, notes)));
+    return ok(
+      pairs.map(({ branch, base }) => {
+        const warnings: string[] = [];
+        const tipOf = (name: string) => {
+          const tip = tips.get(name);
+          if (tip === undefined) return null;
+          if ("oid" in tip) return tip.oid;
+          warnings.push(tip.warning);
+          return null;
+        };
+        const tip = tipOf(branch);
+        const entry: BranchCommits = {};
+        if (tip !== null) {
+          try {
+            const commit = source.commit(tip);
+            entry.head = {
+              sha: tip,
+              subject: inline(commit.subject, SUBJECT_CHARS),
+              committed_at: isoWithZone(commit.time, commit.zone),
+            };
+            const baseTip = base === null ? null : tipOf(base);
+            if (base !== null && baseTip !== null) {
+              const counted = countDivergence((oid) => source.walkCommit(oid), baseTip, tip, limit);
+              entry.base = base;
+              entry.ahead = counted.ahead;
+              entry.behind = counted.behind;
+              entry.needs_restack = counted.behind > 0;
+              if (counted.truncated !== undefined) entry.counts_limited_by = counted.truncated;
+            }
+          } catch (error) {
+            if (!(error instanceof ObjectReadError)) throw error;
+            warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
+          }
+        }
+        warnings.push(...notes, ...store.notes);
+        if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
+        return entry;
+      }),
+    );
   } finally {
     store.close();
     graph?.close();
   }
-}
-
-function readPair(
-  { branch, base }: BranchPair,
-  tips: ReadonlyMap<string, Result<string | null>>,
-  source: CommitSource,
-  limit: number,
-  notes: readonly string[],
-): BranchCommits {
-  const warnings: string[] = [];
-  const tip = tipOf(branch, tips, warnings);
-  const entry: BranchCommits = {};
-  if (tip !== null) {
-    try {
-      const commit = source.commit(tip);
-      entry.head = {
-        sha: tip,
-        subject: inline(commit.subject, SUBJECT_CHARS),
-        committed_at: isoWithZone(commit.time, commit.zone),
-      };
-      const baseTip = base === null ? null : tipOf(base, tips, warnings);
-      if (base !== null && baseTip !== null) {
-        const counted = countDivergence((oid) => source.walkCommit(oid), baseTip, tip, limit);
-        entry.base = base;
-        entry.ahead = counted.ahead;
-        entry.behind = counted.behind;
-        entry.needs_restack = counted.behind > 0;
-        if (counted.truncated !== undefined) entry.counts_limited_by = counted.truncated;
-      }
-    } catch (error) {
-      if (!(error instanceof ObjectReadError)) throw error;
-      warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
-    }
-  }
-  for (const note of [...notes, ...source.store.notes]) warnings.push(note);
-  if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
-  return entry;
-}
-
-function tipOf(name: string, tips: ReadonlyMap<string, Result<string | null>>, warnings: string[]): string | null {
-  const tip = tips.get(name);
-  if (tip === undefined) return null;
-  if (!tip.ok) {
-    warnings.push(tip.error.message);
-    return null;
-  }
-  if (tip.value === null) warnings.push(`Branch '${name}' does not exist or has no commits`);
-  else if (tip.value.length !== 40) warnings.push(`Branch '${name}' names a non-SHA-1 object`);
-  else return tip.value;
-  return null;
 }
 
 /** The boundary commits of a shallow clone (`<common dir>/shallow`); empty when it is a full clone. */

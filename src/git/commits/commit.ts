@@ -1,4 +1,6 @@
-import { corrupt } from "../objects/object-error.ts";
+import type { CommitGraph } from "../objects/commit-graph.ts";
+import type { ObjectStore } from "../objects/object-store.ts";
+import { corrupt } from "../objects/positional-file.ts";
 
 /** What the walk and the branch summary need from a commit object. */
 export interface ParsedCommit {
@@ -63,4 +65,57 @@ export function isoWithZone(time: number, zone: string): string {
   const local = new Date((time + minutes * 60) * 1000);
   if (Number.isNaN(local.getTime())) return new Date(0).toISOString();
   return `${local.toISOString().slice(0, 19)}${zone.slice(0, 3)}:${zone.slice(3, 5)}`;
+}
+
+/** One commit as the walk sees it. */
+export interface WalkCommit {
+  parents: string[];
+  /** Topological level from the commit-graph; `INFINITE_GENERATION` for a commit it does not cover. */
+  generation: number;
+  time: number;
+  /** A boundary of a shallow clone: git records no parents for it. */
+  shallow: boolean;
+}
+
+/** Commits newer than the graph sort before every commit in it, as in git. */
+export const INFINITE_GENERATION = 2 ** 32;
+
+/**
+ * Commits by name, from the commit-graph when it covers them (no object read at all) and from the
+ * object store otherwise. The graph hands out parents by position, so names learnt that way are
+ * remembered and a parent is never searched for.
+ */
+export class CommitSource {
+  readonly #positions = new Map<string, number>();
+
+  constructor(
+    readonly store: ObjectStore,
+    readonly graph: CommitGraph | null,
+    readonly shallow: ReadonlySet<string>,
+  ) {}
+
+  /** A shallow repository has no graph (git ignores it there), so only an object can be a boundary. */
+  walkCommit(oid: string): WalkCommit {
+    const graph = this.graph;
+    const position = graph === null ? null : (this.#positions.get(oid) ?? graph.find(Buffer.from(oid, "hex")));
+    if (graph !== null && position !== null) {
+      const { parents, generation, time } = graph.commitAt(position);
+      const names = parents.map((parent) => {
+        const name = graph.oidAt(parent);
+        this.#positions.set(name, parent);
+        return name;
+      });
+      return { parents: names, generation, time, shallow: false };
+    }
+    const commit = this.commit(oid);
+    const shallow = this.shallow.has(oid);
+    return { parents: shallow ? [] : commit.parents, generation: INFINITE_GENERATION, time: commit.time, shallow };
+  }
+
+  /** The commit object itself: needed for a branch tip's subject, and for commits the graph lacks. */
+  commit(oid: string): ParsedCommit {
+    const object = this.store.read(oid);
+    if (object.type !== "commit") corrupt(`${oid} is a ${object.type}, not a commit`);
+    return parseCommit(object.data, oid);
+  }
 }

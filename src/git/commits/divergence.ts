@@ -1,15 +1,12 @@
-import { INFINITE_GENERATION, type WalkCommit } from "./commit-source.ts";
+import { INFINITE_GENERATION, type WalkCommit } from "./commit.ts";
 
-/** How far a branch and its base have drifted apart: `git rev-list --left-right --count base...branch`. */
+/**
+ * `git rev-list --left-right --count base...branch`: `ahead` commits on the branch that the base
+ * lacks, `behind` the other way; `truncated` says why they are lower bounds.
+ */
 export interface Divergence {
-  /** Commits on the branch that the base lacks. */
   ahead: number;
-  /** Commits on the base that the branch lacks. */
   behind: number;
-  /**
-   * Why the counts may be short of the truth, so that they are lower bounds: the walk reached its
-   * commit limit, or a shallow clone's boundary (whose history is not in the repository).
-   */
   truncated?: "walk_limit" | "shallow";
 }
 

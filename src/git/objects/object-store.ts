@@ -4,14 +4,19 @@
  * it; this reader must stay bounded on any pack, so it reads the index and each object by offset.
  */
 import { readdirSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
-import { inflateSync } from "node:zlib";
+import { join, resolve } from "node:path";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
-import { applyDelta } from "./delta.ts";
-import { maxDeflatedBytes } from "./inflate.ts";
-import { corrupt, ObjectReadError } from "./object-error.ts";
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack, type PackEntry } from "./pack.ts";
-import { PositionalFile } from "./positional-file.ts";
+import { isInside } from "../../fs/path-inside.ts";
+import {
+  applyDelta,
+  inflateCapped,
+  maxDeflatedBytes,
+  OBJ_OFS_DELTA,
+  OBJ_REF_DELTA,
+  Pack,
+  type PackEntry,
+} from "./pack.ts";
+import { corrupt, ObjectReadError, PositionalFile } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
@@ -22,9 +27,9 @@ export interface GitObject {
 }
 
 /** Commits are small; a larger object is refused before it is read (a message of megabytes is an attack). */
-export const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
+const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
 /** git's own ceiling for `--depth` (pack-objects clamps to 4095); anything longer is a loop or an attack. */
-export const MAX_DELTA_DEPTH = 4095;
+const MAX_DELTA_DEPTH = 4095;
 /** All deltas of one chain together: a chain of thousands of 4 MiB deltas would take minutes. */
 const MAX_CHAIN_BYTES = 64 * 1024 * 1024;
 /** git reads alternates five levels deep. */
@@ -35,13 +40,10 @@ const MAX_ALTERNATE_DEPTH = 5;
  * lie inside `places`. Files are opened when first needed and closed by `close()`.
  */
 export class ObjectStore {
-  readonly #dirs: string[];
   #packs: Pack[] | null = null;
   readonly notes: string[] = [];
 
-  private constructor(dirs: string[]) {
-    this.#dirs = dirs;
-  }
+  private constructor(readonly dirs: string[]) {}
 
   /**
    * `objectsDir` is `<common dir>/objects`. An alternate (`objects/info/alternates`) is followed
@@ -52,8 +54,13 @@ export class ObjectStore {
     const dirs: string[] = [];
     const store = new ObjectStore(dirs);
     const visit = (dir: string, depth: number) => {
-      const canonical = canonicalSync(dir);
-      if (canonical === null || dirs.includes(canonical)) return;
+      let canonical: string;
+      try {
+        canonical = realpathSync(dir);
+      } catch {
+        return;
+      }
+      if (dirs.includes(canonical)) return;
       if (!places.some((place) => isInside(canonical, place))) {
         store.notes.push(`object directory ${dir} is outside the repository, not read`);
         return;
@@ -70,12 +77,9 @@ export class ObjectStore {
 
   /** The object named `oid` (40 hex digits); throws `ObjectReadError` when it is missing or broken. */
   read(oid: string): GitObject {
-    const raw = Buffer.from(oid, "hex");
-    for (const pack of this.#openPacks()) {
-      const offset = pack.find(raw);
-      if (offset !== null) return this.#fromPack(pack, offset);
-    }
-    for (const dir of this.#dirs) {
+    const packed = this.#findPacked(Buffer.from(oid, "hex"));
+    if (packed !== null) return this.#fromPack(packed);
+    for (const dir of this.dirs) {
       const found = readLoose(join(dir, oid.slice(0, 2), oid.slice(2)));
       if (found !== null) return found;
     }
@@ -91,7 +95,7 @@ export class ObjectStore {
     if (this.#packs !== null) return this.#packs;
     const packs: Pack[] = [];
     this.#packs = packs;
-    for (const dir of this.#dirs) {
+    for (const dir of this.dirs) {
       const packDir = join(dir, "pack");
       let names: string[];
       try {
@@ -101,9 +105,8 @@ export class ObjectStore {
       }
       for (const name of names.sort()) {
         if (!name.startsWith("pack-") || !name.endsWith(".idx")) continue;
-        const base = join(packDir, name.slice(0, -".idx".length));
         try {
-          const pack = Pack.open(`${base}.idx`, `${base}.pack`);
+          const pack = Pack.open(join(packDir, name.slice(0, -".idx".length)));
           if (pack !== null) packs.push(pack);
         } catch (error) {
           // One broken pack must not hide the objects of the others; an object only it holds is reported missing.
@@ -120,11 +123,11 @@ export class ObjectStore {
    * object (a repeat is a loop, a chain longer than git ever writes is refused, and so is a chain
    * whose deltas together declare too much), then applied from the base up.
    */
-  #fromPack(pack: Pack, offset: number): GitObject {
+  #fromPack(start: { pack: Pack; offset: number }): GitObject {
     const chain: { pack: Pack; entry: PackEntry }[] = [];
     const seen = new Set<string>();
     let chainBytes = 0;
-    let at = { pack, offset };
+    let at = start;
     for (;;) {
       const key = `${at.pack.path}:${at.offset}`;
       if (seen.has(key)) corrupt(`${at.pack.path} has a delta loop at offset ${at.offset}`);
@@ -140,20 +143,28 @@ export class ObjectStore {
       }
       chain.push({ pack: at.pack, entry });
       chainBytes += entry.size;
-      if (chain.length > MAX_DELTA_DEPTH) corrupt(`${pack.path} has a delta chain deeper than ${MAX_DELTA_DEPTH}`);
-      if (chainBytes > MAX_CHAIN_BYTES) corrupt(`${pack.path} has a delta chain of over ${MAX_CHAIN_BYTES} bytes`);
-      at = entry.baseOffset !== undefined ? { pack: at.pack, offset: entry.baseOffset } : this.#refBase(entry.baseOid);
+      if (chain.length > MAX_DELTA_DEPTH)
+        corrupt(`${start.pack.path} has a delta chain deeper than ${MAX_DELTA_DEPTH}`);
+      if (chainBytes > MAX_CHAIN_BYTES)
+        corrupt(`${start.pack.path} has a delta chain of over ${MAX_CHAIN_BYTES} bytes`);
+      if (entry.baseOffset !== undefined) at = { pack: at.pack, offset: entry.baseOffset };
+      else {
+        // A REF_DELTA entry always names its base.
+        const base = entry.baseOid as Uint8Array;
+        at =
+          this.#findPacked(base) ??
+          corrupt(`delta base ${Buffer.from(base).toString("hex")} is missing from every pack`);
+      }
     }
   }
 
-  /** A REF_DELTA's base: in any pack (git completes thin packs, so it is normally the same one). */
-  #refBase(oid: Uint8Array | undefined): { pack: Pack; offset: number } {
-    const raw = oid ?? corrupt("delta entry without a base");
+  /** Where an object is packed; a REF_DELTA's base may be in any pack (git completes thin packs). */
+  #findPacked(oid: Uint8Array): { pack: Pack; offset: number } | null {
     for (const pack of this.#openPacks()) {
-      const offset = pack.find(raw);
+      const offset = pack.find(oid);
       if (offset !== null) return { pack, offset };
     }
-    return corrupt(`delta base ${Buffer.from(raw).toString("hex")} is missing from every pack`);
+    return null;
   }
 }
 
@@ -162,14 +173,10 @@ function readLoose(path: string): GitObject | null {
   const file = PositionalFile.open(path);
   if (file === null) return null;
   try {
-    const limit = maxDeflatedBytes(MAX_OBJECT_BYTES + 32);
-    if (file.size > limit) corrupt(`${path} is over the ${MAX_OBJECT_BYTES}-byte object limit`);
-    let raw: Uint8Array;
-    try {
-      raw = inflateSync(file.read(0, file.size), { maxOutputLength: MAX_OBJECT_BYTES + 32 });
-    } catch (error) {
-      return corrupt(`${path} does not inflate within the object limit (${(error as Error).message})`);
-    }
+    const limit = MAX_OBJECT_BYTES + 32;
+    if (file.size > maxDeflatedBytes(limit)) corrupt(`${path} is over the ${MAX_OBJECT_BYTES}-byte object limit`);
+    const raw = inflateCapped(file.read(0, file.size), limit, path);
+    if (raw.length > limit) corrupt(`${path} is over the ${MAX_OBJECT_BYTES}-byte object limit`);
     const nul = raw.indexOf(0);
     const header = nul > 0 && nul <= 32 ? decodeUtf8(raw.subarray(0, nul)) : null;
     const match = header === null ? null : /^(commit|tree|blob|tag) (0|[1-9][0-9]{0,15})$/.exec(header);
@@ -185,35 +192,20 @@ function readLoose(path: string): GitObject | null {
 
 /** The alternates file's directories: one per line, `#` comments and blank lines skipped, quoted paths refused. */
 function readAlternates(path: string): string[] {
-  let file: PositionalFile | null;
   try {
-    file = PositionalFile.open(path);
-  } catch {
-    return [];
-  }
-  if (file === null) return [];
-  try {
-    const text = decodeUtf8(file.read(0, Math.min(file.size, 64 * 1024))) ?? "";
+    const file = PositionalFile.open(path);
+    if (file === null) return [];
+    let text: string;
+    try {
+      text = decodeUtf8(file.read(0, Math.min(file.size, 64 * 1024))) ?? "";
+    } finally {
+      file.close();
+    }
     return text
       .split("\n")
       .map((line) => line.replace(/\r$/, ""))
       .filter((line) => line !== "" && !line.startsWith("#") && !line.startsWith('"'));
   } catch {
     return [];
-  } finally {
-    file.close();
   }
-}
-
-function canonicalSync(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function isInside(path: string, base: string): boolean {
-  const rel = relative(base, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

@@ -1,5 +1,17 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { corrupt, ObjectReadError } from "./object-error.ts";
+
+/**
+ * Why an object could not be read. The byte-level readers throw it (a check at every field would
+ * otherwise thread a `Result` through each varint and offset); the commit readers catch it at
+ * their boundary and turn it into a per-branch warning, so it never reaches the wire as a throw.
+ */
+export class ObjectReadError extends Error {
+  override readonly name = "ObjectReadError";
+}
+
+export function corrupt(message: string): never {
+  throw new ObjectReadError(message);
+}
 
 /** Object files are never links (git writes none): a link in `objects/` could point anywhere. */
 const OPEN_FLAGS =
@@ -12,23 +24,15 @@ const PAGE_BYTES = 4096;
  */
 const MAX_PAGES = 512;
 
-/**
- * A pack, index or commit-graph read by offset: only the pages asked for are in memory, never the
- * file. A walk returns to the same fan-out and graph pages again and again, so a few pages are kept.
- */
+/** A pack, index or commit-graph read by offset: only the pages asked for are in memory, never the file. */
 export class PositionalFile {
-  readonly size: number;
-  readonly #fd: number;
   readonly #pages = new Map<number, Uint8Array>();
 
   private constructor(
     readonly path: string,
-    fd: number,
-    size: number,
-  ) {
-    this.#fd = fd;
-    this.size = size;
-  }
+    readonly fd: number,
+    readonly size: number,
+  ) {}
 
   /** `null` when missing; throws `ObjectReadError` when it is a link, a directory or a device. */
   static open(path: string): PositionalFile | null {
@@ -55,45 +59,55 @@ export class PositionalFile {
     if (!Number.isSafeInteger(offset) || offset < 0 || length < 0 || offset + length > this.size) {
       corrupt(`${this.path} is truncated: ${length} bytes at offset ${offset} lie past its end (${this.size} bytes)`);
     }
-    if (length === 0) return new Uint8Array(0);
     const first = Math.floor(offset / PAGE_BYTES);
-    const last = Math.floor((offset + length - 1) / PAGE_BYTES);
-    if (first === last) {
-      const page = this.#page(first);
-      const start = offset - first * PAGE_BYTES;
-      return page.subarray(start, start + length);
+    if (length === 0 || first !== Math.floor((offset + length - 1) / PAGE_BYTES)) return this.#direct(offset, length);
+    let page = this.#pages.get(first);
+    if (page === undefined) {
+      page = this.#direct(first * PAGE_BYTES, Math.min(PAGE_BYTES, this.size - first * PAGE_BYTES));
+      if (this.#pages.size >= MAX_PAGES) this.#pages.clear();
+      this.#pages.set(first, page);
     }
-    return this.#direct(offset, length);
-  }
-
-  /** Up to `length` bytes at `offset`, fewer at the end of the file (zlib streams have no stored length). */
-  readUpTo(offset: number, length: number): Uint8Array {
-    return this.read(offset, Math.max(0, Math.min(length, this.size - offset)));
+    const start = offset - first * PAGE_BYTES;
+    return page.subarray(start, start + length);
   }
 
   close(): void {
     this.#pages.clear();
-    closeSync(this.#fd);
-  }
-
-  #page(index: number): Uint8Array {
-    const cached = this.#pages.get(index);
-    if (cached !== undefined) return cached;
-    const start = index * PAGE_BYTES;
-    const page = this.#direct(start, Math.min(PAGE_BYTES, this.size - start));
-    if (this.#pages.size >= MAX_PAGES) this.#pages.clear();
-    this.#pages.set(index, page);
-    return page;
+    closeSync(this.fd);
   }
 
   #direct(offset: number, length: number): Uint8Array {
     const buffer = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.#fd, buffer, done, length - done, offset + done);
+    for (let done = 0; done < length; ) {
+      const n = readSync(this.fd, buffer, done, length - done, offset + done);
       if (n === 0) corrupt(`${this.path} shrank while being read`);
       done += n;
     }
     return buffer;
   }
+}
+
+export function view(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * The index of `oid` (20 raw bytes) in a sorted table of names at `namesAt`, found through its
+ * 256-entry fan-out (as pack indexes and commit-graphs store them); `null` when it is not there.
+ */
+export function findOid(file: PositionalFile, fanout: DataView, namesAt: number, oid: Uint8Array): number | null {
+  const first = oid[0] as number;
+  let low = first === 0 ? 0 : fanout.getUint32((first - 1) * 4);
+  let high = fanout.getUint32(first * 4);
+  if (low > high || high > fanout.getUint32(255 * 4)) corrupt(`${file.path} has a fan-out table out of order`);
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const name = file.read(namesAt + middle * 20, 20);
+    let order = 0;
+    for (let i = 0; i < 20 && order === 0; i++) order = (name[i] as number) - (oid[i] as number);
+    if (order === 0) return middle;
+    if (order < 0) low = middle + 1;
+    else high = middle;
+  }
+  return null;
 }
