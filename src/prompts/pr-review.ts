@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { summarizePr } from "../tools/branch-context.ts";
-import { getPrStatusTool } from "../tools/github.ts";
+import { getPrStatusTool } from "../tools/get-pr-status.ts";
 import { PrNumberArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
