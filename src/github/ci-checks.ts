@@ -1,28 +1,10 @@
-/** A commit's checks as get_ci_log reads them: check runs with their ids, apps and reports, and commit statuses. */
+/** What get_ci_log reads of a check run beyond the listing (pr-status.ts): its Actions job, its annotations. */
 import * as v from "valibot";
 import { ok, type Result } from "../core/result.ts";
-import { fetchPages } from "./pagination.ts";
+import type { CheckRun } from "./pr-status.ts";
 import { type GitHubCall, githubGet } from "./request.ts";
 
 const Text = v.nullish(v.string(), null);
-
-const CheckRunPayload = v.object({
-  id: v.number(),
-  name: v.string(),
-  status: v.string(),
-  conclusion: Text,
-  html_url: Text,
-  details_url: Text,
-  app: v.nullish(v.object({ slug: Text }), null),
-  output: v.nullish(
-    v.object({ title: Text, summary: Text, text: Text, annotations_count: v.nullish(v.number(), 0) }),
-    null,
-  ),
-});
-export type CheckRun = v.InferOutput<typeof CheckRunPayload>;
-
-const CommitStatusPayload = v.object({ context: v.string(), state: v.string(), description: Text, target_url: Text });
-export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
 const AnnotationPayload = v.object({
   path: v.string(),
@@ -33,37 +15,6 @@ const AnnotationPayload = v.object({
   message: Text,
 });
 export type Annotation = v.InferOutput<typeof AnnotationPayload>;
-
-const EVERY_PAGE = { perPage: 100, maxItems: 1000 };
-
-/** Every check run and commit status of a commit, both lists asked at once. */
-export async function listCommitChecks(
-  call: GitHubCall,
-  sha: string,
-): Promise<Result<{ runs: CheckRun[]; statuses: CommitStatus[] }>> {
-  const of = `of commit ${sha.slice(0, 12)} in ${call.target.owner}/${call.target.repo}`;
-  const [runs, statuses] = await Promise.all([
-    fetchPages(call, {
-      ...EVERY_PAGE,
-      route: "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
-      params: { ref: sha },
-      schema: v.object({ check_runs: v.array(CheckRunPayload) }),
-      items: (data) => data.check_runs,
-      what: `check runs ${of}`,
-    }),
-    fetchPages(call, {
-      ...EVERY_PAGE,
-      route: "GET /repos/{owner}/{repo}/commits/{ref}/status",
-      params: { ref: sha },
-      schema: v.object({ statuses: v.array(CommitStatusPayload) }),
-      items: (data) => data.statuses,
-      what: `commit statuses ${of}`,
-    }),
-  ]);
-  if (!runs.ok) return runs;
-  if (!statuses.ok) return statuses;
-  return ok({ runs: runs.value.items, statuses: statuses.value.items });
-}
 
 /**
  * The Actions job behind a check run, or `null` for another app's. A GitHub Actions check run's id

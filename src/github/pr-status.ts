@@ -18,17 +18,24 @@ export type Review = Omit<ReviewWithBody, "body">;
 
 const CheckRunPayload = v.pipe(
   v.object({
+    id: v.number(),
     name: v.string(),
     status: v.string(),
     conclusion: Text,
     html_url: Text,
     details_url: Text,
-    output: v.nullish(v.object({ title: Text, summary: Text }), null),
+    app: v.nullish(v.object({ slug: Text }), null),
+    output: v.nullish(
+      v.object({ title: Text, summary: Text, text: Text, annotations_count: v.nullish(v.number(), 0) }),
+      null,
+    ),
   }),
-  v.transform(({ html_url, details_url, ...check }) => ({ ...check, url: html_url ?? details_url })),
+  v.transform(({ html_url, ...run }) => ({ ...run, url: html_url ?? run.details_url })),
 );
-type CheckWithOutput = v.InferOutput<typeof CheckRunPayload>;
-export type Check = Omit<CheckWithOutput, "output">;
+/** A check run as listed, with what get_ci_log reads (its id, app and report). */
+export type CheckRun = v.InferOutput<typeof CheckRunPayload>;
+/** A check run as the PR answers show it. */
+export type Check = Pick<CheckRun, "name" | "status" | "conclusion" | "url">;
 
 const CommitStatusPayload = v.pipe(
   v.object({ context: v.string(), state: v.string(), description: Text, target_url: Text }),
@@ -83,10 +90,10 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     if (!result.ok && failureKind(result.error) !== "refused") siblings.abort();
     return result;
   };
-  const commit = commitLists(fanout, pr.head_sha);
+  const commit = commitChecks(fanout, pr.head_sha);
   const [reviews, checks, statuses] = await Promise.all([
     reviewPages(fanout, pr.number).then(stopOthersOnFatal),
-    commit.checks.then(stopOthersOnFatal),
+    commit.runs.then(stopOthersOnFatal),
     commit.statuses.then(stopOthersOnFatal),
   ]);
 
@@ -104,17 +111,17 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     return [];
   };
   const withBodies = listOf(reviews);
-  const withOutput = listOf(checks);
+  const runs = listOf(checks);
   const lists = {
     reviews: withBodies.map(({ body: _, ...review }) => review),
-    checks: withOutput.map(({ output: _, ...check }) => check),
+    checks: runs.map(({ name, status, conclusion, url }) => ({ name, status, conclusion, url })),
     statuses: listOf(statuses),
   };
   return ok({
     pull_request: pr,
     ...lists,
     summary: summarize(lists.reviews, lists.checks, lists.statuses, pr.requested_reviewers),
-    reasons: reasonsOf(withBodies, withOutput, lists.statuses),
+    reasons: reasonsOf(withBodies, runs, lists.statuses),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
 }
@@ -134,11 +141,11 @@ function reviewPages(call: GitHubCall, number: number) {
   });
 }
 
-/** The check runs and the combined status of one commit, both asked at once. */
-function commitLists(call: GitHubCall, sha: string) {
+/** Every check run and commit status of one commit, both lists asked at once. */
+export function commitChecks(call: GitHubCall, sha: string) {
   const of = `of commit ${sha.slice(0, 12)} in ${call.target.owner}/${call.target.repo}`;
   return {
-    checks: fetchPages(call, {
+    runs: fetchPages(call, {
       ...EVERY_PAGE,
       route: "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
       params: { ref: sha },
@@ -203,7 +210,7 @@ export function excerpt(text: string | null | undefined, max: number): string | 
 
 function reasonsOf(
   reviews: readonly ReviewWithBody[],
-  checks: readonly CheckWithOutput[],
+  checks: readonly CheckRun[],
   statuses: readonly CommitStatus[],
 ): Reasons {
   const named = <T extends { excerpt?: string | undefined }>(base: T) =>
