@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { fetchPages, type Pages } from "./pagination.ts";
-import { getPullRequest, type PullRequest } from "./pull-request.ts";
+import type { PullRequest } from "./pull-request.ts";
 import { failureKind, type GitHubCall } from "./request.ts";
 
 /** An optional text field, `null` when GitHub leaves it out. */
@@ -66,16 +66,10 @@ export interface PrStatus {
 }
 
 /** How much of a review body, and of a check run's output, a reason quotes. */
-export const REVIEW_EXCERPT_CHARS = 300;
-export const CHECK_EXCERPT_CHARS = 400;
+const REVIEW_EXCERPT_CHARS = 300;
+const CHECK_EXCERPT_CHARS = 400;
 /** Reasons listed per kind; `summary` counts every one. */
-export const MAX_REASONS = 10;
-
-/** The PR, then its reviews and its head commit's check runs and combined status in parallel: two round trips. */
-export async function getPrStatus(call: GitHubCall, number: number): Promise<Result<PrStatus>> {
-  const pr = await getPullRequest(call, number);
-  return pr.ok ? getPrDetails(call, pr.value) : pr;
-}
+const MAX_REASONS = 10;
 
 /**
  * Every page of a PR's reviews and of its head commit's check runs and legacy combined status,
@@ -192,7 +186,7 @@ function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R
  * GitHub's review decision as the PR page shows it: a standing change request wins, then an
  * approval; without either, reviewers still requested mean a review is required.
  */
-export function reviewDecision(
+function reviewDecision(
   latest: ReadonlyArray<{ state: string }>,
   requestedReviewers: readonly string[],
 ): ReviewDecision {

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../core/result.ts";
-import { classifyCheck, classifyStatus, getPrStatus } from "../github/pr-status.ts";
+import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status.ts";
+import { getPullRequest } from "../github/pull-request.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
 import { FoundBySchema, openPrCall, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
@@ -52,7 +53,9 @@ export const getPrStatusTool = defineTool({
     const opened = await openPrCall(ctx, args, info);
     if (!opened.ok) return opened;
     const { call, number, foundBy } = opened.value;
-    const status = await getPrStatus(call, number);
+    const pr = await getPullRequest(call, number);
+    if (!pr.ok) return pr;
+    const status = await getPrDetails(call, pr.value);
     return status.ok ? ok({ ...status.value, ...foundBy }) : status;
   },
   fit: fitPrStatus,
