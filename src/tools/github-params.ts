@@ -2,14 +2,13 @@
 import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
 import { resolvePrNumber } from "../github/clone.ts";
+import { GITHUB_NAME } from "../github/remote-url.ts";
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { CallInfo } from "./define.ts";
 import { TruncatedSchema } from "./fit.ts";
 import { integerIn, unpublished } from "./params.ts";
-
-const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 export const PrNumberSchema = v.pipe(
   integerIn(1, 4294967295),
@@ -21,7 +20,7 @@ const OwnerSchema = v.pipe(
   v.string(),
   v.minLength(1),
   v.maxLength(100),
-  v.regex(NAME_PATTERN),
+  v.regex(GITHUB_NAME),
   // `.` and `..` would walk `/repos/{owner}/…` up the API's path.
   v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
   unpublished("minLength", "maxLength", "pattern"),
