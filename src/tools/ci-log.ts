@@ -4,7 +4,7 @@ import { formatBytes } from "../core/http-policy.ts";
 import { clip, inline, quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
-import { actionsJobId, getJob, type Job, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
+import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
 import { type CheckRun, type CommitStatus, classifyCheck, classifyStatus, commitChecks } from "../github/pr-status.ts";
 import { getPullRequest } from "../github/pull-request.ts";
@@ -214,7 +214,14 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
       note: "GitHub no longer keeps this job's log (HTTP 410): logs expire after the repository's retention period (90 days by default).",
     };
   }
-  if (read.kind === "missing") return { ...check, note: missingNote(job.ok ? job.value : null, run) };
+  if (read.kind === "missing") {
+    const status = job.ok ? job.value.status : run.status;
+    const note =
+      status === "completed"
+        ? "GitHub has no log for this job (HTTP 404): it was deleted, or the token cannot read Actions."
+        : `The log is not available yet: the job is ${inline(status, 40)}. GitHub serves it once the job finishes.`;
+    return { ...check, note };
+  }
   const notes = [
     ...(job.ok ? [] : [`The job's steps could not be read: ${errorNote(job.error)}`]),
     ...(read.cut ? [`Only the first ${formatBytes(MAX_LOG_BYTES)} of the log were read.`] : []),
@@ -227,13 +234,6 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
     log_bytes: read.bytes,
     ...(notes.length > 0 ? { note: notes.join(" ") } : {}),
   };
-}
-
-function missingNote(job: Job | null, run: CheckRun): string {
-  const status = job?.status ?? run.status;
-  return status === "completed"
-    ? "GitHub has no log for this job (HTTP 404): it was deleted, or the token cannot read Actions."
-    : `The log is not available yet: the job is ${inline(status, 40)}. GitHub serves it once the job finishes.`;
 }
 
 async function readReport(call: GitHubCall, run: CheckRun, check: CiCheck): Promise<CiCheck> {
