@@ -2,9 +2,7 @@
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { readHead } from "../git/head.ts";
-import { openWorkspace } from "../repo/workspace.ts";
-import { loadState } from "../twig/state.ts";
+import { checkedOutRecord } from "../repo/workspace.ts";
 import { findPullRequestByHead, type PullRequest } from "./pull-request.ts";
 import type { GitHubCall } from "./request.ts";
 
@@ -35,23 +33,22 @@ export async function resolvePrNumber(
   call: GitHubCall,
 ): Promise<Result<ResolvedPr>> {
   if (explicit !== undefined) return ok({ number: explicit });
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) {
-    const { code, message, hint } = workspace.error;
-    return fail(code, message, `Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`);
+  const checkedOut = await checkedOutRecord(ctx);
+  if (!checkedOut.ok) {
+    const failure = checkedOut.error;
+    if (failure.why === "detached") {
+      const message = `No pr_number provided and HEAD is detached at ${failure.oid.slice(0, 12)}, so there is no current branch to look up`;
+      return fail("invalid_params", message, "Or check out the PR's branch.");
+    }
+    const { code, message, hint } = failure.error;
+    if (failure.why === "workspace")
+      return fail(code, message, `Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`);
+    if (failure.why === "head")
+      return fail("invalid_params", `No pr_number provided and could not detect current branch: ${message}`);
+    return err(failure.error);
   }
-  const head = await readHead(workspace.value.repo, ctx.files);
-  if (!head.ok)
-    return fail("invalid_params", `No pr_number provided and could not detect current branch: ${head.error.message}`);
-  if (head.value.kind === "detached") {
-    const at = head.value.oid.slice(0, 12);
-    const message = `No pr_number provided and HEAD is detached at ${at}, so there is no current branch to look up`;
-    return fail("invalid_params", message, "Or check out the PR's branch.");
-  }
-  const { branch } = head.value;
-  const state = await loadState(ctx, workspace.value.workTree);
-  if (!state.ok) return state;
-  const found = await findBranchPr(call, branch, state.value.branches.get(branch)?.github_pr ?? null);
+  const { branch, record } = checkedOut.value;
+  const found = await findBranchPr(call, branch, record?.github_pr ?? null);
   if (!found.ok) return found;
   if (found.value === null) {
     const where = `${call.target.owner}/${call.target.repo}`;

@@ -1,5 +1,8 @@
 /**
- * A GitHub Actions job's log, fetched for {@link JobLogFilter}. GitHub answers the log request with
+ * What get_ci_log reads of a check run beyond the listing (pr-status.ts): the Actions job behind
+ * it and that job's log, or another app's annotations.
+ *
+ * The log is fetched for {@link JobLogFilter}. GitHub answers the log request with
  * a redirect to a short-lived signed URL on another host (blob storage). The token stays on the API:
  * the API request does not follow redirects, and the signed URL is fetched without the
  * Authorization header or any other credential. The log is streamed through the filter, never held
@@ -13,7 +16,8 @@ import { err, ok, type Result } from "../core/result.ts";
 import { githubErrorToToolError, httpFailure } from "./errors.ts";
 import { RequestAborted } from "./http.ts";
 import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
-import { type GitHubCall, githubGet } from "./request.ts";
+import type { CheckRun } from "./pr-status.ts";
+import { type GitHubCall, githubGet, requestSubject } from "./request.ts";
 
 /** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
 export const MAX_LOG_BYTES = 512 * 1024 * 1024;
@@ -47,6 +51,39 @@ export async function getJob(call: GitHubCall, jobId: number): Promise<Result<Jo
     what,
   );
   return job.ok ? ok(job.value.data) : job;
+}
+
+const AnnotationPayload = v.object({
+  path: v.string(),
+  start_line: v.nullish(v.number(), null),
+  annotation_level: Text,
+  title: Text,
+  message: Text,
+});
+export type Annotation = v.InferOutput<typeof AnnotationPayload>;
+
+/**
+ * The Actions job behind a check run, or `null` for another app's. A GitHub Actions check run's id
+ * is its job's id; its details page is `…/actions/runs/<run>/job/<job>`.
+ */
+export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">): number | null {
+  const job = /\/actions\/runs\/\d+\/job\/(\d+)(?:[/?#]|$)/.exec(run.details_url ?? "")?.[1];
+  if (job !== undefined && Number.isSafeInteger(Number(job))) return Number(job);
+  return run.app?.slug === "github-actions" ? run.id : null;
+}
+
+/** A check run's first 100 annotations: a report with more failures than that is read on its page. */
+export async function listAnnotations(call: GitHubCall, checkRunId: number): Promise<Result<Annotation[]>> {
+  const what = `annotations of check run ${checkRunId} in ${call.target.owner}/${call.target.repo}`;
+  const route = "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations";
+  const page = await githubGet(
+    call,
+    route,
+    { check_run_id: checkRunId, per_page: 100 },
+    v.array(AnnotationPayload),
+    what,
+  );
+  return page.ok ? ok(page.value.data) : page;
 }
 
 export type JobLog =
@@ -169,16 +206,7 @@ async function requestLogLocation(
     const status = httpFailure(error)?.status;
     if (status === 410) return ok({ kind: "expired" });
     if (status === 404) return ok({ kind: "missing" });
-    return err(
-      githubErrorToToolError(error, {
-        what,
-        baseUrl: connection.baseUrl,
-        credentialSource: connection.credentialSource,
-        repository: `${target.owner}/${target.repo}`,
-        secrets: connection.secrets,
-        now: call.now(),
-      }),
-    );
+    return err(githubErrorToToolError(error, requestSubject(call, { what })));
   }
 }
 

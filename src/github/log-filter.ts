@@ -18,23 +18,13 @@ export const MAX_ERROR_LINES = 50;
 /** Failed steps, and sections with errors, whose lines are kept (the first failed, the latest errored). */
 const MAX_HELD_SECTIONS = 3;
 
-export interface StepLines {
-  /** The step's name from the job's steps, else the runner's title (`Run npm test`). */
-  step: string;
-  /** Lines of the step before those kept. */
-  earlier_lines: number;
-  lines: string[];
-}
-
-export interface ErrorLine {
-  step: string;
-  message: string;
-}
-
 export interface FilteredLog {
-  /** The failed steps' sections (their last lines), in log order. */
-  steps: StepLines[];
-  errors: ErrorLine[];
+  /**
+   * The failed steps' sections in log order, each named as the job's steps name it, else by the
+   * runner's title (`Run npm test`), with its last lines.
+   */
+  steps: Array<{ step: string; earlier_lines: number; lines: string[] }>;
+  errors: Array<{ step: string; message: string }>;
   /** `##[error]` lines beyond {@link MAX_ERROR_LINES}. */
   errors_omitted: number;
 }

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { fetchPages, type Pages } from "./pagination.ts";
-import { getPullRequest, type PullRequest } from "./pull-request.ts";
+import type { PullRequest } from "./pull-request.ts";
 import { failureKind, type GitHubCall } from "./request.ts";
 
 /** An optional text field, `null` when GitHub leaves it out. */
@@ -18,17 +18,24 @@ export type Review = Omit<ReviewWithBody, "body">;
 
 const CheckRunPayload = v.pipe(
   v.object({
+    id: v.number(),
     name: v.string(),
     status: v.string(),
     conclusion: Text,
     html_url: Text,
     details_url: Text,
-    output: v.nullish(v.object({ title: Text, summary: Text }), null),
+    app: v.nullish(v.object({ slug: Text }), null),
+    output: v.nullish(
+      v.object({ title: Text, summary: Text, text: Text, annotations_count: v.nullish(v.number(), 0) }),
+      null,
+    ),
   }),
-  v.transform(({ html_url, details_url, ...check }) => ({ ...check, url: html_url ?? details_url })),
+  v.transform(({ html_url, ...run }) => ({ ...run, url: html_url ?? run.details_url })),
 );
-type CheckWithOutput = v.InferOutput<typeof CheckRunPayload>;
-export type Check = Omit<CheckWithOutput, "output">;
+/** A check run as listed, with what get_ci_log reads (its id, app and report). */
+export type CheckRun = v.InferOutput<typeof CheckRunPayload>;
+/** A check run as the PR answers show it. */
+export type Check = Pick<CheckRun, "name" | "status" | "conclusion" | "url">;
 
 const CommitStatusPayload = v.pipe(
   v.object({ context: v.string(), state: v.string(), description: Text, target_url: Text }),
@@ -59,16 +66,10 @@ export interface PrStatus {
 }
 
 /** How much of a review body, and of a check run's output, a reason quotes. */
-export const REVIEW_EXCERPT_CHARS = 300;
-export const CHECK_EXCERPT_CHARS = 400;
+const REVIEW_EXCERPT_CHARS = 300;
+const CHECK_EXCERPT_CHARS = 400;
 /** Reasons listed per kind; `summary` counts every one. */
-export const MAX_REASONS = 10;
-
-/** The PR, then its reviews and its head commit's check runs and combined status in parallel: two round trips. */
-export async function getPrStatus(call: GitHubCall, number: number): Promise<Result<PrStatus>> {
-  const pr = await getPullRequest(call, number);
-  return pr.ok ? getPrDetails(call, pr.value) : pr;
-}
+const MAX_REASONS = 10;
 
 /**
  * Every page of a PR's reviews and of its head commit's check runs and legacy combined status,
@@ -83,10 +84,10 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     if (!result.ok && failureKind(result.error) !== "refused") siblings.abort();
     return result;
   };
-  const commit = commitLists(fanout, pr.head_sha);
+  const commit = commitChecks(fanout, pr.head_sha);
   const [reviews, checks, statuses] = await Promise.all([
     reviewPages(fanout, pr.number).then(stopOthersOnFatal),
-    commit.checks.then(stopOthersOnFatal),
+    commit.runs.then(stopOthersOnFatal),
     commit.statuses.then(stopOthersOnFatal),
   ]);
 
@@ -104,17 +105,17 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     return [];
   };
   const withBodies = listOf(reviews);
-  const withOutput = listOf(checks);
+  const runs = listOf(checks);
   const lists = {
     reviews: withBodies.map(({ body: _, ...review }) => review),
-    checks: withOutput.map(({ output: _, ...check }) => check),
+    checks: runs.map(({ name, status, conclusion, url }) => ({ name, status, conclusion, url })),
     statuses: listOf(statuses),
   };
   return ok({
     pull_request: pr,
     ...lists,
     summary: summarize(lists.reviews, lists.checks, lists.statuses, pr.requested_reviewers),
-    reasons: reasonsOf(withBodies, withOutput, lists.statuses),
+    reasons: reasonsOf(withBodies, runs, lists.statuses),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
 }
@@ -134,11 +135,11 @@ function reviewPages(call: GitHubCall, number: number) {
   });
 }
 
-/** The check runs and the combined status of one commit, both asked at once. */
-function commitLists(call: GitHubCall, sha: string) {
+/** Every check run and commit status of one commit, both lists asked at once. */
+export function commitChecks(call: GitHubCall, sha: string) {
   const of = `of commit ${sha.slice(0, 12)} in ${call.target.owner}/${call.target.repo}`;
   return {
-    checks: fetchPages(call, {
+    runs: fetchPages(call, {
       ...EVERY_PAGE,
       route: "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
       params: { ref: sha },
@@ -185,7 +186,7 @@ function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R
  * GitHub's review decision as the PR page shows it: a standing change request wins, then an
  * approval; without either, reviewers still requested mean a review is required.
  */
-export function reviewDecision(
+function reviewDecision(
   latest: ReadonlyArray<{ state: string }>,
   requestedReviewers: readonly string[],
 ): ReviewDecision {
@@ -203,7 +204,7 @@ export function excerpt(text: string | null | undefined, max: number): string | 
 
 function reasonsOf(
   reviews: readonly ReviewWithBody[],
-  checks: readonly CheckWithOutput[],
+  checks: readonly CheckRun[],
   statuses: readonly CommitStatus[],
 ): Reasons {
   const named = <T extends { excerpt?: string | undefined }>(base: T) =>

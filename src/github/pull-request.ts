@@ -48,6 +48,7 @@ function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: stri
   const body = trimBody(pr.body, bodyLimit);
   const reviewers = pr.requested_reviewers.flatMap((user) => (user ? [user.login] : []));
   const teams = pr.requested_teams.map((team) => `${owner}/${team.slug}`);
+  const { stack } = pr;
   return {
     number: pr.number,
     title: pr.title,
@@ -67,14 +68,11 @@ function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: stri
     requested_reviewers: [...reviewers, ...teams],
     merged: pr.merged ?? pr.merged_at !== null,
     head_sha: pr.head.sha,
-    ...nativeStack(pr.stack),
+    // The native stack a PR is in, when GitHub says where.
+    ...(stack?.number === undefined || stack.position === undefined || stack.size === undefined
+      ? {}
+      : { stack: { number: stack.number, position: stack.position, size: stack.size } }),
   };
-}
-
-/** The native stack a PR is in, when GitHub says where; left out otherwise. */
-function nativeStack(stack: v.InferOutput<typeof PullRequestPayload>["stack"]) {
-  if (stack?.number === undefined || stack.position === undefined || stack.size === undefined) return {};
-  return { stack: { number: stack.number, position: stack.position, size: stack.size } };
 }
 
 /**

@@ -4,7 +4,7 @@ import { scrubToolError } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
-import { githubErrorToToolError, httpFailure } from "./errors.ts";
+import { githubErrorToToolError, httpFailure, type RequestSubject } from "./errors.ts";
 import { RequestAborted } from "./http.ts";
 import type { GitHubTarget } from "./remote-url.ts";
 import { untilCancelled } from "./resilience.ts";
@@ -50,19 +50,7 @@ export async function githubGet<S extends v.GenericSchema>(
     data = await decodeBody(raw.data, raw.headers["content-type"]);
     link = raw.headers.link;
   } catch (error) {
-    return err(
-      markFailure(
-        error,
-        githubErrorToToolError(error, {
-          ...named,
-          baseUrl: connection.baseUrl,
-          credentialSource: connection.credentialSource,
-          repository: `${target.owner}/${target.repo}`,
-          secrets: connection.secrets,
-          now: call.now(),
-        }),
-      ),
-    );
+    return err(markFailure(error, githubErrorToToolError(error, requestSubject(call, named))));
   }
   const parsed = v.safeParse(schema, data);
   if (parsed.success) return ok({ data: parsed.output, link });
@@ -85,6 +73,19 @@ async function decodeBody(body: unknown, contentType: string | number | undefine
   } catch {
     return text;
   }
+}
+
+/** What a failed request was about, for {@link githubErrorToToolError}'s messages. */
+export function requestSubject(call: GitHubCall, named: { what: string; missing?: string }): RequestSubject {
+  const { connection, target } = call;
+  return {
+    ...named,
+    baseUrl: connection.baseUrl,
+    credentialSource: connection.credentialSource,
+    repository: `${target.owner}/${target.repo}`,
+    secrets: connection.secrets,
+    now: call.now(),
+  };
 }
 
 /**

@@ -90,25 +90,12 @@ export function resilienceOptions(
  */
 export function untilCancelled<T>(request: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
   if (signal === undefined) return request;
-  if (signal.aborted) {
-    request.catch(() => {});
-    return Promise.reject(new RequestAborted("cancelled", timeoutMs));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      request.catch(() => {});
-      reject(new RequestAborted("cancelled", timeoutMs));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    request.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
+  let onAbort = () => {};
+  const cancelled = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new RequestAborted("cancelled", timeoutMs));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
   });
+  // The race handles a later rejection of the request left behind.
+  return Promise.race([request, cancelled]).finally(() => signal.removeEventListener("abort", onAbort));
 }

@@ -1,12 +1,14 @@
 /**
- * The PRs of many branches at once, in two round trips whatever their number: first every PR
- * (by number when twig links one, else by head ref), then every PR's reviews, check runs and
- * commit statuses. One branch's failure is that branch's answer; the others still come back.
+ * The PRs of many branches at once, in two round trips whatever their number: each branch's PR
+ * (by number when twig links one, else by head ref), then its reviews, check runs and commit
+ * statuses, every branch in parallel. One branch's failure is that branch's answer; the others
+ * still come back.
  */
 import type { ToolError } from "../core/errors.ts";
+import { ok } from "../core/result.ts";
 import { type FoundBy, findBranchPr } from "./clone.ts";
 import { getPrDetails, type PrStatus } from "./pr-status.ts";
-import { getPullRequest, type PullRequest } from "./pull-request.ts";
+import { getPullRequest } from "./pull-request.ts";
 import type { GitHubCall } from "./request.ts";
 
 export interface BranchPrQuery {
@@ -21,27 +23,18 @@ export type BranchPr =
   | { kind: "failed"; number?: number; error: ToolError };
 
 export async function fetchBranchPrs(call: GitHubCall, queries: readonly BranchPrQuery[]): Promise<BranchPr[]> {
-  const first = await Promise.all(queries.map((query) => findPr(call, query)));
   return Promise.all(
-    first.map(async (found): Promise<BranchPr> => {
-      if (found.kind !== "pr") return found;
-      const status = await getPrDetails(call, found.pr);
+    queries.map(async ({ branch, linked }): Promise<BranchPr> => {
+      const found = await findBranchPr(call, branch, linked);
+      if (!found.ok) return { kind: "failed", error: found.error };
+      if (found.value === null) return { kind: "none" };
+      // The head-ref lookup's PR (list form) is not asked for again.
+      const { number, found_by = "twig_link", listed } = found.value;
+      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
+      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
       return status.ok
-        ? { kind: "found", found_by: found.found_by, status: status.value }
-        : { kind: "failed", number: found.pr.number, error: status.error };
+        ? { kind: "found", found_by, status: status.value }
+        : { kind: "failed", number, error: status.error };
     }),
   );
-}
-
-type FirstTrip = Exclude<BranchPr, { kind: "found" }> | { kind: "pr"; found_by: FoundBy; pr: PullRequest };
-
-/** The branch's PR itself: by twig's link, or the one GitHub lists for the branch as head (list form, not asked again). */
-async function findPr(call: GitHubCall, { branch, linked }: BranchPrQuery): Promise<FirstTrip> {
-  const found = await findBranchPr(call, branch, linked);
-  if (!found.ok) return { kind: "failed", error: found.error };
-  if (found.value === null) return { kind: "none" };
-  const { number, found_by = "twig_link", listed } = found.value;
-  if (listed !== undefined) return { kind: "pr", found_by, pr: listed };
-  const pr = await getPullRequest(call, number);
-  return pr.ok ? { kind: "pr", found_by, pr: pr.value } : { kind: "failed", number, error: pr.error };
 }

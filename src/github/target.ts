@@ -46,26 +46,18 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
     return ok({ host: ghHost ?? GITHUB_COM, owner: args.owner, repo: args.repo });
   }
   if (!ctx.repo.ok) return err(withHint(ctx.repo.error, PASS_OWNER_REPO));
-  const remotes = await readRemotes(ctx, ctx.repo.value);
-  if (!remotes.ok) return err(withHint(remotes.error, PASS_OWNER_REPO));
+  // Read fresh, a bare repository too, with the system's, the user's and the repository's `insteadOf` rules applied.
+  const repo = await discoverRepository(ctx.repo.value, ctx.files);
+  const config = repo.ok ? await readEffectiveConfig(repo.value, ctx) : repo;
+  if (!config.ok) return err(withHint(config.error, PASS_OWNER_REPO));
   const hosts = await readGhHosts(ctx);
   const loggedIn = hosts.kind === "found" ? [...hosts.value.keys()] : [];
   const sshHostName = await readSshHostNames(ctx);
-  return chooseRemote(remotes.value, { ghHost, isGitHubHost: knownGitHubHosts(ctx.env, loggedIn), sshHostName });
-}
-
-/**
- * Remotes of the repository at `path` in config order, read fresh (a bare repository works too),
- * with the `insteadOf` rules of the system, the user and the repository applied to their URLs.
- */
-export async function readRemotes(
-  ctx: Pick<Context, "files" | "env" | "home" | "platform">,
-  path: string,
-): Promise<Result<Remote[]>> {
-  const repo = await discoverRepository(path, ctx.files);
-  if (!repo.ok) return repo;
-  const config = await readEffectiveConfig(repo.value, ctx);
-  return config.ok ? ok(remoteUrls(config.value)) : config;
+  return chooseRemote(remoteUrls(config.value), {
+    ghHost,
+    isGitHubHost: knownGitHubHosts(ctx.env, loggedIn),
+    sshHostName,
+  });
 }
 
 export interface RemoteChoiceOptions {

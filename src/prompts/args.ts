@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { getJiraIssueTool } from "../tools/get-jira-issue.ts";
-import { getPrStatusTool } from "../tools/github.ts";
+import { getPrStatusTool } from "../tools/get-pr-status.ts";
 import { BranchNameSchema, REPO_PARAM_DESCRIPTION } from "../tools/params.ts";
 
 /** Prompt arguments arrive as strings; each becomes what the tool behind takes, by that tool's checks. */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { summarizePr } from "../tools/branch-context.ts";
-import { getPrStatusTool } from "../tools/github.ts";
+import { getPrStatusTool } from "../tools/get-pr-status.ts";
 import { PrNumberArg, RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
 import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
@@ -57,6 +57,10 @@ export const reviewPrPrompt = definePrompt({
       (f) => `${inline(f.name, 120)}${f.excerpt === undefined ? "" : ` (${quoted(f.excerpt, 400)})`}`,
     );
     lines.push(...countedList("Failing checks", failing, summary.checks.failing));
+    // get_ci_log shares get_pr_status's group, so it is on whenever this answer came back.
+    if (summary.checks.failing > 0) {
+      lines.push(`For why they fail, call get_ci_log with pr_number ${pr.number}: it reads the failing checks' logs.`);
+    }
     const pending = [
       ...checks.filter((c) => classifyCheck(c) === "pending").map((c) => inline(c.name, 120)),
       ...statuses.filter((s) => classifyStatus(s) === "pending").map((s) => inline(s.context, 120)),

@@ -1,8 +1,9 @@
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { readHead } from "../git/head.ts";
+import type { BranchMetadata } from "../twig/schemas.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 
 export interface Workspace {
@@ -48,4 +49,26 @@ export async function currentBranch(
     );
   }
   return ok({ branch: head.branch, unborn: head.unborn });
+}
+
+/** Why the checked-out branch has no record to read: no repository, an unreadable HEAD or state, a detached HEAD. */
+export type NoCheckedOutRecord =
+  | { why: "workspace" | "head" | "state"; error: ToolError }
+  | { why: "detached"; oid: string };
+
+/**
+ * The checked-out branch and twig's record of it (`undefined` when twig does not track it): what a
+ * call defaults to when it names no PR or issue.
+ */
+export async function checkedOutRecord(
+  ctx: Context,
+): Promise<Result<{ branch: string; record: BranchMetadata | undefined }, NoCheckedOutRecord>> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return err({ why: "workspace", error: workspace.error });
+  const head = await readHead(workspace.value.repo, ctx.files);
+  if (!head.ok) return err({ why: "head", error: head.error });
+  if (head.value.kind === "detached") return err({ why: "detached", oid: head.value.oid });
+  const state = await loadState(ctx, workspace.value.workTree);
+  if (!state.ok) return err({ why: "state", error: state.error });
+  return ok({ branch: head.value.branch, record: state.value.branches.get(head.value.branch) });
 }

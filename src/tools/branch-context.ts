@@ -14,7 +14,7 @@ import { divergenceBase } from "../twig/graph.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
 import { getBranchStackTool } from "./get-branch-stack.ts";
 import { getJiraIssueTool } from "./get-jira-issue.ts";
-import { getPrStatusTool } from "./github.ts";
+import { getPrStatusTool } from "./get-pr-status.ts";
 import { openCall } from "./github-params.ts";
 import { BranchNameSchema } from "./params.ts";
 

@@ -4,16 +4,9 @@ import { formatBytes } from "../core/http-policy.ts";
 import { clip, inline, quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
-import {
-  actionsJobId,
-  type CheckRun,
-  type CommitStatus,
-  listAnnotations,
-  listCommitChecks,
-} from "../github/ci-checks.ts";
-import { getJob, type Job, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
+import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
-import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
+import { type CheckRun, type CommitStatus, classifyCheck, classifyStatus, commitChecks } from "../github/pr-status.ts";
 import { getPullRequest } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
 import type { ServiceContext } from "../services/services.ts";
@@ -103,9 +96,11 @@ export const getCiLogTool = defineTool({
     const pr = await getPullRequest(call, number);
     if (!pr.ok) return pr;
     const sha = pr.value.head_sha;
-    const listed = await listCommitChecks(call, sha);
-    if (!listed.ok) return listed;
-    const chosen = chooseChecks(listed.value, args.check, number);
+    const commit = commitChecks(call, sha);
+    const [runs, statuses] = await Promise.all([commit.runs, commit.statuses]);
+    if (!runs.ok) return runs;
+    if (!statuses.ok) return statuses;
+    const chosen = chooseChecks(runs.value.items, statuses.value.items, args.check, number);
     if (!chosen.ok) return chosen;
     const notes = chosen.value.notes;
     const asked = args.lines ?? DEFAULT_LOG_LINES;
@@ -133,7 +128,8 @@ type Pick = { kind: "run"; run: CheckRun } | { kind: "status"; status: CommitSta
  * commit statuses may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
  */
 function chooseChecks(
-  { runs, statuses }: { runs: CheckRun[]; statuses: CommitStatus[] },
+  runs: CheckRun[],
+  statuses: CommitStatus[],
   check: string | undefined,
   number: number,
 ): Result<{ picked: Pick[]; notes: string[] }> {
@@ -197,7 +193,7 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
     id: run.id,
     status: run.status,
     conclusion: run.conclusion,
-    url: run.html_url ?? run.details_url,
+    url: run.url,
   };
   const secrets = call.connection.secrets;
   if (jobId === null) return readReport(call, run, { ...base, source: "check_run" });
@@ -218,7 +214,14 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
       note: "GitHub no longer keeps this job's log (HTTP 410): logs expire after the repository's retention period (90 days by default).",
     };
   }
-  if (read.kind === "missing") return { ...check, note: missingNote(job.ok ? job.value : null, run) };
+  if (read.kind === "missing") {
+    const status = job.ok ? job.value.status : run.status;
+    const note =
+      status === "completed"
+        ? "GitHub has no log for this job (HTTP 404): it was deleted, or the token cannot read Actions."
+        : `The log is not available yet: the job is ${inline(status, 40)}. GitHub serves it once the job finishes.`;
+    return { ...check, note };
+  }
   const notes = [
     ...(job.ok ? [] : [`The job's steps could not be read: ${errorNote(job.error)}`]),
     ...(read.cut ? [`Only the first ${formatBytes(MAX_LOG_BYTES)} of the log were read.`] : []),
@@ -231,13 +234,6 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
     log_bytes: read.bytes,
     ...(notes.length > 0 ? { note: notes.join(" ") } : {}),
   };
-}
-
-function missingNote(job: Job | null, run: CheckRun): string {
-  const status = job?.status ?? run.status;
-  return status === "completed"
-    ? "GitHub has no log for this job (HTTP 404): it was deleted, or the token cannot read Actions."
-    : `The log is not available yet: the job is ${inline(status, 40)}. GitHub serves it once the job finishes.`;
 }
 
 async function readReport(call: GitHubCall, run: CheckRun, check: CiCheck): Promise<CiCheck> {
@@ -276,7 +272,7 @@ function fromStatus(status: CommitStatus, call: GitHubCall): CiCheck {
     source: "status",
     status: status.state,
     conclusion: null,
-    url: status.target_url,
+    url: status.url,
     description: status.description === null ? null : inline(cleanCiText(status.description, secrets), 1000),
   };
 }

@@ -2,7 +2,6 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { readHead } from "../git/head.ts";
 import {
   FULL_DESCRIPTION_CHARS,
   ISSUE_FIELDS,
@@ -12,8 +11,7 @@ import {
   truncate,
 } from "../jira/issue.ts";
 import { ISSUE_KEY_PATTERN, normalizeIssueKey } from "../jira/jql.ts";
-import { openWorkspace } from "../repo/workspace.ts";
-import { loadState } from "../twig/state.ts";
+import { checkedOutRecord } from "../repo/workspace.ts";
 import { defineTool } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
 import { notAKey, shown } from "./jira-key.ts";
@@ -106,17 +104,18 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
   const fail = (code: ErrorCode, message: string, more?: string) =>
     err(toolError(code, message, `Provide an explicit issue_key parameter.${more ? ` ${more}` : ""}`));
   const noBranch = (why: string) => fail("invalid_params", `No issue_key provided and ${why}`);
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return fail(workspace.error.code, workspace.error.message, workspace.error.hint);
-  const head = await readHead(workspace.value.repo, ctx.files);
-  if (!head.ok) return noBranch(`could not detect current branch: ${head.error.message}`);
-  if (head.value.kind === "detached") {
-    return noBranch(`HEAD is detached (at ${head.value.oid.slice(0, 12)}), so there is no current branch`);
+  const checkedOut = await checkedOutRecord(ctx);
+  if (!checkedOut.ok) {
+    const failure = checkedOut.error;
+    if (failure.why === "detached") {
+      return noBranch(`HEAD is detached (at ${failure.oid.slice(0, 12)}), so there is no current branch`);
+    }
+    if (failure.why === "head") return noBranch(`could not detect current branch: ${failure.error.message}`);
+    if (failure.why === "state") return err(failure.error);
+    return fail(failure.error.code, failure.error.message, failure.error.hint);
   }
-  const branch = head.value.branch;
-  const state = await loadState(ctx, workspace.value.workTree);
-  if (!state.ok) return state;
-  const linked = state.value.branches.get(branch)?.jira_issue ?? null;
+  const { branch, record } = checkedOut.value;
+  const linked = record?.jira_issue ?? null;
   if (linked === null || linked.trim() === "") return fail("not_found", `Branch '${branch}' has no linked Jira issue`);
   const key = normalizeIssueKey(linked);
   if (key !== null) return ok(key);

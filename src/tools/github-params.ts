@@ -1,14 +1,14 @@
-/** What every GitHub tool takes (the PR number, the `owner`/`repo` target) and how a call opens. */
+/** What the GitHub tools share: their arguments (the PR number, the `owner`/`repo` target), how a call opens, the PR they answer with. */
 import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
 import { resolvePrNumber } from "../github/clone.ts";
+import { GITHUB_NAME } from "../github/remote-url.ts";
 import type { GitHubCall } from "../github/request.ts";
 import { resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { CallInfo } from "./define.ts";
+import { TruncatedSchema } from "./fit.ts";
 import { integerIn, unpublished } from "./params.ts";
-
-const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 export const PrNumberSchema = v.pipe(
   integerIn(1, 4294967295),
@@ -20,7 +20,7 @@ const OwnerSchema = v.pipe(
   v.string(),
   v.minLength(1),
   v.maxLength(100),
-  v.regex(NAME_PATTERN),
+  v.regex(GITHUB_NAME),
   // `.` and `..` would walk `/repos/{owner}/…` up the API's path.
   v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
   unpublished("minLength", "maxLength", "pattern"),
@@ -59,3 +59,29 @@ export async function openPrCall(ctx: ServiceContext, args: TargetArgs & { pr_nu
   const { number, found_by } = resolved.value;
   return ok({ call: call.value, number, foundBy: found_by === undefined ? {} : { found_by } });
 }
+
+// Results: docs/tools.md describes their fields; published output schemas carry only top-level types.
+export const PullRequestSchema = v.object({
+  number: v.number(),
+  title: v.string(),
+  state: v.string(),
+  author: v.string(),
+  base: v.string(),
+  head: v.string(),
+  draft: v.boolean(),
+  mergeable: v.nullable(v.boolean()),
+  created_at: v.string(),
+  updated_at: v.string(),
+  url: v.string(),
+  body: v.nullable(v.string()),
+  truncated: TruncatedSchema,
+  labels: v.array(v.string()),
+  requested_reviewers: v.array(v.string()),
+  merged: v.boolean(),
+  head_sha: v.string(),
+  /** Where GitHub's native stacked pull requests put this PR (position 1 is the bottom). */
+  stack: v.optional(v.object({ number: v.number(), position: v.number(), size: v.number() })),
+});
+
+/** How the PR was found when none was named: twig's link, or GitHub's PRs from the current branch. */
+export const FoundBySchema = v.optional(v.pipe(v.picklist(["twig_link", "head_ref"]), unpublished("field")));

@@ -234,6 +234,8 @@ describe("prompts with GitHub configured", () => {
     expect(text).toContain("\nBranches: feature/auth-ui → main\n");
     expect(text).toContain('\nChanges requested by: bob: "Here is the body for the review."\n');
     expect(text).toContain("\nPending checks (1): build");
+    // Nothing fails, so the prompt does not send the model to the logs.
+    expect(text).not.toContain("get_ci_log");
     expect(text).toEndWith("what I should do next.");
   });
 
@@ -254,6 +256,9 @@ describe("prompts with GitHub configured", () => {
     expect(text).toContain("CI: failing (1/3 passing, 2 failing)");
     expect(text).toContain(
       '\nFailing checks (2): pytest ("2 failed, 148 passed: test_refresh FAILED"), ci/jenkins ("Build broke")\n',
+    );
+    expect(text).toContain(
+      "\nFor why they fail, call get_ci_log with pr_number 44: it reads the failing checks' logs.\n",
     );
   });
 

@@ -4,7 +4,7 @@ import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { ok } from "../../src/core/result.ts";
 import { getBranchContextTool } from "../../src/tools/branch-context.ts";
 import { getBranchStackTool } from "../../src/tools/get-branch-stack.ts";
-import { getPrStatusTool } from "../../src/tools/github.ts";
+import { getPrStatusTool } from "../../src/tools/get-pr-status.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 import { makeRepo } from "../support/git-repo.ts";

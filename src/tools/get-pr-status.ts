@@ -1,0 +1,107 @@
+import * as v from "valibot";
+import { ok } from "../core/result.ts";
+import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status.ts";
+import { getPullRequest } from "../github/pull-request.ts";
+import { defineTool, type ReplyBudget } from "./define.ts";
+import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { FoundBySchema, openPrCall, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
+
+const ReasonsSchema = v.object({
+  changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
+  failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
+});
+
+const PrStatusSchema = v.object({
+  pull_request: PullRequestSchema,
+  reviews: v.array(v.object({ author: v.string(), state: v.string(), submitted_at: v.nullable(v.string()) })),
+  checks: v.array(
+    v.object({ name: v.string(), status: v.string(), conclusion: v.nullable(v.string()), url: v.nullable(v.string()) }),
+  ),
+  statuses: v.array(
+    v.object({
+      context: v.string(),
+      state: v.string(),
+      description: v.nullable(v.string()),
+      url: v.nullable(v.string()),
+    }),
+  ),
+  summary: v.object({
+    latest_reviews: v.array(v.object({ author: v.string(), state: v.string() })),
+    checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
+    verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
+    review: v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]),
+  }),
+  reasons: ReasonsSchema,
+  found_by: FoundBySchema,
+  unavailable: v.optional(v.array(v.string())),
+  truncated: TruncatedSchema,
+  omitted: omittedSchema(["reviews", "checks", "statuses"]),
+  hint: HintSchema,
+});
+type PrStatusOutput = v.InferOutput<typeof PrStatusSchema>;
+
+export const getPrStatusTool = defineTool({
+  name: "get_pr_status",
+  title: "GitHub PR reviews and CI status",
+  description:
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. summary.verdict is CI only; reasons quotes what blocks. No comments, diff or logs (get_ci_log).",
+  group: "github",
+  input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
+  output: PrStatusSchema,
+  repoScoped: true,
+  async handler(args, ctx, info) {
+    const opened = await openPrCall(ctx, args, info);
+    if (!opened.ok) return opened;
+    const { call, number, foundBy } = opened.value;
+    const pr = await getPullRequest(call, number);
+    if (!pr.ok) return pr;
+    const status = await getPrDetails(call, pr.value);
+    return status.ok ? ok({ ...status.value, ...foundBy }) : status;
+  },
+  fit: fitPrStatus,
+});
+
+/**
+ * Over the reply budget, lists keep (in GitHub's order) failing, then pending checks and statuses,
+ * then the newest reviews, then passing ones while they fit. The PR and its summary always stay.
+ */
+function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutput {
+  type Pick = { list: "checks" | "statuses" | "reviews"; index: number };
+  const failing: Pick[] = [];
+  const pending: Pick[] = [];
+  const passing: Pick[] = [];
+  const sort = (list: Pick["list"], index: number, outcome: string) =>
+    (outcome === "failing" ? failing : outcome === "pending" ? pending : passing).push({ list, index });
+  for (const [index, check] of answer.checks.entries()) sort("checks", index, classifyCheck(check));
+  for (const [index, status] of answer.statuses.entries()) sort("statuses", index, classifyStatus(status));
+  const newestReviews: Pick[] = answer.reviews.map((_, index) => ({ list: "reviews" as const, index })).reverse();
+  const order = [...failing, ...pending, ...newestReviews, ...passing];
+  const build = (n: number): PrStatusOutput => {
+    const keep = { checks: new Set<number>(), statuses: new Set<number>(), reviews: new Set<number>() };
+    for (const pick of order.slice(0, n)) keep[pick.list].add(pick.index);
+    const checks = answer.checks.filter((_, i) => keep.checks.has(i));
+    const statuses = answer.statuses.filter((_, i) => keep.statuses.has(i));
+    const reviews = answer.reviews.filter((_, i) => keep.reviews.has(i));
+    const omitted = {
+      reviews: answer.reviews.length - reviews.length,
+      checks: answer.checks.length - checks.length,
+      statuses: answer.statuses.length - statuses.length,
+    };
+    const keptAllUrgent = n >= failing.length + pending.length;
+    return {
+      ...answer,
+      reviews,
+      checks,
+      statuses,
+      truncated: true,
+      omitted,
+      hint: `Cut to fit the reply budget: ${count(omitted.checks + omitted.statuses)} checks/statuses and ${count(
+        omitted.reviews,
+      )} older reviews left out; ${
+        keptAllUrgent ? "every failing and pending one is listed" : "even failing and pending ones were cut"
+      }. summary counts them all; the PR's checks page on GitHub lists every one.`,
+    };
+  };
+  const sizeOf = (pick: Pick | undefined) => (pick === undefined ? 0 : budget.size(answer[pick.list][pick.index]));
+  return largestFitting(budget, build, 0, order.length, (i) => sizeOf(order[i]));
+}

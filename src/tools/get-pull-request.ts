@@ -1,0 +1,22 @@
+import * as v from "valibot";
+import { ok } from "../core/result.ts";
+import { getPullRequest } from "../github/pull-request.ts";
+import { defineTool } from "./define.ts";
+import { FoundBySchema, openPrCall, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
+
+export const getPullRequestTool = defineTool({
+  name: "get_pull_request",
+  title: "GitHub pull request",
+  description:
+    "Get full details for a GitHub pull request. Defaults to the current branch's PR. No reviews or CI (get_pr_status), comments or diff.",
+  group: "github",
+  input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
+  output: v.object({ ...PullRequestSchema.entries, found_by: FoundBySchema }),
+  repoScoped: true,
+  async handler(args, ctx, info) {
+    const opened = await openPrCall(ctx, args, info);
+    if (!opened.ok) return opened;
+    const pr = await getPullRequest(opened.value.call, opened.value.number);
+    return pr.ok ? ok({ ...pr.value, ...opened.value.foundBy }) : pr;
+  },
+});

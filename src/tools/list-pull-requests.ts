@@ -1,0 +1,62 @@
+import * as v from "valibot";
+import { listPullRequests } from "../github/pull-request.ts";
+import { defineTool } from "./define.ts";
+import { count, cutList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { openCall, PullRequestSchema, targetParams } from "./github-params.ts";
+import { integerIn, unpublished } from "./params.ts";
+
+/** What git accepts in a branch name, loosely: printable, no spaces, bounded. */
+const RefFilterSchema = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(255),
+  v.regex(/^[^\s\u0000-\u001f\u007f~^?*[\\]+$/),
+  // A lone surrogate has no UTF-8 form, so it cannot be put in a URL.
+  v.check((name) => name.isWellFormed(), "not valid Unicode"),
+  unpublished("minLength", "maxLength", "pattern"),
+);
+
+export const DEFAULT_PR_LIST_LIMIT = 30;
+export const MAX_PR_LIST_LIMIT = 500;
+
+export const listPullRequestsTool = defineTool({
+  name: "list_pull_requests",
+  title: "GitHub pull requests",
+  description:
+    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body; no reviews or CI). has_more: raise limit.",
+  group: "github",
+  input: v.object({
+    state: v.optional(
+      v.pipe(v.picklist(["open", "closed", "all"]), v.description('Filter by state. Default: "open".')),
+    ),
+    limit: v.optional(
+      v.pipe(integerIn(1, MAX_PR_LIST_LIMIT), v.description(`Most PRs to return. Default: ${DEFAULT_PR_LIST_LIMIT}.`)),
+    ),
+    head: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs from this branch (`owner:branch` for a fork)."))),
+    base: v.optional(v.pipe(RefFilterSchema, v.description("Only PRs that merge into this branch."))),
+    ...targetParams,
+  }),
+  output: v.object({
+    pull_requests: v.array(PullRequestSchema),
+    has_more: v.boolean(),
+    truncated: TruncatedSchema,
+    omitted: omittedSchema(["pull_requests"]),
+    hint: HintSchema,
+  }),
+  repoScoped: true,
+  async handler(args, ctx, info) {
+    const call = await openCall(ctx, args, info);
+    if (!call.ok) return call;
+    return listPullRequests(call.value, {
+      state: args.state ?? "open",
+      limit: args.limit ?? DEFAULT_PR_LIST_LIMIT,
+      head: args.head,
+      base: args.base,
+    });
+  },
+  fit(answer, budget) {
+    const hint = (left: number) =>
+      `${count(left)} of ${count(answer.pull_requests.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`;
+    return cutList(budget, { ...answer, has_more: true }, "pull_requests", 0, hint);
+  },
+});
