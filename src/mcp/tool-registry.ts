@@ -70,48 +70,39 @@ export class ToolRegistry {
     ctx: ServiceContext,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    const result = await this.run(tool, rawArgs, ctx, signal, this.#budget);
+    const result = await this.#run(tool, rawArgs, ctx, signal, this.#budget);
     return result.ok ? okResult(result.value.data, result.value.json) : errorResult(result.error);
   }
 
-  /** Runs an enabled tool for composition, as `call` but returning typed data with no reply budget. */
-  async invoke<I extends v.GenericSchema, O extends v.GenericSchema>(
-    tool: ToolDefinition<I, O>,
-    args: InvokeArgs<I>,
-    ctx: ServiceContext,
-    signal: AbortSignal,
-  ): Promise<Result<v.InferOutput<O>> | null> {
-    const enabled = this.#tools.get(tool.name);
-    if (!enabled) return null;
-    const result = await this.run(enabled, args, ctx, signal, null);
-    // run() has checked the value against this tool's output schema, so it is that schema's output.
-    return result.ok ? ok(result.value.data as v.InferOutput<O>) : result;
-  }
-
-  /** {@link invoke} bound to one request's context and cancellation. */
+  /** Runs enabled tools for composition, as `call` but returning typed data with no reply budget. */
   invoker(ctx: ServiceContext, signal: AbortSignal): ToolInvoker {
-    return (tool, args) => this.invoke(tool, args, ctx, signal);
+    return async <I extends v.GenericSchema, O extends v.GenericSchema>(
+      tool: ToolDefinition<I, O>,
+      args: InvokeArgs<I>,
+    ) => {
+      const enabled = this.#tools.get(tool.name);
+      if (!enabled) return null;
+      const result = await this.#run(enabled, args, ctx, signal, null);
+      // #run has checked the value against this tool's output schema, so it is that schema's output.
+      return result.ok ? ok(result.value.data as v.InferOutput<O>) : result;
+    };
   }
 
-  private async run(
+  async #run(
     tool: ToolDefinition,
     rawArgs: unknown,
     ctx: ServiceContext,
     signal: AbortSignal,
     budget: ReplyBudget | null,
   ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
-    const given = withoutNulls(rawArgs ?? {});
+    const given = Object.fromEntries(Object.entries(rawArgs ?? {}).filter(([, value]) => value !== null));
     const unknown = unknownArgumentError(tool.name, tool.input, given);
     if (unknown !== null) return err(unknown);
     const args = v.safeParse(tool.input, given);
     if (!args.success) {
-      return err(
-        toolError(
-          "invalid_params",
-          `Invalid arguments for ${tool.name}: ${describeArgumentIssue(tool.input, args.issues)}`,
-          "Check the argument names and types against the tool's inputSchema.",
-        ),
-      );
+      const problem = describeArgumentIssue(tool.input, args.issues);
+      const hint = "Check the argument names and types against the tool's inputSchema.";
+      return err(toolError("invalid_params", `Invalid arguments for ${tool.name}: ${problem}`, hint));
     }
     let callCtx = ctx;
     let callArgs = args.output as Record<string, unknown>;
@@ -124,30 +115,23 @@ export class ToolRegistry {
     try {
       // A composing tool's inner calls read the repository this call selected, not the default.
       const { repos: _, ...pinned } = callCtx;
-      const invoke = this.invoker(pinned, signal);
-      const enabled = (group: ToolGroup) => !this.#disabled.has(group);
-      const result = await tool.handler(
-        callArgs,
-        callCtx,
-        budget === null ? { signal, invoke, enabled } : { signal, invoke, budget, enabled },
-      );
+      const info = { signal, invoke: this.invoker(pinned, signal), enabled: (g: ToolGroup) => !this.#disabled.has(g) };
+      const result = await tool.handler(callArgs, callCtx, budget === null ? info : { ...info, budget });
       if (!result.ok) return result;
       let answer = result.value as Record<string, unknown>;
-      let json: string | undefined;
-      if (budget !== null) {
-        // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
+      // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
+      let json = budget === null ? undefined : JSON.stringify(answer);
+      const size = json === undefined ? 0 : utf8Length(json);
+      if (budget !== null && size > budget.bytes) {
+        if (tool.fit === undefined) return err(overBudget(tool.name, size, budget));
+        // Only what is sent is validated: the full answer of a 10,000-branch tree never is.
+        answer = (await tool.fit(answer, budget, callArgs, callCtx)) as Record<string, unknown>;
         json = JSON.stringify(answer);
-        const size = utf8Length(json);
-        if (size > budget.bytes) {
-          if (tool.fit === undefined) return err(overBudget(tool.name, size, budget));
-          // Only what is sent is validated: the full answer of a 10,000-branch tree never is.
-          answer = (await tool.fit(answer, budget, callArgs, callCtx)) as Record<string, unknown>;
-          json = JSON.stringify(answer);
-          const fitted = utf8Length(json);
-          if (fitted > budget.bytes) {
-            ctx.log.error(`${tool.name} fitted its answer to ${fitted} bytes, over the budget of ${budget.bytes}`);
-            return err(overBudget(tool.name, size, budget));
-          }
+        if (utf8Length(json) > budget.bytes) {
+          ctx.log.error(
+            `${tool.name} fitted its answer to ${utf8Length(json)} bytes, over the budget of ${budget.bytes}`,
+          );
+          return err(overBudget(tool.name, size, budget));
         }
       }
       const checked = v.safeParse(tool.output, answer);
@@ -229,14 +213,4 @@ async function selectRepository(
     return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
   }
   return ok({ repo: ctx.repo, args: rest });
-}
-
-function withoutNulls(args: unknown): unknown {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
-  for (const key in args) {
-    if ((args as Record<string, unknown>)[key] === null) {
-      return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
-    }
-  }
-  return args;
 }
