@@ -7,7 +7,7 @@ import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
-import { type JsonObject, jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
+import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
 import {
   DEFAULT_MAX_REPLY_TOKENS,
   estimatedTokens,
@@ -17,15 +17,7 @@ import {
   utf8Length,
 } from "./reply-budget.ts";
 
-export interface PublishedTool {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: JsonObject;
-  outputSchema: JsonObject;
-  annotations: JsonObject;
-  _meta?: ToolMeta;
-}
+export type PublishedTool = ReturnType<typeof publishTool>;
 
 /** The enabled tools, their published form computed once, and the call path with its guards. */
 export class ToolRegistry {
@@ -161,7 +153,7 @@ function overBudget(name: string, bytes: number, budget: ReplyBudget) {
  * its answer to the reply budget (it has `fit`) can fill it, so it carries `maxResultChars` (see
  * `maxResultSizeChars`) for Claude Code to keep such a reply inline.
  */
-export function publishTool(tool: ToolDefinition, maxResultChars: number | null = null): PublishedTool {
+function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
   const { openWorldHint, ...rest } = tool.annotations;
   const meta: ToolMeta = {
@@ -178,8 +170,6 @@ export function publishTool(tool: ToolDefinition, maxResultChars: number | null 
     ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
   };
 }
-
-export { REPO_PARAM_DESCRIPTION };
 
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {
@@ -202,15 +192,10 @@ async function selectRepository(
   args: Record<string, unknown>,
 ): Promise<Result<{ repo: Result<string>; args: Record<string, unknown> }>> {
   const selector = args.owner === undefined && typeof args.repo === "string" ? args.repo : undefined;
-  const { repo: _, ...withoutRepo } = args;
-  const rest = selector === undefined ? args : withoutRepo;
-  if (ctx.repos) {
-    const repo = await ctx.repos.select(selector);
-    if (selector !== undefined && !repo.ok) return repo;
-    return ok({ repo, args: rest });
-  }
-  if (selector !== undefined) {
+  if (selector === undefined) return ok({ repo: ctx.repos ? await ctx.repos.select(undefined) : ctx.repo, args });
+  if (!ctx.repos)
     return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
-  }
-  return ok({ repo: ctx.repo, args: rest });
+  const repo = await ctx.repos.select(selector);
+  const { repo: _, ...rest } = args;
+  return repo.ok ? ok({ repo, args: rest }) : repo;
 }

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ok, type Result } from "../../src/core/result.ts";
-import { REPO_PARAM_DESCRIPTION, ToolRegistry } from "../../src/mcp/tool-registry.ts";
+import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import type { ServiceContext } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { jiraTools } from "../../src/tools/jira.ts";
+import { REPO_PARAM_DESCRIPTION } from "../../src/tools/params.ts";
 import { type FakeDeployment, type FakeIssue, FakeJira, USERS } from "../support/fake-jira.ts";
 import { SHOP_123, SHOP_200 } from "./fixtures/issues.ts";
 import { RICH_ADF_TEXT } from "./fixtures/rich-adf.ts";
