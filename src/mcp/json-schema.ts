@@ -36,9 +36,8 @@ export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
 /** A schema's type without what is inside its objects: `$ref` (a recursive node) becomes `object`. */
 function withoutFields(node: JsonObject): JsonObject {
   if ("$ref" in node) return { type: "object" };
-  const { properties: _p, required: _r, description: _d, additionalProperties: _a, ...rest } = node;
   // An array says it is one; what it holds is in docs/tools.md, as for nested objects.
-  delete rest.items;
+  const { properties: _p, required: _r, description: _d, additionalProperties: _a, items: _i, ...rest } = node;
   for (const key of ["anyOf", "oneOf"] as const) {
     if (Array.isArray(rest[key])) rest[key] = (rest[key] as JsonObject[]).map(withoutFields);
   }
