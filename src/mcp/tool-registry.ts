@@ -58,7 +58,7 @@ export class ToolRegistry {
   /** Runs a tool: `null` arguments are absent; a throw is `internal`; an off-schema result is never sent. */
   async call(
     tool: ToolDefinition,
-    rawArgs: unknown,
+    rawArgs: Record<string, unknown> | undefined,
     ctx: ServiceContext,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
@@ -82,7 +82,7 @@ export class ToolRegistry {
 
   async #run(
     tool: ToolDefinition,
-    rawArgs: unknown,
+    rawArgs: Record<string, unknown> | undefined,
     ctx: ServiceContext,
     signal: AbortSignal,
     budget: ReplyBudget | null,

@@ -3,7 +3,7 @@ import type { Context } from "../core/context.ts";
 import type { ToolInvoker } from "../tools/define.ts";
 
 /** A prompt's arguments: MCP sends them as strings, so each entry's schema starts from one. */
-export type PromptArgsSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+type PromptArgsSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
 
 /** One prompt: what `prompts/list` publishes (arguments from the schema) and the text it renders. */
 export interface PromptDefinition<A extends PromptArgsSchema = PromptArgsSchema> {

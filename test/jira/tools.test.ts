@@ -79,7 +79,7 @@ const call = (name: string, args: Record<string, unknown>, ctx: ServiceContext, 
   tool(name).handler(args, ctx, { signal }) as Promise<Result<Data>>;
 
 /** Through the registry: argument validation and the output-schema check a strict client relies on. */
-async function callViaRegistry(name: string, args: unknown, ctx: ServiceContext) {
+async function callViaRegistry(name: string, args: Record<string, unknown>, ctx: ServiceContext) {
   const registry = new ToolRegistry(jiraTools, new Set());
   const result = await registry.call(registry.get(name) as ToolDefinition, args, ctx, never());
   return JSON.parse(result.content[0]?.text ?? "{}") as {
