@@ -36,9 +36,8 @@ export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
 /** A schema's type without what is inside its objects: `$ref` (a recursive node) becomes `object`. */
 function withoutFields(node: JsonObject): JsonObject {
   if ("$ref" in node) return { type: "object" };
-  const { properties: _p, required: _r, description: _d, additionalProperties: _a, ...rest } = node;
   // An array says it is one; what it holds is in docs/tools.md, as for nested objects.
-  delete rest.items;
+  const { properties: _p, required: _r, description: _d, additionalProperties: _a, items: _i, ...rest } = node;
   for (const key of ["anyOf", "oneOf"] as const) {
     if (Array.isArray(rest[key])) rest[key] = (rest[key] as JsonObject[]).map(withoutFields);
   }
@@ -46,34 +45,23 @@ function withoutFields(node: JsonObject): JsonObject {
 }
 
 /**
- * Shortest portable form: `"required": []` and `unpublished` constraints are dropped. Nullable
- * fields stay `anyOf` of single types, since single-`type` dialects (Gemini) reject type lists.
+ * Shortest portable form: `"required": []`, `unpublished` constraints and the properties marked
+ * `unpublished("field")` (optional fields the schema keeps to itself) are dropped. Nullable fields
+ * stay `anyOf` of single types, since single-`type` dialects (Gemini) reject type lists.
  */
 function compact(node: unknown): void {
-  if (Array.isArray(node)) {
-    for (const item of node) compact(item);
-    return;
-  }
   if (typeof node !== "object" || node === null) return;
   const object = node as JsonObject;
-  dropUnpublishedFields(object);
+  const properties = (object.properties ?? {}) as Record<string, JsonObject | null>;
+  for (const [key, value] of Object.entries(properties)) {
+    if (!(value?.[UNPUBLISHED] as string[] | undefined)?.includes("field")) continue;
+    delete properties[key];
+    if (Array.isArray(object.required)) object.required = object.required.filter((name) => name !== key);
+  }
   if (Array.isArray(object.required) && object.required.length === 0) delete object.required;
   if (Array.isArray(object[UNPUBLISHED])) {
     for (const keyword of object[UNPUBLISHED]) delete object[keyword as string];
     delete object[UNPUBLISHED];
   }
   for (const value of Object.values(object)) compact(value);
-}
-
-/** Removes the properties marked `unpublished("field")`: optional fields the schema keeps to itself. */
-function dropUnpublishedFields(object: JsonObject): void {
-  const properties = object.properties;
-  if (typeof properties !== "object" || properties === null) return;
-  for (const [key, value] of Object.entries(properties)) {
-    const keywords = (value as JsonObject | null)?.[UNPUBLISHED];
-    if (Array.isArray(keywords) && keywords.includes("field")) {
-      delete (properties as JsonObject)[key];
-      if (Array.isArray(object.required)) object.required = object.required.filter((name) => name !== key);
-    }
-  }
 }

@@ -28,19 +28,16 @@ export function forwardLogsToClient(server: Server, log: Logger): Logger {
     threshold = SEVERITY[request.params.level];
     return {};
   });
-  const forward = (level: LogLevel, write: (message: string) => void) => (message: string) => {
-    write(message);
+  const forwarding = (level: LogLevel) => (message: string) => {
+    log[level](message);
     const mcpLevel = MCP_LEVEL[level];
     if (SEVERITY[mcpLevel] < threshold || !server.transport || server.getClientVersion() === undefined) return;
     // A client may show these to a person or a model, as the stderr log is shown: plain text only.
     server.sendLoggingMessage({ level: mcpLevel, logger: "twig-mcp", data: plainText(message) }).catch(() => {});
   };
+  const levels = Object.keys(MCP_LEVEL) as LogLevel[];
   return {
-    error: forward("error", log.error),
-    warn: forward("warn", log.warn),
-    info: forward("info", log.info),
-    debug: forward("debug", log.debug),
-    trace: forward("trace", log.trace),
+    ...(Object.fromEntries(levels.map((level) => [level, forwarding(level)])) as Record<LogLevel, (m: string) => void>),
     enabled: (level) => log.enabled(level) || SEVERITY[MCP_LEVEL[level]] >= threshold,
   };
 }

@@ -5,8 +5,10 @@ import {
   ListPromptsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import * as v from "valibot";
+import { plainText } from "../core/plain-text.ts";
 import { PROMPTS } from "../prompts/all.ts";
-import { parsePromptArgs, publishPrompt } from "../prompts/define.ts";
+import { publishPrompt } from "../prompts/define.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
@@ -21,23 +23,28 @@ export async function contextForRepo(ctx: ServiceContext, repo: string | undefin
 }
 
 export function registerPrompts(server: Server, ctx: ServiceContext, tools: ToolRegistry): void {
-  const published = PROMPTS.map(publishPrompt);
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: published }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS.map(publishPrompt) }));
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const { name, arguments: rawArgs = {} } = request.params;
+    const { name, arguments: raw = {} } = request.params;
     const prompt = PROMPTS.find((p) => p.name === name);
     if (!prompt) {
       throw new McpError(ErrorCode.InvalidParams, `prompt '${name}' not found`, {
         available_prompts: PROMPTS.map((p) => p.name),
       });
     }
-    const args = parsePromptArgs(prompt, rawArgs);
-    if (!args.ok) throw new McpError(ErrorCode.InvalidParams, `Failed to parse parameters: ${args.problem}`);
-    const repo = typeof args.value.repo === "string" ? args.value.repo : undefined;
-    const callCtx = await contextForRepo(ctx, repo);
+    // `""` means "not given": clients send it for a blank field.
+    const args = v.safeParse(prompt.args, Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== "")));
+    if (!args.success) {
+      const issue = args.issues[0];
+      const path = v.getDotPath(issue);
+      const problem = path === null ? issue.message : `${path}: ${issue.message}`;
+      throw new McpError(ErrorCode.InvalidParams, `Failed to parse parameters: ${problem}`);
+    }
+    const repo = typeof args.output.repo === "string" ? args.output.repo : undefined;
     // Tools get `repo` as an argument and select the repository themselves, from the base context.
-    const text = await prompt.render(args.value, callCtx, tools.invoker(ctx, extra.signal));
-    return { messages: [{ role: "user" as const, content: { type: "text" as const, text } }] };
+    const text = await prompt.render(args.output, await contextForRepo(ctx, repo), tools.invoker(ctx, extra.signal));
+    // The text is sent as the user's message: no control or invisible characters.
+    return { messages: [{ role: "user" as const, content: { type: "text" as const, text: plainText(text) } }] };
   });
 }

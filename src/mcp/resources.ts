@@ -55,24 +55,53 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
-    const resource = parseOrThrow(uri);
-    const result = await readTwigResource(resource, tools.invoker(ctx, extra.signal));
+    const result = await readTwigResource(parseOrThrow(uri), tools.invoker(ctx, extra.signal));
     if (!result.ok) throw resourceError(result.error);
     return { contents: [{ uri, ...result.value }] };
   });
 
-  const subscriptions = new SubscriptionSet(ctx, (uri) => {
-    server.sendResourceUpdated({ uri }).catch((error) => ctx.log.debug(`resources/updated: ${error}`));
-  });
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    await subscriptions.add(request.params.uri, parseOrThrow(request.params.uri));
+  /** One watcher per work tree, with the URIs subscribed in it. */
+  const watched = new Map<string, { watcher: RepoWatcher; uris: Map<string, TwigResource> }>();
+  const unsubscribe = (uri: string) => {
+    for (const [workTree, { watcher, uris }] of watched) {
+      if (!uris.delete(uri) || uris.size > 0) continue;
+      watcher.close();
+      watched.delete(workTree);
+    }
+  };
+  server.setRequestHandler(SubscribeRequestSchema, async ({ params: { uri } }) => {
+    const resource = parseOrThrow(uri);
+    const { repo } = await contextForRepo(ctx, resource.repo);
+    if (!repo.ok) throw resourceError(repo.error);
+    unsubscribe(uri);
+    let entry = watched.get(repo.value);
+    if (!entry) {
+      const location = await discoverRepository(repo.value, ctx.files);
+      if (!location.ok) throw resourceError(location.error);
+      const uris = new Map<string, TwigResource>();
+      const changed = (kinds: ReadonlySet<string>) => {
+        // The tree shows git branches and HEAD too, so any change can affect it.
+        for (const [subscribed, { kind }] of uris) {
+          if (!kinds.has("state") && kind !== "tree") continue;
+          server
+            .sendResourceUpdated({ uri: subscribed })
+            .catch((error) => ctx.log.debug(`resources/updated: ${error}`));
+        }
+      };
+      entry = { watcher: new RepoWatcher(location.value, repo.value, changed, (m) => ctx.log.warn(m)), uris };
+      watched.set(repo.value, entry);
+    }
+    entry.uris.set(uri, resource);
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-    subscriptions.remove(request.params.uri);
+  server.setRequestHandler(UnsubscribeRequestSchema, async ({ params: { uri } }) => {
+    unsubscribe(uri);
     return {};
   });
-  return () => subscriptions.clear();
+  return () => {
+    for (const { watcher } of watched.values()) watcher.close();
+    watched.clear();
+  };
 }
 
 function parseOrThrow(uri: string): TwigResource {
@@ -86,72 +115,14 @@ function parseOrThrow(uri: string): TwigResource {
   return resource;
 }
 
+const ERROR_CODES: Partial<Record<ToolError["code"], number>> = {
+  invalid_params: ErrorCode.InvalidParams,
+  not_found: RESOURCE_NOT_FOUND,
+};
+
 function resourceError(error: ToolError): McpError {
-  const code =
-    error.code === "invalid_params"
-      ? ErrorCode.InvalidParams
-      : error.code === "not_found"
-        ? RESOURCE_NOT_FOUND
-        : ErrorCode.InternalError;
-  return new McpError(code, error.message, { code: error.code, hint: error.hint });
-}
-
-interface WatchedRepo {
-  watcher: RepoWatcher;
-  uris: Map<string, TwigResource>;
-}
-
-class SubscriptionSet {
-  readonly #repos = new Map<string, WatchedRepo>();
-  readonly #repoOfUri = new Map<string, string>();
-
-  constructor(
-    readonly ctx: ServiceContext,
-    readonly notify: (uri: string) => void,
-  ) {}
-
-  async add(uri: string, resource: TwigResource): Promise<void> {
-    const repoCtx = await contextForRepo(this.ctx, resource.repo);
-    if (!repoCtx.repo.ok) throw resourceError(repoCtx.repo.error);
-    const workTree = repoCtx.repo.value;
-    this.remove(uri);
-    let watched = this.#repos.get(workTree);
-    if (!watched) {
-      const location = await discoverRepository(workTree, this.ctx.files);
-      if (!location.ok) throw resourceError(location.error);
-      const uris = new Map<string, TwigResource>();
-      const watcher = new RepoWatcher(
-        location.value,
-        workTree,
-        (kinds) => {
-          // The tree shows git branches and HEAD too, so any change can affect it.
-          for (const [subscribed, res] of uris) if (kinds.has("state") || res.kind === "tree") this.notify(subscribed);
-        },
-        (message) => this.ctx.log.warn(message),
-      );
-      watched = { watcher, uris };
-      this.#repos.set(workTree, watched);
-    }
-    watched.uris.set(uri, resource);
-    this.#repoOfUri.set(uri, workTree);
-  }
-
-  remove(uri: string): void {
-    const workTree = this.#repoOfUri.get(uri);
-    if (workTree === undefined) return;
-    this.#repoOfUri.delete(uri);
-    const watched = this.#repos.get(workTree);
-    if (!watched) return;
-    watched.uris.delete(uri);
-    if (watched.uris.size === 0) {
-      watched.watcher.close();
-      this.#repos.delete(workTree);
-    }
-  }
-
-  clear(): void {
-    for (const watched of this.#repos.values()) watched.watcher.close();
-    this.#repos.clear();
-    this.#repoOfUri.clear();
-  }
+  return new McpError(ERROR_CODES[error.code] ?? ErrorCode.InternalError, error.message, {
+    code: error.code,
+    hint: error.hint,
+  });
 }

@@ -2,6 +2,7 @@ import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/
 import {
   ErrorCode,
   type Implementation,
+  type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
@@ -24,15 +25,17 @@ const LEGACY_RESOURCE_NOT_FOUND = -32002;
 const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
 
 /** Results a client may cache, with how long and for whom. */
-const CACHING: Readonly<Record<string, { ttlMs: number; cacheScope: "public" | "private" }>> = {
+const FIXED = { ttlMs: 3_600_000, cacheScope: "public" } as const;
+const LIVE = { ttlMs: 0, cacheScope: "private" } as const;
+const CACHING: Readonly<Record<string, typeof FIXED | typeof LIVE>> = {
   // Fixed for the life of the process: the flags it was started with decide them.
-  "server/discover": { ttlMs: 3_600_000, cacheScope: "public" },
-  "tools/list": { ttlMs: 3_600_000, cacheScope: "public" },
-  "prompts/list": { ttlMs: 3_600_000, cacheScope: "public" },
-  "resources/templates/list": { ttlMs: 3_600_000, cacheScope: "public" },
+  "server/discover": FIXED,
+  "tools/list": FIXED,
+  "prompts/list": FIXED,
+  "resources/templates/list": FIXED,
   // The repository's own data, which changes with every commit or twig command.
-  "resources/list": { ttlMs: 0, cacheScope: "private" },
-  "resources/read": { ttlMs: 0, cacheScope: "private" },
+  "resources/list": LIVE,
+  "resources/read": LIVE,
 };
 
 /** What `server/discover` answers. */
@@ -56,77 +59,68 @@ export class StatelessRequests implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
-  readonly #inner: Transport;
-  readonly #discovery: Discovery;
   /** Stateless requests in flight, by id, with their method. */
   readonly #inFlight = new Map<RequestId, string>();
 
-  constructor(inner: Transport, discovery: Discovery) {
-    this.#inner = inner;
-    this.#discovery = discovery;
-  }
+  constructor(
+    readonly inner: Transport,
+    readonly discovery: Discovery,
+  ) {}
 
   async start(): Promise<void> {
-    this.#inner.onmessage = (message, extra) => this.#receive(message, extra);
-    this.#inner.onerror = (error) => this.onerror?.(error);
-    this.#inner.onclose = () => this.onclose?.();
-    await this.#inner.start();
+    this.inner.onmessage = (message, extra) => this.#receive(message, extra);
+    this.inner.onerror = (error) => this.onerror?.(error);
+    this.inner.onclose = () => this.onclose?.();
+    await this.inner.start();
   }
 
   close(): Promise<void> {
-    return this.#inner.close();
+    return this.inner.close();
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (!("id" in message) || "method" in message || message.id === undefined) {
-      return this.#inner.send(message, options);
-    }
+    if (!("id" in message) || "method" in message || message.id === undefined) return this.inner.send(message, options);
     const method = this.#inFlight.get(message.id);
-    if (method === undefined) return this.#inner.send(message, options);
+    if (method === undefined) return this.inner.send(message, options);
     this.#inFlight.delete(message.id);
-    if ("result" in message) return this.#inner.send({ ...message, result: this.#complete(method, message.result) });
-    if (message.error.code !== LEGACY_RESOURCE_NOT_FOUND) return this.#inner.send(message, options);
-    return this.#inner.send({ ...message, error: { ...message.error, code: ErrorCode.InvalidParams } }, options);
+    if ("result" in message) return this.inner.send({ ...message, result: this.#complete(method, message.result) });
+    const code = message.error.code === LEGACY_RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : message.error.code;
+    return this.inner.send({ ...message, error: { ...message.error, code } }, options);
   }
 
-  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (!("method" in message) || !("id" in message)) {
+  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo) {
+    const pass = () => this.onmessage?.(message, extra);
+    if (!("method" in message)) return pass();
+    if (!("id" in message)) {
       // A cancelled request is never answered: it is no longer in flight.
-      if ("method" in message && message.method === "notifications/cancelled") {
-        const cancelled = message.params?.requestId;
-        if (typeof cancelled === "string" || typeof cancelled === "number") this.#inFlight.delete(cancelled);
-      }
-      this.onmessage?.(message, extra);
-      return;
+      const cancelled = message.method === "notifications/cancelled" ? message.params?.requestId : undefined;
+      if (typeof cancelled === "string" || typeof cancelled === "number") this.#inFlight.delete(cancelled);
+      return pass();
     }
-    const meta: Record<string, unknown> | undefined = message.params?._meta;
-    if (
-      message.method !== "server/discover" &&
-      meta?.[VERSION_KEY] === undefined &&
-      meta?.[CAPABILITIES_KEY] === undefined
-    ) {
-      this.onmessage?.(message, extra);
-      return;
-    }
-    const version = meta?.[VERSION_KEY];
-    const capabilities = meta?.[CAPABILITIES_KEY];
+    const meta: Record<string, unknown> = message.params?._meta ?? {};
+    const version = meta[VERSION_KEY];
+    const capabilities = meta[CAPABILITIES_KEY];
+    if (message.method !== "server/discover" && version === undefined && capabilities === undefined) return pass();
     const missing = typeof version !== "string" ? VERSION_KEY : !isObject(capabilities) ? CAPABILITIES_KEY : null;
+    const reply = (answer: { result: Record<string, unknown> } | { error: JSONRPCErrorResponse["error"] }) =>
+      this.inner
+        .send({ jsonrpc: "2.0", id: message.id, ...answer } as JSONRPCMessage)
+        .catch((error) => this.onerror?.(error));
     if (missing !== null) {
-      this.#refuse(message.id, ErrorCode.InvalidParams, `Invalid params: _meta needs "${missing}"`);
+      reply({ error: { code: ErrorCode.InvalidParams, message: `Invalid params: _meta needs "${missing}"` } });
     } else if (version !== STATELESS_PROTOCOL_VERSION) {
-      this.#refuse(message.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", {
-        supported: [STATELESS_PROTOCOL_VERSION],
-        requested: version,
-      });
+      const data = { supported: [STATELESS_PROTOCOL_VERSION], requested: version };
+      reply({ error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data } });
     } else if (message.method === "server/discover") {
-      const { serverInfo: _, ...discovery } = this.#discovery;
-      const result = { supportedVersions: [STATELESS_PROTOCOL_VERSION], ...discovery };
-      this.#reply({ jsonrpc: "2.0", id: message.id, result: this.#complete(message.method, result) });
+      const { serverInfo: _, ...discovery } = this.discovery;
+      reply({
+        result: this.#complete(message.method, { supportedVersions: [STATELESS_PROTOCOL_VERSION], ...discovery }),
+      });
     } else if (REMOVED.has(message.method)) {
-      this.#refuse(message.id, ErrorCode.MethodNotFound, "Method not found");
+      reply({ error: { code: ErrorCode.MethodNotFound, message: "Method not found" } });
     } else {
       this.#inFlight.set(message.id, message.method);
-      this.onmessage?.(message, extra);
+      pass();
     }
   }
 
@@ -137,18 +131,8 @@ export class StatelessRequests implements Transport {
       ...result,
       resultType: "complete",
       ...CACHING[method],
-      _meta: { ...meta, [SERVER_INFO_KEY]: this.#discovery.serverInfo },
+      _meta: { ...meta, [SERVER_INFO_KEY]: this.discovery.serverInfo },
     };
-  }
-
-  #refuse(id: RequestId, code: number, message: string, data?: unknown): void {
-    this.#reply({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } });
-  }
-
-  #reply(message: JSONRPCMessage): void {
-    this.#inner
-      .send(message)
-      .catch((error) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
   }
 }
 

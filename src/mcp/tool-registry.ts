@@ -8,7 +8,7 @@ import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
 import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
-import { type JsonObject, jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
+import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
 import {
   DEFAULT_MAX_REPLY_TOKENS,
   estimatedTokens,
@@ -19,15 +19,7 @@ import {
   unitsUpTo,
 } from "./reply-budget.ts";
 
-export interface PublishedTool {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: JsonObject;
-  outputSchema: JsonObject;
-  annotations: JsonObject;
-  _meta?: ToolMeta;
-}
+export type PublishedTool = ReturnType<typeof publishTool>;
 
 /** The enabled tools, their published form computed once, and the call path with its guards. */
 export class ToolRegistry {
@@ -68,53 +60,44 @@ export class ToolRegistry {
   /** Runs a tool: `null` arguments are absent; a throw is `internal`; an off-schema result is never sent. */
   async call(
     tool: ToolDefinition,
-    rawArgs: unknown,
+    rawArgs: Record<string, unknown> | undefined,
     ctx: ServiceContext,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    const result = await this.run(tool, rawArgs, ctx, signal, this.#budget, true);
+    const result = await this.#run(tool, rawArgs, ctx, signal, this.#budget, true);
     return result.ok ? okResult(result.value.data, result.value.json) : errorResult(result.error);
   }
 
-  /** Runs an enabled tool for composition, as `call` but returning typed data with no reply budget. */
-  async invoke<I extends v.GenericSchema, O extends v.GenericSchema>(
-    tool: ToolDefinition<I, O>,
-    args: InvokeArgs<I>,
-    ctx: ServiceContext,
-    signal: AbortSignal,
-  ): Promise<Result<v.InferOutput<O>> | null> {
-    const enabled = this.#tools.get(tool.name);
-    if (!enabled) return null;
-    const result = await this.run(enabled, args, ctx, signal, null, false);
-    // run() has checked the value against this tool's output schema, so it is that schema's output.
-    return result.ok ? ok(result.value.data as v.InferOutput<O>) : result;
-  }
-
-  /** {@link invoke} bound to one request's context and cancellation. */
+  /** Runs enabled tools for composition, as `call` but returning typed data with no reply budget. */
   invoker(ctx: ServiceContext, signal: AbortSignal): ToolInvoker {
-    return (tool, args) => this.invoke(tool, args, ctx, signal);
+    return async <I extends v.GenericSchema, O extends v.GenericSchema>(
+      tool: ToolDefinition<I, O>,
+      args: InvokeArgs<I>,
+    ) => {
+      const enabled = this.#tools.get(tool.name);
+      if (!enabled) return null;
+      const result = await this.#run(enabled, args, ctx, signal, null, false);
+      // #run has checked the value against this tool's output schema, so it is that schema's output.
+      return result.ok ? ok(result.value.data as v.InferOutput<O>) : result;
+    };
   }
 
-  private async run(
+  async #run(
     tool: ToolDefinition,
-    rawArgs: unknown,
+    rawArgs: Record<string, unknown> | undefined,
     ctx: ServiceContext,
     signal: AbortSignal,
     budget: ReplyBudget | null,
     reply: boolean,
   ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
-    const given = withoutNulls(rawArgs ?? {});
+    const given = Object.fromEntries(Object.entries(rawArgs ?? {}).filter(([, value]) => value !== null));
     const unknown = unknownArgumentError(tool.name, tool.input, given);
     if (unknown !== null) return err(unknown);
     const args = v.safeParse(tool.input, given);
     if (!args.success) {
-      return err(
-        toolError(
-          "invalid_params",
-          `Invalid arguments for ${tool.name}: ${describeArgumentIssue(tool.input, args.issues)}`,
-          "Check the argument names and types against the tool's inputSchema.",
-        ),
-      );
+      const problem = describeArgumentIssue(tool.input, args.issues);
+      const hint = "Check the argument names and types against the tool's inputSchema.";
+      return err(toolError("invalid_params", `Invalid arguments for ${tool.name}: ${problem}`, hint));
     }
     let callCtx = ctx;
     let callArgs = args.output as Record<string, unknown>;
@@ -127,13 +110,8 @@ export class ToolRegistry {
     try {
       // A composing tool's inner calls read the repository this call selected, not the default.
       const { repos: _, ...pinned } = callCtx;
-      const invoke = this.invoker(pinned, signal);
-      const enabled = (group: ToolGroup) => !this.#disabled.has(group);
-      const result = await tool.handler(
-        callArgs,
-        callCtx,
-        budget === null ? { signal, invoke, enabled } : { signal, invoke, budget, enabled },
-      );
+      const info = { signal, invoke: this.invoker(pinned, signal), enabled: (g: ToolGroup) => !this.#disabled.has(g) };
+      const result = await tool.handler(callArgs, callCtx, budget === null ? info : { ...info, budget });
       if (!result.ok) return result;
       // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
       let answer = result.value as Record<string, unknown>;
@@ -182,7 +160,7 @@ function overBudget(name: string, units: number, budget: ReplyBudget) {
  * its answer to the reply budget (it has `fit`) can fill it, so it carries `maxResultChars` (see
  * `maxResultSizeChars`) for Claude Code to keep such a reply inline.
  */
-export function publishTool(tool: ToolDefinition, maxResultChars: number | null = null): PublishedTool {
+function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
   const { openWorldHint, ...rest } = tool.annotations;
   const meta: ToolMeta = {
@@ -199,8 +177,6 @@ export function publishTool(tool: ToolDefinition, maxResultChars: number | null 
     ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
   };
 }
-
-export { REPO_PARAM_DESCRIPTION };
 
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {
@@ -223,25 +199,10 @@ async function selectRepository(
   args: Record<string, unknown>,
 ): Promise<Result<{ repo: Result<string>; args: Record<string, unknown> }>> {
   const selector = args.owner === undefined && typeof args.repo === "string" ? args.repo : undefined;
-  const { repo: _, ...withoutRepo } = args;
-  const rest = selector === undefined ? args : withoutRepo;
-  if (ctx.repos) {
-    const repo = await ctx.repos.select(selector);
-    if (selector !== undefined && !repo.ok) return repo;
-    return ok({ repo, args: rest });
-  }
-  if (selector !== undefined) {
+  if (selector === undefined) return ok({ repo: ctx.repos ? await ctx.repos.select(undefined) : ctx.repo, args });
+  if (!ctx.repos)
     return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
-  }
-  return ok({ repo: ctx.repo, args: rest });
-}
-
-function withoutNulls(args: unknown): unknown {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
-  for (const key in args) {
-    if ((args as Record<string, unknown>)[key] === null) {
-      return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
-    }
-  }
-  return args;
+  const repo = await ctx.repos.select(selector);
+  const { repo: _, ...rest } = args;
+  return repo.ok ? ok({ repo, args: rest }) : repo;
 }

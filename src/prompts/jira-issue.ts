@@ -38,11 +38,10 @@ export const planIssuePrompt = definePrompt({
       const extra = [
         data.priority && `priority: ${inline(data.priority, 80)}`,
         data.reporter && `reporter: ${inline(data.reporter, 80)}`,
-      ];
-      if (extra.some(Boolean)) lines.push(extra.filter(Boolean).join(", "));
+      ].filter(Boolean);
+      if (extra.length > 0) lines.push(extra.join(", "));
       const labels = data.labels.map((label) => inline(label, 80));
-      lines.push(...listLine("Labels", labels));
-      lines.push(`URL: ${inline(data.url)}`);
+      lines.push(...listLine("Labels", labels), `URL: ${inline(data.url)}`);
       // The Jira author's text, fenced so it reads as a quotation and cannot close its fence.
       if (data.description?.trim()) lines.push("", "Description:", fenced(data.description.trim()));
     }
@@ -54,10 +53,8 @@ export const planIssuePrompt = definePrompt({
 
 function linkedBranches(state: TwigState, key: string): string[] {
   const wanted = key.toUpperCase();
-  const names: string[] = [];
-  for (const [name, meta] of state.branches) {
-    if (meta.jira_issue?.toUpperCase() !== wanted || state.invalidNames.has(name)) continue;
-    names.push(meta.github_pr == null ? name : `${name} (PR #${meta.github_pr})`);
-  }
-  return names.sort(compareBytewise);
+  return [...state.branches]
+    .filter(([name, meta]) => meta.jira_issue?.toUpperCase() === wanted && !state.invalidNames.has(name))
+    .map(([name, meta]) => (meta.github_pr == null ? name : `${name} (PR #${meta.github_pr})`))
+    .sort(compareBytewise);
 }

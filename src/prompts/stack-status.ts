@@ -1,12 +1,11 @@
 import * as v from "valibot";
-import { compareBytewise } from "../git/bytewise.ts";
+import { sortBytewise } from "../git/bytewise.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
 import type { ToolInvoker } from "../tools/define.ts";
 import { getBranchTreeTool } from "../tools/get-branch-tree.ts";
 import { getCurrentBranchTool } from "../tools/get-current-branch.ts";
 import { getStackStatusTool } from "../tools/stack-status.ts";
-import { type BranchRecord, branchRecord, branchStack } from "../twig/branch-record.ts";
-import { sortedIndex } from "../twig/graph.ts";
+import { branchRecord, branchStack } from "../twig/branch-record.ts";
 import type { TwigState } from "../twig/state.ts";
 import { RepoArg } from "./args.ts";
 import { definePrompt } from "./define.ts";
@@ -81,35 +80,20 @@ export const stackStatusPrompt = definePrompt({
   },
 });
 
-/** Up to {@link PROMPT_MAX_BRANCHES} valid names, sorted: the current stack, then the first names. One pass. */
-function chooseRecords(
-  state: TwigState,
-  current: string | null,
-): { records: BranchRecord[]; omitted: number; invalid: number } {
-  const picked = new Set<string>();
-  if (current !== null) {
-    for (const { branch } of branchStack(state, current).stack) {
-      if (picked.size >= PROMPT_MAX_BRANCHES) break;
-      if (state.branches.has(branch) && !state.invalidNames.has(branch)) picked.add(branch);
-    }
+/** Up to {@link PROMPT_MAX_BRANCHES} valid names, sorted: the current stack, then the first names. */
+function chooseRecords(state: TwigState, current: string | null) {
+  const isValid = (name: string) => state.branches.has(name) && !state.invalidNames.has(name);
+  const valid = sortBytewise([...state.branches.keys()].filter(isValid));
+  const stack = current === null ? [] : branchStack(state, current).stack.map(({ branch }) => branch);
+  const names = new Set(stack.filter(isValid).slice(0, PROMPT_MAX_BRANCHES));
+  for (const name of valid) {
+    if (names.size >= PROMPT_MAX_BRANCHES) break;
+    names.add(name);
   }
-  let valid = 0;
-  // The smallest names, kept sorted; a name enters only when it beats the largest kept.
-  const first: string[] = [];
-  const room = PROMPT_MAX_BRANCHES - picked.size;
-  for (const name of state.branches.keys()) {
-    if (state.invalidNames.has(name)) continue;
-    valid++;
-    if (picked.has(name) || room === 0) continue;
-    if (first.length === room && compareBytewise(name, first[room - 1] as string) >= 0) continue;
-    first.splice(sortedIndex(first, name), 0, name);
-    if (first.length > room) first.pop();
-  }
-  const names = [...picked, ...first].sort(compareBytewise);
   return {
-    records: names.map((name) => branchRecord(state, name)),
-    omitted: valid - names.length,
-    invalid: state.branches.size - valid,
+    records: sortBytewise([...names]).map((name) => branchRecord(state, name)),
+    omitted: valid.length - names.size,
+    invalid: state.branches.size - valid.length,
   };
 }
 
@@ -134,13 +118,12 @@ async function liveStack(
   const result = await invoke(getStackStatusTool, branch === null ? { scope: "all", repo } : { branch, repo });
   if (result === null || !result.ok) return { section: null, github: false };
   const { summary, lines, github, next_cursor } = result.value;
-  if (lines.length === 0) return { section: null, github: github === undefined };
   const answered = github === undefined;
+  if (lines.length === 0) return { section: null, github: answered };
   const more = next_cursor === undefined ? "" : "\n… more branches on the next page of get_stack_status";
   const heading = answered ? "Stack status (live from GitHub)" : "Stack status";
-  const missing =
-    github === undefined
-      ? ""
-      : `\nGitHub: ${github.status.replace("_", " ")}${github.error ? ` (${failure(github.error)})` : ""}`;
+  const missing = answered
+    ? ""
+    : `\nGitHub: ${github.status.replace("_", " ")}${github.error ? ` (${failure(github.error)})` : ""}`;
   return { section: `${heading}:\n${fenced([summary, ...lines].join("\n"))}${more}${missing}`, github: answered };
 }

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ok, type Result } from "../../src/core/result.ts";
-import { REPO_PARAM_DESCRIPTION, ToolRegistry } from "../../src/mcp/tool-registry.ts";
+import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import type { ServiceContext } from "../../src/services/services.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { jiraTools } from "../../src/tools/jira.ts";
+import { REPO_PARAM_DESCRIPTION } from "../../src/tools/params.ts";
 import { type FakeDeployment, type FakeIssue, FakeJira, USERS } from "../support/fake-jira.ts";
 import { SHOP_123, SHOP_200 } from "./fixtures/issues.ts";
 import { RICH_ADF_TEXT } from "./fixtures/rich-adf.ts";
@@ -78,7 +79,7 @@ const call = (name: string, args: Record<string, unknown>, ctx: ServiceContext, 
   tool(name).handler(args, ctx, { signal }) as Promise<Result<Data>>;
 
 /** Through the registry: argument validation and the output-schema check a strict client relies on. */
-async function callViaRegistry(name: string, args: unknown, ctx: ServiceContext) {
+async function callViaRegistry(name: string, args: Record<string, unknown>, ctx: ServiceContext) {
   const registry = new ToolRegistry(jiraTools, new Set());
   const result = await registry.call(registry.get(name) as ToolDefinition, args, ctx, never());
   return JSON.parse(result.content[0]?.text ?? "{}") as {

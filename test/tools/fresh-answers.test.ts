@@ -14,7 +14,7 @@ const registry = createToolRegistry(new Set());
 async function call(name: string, args: Record<string, unknown> = {}) {
   const tool = registry.get(name);
   if (tool === undefined) throw new Error(`no tool ${name}`);
-  const result = await registry.invoke(tool, args, ctx, new AbortController().signal);
+  const result = await registry.invoker(ctx, new AbortController().signal)(tool, args);
   if (!result?.ok) throw new Error(JSON.stringify(result));
   return result.value as Record<string, unknown>;
 }

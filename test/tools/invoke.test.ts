@@ -28,7 +28,7 @@ const signal = new AbortController().signal;
 describe("the typed tool invoker", () => {
   test("a result is the tool's output type: read without casts", async () => {
     const registry = createToolRegistry(new Set());
-    const stack = await registry.invoke(getBranchStackTool, { branch: "feature/a" }, ctx, signal);
+    const stack = await registry.invoker(ctx, signal)(getBranchStackTool, { branch: "feature/a" });
     if (!stack?.ok) throw new Error(JSON.stringify(stack));
     // `stack.value.stack[0].pr_number` type-checks as number | undefined: no cast in between.
     const pr: number | undefined = stack.value.stack[0]?.pr_number;
@@ -39,15 +39,15 @@ describe("the typed tool invoker", () => {
   test("arguments are checked against the tool's input type at compile time and its schema at run time", async () => {
     const registry = createToolRegistry(new Set());
     // @ts-expect-error `branch` is a string
-    const bad = await registry.invoke(getBranchStackTool, { branch: 42 }, ctx, signal);
+    const bad = await registry.invoker(ctx, signal)(getBranchStackTool, { branch: 42 });
     expect(bad?.ok).toBe(false);
     if (bad && !bad.ok) expect(bad.error.code).toBe("invalid_params");
   });
 
   test("a disabled tool is null; a composing tool reports it as disabled", async () => {
     const registry = createToolRegistry(new Set(["github", "jira"]));
-    expect(await registry.invoke(getPrStatusTool, { pr_number: 7 }, ctx, signal)).toBeNull();
-    const context = await registry.invoke(getBranchContextTool, { branch: "feature/a" }, ctx, signal);
+    expect(await registry.invoker(ctx, signal)(getPrStatusTool, { pr_number: 7 })).toBeNull();
+    const context = await registry.invoker(ctx, signal)(getBranchContextTool, { branch: "feature/a" });
     if (!context?.ok) throw new Error(JSON.stringify(context));
     expect(context.value.pull_request).toEqual({ status: "disabled" });
     expect(context.value.jira_issue).toEqual({ status: "disabled" });

@@ -17,7 +17,7 @@ async function worktrees(): Promise<unknown> {
     dirs: twigDirs({}, "linux", repo.sandbox),
     repo: ok(repo.root),
   });
-  const result = await createToolRegistry(new Set()).invoke(getWorktreesTool, {}, ctx, new AbortController().signal);
+  const result = await createToolRegistry(new Set()).invoker(ctx, new AbortController().signal)(getWorktreesTool, {});
   if (!result?.ok) throw new Error(JSON.stringify(result));
   return result.value.worktrees;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { invalidParamsReply } from "../../src/mcp/params-check.ts";
+import { invalidParamsReply } from "../../src/mcp/stdio-transport.ts";
 
 const request = (method: string, params?: unknown) =>
   ({ jsonrpc: "2.0", id: 9, method, ...(params === undefined ? {} : { params }) }) as JSONRPCMessage;
