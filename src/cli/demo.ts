@@ -12,6 +12,7 @@ const DEMO_CALLS: ReadonlyArray<{ name: string; args: Record<string, string> }> 
   { name: "get_current_branch", args: {} },
   { name: "get_branch_stack", args: { branch: SAMPLE_WORKTREE_BRANCH } },
   { name: "get_branch_tree", args: {} },
+  { name: "get_stack_status", args: { branch: SAMPLE_WORKTREE_BRANCH } },
 ];
 
 /**
@@ -95,6 +96,12 @@ function isolateHome(home: string): void {
 
 function describeData(name: string, data: Record<string, unknown>): string {
   // The tree's nodes repeat what its drawing shows; the drawing is what a person wants to see.
-  if (name !== "get_branch_tree" || typeof data.tree_text !== "string") return renderToolData(data);
-  return `${data.tree_text.replace(/\n?$/, "\n")}(the reply also lists the tree as nodes)\n`;
+  if (name === "get_branch_tree" && typeof data.tree_text === "string") {
+    return `${data.tree_text.replace(/\n?$/, "\n")}(the reply also lists the tree as nodes)\n`;
+  }
+  // Likewise the stack's lines: one per branch, what a standup needs; its entries hold the fields.
+  if (name === "get_stack_status" && Array.isArray(data.lines)) {
+    return `${[data.summary, ...data.lines].join("\n")}\n(the reply also lists each branch's commits, PR and Jira fields; with GitHub and Jira configured, its PR state, review, CI and why it is blocked)\n`;
+  }
+  return renderToolData(data);
 }

@@ -24,7 +24,7 @@ export const getBranchTreeTool = defineTool({
   name: "get_branch_tree",
   title: "Branch dependency tree",
   description:
-    "Get the branch dependency tree: branches nested under their declared parents, with Jira keys and PR numbers, as text and nodes. Untracked local branches too; no live status.",
+    "Get the branch dependency tree: branches under their declared parents, with Jira keys and PR numbers, as text and nodes. Untracked local branches too; no live status.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Tree root. Default: every root, default root first."))),

@@ -13,7 +13,7 @@ import { integerIn, unpublished } from "./params.ts";
 export const PrNumberSchema = v.pipe(
   integerIn(1, 4294967295),
   unpublished("maximum"),
-  v.description("Default: the current branch's linked PR."),
+  v.description("Default: the current branch's PR."),
 );
 
 const OwnerSchema = v.pipe(
@@ -24,7 +24,7 @@ const OwnerSchema = v.pipe(
   // `.` and `..` would walk `/repos/{owner}/…` up the API's path.
   v.check((name) => name !== "." && name !== "..", "`.` and `..` are not GitHub names"),
   unpublished("minLength", "maxLength", "pattern"),
-  v.description("GitHub owner; with `repo`, read that repository, not the clone's."),
+  v.description("With `repo`: another GitHub repository's owner."),
 );
 
 /** `repo` alone selects a local repository; with `owner` it is a GitHub name (see resolveTarget). */

@@ -15,7 +15,7 @@ export const listJiraIssuesTool = defineTool({
   title: "List Jira issues",
   description:
     "List Jira issues for a project with optional status and assignee filters, newest update first, " +
-    "each as get_jira_issue returns it (shorter description). has_more: raise limit.",
+    "as get_jira_issue gives each (shorter description). has_more: raise limit.",
   group: "jira",
   input: v.object({
     project: v.pipe(

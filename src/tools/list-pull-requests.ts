@@ -23,7 +23,7 @@ export const listPullRequestsTool = defineTool({
   name: "list_pull_requests",
   title: "GitHub pull requests",
   description:
-    "List pull requests for the current repository. Defaults to open PRs. Newest first, each as get_pull_request returns it (shorter body; no reviews or CI). has_more: raise limit.",
+    "List pull requests for the current repository. Defaults to open PRs. Newest first, as get_pull_request gives each (shorter body, no reviews or CI). has_more: raise limit.",
   group: "github",
   input: v.object({
     state: v.optional(

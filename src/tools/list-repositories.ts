@@ -9,7 +9,7 @@ export const listRepositoriesTool = defineTool({
   name: "list_repositories",
   title: "Registered repositories",
   description:
-    "List all twig-registered repositories (no other clones): name, path, whether it exists, and which one tools read by default (pass a name as `repo` to read another).",
+    "List all twig-registered repositories (no other clones): name, path, whether it exists, and the default one (pass a name as `repo` to read another).",
   group: "local",
   input: NoParamsSchema,
   output: v.object({

@@ -25,7 +25,7 @@ function sampleRoot(stdout: string): string {
 }
 
 describe("twig-mcp demo", () => {
-  test("shows the current branch, a stack and the tree, then how to register; leaves nothing behind", async () => {
+  test("shows the current branch, a stack, the tree and the stack's status, then how to register; leaves nothing behind", async () => {
     const homeBefore = readdirSync(home.home).sort();
     const { stdout, stderr, code } = await runBinary(["demo"], { cwd: home.home, env });
     expect(stderr).toBe("");
@@ -38,6 +38,9 @@ describe("twig-mcp demo", () => {
       "main\n├── feature/auth (SHOP-123, #42)\n│   └── feature/auth-ui (SHOP-124, #43)\n" +
         "└── feature/billing (SHOP-200, #51)\n    └── feature/billing-invoices (SHOP-201)\n",
     );
+    // The stack's lines, with the commits each branch has of its own, and the parts not asked for.
+    expect(stdout).toContain("get_stack_status branch=feature/auth-ui");
+    expect(stdout).toContain("2 branches. GitHub disabled. Jira disabled\nfeature/auth  #42 · SHOP-123 · 1 ahead\n");
     // twig-mcp is not on the test's PATH: the line names this binary by its path, and runs.
     const next = /\n {2}(\S+ config claude-code)\n/.exec(stdout)?.[1] as string;
     expect(next).toBe(`${realpathSync(await binaryPath())} config claude-code`);

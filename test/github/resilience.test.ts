@@ -227,9 +227,12 @@ describe("rate limits", () => {
     const { result, delays } = await timerDelays(() => get());
     expect(result.status).toBe(200);
     expect(arrivals).toHaveLength(2);
-    // 2 s to the reset plus 1 s, at 20 ms a second.
-    expect(delays).toContain(60);
-    expect(logs.join("")).toContain("GitHub primary rate limit on GET /repos/{owner}/{repo}: retrying once in 3 s");
+    // 2 s to the reset plus 1 s, at 20 ms a second; a second that turns between the answer and
+    // the plugin's reading of the clock takes one off.
+    expect(delays.some((delay) => delay === 60 || delay === 40)).toBe(true);
+    expect(logs.join("")).toMatch(
+      /GitHub primary rate limit on GET \/repos\/\{owner\}\/\{repo\}: retrying once in [23] s/,
+    );
   });
 
   test("a primary limit still exhausted after the wait is thrown", async () => {
@@ -238,7 +241,8 @@ describe("rate limits", () => {
     const error = await failure(get());
     expect(error.status).toBe(403);
     expect(arrivals).toHaveLength(2);
-    expect(logs.join("")).toContain("not retrying (GitHub asks for 2 s)");
+    // 1 s to the reset plus 1 s, or 1 s when a second turns before the plugin reads the clock.
+    expect(logs.join("")).toMatch(/not retrying \(GitHub asks for [12] s\)/);
   });
 
   test("a primary limit resetting later than the longest wait is thrown at once", async () => {

@@ -42,7 +42,7 @@ describe("GitHub tool definitions", () => {
     expect(input.properties.pr_number).toEqual({
       type: "integer",
       minimum: 1,
-      description: expect.stringContaining("Default: the current branch's linked PR"),
+      description: expect.stringContaining("Default: the current branch's PR"),
     });
     expect(input.properties.owner).toEqual({ type: "string", description: expect.any(String) });
     expect(input.properties.repo).toEqual({ type: "string", description: expect.any(String) });
