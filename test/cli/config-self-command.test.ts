@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Host, portableCommand, selfCommand, typedCommand } from "../../src/cli/config/self-command.ts";
 
 /**
@@ -74,10 +77,10 @@ describe("selfCommand: what a client should run", () => {
     ).toEqual({ command: cmd, args: [] });
   });
 
-  test("from source: Bun and the entry script", () => {
+  test("from source: Bun with the project's own bunfig and no .env (a clone's would run code), and the entry script", () => {
     expect(selfCommand(host({ main: "/src/twig-mcp/src/main.ts", execPath: "/usr/bin/bun" }))).toEqual({
       command: "/usr/bin/bun",
-      args: ["/src/twig-mcp/src/main.ts"],
+      args: ["--config=/src/twig-mcp/bunfig.toml", "--no-env-file", "/src/twig-mcp/src/main.ts"],
     });
   });
 
@@ -121,7 +124,10 @@ describe("portableCommand: what a shared file or a typed command runs", () => {
   });
 
   test("from source: the bare name when twig-mcp on PATH is the entry script (bun link)", () => {
-    const source = { command: "/usr/bin/bun", args: ["/src/twig-mcp/src/main.ts"] };
+    const source = {
+      command: "/usr/bin/bun",
+      args: ["--config=/src/twig-mcp/bunfig.toml", "--no-env-file", "/src/twig-mcp/src/main.ts"],
+    };
     const linked = host({
       execPath: "/usr/bin/bun",
       main: "/src/twig-mcp/src/main.ts",
@@ -130,7 +136,7 @@ describe("portableCommand: what a shared file or a typed command runs", () => {
     });
     expect(portableCommand(source, linked)).toEqual({ command: "twig-mcp", args: [] });
     expect(typedCommand(["config", "cursor"], { ...linked, which: () => null })).toBe(
-      "/usr/bin/bun /src/twig-mcp/src/main.ts config cursor",
+      "/usr/bin/bun --config=/src/twig-mcp/bunfig.toml --no-env-file /src/twig-mcp/src/main.ts config cursor",
     );
   });
 
@@ -138,4 +144,35 @@ describe("portableCommand: what a shared file or a typed command runs", () => {
     const odd = host({ execPath: "/opt/my tools/twig-mcp" });
     expect(typedCommand(["config", "claude-code"], odd)).toBe("'/opt/my tools/twig-mcp' config claude-code");
   });
+});
+
+describe("the command registered from source, run where a client runs it", () => {
+  test("a clone's bunfig.toml preload and .env are not loaded", () => {
+    const clone = mkdtempSync(join(tmpdir(), "twig-mcp-hostile-"));
+    try {
+      const marker = join(clone, "ran");
+      writeFileSync(join(clone, "bunfig.toml"), 'preload = ["./evil.ts"]\n');
+      writeFileSync(join(clone, "evil.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "x");\n`);
+      writeFileSync(join(clone, ".env"), "TWIG_MCP_DISABLE=github\n");
+      const main = join(import.meta.dir, "..", "..", "src", "main.ts");
+      const { command, args } = selfCommand(host({ execPath: process.execPath, main }));
+      const env = { PATH: process.env.PATH ?? "", HOME: clone };
+      const run = Bun.spawnSync([command, ...args, "tools"], { cwd: clone, env, stdout: "pipe", stderr: "pipe" });
+      expect(run.exitCode).toBe(0);
+      expect(existsSync(marker)).toBe(false);
+      // The .env would have turned the GitHub tools off.
+      expect(run.stdout.toString()).toContain("get_pr_status");
+      // The same script run plainly in that directory does load both: the flags are what stops them.
+      const plain = Bun.spawnSync([process.execPath, main, "tools"], {
+        cwd: clone,
+        env,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(existsSync(marker)).toBe(true);
+      expect(plain.stdout.toString()).not.toContain("get_pr_status");
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

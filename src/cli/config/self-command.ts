@@ -55,8 +55,13 @@ export function currentHost(): Host {
 export function selfCommand(host: Host): LaunchCommand {
   const { execPath, main } = host;
   const compiled = main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
-  if (!compiled) return { command: execPath, args: [main] };
   const path = host.platform === "win32" ? win32 : posix;
+  if (!compiled) {
+    // A client starts the server in the repository it serves, which may be a hostile clone: Bun
+    // would load that directory's bunfig.toml (a preload runs code) and .env. Ours, and none.
+    const bunfig = path.join(path.dirname(path.dirname(main)), "bunfig.toml");
+    return { command: execPath, args: [`--config=${bunfig}`, "--no-env-file", main] };
+  }
   const parts = execPath.split(/[\\/]/);
   if (host.published && parts.includes("_npx")) return { command: "npx", args: ["-y", "twig-mcp"] };
   if (host.published && parts.some((part) => part.startsWith("bunx-"))) return { command: "bunx", args: ["twig-mcp"] };
@@ -89,7 +94,8 @@ export function selfCommand(host: Host): LaunchCommand {
 export function portableCommand(self: LaunchCommand, host: Host): LaunchCommand {
   if (self.command === "bunx" || self.command === "npx") return self;
   const onPath = host.which("twig-mcp");
-  const file = self.args[0] ?? self.command;
+  // From source the entry script is the last word; a binary is the command itself.
+  const file = self.args.at(-1) ?? self.command;
   if (onPath !== null && host.identity(onPath) !== null && host.identity(onPath) === host.identity(file)) {
     return { command: "twig-mcp", args: [] };
   }
