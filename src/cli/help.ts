@@ -6,6 +6,8 @@ export const TERMINAL_HINT =
 
 const COMMON = `  --repo <PATH>      Repository to use (searched upward from PATH); default: the current directory
   --disable <GROUP>  Turn off a group: github, jira, prompts, resources (repeatable)
+  --max-reply-tokens <N>
+                     Largest tool reply in tokens (default 20000, 0 = unlimited)
   -v, --verbose      More logging on stderr (-v info, -vv debug, -vvv trace)
   -h, --help         Print help`;
 
@@ -31,7 +33,7 @@ Options:
       --disable <GROUP>  Turn off a group: github, jira, prompts, resources (repeatable;
                          or set TWIG_MCP_DISABLE=jira,prompts)
       --max-reply-tokens <N>
-                         Largest tool reply in tokens, estimated at 3 bytes each (default 20000,
+                         Largest tool reply in tokens, estimated from above (default 20000,
                          0 = unlimited; or set TWIG_MCP_MAX_REPLY_TOKENS)
   -v, --verbose          More logging on stderr (-v info, -vv debug, -vvv trace)
   -h, --help             Print help

@@ -18,7 +18,7 @@ import {
 import { checkRunPayload, FakeGitHub, reviewPayload } from "../support/fake-github.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 
-// The default budget: 20,000 tokens at 3 bytes each, for the text envelope and structuredContent alike.
+// The default budget: 20,000 tokens by the budget's estimate, for the text envelope and structuredContent alike.
 const BUDGET_BYTES = 60_000;
 const SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e";
 
