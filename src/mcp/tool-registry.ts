@@ -4,6 +4,7 @@ import { visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker, ToolMeta } from "../tools/define.ts";
+import { cutList } from "../tools/fit.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
@@ -122,9 +123,11 @@ export class ToolRegistry {
         json = JSON.stringify(answer);
         const size = unitsUpTo(json, budget.units);
         if (size > budget.units) {
-          if (tool.fit === undefined) return err(overBudget(tool.name, size, budget));
           // Only what is sent is validated: the full answer of a 10,000-branch tree never is.
-          answer = (await tool.fit(answer, budget, callArgs, callCtx)) as Record<string, unknown>;
+          if (tool.cut !== undefined) answer = cutList(tool.cut, answer, budget, callArgs, callCtx);
+          else if (tool.fit !== undefined)
+            answer = (await tool.fit(answer, budget, callArgs, callCtx)) as typeof answer;
+          else return err(overBudget(tool.name, size, budget));
           json = JSON.stringify(answer);
           const fitted = textUnits(json);
           if (fitted > budget.units) {
@@ -157,7 +160,7 @@ function overBudget(name: string, units: number, budget: ReplyBudget) {
 
 /**
  * A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. A tool that cuts
- * its answer to the reply budget (it has `fit`) can fill it, so it carries `maxResultChars` (see
+ * its answer to the reply budget (it has `cut` or `fit`) can fill it, so it carries `maxResultChars` (see
  * `maxResultSizeChars`) for Claude Code to keep such a reply inline.
  */
 function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
@@ -165,7 +168,9 @@ function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   const { openWorldHint, ...rest } = tool.annotations;
   const meta: ToolMeta = {
     ...tool.meta,
-    ...(tool.fit !== undefined && maxResultChars !== null ? { "anthropic/maxResultSizeChars": maxResultChars } : {}),
+    ...((tool.cut ?? tool.fit) !== undefined && maxResultChars !== null
+      ? { "anthropic/maxResultSizeChars": maxResultChars }
+      : {}),
   };
   return {
     name: tool.name,

@@ -11,7 +11,7 @@ import { getPullRequest } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
-import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutFields, largestFitting } from "./fit.ts";
 import { openPrCall, PrNumberSchema, targetParams } from "./github-params.ts";
 import { integerIn, unpublished } from "./params.ts";
 
@@ -55,9 +55,7 @@ const CiLogSchema = v.object({
   head_sha: v.string(),
   checks: v.array(CiCheckSchema),
   notes: v.optional(v.array(v.string())),
-  truncated: TruncatedSchema,
-  omitted: omittedSchema(["lines"]),
-  hint: HintSchema,
+  ...cutFields(["lines"]),
 });
 type CiLog = v.InferOutput<typeof CiLogSchema>;
 

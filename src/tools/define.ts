@@ -44,6 +44,20 @@ export interface ReplyBudget {
   size(value: unknown): number;
 }
 
+/**
+ * An answer's list, cut at its end to the largest prefix that fits the reply budget. The cut answer
+ * is marked `truncated` and counts the items left out in `omitted[list]`, added to any the answer
+ * already counted there (a page that was not the last).
+ */
+export interface ListCut<A, I> {
+  /** The answer's field that holds the list. */
+  list: string;
+  /** The fewest items kept: 1 for a list whose next call goes on from its last item. */
+  min?: number;
+  /** The cut answer's `hint`, and what else changes with the cut (a cursor, `has_more`). */
+  rest(answer: A, kept: number, left: number, args: I, ctx: ServiceContext): Partial<A> & { hint: string };
+}
+
 /** A tool's arguments as a caller writes them, plus the `repo` selector the wire layer adds. */
 export type InvokeArgs<I extends v.GenericSchema> = v.InferInput<I> & { repo?: string };
 
@@ -70,7 +84,9 @@ export interface ToolDefinition<
   repoScoped?: boolean;
   // Method syntax on purpose: it lets a ToolDefinition<I, O> stand in a list of ToolDefinition.
   handler(args: v.InferOutput<I>, ctx: ServiceContext, call: CallInfo): Promise<Result<v.InferOutput<O>>>;
-  /** Cuts an over-budget answer to one that fits, saying what was left out; without it, an error. */
+  /** The list the registry cuts at its end when the answer is over the reply budget. */
+  cut?: ListCut<v.InferOutput<O>, v.InferOutput<I>>;
+  /** Cuts an over-budget answer that a list cut cannot, saying what was left out; without either, an error. */
   fit?(
     answer: v.InferOutput<O>,
     budget: ReplyBudget,

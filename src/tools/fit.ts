@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import type { ReplyBudget } from "./define.ts";
+import type { ServiceContext } from "../services/services.ts";
+import type { ListCut, ReplyBudget } from "./define.ts";
 import { unpublished } from "./params.ts";
 
 /**
@@ -55,24 +56,22 @@ export function largestFitting<T>(
   return best;
 }
 
-/** The first `n` items of `all` that fit, as `build` wraps them; `n` is at least `min`. */
-export function fitList<I, T>(budget: ReplyBudget, all: readonly I[], min: number, build: (n: number) => T): T {
-  return largestFitting(budget, build, min, all.length, (i) => budget.size(all[i]));
-}
-
-/** `answer` with its list `key` cut to the first items that fit (at least `min`), marked as cut. */
-export function cutList<A extends object>(
-  budget: ReplyBudget,
+/** `answer` with its list cut as `cut` declares it, to the largest prefix that fits. */
+export function cutList<A extends Record<string, unknown>, I>(
+  cut: ListCut<A, I>,
   answer: A,
-  key: keyof A & string,
-  min: number,
-  hint: (left: number, kept: number) => string,
+  budget: ReplyBudget,
+  args: I,
+  ctx: ServiceContext,
 ): A {
-  const all = answer[key] as unknown[];
-  return fitList(budget, all, min, (n) => {
-    const left = all.length - n;
-    return { ...answer, [key]: all.slice(0, n), truncated: true, omitted: { [key]: left }, hint: hint(left, n) } as A;
-  });
+  const all = answer[cut.list] as unknown[];
+  const before = (answer.omitted as Record<string, number> | undefined)?.[cut.list] ?? 0;
+  const build = (n: number): A => {
+    const left = before + all.length - n;
+    const list = { [cut.list]: all.slice(0, n), truncated: true, omitted: { [cut.list]: left } };
+    return { ...answer, ...list, ...cut.rest(answer, n, left, args, ctx) };
+  };
+  return largestFitting(budget, build, cut.min ?? 0, all.length, (i) => budget.size(all[i]));
 }
 
 /** Formats a count the way a reader scans it: 9,412. */
@@ -89,22 +88,13 @@ export const TruncatedSchema = v.optional(v.pipe(v.literal(true), unpublished("f
 /** A one-line `hint`: how to get what was left out. */
 export const HintSchema = v.optional(v.pipe(v.string(), unpublished("field")));
 
-/** `omitted`: how many of each list were left out, keyed by the list's field name. */
-export function omittedSchema<const K extends string>(keys: readonly K[]) {
-  return v.optional(
-    v.pipe(
-      v.object(
-        Object.fromEntries(keys.map((key) => [key, v.optional(v.number())])) as Record<
-          K,
-          v.OptionalSchema<v.NumberSchema<undefined>, undefined>
-        >,
-      ),
-      unpublished("field"),
-    ),
-  );
-}
-
-/** `truncated`, `omitted` (counting the lists named) and `hint`, spread into an output schema. */
+/** `truncated`, `omitted` (how many of each list named were left out) and `hint`, spread into an output schema. */
 export function cutFields<const K extends string>(lists: readonly K[]) {
-  return { truncated: TruncatedSchema, omitted: omittedSchema(lists), hint: HintSchema };
+  const counts = Object.fromEntries(lists.map((key) => [key, v.optional(v.number())]));
+  type Counts = Record<K, v.OptionalSchema<v.NumberSchema<undefined>, undefined>>;
+  return {
+    truncated: TruncatedSchema,
+    omitted: v.optional(v.pipe(v.object(counts as Counts), unpublished("field"))),
+    hint: HintSchema,
+  };
 }

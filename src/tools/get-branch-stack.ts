@@ -5,7 +5,7 @@ import { currentBranch, workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema, branchStack } from "../twig/branch-record.ts";
 import { branchNotFound } from "./branch-not-found.ts";
 import { defineTool } from "./define.ts";
-import { count, cutFields, cutList } from "./fit.ts";
+import { count, cutFields } from "./fit.ts";
 import { BranchNameSchema } from "./params.ts";
 
 export const getBranchStackTool = defineTool({
@@ -48,9 +48,11 @@ export const getBranchStackTool = defineTool({
   },
   // Only a pathological state file makes a stack this deep: the branches nearest the start are
   // kept, and the walk can go on from the last one listed.
-  fit(answer, budget) {
-    const hint = (left: number, kept: number) =>
-      `${count(left)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(answer.stack[kept]?.branch ?? "")} to go on.`;
-    return cutList(budget, answer, "stack", 1, hint);
+  cut: {
+    list: "stack",
+    min: 1,
+    rest: (answer, kept, left) => ({
+      hint: `${count(left)} more ancestors left out to fit the reply budget: call get_branch_stack with branch=${JSON.stringify(answer.stack[kept]?.branch ?? "")} to go on.`,
+    }),
   },
 });

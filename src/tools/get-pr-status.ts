@@ -3,7 +3,7 @@ import { ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status.ts";
 import { getPullRequest } from "../github/pull-request.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
-import { count, HintSchema, largestFitting, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutFields, largestFitting } from "./fit.ts";
 import { FoundBySchema, openPrCall, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
 
 const ReasonsSchema = v.object({
@@ -34,9 +34,7 @@ const PrStatusSchema = v.object({
   reasons: ReasonsSchema,
   found_by: FoundBySchema,
   unavailable: v.optional(v.array(v.string())),
-  truncated: TruncatedSchema,
-  omitted: omittedSchema(["reviews", "checks", "statuses"]),
-  hint: HintSchema,
+  ...cutFields(["reviews", "checks", "statuses"]),
 });
 type PrStatusOutput = v.InferOutput<typeof PrStatusSchema>;
 

@@ -9,7 +9,7 @@ import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool } from "./define.ts";
-import { count, cutFields, fitList } from "./fit.ts";
+import { count, cutFields } from "./fit.ts";
 import { integerIn, unpublished } from "./params.ts";
 
 const MAX_LIST_LIMIT = 10_000;
@@ -19,7 +19,6 @@ const ListBranchesOutputSchema = v.object({
   next_cursor: v.optional(v.string()),
   ...cutFields(["branches"]),
 });
-type ListBranchesOutput = v.InferOutput<typeof ListBranchesOutputSchema>;
 
 export const listBranchesTool = defineTool({
   name: "list_branches",
@@ -63,17 +62,18 @@ export const listBranchesTool = defineTool({
     const end = args.limit === undefined ? names.length : Math.min(names.length, start + args.limit);
     const branches = names.slice(start, end).map((name) => branchRecord(state, name));
     if (end === names.length) return ok({ branches });
-    return ok(listPage(branches, names.length - end, query, repository, false));
+    return ok({ branches, ...more(branches, names.length - end, query, repository, false) });
   },
-  fit(answer, budget, args, ctx) {
-    const repository = cursorScope(ctx);
-    // The handler has already refused any cursor pageStart refuses.
-    const paged = pageStart(args, repository);
-    const query = paged.ok ? paged.value.query : null;
-    const all = answer.branches;
-    const left = answer.omitted?.branches ?? 0;
-    // At least one branch per page, so following next_cursor always moves on.
-    return fitList(budget, all, 1, (n) => listPage(all.slice(0, n), left + all.length - n, query, repository, true));
+  // At least one branch per page, so following next_cursor always moves on.
+  cut: {
+    list: "branches",
+    min: 1,
+    rest(answer, kept, left, args, ctx) {
+      const repository = cursorScope(ctx);
+      // The handler has already refused any cursor pageStart refuses.
+      const paged = pageStart(args, repository);
+      return more(answer.branches.slice(0, kept), left, paged.ok ? paged.value.query : null, repository, true);
+    },
   },
 });
 
@@ -103,23 +103,16 @@ function pageStart(
   return ok(decoded.value);
 }
 
-/** A page that is not the last. */
-function listPage(
-  branches: BranchRecord[],
-  left: number,
-  query: string | null,
-  repository: string,
-  cut: boolean,
-): ListBranchesOutput {
+/** What a page that is not the last says beside its branches: how many are left and how to go on. */
+function more(branches: BranchRecord[], left: number, query: string | null, repository: string, cut: boolean) {
   const last = branches.at(-1)?.branch;
-  const page: ListBranchesOutput = { branches };
-  if (cut) page.truncated = true;
-  page.omitted = { branches: left };
-  if (last !== undefined) page.next_cursor = encodeCursor({ after: last, query }, repository);
-  page.hint = `${count(left)} more branches${cut ? " (cut to fit the reply budget)" : ""}: pass next_cursor as cursor${
-    query === null ? ", or narrow with query" : ""
-  }.`;
-  return page;
+  return {
+    omitted: { branches: left },
+    ...(last === undefined ? {} : { next_cursor: encodeCursor({ after: last, query }, repository) }),
+    hint: `${count(left)} more branches${cut ? " (cut to fit the reply budget)" : ""}: pass next_cursor as cursor${
+      query === null ? ", or narrow with query" : ""
+    }.`,
+  };
 }
 
 /** The repository a cursor is bound to: the one this call reads. */

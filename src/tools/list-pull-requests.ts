@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { listPullRequests } from "../github/pull-request.ts";
 import { defineTool } from "./define.ts";
-import { count, cutList, HintSchema, omittedSchema, TruncatedSchema } from "./fit.ts";
+import { count, cutFields } from "./fit.ts";
 import { openCall, PullRequestSchema, targetParams } from "./github-params.ts";
 import { integerIn, unpublished } from "./params.ts";
 
@@ -39,9 +39,7 @@ export const listPullRequestsTool = defineTool({
   output: v.object({
     pull_requests: v.array(PullRequestSchema),
     has_more: v.boolean(),
-    truncated: TruncatedSchema,
-    omitted: omittedSchema(["pull_requests"]),
-    hint: HintSchema,
+    ...cutFields(["pull_requests"]),
   }),
   repoScoped: true,
   async handler(args, ctx, info) {
@@ -54,9 +52,11 @@ export const listPullRequestsTool = defineTool({
       base: args.base,
     });
   },
-  fit(answer, budget) {
-    const hint = (left: number) =>
-      `${count(left)} of ${count(answer.pull_requests.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`;
-    return cutList(budget, { ...answer, has_more: true }, "pull_requests", 0, hint);
+  cut: {
+    list: "pull_requests",
+    rest: (answer, _kept, left) => ({
+      has_more: true,
+      hint: `${count(left)} of ${count(answer.pull_requests.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`,
+    }),
   },
 });

@@ -9,9 +9,11 @@ import {
   DEFAULT_MAX_REPLY_TOKENS,
   MAX_REPLY_TOKENS_ENV,
   parseMaxReplyTokens,
+  replyBudget,
 } from "../../src/mcp/reply-budget.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import { defineTool, LOCAL_ANNOTATIONS, type ToolDefinition } from "../../src/tools/define.ts";
+import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "../../src/tools/define.ts";
+import { cutFields } from "../../src/tools/fit.ts";
 import { createTestContext } from "../support/context.ts";
 
 const ctx = createTestContext({
@@ -90,6 +92,53 @@ describe("the reply budget in the registry", () => {
     expect(JSON.parse(over.content[0]?.text ?? "{}").error.code).toBe("reply_too_large");
     const invalid = await call(listTool("invalid"), 1000, 100);
     expect(JSON.parse(invalid.content[0]?.text ?? "{}").error.code).toBe("internal");
+  });
+
+  test("a declared list is cut at its end to the largest prefix that fits, counting what an earlier page left out", async () => {
+    const Paged = v.object({
+      items: v.array(v.string()),
+      next: v.optional(v.string()),
+      ...cutFields(["items"]),
+    });
+    const paged = defineTool({
+      name: "items",
+      title: "Items",
+      description: "Items",
+      group: "local",
+      input: v.object({ size: v.number() }),
+      output: Paged,
+      async handler({ size }) {
+        const items = Array.from({ length: size }, (_, i) => `item-${String(i).padStart(4, "0")}`);
+        return ok({ items, omitted: { items: 7 } });
+      },
+      cut: {
+        list: "items",
+        min: 1,
+        rest: (answer, kept, left) => ({ next: answer.items[kept - 1], hint: `${left} more` }),
+      },
+    });
+    const registry = new ToolRegistry([paged], new Set(), 100);
+    const budget = replyBudget(100) as ReplyBudget;
+    const reply = await registry.call(paged, { size: 1000 }, ctx, signal);
+    expect(reply.isError).toBe(false);
+    const data = reply.structuredContent as v.InferOutput<typeof Paged>;
+    const kept = data.items.length;
+    expect(kept).toBeGreaterThan(0);
+    expect(data).toEqual({
+      items: data.items,
+      truncated: true,
+      omitted: { items: 7 + 1000 - kept },
+      next: `item-${String(kept - 1).padStart(4, "0")}`,
+      hint: `${7 + 1000 - kept} more`,
+    });
+    expect(budget.size(data)).toBeLessThanOrEqual(budget.units);
+    // The largest prefix: one more item would not fit.
+    const more = { ...data, items: [...data.items, "item-9999"], omitted: { items: 1006 - kept } };
+    expect(budget.size(more)).toBeGreaterThan(budget.units);
+    // A tool that cuts its list can fill the budget: it is published with Claude Code's size hint.
+    expect(new ToolRegistry([paged], new Set(), 20_000).list()[0]?._meta).toHaveProperty(
+      "anthropic/maxResultSizeChars",
+    );
   });
 
   test("0 means unlimited; the default is 20,000 tokens", async () => {
