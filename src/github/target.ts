@@ -24,7 +24,10 @@ const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(c
  * `GH_HOST`, else github.com), so the tools work outside a clone. Otherwise the default
  * repository's remotes are read: see {@link chooseRemote}.
  */
-export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Result<GitHubTarget>> {
+export async function resolveTarget(ctx: Context, named: TargetArgs | null): Promise<Result<GitHubTarget>> {
+  // `null`: the calling tool cannot name another repository, so its hints do not offer to.
+  const args = named ?? {};
+  const passOwnerRepo = named === null ? "" : PASS_OWNER_REPO;
   const hasOwner = args.owner !== undefined;
   const hasRepo = args.repo !== undefined;
   if (hasOwner !== hasRepo) {
@@ -45,11 +48,11 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
     }
     return ok({ host: ghHost ?? GITHUB_COM, owner: args.owner, repo: args.repo });
   }
-  if (!ctx.repo.ok) return err(withHint(ctx.repo.error, PASS_OWNER_REPO));
+  if (!ctx.repo.ok) return err(withHint(ctx.repo.error, passOwnerRepo));
   // Read fresh, a bare repository too, with the system's, the user's and the repository's `insteadOf` rules applied.
   const repo = await discoverRepository(ctx.repo.value, ctx.files);
   const config = repo.ok ? await readEffectiveConfig(repo.value, ctx) : repo;
-  if (!config.ok) return err(withHint(config.error, PASS_OWNER_REPO));
+  if (!config.ok) return err(withHint(config.error, passOwnerRepo));
   const hosts = await readGhHosts(ctx);
   const loggedIn = hosts.kind === "found" ? [...hosts.value.keys()] : [];
   const sshHostName = await readSshHostNames(ctx);
@@ -57,6 +60,7 @@ export async function resolveTarget(ctx: Context, args: TargetArgs): Promise<Res
     ghHost,
     isGitHubHost: knownGitHubHosts(ctx.env, loggedIn),
     sshHostName,
+    nameable: named !== null,
   });
 }
 
@@ -66,6 +70,8 @@ export interface RemoteChoiceOptions {
   isGitHubHost: (host: string) => boolean;
   /** `HostName`s from `~/.ssh/config`, for ssh remotes that name a `Host` alias. */
   sshHostName?: SshHostNames;
+  /** Whether the caller can pass `owner` and `repo` instead (default: yes), which hints then offer. */
+  nameable?: boolean;
 }
 
 /**
@@ -97,7 +103,7 @@ export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOp
     return fail(
       "not_found",
       "No GitHub remote found: the repository has no remotes",
-      `Add one (git remote add origin https://github.com/OWNER/REPO.git). ${PASS_OWNER_REPO}`,
+      `Add one (git remote add origin https://github.com/OWNER/REPO.git).${orPass(options)}`,
     );
   }
   const shown = parsed
@@ -108,16 +114,21 @@ export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOp
     return fail(
       "unsupported_repo",
       `No GitHub remote found: ${shown} ${usable.length === 1 ? "is" : "are"} not on GitHub`,
-      `The GitHub tools need a GitHub remote. ${PASS_OWNER_REPO}`,
+      `The GitHub tools need a GitHub remote.${orPass(options)}`,
     );
   }
   return fail(
     "not_found",
     `No GitHub remote found: could not read owner/repo from ${shown}`,
-    `Point 'origin' at a GitHub repository (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO). ${PASS_OWNER_REPO}`,
+    `Point 'origin' at a GitHub repository (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO).${orPass(options)}`,
   );
 }
 
+function orPass(options: RemoteChoiceOptions): string {
+  return options.nameable === false ? "" : ` ${PASS_OWNER_REPO}`;
+}
+
 function withHint(error: ToolError, extra: string): ToolError {
+  if (extra === "") return error;
   return toolError(error.code, error.message, error.hint ? `${error.hint} ${extra}` : extra);
 }

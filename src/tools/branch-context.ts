@@ -147,7 +147,7 @@ async function prPart(
   let found: PrSummary["found_by"] = "twig_link";
   if (number === undefined) {
     // Not linked by twig: GitHub may still have a PR from this branch.
-    const call = await openCall(ctx, {}, { signal: github });
+    const call = await openCall(ctx, null, { signal: github });
     if (!call.ok) return { status: "not_linked" };
     const listed = await findBranchPr(call.value, record.branch, null);
     if (!listed.ok) {
@@ -163,7 +163,7 @@ async function prPart(
   if (status.ok) return { status: "ok", data: { ...summarizePr(status.value), found_by: found } };
   if (status.error.code === "credentials_missing") return { status: "not_configured", error: status.error };
   // No GitHub remote is a setup matter, not a failed lookup; asked again only once the call failed.
-  const remote = await resolveTarget(ctx, {});
+  const remote = await resolveTarget(ctx, null);
   return remote.ok ? { status: "error", error: status.error } : { status: "not_configured", error: remote.error };
 }
 

@@ -42,7 +42,12 @@ export const targetParams = {
 };
 
 /** Resolves the repository and connects to its GitHub host. */
-export async function openCall(ctx: ServiceContext, args: TargetArgs, info: CallInfo): Promise<Result<GitHubCall>> {
+/** `args` `null`: a tool that cannot name another repository (its hints do not offer to). */
+export async function openCall(
+  ctx: ServiceContext,
+  args: TargetArgs | null,
+  info: CallInfo,
+): Promise<Result<GitHubCall>> {
   const target = await resolveTarget(ctx, args);
   if (!target.ok) return target;
   const connection = await ctx.github(target.value.host);

@@ -258,7 +258,7 @@ async function githubPart(
   });
   if (info.enabled?.("github") === false) return unanswered({ status: "disabled" });
   if (page.length === 0) return { prs: [] };
-  const call = await openCall(ctx, {}, info);
+  const call = await openCall(ctx, null, info);
   if (!call.ok) return unanswered(missing(call.error));
   const found = await fetchBranchPrs(
     call.value,

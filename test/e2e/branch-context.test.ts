@@ -236,6 +236,8 @@ describe("get_branch_context", () => {
     expect(doc.pull_request.status).toBe("not_configured");
     expect(doc.pull_request.error?.message).toContain("no remotes");
     expect(doc.pull_request.error?.hint).toContain("git remote add origin");
+    // get_branch_context takes no owner or repo, so its hint does not offer them.
+    expect(doc.pull_request.error?.hint).not.toContain("`owner`");
     expect(doc.jira_issue.status).toBe("ok");
   });
 

@@ -73,6 +73,11 @@ describe("chooseRemote", () => {
     expect(error.code).toBe("unsupported_repo");
     expect(error.message).toBe("No GitHub remote found: origin (https://gitlab.com/me/r.git) is not on GitHub");
     expect(error.hint).toContain("owner");
+    // A caller that cannot name another repository is not told to.
+    const unnamed = expectErr(
+      chooseRemote(remotes(["origin", "https://gitlab.com/me/r.git"]), { ...plain, nameable: false }),
+    );
+    expect(unnamed.hint).toBe("The GitHub tools need a GitHub remote.");
   });
 
   test("no remotes, or none parseable: not_found with hints; tokens in URLs are not shown", () => {

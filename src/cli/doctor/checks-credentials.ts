@@ -62,7 +62,7 @@ export async function checkGitHub(ctx: ServiceContext, online: boolean): Promise
   let host = ghHostOverride(ctx.env) ?? GITHUB_COM;
   if (ctx.repo.ok) {
     const repo = checker("github-repo", "GitHub repository");
-    const target = await resolveTarget(ctx, {});
+    const target = await resolveTarget(ctx, null);
     if (target.ok) host = target.value.host;
     checks.push(
       target.ok
