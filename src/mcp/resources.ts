@@ -88,7 +88,11 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
             .catch((error) => ctx.log.debug(`resources/updated: ${error}`));
         }
       };
-      entry = { watcher: new RepoWatcher(location.value, repo.value, changed, (m) => ctx.log.warn(m)), uris };
+      // A subscribe that arrived during discovery may have made the watcher: a second would never close.
+      entry = watched.get(repo.value) ?? {
+        watcher: new RepoWatcher(location.value, repo.value, changed, (m) => ctx.log.warn(m)),
+        uris,
+      };
       watched.set(repo.value, entry);
     }
     entry.uris.set(uri, resource);
