@@ -203,7 +203,8 @@ async function locate(
       ),
     );
   }
-  const canonical = await canonicalPath(workTree);
+  // The directory holding `.git` was reached by a walk up from a canonical path: it is canonical.
+  const canonical = workTree === dotGitOwner ? { ok: true as const, path: workTree } : await canonicalPath(workTree);
   if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.cause}`);
   if (place !== null && !isInside(canonical.path, place.dir)) return worktreeOutside(place);
   return ok({ gitDir, commonDir, workTree: canonical.path, isLinkedWorktree });
