@@ -7,7 +7,7 @@ import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached
 import { lstatIfExists, readlink, realpath, stat, statIfExists } from "../fs/local-fs.ts";
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
-import { readLooseRef, rtrimGitSpace } from "./loose-ref.ts";
+import { type RefValue, readLooseRef, rtrimGitSpace } from "./loose-ref.ts";
 
 /** Where a repository's files are, as discovery found them. */
 export interface RepoLocation {
@@ -27,8 +27,14 @@ export interface RepoLocation {
  */
 export type PointerGuard = (path: string) => Promise<boolean>;
 
-/** A git dir and its common dir (itself unless a linked worktree's), both canonical. */
-type GitDirs = Pick<RepoLocation, "gitDir" | "commonDir">;
+/**
+ * A repository as discovery found it, with its HEAD as discovery read it to tell a git dir: what
+ * HEAD held during this discovery, so the call that made it need not read the file again.
+ */
+export type DiscoveredRepo = RepoLocation & { head: RefValue };
+
+/** A git dir, its common dir (itself unless a linked worktree's), both canonical, and its HEAD. */
+type GitDirs = Pick<DiscoveredRepo, "gitDir" | "commonDir" | "head">;
 
 const noRepo = (message: string) =>
   err(toolError("no_repo", message, "Run twig-mcp inside a git repository or pass --repo PATH."));
@@ -44,7 +50,7 @@ export async function discoverRepository(
   startDir: string,
   files: CachedFileReader,
   guard?: PointerGuard,
-): Promise<Result<RepoLocation>> {
+): Promise<Result<DiscoveredRepo>> {
   const start = await canonicalPath(startDir);
   if (!start.ok) {
     const missing = start.cause === "no such file or directory";
@@ -135,7 +141,7 @@ async function asGitDir(
   }
   if (commonDir === null) return ok(null);
   const hasStores = (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
-  return ok(hasStores ? { gitDir, commonDir } : null);
+  return ok(hasStores ? { gitDir, commonDir, head: head.value } : null);
 }
 
 /**
@@ -149,11 +155,11 @@ async function asGitDir(
  * git itself knows no work tree; its parent is the obvious one.
  */
 async function locate(
-  { gitDir, commonDir }: GitDirs,
+  { gitDir, commonDir, head }: GitDirs,
   dotGitOwner: string | null,
   files: CachedFileReader,
   guard: PointerGuard | undefined,
-): Promise<Result<RepoLocation>> {
+): Promise<Result<DiscoveredRepo>> {
   const config = await readConfigFile(join(commonDir, "config"), files);
   if (!config.ok) return config;
   const refStorage = config.value.get("extensions.refStorage");
@@ -203,10 +209,11 @@ async function locate(
       ),
     );
   }
-  const canonical = await canonicalPath(workTree);
+  // The directory holding `.git` was reached by a walk up from a canonical path: it is canonical.
+  const canonical = workTree === dotGitOwner ? { ok: true as const, path: workTree } : await canonicalPath(workTree);
   if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.cause}`);
   if (place !== null && !isInside(canonical.path, place.dir)) return worktreeOutside(place);
-  return ok({ gitDir, commonDir, workTree: canonical.path, isLinkedWorktree });
+  return ok({ gitDir, commonDir, workTree: canonical.path, isLinkedWorktree, head });
 }
 
 function worktreeOutside({ dir, configured }: { dir: string; configured: string }): Result<never> {

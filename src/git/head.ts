@@ -3,6 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
 import type { RepoLocation } from "./discover.ts";
+import type { RefValue } from "./loose-ref.ts";
 import { HEADS, resolveRefChain } from "./refs.ts";
 
 export type Head =
@@ -11,12 +12,13 @@ export type Head =
 
 /**
  * What the worktree at `repo.gitDir` has checked out. A branch that is itself a symbolic ref is
- * followed to its target, as `git status` and `git branch --show-current` do.
+ * followed to its target, as `git status` and `git branch --show-current` do. `stored`: what the
+ * HEAD file holds, when discovery has just read it in this call.
  */
-export async function readHead(repo: RepoLocation, files: CachedFileReader): Promise<Result<Head>> {
+export async function readHead(repo: RepoLocation, files: CachedFileReader, stored?: RefValue): Promise<Result<Head>> {
   // One walk of the chain: HEAD's own file is read once, and a chain that stops at HEAD itself
   // means HEAD holds an object id (detached) or is missing.
-  const resolved = await resolveRefChain(repo, "HEAD", files);
+  const resolved = await resolveRefChain(repo, "HEAD", files, stored);
   if (!resolved.ok) return resolved;
   const { refname, oid } = resolved.value;
   if (refname.startsWith(HEADS)) {

@@ -58,18 +58,20 @@ async function readRef(repo: RepoLocation, refname: string, files: CachedFileRea
 
 /**
  * Follows symbolic refs from `refname` to the last ref of the chain (`refname` itself unless it is
- * symbolic) and its object id, `null` when that ref does not exist (an unborn branch).
+ * symbolic) and its object id, `null` when that ref does not exist (an unborn branch). `stored`:
+ * what `refname` itself holds, when the caller has just read it.
  */
 export async function resolveRefChain(
   repo: RepoLocation,
   refname: string,
   files: CachedFileReader,
+  stored?: RefValue,
 ): Promise<Result<{ refname: string; oid: string | null }>> {
   const hint = `Point it at a branch: git symbolic-ref ${refname} refs/heads/<branch>`;
   const broken = (problem: string) => err(toolError("internal", `Symbolic ref '${refname}' ${problem}`, hint));
   let current = refname;
   for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
-    const value = await readRef(repo, current, files);
+    const value = depth === 0 && stored !== undefined ? ok(stored) : await readRef(repo, current, files);
     if (!value.ok) return current === refname ? value : broken(`points to an invalid ref: ${value.error.message}`);
     if (value.value === null) return ok({ refname: current, oid: null });
     if (value.value.kind === "oid") return ok({ refname: current, oid: value.value.oid });

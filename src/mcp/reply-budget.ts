@@ -155,10 +155,19 @@ const LEAST_PER_CHARACTER = MIN_RUN / LONGEST_WORD;
 const MOST_CHARS_PER_TOKEN = UNITS_PER_TOKEN / LEAST_PER_CHARACTER;
 
 /**
- * {@link textUnits}, or a lower bound of it once that alone passes `limit`: a megabyte answer
- * that must be cut is not read character by character.
+ * What a UTF-16 code unit costs at most: a three-byte character outside ASCII. ASCII costs at most
+ * a run's minimum a character, and a known word or punctuation run no more than that.
+ */
+export const MOST_PER_CHARACTER = 3 * BYTE;
+
+/**
+ * {@link textUnits} as far as comparing with `limit` needs it, without reading the text when its
+ * length alone settles that: an upper bound within `limit` for a short reply (most replies), a
+ * lower bound past it for a megabyte answer that must be cut, and the estimate itself otherwise.
  */
 export function unitsUpTo(text: string, limit: number): number {
+  const most = text.length * MOST_PER_CHARACTER;
+  if (most <= limit) return most;
   const least = Math.ceil(text.length * LEAST_PER_CHARACTER);
   return least > limit ? least : textUnits(text);
 }

@@ -4,7 +4,6 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ClientRequestSchema,
   ErrorCode,
-  isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
@@ -186,7 +185,8 @@ const SCHEMAS: ReadonlyMap<string, (typeof ClientRequestSchema.options)[number]>
  * checked first against the same schema, it gets `-32602` naming the first problem. `null` otherwise.
  */
 export function invalidParamsReply(message: JSONRPCMessage): JSONRPCErrorResponse | null {
-  if (!isJSONRPCRequest(message)) return null;
+  // `message` passed JSONRPCMessageSchema: a method with an id makes it a request.
+  if (!("method" in message && "id" in message)) return null;
   const checked = SCHEMAS.get(message.method)?.safeParse(message);
   if (checked === undefined || checked.success) return null;
   const first = checked.error.issues[0];

@@ -3,6 +3,7 @@ import { type ToolError, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { readHead } from "../git/head.ts";
+import type { RefValue } from "../git/loose-ref.ts";
 import type { BranchMetadata } from "../twig/schemas.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 
@@ -10,6 +11,8 @@ export interface Workspace {
   repo: RepoLocation;
   /** The working-tree root; twig keeps `.twig/state.json` here. */
   workTree: string;
+  /** What HEAD held when the workspace was opened, in this call: read once per call, not twice. */
+  head: RefValue;
 }
 
 /**
@@ -19,7 +22,9 @@ export interface Workspace {
 export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<Workspace>> {
   if (!ctx.repo.ok) return ctx.repo;
   const found = await discoverRepository(ctx.repo.value, ctx.files);
-  return found.ok ? ok({ repo: found.value, workTree: found.value.workTree }) : found;
+  if (!found.ok) return found;
+  const { head, ...repo } = found.value;
+  return ok({ repo, workTree: repo.workTree, head });
 }
 
 /** The workspace and its twig state, read together by most local tools. */
@@ -36,7 +41,7 @@ export async function currentBranch(
   ctx: Pick<Context, "files">,
   workspace: Workspace,
 ): Promise<Result<{ branch: string; unborn: boolean }>> {
-  const found = await readHead(workspace.repo, ctx.files);
+  const found = await readHead(workspace.repo, ctx.files, workspace.head);
   if (!found.ok) return found;
   const head = found.value;
   if (head.kind === "detached") {
@@ -65,7 +70,7 @@ export async function checkedOutRecord(
 ): Promise<Result<{ branch: string; record: BranchMetadata | undefined }, NoCheckedOutRecord>> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return err({ why: "workspace", error: workspace.error });
-  const head = await readHead(workspace.value.repo, ctx.files);
+  const head = await readHead(workspace.value.repo, ctx.files, workspace.value.head);
   if (!head.ok) return err({ why: "head", error: head.error });
   if (head.value.kind === "detached") return err({ why: "detached", oid: head.value.oid });
   const state = await loadState(ctx, workspace.value.workTree);

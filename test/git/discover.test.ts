@@ -7,10 +7,12 @@ import { type GitRepo, makeRepo, makeSandbox, runGit, type Sandbox } from "../su
 
 const files = new CachedFileReader();
 
+/** Where the repository is; HEAD as discovery read it is checked apart. */
 async function discover(dir: string): Promise<RepoLocation> {
   const result = await discoverRepository(dir, files);
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
-  return result.value;
+  const { head: _, ...location } = result.value;
+  return location;
 }
 
 async function discoverError(dir: string) {
@@ -41,6 +43,18 @@ describe("discoverRepository in a plain repository", () => {
     const found = await discover(repo.root);
     expect(found).toEqual({ ...gitLocation(repo, repo.root), isLinkedWorktree: false });
     expect(found.gitDir).toBe(join(repo.root, ".git"));
+  });
+
+  test("hands over HEAD as it read it", async () => {
+    const found = await discoverRepository(repo.root, files);
+    const branch = repo.git("symbolic-ref", "HEAD");
+    expect(found.ok && found.value.head).toEqual({ kind: "symbolic", target: branch });
+    const oid = repo.git("rev-parse", "HEAD");
+    const detached = join(repo.sandbox, "detached");
+    repo.git("worktree", "add", "-q", "--detach", detached, oid);
+    // A linked worktree's own HEAD, not the main one's.
+    const linked = await discoverRepository(detached, files);
+    expect(linked.ok && linked.value.head).toEqual({ kind: "oid", oid });
   });
 
   test("from a nested subdirectory, and with a relative-looking path", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import * as v from "valibot";
 import { parseArgs } from "../../src/cli/args.ts";
 import { toolError } from "../../src/core/errors.ts";
@@ -7,9 +8,14 @@ import { okResult } from "../../src/mcp/envelope.ts";
 import {
   chooseMaxReplyTokens,
   DEFAULT_MAX_REPLY_TOKENS,
+  KNOWN_PUNCTUATION,
+  KNOWN_WORDS,
   MAX_REPLY_TOKENS_ENV,
+  MOST_PER_CHARACTER,
   parseMaxReplyTokens,
   replyBudget,
+  textUnits,
+  unitsUpTo,
 } from "../../src/mcp/reply-budget.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "../../src/tools/define.ts";
@@ -176,5 +182,30 @@ describe("choosing the budget", () => {
     expect(inline.ok && inline.value.command === "call" && inline.value.maxReplyTokens).toBe(0);
     const bad = parseArgs(["--max-reply-tokens", "many"]);
     expect(!bad.ok && bad.error.message).toContain("--max-reply-tokens takes a whole number");
+  });
+});
+
+describe("unitsUpTo", () => {
+  // Pieces that cost the most per character: single characters of each class, known runs, and
+  // characters outside ASCII of every UTF-8 length (box-drawing and surrogate pairs included).
+  const piece = fc.oneof(
+    fc.constantFrom(...KNOWN_WORDS.keys(), ...KNOWN_PUNCTUATION.keys(), "│", "├", "─", "é", "語", "😀", "A", "7", " "),
+    fc.string({ unit: "binary", maxLength: 4 }),
+    fc.string({ unit: "grapheme-ascii", maxLength: 4 }),
+  );
+  const text = fc.array(piece, { maxLength: 80 }).map((parts) => parts.join(""));
+
+  test("no text costs more than MOST_PER_CHARACTER a UTF-16 code unit", () => {
+    fc.assert(
+      fc.property(text, (s) => textUnits(s) <= MOST_PER_CHARACTER * s.length),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("falls on the same side of the limit as the estimate itself", () => {
+    fc.assert(
+      fc.property(text, fc.nat(1500), (s, limit) => unitsUpTo(s, limit) <= limit === textUnits(s) <= limit),
+      { numRuns: 2000 },
+    );
   });
 });
