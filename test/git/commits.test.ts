@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import fc from "fast-check";
@@ -151,6 +151,25 @@ describe("readBranchCommits", () => {
     const [entry] = await readOk(clone, [{ branch: "main", base: null }]);
     expect(entry?.head).toBeUndefined();
     expect(entry?.commit_warnings?.join("\n")).toContain("is outside the repository, not read");
+  });
+
+  test("a pack directory or loose fan-out directory that is a link out of the repository is not read", async () => {
+    const source = mergedHistory();
+    const oid = source.git("rev-parse", "main");
+    const looseSource = mergedHistory();
+    const looseOid = looseSource.git("rev-parse", "main");
+    source.git("gc", "-q");
+    const repo = newRepo({ commit: true });
+    const objects = repo.path(".git", "objects");
+    rmSync(join(objects, "pack"), { recursive: true, force: true });
+    symlinkSync(source.path(".git", "objects", "pack"), join(objects, "pack"));
+    symlinkSync(looseSource.path(".git", "objects", looseOid.slice(0, 2)), join(objects, looseOid.slice(0, 2)));
+    for (const [name, target] of [["packed", oid], ["loose", looseOid]] as const) {
+      writeFileSync(repo.path(".git", "refs", "heads", name), `${target}\n`);
+      const [entry] = await readOk(repo.root, [{ branch: name, base: null }]);
+      expect(entry?.head).toBeUndefined();
+      expect(entry?.commit_warnings?.join("\n")).toContain("is a link");
+    }
   });
 
   test("a missing branch and a branch without a base", async () => {

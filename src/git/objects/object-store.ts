@@ -3,7 +3,7 @@
  * a whole pack file into memory (`readObjectPacked` loads `p.pack` entire) to take one object from
  * it; this reader must stay bounded on any pack, so it reads the index and each object by offset.
  */
-import { readdirSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
 import { isInside } from "../../fs/path-inside.ts";
@@ -80,7 +80,9 @@ export class ObjectStore {
     const packed = this.#findPacked(Buffer.from(oid, "hex"));
     if (packed !== null) return this.#fromPack(packed);
     for (const dir of this.dirs) {
-      const found = readLoose(join(dir, oid.slice(0, 2), oid.slice(2)));
+      const fanout = join(dir, oid.slice(0, 2));
+      if (isLink(fanout)) corrupt(`${fanout} is a link, not read`);
+      const found = readLoose(join(fanout, oid.slice(2)));
       if (found !== null) return found;
     }
     return corrupt(`object ${oid} is missing`);
@@ -97,6 +99,10 @@ export class ObjectStore {
     this.#packs = packs;
     for (const dir of this.dirs) {
       const packDir = join(dir, "pack");
+      if (isLink(packDir)) {
+        this.notes.push(`${packDir} is a link, not read`);
+        continue;
+      }
       let names: string[];
       try {
         names = readdirSync(packDir);
@@ -166,6 +172,14 @@ export class ObjectStore {
     }
     return null;
   }
+}
+
+/**
+ * git makes no links inside an object directory, and opening a file below one would follow it
+ * wherever it leads (only the file's own name is opened without following).
+ */
+function isLink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 }
 
 /** A loose object (`objects/xx/yyyy…`): a zlib stream of `<type> <size>\0<data>`; `null` when absent. */
