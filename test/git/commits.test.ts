@@ -164,7 +164,10 @@ describe("readBranchCommits", () => {
     rmSync(join(objects, "pack"), { recursive: true, force: true });
     symlinkSync(source.path(".git", "objects", "pack"), join(objects, "pack"));
     symlinkSync(looseSource.path(".git", "objects", looseOid.slice(0, 2)), join(objects, looseOid.slice(0, 2)));
-    for (const [name, target] of [["packed", oid], ["loose", looseOid]] as const) {
+    for (const [name, target] of [
+      ["packed", oid],
+      ["loose", looseOid],
+    ] as const) {
       writeFileSync(repo.path(".git", "refs", "heads", name), `${target}\n`);
       const [entry] = await readOk(repo.root, [{ branch: name, base: null }]);
       expect(entry?.head).toBeUndefined();
@@ -319,6 +322,37 @@ describe("hostile object stores give that branch a warning", () => {
     const repo = newRepo({ commit: true });
     writePack(repo, [{ oid: A, bytes: new Uint8Array([...entryHeader(6, 9), 0x7f, ...deflateSync("x")]) }]);
     expect((await warningsFor(repo, A)).join("\n")).toContain("base outside the pack");
+  });
+
+  test("a delta chain of small deltas that each rebuild a large object is refused by what it builds", async () => {
+    const repo = newRepo({ commit: true });
+    const size = 1024 * 1024;
+    const varint = (n: number) => {
+      const bytes: number[] = [];
+      for (; n >= 0x80; n = Math.floor(n / 128)) bytes.push((n & 0x7f) | 0x80);
+      return [...bytes, n];
+    };
+    // Copy the whole 1 MiB base (offset 0, size byte 2 = 0x10): 8 bytes that build 1 MiB.
+    const raw = Buffer.from([...varint(size), ...varint(size), 0xc0, 0x10]);
+    const delta = deflateSync(raw);
+    const base = new Uint8Array([...entryHeader(1, size), ...deflateSync(Buffer.alloc(size, "a"))]);
+    const entries = [{ oid: "00".repeat(20), bytes: base }];
+    let previous = base.length;
+    for (let i = 1; i <= 80; i++) {
+      // OFS_DELTA distance, in git's encoding (each continuation byte adds one).
+      let distance = previous;
+      const offset = [distance & 0x7f];
+      for (distance = Math.floor(distance / 128); distance > 0; distance = Math.floor(distance / 128)) {
+        distance--;
+        offset.unshift(0x80 | (distance & 0x7f));
+      }
+      const bytes = new Uint8Array([...entryHeader(6, raw.length), ...offset, ...delta]);
+      entries.push({ oid: i === 80 ? A : (0x80 + i).toString(16).repeat(20), bytes });
+      previous = bytes.length;
+    }
+    // 80 MiB built from under 3 KiB of deltas: the chain's declared delta sizes alone stay tiny.
+    writePack(repo, entries);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("delta chain");
   });
 
   test("a corrupt commit-graph is passed over: counts from the objects, and a warning", async () => {
