@@ -175,6 +175,17 @@ describe("readBranchCommits", () => {
     }
   });
 
+  test("a commit-graph reached through a linked info directory is not used", async () => {
+    const source = mergedHistory();
+    source.git("commit-graph", "write", "--reachable");
+    const repo = mergedHistory();
+    rmSync(repo.path(".git", "objects", "info"), { recursive: true, force: true });
+    symlinkSync(source.path(".git", "objects", "info"), repo.path(".git", "objects", "info"));
+    const [entry] = await readOk(repo.root, [{ branch: "feat", base: "main" }]);
+    expect(entry?.commit_warnings?.join("\n")).toContain("commit-graph not used");
+    expect([entry?.ahead, entry?.behind]).toEqual(gitCounts(repo, "main", "feat"));
+  });
+
   test("a missing branch and a branch without a base", async () => {
     const repo = mergedHistory();
     const [missing, alone, missingBase] = await readOk(repo.root, [

@@ -3,7 +3,7 @@
  * a whole pack file into memory (`readObjectPacked` loads `p.pack` entire) to take one object from
  * it; this reader must stay bounded on any pack, so it reads the index and each object by offset.
  */
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
 import { isInside } from "../../fs/path-inside.ts";
@@ -16,7 +16,7 @@ import {
   Pack,
   type PackEntry,
 } from "./pack.ts";
-import { corrupt, ObjectReadError, PositionalFile } from "./positional-file.ts";
+import { corrupt, isLink, ObjectReadError, PositionalFile } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
@@ -180,14 +180,6 @@ export class ObjectStore {
     }
     return null;
   }
-}
-
-/**
- * git makes no links inside an object directory, and opening a file below one would follow it
- * wherever it leads (only the file's own name is opened without following).
- */
-function isLink(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 }
 
 /** A loose object (`objects/xx/yyyy…`): a zlib stream of `<type> <size>\0<data>`; `null` when absent. */
