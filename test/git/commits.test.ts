@@ -124,6 +124,29 @@ describe("readBranchCommits", () => {
     await expectGitCounts(repo, BRANCHES);
   });
 
+  test("committer dates running backwards, with no graph and with graphs of generation v1 and v2", async () => {
+    const repo = newRepo({ commit: true });
+    const commit = (time: number, message: string) => {
+      const env = { ...gitEnv(repo.sandbox), GIT_COMMITTER_DATE: `@${time} +0000` };
+      const done = Bun.spawnSync(["git", "commit", "-q", "--allow-empty", "-m", message], { cwd: repo.root, env });
+      if (done.exitCode !== 0) throw new Error(done.stderr.toString());
+    };
+    for (let i = 0; i < 5; i++) commit(1_600_000_000 + i, `main ${i}`);
+    repo.git("checkout", "-q", "-b", "feat");
+    // Each child older than its parent, and all older than main's commits.
+    for (let i = 0; i < 6; i++) commit(1_500_000_000 - i * 1000, `feat ${i}`);
+    repo.git("checkout", "-q", "main");
+    for (let i = 0; i < 3; i++) commit(1_700_000_000 + i, `main again ${i}`);
+    repo.git("merge", "-q", "--no-ff", "feat", "-m", "merge feat");
+    repo.git("checkout", "-q", "feat");
+    commit(1_000_000_000, "feat after the merge");
+    await expectGitCounts(repo, ["main", "feat"]);
+    for (const version of ["1", "2"]) {
+      repo.git("-c", `commitGraph.generationVersion=${version}`, "commit-graph", "write", "--reachable");
+      await expectGitCounts(repo, ["main", "feat"]);
+    }
+  });
+
   test("a shallow clone counts what it has, as git does, and says the counts stop at its boundary", async () => {
     const source = mergedHistory();
     const clone = join(source.sandbox, "shallow");
