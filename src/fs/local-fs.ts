@@ -14,4 +14,8 @@ export const stat = async (path: string): Promise<Stats> => statSync(path);
 export const statIfExists = async (path: string) => statSync(path, { throwIfNoEntry: false });
 export const lstatIfExists = async (path: string) => lstatSync(path, { throwIfNoEntry: false });
 export const readlink = async (path: string): Promise<string> => readlinkSync(path);
-export const realpath = async (path: string): Promise<string> => realpathSync(path);
+/**
+ * The kernel's answer (`realpath(3)`): the JavaScript `realpathSync` first drops `link/..` by the
+ * path's text, while `open` takes `..` from where the link leads, so the two could name different files.
+ */
+export const realpath = async (path: string): Promise<string> => realpathSync.native(path);

@@ -24,6 +24,8 @@ export async function resolvesInside(path: string, base: string): Promise<boolea
  * A few `lstat`s cost a fraction of two `realpath`s; `false` leaves the question to them.
  */
 async function plainBelow(path: string, base: string): Promise<boolean> {
+  // `relative` drops `link/..` by its text, but the kernel takes `..` from where the link leads.
+  if (path.split(sep).includes("..")) return false;
   const rel = relative(base, path);
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return false;
   let at = base;

@@ -65,12 +65,14 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
     if (info.isSymbolicLink()) {
       const target = await readlink(path);
       if (target.startsWith("refs/")) return { kind: "found", value: { kind: "symbolic", target } };
+      // git writes no other link; read through, it could be any file (another repository's branch).
+      return { kind: "malformed" };
     }
   } catch (error) {
     return absentOrUnreadable(error);
   }
-  // Through a symlink, the target decides: one opened descriptor, `fstat`ed, so that a FIFO or a
-  // device (a HEAD linked to /dev/zero) swapped in at any moment is refused, never read.
+  // One opened descriptor, `fstat`ed, so that a FIFO or a device (a HEAD linked to /dev/zero)
+  // swapped in at any moment is refused, never read.
   const read = readBounded(path, MAX_LOOSE_REF_BYTES);
   if (read.kind === "missing" || read.kind === "directory") return { kind: "missing" };
   if (read.kind === "unreadable") return absentOrUnreadable(read.error);

@@ -30,6 +30,13 @@ describe("resolvesInside", () => {
     expect(await resolvesInside(join(base, "kept", "link-inside"), base)).toBe(true);
   });
 
+  test("a `..` after a link is judged where the kernel takes it, not by the text", async () => {
+    // `linked-dir/..` is `root` on disk, so this names `root/secret/state.json`, while its text,
+    // normalised, names `base/secret/state.json`, which does not exist.
+    const path = `${join(base, "linked-dir")}/../secret/state.json`;
+    expect(await resolvesInside(path, base)).toBe(false);
+  });
+
   test("a path that resolves nowhere counts as inside; one outside by its text does not", async () => {
     expect(await resolvesInside(join(base, "missing", "state.json"), base)).toBe(true);
     expect(await resolvesInside(join(outside, "state.json"), base)).toBe(false);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import fc from "fast-check";
@@ -124,6 +124,29 @@ describe("readBranchCommits", () => {
     await expectGitCounts(repo, BRANCHES);
   });
 
+  test("committer dates running backwards, with no graph and with graphs of generation v1 and v2", async () => {
+    const repo = newRepo({ commit: true });
+    const commit = (time: number, message: string) => {
+      const env = { ...gitEnv(repo.sandbox), GIT_COMMITTER_DATE: `@${time} +0000` };
+      const done = Bun.spawnSync(["git", "commit", "-q", "--allow-empty", "-m", message], { cwd: repo.root, env });
+      if (done.exitCode !== 0) throw new Error(done.stderr.toString());
+    };
+    for (let i = 0; i < 5; i++) commit(1_600_000_000 + i, `main ${i}`);
+    repo.git("checkout", "-q", "-b", "feat");
+    // Each child older than its parent, and all older than main's commits.
+    for (let i = 0; i < 6; i++) commit(1_500_000_000 - i * 1000, `feat ${i}`);
+    repo.git("checkout", "-q", "main");
+    for (let i = 0; i < 3; i++) commit(1_700_000_000 + i, `main again ${i}`);
+    repo.git("merge", "-q", "--no-ff", "feat", "-m", "merge feat");
+    repo.git("checkout", "-q", "feat");
+    commit(1_000_000_000, "feat after the merge");
+    await expectGitCounts(repo, ["main", "feat"]);
+    for (const version of ["1", "2"]) {
+      repo.git("-c", `commitGraph.generationVersion=${version}`, "commit-graph", "write", "--reachable");
+      await expectGitCounts(repo, ["main", "feat"]);
+    }
+  });
+
   test("a shallow clone counts what it has, as git does, and says the counts stop at its boundary", async () => {
     const source = mergedHistory();
     const clone = join(source.sandbox, "shallow");
@@ -151,6 +174,39 @@ describe("readBranchCommits", () => {
     const [entry] = await readOk(clone, [{ branch: "main", base: null }]);
     expect(entry?.head).toBeUndefined();
     expect(entry?.commit_warnings?.join("\n")).toContain("is outside the repository, not read");
+  });
+
+  test("a pack directory or loose fan-out directory that is a link out of the repository is not read", async () => {
+    const source = mergedHistory();
+    const oid = source.git("rev-parse", "main");
+    const looseSource = mergedHistory();
+    const looseOid = looseSource.git("rev-parse", "main");
+    source.git("gc", "-q");
+    const repo = newRepo({ commit: true });
+    const objects = repo.path(".git", "objects");
+    rmSync(join(objects, "pack"), { recursive: true, force: true });
+    symlinkSync(source.path(".git", "objects", "pack"), join(objects, "pack"));
+    symlinkSync(looseSource.path(".git", "objects", looseOid.slice(0, 2)), join(objects, looseOid.slice(0, 2)));
+    for (const [name, target] of [
+      ["packed", oid],
+      ["loose", looseOid],
+    ] as const) {
+      writeFileSync(repo.path(".git", "refs", "heads", name), `${target}\n`);
+      const [entry] = await readOk(repo.root, [{ branch: name, base: null }]);
+      expect(entry?.head).toBeUndefined();
+      expect(entry?.commit_warnings?.join("\n")).toContain("is a link");
+    }
+  });
+
+  test("a commit-graph reached through a linked info directory is not used", async () => {
+    const source = mergedHistory();
+    source.git("commit-graph", "write", "--reachable");
+    const repo = mergedHistory();
+    rmSync(repo.path(".git", "objects", "info"), { recursive: true, force: true });
+    symlinkSync(source.path(".git", "objects", "info"), repo.path(".git", "objects", "info"));
+    const [entry] = await readOk(repo.root, [{ branch: "feat", base: "main" }]);
+    expect(entry?.commit_warnings?.join("\n")).toContain("commit-graph not used");
+    expect([entry?.ahead, entry?.behind]).toEqual(gitCounts(repo, "main", "feat"));
   });
 
   test("a missing branch and a branch without a base", async () => {
@@ -300,6 +356,37 @@ describe("hostile object stores give that branch a warning", () => {
     const repo = newRepo({ commit: true });
     writePack(repo, [{ oid: A, bytes: new Uint8Array([...entryHeader(6, 9), 0x7f, ...deflateSync("x")]) }]);
     expect((await warningsFor(repo, A)).join("\n")).toContain("base outside the pack");
+  });
+
+  test("a delta chain of small deltas that each rebuild a large object is refused by what it builds", async () => {
+    const repo = newRepo({ commit: true });
+    const size = 1024 * 1024;
+    const varint = (n: number) => {
+      const bytes: number[] = [];
+      for (; n >= 0x80; n = Math.floor(n / 128)) bytes.push((n & 0x7f) | 0x80);
+      return [...bytes, n];
+    };
+    // Copy the whole 1 MiB base (offset 0, size byte 2 = 0x10): 8 bytes that build 1 MiB.
+    const raw = Buffer.from([...varint(size), ...varint(size), 0xc0, 0x10]);
+    const delta = deflateSync(raw);
+    const base = new Uint8Array([...entryHeader(1, size), ...deflateSync(Buffer.alloc(size, "a"))]);
+    const entries = [{ oid: "00".repeat(20), bytes: base }];
+    let previous = base.length;
+    for (let i = 1; i <= 80; i++) {
+      // OFS_DELTA distance, in git's encoding (each continuation byte adds one).
+      let distance = previous;
+      const offset = [distance & 0x7f];
+      for (distance = Math.floor(distance / 128); distance > 0; distance = Math.floor(distance / 128)) {
+        distance--;
+        offset.unshift(0x80 | (distance & 0x7f));
+      }
+      const bytes = new Uint8Array([...entryHeader(6, raw.length), ...offset, ...delta]);
+      entries.push({ oid: i === 80 ? A : (0x80 + i).toString(16).repeat(20), bytes });
+      previous = bytes.length;
+    }
+    // 80 MiB built from under 3 KiB of deltas: the chain's declared delta sizes alone stay tiny.
+    writePack(repo, entries);
+    expect((await warningsFor(repo, A)).join("\n")).toContain("delta chain");
   });
 
   test("a corrupt commit-graph is passed over: counts from the objects, and a warning", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Env } from "../../src/core/context.ts";
 import { ok } from "../../src/core/result.ts";
@@ -267,6 +267,22 @@ describe("include and includeIf, as git follows them", () => {
     const userIncludes = join(home, "inc", "user-includes-plain");
     writeFileSync(userIncludes, `[include]\n\tpath = ${outside}\n`);
     expect((await withGlobal(userIncludes)).ok).toBe(true);
+  });
+
+  test("an include named through a link and `..` is judged where it leads, not by its text", async () => {
+    // `<git dir>/out/..` is `home` on disk (the link's parent), while its text says `<git dir>`.
+    const gitDir = join(repo.root, ".git");
+    symlinkSync(join(home, "inc"), join(gitDir, "out"));
+    const through = `${join(gitDir, "out")}/../inc/plain`;
+    repo.git("config", "--add", "include.path", through);
+    try {
+      const config = await withGlobal("/dev/null");
+      expect(config.ok).toBe(false);
+      if (!config.ok) expect(config.error.message).toContain("outside the repository");
+    } finally {
+      repo.git("config", "--unset", "include.path", through.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+      rmSync(join(gitDir, "out"));
+    }
   });
 
   test("a gitdir: pattern built to backtrack answers, and never holds", async () => {

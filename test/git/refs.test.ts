@@ -132,6 +132,17 @@ describe("listLocalBranches and resolveRef against git", () => {
     const result = await resolveRef(location, "refs/heads/corrupt", files);
     expect(result.ok ? result.value : result.error.code).toBe("internal");
   });
+
+  test("a loose ref that is a link to a file, not a `refs/` name, is not read through", async () => {
+    const location = await locate(repo, files);
+    // Another repository's branch, say: its object id must not become this repository's.
+    const outside = join(repo.sandbox, "other-ref");
+    writeFileSync(outside, `${"ab".repeat(20)}\n`);
+    symlinkSync(outside, repo.path(".git", "refs", "heads", "linked"));
+    const result = await resolveRef(location, "refs/heads/linked", files);
+    expect(result.ok ? result.value : result.error.code).toBe("internal");
+    rmSync(repo.path(".git", "refs", "heads", "linked"));
+  });
 });
 
 describe("listLocalBranches edge repositories", () => {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
-import { corrupt, findOid, PositionalFile, view } from "./positional-file.ts";
+import { corrupt, findOid, isLink, PositionalFile, view } from "./positional-file.ts";
 
 /** One commit as the graph records it: parents by position, its topological level and commit time. */
 export interface GraphCommit {
@@ -49,10 +49,13 @@ export class CommitGraph {
   static open(objectsDir: string): CommitGraph | null {
     const files: PositionalFile[] = [];
     try {
-      const single = PositionalFile.open(join(objectsDir, "info", "commit-graph"));
+      const info = join(objectsDir, "info");
+      if (isLink(info)) corrupt(`${info} is a link, not read`);
+      const single = PositionalFile.open(join(info, "commit-graph"));
       if (single !== null) files.push(single);
       else {
-        const chainDir = join(objectsDir, "info", "commit-graphs");
+        const chainDir = join(info, "commit-graphs");
+        if (isLink(chainDir)) corrupt(`${chainDir} is a link, not read`);
         const chain = PositionalFile.open(join(chainDir, "commit-graph-chain"));
         if (chain === null) return null;
         let names: string[];

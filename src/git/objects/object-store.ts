@@ -16,7 +16,7 @@ import {
   Pack,
   type PackEntry,
 } from "./pack.ts";
-import { corrupt, ObjectReadError, PositionalFile } from "./positional-file.ts";
+import { corrupt, isLink, ObjectReadError, PositionalFile } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
@@ -30,7 +30,11 @@ export interface GitObject {
 const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
 /** git's own ceiling for `--depth` (pack-objects clamps to 4095); anything longer is a loop or an attack. */
 const MAX_DELTA_DEPTH = 4095;
-/** All deltas of one chain together: a chain of thousands of 4 MiB deltas would take minutes. */
+/**
+ * All deltas of one chain together, and apart from that all the objects they build: a chain of
+ * thousands of 4 MiB deltas would take minutes, and so would one of thousands of 8-byte deltas
+ * that each copy a 4 MiB base whole.
+ */
 const MAX_CHAIN_BYTES = 64 * 1024 * 1024;
 /** git reads alternates five levels deep. */
 const MAX_ALTERNATE_DEPTH = 5;
@@ -80,7 +84,9 @@ export class ObjectStore {
     const packed = this.#findPacked(Buffer.from(oid, "hex"));
     if (packed !== null) return this.#fromPack(packed);
     for (const dir of this.dirs) {
-      const found = readLoose(join(dir, oid.slice(0, 2), oid.slice(2)));
+      const fanout = join(dir, oid.slice(0, 2));
+      if (isLink(fanout)) corrupt(`${fanout} is a link, not read`);
+      const found = readLoose(join(fanout, oid.slice(2)));
       if (found !== null) return found;
     }
     return corrupt(`object ${oid} is missing`);
@@ -97,6 +103,10 @@ export class ObjectStore {
     this.#packs = packs;
     for (const dir of this.dirs) {
       const packDir = join(dir, "pack");
+      if (isLink(packDir)) {
+        this.notes.push(`${packDir} is a link, not read`);
+        continue;
+      }
       let names: string[];
       try {
         names = readdirSync(packDir);
@@ -135,9 +145,13 @@ export class ObjectStore {
       const entry = at.pack.entry(at.offset);
       if (entry.type !== OBJ_OFS_DELTA && entry.type !== OBJ_REF_DELTA) {
         let data = at.pack.inflate(entry, MAX_OBJECT_BYTES);
+        let built = 0;
         for (let i = chain.length - 1; i >= 0; i--) {
           const step = chain[i] as (typeof chain)[number];
           data = applyDelta(data, step.pack.inflate(step.entry, MAX_OBJECT_BYTES), MAX_OBJECT_BYTES);
+          built += data.length;
+          if (built > MAX_CHAIN_BYTES)
+            corrupt(`${start.pack.path} has a delta chain building over ${MAX_CHAIN_BYTES} bytes`);
         }
         return { type: OBJECT_TYPES[entry.type] as ObjectType, data };
       }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 
 /**
  * Why an object could not be read. The byte-level readers throw it (a check at every field would
@@ -23,6 +23,14 @@ const PAGE_BYTES = 4096;
  * and again. In bench/commits.ts (30,000 commits, 5,000 behind) 64 pages took 57 ms, 512 take 10 ms.
  */
 const MAX_PAGES = 512;
+
+/**
+ * git makes no links inside an object directory, and opening a file below one would follow it
+ * wherever it leads ({@link PositionalFile.open} refuses a link only as the file's own name).
+ */
+export function isLink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+}
 
 /** A pack, index or commit-graph read by offset: only the pages asked for are in memory, never the file. */
 export class PositionalFile {
