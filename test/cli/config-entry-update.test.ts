@@ -49,11 +49,27 @@ describe("updateEntry", () => {
       "dropped env variables: TWIG_MCP_BINARY LD_PRELOAD N (twig-mcp does not read them)",
       "dropped entry keys: cwd",
     ]);
-    const project = updateEntry(entry(ours.command, [], env), ours, null, true);
-    expect(project.env).toEqual({ GH_TOKEN: "t" });
+    // A project file is the clone author's: their token and default repository are not kept either.
+    const project = updateEntry(
+      entry(ours.command, [], { ...env, TWIG_MCP_REPO: "/x", TWIG_MCP_DISABLE: "jira" }),
+      ours,
+      null,
+      true,
+    );
+    expect(project.env).toEqual({ TWIG_MCP_DISABLE: "jira" });
     expect(updateEntry(entry(ours.command, [], { BUN_OPTIONS: "-r x" }), ours, null, true).env).toBeNull();
     // A value a dialog would show reversed or hidden is not kept either.
     expect(updateEntry(entry(ours.command, [], { JIRA_EMAIL: "a\u202eb" }), ours, null, false).env).toBeNull();
+  });
+
+  test("a project file's --repo is dropped and said; a user's own file keeps it", () => {
+    const args = ["--repo", "/home/me/other", "-v"];
+    const project = updateEntry(entry(ours.command, args), ours, null, true);
+    expect(project.launch.args).toEqual([...ours.args, "-v"]);
+    expect(project.notes).toContain(
+      "dropped --repo /home/me/other: a project file does not choose the repository (pass --repo to set one)",
+    );
+    expect(updateEntry(entry(ours.command, args), ours, null, false).launch.args).toEqual([...ours.args, ...args]);
   });
 
   test("dropped words are shown quoted, control and bidi characters visible", () => {

@@ -147,15 +147,17 @@ describe("the entry keeps only what twig-mcp reads", () => {
     expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8")).mcpServers.twig).toEqual({
       type: "stdio",
       command: "/opt/twig-mcp",
-      args: ["--repo", "/src/shop", "-v"],
-      env: { TWIG_MCP_DISABLE: "jira", JIRA_EMAIL: "dev@example.com" },
+      // The author's default repository and account are theirs, not the user's.
+      args: ["-v"],
+      env: { TWIG_MCP_DISABLE: "jira" },
     });
     expect(result.stderr).toContain(
       "dropped arguments twig-mcp does not take: config --write --command ./evil.sh --disable ../x",
     );
     expect(result.stderr).toContain(
-      "dropped env variables: BUN_OPTIONS NODE_OPTIONS TWIG_MCP_BINARY JIRA_HOST GITHUB_API_URL",
+      "dropped env variables: BUN_OPTIONS NODE_OPTIONS TWIG_MCP_BINARY JIRA_HOST GITHUB_API_URL JIRA_EMAIL",
     );
+    expect(result.stderr).toContain("dropped --repo /src/shop: a project file does not choose the repository");
     expect(result.stderr).toContain("dropped entry keys: cwd envFile");
   });
 

@@ -11,6 +11,23 @@ const VALUE_FLAG = /^(?:--repo|--disable|--max-reply-tokens)$/;
  */
 const ROUTING_ENV = new Set(["GH_HOST", "GITHUB_API_URL", "GITHUB_SERVER_URL", "GH_CONFIG_DIR", "JIRA_HOST"]);
 
+/**
+ * What a project file (committed to the clone) may not set either: the author's own tokens, which
+ * would have the user's assistant act as the author, and another repository to serve by default.
+ */
+const AUTHOR_ENV = new Set([
+  ...ROUTING_ENV,
+  "GH_TOKEN",
+  "GITHUB_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN",
+  "JIRA_EMAIL",
+  "JIRA_USERNAME",
+  "JIRA_API_TOKEN",
+  "JIRA_PERSONAL_TOKEN",
+  "TWIG_MCP_REPO",
+]);
+
 /** The variables the server reads: its own, and the GitHub and Jira ones of src/creds and src/jira. */
 const SERVER_ENV = new Set([
   "TWIG_MCP_REPO",
@@ -84,11 +101,14 @@ export function updateEntry(
   projectFile: boolean,
 ): { launch: LaunchCommand; env: Record<string, string> | null; notes: string[] } {
   const before = serverArgsOf(existing?.args ?? []);
+  // A project file's `--repo` was written by whoever committed it: the user names one anew.
+  const plantedRepo: string[] = [];
+  if (projectFile) before.kept = withoutRepo(before.kept, plantedRepo);
   const server = given ?? before.kept;
   const launch = { command: launcher.command, args: [...launcher.args, ...server] };
   const notes: string[] = [];
   if (existing === null) return { launch, env: null, notes };
-  const start = existing.args.length - before.kept.length - before.dropped.length;
+  const start = existing.args.length - before.kept.length - before.dropped.length - plantedRepo.length;
   const oldLauncher = [existing.command, ...existing.args.slice(0, start).map(String)];
   if (quoteWords(oldLauncher) !== quoteWords([launcher.command, ...launcher.args])) {
     notes.push(`command was ${quoteWords(oldLauncher)}, now ${quoteWords([launcher.command, ...launcher.args])}`);
@@ -101,7 +121,7 @@ export function updateEntry(
     const describe = (args: readonly string[]) => (args.length === 0 ? "none" : quoteWords(args));
     notes.push(`server arguments were ${describe(before.kept)}, now ${describe(server)}`);
   }
-  const allowed = (key: string) => SERVER_ENV.has(key) && !(projectFile && ROUTING_ENV.has(key));
+  const allowed = (key: string) => SERVER_ENV.has(key) && !(projectFile && AUTHOR_ENV.has(key));
   const kept = Object.entries(existing.env).filter(
     (pair): pair is [string, string] => allowed(pair[0]) && isPlainWord(pair[1]),
   );
@@ -109,14 +129,31 @@ export function updateEntry(
   if (before.dropped.length > 0) {
     notes.push(`dropped arguments twig-mcp does not take: ${quoteWords(before.dropped)}`);
   }
+  if (plantedRepo.length > 0) {
+    notes.push(
+      `dropped ${quoteWords(plantedRepo)}: a project file does not choose the repository (pass --repo to set one)`,
+    );
+  }
   if (droppedEnv.length > 0) {
     const why = projectFile
-      ? "twig-mcp does not read them, or a project file must not route credentials"
+      ? "twig-mcp does not read them, or a project file must not set credentials or the repository"
       : "twig-mcp does not read them";
     notes.push(`dropped env variables: ${quoteWords(droppedEnv)} (${why})`);
   }
   if (existing.otherKeys.length > 0) notes.push(`dropped entry keys: ${quoteWords(existing.otherKeys)}`);
   return { launch, env: kept.length > 0 ? Object.fromEntries(kept) : null, notes };
+}
+
+/** `args` without `--repo` and its value, which go to `removed`. */
+function withoutRepo(args: readonly string[], removed: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--repo") removed.push(arg, args[++i] as string);
+    else if (arg.startsWith("--repo=")) removed.push(arg);
+    else kept.push(arg);
+  }
+  return kept;
 }
 
 /** Words as typed in a shell: quoted (JSON-style) only when they need it; others' words clipped and made visible. */
