@@ -128,14 +128,15 @@ export async function readJobLog(call: GitHubCall, request: JobLogRequest): Prom
     const answer = api.value;
     if (answer.kind === "expired" || answer.kind === "missing") return ok(answer);
     let response = answer.kind === "body" ? answer.response : null;
+    let where = hostOf(call.connection.baseUrl, "the log host");
     if (answer.kind === "location") {
       const fetched = await download(answer.url, request.fetch, idle.signal).catch((error: unknown) =>
         err(failed(error, hostOf(answer.url, "the log host"))),
       );
       if (!fetched.ok) return fetched;
-      response = fetched.value;
+      response = fetched.value.response;
+      where = hostOf(fetched.value.url, "the log host");
     }
-    const where = hostOf(response?.url || call.connection.baseUrl, "the log host");
     const filter = new JobLogFilter({
       lines: request.lines,
       jobSteps: job?.steps ?? [],
@@ -211,10 +212,15 @@ async function requestLogLocation(
 }
 
 /** Fetches the signed URL with no credential of any kind; redirects are followed the same way. */
-async function download(first: string, send: typeof fetch, signal: AbortSignal): Promise<Result<Response>> {
+async function download(
+  first: string,
+  send: typeof fetch,
+  signal: AbortSignal,
+): Promise<Result<{ response: Response; url: string }>> {
   let url = first;
   for (let hops = 0; ; hops++) {
-    const response = await send(url, { redirect: "manual", signal, credentials: "omit" });
+    // Raw, as every other body here: inflated by the runtime, a small body could grow whole in memory.
+    const response = await send(url, { ...RAW_BODY, redirect: "manual", signal, credentials: "omit" });
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location !== null && hops < MAX_LOG_REDIRECTS) {
       await response.body?.cancel().catch(() => {});
@@ -223,7 +229,7 @@ async function download(first: string, send: typeof fetch, signal: AbortSignal):
       url = next.href;
       continue;
     }
-    if (response.ok) return ok(response);
+    if (response.ok) return ok({ response: decodedResponse(response), url });
     await response.body?.cancel().catch(() => {});
     return err(
       toolError(
