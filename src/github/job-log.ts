@@ -18,6 +18,7 @@ import { RequestAborted } from "./http.ts";
 import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
 import type { CheckRun } from "./pr-status.ts";
 import { type GitHubCall, githubGet, requestSubject } from "./request.ts";
+import { untilCancelled } from "./resilience.ts";
 
 /** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
 export const MAX_LOG_BYTES = 512 * 1024 * 1024;
@@ -190,12 +191,14 @@ async function requestLogLocation(
     return new Response(null, { status: 204, headers: response.headers });
   };
   try {
-    const raw = await connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
+    const sent = connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
       owner: target.owner,
       repo: target.repo,
       job_id: jobId,
       request: { signal, fetch: noRedirect, parseSuccessResponseBody: false },
     });
+    // A retry or rate-limit wait in the plugins is a timer the signal does not stop.
+    const raw = await untilCancelled(sent, call.signal, timeoutMs);
     if (body !== null) return ok({ kind: "body", response: body });
     const location = raw.headers.location;
     const url = location === undefined ? null : URL.parse(location, connection.baseUrl);

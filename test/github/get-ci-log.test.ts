@@ -296,6 +296,36 @@ describe("get_ci_log: a log host that stalls", () => {
   });
 });
 
+describe("get_ci_log: an API that fails the log request", () => {
+  test("cancelling during a retry back-off ends the call at once", async () => {
+    seed({ runs: [actionsRun(101, "test", "failure")] });
+    fake.route("GET", "/repos/:owner/:repo/actions/jobs/:job/logs", () => ({
+      status: 502,
+      body: { message: "Bad Gateway" },
+    }));
+    // A back-off of a minute: only the cancellation can end this call within the test's limit.
+    const { ctx } = makeContext({ env: { ...fake.env(), TWIG_MCP_GITHUB_RETRY_DELAY_MS: "60000" } });
+    const { promise: backingOff, resolve } = Promise.withResolvers<void>();
+    const original = globalThis.setTimeout;
+    globalThis.setTimeout = ((handler: () => void, ms?: number, ...rest: unknown[]) => {
+      if (ms === 60_000) resolve();
+      return original(handler, ms, ...rest);
+    }) as typeof setTimeout;
+    const controller = new AbortController();
+    let data: Json;
+    try {
+      const call = callTool("get_ci_log", ARGS, ctx, callInfo(controller.signal));
+      await backingOff;
+      controller.abort();
+      data = expectOk(await call);
+    } finally {
+      globalThis.setTimeout = original;
+    }
+    expect((data.checks as Json[])[0]?.note).toBe("Request for the log of Actions job 101 in octo/r was cancelled");
+    expect(fake.requestsTo("/repos/octo/r/actions/jobs/101/logs")).toHaveLength(1);
+  });
+});
+
 describe("get_ci_log: other checks", () => {
   test("an external check's report with its failure annotations, and a failing commit status", async () => {
     const external = {
