@@ -11,7 +11,16 @@
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
-import { decodedResponse, hostOf, httpTimeoutMs, RAW_BODY, readCapped, transportFailure } from "../core/http-policy.ts";
+import {
+  decodedResponse,
+  hostOf,
+  httpTimeoutMs,
+  RAW_BODY,
+  readCapped,
+  scrubControl,
+  transportFailure,
+} from "../core/http-policy.ts";
+import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { githubErrorToToolError, httpFailure } from "./errors.ts";
 import { RequestAborted } from "./http.ts";
@@ -232,7 +241,19 @@ async function download(
       url = next.href;
       continue;
     }
-    if (response.ok) return ok({ response: decodedResponse(response), url });
+    if (response.ok) {
+      const decoded = decodedResponse(response);
+      if (decoded.body !== null || response.body === null) return ok({ response: decoded, url });
+      // Read as is, it would be garbage; left out, an empty log.
+      await response.body.cancel().catch(() => {});
+      const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
+      return err(
+        toolError(
+          "network_error",
+          `The log host ${hostOf(url, "(unparseable URL)")} sent the log as ${encoding}, an encoding not known here`,
+        ),
+      );
+    }
     await response.body?.cancel().catch(() => {});
     return err(
       toolError(

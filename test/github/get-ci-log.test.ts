@@ -232,6 +232,17 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     });
   });
 
+  test("a log in an encoding not known here is reported, not read as an empty log", async () => {
+    seed({
+      runs: [actionsRun(101, "test", "failure")],
+      logs: { 101: () => new Response("compressed?", { headers: { "content-encoding": "compress" } }) },
+    });
+    const data = expectOk(await callTool("get_ci_log", ARGS, context()));
+    const [check] = data.checks as Json[];
+    expect(check?.note).toMatch(/^The log host 127\.0\.0\.1:\d+ sent the log as compress, an encoding not known here/);
+    expect(check?.log).toBeUndefined();
+  });
+
   test("a log address that is not http(s) is not fetched", async () => {
     seed({ runs: [actionsRun(101, "test", "failure")] });
     fake.inject("GET", "/repos/octo/r/actions/jobs/101/logs", {
