@@ -177,7 +177,7 @@ async function requestLogLocation(
   what: string,
 ): Promise<Result<ApiAnswer>> {
   const { connection, target } = call;
-  let body: Response | null = null;
+  let body: Result<Response> | null = null;
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
     let response: Response;
     try {
@@ -196,7 +196,7 @@ async function requestLogLocation(
       return new Response(read.kind === "ok" ? read.text : "", { status: response.status, headers: response.headers });
     }
     // A server that answers with the log itself: hand its body on, decoded as it streams.
-    body = decodedResponse(response);
+    body = await decodedLog(response, "GitHub");
     return new Response(null, { status: 204, headers: response.headers });
   };
   try {
@@ -208,7 +208,9 @@ async function requestLogLocation(
     });
     // A retry or rate-limit wait in the plugins is a timer the signal does not stop.
     const raw = await untilCancelled(sent, call.signal, timeoutMs);
-    if (body !== null) return ok({ kind: "body", response: body });
+    // Set by `noRedirect` during the request, which the compiler cannot see.
+    const answered = body as Result<Response> | null;
+    if (answered !== null) return answered.ok ? ok({ kind: "body", response: answered.value }) : answered;
     const location = raw.headers.location;
     const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
     if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
@@ -242,17 +244,8 @@ async function download(
       continue;
     }
     if (response.ok) {
-      const decoded = decodedResponse(response);
-      if (decoded.body !== null || response.body === null) return ok({ response: decoded, url });
-      // Read as is, it would be garbage; left out, an empty log.
-      await response.body.cancel().catch(() => {});
-      const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
-      return err(
-        toolError(
-          "network_error",
-          `The log host ${hostOf(url, "(unparseable URL)")} sent the log as ${encoding}, an encoding not known here`,
-        ),
-      );
+      const decoded = await decodedLog(response, `The log host ${hostOf(url, "(unparseable URL)")}`);
+      return decoded.ok ? ok({ response: decoded.value, url }) : decoded;
     }
     await response.body?.cancel().catch(() => {});
     return err(
@@ -264,6 +257,18 @@ async function download(
     );
   }
   return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
+}
+
+/**
+ * The log's body decoded as it streams. One in an encoding not known here is refused: read as is,
+ * it would be garbage; left out, an empty log.
+ */
+async function decodedLog(response: Response, sender: string): Promise<Result<Response>> {
+  const decoded = decodedResponse(response);
+  if (decoded.body !== null || response.body === null) return ok(decoded);
+  await response.body.cancel().catch(() => {});
+  const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
+  return err(toolError("network_error", `${sender} sent the log as ${encoding}, an encoding not known here`));
 }
 
 /** Streams `response` through `filter`, counting bytes; stops at {@link MAX_LOG_BYTES}. */

@@ -241,6 +241,15 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     const [check] = data.checks as Json[];
     expect(check?.note).toMatch(/^The log host 127\.0\.0\.1:\d+ sent the log as compress, an encoding not known here/);
     expect(check?.log).toBeUndefined();
+
+    // The same from an API that answers with the log itself.
+    fake.inject("GET", "/repos/octo/r/actions/jobs/101/logs", {
+      status: 200,
+      body: "compressed?",
+      headers: { "content-type": "text/plain", "content-encoding": "compress" },
+    });
+    const direct = expectOk(await callTool("get_ci_log", ARGS, context()));
+    expect((direct.checks as Json[])[0]?.note).toBe("GitHub sent the log as compress, an encoding not known here");
   });
 
   test("a log address that is not http(s) is not fetched", async () => {
