@@ -74,9 +74,12 @@ export type Annotation = v.InferOutput<typeof AnnotationPayload>;
 
 /**
  * The Actions job behind a check run, or `null` for another app's. A GitHub Actions check run's id
- * is its job's id; its details page is `…/actions/runs/<run>/job/<job>`.
+ * is its job's id; its details page is `…/actions/runs/<run>/job/<job>`. Another app sets its own
+ * details page, which may take that shape: it names no job of ours.
  */
 export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">): number | null {
+  const slug = run.app?.slug ?? null;
+  if (slug !== null && slug !== "github-actions") return null;
   const job = /\/actions\/runs\/\d+\/job\/(\d+)(?:[/?#]|$)/.exec(run.details_url ?? "")?.[1];
   if (job !== undefined && Number.isSafeInteger(Number(job))) return Number(job);
   return run.app?.slug === "github-actions" ? run.id : null;

@@ -428,6 +428,19 @@ describe("get_ci_log: other checks", () => {
     expect(fake.requestsTo(/\/actions\//)).toHaveLength(0);
   });
 
+  test("another app's check whose details page looks like an Actions job is read as its report", async () => {
+    const external = {
+      ...checkRunPayload({ id: 202, name: "lookalike", conclusion: "failure" }),
+      app: { id: 9, slug: "some-ci", name: "Some CI" },
+      details_url: "https://ci.example.com/octo/r/actions/runs/5/job/101",
+      output: { title: "1 problem", summary: "its own report", text: null, annotations_count: 0 },
+    };
+    seed({ runs: [external, actionsRun(101, "test", "success")], logs: { 101: failingTestLog(0) } });
+    const data = expectOk(await callTool("get_ci_log", { ...ARGS, check: "lookalike" }, context()));
+    expect((data.checks as Json[])[0]).toMatchObject({ source: "check_run", summary: "its own report" });
+    expect(fake.requestsTo(/\/actions\/jobs\//)).toEqual([]);
+  });
+
   test("no failing check: nothing read, and the reply says so", async () => {
     seed({ runs: [actionsRun(101, "test", "success"), actionsRun(102, "e2e", null, "queued")] });
     const data = expectOk(await callTool("get_ci_log", ARGS, context()));
