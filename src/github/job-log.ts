@@ -11,13 +11,23 @@
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
-import { decodedResponse, hostOf, httpTimeoutMs, RAW_BODY, readCapped, transportFailure } from "../core/http-policy.ts";
+import {
+  decodedResponse,
+  hostOf,
+  httpTimeoutMs,
+  RAW_BODY,
+  readCapped,
+  scrubControl,
+  transportFailure,
+} from "../core/http-policy.ts";
+import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { githubErrorToToolError, httpFailure } from "./errors.ts";
 import { RequestAborted } from "./http.ts";
 import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
 import type { CheckRun } from "./pr-status.ts";
 import { type GitHubCall, githubGet, requestSubject } from "./request.ts";
+import { untilCancelled } from "./resilience.ts";
 
 /** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
 export const MAX_LOG_BYTES = 512 * 1024 * 1024;
@@ -64,9 +74,12 @@ export type Annotation = v.InferOutput<typeof AnnotationPayload>;
 
 /**
  * The Actions job behind a check run, or `null` for another app's. A GitHub Actions check run's id
- * is its job's id; its details page is `…/actions/runs/<run>/job/<job>`.
+ * is its job's id; its details page is `…/actions/runs/<run>/job/<job>`. Another app sets its own
+ * details page, which may take that shape: it names no job of ours.
  */
 export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">): number | null {
+  const slug = run.app?.slug ?? null;
+  if (slug !== null && slug !== "github-actions") return null;
   const job = /\/actions\/runs\/\d+\/job\/(\d+)(?:[/?#]|$)/.exec(run.details_url ?? "")?.[1];
   if (job !== undefined && Number.isSafeInteger(Number(job))) return Number(job);
   return run.app?.slug === "github-actions" ? run.id : null;
@@ -128,14 +141,15 @@ export async function readJobLog(call: GitHubCall, request: JobLogRequest): Prom
     const answer = api.value;
     if (answer.kind === "expired" || answer.kind === "missing") return ok(answer);
     let response = answer.kind === "body" ? answer.response : null;
+    let where = hostOf(call.connection.baseUrl, "the log host");
     if (answer.kind === "location") {
       const fetched = await download(answer.url, request.fetch, idle.signal).catch((error: unknown) =>
         err(failed(error, hostOf(answer.url, "the log host"))),
       );
       if (!fetched.ok) return fetched;
-      response = fetched.value;
+      response = fetched.value.response;
+      where = hostOf(fetched.value.url, "the log host");
     }
-    const where = hostOf(response?.url || call.connection.baseUrl, "the log host");
     const filter = new JobLogFilter({
       lines: request.lines,
       jobSteps: job?.steps ?? [],
@@ -166,7 +180,7 @@ async function requestLogLocation(
   what: string,
 ): Promise<Result<ApiAnswer>> {
   const { connection, target } = call;
-  let body: Response | null = null;
+  let body: Result<Response> | null = null;
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
     let response: Response;
     try {
@@ -185,17 +199,21 @@ async function requestLogLocation(
       return new Response(read.kind === "ok" ? read.text : "", { status: response.status, headers: response.headers });
     }
     // A server that answers with the log itself: hand its body on, decoded as it streams.
-    body = decodedResponse(response);
+    body = await decodedLog(response, "GitHub");
     return new Response(null, { status: 204, headers: response.headers });
   };
   try {
-    const raw = await connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
+    const sent = connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
       owner: target.owner,
       repo: target.repo,
       job_id: jobId,
       request: { signal, fetch: noRedirect, parseSuccessResponseBody: false },
     });
-    if (body !== null) return ok({ kind: "body", response: body });
+    // A retry or rate-limit wait in the plugins is a timer the signal does not stop.
+    const raw = await untilCancelled(sent, call.signal, timeoutMs);
+    // Set by `noRedirect` during the request, which the compiler cannot see.
+    const answered = body as Result<Response> | null;
+    if (answered !== null) return answered.ok ? ok({ kind: "body", response: answered.value }) : answered;
     const location = raw.headers.location;
     const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
     if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
@@ -211,10 +229,15 @@ async function requestLogLocation(
 }
 
 /** Fetches the signed URL with no credential of any kind; redirects are followed the same way. */
-async function download(first: string, send: typeof fetch, signal: AbortSignal): Promise<Result<Response>> {
+async function download(
+  first: string,
+  send: typeof fetch,
+  signal: AbortSignal,
+): Promise<Result<{ response: Response; url: string }>> {
   let url = first;
   for (let hops = 0; ; hops++) {
-    const response = await send(url, { redirect: "manual", signal, credentials: "omit" });
+    // Raw, as every other body here: inflated by the runtime, a small body could grow whole in memory.
+    const response = await send(url, { ...RAW_BODY, redirect: "manual", signal, credentials: "omit" });
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location !== null && hops < MAX_LOG_REDIRECTS) {
       await response.body?.cancel().catch(() => {});
@@ -223,7 +246,10 @@ async function download(first: string, send: typeof fetch, signal: AbortSignal):
       url = next.href;
       continue;
     }
-    if (response.ok) return ok(response);
+    if (response.ok) {
+      const decoded = await decodedLog(response, `The log host ${hostOf(url, "(unparseable URL)")}`);
+      return decoded.ok ? ok({ response: decoded.value, url }) : decoded;
+    }
     await response.body?.cancel().catch(() => {});
     return err(
       toolError(
@@ -234,6 +260,18 @@ async function download(first: string, send: typeof fetch, signal: AbortSignal):
     );
   }
   return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
+}
+
+/**
+ * The log's body decoded as it streams. One in an encoding not known here is refused: read as is,
+ * it would be garbage; left out, an empty log.
+ */
+async function decodedLog(response: Response, sender: string): Promise<Result<Response>> {
+  const decoded = decodedResponse(response);
+  if (decoded.body !== null || response.body === null) return ok(decoded);
+  await response.body.cancel().catch(() => {});
+  const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
+  return err(toolError("network_error", `${sender} sent the log as ${encoding}, an encoding not known here`));
 }
 
 /** Streams `response` through `filter`, counting bytes; stops at {@link MAX_LOG_BYTES}. */

@@ -53,6 +53,8 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
 /** CSI (colours, cursor), OSC (titles, hyperlinks, clipboard) and two-character escape sequences. */
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]/g;
 const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b/g;
+/** The start of a GitHub token at the end of a cut line: too short to match {@link GITHUB_TOKEN}. */
+const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
 
 const STEP_START = "##[group]Run ";
 const POST_STEP_START = "Post job cleanup.";
@@ -66,6 +68,8 @@ export class JobLogFilter {
   /** Sections that would be failed steps if the log's sections line up with the job's steps. */
   readonly #failedByOrder: ReadonlySet<number>;
   #partial = "";
+  /** The line being read was cut: more of it came than {@link MAX_LINE_CHARS} (and some slack). */
+  #partialCut = false;
   #current: Section;
   #sections = 1;
   /** Closed sections still held: the failed-by-order ones and the latest with errors. */
@@ -96,8 +100,7 @@ export class JobLogFilter {
         break;
       }
       this.#append(text, start, newline);
-      this.#line(this.#partial);
-      this.#partial = "";
+      this.#line(this.#readLine());
       start = newline + 1;
     }
     const current = this.#current;
@@ -105,8 +108,7 @@ export class JobLogFilter {
   }
 
   end(): FilteredLog {
-    if (this.#partial !== "") this.#line(this.#partial);
-    this.#partial = "";
+    if (this.#partial !== "") this.#line(this.#readLine());
     this.#close(this.#current);
     const matched = this.#sections === this.#jobSteps.length;
     const title = (index: number, runnerTitle: string) =>
@@ -134,7 +136,32 @@ export class JobLogFilter {
   /** Adds `text[from, to)` to the line being read, never growing it past a clipped line's length. */
   #append(text: string, from: number, to: number): void {
     const room = MAX_LINE_CHARS + 64 - this.#partial.length;
+    if (to - from > room) this.#partialCut = true;
     if (room > 0 && to > from) this.#partial += text.slice(from, Math.min(to, from + room));
+  }
+
+  /**
+   * The line read, and the next one started. A cut line may end inside a secret, which then no
+   * longer matches when scrubbed; what escapes and timestamps took of the read leaves that end
+   * within the characters shown. So the end of a cut line is redacted when it could start a secret.
+   */
+  #readLine(): string {
+    let line = this.#partial;
+    if (this.#partialCut) {
+      const prefix = this.#secrets.reduce((longest, secret) => {
+        for (let n = Math.min(secret.length - 1, line.length); n > longest && n >= 4; n--) {
+          if (line.endsWith(secret.slice(0, n))) return n;
+        }
+        return longest;
+      }, 0);
+      line = `${line.slice(0, line.length - prefix)}${prefix > 0 ? "[REDACTED]" : ""}`.replace(
+        TOKEN_START,
+        "[REDACTED]",
+      );
+    }
+    this.#partial = "";
+    this.#partialCut = false;
+    return line;
   }
 
   #line(raw: string): void {

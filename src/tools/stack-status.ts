@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
-import { clip, inline, quoted } from "../core/plain-text.ts";
+import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
@@ -216,10 +216,13 @@ export const getStackStatusTool = defineTool({
     };
     const whole = reply(page.length);
     // Thirty branches with every reason at its longest would pass the reply budget: fewer go on
-    // this page, and the cursor carries on from there.
+    // this page, and the cursor carries on from there. Measured as sent: with invisible characters
+    // escaped, which can double a branch name's cost.
     const { budget } = info;
-    if (budget === undefined || budget.size(whole) <= budget.units) return ok(whole);
-    return ok(largestFitting(budget, reply, 1, page.length));
+    if (budget === undefined) return ok(whole);
+    const sent = (n: number) => visibleDeep(reply(n));
+    if (budget.size(sent(page.length)) <= budget.units) return ok(whole);
+    return ok(largestFitting(budget, sent, 1, page.length));
   },
 });
 

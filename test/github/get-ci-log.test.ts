@@ -208,6 +208,50 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     expect(logRequests()).toEqual([]);
   });
 
+  test("a compressed log is fetched raw and inflated as it streams, under the byte cap", async () => {
+    const log = failingTestLog(3);
+    const gzipped = Bun.gzipSync(new TextEncoder().encode(log));
+    seed({
+      runs: [actionsRun(101, "test", "failure")],
+      logs: {
+        101: () => new Response(gzipped, { headers: { "content-type": "text/plain", "content-encoding": "gzip" } }),
+      },
+    });
+    // Left to the runtime, a small compressed body may be inflated whole before the cap is counted.
+    const { ctx } = makeContext({ env: fake.env() });
+    const decompress: unknown[] = [];
+    const recording = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input).startsWith(logHost.url)) decompress.push((init as { decompress?: unknown })?.decompress);
+      return fetch(input, init);
+    }) as typeof fetch;
+    const data = expectOk(await callTool("get_ci_log", ARGS, { ...ctx, fetch: recording }));
+    expect(decompress).toEqual([false]);
+    expect((data.checks as Json[])[0]).toMatchObject({
+      errors: [{ step: "Unit tests", message: "Process completed with exit code 1." }],
+      log_bytes: Buffer.byteLength(log),
+    });
+  });
+
+  test("a log in an encoding not known here is reported, not read as an empty log", async () => {
+    seed({
+      runs: [actionsRun(101, "test", "failure")],
+      logs: { 101: () => new Response("compressed?", { headers: { "content-encoding": "compress" } }) },
+    });
+    const data = expectOk(await callTool("get_ci_log", ARGS, context()));
+    const [check] = data.checks as Json[];
+    expect(check?.note).toMatch(/^The log host 127\.0\.0\.1:\d+ sent the log as compress, an encoding not known here/);
+    expect(check?.log).toBeUndefined();
+
+    // The same from an API that answers with the log itself.
+    fake.inject("GET", "/repos/octo/r/actions/jobs/101/logs", {
+      status: 200,
+      body: "compressed?",
+      headers: { "content-type": "text/plain", "content-encoding": "compress" },
+    });
+    const direct = expectOk(await callTool("get_ci_log", ARGS, context()));
+    expect((direct.checks as Json[])[0]?.note).toBe("GitHub sent the log as compress, an encoding not known here");
+  });
+
   test("a log address that is not http(s) is not fetched", async () => {
     seed({ runs: [actionsRun(101, "test", "failure")] });
     fake.inject("GET", "/repos/octo/r/actions/jobs/101/logs", {
@@ -253,8 +297,9 @@ describe("get_ci_log: a log host that stalls", () => {
     seed({ runs: [actionsRun(101, "test", "failure")], logs: { 101: stalling(() => {}) } });
     const { ctx } = makeContext({ env: { ...fake.env(), TWIG_MCP_HTTP_TIMEOUT_MS: "1500" } });
     const data = expectOk(await callTool("get_ci_log", ARGS, ctx));
-    expect((data.checks as Json[])[0]?.note).toMatch(
-      /^127\.0\.0\.1:\d+ sent nothing for 1500 ms while sending the log of Actions job 101 in octo\/r/,
+    // Named by the log host's own address, not the API's.
+    expect((data.checks as Json[])[0]?.note).toStartWith(
+      `${new URL(logHost.url).host} sent nothing for 1500 ms while sending the log of Actions job 101 in octo/r`,
     );
   });
 
@@ -268,6 +313,36 @@ describe("get_ci_log: a log host that stalls", () => {
     controller.abort();
     const data = expectOk(await call);
     expect((data.checks as Json[])[0]?.note).toBe("Request for the log of Actions job 101 in octo/r was cancelled");
+  });
+});
+
+describe("get_ci_log: an API that fails the log request", () => {
+  test("cancelling during a retry back-off ends the call at once", async () => {
+    seed({ runs: [actionsRun(101, "test", "failure")] });
+    fake.route("GET", "/repos/:owner/:repo/actions/jobs/:job/logs", () => ({
+      status: 502,
+      body: { message: "Bad Gateway" },
+    }));
+    // A back-off of a minute: only the cancellation can end this call within the test's limit.
+    const { ctx } = makeContext({ env: { ...fake.env(), TWIG_MCP_GITHUB_RETRY_DELAY_MS: "60000" } });
+    const { promise: backingOff, resolve } = Promise.withResolvers<void>();
+    const original = globalThis.setTimeout;
+    globalThis.setTimeout = ((handler: () => void, ms?: number, ...rest: unknown[]) => {
+      if (ms === 60_000) resolve();
+      return original(handler, ms, ...rest);
+    }) as typeof setTimeout;
+    const controller = new AbortController();
+    let data: Json;
+    try {
+      const call = callTool("get_ci_log", ARGS, ctx, callInfo(controller.signal));
+      await backingOff;
+      controller.abort();
+      data = expectOk(await call);
+    } finally {
+      globalThis.setTimeout = original;
+    }
+    expect((data.checks as Json[])[0]?.note).toBe("Request for the log of Actions job 101 in octo/r was cancelled");
+    expect(fake.requestsTo("/repos/octo/r/actions/jobs/101/logs")).toHaveLength(1);
   });
 });
 
@@ -351,6 +426,19 @@ describe("get_ci_log: other checks", () => {
       },
     ]);
     expect(fake.requestsTo(/\/actions\//)).toHaveLength(0);
+  });
+
+  test("another app's check whose details page looks like an Actions job is read as its report", async () => {
+    const external = {
+      ...checkRunPayload({ id: 202, name: "lookalike", conclusion: "failure" }),
+      app: { id: 9, slug: "some-ci", name: "Some CI" },
+      details_url: "https://ci.example.com/octo/r/actions/runs/5/job/101",
+      output: { title: "1 problem", summary: "its own report", text: null, annotations_count: 0 },
+    };
+    seed({ runs: [external, actionsRun(101, "test", "success")], logs: { 101: failingTestLog(0) } });
+    const data = expectOk(await callTool("get_ci_log", { ...ARGS, check: "lookalike" }, context()));
+    expect((data.checks as Json[])[0]).toMatchObject({ source: "check_run", summary: "its own report" });
+    expect(fake.requestsTo(/\/actions\/jobs\//)).toEqual([]);
   });
 
   test("no failing check: nothing read, and the reply says so", async () => {

@@ -142,6 +142,22 @@ describe("JobLogFilter", () => {
     expect(result.errors).toEqual([{ step: "Run build", message: "out of memory" }]);
   });
 
+  test("a line clipped in the middle of a token shows none of it, however much escape text the line held", () => {
+    // Escapes and the timestamp are read before they are removed: the cleaned line is far shorter
+    // than what was read of it, so where the read stopped is inside what is shown.
+    const colours = "\u001b[0m".repeat(100);
+    for (const secret of [TOKEN, "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"]) {
+      const head = `2025-06-03T14:00:00.0000000Z ${colours}`;
+      // The line's first MAX_LINE_CHARS + 64 characters are read: the read stops 12 into the token.
+      const line = `${head}${"x".repeat(MAX_LINE_CHARS + 64 - 12 - head.length - 1)} ${secret} and more`;
+      const log = new JobLogFilter({ lines: 5, jobSteps: [], secrets: [TOKEN] });
+      log.push(`##[group]Run build\n${line}\n##[error]failed\n`);
+      const text = JSON.stringify(log.end());
+      expect(text).not.toContain(secret.slice(0, 12));
+      expect(text).toContain("[REDACTED]");
+    }
+  });
+
   test("memory stays bounded: 256 MB of input, kept lines holding no chunk they were cut from", () => {
     const log = new JobLogFilter({ lines: 500, jobSteps: [], secrets: [] });
     log.push("##[group]Run build\n");

@@ -357,6 +357,36 @@ describe("get_stack_status pages", () => {
     expect(cursor).toBeUndefined();
   });
 
+  test("branch names full of invisible characters: the page is sized as sent, with them escaped", async () => {
+    const hidden = makeRepo({ branch: "main" });
+    const names = Array.from({ length: 8 }, (_, i) => `zw/${i}${"\u200b".repeat(60)}`);
+    for (const name of names) git(hidden, "branch", name);
+    const at = "2025-06-01T10:00:00Z";
+    mkdirSync(join(hidden, ".twig"));
+    writeFileSync(
+      join(hidden, ".twig", "state.json"),
+      JSON.stringify({
+        version: 1,
+        updated_at: at,
+        worktrees: [],
+        branches: Object.fromEntries(
+          names.map((name) => [name, { branch: name, jira_issue: null, github_pr: null, created_at: at }]),
+        ),
+        dependencies: names.map((child, i) => ({ id: String(i), child, parent: "main", created_at: at })),
+        root_branches: [],
+      }),
+    );
+    const ctx = context({ repoPath: hidden, jira: null });
+    // Budgets from one branch's worth to all eight: each is answered with a page, never refused.
+    for (let tokens = 1500; tokens <= 8000; tokens += 250) {
+      const registry = new ToolRegistry([getStackStatusTool], new Set(), tokens);
+      const tool = registry.get("get_stack_status") as ToolDefinition;
+      const reply = await registry.call(tool, { scope: "all" }, ctx, new AbortController().signal);
+      expect({ tokens, text: reply.isError ? reply.content[0]?.text : "" }).toEqual({ tokens, text: "" });
+      expect((reply.structuredContent as Output).branches.length).toBeGreaterThan(0);
+    }
+  });
+
   test("at most 30 branches a page, with a cursor to the next; a changed cursor is refused", async () => {
     const big = makeRepo({ branch: "main", remotes: [["origin", `git@github.com:${OWNER}/${REPO}.git`]] });
     const names = Array.from({ length: 35 }, (_, i) => `topic/t${String(i).padStart(2, "0")}`);
