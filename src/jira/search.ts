@@ -84,10 +84,9 @@ const StatusPageSchema = v.object({
 });
 
 /**
- * The status of each issue named, in one search (`key in (…)`), never one request per issue:
- * at most {@link MAX_PAGE_SIZE} keys. Keys the server does not return (deleted, not visible) are
- * absent from the map. Data Center is told not to validate the keys, so one missing issue does not
- * fail the rest; Cloud's search has no such switch and refuses the whole query then.
+ * The status of each issue named, in one request, never one per issue: at most
+ * {@link MAX_PAGE_SIZE} keys. Keys the server does not return (deleted, not visible, moved) are
+ * absent from the map, and never fail the others.
  */
 export async function searchIssueStatuses(
   client: JiraClient,
@@ -97,18 +96,28 @@ export async function searchIssueStatuses(
 ): Promise<Result<Map<string, string>>> {
   const asked = keys.slice(0, MAX_PAGE_SIZE);
   if (asked.length === 0) return ok(new Map());
-  const cloud = deployment === "cloud";
-  const jql = buildKeysJql(asked);
-  const body = cloud
-    ? { jql, maxResults: asked.length, fields: ["status"] }
-    : { jql, startAt: 0, maxResults: asked.length, fields: ["status"], validateQuery: false };
+  // A `key in (…)` search fails whole when one key no longer exists. Data Center can be told not to
+  // validate; Cloud's search cannot, so Cloud asks its bulk fetch, which lists missing keys apart.
   const response = await client.request(
-    {
-      method: "POST",
-      path: cloud ? "/rest/api/3/search/jql" : "/rest/api/2/search",
-      body,
-      schema: StatusPageSchema,
-    },
+    deployment === "cloud"
+      ? {
+          method: "POST",
+          path: "/rest/api/3/issue/bulkfetch",
+          body: { issueIdsOrKeys: asked, fields: ["status"] },
+          schema: StatusPageSchema,
+        }
+      : {
+          method: "POST",
+          path: "/rest/api/2/search",
+          body: {
+            jql: buildKeysJql(asked),
+            startAt: 0,
+            maxResults: asked.length,
+            fields: ["status"],
+            validateQuery: false,
+          },
+          schema: StatusPageSchema,
+        },
     signal,
   );
   if (!response.ok) return response;

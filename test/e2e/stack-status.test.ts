@@ -99,7 +99,7 @@ afterAll(async () => {
 });
 
 describe("get_stack_status through the binary", () => {
-  test("GitHub and Jira Cloud: the whole stack with its reasons, in two round trips and one search", async () => {
+  test("GitHub and Jira Cloud: the whole stack with its reasons, in two round trips and one Jira request", async () => {
     github.reset();
     cloud.requests.length = 0;
     // Every answer held: each round's requests all arrive before any of them is answered.
@@ -122,7 +122,7 @@ describe("get_stack_status through the binary", () => {
     });
     expect(doc.lines[1]).toContain('changes requested by carol: "Token refresh');
     expect(doc.branches[4]?.pr).toMatchObject({ number: 105, found_by: "head_ref" });
-    expect(cloud.requests.filter((r) => r.path.includes("/search"))).toHaveLength(1);
+    expect(cloud.requests.filter((r) => r.path === "/rest/api/3/issue/bulkfetch")).toHaveLength(1);
     // Well under 1,500 tokens as the model reads it.
     expect(countTokens(text)).toBeLessThan(1500);
   });

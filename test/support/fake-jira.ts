@@ -290,6 +290,7 @@ export class FakeJira {
 
     if (this.cloud) {
       if (method === "POST" && path === "/rest/api/3/search/jql") return this.#searchCloud(request.body);
+      if (method === "POST" && path === "/rest/api/3/issue/bulkfetch") return this.#bulkFetch(request.body);
       if (/^\/rest\/api\/(2|3)\/search$/.test(path)) {
         return json(410, {
           errorMessages: [
@@ -497,6 +498,29 @@ export class FakeJira {
       issues.sort((a, b) => (b.updated ?? "").localeCompare(a.updated ?? "") || b.key.localeCompare(a.key));
     }
     return { issues };
+  }
+
+  /** Cloud's bulk fetch: up to 100 keys, the issues found, and an error entry for each one that is not. */
+  #bulkFetch(body: unknown): Response {
+    const request = (body ?? {}) as { issueIdsOrKeys?: unknown; fields?: unknown };
+    const keys = request.issueIdsOrKeys;
+    if (!Array.isArray(keys) || keys.length === 0 || keys.length > 100 || !Array.isArray(request.fields)) {
+      return json(400, { errorMessages: ["issueIdsOrKeys must hold 1 to 100 issue keys or ids."], errors: {} });
+    }
+    const issues = [];
+    const issueErrors = [];
+    for (const key of keys) {
+      const issue = typeof key === "string" ? this.issues.get(key.toUpperCase()) : undefined;
+      if (issue === undefined) {
+        issueErrors.push({
+          id: String(key),
+          errorMessage: "Issue does not exist or you do not have permission to see it.",
+        });
+        continue;
+      }
+      issues.push({ id: issue.id ?? "10000", key: issue.key, fields: { status: { name: issue.status ?? "To Do" } } });
+    }
+    return json(200, { expand: "", issues, issueErrors });
   }
 
   #searchCloud(body: unknown): Response {

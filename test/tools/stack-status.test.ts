@@ -180,7 +180,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     expect(JSON.stringify(answer)).not.toContain("never repeats");
   });
 
-  test("two round trips to GitHub and one Jira search, whatever the stack's size", async () => {
+  test("two round trips to GitHub and one Jira request, whatever the stack's size", async () => {
     seedGitHub(github);
     // Every answer is held: what arrives before a release was sent without waiting for an answer.
     github.holdEveryAnswer = true;
@@ -197,10 +197,11 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     expect(first.filter((path) => path.startsWith("/repos/acme/shop/pulls"))).toHaveLength(6);
     expect(github.requests).toHaveLength(6 + 18);
     expect(github.requestsTo(/\/pulls$/).map((r) => r.query.head)).toEqual(["acme:feature/auth-tests"]);
-    const searches = cloud.requests.filter((r) => r.path.includes("/search"));
-    expect(searches).toHaveLength(1);
-    expect(searches[0]?.body).toMatchObject({ jql: 'key in ("SHOP-1", "SHOP-2", "SHOP-3")' });
-    expect(cloud.requests.filter((r) => r.path.includes("/issue/"))).toHaveLength(0);
+    // Cloud: one bulk fetch of the page's keys, never a request per issue.
+    const asked = cloud.requests.filter((r) => r.path !== "/rest/api/2/serverInfo").map((r) => r.path);
+    expect(asked).toEqual(["/rest/api/3/issue/bulkfetch"]);
+    const fetch = cloud.requests.find((r) => r.path === "/rest/api/3/issue/bulkfetch");
+    expect(fetch?.body).toMatchObject({ issueIdsOrKeys: ["SHOP-1", "SHOP-2", "SHOP-3"] });
   });
 
   test("a six-branch stack with two failing PRs stays well under 1,500 tokens", async () => {
@@ -246,6 +247,23 @@ describe("get_stack_status degrades part by part", () => {
       expect(answer.jira).toBeUndefined();
     } finally {
       seedJira(server);
+    }
+  });
+
+  test("Jira Cloud: one bulk fetch, and an issue it cannot find does not fail the others", async () => {
+    seedGitHub(github);
+    cloud.issues.delete("SHOP-3");
+    try {
+      const answer = await stackStatus({}, context({ jira: cloud }));
+      const entries = byBranch(answer);
+      expect(entries.get("feature/auth-oauth")?.jira).toEqual({ key: "SHOP-2", status: "In Progress" });
+      expect(entries.get("feature/auth-ui")?.jira).toEqual({ key: "SHOP-3" });
+      const fetches = cloud.requests.filter((r) => r.path === "/rest/api/3/issue/bulkfetch");
+      expect(fetches).toHaveLength(1);
+      expect(fetches[0]?.body).toMatchObject({ fields: ["status"] });
+      expect(answer.jira).toBeUndefined();
+    } finally {
+      seedJira(cloud);
     }
   });
 
