@@ -11,12 +11,8 @@ const VALUE_FLAG = /^(?:--repo|--disable|--max-reply-tokens)$/;
  */
 const ROUTING_ENV = new Set(["GH_HOST", "GITHUB_API_URL", "GITHUB_SERVER_URL", "GH_CONFIG_DIR", "JIRA_HOST"]);
 
-/**
- * What a project file (committed to the clone) may not set either: the author's own tokens, which
- * would have the user's assistant act as the author, and another repository to serve by default.
- */
-const AUTHOR_ENV = new Set([
-  ...ROUTING_ENV,
+/** The GitHub and Jira token and account variables of src/creds and src/jira. */
+const ACCOUNT_ENV = [
   "GH_TOKEN",
   "GITHUB_TOKEN",
   "GH_ENTERPRISE_TOKEN",
@@ -25,27 +21,23 @@ const AUTHOR_ENV = new Set([
   "JIRA_USERNAME",
   "JIRA_API_TOKEN",
   "JIRA_PERSONAL_TOKEN",
-  "TWIG_MCP_REPO",
-]);
+];
 
-/** The variables the server reads: its own, and the GitHub and Jira ones of src/creds and src/jira. */
+/**
+ * What a project file (committed to the clone) may not set: where tokens go, the author's own
+ * tokens (the user's assistant would act as the author), and another repository to serve.
+ */
+const AUTHOR_ENV = new Set([...ROUTING_ENV, ...ACCOUNT_ENV, "TWIG_MCP_REPO"]);
+
+/** The variables the server reads. */
 const SERVER_ENV = new Set([
-  "TWIG_MCP_REPO",
+  ...AUTHOR_ENV,
   "TWIG_MCP_DISABLE",
   "TWIG_MCP_MAX_REPLY_TOKENS",
   "TWIG_MCP_HTTP_TIMEOUT_MS",
   "TWIG_MCP_GITHUB_RETRIES",
   "TWIG_MCP_GITHUB_RETRY_DELAY_MS",
   "TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS",
-  "GH_TOKEN",
-  "GITHUB_TOKEN",
-  "GH_ENTERPRISE_TOKEN",
-  "GITHUB_ENTERPRISE_TOKEN",
-  "JIRA_EMAIL",
-  "JIRA_USERNAME",
-  "JIRA_API_TOKEN",
-  "JIRA_PERSONAL_TOKEN",
-  ...ROUTING_ENV,
 ]);
 
 /** What an existing entry holds: its command and args, its env, and which other keys it has. */
