@@ -12,10 +12,11 @@
  * the `Host` block it appears in. `Match` blocks depend on things this server cannot evaluate
  * (`exec`, the user, the network), so a `HostName` inside one is never used.
  */
-import { isAbsolute, join, normalize, relative } from "node:path";
+import { isAbsolute, join, normalize } from "node:path";
 import type { Context } from "../core/context.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
+import { isInside } from "../fs/path-inside.ts";
 
 /** ssh reads configs of any size; its users' are a few KiB. */
 const MAX_FILE_BYTES = 256 * 1024;
@@ -113,29 +114,12 @@ function hostLineMatches(host: string, patterns: readonly string[]): boolean {
   return matched;
 }
 
-/** ssh's `match_pattern`: `*` any run of characters, `?` one character, the rest literal. */
+/**
+ * ssh's `match_pattern`: `*` any run of characters, `?` one character, the rest literal. Bun's glob
+ * is linear here; its own `[…]`, `{…}` and `\` are escaped so they stay literal, as in ssh.
+ */
 function wildcardMatch(text: string, pattern: string): boolean {
-  // Iterative with one backtrack point: linear in practice, never exponential.
-  let t = 0;
-  let p = 0;
-  let starP = -1;
-  let starT = 0;
-  while (t < text.length) {
-    if (p < pattern.length && (pattern[p] === "?" || pattern[p] === text[t])) {
-      t++;
-      p++;
-    } else if (p < pattern.length && pattern[p] === "*") {
-      starP = p++;
-      starT = t;
-    } else if (starP !== -1) {
-      p = starP + 1;
-      t = ++starT;
-    } else {
-      return false;
-    }
-  }
-  while (pattern[p] === "*") p++;
-  return p === pattern.length;
+  return new Bun.Glob(pattern.replace(/[[\]{}\\!]/g, "\\$&")).match(text);
 }
 
 /** `%h` (the alias) and `%%` in a `HostName`; any other token is left to ssh, and the alias kept. */
@@ -162,8 +146,7 @@ async function includedFiles(sshDir: string, home: string, argument: string): Pr
         ? argument
         : join(sshDir, argument),
   );
-  const inside = relative(sshDir, path);
-  if (inside === "" || inside.startsWith("..") || normalize(inside) !== inside || /^[\\/]/.test(inside)) return [];
+  if (path === sshDir || !isInside(path, sshDir)) return [];
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   const dir = path.slice(0, slash);
   const name = path.slice(slash + 1);
