@@ -1,9 +1,11 @@
 import type { Context } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { type BranchCommits, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { readHead } from "../git/head.ts";
 import type { RefValue } from "../git/loose-ref.ts";
+import { divergenceBase } from "../twig/graph.ts";
 import type { BranchMetadata } from "../twig/schemas.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 
@@ -76,4 +78,21 @@ export async function checkedOutRecord(
   const state = await loadState(ctx, workspace.value.workTree);
   if (!state.ok) return err({ why: "state", error: state.error });
   return ok({ branch: head.value.branch, record: state.value.branches.get(head.value.branch) });
+}
+
+/**
+ * Each branch's tip and how far it has drifted from the branch twig measures it against (its
+ * primary parent, else the default root), in order. `sorted`: the local branches, byte-wise. A
+ * repository the reader cannot read at all is each branch's warning, never the caller's error.
+ */
+export async function branchCommits(
+  ctx: Pick<Context, "files">,
+  repo: RepoLocation,
+  state: TwigState,
+  sorted: readonly string[],
+  branches: readonly string[],
+): Promise<BranchCommits[]> {
+  const pairs = branches.map((branch) => ({ branch, base: divergenceBase(sorted, state, branch) }));
+  const read = await readBranchCommits(repo, pairs, ctx.files);
+  return read.ok ? read.value : branches.map(() => ({ commit_warnings: [read.error.message] }));
 }

@@ -1,16 +1,15 @@
 import * as v from "valibot";
 import { ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
-import { type BranchCommits, BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
+import { type BranchCommits, BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { findBranchPr } from "../github/clone.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { resolveTarget } from "../github/target.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
-import { workspaceAndState } from "../repo/workspace.ts";
+import { branchCommits, workspaceAndState } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { type BranchRecord, BranchRecordSchema } from "../twig/branch-record.ts";
-import { divergenceBase } from "../twig/graph.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
 import { getBranchStackTool } from "./get-branch-stack.ts";
 import { getJiraIssueTool } from "./get-jira-issue.ts";
@@ -129,10 +128,8 @@ async function commitsPart(ctx: ServiceContext, branch: string): Promise<BranchC
   const { workspace, state } = loaded.value;
   const local = await listLocalBranches(workspace.repo, ctx.files);
   if (!local.ok) return { commit_warnings: [local.error.message] };
-  const base = divergenceBase(local.value, state, branch);
-  const read = await readBranchCommits(workspace.repo, [{ branch, base }], ctx.files);
-  if (!read.ok) return { commit_warnings: [read.error.message] };
-  return read.value[0] ?? {};
+  const [commits] = await branchCommits(ctx, workspace.repo, state, local.value, [branch]);
+  return commits ?? {};
 }
 
 /** `github` is the call's signal when GitHub's tools are on, `null` when they are disabled. */

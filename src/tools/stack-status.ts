@@ -2,16 +2,16 @@ import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
-import { BranchCommitsSchema, readBranchCommits } from "../git/commits/branch-commits.ts";
+import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import type { PrStatus } from "../github/pr-status.ts";
 import { failureKind } from "../github/request.ts";
 import { type BranchPr, fetchBranchPrs } from "../github/stack-prs.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
-import { currentBranch, openWorkspace } from "../repo/workspace.ts";
+import { branchCommits, currentBranch, openWorkspace } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
-import { buildBranchGraph, divergenceBase, includesSorted, rootCandidates } from "../twig/graph.ts";
+import { buildBranchGraph, includesSorted, rootCandidates } from "../twig/graph.ts";
 import { type StackMember, stackMembers } from "../twig/stack-members.ts";
 import { loadState } from "../twig/state.ts";
 import { branchNotFound } from "./branch-not-found.ts";
@@ -156,10 +156,12 @@ export const getStackStatusTool = defineTool({
     const page = members.slice(start, start + STACK_PAGE_SIZE);
     const link = (branch: string) => state.branches.get(branch);
     const [commits, github, jira] = await Promise.all([
-      readBranchCommits(
+      branchCommits(
+        ctx,
         repo,
-        page.map(({ branch }) => ({ branch, base: divergenceBase(sorted, state, branch) })),
-        ctx.files,
+        state,
+        sorted,
+        page.map(({ branch }) => branch),
       ),
       githubPart(ctx, info, page, link),
       jiraPart(ctx, info, page, link),
@@ -186,7 +188,7 @@ export const getStackStatusTool = defineTool({
       const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
       if (drift.length > 0) entry.drift = drift;
       // Only a repository the reader cannot read at all fails the whole read: each branch says so.
-      Object.assign(entry, commits.ok ? commits.value[index] : { commit_warnings: [commits.error.message] });
+      Object.assign(entry, commits[index]);
     }
     const lines = entries.map((entry) => lineOf(entry, github.part === undefined) + commitWords(entry));
     const parts = {
