@@ -1,10 +1,8 @@
 import { clip, trimChars } from "../core/plain-text.ts";
 
 /**
- * Atlassian Document Format (Jira Cloud REST v3 rich text) → readable Markdown-ish text:
- * headings `#`, lists `-`/`1.` (nested by indentation), task lists `- [ ]`, fenced code blocks,
- * block quotes, GFM tables, `[text](url)` links, `@mentions`, emoji as characters. The input is
- * untrusted JSON: anything malformed or unknown degrades to the text it contains, never throws.
+ * Atlassian Document Format (Jira Cloud rich text) → Markdown-ish text. The input is untrusted
+ * JSON: anything malformed or unknown degrades to the text it contains, never throws.
  */
 
 interface AdfNode {
@@ -18,11 +16,7 @@ interface AdfNode {
 /** Nesting deeper than this is cut off with `…` rather than risking the stack. */
 const MAX_DEPTH = 48;
 
-/**
- * Tables are drawn as grids, so one wide row would pad every other row to its width: a 30 KB table
- * rendered to 11 MB. Columns past this many are left out, and a cell keeps at most
- * `MAX_CELL_CHARS` characters.
- */
+/** A grid pads every row to the widest: unbounded, a 30 KB table rendered to 11 MB. */
 export const MAX_TABLE_COLUMNS = 20;
 export const MAX_CELL_CHARS = 500;
 
@@ -33,9 +27,8 @@ export interface Rendered {
 }
 
 /**
- * How many characters the rendering under way may still produce at any one level, and whether it
- * has hit that. Rendering is synchronous, so one module value serves each call; it makes work
- * stop at the size the text will be cut to, however much a table or nesting would multiply it.
+ * Characters the rendering under way may still produce at any one level, so that work stops at the
+ * size the text will be cut to, however much tables or nesting multiply it. Rendering is synchronous.
  */
 const budget = { room: Number.POSITIVE_INFINITY, hit: false };
 
@@ -44,11 +37,7 @@ export function adfToText(document: unknown): string {
   return renderAdf(document, Number.POSITIVE_INFINITY).text;
 }
 
-/**
- * Renders at most about `maxChars` characters of an ADF document: rendering stops once a level's
- * output passes that, and `complete` says whether it did. The text may run somewhat past
- * `maxChars`; cut it there.
- */
+/** At most about `maxChars` characters of an ADF document (the text may run somewhat past; cut it there). */
 export function renderAdf(document: unknown, maxChars: number): Rendered {
   const node = toNode(document);
   if (node === null) return { text: "", complete: true };
@@ -57,7 +46,6 @@ export function renderAdf(document: unknown, maxChars: number): Rendered {
   );
 }
 
-/** Runs `render` under a budget of `maxChars`. */
 export function withinBudget(maxChars: number, render: () => string): Rendered {
   budget.room = maxChars + 1;
   budget.hit = false;
@@ -84,10 +72,7 @@ export function withinRoom(text: string): string {
   return text.slice(0, budget.room);
 }
 
-/**
- * `render(item)` for each item, joined by `separator`, skipping what `keep` refuses; it stops once
- * the joined text passes the budget.
- */
+/** `render(item)` for each item, joined by `separator`, skipping what `keep` refuses, until past the budget. */
 function joinWithin<T>(
   items: readonly T[],
   render: (item: T, index: number) => string,
@@ -137,9 +122,7 @@ function attrString(node: AdfNode, name: string): string | undefined {
   return undefined;
 }
 
-function isBlock(node: AdfNode): boolean {
-  return BLOCKS.has(node.type);
-}
+const isBlock = (node: AdfNode) => BLOCKS.has(node.type);
 
 /** Children of a block container: blocks rendered one by one, runs of inline nodes as paragraphs. */
 function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\n\n"): string {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
+import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import {
   ACCEPT_ENCODING,
   abortableSleep,
@@ -13,6 +13,7 @@ import {
   parseRetryAfter,
   RAW_BODY,
   readCapped,
+  scrubSecrets,
   scrubToolError,
   transportFailure,
 } from "../core/http-policy.ts";
@@ -21,7 +22,6 @@ import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { authorizationHeader, type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials-jira.ts";
 import { describeIssues } from "../twig/schemas.ts";
-import { httpStatusError, type RequestPurpose } from "./errors.ts";
 import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
 
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
@@ -29,30 +29,25 @@ export type Deployment = "cloud" | "server";
 
 /** Tunables; tests inject `sleep` so retries cost no wall-clock time. */
 export interface JiraClientOptions {
-  /** Waits before a retry; must reject (or resolve early) when `signal` aborts. */
+  /** Must reject (or resolve early) when `signal` aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Longest wait honoured between attempts; a longer `Retry-After` ends the retries. Default 10 s. */
+  /** A longer `Retry-After` ends the retries. Default 10 s. */
   maxRetryWaitMs?: number;
-  /** Bodies larger than this are refused. Default 16 MiB. */
   maxResponseBytes?: number;
 }
 
 /** Attempts per request including the first (429/503 are retried). */
 const MAX_ATTEMPTS = 3;
-/** First backoff delay when the server gives no `Retry-After`; doubles per attempt. */
+/** Backoff without a `Retry-After`; doubles per attempt. */
 const BACKOFF_BASE_MS = 500;
 
-interface JiraSetup {
-  base: JiraBase;
-  auth: ResolvedJiraCredential;
-  /** What was dropped from a pasted `$JIRA_HOST`, if anything. */
-  note: string | null;
-}
+/** `note`: what was dropped from a pasted `$JIRA_HOST`, if anything. */
+type JiraSetup = { base: JiraBase; auth: ResolvedJiraCredential; note: string | null };
+type Deployments = Map<string, Promise<Result<Deployment>>>;
 
 /**
- * `$JIRA_HOST` and the credentials for it, resolved afresh on every call (cheap: the `.netrc`
- * parse is cached by file identity) so that fixing either takes effect without a restart.
- * Unset is `credentials_missing` (twig's message); set but unusable is `invalid_config`.
+ * `$JIRA_HOST` and its credentials, resolved afresh on every call so that fixing either takes effect
+ * without a restart. Unset is `credentials_missing` (twig's message); set but unusable is `invalid_config`.
  */
 export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "files">): Promise<Result<JiraSetup>> {
   const host = ctx.env.JIRA_HOST;
@@ -71,8 +66,6 @@ export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "file
   const auth = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
   return auth.ok ? ok({ base, auth: auth.value, note }) : auth;
 }
-
-type Deployments = Map<string, Promise<Result<Deployment>>>;
 
 /**
  * The process's Jira client for the current configuration: kept while the base URL, credentials
@@ -96,7 +89,7 @@ export class JiraClients {
   }
 }
 
-export interface RequestSpec<S extends v.GenericSchema> {
+interface RequestSpec<S extends v.GenericSchema> {
   method: "GET" | "POST";
   /** Path below the API root, starting with `/rest/`; already percent-encoded. */
   path: string;
@@ -107,15 +100,12 @@ export interface RequestSpec<S extends v.GenericSchema> {
   purpose?: Omit<RequestPurpose, "method" | "path">;
 }
 
-type Decoded<S extends v.GenericSchema> = Result<v.InferOutput<S>>;
-
 export type JiraClient = ReturnType<typeof jiraClient>;
 
 const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()) });
 
-function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, deployments: Deployments) {
-  const { base, auth } = setup;
-  const site = base.display;
+function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClientOptions, deployments: Deployments) {
+  const site = base.apiRoot;
   const { log, now } = ctx;
   const { sleep = abortableSleep, maxRetryWaitMs = 10_000, maxResponseBytes = MAX_RESPONSE_BYTES } = options;
   const authorization = authorizationHeader(auth.credential);
@@ -128,7 +118,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
     "User-Agent": `twig-mcp/${pkg.version}`,
   };
 
-  async function send<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
+  async function send<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) {
     const endpoint = `${spec.method} ${spec.path}`;
     const timeoutMs = httpTimeoutMs(ctx.env, log);
     const url = new URL(`${base.apiRoot}${spec.path}`);
@@ -138,7 +128,18 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
     let deadline: AbortSignal | undefined;
     const failed = (cause: unknown): Result<never> => {
       if (signal.aborted) return cancelled(endpoint);
-      if (!deadline?.aborted) return transportError(cause, endpoint, site);
+      if (!deadline?.aborted) {
+        const failure = transportFailure(cause);
+        return failure.kind === "dns"
+          ? networkError(
+              `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`,
+              "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
+            )
+          : networkError(
+              `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
+              "Check JIRA_HOST and the network connection (VPN, proxy).",
+            );
+      }
       log.debug(`Jira ${endpoint} timed out after ${Math.round(performance.now() - started)} ms`);
       return networkError(
         `Jira at ${site} did not answer ${endpoint} within ${timeoutMs} ms`,
@@ -197,7 +198,10 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
         "Set JIRA_HOST to the address Jira redirects to (often https:// instead of http://, or a different host).",
       );
     }
-    const json = parseJson(read.text);
+    let json: unknown;
+    try {
+      json = JSON.parse(read.text);
+    } catch {}
     if (status < 200 || status >= 300) {
       const retryAfterMs = parseRetryAfter(headers.get("retry-after"), now());
       return err(
@@ -230,11 +234,10 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
   }
 
   /**
-   * One JSON request with timeout, cancellation and bounded retries on 429/503 (honouring `Retry-After`
-   * up to `maxRetryWaitMs`). Every failure is a tool error value; nothing throws. Error texts quote Jira,
-   * and a misconfigured proxy or server may echo the credentials, so every error is scrubbed of them.
+   * One JSON request with timeout, cancellation and bounded retries on 429/503; nothing throws.
+   * A misconfigured proxy or server may echo the credentials, so every error is scrubbed of them.
    */
-  async function request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal): Promise<Decoded<S>> {
+  async function request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) {
     const result = await send(spec, signal);
     return result.ok ? result : err(scrubToolError(result.error, secrets));
   }
@@ -246,11 +249,7 @@ function jiraClient(ctx: Context, setup: JiraSetup, options: JiraClientOptions, 
     request,
     browseUrl: (key: string) => `${base.apiRoot}/browse/${encodeURIComponent(key)}`,
 
-    /**
-     * Cloud or Server/Data Center. `*.atlassian.net` is Cloud without asking; otherwise
-     * `GET /rest/api/2/serverInfo` is asked once per base URL (concurrent callers share the
-     * request) and the answer remembered; a failed detection is not remembered.
-     */
+    /** `*.atlassian.net` is Cloud; other hosts are asked once per base URL (a failure is not remembered). */
     async deployment(signal: AbortSignal): Promise<Result<Deployment>> {
       if (isAtlassianCloudHost(base.hostname)) return ok("cloud");
       const path = "/rest/api/2/serverInfo";
@@ -290,24 +289,100 @@ function networkError(message: string, hint?: string): Result<never> {
   return err(toolError("network_error", message, hint));
 }
 
-function transportError(error: unknown, endpoint: string, site: string): Result<never> {
-  const failure = transportFailure(error);
-  if (failure.kind === "dns") {
-    return networkError(
-      `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`,
-      "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
-    );
-  }
-  return networkError(
-    `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
-    "Check JIRA_HOST and the network connection (VPN, proxy).",
-  );
+/** What a failed request was for: `notFound` is the sentence for a 404, `unknownProject` for a 400 naming one. */
+interface RequestPurpose {
+  method: string;
+  path: string;
+  notFound?: string;
+  unknownProject?: string;
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+/**
+ * Jira's error texts from a body (`errorMessages[]`, `errors{}`, a gateway's `message`): at most
+ * three of 300 characters, without control characters; never the raw body (maybe an HTML page).
+ */
+export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
+  if (typeof body !== "object" || body === null) return [];
+  const { errorMessages, errors, message } = body as Record<string, unknown>;
+  const fields = typeof errors === "object" && errors !== null && !Array.isArray(errors) ? Object.entries(errors) : [];
+  const cleaned = [
+    ...(Array.isArray(errorMessages) ? errorMessages : []),
+    ...fields.map(([field, text]) => (typeof text === "string" ? `${field}: ${text}` : null)),
+    message,
+  ].flatMap((text) => {
+    if (typeof text !== "string") return [];
+    const plain = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+    return plain === "" ? [] : [clip(scrubSecrets(plain, secrets), 300)];
+  });
+  return [...new Set(cleaned)].slice(0, 3);
+}
+
+/** A final (no longer retried) HTTP error status as a tool error; Jira's own messages follow the sentence. */
+export function httpStatusError(
+  status: number,
+  purpose: RequestPurpose,
+  body: unknown,
+  /** `site` is safe to show (no userinfo); `secrets` are scrubbed from Jira's messages, never shown. */
+  failure: { site: string; credentialSource: string; secrets?: readonly string[] },
+  extra: { retryAfterSeconds?: number; loginReason?: string | null } = {},
+): ToolError {
+  const messages = jiraErrorMessages(body, failure.secrets);
+  const error = (code: ErrorCode, sentence: string, hint?: string) =>
+    toolError(code, messages.length === 0 ? sentence : `${sentence}: ${messages.join(" ")}`, hint);
+  const { site } = failure;
+  const endpoint = `${purpose.method} ${purpose.path}`;
+  switch (status) {
+    case 401:
+    case 403: {
+      const reason =
+        extra.loginReason && extra.loginReason !== "OK" ? ` (login reason: ${clip(extra.loginReason, 60)})` : "";
+      return error(
+        "credentials_invalid",
+        `Jira at ${site} rejected the credentials from ${failure.credentialSource} (HTTP ${status} on ${endpoint})${reason}`,
+        // Jira Server/Data Center sets X-Seraph-LoginReason; AUTHENTICATION_DENIED means a CAPTCHA is pending.
+        extra.loginReason === "AUTHENTICATION_DENIED"
+          ? "Jira requires a CAPTCHA after failed logins: sign in once in a browser, then check the token."
+          : "Check the credentials: Jira Cloud needs your account e-mail with an API token " +
+              "(https://id.atlassian.com/manage-profile/security/api-tokens); Data Center accepts a personal access " +
+              "token in JIRA_PERSONAL_TOKEN. A 403 can also mean the account lacks permission for this resource.",
+      );
+    }
+    case 404: {
+      const hint =
+        purpose.notFound !== undefined
+          ? "Check the key, and that the account behind the credentials can browse the project."
+          : `Check that JIRA_HOST (${site}) points at the Jira site itself.`;
+      return error("not_found", purpose.notFound ?? `Jira has no resource at ${endpoint} (HTTP 404)`, hint);
+    }
+    case 410:
+      return error(
+        "unsupported_api",
+        `Jira at ${site} no longer supports ${endpoint} (HTTP 410 Gone)`,
+        "This Jira deployment retired the endpoint; a newer twig-mcp may use its replacement.",
+      );
+    case 429: {
+      const wait = extra.retryAfterSeconds === undefined ? "" : `; it asks to retry after ${extra.retryAfterSeconds} s`;
+      return error(
+        "rate_limited",
+        `Jira at ${site} is rate limiting requests (HTTP 429 on ${endpoint})${wait}`,
+        "Wait a little before calling Jira tools again.",
+      );
+    }
+    case 400: {
+      // Jira answers an unknown project in JQL with 400, not 404.
+      const project = purpose.unknownProject;
+      if (project !== undefined && messages.some((m) => /does not exist for the field 'project'/i.test(m))) {
+        const why = "Check the project key, and that the account behind the credentials can browse the project.";
+        return error("not_found", project, why);
+      }
+      const why = "Check the filter values (status and assignee names must exist in this Jira).";
+      return error("invalid_params", `Jira rejected ${endpoint} (HTTP 400)`, why);
+    }
+    default:
+      return error(
+        "network_error",
+        `Jira at ${site} answered HTTP ${status} to ${endpoint}`,
+        status >= 500 ? "Jira may be having problems; try again later." : undefined,
+      );
   }
 }

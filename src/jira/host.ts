@@ -10,13 +10,13 @@ export function normalizeHost(baseUrl: string): string {
   return trimChars(baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, ""), "/");
 }
 
-/** Where requests go: the base URL without userinfo, with no trailing `/` so paths join cleanly. */
+/**
+ * `baseUrl` is twig's `ensure_url_scheme` (§7.1) of `$JIRA_HOST`, which names the netrc machine;
+ * `apiRoot` (= `display`) has no userinfo and no trailing `/`, so `/rest/api/...` joins cleanly.
+ */
 export interface JiraBase {
-  /** twig's `ensure_url_scheme` (§7.1) of `$JIRA_HOST`: the netrc machine comes from it, and caches key on it. */
   baseUrl: string;
-  /** `scheme://host[:port][/path]` to which `/rest/api/...` is appended; also what is shown. */
   apiRoot: string;
-  /** Lowercased host name without port, e.g. `company.atlassian.net`. */
   hostname: string;
   display: string;
 }
@@ -40,13 +40,9 @@ const UI_SEGMENTS = new Set(
 );
 
 /**
- * `$JIRA_HOST` checked before any request is built. twig (§7.1) accepts nearly anything and every
- * request then fails obscurely; here a value that cannot name a site is an `invalid_config` error
- * with the expected form, and an address pasted from the browser is reduced to the site: to the
- * bare host on Cloud (its sites have no context path), and to the context path on Data Center
- * (what precedes Jira's own page segments such as `/browse/` or `/secure/`). What is kept reads as
- * twig reads it: bare hosts and a malformed `http:/x` become `https://…`, and the WHATWG
- * serialization (lowercase host, no default port, punycode) drops a root-only path.
+ * `$JIRA_HOST` checked before any request is built (twig accepts nearly anything, and every request
+ * then fails obscurely). An address pasted from the browser is reduced to the site: the bare host on
+ * Cloud, the context path on Data Center. Bare hosts and a malformed `http:/x` become `https://…`, as in twig.
  */
 export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: string | null }, ToolError> {
   const text = raw.trim();

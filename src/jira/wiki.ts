@@ -1,9 +1,4 @@
-/**
- * Jira wiki markup (REST v2 descriptions on Server/Data Center) → readable Markdown-ish text:
- * `h1.`–`h6.` headings, `*bold*`, `_italic_`, `-strike-`, `{{monospace}}`, `{code}`/`{noformat}`
- * blocks, `{quote}` and `bq.`, `[text|url]` links, `[~user]` mentions, `*`/`#`/`-` lists (nested),
- * `||`/`|` tables, `!image.png!` attachments. Plain text passes through almost unchanged.
- */
+/** Jira wiki markup (REST v2 descriptions on Server/Data Center) → Markdown-ish text, as `adf.ts` renders ADF. */
 import { clip } from "../core/plain-text.ts";
 import {
   fencedCode,
@@ -25,10 +20,7 @@ const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 /** Holds pieces of output that later passes must not touch (code, links, URLs). */
 class Shelf {
   readonly #items: string[] = [];
-
-  put(text: string): string {
-    return `${OPEN}${this.#items.push(text) - 1}${CLOSE}`;
-  }
+  put = (text: string) => `${OPEN}${this.#items.push(text) - 1}${CLOSE}`;
 
   restore(text: string): string {
     let out = text;
@@ -166,17 +158,9 @@ function splitRow(line: string, header: boolean): string[] {
 }
 
 /** Drawn without variation selectors: replies show those as `\u{FE0F}`. */
-const EMOTICONS: Record<string, string> = {
-  "(/)": "✅",
-  "(x)": "❌",
-  "(!)": "⚠",
-  "(i)": "ℹ",
-  "(?)": "❓",
-  "(y)": "👍",
-  "(n)": "👎",
-  "(on)": "💡",
-  "(*)": "⭐",
-};
+const EMOTICONS = Object.fromEntries(
+  "(/)=✅ (x)=❌ (!)=⚠ (i)=ℹ (?)=❓ (y)=👍 (n)=👎 (on)=💡 (*)=⭐".split(" ").map((pair) => pair.split("=")),
+);
 
 /** Links, mentions, monospace, URLs, images and escapes are shelved so emphasis rules cannot reach into them. */
 function protectInline(text: string, shelf: Shelf): string {

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { githubErrorToToolError } from "../../src/github/errors.ts";
-import { httpStatusError } from "../../src/jira/errors.ts";
+import { httpStatusError } from "../../src/jira/client.ts";
 import { describeIssues } from "../../src/twig/schemas.ts";
 
 const TOKEN = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";

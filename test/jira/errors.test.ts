@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { httpStatusError, jiraErrorMessages } from "../../src/jira/errors.ts";
+import { httpStatusError, jiraErrorMessages } from "../../src/jira/client.ts";
 
 const purpose = { method: "GET", path: "/rest/api/2/issue/SHOP-1", notFound: "Issue SHOP-1 does not exist" };
 const failure = { site: "https://jira.example.com", credentialSource: "$JIRA_PERSONAL_TOKEN" };
