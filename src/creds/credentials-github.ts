@@ -5,9 +5,9 @@ import { ghHostsPath, readGhHosts } from "./gh-config.ts";
 import { GITHUB_COM, isGitHubCloud } from "./github-hosts.ts";
 import { lookupNetrc, type NetrcEntry, netrcPath } from "./netrc.ts";
 
+/** `source`: where the token came from, e.g. `$GH_TOKEN`; never the token. */
 export interface GitHubCredential {
   token: string;
-  /** Where the token came from, e.g. `$GH_TOKEN` or `/home/me/.netrc (machine github.com)`; never the token. */
   source: string;
 }
 
@@ -23,19 +23,10 @@ export interface CredentialLookup {
 type Ctx = Pick<Context, "env" | "home" | "files" | "platform" | "log">;
 
 /**
- * Finds a GitHub token for `host`, first hit wins:
- *
- * 1. `~/.netrc`, machine `host` (twig's own store; `github.com` for github.com), then the API host;
- *    its `default` entry only for github.com, `*.ghe.com`, a host named with `GH_HOST` or
- *    `GITHUB_API_URL`, or one gh is logged in to;
- * 2. `GH_TOKEN`, `GITHUB_TOKEN` for github.com and `*.ghe.com` (and for any host the user pointed
- *    the server at explicitly); `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` for an Enterprise
- *    host named with `GH_HOST`/`GITHUB_API_URL` or logged in to with gh — so a remote on a
- *    look-alike or unknown host never receives a token from the environment;
- * 3. the gh CLI's `hosts.yml`, `oauth_token` of that host.
- *
- * Nothing is cached here: a fixed `.netrc` or a newly exported variable is seen on the next call.
- * When nothing is found the error names every place that was looked at.
+ * Finds a GitHub token for `host`, first hit wins: `~/.netrc` (machine `host`, then the API host,
+ * then `default`), the token variables, then the gh CLI's `hosts.yml`. A `default` entry or a variable
+ * goes to a host other than github.com and `*.ghe.com` only when the user named it or gh is logged in
+ * to it, so a remote on a look-alike host never receives a token. Nothing is cached here.
  */
 export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup): Promise<Result<GitHubCredential>> {
   const host = lookup.host.toLowerCase();
@@ -57,9 +48,7 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
     else if (entry) return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
   }
 
-  // The `default` entry and enterprise tokens go only to a GitHub host, one the user named or
-  // one logged in to with gh: a cloned repository whose remote points at some other host must
-  // not receive them.
+  // A cloned repository whose remote points at some other host must not receive these.
   const hosts = await readGhHosts(ctx);
   const knownToGh = hosts.kind === "found" && hosts.value.has(host);
   const trusted = isGitHubCloud(host) || lookup.explicitDestination === true || knownToGh;

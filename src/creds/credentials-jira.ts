@@ -6,24 +6,17 @@ import { lookupNetrc, type NetrcEntry } from "./netrc.ts";
 /** How requests authenticate: e-mail/username + API token (Basic) or a Data Center personal access token. */
 export type JiraCredential = { kind: "basic"; user: string; token: string } | { kind: "bearer"; token: string };
 
+/** `source` is safe to show, e.g. `~/.netrc (machine "jira.example.com")`. */
 export interface ResolvedJiraCredential {
   credential: JiraCredential;
-  /** Where it came from, safe to show (never the secret), e.g. `~/.netrc (machine "jira.example.com")`. */
   source: string;
 }
 
 /**
- * Finds Jira credentials, in this order:
- *
- * 1. `~/.netrc` entry for `machine` (twig's `normalize_host` of the base URL);
- * 2. `~/.netrc` entry for `atlassian.net` (twig's fallback, tried even for non-Atlassian hosts);
- * 3. `JIRA_EMAIL` (or `JIRA_USERNAME`) with `JIRA_API_TOKEN` — Basic authentication;
- * 4. `JIRA_PERSONAL_TOKEN` — Bearer authentication with a Data Center personal access token;
- * 5. the `default` entry of `~/.netrc` (not understood by twig; kept last so it never shadows an
- *    explicit choice above).
- *
- * Nothing is cached here: the `.netrc` reader re-parses the file only when it changes, so fixing
- * credentials takes effect on the next call. Failures name every place looked, never a secret.
+ * Finds Jira credentials: `~/.netrc` for `machine` then `atlassian.net` (twig's order), `JIRA_EMAIL`
+ * (or `JIRA_USERNAME`) with `JIRA_API_TOKEN`, `JIRA_PERSONAL_TOKEN` (Data Center, Bearer), then the
+ * `.netrc` `default` entry (unknown to twig: last, so it never shadows an explicit choice).
+ * Nothing is cached here. Failures name every place looked, never a secret.
  */
 export async function resolveJiraCredential(
   ctx: Pick<Context, "home" | "files" | "env">,

@@ -3,10 +3,7 @@ import type { Context } from "../core/context.ts";
 import { decodeUtf8, type FileRead } from "../fs/cached-file.ts";
 
 /** One host block of the gh CLI's `hosts.yml`. */
-export interface GhHostEntry {
-  oauth_token?: string;
-  user?: string;
-}
+type GhHostEntry = { oauth_token?: string; user?: string };
 
 type Ctx = Pick<Context, "env" | "platform" | "home">;
 
@@ -35,10 +32,7 @@ export function readGhHosts(ctx: Ctx & Pick<Context, "files">): Promise<FileRead
   });
 }
 
-/**
- * Top-level keys of gh's `hosts.yml` are hosts (lowercased); of each, only the string
- * `oauth_token` and `user` directly under it are kept. A file that is not YAML has no hosts.
- */
+/** Hosts (lowercased) of gh's `hosts.yml` with their string `oauth_token` and `user`; not YAML is no hosts. */
 export function parseGhHosts(text: string): Map<string, GhHostEntry> {
   const hosts = new Map<string, GhHostEntry>();
   let doc: unknown;

@@ -3,10 +3,7 @@ import { trimChars } from "../core/plain-text.ts";
 
 export const GITHUB_COM = "github.com";
 
-/**
- * Lowercases a host, drops a trailing root dot, and folds GitHub's alternative git endpoints
- * (`ssh.github.com` for SSH over port 443, `www.github.com`) onto `github.com`.
- */
+/** Lowercased, without a trailing root dot, and GitHub's other git endpoints folded onto `github.com`. */
 export function normalizeHostname(hostname: string): string {
   const host = hostname.toLowerCase().replace(/\.$/, "");
   if (host === "ssh.github.com" || host === "www.github.com") return "github.com";
@@ -31,10 +28,7 @@ export function isOtherForge(host: string): boolean {
   return OTHER_FORGES.test(host.split(":")[0] as string);
 }
 
-/**
- * A host name given by the user (`GH_HOST`, `GITHUB_SERVER_URL`): a bare host or a URL; `null`
- * when empty or unusable.
- */
+/** A host name given by the user (`GH_HOST`, `GITHUB_SERVER_URL`) as a bare host or a URL; else `null`. */
 export function parseHostSetting(value: string | undefined): string | null {
   const text = value?.trim();
   if (!text) return null;
@@ -52,10 +46,7 @@ export function ghHostOverride(env: Env): string | null {
   return parseHostSetting(env.GH_HOST);
 }
 
-/**
- * Hosts known to be GitHub without asking the network: github.com, any `*.ghe.com`, `GH_HOST`,
- * the GitHub Actions server, and every host the gh CLI is logged in to.
- */
+/** Hosts known to be GitHub without asking: the cloud, `GH_HOST`, the Actions server, gh's logged-in hosts. */
 export function knownGitHubHosts(env: Env, ghLoggedInHosts: readonly string[]): (host: string) => boolean {
   const extra = new Set<string>(ghLoggedInHosts.map((h) => h.toLowerCase()));
   for (const setting of [env.GH_HOST, env.GITHUB_SERVER_URL]) {

@@ -13,10 +13,8 @@ export interface NetrcEntry {
 }
 
 /**
- * Parses a `.netrc` with the full grammar (tokens may span lines, `"quoted values"` with
- * backslash escapes, `#` comments, `default`, `account`, `macdef` bodies skipped). Every file
- * twig reads correctly gives the same answer here; twig's quirks (a comment word read as a value,
- * an incomplete entry's login leaking into the next one) are not reproduced.
+ * Parses a `.netrc` with the full grammar (quoted values, `#` comments, `default`, `account`,
+ * `macdef`). Every file twig reads correctly gives the same answer; twig's quirks are not reproduced.
  */
 export function parseNetrc(text: string): NetrcEntry[] {
   const entries: NetrcEntry[] = [];
@@ -49,17 +47,11 @@ export function parseNetrc(text: string): NetrcEntry[] {
   return entries;
 }
 
-interface Token {
-  value: string;
-  start: number;
-  end: number;
-}
+type Token = { value: string; start: number; end: number };
 
 /**
- * Words and `"quoted values"` (an unclosed quote runs to the end); a backslash escapes the next
- * character in both, and a `#` where a word would start comments out the rest of its line. The
- * closing quote is stepped over by hand and nothing is captured: either makes the regex engine
- * keep a backtracking point per escape, slow on a file of backslashes.
+ * Words and `"quoted values"` with backslash escapes, `#` comments. The closing quote is stepped over
+ * by hand and nothing is captured: either would keep a backtracking point per escape, slow on a file of backslashes.
  */
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -93,10 +85,7 @@ export function netrcPath(ctx: Pick<Context, "home">): string {
   return join(ctx.home, ".netrc");
 }
 
-/**
- * Looks `machine` up in `<home>/.netrc`. A missing file is "no entry", not an error; an
- * unreadable or non-UTF-8 file is an error value that names the file but never its content.
- */
+/** Looks `machine` up in `<home>/.netrc`; a missing file is no entry; errors name the file, never its content. */
 export async function lookupNetrc(
   ctx: Pick<Context, "home" | "files">,
   machine: string,

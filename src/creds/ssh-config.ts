@@ -1,16 +1,10 @@
 /**
  * The `HostName` that `~/.ssh/config` gives an ssh host alias, so that a remote such as
- * `git@github-work:octo/widgets.git` (with `Host github-work` / `HostName github.com`) is the
- * github.com repository it is, with github.com's credentials, as `git push` would see it.
+ * `git@github-work:octo/widgets.git` is the github.com repository `git push` would see.
  *
- * Hand-written rather than a library: only `Host`, `HostName`, `Include` and `Match` matter here,
- * and the available parsers read everything else too, with no bound on includes. What ssh does and
- * this follows (ssh_config(5)): keywords in any case, `keyword value` or `keyword=value`, `"quoted"`
- * arguments, `#` comments; lines before the first `Host` apply to every host; a `Host` line matches
- * when one of its patterns (`*`, `?`) matches and no `!pattern` does; the first value found wins;
- * `Include` reads files (relative to `~/.ssh`, with `*` and `?` in the last part) in place, inside
- * the `Host` block it appears in. `Match` blocks depend on things this server cannot evaluate
- * (`exec`, the user, the network), so a `HostName` inside one is never used.
+ * Hand-written: only `Host`, `HostName`, `Include` and `Match` matter, and the available parsers
+ * read everything else too, with no bound on includes. It follows ssh_config(5); `Match` blocks
+ * depend on what this server cannot evaluate (`exec`, the user, the network), so are never used.
  */
 import { isAbsolute, join, normalize } from "node:path";
 import type { Context } from "../core/context.ts";
@@ -29,10 +23,7 @@ const MAX_GLOB_ENTRIES = 512;
 type Line = { keyword: string; args: string[] };
 
 /** A `HostName` and the `Host` lines (from the outermost file in) that must all match for it to apply. */
-interface HostNameRule {
-  conditions: string[][];
-  hostName: string;
-}
+type HostNameRule = { conditions: string[][]; hostName: string };
 
 /** ssh's lowercased alias → its `HostName`, or `null` when the config gives none (or cannot be read). */
 export type SshHostNames = (alias: string) => string | null;
