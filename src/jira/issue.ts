@@ -55,15 +55,10 @@ export const JiraIssueSchema = v.object({
 });
 export type JiraIssue = v.InferOutput<typeof JiraIssueSchema>;
 
-/** Description length kept by `get_jira_issue`. */
+/** Description lengths kept by `get_jira_issue` and, per issue, by `list_jira_issues`. */
 export const FULL_DESCRIPTION_CHARS = 20_000;
-/** Description length kept per issue by `list_jira_issues`. */
 export const LIST_DESCRIPTION_CHARS = 1_000;
 
-/**
- * Issue payload → tool output. Descriptions are rendered to text whichever form the server used:
- * an ADF document (REST v3, Cloud) or wiki markup (REST v2); empty ones are left out.
- */
 export function toJiraIssue(payload: JiraIssuePayload, browseUrl: string, maxDescriptionChars: number): JiraIssue {
   const fields = payload.fields;
   const rendered = renderDescription(fields.description, maxDescriptionChars);
@@ -86,10 +81,7 @@ export function toJiraIssue(payload: JiraIssuePayload, browseUrl: string, maxDes
   return Object.fromEntries(Object.entries(issue).filter(([, value]) => value !== undefined)) as JiraIssue;
 }
 
-/**
- * The description as text, rendered no further than about `maxChars` characters: tables and
- * nesting multiply what an author wrote, so rendering stops where the text will be cut.
- */
+/** An ADF (REST v3) or wiki (REST v2) description as text, rendered only about as far as it will be kept. */
 export function renderDescription(description: unknown, maxChars = Number.POSITIVE_INFINITY): Rendered | null {
   if (description === null || description === undefined) return null;
   let rendered: Rendered;

@@ -12,7 +12,6 @@ const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n",
 const NEEDS_ESCAPE =
   /["\\\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-/** JQL's string-literal escapes: `\"`, `\\`, `\n`, `\r`, `\t`, `\uXXXX`. */
 export function quoteJqlString(value: string): string {
   const escaped = value.replace(
     NEEDS_ESCAPE,
@@ -21,13 +20,10 @@ export function quoteJqlString(value: string): string {
   return `"${escaped}"`;
 }
 
-/** Jira project keys: a letter, then letters, digits or `_` (at least two characters). */
 export const PROJECT_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+$/;
-
-/** Issue keys: a project key, `-`, a number. */
 export const ISSUE_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+-[0-9]+$/;
 
-/** The key upper-cased (`shop-7` → `SHOP-7`), or `null` when it does not match `pattern`. */
+/** The key upper-cased (`shop-7` → `SHOP-7`), or `null`. */
 function normalizeKey(value: string, pattern: RegExp): string | null {
   const trimmed = value.trim();
   return pattern.test(trimmed) ? trimmed.toUpperCase() : null;
@@ -36,29 +32,24 @@ function normalizeKey(value: string, pattern: RegExp): string | null {
 export const normalizeProjectKey = (value: string) => normalizeKey(value, PROJECT_KEY_PATTERN);
 export const normalizeIssueKey = (value: string) => normalizeKey(value, ISSUE_KEY_PATTERN);
 
-export interface IssueFilter {
-  /** A normalized project key. */
-  project: string;
-  status?: string | undefined;
-  /** `me` (any case) or `currentUser()` means the caller; `unassigned` means no assignee. */
-  assignee?: string | undefined;
-}
-
-export type AssigneeFilter = { kind: "current-user" } | { kind: "unassigned" } | { kind: "user"; name: string };
-
-export function assigneeFilter(value: string): AssigneeFilter {
-  const trimmed = value.trim();
-  const lower = trimmed.toLowerCase();
-  if (lower === "me" || lower === "currentuser()") return { kind: "current-user" };
-  if (lower === "unassigned") return { kind: "unassigned" };
-  return { kind: "user", name: trimmed };
+/** `me` (any case) or `currentUser()` is the caller; `unassigned` is no assignee. */
+export function assigneeFilter(value: string) {
+  const name = value.trim();
+  const lower = name.toLowerCase();
+  if (lower === "me" || lower === "currentuser()") return { kind: "current-user" } as const;
+  if (lower === "unassigned") return { kind: "unassigned" } as const;
+  return { kind: "user", name } as const;
 }
 
 /**
  * `project = "SHOP" AND status = "In Progress" AND assignee = currentUser() ORDER BY updated DESC`
  * (clauses in twig's order; empty filters are left out).
  */
-export function buildSearchJql(filter: IssueFilter): string {
+export function buildSearchJql(filter: {
+  project: string;
+  status?: string | undefined;
+  assignee?: string | undefined;
+}) {
   const clauses = [`project = ${quoteJqlString(filter.project)}`];
   const status = filter.status?.trim();
   if (status) clauses.push(`status = ${quoteJqlString(status)}`);
@@ -72,7 +63,7 @@ export function buildSearchJql(filter: IssueFilter): string {
   return `${clauses.join(" AND ")} ORDER BY updated DESC`;
 }
 
-/** `key in ("SHOP-1", "SHOP-2")`: the issues named, in one search. `keys` are normalized issue keys. */
+/** `key in ("SHOP-1", "SHOP-2")`: the issues named, in one search. */
 export function buildKeysJql(keys: readonly string[]): string {
   return `key in (${keys.map(quoteJqlString).join(", ")})`;
 }

@@ -9,14 +9,6 @@ export const MAX_PAGE_SIZE = 100;
 /** Safety stop: a server that keeps returning tiny pages cannot keep us looping. */
 const MAX_PAGES = 20;
 
-export interface SearchOutcome {
-  issues: JiraIssuePayload[];
-  /** More issues match than were returned. */
-  hasMore: boolean;
-  /** Total matches when the server says (Data Center does; Cloud's enhanced search does not). */
-  total?: number;
-}
-
 /** One page of either search: Cloud pages by `nextPageToken`, Data Center by `startAt` and says the `total`. */
 const PageSchema = v.object({
   issues: v.optional(v.array(JiraIssuePayloadSchema), []),
@@ -25,24 +17,21 @@ const PageSchema = v.object({
   total: v.optional(v.number()),
 });
 
-/**
- * Runs `jql` and collects up to `limit` issues. Cloud: `POST /rest/api/3/search/jql` paged with
- * `nextPageToken` (the old `/search` is gone there); Server/Data Center: `POST /rest/api/2/search`
- * paged with `startAt`.
- */
+/** Up to `limit` issues matching `jql` (Cloud no longer has the `/search` Data Center pages with). */
 export async function searchIssues(
   client: JiraClient,
   deployment: Deployment,
   { jql, limit, project }: { jql: string; limit: number; project: string },
   signal: AbortSignal,
-): Promise<Result<SearchOutcome>> {
+) {
   const cloud = deployment === "cloud";
   const path = cloud ? "/rest/api/3/search/jql" : "/rest/api/2/search";
   const purpose = { unknownProject: `Project ${project} does not exist or is not visible to you` };
   const issues: JiraIssuePayload[] = [];
   let token: string | undefined;
   let total: number | undefined;
-  const outcome = (hasMore: boolean): SearchOutcome => ({
+  // `total` only when the server says (Data Center does; Cloud's enhanced search does not).
+  const outcome = (hasMore: boolean) => ({
     issues: issues.slice(0, limit),
     hasMore,
     ...(total === undefined ? {} : { total }),
@@ -83,11 +72,7 @@ const StatusPageSchema = v.object({
   ),
 });
 
-/**
- * The status of each issue named, in one request, never one per issue: at most
- * {@link MAX_PAGE_SIZE} keys. Keys the server does not return (deleted, not visible, moved) are
- * absent from the map, and never fail the others.
- */
+/** The status of up to {@link MAX_PAGE_SIZE} issues in one request; keys Jira does not return are absent. */
 export async function searchIssueStatuses(
   client: JiraClient,
   deployment: Deployment,
@@ -98,28 +83,12 @@ export async function searchIssueStatuses(
   if (asked.length === 0) return ok(new Map());
   // A `key in (…)` search fails whole when one key no longer exists. Data Center can be told not to
   // validate; Cloud's search cannot, so Cloud asks its bulk fetch, which lists missing keys apart.
-  const response = await client.request(
-    deployment === "cloud"
-      ? {
-          method: "POST",
-          path: "/rest/api/3/issue/bulkfetch",
-          body: { issueIdsOrKeys: asked, fields: ["status"] },
-          schema: StatusPageSchema,
-        }
-      : {
-          method: "POST",
-          path: "/rest/api/2/search",
-          body: {
-            jql: buildKeysJql(asked),
-            startAt: 0,
-            maxResults: asked.length,
-            fields: ["status"],
-            validateQuery: false,
-          },
-          schema: StatusPageSchema,
-        },
-    signal,
-  );
+  const cloud = deployment === "cloud";
+  const path = cloud ? "/rest/api/3/issue/bulkfetch" : "/rest/api/2/search";
+  const body = cloud
+    ? { issueIdsOrKeys: asked, fields: ["status"] }
+    : { jql: buildKeysJql(asked), startAt: 0, maxResults: asked.length, fields: ["status"], validateQuery: false };
+  const response = await client.request({ method: "POST", path, body, schema: StatusPageSchema }, signal);
   if (!response.ok) return response;
   return ok(new Map(response.value.issues.map((issue) => [issue.key.toUpperCase(), issue.fields.status.name])));
 }
