@@ -66,15 +66,10 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
 
 /** Keyword and arguments of each meaningful line; keywords lowercased. */
 function parseSshConfig(bytes: Uint8Array): Line[] {
-  const text = decodeUtf8(bytes);
-  if (text === null) return [];
-  const lines: Line[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    const words = splitWords(raw);
-    const [keyword, ...args] = words;
-    if (keyword !== undefined) lines.push({ keyword: keyword.toLowerCase(), args });
-  }
-  return lines;
+  return (decodeUtf8(bytes) ?? "").split(/\r?\n/).flatMap((raw) => {
+    const [keyword, ...args] = splitWords(raw);
+    return keyword === undefined ? [] : [{ keyword: keyword.toLowerCase(), args }];
+  });
 }
 
 /** The words of a line: split at blanks (and at one `=` after the keyword), `"quoted"` kept whole, from `#` on a comment. */

@@ -66,11 +66,7 @@ export function pastBudget(length: number): boolean {
 }
 
 /** `text` cut to what the budget still allows. */
-export function withinRoom(text: string): string {
-  if (text.length <= budget.room) return text;
-  budget.hit = true;
-  return text.slice(0, budget.room);
-}
+export const withinRoom = (text: string) => (pastBudget(text.length) ? text.slice(0, budget.room) : text);
 
 /** `render(item)` for each item, joined by `separator`, skipping what `keep` refuses, until past the budget. */
 function joinWithin<T>(

@@ -204,18 +204,12 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
     } catch {}
     if (status < 200 || status >= 300) {
       const retryAfterMs = parseRetryAfter(headers.get("retry-after"), now());
-      return err(
-        httpStatusError(
-          status,
-          { method: spec.method, path: spec.path, ...spec.purpose },
-          json,
-          { site, credentialSource: auth.source, secrets },
-          {
-            ...(retryAfterMs === null ? {} : { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) }),
-            loginReason: headers.get("x-seraph-loginreason"),
-          },
-        ),
-      );
+      const extra = {
+        loginReason: headers.get("x-seraph-loginreason"),
+        ...(retryAfterMs === null ? {} : { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) }),
+      };
+      const purpose = { method: spec.method, path: spec.path, ...spec.purpose };
+      return err(httpStatusError(status, purpose, json, { site, credentialSource: auth.source, secrets }, extra));
     }
     if (json === undefined && (/html/i.test(headers.get("content-type") ?? "") || /^\s*</.test(read.text))) {
       return networkError(
