@@ -7,10 +7,7 @@ type GhHostEntry = { oauth_token?: string; user?: string };
 
 type Ctx = Pick<Context, "env" | "platform" | "home">;
 
-/**
- * The gh CLI's config directory, by gh's own rule: `$GH_CONFIG_DIR`, else `$XDG_CONFIG_HOME/gh`
- * (absolute values only), else `%AppData%\GitHub CLI` on Windows, else `~/.config/gh`.
- */
+/** The gh CLI's config directory, by gh's own rule. */
 export function ghConfigDir({ env, platform, home }: Ctx): string {
   const path = platform === "win32" ? win32 : posix;
   if (env.GH_CONFIG_DIR) return env.GH_CONFIG_DIR;

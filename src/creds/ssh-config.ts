@@ -17,7 +17,6 @@ const MAX_FILE_BYTES = 256 * 1024;
 /** Files read for one lookup, the top-level one included; ssh allows 16 levels of nesting. */
 const MAX_FILES = 32;
 const MAX_DEPTH = 8;
-/** Directory entries one `Include` glob matches against. */
 const MAX_GLOB_ENTRIES = 512;
 
 type Line = { keyword: string; args: string[] };
@@ -64,7 +63,6 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
   };
 }
 
-/** Keyword and arguments of each meaningful line; keywords lowercased. */
 function parseSshConfig(bytes: Uint8Array): Line[] {
   return (decodeUtf8(bytes) ?? "").split(/\r?\n/).flatMap((raw) => {
     const [keyword, ...args] = splitWords(raw);
@@ -100,10 +98,7 @@ function hostLineMatches(host: string, patterns: readonly string[]): boolean {
   return matched;
 }
 
-/**
- * ssh's `match_pattern`: `*` any run of characters, `?` one character, the rest literal. Bun's glob
- * is linear here; its own `[…]`, `{…}` and `\` are escaped so they stay literal, as in ssh.
- */
+/** ssh's `match_pattern` (`*`, `?`) by Bun's linear glob, its own `[…]`, `{…}` and `\` escaped. */
 function wildcardMatch(text: string, pattern: string): boolean {
   return new Bun.Glob(pattern.replace(/[[\]{}\\!]/g, "\\$&")).match(text);
 }
@@ -120,10 +115,7 @@ function expandHostName(value: string, host: string): string | null {
   return unknown ? null : expanded.toLowerCase();
 }
 
-/**
- * The files an `Include` argument names: relative to `~/.ssh`, `~/` from home, a wildcard allowed
- * in the last part only (sorted, as ssh's glob does). Nothing outside `~/.ssh` is read.
- */
+/** The files an `Include` argument names (a wildcard in the last part only). Nothing outside `~/.ssh` is read. */
 async function includedFiles(sshDir: string, home: string, argument: string): Promise<string[]> {
   const path = normalize(
     argument.startsWith("~/")

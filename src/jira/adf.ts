@@ -32,7 +32,6 @@ export interface Rendered {
  */
 const budget = { room: Number.POSITIVE_INFINITY, hit: false };
 
-/** Renders an ADF document (or any ADF node) as text. Non-ADF input yields `""`. */
 export function adfToText(document: unknown): string {
   return renderAdf(document, Number.POSITIVE_INFINITY).text;
 }
@@ -58,14 +57,12 @@ export function withinBudget(maxChars: number, render: () => string): Rendered {
   }
 }
 
-/** Whether output of `length` characters has passed the budget; rendering stops when it has. */
 export function pastBudget(length: number): boolean {
   if (length <= budget.room) return false;
   budget.hit = true;
   return true;
 }
 
-/** `text` cut to what the budget still allows. */
 export const withinRoom = (text: string) => (pastBudget(text.length) ? text.slice(0, budget.room) : text);
 
 /** `render(item)` for each item, joined by `separator`, skipping what `keep` refuses, until past the budget. */
@@ -93,17 +90,16 @@ function toNode(value: unknown, depth = 0): AdfNode | null {
   const raw = value as Record<string, unknown>;
   const keep = Array.isArray(raw.content) && depth < 2 * MAX_DEPTH;
   const content = keep ? (raw.content as unknown[]).flatMap((child) => toNode(child, depth + 1) ?? []) : [];
-  const marks = Array.isArray(raw.marks)
-    ? raw.marks
-        .filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null && typeof m.type === "string")
-        .map((m) => ({ type: m.type as string, attrs: record(m.attrs) }))
-    : [];
+  const marks: unknown[] = Array.isArray(raw.marks) ? raw.marks : [];
   return {
     type: typeof raw.type === "string" ? raw.type : "",
     content,
     text: typeof raw.text === "string" ? raw.text : undefined,
     attrs: record(raw.attrs),
-    marks,
+    marks: marks.flatMap((m) => {
+      const mark = record(m);
+      return typeof mark.type === "string" ? [{ type: mark.type, attrs: record(mark.attrs) }] : [];
+    }),
   };
 }
 
@@ -183,7 +179,6 @@ const media: Render = (node) => {
   return name ? `[attachment: ${name}]` : "[attachment]";
 };
 
-/** Map entries giving each of the space-separated `types` the same renderer. */
 const each = (types: string, render: Render) => types.split(" ").map((type): [string, Render] => [type, render]);
 
 /** Block node types and how each renders (given the depth of its children); the rest are inline. */
@@ -337,7 +332,6 @@ function applyMarks(text: string, marks: AdfNode["marks"]): string {
   return `${lead}${out}${trail}`;
 }
 
-/** `first` before the first line, `rest` before every other line that is not empty. */
 function indent(text: string, first: string, rest: string): string {
   return first + text.replace(/\n(?=[^\n])/g, () => `\n${rest}`);
 }
