@@ -21,10 +21,7 @@ export const MAX_TABLE_COLUMNS = 20;
 export const MAX_CELL_CHARS = 500;
 
 /** A rendering and whether it is whole (`false`: it stopped at its budget, and more would follow). */
-export interface Rendered {
-  text: string;
-  complete: boolean;
-}
+export type Rendered = { text: string; complete: boolean };
 
 /**
  * Characters the rendering under way may still produce at any one level, so that work stops at the
