@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "@anthropic-ai/tokenizer";
@@ -50,6 +50,10 @@ async function everyPage(server: RunningServer, args: Record<string, unknown> = 
   }
   throw new Error("paging did not end");
 }
+
+// At 10,000 branches each test makes several whole-repository calls: on a loaded 2-core machine that
+// takes longer than the default 5 s, so every test here gets a minute.
+setDefaultTimeout(60_000);
 
 for (const count of [1_000, 10_000]) {
   describe(`reply budget at ${count.toLocaleString("en-US")} branches`, () => {
