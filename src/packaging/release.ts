@@ -4,9 +4,8 @@ import type { Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { entry, tarGz, zip } from "./archive.ts";
 import { type FormulaInput, HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";
-import { type BundleInfo, bundle, bundleName, bundleTargets } from "./mcpb.ts";
+import { type BundleInfo, bundle, bundleName, bundleTargets, type RegistryInfo, serverJson } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
-import { type RegistryInfo, serverJson } from "./registry.ts";
 import { archiveName, binaryName, installedName, TARGETS, type Target } from "./targets.ts";
 
 export interface ReleaseOptions {
