@@ -16,7 +16,6 @@ export type ClientName = (typeof CLIENTS)[number];
 export const SCOPES = ["user", "project"] as const;
 export type ConfigScope = (typeof SCOPES)[number];
 
-/** Flags every command understands: which repository, which groups, how much logging. */
 export interface CommonOptions {
   repo: string | null;
   disabled: Set<DisableGroup>;
@@ -37,7 +36,7 @@ export interface ConfigOptions extends CommonOptions {
   command: "config";
   client: ClientName;
   write: boolean;
-  /** `null`: the client's default (see config.ts). */
+  /** `null`: the client's default. */
   scope: ConfigScope | null;
   name: string;
   /** `--command`: what the client should run instead of this executable's own path. */
@@ -56,7 +55,7 @@ type CliCommand =
   | { command: "help"; topic?: Subcommand }
   | { command: "version" };
 
-/** Usage errors carry the text to print and the exit code 2 (as clap does). */
+/** Printed, with exit code 2 (as clap does). */
 type UsageError = { message: string };
 
 const usage = (message: string) => err<UsageError>({ message });
@@ -64,7 +63,7 @@ const usage = (message: string) => err<UsageError>({ message });
 const isOneOf = <T extends string>(list: readonly T[], word: string | undefined): word is T =>
   (list as readonly string[]).includes(word as string);
 
-/** Flags a subcommand adds to the common ones; `string` flags take the next argument or `=VALUE`. */
+/** Flags a subcommand adds to the common ones. */
 const COMMAND_FLAGS: Record<Subcommand, Record<string, "boolean" | "string">> = {
   tools: { "--json": "boolean" },
   call: { "--json": "boolean" },
@@ -73,7 +72,6 @@ const COMMAND_FLAGS: Record<Subcommand, Record<string, "boolean" | "string">> = 
   demo: { "--keep": "boolean" },
 };
 
-/** The flags every command takes, as `node:util` parses them. */
 const COMMON_OPTIONS = {
   repo: { type: "string" },
   disable: { type: "string", multiple: true },
@@ -87,11 +85,7 @@ const COMMON_FLAGS = Object.entries(COMMON_OPTIONS).flatMap(([name, option]) =>
   "short" in option ? [`--${name}`, `-${option.short}`] : [`--${name}`],
 );
 
-/**
- * Every flag of every command. Which command may use which flag, and whether a flag may come
- * before the command, is checked on the tokens afterwards (parseArgs has no subcommands), so that
- * a misplaced or mistyped flag gets advice rather than a bare error.
- */
+/** Every flag of every command: which command may use which is checked on the tokens (parseArgs has no subcommands). */
 const PARSE_OPTIONS = {
   ...COMMON_OPTIONS,
   ...Object.fromEntries(

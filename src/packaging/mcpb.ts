@@ -2,12 +2,11 @@ import { entry, zip } from "./archive.ts";
 import { installedName, TARGETS, type Target } from "./targets.ts";
 
 /**
- * MCP Bundles (`.mcpb`, formerly DXT): the zip Claude Desktop installs with a double-click. Its
- * `manifest.json` says how to start the server and which settings to ask for; fields marked
- * `sensitive` are kept in the OS keychain.
+ * MCP Bundles (`.mcpb`): the zip Claude Desktop installs with a double-click. Its `manifest.json`
+ * says how to start the server and which settings to ask for (`sensitive` ones go to the keychain).
  */
 
-/** The targets a bundle is made for: Claude Desktop's platforms, and Linux x64 for other hosts. */
+/** Claude Desktop's platforms, and Linux x64 for other hosts. */
 export function bundleTargets(): Target[] {
   return TARGETS.filter((t) => ["darwin-arm64", "darwin-x64", "windows-x64", "linux-x64"].includes(t.id));
 }
@@ -38,13 +37,10 @@ export interface BundleInfo {
 export const BUNDLE_ICON = "icon.png";
 
 /**
- * Every setting goes to the server as an environment variable, none as an argument: a host fills
- * `${user_config.x}` inside a string (an `env` value) with an empty string when the field is left
- * blank, but keeps an argument that is exactly `${user_config.x}` as that literal text when the
- * value is empty, so `--repo ${user_config.repository}` would hand the server a path named
- * `${user_config.repository}`. The server reads an empty variable as not set (TWIG_MCP_REPO as no
- * `--repo`, TWIG_MCP_DISABLE as no `--disable`, an empty token as no token), and each optional field
- * has an empty default so that a blank field becomes "" and not the placeholder.
+ * Every setting goes to the server as an environment variable, none as an argument: a host keeps
+ * an argument that is exactly `${user_config.x}` as that literal text when the field is blank, but
+ * fills it with "" inside an `env` value, which the server reads as not set. The empty default
+ * makes a blank field "" and not the placeholder.
  */
 function setting(
   env: string,
@@ -142,10 +138,7 @@ export function bundleManifest(info: BundleInfo, target: Target): Record<string,
   };
 }
 
-/**
- * The bundle: manifest, icon, binary (executable bit kept for macOS and Linux) and licence,
- * nothing else, compressed at `level` (9 for releases).
- */
+/** Manifest, icon, binary (executable bit kept) and licence, nothing else. */
 export function bundle(
   info: BundleInfo,
   target: Target,

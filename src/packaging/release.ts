@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { entry, tarGz, zip } from "./archive.ts";
-import { type FormulaInput, HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";
+import { type FormulaInput, HOMEBREW_SLOTS, renderFormula } from "./homebrew.ts";
 import { type BundleInfo, bundle, bundleName, bundleTargets, type RegistryInfo, serverJson } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
 import { archiveName, binaryName, installedName, TARGETS, type Target } from "./targets.ts";
@@ -12,23 +12,20 @@ export interface ReleaseOptions {
   targets: readonly Target[];
   outDir: string;
   info: PackageInfo;
-  /** Release download URL with `{version}`, `{tag}` and `{file}` placeholders (for the formula). */
+  /** The formula's download URL: see FormulaInput. */
   urlPattern: string;
   /** The formula's `desc`; Homebrew wants it under 80 characters, shorter than package.json's. */
   formulaDescription?: string;
   npm: boolean;
-  /** The npm launcher script and README text that go into the `twig-mcp` package. */
+  /** What goes into the `twig-mcp` npm package besides its manifest. */
   launcher: string;
   readme: string;
   compile: (target: Target, outfile: string) => Promise<Result<void, string>>;
   log: (line: string) => void;
   /** gzip/deflate level; 9 for releases, lower in tests. */
   level?: number;
-  /** Time stamped into archive entries. */
   mtime?: Date;
-  /** With it, a Claude Desktop bundle (`.mcpb`) for each bundle target built, with this licence text. */
   bundles?: { info: BundleInfo; license: string };
-  /** With it, `server.json` for the MCP Registry, with the bundles' checksums. */
   registry?: RegistryInfo;
 }
 
@@ -50,7 +47,6 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
   const { outDir, log, level = 9, mtime = new Date() } = options;
   mkdirSync(outDir, { recursive: true });
   const result: ReleaseResult = { built: [], failed: [], files: [] };
-  /** Writes `name` (relative to `outDir`, parent folders made as needed) and lists it. */
   const write = async (name: string, data: Uint8Array | string) => {
     await Bun.write(join(outDir, name), data);
     result.files.push(name);
@@ -95,13 +91,13 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
   if (options.registry) await write("server.json", serverJson(options.registry, sums));
 
   const archives: FormulaInput["archives"] = {};
-  for (const slot of Object.keys(HOMEBREW_SLOTS) as HomebrewSlot[]) {
+  for (const slot of HOMEBREW_SLOTS) {
     const file = `twig-mcp-${slot}.tar.gz`;
     const sha256 = sums.get(file);
     if (sha256) archives[slot] = { file, sha256 };
   }
-  const missing = Object.keys(HOMEBREW_SLOTS).filter((slot) => !(slot in archives));
-  if (missing.length < Object.keys(HOMEBREW_SLOTS).length) {
+  const missing = HOMEBREW_SLOTS.filter((slot) => !(slot in archives));
+  if (missing.length < HOMEBREW_SLOTS.length) {
     const { version, description, homepage = "", license } = options.info;
     const { formulaDescription = description, urlPattern } = options;
     await write(
