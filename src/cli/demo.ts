@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
@@ -8,12 +7,7 @@ import { typedCommand } from "./config/self-command.ts";
 import { renderToolData, toolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
-/**
- * The demo's sample repository: its branches, the `.twig/state.json` twig would have written for
- * them (format: twig-reference §2; fixed ids and times, so every run shows the same answers), and
- * the git commands that build it.
- *
- * Checked out in the main checkout; the last branch of the first stack lives in a linked worktree. */
+/** Checked out in the main checkout; the last branch of the first stack lives in a linked worktree. */
 const SAMPLE_CURRENT = "feature/auth";
 const SAMPLE_WORKTREE_BRANCH = "feature/auth-ui";
 
@@ -36,7 +30,10 @@ const IDS =
 /** As twig names a worktree: every `/` replaced by `-`. */
 const WORKTREE_NAME = SAMPLE_WORKTREE_BRANCH.replaceAll("/", "-");
 
-/** The state file's text, pretty-printed as twig (serde_json) writes it: 2 spaces, no final newline. */
+/**
+ * The `.twig/state.json` twig would have written (docs/state-format.md), pretty-printed as serde_json
+ * writes it; fixed ids and times, so every run shows the same answers.
+ */
 function sampleStateJson(worktreePath: string): string {
   const state = {
     version: 1,
@@ -82,12 +79,12 @@ async function buildSampleRepo(git: string, dir: string): Promise<Result<string,
   const worktree = join(dir, "shop-worktrees", WORKTREE_NAME);
   const run = (...args: string[]) => runGit(git, root, args);
   const commit = async (file: string, text: string, message: string) => {
-    await mkdir(dirname(join(root, file)), { recursive: true });
-    await writeFile(join(root, file), text);
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    writeFileSync(join(root, file), text);
     const added = await run("add", "--", file);
     return added.ok ? run("commit", "-q", "--no-verify", "-m", message) : added;
   };
-  await mkdir(root, { recursive: true });
+  mkdirSync(root, { recursive: true });
   const steps = [
     () => run("init", "-q"),
     // `init -b` needs git 2.28; this works with any git.
@@ -104,9 +101,9 @@ async function buildSampleRepo(git: string, dir: string): Promise<Result<string,
     const done = await step();
     if (!done.ok) return done;
   }
-  await mkdir(join(root, ".twig"));
-  await writeFile(join(root, ".twig", ".gitignore"), "*\n");
-  await writeFile(join(root, ".twig", "state.json"), sampleStateJson(worktree));
+  mkdirSync(join(root, ".twig"));
+  writeFileSync(join(root, ".twig", ".gitignore"), "*\n");
+  writeFileSync(join(root, ".twig", "state.json"), sampleStateJson(worktree));
   return ok(root);
 }
 

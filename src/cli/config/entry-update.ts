@@ -23,10 +23,7 @@ const ACCOUNT_ENV = [
   "JIRA_PERSONAL_TOKEN",
 ];
 
-/**
- * What a project file (committed to the clone) may not set: where tokens go, the author's own
- * tokens (the user's assistant would act as the author), and another repository to serve.
- */
+/** Not for a project file: where tokens go, its author's tokens (the assistant would act as them), the repository. */
 const AUTHOR_ENV = new Set([...ROUTING_ENV, ...ACCOUNT_ENV, "TWIG_MCP_REPO"]);
 
 /** The variables the server reads. */
@@ -40,7 +37,6 @@ const SERVER_ENV = new Set([
   "TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS",
 ]);
 
-/** What an existing entry holds: its command and args, its env, and which other keys it has. */
 export interface ExistingEntry {
   command: string;
   args: unknown[];
@@ -65,7 +61,7 @@ export function serverArgsOf(args: readonly unknown[]): { kept: string[]; droppe
   return { kept, dropped };
 }
 
-/** One flag (and its value) as the server itself accepts it; no value may pass for a flag. */
+/** One flag (and its value) as the server accepts it. */
 function isServerFlag(words: unknown[]): boolean {
   if (!words.every(isPlainWord)) return false;
   const [flag, value] = words as [string, string | undefined];
