@@ -1,5 +1,5 @@
 import { entry, zip } from "./archive.ts";
-import { installedName, TARGETS, type Target } from "./targets.ts";
+import { TARGETS, type Target } from "./targets.ts";
 
 /**
  * MCP Bundles (`.mcpb`): the zip Claude Desktop installs with a double-click. Its `manifest.json`
@@ -11,12 +11,8 @@ export function bundleTargets(): Target[] {
   return TARGETS.filter((t) => ["darwin-arm64", "darwin-x64", "windows-x64", "linux-x64"].includes(t.id));
 }
 
-export function bundleName(target: Target): string {
-  return `twig-mcp-${target.id}.mcpb`;
-}
-
 export function bundleEntryPoint(target: Target): string {
-  return `server/${installedName(target)}`;
+  return `server/${target.installed}`;
 }
 
 export interface BundleInfo {
@@ -195,9 +191,9 @@ export function serverJson(info: RegistryInfo, sums: ReadonlyMap<string, string>
       },
       ...bundleTargets().map((target) => ({
         registryType: "mcpb",
-        identifier: `${info.repositoryUrl}/releases/download/v${info.version}/${bundleName(target)}`,
+        identifier: `${info.repositoryUrl}/releases/download/v${info.version}/${target.bundle}`,
         version: info.version,
-        fileSha256: sums.get(bundleName(target)),
+        fileSha256: sums.get(target.bundle),
         transport,
       })),
     ],

@@ -1,5 +1,5 @@
 import { type ArchiveEntry, entry, tarGz } from "./archive.ts";
-import { installedName, TARGETS, type Target } from "./targets.ts";
+import { TARGETS, type Target } from "./targets.ts";
 
 /** npm fixes every tarball entry's time to this date; so do we, for byte-identical rebuilds. */
 const NPM_MTIME = new Date("1985-10-26T08:15:00Z");
@@ -68,7 +68,7 @@ export function platformPackage(info: PackageInfo, target: Target, binary: Uint8
       preferUnplugged: true,
     }),
     entry("package/README.md", readme),
-    entry(`package/bin/${installedName(target)}`, binary, 0o755),
+    entry(`package/bin/${target.installed}`, binary, 0o755),
   ];
   return { file: `${name}-${info.version}.tgz`, bytes: tarGz(entries, NPM_MTIME, level) };
 }

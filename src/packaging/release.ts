@@ -4,9 +4,9 @@ import type { Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { entry, tarGz, zip } from "./archive.ts";
 import { type FormulaInput, HOMEBREW_SLOTS, renderFormula } from "./homebrew.ts";
-import { type BundleInfo, bundle, bundleName, bundleTargets, type RegistryInfo, serverJson } from "./mcpb.ts";
+import { type BundleInfo, bundle, bundleTargets, type RegistryInfo, serverJson } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
-import { archiveName, binaryName, installedName, TARGETS, type Target } from "./targets.ts";
+import { TARGETS, type Target } from "./targets.ts";
 
 export interface ReleaseOptions {
   targets: readonly Target[];
@@ -51,36 +51,33 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
     await Bun.write(join(outDir, name), data);
     result.files.push(name);
   };
-  const binaryOf = (target: Target) => Bun.file(join(outDir, binaryName(target))).bytes();
+  const binaryOf = (target: Target) => Bun.file(join(outDir, target.binary)).bytes();
 
   for (const target of options.targets) {
     const started = performance.now();
-    const compiled = await options.compile(target, join(outDir, binaryName(target)));
+    const compiled = await options.compile(target, join(outDir, target.binary));
     if (!compiled.ok) {
       result.failed.push({ target, error: compiled.error });
       log(`FAILED ${target.id}: ${compiled.error}`);
       continue;
     }
-    const entries = [entry(installedName(target), await binaryOf(target), 0o755)];
+    const entries = [entry(target.installed, await binaryOf(target), 0o755)];
     result.built.push(target);
-    result.files.push(binaryName(target));
-    await write(
-      archiveName(target),
-      target.os === "windows" ? zip(entries, mtime, level) : tarGz(entries, mtime, level),
-    );
-    log(`built ${binaryName(target)} and ${archiveName(target)} in ${Math.round(performance.now() - started)} ms`);
+    result.files.push(target.binary);
+    await write(target.archive, target.os === "windows" ? zip(entries, mtime, level) : tarGz(entries, mtime, level));
+    log(`built ${target.binary} and ${target.archive} in ${Math.round(performance.now() - started)} ms`);
   }
 
-  const present = TARGETS.filter((t) => existsSync(join(outDir, binaryName(t))));
+  const present = TARGETS.filter((t) => existsSync(join(outDir, t.binary)));
   if (options.bundles) {
     const { info, license } = options.bundles;
     for (const target of bundleTargets().filter((t) => present.includes(t))) {
-      await write(bundleName(target), bundle(info, target, await binaryOf(target), license, mtime, level));
+      await write(target.bundle, bundle(info, target, await binaryOf(target), license, mtime, level));
     }
   }
   const sums = new Map<string, string>();
   for (const target of present) {
-    for (const name of [binaryName(target), archiveName(target), bundleName(target)]) {
+    for (const name of [target.binary, target.archive, target.bundle]) {
       const path = join(outDir, name);
       if (existsSync(path)) sums.set(name, sha256Hex(await Bun.file(path).bytes()));
     }
