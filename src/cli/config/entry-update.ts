@@ -89,9 +89,12 @@ export function updateEntry(
   projectFile: boolean,
 ): { launch: LaunchCommand; env: Record<string, string> | null; notes: string[] } {
   const before = serverArgsOf(existing?.args ?? []);
-  // A project file's `--repo` was written by whoever committed it: the user names one anew.
-  const plantedRepo: string[] = [];
-  if (projectFile) before.kept = withoutRepo(before.kept, plantedRepo);
+  // A project file's `--repo` was written by whoever committed it: the user names one anew. (A kept
+  // flag's value never starts with `-`, so a word after `--repo` is its value.)
+  const planted = (arg: string, i: number, all: readonly string[]) =>
+    projectFile && (/^--repo(=|$)/.test(arg) || all[i - 1] === "--repo");
+  const plantedRepo = before.kept.filter(planted);
+  before.kept = before.kept.filter((arg, i, all) => !planted(arg, i, all));
   const server = given ?? before.kept;
   const launch = { command: launcher.command, args: [...launcher.args, ...server] };
   const notes: string[] = [];
@@ -130,18 +133,6 @@ export function updateEntry(
   }
   if (existing.otherKeys.length > 0) notes.push(`dropped entry keys: ${quoteWords(existing.otherKeys)}`);
   return { launch, env: kept.length > 0 ? Object.fromEntries(kept) : null, notes };
-}
-
-/** `args` without `--repo` and its value, which go to `removed`. */
-function withoutRepo(args: readonly string[], removed: string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === "--repo") removed.push(arg, args[++i] as string);
-    else if (arg.startsWith("--repo=")) removed.push(arg);
-    else kept.push(arg);
-  }
-  return kept;
 }
 
 /** Words as typed in a shell: quoted (JSON-style) only when they need it; others' words clipped and made visible. */
