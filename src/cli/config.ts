@@ -35,7 +35,10 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   const projectRoot = found.ok ? found.value.workTree : null;
 
   const launcher = launchCommand(options, cwd, scope);
-  const given = serverArgs(options, options.repo === null ? null : projectRoot);
+  // The server args --repo and --disable ask for; `null` when neither was given.
+  const repoArgs = options.repo === null || projectRoot === null ? [] : ["--repo", projectRoot];
+  const serverArgs = [...repoArgs, ...[...options.disabled].flatMap((group) => ["--disable", group])];
+  const given = serverArgs.length > 0 ? serverArgs : null;
   const launch = { command: launcher.launch.command, args: [...launcher.launch.args, ...(given ?? [])] };
   const snippet = renderSnippet(options.client, scope, options.name, launch, process.platform);
   const locations = { env: process.env, platform: process.platform, home, projectRoot };
@@ -123,13 +126,6 @@ function launchCommand(
 
 function describeError(error: ToolError): string {
   return `error: ${error.message}\n${error.hint === undefined ? "" : `${error.hint}\n`}`;
-}
-
-/** The server args --repo and --disable ask for; `null` when neither was given. */
-function serverArgs(options: ConfigOptions, repoRoot: string | null): string[] | null {
-  if (repoRoot === null && options.disabled.size === 0) return null;
-  const disable = [...options.disabled].flatMap((group) => ["--disable", group]);
-  return repoRoot === null ? disable : ["--repo", repoRoot, ...disable];
 }
 
 function guidance(options: ConfigOptions, scope: ConfigScope, path: Result<string, string>): string {
