@@ -265,7 +265,7 @@ function disableGroup(word: string): DisableGroup | null {
 export function withEnvironment<T extends CommonOptions>(
   options: T,
   env: Readonly<Record<string, string | undefined>>,
-): { options: T; ignored: string[] } {
+): [options: T, ignored: string[]] {
   const disabled = new Set(options.disabled);
   const ignored: string[] = [];
   const disable = setting(env.TWIG_MCP_DISABLE);
@@ -283,7 +283,7 @@ export function withEnvironment<T extends CommonOptions>(
       );
     }
   }
-  return { options: { ...options, repo: options.repo ?? setting(env.TWIG_MCP_REPO), disabled }, ignored };
+  return [{ ...options, repo: options.repo ?? setting(env.TWIG_MCP_REPO), disabled }, ignored];
 }
 
 function setting(value: string | undefined): string | null {
