@@ -85,7 +85,7 @@ const COMMON_FLAGS = Object.entries(COMMON_OPTIONS).flatMap(([name, option]) =>
   "short" in option ? [`--${name}`, `-${option.short}`] : [`--${name}`],
 );
 
-/** Every flag of every command: which command may use which is checked on the tokens (parseArgs has no subcommands). */
+/** Every flag of every command; which command may use which is checked on the tokens (parseArgs has no subcommands). */
 const PARSE_OPTIONS = {
   ...COMMON_OPTIONS,
   ...Object.fromEntries(
@@ -236,7 +236,6 @@ function unexpected(word: string) {
 
 function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null) {
   const own = subcommand === null ? [] : Object.keys(COMMAND_FLAGS[subcommand]);
-
   const owner = subcommand === null ? SUBCOMMANDS.find((c) => flag in COMMAND_FLAGS[c]) : undefined;
   const where = subcommand === null ? "twig-mcp" : `twig-mcp ${subcommand}`;
   let advice = didYouMean(flag, [...own, ...COMMON_FLAGS]);

@@ -170,7 +170,7 @@ function describeLaunch(launch: LaunchCommand): string {
  * `serversKey`: the object (JSON) or table prefix (TOML) that holds the servers; `projectFile`: the
  * file in the repository for `--scope project`, for the clients that read one.
  */
-export const CLIENT_SPECS: Record<
+const CLIENT_SPECS: Record<
   ClientName,
   { title: string; format: "json" | "toml"; serversKey: string; projectFile?: string }
 > = {
@@ -182,7 +182,7 @@ export const CLIENT_SPECS: Record<
 };
 
 /** What to do once the entry is in the client's file: restart, reload, approve. */
-export const AFTERWARDS: Record<ClientName, string> = {
+const AFTERWARDS: Record<ClientName, string> = {
   "claude-desktop": "Quit and reopen Claude Desktop to load it.",
   "claude-code":
     "Claude Code asks once before it starts a server from a project's .mcp.json; check with 'claude mcp list'.",
@@ -230,7 +230,7 @@ function absolute(value: string | undefined, at: Locations): string | null {
 }
 
 /** The server's entry as the client expects it; key order as in each client's documentation. */
-export function serverEntry(
+function serverEntry(
   client: ClientName,
   scope: ConfigScope,
   launch: LaunchCommand,
