@@ -110,18 +110,15 @@ function launchCommand(
   }
   const host = currentHost();
   const self = selfCommand(host);
-  if (scope !== "project") return { launch: self, note: null };
-  const portable = portableCommand(self, host);
+  const portable = scope === "project" ? portableCommand(self, host) : self;
   if (portable.command !== self.command) {
     const note = `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`;
     return { launch: portable, note };
   }
   // A package runner (bunx, npx) works wherever the repository is cloned; a path, only here.
-  if (self.command === "bunx" || self.command === "npx") return { launch: self, note: null };
-  return {
-    launch: self,
-    note: `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`,
-  };
+  const herePath = scope === "project" && self.command !== "bunx" && self.command !== "npx";
+  const note = `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`;
+  return { launch: self, note: herePath ? note : null };
 }
 
 function describeError(error: ToolError): string {
