@@ -4,6 +4,7 @@ import { TARGETS, type Target } from "./targets.ts";
 /**
  * MCP Bundles (`.mcpb`): the zip Claude Desktop installs with a double-click. Its `manifest.json`
  * says how to start the server and which settings to ask for (`sensitive` ones go to the keychain).
+ * Also the MCP Registry's `server.json`, which lists the bundles.
  */
 
 /** Claude Desktop's platforms, and Linux x64 for other hosts. */
