@@ -21,8 +21,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pkg from "./package.json" with { type: "json" };
 import { err, ok, type Result } from "./src/core/result.ts";
-import type { BundleInfo } from "./src/packaging/mcpb.ts";
-import { type RegistryInfo, serverJson } from "./src/packaging/registry.ts";
+import { type BundleInfo, type RegistryInfo, serverJson } from "./src/packaging/mcpb.ts";
 import { buildRelease } from "./src/packaging/release.ts";
 import { fetchRuntime } from "./src/packaging/runtime.ts";
 import { selectTargets, TARGETS, type Target } from "./src/packaging/targets.ts";
@@ -188,7 +187,7 @@ async function main(): Promise<number> {
     return 2;
   }
   if (values["server-json"]) {
-    // ./server.json from package.json, after a version bump (no checksums: see registry.ts).
+    // ./server.json from package.json, after a version bump (no checksums: see serverJson in src/packaging/mcpb.ts).
     const path = new URL("./server.json", import.meta.url).pathname;
     writeFileSync(path, serverJson(registryInfo(urls.value)));
     log(`wrote ${path} for version ${pkg.version}`);

@@ -20,7 +20,7 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`twig-mcp ${pkg.version}\n`);
       return 0;
     case "serve":
-      return serve(...configured(command));
+      return serve(...withEnvironment(command, process.env));
     case "tools":
       return (await import("./cli/tools.ts")).runTools(warnIgnored(command));
     case "call":
@@ -28,24 +28,18 @@ async function main(argv: readonly string[]): Promise<number> {
     case "config":
       return (await import("./cli/config.ts")).runConfig(command);
     case "doctor":
-      return (await import("./cli/doctor.ts")).runDoctor(...configured(command));
+      return (await import("./cli/doctor.ts")).runDoctor(...withEnvironment(command, process.env));
     case "demo":
       return (await import("./cli/demo.ts")).runDemo(command);
   }
 }
 
 /**
- * The command's options with TWIG_MCP_REPO and TWIG_MCP_DISABLE applied, and what was ignored in
- * them: every command that reads a repository sees the settings the server would, so `doctor` and
- * `call` reproduce what a client that sets only the environment gets.
+ * Every command that reads a repository sees the settings the server would (TWIG_MCP_REPO,
+ * TWIG_MCP_DISABLE), so `doctor` and `call` reproduce what a client that sets only the environment gets.
  */
-function configured<T extends CommonOptions>(command: T): [T, string[]] {
-  const { options, ignored } = withEnvironment(command, process.env);
-  return [options, ignored];
-}
-
 function warnIgnored<T extends CommonOptions>(command: T): T {
-  const [options, ignored] = configured(command);
+  const [options, ignored] = withEnvironment(command, process.env);
   for (const note of ignored) process.stderr.write(`warning: ${note}\n`);
   return options;
 }

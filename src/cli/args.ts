@@ -16,7 +16,6 @@ export type ClientName = (typeof CLIENTS)[number];
 export const SCOPES = ["user", "project"] as const;
 export type ConfigScope = (typeof SCOPES)[number];
 
-/** Flags every command understands: which repository, which groups, how much logging. */
 export interface CommonOptions {
   repo: string | null;
   disabled: Set<DisableGroup>;
@@ -37,7 +36,7 @@ export interface ConfigOptions extends CommonOptions {
   command: "config";
   client: ClientName;
   write: boolean;
-  /** `null`: the client's default (see config.ts). */
+  /** `null`: the client's default. */
   scope: ConfigScope | null;
   name: string;
   /** `--command`: what the client should run instead of this executable's own path. */
@@ -56,7 +55,7 @@ type CliCommand =
   | { command: "help"; topic?: Subcommand }
   | { command: "version" };
 
-/** Usage errors carry the text to print and the exit code 2 (as clap does). */
+/** Printed, with exit code 2 (as clap does). */
 type UsageError = { message: string };
 
 const usage = (message: string) => err<UsageError>({ message });
@@ -64,16 +63,15 @@ const usage = (message: string) => err<UsageError>({ message });
 const isOneOf = <T extends string>(list: readonly T[], word: string | undefined): word is T =>
   (list as readonly string[]).includes(word as string);
 
-/** Flags a subcommand adds to the common ones; `string` flags take the next argument or `=VALUE`. */
-const COMMAND_FLAGS: Record<Subcommand, Record<string, "boolean" | "string">> = {
-  tools: { "--json": "boolean" },
-  call: { "--json": "boolean" },
-  config: { "--write": "boolean", "--scope": "string", "--name": "string", "--command": "string", "--file": "string" },
-  doctor: { "--online": "boolean", "--json": "boolean" },
-  demo: { "--keep": "boolean" },
+/** Flags a subcommand adds to the common ones: `true` for a switch, else the placeholder of its value. */
+const COMMAND_FLAGS: Record<Subcommand, Record<string, true | string>> = {
+  tools: { "--json": true },
+  call: { "--json": true },
+  config: { "--write": true, "--scope": "user|project", "--name": "NAME", "--command": "PATH", "--file": "PATH" },
+  doctor: { "--online": true, "--json": true },
+  demo: { "--keep": true },
 };
 
-/** The flags every command takes, as `node:util` parses them. */
 const COMMON_OPTIONS = {
   repo: { type: "string" },
   disable: { type: "string", multiple: true },
@@ -87,16 +85,12 @@ const COMMON_FLAGS = Object.entries(COMMON_OPTIONS).flatMap(([name, option]) =>
   "short" in option ? [`--${name}`, `-${option.short}`] : [`--${name}`],
 );
 
-/**
- * Every flag of every command. Which command may use which flag, and whether a flag may come
- * before the command, is checked on the tokens afterwards (parseArgs has no subcommands), so that
- * a misplaced or mistyped flag gets advice rather than a bare error.
- */
+/** Every flag of every command; which command may use which is checked on the tokens (parseArgs has no subcommands). */
 const PARSE_OPTIONS = {
   ...COMMON_OPTIONS,
   ...Object.fromEntries(
     Object.values(COMMAND_FLAGS).flatMap((flags) =>
-      Object.entries(flags).map(([flag, type]) => [flag.slice(2), { type }]),
+      Object.entries(flags).map(([flag, kind]) => [flag.slice(2), { type: kind === true ? "boolean" : "string" }]),
     ),
   ),
 } as const;
@@ -135,34 +129,26 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
       // An empty value is a host's blank setting (a Claude Desktop bundle's empty field): not set.
       if (value !== "") common.repo = value;
     } else if (token.name === "max-reply-tokens") {
-      const budget = value === undefined ? null : parseMaxReplyTokens(value);
-      if (budget === null) {
+      const budget = parseMaxReplyTokens(value ?? "");
+      if (budget === null)
         return usage(
           "--max-reply-tokens takes a whole number of tokens (0 = unlimited): twig-mcp --max-reply-tokens 40000",
         );
-      }
       common.maxReplyTokens = budget;
     } else if (token.name === "disable") {
       if (value === "") continue;
       // A mistyped flag stays a usage error (unlike TWIG_MCP_DISABLE): whoever typed it sees the message.
       const group = value === undefined ? null : disableGroup(value);
       if (group === null) {
-        const got = value === undefined ? "nothing" : quoteReceived(value);
-        const guess = value === undefined ? null : closest(value, DISABLE_GROUPS);
-        return usage(
-          `--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${got}.${guess ? ` Did you mean '${guess}'?` : ""}`,
-        );
+        const got = value === undefined ? "nothing." : `${quoteReceived(value)}.${didYouMean(value, DISABLE_GROUPS)}`;
+        return usage(`--disable takes one of ${DISABLE_GROUPS.join(", ")} (repeat the flag for several), got ${got}`);
       }
       common.disabled.add(group);
     } else if (!["help", "version", "verbose"].includes(token.name)) {
       const kind = subcommand === null ? undefined : COMMAND_FLAGS[subcommand][flag];
       if (kind === undefined) return unknownFlag(argv[token.index] as string, flag, subcommand);
-      if (kind === "boolean" && token.inlineValue)
-        return usage(`${flag} takes no value: twig-mcp ${subcommand} ${flag}`);
-      if (kind === "string" && !value) {
-        const placeholder = flag === "--scope" ? "user|project" : flag === "--name" ? "NAME" : "PATH";
-        return usage(`${flag} needs a value: twig-mcp ${subcommand} ${flag} ${placeholder}`);
-      }
+      if (kind === true && token.inlineValue) return usage(`${flag} takes no value: twig-mcp ${subcommand} ${flag}`);
+      if (kind !== true && !value) return usage(`${flag} needs a value: twig-mcp ${subcommand} ${flag} ${kind}`);
     }
   }
 
@@ -191,9 +177,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
       const help = `twig-mcp config <${CLIENTS.join("|")}> [--repo PATH] [--write]`;
       if (client === undefined) return usage(`'twig-mcp config' needs a client: ${help}`);
       if (!isOneOf(CLIENTS, client)) {
-        const guess = closest(client, CLIENTS);
         return usage(
-          `unknown client '${client}'.${guess ? ` Did you mean '${guess}'?` : ""} Clients: ${CLIENTS.join(", ")}. Usage: ${help}`,
+          `unknown client '${client}'.${didYouMean(client, CLIENTS)} Clients: ${CLIENTS.join(", ")}. Usage: ${help}`,
         );
       }
       if (extra !== undefined)
@@ -244,20 +229,23 @@ function unexpected(word: string) {
       "unexpected argument 'serve': serving MCP on stdio is the default, so run 'twig-mcp' with no command (see 'twig-mcp --help').",
     );
   }
-  const guess = closest(word, SUBCOMMANDS);
   return usage(
-    `unexpected argument '${word}'.${guess ? ` Did you mean 'twig-mcp ${guess}'?` : ""} Commands: ${SUBCOMMANDS.join(", ")}. Run 'twig-mcp --help' for usage.`,
+    `unexpected argument '${word}'.${didYouMean(word, SUBCOMMANDS, "twig-mcp ")} Commands: ${SUBCOMMANDS.join(", ")}. Run 'twig-mcp --help' for usage.`,
   );
 }
 
 function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null) {
   const own = subcommand === null ? [] : Object.keys(COMMAND_FLAGS[subcommand]);
-  const guess = closest(flag, [...own, ...COMMON_FLAGS]);
   const owner = subcommand === null ? SUBCOMMANDS.find((c) => flag in COMMAND_FLAGS[c]) : undefined;
   const where = subcommand === null ? "twig-mcp" : `twig-mcp ${subcommand}`;
-  let advice = guess ? ` Did you mean '${guess}'?` : "";
+  let advice = didYouMean(flag, [...own, ...COMMON_FLAGS]);
   if (owner !== undefined) advice = ` ${flag} belongs to a command: twig-mcp ${owner} ${flag}`;
   return usage(`unexpected argument '${arg}'.${advice} Run '${where} --help' for usage.`);
+}
+
+function didYouMean(word: string, choices: readonly string[], prefix = ""): string {
+  const guess = closest(word, choices);
+  return guess ? ` Did you mean '${prefix}${guess}'?` : "";
 }
 
 /** A `--disable` or `TWIG_MCP_DISABLE` word as a group, in any letter case; `null` for an unknown word. */
@@ -276,7 +264,7 @@ function disableGroup(word: string): DisableGroup | null {
 export function withEnvironment<T extends CommonOptions>(
   options: T,
   env: Readonly<Record<string, string | undefined>>,
-): { options: T; ignored: string[] } {
+): [options: T, ignored: string[]] {
   const disabled = new Set(options.disabled);
   const ignored: string[] = [];
   const disable = setting(env.TWIG_MCP_DISABLE);
@@ -294,7 +282,7 @@ export function withEnvironment<T extends CommonOptions>(
       );
     }
   }
-  return { options: { ...options, repo: options.repo ?? setting(env.TWIG_MCP_REPO), disabled }, ignored };
+  return [{ ...options, repo: options.repo ?? setting(env.TWIG_MCP_REPO), disabled }, ignored];
 }
 
 function setting(value: string | undefined): string | null {

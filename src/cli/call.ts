@@ -73,19 +73,15 @@ async function parseToolArgs(
     if (at <= 0) {
       return err(`'${word}' is not key=value; pass a JSON object ('{"branch":"main"}') or key=value pairs.`);
     }
-    const key = word.slice(0, at);
-    args[key] = coerce(word.slice(at + 1), properties[key]);
+    const [key, raw] = [word.slice(0, at), word.slice(at + 1)];
+    const schema = properties[key];
+    try {
+      args[key] = schema !== undefined && acceptsString(schema) ? raw : JSON.parse(raw);
+    } catch {
+      args[key] = raw;
+    }
   }
   return ok(args);
-}
-
-function coerce(raw: string, schema: JsonObject | undefined): unknown {
-  if (schema !== undefined && acceptsString(schema)) return raw;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }
 
 function acceptsString(schema: JsonObject): boolean {

@@ -1,13 +1,20 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, posix, resolve, win32 } from "node:path";
+import type { Env } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
-import { ok, type Result } from "../core/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
-import type { ConfigOptions, ConfigScope } from "./args.ts";
-import { AFTERWARDS, CLIENT_SPECS, configPath, renderSnippet, serverEntry } from "./config/clients.ts";
+import type { ClientName, ConfigOptions, ConfigScope } from "./args.ts";
 import { updateEntry } from "./config/entry-update.ts";
-import { mergeServerEntry, readServerEntry } from "./config/merge.ts";
-import { currentHost, type LaunchCommand, portableCommand, selfCommand, typedCommand } from "./config/self-command.ts";
+import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
+import {
+  currentHost,
+  type LaunchCommand,
+  portableCommand,
+  selfCommand,
+  shellQuote,
+  typedCommand,
+} from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { userHome } from "./runtime.ts";
@@ -28,7 +35,10 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   const projectRoot = found.ok ? found.value.workTree : null;
 
   const launcher = launchCommand(options, cwd, scope);
-  const given = serverArgs(options, options.repo === null ? null : projectRoot);
+  // The server args --repo and --disable ask for; `null` when neither was given.
+  const repoArgs = options.repo === null || projectRoot === null ? [] : ["--repo", projectRoot];
+  const serverArgs = [...repoArgs, ...[...options.disabled].flatMap((group) => ["--disable", group])];
+  const given = serverArgs.length > 0 ? serverArgs : null;
   const launch = { command: launcher.launch.command, args: [...launcher.launch.args, ...(given ?? [])] };
   const snippet = renderSnippet(options.client, scope, options.name, launch, process.platform);
   const locations = { env: process.env, platform: process.platform, home, projectRoot };
@@ -100,29 +110,19 @@ function launchCommand(
   }
   const host = currentHost();
   const self = selfCommand(host);
-  if (scope !== "project") return { launch: self, note: null };
-  const portable = portableCommand(self, host);
+  const portable = scope === "project" ? portableCommand(self, host) : self;
   if (portable.command !== self.command) {
     const note = `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`;
     return { launch: portable, note };
   }
   // A package runner (bunx, npx) works wherever the repository is cloned; a path, only here.
-  if (self.command === "bunx" || self.command === "npx") return { launch: self, note: null };
-  return {
-    launch: self,
-    note: `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`,
-  };
+  const herePath = scope === "project" && self.command !== "bunx" && self.command !== "npx";
+  const note = `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`;
+  return { launch: self, note: herePath ? note : null };
 }
 
 function describeError(error: ToolError): string {
   return `error: ${error.message}\n${error.hint === undefined ? "" : `${error.hint}\n`}`;
-}
-
-/** The server args --repo and --disable ask for; `null` when neither was given. */
-function serverArgs(options: ConfigOptions, repoRoot: string | null): string[] | null {
-  if (repoRoot === null && options.disabled.size === 0) return null;
-  const disable = [...options.disabled].flatMap((group) => ["--disable", group]);
-  return repoRoot === null ? disable : ["--repo", repoRoot, ...disable];
 }
 
 function guidance(options: ConfigOptions, scope: ConfigScope, path: Result<string, string>): string {
@@ -161,4 +161,97 @@ function rebuildArgs(options: ConfigOptions): string {
 
 function describeLaunch(launch: LaunchCommand): string {
   return [launch.command, ...launch.args].join(" ");
+}
+
+/**
+ * `serversKey`: the object (JSON) or table prefix (TOML) that holds the servers; `projectFile`: the
+ * file in the repository for `--scope project`, for the clients that read one.
+ */
+const CLIENT_SPECS: Record<
+  ClientName,
+  { title: string; format: "json" | "toml"; serversKey: string; projectFile?: string }
+> = {
+  "claude-desktop": { title: "Claude Desktop", format: "json", serversKey: "mcpServers" },
+  "claude-code": { title: "Claude Code", format: "json", serversKey: "mcpServers", projectFile: ".mcp.json" },
+  cursor: { title: "Cursor", format: "json", serversKey: "mcpServers", projectFile: ".cursor/mcp.json" },
+  codex: { title: "Codex", format: "toml", serversKey: "mcp_servers" },
+  vscode: { title: "VS Code", format: "json", serversKey: "servers", projectFile: ".vscode/mcp.json" },
+};
+
+/** What to do once the entry is in the client's file: restart, reload, approve. */
+const AFTERWARDS: Record<ClientName, string> = {
+  "claude-desktop": "Quit and reopen Claude Desktop to load it.",
+  "claude-code":
+    "Claude Code asks once before it starts a server from a project's .mcp.json; check with 'claude mcp list'.",
+  cursor: "Cursor picks it up under Settings → MCP (toggle the server on if it is off).",
+  codex: "Start a new Codex session to load it; check with 'codex mcp list'.",
+  vscode: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
+};
+
+interface Locations {
+  env: Env;
+  platform: NodeJS.Platform;
+  home: string;
+  /** The repository's working tree, for project-scoped files; `null` outside a repository. */
+  projectRoot: string | null;
+}
+
+/** The configuration file a client reads for `scope`, at its real per-platform location. */
+export function configPath(client: ClientName, scope: ConfigScope, at: Locations): Result<string, string> {
+  const path = at.platform === "win32" ? win32 : posix;
+  if (scope === "project") {
+    if (at.projectRoot === null)
+      return err("--scope project needs a repository: run this inside it or pass --repo PATH");
+    return ok(path.join(at.projectRoot, CLIENT_SPECS[client].projectFile ?? ""));
+  }
+  const user: Record<ClientName, () => string> = {
+    "claude-desktop": () => path.join(appDataDir(at), "Claude", "claude_desktop_config.json"),
+    "claude-code": () => path.join(absolute(at.env.CLAUDE_CONFIG_DIR, at) ?? at.home, ".claude.json"),
+    cursor: () => path.join(at.home, ".cursor", "mcp.json"),
+    codex: () => path.join(absolute(at.env.CODEX_HOME, at) ?? path.join(at.home, ".codex"), "config.toml"),
+    vscode: () => path.join(appDataDir(at), "Code", "User", "mcp.json"),
+  };
+  return ok(user[client]());
+}
+
+/** Where Electron apps keep per-user data: Application Support, %APPDATA%, or the XDG config dir. */
+function appDataDir(at: Locations): string {
+  if (at.platform === "darwin") return posix.join(at.home, "Library", "Application Support");
+  if (at.platform === "win32") return absolute(at.env.APPDATA, at) ?? win32.join(at.home, "AppData", "Roaming");
+  return absolute(at.env.XDG_CONFIG_HOME, at) ?? posix.join(at.home, ".config");
+}
+
+function absolute(value: string | undefined, at: Locations): string | null {
+  if (!value) return null;
+  return (at.platform === "win32" ? win32 : posix).isAbsolute(value) ? value : null;
+}
+
+/** The server's entry as the client expects it; key order as in each client's documentation. */
+function serverEntry(
+  client: ClientName,
+  scope: ConfigScope,
+  launch: LaunchCommand,
+  env: Record<string, string> | null = null,
+): ServerEntry {
+  const base = { command: launch.command, args: launch.args, ...(env === null ? {} : { env }) };
+  if (client === "vscode" || (client === "claude-code" && scope === "project")) return { type: "stdio", ...base };
+  return base;
+}
+
+/** The exact text to paste: what `--write` puts in an empty file (JSON or TOML), or Claude Code's command. */
+export function renderSnippet(
+  client: ClientName,
+  scope: ConfigScope,
+  name: string,
+  launch: LaunchCommand,
+  platform: NodeJS.Platform,
+): string {
+  const spec = CLIENT_SPECS[client];
+  if (client === "claude-code" && scope === "user") {
+    const words = ["claude", "mcp", "add", "--scope", "user", name, "--", launch.command, ...launch.args];
+    return `${words.map((word) => shellQuote(word, platform)).join(" ")}\n`;
+  }
+  const text = mergeServerEntry(spec.format, "", spec.serversKey, name, serverEntry(client, scope, launch));
+  // An empty file always takes the entry.
+  return text.ok ? text.value : "";
 }

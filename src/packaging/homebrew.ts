@@ -1,12 +1,7 @@
 /** The archive Homebrew installs on each of its platforms (Linuxbrew runs on glibc). */
-export const HOMEBREW_SLOTS = {
-  "darwin-arm64": ["macos", "arm"],
-  "darwin-x64": ["macos", "intel"],
-  "linux-arm64": ["linux", "arm"],
-  "linux-x64": ["linux", "intel"],
-} as const;
+export const HOMEBREW_SLOTS = ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64"] as const;
 
-export type HomebrewSlot = keyof typeof HOMEBREW_SLOTS;
+export type HomebrewSlot = (typeof HOMEBREW_SLOTS)[number];
 
 export interface FormulaInput {
   version: string;
@@ -30,11 +25,11 @@ export function renderFormula(input: FormulaInput): string {
       .replaceAll("{tag}", `v${input.version}`)
       .replaceAll("{file}", file);
   const block = (os: "macos" | "linux") => {
-    const cpus = Object.entries(HOMEBREW_SLOTS).flatMap(([slot, [slotOs, cpu]]) => {
-      const archive = input.archives[slot as HomebrewSlot];
-      if (slotOs !== os || archive === undefined) return [];
+    const cpus = (["arm64", "x64"] as const).flatMap((arch) => {
+      const archive = input.archives[`${os === "macos" ? "darwin" : "linux"}-${arch}`];
+      if (archive === undefined) return [];
       return [
-        `    on_${cpu} do`,
+        `    on_${arch === "arm64" ? "arm" : "intel"} do`,
         `      url ${rubyString(url(archive.file))}`,
         `      sha256 "${archive.sha256}"`,
         "    end",

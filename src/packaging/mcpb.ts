@@ -1,53 +1,43 @@
 import { entry, zip } from "./archive.ts";
-import { installedName, TARGETS, type Target } from "./targets.ts";
+import { TARGETS, type Target } from "./targets.ts";
 
 /**
- * MCP Bundles (`.mcpb`, formerly DXT): the zip Claude Desktop installs with a double-click. Its
- * `manifest.json` says how to start the server and which settings to ask for; fields marked
- * `sensitive` are kept in the OS keychain.
+ * MCP Bundles (`.mcpb`): the zip Claude Desktop installs with a double-click. Its `manifest.json`
+ * says how to start the server and which settings to ask for (`sensitive` ones go to the keychain).
+ * Also the MCP Registry's `server.json`, which lists the bundles.
  */
 
-/** The targets a bundle is made for: Claude Desktop's platforms, and Linux x64 for other hosts. */
+/** Claude Desktop's platforms, and Linux x64 for other hosts. */
 export function bundleTargets(): Target[] {
   return TARGETS.filter((t) => ["darwin-arm64", "darwin-x64", "windows-x64", "linux-x64"].includes(t.id));
 }
 
-export function bundleName(target: Target): string {
-  return `twig-mcp-${target.id}.mcpb`;
-}
-
-/** Where the binary sits inside the bundle. */
 export function bundleEntryPoint(target: Target): string {
-  return `server/${installedName(target)}`;
+  return `server/${target.installed}`;
 }
 
 export interface BundleInfo {
   version: string;
   description: string;
   license: string;
-  /** This project's web page (package.json `homepage`). */
   homepage: string;
-  /** The git repository's web address (package.json `repository`). */
+  /** `https://github.com/<owner>/<repo>`. */
   repositoryUrl: string;
   keywords: readonly string[];
-  /** As `tools/list` publishes them (the same build-time data). */
+  /** As `tools/list` and `prompts/list` publish them. */
   tools: readonly { name: string; description: string }[];
   prompts: readonly { name: string; description: string; arguments: readonly { name: string }[] }[];
-  /** The PNG Claude Desktop shows for the server (assets/icon.png). */
+  /** assets/icon.png, shown by Claude Desktop. */
   icon: Uint8Array<ArrayBuffer>;
 }
 
-/** Where the icon lies in a bundle, as its manifest names it. */
 export const BUNDLE_ICON = "icon.png";
 
 /**
- * Every setting goes to the server as an environment variable, none as an argument: a host fills
- * `${user_config.x}` inside a string (an `env` value) with an empty string when the field is left
- * blank, but keeps an argument that is exactly `${user_config.x}` as that literal text when the
- * value is empty, so `--repo ${user_config.repository}` would hand the server a path named
- * `${user_config.repository}`. The server reads an empty variable as not set (TWIG_MCP_REPO as no
- * `--repo`, TWIG_MCP_DISABLE as no `--disable`, an empty token as no token), and each optional field
- * has an empty default so that a blank field becomes "" and not the placeholder.
+ * Every setting goes to the server as an environment variable, none as an argument: a host keeps
+ * an argument that is exactly `${user_config.x}` as that literal text when the field is blank, but
+ * fills it with "" inside an `env` value, which the server reads as not set. The empty default
+ * makes a blank field "" and not the placeholder.
  */
 function setting(
   env: string,
@@ -145,10 +135,7 @@ export function bundleManifest(info: BundleInfo, target: Target): Record<string,
   };
 }
 
-/**
- * The bundle: manifest, icon, binary (executable bit kept for macOS and Linux) and licence,
- * nothing else, compressed at `level` (9 for releases).
- */
+/** Manifest, icon, binary (executable bit kept) and licence, nothing else. */
 export function bundle(
   info: BundleInfo,
   target: Target,
@@ -165,4 +152,52 @@ export function bundle(
     entry("LICENSE", license),
   ];
   return zip(entries, mtime, level);
+}
+
+export interface RegistryInfo {
+  /** `io.github.<owner>/<name>`: the registry name, also `mcpName` in the npm package. */
+  mcpName: string;
+  npmName: string;
+  version: string;
+  /** At most 100 characters (the registry's limit). */
+  description: string;
+  /** `https://github.com/<owner>/<repo>`. */
+  repositoryUrl: string;
+  homepage: string;
+}
+
+/**
+ * `server.json` for the MCP Registry (schema 2025-12-11): the npm launcher and the release's
+ * `.mcpb` bundles. The registry checks ownership of the npm package through `mcpName` in its
+ * package.json, and of each bundle through its `fileSha256` (`sums`: name → hex), which exists only
+ * once the bundle is built: the copy in the repository has none, the one build.ts writes to dist/ has them all.
+ */
+export function serverJson(info: RegistryInfo, sums: ReadonlyMap<string, string> = new Map()): string {
+  const transport = { type: "stdio" };
+  const entry = {
+    $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+    name: info.mcpName,
+    title: "twig",
+    description: info.description,
+    repository: { url: info.repositoryUrl, source: "github" },
+    websiteUrl: info.homepage,
+    version: info.version,
+    packages: [
+      {
+        registryType: "npm",
+        registryBaseUrl: "https://registry.npmjs.org",
+        identifier: info.npmName,
+        version: info.version,
+        transport,
+      },
+      ...bundleTargets().map((target) => ({
+        registryType: "mcpb",
+        identifier: `${info.repositoryUrl}/releases/download/v${info.version}/${target.bundle}`,
+        version: info.version,
+        fileSha256: sums.get(target.bundle),
+        transport,
+      })),
+    ],
+  };
+  return `${JSON.stringify(entry, null, 2)}\n`;
 }

@@ -1,5 +1,5 @@
 import { type ArchiveEntry, entry, tarGz } from "./archive.ts";
-import { installedName, TARGETS, type Target } from "./targets.ts";
+import { TARGETS, type Target } from "./targets.ts";
 
 /** npm fixes every tarball entry's time to this date; so do we, for byte-identical rebuilds. */
 const NPM_MTIME = new Date("1985-10-26T08:15:00Z");
@@ -16,11 +16,6 @@ export interface PackageInfo {
   mcpName?: string;
 }
 
-interface NpmTarball {
-  file: string;
-  bytes: Uint8Array<ArrayBuffer>;
-}
-
 /** `package.json`: the fields every package has, then `rest`. */
 function manifest(info: PackageInfo, name: string, description: string, rest: object): ArchiveEntry {
   const fields = {
@@ -35,18 +30,14 @@ function manifest(info: PackageInfo, name: string, description: string, rest: ob
   return entry("package/package.json", `${JSON.stringify(fields, null, 2)}\n`);
 }
 
-function platformPackageName(target: Target): string {
-  return `twig-mcp-${target.id}`;
-}
-
 /**
  * The `twig-mcp` package: a small launcher as its `bin`, and one optional dependency per platform
  * package, pinned to the same version. Package managers install only the platform packages whose
  * `os`/`cpu`/`libc` match, so a user downloads one binary.
  */
-export function mainPackage(info: PackageInfo, launcher: string, readme: string): NpmTarball {
+export function mainPackage(info: PackageInfo, launcher: string, readme: string) {
   const optionalDependencies = Object.fromEntries(
-    TARGETS.filter((t) => t.npm !== null).map((t) => [platformPackageName(t), info.version]),
+    TARGETS.filter((t) => t.npm !== null).map((t) => [`twig-mcp-${t.id}`, info.version]),
   );
   const entries = [
     manifest(info, "twig-mcp", info.description, {
@@ -64,14 +55,9 @@ export function mainPackage(info: PackageInfo, launcher: string, readme: string)
 }
 
 /** One platform's package: the native binary under `bin/` (not a `bin` entry: the launcher runs it). */
-export function platformPackage(
-  info: PackageInfo,
-  target: Target,
-  binary: Uint8Array<ArrayBuffer>,
-  level = 9,
-): NpmTarball {
+export function platformPackage(info: PackageInfo, target: Target, binary: Uint8Array<ArrayBuffer>, level = 9) {
   if (target.npm === null) throw new Error(`${target.id} is not published to npm`);
-  const name = platformPackageName(target);
+  const name = `twig-mcp-${target.id}`;
   const readme = `# ${name}\n\nThe ${target.id} executable of [twig-mcp](https://www.npmjs.com/package/twig-mcp). Install \`twig-mcp\` instead; it depends on this package.\n`;
   const entries = [
     manifest(info, name, `The twig-mcp executable for ${target.id}; install twig-mcp, which picks it.`, {
@@ -82,7 +68,7 @@ export function platformPackage(
       preferUnplugged: true,
     }),
     entry("package/README.md", readme),
-    entry(`package/bin/${installedName(target)}`, binary, 0o755),
+    entry(`package/bin/${target.installed}`, binary, 0o755),
   ];
   return { file: `${name}-${info.version}.tgz`, bytes: tarGz(entries, NPM_MTIME, level) };
 }

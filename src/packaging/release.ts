@@ -3,33 +3,29 @@ import { join } from "node:path";
 import type { Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { entry, tarGz, zip } from "./archive.ts";
-import { type FormulaInput, HOMEBREW_SLOTS, type HomebrewSlot, renderFormula } from "./homebrew.ts";
-import { type BundleInfo, bundle, bundleName, bundleTargets } from "./mcpb.ts";
+import { type FormulaInput, HOMEBREW_SLOTS, renderFormula } from "./homebrew.ts";
+import { type BundleInfo, bundle, bundleTargets, type RegistryInfo, serverJson } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
-import { type RegistryInfo, serverJson } from "./registry.ts";
-import { archiveName, binaryName, installedName, TARGETS, type Target } from "./targets.ts";
+import { TARGETS, type Target } from "./targets.ts";
 
 export interface ReleaseOptions {
   targets: readonly Target[];
   outDir: string;
   info: PackageInfo;
-  /** Release download URL with `{version}`, `{tag}` and `{file}` placeholders (for the formula). */
+  /** The formula's download URL: see FormulaInput. */
   urlPattern: string;
   /** The formula's `desc`; Homebrew wants it under 80 characters, shorter than package.json's. */
   formulaDescription?: string;
   npm: boolean;
-  /** The npm launcher script and README text that go into the `twig-mcp` package. */
+  /** What goes into the `twig-mcp` npm package besides its manifest. */
   launcher: string;
   readme: string;
   compile: (target: Target, outfile: string) => Promise<Result<void, string>>;
   log: (line: string) => void;
   /** gzip/deflate level; 9 for releases, lower in tests. */
   level?: number;
-  /** Time stamped into archive entries. */
   mtime?: Date;
-  /** With it, a Claude Desktop bundle (`.mcpb`) for each bundle target built, with this licence text. */
   bundles?: { info: BundleInfo; license: string };
-  /** With it, `server.json` for the MCP Registry, with the bundles' checksums. */
   registry?: RegistryInfo;
 }
 
@@ -51,41 +47,37 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
   const { outDir, log, level = 9, mtime = new Date() } = options;
   mkdirSync(outDir, { recursive: true });
   const result: ReleaseResult = { built: [], failed: [], files: [] };
-  /** Writes `name` (relative to `outDir`, parent folders made as needed) and lists it. */
   const write = async (name: string, data: Uint8Array | string) => {
     await Bun.write(join(outDir, name), data);
     result.files.push(name);
   };
-  const binaryOf = (target: Target) => Bun.file(join(outDir, binaryName(target))).bytes();
+  const binaryOf = (target: Target) => Bun.file(join(outDir, target.binary)).bytes();
 
   for (const target of options.targets) {
     const started = performance.now();
-    const compiled = await options.compile(target, join(outDir, binaryName(target)));
+    const compiled = await options.compile(target, join(outDir, target.binary));
     if (!compiled.ok) {
       result.failed.push({ target, error: compiled.error });
       log(`FAILED ${target.id}: ${compiled.error}`);
       continue;
     }
-    const entries = [entry(installedName(target), await binaryOf(target), 0o755)];
+    const entries = [entry(target.installed, await binaryOf(target), 0o755)];
     result.built.push(target);
-    result.files.push(binaryName(target));
-    await write(
-      archiveName(target),
-      target.os === "windows" ? zip(entries, mtime, level) : tarGz(entries, mtime, level),
-    );
-    log(`built ${binaryName(target)} and ${archiveName(target)} in ${Math.round(performance.now() - started)} ms`);
+    result.files.push(target.binary);
+    await write(target.archive, target.os === "windows" ? zip(entries, mtime, level) : tarGz(entries, mtime, level));
+    log(`built ${target.binary} and ${target.archive} in ${Math.round(performance.now() - started)} ms`);
   }
 
-  const present = TARGETS.filter((t) => existsSync(join(outDir, binaryName(t))));
+  const present = TARGETS.filter((t) => existsSync(join(outDir, t.binary)));
   if (options.bundles) {
     const { info, license } = options.bundles;
     for (const target of bundleTargets().filter((t) => present.includes(t))) {
-      await write(bundleName(target), bundle(info, target, await binaryOf(target), license, mtime, level));
+      await write(target.bundle, bundle(info, target, await binaryOf(target), license, mtime, level));
     }
   }
   const sums = new Map<string, string>();
   for (const target of present) {
-    for (const name of [binaryName(target), archiveName(target), bundleName(target)]) {
+    for (const name of [target.binary, target.archive, target.bundle]) {
       const path = join(outDir, name);
       if (existsSync(path)) sums.set(name, sha256Hex(await Bun.file(path).bytes()));
     }
@@ -96,13 +88,13 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
   if (options.registry) await write("server.json", serverJson(options.registry, sums));
 
   const archives: FormulaInput["archives"] = {};
-  for (const slot of Object.keys(HOMEBREW_SLOTS) as HomebrewSlot[]) {
+  for (const slot of HOMEBREW_SLOTS) {
     const file = `twig-mcp-${slot}.tar.gz`;
     const sha256 = sums.get(file);
     if (sha256) archives[slot] = { file, sha256 };
   }
-  const missing = Object.keys(HOMEBREW_SLOTS).filter((slot) => !(slot in archives));
-  if (missing.length < Object.keys(HOMEBREW_SLOTS).length) {
+  const missing = HOMEBREW_SLOTS.filter((slot) => !(slot in archives));
+  if (missing.length < HOMEBREW_SLOTS.length) {
     const { version, description, homepage = "", license } = options.info;
     const { formulaDescription = description, urlPattern } = options;
     await write(

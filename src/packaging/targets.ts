@@ -1,25 +1,23 @@
 /** One platform twig-mcp ships for. */
-export interface Target {
-  /** `<os>-<arch>[-variant]`: the suffix of every file made for it. */
-  id: string;
-  bun: Bun.Build.CompileTarget;
-  os: "linux" | "darwin" | "windows";
-  arch: "x64" | "arm64";
-  /** The npm package with the matching Bun runtime, for building when Bun cannot fetch it itself. */
-  runtimePackage: string;
-  /** The platform's npm package fields; `null` for a target shipped only as a download. */
-  npm: { os: string; cpu: string; libc?: "glibc" | "musl" } | null;
-}
+export type Target = ReturnType<typeof target>;
 
 /**
- * Every other field follows from the id: Bun's target is `bun-<id>`, its runtime package spells
- * arm64 `aarch64`, npm calls Windows `win32`, and Linux packages name their C library.
+ * Every field follows from the id, `<os>-<arch>[-variant]`: Bun's target is `bun-<id>`, the npm
+ * package with its runtime (for when Bun cannot fetch it itself) spells arm64 `aarch64`, npm calls
+ * Windows `win32`, and Linux packages name their C library.
  */
-function target(id: string): Target {
-  const [os, arch, variant] = id.split("-") as [Target["os"], Target["arch"], string | undefined];
+function target(id: string) {
+  const [os, arch, variant] = id.split("-") as ["linux" | "darwin" | "windows", "x64" | "arm64", string | undefined];
   const suffix = variant ? `-${variant}` : "";
+  const exe = os === "windows" ? ".exe" : "";
   return {
     id,
+    /** The bare binary in dist/. */
+    binary: `twig-mcp-${id}${exe}`,
+    /** The binary's name inside its archive and once installed. */
+    installed: `twig-mcp${exe}`,
+    archive: `twig-mcp-${id}.${os === "windows" ? "zip" : "tar.gz"}`,
+    bundle: `twig-mcp-${id}.mcpb`,
     bun: `bun-${id}` as Bun.Build.CompileTarget,
     os,
     arch,
@@ -47,20 +45,6 @@ export const TARGETS: readonly Target[] = [
   "darwin-arm64",
   "windows-x64",
 ].map(target);
-
-/** `twig-mcp-linux-x64`, `twig-mcp-windows-x64.exe`: the bare binary's name in dist/. */
-export function binaryName(target: Target): string {
-  return `twig-mcp-${target.id}${target.os === "windows" ? ".exe" : ""}`;
-}
-
-/** The name the binary has inside its archive and once installed. */
-export function installedName(target: Target): string {
-  return target.os === "windows" ? "twig-mcp.exe" : "twig-mcp";
-}
-
-export function archiveName(target: Target): string {
-  return `twig-mcp-${target.id}.${target.os === "windows" ? "zip" : "tar.gz"}`;
-}
 
 /** The target a machine runs, as `process.platform`/`process.arch` and its C library describe it (this one's by default). */
 export function hostTarget(

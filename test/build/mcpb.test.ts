@@ -14,7 +14,6 @@ import {
   type BundleInfo,
   bundleEntryPoint,
   bundleManifest,
-  bundleName,
   bundleTargets,
 } from "../../src/packaging/mcpb.ts";
 import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
@@ -148,29 +147,29 @@ describe("manifests", () => {
 });
 
 describe.if(hostBundled)("the bundle for this host", () => {
-  const file = () => join(outDir, bundleName(host));
+  const file = () => join(outDir, host.bundle);
 
   test("mcpb info reads it", async () => {
     const { code, output } = await mcpb("info", file());
-    expect(output).toContain(`File: ${bundleName(host)}`);
+    expect(output).toContain(`File: ${host.bundle}`);
     expect(code).toBe(0);
   });
 
   test("sha256sums.txt and server.json carry its checksum", () => {
     const hex = sha256(readFileSync(file()));
-    expect(result.files).toContain(bundleName(host));
+    expect(result.files).toContain(host.bundle);
     expect(
       new Map(
         readFileSync(join(outDir, "sha256sums.txt"), "utf8")
           .trim()
           .split("\n")
           .map((l) => l.split("  ").reverse() as [string, string]),
-      ).get(bundleName(host)),
+      ).get(host.bundle),
     ).toBe(hex);
     const entry = JSON.parse(readFileSync(join(outDir, "server.json"), "utf8")) as {
       packages: Array<{ identifier: string; fileSha256?: string }>;
     };
-    const own = entry.packages.find((p) => p.identifier.endsWith(`/${bundleName(host)}`));
+    const own = entry.packages.find((p) => p.identifier.endsWith(`/${host.bundle}`));
     expect(own?.fileSha256).toBe(hex);
     // Bundles not built get no checksum rather than a wrong one.
     expect(entry.packages.filter((p) => p.fileSha256 !== undefined)).toHaveLength(1);

@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import pkg from "../../package.json" with { type: "json" };
 import { mainPackage, type PackageInfo, platformPackage } from "../../src/packaging/npm.ts";
-import { hostTarget, installedName, TARGETS, type Target } from "../../src/packaging/targets.ts";
+import { hostTarget, TARGETS, type Target } from "../../src/packaging/targets.ts";
 import { binaryPath } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 
@@ -86,7 +86,7 @@ describe("the npm packages", () => {
       expect(manifest.cpu).toEqual([target.npm?.cpu]);
       if (target.npm?.libc) expect(manifest.libc).toEqual([target.npm.libc]);
       expect(manifest.bin).toBeUndefined();
-      expect(files.has(`package/bin/${installedName(target)}`)).toBe(true);
+      expect(files.has(`package/bin/${target.installed}`)).toBe(true);
     },
   );
 
@@ -98,13 +98,7 @@ describe("the npm packages", () => {
         BUN_INSTALL_CACHE_DIR: join(dir, "bun-cache"),
       });
       expect(install.code).toBe(0);
-      const installed = join(
-        cwd,
-        "node_modules",
-        `twig-mcp-${(host as Target).id}`,
-        "bin",
-        installedName(host as Target),
-      );
+      const installed = join(cwd, "node_modules", `twig-mcp-${(host as Target).id}`, "bin", (host as Target).installed);
       if (process.platform !== "win32") expect(statSync(installed).mode & 0o111).not.toBe(0);
       const bin = join(cwd, "node_modules", ".bin", process.platform === "win32" ? "twig-mcp.exe" : "twig-mcp");
       const launcherPath = join(cwd, "node_modules", "twig-mcp", "bin", "twig-mcp.js");

@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
+import { serverJson } from "../../src/packaging/mcpb.ts";
 import { mainPackage } from "../../src/packaging/npm.ts";
-import { serverJson } from "../../src/packaging/registry.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const read = (name: string) => readFileSync(join(root, name), "utf8");

@@ -6,7 +6,7 @@ import { compileTarget } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
 import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
-import { archiveName, binaryName, hostTarget, installedName, type Target } from "../../src/packaging/targets.ts";
+import { hostTarget, type Target } from "../../src/packaging/targets.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
@@ -50,13 +50,13 @@ describe("bun build.ts for the host", () => {
   test("names its binary and archive after the platform", () => {
     expect(result.failed).toEqual([]);
     expect(result.built.map((t) => t.id)).toEqual([host.id]);
-    expect(result.files).toContain(binaryName(host));
-    expect(result.files).toContain(archiveName(host));
+    expect(result.files).toContain(host.binary);
+    expect(result.files).toContain(host.archive);
     expect(result.files).toContain("sha256sums.txt");
   });
 
   test("the binary runs and reports the package version", () => {
-    const binary = join(outDir, binaryName(host));
+    const binary = join(outDir, host.binary);
     const run = Bun.spawnSync([binary, "--version"], {
       stdout: "pipe",
       stderr: "pipe",
@@ -68,7 +68,7 @@ describe("bun build.ts for the host", () => {
 
   test("sha256sums.txt lists the binary and the archive with their real checksums", async () => {
     const sums = readSums(outDir);
-    expect([...sums.keys()]).toEqual([archiveName(host), binaryName(host)].sort());
+    expect([...sums.keys()]).toEqual([host.archive, host.binary].sort());
     for (const [name, hex] of sums) expect(sha256(await Bun.file(join(outDir, name)).bytes())).toBe(hex);
     if (Bun.which("sha256sum")) {
       const check = Bun.spawnSync(["sha256sum", "-c", "sha256sums.txt"], { cwd: outDir, stdout: "pipe" });
@@ -77,11 +77,11 @@ describe("bun build.ts for the host", () => {
   });
 
   test("the archive holds the same binary, executable, under its installed name", async () => {
-    const files = await new Bun.Archive(await Bun.file(join(outDir, archiveName(host))).bytes()).files();
-    const inside = files.get(installedName(host));
+    const files = await new Bun.Archive(await Bun.file(join(outDir, host.archive)).bytes()).files();
+    const inside = files.get(host.installed);
     expect(inside).toBeDefined();
-    expect(sha256(await (inside as File).bytes())).toBe(sha256(await Bun.file(join(outDir, binaryName(host))).bytes()));
-    expect(statSync(join(outDir, binaryName(host))).mode & 0o111).not.toBe(0);
+    expect(sha256(await (inside as File).bytes())).toBe(sha256(await Bun.file(join(outDir, host.binary)).bytes()));
+    expect(statSync(join(outDir, host.binary)).mode & 0o111).not.toBe(0);
   });
 
   test.skipIf(!["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"].includes(host.id))(
@@ -89,8 +89,8 @@ describe("bun build.ts for the host", () => {
     () => {
       const formula = readFileSync(join(outDir, "homebrew", "twig-mcp.rb"), "utf8");
       const sums = readSums(outDir);
-      expect(formula).toContain(`url "https://example.com/download/v${pkg.version}/${archiveName(host)}"`);
-      expect(formula).toContain(`sha256 "${sums.get(archiveName(host))}"`);
+      expect(formula).toContain(`url "https://example.com/download/v${pkg.version}/${host.archive}"`);
+      expect(formula).toContain(`sha256 "${sums.get(host.archive)}"`);
     },
   );
 });

@@ -1,12 +1,5 @@
 import { expect, test } from "bun:test";
-import {
-  archiveName,
-  binaryName,
-  hostTarget,
-  installedName,
-  selectTargets,
-  TARGETS,
-} from "../../src/packaging/targets.ts";
+import { hostTarget, selectTargets, TARGETS } from "../../src/packaging/targets.ts";
 
 test("the matrix: eight platforms, files named <os>-<arch>, .exe and .zip for Windows", () => {
   expect(TARGETS.map((t) => t.id)).toEqual([
@@ -21,12 +14,12 @@ test("the matrix: eight platforms, files named <os>-<arch>, .exe and .zip for Wi
   ]);
   const windows = TARGETS.find((t) => t.id === "windows-x64");
   const mac = TARGETS.find((t) => t.id === "darwin-arm64");
-  expect(windows && [binaryName(windows), installedName(windows), archiveName(windows)]).toEqual([
+  expect(windows && [windows.binary, windows.installed, windows.archive]).toEqual([
     "twig-mcp-windows-x64.exe",
     "twig-mcp.exe",
     "twig-mcp-windows-x64.zip",
   ]);
-  expect(mac && [binaryName(mac), installedName(mac), archiveName(mac)]).toEqual([
+  expect(mac && [mac.binary, mac.installed, mac.archive]).toEqual([
     "twig-mcp-darwin-arm64",
     "twig-mcp",
     "twig-mcp-darwin-arm64.tar.gz",

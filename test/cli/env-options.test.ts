@@ -8,7 +8,7 @@ function serveOptions(argv: string[]): ServeOptions {
 }
 
 function configured(argv: string[], env: Record<string, string>) {
-  const { options, ignored } = withEnvironment(serveOptions(argv), env);
+  const [options, ignored] = withEnvironment(serveOptions(argv), env);
   return { repo: options.repo, disabled: [...options.disabled].sort(), ...(ignored.length > 0 ? { ignored } : {}) };
 }
 

@@ -23,10 +23,7 @@ const ACCOUNT_ENV = [
   "JIRA_PERSONAL_TOKEN",
 ];
 
-/**
- * What a project file (committed to the clone) may not set: where tokens go, the author's own
- * tokens (the user's assistant would act as the author), and another repository to serve.
- */
+/** Not for a project file: where tokens go, its author's tokens (the assistant would act as them), the repository. */
 const AUTHOR_ENV = new Set([...ROUTING_ENV, ...ACCOUNT_ENV, "TWIG_MCP_REPO"]);
 
 /** The variables the server reads. */
@@ -40,7 +37,6 @@ const SERVER_ENV = new Set([
   "TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS",
 ]);
 
-/** What an existing entry holds: its command and args, its env, and which other keys it has. */
 export interface ExistingEntry {
   command: string;
   args: unknown[];
@@ -65,7 +61,7 @@ export function serverArgsOf(args: readonly unknown[]): { kept: string[]; droppe
   return { kept, dropped };
 }
 
-/** One flag (and its value) as the server itself accepts it; no value may pass for a flag. */
+/** One flag (and its value) as the server accepts it. */
 function isServerFlag(words: unknown[]): boolean {
   if (!words.every(isPlainWord)) return false;
   const [flag, value] = words as [string, string | undefined];
@@ -93,9 +89,12 @@ export function updateEntry(
   projectFile: boolean,
 ): { launch: LaunchCommand; env: Record<string, string> | null; notes: string[] } {
   const before = serverArgsOf(existing?.args ?? []);
-  // A project file's `--repo` was written by whoever committed it: the user names one anew.
-  const plantedRepo: string[] = [];
-  if (projectFile) before.kept = withoutRepo(before.kept, plantedRepo);
+  // A project file's `--repo` was written by whoever committed it: the user names one anew. (A kept
+  // flag's value never starts with `-`, so a word after `--repo` is its value.)
+  const planted = (arg: string, i: number, all: readonly string[]) =>
+    projectFile && (/^--repo(=|$)/.test(arg) || all[i - 1] === "--repo");
+  const plantedRepo = before.kept.filter(planted);
+  before.kept = before.kept.filter((arg, i, all) => !planted(arg, i, all));
   const server = given ?? before.kept;
   const launch = { command: launcher.command, args: [...launcher.args, ...server] };
   const notes: string[] = [];
@@ -134,18 +133,6 @@ export function updateEntry(
   }
   if (existing.otherKeys.length > 0) notes.push(`dropped entry keys: ${quoteWords(existing.otherKeys)}`);
   return { launch, env: kept.length > 0 ? Object.fromEntries(kept) : null, notes };
-}
-
-/** `args` without `--repo` and its value, which go to `removed`. */
-function withoutRepo(args: readonly string[], removed: string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === "--repo") removed.push(arg, args[++i] as string);
-    else if (arg.startsWith("--repo=")) removed.push(arg);
-    else kept.push(arg);
-  }
-  return kept;
 }
 
 /** Words as typed in a shell: quoted (JSON-style) only when they need it; others' words clipped and made visible. */

@@ -1,15 +1,29 @@
-import { err, type Result } from "../../core/result.ts";
+/**
+ * Our server entry, put into a client's configuration text with everything else left as written.
+ * JSON with comments goes through jsonc-parser (VS Code's parser): `parseTree` to check it and say
+ * where it is wrong, `modify` and `applyEdits` to write, in the file's own indentation and line
+ * breaks (an object written on one line gets the value on that line, unformatted). One thing moves:
+ * a comment that ended the last member's line ends the new member's line instead. Codex's TOML
+ * goes through toml-patch, which keeps the comments and layout of everything it does not change;
+ * a new table gets a `[table]` header of its own, as Codex's documentation writes it.
+ */
+import { parse, patch } from "@decimalturn/toml-patch";
+import {
+  applyEdits,
+  findNodeAtLocation,
+  getNodeValue,
+  modify,
+  type Node,
+  type ParseError,
+  parseTree,
+  printParseErrorCode,
+} from "jsonc-parser";
+import { err, ok, type Result } from "../../core/result.ts";
 import type { ExistingEntry } from "./entry-update.ts";
-import { plainValue, setJsonValue } from "./jsonc.ts";
-import { setTomlTable } from "./toml.ts";
 
 export type ServerEntry = Record<string, string | string[] | Record<string, string>>;
 
-/**
- * Puts our server entry, whole, into a client's configuration text; everything else is left as
- * written. The edit must read back as meant, and a strict JSON file must stay strict JSON;
- * otherwise nothing is written.
- */
+/** The edit must read back as meant, and a strict JSON file must stay strict JSON; otherwise nothing is written. */
 export function mergeServerEntry(
   format: "json" | "toml",
   text: string,
@@ -18,7 +32,7 @@ export function mergeServerEntry(
   entry: ServerEntry,
 ): Result<string, string> {
   const next =
-    format === "toml" ? setTomlTable(text, [serversKey, name], entry) : setJsonValue(text, [serversKey, name], entry);
+    format === "toml" ? setTomlTable(text, serversKey, name, entry) : setJsonValue(text, [serversKey, name], entry);
   if (!next.ok) return next;
   if (!Bun.deepEquals(entryIn(format, next.value, serversKey, name), entry)) {
     return err(`the edited file would not contain ${serversKey}.${name} as intended; nothing was changed`);
@@ -70,4 +84,110 @@ export function readServerEntry(
     env: isPlainObject(env) ? env : {},
     otherKeys: Object.keys(others),
   };
+}
+
+/** jsonc-parser's error codes in words a person editing the file understands. */
+const MESSAGES: Record<string, string> = {
+  InvalidSymbol: "unexpected character",
+  InvalidNumberFormat: "invalid number",
+  PropertyNameExpected: 'expected a "key" or }',
+  ValueExpected: "expected a value",
+  ColonExpected: "expected : after the key",
+  CommaExpected: "expected a comma",
+  CloseBraceExpected: "expected , or }",
+  CloseBracketExpected: "expected , or ]",
+  EndOfFileExpected: "unexpected text after the end of the document",
+  InvalidCommentToken: "invalid comment",
+  UnexpectedEndOfComment: "unterminated /* comment",
+  UnexpectedEndOfString: "unterminated string",
+  UnexpectedEndOfNumber: "unterminated number",
+  InvalidUnicode: "invalid \\u escape",
+  InvalidEscapeCharacter: "invalid escape in a string",
+  InvalidCharacter: "invalid character in a string",
+};
+
+/** The document's tree, with offsets; the error says what is wrong and at which line and column. */
+function parseJsonc(text: string): Result<Node, string> {
+  // jsonc-parser reads a byte-order mark as a stray character; a space in its place keeps every offset.
+  const source = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
+  const errors: ParseError[] = [];
+  let root: Node | undefined;
+  try {
+    root = parseTree(source, errors, { allowTrailingComma: true, disallowComments: false });
+  } catch (error) {
+    // The parser recurses; a file nested thousands deep exhausts the stack.
+    if (error instanceof RangeError) return err(at(source, 0, "nested too deeply"));
+    throw error;
+  }
+  const first = errors[0];
+  if (first !== undefined) {
+    // A word after the document comes back as a stray character; saying the document ended is clearer.
+    const code = printParseErrorCode(first.error);
+    const afterEnd = code === "InvalidSymbol" && root !== undefined && first.offset >= root.offset + root.length;
+    return err(at(source, first.offset, MESSAGES[afterEnd ? "EndOfFileExpected" : code] ?? "invalid JSON"));
+  }
+  return root === undefined ? err(at(source, source.length, "unexpected end of the document")) : ok(root);
+}
+
+function at(text: string, offset: number, message: string): string {
+  const before = text.slice(0, offset);
+  return `${message} at line ${before.split("\n").length}, column ${offset - before.lastIndexOf("\n")}`;
+}
+
+/** The plain value (comments and trailing commas dropped); objects have no prototype, so `__proto__` is a plain key. */
+export function plainValue(text: string): unknown {
+  const parsed = parseJsonc(text);
+  return parsed.ok ? getNodeValue(parsed.value) : undefined;
+}
+
+/**
+ * Sets the value at `path` (object keys from the top), creating missing objects on the way. Fails
+ * when the text is not JSON(C) or a key on the path holds something other than an object.
+ */
+export function setJsonValue(text: string, path: readonly string[], value: unknown): Result<string, string> {
+  const bom = text.startsWith("\ufeff") ? "\ufeff" : "";
+  const body = text.slice(bom.length);
+  const eol = body.includes("\r\n") ? "\r\n" : "\n";
+  // One level: what the first line after a `{` or `[` adds to that line's indentation.
+  const unit = /^([ \t]*).*[{[]\r?\n\1([ \t]+)\S/m.exec(body)?.[2] ?? "  ";
+  const formattingOptions = { insertSpaces: !unit.includes("\t"), tabSize: unit.includes("\t") ? 1 : unit.length, eol };
+  if (body.trim() === "")
+    return ok(`${bom}${applyEdits("", modify("", [...path], value, { formattingOptions }))}${eol}`);
+  const parsed = parseJsonc(body);
+  if (!parsed.ok) return err(`it is not valid JSON: ${parsed.error}`);
+  if (parsed.value.type !== "object") return err("its top level is not a JSON object");
+  // The deepest object on the path that exists; one on a single line stays on it (no formatting).
+  let holder = parsed.value;
+  for (let depth = 1; depth < path.length; depth++) {
+    const node = findNodeAtLocation(parsed.value, path.slice(0, depth));
+    if (node === undefined) break;
+    if (node.type !== "object") {
+      const holds = node.type === "array" ? "an array" : "a plain value";
+      return err(`"${path.slice(0, depth).join(".")}" holds ${holds}, not an object`);
+    }
+    holder = node;
+  }
+  const oneLine = holder.children?.length && !/\n/.test(body.slice(holder.offset, holder.offset + holder.length));
+  return ok(bom + applyEdits(body, modify(body, [...path], value, oneLine ? {} : { formattingOptions })));
+}
+
+/** Sets `[parent.name]` to `values`, replacing what was there. */
+function setTomlTable(text: string, parent: string, name: string, values: object): Result<string, string> {
+  const key = (part: string) => (/^[A-Za-z0-9_-]+$/.test(part) ? part : JSON.stringify(part));
+  try {
+    const holder = (parse(text) as Record<string, unknown>)[parent];
+    if (holder !== undefined && (!isPlainObject(holder) || holder instanceof Date))
+      return err(`"${parent}" holds a plain value or an array, not a table`);
+    const eol = text.includes("\r\n") ? "\r\n" : "\n";
+    const separator = text === "" ? "" : text.endsWith("\n") ? eol : eol + eol;
+    const base = holder?.[name] === undefined ? `${text}${separator}[${key(parent)}.${key(name)}]${eol}` : text;
+    const document = parse(base) as Record<string, Record<string, unknown>>;
+    (document[parent] as Record<string, unknown>)[name] = values;
+    const next = patch(base, document);
+    return ok(next.endsWith("\n") ? next : next + eol);
+  } catch (error) {
+    // The first and last lines: where, and what is wrong; not the file's line between them.
+    const lines = (error instanceof Error ? error.message : String(error)).split("\n");
+    return err(`it is not valid TOML: ${[...new Set([lines[0], lines.at(-1)])].join(" ")}`);
+  }
 }

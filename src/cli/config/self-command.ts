@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { posix, win32 } from "node:path";
 
-/** What an MCP client should run to start this server: a program and the arguments before ours. */
+/** A program and the arguments before the server's own. */
 export interface LaunchCommand {
   command: string;
   args: string[];
@@ -10,7 +10,7 @@ export interface LaunchCommand {
 /** Defined by `bun build.ts --published`: the build of a package that is on npm. */
 declare const TWIG_MCP_PUBLISHED: boolean | undefined;
 
-/** What the launch command depends on, as functions so that tests can describe any machine. */
+/** What the launch command depends on, so that tests can describe any machine. */
 export interface Host {
   execPath: string;
   /** `Bun.main`: in Bun's virtual file system when compiled, the entry script when run from source. */
@@ -18,9 +18,8 @@ export interface Host {
   platform: NodeJS.Platform;
   /** Whether `bunx twig-mcp` and `npx -y twig-mcp` can fetch this program: only a release for npm says so. */
   published: boolean;
-  /** A program as PATH finds it, `null` when it is not there. */
   which: (program: string) => string | null;
-  /** The file a path leads to (device and inode, links followed), `null` when there is none. */
+  /** Device and inode, links followed. */
   identity: (path: string) => string | null;
   realpath: (path: string) => string | null;
 }

@@ -39,9 +39,10 @@ export interface ConfigFile {
   mode: number;
 }
 
+const invalid = (message: string, hint?: string) => err(toolError("invalid_config", message, hint));
+
 const notRegular = (path: string, what: string) =>
-  toolError(
-    "invalid_config",
+  invalid(
     `${path} is ${what}, not a regular file; nothing was written`,
     "Remove it or replace it with a regular file, then run the command again (or pass --file PATH).",
   );
@@ -50,12 +51,9 @@ const notRegular = (path: string, what: string) =>
 export function readConfigFile(path: string, inside: string | null): Result<ConfigFile, ToolError> {
   const target = realPath(path);
   if (inside !== null && !isInside(target, realPath(inside))) {
-    return err(
-      toolError(
-        "invalid_config",
-        `${path} leads out of the repository (to ${target}); nothing was written`,
-        "A project file must live in the repository: remove the symlink, or write the user's file with --scope user.",
-      ),
+    return invalid(
+      `${path} leads out of the repository (to ${target}); nothing was written`,
+      "A project file must live in the repository: remove the symlink, or write the user's file with --scope user.",
     );
   }
   const read = readBounded(target, MAX_CONFIG_BYTES);
@@ -63,22 +61,20 @@ export function readConfigFile(path: string, inside: string | null): Result<Conf
     case "missing":
       return ok({ path: target, bytes: null, text: null, mode: 0o600 });
     case "directory":
-      return err(notRegular(path, "a directory"));
+      return notRegular(path, "a directory");
     case "special":
-      return err(notRegular(path, "a FIFO, socket or device"));
+      return notRegular(path, "a FIFO, socket or device");
     case "too-large":
-      return err(
-        toolError("invalid_config", `${path} is over ${read.limit} bytes, too large for a client's configuration`),
-      );
+      return invalid(`${path} is over ${read.limit} bytes, too large for a client's configuration`);
     case "unreadable":
-      return err(toolError("invalid_config", `cannot read ${path}: ${describeFsError(read.error)}`));
+      return invalid(`cannot read ${path}: ${describeFsError(read.error)}`);
   }
   try {
     // ignoreBOM keeps a byte-order mark in the text, so it is written back as it was.
     const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(read.bytes);
     return ok({ path: target, bytes: read.bytes, text, mode: read.info.mode & 0o777 });
   } catch {
-    return err(toolError("invalid_config", `${path} is not UTF-8 text`));
+    return invalid(`${path} is not UTF-8 text`);
   }
 }
 
@@ -95,16 +91,10 @@ export function replaceConfigFile(file: ConfigFile, text: string): Result<{ back
     if (backup !== null) {
       const current = readBounded(file.path, MAX_CONFIG_BYTES);
       if (current.kind !== "found" || !Buffer.from(current.bytes).equals(file.bytes as Uint8Array)) {
-        return err(
-          toolError(
-            "invalid_config",
-            `${file.path} changed while it was being edited; nothing was written`,
-            "Run the command again.",
-          ),
-        );
+        return invalid(`${file.path} changed while it was being edited; nothing was written`, "Run the command again.");
       }
       const kind = entryKind(backup);
-      if (kind !== null && kind !== "file") return err(notRegular(backup, kind));
+      if (kind !== null && kind !== "file") return notRegular(backup, kind);
       created.push(createFile(file.path, file.bytes as Uint8Array, file.mode));
     }
     created.push(createFile(file.path, new TextEncoder().encode(text), file.mode));
@@ -113,7 +103,7 @@ export function replaceConfigFile(file: ConfigFile, text: string): Result<{ back
     return ok({ backup });
   } catch (error) {
     for (const path of created) rmSync(path, { force: true });
-    return err(toolError("invalid_config", `cannot write ${file.path}: ${describeFsError(error)}`));
+    return invalid(`cannot write ${file.path}: ${describeFsError(error)}`);
   }
 }
 
