@@ -1,17 +1,14 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { Context, Env } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { hostOf } from "../core/http-policy.ts";
+import { hostOf, httpTimeoutMs } from "../core/http-policy.ts";
+import type { Logger } from "../core/log.ts";
 import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
 import { GITHUB_COM, ghHostOverride, isGheCom } from "../creds/github-hosts.ts";
-import { EtagCache } from "./etag-cache.ts";
-import { createGitHubFetch } from "./http.ts";
-import { githubSettings, loadOctokit, resilienceOptions } from "./resilience.ts";
-
-type GitHubOctokit = InstanceType<Awaited<ReturnType<typeof loadOctokit>>["Octokit"]>;
+import { createGitHubFetch, EtagCache } from "./http.ts";
 
 /**
  * The REST API root for a GitHub host: `api.github.com` for github.com, `api.<tenant>.ghe.com`
@@ -56,6 +53,81 @@ export async function resolveGitHubAccess(
   return credential.ok ? ok({ baseUrl: base.value, credential: credential.value }) : err(credential.error);
 }
 
+/** Network behaviour of the GitHub client; defaults suit interactive use, tests shrink the delays. */
+function githubSettings(env: Env) {
+  const int = (value: string | undefined, max: number, fallback: number) =>
+    value !== undefined && /^\s*\d+\s*$/.test(value) && Number(value) <= max ? Number(value) : fallback;
+  return {
+    /** Per HTTP attempt. */
+    timeoutMs: httpTimeoutMs(env),
+    /** Extra attempts after a 5xx or a dropped connection; retry n waits n² × `retryDelayMs`. */
+    retries: int(env.TWIG_MCP_GITHUB_RETRIES, 10, 2),
+    retryDelayMs: int(env.TWIG_MCP_GITHUB_RETRY_DELAY_MS, 60_000, 500),
+    /** A rate-limit wait is honoured once, automatically, only when GitHub asks for at most this long. */
+    maxRateLimitWaitSeconds: 5,
+    /** Length of one second of a rate-limit wait; only tests change it. */
+    rateLimitSecondMs: int(env.TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS, 1000, 1000),
+  };
+}
+
+/**
+ * Octokit with `@octokit/plugin-retry` (5xx and dropped connections) and
+ * `@octokit/plugin-throttling` (rate limits), imported on the first GitHub call: a server never
+ * asked about GitHub never evaluates it.
+ */
+export async function loadOctokit() {
+  const [{ Octokit }, { retry }, { throttling }, { default: Bottleneck }] = await Promise.all([
+    import("@octokit/rest"),
+    import("@octokit/plugin-retry"),
+    import("@octokit/plugin-throttling"),
+    import("bottleneck/light.js"),
+  ]);
+  return { Octokit: Octokit.plugin(retry, throttling), Bottleneck };
+}
+
+type Loaded = Awaited<ReturnType<typeof loadOctokit>>;
+type GitHubOctokit = InstanceType<Loaded["Octokit"]>;
+
+/**
+ * The plugins' options for one client. Client errors never improve on retry (403 and 429 are
+ * retried only as rate limits, by the throttling plugin). The client gets its own concurrency limit,
+ * GitHub's documented ceiling (the plugin's shared default allows ten at a time across every client),
+ * so a whole stack's lists go out as one round trip. A rate-limit wait is honoured once, only when
+ * GitHub asks for at most `maxRateLimitWaitSeconds`; a longer one becomes `rate_limited`.
+ */
+export function resilienceOptions(
+  Bottleneck: Loaded["Bottleneck"],
+  {
+    settings,
+    log,
+    maxInFlight = 100,
+  }: { settings: ReturnType<typeof githubSettings>; log: Logger; maxInFlight?: number },
+) {
+  const waitOnce =
+    (kind: "primary" | "secondary") =>
+    (seconds: number, options: { method?: string; url?: string }, _octokit: unknown, retryCount: number) => {
+      const wanted = retryCount === 0 && seconds <= settings.maxRateLimitWaitSeconds;
+      log.warn(
+        `GitHub ${kind} rate limit on ${options.method ?? "GET"} ${options.url ?? ""}: ` +
+          (wanted ? `retrying once in ${seconds} s` : `not retrying (GitHub asks for ${seconds} s)`),
+      );
+      return wanted;
+    };
+  return {
+    retry: {
+      retries: settings.retries,
+      retryAfterBaseValue: settings.retryDelayMs,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+    },
+    throttle: {
+      global: new Bottleneck.Group({ maxConcurrent: Math.max(1, maxInFlight) }),
+      retryAfterBaseValue: settings.rateLimitSecondMs,
+      onRateLimit: waitOnce("primary"),
+      onSecondaryRateLimit: waitOnce("secondary"),
+    },
+  };
+}
+
 /** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
 export interface GitHubConnection {
   octokit: GitHubOctokit;
@@ -83,8 +155,7 @@ export class GitHubClients {
     const key = `${baseUrl}\u0000${tokenId}`;
     let octokit = this.#octokits.get(key);
     if (octokit === undefined) {
-      // Kept as a promise so that concurrent first calls share one client. Octokit is imported on
-      // the first GitHub call: a server never asked about GitHub never evaluates it.
+      // A promise, so that concurrent first calls share one client.
       octokit = loadOctokit().then(({ Octokit, Bottleneck }) => {
         const { log } = ctx;
         const settings = githubSettings(ctx.env);

@@ -22,12 +22,10 @@ import {
 } from "../core/http-policy.ts";
 import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { githubErrorToToolError, httpFailure } from "./errors.ts";
-import { RequestAborted } from "./http.ts";
+import { RequestAborted, untilCancelled } from "./http.ts";
 import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
 import type { CheckRun } from "./pr-status.ts";
-import { type GitHubCall, githubGet, requestSubject } from "./request.ts";
-import { untilCancelled } from "./resilience.ts";
+import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure, requestSubject } from "./request.ts";
 
 /** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
 export const MAX_LOG_BYTES = 512 * 1024 * 1024;
@@ -210,7 +208,7 @@ async function requestLogLocation(
       request: { signal, fetch: noRedirect, parseSuccessResponseBody: false },
     });
     // A retry or rate-limit wait in the plugins is a timer the signal does not stop.
-    const raw = await untilCancelled(sent, call.signal, timeoutMs);
+    const raw = await untilCancelled(sent, call.signal);
     // Set by `noRedirect` during the request, which the compiler cannot see.
     const answered = body as Result<Response> | null;
     if (answered !== null) return answered.ok ? ok({ kind: "body", response: answered.value }) : answered;

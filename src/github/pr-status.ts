@@ -1,9 +1,8 @@
 import * as v from "valibot";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { fetchPages, type Pages } from "./pagination.ts";
 import type { PullRequest } from "./pull-request.ts";
-import { failureKind, type GitHubCall } from "./request.ts";
+import { failureKind, fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
 /** An optional text field, `null` when GitHub leaves it out. */
 const Text = v.nullish(v.string(), null);

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { ok, type Result } from "../core/result.ts";
-import { fetchPages } from "./pagination.ts";
-import { type GitHubCall, githubGet } from "./request.ts";
+import { fetchPages, type GitHubCall, githubGet } from "./request.ts";
 
 /** The fields we read from GitHub's pull request payloads (full and list forms); others are ignored. */
 const UserPayload = v.object({ login: v.string() });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { githubErrorToToolError } from "../../src/github/errors.ts";
+import { githubErrorToToolError } from "../../src/github/request.ts";
 import { httpStatusError } from "../../src/jira/errors.ts";
 import { describeIssues } from "../../src/twig/schemas.ts";
 
