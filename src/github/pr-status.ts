@@ -1,7 +1,8 @@
 import * as v from "valibot";
+import type { ToolError } from "../core/errors.ts";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { PullRequest } from "./pull-request.ts";
+import { type FoundBy, findBranchPr, getPullRequest, type PullRequest } from "./pull-request.ts";
 import { failureKind, fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
 /** An optional text field, `null` when GitHub leaves it out. */
@@ -117,6 +118,35 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     reasons: reasonsOf(withBodies, runs, lists.statuses),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
+}
+
+export type BranchPr =
+  | { kind: "none" }
+  | { kind: "found"; found_by: FoundBy; status: PrStatus }
+  | { kind: "failed"; number?: number; error: ToolError };
+
+/**
+ * The PRs of many branches (`linked`: the PR twig links to each, if any) in two round trips whatever
+ * their number: each branch's PR, then its details, every branch in parallel. One branch's failure
+ * is that branch's answer; the others still come back.
+ */
+export async function fetchBranchPrs(
+  call: GitHubCall,
+  queries: ReadonlyArray<{ branch: string; linked: number | null }>,
+): Promise<BranchPr[]> {
+  return Promise.all(
+    queries.map(async ({ branch, linked }): Promise<BranchPr> => {
+      const found = await findBranchPr(call, branch, linked);
+      if (!found.ok) return { kind: "failed", error: found.error };
+      if (found.value === null) return { kind: "none" };
+      const { number, found_by = "twig_link", listed } = found.value;
+      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
+      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
+      return status.ok
+        ? { kind: "found", found_by, status: status.value }
+        : { kind: "failed", number, error: status.error };
+    }),
+  );
 }
 
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */

@@ -6,7 +6,7 @@ import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
-import type { GitHubTarget } from "./remote-url.ts";
+import type { GitHubTarget } from "./target.ts";
 
 /** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
 export interface GitHubCall {
