@@ -1,16 +1,12 @@
 /**
- * What get_ci_log reads of a check run beyond the listing (pr-status.ts): the Actions job behind
- * it and that job's log, or another app's annotations.
- *
- * The log is fetched for {@link JobLogFilter}. GitHub answers the log request with
- * a redirect to a short-lived signed URL on another host (blob storage). The token stays on the API:
- * the API request does not follow redirects, and the signed URL is fetched without the
- * Authorization header or any other credential. The log is streamed through the filter, never held
- * whole: logs of 100 MB exist.
+ * What get_ci_log reads of a check run: the Actions job behind it and its log, or another app's
+ * annotations. GitHub answers the log request with a redirect to a short-lived signed URL on another
+ * host; the token stays on the API: that request follows no redirect, and the signed URL is fetched
+ * with no credential of any kind.
  */
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
-import { type ToolError, toolError } from "../core/errors.ts";
+import { toolError } from "../core/errors.ts";
 import {
   decodedResponse,
   hostOf,
@@ -48,16 +44,11 @@ const JobPayload = v.object({
 });
 export type Job = v.InferOutput<typeof JobPayload>;
 
-/** `GET /repos/{owner}/{repo}/actions/jobs/{job_id}`: the job's state and its steps. */
+/** The job's state and its steps. */
 export async function getJob(call: GitHubCall, jobId: number): Promise<Result<Job>> {
   const what = `Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
-  const job = await githubGet(
-    call,
-    "GET /repos/{owner}/{repo}/actions/jobs/{job_id}",
-    { job_id: jobId },
-    JobPayload,
-    what,
-  );
+  const route = "GET /repos/{owner}/{repo}/actions/jobs/{job_id}";
+  const job = await githubGet(call, route, { job_id: jobId }, JobPayload, what);
   return job.ok ? ok(job.value.data) : job;
 }
 
@@ -87,13 +78,8 @@ export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">):
 export async function listAnnotations(call: GitHubCall, checkRunId: number): Promise<Result<Annotation[]>> {
   const what = `annotations of check run ${checkRunId} in ${call.target.owner}/${call.target.repo}`;
   const route = "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations";
-  const page = await githubGet(
-    call,
-    route,
-    { check_run_id: checkRunId, per_page: 100 },
-    v.array(AnnotationPayload),
-    what,
-  );
+  const params = { check_run_id: checkRunId, per_page: 100 };
+  const page = await githubGet(call, route, params, v.array(AnnotationPayload), what);
   return page.ok ? ok(page.value.data) : page;
 }
 
@@ -114,71 +100,84 @@ export interface JobLogRequest {
 
 /**
  * The job's log, filtered as it streams. Every hop runs under one idle deadline
- * (`TWIG_MCP_HTTP_TIMEOUT_MS` without a byte) and the caller's cancellation; the byte count is
- * capped at {@link MAX_LOG_BYTES}.
+ * (`TWIG_MCP_HTTP_TIMEOUT_MS` without a byte) and the caller's cancellation.
  */
 export async function readJobLog(call: GitHubCall, request: JobLogRequest): Promise<Result<JobLog>> {
-  const { jobId, job } = request;
   const timeoutMs = httpTimeoutMs(request.env);
   const idle = idleDeadline(call.signal, timeoutMs);
-  const what = `the log of Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
-  const failed = (error: unknown, where: string): ToolError => {
-    if (call.signal.aborted) return toolError("network_error", `Request for ${what} was cancelled`);
-    if (idle.timedOut()) {
-      return toolError(
+  const what = `the log of Actions job ${request.jobId} in ${call.target.owner}/${call.target.repo}`;
+  let where = hostOf(call.connection.baseUrl, "the log host");
+  const failed = (error: unknown): Result<never> => {
+    if (call.signal.aborted) return err(toolError("network_error", `Request for ${what} was cancelled`));
+    if (!idle.timedOut()) {
+      return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
+    }
+    return err(
+      toolError(
         "network_error",
         `${where} sent nothing for ${timeoutMs} ms while sending ${what}`,
         "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.",
-      );
-    }
-    return toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`);
+      ),
+    );
   };
   try {
-    const api = await requestLogLocation(call, request, idle.signal, timeoutMs, what);
+    const api = await requestLog(call, request.jobId, request.fetch, idle.signal, timeoutMs, what);
     if (!api.ok) return api;
     const answer = api.value;
     if (answer.kind === "expired" || answer.kind === "missing") return ok(answer);
     let response = answer.kind === "body" ? answer.response : null;
-    let where = hostOf(call.connection.baseUrl, "the log host");
     if (answer.kind === "location") {
-      const fetched = await download(answer.url, request.fetch, idle.signal).catch((error: unknown) =>
-        err(failed(error, hostOf(answer.url, "the log host"))),
-      );
+      where = hostOf(answer.url, "the log host");
+      const fetched = await download(answer.url, request.fetch, idle.signal).catch(failed);
       if (!fetched.ok) return fetched;
       response = fetched.value.response;
       where = hostOf(fetched.value.url, "the log host");
     }
     const filter = new JobLogFilter({
       lines: request.lines,
-      jobSteps: job?.steps ?? [],
+      jobSteps: request.job?.steps ?? [],
       secrets: call.connection.secrets,
     });
+    // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES.
+    const decoder = new TextDecoder();
+    let bytes = 0;
+    let cut = false;
     try {
-      const { bytes, cut } = await streamInto(filter, response, idle.touch);
-      return ok({ kind: "read", log: filter.end(), bytes, cut });
+      // Leaving the loop early cancels the stream.
+      for await (const chunk of response?.body ?? []) {
+        idle.touch();
+        if (bytes + chunk.byteLength > MAX_LOG_BYTES) {
+          cut = true;
+          break;
+        }
+        bytes += chunk.byteLength;
+        filter.push(decoder.decode(chunk, { stream: true }));
+      }
+      filter.push(decoder.decode());
     } catch (error) {
-      return err(failed(error, where));
+      return failed(error);
     }
+    return ok({ kind: "read", log: filter.end(), bytes, cut });
   } finally {
     idle.done();
   }
 }
 
-type ApiAnswer =
-  | { kind: "location"; url: string }
-  | { kind: "body"; response: Response }
-  | { kind: "expired" | "missing" };
-
-/** Asks the API for the log with the token, following no redirect: the answer is where the log is. */
-async function requestLogLocation(
+/**
+ * Asks the API for the log with the token, following no redirect: the answer is where the log is
+ * (or, from some servers, the log itself).
+ */
+async function requestLog(
   call: GitHubCall,
-  { jobId, fetch: send }: JobLogRequest,
+  jobId: number,
+  send: typeof fetch,
   signal: AbortSignal,
   timeoutMs: number,
   what: string,
-): Promise<Result<ApiAnswer>> {
+): Promise<
+  Result<{ kind: "location"; url: string } | { kind: "body"; response: Response } | { kind: "expired" | "missing" }>
+> {
   const { connection, target } = call;
-  let body: Result<Response> | null = null;
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
     let response: Response;
     try {
@@ -196,9 +195,7 @@ async function requestLogLocation(
       const read = await readCapped(response, MAX_ERROR_BODY_BYTES);
       return new Response(read.kind === "ok" ? read.text : "", { status: response.status, headers: response.headers });
     }
-    // A server that answers with the log itself: hand its body on, decoded as it streams.
-    body = await decodedLog(response, "GitHub");
-    return new Response(null, { status: 204, headers: response.headers });
+    return response;
   };
   try {
     const sent = connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
@@ -207,11 +204,15 @@ async function requestLogLocation(
       job_id: jobId,
       request: { signal, fetch: noRedirect, parseSuccessResponseBody: false },
     });
-    // A retry or rate-limit wait in the plugins is a timer the signal does not stop.
     const raw = await untilCancelled(sent, call.signal);
-    // Set by `noRedirect` during the request, which the compiler cannot see.
-    const answered = body as Result<Response> | null;
-    if (answered !== null) return answered.ok ? ok({ kind: "body", response: answered.value }) : answered;
+    if (raw.status < 300) {
+      const body = raw.data instanceof ReadableStream ? raw.data : null;
+      const decoded = await decodedLog(
+        new Response(body, { headers: raw.headers as Record<string, string> }),
+        "GitHub",
+      );
+      return decoded.ok ? ok({ kind: "body", response: decoded.value }) : decoded;
+    }
     const location = raw.headers.location;
     const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
     if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
@@ -270,26 +271,6 @@ async function decodedLog(response: Response, sender: string): Promise<Result<Re
   await response.body.cancel().catch(() => {});
   const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
   return err(toolError("network_error", `${sender} sent the log as ${encoding}, an encoding not known here`));
-}
-
-/** Streams `response` through `filter`, counting bytes; stops at {@link MAX_LOG_BYTES}. */
-async function streamInto(filter: JobLogFilter, response: Response | null, touch: () => void) {
-  const decoder = new TextDecoder();
-  let bytes = 0;
-  let cut = false;
-  // Leaving the loop early cancels the stream.
-  for await (const chunk of response?.body ?? []) {
-    touch();
-    bytes += chunk.byteLength;
-    if (bytes > MAX_LOG_BYTES) {
-      cut = true;
-      bytes -= chunk.byteLength;
-      break;
-    }
-    filter.push(decoder.decode(chunk, { stream: true }));
-  }
-  filter.push(decoder.decode());
-  return { bytes, cut };
 }
 
 /** Aborts when no byte has arrived for `timeoutMs` (a stalled host), or when the caller cancels. */
