@@ -43,14 +43,13 @@ const CommitStatusPayload = v.pipe(
 );
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
-export type Verdict = "passing" | "failing" | "pending" | "no_checks";
-export type ReviewDecision = "approved" | "changes_requested" | "review_required" | "commented" | "none";
-
-/** Why a PR is not ready, in excerpts: never a whole review or check output. */
+/**
+ * Why a PR is not ready, in excerpts, never a whole review or check output: each reviewer whose
+ * standing review asks for changes, each failing check run (output title and summary) or commit
+ * status (description).
+ */
 export interface Reasons {
-  /** Each reviewer whose standing review asks for changes, with the start of that review. */
   changes_requested: Array<{ author: string; excerpt?: string }>;
-  /** Each failing check run (output title and summary) or commit status (description). */
   failing: Array<{ name: string; excerpt?: string }>;
 }
 
@@ -85,8 +84,16 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     return result;
   };
   const commit = commitChecks(fanout, pr.head_sha);
+  const { owner, repo } = call.target;
   const [reviews, checks, statuses] = await Promise.all([
-    reviewPages(fanout, pr.number).then(stopOthersOnFatal),
+    fetchPages(fanout, {
+      ...EVERY_PAGE,
+      route: "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+      params: { pull_number: pr.number },
+      schema: v.array(ReviewPayload),
+      items: (data) => data,
+      what: `reviews of pull request #${pr.number} in ${owner}/${repo}`,
+    }).then(stopOthersOnFatal),
     commit.runs.then(stopOthersOnFatal),
     commit.statuses.then(stopOthersOnFatal),
   ]);
@@ -152,18 +159,6 @@ export async function fetchBranchPrs(
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
 const EVERY_PAGE = { perPage: 100, maxItems: 1000 };
 
-function reviewPages(call: GitHubCall, number: number) {
-  const { owner, repo } = call.target;
-  return fetchPages(call, {
-    ...EVERY_PAGE,
-    route: "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-    params: { pull_number: number },
-    schema: v.array(ReviewPayload),
-    items: (data) => data,
-    what: `reviews of pull request #${number} in ${owner}/${repo}`,
-  });
-}
-
 /** Every check run and commit status of one commit, both lists asked at once. */
 export function commitChecks(call: GitHubCall, sha: string) {
   const of = `of commit ${sha.slice(0, 12)} in ${call.target.owner}/${call.target.repo}`;
@@ -211,22 +206,16 @@ function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R
   return latest;
 }
 
-/**
- * GitHub's review decision as the PR page shows it: a standing change request wins, then an
- * approval; without either, reviewers still requested mean a review is required.
- */
-function reviewDecision(
-  latest: ReadonlyArray<{ state: string }>,
-  requestedReviewers: readonly string[],
-): ReviewDecision {
-  if (latest.some((review) => review.state === "CHANGES_REQUESTED")) return "changes_requested";
-  if (latest.some((review) => review.state === "APPROVED")) return "approved";
-  if (requestedReviewers.length > 0) return "review_required";
-  return latest.length > 0 ? "commented" : "none";
+/** One line of someone else's text, whitespace runs as one space, cut to `max`; `undefined` when empty. */
+/** As the PR page shows it: a standing change request wins, then an approval, then requested reviewers. */
+function reviewDecision(latest: ReadonlyArray<{ state: string }>, requestedReviewers: readonly string[]) {
+  if (latest.some((review) => review.state === "CHANGES_REQUESTED")) return "changes_requested" as const;
+  if (latest.some((review) => review.state === "APPROVED")) return "approved" as const;
+  if (requestedReviewers.length > 0) return "review_required" as const;
+  return latest.length > 0 ? ("commented" as const) : ("none" as const);
 }
 
-/** One line of someone else's text, whitespace runs as one space, cut to `max`; `undefined` when empty. */
-export function excerpt(text: string | null | undefined, max: number): string | undefined {
+function excerpt(text: string | null | undefined, max: number): string | undefined {
   const line = inline((text ?? "").replace(/\s+/g, " ").trim(), max);
   return line === "" ? undefined : line;
 }
@@ -280,7 +269,7 @@ export function summarize(
     counts.total++;
     counts[outcome]++;
   }
-  const verdict: Verdict =
+  const verdict: "passing" | "failing" | "pending" | "no_checks" =
     counts.total === 0 ? "no_checks" : counts.failing > 0 ? "failing" : counts.pending > 0 ? "pending" : "passing";
   const latest = latestReviews(reviews);
   return { latest_reviews: latest, checks: counts, verdict, review: reviewDecision(latest, requestedReviewers) };
