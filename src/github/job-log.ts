@@ -90,26 +90,23 @@ export type JobLog =
   /** HTTP 404: not written yet (the job is running) or not visible to this token. */
   | { kind: "missing" };
 
-export interface JobLogRequest {
-  jobId: number;
-  job: Job | null;
-  lines: number;
-  fetch: typeof fetch;
-  env: Env;
-}
-
 /**
  * The job's log, filtered as it streams. Every hop runs under one idle deadline
  * (`TWIG_MCP_HTTP_TIMEOUT_MS` without a byte) and the caller's cancellation.
  */
-export async function readJobLog(call: GitHubCall, request: JobLogRequest): Promise<Result<JobLog>> {
+export async function readJobLog(
+  call: GitHubCall,
+  request: { jobId: number; job: Job | null; lines: number; fetch: typeof fetch; env: Env },
+): Promise<Result<JobLog>> {
   const timeoutMs = httpTimeoutMs(request.env);
-  const idle = idleDeadline(call.signal, timeoutMs);
+  const idle = new AbortController();
+  const timer = setTimeout(() => idle.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
+  const signal = AbortSignal.any([call.signal, idle.signal]);
   const what = `the log of Actions job ${request.jobId} in ${call.target.owner}/${call.target.repo}`;
   let where = hostOf(call.connection.baseUrl, "the log host");
   const failed = (error: unknown): Result<never> => {
     if (call.signal.aborted) return err(toolError("network_error", `Request for ${what} was cancelled`));
-    if (!idle.timedOut()) {
+    if (!idle.signal.aborted) {
       return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
     }
     return err(
@@ -121,14 +118,14 @@ export async function readJobLog(call: GitHubCall, request: JobLogRequest): Prom
     );
   };
   try {
-    const api = await requestLog(call, request.jobId, request.fetch, idle.signal, timeoutMs, what);
+    const api = await requestLog(call, request.jobId, request.fetch, signal, timeoutMs, what);
     if (!api.ok) return api;
     const answer = api.value;
     if (answer.kind === "expired" || answer.kind === "missing") return ok(answer);
     let response = answer.kind === "body" ? answer.response : null;
     if (answer.kind === "location") {
       where = hostOf(answer.url, "the log host");
-      const fetched = await download(answer.url, request.fetch, idle.signal).catch(failed);
+      const fetched = await download(answer.url, request.fetch, signal).catch(failed);
       if (!fetched.ok) return fetched;
       response = fetched.value.response;
       where = hostOf(fetched.value.url, "the log host");
@@ -145,7 +142,7 @@ export async function readJobLog(call: GitHubCall, request: JobLogRequest): Prom
     try {
       // Leaving the loop early cancels the stream.
       for await (const chunk of response?.body ?? []) {
-        idle.touch();
+        timer.refresh();
         if (bytes + chunk.byteLength > MAX_LOG_BYTES) {
           cut = true;
           break;
@@ -159,7 +156,7 @@ export async function readJobLog(call: GitHubCall, request: JobLogRequest): Prom
     }
     return ok({ kind: "read", log: filter.end(), bytes, cut });
   } finally {
-    idle.done();
+    clearTimeout(timer);
   }
 }
 
@@ -271,16 +268,4 @@ async function decodedLog(response: Response, sender: string): Promise<Result<Re
   await response.body.cancel().catch(() => {});
   const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
   return err(toolError("network_error", `${sender} sent the log as ${encoding}, an encoding not known here`));
-}
-
-/** Aborts when no byte has arrived for `timeoutMs` (a stalled host), or when the caller cancels. */
-function idleDeadline(callSignal: AbortSignal, timeoutMs: number) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
-  return {
-    signal: AbortSignal.any([callSignal, controller.signal]),
-    touch: () => timer.refresh(),
-    timedOut: () => controller.signal.aborted,
-    done: () => clearTimeout(timer),
-  };
 }
