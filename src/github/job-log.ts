@@ -21,7 +21,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
 import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
 import type { CheckRun } from "./pr-status.ts";
-import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure, requestSubject } from "./request.ts";
+import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure } from "./request.ts";
 
 /** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
 export const MAX_LOG_BYTES = 512 * 1024 * 1024;
@@ -220,7 +220,7 @@ async function requestLog(
     const status = httpFailure(error)?.status;
     if (status === 410) return ok({ kind: "expired" });
     if (status === 404) return ok({ kind: "missing" });
-    return err(githubErrorToToolError(error, requestSubject(call, { what })));
+    return err(githubErrorToToolError(error, call, { what }));
   }
 }
 

@@ -55,7 +55,7 @@ export async function githubGet<S extends v.GenericSchema>(
     }
     link = raw.headers.link;
   } catch (error) {
-    return err(markFailure(error, githubErrorToToolError(error, requestSubject(call, named))));
+    return err(markFailure(error, githubErrorToToolError(error, call, named)));
   }
   const parsed = v.safeParse(schema, data);
   if (parsed.success) return ok({ data: parsed.output, link });
@@ -168,31 +168,6 @@ function markFailure(thrown: unknown, error: ToolError): ToolError {
   return error;
 }
 
-/** What a failed request was about, for messages: `what` reads as a noun phrase ("pull request #12 in o/r"). */
-export interface RequestSubject {
-  what: string;
-  /** What a 404 means, when not `what` itself (a list's 404 is its repository's). */
-  missing?: string;
-  baseUrl: string;
-  credentialSource: string;
-  /** `owner/repo`, for the 404 hint. */
-  repository: string;
-  secrets: readonly string[];
-  now: Date;
-}
-
-export function requestSubject(call: GitHubCall, named: { what: string; missing?: string }): RequestSubject {
-  const { connection, target } = call;
-  return {
-    ...named,
-    baseUrl: connection.baseUrl,
-    credentialSource: connection.credentialSource,
-    repository: `${target.owner}/${target.repo}`,
-    secrets: connection.secrets,
-    now: call.now(),
-  };
-}
-
 type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
 
 /** The parts of an Octokit `RequestError` read here; `null` for anything without a status. */
@@ -215,13 +190,21 @@ export function httpFailure(error: unknown) {
   };
 }
 
-/** Anything Octokit (or our fetch) threw, as a tool error scrubbed of every known secret: the last line of defence. */
-export function githubErrorToToolError(error: unknown, subject: RequestSubject): ToolError {
-  return scrubToolError(mapError(error, subject), subject.secrets);
+/**
+ * Anything Octokit (or our fetch) threw, as a tool error scrubbed of every known secret: the last
+ * line of defence. `what` reads as a noun phrase ("pull request #12 in o/r"); `missing` names what
+ * a 404 means when not `what` itself (a list's 404 is its repository's).
+ */
+export function githubErrorToToolError(
+  error: unknown,
+  call: GitHubCall,
+  named: { what: string; missing?: string },
+): ToolError {
+  return scrubToolError(mapError(error, call, named), call.connection.secrets);
 }
 
-function mapError(error: unknown, subject: RequestSubject): ToolError {
-  const { what, baseUrl, credentialSource: source } = subject;
+function mapError(error: unknown, call: GitHubCall, { what, missing = what }: { what: string; missing?: string }) {
+  const { baseUrl, credentialSource: source, secrets } = call.connection;
   const stopped = [error, (error as { cause?: unknown } | null)?.cause].find((e) => e instanceof RequestAborted);
   switch (stopped?.reason) {
     case "cancelled":
@@ -266,8 +249,8 @@ function mapError(error: unknown, subject: RequestSubject): ToolError {
     );
   }
   const { status } = failure;
-  const github = githubMessage(failure, subject.secrets);
-  const rate = rateLimitInfo(failure, subject.now);
+  const github = githubMessage(failure, secrets);
+  const rate = rateLimitInfo(failure, call.now());
   if (rate) return rate;
   if (status === 401) {
     return toolError(
@@ -284,11 +267,10 @@ function mapError(error: unknown, subject: RequestSubject): ToolError {
     );
   }
   if (status === 404 || status === 410) {
-    const missing = subject.missing ?? what;
     return toolError(
       "not_found",
       `${missing.charAt(0).toUpperCase()}${missing.slice(1)} not found (HTTP ${status})`,
-      `Check that ${subject.repository} (and any number given) is right. Private repositories also answer 404 when the token from ${source} cannot see them: classic tokens need the \`repo\` scope, fine-grained tokens need access to the repository.`,
+      `Check that ${call.target.owner}/${call.target.repo} (and any number given) is right. Private repositories also answer 404 when the token from ${source} cannot see them: classic tokens need the \`repo\` scope, fine-grained tokens need access to the repository.`,
     );
   }
   if (status === 422 || status === 400) {
