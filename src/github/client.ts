@@ -10,11 +10,7 @@ import { type GitHubCredential, resolveGitHubCredential } from "../creds/credent
 import { GITHUB_COM, ghHostOverride, isGheCom } from "../creds/github-hosts.ts";
 import { createGitHubFetch, EtagCache } from "./http.ts";
 
-/**
- * The REST API root for a GitHub host: `api.github.com` for github.com, `api.<tenant>.ghe.com`
- * for GHE.com, `https://<host>/api/v3` for GitHub Enterprise Server. `GITHUB_API_URL` (the GitHub
- * Actions convention) wins over all of them.
- */
+/** The REST API root for a GitHub host; `GITHUB_API_URL` (the GitHub Actions convention) wins. */
 export function apiBaseUrl(host: string, env: Env): Result<string> {
   const override = env.GITHUB_API_URL?.trim();
   if (override) {
@@ -53,28 +49,20 @@ export async function resolveGitHubAccess(
   return credential.ok ? ok({ baseUrl: base.value, credential: credential.value }) : err(credential.error);
 }
 
-/** Network behaviour of the GitHub client; defaults suit interactive use, tests shrink the delays. */
+/** Network behaviour of the GitHub client; tests shrink the delays. Retry n waits n² × `retryDelayMs`. */
 function githubSettings(env: Env) {
   const int = (value: string | undefined, max: number, fallback: number) =>
     value !== undefined && /^\s*\d+\s*$/.test(value) && Number(value) <= max ? Number(value) : fallback;
   return {
-    /** Per HTTP attempt. */
     timeoutMs: httpTimeoutMs(env),
-    /** Extra attempts after a 5xx or a dropped connection; retry n waits n² × `retryDelayMs`. */
     retries: int(env.TWIG_MCP_GITHUB_RETRIES, 10, 2),
     retryDelayMs: int(env.TWIG_MCP_GITHUB_RETRY_DELAY_MS, 60_000, 500),
-    /** A rate-limit wait is honoured once, automatically, only when GitHub asks for at most this long. */
     maxRateLimitWaitSeconds: 5,
-    /** Length of one second of a rate-limit wait; only tests change it. */
     rateLimitSecondMs: int(env.TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS, 1000, 1000),
   };
 }
 
-/**
- * Octokit with `@octokit/plugin-retry` (5xx and dropped connections) and
- * `@octokit/plugin-throttling` (rate limits), imported on the first GitHub call: a server never
- * asked about GitHub never evaluates it.
- */
+/** Octokit with its retry and throttling plugins, imported on the first GitHub call, not at start-up. */
 export async function loadOctokit() {
   const [{ Octokit }, { retry }, { throttling }, { default: Bottleneck }] = await Promise.all([
     import("@octokit/rest"),
@@ -90,10 +78,9 @@ type GitHubOctokit = InstanceType<Loaded["Octokit"]>;
 
 /**
  * The plugins' options for one client. Client errors never improve on retry (403 and 429 are
- * retried only as rate limits, by the throttling plugin). The client gets its own concurrency limit,
- * GitHub's documented ceiling (the plugin's shared default allows ten at a time across every client),
- * so a whole stack's lists go out as one round trip. A rate-limit wait is honoured once, only when
- * GitHub asks for at most `maxRateLimitWaitSeconds`; a longer one becomes `rate_limited`.
+ * retried only as rate limits). The concurrency limit is GitHub's documented ceiling, not the
+ * plugin's shared ten, so a whole stack's lists go out as one round trip. A rate-limit wait is
+ * honoured once, only when at most `maxRateLimitWaitSeconds`; a longer one becomes `rate_limited`.
  */
 export function resilienceOptions(
   Bottleneck: Loaded["Bottleneck"],
@@ -138,9 +125,8 @@ export interface GitHubConnection {
 }
 
 /**
- * The GitHub clients of one process: one Octokit per (API base URL, token) pair, built on first use,
- * and the ETag cache they share. Credentials are resolved on every call and failures are not
- * remembered, so a fixed `.netrc` or a newly exported `GH_TOKEN` works without a restart.
+ * One Octokit per (API base URL, token) pair, and the ETag cache they share. Credentials are
+ * resolved on every call, so a fixed `.netrc` or a new `GH_TOKEN` works without a restart.
  */
 export class GitHubClients {
   readonly #octokits = new Map<string, Promise<GitHubOctokit>>();
@@ -179,8 +165,8 @@ export class GitHubClients {
         });
       });
       this.#octokits.set(key, octokit);
-      // Which credential won is the first thing to know when GitHub answers 401; the source names a
-      // file or variable, never the token. (`apiBaseUrl` refuses a URL with credentials in it.)
+      // The first thing to know when GitHub answers 401. The source names a file or variable, never
+      // the token, and `apiBaseUrl` refuses a URL with credentials in it.
       ctx.log.info(`GitHub ${baseUrl}: using the token from ${source}`);
     }
     return ok({ octokit: await octokit, baseUrl, credentialSource: source, secrets: [token] });

@@ -12,11 +12,8 @@ import {
 import type { Logger } from "../core/log.ts";
 
 /**
- * Why a request stopped before GitHub's answer reached Octokit: a timeout, the caller's
- * cancellation, a body past the cap, a redirect off the API's origin (following it would carry the
- * token there), an unknown host (`cause`: the transport's error). Named `AbortError` on purpose:
- * Octokit and its plugins pass such errors through untouched instead of retrying them as an HTTP
- * 500, so none is retried behind the caller's back and a cancelled MCP request stops at once.
+ * Why a request stopped before GitHub's answer reached Octokit. Named `AbortError` on purpose:
+ * Octokit and its plugins pass such errors through instead of retrying them as an HTTP 500.
  */
 export class RequestAborted extends Error {
   override readonly name = "AbortError";
@@ -31,17 +28,13 @@ export class RequestAborted extends Error {
 }
 
 /** A response kept for revalidation: GitHub answers `If-None-Match` with a free 304 when unchanged. */
-export interface CachedResponse {
+interface CachedResponse {
   etag: string;
   body: string;
-  /** Headers the body depends on (`content-type`, `link`, …), replayed with the cached body. */
   headers: ReadonlyArray<readonly [string, string]>;
 }
 
-/**
- * Bounded LRU of GET responses keyed by token identity + URL (two tokens may see different data),
- * limited in entries and total body size so memory stays flat over a long session.
- */
+/** Bounded LRU of GET responses keyed by token identity + URL (two tokens may see different data). */
 export class EtagCache {
   readonly #entries = new Map<string, CachedResponse>();
   readonly #limits;
@@ -91,9 +84,8 @@ const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * The `fetch` Octokit uses: a per-attempt timeout joined with the MCP request's cancellation, the
- * whole body read under that deadline, and conditional GETs whose 304 turns back into the cached 200.
- * `tokenId` tells tokens apart in cache keys without keeping the token itself there.
+ * The `fetch` Octokit uses: the whole body read under a per-attempt timeout joined with the MCP
+ * request's cancellation, and conditional GETs whose 304 turns back into the cached 200.
  */
 export function createGitHubFetch(options: {
   fetch: typeof fetch;
@@ -194,8 +186,7 @@ function safePath(url: string): string {
 
 /**
  * `request` settled, or a cancellation the moment `signal` aborts: a retry or rate-limit wait in
- * the plugins is a timer they do not stop, and the caller should not sit through it. The request
- * left behind sends nothing more (the fetch refuses an aborted signal).
+ * the plugins is a timer they do not stop. The request left behind sends nothing more.
  */
 export function untilCancelled<T>(request: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return request;
