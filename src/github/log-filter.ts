@@ -40,10 +40,6 @@ const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40
 /** The start of a GitHub token at the end of a cut line: too short to match {@link GITHUB_TOKEN}. */
 const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
 
-const STEP_START = "##[group]Run ";
-const POST_STEP_START = "Post job cleanup.";
-const LAST_STEP_START = "Cleaning up orphan processes";
-
 /**
  * Feed it decoded text with {@link push} as it arrives, then {@link end}. `lines`: last lines kept
  * per step; `jobSteps`: the job's steps as GitHub lists them (may be empty); `secrets`: known
@@ -116,10 +112,7 @@ export class JobLogFilter {
           lines: lines.map((line) => this.#clean(line)),
         };
       }),
-      errors: this.#errors.map(({ section, title: runnerTitle, message }) => ({
-        step: title(section, runnerTitle),
-        message,
-      })),
+      errors: this.#errors.map(({ section, title: shown, message }) => ({ step: title(section, shown), message })),
       errors_omitted: this.#errorsOmitted,
     };
   }
@@ -144,10 +137,8 @@ export class JobLogFilter {
         }
         return longest;
       }, 0);
-      line = `${line.slice(0, line.length - prefix)}${prefix > 0 ? "[REDACTED]" : ""}`.replace(
-        TOKEN_START,
-        "[REDACTED]",
-      );
+      const kept = `${line.slice(0, line.length - prefix)}${prefix > 0 ? "[REDACTED]" : ""}`;
+      line = kept.replace(TOKEN_START, "[REDACTED]");
     }
     this.#partial = "";
     this.#partialCut = false;
@@ -161,11 +152,11 @@ export class JobLogFilter {
     if (line.startsWith("\ufeff")) line = line.slice(1);
     if (line.startsWith("##[")) {
       if (line.startsWith("##[endgroup]")) return;
-      if (line.startsWith(STEP_START)) this.#start(line.slice("##[group]".length));
+      if (line.startsWith("##[group]Run ")) this.#start(line.slice("##[group]".length));
       else if (line.startsWith("##[error]")) this.#error(line.slice("##[error]".length));
-    } else if (line.startsWith(POST_STEP_START)) {
+    } else if (line.startsWith("Post job cleanup.")) {
       this.#start("Post job cleanup");
-    } else if (line.startsWith(LAST_STEP_START)) {
+    } else if (line.startsWith("Cleaning up orphan processes")) {
       this.#start("Complete job");
     }
     const section = this.#current;

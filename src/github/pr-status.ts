@@ -32,9 +32,8 @@ const CheckRunPayload = v.pipe(
   }),
   v.transform(({ html_url, ...run }) => ({ ...run, url: html_url ?? run.details_url })),
 );
-/** A check run as listed, with what get_ci_log reads (its id, app and report). */
+/** A check run as listed, with what get_ci_log reads; `Check` is what the PR answers show of it. */
 export type CheckRun = v.InferOutput<typeof CheckRunPayload>;
-/** A check run as the PR answers show it. */
 export type Check = Pick<CheckRun, "name" | "status" | "conclusion" | "url">;
 
 const CommitStatusPayload = v.pipe(
@@ -64,17 +63,15 @@ export interface PrStatus {
   unavailable?: string[];
 }
 
-/** How much of a review body, and of a check run's output, a reason quotes. */
+/** How much of a review body, and of a check run's output, a reason quotes; reasons listed per kind. */
 const REVIEW_EXCERPT_CHARS = 300;
 const CHECK_EXCERPT_CHARS = 400;
-/** Reasons listed per kind; `summary` counts every one. */
 const MAX_REASONS = 10;
 
 /**
- * Every page of a PR's reviews and of its head commit's check runs and legacy combined status,
- * all at once: one round trip. A 403/404 on one list (say, a fine-grained token without Checks
- * access) leaves it empty and named in `unavailable`; any other failure fails the call and stops
- * the sibling requests.
+ * A PR's reviews and its head commit's check runs and statuses, all in one round trip. A 403/404
+ * on one list (say, a token without Checks access) leaves it empty and named in `unavailable`; any
+ * other failure fails the call and stops the sibling requests.
  */
 export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<Result<PrStatus>> {
   const siblings = new AbortController();
@@ -185,9 +182,8 @@ export function commitChecks(call: GitHubCall, sha: string) {
 const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
 
 /**
- * Each reviewer's standing review, as GitHub counts it: reviews in submission order, a
- * decisive review (approve, request changes, dismissed) replaces the previous one, a plain comment
- * does not undo an approval or a change request, and unsubmitted (PENDING) reviews do not count.
+ * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous
+ * one, a plain comment does not undo an approval or a change request, pending reviews do not count.
  */
 export function latestReviews(reviews: readonly Review[]): Array<{ author: string; state: string }> {
   return [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));

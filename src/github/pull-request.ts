@@ -5,7 +5,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { fetchPages, type GitHubCall, githubGet } from "./request.ts";
 
-/** The fields we read from GitHub's pull request payloads (full and list forms); others are ignored. */
+/** The fields read from GitHub's pull request payloads (full and list forms). */
 const UserPayload = v.object({ login: v.string() });
 const RefPayload = v.object({ ref: v.optional(v.string(), ""), sha: v.string() });
 
@@ -42,10 +42,7 @@ export type PullRequest = ReturnType<typeof toPullRequest>;
 const BODY_LIMIT_SINGLE = 8000;
 const BODY_LIMIT_LIST = 500;
 
-/**
- * The PR object every GitHub tool returns. Upstream's keys come first, in upstream's order
- * (`number` … `updated_at`); the rest are additions.
- */
+/** The PR object every GitHub tool returns: upstream's keys first, in upstream's order, then additions. */
 function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: string, bodyLimit: number) {
   const body = trimBody(pr.body, bodyLimit);
   const reviewers = pr.requested_reviewers.flatMap((user) => (user ? [user.login] : []));
@@ -70,17 +67,13 @@ function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: stri
     requested_reviewers: [...reviewers, ...teams],
     merged: pr.merged ?? pr.merged_at !== null,
     head_sha: pr.head.sha,
-    // The native stack a PR is in, when GitHub says where.
     ...(stack?.number === undefined || stack.position === undefined || stack.size === undefined
       ? {}
       : { stack: { number: stack.number, position: stack.position, size: stack.size } }),
   };
 }
 
-/**
- * Normalizes line endings, trims surrounding whitespace, and cuts at `limit` characters (never
- * inside a surrogate pair).
- */
+/** Normalizes line endings, trims, and cuts at `limit` characters (never inside a surrogate pair). */
 export function trimBody(body: string | null, limit: number): { text: string | null; truncated: boolean } {
   if (body === null) return { text: null, truncated: false };
   const text = body.replace(/\r\n?/g, "\n").trim();
@@ -100,9 +93,8 @@ export async function getPullRequest(call: GitHubCall, number: number): Promise<
 }
 
 /**
- * Lists PRs newest first (GitHub's default order), following pages until `limit` PRs are in hand.
- * `head` may be a bare branch name: GitHub only filters on `owner:branch`, so the repository owner
- * is added (a bare name would otherwise be ignored and every PR returned).
+ * PRs newest first, up to `limit`. GitHub filters `head` only as `owner:branch` and ignores a bare
+ * branch name (every PR would come back), so the repository owner is added to one.
  */
 export async function listPullRequests(
   call: GitHubCall,
@@ -129,11 +121,10 @@ export async function listPullRequests(
 /** How a PR was found: twig's link in `.twig/state.json`, or GitHub's PRs whose head is the branch. */
 export type FoundBy = "twig_link" | "head_ref";
 
+/** `found_by` is absent when the caller named the PR; `listed` is the head-ref lookup's PR (list form). */
 export interface ResolvedPr {
   number: number;
-  /** Absent when the caller named the PR. */
   found_by?: FoundBy;
-  /** The PR as the head-ref lookup returned it (list form), so it need not be asked for again. */
   listed?: PullRequest;
 }
 
