@@ -202,7 +202,6 @@ function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R
   return latest;
 }
 
-/** One line of someone else's text, whitespace runs as one space, cut to `max`; `undefined` when empty. */
 /** As the PR page shows it: a standing change request wins, then an approval, then requested reviewers. */
 function reviewDecision(latest: ReadonlyArray<{ state: string }>, requestedReviewers: readonly string[]) {
   if (latest.some((review) => review.state === "CHANGES_REQUESTED")) return "changes_requested" as const;
@@ -211,9 +210,10 @@ function reviewDecision(latest: ReadonlyArray<{ state: string }>, requestedRevie
   return latest.length > 0 ? ("commented" as const) : ("none" as const);
 }
 
-function excerpt(text: string | null | undefined, max: number): string | undefined {
+/** One line of someone else's text, whitespace runs as one space, cut to `max`; no key when empty. */
+function excerpt(text: string | null | undefined, max: number): { excerpt?: string } {
   const line = inline((text ?? "").replace(/\s+/g, " ").trim(), max);
-  return line === "" ? undefined : line;
+  return line === "" ? {} : { excerpt: line };
 }
 
 function reasonsOf(
@@ -221,23 +221,19 @@ function reasonsOf(
   checks: readonly CheckRun[],
   statuses: readonly CommitStatus[],
 ): Reasons {
-  const named = <T extends { excerpt?: string | undefined }>(base: T) =>
-    base.excerpt === undefined ? (({ excerpt: _, ...rest }) => rest)(base) : base;
   const changes = [...standingReviews(reviews).values()]
     .filter((review) => review.state === "CHANGES_REQUESTED")
-    .map((review) => named({ author: inline(review.author, 80), excerpt: excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
+    .map((review) => ({ author: inline(review.author, 80), ...excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
   const failing = [
     ...checks
       .filter((check) => classifyCheck(check) === "failing")
       .map((check) => {
         const parts = [check.output?.title, check.output?.summary].filter((part) => part != null && part.trim() !== "");
-        return named({ name: inline(check.name, 80), excerpt: excerpt(parts.join(": "), CHECK_EXCERPT_CHARS) });
+        return { name: inline(check.name, 80), ...excerpt(parts.join(": "), CHECK_EXCERPT_CHARS) };
       }),
     ...statuses
       .filter((status) => classifyStatus(status) === "failing")
-      .map((status) =>
-        named({ name: inline(status.context, 80), excerpt: excerpt(status.description, CHECK_EXCERPT_CHARS) }),
-      ),
+      .map((status) => ({ name: inline(status.context, 80), ...excerpt(status.description, CHECK_EXCERPT_CHARS) })),
   ];
   return { changes_requested: changes.slice(0, MAX_REASONS), failing: failing.slice(0, MAX_REASONS) };
 }
