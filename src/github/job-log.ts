@@ -98,12 +98,13 @@ export async function readJobLog(
   call: GitHubCall,
   request: { jobId: number; job: Job | null; lines: number; fetch: typeof fetch; env: Env },
 ): Promise<Result<JobLog>> {
+  const { connection, target } = call;
   const timeoutMs = httpTimeoutMs(request.env);
   const idle = new AbortController();
   const timer = setTimeout(() => idle.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
   const signal = AbortSignal.any([call.signal, idle.signal]);
-  const what = `the log of Actions job ${request.jobId} in ${call.target.owner}/${call.target.repo}`;
-  let where = hostOf(call.connection.baseUrl, "the log host");
+  const what = `the log of Actions job ${request.jobId} in ${target.owner}/${target.repo}`;
+  let where = hostOf(connection.baseUrl, "the log host");
   const failed = (error: unknown): Result<never> => {
     if (call.signal.aborted) return err(toolError("network_error", `Request for ${what} was cancelled`));
     if (!idle.signal.aborted) {
@@ -117,68 +118,11 @@ export async function readJobLog(
       ),
     );
   };
-  try {
-    const api = await requestLog(call, request.jobId, request.fetch, signal, timeoutMs, what);
-    if (!api.ok) return api;
-    const answer = api.value;
-    if (answer.kind === "expired" || answer.kind === "missing") return ok(answer);
-    let response = answer.kind === "body" ? answer.response : null;
-    if (answer.kind === "location") {
-      where = hostOf(answer.url, "the log host");
-      const fetched = await download(answer.url, request.fetch, signal).catch(failed);
-      if (!fetched.ok) return fetched;
-      response = fetched.value.response;
-      where = hostOf(fetched.value.url, "the log host");
-    }
-    const filter = new JobLogFilter({
-      lines: request.lines,
-      jobSteps: request.job?.steps ?? [],
-      secrets: call.connection.secrets,
-    });
-    // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES.
-    const decoder = new TextDecoder();
-    let bytes = 0;
-    let cut = false;
-    try {
-      // Leaving the loop early cancels the stream.
-      for await (const chunk of response?.body ?? []) {
-        timer.refresh();
-        if (bytes + chunk.byteLength > MAX_LOG_BYTES) {
-          cut = true;
-          break;
-        }
-        bytes += chunk.byteLength;
-        filter.push(decoder.decode(chunk, { stream: true }));
-      }
-      filter.push(decoder.decode());
-    } catch (error) {
-      return failed(error);
-    }
-    return ok({ kind: "read", log: filter.end(), bytes, cut });
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Asks the API for the log with the token, following no redirect: the answer is where the log is
- * (or, from some servers, the log itself).
- */
-async function requestLog(
-  call: GitHubCall,
-  jobId: number,
-  send: typeof fetch,
-  signal: AbortSignal,
-  timeoutMs: number,
-  what: string,
-): Promise<
-  Result<{ kind: "location"; url: string } | { kind: "body"; response: Response } | { kind: "expired" | "missing" }>
-> {
-  const { connection, target } = call;
+  // The API is asked with the token and follows no redirect: its answer is where the log is.
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
     let response: Response;
     try {
-      response = await send(url, { ...init, ...RAW_BODY, redirect: "manual" });
+      response = await request.fetch(url, { ...init, ...RAW_BODY, redirect: "manual" });
     } catch (error) {
       if (call.signal.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (signal.aborted) throw new RequestAborted("timeout", timeoutMs);
@@ -198,29 +142,63 @@ async function requestLog(
     const sent = connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
       owner: target.owner,
       repo: target.repo,
-      job_id: jobId,
+      job_id: request.jobId,
       request: { signal, fetch: noRedirect, parseSuccessResponseBody: false },
     });
-    const raw = await untilCancelled(sent, call.signal);
+    const raw = await untilCancelled(sent, call.signal).catch((error: unknown) => ({ error }));
+    if ("error" in raw) {
+      const status = httpFailure(raw.error)?.status;
+      if (status === 410) return ok({ kind: "expired" });
+      if (status === 404) return ok({ kind: "missing" });
+      return err(githubErrorToToolError(raw.error, call, { what }));
+    }
+    let response: Response;
     if (raw.status < 300) {
+      // Some servers answer with the log itself.
       const body = raw.data instanceof ReadableStream ? raw.data : null;
-      const decoded = await decodedLog(
-        new Response(body, { headers: raw.headers as Record<string, string> }),
-        "GitHub",
-      );
-      return decoded.ok ? ok({ kind: "body", response: decoded.value }) : decoded;
+      const headers = raw.headers as Record<string, string>;
+      const decoded = await decodedLog(new Response(body, { headers }), "GitHub");
+      if (!decoded.ok) return decoded;
+      response = decoded.value;
+    } else {
+      const { location } = raw.headers;
+      const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
+      if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
+        return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
+      }
+      where = hostOf(url.href, "the log host");
+      const fetched = await download(url.href, request.fetch, signal).catch(failed);
+      if (!fetched.ok) return fetched;
+      response = fetched.value.response;
+      where = hostOf(fetched.value.url, "the log host");
     }
-    const location = raw.headers.location;
-    const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
-    if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
-      return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
+    const filter = new JobLogFilter({
+      lines: request.lines,
+      jobSteps: request.job?.steps ?? [],
+      secrets: connection.secrets,
+    });
+    // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES.
+    const decoder = new TextDecoder();
+    let bytes = 0;
+    let cut = false;
+    try {
+      // Leaving the loop early cancels the stream.
+      for await (const chunk of response.body ?? []) {
+        timer.refresh();
+        if (bytes + chunk.byteLength > MAX_LOG_BYTES) {
+          cut = true;
+          break;
+        }
+        bytes += chunk.byteLength;
+        filter.push(decoder.decode(chunk, { stream: true }));
+      }
+      filter.push(decoder.decode());
+    } catch (error) {
+      return failed(error);
     }
-    return ok({ kind: "location", url: url.href });
-  } catch (error) {
-    const status = httpFailure(error)?.status;
-    if (status === 410) return ok({ kind: "expired" });
-    if (status === 404) return ok({ kind: "missing" });
-    return err(githubErrorToToolError(error, call, { what }));
+    return ok({ kind: "read", log: filter.end(), bytes, cut });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
