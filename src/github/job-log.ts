@@ -20,7 +20,7 @@ import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
 import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
-import type { CheckRun } from "./pr-status.ts";
+import { type CheckRun, Text } from "./pr-status.ts";
 import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure } from "./request.ts";
 
 /** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
@@ -29,8 +29,6 @@ export const MAX_LOG_BYTES = 512 * 1024 * 1024;
 const MAX_LOG_REDIRECTS = 3;
 /** An error answer is read only this far: it is a message, not a log. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-const Text = v.nullish(v.string(), null);
 
 const JobPayload = v.object({
   id: v.number(),

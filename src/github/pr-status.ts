@@ -6,7 +6,7 @@ import { type FoundBy, findBranchPr, getPullRequest, type PullRequest } from "./
 import { failureKind, fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
 /** An optional text field, `null` when GitHub leaves it out. */
-const Text = v.nullish(v.string(), null);
+export const Text = v.nullish(v.string(), null);
 
 const ReviewPayload = v.pipe(
   // `submitted_at` is absent on a PENDING (not yet submitted) review.

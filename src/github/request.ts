@@ -21,9 +21,8 @@ export interface GitHubCall {
 export type Subject = string | { what: string; missing: string };
 
 /**
- * A GET through Octokit (retries, rate limits, timeout, ETags), its payload checked against
- * `schema`. Never throws: HTTP, transport and shape failures all come back as tool errors.
- * `route` is an Octokit route (`GET /repos/{owner}/{repo}/…`) or an absolute URL from a `Link` header.
+ * A GET through Octokit, its payload checked against `schema`; every failure comes back as a tool
+ * error. `route` is an Octokit route or an absolute URL from a `Link` header.
  */
 export async function githubGet<S extends v.GenericSchema>(
   call: GitHubCall,
@@ -149,9 +148,8 @@ export async function fetchPages<S extends v.GenericSchema, T>(
 }
 
 /**
- * Why a request failed, told apart by what happened (the HTTP status, the abort) rather than by
- * the words of a message: `refused` is a 403 or 404 on one resource (a token without Checks
- * access, a deleted PR), `cancelled` a request stopped by its caller or a failing sibling.
+ * Why a request failed, by what happened rather than by a message's words: `refused` is a 403 or
+ * 404 on one resource (a deleted PR), `cancelled` a request stopped by its caller or a sibling.
  */
 const failureKinds = new WeakMap<ToolError, "refused" | "cancelled">();
 

@@ -58,7 +58,7 @@ export async function resolveTarget(ctx: Context, named: TargetArgs | null): Pro
     return ok({ host: ghHost ?? GITHUB_COM, owner: args.owner, repo: args.repo });
   }
   if (!ctx.repo.ok) return withHint(ctx.repo.error);
-  // Read fresh, a bare repository too, with every level's `insteadOf` rules applied.
+  // Read fresh, with every level's `insteadOf` rules applied.
   const repo = await discoverRepository(ctx.repo.value, ctx.files);
   const config = repo.ok ? await readEffectiveConfig(repo.value, ctx) : repo;
   if (!config.ok) return withHint(config.error);
@@ -73,15 +73,9 @@ export async function resolveTarget(ctx: Context, named: TargetArgs | null): Pro
 }
 
 /**
- * Picks the remote that names the GitHub repository:
- *
- * - with `ghHost` (`GH_HOST`): a remote on that host (`origin` first), else `origin`, else the
- *   first parseable remote, its owner/repo taken to that host;
- * - else `origin` when it is on a known GitHub host, else the first remote that is;
- * - else `origin` (then the first remote) on an unknown host, taken to be GitHub Enterprise
- *   Server, unless the host is a known other forge (GitLab, Bitbucket, …).
- *
- * `nameable: false` leaves out the hint to pass `owner` and `repo`.
+ * Picks the remote that names the GitHub repository, `origin` first: with `ghHost` (`GH_HOST`), one
+ * on that host, else any, its owner/repo taken to that host; else one on a known GitHub host; else
+ * one on an unknown host (GitHub Enterprise Server) that is not a known other forge.
  */
 export function chooseRemote(
   remotes: readonly Remote[],
