@@ -19,7 +19,7 @@ import {
 import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
-import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
+import { JobLogFilter } from "./log-filter.ts";
 import { type CheckRun, Text } from "./pr-status.ts";
 import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure } from "./request.ts";
 
@@ -82,7 +82,7 @@ export async function listAnnotations(call: GitHubCall, checkRunId: number): Pro
 }
 
 export type JobLog =
-  | { kind: "read"; log: FilteredLog; bytes: number; cut: boolean }
+  | { kind: "read"; log: ReturnType<JobLogFilter["end"]>; bytes: number; cut: boolean }
   /** GitHub no longer has the log (HTTP 410: past the repository's retention). */
   | { kind: "expired" }
   /** HTTP 404: not written yet (the job is running) or not visible to this token. */

@@ -16,13 +16,6 @@ export const MAX_ERROR_LINES = 50;
 /** Failed steps, and sections with errors, whose lines are kept (the first failed, the latest errored). */
 const MAX_HELD_SECTIONS = 3;
 
-/** The failed steps' sections in log order, named as the job's steps name them, else by the runner's title. */
-export interface FilteredLog {
-  steps: Array<{ step: string; earlier_lines: number; lines: string[] }>;
-  errors: Array<{ step: string; message: string }>;
-  errors_omitted: number;
-}
-
 /** A step's section while the log streams: its title and a ring of its last lines (`next`: the oldest). */
 interface Section {
   index: number;
@@ -94,7 +87,8 @@ export class JobLogFilter {
     detachNewest(current, current === section ? current.total - before : current.total);
   }
 
-  end(): FilteredLog {
+  /** The failed steps' sections in log order, named as the job's steps name them, else by the runner's title. */
+  end() {
     if (this.#partial !== "") this.#line(this.#readLine());
     this.#close(this.#current);
     const matched = this.#sections === this.#jobSteps.length;
