@@ -1,23 +1,16 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { Context, Env } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { hostOf } from "../core/http-policy.ts";
+import { hostOf, httpTimeoutMs } from "../core/http-policy.ts";
+import type { Logger } from "../core/log.ts";
 import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
 import { GITHUB_COM, ghHostOverride, isGheCom } from "../creds/github-hosts.ts";
-import { EtagCache } from "./etag-cache.ts";
-import { createGitHubFetch } from "./http.ts";
-import { githubSettings, loadOctokit, resilienceOptions } from "./resilience.ts";
+import { createGitHubFetch, EtagCache } from "./http.ts";
 
-type GitHubOctokit = InstanceType<Awaited<ReturnType<typeof loadOctokit>>["Octokit"]>;
-
-/**
- * The REST API root for a GitHub host: `api.github.com` for github.com, `api.<tenant>.ghe.com`
- * for GHE.com, `https://<host>/api/v3` for GitHub Enterprise Server. `GITHUB_API_URL` (the GitHub
- * Actions convention) wins over all of them.
- */
+/** The REST API root for a GitHub host; `GITHUB_API_URL` (the GitHub Actions convention) wins. */
 export function apiBaseUrl(host: string, env: Env): Result<string> {
   const override = env.GITHUB_API_URL?.trim();
   if (override) {
@@ -56,6 +49,72 @@ export async function resolveGitHubAccess(
   return credential.ok ? ok({ baseUrl: base.value, credential: credential.value }) : err(credential.error);
 }
 
+/** Network behaviour of the GitHub client; tests shrink the delays. Retry n waits n² × `retryDelayMs`. */
+function githubSettings(env: Env) {
+  const int = (value: string | undefined, max: number, fallback: number) =>
+    value !== undefined && /^\s*\d+\s*$/.test(value) && Number(value) <= max ? Number(value) : fallback;
+  return {
+    timeoutMs: httpTimeoutMs(env),
+    retries: int(env.TWIG_MCP_GITHUB_RETRIES, 10, 2),
+    retryDelayMs: int(env.TWIG_MCP_GITHUB_RETRY_DELAY_MS, 60_000, 500),
+    maxRateLimitWaitSeconds: 5,
+    rateLimitSecondMs: int(env.TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS, 1000, 1000),
+  };
+}
+
+/** Octokit with its retry and throttling plugins, imported on the first GitHub call, not at start-up. */
+export async function loadOctokit() {
+  const [{ Octokit }, { retry }, { throttling }, { default: Bottleneck }] = await Promise.all([
+    import("@octokit/rest"),
+    import("@octokit/plugin-retry"),
+    import("@octokit/plugin-throttling"),
+    import("bottleneck/light.js"),
+  ]);
+  return { Octokit: Octokit.plugin(retry, throttling), Bottleneck };
+}
+
+type Loaded = Awaited<ReturnType<typeof loadOctokit>>;
+type GitHubOctokit = InstanceType<Loaded["Octokit"]>;
+
+/**
+ * The plugins' options for one client. Client errors never improve on retry (403 and 429 are
+ * retried only as rate limits). The concurrency limit is GitHub's documented ceiling, not the
+ * plugin's shared ten, so a whole stack's lists go out as one round trip. A rate-limit wait is
+ * honoured once, only when at most `maxRateLimitWaitSeconds`; a longer one becomes `rate_limited`.
+ */
+export function resilienceOptions(
+  Bottleneck: Loaded["Bottleneck"],
+  {
+    settings,
+    log,
+    maxInFlight = 100,
+  }: { settings: ReturnType<typeof githubSettings>; log: Logger; maxInFlight?: number },
+) {
+  const waitOnce =
+    (kind: "primary" | "secondary") =>
+    (seconds: number, options: { method?: string; url?: string }, _octokit: unknown, retryCount: number) => {
+      const wanted = retryCount === 0 && seconds <= settings.maxRateLimitWaitSeconds;
+      log.warn(
+        `GitHub ${kind} rate limit on ${options.method ?? "GET"} ${options.url ?? ""}: ` +
+          (wanted ? `retrying once in ${seconds} s` : `not retrying (GitHub asks for ${seconds} s)`),
+      );
+      return wanted;
+    };
+  return {
+    retry: {
+      retries: settings.retries,
+      retryAfterBaseValue: settings.retryDelayMs,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+    },
+    throttle: {
+      global: new Bottleneck.Group({ maxConcurrent: Math.max(1, maxInFlight) }),
+      retryAfterBaseValue: settings.rateLimitSecondMs,
+      onRateLimit: waitOnce("primary"),
+      onSecondaryRateLimit: waitOnce("secondary"),
+    },
+  };
+}
+
 /** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
 export interface GitHubConnection {
   octokit: GitHubOctokit;
@@ -66,9 +125,8 @@ export interface GitHubConnection {
 }
 
 /**
- * The GitHub clients of one process: one Octokit per (API base URL, token) pair, built on first use,
- * and the ETag cache they share. Credentials are resolved on every call and failures are not
- * remembered, so a fixed `.netrc` or a newly exported `GH_TOKEN` works without a restart.
+ * One Octokit per (API base URL, token) pair, and the ETag cache they share. Credentials are
+ * resolved on every call, so a fixed `.netrc` or a new `GH_TOKEN` works without a restart.
  */
 export class GitHubClients {
   readonly #octokits = new Map<string, Promise<GitHubOctokit>>();
@@ -83,8 +141,7 @@ export class GitHubClients {
     const key = `${baseUrl}\u0000${tokenId}`;
     let octokit = this.#octokits.get(key);
     if (octokit === undefined) {
-      // Kept as a promise so that concurrent first calls share one client. Octokit is imported on
-      // the first GitHub call: a server never asked about GitHub never evaluates it.
+      // A promise, so that concurrent first calls share one client.
       octokit = loadOctokit().then(({ Octokit, Bottleneck }) => {
         const { log } = ctx;
         const settings = githubSettings(ctx.env);
@@ -108,8 +165,8 @@ export class GitHubClients {
         });
       });
       this.#octokits.set(key, octokit);
-      // Which credential won is the first thing to know when GitHub answers 401; the source names a
-      // file or variable, never the token. (`apiBaseUrl` refuses a URL with credentials in it.)
+      // The first thing to know when GitHub answers 401. The source names a file or variable, never
+      // the token, and `apiBaseUrl` refuses a URL with credentials in it.
       ctx.log.info(`GitHub ${baseUrl}: using the token from ${source}`);
     }
     return ok({ octokit: await octokit, baseUrl, credentialSource: source, secrets: [token] });

@@ -10,43 +10,69 @@ import {
   transportFailure,
 } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
-import type { EtagCache } from "./etag-cache.ts";
 
 /**
- * Why a request stopped before GitHub answered. Named `AbortError` on purpose: Octokit passes such
- * errors through untouched instead of wrapping them as a retryable HTTP 500, so a timeout is not
- * retried behind the caller's back and a cancelled MCP request stops at once.
+ * Why a request stopped before GitHub's answer reached Octokit. Named `AbortError` on purpose:
+ * Octokit and its plugins pass such errors through instead of retrying them as an HTTP 500.
  */
 export class RequestAborted extends Error {
   override readonly name = "AbortError";
   constructor(
-    readonly reason: "timeout" | "cancelled",
-    readonly timeoutMs: number,
+    readonly reason: "timeout" | "cancelled" | "too-large" | "cross-origin-redirect" | "dns",
+    readonly timeoutMs = 0,
+    message = reason === "timeout" ? `request timed out after ${timeoutMs} ms` : "request cancelled",
+    options?: ErrorOptions,
   ) {
-    super(reason === "timeout" ? `request timed out after ${timeoutMs} ms` : "request cancelled");
+    super(message, options);
   }
 }
 
-/**
- * A response the policy will not hand on: a body past the size cap, or a redirect that leaves the
- * API's origin (following it would carry the token there). Never retried: named `AbortError`, as
- * {@link RequestAborted}, so Octokit and its retry plugin pass it through untouched.
- */
-export class ResponseRefused extends Error {
-  override readonly name = "AbortError";
-  constructor(
-    readonly reason: "too-large" | "cross-origin-redirect",
-    message: string,
-  ) {
-    super(message);
-  }
+/** A response kept for revalidation: GitHub answers `If-None-Match` with a free 304 when unchanged. */
+interface CachedResponse {
+  etag: string;
+  body: string;
+  headers: ReadonlyArray<readonly [string, string]>;
 }
 
-/** A host name that did not resolve; `cause` is the transport's error. Never retried (see ResponseRefused). */
-export class HostNotFound extends Error {
-  override readonly name = "AbortError";
-  constructor(cause: unknown) {
-    super("host name did not resolve", { cause });
+/** Bounded LRU of GET responses keyed by token identity + URL (two tokens may see different data). */
+export class EtagCache {
+  readonly #entries = new Map<string, CachedResponse>();
+  readonly #limits;
+  #bytes = 0;
+
+  constructor({ maxEntries = 200, maxBytes = 16 * 1024 * 1024, maxEntryBytes = 2 * 1024 * 1024 } = {}) {
+    this.#limits = { maxEntries, maxBytes, maxEntryBytes };
+  }
+
+  get(key: string): CachedResponse | undefined {
+    const entry = this.#entries.get(key);
+    if (entry) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, entry: CachedResponse): void {
+    this.delete(key);
+    if (entry.body.length > this.#limits.maxEntryBytes) return;
+    this.#entries.set(key, entry);
+    this.#bytes += entry.body.length;
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.#limits.maxEntries && this.#bytes <= this.#limits.maxBytes) break;
+      this.delete(oldest);
+    }
+  }
+
+  delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#bytes -= entry.body.length;
+    this.#entries.delete(key);
+  }
+
+  get size(): number {
+    return this.#entries.size;
   }
 }
 
@@ -58,9 +84,8 @@ const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * The `fetch` Octokit uses: a per-attempt timeout joined with the MCP request's cancellation, the
- * whole body read under that deadline, and conditional GETs whose 304 turns back into the cached 200.
- * `tokenId` tells tokens apart in cache keys without keeping the token itself there.
+ * The `fetch` Octokit uses: the whole body read under a per-attempt timeout joined with the MCP
+ * request's cancellation, and conditional GETs whose 304 turns back into the cached 200.
  */
 export function createGitHubFetch(options: {
   fetch: typeof fetch;
@@ -97,8 +122,9 @@ export function createGitHubFetch(options: {
         const sameOrigin = isSameOrigin(next, url);
         if (!sameOrigin || redirects >= MAX_REDIRECTS || method !== "GET") {
           const where = sameOrigin ? "a further address" : new URL(next).origin;
-          throw new ResponseRefused(
+          throw new RequestAborted(
             "cross-origin-redirect",
+            timeoutMs,
             `GitHub redirected ${method} ${safePath(url)} (HTTP ${response.status}) to ${where}; redirects that leave the API's origin are not followed`,
           );
         }
@@ -108,8 +134,9 @@ export function createGitHubFetch(options: {
         const read = await readCapped(response, MAX_RESPONSE_BYTES);
         if (read.kind === "failed") throw read.cause;
         if (read.kind === "too-large") {
-          throw new ResponseRefused(
+          throw new RequestAborted(
             "too-large",
+            timeoutMs,
             `GitHub sent more than ${formatBytes(MAX_RESPONSE_BYTES)} for ${method} ${safePath(url)}; the rest was not read`,
           );
         }
@@ -118,11 +145,12 @@ export function createGitHubFetch(options: {
     } catch (error) {
       if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (deadline.aborted) throw new RequestAborted("timeout", timeoutMs);
-      if (error instanceof ResponseRefused) throw error;
+      if (error instanceof RequestAborted) throw error;
       const transport = transportFailure(error);
       log.debug(`GitHub ${method} ${hostOf(url, "(unparseable URL)")}: ${transport.detail}`);
-      // An unknown host stays unknown: passed through Octokit's retries as an `AbortError`.
-      if (transport.kind === "dns") throw new HostNotFound(error);
+      // An unknown host stays unknown: not retried.
+      if (transport.kind === "dns")
+        throw new RequestAborted("dns", timeoutMs, "host name did not resolve", { cause: error });
       throw error;
     }
     const elapsed = Math.round(performance.now() - started);
@@ -154,4 +182,20 @@ export function createGitHubFetch(options: {
 function safePath(url: string): string {
   const parsed = URL.parse(url);
   return parsed ? `${parsed.pathname}${parsed.search}` : "(unparseable URL)";
+}
+
+/**
+ * `request` settled, or a cancellation the moment `signal` aborts: a retry or rate-limit wait in
+ * the plugins is a timer they do not stop. The request left behind sends nothing more.
+ */
+export function untilCancelled<T>(request: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return request;
+  let onAbort = () => {};
+  const cancelled = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new RequestAborted("cancelled"));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  // The race handles a later rejection of the request left behind.
+  return Promise.race([request, cancelled]).finally(() => signal.removeEventListener("abort", onAbort));
 }

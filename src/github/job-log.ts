@@ -1,16 +1,12 @@
 /**
- * What get_ci_log reads of a check run beyond the listing (pr-status.ts): the Actions job behind
- * it and that job's log, or another app's annotations.
- *
- * The log is fetched for {@link JobLogFilter}. GitHub answers the log request with
- * a redirect to a short-lived signed URL on another host (blob storage). The token stays on the API:
- * the API request does not follow redirects, and the signed URL is fetched without the
- * Authorization header or any other credential. The log is streamed through the filter, never held
- * whole: logs of 100 MB exist.
+ * What get_ci_log reads of a check run: the Actions job behind it and its log, or another app's
+ * annotations. GitHub answers the log request with a redirect to a short-lived signed URL on another
+ * host; the token stays on the API: that request follows no redirect, and the signed URL is fetched
+ * with no credential of any kind.
  */
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
-import { type ToolError, toolError } from "../core/errors.ts";
+import { toolError } from "../core/errors.ts";
 import {
   decodedResponse,
   hostOf,
@@ -22,12 +18,10 @@ import {
 } from "../core/http-policy.ts";
 import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { githubErrorToToolError, httpFailure } from "./errors.ts";
-import { RequestAborted } from "./http.ts";
-import { type FilteredLog, JobLogFilter } from "./log-filter.ts";
-import type { CheckRun } from "./pr-status.ts";
-import { type GitHubCall, githubGet, requestSubject } from "./request.ts";
-import { untilCancelled } from "./resilience.ts";
+import { RequestAborted, untilCancelled } from "./http.ts";
+import { JobLogFilter } from "./log-filter.ts";
+import { type CheckRun, Text } from "./pr-status.ts";
+import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure } from "./request.ts";
 
 /** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
 export const MAX_LOG_BYTES = 512 * 1024 * 1024;
@@ -35,8 +29,6 @@ export const MAX_LOG_BYTES = 512 * 1024 * 1024;
 const MAX_LOG_REDIRECTS = 3;
 /** An error answer is read only this far: it is a message, not a log. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-const Text = v.nullish(v.string(), null);
 
 const JobPayload = v.object({
   id: v.number(),
@@ -50,16 +42,11 @@ const JobPayload = v.object({
 });
 export type Job = v.InferOutput<typeof JobPayload>;
 
-/** `GET /repos/{owner}/{repo}/actions/jobs/{job_id}`: the job's state and its steps. */
+/** The job's state and its steps. */
 export async function getJob(call: GitHubCall, jobId: number): Promise<Result<Job>> {
   const what = `Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
-  const job = await githubGet(
-    call,
-    "GET /repos/{owner}/{repo}/actions/jobs/{job_id}",
-    { job_id: jobId },
-    JobPayload,
-    what,
-  );
+  const route = "GET /repos/{owner}/{repo}/actions/jobs/{job_id}";
+  const job = await githubGet(call, route, { job_id: jobId }, JobPayload, what);
   return job.ok ? ok(job.value.data) : job;
 }
 
@@ -89,102 +76,51 @@ export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">):
 export async function listAnnotations(call: GitHubCall, checkRunId: number): Promise<Result<Annotation[]>> {
   const what = `annotations of check run ${checkRunId} in ${call.target.owner}/${call.target.repo}`;
   const route = "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations";
-  const page = await githubGet(
-    call,
-    route,
-    { check_run_id: checkRunId, per_page: 100 },
-    v.array(AnnotationPayload),
-    what,
-  );
+  const params = { check_run_id: checkRunId, per_page: 100 };
+  const page = await githubGet(call, route, params, v.array(AnnotationPayload), what);
   return page.ok ? ok(page.value.data) : page;
 }
 
 export type JobLog =
-  | { kind: "read"; log: FilteredLog; bytes: number; cut: boolean }
+  | { kind: "read"; log: ReturnType<JobLogFilter["end"]>; bytes: number; cut: boolean }
   /** GitHub no longer has the log (HTTP 410: past the repository's retention). */
   | { kind: "expired" }
   /** HTTP 404: not written yet (the job is running) or not visible to this token. */
   | { kind: "missing" };
 
-export interface JobLogRequest {
-  jobId: number;
-  job: Job | null;
-  lines: number;
-  fetch: typeof fetch;
-  env: Env;
-}
-
 /**
  * The job's log, filtered as it streams. Every hop runs under one idle deadline
- * (`TWIG_MCP_HTTP_TIMEOUT_MS` without a byte) and the caller's cancellation; the byte count is
- * capped at {@link MAX_LOG_BYTES}.
+ * (`TWIG_MCP_HTTP_TIMEOUT_MS` without a byte) and the caller's cancellation.
  */
-export async function readJobLog(call: GitHubCall, request: JobLogRequest): Promise<Result<JobLog>> {
-  const { jobId, job } = request;
+export async function readJobLog(
+  call: GitHubCall,
+  request: { jobId: number; job: Job | null; lines: number; fetch: typeof fetch; env: Env },
+): Promise<Result<JobLog>> {
+  const { connection, target } = call;
   const timeoutMs = httpTimeoutMs(request.env);
-  const idle = idleDeadline(call.signal, timeoutMs);
-  const what = `the log of Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
-  const failed = (error: unknown, where: string): ToolError => {
-    if (call.signal.aborted) return toolError("network_error", `Request for ${what} was cancelled`);
-    if (idle.timedOut()) {
-      return toolError(
+  const idle = new AbortController();
+  const timer = setTimeout(() => idle.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
+  const signal = AbortSignal.any([call.signal, idle.signal]);
+  const what = `the log of Actions job ${request.jobId} in ${target.owner}/${target.repo}`;
+  let where = hostOf(connection.baseUrl, "the log host");
+  const failed = (error: unknown): Result<never> => {
+    if (call.signal.aborted) return err(toolError("network_error", `Request for ${what} was cancelled`));
+    if (!idle.signal.aborted) {
+      return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
+    }
+    return err(
+      toolError(
         "network_error",
         `${where} sent nothing for ${timeoutMs} ms while sending ${what}`,
         "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.",
-      );
-    }
-    return toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`);
+      ),
+    );
   };
-  try {
-    const api = await requestLogLocation(call, request, idle.signal, timeoutMs, what);
-    if (!api.ok) return api;
-    const answer = api.value;
-    if (answer.kind === "expired" || answer.kind === "missing") return ok(answer);
-    let response = answer.kind === "body" ? answer.response : null;
-    let where = hostOf(call.connection.baseUrl, "the log host");
-    if (answer.kind === "location") {
-      const fetched = await download(answer.url, request.fetch, idle.signal).catch((error: unknown) =>
-        err(failed(error, hostOf(answer.url, "the log host"))),
-      );
-      if (!fetched.ok) return fetched;
-      response = fetched.value.response;
-      where = hostOf(fetched.value.url, "the log host");
-    }
-    const filter = new JobLogFilter({
-      lines: request.lines,
-      jobSteps: job?.steps ?? [],
-      secrets: call.connection.secrets,
-    });
-    try {
-      const { bytes, cut } = await streamInto(filter, response, idle.touch);
-      return ok({ kind: "read", log: filter.end(), bytes, cut });
-    } catch (error) {
-      return err(failed(error, where));
-    }
-  } finally {
-    idle.done();
-  }
-}
-
-type ApiAnswer =
-  | { kind: "location"; url: string }
-  | { kind: "body"; response: Response }
-  | { kind: "expired" | "missing" };
-
-/** Asks the API for the log with the token, following no redirect: the answer is where the log is. */
-async function requestLogLocation(
-  call: GitHubCall,
-  { jobId, fetch: send }: JobLogRequest,
-  signal: AbortSignal,
-  timeoutMs: number,
-  what: string,
-): Promise<Result<ApiAnswer>> {
-  const { connection, target } = call;
-  let body: Result<Response> | null = null;
+  // The API is asked with the token and follows no redirect: its answer is where the log is.
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
     let response: Response;
     try {
-      response = await send(url, { ...init, ...RAW_BODY, redirect: "manual" });
+      response = await request.fetch(url, { ...init, ...RAW_BODY, redirect: "manual" });
     } catch (error) {
       if (call.signal.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (signal.aborted) throw new RequestAborted("timeout", timeoutMs);
@@ -198,33 +134,69 @@ async function requestLogLocation(
       const read = await readCapped(response, MAX_ERROR_BODY_BYTES);
       return new Response(read.kind === "ok" ? read.text : "", { status: response.status, headers: response.headers });
     }
-    // A server that answers with the log itself: hand its body on, decoded as it streams.
-    body = await decodedLog(response, "GitHub");
-    return new Response(null, { status: 204, headers: response.headers });
+    return response;
   };
   try {
     const sent = connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
       owner: target.owner,
       repo: target.repo,
-      job_id: jobId,
+      job_id: request.jobId,
       request: { signal, fetch: noRedirect, parseSuccessResponseBody: false },
     });
-    // A retry or rate-limit wait in the plugins is a timer the signal does not stop.
-    const raw = await untilCancelled(sent, call.signal, timeoutMs);
-    // Set by `noRedirect` during the request, which the compiler cannot see.
-    const answered = body as Result<Response> | null;
-    if (answered !== null) return answered.ok ? ok({ kind: "body", response: answered.value }) : answered;
-    const location = raw.headers.location;
-    const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
-    if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
-      return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
+    const raw = await untilCancelled(sent, call.signal).catch((error: unknown) => ({ error }));
+    if ("error" in raw) {
+      const status = httpFailure(raw.error)?.status;
+      if (status === 410) return ok({ kind: "expired" });
+      if (status === 404) return ok({ kind: "missing" });
+      return err(githubErrorToToolError(raw.error, call, { what }));
     }
-    return ok({ kind: "location", url: url.href });
-  } catch (error) {
-    const status = httpFailure(error)?.status;
-    if (status === 410) return ok({ kind: "expired" });
-    if (status === 404) return ok({ kind: "missing" });
-    return err(githubErrorToToolError(error, requestSubject(call, { what })));
+    let response: Response;
+    if (raw.status < 300) {
+      // Some servers answer with the log itself.
+      const body = raw.data instanceof ReadableStream ? raw.data : null;
+      const headers = raw.headers as Record<string, string>;
+      const decoded = await decodedLog(new Response(body, { headers }), "GitHub");
+      if (!decoded.ok) return decoded;
+      response = decoded.value;
+    } else {
+      const { location } = raw.headers;
+      const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
+      if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
+        return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
+      }
+      where = hostOf(url.href, "the log host");
+      const fetched = await download(url.href, request.fetch, signal).catch(failed);
+      if (!fetched.ok) return fetched;
+      response = fetched.value.response;
+      where = hostOf(fetched.value.url, "the log host");
+    }
+    const filter = new JobLogFilter({
+      lines: request.lines,
+      jobSteps: request.job?.steps ?? [],
+      secrets: connection.secrets,
+    });
+    // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES.
+    const decoder = new TextDecoder();
+    let bytes = 0;
+    let cut = false;
+    try {
+      // Leaving the loop early cancels the stream.
+      for await (const chunk of response.body ?? []) {
+        timer.refresh();
+        if (bytes + chunk.byteLength > MAX_LOG_BYTES) {
+          cut = true;
+          break;
+        }
+        bytes += chunk.byteLength;
+        filter.push(decoder.decode(chunk, { stream: true }));
+      }
+      filter.push(decoder.decode());
+    } catch (error) {
+      return failed(error);
+    }
+    return ok({ kind: "read", log: filter.end(), bytes, cut });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -272,36 +244,4 @@ async function decodedLog(response: Response, sender: string): Promise<Result<Re
   await response.body.cancel().catch(() => {});
   const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
   return err(toolError("network_error", `${sender} sent the log as ${encoding}, an encoding not known here`));
-}
-
-/** Streams `response` through `filter`, counting bytes; stops at {@link MAX_LOG_BYTES}. */
-async function streamInto(filter: JobLogFilter, response: Response | null, touch: () => void) {
-  const decoder = new TextDecoder();
-  let bytes = 0;
-  let cut = false;
-  // Leaving the loop early cancels the stream.
-  for await (const chunk of response?.body ?? []) {
-    touch();
-    bytes += chunk.byteLength;
-    if (bytes > MAX_LOG_BYTES) {
-      cut = true;
-      bytes -= chunk.byteLength;
-      break;
-    }
-    filter.push(decoder.decode(chunk, { stream: true }));
-  }
-  filter.push(decoder.decode());
-  return { bytes, cut };
-}
-
-/** Aborts when no byte has arrived for `timeoutMs` (a stalled host), or when the caller cancels. */
-function idleDeadline(callSignal: AbortSignal, timeoutMs: number) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
-  return {
-    signal: AbortSignal.any([callSignal, controller.signal]),
-    touch: () => timer.refresh(),
-    timedOut: () => controller.signal.aborted,
-    done: () => clearTimeout(timer),
-  };
 }

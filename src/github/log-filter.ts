@@ -1,12 +1,10 @@
 /**
- * The parts of a GitHub Actions job log that say why it failed, read line by line as the log streams
- * in: each step's last lines (a ring per step, so memory stays bounded whatever the log's size) and
- * every `##[error]` line. Hand-written: no library parses the runner's log markers.
+ * The parts of a GitHub Actions job log that say why it failed, read as the log streams in: each
+ * step's last lines (a ring per step, so memory stays bounded) and every `##[error]` line.
  *
- * A job log is one stream of lines, each prefixed with an ISO timestamp. The runner starts a step
- * with `##[group]Run <what>` (inputs and environment follow until `##[endgroup]`, then the step's
- * output), post steps with `Post job cleanup.` and the final step with `Cleaning up orphan
- * processes`; everything before the first step is "Set up job".
+ * Each line starts with an ISO timestamp. The runner starts a step with `##[group]Run <what>`, post
+ * steps with `Post job cleanup.` and the final step with `Cleaning up orphan processes`; everything
+ * before the first step is "Set up job".
  */
 import { scrubSecrets } from "../core/http-policy.ts";
 import { clip, plainText } from "../core/plain-text.ts";
@@ -18,32 +16,11 @@ export const MAX_ERROR_LINES = 50;
 /** Failed steps, and sections with errors, whose lines are kept (the first failed, the latest errored). */
 const MAX_HELD_SECTIONS = 3;
 
-export interface FilteredLog {
-  /**
-   * The failed steps' sections in log order, each named as the job's steps name it, else by the
-   * runner's title (`Run npm test`), with its last lines.
-   */
-  steps: Array<{ step: string; earlier_lines: number; lines: string[] }>;
-  errors: Array<{ step: string; message: string }>;
-  /** `##[error]` lines beyond {@link MAX_ERROR_LINES}. */
-  errors_omitted: number;
-}
-
-export interface LogFilterOptions {
-  /** Last lines kept per step. */
-  lines: number;
-  /** The job's steps in order, as GitHub lists them (`GET /actions/jobs/{id}`); may be empty. */
-  jobSteps: ReadonlyArray<{ name: string; conclusion: string | null }>;
-  /** Known secrets to scrub (the token); GitHub token shapes are scrubbed regardless. */
-  secrets: readonly string[];
-}
-
-/** A step's section while the log streams: its title and a ring of its last lines. */
+/** A step's section while the log streams: its title and a ring of its last lines (`next`: the oldest). */
 interface Section {
   index: number;
   title: string;
   ring: string[];
-  /** Where the next line goes once the ring is full. */
   next: number;
   total: number;
   errors: number;
@@ -56,15 +33,15 @@ const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40
 /** The start of a GitHub token at the end of a cut line: too short to match {@link GITHUB_TOKEN}. */
 const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
 
-const STEP_START = "##[group]Run ";
-const POST_STEP_START = "Post job cleanup.";
-const LAST_STEP_START = "Cleaning up orphan processes";
-
-/** Feed it decoded text with {@link push} as it arrives, then {@link end}. */
+/**
+ * Feed it decoded text with {@link push} as it arrives, then {@link end}. `lines`: last lines kept
+ * per step; `jobSteps`: the job's steps as GitHub lists them (may be empty); `secrets`: known
+ * secrets to scrub (GitHub token shapes are scrubbed regardless).
+ */
 export class JobLogFilter {
   readonly #lines: number;
   readonly #secrets: readonly string[];
-  readonly #jobSteps: LogFilterOptions["jobSteps"];
+  readonly #jobSteps: ReadonlyArray<{ name: string; conclusion: string | null }>;
   /** Sections that would be failed steps if the log's sections line up with the job's steps. */
   readonly #failedByOrder: ReadonlySet<number>;
   #partial = "";
@@ -78,17 +55,20 @@ export class JobLogFilter {
   readonly #errors: Array<{ section: number; title: string; message: string }> = [];
   #errorsOmitted = 0;
 
-  constructor(options: LogFilterOptions) {
+  constructor(options: {
+    lines: number;
+    jobSteps: ReadonlyArray<{ name: string; conclusion: string | null }>;
+    secrets: readonly string[];
+  }) {
     this.#lines = Math.max(0, options.lines);
     this.#secrets = options.secrets;
     // A skipped step writes nothing to the log, so it has no section.
     this.#jobSteps = options.jobSteps.filter((step) => step.conclusion !== "skipped");
     const failed = this.#jobSteps.flatMap((step, index) => (isFailure(step.conclusion) ? [index] : []));
     this.#failedByOrder = new Set(failed.slice(0, MAX_HELD_SECTIONS));
-    this.#current = this.#open(0, "Set up job");
+    this.#current = { index: 0, title: "Set up job", ring: [], next: 0, total: 0, errors: 0 };
   }
 
-  /** Text as decoded from the stream; lines may span calls. */
   push(text: string): void {
     const section = this.#current;
     const before = section.total;
@@ -107,7 +87,8 @@ export class JobLogFilter {
     detachNewest(current, current === section ? current.total - before : current.total);
   }
 
-  end(): FilteredLog {
+  /** The failed steps' sections in log order, named as the job's steps name them, else by the runner's title. */
+  end() {
     if (this.#partial !== "") this.#line(this.#readLine());
     this.#close(this.#current);
     const matched = this.#sections === this.#jobSteps.length;
@@ -125,10 +106,7 @@ export class JobLogFilter {
           lines: lines.map((line) => this.#clean(line)),
         };
       }),
-      errors: this.#errors.map(({ section, title: runnerTitle, message }) => ({
-        step: title(section, runnerTitle),
-        message,
-      })),
+      errors: this.#errors.map(({ section, title: shown, message }) => ({ step: title(section, shown), message })),
       errors_omitted: this.#errorsOmitted,
     };
   }
@@ -142,8 +120,7 @@ export class JobLogFilter {
 
   /**
    * The line read, and the next one started. A cut line may end inside a secret, which then no
-   * longer matches when scrubbed; what escapes and timestamps took of the read leaves that end
-   * within the characters shown. So the end of a cut line is redacted when it could start a secret.
+   * longer matches when scrubbed, so its end is redacted when it could start a secret.
    */
   #readLine(): string {
     let line = this.#partial;
@@ -154,10 +131,8 @@ export class JobLogFilter {
         }
         return longest;
       }, 0);
-      line = `${line.slice(0, line.length - prefix)}${prefix > 0 ? "[REDACTED]" : ""}`.replace(
-        TOKEN_START,
-        "[REDACTED]",
-      );
+      const kept = `${line.slice(0, line.length - prefix)}${prefix > 0 ? "[REDACTED]" : ""}`;
+      line = kept.replace(TOKEN_START, "[REDACTED]");
     }
     this.#partial = "";
     this.#partialCut = false;
@@ -171,11 +146,11 @@ export class JobLogFilter {
     if (line.startsWith("\ufeff")) line = line.slice(1);
     if (line.startsWith("##[")) {
       if (line.startsWith("##[endgroup]")) return;
-      if (line.startsWith(STEP_START)) this.#start(line.slice("##[group]".length));
+      if (line.startsWith("##[group]Run ")) this.#start(line.slice("##[group]".length));
       else if (line.startsWith("##[error]")) this.#error(line.slice("##[error]".length));
-    } else if (line.startsWith(POST_STEP_START)) {
+    } else if (line.startsWith("Post job cleanup.")) {
       this.#start("Post job cleanup");
-    } else if (line.startsWith(LAST_STEP_START)) {
+    } else if (line.startsWith("Cleaning up orphan processes")) {
       this.#start("Complete job");
     }
     const section = this.#current;
@@ -190,11 +165,8 @@ export class JobLogFilter {
 
   #start(title: string): void {
     this.#close(this.#current);
-    this.#current = this.#open(this.#sections++, detach(clip(this.#clean(title), 200)));
-  }
-
-  #open(index: number, title: string): Section {
-    return { index, title, ring: [], next: 0, total: 0, errors: 0 };
+    const index = this.#sections++;
+    this.#current = { index, title: detach(clip(this.#clean(title), 200)), ring: [], next: 0, total: 0, errors: 0 };
   }
 
   #close(section: Section): void {

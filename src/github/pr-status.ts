@@ -1,12 +1,12 @@
 import * as v from "valibot";
+import type { ToolError } from "../core/errors.ts";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { fetchPages, type Pages } from "./pagination.ts";
-import type { PullRequest } from "./pull-request.ts";
-import { failureKind, type GitHubCall } from "./request.ts";
+import { type FoundBy, findBranchPr, getPullRequest, type PullRequest } from "./pull-request.ts";
+import { failureKind, fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
 /** An optional text field, `null` when GitHub leaves it out. */
-const Text = v.nullish(v.string(), null);
+export const Text = v.nullish(v.string(), null);
 
 const ReviewPayload = v.pipe(
   // `submitted_at` is absent on a PENDING (not yet submitted) review.
@@ -32,9 +32,8 @@ const CheckRunPayload = v.pipe(
   }),
   v.transform(({ html_url, ...run }) => ({ ...run, url: html_url ?? run.details_url })),
 );
-/** A check run as listed, with what get_ci_log reads (its id, app and report). */
+/** A check run as listed, with what get_ci_log reads; `Check` is what the PR answers show of it. */
 export type CheckRun = v.InferOutput<typeof CheckRunPayload>;
-/** A check run as the PR answers show it. */
 export type Check = Pick<CheckRun, "name" | "status" | "conclusion" | "url">;
 
 const CommitStatusPayload = v.pipe(
@@ -43,14 +42,13 @@ const CommitStatusPayload = v.pipe(
 );
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
-export type Verdict = "passing" | "failing" | "pending" | "no_checks";
-export type ReviewDecision = "approved" | "changes_requested" | "review_required" | "commented" | "none";
-
-/** Why a PR is not ready, in excerpts: never a whole review or check output. */
+/**
+ * Why a PR is not ready, in excerpts, never a whole review or check output: each reviewer whose
+ * standing review asks for changes, each failing check run (output title and summary) or commit
+ * status (description).
+ */
 export interface Reasons {
-  /** Each reviewer whose standing review asks for changes, with the start of that review. */
   changes_requested: Array<{ author: string; excerpt?: string }>;
-  /** Each failing check run (output title and summary) or commit status (description). */
   failing: Array<{ name: string; excerpt?: string }>;
 }
 
@@ -65,17 +63,15 @@ export interface PrStatus {
   unavailable?: string[];
 }
 
-/** How much of a review body, and of a check run's output, a reason quotes. */
+/** How much of a review body, and of a check run's output, a reason quotes; reasons listed per kind. */
 const REVIEW_EXCERPT_CHARS = 300;
 const CHECK_EXCERPT_CHARS = 400;
-/** Reasons listed per kind; `summary` counts every one. */
 const MAX_REASONS = 10;
 
 /**
- * Every page of a PR's reviews and of its head commit's check runs and legacy combined status,
- * all at once: one round trip. A 403/404 on one list (say, a fine-grained token without Checks
- * access) leaves it empty and named in `unavailable`; any other failure fails the call and stops
- * the sibling requests.
+ * A PR's reviews and its head commit's check runs and statuses, all in one round trip. A 403/404
+ * on one list (say, a token without Checks access) leaves it empty and named in `unavailable`; any
+ * other failure fails the call and stops the sibling requests.
  */
 export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<Result<PrStatus>> {
   const siblings = new AbortController();
@@ -85,8 +81,16 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     return result;
   };
   const commit = commitChecks(fanout, pr.head_sha);
+  const { owner, repo } = call.target;
   const [reviews, checks, statuses] = await Promise.all([
-    reviewPages(fanout, pr.number).then(stopOthersOnFatal),
+    fetchPages(fanout, {
+      ...EVERY_PAGE,
+      route: "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+      params: { pull_number: pr.number },
+      schema: v.array(ReviewPayload),
+      items: (data) => data,
+      what: `reviews of pull request #${pr.number} in ${owner}/${repo}`,
+    }).then(stopOthersOnFatal),
     commit.runs.then(stopOthersOnFatal),
     commit.statuses.then(stopOthersOnFatal),
   ]);
@@ -120,20 +124,37 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
   });
 }
 
+export type BranchPr =
+  | { kind: "none" }
+  | { kind: "found"; found_by: FoundBy; status: PrStatus }
+  | { kind: "failed"; number?: number; error: ToolError };
+
+/**
+ * The PRs of many branches (`linked`: the PR twig links to each, if any) in two round trips whatever
+ * their number: each branch's PR, then its details, every branch in parallel. One branch's failure
+ * is that branch's answer; the others still come back.
+ */
+export async function fetchBranchPrs(
+  call: GitHubCall,
+  queries: ReadonlyArray<{ branch: string; linked: number | null }>,
+): Promise<BranchPr[]> {
+  return Promise.all(
+    queries.map(async ({ branch, linked }): Promise<BranchPr> => {
+      const found = await findBranchPr(call, branch, linked);
+      if (!found.ok) return { kind: "failed", error: found.error };
+      if (found.value === null) return { kind: "none" };
+      const { number, found_by = "twig_link", listed } = found.value;
+      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
+      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
+      return status.ok
+        ? { kind: "found", found_by, status: status.value }
+        : { kind: "failed", number, error: status.error };
+    }),
+  );
+}
+
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
 const EVERY_PAGE = { perPage: 100, maxItems: 1000 };
-
-function reviewPages(call: GitHubCall, number: number) {
-  const { owner, repo } = call.target;
-  return fetchPages(call, {
-    ...EVERY_PAGE,
-    route: "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-    params: { pull_number: number },
-    schema: v.array(ReviewPayload),
-    items: (data) => data,
-    what: `reviews of pull request #${number} in ${owner}/${repo}`,
-  });
-}
 
 /** Every check run and commit status of one commit, both lists asked at once. */
 export function commitChecks(call: GitHubCall, sha: string) {
@@ -161,9 +182,8 @@ export function commitChecks(call: GitHubCall, sha: string) {
 const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
 
 /**
- * Each reviewer's standing review, as GitHub counts it: reviews in submission order, a
- * decisive review (approve, request changes, dismissed) replaces the previous one, a plain comment
- * does not undo an approval or a change request, and unsubmitted (PENDING) reviews do not count.
+ * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous
+ * one, a plain comment does not undo an approval or a change request, pending reviews do not count.
  */
 export function latestReviews(reviews: readonly Review[]): Array<{ author: string; state: string }> {
   return [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));
@@ -182,24 +202,18 @@ function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R
   return latest;
 }
 
-/**
- * GitHub's review decision as the PR page shows it: a standing change request wins, then an
- * approval; without either, reviewers still requested mean a review is required.
- */
-function reviewDecision(
-  latest: ReadonlyArray<{ state: string }>,
-  requestedReviewers: readonly string[],
-): ReviewDecision {
-  if (latest.some((review) => review.state === "CHANGES_REQUESTED")) return "changes_requested";
-  if (latest.some((review) => review.state === "APPROVED")) return "approved";
-  if (requestedReviewers.length > 0) return "review_required";
-  return latest.length > 0 ? "commented" : "none";
+/** As the PR page shows it: a standing change request wins, then an approval, then requested reviewers. */
+function reviewDecision(latest: ReadonlyArray<{ state: string }>, requestedReviewers: readonly string[]) {
+  if (latest.some((review) => review.state === "CHANGES_REQUESTED")) return "changes_requested" as const;
+  if (latest.some((review) => review.state === "APPROVED")) return "approved" as const;
+  if (requestedReviewers.length > 0) return "review_required" as const;
+  return latest.length > 0 ? ("commented" as const) : ("none" as const);
 }
 
-/** One line of someone else's text, whitespace runs as one space, cut to `max`; `undefined` when empty. */
-export function excerpt(text: string | null | undefined, max: number): string | undefined {
+/** One line of someone else's text, whitespace runs as one space, cut to `max`; no key when empty. */
+function excerpt(text: string | null | undefined, max: number): { excerpt?: string } {
   const line = inline((text ?? "").replace(/\s+/g, " ").trim(), max);
-  return line === "" ? undefined : line;
+  return line === "" ? {} : { excerpt: line };
 }
 
 function reasonsOf(
@@ -207,23 +221,19 @@ function reasonsOf(
   checks: readonly CheckRun[],
   statuses: readonly CommitStatus[],
 ): Reasons {
-  const named = <T extends { excerpt?: string | undefined }>(base: T) =>
-    base.excerpt === undefined ? (({ excerpt: _, ...rest }) => rest)(base) : base;
   const changes = [...standingReviews(reviews).values()]
     .filter((review) => review.state === "CHANGES_REQUESTED")
-    .map((review) => named({ author: inline(review.author, 80), excerpt: excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
+    .map((review) => ({ author: inline(review.author, 80), ...excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
   const failing = [
     ...checks
       .filter((check) => classifyCheck(check) === "failing")
       .map((check) => {
         const parts = [check.output?.title, check.output?.summary].filter((part) => part != null && part.trim() !== "");
-        return named({ name: inline(check.name, 80), excerpt: excerpt(parts.join(": "), CHECK_EXCERPT_CHARS) });
+        return { name: inline(check.name, 80), ...excerpt(parts.join(": "), CHECK_EXCERPT_CHARS) };
       }),
     ...statuses
       .filter((status) => classifyStatus(status) === "failing")
-      .map((status) =>
-        named({ name: inline(status.context, 80), excerpt: excerpt(status.description, CHECK_EXCERPT_CHARS) }),
-      ),
+      .map((status) => ({ name: inline(status.context, 80), ...excerpt(status.description, CHECK_EXCERPT_CHARS) })),
   ];
   return { changes_requested: changes.slice(0, MAX_REASONS), failing: failing.slice(0, MAX_REASONS) };
 }
@@ -251,7 +261,7 @@ export function summarize(
     counts.total++;
     counts[outcome]++;
   }
-  const verdict: Verdict =
+  const verdict: "passing" | "failing" | "pending" | "no_checks" =
     counts.total === 0 ? "no_checks" : counts.failing > 0 ? "failing" : counts.pending > 0 ? "pending" : "passing";
   const latest = latestReviews(reviews);
   return { latest_reviews: latest, checks: counts, verdict, review: reviewDecision(latest, requestedReviewers) };

@@ -1,9 +1,11 @@
 import * as v from "valibot";
-import { ok, type Result } from "../core/result.ts";
-import { fetchPages } from "./pagination.ts";
-import { type GitHubCall, githubGet } from "./request.ts";
+import type { Context } from "../core/context.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { checkedOutRecord } from "../repo/workspace.ts";
+import { fetchPages, type GitHubCall, githubGet } from "./request.ts";
 
-/** The fields we read from GitHub's pull request payloads (full and list forms); others are ignored. */
+/** The fields read from GitHub's pull request payloads (full and list forms). */
 const UserPayload = v.object({ login: v.string() });
 const RefPayload = v.object({ ref: v.optional(v.string(), ""), sha: v.string() });
 
@@ -40,10 +42,7 @@ export type PullRequest = ReturnType<typeof toPullRequest>;
 const BODY_LIMIT_SINGLE = 8000;
 const BODY_LIMIT_LIST = 500;
 
-/**
- * The PR object every GitHub tool returns. Upstream's keys come first, in upstream's order
- * (`number` … `updated_at`); the rest are additions.
- */
+/** The PR object every GitHub tool returns: upstream's keys first, in upstream's order, then additions. */
 function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: string, bodyLimit: number) {
   const body = trimBody(pr.body, bodyLimit);
   const reviewers = pr.requested_reviewers.flatMap((user) => (user ? [user.login] : []));
@@ -68,17 +67,13 @@ function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: stri
     requested_reviewers: [...reviewers, ...teams],
     merged: pr.merged ?? pr.merged_at !== null,
     head_sha: pr.head.sha,
-    // The native stack a PR is in, when GitHub says where.
     ...(stack?.number === undefined || stack.position === undefined || stack.size === undefined
       ? {}
       : { stack: { number: stack.number, position: stack.position, size: stack.size } }),
   };
 }
 
-/**
- * Normalizes line endings, trims surrounding whitespace, and cuts at `limit` characters (never
- * inside a surrogate pair).
- */
+/** Normalizes line endings, trims, and cuts at `limit` characters (never inside a surrogate pair). */
 export function trimBody(body: string | null, limit: number): { text: string | null; truncated: boolean } {
   if (body === null) return { text: null, truncated: false };
   const text = body.replace(/\r\n?/g, "\n").trim();
@@ -98,9 +93,8 @@ export async function getPullRequest(call: GitHubCall, number: number): Promise<
 }
 
 /**
- * Lists PRs newest first (GitHub's default order), following pages until `limit` PRs are in hand.
- * `head` may be a bare branch name: GitHub only filters on `owner:branch`, so the repository owner
- * is added (a bare name would otherwise be ignored and every PR returned).
+ * PRs newest first, up to `limit`. GitHub filters `head` only as `owner:branch` and ignores a bare
+ * branch name (every PR would come back), so the repository owner is added to one.
  */
 export async function listPullRequests(
   call: GitHubCall,
@@ -124,12 +118,27 @@ export async function listPullRequests(
   });
 }
 
+/** How a PR was found: twig's link in `.twig/state.json`, or GitHub's PRs whose head is the branch. */
+export type FoundBy = "twig_link" | "head_ref";
+
+/** `found_by` is absent when the caller named the PR; `listed` is the head-ref lookup's PR (list form). */
+export interface ResolvedPr {
+  number: number;
+  found_by?: FoundBy;
+  listed?: PullRequest;
+}
+
 /**
- * The PR whose head is `branch` in the target repository: the open one first, else the one
- * closed or merged most recently. `null` when there is none. One request (the first page, newest
- * first, is plenty: a branch rarely carries more than a few PRs).
+ * A branch's PR: twig's link when there is one (no request), else the PR GitHub has whose head is
+ * the branch: the open one first, else the one closed or merged most recently (the first page,
+ * newest first, is plenty). `null` when there is neither.
  */
-export async function findPullRequestByHead(call: GitHubCall, branch: string): Promise<Result<PullRequest | null>> {
+export async function findBranchPr(
+  call: GitHubCall,
+  branch: string,
+  linked: number | null,
+): Promise<Result<ResolvedPr | null>> {
+  if (linked !== null) return ok({ number: linked, found_by: "twig_link" });
   const { owner, repo } = call.target;
   const response = await githubGet(
     call,
@@ -140,9 +149,49 @@ export async function findPullRequestByHead(call: GitHubCall, branch: string): P
   );
   if (!response.ok) return response;
   const prs = response.value.data;
-  const open = prs.find((pr) => pr.state === "open");
   const closedAt = (pr: (typeof prs)[number]) => pr.merged_at ?? pr.closed_at ?? pr.updated_at;
   const latest =
-    open ?? [...prs].sort((a, b) => (closedAt(a) < closedAt(b) ? 1 : closedAt(a) > closedAt(b) ? -1 : 0))[0];
-  return ok(latest === undefined ? null : toPullRequest(latest, owner, BODY_LIMIT_LIST));
+    prs.find((pr) => pr.state === "open") ??
+    [...prs].sort((a, b) => (closedAt(a) < closedAt(b) ? 1 : closedAt(a) > closedAt(b) ? -1 : 0))[0];
+  if (latest === undefined) return ok(null);
+  return ok({ number: latest.number, found_by: "head_ref", listed: toPullRequest(latest, owner, BODY_LIMIT_LIST) });
+}
+
+/** Each failure here is answered by passing `pr_number`; `more` says what else helps. */
+const fail = (code: ErrorCode, message: string, more?: string) =>
+  err(toolError(code, message, `Provide an explicit pr_number parameter.${more ? ` ${more}` : ""}`));
+
+/**
+ * The PR a call is about: `pr_number` when given, else the checked-out branch's (see
+ * {@link findBranchPr}). Unlike upstream, a detached HEAD is reported as such instead of being
+ * looked up as a branch named `HEAD`.
+ */
+export async function resolvePrNumber(
+  ctx: Context,
+  explicit: number | undefined,
+  call: GitHubCall,
+): Promise<Result<ResolvedPr>> {
+  if (explicit !== undefined) return ok({ number: explicit });
+  const checkedOut = await checkedOutRecord(ctx);
+  if (!checkedOut.ok) {
+    const failure = checkedOut.error;
+    if (failure.why === "detached") {
+      const message = `No pr_number provided and HEAD is detached at ${failure.oid.slice(0, 12)}, so there is no current branch to look up`;
+      return fail("invalid_params", message, "Or check out the PR's branch.");
+    }
+    const { code, message, hint } = failure.error;
+    if (failure.why === "workspace")
+      return fail(code, message, `Outside a clone, also pass owner and repo.${hint ? ` ${hint}` : ""}`);
+    if (failure.why === "head")
+      return fail("invalid_params", `No pr_number provided and could not detect current branch: ${message}`);
+    return err(failure.error);
+  }
+  const { branch, record } = checkedOut.value;
+  const found = await findBranchPr(call, branch, record?.github_pr ?? null);
+  if (!found.ok) return found;
+  if (found.value === null) {
+    const where = `${call.target.owner}/${call.target.repo}`;
+    return fail("not_found", `Branch '${branch}' has no linked GitHub PR, and ${where} has no PR from it`);
+  }
+  return ok(found.value);
 }

@@ -1,13 +1,12 @@
 import * as v from "valibot";
 import { type ToolError, toolError } from "../core/errors.ts";
-import { scrubToolError } from "../core/http-policy.ts";
+import { hostOf, isSameOrigin, scrubSecrets, scrubToolError, transportFailure } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
+import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
-import { githubErrorToToolError, httpFailure, type RequestSubject } from "./errors.ts";
-import { RequestAborted } from "./http.ts";
-import type { GitHubTarget } from "./remote-url.ts";
-import { untilCancelled } from "./resilience.ts";
+import { RequestAborted, untilCancelled } from "./http.ts";
+import type { GitHubTarget } from "./target.ts";
 
 /** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
 export interface GitHubCall {
@@ -22,9 +21,8 @@ export interface GitHubCall {
 export type Subject = string | { what: string; missing: string };
 
 /**
- * A GET through Octokit (retries, rate limits, timeout, ETags), its payload checked against
- * `schema`. Never throws: HTTP, transport and shape failures all come back as tool errors.
- * `route` is an Octokit route (`GET /repos/{owner}/{repo}/…`) or an absolute URL from a `Link` header.
+ * A GET through Octokit, its payload checked against `schema`; every failure comes back as a tool
+ * error. `route` is an Octokit route or an absolute URL from a `Link` header.
  */
 export async function githubGet<S extends v.GenericSchema>(
   call: GitHubCall,
@@ -46,11 +44,17 @@ export async function githubGet<S extends v.GenericSchema>(
       // is ten times slower than JSON.parse: 37 ms against 3.5 ms for a page of 100 pull requests.
       request: { signal: call.signal, parseSuccessResponseBody: false },
     });
-    const raw = await untilCancelled(sent, call.signal, 0);
-    data = await decodeBody(raw.data, raw.headers["content-type"]);
+    const raw = await untilCancelled(sent, call.signal);
+    data = raw.data;
+    if (data instanceof ReadableStream) {
+      // As Octokit would decode it: JSON when labelled so and parseable, else the text.
+      const text = await Bun.readableStreamToText(data);
+      const json = /^application\/(?:scim\+)?json\s*(?:;|$)/i.test(String(raw.headers["content-type"] ?? ""));
+      data = json ? parseOr(text) : text;
+    }
     link = raw.headers.link;
   } catch (error) {
-    return err(markFailure(error, githubErrorToToolError(error, requestSubject(call, named))));
+    return err(markFailure(error, githubErrorToToolError(error, call, named)));
   }
   const parsed = v.safeParse(schema, data);
   if (parsed.success) return ok({ data: parsed.output, link });
@@ -63,11 +67,7 @@ export async function githubGet<S extends v.GenericSchema>(
   return err(scrubToolError(toolError("network_error", message, hint), connection.secrets));
 }
 
-/** A success body as Octokit would give it: JSON when labelled so and parseable, else the text. */
-async function decodeBody(body: unknown, contentType: string | number | undefined): Promise<unknown> {
-  if (!(body instanceof ReadableStream)) return body;
-  const text = await Bun.readableStreamToText(body);
-  if (!/^application\/(?:scim\+)?json\s*(?:;|$)/i.test(String(contentType ?? ""))) return text;
+function parseOr(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -75,28 +75,85 @@ async function decodeBody(body: unknown, contentType: string | number | undefine
   }
 }
 
-/** What a failed request was about, for {@link githubErrorToToolError}'s messages. */
-export function requestSubject(call: GitHubCall, named: { what: string; missing?: string }): RequestSubject {
-  const { connection, target } = call;
-  return {
-    ...named,
-    baseUrl: connection.baseUrl,
-    credentialSource: connection.credentialSource,
-    repository: `${target.owner}/${target.repo}`,
-    secrets: connection.secrets,
-    now: call.now(),
-  };
+/** `Link: <url>; rel="next", <url>; rel="last"` → `{ next: url, last: url }`. */
+export function parseLinkHeader(header: string | undefined): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const part of header?.split(",") ?? []) {
+    const [, url, params = ""] = /<([^>]*)>\s*((?:;\s*[^;]+)*)/.exec(part.trim()) ?? [];
+    const rels = /;\s*rel="?([^";]+)"?/.exec(params)?.[1];
+    if (url !== undefined && rels) for (const rel of rels.split(/\s+/)) links[rel] = url;
+  }
+  return links;
+}
+
+/** A list's items, and whether GitHub has items beyond them. */
+export interface Pages<T> {
+  items: T[];
+  hasMore: boolean;
 }
 
 /**
- * Why a request failed, told apart by what happened (the HTTP status, the abort) rather than by
- * the words of a message: `refused` is a 403 or 404 on one resource (a token without Checks
- * access, a deleted PR), `cancelled` a request stopped by its caller or a failing sibling.
+ * Every page of a list, up to `maxItems`. Not `octokit.paginate`, which follows `rel="next"` one
+ * page at a time: once page 1's `rel="last"` says how many there are, the rest are fetched in
+ * parallel (ten pages in two round trips). Without a `last` link, `next` links are followed one by
+ * one; one off the API's origin ends the list with `hasMore` rather than failing the call.
  */
-export type FailureKind = "refused" | "cancelled";
-const failureKinds = new WeakMap<ToolError, FailureKind>();
+export async function fetchPages<S extends v.GenericSchema, T>(
+  call: GitHubCall,
+  request: {
+    route: string;
+    params: Record<string, string | number | undefined>;
+    perPage: number;
+    schema: S;
+    items: (data: v.InferOutput<S>) => T[];
+    maxItems: number;
+    what: Subject;
+  },
+): Promise<Result<Pages<T>>> {
+  const perPage = Math.min(100, Math.max(1, request.perPage));
+  const page = (n: number) =>
+    githubGet(call, request.route, { ...request.params, per_page: perPage, page: n }, request.schema, request.what);
+  const first = await page(1);
+  if (!first.ok) return first;
+  const items = [...request.items(first.value.data)];
+  let links = parseLinkHeader(first.value.link);
+  const pagesWanted = Math.ceil(request.maxItems / perPage);
+  const lastPage = Number(URL.parse(links.last ?? "")?.searchParams.get("page"));
+  const done = (morePages: boolean) =>
+    ok({ items: items.slice(0, request.maxItems), hasMore: morePages || items.length > request.maxItems });
 
-export function failureKind(error: ToolError): FailureKind | null {
+  if (Number.isInteger(lastPage) && lastPage > 0) {
+    const upTo = Math.min(lastPage, pagesWanted);
+    const rest = await Promise.all(Array.from({ length: Math.max(0, upTo - 1) }, (_, i) => page(i + 2)));
+    for (const next of rest) {
+      if (!next.ok) return next;
+      items.push(...request.items(next.value.data));
+    }
+    return done(lastPage > upTo);
+  }
+
+  for (let fetched = 1; links.next && fetched < pagesWanted && items.length < request.maxItems; fetched++) {
+    // The token goes wherever the link points.
+    if (!isSameOrigin(links.next, `${call.connection.baseUrl}/`)) {
+      const what = typeof request.what === "string" ? request.what : request.what.what;
+      call.log?.warn(`GitHub sent a next-page link to another origin for ${what}; not followed`);
+      break;
+    }
+    const next = await githubGet(call, `GET ${links.next}`, {}, request.schema, request.what);
+    if (!next.ok) return next;
+    items.push(...request.items(next.value.data));
+    links = parseLinkHeader(next.value.link);
+  }
+  return done(links.next !== undefined);
+}
+
+/**
+ * Why a request failed, by what happened rather than by a message's words: `refused` is a 403 or
+ * 404 on one resource (a deleted PR), `cancelled` a request stopped by its caller or a sibling.
+ */
+const failureKinds = new WeakMap<ToolError, "refused" | "cancelled">();
+
+export function failureKind(error: ToolError): "refused" | "cancelled" | null {
   return failureKinds.get(error) ?? null;
 }
 
@@ -107,4 +164,167 @@ function markFailure(thrown: unknown, error: ToolError): ToolError {
     failureKinds.set(error, "refused");
   }
   return error;
+}
+
+type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
+
+/** The parts of an Octokit `RequestError` read here; `null` for anything without a status. */
+export function httpFailure(error: unknown) {
+  const e = error as {
+    status?: unknown;
+    message?: unknown;
+    response?: { headers?: Record<string, string | undefined>; data?: unknown };
+    cause?: unknown;
+  } | null;
+  if (typeof e?.status !== "number") return null;
+  return {
+    status: e.status,
+    message: typeof e.message === "string" ? e.message : "",
+    headers: e.response?.headers ?? {},
+    data: e.response?.data,
+    // Octokit reports a request that got no answer as status 500 without a response.
+    hasResponse: e.response !== undefined,
+    cause: e.cause,
+  };
+}
+
+/**
+ * Anything Octokit (or our fetch) threw, as a tool error scrubbed of every known secret: the last
+ * line of defence. `what` reads as a noun phrase ("pull request #12 in o/r"); `missing` names what
+ * a 404 means when not `what` itself (a list's 404 is its repository's).
+ */
+export function githubErrorToToolError(
+  error: unknown,
+  call: GitHubCall,
+  named: { what: string; missing?: string },
+): ToolError {
+  return scrubToolError(mapError(error, call, named), call.connection.secrets);
+}
+
+function mapError(error: unknown, call: GitHubCall, { what, missing = what }: { what: string; missing?: string }) {
+  const { baseUrl, credentialSource: source, secrets } = call.connection;
+  const stopped = [error, (error as { cause?: unknown } | null)?.cause].find((e) => e instanceof RequestAborted);
+  switch (stopped?.reason) {
+    case "cancelled":
+      return toolError("network_error", `Request for ${what} was cancelled`);
+    case "timeout":
+      return toolError(
+        "network_error",
+        `GitHub did not answer the request for ${what} within ${stopped.timeoutMs} ms`,
+        `Check the network connection to ${baseUrl}; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.`,
+      );
+    case "too-large":
+      return toolError(
+        "network_error",
+        `${stopped.message} (while requesting ${what})`,
+        `Check that ${baseUrl} is a GitHub REST API root; no answer these tools ask for comes near the cap.`,
+      );
+    case "cross-origin-redirect":
+      return toolError(
+        "network_error",
+        `${stopped.message} (while requesting ${what})`,
+        "Set GITHUB_API_URL (or GH_HOST) to the address the server redirects to, if you trust it.",
+      );
+  }
+  const failure = httpFailure(error);
+  if (!failure) {
+    const text = error instanceof Error ? error.message : String(error);
+    return toolError("network_error", `Unexpected failure while requesting ${what}: ${text}`);
+  }
+  if (!failure.hasResponse) {
+    const transport = transportFailure(failure.cause ?? { message: failure.message });
+    if (transport.kind === "dns") {
+      return toolError(
+        "network_error",
+        `Could not reach GitHub: the name ${hostOf(baseUrl, "(GITHUB_API_URL)")} did not resolve (${transport.code}) while requesting ${what}`,
+        "Check the host name (the git remote, GH_HOST or GITHUB_API_URL), the network connection and any VPN.",
+      );
+    }
+    return toolError(
+      "network_error",
+      `Could not reach GitHub at ${baseUrl} while requesting ${what}: ${transport.detail}`,
+      "Check the network connection and any proxy settings; GH_HOST or GITHUB_API_URL choose the server.",
+    );
+  }
+  const { status } = failure;
+  const github = githubMessage(failure, secrets);
+  const rate = rateLimitInfo(failure, call.now());
+  if (rate) return rate;
+  if (status === 401) {
+    return toolError(
+      "credentials_invalid",
+      `GitHub rejected the credentials (HTTP 401${github ? `: ${github}` : ""})`,
+      `The token from ${source} is invalid, expired or revoked; replace it (a new token, or \`gh auth refresh\` when it came from gh).`,
+    );
+  }
+  if (status === 403) {
+    return toolError(
+      "credentials_invalid",
+      `GitHub refused access to ${what} (HTTP 403${github ? `: ${github}` : ""})`,
+      `The token from ${source} lacks permission: classic tokens need the \`repo\` scope for private repositories; fine-grained tokens need read access to Pull requests, Checks and Commit statuses; organizations using SAML SSO require authorizing the token.`,
+    );
+  }
+  if (status === 404 || status === 410) {
+    return toolError(
+      "not_found",
+      `${missing.charAt(0).toUpperCase()}${missing.slice(1)} not found (HTTP ${status})`,
+      `Check that ${call.target.owner}/${call.target.repo} (and any number given) is right. Private repositories also answer 404 when the token from ${source} cannot see them: classic tokens need the \`repo\` scope, fine-grained tokens need access to the repository.`,
+    );
+  }
+  if (status === 422 || status === 400) {
+    return toolError(
+      "invalid_params",
+      `GitHub rejected the request for ${what} (HTTP ${status}${github ? `: ${github}` : ""})`,
+      "Check the parameters (for example `head` is `branch` or `owner:branch`).",
+    );
+  }
+  if (status === 304) {
+    return toolError("network_error", `GitHub answered 304 Not Modified for ${what} with no cached copy`);
+  }
+  return toolError(
+    "network_error",
+    `GitHub API error for ${what}: HTTP ${status}${github ? ` (${github})` : ""}`,
+    status >= 500 ? "GitHub may be having trouble (https://www.githubstatus.com); try again shortly." : undefined,
+  );
+}
+
+/** GitHub's `message` field (without Octokit's appended documentation URL), shortened. */
+function githubMessage({ data }: HttpFailure, secrets: readonly string[] = []): string {
+  const field = (data as { message?: unknown } | null)?.message;
+  const text = typeof field === "string" ? field : typeof data === "string" && !/^\s*</.test(data) ? data : "";
+  return clip(scrubSecrets(text.replace(/\s+/g, " ").trim(), secrets), 301);
+}
+
+function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {
+  const { status, headers } = failure;
+  if (status !== 403 && status !== 429) return null;
+  const reset = Number(headers["x-ratelimit-reset"]);
+  const retryAfter = Number(headers["retry-after"]);
+  const secondary = /secondary rate limit|abuse detection/i.test(`${githubMessage(failure)} ${failure.message}`)
+    ? "secondary "
+    : "";
+  const hint =
+    "Wait until then before calling GitHub tools again; avoid repeating calls in a tight loop. Authenticated requests get a higher limit than anonymous ones.";
+  const limited = (message: string) => toolError("rate_limited", message, hint);
+  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
+    const at = iso(new Date(now.getTime() + retryAfter * 1000));
+    return limited(`GitHub ${secondary}rate limit exceeded; retry after ${retryAfter} s (at ${at})`);
+  }
+  if (headers["x-ratelimit-remaining"] === "0" && Number.isFinite(reset) && reset > 0) {
+    const at = new Date(reset * 1000);
+    const perHour = headers["x-ratelimit-limit"] ? ` (${headers["x-ratelimit-limit"]} requests per hour)` : "";
+    return limited(`GitHub API rate limit exceeded${perHour}; it resets at ${iso(at)} (${inHowLong(at, now)})`);
+  }
+  return secondary || status === 429 ? limited(`GitHub ${secondary}rate limit exceeded; retry in a minute`) : null;
+}
+
+function iso(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function inHowLong(at: Date, now: Date): string {
+  const seconds = Math.max(0, Math.round((at.getTime() - now.getTime()) / 1000));
+  if (seconds < 90) return `in ${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 90 ? `in ${minutes} min` : `in ${Math.round(minutes / 60)} h`;
 }

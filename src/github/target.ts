@@ -1,15 +1,23 @@
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import { scrubControl } from "../core/http-policy.ts";
-import { clip } from "../core/plain-text.ts";
+import { clip, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readGhHosts } from "../creds/gh-config.ts";
-import { GITHUB_COM, ghHostOverride, isOtherForge, knownGitHubHosts } from "../creds/github-hosts.ts";
+import {
+  GITHUB_COM,
+  ghHostOverride,
+  isOtherForge,
+  knownGitHubHosts,
+  normalizeHostname,
+} from "../creds/github-hosts.ts";
 import { readSshHostNames, type SshHostNames } from "../creds/ssh-config.ts";
 import { readEffectiveConfig } from "../git/config-levels.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { type Remote, remoteUrls } from "../git/remotes.ts";
-import { displayRemoteUrl, type GitHubTarget, isGitHubName, parseRemoteUrl } from "./remote-url.ts";
+
+/** The repository a GitHub call is about: `host` lowercase, with a port only when it matters. */
+export type GitHubTarget = { host: string; owner: string; repo: string };
 
 export interface TargetArgs {
   owner?: string | undefined;
@@ -20,20 +28,21 @@ const PASS_OWNER_REPO = "Or pass `owner` and `repo` to name the GitHub repositor
 const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));
 
 /**
- * Decides which GitHub repository a call is about. An explicit `owner`/`repo` pair wins (host:
- * `GH_HOST`, else github.com), so the tools work outside a clone. Otherwise the default
- * repository's remotes are read: see {@link chooseRemote}.
+ * Which GitHub repository a call is about: an explicit `owner`/`repo` pair (host: `GH_HOST`, else
+ * github.com), else the default repository's remotes (see {@link chooseRemote}). `named` is `null`
+ * for a tool that cannot name another repository, so its hints do not offer to.
  */
 export async function resolveTarget(ctx: Context, named: TargetArgs | null): Promise<Result<GitHubTarget>> {
-  // `null`: the calling tool cannot name another repository, so its hints do not offer to.
   const args = named ?? {};
-  const passOwnerRepo = named === null ? "" : PASS_OWNER_REPO;
-  const hasOwner = args.owner !== undefined;
-  const hasRepo = args.repo !== undefined;
-  if (hasOwner !== hasRepo) {
+  const withHint = (error: ToolError) => {
+    if (named === null) return err(error);
+    const { code, message, hint } = error;
+    return err(toolError(code, message, hint ? `${hint} ${PASS_OWNER_REPO}` : PASS_OWNER_REPO));
+  };
+  if ((args.owner === undefined) !== (args.repo === undefined)) {
     return fail(
       "invalid_params",
-      `Pass both \`owner\` and \`repo\`, or neither (got only \`${hasOwner ? "owner" : "repo"}\`)`,
+      `Pass both \`owner\` and \`repo\`, or neither (got only \`${args.owner !== undefined ? "owner" : "repo"}\`)`,
       "Give both to name a repository explicitly, or omit both to use the current repository's GitHub remote.",
     );
   }
@@ -48,46 +57,38 @@ export async function resolveTarget(ctx: Context, named: TargetArgs | null): Pro
     }
     return ok({ host: ghHost ?? GITHUB_COM, owner: args.owner, repo: args.repo });
   }
-  if (!ctx.repo.ok) return err(withHint(ctx.repo.error, passOwnerRepo));
-  // Read fresh, a bare repository too, with the system's, the user's and the repository's `insteadOf` rules applied.
+  if (!ctx.repo.ok) return withHint(ctx.repo.error);
+  // Read fresh, with every level's `insteadOf` rules applied.
   const repo = await discoverRepository(ctx.repo.value, ctx.files);
   const config = repo.ok ? await readEffectiveConfig(repo.value, ctx) : repo;
-  if (!config.ok) return err(withHint(config.error, passOwnerRepo));
+  if (!config.ok) return withHint(config.error);
   const hosts = await readGhHosts(ctx);
   const loggedIn = hosts.kind === "found" ? [...hosts.value.keys()] : [];
-  const sshHostName = await readSshHostNames(ctx);
   return chooseRemote(remoteUrls(config.value), {
     ghHost,
     isGitHubHost: knownGitHubHosts(ctx.env, loggedIn),
-    sshHostName,
+    sshHostName: await readSshHostNames(ctx),
     nameable: named !== null,
   });
 }
 
-export interface RemoteChoiceOptions {
-  /** `GH_HOST`: every request goes to this host; remotes only supply owner and repo. */
-  ghHost: string | null;
-  isGitHubHost: (host: string) => boolean;
-  /** `HostName`s from `~/.ssh/config`, for ssh remotes that name a `Host` alias. */
-  sshHostName?: SshHostNames;
-  /** Whether the caller can pass `owner` and `repo` instead (default: yes), which hints then offer. */
-  nameable?: boolean;
-}
-
 /**
- * Picks the remote that names the GitHub repository:
- *
- * - with `GH_HOST`: a remote on that host (`origin` first), else `origin`, else the first
- *   parseable remote, its owner/repo taken to that host;
- * - else `origin` when it is on a known GitHub host, else the first remote that is;
- * - else `origin` (then the first remote) on an unknown host, taken to be GitHub Enterprise
- *   Server, unless the host is a known other forge (GitLab, Bitbucket, …).
+ * Picks the remote that names the GitHub repository, `origin` first: with `ghHost` (`GH_HOST`), one
+ * on that host, else any, its owner/repo taken to that host; else one on a known GitHub host; else
+ * one on an unknown host (GitHub Enterprise Server) that is not a known other forge.
  */
-export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOptions): Result<GitHubTarget> {
+export function chooseRemote(
+  remotes: readonly Remote[],
+  options: {
+    ghHost: string | null;
+    isGitHubHost: (host: string) => boolean;
+    sshHostName?: SshHostNames;
+    nameable?: boolean;
+  },
+): Result<GitHubTarget> {
   const parsed = remotes.map((remote) => ({ ...remote, parsed: parseRemoteUrl(remote.url, options.sshHostName) }));
   const usable = parsed.filter((r) => r.parsed !== null) as Array<Remote & { parsed: GitHubTarget }>;
   const origin = usable.find((r) => r.name === "origin");
-  // `origin` first, then every remote in config order.
   const first = (test: (host: string) => boolean) =>
     [origin, ...usable].find((r) => r !== undefined && test(r.parsed.host));
 
@@ -99,11 +100,12 @@ export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOp
     if (pick) return ok(pick.parsed);
   }
 
+  const orPass = options.nameable === false ? "" : ` ${PASS_OWNER_REPO}`;
   if (remotes.length === 0) {
     return fail(
       "not_found",
       "No GitHub remote found: the repository has no remotes",
-      `Add one (git remote add origin https://github.com/OWNER/REPO.git).${orPass(options)}`,
+      `Add one (git remote add origin https://github.com/OWNER/REPO.git).${orPass}`,
     );
   }
   const shown = parsed
@@ -114,21 +116,92 @@ export function chooseRemote(remotes: readonly Remote[], options: RemoteChoiceOp
     return fail(
       "unsupported_repo",
       `No GitHub remote found: ${shown} ${usable.length === 1 ? "is" : "are"} not on GitHub`,
-      `The GitHub tools need a GitHub remote.${orPass(options)}`,
+      `The GitHub tools need a GitHub remote.${orPass}`,
     );
   }
   return fail(
     "not_found",
     `No GitHub remote found: could not read owner/repo from ${shown}`,
-    `Point 'origin' at a GitHub repository (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO).${orPass(options)}`,
+    `Point 'origin' at a GitHub repository (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO).${orPass}`,
   );
 }
 
-function orPass(options: RemoteChoiceOptions): string {
-  return options.nameable === false ? "" : ` ${PASS_OWNER_REPO}`;
+/** GitHub's rule for owner and repository names (dots allowed, so `my.repo` stays whole). */
+export const GITHUB_NAME = /^[A-Za-z0-9_.-]+$/;
+
+const URL_SCHEMES = new Set(["https", "http", "ssh", "git", "git+ssh", "ssh+git"]);
+const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$/;
+
+/**
+ * `host`, `owner` and `repo` of a network remote URL in any form git accepts (`https://`, `http://`,
+ * `ssh://` with or without a port, `git://`, scp-like `[user@]host:owner/repo`), less a `.git` suffix
+ * and trailing slashes; the host is matched exactly (`github.com.evil.example` stays that host).
+ * `null` for anything else: local paths, `file://`, more or fewer than two path segments.
+ * `sshHostName` maps an ssh remote's host alias to its `HostName` in `~/.ssh/config`, as ssh would.
+ */
+export function parseRemoteUrl(raw: string, sshHostName?: SshHostNames): GitHubTarget | null {
+  const url = raw.trim();
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
+  let host: string;
+  let path: string;
+  if (scheme) {
+    const name = (scheme[1] as string).toLowerCase();
+    if (!URL_SCHEMES.has(name)) return null;
+    const parsed = URL.parse(url);
+    if (parsed === null) return null;
+    const ssh = name === "ssh" || name === "git+ssh" || name === "ssh+git";
+    host = requestHost(parsed.hostname, ssh ? sshHostName : undefined);
+    // An ssh or git port is not the API's port; an http(s) port is (Enterprise on :8443).
+    if ((name === "https" || name === "http") && parsed.port !== "") host = `${host}:${parsed.port}`;
+    try {
+      path = decodeURIComponent(parsed.pathname);
+    } catch {
+      return null;
+    }
+  } else {
+    // scp-like syntax: there must be a colon before the first slash.
+    const scp = /^(?:[^@/:]+@)?([^@/:]+):(?!\/\/)(.+)$/.exec(url);
+    // `C:\x` and `c:/x` are Windows paths, not hosts.
+    if (!scp || (scp[1] as string).length === 1) return null;
+    host = requestHost(scp[1] as string, sshHostName);
+    path = scp[2] as string;
+  }
+  if (!HOST.test(host)) return null;
+  const parts = trimChars(trimChars(path, "/", true).replace(/\.git$/, ""), "/").split("/");
+  const [owner = "", repo = ""] = parts;
+  return parts.length === 2 && isGitHubName(owner) && isGitHubName(repo) ? { host, owner, repo } : null;
 }
 
-function withHint(error: ToolError, extra: string): ToolError {
-  if (extra === "") return error;
-  return toolError(error.code, error.message, error.hint ? `${error.hint} ${extra}` : extra);
+/**
+ * The host as the API request URL will name it. WHATWG URL parsing rewrites hosts only for http(s)
+ * (`127.1` → `127.0.0.1`, international names → punycode), not in `git://` or `ssh://` URLs:
+ * without this, one server could go by two names, one for credentials, another for the connection.
+ */
+function requestHost(host: string, sshHostName: SshHostNames | undefined): string {
+  const named = (host !== "" && sshHostName?.(host)) || host;
+  return normalizeHostname(URL.parse(`https://${named}/`)?.hostname ?? named);
+}
+
+/** `.` and `..` are no names: they would walk `/repos/{owner}/…` up the API's path. */
+export function isGitHubName(name: string): boolean {
+  return GITHUB_NAME.test(name) && name !== "." && name !== ".." && name.length <= 100;
+}
+
+/**
+ * A remote URL without its user-info (it may carry a token), removed as git's
+ * `transport_anonymize_url` does so that it reads as git prints it: everything up to the first `@`
+ * goes, unless that `@` lies in the path, or for the scp form no `:` follows it. A local path (git's
+ * `url_is_local_not_ssh`) is left whole. Control characters become spaces.
+ */
+export function displayRemoteUrl(url: string): string {
+  const text = url.trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+  const at = text.indexOf("@");
+  const colon = text.indexOf(":");
+  const slash = text.indexOf("/");
+  if (at === -1 || colon === -1 || (slash !== -1 && slash < colon) || /^[A-Za-z]:[\\/]/.test(text)) return text;
+  const rest = text.slice(at + 1);
+  const scheme = /^[A-Za-z0-9+.-]+:\/\//.exec(text);
+  if (scheme === null) return rest.includes(":") ? rest : text;
+  const pathStart = text.indexOf("/", scheme[0].length);
+  return pathStart !== -1 && pathStart < at ? text : `${scheme[0]}${rest}`;
 }

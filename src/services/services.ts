@@ -2,10 +2,7 @@ import type { Context } from "../core/context.ts";
 import { GitHubClients } from "../github/client.ts";
 import { type JiraClientOptions, JiraClients } from "../jira/client.ts";
 
-/**
- * `ctx` with the remote services a tool may use as own properties, each client built on first use;
- * core's Context sits below them. Copies share the clients; credentials come from `this`.
- */
+/** `ctx` with the remote services' clients, built on first use; copies share them, credentials come from `this`. */
 export function withServices(ctx: Context) {
   const github = new GitHubClients();
   const jira = new JiraClients();

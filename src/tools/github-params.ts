@@ -1,10 +1,9 @@
 /** What the GitHub tools share: their arguments (the PR number, the `owner`/`repo` target), how a call opens, the PR they answer with. */
 import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
-import { resolvePrNumber } from "../github/clone.ts";
-import { GITHUB_NAME } from "../github/remote-url.ts";
+import { resolvePrNumber } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
-import { resolveTarget, type TargetArgs } from "../github/target.ts";
+import { GITHUB_NAME, resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { CallInfo } from "./define.ts";
 import { TruncatedSchema } from "./fit.ts";

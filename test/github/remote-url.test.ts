@@ -1,6 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
-import { displayRemoteUrl, parseRemoteUrl } from "../../src/github/remote-url.ts";
+import { displayRemoteUrl, parseRemoteUrl } from "../../src/github/target.ts";
 
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
 setDefaultTimeout(60_000);

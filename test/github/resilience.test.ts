@@ -5,9 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/core/log.ts";
-import { EtagCache } from "../../src/github/etag-cache.ts";
-import { createGitHubFetch, RequestAborted } from "../../src/github/http.ts";
-import { loadOctokit, resilienceOptions, untilCancelled } from "../../src/github/resilience.ts";
+import { loadOctokit, resilienceOptions } from "../../src/github/client.ts";
+import { createGitHubFetch, EtagCache, RequestAborted, untilCancelled } from "../../src/github/http.ts";
 import { startDroppingServer } from "../support/fake-github.ts";
 
 type Answer = (request: Request) => Response | Promise<Response>;
@@ -155,7 +154,6 @@ async function client(options: ClientOptions = {}) {
     untilCancelled(
       octokit.request("GET /repos/{owner}/{repo}", { owner: "octo", repo: "r", request: { signal } }),
       signal,
-      timeoutMs,
     );
   return { get, logs };
 }

@@ -1,9 +1,9 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
-import { EtagCache } from "../../src/github/etag-cache.ts";
-import { parseLinkHeader } from "../../src/github/pagination.ts";
+import { EtagCache } from "../../src/github/http.ts";
 import { classifyCheck, latestReviews, summarize } from "../../src/github/pr-status.ts";
 import { trimBody } from "../../src/github/pull-request.ts";
+import { parseLinkHeader } from "../../src/github/request.ts";
 
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
 setDefaultTimeout(60_000);

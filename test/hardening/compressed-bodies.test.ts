@@ -9,8 +9,7 @@ import { createGzip, deflateSync, gzipSync } from "node:zlib";
 import * as v from "valibot";
 import { MAX_RESPONSE_BYTES } from "../../src/core/http-policy.ts";
 import { createLogger } from "../../src/core/log.ts";
-import { EtagCache } from "../../src/github/etag-cache.ts";
-import { createGitHubFetch, ResponseRefused } from "../../src/github/http.ts";
+import { createGitHubFetch, EtagCache, RequestAborted } from "../../src/github/http.ts";
 import { API_TOKEN, EMAIL, jiraContext, never } from "../jira/helpers.ts";
 
 const INFLATED_BYTES = 270 * 1024 * 1024;
@@ -86,8 +85,8 @@ describe("a gzip bomb (Content-Encoding: gzip)", () => {
 
   test("GitHub: refused at the cap, memory bounded", async () => {
     const { result, growth } = await rssGrowth(() => github()(`${server.url.href}repos/o/r`).catch((e: unknown) => e));
-    expect(result).toBeInstanceOf(ResponseRefused);
-    expect((result as ResponseRefused).message).toContain("GitHub sent more than 16 MiB");
+    expect(result).toBeInstanceOf(RequestAborted);
+    expect((result as RequestAborted).message).toContain("GitHub sent more than 16 MiB");
     expect(growth).toBeLessThan(RSS_BOUND);
   }, 60_000);
 

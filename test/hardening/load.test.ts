@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import { EtagCache } from "../../src/github/etag-cache.ts";
+import { EtagCache } from "../../src/github/http.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { RawServer, type RpcResponse } from "./support/raw-server.ts";

@@ -11,7 +11,7 @@ import { findNetrcEntry, type NetrcEntry, parseNetrc } from "../../src/creds/net
 import { parseLooseRef } from "../../src/git/loose-ref.ts";
 import { parsePackedRefs } from "../../src/git/packed-refs.ts";
 import { checkBranchName, checkRefnameFormat } from "../../src/git/refname.ts";
-import { GITHUB_NAME, parseRemoteUrl } from "../../src/github/remote-url.ts";
+import { GITHUB_NAME, parseRemoteUrl } from "../../src/github/target.ts";
 import { buildSearchJql, normalizeIssueKey, normalizeProjectKey } from "../../src/jira/jql.ts";
 import { parseRegistryBytes } from "../../src/twig/registry.ts";
 import { parseStateBytes } from "../../src/twig/state.ts";

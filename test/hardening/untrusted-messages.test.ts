@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { githubErrorToToolError } from "../../src/github/errors.ts";
+import { type GitHubCall, githubErrorToToolError } from "../../src/github/request.ts";
 import { httpStatusError } from "../../src/jira/client.ts";
 import { describeIssues } from "../../src/twig/schemas.ts";
 
@@ -24,13 +24,11 @@ describe("a token echoed across the clip", () => {
     const error = githubErrorToToolError(
       { status: 502, message: "", response: { headers: {}, data: { message: ECHO } } },
       {
-        what: "pull request #1 in o/r",
-        baseUrl: "https://api.github.com",
-        credentialSource: "$GH_TOKEN",
-        repository: "o/r",
-        secrets: [TOKEN],
-        now: new Date(0),
-      },
+        connection: { baseUrl: "https://api.github.com", credentialSource: "$GH_TOKEN", secrets: [TOKEN] },
+        target: { host: "github.com", owner: "o", repo: "r" },
+        now: () => new Date(0),
+      } as unknown as GitHubCall,
+      { what: "pull request #1 in o/r" },
     );
     expect(survivingPart(error.message)).toBeNull();
     expect(error.message).toContain("[REDACTED]");
