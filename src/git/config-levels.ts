@@ -4,17 +4,15 @@ import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { isInside, resolvesInside } from "../fs/path-inside.ts";
-import { type ConfigEntry, GitConfig, parseConfigBool, readConfigFile, repoConfigPath } from "./config.ts";
+import { type ConfigEntry, GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import type { RepoLocation } from "./discover.ts";
 
 type ConfigContext = Pick<Context, "files" | "env" | "home" | "platform">;
 
 /**
- * The config files git reads before the repository's own, in git's order: the system file, then
- * the user's XDG file and `~/.gitconfig`. `GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_SYSTEM` and
- * `GIT_CONFIG_GLOBAL` move or drop them as they do for git (an empty value counts as unset). twig
- * reads remotes through libgit2, which reads the same levels, so a `url.<base>.insteadOf` set only
- * for the user applies here too.
+ * The config files git reads before the repository's own: system, XDG, `~/.gitconfig`, moved or
+ * dropped by `GIT_CONFIG_NOSYSTEM`/`_SYSTEM`/`_GLOBAL` as for git. twig's libgit2 reads them too,
+ * so a user-level `url.<base>.insteadOf` applies here.
  */
 export function userConfigPaths({ env, home, platform }: Pick<Context, "env" | "home" | "platform">): string[] {
   const paths: string[] = [];
@@ -37,19 +35,14 @@ const MAX_INCLUDED_FILES = 64;
 const MAX_PATTERN_CHARS = 4096;
 
 /**
- * The configuration remotes are looked up in: the system and user files, then the repository's,
- * each with the files its `include.path` and `includeIf "gitdir:…"` / `"gitdir/i:…"` entries name
- * read in place, as git reads them (dotfiles often include per-directory files that set
- * `insteadOf` for work repositories). Other conditions (`onbranch:`, `hasconfig:`) never hold: no
- * remote depends on the checked-out branch. A missing file counts as empty; a broken one, or
- * includes nested past git's limit, is an error naming the file, as git refuses to run with one.
+ * The configuration remotes are looked up in: the user levels, then the repository's, each with its
+ * `include.path` and `includeIf "gitdir[/i]:…"` files read in place as git does (other conditions
+ * never hold). A broken file, or includes nested past git's limit, is an error as in git.
  *
- * Unlike git, a file already included in this read is not read again, and at most
- * {@link MAX_INCLUDED_FILES} files are included: a hostile config whose files each include several
- * others would otherwise be read once per path through the include graph (4^10 for four includes
- * ten levels deep). The repository's config, written by whoever made the repository, may include
- * only files in the repository's own directories, judged by their text before anything is touched
- * (`//host/share/x` would contact that host) and through links after.
+ * Unlike git, a file is included once per read and at most {@link MAX_INCLUDED_FILES} are: a
+ * hostile include graph would otherwise be read once per path (4^10). The repository's config may
+ * include only files inside the repository, judged by text first (`//host/share/x` would contact
+ * that host) and through links after.
  */
 export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext): Promise<Result<GitConfig>> {
   const entries: ConfigEntry[] = [];
@@ -94,7 +87,7 @@ export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext
     const level = await read(path, [], false);
     if (!level.ok) return level;
   }
-  const own = await read(repoConfigPath(repo), [], true);
+  const own = await read(join(repo.commonDir, "config"), [], true);
   return own.ok ? ok(new GitConfig(entries)) : own;
 }
 
@@ -108,10 +101,9 @@ function includeTarget({ key, value }: ConfigEntry, from: string, gitDir: string
 }
 
 /**
- * git's `prepare_include_condition_pattern` (`~/` and `./` expanded, `**\/` before a relative
- * pattern, `**` after a trailing `/`), then matched as git's wildmatch with WM_PATHNAME does:
- * Bun's glob matcher has the same `*`, `**`, `?` and `[...]`, and runs in linear time, so a
- * pattern built to backtrack costs nothing. Braces are literal in git, so they are escaped.
+ * git's `prepare_include_condition_pattern`, then matched as wildmatch with WM_PATHNAME: Bun's glob
+ * has the same syntax and runs in linear time, so a backtracking pattern costs nothing. Braces are
+ * literal in git, so they are escaped.
  */
 function gitdirHolds(raw: string | undefined, icase: boolean, from: string, gitDir: string, home: string): boolean {
   if (raw === undefined || raw.length > MAX_PATTERN_CHARS) return false;

@@ -9,31 +9,24 @@ import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
 import { type RefValue, readLooseRef, rtrimGitSpace } from "./loose-ref.ts";
 
-/** Where a repository's files are, as discovery found them. */
+/** Where a repository's files are; all paths absolute and canonical. */
 export interface RepoLocation {
-  /** Absolute, canonical: the per-worktree git dir (HEAD lives here). */
+  /** The per-worktree git dir (HEAD lives here). */
   gitDir: string;
-  /** Absolute, canonical: the shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
+  /** The shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
   commonDir: string;
-  /** Absolute, canonical working-tree root (discovery refuses bare repositories). */
   workTree: string;
   isLinkedWorktree: boolean;
 }
 
 /**
- * Whether discovery may go where a repository file points (a `.git` file or symlink, `commondir`,
- * a worktree's `gitdir`), judged on the path's text before anything there is touched: a path such
- * as `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
+ * Whether discovery may go where a repository file points, judged on the path's text before it is
+ * touched: `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
  */
 export type PointerGuard = (path: string) => Promise<boolean>;
 
-/**
- * A repository as discovery found it, with its HEAD as discovery read it to tell a git dir: what
- * HEAD held during this discovery, so the call that made it need not read the file again.
- */
-export type DiscoveredRepo = RepoLocation & { head: RefValue };
-
-/** A git dir, its common dir (itself unless a linked worktree's), both canonical, and its HEAD. */
+/** With HEAD as discovery read it, so the call need not read the file again. */
+type DiscoveredRepo = RepoLocation & { head: RefValue };
 type GitDirs = Pick<DiscoveredRepo, "gitDir" | "commonDir" | "head">;
 
 const noRepo = (message: string) =>
@@ -41,10 +34,8 @@ const noRepo = (message: string) =>
 const unsupported = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
 
 /**
- * Finds the repository containing `startDir` the way git does (`setup_git_directory`): in each
- * directory from `startDir` up to `/`, first a `.git` directory or `.git` file, then the directory
- * itself being a git dir. Environment variables such as GIT_DIR are deliberately ignored: the
- * server answers about the repository it was pointed at, not about its own environment.
+ * Finds the repository containing `startDir` as git's `setup_git_directory` does. GIT_DIR and the
+ * like are ignored: the server answers about the repository it was pointed at.
  */
 export async function discoverRepository(
   startDir: string,
@@ -57,8 +48,7 @@ export async function discoverRepository(
     return noRepo(missing ? `${startDir} does not exist` : `Cannot open ${startDir}: ${start.cause}`);
   }
   if (!(await isDirectory(start.path))) return noRepo(`${startDir} is not a directory`);
-  // Canonical paths have no `..` or symlinks, so `dirname` strictly shortens the path and the walk
-  // ends at the root.
+  // A canonical path has no `..` or symlinks: `dirname` shortens it until the root.
   for (let dir = start.path; ; dir = dirname(dir)) {
     const dotGit = await probeDotGit(dir, guard);
     if (!dotGit.ok) return dotGit;
@@ -70,7 +60,6 @@ export async function discoverRepository(
   }
 }
 
-/** Checks `target`, named by the file at `from`, against `guard` (when there is one). */
 async function mayFollow(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<true>> {
   if (guard === undefined || (await guard(target))) return ok(true);
   return err(
@@ -83,9 +72,8 @@ async function mayFollow(from: string, target: string, guard: PointerGuard | und
 }
 
 /**
- * The git dir `<dir>/.git` leads to (`dir` canonical), `null` for none. A `.git` directory that is
- * not a git dir is passed over (git keeps walking up), but a broken `.git` file stops the search,
- * as it does in git ("invalid gitfile format").
+ * The git dir `<dir>/.git` leads to, `null` for none. As in git, a `.git` directory that is not a
+ * git dir is passed over, but a broken `.git` file stops the search.
  */
 async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promise<Result<GitDirs | null>> {
   const path = join(dir, ".git");
@@ -100,8 +88,7 @@ async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promis
   // In a canonical directory only a symlinked `.git` needs resolving.
   if (info?.isDirectory()) return asGitDir(path, !linked, guard);
   if (!info?.isFile()) return ok(null);
-  // A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative
-  // to its directory unless absolute.
+  // A `.git` file (linked worktrees, submodules): `gitdir: <path>`, relative to its directory.
   const content = readPointerLine(path);
   if (!content.ok) return content;
   if (content.value === null) return ok(null);
@@ -116,9 +103,8 @@ async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promis
 }
 
 /**
- * `path` as a git dir, by git's own test (`is_git_directory`): a HEAD that is a symbolic ref into
- * refs/ or an object id, and `objects/` and `refs/` in the common dir, which a linked worktree's
- * `commondir` file names (relative to the git dir unless absolute). `null` when it is not one.
+ * `path` as a git dir by git's `is_git_directory`: a HEAD into refs/ or holding an object id, and
+ * `objects/` and `refs/` in the common dir (a linked worktree's `commondir` names it); else `null`.
  */
 async function asGitDir(
   path: string,
@@ -145,14 +131,10 @@ async function asGitDir(
 }
 
 /**
- * Fills in the work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself,
- * after refusing layouts this reader does not understand. A linked worktree is its own directory:
- * git ignores the shared config's core.bare and core.worktree there (they describe the main
- * worktree), which is what lets a bare repository have linked worktrees; found from inside its
- * admin dir, it is the one the `gitdir` file names. For the main worktree core.bare wins, then
- * core.worktree (relative to the git dir; submodules whose git dir lives in the superproject's
- * `.git/modules/` use it), then the directory holding `.git`. Started inside a `.git` directory,
- * git itself knows no work tree; its parent is the obvious one.
+ * Fills in the work tree of a git dir found through `.git` in `dotGitOwner` or as itself. A linked
+ * worktree ignores the shared core.bare and core.worktree, as in git (found from its admin dir, it
+ * is where `gitdir` says). Otherwise core.bare wins, then core.worktree (submodules under
+ * `.git/modules/` use it), then the directory holding `.git`, or a `.git` directory's parent.
  */
 async function locate(
   { gitDir, commonDir, head }: GitDirs,
@@ -178,7 +160,6 @@ async function locate(
   }
   const isLinkedWorktree = commonDir !== gitDir;
   let workTree = dotGitOwner;
-  /** Set when core.worktree chose the work tree: the directory it must stay inside. */
   let place: { dir: string; configured: string } | null = null;
   if (isLinkedWorktree) {
     const link = workTree === null ? await readWorktreeLink(gitDir, files) : null;
@@ -191,10 +172,8 @@ async function locate(
     workTree ??= basename(gitDir) === ".git" ? dirname(gitDir) : null;
     const configured = config.value.get("core.worktree");
     if (configured !== undefined) {
-      // The repository was found in `workTree` (or is the git dir itself), and that is what the
-      // user pointed the server at; core.worktree may only narrow it. `core.worktree = /` would
-      // otherwise make the whole disk this repository's work tree, and so an exposed place.
-      // Compared as text first, so a path elsewhere (a network share) is never touched.
+      // core.worktree may only narrow where the repository was found: `/` would expose the whole
+      // disk. Compared as text first, so a path elsewhere (a network share) is never touched.
       place = { dir: workTree ?? gitDir, configured };
       workTree = resolve(gitDir, configured);
       if (!isInside(workTree, place.dir)) return worktreeOutside(place);
@@ -209,7 +188,7 @@ async function locate(
       ),
     );
   }
-  // The directory holding `.git` was reached by a walk up from a canonical path: it is canonical.
+  // The directory holding `.git` was reached from a canonical path: it is canonical.
   const canonical = workTree === dotGitOwner ? { ok: true as const, path: workTree } : await canonicalPath(workTree);
   if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.cause}`);
   if (place !== null && !isInside(canonical.path, place.dir)) return worktreeOutside(place);
@@ -223,14 +202,12 @@ function worktreeOutside({ dir, configured }: { dir: string; configured: string 
   );
 }
 
-/** Canonical form of an existing path, or why there is none. */
 const canonicalPath = (path: string) =>
   realpath(path).then(
     (real) => ({ ok: true as const, path: real }),
     (error: unknown) => ({ ok: false as const, cause: describeFsError(error) }),
   );
 
-/** Canonical form of an existing path; `null` when there is none. */
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
 const isDirectory = (path: string) =>
@@ -243,9 +220,8 @@ const isDirectory = (path: string) =>
 const MAX_POINTER_FILE_BYTES = 1024 * 1024;
 
 /**
- * A small pointer file git writes (`.git`, `commondir`), `null` when missing: a regular file of at
- * most 1 MiB, as UTF-8. A FIFO, a device or a huge file is refused, never read. Only a trailing CR
- * and LF are trimmed, as git does, so a path may end in spaces.
+ * A pointer file (`.git`, `commondir`), `null` when missing; a FIFO, device or huge file is refused
+ * unread. Only trailing CR and LF are trimmed, as git does: a path may end in spaces.
  */
 function readPointerLine(path: string): Result<string | null> {
   const read = readBounded(path, MAX_POINTER_FILE_BYTES);
@@ -262,8 +238,7 @@ function readPointerLine(path: string): Result<string | null> {
 
 /**
  * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
- * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
- * right-trimmed and a trailing `/.git` removed. `null` when the file is missing, empty or unreadable.
+ * file (since git 2.48 maybe relative). `null` when missing, empty or unreadable.
  */
 export async function readWorktreeLink(
   adminDir: string,

@@ -5,8 +5,8 @@ import type { CachedFileReader } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { compareBytewise } from "./bytewise.ts";
 import { type RepoLocation, readWorktreeLink } from "./discover.ts";
-import { type Head, readHead } from "./head.ts";
 import { unreadable } from "./hints.ts";
+import { type Head, readHead } from "./refs.ts";
 
 export interface LiveWorktree {
   /** The name of its admin dir under `<commonDir>/worktrees/`, as `git worktree` uses it. */

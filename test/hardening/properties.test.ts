@@ -9,7 +9,7 @@ import { join, normalize, posix, relative } from "node:path";
 import fc from "fast-check";
 import { findNetrcEntry, type NetrcEntry, parseNetrc } from "../../src/creds/netrc.ts";
 import { parseLooseRef } from "../../src/git/loose-ref.ts";
-import { parsePackedRefs } from "../../src/git/packed-refs.ts";
+import { parsePackedRefs } from "../../src/git/refs.ts";
 import { checkBranchName, checkRefnameFormat } from "../../src/git/refname.ts";
 import { GITHUB_NAME, parseRemoteUrl } from "../../src/github/remote-url.ts";
 import { buildSearchJql, normalizeIssueKey, normalizeProjectKey } from "../../src/jira/jql.ts";

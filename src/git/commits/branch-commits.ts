@@ -5,7 +5,7 @@ import { inline } from "../../core/plain-text.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
-import { readConfigFile, repoConfigPath } from "../config.ts";
+import { readConfigFile } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
 import { CommitGraph } from "../objects/commit-graph.ts";
 import { ObjectStore } from "../objects/object-store.ts";
@@ -64,7 +64,7 @@ export async function readBranchCommits(
   files: CachedFileReader,
   limit = WALK_LIMIT,
 ): Promise<Result<BranchCommits[]>> {
-  const config = await readConfigFile(repoConfigPath(repo), files);
+  const config = await readConfigFile(join(repo.commonDir, "config"), files);
   if (!config.ok) return config;
   const format = config.value.get("extensions.objectformat")?.toLowerCase() ?? "sha1";
   if (format !== "sha1") {
