@@ -1,7 +1,6 @@
 import { toolError } from "../core/errors.ts";
 import { err, type Result } from "../core/result.ts";
 
-/** A repository file or directory the server cannot read: what to check, and how git sees it. */
 export function unreadable(path: string, cause: string, verb: "read" | "list" = "read"): Result<never> {
   return err(
     toolError(

@@ -6,9 +6,8 @@ export interface Remote {
 }
 
 /**
- * Each configured remote with its first URL, in the order the remotes first appear in the config,
- * after `url.<base>.insteadOf` rewriting: the longest matching prefix wins, and among equally long
- * ones the base that appears first, as in git's `alias_url`. Remotes without a URL are left out.
+ * Each remote with a URL, its first, in config order, rewritten by `url.<base>.insteadOf` as git's
+ * `alias_url` does (longest prefix, then first base).
  */
 export function remoteUrls(config: GitConfig): Remote[] {
   const urls = new Map<string, string | null>();

@@ -9,7 +9,7 @@ import { unreadable } from "./hints.ts";
 import { type Head, readHead } from "./refs.ts";
 
 export interface LiveWorktree {
-  /** The name of its admin dir under `<commonDir>/worktrees/`, as `git worktree` uses it. */
+  /** Its admin dir's name under `<commonDir>/worktrees/`. */
   id: string;
   /** The working-tree root git recorded; it may no longer exist (see `prunable`). */
   path: string;
@@ -22,10 +22,7 @@ export interface LiveWorktree {
   prunable: boolean;
 }
 
-/**
- * The linked worktrees (not the main one) recorded in `<commonDir>/worktrees/`, sorted by id.
- * Admin dirs without a readable `gitdir` file are skipped, as `git worktree list` skips them.
- */
+/** The linked worktrees in `<commonDir>/worktrees/` by id; those without a readable `gitdir` skipped, as by git. */
 export async function listLinkedWorktrees(
   repo: RepoLocation,
   files: CachedFileReader,

@@ -84,10 +84,7 @@ export type JsonPlace = { path: readonly (string | number)[]; shown: string };
 
 export const TOP: JsonPlace = { path: [], shown: "" };
 
-/**
- * `line 4, column 20 (branches.*.github_pr): Invalid type: expected number`. The path below
- * `place` comes from the schema (field names and list indexes), never from the file.
- */
+/** `line 4, column 20 (branches.*.github_pr): Invalid type: expected number`; the path is the schema's. */
 export function describeIssueIn(text: string, issues: readonly v.BaseIssue<unknown>[], place = TOP): string {
   const first = issues[0];
   if (first === undefined) return "invalid";

@@ -37,10 +37,7 @@ export const BranchCommitsSchema = v.object({
   behind: v.optional(v.number()),
   /** The base has commits the branch lacks: rebase the branch onto it (`twig sync` / restack). */
   needs_restack: v.optional(v.boolean()),
-  /**
-   * Present when `ahead` and `behind` are lower bounds: the walk stopped at its commit limit, or
-   * at the boundary of a shallow clone.
-   */
+  /** Present when `ahead` and `behind` are lower bounds: the walk limit, or a shallow clone's boundary. */
   counts_limited_by: v.optional(v.picklist(["walk_limit", "shallow"])),
   /** Why some of the above is missing (an unreadable or corrupt object, a missing branch). */
   commit_warnings: v.optional(v.array(v.string())),
@@ -54,8 +51,7 @@ export interface BranchPair {
 }
 
 /**
- * Each branch's tip commit and how far it has drifted from its base, read from `.git` directly.
- * One entry per pair, in order; a problem with one branch (a missing ref, a corrupt object) is that
+ * Each pair's tip commit and drift from its base, in order; a problem with one branch is that
  * entry's warning. Only a repository this reader cannot read at all is an error.
  */
 export async function readBranchCommits(

@@ -17,10 +17,7 @@ const decoder = new TextDecoder("utf-8", { fatal: false });
 /** A subject is shown as one line; the rest of a long first line is never decoded. */
 const MAX_SUBJECT_BYTES = 4096;
 
-/**
- * Parses a commit object's headers (`tree`, `parent`…, `author`, `committer`, then optional ones
- * such as `gpgsig` with continuation lines) and the first line of its message.
- */
+/** A commit object's parents, committer and subject; continuation lines (`gpgsig`) are skipped unread. */
 export function parseCommit(data: Uint8Array, oid: string): ParsedCommit {
   const parents: string[] = [];
   let committer: RegExpExecArray | null = null;
@@ -32,7 +29,6 @@ export function parseCommit(data: Uint8Array, oid: string): ParsedCommit {
       pos = end + 1;
       break;
     }
-    // Only the short headers are decoded; a signature's continuation lines are skipped unread.
     if (data[pos] !== 0x20) {
       const line = decoder.decode(data.subarray(pos, Math.min(end, pos + 1024)));
       if (line.startsWith("parent ")) {
@@ -81,9 +77,8 @@ export interface WalkCommit {
 export const INFINITE_GENERATION = 2 ** 32;
 
 /**
- * Commits by name, from the commit-graph when it covers them (no object read at all) and from the
- * object store otherwise. The graph hands out parents by position, so names learnt that way are
- * remembered and a parent is never searched for.
+ * Commits by name, from the commit-graph when it covers them, else from the object store. Parents'
+ * graph positions are remembered, so a parent is never searched for.
  */
 export class CommitSource {
   readonly #positions = new Map<string, number>();

@@ -29,20 +29,15 @@ function before(a: Node, b: Node): boolean {
 }
 
 /**
- * Counts the symmetric difference of two histories the way a merge-base search does (git's
- * `paint_down_to_common`): both tips are painted, paint flows to parents newest first, and the walk
- * stops once nothing one-sided is left to visit. Only the commits since the fork are read, not the
- * history below it.
+ * Counts the symmetric difference of two histories as git's `paint_down_to_common` does: both tips
+ * are painted, paint flows to parents newest first, and the walk stops once nothing one-sided is
+ * left, so only the commits since the fork are read.
  *
- * Newest first means by generation number when the commit-graph gives one: then a commit is taken
- * only after every descendant the walk will meet, its paint is final, and the counts are exact.
- * Commits the graph lacks (all of them without a graph) are ordered by commit time instead, and the
- * walk goes on until the queue holds nothing newer than the oldest one-sided commit, so a commit
- * that turns out to be shared is repainted (git's `mark_parents_uninteresting`). Commit times
- * never decrease from parent to child in a sane history; clock skew can fool this, as it can git.
- *
- * At most `limit` commits are taken; beyond that the counts are lower bounds: what was counted is
- * final (nothing taken later can reach it), what was not taken is not counted.
+ * By generation number, a commit is taken after every descendant the walk meets and the counts
+ * are exact. Commits the graph lacks go by commit time, and the walk goes on until nothing queued
+ * is newer than the oldest one-sided commit, repainting a shared one (git's
+ * `mark_parents_uninteresting`); clock skew can fool this, as it can git. Past `limit` commits the
+ * counts are lower bounds.
  */
 export function countDivergence(
   load: (oid: string) => WalkCommit,
