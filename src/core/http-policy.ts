@@ -138,10 +138,7 @@ const KINDS = [
   ["tls", /CERT|SSL|TLS/i, "TLS failure"],
 ] as const;
 
-/**
- * What went wrong below HTTP, from the innermost cause of a `fetch` error; `detail` is safe to show
- * (no URL, no header).
- */
+/** What went wrong below HTTP, from a `fetch` error's innermost cause; `detail` holds no URL or header. */
 export function transportFailure(error: unknown): {
   kind: "dns" | "refused" | "reset" | "tls" | "other";
   code: string | null;

@@ -27,10 +27,7 @@ export function plainText(text: string): string {
   return text.replace(SEPARATORS, "\n").replace(CONTROLS, "").replace(INVISIBLES, escaped);
 }
 
-/**
- * A reply value: every control (but `\t`/`\n`), invisible and format character as `\u{…}`, so it
- * shows in `structuredContent` and JSON text alike (`JSON.stringify` leaves DEL and C1 raw).
- */
+/** A reply value: controls (but `\t`/`\n`), invisible and format characters as `\u{…}`. */
 export function visible(text: string): string {
   return HIDDEN.test(text) ? text.replace(HIDDEN_ALL, escaped) : text;
 }

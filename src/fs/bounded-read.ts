@@ -48,10 +48,7 @@ export function readBounded(path: string, maxBytes: number): BoundedRead {
   }
 }
 
-/**
- * Reads until end of file or at least `limit` bytes, always in whole 4 KiB blocks: `/proc` files
- * may refuse partial records. First what the file claims plus one, then double after a full read.
- */
+/** Reads until end of file or `limit` bytes in whole 4 KiB blocks: `/proc` files refuse partial records. */
 function readUpTo(fd: number, limit: number, claimedSize: number): Uint8Array {
   const blocks = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
   const chunks: Buffer[] = [];

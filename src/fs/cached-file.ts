@@ -24,10 +24,7 @@ export function isSettled(stamp: FileStamp, takenAt: number): boolean {
   return Math.max(stamp.ctimeMs, stamp.mtimeMs) < takenAt - RACY_WINDOW_MS;
 }
 
-/**
- * Re-reads a file only when its (mtime, ctime, size, inode) changes: every call sees it as it is
- * without parsing it twice. A bounded LRU keyed by path and parser keeps memory flat.
- */
+/** Re-reads a file only when its (mtime, ctime, size, inode) changes; a bounded LRU by path and parser. */
 export class CachedFileReader {
   /** Map order is the LRU order; only an entry read under a settled stamp is ever handed out. */
   readonly #entries = new Map<string, { value: unknown; stamp: FileStamp; settled: boolean }>();

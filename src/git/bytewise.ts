@@ -1,7 +1,4 @@
-/**
- * Orders strings by UTF-8 bytes (code points), as git sorts ref names. JavaScript's `<` compares
- * UTF-16 units, which puts astral characters before U+E000–U+FFFF.
- */
+/** Orders strings by UTF-8 bytes, as git sorts refs; JavaScript's `<` puts astral characters before U+E000. */
 export function compareBytewise(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {

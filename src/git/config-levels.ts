@@ -1,19 +1,15 @@
 import { dirname, isAbsolute, join } from "node:path";
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { ok, type Result } from "../core/result.ts";
 import { isInside, resolvesInside } from "../fs/path-inside.ts";
 import { type ConfigEntry, GitConfig, parseConfigBool, readConfigFile } from "./config.ts";
 import type { RepoLocation } from "./discover.ts";
+import { unsupported } from "./hints.ts";
 
 type ConfigContext = Pick<Context, "files" | "env" | "home" | "platform">;
 
-/**
- * The config files git reads before the repository's own: system, XDG, `~/.gitconfig`, moved or
- * dropped by `GIT_CONFIG_NOSYSTEM`/`_SYSTEM`/`_GLOBAL` as for git. twig's libgit2 reads them too,
- * so a user-level `url.<base>.insteadOf` applies here.
- */
+/** The config files git (and twig's libgit2) reads before the repository's own, as `GIT_CONFIG_*` move them. */
 export function userConfigPaths({ env, home, platform }: Pick<Context, "env" | "home" | "platform">): string[] {
   const paths: string[] = [];
   if (parseConfigBool(env.GIT_CONFIG_NOSYSTEM) !== true) {
@@ -47,7 +43,6 @@ const MAX_PATTERN_CHARS = 4096;
 export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext): Promise<Result<GitConfig>> {
   const entries: ConfigEntry[] = [];
   const included = new Set<string>();
-  const refuse = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
   const read = async (path: string, chain: readonly string[], fromRepository: boolean): Promise<Result<true>> => {
     const file = await readConfigFile(path, ctx.files);
     if (!file.ok) return file;
@@ -58,21 +53,21 @@ export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext
       if (target === null) continue;
       // A file including one of its includers loops until git's depth limit, so it fails the same way.
       if (chain.length >= MAX_INCLUDE_DEPTH || target === path || chain.includes(target)) {
-        return refuse(
+        return unsupported(
           `Git config includes nest deeper than ${MAX_INCLUDE_DEPTH} levels (from ${path})`,
           "git refuses this too; look for a config file that includes itself.",
         );
       }
       if (included.has(target)) continue;
       if (included.size >= MAX_INCLUDED_FILES) {
-        return refuse(
+        return unsupported(
           `Git config includes more than ${MAX_INCLUDED_FILES} files (from ${path})`,
           "twig-mcp reads at most this many included config files; merge some of them, or look for includes generated in a loop.",
         );
       }
       const place = [repo.gitDir, repo.commonDir, repo.workTree].find((dir) => isInside(target, dir));
       if (fromRepository && (place === undefined || !(await resolvesInside(target, place)))) {
-        return refuse(
+        return unsupported(
           `The repository's git config includes ${printable(target, 300)}, outside the repository (from ${path})`,
           "twig-mcp follows includes of the repository's own config only inside the repository; move that file into the repository, or include it from your user config (~/.gitconfig) instead.",
         );
@@ -91,7 +86,6 @@ export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext
   return own.ok ? ok(new GitConfig(entries)) : own;
 }
 
-/** The file an `include.path` or a holding `includeIf "gitdir…".path` entry names, else `null`. */
 function includeTarget({ key, value }: ConfigEntry, from: string, gitDir: string, home: string): string | null {
   const [, icase, pattern] = /^includeif\.gitdir(\/i)?:(.*)\.path$/s.exec(key) ?? [];
   if (value === "" || (key !== "include.path" && !gitdirHolds(pattern, icase !== undefined, from, gitDir, home))) {
@@ -100,11 +94,7 @@ function includeTarget({ key, value }: ConfigEntry, from: string, gitDir: string
   return value.startsWith("~/") ? join(home, value.slice(2)) : isAbsolute(value) ? value : join(dirname(from), value);
 }
 
-/**
- * git's `prepare_include_condition_pattern`, then matched as wildmatch with WM_PATHNAME: Bun's glob
- * has the same syntax and runs in linear time, so a backtracking pattern costs nothing. Braces are
- * literal in git, so they are escaped.
- */
+/** git's include pattern, matched by Bun's glob: wildmatch's syntax in linear time (braces escaped). */
 function gitdirHolds(raw: string | undefined, icase: boolean, from: string, gitDir: string, home: string): boolean {
   if (raw === undefined || raw.length > MAX_PATTERN_CHARS) return false;
   // `join` keeps a trailing separator, which decides whether `**` is added below.

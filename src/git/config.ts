@@ -1,7 +1,6 @@
-import { toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import { unreadable } from "./hints.ts";
+import { unreadable, unsupported } from "./hints.ts";
 
 export type ConfigEntry = { key: string; value: string };
 
@@ -101,12 +100,9 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
   if (read.kind === "unreadable") return unreadable(path, read.cause);
   const { config, error } = read.value;
   if (error === null) return ok(config);
-  return err(
-    toolError(
-      "unsupported_repo",
-      `Bad config line ${error.line} in ${path}: ${error.message}`,
-      "git refuses this file too; fix the line (see `git config --list`).",
-    ),
+  return unsupported(
+    `Bad config line ${error.line} in ${path}: ${error.message}`,
+    "git refuses this file too; fix the line (see `git config --list`).",
   );
 }
 

@@ -7,6 +7,7 @@ import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached
 import { lstatIfExists, readlink, realpath, stat, statIfExists } from "../fs/local-fs.ts";
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
+import { unsupported } from "./hints.ts";
 import { type RefValue, readLooseRef, rtrimGitSpace } from "./loose-ref.ts";
 
 /** Where a repository's files are; all paths absolute and canonical. */
@@ -31,12 +32,8 @@ type GitDirs = Pick<DiscoveredRepo, "gitDir" | "commonDir" | "head">;
 
 const noRepo = (message: string) =>
   err(toolError("no_repo", message, "Run twig-mcp inside a git repository or pass --repo PATH."));
-const unsupported = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
 
-/**
- * Finds the repository containing `startDir` as git's `setup_git_directory` does. GIT_DIR and the
- * like are ignored: the server answers about the repository it was pointed at.
- */
+/** Finds the repository containing `startDir` as git does; GIT_DIR is ignored, as the server was pointed here. */
 export async function discoverRepository(
   startDir: string,
   files: CachedFileReader,
@@ -60,8 +57,9 @@ export async function discoverRepository(
   }
 }
 
-async function mayFollow(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<true>> {
-  if (guard === undefined || (await guard(target))) return ok(true);
+/** The refusal when `guard` does not let discovery follow `from` to `target`, else `null`. */
+async function refused(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<never> | null> {
+  if (guard === undefined || (await guard(target))) return null;
   return err(
     toolError(
       "invalid_params",
@@ -71,19 +69,14 @@ async function mayFollow(from: string, target: string, guard: PointerGuard | und
   );
 }
 
-/**
- * The git dir `<dir>/.git` leads to, `null` for none. As in git, a `.git` directory that is not a
- * git dir is passed over, but a broken `.git` file stops the search.
- */
+/** The git dir `<dir>/.git` leads to, `null` for none; as in git, a broken `.git` file stops the search. */
 async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promise<Result<GitDirs | null>> {
   const path = join(dir, ".git");
   const entry = await lstatIfExists(path).catch(() => undefined);
   const linked = entry?.isSymbolicLink() === true;
   const target = linked ? await readlink(path).catch(() => null) : null;
-  if (target !== null) {
-    const allowed = await mayFollow(path, resolve(dir, target), guard);
-    if (!allowed.ok) return allowed;
-  }
+  const linkRefused = target === null ? null : await refused(path, resolve(dir, target), guard);
+  if (linkRefused) return linkRefused;
   const info = linked ? await statIfExists(path).catch(() => undefined) : entry;
   // In a canonical directory only a symlinked `.git` needs resolving.
   if (info?.isDirectory()) return asGitDir(path, !linked, guard);
@@ -95,17 +88,14 @@ async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promis
   if (!content.value.startsWith("gitdir: ")) return noRepo(`${path} does not start with 'gitdir: '`);
   if (content.value === "gitdir: ") return noRepo(`${path} names no directory`);
   const gitDir = resolve(dir, content.value.slice("gitdir: ".length));
-  const allowed = await mayFollow(path, gitDir, guard);
-  if (!allowed.ok) return allowed;
+  const fileRefused = await refused(path, gitDir, guard);
+  if (fileRefused) return fileRefused;
   const found = await asGitDir(gitDir, false, guard);
   if (!found.ok || found.value !== null) return found;
   return noRepo(`${path} points to ${gitDir}, which is not a git directory`);
 }
 
-/**
- * `path` as a git dir by git's `is_git_directory`: a HEAD into refs/ or holding an object id, and
- * `objects/` and `refs/` in the common dir (a linked worktree's `commondir` names it); else `null`.
- */
+/** `path` as a git dir by git's `is_git_directory` (a valid HEAD, `objects/` and `refs/`), else `null`. */
 async function asGitDir(
   path: string,
   isCanonical: boolean,
@@ -119,12 +109,10 @@ async function asGitDir(
   const pointerFile = join(gitDir, "commondir");
   const pointer = readPointerLine(pointerFile);
   if (!pointer.ok || pointer.value === "") return ok(null);
-  let commonDir: string | null = gitDir;
-  if (pointer.value !== null) {
-    const allowed = await mayFollow(pointerFile, resolve(gitDir, pointer.value), guard);
-    if (!allowed.ok) return allowed;
-    commonDir = await canonicalOrNull(resolve(gitDir, pointer.value));
-  }
+  const named = pointer.value === null ? null : resolve(gitDir, pointer.value);
+  const pointerRefused = named === null ? null : await refused(pointerFile, named, guard);
+  if (pointerRefused) return pointerRefused;
+  const commonDir = named === null ? gitDir : await canonicalOrNull(named);
   if (commonDir === null) return ok(null);
   const hasStores = (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
   return ok(hasStores ? { gitDir, commonDir, head: head.value } : null);
@@ -163,8 +151,8 @@ async function locate(
   let place: { dir: string; configured: string } | null = null;
   if (isLinkedWorktree) {
     const link = workTree === null ? await readWorktreeLink(gitDir, files) : null;
-    const allowed = link === null ? ok(true) : await mayFollow(join(gitDir, "gitdir"), link.path, guard);
-    if (!allowed.ok) return allowed;
+    const linkRefused = link === null ? null : await refused(join(gitDir, "gitdir"), link.path, guard);
+    if (linkRefused) return linkRefused;
     workTree ??= link?.path ?? null;
   } else if (parseConfigBool(config.value.get("core.bare")) === true) {
     workTree = null;
@@ -219,10 +207,7 @@ const isDirectory = (path: string) =>
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
 const MAX_POINTER_FILE_BYTES = 1024 * 1024;
 
-/**
- * A pointer file (`.git`, `commondir`), `null` when missing; a FIFO, device or huge file is refused
- * unread. Only trailing CR and LF are trimmed, as git does: a path may end in spaces.
- */
+/** A pointer file (`.git`, `commondir`), `null` when missing; only CR and LF trimmed, as in git. */
 function readPointerLine(path: string): Result<string | null> {
   const read = readBounded(path, MAX_POINTER_FILE_BYTES);
   if (read.kind === "missing") return ok(null);
@@ -236,10 +221,7 @@ function readPointerLine(path: string): Result<string | null> {
   return ok(text.slice(0, end));
 }
 
-/**
- * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
- * file (since git 2.48 maybe relative). `null` when missing, empty or unreadable.
- */
+/** Where a worktree's admin dir says the worktree is (`gitdir`: its `.git` file, maybe relative). */
 export async function readWorktreeLink(
   adminDir: string,
   files: CachedFileReader,

@@ -1,10 +1,7 @@
 /** Letters, digits, `_` and `-` in `/`-separated components break no rule: nearly every branch, checked fast. */
 const PLAIN_REFNAME = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/;
 
-/**
- * `git check-ref-format`: `null` when `refname` (`refs/heads/main`, `HEAD`) is well formed, else why
- * not. Checked before a name reaches a path or URL.
- */
+/** `git check-ref-format`: `null` when `refname` is well formed, else why not. */
 export function checkRefnameFormat(refname: string): string | null {
   if (PLAIN_REFNAME.test(refname)) return null;
   if (refname === "") return "is empty";

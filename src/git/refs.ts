@@ -7,13 +7,11 @@ import { listDirectory } from "../fs/dir-listing.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
-import { unreadable } from "./hints.ts";
+import { unreadable, unsupported } from "./hints.ts";
 import { leadingOid, type RefValue, readLooseRef } from "./loose-ref.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
 export const HEADS = "refs/heads/";
-
-const unsupported = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
 
 /** git's SYMREF_MAXDEPTH: how many symbolic hops it follows before calling the ref broken. */
 const MAX_SYMREF_DEPTH = 5;
@@ -23,8 +21,7 @@ const SHARED_REF = /^refs\/(?!(?:worktree|bisect|rewritten)\/)/;
 
 /** One ref as stored, without following it: the loose file wins over packed-refs. */
 async function readRef(repo: RepoLocation, refname: string, files: CachedFileReader): Promise<Result<RefValue | null>> {
-  // Beyond the format rules, git's `refname_is_safe`: a name outside `refs/` must be all capitals
-  // and underscores (HEAD, ORIG_HEAD), so a name such as `config` or `index` is never read as a ref.
+  // git's `refname_is_safe`: outside `refs/` only all-caps names, so `config` is never read as a ref.
   let bad = checkRefnameFormat(refname);
   if (bad === null && !refname.startsWith("refs/") && !/^[A-Z_]+$/.test(refname)) {
     bad = "is neither under refs/ nor an all-caps name such as HEAD";
@@ -52,10 +49,7 @@ async function readRef(repo: RepoLocation, refname: string, files: CachedFileRea
   return ok(oid === undefined ? null : { kind: "oid", oid });
 }
 
-/**
- * Follows symbolic refs from `refname` to the last ref of the chain and its object id, `null` when
- * that ref does not exist (an unborn branch). `stored`: what `refname` holds, if just read.
- */
+/** The last ref of `refname`'s symbolic chain and its object id (`null`: unborn); `stored`: if just read. */
 async function resolveRefChain(
   repo: RepoLocation,
   refname: string,
@@ -121,12 +115,10 @@ export async function listLocalBranches(repo: RepoLocation, files: CachedFileRea
         "`git pack-refs --all` moves branches into packed-refs, which is read whole; prune branches you no longer need.",
       );
     }
-    // A name that is not UTF-8 comes back with U+FFFD for its bad bytes and names no real branch;
-    // only then is the directory read again as raw bytes to tell a real U+FFFD from a replaced byte.
+    // A name that is not UTF-8 comes back with U+FFFD: only then are raw names read to tell them apart.
     const decodable = entries.some((file) => file.includes("\uFFFD")) ? decodableNames(path) : null;
     for (const file of entries) {
-      // `<ref>.lock` files exist while git updates `<ref>`; invalid names (such as dotfiles left by
-      // editors) are skipped by git's loose-ref iterator too.
+      // git's loose-ref iterator skips invalid names (`<ref>.lock`, editors' dotfiles) too.
       if (checkRefnameFormat(HEADS + prefix + file) !== null) continue;
       if (decodable === null || !file.includes("\uFFFD") || decodable.has(file)) names.add(prefix + file);
     }
@@ -147,11 +139,7 @@ function decodableNames(dir: string): Set<string> {
   }
 }
 
-/**
- * Parses `packed-refs` into ref name → object id: `<oid> <refname>` lines; the header and the
- * peeled `^<oid>` lines are skipped, and so are lines git would reject and names that are not
- * UTF-8, so one odd ref cannot hide every other branch.
- */
+/** `packed-refs` as ref name → object id; a line git would reject is skipped, not the whole file. */
 export function parsePackedRefs(bytes: Uint8Array): Map<string, string> {
   const refs = new Map<string, string>();
   let start = 0;
@@ -184,10 +172,7 @@ export type Head =
   /** `unborn`: the branch has no commit yet (a new repository, or after `git checkout --orphan`). */
   { kind: "branch"; branch: string; unborn: boolean; oid: string | null } | { kind: "detached"; oid: string };
 
-/**
- * What the worktree at `repo.gitDir` has checked out, a symbolic branch followed as `git status`
- * does. `stored`: what the HEAD file holds, when discovery has just read it in this call.
- */
+/** What the worktree at `repo.gitDir` has checked out; `stored`: HEAD as discovery just read it. */
 export async function readHead(repo: RepoLocation, files: CachedFileReader, stored?: RefValue): Promise<Result<Head>> {
   // A chain that stops at HEAD itself means HEAD holds an object id (detached) or is missing.
   const resolved = await resolveRefChain(repo, "HEAD", files, stored);

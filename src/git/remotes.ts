@@ -5,10 +5,7 @@ export interface Remote {
   url: string;
 }
 
-/**
- * Each remote with a URL, its first, in config order, rewritten by `url.<base>.insteadOf` as git's
- * `alias_url` does (longest prefix, then first base).
- */
+/** Each remote's first URL, in config order, rewritten by `url.<base>.insteadOf` as git's `alias_url` does. */
 export function remoteUrls(config: GitConfig): Remote[] {
   const urls = new Map<string, string | null>();
   // git groups insteadOf values under their base, bases in order of first appearance.

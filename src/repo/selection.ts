@@ -145,10 +145,7 @@ export class ExposedRepoSelector implements RepoSelector {
     return bases;
   }
 
-  /**
-   * The linked worktree of an exposed repository that `path` lies in, else `null`: its path as the
-   * repository's `gitdir` file says, compared as text (only `path` is touched).
-   */
+  /** The linked worktree of an exposed repository `path` lies in, compared as text (only `path` is touched). */
   async #linkedWorktreeAt(path: string, bases: readonly string[]): Promise<LinkedWorktree | null> {
     for (const repo of await this.#reposAt(bases)) {
       const linked = await listLinkedWorktrees(repo, this.ctx.files);

@@ -11,10 +11,7 @@ export interface StackMember {
   depth: number;
 }
 
-/**
- * The branches of the stacks under `trunks`, or of the one holding `branch`, in drawing order, a
- * diamond's branch once. Trunks (the roots stacks merge into) are not members.
- */
+/** The branches of the stacks under `trunks` (not members), or of the one holding `branch`, as drawn. */
 export function stackMembers(
   graph: BranchGraph,
   state: TwigState,

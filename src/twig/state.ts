@@ -33,10 +33,7 @@ const EMPTY_STATE: TwigState = buildState(new Map(), [], [], []);
 
 const statePath = (workTree: string) => join(workTree, ".twig", "state.json");
 
-/**
- * Loads `workTree`'s `.twig/state.json`, or in a linked worktree without one the main checkout's
- * (as twig resolves it). A missing file is empty state (twig's rule); a bad one is `no_twig_state`.
- */
+/** `workTree`'s `.twig/state.json`, else (a linked worktree) the main checkout's; missing is empty. */
 export async function loadState(ctx: Pick<Context, "files">, workTree: string): Promise<Result<TwigState>> {
   const path = await stateFileFor(ctx, workTree);
   const read = await loadTwigFile(ctx.files, "state", path, parseStateBytes, {
@@ -90,10 +87,7 @@ export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
   return ok(buildState(branches, parsed.output.dependencies, parsed.output.root_branches, parsed.output.worktrees));
 }
 
-/**
- * Records in the shapes twig wrote before 0.1.5 (a `branch_issues` list, then a `branches` list):
- * current twig cannot load them, but they still link branches to issues and PRs.
- */
+/** Records as twig wrote them before 0.1.5: current twig cannot load them, but they still link branches. */
 const LegacyEntrySchema = v.object({ branch: v.string(), ...BranchMetadataSchema.entries });
 
 const UPGRADE =

@@ -82,11 +82,7 @@ export function measureTrees(trees: readonly TreeNode[]): { nodes: number; textB
   return { nodes, textBytes };
 }
 
-/**
- * The trees cut to whole lines worth about `room` JSON bytes: the roots, the path to `focus` and
- * its subtree, then lines in drawing order up to the first that does not fit; a node that lost
- * children is marked `truncated`.
- */
+/** The trees cut to lines worth about `room` JSON bytes: roots, `focus` with its path and subtree, then the rest. */
 export function cutTrees(
   trees: readonly TreeNode[],
   focus: string | null,

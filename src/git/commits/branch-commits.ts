@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import * as v from "valibot";
-import { toolError } from "../../core/errors.ts";
 import { inline } from "../../core/plain-text.ts";
-import { err, ok, type Result } from "../../core/result.ts";
+import { ok, type Result } from "../../core/result.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
 import { readConfigFile } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
+import { unsupported } from "../hints.ts";
 import { CommitGraph } from "../objects/commit-graph.ts";
 import { ObjectStore } from "../objects/object-store.ts";
 import { ObjectReadError } from "../objects/positional-file.ts";
@@ -50,10 +50,7 @@ export interface BranchPair {
   base: string | null;
 }
 
-/**
- * Each pair's tip commit and drift from its base, in order; a problem with one branch is that
- * entry's warning. Only a repository this reader cannot read at all is an error.
- */
+/** Each pair's tip commit and drift from its base; a problem with one branch is that entry's warning. */
 export async function readBranchCommits(
   repo: RepoLocation,
   pairs: readonly BranchPair[],
@@ -64,12 +61,9 @@ export async function readBranchCommits(
   if (!config.ok) return config;
   const format = config.value.get("extensions.objectformat")?.toLowerCase() ?? "sha1";
   if (format !== "sha1") {
-    return err(
-      toolError(
-        "unsupported_repo",
-        `${repo.commonDir} stores objects with ${inline(format, 40)} object names, which twig-mcp cannot read`,
-        "twig-mcp reads SHA-1 repositories; branch names and twig metadata are still available.",
-      ),
+    return unsupported(
+      `${repo.commonDir} stores objects with ${inline(format, 40)} object names, which twig-mcp cannot read`,
+      "twig-mcp reads SHA-1 repositories; branch names and twig metadata are still available.",
     );
   }
   const tips = new Map<string, { oid: string } | { warning: string }>();

@@ -76,10 +76,7 @@ export interface WalkCommit {
 /** Commits newer than the graph sort before every commit in it, as in git. */
 export const INFINITE_GENERATION = 2 ** 32;
 
-/**
- * Commits by name, from the commit-graph when it covers them, else from the object store. Parents'
- * graph positions are remembered, so a parent is never searched for.
- */
+/** Commits by name, from the commit-graph when it covers them (positions remembered), else the object store. */
 export class CommitSource {
   readonly #positions = new Map<string, number>();
 

@@ -1,9 +1,6 @@
 import { INFINITE_GENERATION, type WalkCommit } from "./commit.ts";
 
-/**
- * `git rev-list --left-right --count base...branch`: `ahead` commits on the branch that the base
- * lacks, `behind` the other way; `truncated` says why they are lower bounds.
- */
+/** `git rev-list --left-right --count base...branch`; `truncated`: why they are lower bounds. */
 export interface Divergence {
   ahead: number;
   behind: number;

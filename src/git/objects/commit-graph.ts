@@ -32,10 +32,7 @@ const MAX_PARENTS = 100_000;
 /** git reads split chains of at most this many layers in practice; more is a broken chain file. */
 const MAX_LAYERS = 64;
 
-/**
- * The commit-graph (`objects/info/commit-graph`, or the split layers `commit-graphs/commit-graph-chain`
- * names, base first): parents and generations without reading commits. Positions run across layers.
- */
+/** The commit-graph, single or split (base layer first): parents and generations without reading commits. */
 export class CommitGraph {
   readonly total: number;
 

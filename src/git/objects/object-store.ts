@@ -116,10 +116,7 @@ export class ObjectStore {
     return packs;
   }
 
-  /**
-   * Resolves a delta chain without recursion: headers are collected down to the base (refusing a
-   * loop, a chain deeper than git writes, or too many bytes), then applied from the base up.
-   */
+  /** Resolves a delta chain without recursion: headers collected down to the base, then applied up. */
   #fromPack(start: { pack: Pack; offset: number }): GitObject {
     const chain: { pack: Pack; entry: PackEntry }[] = [];
     const seen = new Set<string>();
