@@ -16,9 +16,7 @@ export interface RepoSelector {
   /** Calls that arrive while `loading` runs (the client's roots being fetched) wait for it. */
   waitFor(loading: Promise<unknown>): void;
   setRoots(directories: readonly string[]): Promise<void>;
-  /** The default repository once pending roots are known. */
-  settledDefault(): Promise<Result<string>>;
-  /** Resolves a `repo` argument: a twig registry name, or an absolute path in an exposed place. */
+  /** Resolves a `repo` argument (a twig registry name, an absolute path), or the default once roots are known. */
   select(arg: string | undefined): Promise<Result<string>>;
 }
 

@@ -9,11 +9,9 @@ import { unreadable } from "./hints.ts";
 import { type Head, readHead } from "./refs.ts";
 
 export interface LiveWorktree {
-  /** Its admin dir's name under `<commonDir>/worktrees/`. */
   id: string;
   /** The working-tree root git recorded; it may no longer exist (see `prunable`). */
   path: string;
-  /** Its per-worktree git dir (`<commonDir>/worktrees/<id>`), where its HEAD lives. */
   gitDir: string;
   /** `null` when its HEAD cannot be read. */
   head: Head | null;

@@ -60,10 +60,6 @@ export class ExposedRepoSelector implements RepoSelector {
     return !this.explicit && this.#rootRepo !== null ? ok(this.#rootRepo) : this.startup;
   }
 
-  settledDefault(): Promise<Result<string>> {
-    return this.select(undefined);
-  }
-
   async select(arg: string | undefined): Promise<Result<string>> {
     await this.#pending;
     if (arg === undefined || arg === "") return this.#default();
@@ -201,7 +197,6 @@ export class ExposedRepoSelector implements RepoSelector {
     );
   }
 
-  /** The repositories whose work trees are exactly some of `bases`. */
   async #reposAt(bases: readonly string[]): Promise<RepoLocation[]> {
     const found = await Promise.all(bases.map((base) => discoverRepository(base, this.ctx.files)));
     return found.flatMap((repo, i) => (repo.ok && repo.value.workTree === bases[i] ? [repo.value] : []));

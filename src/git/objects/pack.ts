@@ -10,7 +10,6 @@ export interface PackEntry {
   type: number;
   /** The inflated size: of the object itself, or of the delta for a delta entry. */
   size: number;
-  /** Where the zlib stream starts. */
   dataOffset: number;
   /** OFS_DELTA: the base entry's offset in this pack. */
   baseOffset?: number;
