@@ -144,18 +144,14 @@ export function transportFailure(error: unknown): {
   code: string | null;
   detail: string;
 } {
-  const cause = innermost(error) as { code?: unknown; message?: unknown } | null;
+  let cause = error as { cause?: unknown; code?: unknown; message?: unknown } | null;
+  for (let hops = 0; hops < 5 && cause?.cause != null; hops++) cause = cause.cause as typeof cause;
   const code = typeof cause?.code === "string" ? cause.code : null;
   const known = code === null ? undefined : KINDS.find(([, codes]) => codes.test(code));
   if (known) return { kind: known[0], code, detail: `${known[2]} (${code})` };
   const short = clip(scrubControl(typeof cause?.message === "string" ? cause.message : ""), 200);
   const detail = code !== null && !short.includes(code) ? `${code}: ${short}` : short;
   return { kind: "other", code, detail: detail || "connection failed" };
-}
-
-function innermost(error: unknown, depth = 0): unknown {
-  const next = (error as { cause?: unknown } | null)?.cause;
-  return next === undefined || next === null || depth >= 5 ? error : innermost(next, depth + 1);
 }
 
 /** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */

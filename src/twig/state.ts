@@ -29,7 +29,7 @@ export interface TwigState {
   invalidJiraKeys: ReadonlySet<string>;
 }
 
-const EMPTY_STATE: TwigState = buildState(new Map(), [], [], []);
+const EMPTY_STATE: TwigState = buildState(new Map(), { dependencies: [], root_branches: [], worktrees: [] });
 
 const statePath = (workTree: string) => join(workTree, ".twig", "state.json");
 
@@ -84,17 +84,14 @@ export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
       return err(describeIssueIn(text, entry.issues, { path: ["branches", name], shown: "branches.*" }));
     branches.set(name, entry.output);
   }
-  return ok(buildState(branches, parsed.output.dependencies, parsed.output.root_branches, parsed.output.worktrees));
+  return ok(buildState(branches, parsed.output));
 }
 
 /** Records as twig wrote them before 0.1.5: current twig cannot load them, but they still link branches. */
 const LegacyEntrySchema = v.object({ branch: v.string(), ...BranchMetadataSchema.entries });
 
-const UPGRADE =
-  "current twig cannot load this format: to upgrade, move the file aside and run `twig sync`, which links branches again to the Jira keys in their names and to their pull requests";
-
 function legacyProblem(format: string, problem: string): string {
-  return `written in the format of ${format}, and ${problem}; ${UPGRADE}`;
+  return `written in the format of ${format}, and ${problem}; current twig cannot load this format: to upgrade, move the file aside and run \`twig sync\`, which links branches again to the Jira keys in their names and to their pull requests`;
 }
 
 /** A pre-0.1.5 file's records (a later one for a branch wins, as in twig), or `null` if it has none. */
@@ -126,15 +123,10 @@ function legacyBranches(
 /** Parents indexed by child, and the names and Jira keys twig would not write, found once per parsed file. */
 function buildState(
   branches: Map<string, BranchMetadata>,
-  dependencies: Dependency[],
-  roots: RootBranch[],
-  worktrees: WorktreeRecord[],
+  { dependencies, root_branches: roots, worktrees }: Omit<v.InferOutput<typeof StateFileSchema>, "branches">,
 ): TwigState {
-  const parents = new Map<string, string[]>();
-  for (const { child, parent } of dependencies) {
-    if (!parents.has(child)) parents.set(child, []);
-    parents.get(child)?.push(parent);
-  }
+  const grouped = Map.groupBy(dependencies, (dependency) => dependency.child);
+  const parents = new Map([...grouped].map(([child, edges]) => [child, edges.map((edge) => edge.parent)]));
   // Each name checked once: a hostile state may repeat one thousands of times.
   const names = new Set([...branches.keys(), ...dependencies.flatMap((d) => [d.child, d.parent])]);
   for (const { branch } of roots) names.add(branch);
