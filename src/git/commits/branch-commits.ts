@@ -113,12 +113,10 @@ export async function readBranchCommits(
             };
             const baseTip = base === null ? null : tipOf(base);
             if (base !== null && baseTip !== null) {
-              const counted = countDivergence((oid) => source.walkCommit(oid), baseTip, tip, limit);
-              entry.base = base;
-              entry.ahead = counted.ahead;
-              entry.behind = counted.behind;
-              entry.needs_restack = counted.behind > 0;
-              if (counted.truncated !== undefined) entry.counts_limited_by = counted.truncated;
+              const walk = (oid: string) => source.walkCommit(oid);
+              const { ahead, behind, truncated } = countDivergence(walk, baseTip, tip, limit);
+              Object.assign(entry, { base, ahead, behind, needs_restack: behind > 0 });
+              if (truncated !== undefined) entry.counts_limited_by = truncated;
             }
           } catch (error) {
             if (!(error instanceof ObjectReadError)) throw error;
