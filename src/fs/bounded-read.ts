@@ -14,10 +14,9 @@ export type BoundedRead =
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /**
- * The one way the server reads a file. Under a cloned repository a file can be swapped between
- * `stat` and `open`, a FIFO blocks forever, and a `/proc` file says size 0 while holding gigabytes.
- * So the file is opened once, non-blocking, its descriptor `fstat`ed (anything but a regular file
- * refused), and at most `maxBytes + 1` bytes read whatever the size said. Synchronous: see local-fs.ts.
+ * The one way the server reads a file: under a cloned repository a file can be swapped after `stat`,
+ * a FIFO blocks forever, a `/proc` file says size 0. So it is opened once, non-blocking, `fstat`ed
+ * (only a regular file read), and at most `maxBytes + 1` bytes read. Synchronous: see local-fs.ts.
  */
 export function readBounded(path: string, maxBytes: number): BoundedRead {
   let fd: number;

@@ -12,9 +12,8 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 type FileStamp = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 
 /**
- * File times are coarse (a kernel tick, a second on HFS+, two on FAT): two same-size writes in one
- * tick leave the stamp unchanged. So a stamp vouches for a read only once the file's last change is
- * older than this (git's "racy clean" rule); until then the file is read on every use.
+ * File times are coarse (up to two seconds on FAT): a stamp vouches for a read only once the file's
+ * last change is older than this (git's "racy clean" rule); until then it is read on every use.
  */
 export const RACY_WINDOW_MS = 3_000;
 

@@ -31,14 +31,11 @@ const MAX_INCLUDED_FILES = 64;
 const MAX_PATTERN_CHARS = 4096;
 
 /**
- * The configuration remotes are looked up in: the user levels, then the repository's, each with its
- * `include.path` and `includeIf "gitdir[/i]:…"` files read in place as git does (other conditions
- * never hold). A broken file, or includes nested past git's limit, is an error as in git.
- *
- * Unlike git, a file is included once per read and at most {@link MAX_INCLUDED_FILES} are: a
- * hostile include graph would otherwise be read once per path (4^10). The repository's config may
- * include only files inside the repository, judged by text first (`//host/share/x` would contact
- * that host) and through links after.
+ * The configuration remotes are looked up in: the user levels, then the repository's, with
+ * `include.path` and `includeIf "gitdir[/i]:…"` files read in place as git does. Unlike git, a file
+ * is included once per read, at most {@link MAX_INCLUDED_FILES} (a hostile graph would be read once
+ * per path, 4^10), and the repository's config may include only files inside the repository,
+ * judged by text first (`//host/share/x` would contact that host) and through links after.
  */
 export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext): Promise<Result<GitConfig>> {
   const entries: ConfigEntry[] = [];

@@ -4,7 +4,7 @@ import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
-import { lstatIfExists, readlink, realpath, stat, statIfExists } from "../fs/local-fs.ts";
+import { lstatIfExists, readlink, realpath, statIfExists } from "../fs/local-fs.ts";
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
 import { unsupported } from "./hints.ts";
@@ -119,10 +119,9 @@ async function asGitDir(
 }
 
 /**
- * Fills in the work tree of a git dir found through `.git` in `dotGitOwner` or as itself. A linked
- * worktree ignores the shared core.bare and core.worktree, as in git (found from its admin dir, it
- * is where `gitdir` says). Otherwise core.bare wins, then core.worktree (submodules under
- * `.git/modules/` use it), then the directory holding `.git`, or a `.git` directory's parent.
+ * The work tree of a git dir found through `.git` in `dotGitOwner` or as itself. As in git, a
+ * linked worktree ignores the shared core.bare and core.worktree; otherwise core.bare wins, then
+ * core.worktree (submodules use it), then the directory holding `.git`, or a `.git` dir's parent.
  */
 async function locate(
   { gitDir, commonDir, head }: GitDirs,
@@ -199,8 +198,8 @@ const canonicalPath = (path: string) =>
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
 const isDirectory = (path: string) =>
-  stat(path).then(
-    (info) => info.isDirectory(),
+  statIfExists(path).then(
+    (info) => info?.isDirectory() === true,
     () => false,
   );
 

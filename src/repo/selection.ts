@@ -153,10 +153,9 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   /**
-   * Opens the repository at `path` only if its work tree, git dir and common dir are exposed too
-   * (git dirs may be an exposed repository's): a `.git` file or core.worktree can point anywhere.
-   * `linked`: the worktree `path` was let in as, which the repository found must be, since a
-   * `gitdir` file can name any directory.
+   * Opens the repository at `path` only if its work tree, git dir and common dir are exposed too: a
+   * `.git` file or core.worktree can point anywhere. `linked`: the worktree `path` was let in as,
+   * which the repository found must be, since a `gitdir` file can name any directory.
    */
   async #openInside(
     path: string,

@@ -8,10 +8,9 @@ import { resolvesInside } from "../fs/path-inside.ts";
 import { issueMessage } from "./schemas.ts";
 
 /**
- * Where twig's JSON files (state, registry) broke, said without quoting them: such a file may be a
- * link to a secret, or written by whoever made the clone. Errors name a line and column, and a
- * path with branch names left out; `JSON.parse`'s own messages quote the token. jsonc-parser (in
- * strict mode) runs only once `JSON.parse` has failed, to find the offsets it does not give.
+ * Where twig's JSON files broke, by line, column and a path without branch names, never quoting
+ * them (`JSON.parse`'s messages do): such a file may be a link to a secret. jsonc-parser (strict)
+ * runs only once `JSON.parse` has failed, for the offsets it does not give.
  */
 
 /**

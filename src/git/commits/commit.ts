@@ -2,7 +2,6 @@ import type { CommitGraph } from "../objects/commit-graph.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
 import { corrupt } from "../objects/positional-file.ts";
 
-/** What the walk and the branch summary need from a commit object. */
 export interface ParsedCommit {
   parents: string[];
   /** Committer time, seconds since the epoch. */
@@ -63,7 +62,6 @@ export function isoWithZone(time: number, zone: string): string {
   return `${local.toISOString().slice(0, 19)}${zone.slice(0, 3)}:${zone.slice(3, 5)}`;
 }
 
-/** One commit as the walk sees it. */
 export interface WalkCommit {
   parents: string[];
   /** Topological level from the commit-graph; `INFINITE_GENERATION` for a commit it does not cover. */

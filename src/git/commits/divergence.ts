@@ -26,15 +26,11 @@ function before(a: Node, b: Node): boolean {
 }
 
 /**
- * Counts the symmetric difference of two histories as git's `paint_down_to_common` does: both tips
- * are painted, paint flows to parents newest first, and the walk stops once nothing one-sided is
- * left, so only the commits since the fork are read.
- *
- * By generation number, a commit is taken after every descendant the walk meets and the counts
- * are exact. Commits the graph lacks go by commit time, and the walk goes on until nothing queued
- * is newer than the oldest one-sided commit, repainting a shared one (git's
- * `mark_parents_uninteresting`); clock skew can fool this, as it can git. Past `limit` commits the
- * counts are lower bounds.
+ * Counts the symmetric difference as git's `paint_down_to_common` does: paint flows from both tips
+ * to parents newest first until nothing one-sided is left, so only commits since the fork are read.
+ * By generation number the counts are exact; commits the graph lacks go by commit time, and the
+ * walk goes on until nothing queued is newer than the oldest one-sided commit, repainting a shared
+ * one (clock skew can fool this, as it can git). Past `limit` commits the counts are lower bounds.
  */
 export function countDivergence(
   load: (oid: string) => WalkCommit,

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
 import { corrupt, findOid, isLink, PositionalFile, readStart, view } from "./positional-file.ts";
 
-/** One commit as the graph records it: parents by position, its topological level and commit time. */
+/** A commit as the graph records it, parents by position. */
 export interface GraphCommit {
   parents: number[];
   /** The topological level (generation number v1): greater than every ancestor's. */
