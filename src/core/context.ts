@@ -5,11 +5,7 @@ import type { Result } from "./result.ts";
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** twig's per-user directories for this platform (src/twig/dirs.ts works them out). */
-export interface TwigDirs {
-  configDir: string;
-  dataDir: string;
-  cacheDir: string;
-}
+export type TwigDirs = Record<"configDir" | "dataDir" | "cacheDir", string>;
 
 /** Chooses the repository of a call (src/repo/selection.ts). */
 export interface RepoSelector {

@@ -1,9 +1,6 @@
 import type { GitConfig } from "./config.ts";
 
-export interface Remote {
-  name: string;
-  url: string;
-}
+export type Remote = { name: string; url: string };
 
 /** Each remote's first URL, in config order, rewritten by `url.<base>.insteadOf` as git's `alias_url` does. */
 export function remoteUrls(config: GitConfig): Remote[] {

@@ -209,6 +209,4 @@ export class ExposedRepoSelector implements RepoSelector {
 
 type LinkedWorktree = { path: string; gitDir: string; commonDir: string };
 
-function invalid(message: string, hint: string): Result<never> {
-  return err(toolError("invalid_params", message, hint));
-}
+const invalid = (message: string, hint: string) => err(toolError("invalid_params", message, hint));

@@ -45,10 +45,7 @@ export const BranchCommitsSchema = v.object({
 export type BranchCommits = v.InferOutput<typeof BranchCommitsSchema>;
 
 /** A branch and the branch it is compared against (`null`: show its head only). */
-export interface BranchPair {
-  branch: string;
-  base: string | null;
-}
+export type BranchPair = { branch: string; base: string | null };
 
 /** Each pair's tip commit and drift from its base; a problem with one branch is that entry's warning. */
 export async function readBranchCommits(

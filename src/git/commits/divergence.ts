@@ -1,22 +1,13 @@
 import { INFINITE_GENERATION, type WalkCommit } from "./commit.ts";
 
 /** `git rev-list --left-right --count base...branch`; `truncated`: why they are lower bounds. */
-export interface Divergence {
-  ahead: number;
-  behind: number;
-  truncated?: "walk_limit" | "shallow";
-}
+export type Divergence = { ahead: number; behind: number; truncated?: "walk_limit" | "shallow" };
 
 const BASE = 1;
 const BRANCH = 2;
 const BOTH = BASE | BRANCH;
 
-interface Node {
-  commit: WalkCommit;
-  flags: number;
-  taken: boolean;
-  queued: boolean;
-}
+type Node = { commit: WalkCommit; flags: number; taken: boolean; queued: boolean };
 
 /** Later first: higher generation, then later commit time. */
 function before(a: Node, b: Node): boolean {

@@ -20,10 +20,7 @@ import { corrupt, isLink, ObjectReadError, PositionalFile, readStart } from "./p
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
 
-export interface GitObject {
-  type: ObjectType;
-  data: Uint8Array;
-}
+export type GitObject = { type: ObjectType; data: Uint8Array };
 
 /** Commits are small; a larger object is refused before it is read (a message of megabytes is an attack). */
 const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
