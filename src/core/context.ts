@@ -5,20 +5,14 @@ import type { Result } from "./result.ts";
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** twig's per-user directories for this platform (src/twig/dirs.ts works them out). */
-export interface TwigDirs {
-  configDir: string;
-  dataDir: string;
-  cacheDir: string;
-}
+export type TwigDirs = Record<"configDir" | "dataDir" | "cacheDir", string>;
 
 /** Chooses the repository of a call (src/repo/selection.ts). */
 export interface RepoSelector {
   /** Calls that arrive while `loading` runs (the client's roots being fetched) wait for it. */
   waitFor(loading: Promise<unknown>): void;
   setRoots(directories: readonly string[]): Promise<void>;
-  /** The default repository once pending roots are known. */
-  settledDefault(): Promise<Result<string>>;
-  /** Resolves a `repo` argument: a twig registry name, or an absolute path in an exposed place. */
+  /** Resolves a `repo` argument (a twig registry name, an absolute path), or the default once roots are known. */
   select(arg: string | undefined): Promise<Result<string>>;
 }
 

@@ -30,13 +30,11 @@ export function attemptSignal(callSignal: AbortSignal | undefined, timeoutMs: nu
 }
 
 /**
- * What the clients ask for and decode themselves. `fetch` is called with `decompress: false`: left
- * to the runtime, a small compressed body may be inflated whole (a 0.26 MB gzip body to 270 MB)
- * before the first chunk reaches the cap. Decoded here, the cap counts every inflated chunk.
+ * What the clients ask for and decode themselves, with `fetch` told not to: the runtime may inflate
+ * a small body whole (0.26 MB of gzip to 270 MB) before the cap sees a chunk.
  */
 export const ACCEPT_ENCODING = "gzip, deflate";
 
-/** `fetch` options that keep the body as sent, for {@link readCapped} to decode. */
 export const RAW_BODY = { decompress: false } as RequestInit;
 
 /** `Content-Encoding` names and the `DecompressionStream` format (Bun's names) that undoes each. */
@@ -66,10 +64,7 @@ function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): Rea
   return stream;
 }
 
-/**
- * `response` with its body decoded as it streams (fetched with {@link RAW_BODY}), for a caller that
- * streams it itself; a body in an encoding not known here is left out.
- */
+/** `response` with its body decoded as it streams; a body in an encoding not known here is left out. */
 export function decodedResponse(response: Response): Response {
   const body = response.body === null ? null : decoded(response.body, response.headers.get("content-encoding"));
   const headers = new Headers(response.headers);
@@ -78,10 +73,7 @@ export function decodedResponse(response: Response): Response {
   return new Response(body, { status: response.status, headers });
 }
 
-/**
- * Reads a response's body as text up to `maxBytes` after decoding, then cancels it: an endless or
- * highly compressed answer costs at most the cap, counted on the bytes as they are inflated.
- */
+/** A response's body as text, up to `maxBytes` counted as they are inflated; then it is cancelled. */
 export async function readCapped(response: Response, maxBytes: number) {
   const encoding = response.headers.get("content-encoding");
   const body = response.body === null ? null : decoded(response.body, encoding);
@@ -138,14 +130,6 @@ export function isSameOrigin(url: string, base: string): boolean {
   return origin !== undefined && URL.parse(url, base)?.origin === origin;
 }
 
-/** What went wrong below HTTP, named so a person knows where to look. */
-interface TransportFailure {
-  kind: "dns" | "refused" | "reset" | "tls" | "other";
-  code: string | null;
-  /** A short description safe to show: no URL, no header. */
-  detail: string;
-}
-
 /** Error codes by kind, in Bun's and Node's spelling. */
 const KINDS = [
   ["dns", /^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_NODATA|EAI_FAIL|DNSException)$/, "DNS lookup failed"],
@@ -154,20 +138,20 @@ const KINDS = [
   ["tls", /CERT|SSL|TLS/i, "TLS failure"],
 ] as const;
 
-/** Classifies an error thrown by `fetch` (the innermost cause is the one that names the failure). */
-export function transportFailure(error: unknown): TransportFailure {
-  const cause = innermost(error) as { code?: unknown; message?: unknown } | null;
+/** What went wrong below HTTP, from a `fetch` error's innermost cause; `detail` holds no URL or header. */
+export function transportFailure(error: unknown): {
+  kind: "dns" | "refused" | "reset" | "tls" | "other";
+  code: string | null;
+  detail: string;
+} {
+  let cause = error as { cause?: unknown; code?: unknown; message?: unknown } | null;
+  for (let hops = 0; hops < 5 && cause?.cause != null; hops++) cause = cause.cause as typeof cause;
   const code = typeof cause?.code === "string" ? cause.code : null;
   const known = code === null ? undefined : KINDS.find(([, codes]) => codes.test(code));
   if (known) return { kind: known[0], code, detail: `${known[2]} (${code})` };
   const short = clip(scrubControl(typeof cause?.message === "string" ? cause.message : ""), 200);
   const detail = code !== null && !short.includes(code) ? `${code}: ${short}` : short;
   return { kind: "other", code, detail: detail || "connection failed" };
-}
-
-function innermost(error: unknown, depth = 0): unknown {
-  const next = (error as { cause?: unknown } | null)?.cause;
-  return next === undefined || next === null || depth >= 5 ? error : innermost(next, depth + 1);
 }
 
 /** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
@@ -182,10 +166,7 @@ export function scrubControl(text: string): string {
 
 const AUTHORIZATION = /\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi;
 
-/**
- * Every known secret (4 characters or more) replaced by a marker, and any echoed Authorization
- * value. Scrub before clipping: clipping first could leave half a token that no longer matches.
- */
+/** Known secrets (4+ characters) and echoed Authorization values redacted: scrub before clipping. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");

@@ -1,14 +1,8 @@
 /**
- * Plain text leaving the server carries what others wrote. Terminals act on control sequences
- * (OSC 52 writes the clipboard), and characters that draw nothing make text read differently from
- * what it says: bidi overrides reorder it, and tag characters (U+E0000–E007F), variation selectors
- * and joiners carry whole sentences a model reads but a person reviewing the text never sees.
- *
- * So one set, taken from Unicode rather than picked by hand: every Default_Ignorable_Code_Point
- * and every format character (Cf). Each is shown as a visible escape, `\u{E0041}`, wherever text
- * leaves the server; C0 controls (but `\t`/`\n`), DEL and C1 are removed from plain text, and
- * escaped the same way inside reply values. Emoji joined by U+200D or styled by U+FE0F show the
- * escape too: a visible `\u{200D}` is the price of never passing an invisible one.
+ * Text leaving the server carries what others wrote: terminals act on control sequences (OSC 52),
+ * and bidi overrides, tag characters and joiners carry text a model reads and a person never sees.
+ * So every Default_Ignorable_Code_Point and Cf character is shown as `\u{E0041}`; C0 (but `\t`/`\n`),
+ * DEL and C1 are removed from plain text and escaped in values.
  */
 const INVISIBLE = "\\p{Default_Ignorable_Code_Point}\\p{Cf}";
 const CONTROL = "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f";
@@ -32,11 +26,7 @@ export function plainText(text: string): string {
   return text.replace(SEPARATORS, "\n").replace(CONTROLS, "").replace(INVISIBLES, escaped);
 }
 
-/**
- * A value for a reply: the same text with every control (but `\t`/`\n`), invisible and format
- * character as a visible `\u{…}`. Used on every string of every tool answer, so the escape shows
- * in `structuredContent` and in the JSON text alike (`JSON.stringify` leaves DEL and C1 raw).
- */
+/** A reply value: controls (but `\t`/`\n`), invisible and format characters as `\u{…}`. */
 export function visible(text: string): string {
   return HIDDEN.test(text) ? text.replace(HIDDEN_ALL, escaped) : text;
 }
@@ -77,19 +67,13 @@ export function inline(text: string, max = 300): string {
   return clip(plainText(text).replace(/[\n\t]/g, " "), max);
 }
 
-/**
- * A value someone else wrote, JSON-quoted: it cannot end its quote, start a line or close a fence.
- * Invisible characters are escaped after quoting, so `\u{…}` is not quoted into `\\u{…}`.
- */
+/** A value someone else wrote, JSON-quoted (invisibles escaped after, so `\u{…}` stays as it is). */
 export function quoted(text: string, max = 300): string {
   const plain = text.replace(SEPARATORS, "\n").replace(CONTROLS, "");
   return JSON.stringify(clip(plain, max)).replace(INVISIBLES, escaped);
 }
 
-/**
- * JSON text with C1, line separators, invisible and format characters as `\uXXXX` too
- * (`JSON.stringify` escapes C0 only): the value is unchanged, the text shows them.
- */
+/** JSON text with C1, line separators, invisible and format characters as `\uXXXX` too: the value is unchanged. */
 export function escapeInvisibles(json: string): string {
   if (!HIDDEN.test(json) && !json.includes("\u2028") && !json.includes("\u2029")) return json;
   return json.replace(
@@ -123,11 +107,7 @@ export function printable(text: string, max = QUOTED_CHARACTERS): string {
   return cut.replace(UNPRINTABLE, "?");
 }
 
-/**
- * `text` without the characters of `chars` at its end (and its start, with `both`). By hand:
- * `/\/+$/` retries from every slash of a run that does not end the text, quadratic on a hostile
- * remote URL or host value.
- */
+/** `text` without `chars` at its end (and start, with `both`); by hand, as `/\/+$/` is quadratic. */
 export function trimChars(text: string, chars: string, both = false): string {
   let start = 0;
   let end = text.length;

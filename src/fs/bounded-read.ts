@@ -10,22 +10,13 @@ export type BoundedRead =
   | { kind: "too-large"; limit: number }
   | { kind: "unreadable"; error: unknown };
 
-/**
- * Non-blocking, so that opening a FIFO returns at once instead of waiting for a writer; no
- * controlling terminal taken from a tty. Neither changes how a regular file reads.
- */
+/** Non-blocking, so opening a FIFO does not wait for a writer; no controlling terminal taken. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /**
- * The one way the server reads a file. Files under a cloned repository are hostile: `stat` can be
- * answered for one file and `open` for another (a swap between the two), a FIFO blocks the reader
- * forever, and a `/proc` file reports size 0 while holding gigabytes. So the file is opened once,
- * non-blocking; the open descriptor is `fstat`ed and anything but a regular file is refused; and
- * at most `maxBytes + 1` bytes (to the next 4 KiB) are read, whatever the size said, so that a longer file is known to
- * be too large without reading the rest.
- *
- * Synchronous: these are small local files, for which a blocking read costs microseconds and a hop
- * through the thread pool tens of them (see local-fs.ts).
+ * The one way the server reads a file: under a cloned repository a file can be swapped after `stat`,
+ * a FIFO blocks forever, a `/proc` file says size 0. So it is opened once, non-blocking, `fstat`ed
+ * (only a regular file read), and at most `maxBytes + 1` bytes read. Synchronous: see local-fs.ts.
  */
 export function readBounded(path: string, maxBytes: number): BoundedRead {
   let fd: number;
@@ -56,13 +47,7 @@ export function readBounded(path: string, maxBytes: number): BoundedRead {
   }
 }
 
-/**
- * Reads until end of file or at least `limit` bytes. Kernel-made files (`/proc`, `/sys`) may refuse
- * reads that are not whole records (the page map answers EINVAL to a read of 8k+1 bytes), so every
- * read asks for whole 4 KiB blocks: first what the file claims and one byte more (a `/proc` file
- * claims 0), then twice as much after a full read, or one block after a short one, which is
- * usually the end.
- */
+/** Reads until end of file or `limit` bytes in whole 4 KiB blocks: `/proc` files refuse partial records. */
 function readUpTo(fd: number, limit: number, claimedSize: number): Uint8Array {
   const blocks = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
   const chunks: Buffer[] = [];
@@ -75,8 +60,7 @@ function readUpTo(fd: number, limit: number, claimedSize: number): Uint8Array {
     length += n;
     size = n < chunk.length ? 4096 : size * 2;
   }
-  // One chunk mostly used is kept as it is; anything else is copied, so a cached small file does
-  // not pin a large buffer.
+  // Copied unless one chunk mostly used: a cached small file must not pin a large buffer.
   return chunks.length === 1 && length + 4096 > (chunks[0] as Buffer).buffer.byteLength
     ? (chunks[0] as Buffer)
     : Buffer.concat(chunks, length);

@@ -12,28 +12,18 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 type FileStamp = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 
 /**
- * File times come from a coarse clock: a kernel tick (up to 10 ms) on Linux before 6.13 and on
- * most network file systems, a second on HFS+, two on FAT. Two writes within one tick, the second
- * of the same size and in place (twig rewriting a PR number, a tool rewriting HEAD), leave the
- * stamp exactly as it was. So a stamp only vouches for what was read under it once the file's last
- * change is older than this when the stamp is taken — git's "racy clean" rule, with the system
- * clock standing in for the index file's mtime. Until then the file is read again on every use.
+ * File times are coarse (up to two seconds on FAT): a stamp vouches for a read only once the file's
+ * last change is older than this (git's "racy clean" rule); until then it is read on every use.
  */
 export const RACY_WINDOW_MS = 3_000;
 
 /** Whether `stamp`, taken at `takenAt` (ms since the epoch), can vouch for the content read with it. */
 export function isSettled(stamp: FileStamp, takenAt: number): boolean {
-  // ctime cannot be set back by `touch -d` or an archive extractor the way mtime can; mtime still
-  // counts when it is later (a server clock ahead of ours).
+  // ctime cannot be set back as mtime can; mtime counts when later (a server clock ahead of ours).
   return Math.max(stamp.ctimeMs, stamp.mtimeMs) < takenAt - RACY_WINDOW_MS;
 }
 
-/**
- * Re-reads a file only when its (mtime, ctime, size, inode) changes, so every tool call sees the
- * file as it is now without parsing an unchanged file twice. The cache is a bounded LRU keyed by
- * path and parser, so memory stays flat however many repositories and files are read. A file
- * changed in the last few seconds is read and parsed again on every call (see `RACY_WINDOW_MS`).
- */
+/** Re-reads a file only when its (mtime, ctime, size, inode) changes; a bounded LRU by path and parser. */
 export class CachedFileReader {
   /** Map order is the LRU order; only an entry read under a settled stamp is ever handed out. */
   readonly #entries = new Map<string, { value: unknown; stamp: FileStamp; settled: boolean }>();
@@ -43,10 +33,7 @@ export class CachedFileReader {
     readonly now: () => number = Date.now,
   ) {}
 
-  /**
-   * `maxBytes` bounds a file whose parser is slow per byte (a hand-written tokenizer): the parse
-   * runs on the event loop, so a huge file would stall every other call while it lasts.
-   */
+  /** `maxBytes` bounds a file whose parser is slow per byte: it runs on the event loop. */
   async read<T>(
     path: string,
     parserKey: string,

@@ -1,7 +1,6 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { describeFsError } from "./cached-file.ts";
 
-/** One directory's entries by name: regular files, subdirectories, and symbolic links apart. */
 type DirEntries = Record<"files" | "dirs" | "links", string[]>;
 type DirRead = { kind: "found"; entries: DirEntries } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 

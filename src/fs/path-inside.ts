@@ -8,9 +8,8 @@ export function isInside(path: string, base: string): boolean {
 }
 
 /**
- * Whether `path`, through whatever symbolic links lead to it, still lies inside `base` (whose own
- * links are resolved too). A path that does not resolve counts as inside: reading it finds
- * nothing, or fails on its own.
+ * Whether `path`, through its symbolic links, still lies inside `base` (resolved too). A path that
+ * does not resolve counts as inside: reading it finds nothing, or fails on its own.
  */
 export async function resolvesInside(path: string, base: string): Promise<boolean> {
   if (await plainBelow(path, base)) return true;
@@ -18,11 +17,7 @@ export async function resolvesInside(path: string, base: string): Promise<boolea
   return real === null || isInside(real, await realpath(base).catch(() => base));
 }
 
-/**
- * Whether `path` lies below `base` by its text and no name between them is a symbolic link (or one
- * is missing, so it resolves nowhere): then it resolves wherever `base` does, plus the same names.
- * A few `lstat`s cost a fraction of two `realpath`s; `false` leaves the question to them.
- */
+/** `path` below `base` by text with no link between: a few `lstat`s cost less than two `realpath`s. */
 async function plainBelow(path: string, base: string): Promise<boolean> {
   // `relative` drops `link/..` by its text, but the kernel takes `..` from where the link leads.
   if (path.split(sep).includes("..")) return false;

@@ -1,9 +1,4 @@
-/**
- * Orders strings by their UTF-8 bytes, which is how git sorts ref names (`git for-each-ref`,
- * `git branch`). JavaScript's `<` compares UTF-16 code units instead, which puts astral characters
- * (emoji, rare CJK) before U+E000–U+FFFF; UTF-8 byte order is code-point order, so the two only
- * disagree there.
- */
+/** Orders strings by UTF-8 bytes, as git sorts refs; JavaScript's `<` puts astral characters before U+E000. */
 export function compareBytewise(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
@@ -23,11 +18,7 @@ function codePointRank(unit: number): number {
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-/**
- * Sorts in place by UTF-8 bytes. Without astral characters UTF-16 order is the same order, and
- * the engine's own string sort is several times faster than any comparator written in JavaScript
- * (10,000 branch names: about 1 ms instead of 6).
- */
+/** Sorts in place by UTF-8 bytes; without astral characters the engine's own sort agrees, 6 times faster. */
 export function sortBytewise<T extends string>(list: T[]): T[] {
   return list.some((item) => SURROGATE.test(item)) ? list.sort(compareBytewise) : list.sort();
 }

@@ -1,8 +1,6 @@
-import { join } from "node:path";
-import { toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { ok, type Result } from "../core/result.ts";
 import type { CachedFileReader } from "../fs/cached-file.ts";
-import { unreadable } from "./hints.ts";
+import { unreadable, unsupported } from "./hints.ts";
 
 export type ConfigEntry = { key: string; value: string };
 
@@ -18,11 +16,9 @@ const isSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\
 const lineEnd = (text: string, from: number) => (text.indexOf("\n", from) + 1 || text.length + 1) - 1;
 
 /**
- * Parses git's config format as git's `config.c` does: section headers (the subsection between
- * quotes keeps its case, the legacy dotted form is lower-cased), `name = value` and a bare `name`
- * meaning true. Values may be partly quoted; outside quotes `#` and `;` start a comment and inner
- * whitespace runs are kept (one space per character); `\n`, `\t`, `\b`, `\\`, `\"` are the escapes
- * and a trailing `\` continues the line. `include` directives are not followed here.
+ * Parses git's config format as `config.c` does: a quoted subsection keeps its case, a bare `name`
+ * means true, values may be partly quoted, `#`/`;` outside quotes start a comment, inner whitespace
+ * runs are kept, and a trailing `\` continues the line. Includes are not followed here.
  */
 export function parseGitConfig(raw: string): ConfigParse {
   const text = raw.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
@@ -89,19 +85,11 @@ function parseValue(text: string, from: number): { value: string; end: number } 
   }
 }
 
-/**
- * Far beyond any real config (a section per branch for 100,000 branches is about 8 MB); the parser
- * reads character by character on the event loop, so a larger file is refused rather than parsed.
- */
+/** Far beyond any real config; the parser works character by character on the event loop. */
 const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /** Config files hold arbitrary bytes (a Latin-1 user name is common); bad bytes become U+FFFD. */
 const lenientUtf8 = new TextDecoder("utf-8");
-
-/** The repository's shared config file (`<commonDir>/config`). */
-export function repoConfigPath(repo: { commonDir: string }): string {
-  return join(repo.commonDir, "config");
-}
 
 /** Reads one config file (not following includes); a missing file is an empty config. */
 export async function readConfigFile(path: string, files: CachedFileReader): Promise<Result<GitConfig>> {
@@ -112,12 +100,9 @@ export async function readConfigFile(path: string, files: CachedFileReader): Pro
   if (read.kind === "unreadable") return unreadable(path, read.cause);
   const { config, error } = read.value;
   if (error === null) return ok(config);
-  return err(
-    toolError(
-      "unsupported_repo",
-      `Bad config line ${error.line} in ${path}: ${error.message}`,
-      "git refuses this file too; fix the line (see `git config --list`).",
-    ),
+  return unsupported(
+    `Bad config line ${error.line} in ${path}: ${error.message}`,
+    "git refuses this file too; fix the line (see `git config --list`).",
   );
 }
 
@@ -129,10 +114,7 @@ export function parseConfigBool(value: string | undefined): boolean | null {
   return word !== undefined && /^[+-]?\d+$/.test(word) ? Number.parseInt(word, 10) !== 0 : null;
 }
 
-/**
- * Parsed config entries in file order. Keys are `section.subsection.name` (or `section.name`):
- * section and name are case-insensitive and stored lower-cased, the subsection is case-sensitive.
- */
+/** Entries in file order, keyed `section.subsection.name` with section and name lower-cased. */
 export class GitConfig {
   readonly #last = new Map<string, string>();
 

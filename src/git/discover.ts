@@ -4,48 +4,36 @@ import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
-import { lstatIfExists, readlink, realpath, stat, statIfExists } from "../fs/local-fs.ts";
+import { lstatIfExists, readlink, realpath, statIfExists } from "../fs/local-fs.ts";
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
+import { unsupported } from "./hints.ts";
 import { type RefValue, readLooseRef, rtrimGitSpace } from "./loose-ref.ts";
 
-/** Where a repository's files are, as discovery found them. */
+/** Where a repository's files are; all paths absolute and canonical. */
 export interface RepoLocation {
-  /** Absolute, canonical: the per-worktree git dir (HEAD lives here). */
+  /** The per-worktree git dir (HEAD lives here). */
   gitDir: string;
-  /** Absolute, canonical: the shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
+  /** The shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
   commonDir: string;
-  /** Absolute, canonical working-tree root (discovery refuses bare repositories). */
   workTree: string;
   isLinkedWorktree: boolean;
 }
 
 /**
- * Whether discovery may go where a repository file points (a `.git` file or symlink, `commondir`,
- * a worktree's `gitdir`), judged on the path's text before anything there is touched: a path such
- * as `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
+ * Whether discovery may go where a repository file points, judged on the path's text before it is
+ * touched: `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
  */
 export type PointerGuard = (path: string) => Promise<boolean>;
 
-/**
- * A repository as discovery found it, with its HEAD as discovery read it to tell a git dir: what
- * HEAD held during this discovery, so the call that made it need not read the file again.
- */
-export type DiscoveredRepo = RepoLocation & { head: RefValue };
-
-/** A git dir, its common dir (itself unless a linked worktree's), both canonical, and its HEAD. */
+/** With HEAD as discovery read it, so the call need not read the file again. */
+type DiscoveredRepo = RepoLocation & { head: RefValue };
 type GitDirs = Pick<DiscoveredRepo, "gitDir" | "commonDir" | "head">;
 
 const noRepo = (message: string) =>
   err(toolError("no_repo", message, "Run twig-mcp inside a git repository or pass --repo PATH."));
-const unsupported = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
 
-/**
- * Finds the repository containing `startDir` the way git does (`setup_git_directory`): in each
- * directory from `startDir` up to `/`, first a `.git` directory or `.git` file, then the directory
- * itself being a git dir. Environment variables such as GIT_DIR are deliberately ignored: the
- * server answers about the repository it was pointed at, not about its own environment.
- */
+/** Finds the repository containing `startDir` as git does; GIT_DIR is ignored, as the server was pointed here. */
 export async function discoverRepository(
   startDir: string,
   files: CachedFileReader,
@@ -57,8 +45,7 @@ export async function discoverRepository(
     return noRepo(missing ? `${startDir} does not exist` : `Cannot open ${startDir}: ${start.cause}`);
   }
   if (!(await isDirectory(start.path))) return noRepo(`${startDir} is not a directory`);
-  // Canonical paths have no `..` or symlinks, so `dirname` strictly shortens the path and the walk
-  // ends at the root.
+  // A canonical path has no `..` or symlinks: `dirname` shortens it until the root.
   for (let dir = start.path; ; dir = dirname(dir)) {
     const dotGit = await probeDotGit(dir, guard);
     if (!dotGit.ok) return dotGit;
@@ -70,9 +57,9 @@ export async function discoverRepository(
   }
 }
 
-/** Checks `target`, named by the file at `from`, against `guard` (when there is one). */
-async function mayFollow(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<true>> {
-  if (guard === undefined || (await guard(target))) return ok(true);
+/** The refusal when `guard` does not let discovery follow `from` to `target`, else `null`. */
+async function refused(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<never> | null> {
+  if (guard === undefined || (await guard(target))) return null;
   return err(
     toolError(
       "invalid_params",
@@ -82,44 +69,33 @@ async function mayFollow(from: string, target: string, guard: PointerGuard | und
   );
 }
 
-/**
- * The git dir `<dir>/.git` leads to (`dir` canonical), `null` for none. A `.git` directory that is
- * not a git dir is passed over (git keeps walking up), but a broken `.git` file stops the search,
- * as it does in git ("invalid gitfile format").
- */
+/** The git dir `<dir>/.git` leads to, `null` for none; as in git, a broken `.git` file stops the search. */
 async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promise<Result<GitDirs | null>> {
   const path = join(dir, ".git");
   const entry = await lstatIfExists(path).catch(() => undefined);
   const linked = entry?.isSymbolicLink() === true;
   const target = linked ? await readlink(path).catch(() => null) : null;
-  if (target !== null) {
-    const allowed = await mayFollow(path, resolve(dir, target), guard);
-    if (!allowed.ok) return allowed;
-  }
+  const linkRefused = target === null ? null : await refused(path, resolve(dir, target), guard);
+  if (linkRefused) return linkRefused;
   const info = linked ? await statIfExists(path).catch(() => undefined) : entry;
   // In a canonical directory only a symlinked `.git` needs resolving.
   if (info?.isDirectory()) return asGitDir(path, !linked, guard);
   if (!info?.isFile()) return ok(null);
-  // A `.git` file (linked worktrees, submodules, `--separate-git-dir`): `gitdir: <path>`, relative
-  // to its directory unless absolute.
+  // A `.git` file (linked worktrees, submodules): `gitdir: <path>`, relative to its directory.
   const content = readPointerLine(path);
   if (!content.ok) return content;
   if (content.value === null) return ok(null);
   if (!content.value.startsWith("gitdir: ")) return noRepo(`${path} does not start with 'gitdir: '`);
   if (content.value === "gitdir: ") return noRepo(`${path} names no directory`);
   const gitDir = resolve(dir, content.value.slice("gitdir: ".length));
-  const allowed = await mayFollow(path, gitDir, guard);
-  if (!allowed.ok) return allowed;
+  const fileRefused = await refused(path, gitDir, guard);
+  if (fileRefused) return fileRefused;
   const found = await asGitDir(gitDir, false, guard);
   if (!found.ok || found.value !== null) return found;
   return noRepo(`${path} points to ${gitDir}, which is not a git directory`);
 }
 
-/**
- * `path` as a git dir, by git's own test (`is_git_directory`): a HEAD that is a symbolic ref into
- * refs/ or an object id, and `objects/` and `refs/` in the common dir, which a linked worktree's
- * `commondir` file names (relative to the git dir unless absolute). `null` when it is not one.
- */
+/** `path` as a git dir by git's `is_git_directory` (a valid HEAD, `objects/` and `refs/`), else `null`. */
 async function asGitDir(
   path: string,
   isCanonical: boolean,
@@ -133,26 +109,19 @@ async function asGitDir(
   const pointerFile = join(gitDir, "commondir");
   const pointer = readPointerLine(pointerFile);
   if (!pointer.ok || pointer.value === "") return ok(null);
-  let commonDir: string | null = gitDir;
-  if (pointer.value !== null) {
-    const allowed = await mayFollow(pointerFile, resolve(gitDir, pointer.value), guard);
-    if (!allowed.ok) return allowed;
-    commonDir = await canonicalOrNull(resolve(gitDir, pointer.value));
-  }
+  const named = pointer.value === null ? null : resolve(gitDir, pointer.value);
+  const pointerRefused = named === null ? null : await refused(pointerFile, named, guard);
+  if (pointerRefused) return pointerRefused;
+  const commonDir = named === null ? gitDir : await canonicalOrNull(named);
   if (commonDir === null) return ok(null);
   const hasStores = (await isDirectory(join(commonDir, "objects"))) && (await isDirectory(join(commonDir, "refs")));
   return ok(hasStores ? { gitDir, commonDir, head: head.value } : null);
 }
 
 /**
- * Fills in the work tree of a git dir, found either through `.git` in `dotGitOwner` or as itself,
- * after refusing layouts this reader does not understand. A linked worktree is its own directory:
- * git ignores the shared config's core.bare and core.worktree there (they describe the main
- * worktree), which is what lets a bare repository have linked worktrees; found from inside its
- * admin dir, it is the one the `gitdir` file names. For the main worktree core.bare wins, then
- * core.worktree (relative to the git dir; submodules whose git dir lives in the superproject's
- * `.git/modules/` use it), then the directory holding `.git`. Started inside a `.git` directory,
- * git itself knows no work tree; its parent is the obvious one.
+ * The work tree of a git dir found through `.git` in `dotGitOwner` or as itself. As in git, a
+ * linked worktree ignores the shared core.bare and core.worktree; otherwise core.bare wins, then
+ * core.worktree (submodules use it), then the directory holding `.git`, or a `.git` dir's parent.
  */
 async function locate(
   { gitDir, commonDir, head }: GitDirs,
@@ -178,12 +147,11 @@ async function locate(
   }
   const isLinkedWorktree = commonDir !== gitDir;
   let workTree = dotGitOwner;
-  /** Set when core.worktree chose the work tree: the directory it must stay inside. */
   let place: { dir: string; configured: string } | null = null;
   if (isLinkedWorktree) {
     const link = workTree === null ? await readWorktreeLink(gitDir, files) : null;
-    const allowed = link === null ? ok(true) : await mayFollow(join(gitDir, "gitdir"), link.path, guard);
-    if (!allowed.ok) return allowed;
+    const linkRefused = link === null ? null : await refused(join(gitDir, "gitdir"), link.path, guard);
+    if (linkRefused) return linkRefused;
     workTree ??= link?.path ?? null;
   } else if (parseConfigBool(config.value.get("core.bare")) === true) {
     workTree = null;
@@ -191,10 +159,8 @@ async function locate(
     workTree ??= basename(gitDir) === ".git" ? dirname(gitDir) : null;
     const configured = config.value.get("core.worktree");
     if (configured !== undefined) {
-      // The repository was found in `workTree` (or is the git dir itself), and that is what the
-      // user pointed the server at; core.worktree may only narrow it. `core.worktree = /` would
-      // otherwise make the whole disk this repository's work tree, and so an exposed place.
-      // Compared as text first, so a path elsewhere (a network share) is never touched.
+      // core.worktree may only narrow where the repository was found: `/` would expose the whole
+      // disk. Compared as text first, so a path elsewhere (a network share) is never touched.
       place = { dir: workTree ?? gitDir, configured };
       workTree = resolve(gitDir, configured);
       if (!isInside(workTree, place.dir)) return worktreeOutside(place);
@@ -209,7 +175,7 @@ async function locate(
       ),
     );
   }
-  // The directory holding `.git` was reached by a walk up from a canonical path: it is canonical.
+  // The directory holding `.git` was reached from a canonical path: it is canonical.
   const canonical = workTree === dotGitOwner ? { ok: true as const, path: workTree } : await canonicalPath(workTree);
   if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.cause}`);
   if (place !== null && !isInside(canonical.path, place.dir)) return worktreeOutside(place);
@@ -223,30 +189,24 @@ function worktreeOutside({ dir, configured }: { dir: string; configured: string 
   );
 }
 
-/** Canonical form of an existing path, or why there is none. */
 const canonicalPath = (path: string) =>
   realpath(path).then(
     (real) => ({ ok: true as const, path: real }),
     (error: unknown) => ({ ok: false as const, cause: describeFsError(error) }),
   );
 
-/** Canonical form of an existing path; `null` when there is none. */
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
 const isDirectory = (path: string) =>
-  stat(path).then(
-    (info) => info.isDirectory(),
+  statIfExists(path).then(
+    (info) => info?.isDirectory() === true,
     () => false,
   );
 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
 const MAX_POINTER_FILE_BYTES = 1024 * 1024;
 
-/**
- * A small pointer file git writes (`.git`, `commondir`), `null` when missing: a regular file of at
- * most 1 MiB, as UTF-8. A FIFO, a device or a huge file is refused, never read. Only a trailing CR
- * and LF are trimmed, as git does, so a path may end in spaces.
- */
+/** A pointer file (`.git`, `commondir`), `null` when missing; only CR and LF trimmed, as in git. */
 function readPointerLine(path: string): Result<string | null> {
   const read = readBounded(path, MAX_POINTER_FILE_BYTES);
   if (read.kind === "missing") return ok(null);
@@ -260,11 +220,7 @@ function readPointerLine(path: string): Result<string | null> {
   return ok(text.slice(0, end));
 }
 
-/**
- * Where a worktree's admin dir says the worktree is: its `gitdir` file names the worktree's `.git`
- * file (absolute, or since git 2.48 possibly relative to the admin dir). Like git, the path is
- * right-trimmed and a trailing `/.git` removed. `null` when the file is missing, empty or unreadable.
- */
+/** Where a worktree's admin dir says the worktree is (`gitdir`: its `.git` file, maybe relative). */
 export async function readWorktreeLink(
   adminDir: string,
   files: CachedFileReader,

@@ -1,7 +1,9 @@
 import { toolError } from "../core/errors.ts";
 import { err, type Result } from "../core/result.ts";
 
-/** A repository file or directory the server cannot read: what to check, and how git sees it. */
+/** A repository this reader does not understand (git may, or refuse it too). */
+export const unsupported = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
+
 export function unreadable(path: string, cause: string, verb: "read" | "list" = "read"): Result<never> {
   return err(
     toolError(

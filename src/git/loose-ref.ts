@@ -21,21 +21,14 @@ export function rtrimGitSpace(text: string): string {
   return text.slice(0, end);
 }
 
-/**
- * The SHA-1 or SHA-256 object name at the start of `text`, lower-cased, when it is followed by
- * nothing or by whitespace (as git requires of loose refs and packed-refs lines); else `null`.
- */
+/** The SHA-1 or SHA-256 object name starting `text`, lower-cased, when followed by nothing or whitespace. */
 export function leadingOid(text: string): string | null {
   const hex = /^[0-9a-f]*/i.exec(text)?.[0] ?? "";
   if (hex.length !== 40 && hex.length !== 64) return null;
   return hex.length === text.length || isGitSpace(text.charCodeAt(hex.length)) ? hex.toLowerCase() : null;
 }
 
-/**
- * Parses a loose ref file as git does (`parse_loose_ref_contents`): `ref: <name>` for a symbolic
- * ref, otherwise an object name followed by nothing or whitespace (FETCH_HEAD-style trailing data is
- * allowed). `null` when it is neither.
- */
+/** git's `parse_loose_ref_contents`: `ref: <name>`, or an object name (trailing data allowed); else `null`. */
 export function parseLooseRef(bytes: Uint8Array): RefValue | null {
   const text = decodeUtf8(bytes);
   if (text === null) return null;
@@ -49,17 +42,13 @@ export function parseLooseRef(bytes: Uint8Array): RefValue | null {
   return oid === null ? null : { kind: "oid", oid };
 }
 
-/**
- * A loose ref holds an object id or `ref: <name>`; anything much larger is not a ref, and is not
- * read into memory to find that out.
- */
+/** Anything much larger than an object id or `ref: <name>` is not a ref, and is not read to find out. */
 const MAX_LOOSE_REF_BYTES = 64 * 1024;
 
 export async function readLooseRef(path: string): Promise<LooseRead> {
   try {
     const info = await lstatIfExists(path);
-    // A directory where the ref would be (`refs/heads/a` when `refs/heads/a/b` exists) means "no
-    // loose ref"; git then still consults packed-refs.
+    // A directory where the ref would be means "no loose ref"; packed-refs is still consulted.
     if (info === undefined || info.isDirectory()) return { kind: "missing" };
     // Old git (core.preferSymlinkRefs) wrote symbolic refs as symlinks such as HEAD -> refs/heads/main.
     if (info.isSymbolicLink()) {
@@ -71,8 +60,7 @@ export async function readLooseRef(path: string): Promise<LooseRead> {
   } catch (error) {
     return absentOrUnreadable(error);
   }
-  // One opened descriptor, `fstat`ed, so that a FIFO or a device (a HEAD linked to /dev/zero)
-  // swapped in at any moment is refused, never read.
+  // One `fstat`ed descriptor: a FIFO or device (HEAD -> /dev/zero) swapped in is refused unread.
   const read = readBounded(path, MAX_LOOSE_REF_BYTES);
   if (read.kind === "missing" || read.kind === "directory") return { kind: "missing" };
   if (read.kind === "unreadable") return absentOrUnreadable(read.error);

@@ -7,28 +7,21 @@ import { listDirectory } from "../fs/dir-listing.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
-import { unreadable } from "./hints.ts";
-import { type RefValue, readLooseRef } from "./loose-ref.ts";
-import { readPackedRefs } from "./packed-refs.ts";
+import { unreadable, unsupported } from "./hints.ts";
+import { leadingOid, type RefValue, readLooseRef } from "./loose-ref.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
 export const HEADS = "refs/heads/";
 
-const unsupported = (message: string, hint: string) => err(toolError("unsupported_repo", message, hint));
-
 /** git's SYMREF_MAXDEPTH: how many symbolic hops it follows before calling the ref broken. */
 const MAX_SYMREF_DEPTH = 5;
 
-/**
- * Refs that each worktree keeps for itself, in its own git dir: HEAD and the other pseudorefs, and
- * the refs/worktree, refs/bisect and refs/rewritten namespaces. Everything else is shared.
- */
+/** Refs each worktree keeps in its own git dir: pseudorefs, refs/worktree, refs/bisect, refs/rewritten. */
 const SHARED_REF = /^refs\/(?!(?:worktree|bisect|rewritten)\/)/;
 
 /** One ref as stored, without following it: the loose file wins over packed-refs. */
 async function readRef(repo: RepoLocation, refname: string, files: CachedFileReader): Promise<Result<RefValue | null>> {
-  // Beyond the format rules, git's `refname_is_safe`: a name outside `refs/` must be all capitals
-  // and underscores (HEAD, ORIG_HEAD), so a name such as `config` or `index` is never read as a ref.
+  // git's `refname_is_safe`: outside `refs/` only all-caps names, so `config` is never read as a ref.
   let bad = checkRefnameFormat(refname);
   if (bad === null && !refname.startsWith("refs/") && !/^[A-Z_]+$/.test(refname)) {
     bad = "is neither under refs/ nor an all-caps name such as HEAD";
@@ -56,12 +49,8 @@ async function readRef(repo: RepoLocation, refname: string, files: CachedFileRea
   return ok(oid === undefined ? null : { kind: "oid", oid });
 }
 
-/**
- * Follows symbolic refs from `refname` to the last ref of the chain (`refname` itself unless it is
- * symbolic) and its object id, `null` when that ref does not exist (an unborn branch). `stored`:
- * what `refname` itself holds, when the caller has just read it.
- */
-export async function resolveRefChain(
+/** The last ref of `refname`'s symbolic chain and its object id (`null`: unborn); `stored`: if just read. */
+async function resolveRefChain(
   repo: RepoLocation,
   refname: string,
   files: CachedFileReader,
@@ -90,20 +79,13 @@ export async function resolveRef(
   return resolved.ok ? ok(resolved.value.oid) : resolved;
 }
 
-/**
- * Entries (files and directories) a loose-branch walk visits before it gives up: a repository with
- * this many branches is beyond what twig stacks, and a hostile one could otherwise make every
- * call list millions of files.
- */
+/** Entries a loose-branch walk visits before it gives up: a hostile repository could hold millions. */
 const MAX_LOOSE_REF_ENTRIES = 100_000;
 
 /**
- * Short names of all local branches, loose and packed, sorted by UTF-8 bytes as git sorts them.
- * Loose refs are listed by name only, never opened one by one, so this stays fast with thousands
- * of branches. Symbolic links are never followed: `refs/heads` itself (or `refs`) being one is
- * refused, as it would list another directory's files as branches (`refs/heads -> /` walks the
- * disk), and one inside it is skipped, as a link back up (`refs/heads/a -> .`) would repeat the
- * tree endlessly.
+ * Short names of all local branches, loose and packed, sorted by UTF-8 bytes as git sorts them;
+ * loose refs are listed, never opened. Links are never followed: `refs/heads` (or `refs`) being one
+ * is refused (`refs/heads -> /` walks the disk), and one inside it is skipped (`a -> .` loops).
  */
 export async function listLocalBranches(repo: RepoLocation, files: CachedFileReader): Promise<Result<string[]>> {
   const headsDir = join(repo.commonDir, "refs", "heads");
@@ -133,12 +115,10 @@ export async function listLocalBranches(repo: RepoLocation, files: CachedFileRea
         "`git pack-refs --all` moves branches into packed-refs, which is read whole; prune branches you no longer need.",
       );
     }
-    // A name that is not UTF-8 comes back with U+FFFD for its bad bytes and names no real branch;
-    // only then is the directory read again as raw bytes to tell a real U+FFFD from a replaced byte.
+    // A name that is not UTF-8 comes back with U+FFFD: only then are raw names read to tell them apart.
     const decodable = entries.some((file) => file.includes("\uFFFD")) ? decodableNames(path) : null;
     for (const file of entries) {
-      // `<ref>.lock` files exist while git updates `<ref>`; invalid names (such as dotfiles left by
-      // editors) are skipped by git's loose-ref iterator too.
+      // git's loose-ref iterator skips invalid names (`<ref>.lock`, editors' dotfiles) too.
       if (checkRefnameFormat(HEADS + prefix + file) !== null) continue;
       if (decodable === null || !file.includes("\uFFFD") || decodable.has(file)) names.add(prefix + file);
     }
@@ -157,4 +137,60 @@ function decodableNames(dir: string): Set<string> {
   } catch {
     return new Set(); // Unreadable now: every replaced name is dropped.
   }
+}
+
+/** `packed-refs` as ref name → object id; a line git would reject is skipped, not the whole file. */
+export function parsePackedRefs(bytes: Uint8Array): Map<string, string> {
+  const refs = new Map<string, string>();
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    const line = decodeUtf8(bytes.subarray(start, end));
+    start = end + 1;
+    if (line === null) continue;
+    const oid = leadingOid(line);
+    if (oid === null || line.charAt(oid.length) !== " ") continue;
+    const refname = line.slice(oid.length + 1);
+    if (checkRefnameFormat(refname) === null) refs.set(refname, oid);
+  }
+  return refs;
+}
+
+/** The repository's packed refs; a missing file means none are packed. */
+async function readPackedRefs(
+  commonDir: string,
+  files: CachedFileReader,
+): Promise<Result<ReadonlyMap<string, string>>> {
+  const path = join(commonDir, "packed-refs");
+  const read = await files.read(path, "git:packed-refs", parsePackedRefs);
+  if (read.kind === "unreadable") return unreadable(path, read.cause);
+  return ok(read.kind === "found" ? read.value : new Map());
+}
+
+export type Head =
+  /** `unborn`: the branch has no commit yet (a new repository, or after `git checkout --orphan`). */
+  { kind: "branch"; branch: string; unborn: boolean; oid: string | null } | { kind: "detached"; oid: string };
+
+/** What the worktree at `repo.gitDir` has checked out; `stored`: HEAD as discovery just read it. */
+export async function readHead(repo: RepoLocation, files: CachedFileReader, stored?: RefValue): Promise<Result<Head>> {
+  // A chain that stops at HEAD itself means HEAD holds an object id (detached) or is missing.
+  const resolved = await resolveRefChain(repo, "HEAD", files, stored);
+  if (!resolved.ok) return resolved;
+  const { refname, oid } = resolved.value;
+  if (refname.startsWith(HEADS)) {
+    return ok({ kind: "branch", branch: refname.slice(HEADS.length), unborn: oid === null, oid });
+  }
+  // HEAD naming another ref under refs/ is detached at that ref's commit, as in git.
+  if (oid !== null) return ok({ kind: "detached", oid });
+  if (refname === "HEAD") {
+    return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
+  }
+  return err(
+    toolError(
+      "not_found",
+      `HEAD points to '${refname}', which is not a branch and does not exist`,
+      "Check out a branch.",
+    ),
+  );
 }

@@ -1,15 +1,8 @@
 import type { GitConfig } from "./config.ts";
 
-export interface Remote {
-  name: string;
-  url: string;
-}
+export type Remote = { name: string; url: string };
 
-/**
- * Each configured remote with its first URL, in the order the remotes first appear in the config,
- * after `url.<base>.insteadOf` rewriting: the longest matching prefix wins, and among equally long
- * ones the base that appears first, as in git's `alias_url`. Remotes without a URL are left out.
- */
+/** Each remote's first URL, in config order, rewritten by `url.<base>.insteadOf` as git's `alias_url` does. */
 export function remoteUrls(config: GitConfig): Remote[] {
   const urls = new Map<string, string | null>();
   // git groups insteadOf values under their base, bases in order of first appearance.

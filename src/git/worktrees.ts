@@ -5,15 +5,13 @@ import type { CachedFileReader } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { compareBytewise } from "./bytewise.ts";
 import { type RepoLocation, readWorktreeLink } from "./discover.ts";
-import { type Head, readHead } from "./head.ts";
 import { unreadable } from "./hints.ts";
+import { type Head, readHead } from "./refs.ts";
 
 export interface LiveWorktree {
-  /** The name of its admin dir under `<commonDir>/worktrees/`, as `git worktree` uses it. */
   id: string;
   /** The working-tree root git recorded; it may no longer exist (see `prunable`). */
   path: string;
-  /** Its per-worktree git dir (`<commonDir>/worktrees/<id>`), where its HEAD lives. */
   gitDir: string;
   /** `null` when its HEAD cannot be read. */
   head: Head | null;
@@ -22,10 +20,7 @@ export interface LiveWorktree {
   prunable: boolean;
 }
 
-/**
- * The linked worktrees (not the main one) recorded in `<commonDir>/worktrees/`, sorted by id.
- * Admin dirs without a readable `gitdir` file are skipped, as `git worktree list` skips them.
- */
+/** The linked worktrees in `<commonDir>/worktrees/` by id; those without a readable `gitdir` skipped, as by git. */
 export async function listLinkedWorktrees(
   repo: RepoLocation,
   files: CachedFileReader,

@@ -8,10 +8,7 @@ import { STORED_JIRA_KEY } from "../twig/schemas.ts";
 import { loadState } from "../twig/state.ts";
 import { openWorkspace } from "./workspace.ts";
 
-/**
- * Values a client may offer while the user types an argument. Failures mean "no suggestions":
- * completion is a convenience and must never surface an error.
- */
+/** Values a client may offer while the user types; failures mean "no suggestions", never an error. */
 export async function branchCandidates(ctx: Context): Promise<string[]> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return [];
@@ -47,10 +44,7 @@ export async function repositoryCandidates(ctx: Context): Promise<string[]> {
 
 const MAX_COMPLETIONS = 100;
 
-/**
- * Prefix matches first, then other substring matches, at most 100 (the MCP limit). A value with a
- * control, invisible or format character is never offered: a client shows completions as they are.
- */
+/** Prefix, then substring matches, at most 100; never a value with a hidden character (shown as it is). */
 export function completeFrom(all: readonly string[], typed: string) {
   const candidates = all.filter((value) => plainText(value) === value);
   const lower = typed.toLowerCase();

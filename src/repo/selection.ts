@@ -19,28 +19,24 @@ const NAME_SHOWN = 300;
 type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
 
 /**
- * Decides which repository a call is about: `--repo`, else the first MCP root in a git repository
- * (Claude Desktop starts servers elsewhere), else the working directory's. A call may name another
- * only if the user exposed it (registered with twig, inside a root, or the default).
+ * Which repository a call is about: `--repo`, else the first MCP root in a repository (Claude
+ * Desktop starts servers elsewhere), else the working directory's. Another only if exposed.
  */
 export class ExposedRepoSelector implements RepoSelector {
   #roots: string[] = [];
   #rootRepo: string | null = null;
   #pending: Promise<unknown> = Promise.resolve();
 
-  /** `startup`: the repository of `--repo` (when `explicit`) or of the working directory. */
   constructor(
     private readonly ctx: SelectorContext,
     private readonly startup: Result<string>,
     private readonly explicit: boolean,
   ) {}
 
-  /** Calls arriving while the client's roots are fetched wait, so the first reads the open project. */
   waitFor(loading: Promise<unknown>): void {
     this.#pending = loading.catch(() => {});
   }
 
-  /** Replaces the client's roots (directories); the first one inside a git repository becomes the default. */
   async setRoots(directories: readonly string[]): Promise<void> {
     const roots: string[] = [];
     let rootRepo: string | null = null;
@@ -62,10 +58,6 @@ export class ExposedRepoSelector implements RepoSelector {
 
   #default(): Result<string> {
     return !this.explicit && this.#rootRepo !== null ? ok(this.#rootRepo) : this.startup;
-  }
-
-  settledDefault(): Promise<Result<string>> {
-    return this.select(undefined);
   }
 
   async select(arg: string | undefined): Promise<Result<string>> {
@@ -102,8 +94,7 @@ export class ExposedRepoSelector implements RepoSelector {
     }
     const path = (matches[0] as { path: string }).path;
     const label = `Registered repository '${name}' at ${path}`;
-    // The registry outlives checkouts: a moved or deleted one is the registry's to fix, and
-    // "run inside a git repository" would send the user looking in the wrong place.
+    // A moved or deleted checkout is the registry's to fix, not "run inside a git repository".
     if ((await canonicalPath(path)) === null) {
       return err(
         toolError(
@@ -125,8 +116,7 @@ export class ExposedRepoSelector implements RepoSelector {
   async #selectPath(path: string): Promise<Result<string>> {
     const bases = await this.#exposedBases();
     const canonical = await canonicalPath(path);
-    // A path that does not resolve is only called missing when it would lie in an exposed place:
-    // elsewhere both cases read the same, so the answers do not tell whether a file exists.
+    // Only called missing inside an exposed place: elsewhere answers must not tell what exists.
     const exposed = bases.some((base) => isInside(canonical ?? resolve(path), base));
     if (canonical !== null && exposed) return this.#openInside(canonical, path, bases);
     const shown = printable(path, NAME_SHOWN);
@@ -140,7 +130,7 @@ export class ExposedRepoSelector implements RepoSelector {
     );
   }
 
-  /** The places the user exposed, canonical: client roots, the default repository, twig's registry. */
+  /** Client roots, the default repository and twig's registry, canonical. */
   async #exposedBases(): Promise<string[]> {
     const current = this.#default();
     const bases = current.ok ? [...this.#roots, current.value] : [...this.#roots];
@@ -151,12 +141,7 @@ export class ExposedRepoSelector implements RepoSelector {
     return bases;
   }
 
-  /**
-   * The linked worktree of an exposed repository that `path` (canonical) lies in, else `null`: it
-   * is that repository's checkout too, though usually beside it rather than inside. Its path is
-   * what the repository's `worktrees/<id>/gitdir` says, compared as text; only `path`, which the
-   * caller gave, has been touched.
-   */
+  /** The linked worktree of an exposed repository `path` lies in, compared as text (only `path` is touched). */
   async #linkedWorktreeAt(path: string, bases: readonly string[]): Promise<LinkedWorktree | null> {
     for (const repo of await this.#reposAt(bases)) {
       const linked = await listLinkedWorktrees(repo, this.ctx.files);
@@ -168,11 +153,9 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   /**
-   * Opens the repository at `path` only if its files are exposed too: a `.git` file or
-   * core.worktree can point anywhere. Work tree, git dir and common dir must each lie in an exposed
-   * place, the git dirs possibly inside an exposed repository's (linked worktrees, submodules).
-   * `linked`: the linked worktree `path` was let in as, which the repository found must be: a
-   * `gitdir` file can name any directory, and only its own worktree shares the repository's files.
+   * Opens the repository at `path` only if its work tree, git dir and common dir are exposed too: a
+   * `.git` file or core.worktree can point anywhere. `linked`: the worktree `path` was let in as,
+   * which the repository found must be, since a `gitdir` file can name any directory.
    */
   async #openInside(
     path: string,
@@ -181,8 +164,7 @@ export class ExposedRepoSelector implements RepoSelector {
     linked?: LinkedWorktree,
   ): Promise<Result<string>> {
     const inside = (dir: string, places: readonly string[]) => places.some((place) => isInside(dir, place));
-    // The exposed places, and the git dirs and common dirs of the repositories whose work trees
-    // are exposed places: looked up only once something points outside the first.
+    // Widened by the exposed repositories' git and common dirs only once something points outside.
     const places = [...bases];
     let widened = false;
     const allowed = async (dir: string): Promise<boolean> => {
@@ -192,7 +174,6 @@ export class ExposedRepoSelector implements RepoSelector {
       }
       return inside(dir, places);
     };
-    // What the repository's own files point to is checked before discovery goes there.
     const found = await this.#discover(path, label, allowed);
     if (!found.ok) return found;
     const { workTree, gitDir, commonDir } = found.value;
@@ -215,22 +196,17 @@ export class ExposedRepoSelector implements RepoSelector {
     );
   }
 
-  /** The repositories whose work trees are exactly some of `bases`. */
   async #reposAt(bases: readonly string[]): Promise<RepoLocation[]> {
     const found = await Promise.all(bases.map((base) => discoverRepository(base, this.ctx.files)));
     return found.flatMap((repo, i) => (repo.ok && repo.value.workTree === bases[i] ? [repo.value] : []));
   }
 
-  /** The repository at `path`; a failure's message starts with `label`. */
   async #discover(path: string, label: string, guard?: PointerGuard): Promise<Result<RepoLocation>> {
     const found = await discoverRepository(path, this.ctx.files, guard);
     return found.ok ? found : err({ ...found.error, message: `${label}: ${found.error.message}` });
   }
 }
 
-/** A linked worktree of an exposed repository, as that repository records it. */
 type LinkedWorktree = { path: string; gitDir: string; commonDir: string };
 
-function invalid(message: string, hint: string): Result<never> {
-  return err(toolError("invalid_params", message, hint));
-}
+const invalid = (message: string, hint: string) => err(toolError("invalid_params", message, hint));

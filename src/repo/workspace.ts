@@ -3,8 +3,8 @@ import { type ToolError, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type BranchCommits, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { discoverRepository, type RepoLocation } from "../git/discover.ts";
-import { readHead } from "../git/head.ts";
 import type { RefValue } from "../git/loose-ref.ts";
+import { readHead } from "../git/refs.ts";
 import { divergenceBase } from "../twig/graph.ts";
 import type { BranchMetadata } from "../twig/schemas.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
@@ -17,10 +17,7 @@ export interface Workspace {
   head: RefValue;
 }
 
-/**
- * Opens the default repository afresh: the directory was found at start-up, but the repository
- * may have been deleted, converted or re-initialised since (discovery refuses a bare one).
- */
+/** Opens the default repository afresh: it may have been deleted or converted since start-up. */
 export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<Workspace>> {
   if (!ctx.repo.ok) return ctx.repo;
   const found = await discoverRepository(ctx.repo.value, ctx.files);
@@ -63,10 +60,7 @@ export type NoCheckedOutRecord =
   | { why: "workspace" | "head" | "state"; error: ToolError }
   | { why: "detached"; oid: string };
 
-/**
- * The checked-out branch and twig's record of it (`undefined` when twig does not track it): what a
- * call defaults to when it names no PR or issue.
- */
+/** The checked-out branch and twig's record of it: what a call naming no PR or issue is about. */
 export async function checkedOutRecord(
   ctx: Context,
 ): Promise<Result<{ branch: string; record: BranchMetadata | undefined }, NoCheckedOutRecord>> {
@@ -80,11 +74,7 @@ export async function checkedOutRecord(
   return ok({ branch: head.value.branch, record: state.value.branches.get(head.value.branch) });
 }
 
-/**
- * Each branch's tip and how far it has drifted from the branch twig measures it against (its
- * primary parent, else the default root), in order. `sorted`: the local branches, byte-wise. A
- * repository the reader cannot read at all is each branch's warning, never the caller's error.
- */
+/** Each branch's tip and drift from its divergence base; an unreadable repository is each one's warning. */
 export async function branchCommits(
   ctx: Pick<Context, "files">,
   repo: RepoLocation,

@@ -21,7 +21,7 @@ export const listRepositoriesTool = defineTool({
   async handler(_args, ctx) {
     const registry = await loadRegistry(ctx);
     if (!registry.ok) return registry;
-    const fallback = ctx.repos ? await ctx.repos.settledDefault() : ctx.repo;
+    const fallback = ctx.repos ? await ctx.repos.select(undefined) : ctx.repo;
     const current = fallback.ok ? fallback.value : null;
     const currentId = current === null ? null : await directoryId(current);
     const repositories = await Promise.all(

@@ -51,10 +51,7 @@ export function defaultRootOf(sorted: readonly string[], state: TwigState): stri
   return flagged && includesSorted(sorted, flagged.branch) ? flagged.branch : null;
 }
 
-/**
- * The branch twig measures `branch`'s divergence against (§4.7): its primary parent (the first
- * declared parent that is a local branch), else the default root; `null` for the default root itself.
- */
+/** What `branch`'s divergence is measured against (§4.7): its first local parent, else the default root. */
 export function divergenceBase(sorted: readonly string[], state: TwigState, branch: string): string | null {
   const parent = state.parentsOf(branch).find((name) => name !== branch && includesSorted(sorted, name));
   if (parent !== undefined) return parent;

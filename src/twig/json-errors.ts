@@ -1,18 +1,47 @@
+import { dirname } from "node:path";
 import { findNodeAtLocation, type ParseErrorCode, parseTree, printParseErrorCode, visit } from "jsonc-parser";
 import type * as v from "valibot";
+import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { decodeUtf8 } from "../fs/cached-file.ts";
+import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
+import { resolvesInside } from "../fs/path-inside.ts";
 import { issueMessage } from "./schemas.ts";
 
 /**
- * Where twig's JSON files (state, registry) broke, said without quoting them: such a file may be a
- * link to a secret, or written by whoever made the clone, and an error message reaches the model
- * and the user's terminal. A syntax error is named by line and column; a value of the wrong shape
- * by the line and column of that value and its path, with branch names left out. The engine's own
- * messages are not used: they quote the token they stopped at. jsonc-parser (VS Code's parser,
- * strict with comments and trailing commas refused) runs only once `JSON.parse` has failed, to
- * find the offsets `JSON.parse` does not give.
+ * Where twig's JSON files broke, by line, column and a path without branch names, never quoting
+ * them (`JSON.parse`'s messages do): such a file may be a link to a secret. jsonc-parser (strict)
+ * runs only once `JSON.parse` has failed, for the offsets it does not give.
  */
+
+/**
+ * Loads twig's state or registry file, `null` when missing. twig writes a plain file: one linked
+ * out of its place would read another file (a secret) as this one, and parse errors would say so.
+ */
+export async function loadTwigFile<T>(
+  files: CachedFileReader,
+  kind: "state" | "registry",
+  path: string,
+  parse: (bytes: Uint8Array) => Result<T, string>,
+  hints: { unreadable: string; invalid: string },
+): Promise<Result<T> | null> {
+  const [code, label, within, outside] =
+    kind === "state"
+      ? (["no_twig_state", "twig state", dirname(dirname(path)), "the repository"] as const)
+      : (["invalid_registry", "registry", dirname(path), "its directory"] as const);
+  const fail = (verb: string, why: string, hint: string) =>
+    err(toolError(code, `Failed to load ${label}: Failed to ${verb} ${kind} file ${path} (${why})`, hint));
+  if (!(await resolvesInside(path, within))) {
+    return fail(
+      "read",
+      `a symbolic link to a file outside ${outside}`,
+      `twig writes ${path} as a plain file: replace the link with a copy, or remove it.`,
+    );
+  }
+  const read = await files.read(path, `twig-${kind}`, parse);
+  if (read.kind === "missing") return null;
+  if (read.kind === "unreadable") return fail("read", read.cause, hints.unreadable);
+  return read.value.ok ? read.value : fail("parse", read.value.error, hints.invalid);
+}
 
 /** A JSON file's text and value, or where and why it is not JSON. */
 export function parseJsonFile(bytes: Uint8Array): Result<{ text: string; value: unknown }, string> {
@@ -54,10 +83,7 @@ export type JsonPlace = { path: readonly (string | number)[]; shown: string };
 
 export const TOP: JsonPlace = { path: [], shown: "" };
 
-/**
- * `line 4, column 20 (branches.*.github_pr): Invalid type: expected number`. The path below
- * `place` comes from the schema (field names and list indexes), never from the file.
- */
+/** `line 4, column 20 (branches.*.github_pr): Invalid type: expected number`; the path is the schema's. */
 export function describeIssueIn(text: string, issues: readonly v.BaseIssue<unknown>[], place = TOP): string {
   const first = issues[0];
   if (first === undefined) return "invalid";

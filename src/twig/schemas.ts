@@ -42,10 +42,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * `worktrees[0].path: expected string`: where the first issue is and what was expected, never the
- * value received, which may be a secret (a state file can be a symlink to a credentials file).
- */
+/** `worktrees[0].path: expected string`: never the value received, which may be a secret. */
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ""): string {
   const first = issues[0];
   if (!first) return "invalid";

@@ -11,11 +11,7 @@ export interface StackMember {
   depth: number;
 }
 
-/**
- * The branches of the stacks under `trunks`, or of the one stack holding `branch`, in drawing
- * order. Trunks (the configured roots, the default root) are not members: they are what stacks
- * merge into. A branch drawn twice (a diamond) is listed once, where it is first drawn.
- */
+/** The branches of the stacks under `trunks` (not members), or of the one holding `branch`, as drawn. */
 export function stackMembers(
   graph: BranchGraph,
   state: TwigState,
@@ -31,8 +27,7 @@ export function stackMembers(
       true,
     );
   }
-  // Up the first parents to the branch just above a trunk: the bottom of this stack. A parent
-  // loop ends the walk where it repeats; that stack then has no trunk.
+  // Up the first parents to the stack's bottom; a parent loop ends where it repeats, with no trunk.
   let bottom = branch;
   let parent = drawnParent(bottom);
   const seen = new Set([branch]);
@@ -46,11 +41,7 @@ export function stackMembers(
   return members([tree], false);
 }
 
-/**
- * The parent a branch is drawn under: its first declared parent that exists locally (the graph
- * leaves out edges to deleted branches, a merged parent's for one), else the default root when it
- * hangs there as an orphan. `localBranches` is sorted byte-wise.
- */
+/** The parent a branch is drawn under: its first local declared parent, else the default root for an orphan. */
 function drawnParentOf(
   graph: BranchGraph,
   state: TwigState,

@@ -1,14 +1,11 @@
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
-import { resolvesInside } from "../fs/path-inside.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
-import { describeIssueIn, parseJsonFile } from "./json-errors.ts";
-import { legacyBranches } from "./legacy-state.ts";
+import { describeIssueIn, loadTwigFile, parseJsonFile } from "./json-errors.ts";
 import {
   type BranchMetadata,
   BranchMetadataSchema,
@@ -32,36 +29,18 @@ export interface TwigState {
   invalidJiraKeys: ReadonlySet<string>;
 }
 
-export const EMPTY_STATE: TwigState = buildState(new Map(), [], [], []);
+const EMPTY_STATE: TwigState = buildState(new Map(), { dependencies: [], root_branches: [], worktrees: [] });
 
 const statePath = (workTree: string) => join(workTree, ".twig", "state.json");
 
-/**
- * Loads `workTree`'s `.twig/state.json`, or in a linked worktree without one the main checkout's
- * (as twig resolves it). A missing file is empty state (twig's rule); a bad one is `no_twig_state`.
- */
+/** `workTree`'s `.twig/state.json`, else (a linked worktree) the main checkout's; missing is empty. */
 export async function loadState(ctx: Pick<Context, "files">, workTree: string): Promise<Result<TwigState>> {
   const path = await stateFileFor(ctx, workTree);
-  const fail = (verb: string, why: string, hint: string) =>
-    err(toolError("no_twig_state", `Failed to load twig state: Failed to ${verb} state file ${path} (${why})`, hint));
-  // twig writes a plain file; one linked out of its checkout would read another file (a secret)
-  // as state, and parse errors would describe it.
-  if (!(await resolvesInside(path, dirname(dirname(path))))) {
-    return fail(
-      "read",
-      "a symbolic link to a file outside the repository",
-      `twig writes ${path} as a plain file: replace the link with a copy, or remove it.`,
-    );
-  }
-  const read = await ctx.files.read(path, "twig-state", parseStateBytes);
-  if (read.kind === "missing") return ok(EMPTY_STATE);
-  if (read.kind === "unreadable") return fail("read", read.cause, `Check that ${path} is a readable file.`);
-  if (read.value.ok) return ok(read.value.value);
-  return fail(
-    "parse",
-    read.value.error,
-    `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
-  );
+  const read = await loadTwigFile(ctx.files, "state", path, parseStateBytes, {
+    unreadable: `Check that ${path} is a readable file.`,
+    invalid: `Fix the JSON in ${path} by hand, or move it aside: twig treats a missing file as empty state.`,
+  });
+  return read ?? ok(EMPTY_STATE);
 }
 
 /** The state file `loadState` reads for `workTree`: its own if anything is there, else its main checkout's. */
@@ -73,10 +52,7 @@ export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string
   return main === null ? own : statePath(main);
 }
 
-/**
- * The main checkout of a linked worktree (its common dir's parent, as twig takes it), else `null`.
- * Only a linked worktree has a `.git` file, so the usual case costs one `lstat`.
- */
+/** A linked worktree's main checkout (its common dir's parent, as twig takes it); one `lstat` otherwise. */
 async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Promise<string | null> {
   const dotGit = await lstatIfExists(join(workTree, ".git"));
   if (dotGit === undefined || !dotGit.isFile()) return null;
@@ -108,21 +84,49 @@ export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
       return err(describeIssueIn(text, entry.issues, { path: ["branches", name], shown: "branches.*" }));
     branches.set(name, entry.output);
   }
-  return ok(buildState(branches, parsed.output.dependencies, parsed.output.root_branches, parsed.output.worktrees));
+  return ok(buildState(branches, parsed.output));
+}
+
+/** Records as twig wrote them before 0.1.5: current twig cannot load them, but they still link branches. */
+const LegacyEntrySchema = v.object({ branch: v.string(), ...BranchMetadataSchema.entries });
+
+function legacyProblem(format: string, problem: string): string {
+  return `written in the format of ${format}, and ${problem}; current twig cannot load this format: to upgrade, move the file aside and run \`twig sync\`, which links branches again to the Jira keys in their names and to their pull requests`;
+}
+
+/** A pre-0.1.5 file's records (a later one for a branch wins, as in twig), or `null` if it has none. */
+function legacyBranches(
+  json: Record<string, unknown>,
+  text: string,
+): Result<Map<string, BranchMetadata> | null, string> {
+  const lists: [string, string, unknown][] = [];
+  if (json.branch_issues !== undefined)
+    lists.push(["branch_issues", "twig 0.1.0–0.1.3 (`branch_issues`)", json.branch_issues]);
+  if (Array.isArray(json.branches)) lists.push(["branches", "twig 0.1.4 (`branches` as a list)", json.branches]);
+  if (lists.length === 0) return ok(null);
+  const records = new Map<string, BranchMetadata>();
+  for (const [field, format, list] of lists) {
+    if (!Array.isArray(list)) return err(legacyProblem(format, `${field}: Invalid type: Expected an array`));
+    for (const [index, raw] of list.entries()) {
+      const entry = v.safeParse(LegacyEntrySchema, raw);
+      if (!entry.success) {
+        const place = { path: [field, index], shown: `${field}[${index}]` };
+        return err(legacyProblem(format, describeIssueIn(text, entry.issues, place)));
+      }
+      const { branch, ...meta } = entry.output;
+      records.set(branch, meta);
+    }
+  }
+  return ok(records);
 }
 
 /** Parents indexed by child, and the names and Jira keys twig would not write, found once per parsed file. */
 function buildState(
   branches: Map<string, BranchMetadata>,
-  dependencies: Dependency[],
-  roots: RootBranch[],
-  worktrees: WorktreeRecord[],
+  { dependencies, root_branches: roots, worktrees }: Omit<v.InferOutput<typeof StateFileSchema>, "branches">,
 ): TwigState {
-  const parents = new Map<string, string[]>();
-  for (const { child, parent } of dependencies) {
-    if (!parents.has(child)) parents.set(child, []);
-    parents.get(child)?.push(parent);
-  }
+  const grouped = Map.groupBy(dependencies, (dependency) => dependency.child);
+  const parents = new Map([...grouped].map(([child, edges]) => [child, edges.map((edge) => edge.parent)]));
   // Each name checked once: a hostile state may repeat one thousands of times.
   const names = new Set([...branches.keys(), ...dependencies.flatMap((d) => [d.child, d.parent])]);
   for (const { branch } of roots) names.add(branch);

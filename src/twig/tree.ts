@@ -27,16 +27,10 @@ export const TreeNodeSchema: v.GenericSchema<TreeNode> = v.object({
 /** Diamonds repeat a shared subtree under each parent (as twig does): exponential at worst, so capped. */
 export const TREE_NODE_BUDGET = 50_000;
 
-/**
- * Levels built below a root. Each level nests twice in JSON (node, `children`), and parsers refuse
- * deep nesting (serde_json at 128); drawn indentation grows with depth too.
- */
+/** Levels built below a root: each nests twice in JSON, and parsers refuse deep nesting (serde_json at 128). */
 export const MAX_TREE_DEPTH = 48;
 
-/**
- * Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and
- * {@link MAX_TREE_DEPTH}) levels deep: the cap also bounds the recursion here and below.
- */
+/** Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and the cap) deep. */
 export function buildTree(
   graph: BranchGraph,
   state: TwigState,
@@ -75,10 +69,7 @@ export function buildTree(
   return expand(root, 0);
 }
 
-/**
- * Nodes in the trees, each occurrence counted (a diamond's shared subtree is drawn under each
- * parent), and a lower bound on their text as JSON string bytes, cheaper than drawing it.
- */
+/** Nodes in the trees, each occurrence counted, and a lower bound on their text's JSON bytes. */
 export function measureTrees(trees: readonly TreeNode[]): { nodes: number; textBytes: number } {
   let nodes = 0;
   let textBytes = 0;
@@ -91,11 +82,7 @@ export function measureTrees(trees: readonly TreeNode[]): { nodes: number; textB
   return { nodes, textBytes };
 }
 
-/**
- * The trees cut to whole lines worth about `room` JSON bytes: each root first, then the path to
- * `focus` (the checked-out branch) and its subtree, then other lines in drawing order up to the
- * first that does not fit; a node that lost children is marked `truncated`.
- */
+/** The trees cut to lines worth about `room` JSON bytes: roots, `focus` with its path and subtree, then the rest. */
 export function cutTrees(
   trees: readonly TreeNode[],
   focus: string | null,
@@ -109,9 +96,7 @@ export function cutTrees(
   };
   for (const tree of trees) walk(tree, -1, 0);
   const at = (index: number) => lines[index] as Line;
-  // A line is drawn only when it is weighed: a 10,000-line tree cut to a few hundred lines never
-  // draws the rest. 4 prefix characters a level, box-drawing ones 3 UTF-8 bytes; the quotes stand
-  // for the `\n`.
+  // Lines are drawn only when weighed. 4 prefix characters a level, box-drawing ones 3 UTF-8 bytes.
   const cost = ({ node, depth }: Line) => (depth === 0 ? 0 : depth * 6 + 4) + jsonStringBytes(line(node));
   let used = 0;
   const fits = (entry: Line) => used + cost(entry) <= room;
@@ -127,8 +112,7 @@ export function cutTrees(
       if (at(at(i).parent).kept) keep(at(i));
     }
   }
-  // Then the other lines in drawing order, up to the first that does not fit: the text stays a
-  // contiguous prefix of the drawing (plus the kept path and subtree), with no lines after a gap.
+  // Up to the first that does not fit: no line is drawn after a gap.
   for (const entry of lines) {
     if (entry.kept || !lines[entry.parent]?.kept) continue;
     if (!fits(entry)) break;
@@ -156,17 +140,14 @@ function jsonStringBytes(text: string): number {
   return PLAIN.test(text) ? text.length + 2 : Buffer.byteLength(JSON.stringify(text), "utf8");
 }
 
-/**
- * twig-mcp's `tree_text` (§4.8), with ` [cycle]` / ` [truncated]` marks where twig would crash,
- * never drawn below {@link MAX_TREE_DEPTH} (a last line says so). Names and keys are plain text.
- */
+/** `tree_text` (§4.8), marked ` [cycle]` / ` [truncated]` where twig would crash, never below the depth cap. */
 export function renderTreeText(root: TreeNode): string {
   let text = `${line(root)}\n`;
   let cutByDepth = false;
   const draw = (node: TreeNode, prefix: string, depth: number) => {
     for (const [index, child] of node.children.entries()) {
       const last = index === node.children.length - 1;
-      // A deep tree's text grows with its depth squared: whatever built the nodes, stop at the cap.
+      // A deep tree's text grows with its depth squared.
       const atCap = depth + 1 >= MAX_TREE_DEPTH;
       const hidden = atCap && child.children.length > 0;
       const mark = hidden && !child.truncated ? " [truncated]" : "";

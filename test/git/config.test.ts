@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import { parseConfigBool, parseGitConfig, readConfigFile, repoConfigPath } from "../../src/git/config.ts";
+import { parseConfigBool, parseGitConfig, readConfigFile } from "../../src/git/config.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
 import { remoteUrls } from "../../src/git/remotes.ts";
 import { type GitRepo, makeRepo, makeSandbox, runGit, type Sandbox } from "../support/git-repo.ts";
@@ -241,7 +241,7 @@ describe("the repository config file and remoteUrls agree with git", () => {
   test("remote.<name>.url matches `git config --get`", async () => {
     const location = await discoverRepository(repo.root, files);
     if (!location.ok) throw new Error(location.error.message);
-    const config = await readConfigFile(repoConfigPath(location.value), files);
+    const config = await readConfigFile(join(location.value.commonDir, "config"), files);
     if (!config.ok) throw new Error(config.error.message);
     for (const name of ["origin", "upstream", "Mixed.Case", "plain"]) {
       expect(config.value.get(`remote.${name}.url`)).toBe(repo.git("config", "--get", `remote.${name}.url`));
@@ -251,7 +251,7 @@ describe("the repository config file and remoteUrls agree with git", () => {
   test("rewritten urls match `git remote get-url`", async () => {
     const location = await discoverRepository(repo.root, files);
     if (!location.ok) throw new Error(location.error.message);
-    const config = await readConfigFile(repoConfigPath(location.value), files);
+    const config = await readConfigFile(join(location.value.commonDir, "config"), files);
     if (!config.ok) throw new Error(config.error.message);
     const remotes = remoteUrls(config.value);
     expect(remotes.map((remote) => remote.name)).toEqual(["origin", "upstream", "Mixed.Case", "plain"]);
@@ -263,15 +263,12 @@ describe("the repository config file and remoteUrls agree with git", () => {
   test("a missing config file is an empty config; a broken one is an error", async () => {
     const location = await discoverRepository(repo.root, files);
     if (!location.ok) throw new Error(location.error.message);
-    const missing = await readConfigFile(
-      repoConfigPath({ ...location.value, commonDir: join(repo.sandbox, "nowhere") }),
-      files,
-    );
+    const missing = await readConfigFile(join(repo.sandbox, "nowhere", "config"), files);
     expect(missing.ok && missing.value.entries).toEqual([]);
     const brokenDir = join(repo.sandbox, "broken");
     mkdirSync(brokenDir);
     writeFileSync(join(brokenDir, "config"), "[core]\n\tbare = \\q\n");
-    const broken = await readConfigFile(repoConfigPath({ ...location.value, commonDir: brokenDir }), files);
+    const broken = await readConfigFile(join(brokenDir, "config"), files);
     expect(broken.ok).toBe(false);
     if (!broken.ok) expect(broken.error.message).toContain("line 2");
   });

@@ -3,7 +3,7 @@ import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { discoverRepository, type RepoLocation } from "../../src/git/discover.ts";
-import { type Head, readHead } from "../../src/git/head.ts";
+import { type Head, readHead } from "../../src/git/refs.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 
 const files = new CachedFileReader();

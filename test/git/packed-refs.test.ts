@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { parsePackedRefs } from "../../src/git/packed-refs.ts";
+import { parsePackedRefs } from "../../src/git/refs.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 
 const enc = (text: string) => new TextEncoder().encode(text);

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { Context } from "../../core/context.ts";
 import { ok, type Result } from "../../core/result.ts";
 import { discoverRepository } from "../../git/discover.ts";
-import { readHead } from "../../git/head.ts";
+import { readHead } from "../../git/refs.ts";
 import { registryPath } from "../../twig/dirs.ts";
 import { loadRegistry } from "../../twig/registry.ts";
 import { loadState, stateFileFor } from "../../twig/state.ts";

@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import * as v from "valibot";
-import { toolError } from "../../core/errors.ts";
 import { inline } from "../../core/plain-text.ts";
-import { err, ok, type Result } from "../../core/result.ts";
+import { ok, type Result } from "../../core/result.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
-import { readConfigFile, repoConfigPath } from "../config.ts";
+import { readConfigFile } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
+import { unsupported } from "../hints.ts";
 import { CommitGraph } from "../objects/commit-graph.ts";
 import { ObjectStore } from "../objects/object-store.ts";
 import { ObjectReadError } from "../objects/positional-file.ts";
@@ -37,10 +37,7 @@ export const BranchCommitsSchema = v.object({
   behind: v.optional(v.number()),
   /** The base has commits the branch lacks: rebase the branch onto it (`twig sync` / restack). */
   needs_restack: v.optional(v.boolean()),
-  /**
-   * Present when `ahead` and `behind` are lower bounds: the walk stopped at its commit limit, or
-   * at the boundary of a shallow clone.
-   */
+  /** Present when `ahead` and `behind` are lower bounds: the walk limit, or a shallow clone's boundary. */
   counts_limited_by: v.optional(v.picklist(["walk_limit", "shallow"])),
   /** Why some of the above is missing (an unreadable or corrupt object, a missing branch). */
   commit_warnings: v.optional(v.array(v.string())),
@@ -48,32 +45,22 @@ export const BranchCommitsSchema = v.object({
 export type BranchCommits = v.InferOutput<typeof BranchCommitsSchema>;
 
 /** A branch and the branch it is compared against (`null`: show its head only). */
-export interface BranchPair {
-  branch: string;
-  base: string | null;
-}
+export type BranchPair = { branch: string; base: string | null };
 
-/**
- * Each branch's tip commit and how far it has drifted from its base, read from `.git` directly.
- * One entry per pair, in order; a problem with one branch (a missing ref, a corrupt object) is that
- * entry's warning. Only a repository this reader cannot read at all is an error.
- */
+/** Each pair's tip commit and drift from its base; a problem with one branch is that entry's warning. */
 export async function readBranchCommits(
   repo: RepoLocation,
   pairs: readonly BranchPair[],
   files: CachedFileReader,
   limit = WALK_LIMIT,
 ): Promise<Result<BranchCommits[]>> {
-  const config = await readConfigFile(repoConfigPath(repo), files);
+  const config = await readConfigFile(join(repo.commonDir, "config"), files);
   if (!config.ok) return config;
   const format = config.value.get("extensions.objectformat")?.toLowerCase() ?? "sha1";
   if (format !== "sha1") {
-    return err(
-      toolError(
-        "unsupported_repo",
-        `${repo.commonDir} stores objects with ${inline(format, 40)} object names, which twig-mcp cannot read`,
-        "twig-mcp reads SHA-1 repositories; branch names and twig metadata are still available.",
-      ),
+    return unsupported(
+      `${repo.commonDir} stores objects with ${inline(format, 40)} object names, which twig-mcp cannot read`,
+      "twig-mcp reads SHA-1 repositories; branch names and twig metadata are still available.",
     );
   }
   const tips = new Map<string, { oid: string } | { warning: string }>();
@@ -123,12 +110,10 @@ export async function readBranchCommits(
             };
             const baseTip = base === null ? null : tipOf(base);
             if (base !== null && baseTip !== null) {
-              const counted = countDivergence((oid) => source.walkCommit(oid), baseTip, tip, limit);
-              entry.base = base;
-              entry.ahead = counted.ahead;
-              entry.behind = counted.behind;
-              entry.needs_restack = counted.behind > 0;
-              if (counted.truncated !== undefined) entry.counts_limited_by = counted.truncated;
+              const walk = (oid: string) => source.walkCommit(oid);
+              const { ahead, behind, truncated } = countDivergence(walk, baseTip, tip, limit);
+              Object.assign(entry, { base, ahead, behind, needs_restack: behind > 0 });
+              if (truncated !== undefined) entry.counts_limited_by = truncated;
             }
           } catch (error) {
             if (!(error instanceof ObjectReadError)) throw error;

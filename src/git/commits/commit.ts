@@ -2,7 +2,6 @@ import type { CommitGraph } from "../objects/commit-graph.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
 import { corrupt } from "../objects/positional-file.ts";
 
-/** What the walk and the branch summary need from a commit object. */
 export interface ParsedCommit {
   parents: string[];
   /** Committer time, seconds since the epoch. */
@@ -17,10 +16,7 @@ const decoder = new TextDecoder("utf-8", { fatal: false });
 /** A subject is shown as one line; the rest of a long first line is never decoded. */
 const MAX_SUBJECT_BYTES = 4096;
 
-/**
- * Parses a commit object's headers (`tree`, `parent`…, `author`, `committer`, then optional ones
- * such as `gpgsig` with continuation lines) and the first line of its message.
- */
+/** A commit object's parents, committer and subject; continuation lines (`gpgsig`) are skipped unread. */
 export function parseCommit(data: Uint8Array, oid: string): ParsedCommit {
   const parents: string[] = [];
   let committer: RegExpExecArray | null = null;
@@ -32,7 +28,6 @@ export function parseCommit(data: Uint8Array, oid: string): ParsedCommit {
       pos = end + 1;
       break;
     }
-    // Only the short headers are decoded; a signature's continuation lines are skipped unread.
     if (data[pos] !== 0x20) {
       const line = decoder.decode(data.subarray(pos, Math.min(end, pos + 1024)));
       if (line.startsWith("parent ")) {
@@ -67,7 +62,6 @@ export function isoWithZone(time: number, zone: string): string {
   return `${local.toISOString().slice(0, 19)}${zone.slice(0, 3)}:${zone.slice(3, 5)}`;
 }
 
-/** One commit as the walk sees it. */
 export interface WalkCommit {
   parents: string[];
   /** Topological level from the commit-graph; `INFINITE_GENERATION` for a commit it does not cover. */
@@ -80,11 +74,7 @@ export interface WalkCommit {
 /** Commits newer than the graph sort before every commit in it, as in git. */
 export const INFINITE_GENERATION = 2 ** 32;
 
-/**
- * Commits by name, from the commit-graph when it covers them (no object read at all) and from the
- * object store otherwise. The graph hands out parents by position, so names learnt that way are
- * remembered and a parent is never searched for.
- */
+/** Commits by name, from the commit-graph when it covers them (positions remembered), else the object store. */
 export class CommitSource {
   readonly #positions = new Map<string, number>();
 

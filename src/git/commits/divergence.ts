@@ -1,25 +1,13 @@
 import { INFINITE_GENERATION, type WalkCommit } from "./commit.ts";
 
-/**
- * `git rev-list --left-right --count base...branch`: `ahead` commits on the branch that the base
- * lacks, `behind` the other way; `truncated` says why they are lower bounds.
- */
-export interface Divergence {
-  ahead: number;
-  behind: number;
-  truncated?: "walk_limit" | "shallow";
-}
+/** `git rev-list --left-right --count base...branch`; `truncated`: why they are lower bounds. */
+export type Divergence = { ahead: number; behind: number; truncated?: "walk_limit" | "shallow" };
 
 const BASE = 1;
 const BRANCH = 2;
 const BOTH = BASE | BRANCH;
 
-interface Node {
-  commit: WalkCommit;
-  flags: number;
-  taken: boolean;
-  queued: boolean;
-}
+type Node = { commit: WalkCommit; flags: number; taken: boolean; queued: boolean };
 
 /** Later first: higher generation, then later commit time. */
 function before(a: Node, b: Node): boolean {
@@ -29,20 +17,11 @@ function before(a: Node, b: Node): boolean {
 }
 
 /**
- * Counts the symmetric difference of two histories the way a merge-base search does (git's
- * `paint_down_to_common`): both tips are painted, paint flows to parents newest first, and the walk
- * stops once nothing one-sided is left to visit. Only the commits since the fork are read, not the
- * history below it.
- *
- * Newest first means by generation number when the commit-graph gives one: then a commit is taken
- * only after every descendant the walk will meet, its paint is final, and the counts are exact.
- * Commits the graph lacks (all of them without a graph) are ordered by commit time instead, and the
- * walk goes on until the queue holds nothing newer than the oldest one-sided commit, so a commit
- * that turns out to be shared is repainted (git's `mark_parents_uninteresting`). Commit times
- * never decrease from parent to child in a sane history; clock skew can fool this, as it can git.
- *
- * At most `limit` commits are taken; beyond that the counts are lower bounds: what was counted is
- * final (nothing taken later can reach it), what was not taken is not counted.
+ * Counts the symmetric difference as git's `paint_down_to_common` does: paint flows from both tips
+ * to parents newest first until nothing one-sided is left, so only commits since the fork are read.
+ * By generation number the counts are exact; commits the graph lacks go by commit time, and the
+ * walk goes on until nothing queued is newer than the oldest one-sided commit, repainting a shared
+ * one (clock skew can fool this, as it can git). Past `limit` commits the counts are lower bounds.
  */
 export function countDivergence(
   load: (oid: string) => WalkCommit,

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
-import { corrupt, findOid, isLink, PositionalFile, view } from "./positional-file.ts";
+import { corrupt, findOid, isLink, PositionalFile, readStart, view } from "./positional-file.ts";
 
-/** One commit as the graph records it: parents by position, its topological level and commit time. */
+/** A commit as the graph records it, parents by position. */
 export interface GraphCommit {
   parents: number[];
   /** The topological level (generation number v1): greater than every ancestor's. */
@@ -32,11 +32,7 @@ const MAX_PARENTS = 100_000;
 /** git reads split chains of at most this many layers in practice; more is a broken chain file. */
 const MAX_LAYERS = 64;
 
-/**
- * The commit-graph (`objects/info/commit-graph`, or the split layers named by
- * `objects/info/commit-graphs/commit-graph-chain`, base first): parents and generation numbers for
- * the commits it covers without reading a single commit object. Positions run across layers.
- */
+/** The commit-graph, single or split (base layer first): parents and generations without reading commits. */
 export class CommitGraph {
   readonly total: number;
 
@@ -56,15 +52,9 @@ export class CommitGraph {
       else {
         const chainDir = join(info, "commit-graphs");
         if (isLink(chainDir)) corrupt(`${chainDir} is a link, not read`);
-        const chain = PositionalFile.open(join(chainDir, "commit-graph-chain"));
+        const chain = readStart(join(chainDir, "commit-graph-chain"), MAX_LAYERS * 42);
         if (chain === null) return null;
-        let names: string[];
-        try {
-          names = (decodeUtf8(chain.read(0, Math.min(chain.size, MAX_LAYERS * 42))) ?? "").split("\n");
-        } finally {
-          chain.close();
-        }
-        names = names.filter((line) => line !== "");
+        const names = (decodeUtf8(chain) ?? "").split("\n").filter((line) => line !== "");
         if (names.length === 0 || names.length > MAX_LAYERS || names.some((name) => !/^[0-9a-f]{40}$/.test(name))) {
           corrupt(`${chainDir}/commit-graph-chain is malformed`);
         }

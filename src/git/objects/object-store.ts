@@ -1,7 +1,6 @@
 /**
- * Hand-written rather than a library: isomorphic-git, the one well-kept pure-JS git reader, reads
- * a whole pack file into memory (`readObjectPacked` loads `p.pack` entire) to take one object from
- * it; this reader must stay bounded on any pack, so it reads the index and each object by offset.
+ * Hand-written: isomorphic-git reads a whole pack into memory to take one object from it; this
+ * reader must stay bounded on any pack, so it reads the index and each object by offset.
  */
 import { readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -16,44 +15,30 @@ import {
   Pack,
   type PackEntry,
 } from "./pack.ts";
-import { corrupt, isLink, ObjectReadError, PositionalFile } from "./positional-file.ts";
+import { corrupt, isLink, ObjectReadError, PositionalFile, readStart } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
 
-export interface GitObject {
-  type: ObjectType;
-  data: Uint8Array;
-}
+export type GitObject = { type: ObjectType; data: Uint8Array };
 
 /** Commits are small; a larger object is refused before it is read (a message of megabytes is an attack). */
 const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
 /** git's own ceiling for `--depth` (pack-objects clamps to 4095); anything longer is a loop or an attack. */
 const MAX_DELTA_DEPTH = 4095;
-/**
- * All deltas of one chain together, and apart from that all the objects they build: a chain of
- * thousands of 4 MiB deltas would take minutes, and so would one of thousands of 8-byte deltas
- * that each copy a 4 MiB base whole.
- */
+/** All deltas of one chain, and apart all the objects they build: either could otherwise take minutes. */
 const MAX_CHAIN_BYTES = 64 * 1024 * 1024;
 /** git reads alternates five levels deep. */
 const MAX_ALTERNATE_DEPTH = 5;
 
-/**
- * A repository's object database: its packs and loose objects, and those of its alternates that
- * lie inside `places`. Files are opened when first needed and closed by `close()`.
- */
+/** A repository's packs and loose objects, and its alternates' inside `places`; files open on first use. */
 export class ObjectStore {
   #packs: Pack[] | null = null;
   readonly notes: string[] = [];
 
   private constructor(readonly dirs: string[]) {}
 
-  /**
-   * `objectsDir` is `<common dir>/objects`. An alternate (`objects/info/alternates`) is followed
-   * only when its canonical path is inside one of `places` (canonical directories): a cloned
-   * repository's alternates file could otherwise make the server read any directory.
-   */
+  /** An alternate is followed only when its canonical path is inside `places`: it could name any directory. */
   static open(objectsDir: string, places: readonly string[]): ObjectStore {
     const dirs: string[] = [];
     const store = new ObjectStore(dirs);
@@ -128,11 +113,7 @@ export class ObjectStore {
     return packs;
   }
 
-  /**
-   * Resolves a delta chain without recursion: the deltas' headers are collected down to the base
-   * object (a repeat is a loop, a chain longer than git ever writes is refused, and so is a chain
-   * whose deltas together declare too much), then applied from the base up.
-   */
+  /** Resolves a delta chain without recursion: headers collected down to the base, then applied up. */
   #fromPack(start: { pack: Pack; offset: number }): GitObject {
     const chain: { pack: Pack; entry: PackEntry }[] = [];
     const seen = new Set<string>();
@@ -207,15 +188,8 @@ function readLoose(path: string): GitObject | null {
 /** The alternates file's directories: one per line, `#` comments and blank lines skipped, quoted paths refused. */
 function readAlternates(path: string): string[] {
   try {
-    const file = PositionalFile.open(path);
-    if (file === null) return [];
-    let text: string;
-    try {
-      text = decodeUtf8(file.read(0, Math.min(file.size, 64 * 1024))) ?? "";
-    } finally {
-      file.close();
-    }
-    return text
+    const bytes = readStart(path, 64 * 1024);
+    return ((bytes === null ? null : decodeUtf8(bytes)) ?? "")
       .split("\n")
       .map((line) => line.replace(/\r$/, ""))
       .filter((line) => line !== "" && !line.startsWith("#") && !line.startsWith('"'));

@@ -10,7 +10,6 @@ export interface PackEntry {
   type: number;
   /** The inflated size: of the object itself, or of the delta for a delta entry. */
   size: number;
-  /** Where the zlib stream starts. */
   dataOffset: number;
   /** OFS_DELTA: the base entry's offset in this pack. */
   baseOffset?: number;
@@ -21,11 +20,7 @@ export interface PackEntry {
 const OIDS_AT = 8 + 256 * 4;
 const HASH_BYTES = 20;
 
-/**
- * One pack file and its version-2 index, read by offset: a lookup is a binary search over the
- * index's sorted object names (a few 20-byte reads) and an object is read from its own bytes, so
- * neither file is ever held whole.
- */
+/** A pack and its version-2 index, read by offset (a binary search, then the object's own bytes), never whole. */
 export class Pack {
   readonly #fanout: DataView;
   readonly #count: number;
@@ -123,11 +118,7 @@ export class Pack {
     return { type, size, dataOffset: offset + pos };
   }
 
-  /**
-   * The entry's inflated data; refused before any read when it declares more than `maxBytes`.
-   * Only the stream's longest possible compressed length is read, and bytes after its end (the
-   * next entry) are ignored by zlib.
-   */
+  /** The entry's inflated data, refused unread when it declares more than `maxBytes`. */
   inflate(entry: PackEntry, maxBytes: number): Uint8Array {
     const what = `${this.path} entry at ${entry.dataOffset}`;
     if (entry.size > maxBytes) corrupt(`${what} declares ${entry.size} bytes, over the ${maxBytes}-byte limit`);
@@ -145,26 +136,18 @@ export class Pack {
   }
 }
 
-/**
- * The bytes a zlib stream of `size` uncompressed bytes can take at most: deflate's stored blocks
- * add 5 bytes per 64 KiB, the zlib wrapper 6; the margin covers the rest.
- */
+/** The most bytes a zlib stream of `size` bytes takes: 5 per stored block, 6 of wrapper, and a margin. */
 export function maxDeflatedBytes(size: number): number {
   return size + Math.ceil(size / 16_384) * 5 + 64;
 }
 
 /**
- * Inputs up to this size go through `Bun.inflateSync`, about 5 times faster per call than
- * node:zlib's (2 µs against 11 µs for a commit; most of a walk without a commit-graph), but it
- * takes no output cap: deflate expands at most 1,032-fold, so from 4 KiB at most about 4 MiB comes
- * out, the object limit. Larger inputs are capped by node:zlib's `maxOutputLength`.
+ * Up to this size `Bun.inflateSync` (5 times faster than node:zlib) is safe without an output cap:
+ * deflate expands at most 1,032-fold, so 4 KiB gives about 4 MiB, the object limit.
  */
 const FAST_INPUT_BYTES = 4096;
 
-/**
- * Inflates a zlib stream to at most about `maxBytes` (the fast path may give a little more, and
- * the callers check the length); bytes after the stream's end are ignored.
- */
+/** Inflates to at most about `maxBytes` (callers check the length); bytes after the stream are ignored. */
 export function inflateCapped(input: Uint8Array, maxBytes: number, what: string): Uint8Array {
   try {
     return input.length <= FAST_INPUT_BYTES
@@ -176,11 +159,7 @@ export function inflateCapped(input: Uint8Array, maxBytes: number, what: string)
   }
 }
 
-/**
- * Applies a git delta (copy-from-base and insert instructions) to `base`. Every copy and insert
- * is checked against both buffers, and the result may not exceed `maxBytes`, so a hostile delta
- * can neither read outside its base nor make a huge object.
- */
+/** Applies a git delta to `base`, every copy and insert checked against both buffers and `maxBytes`. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array, maxBytes: number): Uint8Array {
   let pos = 0;
   // Sizes are varints: little-endian groups of 7 bits.

@@ -1,9 +1,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 
 /**
- * Why an object could not be read. The byte-level readers throw it (a check at every field would
- * otherwise thread a `Result` through each varint and offset); the commit readers catch it at
- * their boundary and turn it into a per-branch warning, so it never reaches the wire as a throw.
+ * Why an object could not be read: thrown by the byte-level readers (a `Result` through every
+ * varint would cost more than it says), caught by the commit readers as a per-branch warning.
  */
 export class ObjectReadError extends Error {
   override readonly name = "ObjectReadError";
@@ -18,16 +17,10 @@ const OPEN_FLAGS =
   constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 const PAGE_BYTES = 4096;
-/**
- * Pages kept per file, 2 MiB at most: a walk returns to the same index and commit-graph pages again
- * and again. In bench/commits.ts (30,000 commits, 5,000 behind) 64 pages took 57 ms, 512 take 10 ms.
- */
+/** Pages kept per file (2 MiB): a walk returns to the same pages; bench/commits.ts: 64 took 57 ms, 512 10 ms. */
 const MAX_PAGES = 512;
 
-/**
- * git makes no links inside an object directory, and opening a file below one would follow it
- * wherever it leads ({@link PositionalFile.open} refuses a link only as the file's own name).
- */
+/** git makes no links in an object directory; `open` refuses a link only as the file's own name. */
 export function isLink(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 }
@@ -95,14 +88,22 @@ export class PositionalFile {
   }
 }
 
+/** The first `max` bytes of a small file, with {@link PositionalFile.open}'s refusals; `null` when missing. */
+export function readStart(path: string, max: number): Uint8Array | null {
+  const file = PositionalFile.open(path);
+  if (file === null) return null;
+  try {
+    return file.read(0, Math.min(file.size, max));
+  } finally {
+    file.close();
+  }
+}
+
 export function view(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/**
- * The index of `oid` (20 raw bytes) in a sorted table of names at `namesAt`, found through its
- * 256-entry fan-out (as pack indexes and commit-graphs store them); `null` when it is not there.
- */
+/** The index of `oid` (20 raw bytes) in the sorted names at `namesAt`, through its 256-entry fan-out. */
 export function findOid(file: PositionalFile, fanout: DataView, namesAt: number, oid: Uint8Array): number | null {
   const first = oid[0] as number;
   let low = first === 0 ? 0 : fanout.getUint32((first - 1) * 4);
