@@ -37,14 +37,17 @@ export const ACCEPT_ENCODING = "gzip, deflate";
 
 export const RAW_BODY = { decompress: false } as RequestInit;
 
-/** `Content-Encoding` names and the `DecompressionStream` format (Bun's names) that undoes each. */
-const DECODERS: Record<string, string> = {
-  gzip: "gzip",
-  "x-gzip": "gzip",
-  deflate: "deflate",
-  br: "brotli",
-  zstd: "zstd",
-};
+/**
+ * `Content-Encoding` names and the `DecompressionStream` format (Bun's names) that undoes each. A
+ * `Map`, so a server's `constructor` or `__proto__` is an unknown name, not an inherited property.
+ */
+const DECODERS = new Map([
+  ["gzip", "gzip"],
+  ["x-gzip", "gzip"],
+  ["deflate", "deflate"],
+  ["br", "brotli"],
+  ["zstd", "zstd"],
+]);
 
 /** `body` with its `Content-Encoding` undone, as a stream; `null` for an encoding not known here. */
 function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): ReadableStream<Uint8Array> | null {
@@ -56,7 +59,7 @@ function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): Rea
   if (codings.length > 4) return null;
   let stream = body;
   for (const name of codings.reverse()) {
-    const format = DECODERS[name];
+    const format = DECODERS.get(name);
     if (format === undefined) return null;
     const decoder = new DecompressionStream(format as ConstructorParameters<typeof DecompressionStream>[0]);
     stream = stream.pipeThrough(decoder as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);

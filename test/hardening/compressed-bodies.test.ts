@@ -160,4 +160,12 @@ describe("ordinary compressed bodies", () => {
     const failure = await github()(`${server.url.href}odd`).catch((e: unknown) => e);
     expect(String(failure)).toContain("unsupported Content-Encoding compress");
   });
+
+  test("an encoding named like an object's own property is unknown too", async () => {
+    for (const name of ["constructor", "toString", "__proto__"]) {
+      answers.set(`/${name}`, () => new Response("xx", { headers: { "content-encoding": name } }));
+      const failure = await github()(`${server.url.href}${name}`).catch((e: unknown) => e);
+      expect(String(failure)).toContain(`unsupported Content-Encoding ${name}`);
+    }
+  });
 });
