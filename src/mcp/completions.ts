@@ -7,7 +7,7 @@ import {
   linkedCandidates,
   repositoryCandidates,
 } from "../repo/completion-candidates.ts";
-import { BRANCH_CONTEXT_TEMPLATE } from "../resources/uri.ts";
+import { BRANCH_CONTEXT_TEMPLATE } from "./resources.ts";
 
 const NOTHING = { completion: { values: [], total: 0, hasMore: false } };
 

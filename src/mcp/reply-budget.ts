@@ -43,11 +43,6 @@ export function maxResultSizeChars(maxTokens: number): number | null {
  *
  * Costs are in units, a third of a token.
  */
-const LOWER = 1.95;
-const UPPER = 2.1;
-const DIGIT = 1.5;
-const SPACE = 1.2;
-const PUNCT = 2.55;
 /** Every run of one class is at least a token. */
 const MIN_RUN = 3;
 /** A UTF-8 byte outside ASCII. */
@@ -55,27 +50,27 @@ const BYTE = 3;
 /** `│`, `├`, `└` are two tokens each and `─` one, where other three-byte characters may be three. */
 const BOX: Readonly<Record<number, number>> = { 9474: 6, 9500: 6, 9492: 6, 9472: 3 };
 
+/** Each of the space-separated `runs`, costing `tokens`. */
+const known = (tokens: number, runs: string) => runs.split(" ").map((run): [string, number] => [run, tokens]);
 /** Lowercase words of twig-mcp's replies and branch names, by the tokens each is (quoted, as in JSON). */
 export const KNOWN_WORDS: ReadonlyMap<string, number> = new Map([
-  ...(
+  ...known(
+    1,
     "at author base body branch branches checks code created cursor cycle data default description dev develop " +
-    "docs draft error false feat feature fix has head hint issue issues jira key labels main master merged message " +
-    "more next null number ok parent pr priority pull release reporter repositories repository request requested " +
-    "requests reviews root sha stack state status statuses summary test text title total tree true truncated type " +
-    "unavailable updated url warnings user users pending passing approved open closed none changes login"
-  )
-    .split(" ")
-    .map((word): [string, number] => [word, 1]),
-  ..."unborn worktrees mergeable reviewers assignee omitted bugfix hotfix chore refactor failing commented verdict"
-    .split(" ")
-    .map((word): [string, number] => [word, 2]),
+      "docs draft error false feat feature fix has head hint issue issues jira key labels main master merged message " +
+      "more next null number ok parent pr priority pull release reporter repositories repository request requested " +
+      "requests reviews root sha stack state status statuses summary test text title total tree true truncated type " +
+      "unavailable updated url warnings user users pending passing approved open closed none changes login",
+  ),
+  ...known(
+    2,
+    "unborn worktrees mergeable reviewers assignee omitted bugfix hotfix chore refactor failing commented verdict",
+  ),
 ]);
 /** Runs of JSON punctuation, by the tokens each is. */
 export const KNOWN_PUNCTUATION: ReadonlyMap<string, number> = new Map([
-  ...'":" "," ": ," "} {" ":[{" "}] ":{" },{" ":[ ]," - _ / . : " , { } [ ] "}, }, }] "] "]," ":[ }}'
-    .split(" ")
-    .map((run): [string, number] => [run, 1]),
-  ...'"},{" "}]} "}," ":[] }]} }}," "}}," ":[]," }],"'.split(" ").map((run): [string, number] => [run, 2]),
+  ...known(1, '":" "," ": ," "} {" ":[{" "}] ":{" },{" ":[ ]," - _ / . : " , { } [ ] "}, }, }] "] "]," ":[ }}'),
+  ...known(2, '"},{" "}]} "}," ":[] }]} }}," "}}," ":[]," }],"'),
 ]);
 const LONGEST_WORD = 12;
 const LONGEST_PUNCTUATION = 6;
@@ -89,23 +84,15 @@ enum Kind {
   Other,
 }
 
-/** The kind and cost of each ASCII character, looked up rather than tested. */
-const ASCII_KIND: Kind[] = [];
-const ASCII_COST: number[] = [];
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  const [kind, cost] = /[a-z]/.test(ch)
-    ? [Kind.Lower, LOWER]
-    : /[A-Z]/.test(ch)
-      ? [Kind.Upper, UPPER]
-      : /[0-9]/.test(ch)
-        ? [Kind.Digit, DIGIT]
-        : /[ \t\n]/.test(ch)
-          ? [Kind.Space, SPACE]
-          : [Kind.Punct, PUNCT];
-  ASCII_KIND.push(kind);
-  ASCII_COST.push(cost);
-}
+/** Each ASCII character's kind and cost, looked up rather than tested. */
+const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[ \t\n]/, /./s];
+/** Lower, Upper, Digit, Space, Punct: the per-character costs above, in units. */
+const KIND_COST = [1.95, 2.1, 1.5, 1.2, 2.55];
+const ASCII_KIND = Array.from(
+  { length: 128 },
+  (_, c): Kind => CLASSES.findIndex((r) => r.test(String.fromCharCode(c))),
+);
+const ASCII_COST = ASCII_KIND.map((kind) => KIND_COST[kind] as number);
 
 /** Budget units `text` costs: an estimate of three times its tokens, from above. */
 export function textUnits(text: string): number {
@@ -202,9 +189,4 @@ export function chooseMaxReplyTokens(
     return DEFAULT_MAX_REPLY_TOKENS;
   }
   return parsed;
-}
-
-/** Tokens as the model reads them in a message: the estimate for `units`. */
-export function estimatedTokens(units: number): number {
-  return Math.ceil(units / UNITS_PER_TOKEN);
 }

@@ -19,7 +19,7 @@ const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 /** The revision's code for a version the server does not serve (`UnsupportedProtocolVersionError`). */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Resource not found until 2025-11-25; the stateless revision answers it with Invalid params. */
-const LEGACY_RESOURCE_NOT_FOUND = -32002;
+export const RESOURCE_NOT_FOUND = -32002;
 
 /** Methods the stateless revision removed; its requests for them are unknown methods. */
 const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
@@ -84,7 +84,7 @@ export class StatelessRequests implements Transport {
     if (method === undefined) return this.inner.send(message, options);
     this.#inFlight.delete(message.id);
     if ("result" in message) return this.inner.send({ ...message, result: this.#complete(method, message.result) });
-    const code = message.error.code === LEGACY_RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : message.error.code;
+    const code = message.error.code === RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : message.error.code;
     return this.inner.send({ ...message, error: { ...message.error, code } }, options);
   }
 

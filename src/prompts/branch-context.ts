@@ -1,13 +1,20 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
+import { inline } from "../core/plain-text.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import { getBranchMetadataTool } from "../tools/get-branch-metadata.ts";
-import { BranchArg, RepoArg } from "./args.ts";
-import { definePrompt } from "./define.ts";
-import { describeFailure, failure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
-import { branchText, inline, jiraKeyText } from "./quote.ts";
+import { BranchArg, definePrompt, RepoArg } from "./define.ts";
+import {
+  branchText,
+  describeFailure,
+  failure,
+  formatJiraIssue,
+  formatPrStatus,
+  isUnconfigured,
+  jiraKeyText,
+} from "./quote.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
 const NO_REPO_CLOSING = "Help me open or choose the repository I'm working in.";

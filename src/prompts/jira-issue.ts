@@ -1,11 +1,13 @@
 import * as v from "valibot";
+import type { Context } from "../core/context.ts";
+import { inline } from "../core/plain-text.ts";
 import { compareBytewise } from "../git/bytewise.ts";
+import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { getJiraIssueTool } from "../tools/get-jira-issue.ts";
-import type { TwigState } from "../twig/state.ts";
-import { IssueKeyArg, RepoArg } from "./args.ts";
-import { definePrompt } from "./define.ts";
-import { describeFailure, formatJiraIssue, isUnconfigured, localState } from "./live-status.ts";
-import { fenced, inline, jiraKeyText, listLine } from "./quote.ts";
+import type { BranchMetadata } from "../twig/schemas.ts";
+import { loadState, type TwigState } from "../twig/state.ts";
+import { definePrompt, IssueKeyArg, RepoArg } from "./define.ts";
+import { describeFailure, fenced, formatJiraIssue, isUnconfigured, jiraKeyText, listLine } from "./quote.ts";
 
 const CLOSING =
   "Help me plan the work for this issue: summarize what is asked, list open questions, and propose the next steps.";
@@ -57,4 +59,16 @@ function linkedBranches(state: TwigState, key: string): string[] {
     .filter(([name, meta]) => meta.jira_issue?.toUpperCase() === wanted && !state.invalidNames.has(name))
     .map(([name, meta]) => (meta.github_pr == null ? name : `${name} (PR #${meta.github_pr})`))
     .sort(compareBytewise);
+}
+
+/** The prompt repository's state and the checked-out branch's record in it; `null` when unreadable. */
+async function localState(ctx: Context): Promise<{ state: TwigState; current?: BranchMetadata } | null> {
+  const workspace = await openWorkspace(ctx);
+  if (!workspace.ok) return null;
+  const [current, state] = await Promise.all([
+    currentBranch(ctx, workspace.value),
+    loadState(ctx, workspace.value.workTree),
+  ]);
+  if (!state.ok) return null;
+  return { state: state.value, ...(current.ok ? { current: state.value.branches.get(current.value.branch) } : {}) };
 }

@@ -1,11 +1,11 @@
 import * as v from "valibot";
+import { inline, quoted } from "../core/plain-text.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
+import { checkedOutRecord } from "../repo/workspace.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import { getPrStatusTool } from "../tools/get-pr-status.ts";
-import { PrNumberArg, RepoArg } from "./args.ts";
-import { definePrompt } from "./define.ts";
-import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
-import { fenced, inline, listLine, quoted } from "./quote.ts";
+import { definePrompt, PrNumberArg, RepoArg } from "./define.ts";
+import { describeFailure, fenced, formatPrStatus, isUnconfigured, listLine } from "./quote.ts";
 
 const CLOSING =
   "Review where this pull request stands: what still blocks merging, which checks fail and why, and what I should do next.";
@@ -19,7 +19,8 @@ export const reviewPrPrompt = definePrompt({
   description: "What blocks this pull request? Its reviews, failing and pending checks, and description.",
   args: v.object({ pr_number: PrNumberArg, repo: RepoArg }),
   async render({ pr_number: prNumber, repo }, ctx, invoke) {
-    const linked = prNumber ?? (await localState(ctx))?.current?.github_pr ?? null;
+    const local = prNumber === undefined ? await checkedOutRecord(ctx) : null;
+    const linked = prNumber ?? (local?.ok ? local.value.record?.github_pr : null) ?? null;
     // Without a number or a link, get_pr_status looks the branch's PR up on GitHub.
     const status = await invoke(getPrStatusTool, linked === null ? { repo } : { pr_number: linked, repo });
     const which = linked === null ? "The current branch's pull request" : `Pull request #${linked}`;

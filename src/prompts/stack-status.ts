@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { inline } from "../core/plain-text.ts";
 import { sortBytewise } from "../git/bytewise.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
 import type { ToolInvoker } from "../tools/define.ts";
@@ -7,10 +8,8 @@ import { getCurrentBranchTool } from "../tools/get-current-branch.ts";
 import { getStackStatusTool } from "../tools/stack-status.ts";
 import { branchRecord, branchStack } from "../twig/branch-record.ts";
 import type { TwigState } from "../twig/state.ts";
-import { RepoArg } from "./args.ts";
-import { definePrompt } from "./define.ts";
-import { failure } from "./live-status.ts";
-import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
+import { definePrompt, RepoArg } from "./define.ts";
+import { branchText, failure, fenced, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
   "Summarize the current state of this PR stack. For each branch, describe its review status and CI results.";
