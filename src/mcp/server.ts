@@ -25,20 +25,16 @@ export interface ServerFeatures {
   resources: boolean;
 }
 
-export interface McpServerHandle {
-  server: Server;
-  /** `server.connect`, serving the stateless revision beside the `initialize`-based ones (see stateless.ts). */
-  connect(transport: Transport): Promise<void>;
-  /** Releases file watchers; the process may then exit. */
-  dispose(): void;
-}
-
-/** The MCP server over our tool registry; transport-agnostic (stdio in production). */
+/**
+ * The MCP server over our tool registry; transport-agnostic (stdio in production). `connect` serves
+ * the stateless revision beside the `initialize`-based ones (see stateless.ts); `dispose` releases
+ * file watchers, so that the process may exit.
+ */
 export function createMcpServer(
   baseCtx: ServiceContext,
   tools: ToolRegistry,
   features: ServerFeatures = { prompts: true, resources: true },
-): McpServerHandle {
+) {
   const serverInfo = { name: "twig-mcp", title: "twig", version: pkg.version };
   const capabilities = {
     tools: { listChanged: false },

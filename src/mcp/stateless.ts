@@ -24,26 +24,19 @@ export const RESOURCE_NOT_FOUND = -32002;
 /** Methods the stateless revision removed; its requests for them are unknown methods. */
 const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
 
-/** Results a client may cache, with how long and for whom. */
+/**
+ * Results a client may cache, with how long and for whom: lists fixed for the process's life by its
+ * flags, and the repository's own data, which changes with every commit or twig command.
+ */
 const FIXED = { ttlMs: 3_600_000, cacheScope: "public" } as const;
 const LIVE = { ttlMs: 0, cacheScope: "private" } as const;
 const CACHING: Readonly<Record<string, typeof FIXED | typeof LIVE>> = {
-  // Fixed for the life of the process: the flags it was started with decide them.
-  "server/discover": FIXED,
-  "tools/list": FIXED,
-  "prompts/list": FIXED,
-  "resources/templates/list": FIXED,
-  // The repository's own data, which changes with every commit or twig command.
+  ...Object.fromEntries(
+    ["server/discover", "tools/list", "prompts/list", "resources/templates/list"].map((m) => [m, FIXED]),
+  ),
   "resources/list": LIVE,
   "resources/read": LIVE,
 };
-
-/** What `server/discover` answers. */
-export interface Discovery {
-  serverInfo: Implementation;
-  capabilities: ServerCapabilities;
-  instructions: string;
-}
 
 /**
  * Serves MCP 2026-07-28 beside the `initialize`-based revisions on one SDK `Server`, as a Transport
@@ -64,7 +57,8 @@ export class StatelessRequests implements Transport {
 
   constructor(
     readonly inner: Transport,
-    readonly discovery: Discovery,
+    /** What `server/discover` answers. */
+    readonly discovery: { serverInfo: Implementation; capabilities: ServerCapabilities; instructions: string },
   ) {}
 
   async start(): Promise<void> {

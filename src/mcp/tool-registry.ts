@@ -104,10 +104,16 @@ export class ToolRegistry {
     let callCtx = ctx;
     let callArgs = args.output as Record<string, unknown>;
     if (tool.repoScoped) {
-      const selected = await selectRepository(ctx, callArgs);
-      if (!selected.ok) return selected;
-      callCtx = { ...ctx, repo: selected.value.repo };
-      callArgs = selected.value.args;
+      // `repo` alone selects a local repository (a bad one is an error now); next to `owner` it stays.
+      const { repo: selector, ...rest } = callArgs;
+      if (callArgs.owner === undefined && typeof selector === "string") {
+        if (!ctx.repos)
+          return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
+        const repo = await ctx.repos.select(selector);
+        if (!repo.ok) return repo;
+        callCtx = { ...ctx, repo };
+        callArgs = rest;
+      } else if (ctx.repos) callCtx = { ...ctx, repo: await ctx.repos.select(undefined) };
     }
     try {
       // A composing tool's inner calls read the repository this call selected, not the default.
@@ -218,18 +224,4 @@ function withRepoParam(tool: ToolDefinition): ToolDefinition {
       ),
     }),
   };
-}
-
-/** `repo` alone selects a local repository (a bad one is an error now); next to `owner` it stays. */
-async function selectRepository(
-  ctx: ServiceContext,
-  args: Record<string, unknown>,
-): Promise<Result<{ repo: Result<string>; args: Record<string, unknown> }>> {
-  const selector = args.owner === undefined && typeof args.repo === "string" ? args.repo : undefined;
-  if (selector === undefined) return ok({ repo: ctx.repos ? await ctx.repos.select(undefined) : ctx.repo, args });
-  if (!ctx.repos)
-    return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
-  const repo = await ctx.repos.select(selector);
-  const { repo: _, ...rest } = args;
-  return repo.ok ? ok({ repo, args: rest }) : repo;
 }
