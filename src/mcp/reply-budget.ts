@@ -11,17 +11,16 @@ export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";
 /** `{"status":"ok","data":` and `}`: what the text envelope adds around the answer's JSON. */
 const ENVELOPE_UNITS = 40;
 
-/** Claude Code keeps a tool result of up to this many characters inline, and saves a longer one to a file. */
-export const CLAUDE_CODE_INLINE_CHARS = 50_000;
+/** Claude Code saves a tool result longer than this to a file, unless `anthropic/maxResultSizeChars` raises it. */
+const CLAUDE_CODE_INLINE_CHARS = 50_000;
 
-/** The most a tool may raise that limit to with `anthropic/maxResultSizeChars`. */
+/** The most a tool may raise that limit to. */
 export const CLAUDE_CODE_MAX_RESULT_CHARS = 500_000;
 
 /**
  * The `anthropic/maxResultSizeChars` that keeps a reply of `maxTokens` (0 = unlimited) inline in
- * Claude Code: the most characters a reply within that budget can hold (the estimate below never
- * charges a character less than a quarter of a unit), or `null` when Claude Code keeps such a
- * reply inline anyway.
+ * Claude Code: the most characters a reply within that budget can hold, or `null` when Claude Code
+ * keeps such a reply inline anyway.
  */
 export function maxResultSizeChars(maxTokens: number): number | null {
   const chars = maxTokens === 0 ? CLAUDE_CODE_MAX_RESULT_CHARS : Math.ceil(maxTokens * MOST_CHARS_PER_TOKEN);
@@ -84,7 +83,7 @@ enum Kind {
   Other,
 }
 
-/** Each ASCII character's kind and cost, looked up rather than tested. */
+/** Each ASCII character's kind, looked up rather than tested, and each kind's cost. */
 const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[ \t\n]/, /./s];
 /** Lower, Upper, Digit, Space, Punct: the per-character costs above, in units. */
 const KIND_COST = [1.95, 2.1, 1.5, 1.2, 2.55];
@@ -92,7 +91,6 @@ const ASCII_KIND = Array.from(
   { length: 128 },
   (_, c): Kind => CLASSES.findIndex((r) => r.test(String.fromCharCode(c))),
 );
-const ASCII_COST = ASCII_KIND.map((kind) => KIND_COST[kind] as number);
 
 /** Budget units `text` costs: an estimate of three times its tokens, from above. */
 export function textUnits(text: string): number {
@@ -118,7 +116,7 @@ export function textUnits(text: string): number {
     let cost: number;
     if (c < 128) {
       kind = ASCII_KIND[c] as Kind;
-      cost = ASCII_COST[c] as number;
+      cost = KIND_COST[kind] as number;
     } else {
       kind = Kind.Other;
       // A surrogate is half of a four-byte character.
@@ -138,13 +136,8 @@ export function textUnits(text: string): number {
 
 /** What a character costs at least: a letter of the longest known word. */
 const LEAST_PER_CHARACTER = MIN_RUN / LONGEST_WORD;
-/** The most characters a token's worth of units can hold. */
 const MOST_CHARS_PER_TOKEN = UNITS_PER_TOKEN / LEAST_PER_CHARACTER;
-
-/**
- * What a UTF-16 code unit costs at most: a three-byte character outside ASCII. ASCII costs at most
- * a run's minimum a character, and a known word or punctuation run no more than that.
- */
+/** What a UTF-16 code unit costs at most: a three-byte character outside ASCII (ASCII costs less). */
 export const MOST_PER_CHARACTER = 3 * BYTE;
 
 /**

@@ -22,11 +22,11 @@ import { contextForRepo } from "./prompts.ts";
 import { RESOURCE_NOT_FOUND } from "./stateless.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
-export const TREE_URI = "twig://repo/tree";
-export const BRANCHES_URI = "twig://repo/branches";
+const TREE_URI = "twig://repo/tree";
+const BRANCHES_URI = "twig://repo/branches";
 export const BRANCH_CONTEXT_TEMPLATE = "twig://branch/{name}/context";
 
-export type TwigResource =
+type TwigResource =
   | { kind: "tree"; repo?: string }
   | { kind: "branches"; repo?: string }
   | { kind: "context"; branch: string; repo?: string };

@@ -20,11 +20,6 @@ import { registerResources } from "./resources.ts";
 import { StatelessRequests } from "./stateless.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
-export interface ServerFeatures {
-  prompts: boolean;
-  resources: boolean;
-}
-
 /**
  * The MCP server over our tool registry; transport-agnostic (stdio in production). `connect` serves
  * the stateless revision beside the `initialize`-based ones (see stateless.ts); `dispose` releases
@@ -33,7 +28,7 @@ export interface ServerFeatures {
 export function createMcpServer(
   baseCtx: ServiceContext,
   tools: ToolRegistry,
-  features: ServerFeatures = { prompts: true, resources: true },
+  features: { prompts: boolean; resources: boolean } = { prompts: true, resources: true },
 ) {
   const serverInfo = { name: "twig-mcp", title: "twig", version: pkg.version };
   const capabilities = {

@@ -1,4 +1,3 @@
-import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -31,8 +30,8 @@ export class StdioServerTransport implements Transport {
   #closed = false;
 
   constructor(
-    readonly stdin: Readable = process.stdin,
-    readonly stdout: Writable = process.stdout,
+    readonly stdin: Readable,
+    readonly stdout: Writable,
     options: { maxMessageBytes?: number } = {},
   ) {
     this.#maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;

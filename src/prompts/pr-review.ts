@@ -46,13 +46,8 @@ export const reviewPrPrompt = definePrompt({
     const changes = reasons.changes_requested.map(
       (r) => `${inline(r.author, 80)}${r.excerpt === undefined ? "" : `: ${quoted(r.excerpt, 300)}`}`,
     );
-    lines.push(...listLine("Changes requested by", changes));
-    lines.push(
-      ...listLine(
-        "Waiting for review from",
-        pr.requested_reviewers.map((name) => inline(name, 80)),
-      ),
-    );
+    const waiting = pr.requested_reviewers.map((name) => inline(name, 80));
+    lines.push(...listLine("Changes requested by", changes), ...listLine("Waiting for review from", waiting));
     // Check runs and commit statuses alike, so the count and the list always agree.
     const failing = reasons.failing.map(
       (f) => `${inline(f.name, 120)}${f.excerpt === undefined ? "" : ` (${quoted(f.excerpt, 400)})`}`,
@@ -67,8 +62,12 @@ export const reviewPrPrompt = definePrompt({
       ...statuses.filter((s) => classifyStatus(s) === "pending").map((s) => inline(s.context, 120)),
     ];
     lines.push(...countedList("Pending checks", pending, summary.checks.pending));
-    const labels = pr.labels.map((label) => inline(label, 80));
-    lines.push(...listLine("Labels", labels));
+    lines.push(
+      ...listLine(
+        "Labels",
+        pr.labels.map((label) => inline(label, 80)),
+      ),
+    );
     // The PR author's text, fenced so it reads as a quotation and cannot close its fence.
     if (pr.body?.trim()) lines.push("", "Description:", fenced(pr.body.trim()));
     return `${lines.join("\n")}\n\n${CLOSING}`;

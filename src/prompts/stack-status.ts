@@ -50,10 +50,10 @@ export const stackStatusPrompt = definePrompt({
 
     if (!local.ok && local.error.code !== "no_repo") sections.push(failure(local.error));
 
-    const chosen = local.ok ? chooseRecords(local.value.state, current?.ok ? current.value.branch : null) : null;
-    const records = chosen?.records ?? [];
-    if (chosen !== null && records.length > 0) {
-      const lines = records.map((record) => {
+    const branch = current?.ok ? current.value.branch : null;
+    const chosen = local.ok ? chooseRecords(local.value.state, branch) : null;
+    if (chosen !== null && chosen.records.length > 0) {
+      const lines = chosen.records.map((record) => {
         const parts = [inline(record.branch)];
         if (record.jira_issue !== undefined) parts.push(`Jira: ${jiraKeyText(record.jira_issue)}`);
         if (record.pr_number !== undefined) parts.push(`PR: #${record.pr_number}`);
@@ -71,7 +71,7 @@ export const stackStatusPrompt = definePrompt({
       sections.push(`Branch details:${lines.join("")}`);
     }
 
-    const live = await liveStack(invoke, current?.ok ? current.value.branch : null, repo);
+    const live = await liveStack(invoke, branch, repo);
     if (live.section !== null) sections.push(live.section);
 
     if (sections.length === 0) sections.push("No repository or branch data available.");
