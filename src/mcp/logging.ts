@@ -15,11 +15,9 @@ const MCP_LEVEL: Record<LogLevel, LoggingLevel> = {
 };
 
 /**
- * Mirrors log lines to the client as `notifications/message` at or above the level it asked for
- * with `logging/setLevel` (warning until it asks), once it has sent `initialize`: the stateless
- * revision forbids log notifications a request did not ask for, and these lines belong to no
- * request. stderr logging is unchanged. Log text never carries secrets: the modules that handle
- * tokens scrub them before logging.
+ * Mirrors log lines to the client at or above its `logging/setLevel` (warning until it asks), once
+ * it has sent `initialize`: the stateless revision forbids notifications no request asked for.
+ * Log text never carries secrets: the modules that handle tokens scrub them before logging.
  */
 export function forwardLogsToClient(server: Server, log: Logger): Logger {
   let threshold: number = severity("warning");

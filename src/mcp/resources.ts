@@ -177,9 +177,6 @@ const ERROR_CODES: Partial<Record<ToolError["code"], number>> = {
   not_found: RESOURCE_NOT_FOUND,
 };
 
-function resourceError(error: ToolError): McpError {
-  return new McpError(ERROR_CODES[error.code] ?? ErrorCode.InternalError, error.message, {
-    code: error.code,
-    hint: error.hint,
-  });
+function resourceError({ code, message, hint }: ToolError): McpError {
+  return new McpError(ERROR_CODES[code] ?? ErrorCode.InternalError, message, { code, hint });
 }

@@ -40,12 +40,9 @@ const CACHING: Readonly<Record<string, typeof FIXED | typeof LIVE>> = {
 
 /**
  * Serves MCP 2026-07-28 beside the `initialize`-based revisions on one SDK `Server`, as a Transport
- * between it and stdio (the SDK's public contract). A request whose `_meta` names a protocol
- * version or client capabilities, or a `server/discover`, is a stateless one: its `_meta` is
- * checked (`-32602` when a required field is missing, `-32022` for a version not served),
- * `server/discover` is answered here, and its result gains what the revision requires
- * (`resultType`, `serverInfo` in `_meta`, caching hints). Anything else reaches the `Server` as is,
- * so clients of earlier revisions see no change.
+ * between it and stdio. A `server/discover`, or a request whose `_meta` names a protocol version or
+ * client capabilities, is stateless: its `_meta` is checked (`-32602` missing, `-32022` unserved),
+ * and its result gains `resultType`, `serverInfo` and caching hints. Anything else passes as is.
  */
 export class StatelessRequests implements Transport {
   onclose?: () => void;

@@ -166,15 +166,11 @@ export function okResult(data: Record<string, unknown>, json: string = JSON.stri
   return { content: [{ type: "text", text }], structuredContent: data, isError: false };
 }
 
-function errorResult(error: ToolError): CallToolResult {
+function errorResult({ code, message, hint }: ToolError): CallToolResult {
   // Messages may repeat what others wrote: no invisible or control character reaches the model.
-  const message = visible(error.message);
-  const body =
-    error.hint === undefined ? { code: error.code, message } : { code: error.code, message, hint: visible(error.hint) };
-  return {
-    content: [{ type: "text", text: JSON.stringify({ status: "error", error: body }) }],
-    isError: true,
-  };
+  // An absent hint is undefined, which JSON leaves out.
+  const error = { code, message: visible(message), hint: hint && visible(hint) };
+  return { content: [{ type: "text", text: JSON.stringify({ status: "error", error }) }], isError: true };
 }
 
 /** What a tool that cannot cut its answer says instead of sending one over the budget. */

@@ -61,13 +61,8 @@ export const reviewPrPrompt = definePrompt({
       ...checks.filter((c) => classifyCheck(c) === "pending").map((c) => inline(c.name, 120)),
       ...statuses.filter((s) => classifyStatus(s) === "pending").map((s) => inline(s.context, 120)),
     ];
-    lines.push(...countedList("Pending checks", pending, summary.checks.pending));
-    lines.push(
-      ...listLine(
-        "Labels",
-        pr.labels.map((label) => inline(label, 80)),
-      ),
-    );
+    const labels = pr.labels.map((label) => inline(label, 80));
+    lines.push(...countedList("Pending checks", pending, summary.checks.pending), ...listLine("Labels", labels));
     // The PR author's text, fenced so it reads as a quotation and cannot close its fence.
     if (pr.body?.trim()) lines.push("", "Description:", fenced(pr.body.trim()));
     return `${lines.join("\n")}\n\n${CLOSING}`;
