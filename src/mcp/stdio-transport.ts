@@ -57,17 +57,13 @@ export class StdioServerTransport implements Transport {
     this.onclose?.();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      try {
-        if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
-        else this.stdout.once("drain", resolve);
-      } catch (error) {
-        this.#onOutputError(error as Error);
-        resolve();
-      }
-    });
+  async send(message: JSONRPCMessage): Promise<void> {
+    try {
+      if (this.#closed || this.stdout.write(`${JSON.stringify(message)}\n`)) return;
+    } catch (error) {
+      return this.#onOutputError(error as Error);
+    }
+    await new Promise((resolve) => this.stdout.once("drain", resolve));
   }
 
   /** Lines are split on raw bytes, so many chunks cost linear time; an over-long one is dropped as it streams. */
