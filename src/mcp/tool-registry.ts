@@ -7,7 +7,7 @@ import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker, T
 import { cutList } from "../tools/fit.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
-import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
+import { describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
 import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
 import {
   DEFAULT_MAX_REPLY_TOKENS,
@@ -209,12 +209,12 @@ function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
 
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {
-  const input = tool.input as unknown as { type?: string; entries?: v.ObjectEntries };
-  if (input.type !== "object" || !input.entries || "repo" in input.entries) return tool;
+  const entries = entriesOf(tool.input);
+  if (tool.input.type !== "object" || !entries || "repo" in entries) return tool;
   return {
     ...tool,
     input: v.object({
-      ...input.entries,
+      ...entries,
       repo: v.optional(
         v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description(REPO_PARAM_DESCRIPTION)),
       ),
