@@ -161,8 +161,7 @@ export function replyBudget(maxTokens: number): ReplyBudget | null {
 
 /** A token count as the flag or variable gives it: a whole number, 0 or more. `null` when it is not one. */
 export function parseMaxReplyTokens(text: string): number | null {
-  if (!/^\d{1,9}$/.test(text.trim())) return null;
-  return Number(text.trim());
+  return /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : null;
 }
 
 /** Which budget applies: the flag, else the environment variable, else the default. Warns about a bad variable. */
@@ -179,7 +178,6 @@ export function chooseMaxReplyTokens(
     warn(
       `${MAX_REPLY_TOKENS_ENV}=${JSON.stringify(raw.slice(0, 40))} is not a whole number of tokens; using ${DEFAULT_MAX_REPLY_TOKENS}`,
     );
-    return DEFAULT_MAX_REPLY_TOKENS;
   }
-  return parsed;
+  return parsed ?? DEFAULT_MAX_REPLY_TOKENS;
 }
