@@ -134,8 +134,7 @@ const KEYWORDS = ["mcp", "model-context-protocol", "twig", "git", "stacked-branc
 /** What the Claude Desktop bundles list: the tools and prompts exactly as the server publishes them. */
 export async function bundleInfo(urls: ProjectUrls): Promise<BundleInfo> {
   const { createToolRegistry } = await import("./src/cli/runtime.ts");
-  const { PROMPTS } = await import("./src/prompts/all.ts");
-  const { publishPrompt } = await import("./src/prompts/define.ts");
+  const { PROMPTS, publishPrompt } = await import("./src/mcp/prompts.ts");
   return {
     version: pkg.version,
     description: pkg.description,

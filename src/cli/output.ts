@@ -1,6 +1,6 @@
 import { escapeInvisibles, plainText } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { CallToolResult } from "../mcp/envelope.ts";
+import type { CallToolResult } from "../mcp/tool-registry.ts";
 
 /**
  * Resolves once the text is handed to the OS, so an exit right after cannot cut off a piped answer.

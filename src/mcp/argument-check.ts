@@ -6,9 +6,8 @@ import { closest } from "../core/suggest.ts";
 /** How many unknown names one message lists; a flood of keys is summarised by its count. */
 const LISTED_UNKNOWN = 3;
 
-interface ObjectSchemaShape {
-  entries?: v.ObjectEntries;
-}
+/** A tool's declared arguments: its input object schema's entries. */
+export const entriesOf = (input: v.GenericSchema) => (input as unknown as { entries?: v.ObjectEntries }).entries;
 
 /**
  * A name the tool does not declare is a mistake, not an extra: `{"brnch": "x"}` would otherwise be
@@ -17,7 +16,7 @@ interface ObjectSchemaShape {
  */
 export function unknownArgumentError(toolName: string, input: v.GenericSchema, args: unknown): ToolError | null {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return null;
-  const known = Object.keys((input as unknown as ObjectSchemaShape).entries ?? {});
+  const known = Object.keys(entriesOf(input) ?? {});
   const unknown = Object.keys(args).filter((key) => !known.includes(key));
   if (unknown.length === 0) return null;
   const first = unknown[0] as string;
@@ -58,7 +57,7 @@ export function describeArgumentIssue(input: v.GenericSchema, issues: readonly v
 
 /** The allowed values of a top-level picklist argument (optional or not), else `null`. */
 function picklistOptions(input: v.GenericSchema, key: string): string[] | null {
-  let schema = (input as unknown as ObjectSchemaShape).entries?.[key] as unknown;
+  let schema = entriesOf(input)?.[key] as unknown;
   for (let depth = 0; depth < 4 && schema !== undefined; depth++) {
     const node = schema as { type?: string; options?: unknown; wrapped?: unknown; pipe?: unknown[] };
     if (node.type === "picklist" && Array.isArray(node.options)) return node.options.map(String);

@@ -7,9 +7,11 @@ import {
   linkedCandidates,
   repositoryCandidates,
 } from "../repo/completion-candidates.ts";
-import { BRANCH_CONTEXT_TEMPLATE } from "../resources/uri.ts";
+import { BRANCH_CONTEXT_TEMPLATE } from "./resources.ts";
 
 const NOTHING = { completion: { values: [], total: 0, hasMore: false } };
+/** The prompt arguments completed besides `repo`. */
+const PROMPT_ARGUMENTS = ["branch", "pr_number", "issue_key"] as const;
 
 /** Completes prompt arguments and the branch-context template's `name`, within a chosen `repo`. */
 export function registerCompletions(server: Server, ctx: Context, enabled: { prompts: boolean; resources: boolean }) {
@@ -20,13 +22,9 @@ export function registerCompletions(server: Server, ctx: Context, enabled: { pro
     if (!isPrompt && !isTemplate) return NOTHING;
     if (argument.name === "repo") return { completion: completeFrom(await repositoryCandidates(ctx), argument.value) };
     const kind = isPrompt
-      ? argument.name === "branch" || argument.name === "pr_number" || argument.name === "issue_key"
-        ? argument.name
-        : null
-      : argument.name === "name"
-        ? "branch"
-        : null;
-    if (kind === null) return NOTHING;
+      ? PROMPT_ARGUMENTS.find((name) => name === argument.name)
+      : argument.name === "name" && "branch";
+    if (!kind) return NOTHING;
     const repo = context?.arguments?.repo;
     const selected = ctx.repos ? await ctx.repos.select(repo || undefined) : ctx.repo;
     if (!selected.ok) return NOTHING;

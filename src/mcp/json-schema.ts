@@ -6,11 +6,10 @@ export type JsonObject = { [key: string]: unknown };
 
 /**
  * JSON Schema for a tool's input, without `$schema`: draft-07 validators (the SDK's Ajv) reject a
- * 2020-12 `$schema`, while the keywords emitted mean the same in both.
+ * 2020-12 `$schema`, while the keywords emitted mean the same in both. Checks only code can express
+ * (a ref-name rule, a key format) stay server-side; their `description` tells the model the rule.
  */
 export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
-  // Checks that only code can express (a git ref-name rule, a key format) stay server-side; their
-  // `description` tells the model the rule instead.
   const json = toJsonSchema(schema, {
     target: "draft-2020-12",
     errorMode: "throw",
@@ -33,10 +32,9 @@ export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
   return { type: "object", properties: Object.fromEntries(fields) };
 }
 
-/** A schema's type without what is inside its objects: `$ref` (a recursive node) becomes `object`. */
+/** A schema's type without what its objects and arrays hold: `$ref` (a recursive node) becomes `object`. */
 function withoutFields(node: JsonObject): JsonObject {
   if ("$ref" in node) return { type: "object" };
-  // An array says it is one; what it holds is in docs/tools.md, as for nested objects.
   const { properties: _p, required: _r, description: _d, additionalProperties: _a, items: _i, ...rest } = node;
   for (const key of ["anyOf", "oneOf"] as const) {
     if (Array.isArray(rest[key])) rest[key] = (rest[key] as JsonObject[]).map(withoutFields);

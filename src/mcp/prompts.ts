@@ -7,10 +7,31 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { plainText } from "../core/plain-text.ts";
-import { PROMPTS } from "../prompts/all.ts";
-import { publishPrompt } from "../prompts/define.ts";
+import { branchContextPrompt } from "../prompts/branch-context.ts";
+import type { PromptDefinition } from "../prompts/define.ts";
+import { planIssuePrompt } from "../prompts/jira-issue.ts";
+import { reviewPrPrompt } from "../prompts/pr-review.ts";
+import { stackStatusPrompt } from "../prompts/stack-status.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
+
+/** Every prompt, sorted by name as `prompts/list` shows them. */
+export const PROMPTS: readonly PromptDefinition[] = [
+  branchContextPrompt,
+  planIssuePrompt,
+  reviewPrPrompt,
+  stackStatusPrompt,
+];
+
+/** A prompt as `prompts/list` shows it: each argument's description is its schema's. */
+export function publishPrompt({ name, title, description, args }: PromptDefinition) {
+  const published = Object.entries(args.entries).map(([name, schema]) => {
+    const required = schema.type !== "optional";
+    const about = v.getDescription(required ? schema : (schema as v.OptionalSchema<v.GenericSchema, unknown>).wrapped);
+    return about === undefined ? { name, required } : { name, description: about, required };
+  });
+  return { name, ...(title === undefined ? {} : { title }), description, arguments: published };
+}
 
 /** Resolves the `repo` argument the way tools do; a bad one is the caller's error, not a silent default. */
 export async function contextForRepo(ctx: ServiceContext, repo: string | undefined): Promise<ServiceContext> {

@@ -11,17 +11,16 @@ export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";
 /** `{"status":"ok","data":` and `}`: what the text envelope adds around the answer's JSON. */
 const ENVELOPE_UNITS = 40;
 
-/** Claude Code keeps a tool result of up to this many characters inline, and saves a longer one to a file. */
-export const CLAUDE_CODE_INLINE_CHARS = 50_000;
+/** Claude Code saves a tool result longer than this to a file, unless `anthropic/maxResultSizeChars` raises it. */
+const CLAUDE_CODE_INLINE_CHARS = 50_000;
 
-/** The most a tool may raise that limit to with `anthropic/maxResultSizeChars`. */
+/** The most a tool may raise that limit to. */
 export const CLAUDE_CODE_MAX_RESULT_CHARS = 500_000;
 
 /**
  * The `anthropic/maxResultSizeChars` that keeps a reply of `maxTokens` (0 = unlimited) inline in
- * Claude Code: the most characters a reply within that budget can hold (the estimate below never
- * charges a character less than a quarter of a unit), or `null` when Claude Code keeps such a
- * reply inline anyway.
+ * Claude Code: the most characters a reply within that budget can hold, or `null` when Claude Code
+ * keeps such a reply inline anyway.
  */
 export function maxResultSizeChars(maxTokens: number): number | null {
   const chars = maxTokens === 0 ? CLAUDE_CODE_MAX_RESULT_CHARS : Math.ceil(maxTokens * MOST_CHARS_PER_TOKEN);
@@ -43,11 +42,6 @@ export function maxResultSizeChars(maxTokens: number): number | null {
  *
  * Costs are in units, a third of a token.
  */
-const LOWER = 1.95;
-const UPPER = 2.1;
-const DIGIT = 1.5;
-const SPACE = 1.2;
-const PUNCT = 2.55;
 /** Every run of one class is at least a token. */
 const MIN_RUN = 3;
 /** A UTF-8 byte outside ASCII. */
@@ -55,27 +49,27 @@ const BYTE = 3;
 /** `│`, `├`, `└` are two tokens each and `─` one, where other three-byte characters may be three. */
 const BOX: Readonly<Record<number, number>> = { 9474: 6, 9500: 6, 9492: 6, 9472: 3 };
 
+/** Each of the space-separated `runs`, costing `tokens`. */
+const known = (tokens: number, runs: string) => runs.split(" ").map((run): [string, number] => [run, tokens]);
 /** Lowercase words of twig-mcp's replies and branch names, by the tokens each is (quoted, as in JSON). */
 export const KNOWN_WORDS: ReadonlyMap<string, number> = new Map([
-  ...(
+  ...known(
+    1,
     "at author base body branch branches checks code created cursor cycle data default description dev develop " +
-    "docs draft error false feat feature fix has head hint issue issues jira key labels main master merged message " +
-    "more next null number ok parent pr priority pull release reporter repositories repository request requested " +
-    "requests reviews root sha stack state status statuses summary test text title total tree true truncated type " +
-    "unavailable updated url warnings user users pending passing approved open closed none changes login"
-  )
-    .split(" ")
-    .map((word): [string, number] => [word, 1]),
-  ..."unborn worktrees mergeable reviewers assignee omitted bugfix hotfix chore refactor failing commented verdict"
-    .split(" ")
-    .map((word): [string, number] => [word, 2]),
+      "docs draft error false feat feature fix has head hint issue issues jira key labels main master merged message " +
+      "more next null number ok parent pr priority pull release reporter repositories repository request requested " +
+      "requests reviews root sha stack state status statuses summary test text title total tree true truncated type " +
+      "unavailable updated url warnings user users pending passing approved open closed none changes login",
+  ),
+  ...known(
+    2,
+    "unborn worktrees mergeable reviewers assignee omitted bugfix hotfix chore refactor failing commented verdict",
+  ),
 ]);
 /** Runs of JSON punctuation, by the tokens each is. */
 export const KNOWN_PUNCTUATION: ReadonlyMap<string, number> = new Map([
-  ...'":" "," ": ," "} {" ":[{" "}] ":{" },{" ":[ ]," - _ / . : " , { } [ ] "}, }, }] "] "]," ":[ }}'
-    .split(" ")
-    .map((run): [string, number] => [run, 1]),
-  ...'"},{" "}]} "}," ":[] }]} }}," "}}," ":[]," }],"'.split(" ").map((run): [string, number] => [run, 2]),
+  ...known(1, '":" "," ": ," "} {" ":[{" "}] ":{" },{" ":[ ]," - _ / . : " , { } [ ] "}, }, }] "] "]," ":[ }}'),
+  ...known(2, '"},{" "}]} "}," ":[] }]} }}," "}}," ":[]," }],"'),
 ]);
 const LONGEST_WORD = 12;
 const LONGEST_PUNCTUATION = 6;
@@ -89,23 +83,14 @@ enum Kind {
   Other,
 }
 
-/** The kind and cost of each ASCII character, looked up rather than tested. */
-const ASCII_KIND: Kind[] = [];
-const ASCII_COST: number[] = [];
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  const [kind, cost] = /[a-z]/.test(ch)
-    ? [Kind.Lower, LOWER]
-    : /[A-Z]/.test(ch)
-      ? [Kind.Upper, UPPER]
-      : /[0-9]/.test(ch)
-        ? [Kind.Digit, DIGIT]
-        : /[ \t\n]/.test(ch)
-          ? [Kind.Space, SPACE]
-          : [Kind.Punct, PUNCT];
-  ASCII_KIND.push(kind);
-  ASCII_COST.push(cost);
-}
+/** Each ASCII character's kind, looked up rather than tested, and each kind's cost. */
+const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[ \t\n]/, /./s];
+/** Lower, Upper, Digit, Space, Punct: the per-character costs above, in units. */
+const KIND_COST = [1.95, 2.1, 1.5, 1.2, 2.55];
+const ASCII_KIND = Array.from(
+  { length: 128 },
+  (_, c): Kind => CLASSES.findIndex((r) => r.test(String.fromCharCode(c))),
+);
 
 /** Budget units `text` costs: an estimate of three times its tokens, from above. */
 export function textUnits(text: string): number {
@@ -131,7 +116,7 @@ export function textUnits(text: string): number {
     let cost: number;
     if (c < 128) {
       kind = ASCII_KIND[c] as Kind;
-      cost = ASCII_COST[c] as number;
+      cost = KIND_COST[kind] as number;
     } else {
       kind = Kind.Other;
       // A surrogate is half of a four-byte character.
@@ -151,13 +136,8 @@ export function textUnits(text: string): number {
 
 /** What a character costs at least: a letter of the longest known word. */
 const LEAST_PER_CHARACTER = MIN_RUN / LONGEST_WORD;
-/** The most characters a token's worth of units can hold. */
 const MOST_CHARS_PER_TOKEN = UNITS_PER_TOKEN / LEAST_PER_CHARACTER;
-
-/**
- * What a UTF-16 code unit costs at most: a three-byte character outside ASCII. ASCII costs at most
- * a run's minimum a character, and a known word or punctuation run no more than that.
- */
+/** What a UTF-16 code unit costs at most: a three-byte character outside ASCII (ASCII costs less). */
 export const MOST_PER_CHARACTER = 3 * BYTE;
 
 /**
@@ -181,8 +161,7 @@ export function replyBudget(maxTokens: number): ReplyBudget | null {
 
 /** A token count as the flag or variable gives it: a whole number, 0 or more. `null` when it is not one. */
 export function parseMaxReplyTokens(text: string): number | null {
-  if (!/^\d{1,9}$/.test(text.trim())) return null;
-  return Number(text.trim());
+  return /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : null;
 }
 
 /** Which budget applies: the flag, else the environment variable, else the default. Warns about a bad variable. */
@@ -199,12 +178,6 @@ export function chooseMaxReplyTokens(
     warn(
       `${MAX_REPLY_TOKENS_ENV}=${JSON.stringify(raw.slice(0, 40))} is not a whole number of tokens; using ${DEFAULT_MAX_REPLY_TOKENS}`,
     );
-    return DEFAULT_MAX_REPLY_TOKENS;
   }
-  return parsed;
-}
-
-/** Tokens as the model reads them in a message: the estimate for `units`. */
-export function estimatedTokens(units: number): number {
-  return Math.ceil(units / UNITS_PER_TOKEN);
+  return parsed ?? DEFAULT_MAX_REPLY_TOKENS;
 }

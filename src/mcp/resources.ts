@@ -8,17 +8,28 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolError } from "../core/errors.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { escapeInvisibles, plainText } from "../core/plain-text.ts";
+import type { Result } from "../core/result.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { readTwigResource } from "../resources/read.ts";
-import { BRANCH_CONTEXT_TEMPLATE, BRANCHES_URI, parseTwigUri, TREE_URI, type TwigResource } from "../resources/uri.ts";
+import { checkBranchName } from "../git/refname.ts";
 import { RepoWatcher } from "../resources/watch.ts";
 import type { ServiceContext } from "../services/services.ts";
+import { getBranchContextTool } from "../tools/branch-context.ts";
+import { getBranchTreeTool } from "../tools/get-branch-tree.ts";
+import { listBranchesTool } from "../tools/list-branches.ts";
 import { contextForRepo } from "./prompts.ts";
+import { RESOURCE_NOT_FOUND } from "./stateless.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
-/** MCP's "resource not found" error code. */
-const RESOURCE_NOT_FOUND = -32002;
+const TREE_URI = "twig://repo/tree";
+const BRANCHES_URI = "twig://repo/branches";
+export const BRANCH_CONTEXT_TEMPLATE = "twig://branch/{name}/context";
+
+type TwigResource =
+  | { kind: "tree"; repo?: string }
+  | { kind: "branches"; repo?: string }
+  | { kind: "context"; branch: string; repo?: string };
 
 const STATIC_RESOURCES = [
   {
@@ -53,15 +64,28 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: STATIC_RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: TEMPLATES }));
 
+  // Read through the tools, so a resource always says what the tool would.
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
-    const result = await readTwigResource(parseOrThrow(uri), tools.invoker(ctx, extra.signal));
-    if (!result.ok) throw resourceError(result.error);
-    return { contents: [{ uri, ...result.value }] };
+    const resource = parseOrThrow(uri);
+    const invoke = tools.invoker(ctx, extra.signal);
+    const repo = resource.repo === undefined ? {} : { repo: resource.repo };
+    if (resource.kind === "tree") {
+      const tree = required(await invoke(getBranchTreeTool, repo));
+      return { contents: [{ uri, mimeType: "text/plain", text: plainText(tree.tree_text) }] };
+    }
+    const doc = required<unknown>(
+      resource.kind === "branches"
+        ? await invoke(listBranchesTool, repo)
+        : await invoke(getBranchContextTool, { ...repo, branch: resource.branch }),
+    );
+    // A client may show this text as it is: bidi and invisible characters go as `\uXXXX` escapes.
+    const text = escapeInvisibles(JSON.stringify(doc, null, 2));
+    return { contents: [{ uri, mimeType: "application/json", text }] };
   });
 
-  /** One watcher per work tree, with the URIs subscribed in it. */
-  const watched = new Map<string, { watcher: RepoWatcher; uris: Map<string, TwigResource> }>();
+  /** One watcher per work tree, with the URIs subscribed in it and their kinds. */
+  const watched = new Map<string, { watcher: RepoWatcher; uris: Map<string, TwigResource["kind"]> }>();
   const unsubscribe = (uri: string) => {
     for (const [workTree, { watcher, uris }] of watched) {
       if (!uris.delete(uri) || uris.size > 0) continue;
@@ -78,10 +102,10 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
     if (!entry) {
       const location = await discoverRepository(repo.value, ctx.files);
       if (!location.ok) throw resourceError(location.error);
-      const uris = new Map<string, TwigResource>();
+      const uris = new Map<string, TwigResource["kind"]>();
       const changed = (kinds: ReadonlySet<string>) => {
         // The tree shows git branches and HEAD too, so any change can affect it.
-        for (const [subscribed, { kind }] of uris) {
+        for (const [subscribed, kind] of uris) {
           if (!kinds.has("state") && kind !== "tree") continue;
           server
             .sendResourceUpdated({ uri: subscribed })
@@ -95,7 +119,7 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
       };
       watched.set(repo.value, entry);
     }
-    entry.uris.set(uri, resource);
+    entry.uris.set(uri, resource.kind);
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, async ({ params: { uri } }) => {
@@ -106,6 +130,28 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
     for (const { watcher } of watched.values()) watcher.close();
     watched.clear();
   };
+}
+
+/** Parses our URIs (optional `?repo=`; a branch percent-encoded or raw); `null` if not ours or invalid. */
+export function parseTwigUri(uri: string): TwigResource | null {
+  const url = URL.parse(uri);
+  if (url?.protocol !== "twig:") return null;
+  const repoParam = url.searchParams.get("repo");
+  const repo = repoParam === null || repoParam === "" ? {} : { repo: repoParam };
+  if (url.host === "repo" && url.pathname === "/tree") return { kind: "tree", ...repo };
+  if (url.host === "repo" && url.pathname === "/branches") return { kind: "branches", ...repo };
+  // `/<name>/context`, matched by its ends: no pattern to backtrack over a long hostile URI.
+  const path = url.pathname;
+  const suffix = "/context";
+  if (url.host !== "branch" || !path.startsWith("/") || !path.endsWith(suffix)) return null;
+  if (path.length <= 1 + suffix.length) return null;
+  let branch: string;
+  try {
+    branch = decodeURIComponent(path.slice(1, -suffix.length));
+  } catch {
+    return null;
+  }
+  return checkBranchName(branch) === null ? { kind: "context", branch, ...repo } : null;
 }
 
 function parseOrThrow(uri: string): TwigResource {
@@ -119,14 +165,18 @@ function parseOrThrow(uri: string): TwigResource {
   return resource;
 }
 
+/** The answer of the tool behind a resource, or the error to send instead. */
+function required<T>(result: Result<T> | null): T {
+  if (result === null) throw resourceError(toolError("internal", "the tool behind this resource is disabled"));
+  if (!result.ok) throw resourceError(result.error);
+  return result.value;
+}
+
 const ERROR_CODES: Partial<Record<ToolError["code"], number>> = {
   invalid_params: ErrorCode.InvalidParams,
   not_found: RESOURCE_NOT_FOUND,
 };
 
-function resourceError(error: ToolError): McpError {
-  return new McpError(ERROR_CODES[error.code] ?? ErrorCode.InternalError, error.message, {
-    code: error.code,
-    hint: error.hint,
-  });
+function resourceError({ code, message, hint }: ToolError): McpError {
+  return new McpError(ERROR_CODES[code] ?? ErrorCode.InternalError, message, { code, hint });
 }

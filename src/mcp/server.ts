@@ -20,25 +20,16 @@ import { registerResources } from "./resources.ts";
 import { StatelessRequests } from "./stateless.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
-export interface ServerFeatures {
-  prompts: boolean;
-  resources: boolean;
-}
-
-export interface McpServerHandle {
-  server: Server;
-  /** `server.connect`, serving the stateless revision beside the `initialize`-based ones (see stateless.ts). */
-  connect(transport: Transport): Promise<void>;
-  /** Releases file watchers; the process may then exit. */
-  dispose(): void;
-}
-
-/** The MCP server over our tool registry; transport-agnostic (stdio in production). */
+/**
+ * The MCP server over our tool registry; transport-agnostic (stdio in production). `connect` serves
+ * the stateless revision beside the `initialize`-based ones (see stateless.ts); `dispose` releases
+ * file watchers, so that the process may exit.
+ */
 export function createMcpServer(
   baseCtx: ServiceContext,
   tools: ToolRegistry,
-  features: ServerFeatures = { prompts: true, resources: true },
-): McpServerHandle {
+  features: { prompts: boolean; resources: boolean } = { prompts: true, resources: true },
+) {
   const serverInfo = { name: "twig-mcp", title: "twig", version: pkg.version };
   const capabilities = {
     tools: { listChanged: false },

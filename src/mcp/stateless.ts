@@ -19,40 +19,30 @@ const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 /** The revision's code for a version the server does not serve (`UnsupportedProtocolVersionError`). */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Resource not found until 2025-11-25; the stateless revision answers it with Invalid params. */
-const LEGACY_RESOURCE_NOT_FOUND = -32002;
+export const RESOURCE_NOT_FOUND = -32002;
 
 /** Methods the stateless revision removed; its requests for them are unknown methods. */
 const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
 
-/** Results a client may cache, with how long and for whom. */
+/**
+ * Results a client may cache, with how long and for whom: lists fixed for the process's life by its
+ * flags, and the repository's own data, which changes with every commit or twig command.
+ */
 const FIXED = { ttlMs: 3_600_000, cacheScope: "public" } as const;
 const LIVE = { ttlMs: 0, cacheScope: "private" } as const;
 const CACHING: Readonly<Record<string, typeof FIXED | typeof LIVE>> = {
-  // Fixed for the life of the process: the flags it was started with decide them.
-  "server/discover": FIXED,
-  "tools/list": FIXED,
-  "prompts/list": FIXED,
-  "resources/templates/list": FIXED,
-  // The repository's own data, which changes with every commit or twig command.
+  ...Object.fromEntries(
+    ["server/discover", "tools/list", "prompts/list", "resources/templates/list"].map((m) => [m, FIXED]),
+  ),
   "resources/list": LIVE,
   "resources/read": LIVE,
 };
 
-/** What `server/discover` answers. */
-export interface Discovery {
-  serverInfo: Implementation;
-  capabilities: ServerCapabilities;
-  instructions: string;
-}
-
 /**
  * Serves MCP 2026-07-28 beside the `initialize`-based revisions on one SDK `Server`, as a Transport
- * between it and stdio (the SDK's public contract). A request whose `_meta` names a protocol
- * version or client capabilities, or a `server/discover`, is a stateless one: its `_meta` is
- * checked (`-32602` when a required field is missing, `-32022` for a version not served),
- * `server/discover` is answered here, and its result gains what the revision requires
- * (`resultType`, `serverInfo` in `_meta`, caching hints). Anything else reaches the `Server` as is,
- * so clients of earlier revisions see no change.
+ * between it and stdio. A `server/discover`, or a request whose `_meta` names a protocol version or
+ * client capabilities, is stateless: its `_meta` is checked (`-32602` missing, `-32022` unserved),
+ * and its result gains `resultType`, `serverInfo` and caching hints. Anything else passes as is.
  */
 export class StatelessRequests implements Transport {
   onclose?: () => void;
@@ -64,7 +54,8 @@ export class StatelessRequests implements Transport {
 
   constructor(
     readonly inner: Transport,
-    readonly discovery: Discovery,
+    /** What `server/discover` answers. */
+    readonly discovery: { serverInfo: Implementation; capabilities: ServerCapabilities; instructions: string },
   ) {}
 
   async start(): Promise<void> {
@@ -84,7 +75,7 @@ export class StatelessRequests implements Transport {
     if (method === undefined) return this.inner.send(message, options);
     this.#inFlight.delete(message.id);
     if ("result" in message) return this.inner.send({ ...message, result: this.#complete(method, message.result) });
-    const code = message.error.code === LEGACY_RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : message.error.code;
+    const code = message.error.code === RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : message.error.code;
     return this.inner.send({ ...message, error: { ...message.error, code } }, options);
   }
 

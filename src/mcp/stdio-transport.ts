@@ -1,4 +1,3 @@
-import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -18,8 +17,7 @@ const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
  * silent and never fatal on bad input: non-JSON gets `-32700`; a non-message, a batch (MCP
  * 2025-06-18 removed them) or an over-long line (dropped as it streams) gets `-32600`, with the
  * request's id when usable; a request whose params its method's schema refuses gets `-32602`
- * (the SDK's `Server` would answer `-32603`). A broken stdout (EPIPE) closes the session. Lines
- * are split on raw bytes, so many chunks cost linear time.
+ * (the SDK's `Server` would answer `-32603`). A broken stdout (EPIPE) closes the session.
  */
 export class StdioServerTransport implements Transport {
   onclose?: () => void;
@@ -29,13 +27,11 @@ export class StdioServerTransport implements Transport {
   readonly #maxMessageBytes: number;
   #chunks: Buffer[] = [];
   #pendingBytes = 0;
-  /** Inside a line that is already too long: bytes are dropped until its newline. */
-  #discarding = false;
   #closed = false;
 
   constructor(
-    readonly stdin: Readable = process.stdin,
-    readonly stdout: Writable = process.stdout,
+    readonly stdin: Readable,
+    readonly stdout: Writable,
     options: { maxMessageBytes?: number } = {},
   ) {
     this.#maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
@@ -61,62 +57,47 @@ export class StdioServerTransport implements Transport {
     this.onclose?.();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      try {
-        if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
-        else this.stdout.once("drain", resolve);
-      } catch (error) {
-        this.#onOutputError(error as Error);
-        resolve();
-      }
-    });
+  async send(message: JSONRPCMessage): Promise<void> {
+    try {
+      if (this.#closed || this.stdout.write(`${JSON.stringify(message)}\n`)) return;
+    } catch (error) {
+      return this.#onOutputError(error as Error);
+    }
+    await new Promise((resolve) => this.stdout.once("drain", resolve));
   }
 
+  /** Lines are split on raw bytes, so many chunks cost linear time; an over-long one is dropped as it streams. */
   readonly #onData = (chunk: Buffer | string): void => {
     let bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-    for (let newline = bytes.indexOf(0x0a); newline !== -1 && !this.#closed; newline = bytes.indexOf(0x0a)) {
-      this.#append(bytes.subarray(0, newline));
+    while (!this.#closed) {
+      const newline = bytes.indexOf(0x0a);
+      const piece = newline === -1 ? bytes : bytes.subarray(0, newline);
+      // Past the limit the line's bytes are dropped until its newline.
+      if (this.#pendingBytes <= this.#maxMessageBytes) {
+        this.#pendingBytes += piece.length;
+        this.#chunks.push(piece);
+        if (this.#pendingBytes > this.#maxMessageBytes) this.#chunks = [];
+      }
+      if (newline === -1) return;
       bytes = bytes.subarray(newline + 1);
-      this.#endOfLine();
-    }
-    if (!this.#closed) this.#append(bytes);
-  };
-
-  #append(bytes: Buffer): void {
-    if (bytes.length === 0 || this.#discarding) return;
-    this.#pendingBytes += bytes.length;
-    this.#chunks.push(bytes);
-    if (this.#pendingBytes > this.#maxMessageBytes) {
-      this.#discarding = true;
+      const line = Buffer.concat(this.#chunks).toString("utf8");
+      const dropped = this.#pendingBytes > this.#maxMessageBytes;
       this.#chunks = [];
+      this.#pendingBytes = 0;
+      if (dropped) {
+        const what = `message longer than ${this.#maxMessageBytes} bytes was dropped`;
+        this.#refuse(null, ErrorCode.InvalidRequest, `Invalid Request: ${what}`, what);
+      } else if (line.trim() !== "") this.#handleLine(line);
     }
-  }
-
-  #endOfLine(): void {
-    const line = Buffer.concat(this.#chunks).toString("utf8");
-    const dropped = this.#discarding;
-    this.#chunks = [];
-    this.#pendingBytes = 0;
-    this.#discarding = false;
-    if (dropped) {
-      const what = `message longer than ${this.#maxMessageBytes} bytes was dropped`;
-      this.#refuse(null, ErrorCode.InvalidRequest, `Invalid Request: ${what}`, what);
-    } else if (line.trim() !== "") this.#handleLine(line);
-  }
+  };
 
   #handleLine(line: string): void {
     let json: unknown;
     try {
       json = JSON.parse(line);
     } catch (error) {
-      this.#refuse(
-        null,
-        ErrorCode.ParseError,
-        "Parse error: not valid JSON",
-        `parse error: ${(error as Error).message}`,
-      );
+      const report = `parse error: ${(error as Error).message}`;
+      this.#refuse(null, ErrorCode.ParseError, "Parse error: not valid JSON", report);
       return;
     }
     if (Array.isArray(json)) {
@@ -132,13 +113,10 @@ export class StdioServerTransport implements Transport {
       this.#refuse(idToAnswer(json), ErrorCode.InvalidRequest, why, "invalid JSON-RPC message");
       return;
     }
-    const refusal = invalidParamsReply(parsed.data);
-    if (refusal !== null) {
-      this.send(refusal);
-      return;
-    }
     try {
-      this.onmessage?.(parsed.data);
+      const refusal = invalidParamsReply(parsed.data);
+      if (refusal !== null) this.send(refusal);
+      else this.onmessage?.(parsed.data);
     } catch (error) {
       this.onerror?.(error as Error);
     }

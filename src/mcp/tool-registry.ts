@@ -1,44 +1,44 @@
 import * as v from "valibot";
-import { toolError } from "../core/errors.ts";
-import { visibleDeep } from "../core/plain-text.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { visible, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker, ToolMeta } from "../tools/define.ts";
 import { cutList } from "../tools/fit.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
 import { describeIssues } from "../twig/schemas.ts";
-import { describeArgumentIssue, unknownArgumentError } from "./argument-check.ts";
-import { type CallToolResult, errorResult, okResult } from "./envelope.ts";
+import { describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
 import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
 import {
   DEFAULT_MAX_REPLY_TOKENS,
-  estimatedTokens,
   MAX_REPLY_TOKENS_ENV,
   maxResultSizeChars,
   replyBudget,
   textUnits,
+  UNITS_PER_TOKEN,
   unitsUpTo,
 } from "./reply-budget.ts";
 
-export type PublishedTool = ReturnType<typeof publishTool>;
+export interface CallToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError: boolean;
+}
 
 /** The enabled tools, their published form computed once, and the call path with its guards. */
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
-  #published: PublishedTool[] | null = null;
+  #published: ReturnType<typeof publishTool>[] | null = null;
   readonly #budget: ReplyBudget | null;
-  readonly #maxResultChars: number | null;
-  readonly #disabled: ReadonlySet<ToolGroup>;
 
   /** `maxReplyTokens`: 0 = unlimited. Tools are kept sorted by name: `tools/list` is deterministic. */
   constructor(
     tools: readonly ToolDefinition[],
-    disabled: ReadonlySet<ToolGroup>,
-    maxReplyTokens: number = DEFAULT_MAX_REPLY_TOKENS,
+    readonly disabled: ReadonlySet<ToolGroup>,
+    readonly maxReplyTokens: number = DEFAULT_MAX_REPLY_TOKENS,
   ) {
     this.#budget = replyBudget(maxReplyTokens);
-    this.#maxResultChars = maxResultSizeChars(maxReplyTokens);
-    this.#disabled = disabled;
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
@@ -53,8 +53,9 @@ export class ToolRegistry {
     return [...this.#tools.keys()];
   }
 
-  list(): PublishedTool[] {
-    this.#published ??= [...this.#tools.values()].map((tool) => publishTool(tool, this.#maxResultChars));
+  list() {
+    const maxResultChars = maxResultSizeChars(this.maxReplyTokens);
+    this.#published ??= [...this.#tools.values()].map((tool) => publishTool(tool, maxResultChars));
     return this.#published;
   }
 
@@ -65,7 +66,7 @@ export class ToolRegistry {
     ctx: ServiceContext,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    const result = await this.#run(tool, rawArgs, ctx, signal, this.#budget, true);
+    const result = await this.#run(tool, rawArgs, ctx, signal, true);
     return result.ok ? okResult(result.value.data, result.value.json) : errorResult(result.error);
   }
 
@@ -77,7 +78,7 @@ export class ToolRegistry {
     ) => {
       const enabled = this.#tools.get(tool.name);
       if (!enabled) return null;
-      const result = await this.#run(enabled, args, ctx, signal, null, false);
+      const result = await this.#run(enabled, args, ctx, signal, false);
       // #run has checked the value against this tool's output schema, so it is that schema's output.
       return result.ok ? ok(result.value.data as v.InferOutput<O>) : result;
     };
@@ -88,9 +89,9 @@ export class ToolRegistry {
     rawArgs: Record<string, unknown> | undefined,
     ctx: ServiceContext,
     signal: AbortSignal,
-    budget: ReplyBudget | null,
     reply: boolean,
   ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
+    const budget = reply ? this.#budget : null;
     const given = Object.fromEntries(Object.entries(rawArgs ?? {}).filter(([, value]) => value !== null));
     const unknown = unknownArgumentError(tool.name, tool.input, given);
     if (unknown !== null) return err(unknown);
@@ -103,15 +104,21 @@ export class ToolRegistry {
     let callCtx = ctx;
     let callArgs = args.output as Record<string, unknown>;
     if (tool.repoScoped) {
-      const selected = await selectRepository(ctx, callArgs);
-      if (!selected.ok) return selected;
-      callCtx = { ...ctx, repo: selected.value.repo };
-      callArgs = selected.value.args;
+      // `repo` alone selects a local repository (a bad one is an error now); next to `owner` it stays.
+      const { repo: selector, ...rest } = callArgs;
+      if (callArgs.owner === undefined && typeof selector === "string") {
+        if (!ctx.repos)
+          return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
+        const repo = await ctx.repos.select(selector);
+        if (!repo.ok) return repo;
+        callCtx = { ...ctx, repo };
+        callArgs = rest;
+      } else if (ctx.repos) callCtx = { ...ctx, repo: await ctx.repos.select(undefined) };
     }
     try {
       // A composing tool's inner calls read the repository this call selected, not the default.
       const { repos: _, ...pinned } = callCtx;
-      const info = { signal, invoke: this.invoker(pinned, signal), enabled: (g: ToolGroup) => !this.#disabled.has(g) };
+      const info = { signal, invoke: this.invoker(pinned, signal), enabled: (g: ToolGroup) => !this.disabled.has(g) };
       const result = await tool.handler(callArgs, callCtx, budget === null ? info : { ...info, budget });
       if (!result.ok) return result;
       // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
@@ -149,11 +156,28 @@ export class ToolRegistry {
   }
 }
 
+/**
+ * Upstream's envelope, kept byte-for-byte in the text content so existing prompts and parsers see
+ * the same thing; `structuredContent` carries the bare data for clients that read it.
+ */
+export function okResult(data: Record<string, unknown>, json: string = JSON.stringify(data)): CallToolResult {
+  // Exactly `JSON.stringify({ status: "ok", data })`, without copying `data` into a new object.
+  const text = `{"status":"ok","data":${json}}`;
+  return { content: [{ type: "text", text }], structuredContent: data, isError: false };
+}
+
+function errorResult({ code, message, hint }: ToolError): CallToolResult {
+  // Messages may repeat what others wrote: no invisible or control character reaches the model.
+  // An absent hint is undefined, which JSON leaves out.
+  const error = { code, message: visible(message), hint: hint && visible(hint) };
+  return { content: [{ type: "text", text: JSON.stringify({ status: "error", error }) }], isError: true };
+}
+
 /** What a tool that cannot cut its answer says instead of sending one over the budget. */
 function overBudget(name: string, units: number, budget: ReplyBudget) {
   return toolError(
     "reply_too_large",
-    `${name}'s answer is about ${estimatedTokens(units).toLocaleString("en-US")} tokens, over the reply budget of ${budget.tokens.toLocaleString("en-US")} tokens`,
+    `${name}'s answer is about ${Math.ceil(units / UNITS_PER_TOKEN).toLocaleString("en-US")} tokens, over the reply budget of ${budget.tokens.toLocaleString("en-US")} tokens`,
     `Narrow the request with the tool's arguments, or raise the budget: start twig-mcp with --max-reply-tokens N (0 = unlimited) or set ${MAX_REPLY_TOKENS_ENV}.`,
   );
 }
@@ -185,29 +209,15 @@ function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
 
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {
-  const input = tool.input as unknown as { type?: string; entries?: v.ObjectEntries };
-  if (input.type !== "object" || !input.entries || "repo" in input.entries) return tool;
+  const entries = entriesOf(tool.input);
+  if (tool.input.type !== "object" || !entries || "repo" in entries) return tool;
   return {
     ...tool,
     input: v.object({
-      ...input.entries,
+      ...entries,
       repo: v.optional(
         v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description(REPO_PARAM_DESCRIPTION)),
       ),
     }),
   };
-}
-
-/** `repo` alone selects a local repository (a bad one is an error now); next to `owner` it stays. */
-async function selectRepository(
-  ctx: ServiceContext,
-  args: Record<string, unknown>,
-): Promise<Result<{ repo: Result<string>; args: Record<string, unknown> }>> {
-  const selector = args.owner === undefined && typeof args.repo === "string" ? args.repo : undefined;
-  if (selector === undefined) return ok({ repo: ctx.repos ? await ctx.repos.select(undefined) : ctx.repo, args });
-  if (!ctx.repos)
-    return err(toolError("invalid_params", "This server cannot select another repository", "Omit `repo`."));
-  const repo = await ctx.repos.select(selector);
-  const { repo: _, ...rest } = args;
-  return repo.ok ? ok({ repo, args: rest }) : repo;
 }

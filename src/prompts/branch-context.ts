@@ -1,13 +1,18 @@
 import * as v from "valibot";
-import type { Context } from "../core/context.ts";
-import type { ToolError } from "../core/errors.ts";
+import { inline } from "../core/plain-text.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import { getBranchMetadataTool } from "../tools/get-branch-metadata.ts";
-import { BranchArg, RepoArg } from "./args.ts";
-import { definePrompt } from "./define.ts";
-import { describeFailure, failure, formatJiraIssue, formatPrStatus, isUnconfigured } from "./live-status.ts";
-import { branchText, inline, jiraKeyText } from "./quote.ts";
+import { BranchArg, definePrompt, RepoArg } from "./define.ts";
+import {
+  branchText,
+  describeFailure,
+  failure,
+  formatJiraIssue,
+  formatPrStatus,
+  isUnconfigured,
+  jiraKeyText,
+} from "./quote.ts";
 
 const NO_BRANCH = "I'm not currently on a git branch. What should I work on?";
 const NO_REPO_CLOSING = "Help me open or choose the repository I'm working in.";
@@ -21,11 +26,14 @@ export const branchContextPrompt = definePrompt({
   description: "What am I working on? Describe the current branch's Jira issue and PR.",
   args: v.object({ branch: BranchArg, repo: RepoArg }),
   async render({ branch: branchArg, repo }, ctx, invoke) {
-    const checkedOut = branchArg === undefined ? await checkedOutBranch(ctx) : { branch: branchArg };
-    const { branch } = checkedOut;
-    // Outside a repository, say what the tools would (no_repo), not "not on a branch".
+    let branch = branchArg;
     if (branch === undefined) {
-      return checkedOut.error ? `${failure(checkedOut.error)}\n\n${NO_REPO_CLOSING}` : NO_BRANCH;
+      // Outside a repository, say what the tools would (no_repo), not "not on a branch".
+      const workspace = await openWorkspace(ctx);
+      if (!workspace.ok) return `${failure(workspace.error)}\n\n${NO_REPO_CLOSING}`;
+      const current = await currentBranch(ctx, workspace.value);
+      if (!current.ok) return NO_BRANCH;
+      branch = current.value.branch;
     }
     const lines = [`Branch: ${branchText(branch)}`];
     const [context, metadata] = await Promise.all([
@@ -41,13 +49,13 @@ export const branchContextPrompt = definePrompt({
       );
     } else if (context?.ok) {
       const { branch: record, jira_issue: jira, pull_request: pr } = context.value;
-      lines.push(`Parent branch: ${record.parent_branch === undefined ? "none" : branchText(record.parent_branch)}`);
       lines.push(
+        `Parent branch: ${record.parent_branch === undefined ? "none" : branchText(record.parent_branch)}`,
         record.jira_issue !== undefined
           ? `Linked Jira issue: ${jiraKeyText(record.jira_issue)}`
           : "No linked Jira issue found.",
+        record.pr_number !== undefined ? `Linked PR: #${record.pr_number}` : "No linked pull request found.",
       );
-      lines.push(record.pr_number !== undefined ? `Linked PR: #${record.pr_number}` : "No linked pull request found.");
       if (record.created_at !== undefined) lines.push(`Created: ${inline(record.created_at, 80)}`);
       if (jira.data) lines.push(`Jira issue: ${formatJiraIssue(jira.data)}`);
       else if (jira.status === "error" && jira.error && !isUnconfigured(jira.error)) {
@@ -60,11 +68,3 @@ export const branchContextPrompt = definePrompt({
     return `${lines.join("\n")}\n\n${CLOSING}`;
   },
 });
-
-/** The checked-out branch; without one, why not when it is because there is no repository. */
-async function checkedOutBranch(ctx: Context): Promise<{ branch?: string; error?: ToolError }> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return { error: workspace.error };
-  const current = await currentBranch(ctx, workspace.value);
-  return current.ok ? { branch: current.value.branch } : {};
-}

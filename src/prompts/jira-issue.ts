@@ -1,11 +1,11 @@
 import * as v from "valibot";
+import { inline } from "../core/plain-text.ts";
 import { compareBytewise } from "../git/bytewise.ts";
+import { currentBranch, workspaceAndState } from "../repo/workspace.ts";
 import { getJiraIssueTool } from "../tools/get-jira-issue.ts";
 import type { TwigState } from "../twig/state.ts";
-import { IssueKeyArg, RepoArg } from "./args.ts";
-import { definePrompt } from "./define.ts";
-import { describeFailure, formatJiraIssue, isUnconfigured, localState } from "./live-status.ts";
-import { fenced, inline, jiraKeyText, listLine } from "./quote.ts";
+import { definePrompt, IssueKeyArg, RepoArg } from "./define.ts";
+import { describeFailure, fenced, formatJiraIssue, isUnconfigured, jiraKeyText, listLine } from "./quote.ts";
 
 const CLOSING =
   "Help me plan the work for this issue: summarize what is asked, list open questions, and propose the next steps.";
@@ -17,8 +17,10 @@ export const planIssuePrompt = definePrompt({
   description: "Plan the work for a Jira issue: its details, description and the branches linked to it.",
   args: v.object({ issue_key: IssueKeyArg, repo: RepoArg }),
   async render({ issue_key: issueKey, repo }, ctx, invoke) {
-    const local = await localState(ctx);
-    const key = issueKey ?? local?.current?.jira_issue ?? null;
+    const local = await workspaceAndState(ctx);
+    const head = local.ok ? await currentBranch(ctx, local.value.workspace) : null;
+    const current = local.ok && head?.ok ? local.value.state.branches.get(head.value.branch) : undefined;
+    const key = issueKey ?? current?.jira_issue ?? null;
     if (key === null) return "The current branch has no linked Jira issue. Which issue should I look at?";
 
     const lines: string[] = [];
@@ -45,7 +47,7 @@ export const planIssuePrompt = definePrompt({
       // The Jira author's text, fenced so it reads as a quotation and cannot close its fence.
       if (data.description?.trim()) lines.push("", "Description:", fenced(data.description.trim()));
     }
-    const linked = local ? linkedBranches(local.state, key) : [];
+    const linked = local.ok ? linkedBranches(local.value.state, key) : [];
     if (linked.length > 0) lines.push("", ...listLine(`Branches linked to ${shownKey}`, linked, 100));
     return `${lines.join("\n")}\n\n${CLOSING}`;
   },

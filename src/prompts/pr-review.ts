@@ -1,11 +1,11 @@
 import * as v from "valibot";
+import { inline, quoted } from "../core/plain-text.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
+import { checkedOutRecord } from "../repo/workspace.ts";
 import { summarizePr } from "../tools/branch-context.ts";
 import { getPrStatusTool } from "../tools/get-pr-status.ts";
-import { PrNumberArg, RepoArg } from "./args.ts";
-import { definePrompt } from "./define.ts";
-import { describeFailure, formatPrStatus, isUnconfigured, localState } from "./live-status.ts";
-import { fenced, inline, listLine, quoted } from "./quote.ts";
+import { definePrompt, PrNumberArg, RepoArg } from "./define.ts";
+import { describeFailure, fenced, formatPrStatus, isUnconfigured, listLine } from "./quote.ts";
 
 const CLOSING =
   "Review where this pull request stands: what still blocks merging, which checks fail and why, and what I should do next.";
@@ -19,7 +19,8 @@ export const reviewPrPrompt = definePrompt({
   description: "What blocks this pull request? Its reviews, failing and pending checks, and description.",
   args: v.object({ pr_number: PrNumberArg, repo: RepoArg }),
   async render({ pr_number: prNumber, repo }, ctx, invoke) {
-    const linked = prNumber ?? (await localState(ctx))?.current?.github_pr ?? null;
+    const local = prNumber === undefined ? await checkedOutRecord(ctx) : null;
+    const linked = prNumber ?? (local?.ok ? local.value.record?.github_pr : null) ?? null;
     // Without a number or a link, get_pr_status looks the branch's PR up on GitHub.
     const status = await invoke(getPrStatusTool, linked === null ? { repo } : { pr_number: linked, repo });
     const which = linked === null ? "The current branch's pull request" : `Pull request #${linked}`;
@@ -45,13 +46,8 @@ export const reviewPrPrompt = definePrompt({
     const changes = reasons.changes_requested.map(
       (r) => `${inline(r.author, 80)}${r.excerpt === undefined ? "" : `: ${quoted(r.excerpt, 300)}`}`,
     );
-    lines.push(...listLine("Changes requested by", changes));
-    lines.push(
-      ...listLine(
-        "Waiting for review from",
-        pr.requested_reviewers.map((name) => inline(name, 80)),
-      ),
-    );
+    const waiting = pr.requested_reviewers.map((name) => inline(name, 80));
+    lines.push(...listLine("Changes requested by", changes), ...listLine("Waiting for review from", waiting));
     // Check runs and commit statuses alike, so the count and the list always agree.
     const failing = reasons.failing.map(
       (f) => `${inline(f.name, 120)}${f.excerpt === undefined ? "" : ` (${quoted(f.excerpt, 400)})`}`,
@@ -65,9 +61,8 @@ export const reviewPrPrompt = definePrompt({
       ...checks.filter((c) => classifyCheck(c) === "pending").map((c) => inline(c.name, 120)),
       ...statuses.filter((s) => classifyStatus(s) === "pending").map((s) => inline(s.context, 120)),
     ];
-    lines.push(...countedList("Pending checks", pending, summary.checks.pending));
     const labels = pr.labels.map((label) => inline(label, 80));
-    lines.push(...listLine("Labels", labels));
+    lines.push(...countedList("Pending checks", pending, summary.checks.pending), ...listLine("Labels", labels));
     // The PR author's text, fenced so it reads as a quotation and cannot close its fence.
     if (pr.body?.trim()) lines.push("", "Description:", fenced(pr.body.trim()));
     return `${lines.join("\n")}\n\n${CLOSING}`;

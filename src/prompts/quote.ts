@@ -1,5 +1,7 @@
+import type { ToolError } from "../core/errors.ts";
 import { inline, plainText, quoted } from "../core/plain-text.ts";
 import { checkBranchName } from "../git/refname.ts";
+import type { JiraSummary, PrSummary } from "../tools/branch-context.ts";
 import { STORED_JIRA_KEY } from "../twig/schemas.ts";
 
 /** Others' text in a prompt (sent as the *user's* message) must read as data: one line, quoted or fenced. */
@@ -29,4 +31,46 @@ export function listLine(heading: string, items: readonly string[], max = 50): s
   return [`${heading}: ${[...items.slice(0, max), ...more].join(", ")}`];
 }
 
-export { inline, quoted };
+/** A live lookup that is simply not configured (no credentials, no JIRA_HOST) is left out silently. */
+export function isUnconfigured(error: ToolError): boolean {
+  return error.code === "credentials_missing";
+}
+
+/** An error as a tool would report it: code, message and hint. */
+export function failure(error: ToolError): string {
+  return `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ""}`;
+}
+
+export function describeFailure(error: ToolError): string {
+  return `could not fetch (${error.code}: ${inline(error.message)})`;
+}
+
+/** `PR #42 "Add login" — open, reviews: approved by alice, CI: passing (3/3 checks)` */
+export function formatPrStatus(pr: PrSummary): string {
+  const state = pr.draft && pr.state === "open" ? "open (draft)" : pr.state;
+  // summarizePr lists at most 10 names.
+  const logins = (names: readonly string[]) => names.map((name) => inline(name, 60)).join(", ");
+  const reviews: string[] = [];
+  if (pr.changes_requested_by.length > 0) reviews.push(`changes requested by ${logins(pr.changes_requested_by)}`);
+  if (pr.approved_by.length > 0) reviews.push(`approved by ${logins(pr.approved_by)}`);
+  if (reviews.length === 0) reviews.push(pr.reviewers > 0 ? "commented only" : "none yet");
+  const { checks, verdict } = pr;
+  let ci = "no checks";
+  if (verdict !== "no_checks" && checks.total > 0) {
+    const counts = [`${checks.passing}/${checks.total} passing`];
+    if (checks.failing > 0) counts.push(`${checks.failing} failing`);
+    if (checks.pending > 0) counts.push(`${checks.pending} pending`);
+    ci = `${verdict} (${counts.join(", ")})`;
+  }
+  // The title is the PR author's: quoted, so it cannot end its quote or the line.
+  return `PR #${pr.number} ${quoted(pr.title)} — ${state}, reviews: ${reviews.join("; ")}, CI: ${ci}`;
+}
+
+/** `SHOP-123 "Checkout fails for guests" — status: In Progress, assignee: Alice, type: Bug` */
+export function formatJiraIssue(issue: Pick<JiraSummary, "key" | "summary" | "status" | "assignee" | "issue_type">) {
+  const parts = [`status: ${inline(issue.status, 80)}`];
+  parts.push(`assignee: ${issue.assignee == null ? "unassigned" : inline(issue.assignee, 80)}`);
+  if (issue.issue_type) parts.push(`type: ${inline(issue.issue_type, 80)}`);
+  // The summary is the Jira author's: quoted, so it cannot end its quote or the line.
+  return `${inline(issue.key, 80)} ${quoted(issue.summary)} — ${parts.join(", ")}`;
+}

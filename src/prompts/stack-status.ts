@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { inline } from "../core/plain-text.ts";
 import { sortBytewise } from "../git/bytewise.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
 import type { ToolInvoker } from "../tools/define.ts";
@@ -7,10 +8,8 @@ import { getCurrentBranchTool } from "../tools/get-current-branch.ts";
 import { getStackStatusTool } from "../tools/stack-status.ts";
 import { branchRecord, branchStack } from "../twig/branch-record.ts";
 import type { TwigState } from "../twig/state.ts";
-import { RepoArg } from "./args.ts";
-import { definePrompt } from "./define.ts";
-import { failure } from "./live-status.ts";
-import { branchText, fenced, inline, jiraKeyText } from "./quote.ts";
+import { definePrompt, RepoArg } from "./define.ts";
+import { branchText, failure, fenced, jiraKeyText } from "./quote.ts";
 
 const CLOSING =
   "Summarize the current state of this PR stack. For each branch, describe its review status and CI results.";
@@ -51,10 +50,10 @@ export const stackStatusPrompt = definePrompt({
 
     if (!local.ok && local.error.code !== "no_repo") sections.push(failure(local.error));
 
-    const chosen = local.ok ? chooseRecords(local.value.state, current?.ok ? current.value.branch : null) : null;
-    const records = chosen?.records ?? [];
-    if (chosen !== null && records.length > 0) {
-      const lines = records.map((record) => {
+    const branch = current?.ok ? current.value.branch : null;
+    const chosen = local.ok ? chooseRecords(local.value.state, branch) : null;
+    if (chosen !== null && chosen.records.length > 0) {
+      const lines = chosen.records.map((record) => {
         const parts = [inline(record.branch)];
         if (record.jira_issue !== undefined) parts.push(`Jira: ${jiraKeyText(record.jira_issue)}`);
         if (record.pr_number !== undefined) parts.push(`PR: #${record.pr_number}`);
@@ -72,7 +71,7 @@ export const stackStatusPrompt = definePrompt({
       sections.push(`Branch details:${lines.join("")}`);
     }
 
-    const live = await liveStack(invoke, current?.ok ? current.value.branch : null, repo);
+    const live = await liveStack(invoke, branch, repo);
     if (live.section !== null) sections.push(live.section);
 
     if (sections.length === 0) sections.push("No repository or branch data available.");

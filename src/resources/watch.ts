@@ -9,20 +9,17 @@ export type ChangeKind = "state" | "git";
 const DEBOUNCE_MS = 100;
 
 /**
- * Directories under `refs/heads` watched per repository on Linux. Each costs one of the user's
- * inotify watches (8,192 by default on many systems, shared by every program; the OS's recursive
- * mode takes one per directory too), and a hostile clone can hold any number; branch namespaces
- * (`feature/`, `user/`) rarely need more than a few dozen. macOS and Windows watch a whole tree
- * with one handle, so there the OS's recursive mode is used.
+ * Directories under `refs/heads` watched per repository on Linux, where each costs one of the
+ * user's inotify watches (8,192 by default, shared by every program) and a hostile clone can hold
+ * any number; branch namespaces rarely need a few dozen. macOS and Windows watch a tree with one handle.
  */
 export const MAX_WATCHED_REF_DIRS = 256;
 
 /**
  * Watches a repository's twig state, HEAD and branch refs (OS notifications, no polling), debounced.
- * A symlinked `refs/heads` is not watched at all. On Linux it is watched directory by directory:
- * at most {@link MAX_WATCHED_REF_DIRS} of them, symbolic links not followed (a link back up would
- * repeat the tree without end). Past the cap a warning is logged and branch changes in the
- * directories left out are noticed only with the next HEAD or packed-refs change.
+ * A symlinked `refs/heads` is not watched. On Linux it is watched directory by directory, at most
+ * {@link MAX_WATCHED_REF_DIRS}, links not followed (a link back up would repeat the tree without
+ * end); past the cap a warning is logged and the rest are noticed only with HEAD or packed-refs.
  */
 export class RepoWatcher {
   /** Every watched directory, once. */

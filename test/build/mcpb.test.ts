@@ -9,6 +9,7 @@ import { bundleInfo, projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
+import { PROMPTS } from "../../src/mcp/prompts.ts";
 import {
   BUNDLE_ICON,
   type BundleInfo,
@@ -18,7 +19,6 @@ import {
 } from "../../src/packaging/mcpb.ts";
 import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
 import { hostTarget, type Target } from "../../src/packaging/targets.ts";
-import { PROMPTS } from "../../src/prompts/all.ts";
 import { binaryPath } from "../support/binary.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";

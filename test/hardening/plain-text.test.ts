@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/core/log.ts";
 import { escapeInvisibles, inline, plainText, quoted, visible, visibleDeep } from "../../src/core/plain-text.ts";
+import { parseTwigUri } from "../../src/mcp/resources.ts";
 import { fenced } from "../../src/prompts/quote.ts";
-import { parseTwigUri } from "../../src/resources/uri.ts";
 
 const ESC = "\u001b";
 

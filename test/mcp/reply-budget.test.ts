@@ -4,7 +4,6 @@ import * as v from "valibot";
 import { parseArgs } from "../../src/cli/args.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { err, ok } from "../../src/core/result.ts";
-import { okResult } from "../../src/mcp/envelope.ts";
 import {
   chooseMaxReplyTokens,
   DEFAULT_MAX_REPLY_TOKENS,
@@ -17,7 +16,7 @@ import {
   textUnits,
   unitsUpTo,
 } from "../../src/mcp/reply-budget.ts";
-import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
+import { okResult, ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "../../src/tools/define.ts";
 import { cutFields } from "../../src/tools/fit.ts";
 import { createTestContext } from "../support/context.ts";
