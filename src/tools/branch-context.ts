@@ -178,21 +178,16 @@ async function jiraPart(invoke: ToolInvoker, linked: string | undefined): Promis
   return { status: "ok", data: { ...data, description, description_length: Array.from(text).length } };
 }
 
-type PrStatus = v.InferOutput<typeof getPrStatusTool.output>;
-
 /** A PR's status in a size that does not grow with its checks or reviews. */
-export function summarizePr(status: PrStatus): PrSummary {
-  const pr = status.pull_request;
-  const latest = status.summary.latest_reviews;
-  const by = (state: string) => latest.filter((review) => review.state === state).map((review) => review.author);
-  const approved = by("APPROVED");
-  const changes = by("CHANGES_REQUESTED");
-  const failing: string[] = [];
-  const pending: string[] = [];
-  const sort = (name: string, kind: string) =>
-    (kind === "failing" ? failing : kind === "pending" ? pending : []).push(name);
-  for (const check of status.checks) sort(check.name, classifyCheck(check));
-  for (const commitStatus of status.statuses) sort(commitStatus.context, classifyStatus(commitStatus));
+export function summarizePr(status: v.InferOutput<typeof getPrStatusTool.output>): PrSummary {
+  const { pull_request: pr, summary } = status;
+  const latest = summary.latest_reviews;
+  const reviewed = (state: string) => names(latest.filter((review) => review.state === state).map((r) => r.author));
+  const outcomes = [
+    ...status.checks.map((check) => ({ name: check.name, outcome: classifyCheck(check) })),
+    ...status.statuses.map((commit) => ({ name: commit.context, outcome: classifyStatus(commit) })),
+  ];
+  const checked = (outcome: string) => names(outcomes.filter((c) => c.outcome === outcome).map((c) => c.name));
   return {
     number: pr.number,
     title: pr.title,
@@ -200,14 +195,14 @@ export function summarizePr(status: PrStatus): PrSummary {
     state: pr.merged ? "merged" : pr.state === "open" ? "open" : "closed",
     draft: pr.draft,
     mergeable: pr.mergeable,
-    review_decision: status.summary.review,
-    approved_by: names(approved),
-    changes_requested_by: names(changes),
+    review_decision: summary.review,
+    approved_by: reviewed("APPROVED"),
+    changes_requested_by: reviewed("CHANGES_REQUESTED"),
     reviewers: latest.length,
-    verdict: status.summary.verdict,
-    checks: status.summary.checks,
-    failing_checks: names(failing),
-    pending_checks: names(pending),
+    verdict: summary.verdict,
+    checks: summary.checks,
+    failing_checks: checked("failing"),
+    pending_checks: checked("pending"),
   };
 }
 
