@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { sha256Hex } from "../core/sha256.ts";
+import { unpublished } from "./params.ts";
 
 /**
  * A page cursor of `list_branches` (and of `get_stack_status`, whose `query` names its question):
@@ -13,8 +14,15 @@ export interface BranchCursor {
 }
 
 const VERSION = 1;
-const DIGEST_CHARS = 16;
 const MAX_CURSOR_CHARS = 4096;
+
+/** The `cursor` argument. */
+export const CursorSchema = v.pipe(
+  v.string(),
+  v.maxLength(MAX_CURSOR_CHARS),
+  unpublished("maxLength"),
+  v.description("A page's next_cursor."),
+);
 
 const PayloadSchema = v.tuple([v.literal(VERSION), v.string(), v.string(), v.nullable(v.string())]);
 
@@ -51,7 +59,7 @@ export function decodeCursor(
 }
 
 function digest(payload: string): string {
-  return sha256Hex(`twig-mcp list_branches cursor\u0000${payload}`).slice(0, DIGEST_CHARS);
+  return sha256Hex(`twig-mcp list_branches cursor\u0000${payload}`).slice(0, 16);
 }
 
 function repositoryTag(repository: string): string {

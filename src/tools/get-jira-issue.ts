@@ -14,7 +14,6 @@ import { ISSUE_KEY_PATTERN, normalizeIssueKey } from "../jira/jql.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { defineTool } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
-import { notAKey, shown } from "./jira-key.ts";
 import { unpublished } from "./params.ts";
 
 const IssueOutputSchema = v.object({
@@ -23,6 +22,22 @@ const IssueOutputSchema = v.object({
   hint: HintSchema,
 });
 type IssueOutput = v.InferOutput<typeof IssueOutputSchema>;
+
+/** Shows a caller's value in a message without letting a huge or multi-line one through. */
+function shown(value: string): string {
+  const oneLine = JSON.stringify(value);
+  return oneLine.length <= 80 ? oneLine : `${oneLine.slice(0, 79)}…"`;
+}
+
+const KEY_SHAPES = {
+  issue: 'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
+  project: 'Project keys look like "PROJ": a letter followed by letters, digits or underscores.',
+};
+
+/** The `invalid_params` error for an issue or project key that only looks like one. */
+export function notAKey(value: string, kind: keyof typeof KEY_SHAPES) {
+  return err(toolError("invalid_params", `${shown(value)} is not a Jira ${kind} key`, KEY_SHAPES[kind]));
+}
 
 export const getJiraIssueTool = defineTool({
   name: "get_jira_issue",

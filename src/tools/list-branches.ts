@@ -7,18 +7,12 @@ import { workspaceAndState } from "../repo/workspace.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord } from "../twig/branch-record.ts";
 import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
-import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool } from "./define.ts";
 import { count, cutFields } from "./fit.ts";
 import { integerIn, unpublished } from "./params.ts";
 
 const MAX_LIST_LIMIT = 10_000;
-
-const ListBranchesOutputSchema = v.object({
-  branches: v.array(BranchRecordSchema),
-  next_cursor: v.optional(v.string()),
-  ...cutFields(["branches"]),
-});
 
 export const listBranchesTool = defineTool({
   name: "list_branches",
@@ -42,11 +36,13 @@ export const listBranchesTool = defineTool({
         v.description("Most branches per page. Default: all."),
       ),
     ),
-    cursor: v.optional(
-      v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
-    ),
+    cursor: v.optional(CursorSchema),
   }),
-  output: ListBranchesOutputSchema,
+  output: v.object({
+    branches: v.array(BranchRecordSchema),
+    next_cursor: v.optional(v.string()),
+    ...cutFields(["branches"]),
+  }),
   repoScoped: true,
   async handler(args, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -85,22 +81,15 @@ function pageStart(
   const query = args.query ?? null;
   if (args.cursor === undefined) return ok({ after: null, query });
   const decoded = decodeCursor(args.cursor, repository);
-  const refuse = (message: string, hint: string) =>
-    err(toolError("invalid_params", message, `${hint}, or start again without cursor.`));
-  if (!decoded.ok) {
-    return refuse(
-      `cursor cannot be used: ${decoded.why}`,
-      "Pass next_cursor exactly as the previous list_branches page gave it",
-    );
-  }
-  const paged = decoded.value.query;
-  if (query !== null && query !== paged) {
-    return refuse(
-      `cursor pages through ${paged === null ? "every branch" : `query ${JSON.stringify(paged)}`}, not query ${JSON.stringify(query)}`,
-      "Keep the query of the first page while following next_cursor",
-    );
-  }
-  return ok(decoded.value);
+  const paged = decoded.ok ? decoded.value.query : null;
+  if (decoded.ok && (query === null || query === paged)) return ok(decoded.value);
+  const [message, hint] = decoded.ok
+    ? [
+        `cursor pages through ${paged === null ? "every branch" : `query ${JSON.stringify(paged)}`}, not query ${JSON.stringify(query)}`,
+        "Keep the query of the first page while following next_cursor",
+      ]
+    : [`cursor cannot be used: ${decoded.why}`, "Pass next_cursor exactly as the previous list_branches page gave it"];
+  return err(toolError("invalid_params", message, `${hint}, or start again without cursor.`));
 }
 
 /** What a page that is not the last says beside its branches: how many are left and how to go on. */

@@ -16,7 +16,7 @@ import { buildBranchGraph, includesSorted, rootCandidates } from "../twig/graph.
 import { stackMembers } from "../twig/stack-members.ts";
 import { loadState } from "../twig/state.ts";
 import { branchNotFound } from "./branch-not-found.ts";
-import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
 import { getPrStatusTool } from "./get-pr-status.ts";
@@ -99,9 +99,7 @@ export const getStackStatusTool = defineTool({
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("A branch of the stack. Default: the current branch."))),
     scope: v.optional(v.pipe(v.picklist(["stack", "all"]), v.description('Default "stack"; "all": every stack.'))),
-    cursor: v.optional(
-      v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
-    ),
+    cursor: v.optional(CursorSchema),
   }),
   output: StackStatusSchema,
   meta: { "anthropic/alwaysLoad": true },
