@@ -81,35 +81,27 @@ export const getJiraIssueTool = defineTool({
     const found = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), FULL_DESCRIPTION_CHARS);
     return ok(found.truncated ? { ...found, hint: cutHint(count(FULL_DESCRIPTION_CHARS)) } : found);
   },
+  // Only the description can be long: it is cut further, to what fits, saying how long the whole
+  // one is when that is known (a description rendered whole; rendering stops at the first cut).
   fit(answer, budget) {
-    // Only the description can be long; it is cut further, to what fits.
     const full = answer.description;
     if (full === undefined) return answer;
-    const length = answer.truncated ? undefined : full.length;
-    return largestFitting(budget, (n) => withDescriptionCut(answer, full, n, length), 0, full.length);
+    const { truncated, hint: _, description_length: __, ...rest } = answer;
+    const cut = (max: number): IssueOutput =>
+      full.length <= max
+        ? answer
+        : {
+            ...rest,
+            description: truncate(full, max).text,
+            truncated: true,
+            ...(truncated ? {} : { description_length: full.length }),
+            hint: cutHint(`${count(max)}${truncated ? "" : ` of its ${count(full.length)}`}`),
+          };
+    return largestFitting(budget, cut, 0, full.length);
   },
 });
 
-/**
- * The issue with its description cut to `max` characters, saying how long the whole one is when
- * that is known (a description rendered whole; rendering stops at the first cut).
- */
-function withDescriptionCut(issue: IssueOutput, full: string, max: number, length?: number): IssueOutput {
-  if (full.length <= max) return issue;
-  const { truncated: _, hint: __, description_length: ___, ...rest } = issue;
-  const of = length === undefined ? "" : ` of its ${count(length)}`;
-  return {
-    ...rest,
-    description: truncate(full, max).text,
-    truncated: true,
-    ...(length === undefined ? {} : { description_length: length }),
-    hint: cutHint(`${count(max)}${of}`),
-  };
-}
-
-function cutHint(size: string): string {
-  return `The description is cut to about ${size} characters; open url for the rest.`;
-}
+const cutHint = (size: string) => `The description is cut to about ${size} characters; open url for the rest.`;
 
 /**
  * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),
