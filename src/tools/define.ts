@@ -15,10 +15,7 @@ export type ToolAnnotations = { readOnlyHint: true; openWorldHint: boolean };
  * Claude Code's per-tool hints (`_meta`). `alwaysLoad` keeps the schema out from behind tool search:
  * only for tools that answer a session's first question. The registry sets `maxResultSizeChars`.
  */
-export interface ToolMeta {
-  "anthropic/alwaysLoad"?: true;
-  "anthropic/maxResultSizeChars"?: number;
-}
+export type ToolMeta = { "anthropic/alwaysLoad"?: true; "anthropic/maxResultSizeChars"?: number };
 
 /**
  * What a handler gets besides its arguments. The registry sets all; a test calling a handler alone

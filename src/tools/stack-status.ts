@@ -15,13 +15,12 @@ import type { ServiceContext } from "../services/services.ts";
 import { buildBranchGraph, includesSorted, rootCandidates } from "../twig/graph.ts";
 import { stackMembers } from "../twig/stack-members.ts";
 import { loadState } from "../twig/state.ts";
-import { branchNotFound } from "./branch-not-found.ts";
 import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
 import { getPrStatusTool } from "./get-pr-status.ts";
 import { openCall, PullRequestSchema } from "./github-params.ts";
-import { BranchNameSchema, unpublished } from "./params.ts";
+import { BranchNameSchema, branchNotFound, unpublished } from "./params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
 export const STACK_PAGE_SIZE = 30;
@@ -164,10 +163,10 @@ export const getStackStatusTool = defineTool({
       ),
     ]);
 
-    const entries: Entry[] = page.map((member, index) => {
-      const entry: Entry = { ...member };
-      const pr = github.prs[index];
-      if (pr != null) entry.pr = pr;
+    const prOf = new Map(page.map(({ branch }, index) => [branch, github.prs[index] ?? undefined]));
+    const entries = page.map((member, index): Entry => {
+      const pr = prOf.get(member.branch);
+      const entry: Entry = pr === undefined ? { ...member } : { ...member, pr };
       const key = links[index]?.jira_issue;
       if (key != null && key !== "") {
         const normal = normalizeIssueKey(key);
@@ -175,15 +174,11 @@ export const getStackStatusTool = defineTool({
         // Not a key: clipped only, since the line quotes it and the reply escapes what must be.
         entry.jira = { key: normal ?? clip(key, 80), ...(status === undefined ? {} : { status: inline(status, 80) }) };
       }
-      return entry;
-    });
-    const prOf = new Map(entries.map((entry) => [entry.branch, entry.pr]));
-    for (const [index, entry] of entries.entries()) {
       const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
       if (drift.length > 0) entry.drift = drift;
       // Only a repository the reader cannot read at all fails the whole read: each branch says so.
-      Object.assign(entry, commits[index]);
-    }
+      return Object.assign(entry, commits[index]);
+    });
     const lines = entries.map((entry) => lineOf(entry, github.part === undefined) + commitWords(entry));
     const parts = { ...(github.part && { github: github.part }), ...(jira.part && { jira: jira.part }) };
 
