@@ -5,8 +5,8 @@ import { unpublished } from "./params.ts";
 /**
  * A page cursor of `list_branches` (and of `get_stack_status`, whose `query` names its question):
  * the last name listed (keyset paging: branches added or deleted between pages shift nothing) and
- * the query, bound to one repository. The digest catches edited
- * or made-up cursors; it is no secret, as a cursor only names a position anyone could ask for.
+ * the query, bound to one repository. The digest catches edited or made-up cursors; it is no
+ * secret, as a cursor only names a position anyone could ask for.
  */
 export interface BranchCursor {
   after: string;

@@ -25,8 +25,7 @@ const SHOWN_CHARS = 300;
 
 /**
  * The `not_found` error for a branch argument, with the closest of `candidates` (the branches the
- * tool would have accepted: tracked, local, or both) as a did-you-mean, the way a mistyped tool or
- * argument name gets one.
+ * tool would have accepted: tracked, local, or both) as a did-you-mean.
  */
 export function branchNotFound(
   branch: string,

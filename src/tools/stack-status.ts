@@ -83,10 +83,9 @@ const StackStatusSchema = v.object({
 type StackStatus = v.InferOutput<typeof StackStatusSchema>;
 
 /**
- * `local` on purpose, as get_branch_context: with `--disable github` or `--disable jira` it still
- * answers the stack from `.twig/state.json`, and those parts say `disabled`. It reaches GitHub and
- * Jira itself (not through their tools) so that a whole stack costs two GitHub round trips and one
- * Jira search.
+ * `local` on purpose, as get_branch_context: with `--disable github|jira` it still answers from
+ * `.twig/state.json`, those parts saying `disabled`. It asks GitHub and Jira itself (not through
+ * their tools) so that a whole stack costs two GitHub round trips and one Jira search.
  */
 export const getStackStatusTool = defineTool({
   name: "get_stack_status",
