@@ -8,10 +8,7 @@ import { unpublished } from "./params.ts";
  * the query, bound to one repository. The digest catches edited or made-up cursors; it is no
  * secret, as a cursor only names a position anyone could ask for.
  */
-export interface BranchCursor {
-  after: string;
-  query: string | null;
-}
+export type BranchCursor = { after: string; query: string | null };
 
 const VERSION = 1;
 const MAX_CURSOR_CHARS = 4096;
