@@ -8,12 +8,8 @@ import { discoverRepository } from "../git/discover.ts";
 import { ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
 import { withServices } from "../services/services.ts";
-import { getBranchContextTool } from "../tools/branch-context.ts";
+import { allTools } from "../tools/all.ts";
 import type { ToolGroup } from "../tools/define.ts";
-import { githubTools } from "../tools/github.ts";
-import { jiraTools } from "../tools/jira.ts";
-import { localTools } from "../tools/local.ts";
-import { getStackStatusTool } from "../tools/stack-status.ts";
 import { homeDir, twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
 
@@ -74,9 +70,5 @@ export async function createRuntimeContext(options: { repo: string | null; verbo
 /** Every tool, less the groups turned off with `--disable`. */
 export function createToolRegistry(disabled: ReadonlySet<DisableGroup>, maxReplyTokens?: number): ToolRegistry {
   const groups = new Set<ToolGroup>((["github", "jira"] as const).filter((group) => disabled.has(group)));
-  return new ToolRegistry(
-    [...localTools, getBranchContextTool, getStackStatusTool, ...githubTools, ...jiraTools],
-    groups,
-    maxReplyTokens,
-  );
+  return new ToolRegistry(allTools, groups, maxReplyTokens);
 }

@@ -124,6 +124,12 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
   });
 }
 
+/** A branch whose PR is wanted, and the PR twig links to it, if any. */
+export interface BranchPrQuery {
+  branch: string;
+  linked: number | null;
+}
+
 export type BranchPr =
   | { kind: "none" }
   | { kind: "found"; found_by: FoundBy; status: PrStatus }
@@ -134,10 +140,7 @@ export type BranchPr =
  * their number: each branch's PR, then its details, every branch in parallel. One branch's failure
  * is that branch's answer; the others still come back.
  */
-export async function fetchBranchPrs(
-  call: GitHubCall,
-  queries: ReadonlyArray<{ branch: string; linked: number | null }>,
-): Promise<BranchPr[]> {
+export async function fetchBranchPrs(call: GitHubCall, queries: readonly BranchPrQuery[]): Promise<BranchPr[]> {
   return Promise.all(
     queries.map(async ({ branch, linked }): Promise<BranchPr> => {
       const found = await findBranchPr(call, branch, linked);

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { ToolErrorSchema, toolError } from "../core/errors.ts";
+import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
 import { type BranchCommits, BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
@@ -14,7 +14,7 @@ import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
 import { getBranchStackTool } from "./get-branch-stack.ts";
 import { getJiraIssueTool } from "./get-jira-issue.ts";
 import { getPrStatusTool } from "./get-pr-status.ts";
-import { openCall } from "./github-params.ts";
+import { openCall, PullRequestSchema } from "./github-params.ts";
 import { BranchNameSchema } from "./params.ts";
 
 /** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */
@@ -31,13 +31,9 @@ const CI_FAILING_DETAIL = " CI is failing: get_ci_log has the failing checks' lo
 const NamesSchema = v.array(v.string());
 
 const PrSummarySchema = v.object({
-  number: v.number(),
-  title: v.string(),
-  url: v.string(),
+  ...v.pick(PullRequestSchema, ["number", "title", "url", "draft", "mergeable"]).entries,
   state: v.picklist(["open", "closed", "merged"]),
-  draft: v.boolean(),
-  mergeable: v.nullable(v.boolean()),
-  review_decision: v.picklist(["changes_requested", "approved", "review_required", "commented", "none"]),
+  review_decision: getPrStatusTool.output.entries.summary.entries.review,
   approved_by: NamesSchema,
   changes_requested_by: NamesSchema,
   /** Reviewers with a standing review of any kind. */
@@ -67,20 +63,22 @@ function livePart<T extends v.GenericSchema>(data: T) {
   });
 }
 
-const PrPartSchema = livePart(PrSummarySchema);
-const JiraPartSchema = livePart(JiraSummarySchema);
-type PrPart = v.InferOutput<typeof PrPartSchema>;
-type JiraPart = v.InferOutput<typeof JiraPartSchema>;
-
 const BranchContextSchema = v.object({
   /** The twig record, then the tip commit and the drift from the branch's base, read from `.git`. */
   branch: v.object({ ...BranchRecordSchema.entries, ...BranchCommitsSchema.entries }),
   stack: v.array(BranchRecordSchema),
   cycle: v.optional(v.literal(true)),
-  pull_request: PrPartSchema,
-  jira_issue: JiraPartSchema,
+  pull_request: livePart(PrSummarySchema),
+  jira_issue: livePart(JiraSummarySchema),
   detail: v.string(),
 });
+type PrPart = v.InferOutput<typeof BranchContextSchema.entries.pull_request>;
+type JiraPart = v.InferOutput<typeof BranchContextSchema.entries.jira_issue>;
+
+/** A lookup that failed: not configured (no credentials), or an error. */
+function failed(error: ToolError) {
+  return { status: error.code === "credentials_missing" ? "not_configured" : "error", error } as const;
+}
 
 /**
  * `local` on purpose: it keeps answering with `--disable github|jira`, reporting those parts as
@@ -147,10 +145,7 @@ async function prPart(
     const call = await openCall(ctx, null, { signal: github });
     if (!call.ok) return { status: "not_linked" };
     const listed = await findBranchPr(call.value, record.branch, null);
-    if (!listed.ok) {
-      const unconfigured = listed.error.code === "credentials_missing";
-      return { status: unconfigured ? "not_configured" : "error", error: listed.error };
-    }
+    if (!listed.ok) return failed(listed.error);
     if (listed.value === null) return { status: "not_linked" };
     number = listed.value.number;
     found = "head_ref";
@@ -158,41 +153,34 @@ async function prPart(
   const status = await invoke(getPrStatusTool, { pr_number: number });
   if (status === null) return { status: "disabled" };
   if (status.ok) return { status: "ok", data: { ...summarizePr(status.value), found_by: found } };
-  if (status.error.code === "credentials_missing") return { status: "not_configured", error: status.error };
   // No GitHub remote is a setup matter, not a failed lookup; asked again only once the call failed.
-  const remote = await resolveTarget(ctx, null);
-  return remote.ok ? { status: "error", error: status.error } : { status: "not_configured", error: remote.error };
+  const remote = status.error.code === "credentials_missing" ? null : await resolveTarget(ctx, null);
+  return remote?.ok === false ? { status: "not_configured", error: remote.error } : failed(status.error);
 }
 
 async function jiraPart(invoke: ToolInvoker, linked: string | undefined): Promise<JiraPart> {
   if (linked === undefined) return { status: "not_linked" };
   const issue = await invoke(getJiraIssueTool, { issue_key: linked });
   if (issue === null) return { status: "disabled" };
-  if (!issue.ok)
-    return { status: issue.error.code === "credentials_missing" ? "not_configured" : "error", error: issue.error };
+  if (!issue.ok) return failed(issue.error);
   // Absent fields stay `undefined`, which JSON leaves out.
   const { key, summary, status, assignee, issue_type, url, description: text } = issue.value;
   const data = { key, summary, status, assignee, issue_type, url };
   if (text === undefined) return { status: "ok", data };
-  const description = clip(text, DESCRIPTION_PREVIEW_CHARS);
-  return { status: "ok", data: { ...data, description, description_length: Array.from(text).length } };
+  const preview = { description: clip(text, DESCRIPTION_PREVIEW_CHARS), description_length: Array.from(text).length };
+  return { status: "ok", data: { ...data, ...preview } };
 }
 
-type PrStatus = v.InferOutput<typeof getPrStatusTool.output>;
-
 /** A PR's status in a size that does not grow with its checks or reviews. */
-export function summarizePr(status: PrStatus): PrSummary {
-  const pr = status.pull_request;
-  const latest = status.summary.latest_reviews;
-  const by = (state: string) => latest.filter((review) => review.state === state).map((review) => review.author);
-  const approved = by("APPROVED");
-  const changes = by("CHANGES_REQUESTED");
-  const failing: string[] = [];
-  const pending: string[] = [];
-  const sort = (name: string, kind: string) =>
-    (kind === "failing" ? failing : kind === "pending" ? pending : []).push(name);
-  for (const check of status.checks) sort(check.name, classifyCheck(check));
-  for (const commitStatus of status.statuses) sort(commitStatus.context, classifyStatus(commitStatus));
+export function summarizePr(status: v.InferOutput<typeof getPrStatusTool.output>): PrSummary {
+  const { pull_request: pr, summary } = status;
+  const latest = summary.latest_reviews;
+  const reviewed = (state: string) => names(latest.filter((review) => review.state === state).map((r) => r.author));
+  const outcomes = [
+    ...status.checks.map((check) => ({ name: check.name, outcome: classifyCheck(check) })),
+    ...status.statuses.map((commit) => ({ name: commit.context, outcome: classifyStatus(commit) })),
+  ];
+  const checked = (outcome: string) => names(outcomes.filter((c) => c.outcome === outcome).map((c) => c.name));
   return {
     number: pr.number,
     title: pr.title,
@@ -200,14 +188,14 @@ export function summarizePr(status: PrStatus): PrSummary {
     state: pr.merged ? "merged" : pr.state === "open" ? "open" : "closed",
     draft: pr.draft,
     mergeable: pr.mergeable,
-    review_decision: status.summary.review,
-    approved_by: names(approved),
-    changes_requested_by: names(changes),
+    review_decision: summary.review,
+    approved_by: reviewed("APPROVED"),
+    changes_requested_by: reviewed("CHANGES_REQUESTED"),
     reviewers: latest.length,
-    verdict: status.summary.verdict,
-    checks: status.summary.checks,
-    failing_checks: names(failing),
-    pending_checks: names(pending),
+    verdict: summary.verdict,
+    checks: summary.checks,
+    failing_checks: checked("failing"),
+    pending_checks: checked("pending"),
   };
 }
 

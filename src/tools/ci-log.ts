@@ -24,6 +24,8 @@ const MAX_REPORT_CHARS = 4000;
 const MAX_ANNOTATIONS = 50;
 /** Checks named in a message (unknown check, failing ones not read). */
 const MAX_NAMES_LISTED = 30;
+const LOG_EXPIRED =
+  "GitHub no longer keeps this job's log (HTTP 410): logs expire after the repository's retention period (90 days by default).";
 
 const CiCheckSchema = v.object({
   name: v.string(),
@@ -98,52 +100,44 @@ export const getCiLogTool = defineTool({
     const [runs, statuses] = await Promise.all([commit.runs, commit.statuses]);
     if (!runs.ok) return runs;
     if (!statuses.ok) return statuses;
-    const chosen = chooseChecks(runs.value.items, statuses.value.items, args.check, number);
+    const asked = args.lines ?? DEFAULT_LOG_LINES;
+    const lines = Math.min(asked, MAX_LOG_LINES);
+    const all = [
+      ...runs.value.items.map((run) => ({ name: run.name, id: run.id, outcome: classifyCheck(run), run })),
+      ...statuses.value.items.map((s) => ({ name: s.context, id: null, outcome: classifyStatus(s), status: s })),
+    ];
+    const chosen = chooseChecks(all, args.check, number);
     if (!chosen.ok) return chosen;
     const notes = chosen.value.notes;
-    const asked = args.lines ?? DEFAULT_LOG_LINES;
     if (asked > MAX_LOG_LINES) notes.unshift(`lines ${asked} is over the maximum; used ${MAX_LOG_LINES}.`);
-    const lines = Math.min(asked, MAX_LOG_LINES);
     const checks = await Promise.all(
-      chosen.value.picked.map((pick) =>
-        pick.kind === "run" ? readCheckRun(call, ctx, pick.run, lines) : fromStatus(pick.status, call),
-      ),
+      chosen.value.picked.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
     );
-    return ok({
-      pull_request: number,
-      head_sha: sha,
-      checks,
-      ...(notes.length > 0 ? { notes } : {}),
-    });
+    return ok({ pull_request: number, head_sha: sha, checks, ...(notes.length > 0 ? { notes } : {}) });
   },
   fit: fitCiLog,
 });
 
-type Pick = { kind: "run"; run: CheckRun } | { kind: "status"; status: CommitStatus };
+/** A check run (with its id) or commit status, named and judged. */
+type Candidate = { name: string; id: number | null; outcome: string };
 
 /**
  * The checks to read: the named one (by id or name, exact before case-insensitive; check runs and
  * commit statuses may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
  */
-function chooseChecks(
-  runs: CheckRun[],
-  statuses: CommitStatus[],
+function chooseChecks<C extends Candidate>(
+  all: C[],
   check: string | undefined,
   number: number,
-): Result<{ picked: Pick[]; notes: string[] }> {
-  const all: Pick[] = [
-    ...runs.map((run) => ({ kind: "run" as const, run })),
-    ...statuses.map((status) => ({ kind: "status" as const, status })),
-  ];
-  const nameOf = (pick: Pick) => (pick.kind === "run" ? pick.run.name : pick.status.context);
-  const outcome = (pick: Pick) => (pick.kind === "run" ? classifyCheck(pick.run) : classifyStatus(pick.status));
-  const failing = (pick: Pick) => outcome(pick) === "failing";
+): Result<{ picked: C[]; notes: string[] }> {
+  const failing = (candidate: Candidate) => candidate.outcome === "failing";
+  const shown = (name: string) => JSON.stringify(inline(name, 100));
   const notes: string[] = [];
-  let found: Pick[];
+  let found: C[];
   if (check === undefined) {
     found = all.filter(failing);
     if (found.length === 0) {
-      const pending = all.filter((pick) => outcome(pick) === "pending").length;
+      const pending = all.filter((candidate) => candidate.outcome === "pending").length;
       notes.push(
         all.length === 0
           ? `PR #${number}'s head commit has no checks.`
@@ -151,33 +145,26 @@ function chooseChecks(
       );
     }
   } else {
-    const byId = /^\d{1,16}$/.test(check)
-      ? all.filter((pick) => pick.kind === "run" && pick.run.id === Number(check))
-      : [];
-    const exact = all.filter((pick) => nameOf(pick) === check);
+    const byId = /^\d{1,16}$/.test(check) ? all.filter((candidate) => candidate.id === Number(check)) : [];
+    const exact = all.filter((candidate) => candidate.name === check);
     const lower = check.toLowerCase();
-    const anyCase = () => all.filter((pick) => nameOf(pick).toLowerCase() === lower);
-    found = byId.length > 0 ? byId : exact.length > 0 ? exact : anyCase();
+    const anyCase = all.filter((candidate) => candidate.name.toLowerCase() === lower);
+    found = byId.length > 0 ? byId : exact.length > 0 ? exact : anyCase;
     if (found.length === 0) {
-      const names = [...new Set(all.map(nameOf))];
+      const names = [...new Set(all.map((candidate) => candidate.name))];
       const guess = closest(check, names);
-      const listed = names.slice(0, MAX_NAMES_LISTED).map((name) => JSON.stringify(inline(name, 100)));
       const more = names.length > MAX_NAMES_LISTED ? ` and ${count(names.length - MAX_NAMES_LISTED)} more` : "";
-      return err(
-        toolError(
-          "not_found",
-          `No check named ${quoteReceived(check)} on PR #${number}`,
-          `${guess === null ? "" : `Did you mean ${JSON.stringify(inline(guess, 100))}? `}${
-            names.length === 0 ? "Its head commit has no checks." : `Its checks: ${listed.join(", ")}${more}.`
-          }`,
-        ),
-      );
+      const listed = `Its checks: ${names.slice(0, MAX_NAMES_LISTED).map(shown).join(", ")}${more}.`;
+      const hint = `${guess === null ? "" : `Did you mean ${shown(guess)}? `}${
+        names.length === 0 ? "Its head commit has no checks." : listed
+      }`;
+      return err(toolError("not_found", `No check named ${quoteReceived(check)} on PR #${number}`, hint));
     }
-    found = [...found.filter(failing), ...found.filter((pick) => !failing(pick))];
+    found = [...found.filter(failing), ...found.filter((candidate) => !failing(candidate))];
   }
   const left = found.slice(MAX_CHECKS);
   if (left.length > 0) {
-    const names = left.slice(0, MAX_NAMES_LISTED).map((pick) => JSON.stringify(inline(nameOf(pick), 100)));
+    const names = left.slice(0, MAX_NAMES_LISTED).map((candidate) => shown(candidate.name));
     notes.push(`${count(left.length)} more not read: ${names.join(", ")}. Pass check to read one.`);
   }
   return ok({ picked: found.slice(0, MAX_CHECKS), notes });
@@ -186,32 +173,19 @@ function chooseChecks(
 /** A check run: an Actions job's log, or another app's report and failure annotations. */
 async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun, lines: number): Promise<CiCheck> {
   const jobId = actionsJobId(run);
-  const base = {
-    name: inline(run.name),
-    id: run.id,
-    status: run.status,
-    conclusion: run.conclusion,
-    url: run.url,
-  };
-  const secrets = call.connection.secrets;
+  const base = { name: inline(run.name), id: run.id, status: run.status, conclusion: run.conclusion, url: run.url };
   if (jobId === null) return readReport(call, run, { ...base, source: "check_run" });
-
   const job = await getJob(call, jobId);
   const failedSteps = job.ok ? (job.value.steps ?? []).filter((step) => isFailure(step.conclusion)) : [];
   const check: CiCheck = {
     ...base,
     source: "actions",
-    failed_steps: failedSteps.map((step) => inline(cleanCiText(step.name, secrets), 200)),
+    failed_steps: failedSteps.map((step) => inline(cleanCiText(step.name, call.connection.secrets), 200)),
   };
   const log = await readJobLog(call, { jobId, job: job.ok ? job.value : null, lines, fetch: ctx.fetch, env: ctx.env });
   if (!log.ok) return { ...check, note: errorNote(log.error) };
   const read = log.value;
-  if (read.kind === "expired") {
-    return {
-      ...check,
-      note: "GitHub no longer keeps this job's log (HTTP 410): logs expire after the repository's retention period (90 days by default).",
-    };
-  }
+  if (read.kind === "expired") return { ...check, note: LOG_EXPIRED };
   if (read.kind === "missing") {
     const status = job.ok ? job.value.status : run.status;
     const note =
@@ -237,7 +211,7 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
 async function readReport(call: GitHubCall, run: CheckRun, check: CiCheck): Promise<CiCheck> {
   const secrets = call.connection.secrets;
   const text = (value: string | null | undefined) =>
-    value === null || value === undefined ? null : clip(cleanCiText(value, secrets).trim(), MAX_REPORT_CHARS);
+    value == null ? null : clip(cleanCiText(value, secrets).trim(), MAX_REPORT_CHARS);
   const report: CiCheck = {
     ...check,
     title: text(run.output?.title),
@@ -263,7 +237,6 @@ async function readReport(call: GitHubCall, run: CheckRun, check: CiCheck): Prom
 }
 
 function fromStatus(status: CommitStatus, call: GitHubCall): CiCheck {
-  const secrets = call.connection.secrets;
   return {
     name: inline(status.context),
     id: null,
@@ -271,7 +244,8 @@ function fromStatus(status: CommitStatus, call: GitHubCall): CiCheck {
     status: status.state,
     conclusion: null,
     url: status.url,
-    description: status.description === null ? null : inline(cleanCiText(status.description, secrets), 1000),
+    description:
+      status.description === null ? null : inline(cleanCiText(status.description, call.connection.secrets), 1000),
   };
 }
 

@@ -1,20 +1,25 @@
 import * as v from "valibot";
 import { sha256Hex } from "../core/sha256.ts";
+import { unpublished } from "./params.ts";
 
 /**
  * A page cursor of `list_branches` (and of `get_stack_status`, whose `query` names its question):
  * the last name listed (keyset paging: branches added or deleted between pages shift nothing) and
- * the query, bound to one repository. The digest catches edited
- * or made-up cursors; it is no secret, as a cursor only names a position anyone could ask for.
+ * the query, bound to one repository. The digest catches edited or made-up cursors; it is no
+ * secret, as a cursor only names a position anyone could ask for.
  */
-export interface BranchCursor {
-  after: string;
-  query: string | null;
-}
+export type BranchCursor = { after: string; query: string | null };
 
 const VERSION = 1;
-const DIGEST_CHARS = 16;
 const MAX_CURSOR_CHARS = 4096;
+
+/** The `cursor` argument. */
+export const CursorSchema = v.pipe(
+  v.string(),
+  v.maxLength(MAX_CURSOR_CHARS),
+  unpublished("maxLength"),
+  v.description("A page's next_cursor."),
+);
 
 const PayloadSchema = v.tuple([v.literal(VERSION), v.string(), v.string(), v.nullable(v.string())]);
 
@@ -51,7 +56,7 @@ export function decodeCursor(
 }
 
 function digest(payload: string): string {
-  return sha256Hex(`twig-mcp list_branches cursor\u0000${payload}`).slice(0, DIGEST_CHARS);
+  return sha256Hex(`twig-mcp list_branches cursor\u0000${payload}`).slice(0, 16);
 }
 
 function repositoryTag(repository: string): string {

@@ -12,49 +12,41 @@ export type ToolGroup = "local" | "github" | "jira";
 export type ToolAnnotations = { readOnlyHint: true; openWorldHint: boolean };
 
 /**
- * Claude Code's per-tool hints, published as the tool's `_meta`. `alwaysLoad` keeps the tool's
- * schema in every session instead of behind tool search: only for the tools that answer a
- * session's first question. `maxResultSizeChars` is set by the registry from the reply budget.
+ * Claude Code's per-tool hints (`_meta`). `alwaysLoad` keeps the schema out from behind tool search:
+ * only for tools that answer a session's first question. The registry sets `maxResultSizeChars`.
  */
-export interface ToolMeta {
-  "anthropic/alwaysLoad"?: true;
-  "anthropic/maxResultSizeChars"?: number;
-}
+export type ToolMeta = { "anthropic/alwaysLoad"?: true; "anthropic/maxResultSizeChars"?: number };
 
-/** What a handler gets besides its arguments: the request's cancellation and the other tools. */
+/**
+ * What a handler gets besides its arguments. The registry sets all; a test calling a handler alone
+ * may pass only `signal`. `budget` lets a handler cut a plainly oversized answer early; `enabled`
+ * tells a local tool that reaches a service itself whether that group is on (`--disable`).
+ */
 export interface CallInfo {
   signal: AbortSignal;
-  /** Set by the registry; absent only when a test calls a handler by itself. */
   invoke?: ToolInvoker;
-  /** The call's reply budget, for a handler to cut a plainly oversized answer early. */
   budget?: ReplyBudget;
-  /** Whether a group's tools are on (`--disable`), for a local tool that reaches a service itself. */
   enabled?: (group: ToolGroup) => boolean;
 }
 
 /**
- * How much an answer's JSON may cost (envelope excluded), in the registry's units (a third of an
- * estimated token: ordinary ASCII costs about one a character, token-dense text more), and the
- * registry's measure of a value in those units.
+ * How much an answer's JSON may cost (envelope excluded) as set (`--max-reply-tokens`) and in the
+ * registry's units (a third of an estimated token: ASCII about one a character), and its measure.
  */
 export interface ReplyBudget {
-  /** The budget as set (`--max-reply-tokens`). */
   readonly tokens: number;
   readonly units: number;
   size(value: unknown): number;
 }
 
 /**
- * An answer's list, cut at its end to the largest prefix that fits the reply budget. The cut answer
- * is marked `truncated` and counts the items left out in `omitted[list]`, added to any the answer
- * already counted there (a page that was not the last).
+ * The answer's field `list`, cut at its end to the largest prefix (of at least `min` items) that
+ * fits the reply budget, marked `truncated`, with the items left out added to `omitted[list]`.
+ * `rest` gives the cut answer's `hint` and what else changes with the cut (a cursor, `has_more`).
  */
 export interface ListCut<A, I> {
-  /** The answer's field that holds the list. */
   list: string;
-  /** The fewest items kept: 1 for a list whose next call goes on from its last item. */
   min?: number;
-  /** The cut answer's `hint`, and what else changes with the cut (a cursor, `has_more`). */
   rest(answer: A, kept: number, left: number, args: I, ctx: ServiceContext): Partial<A> & { hint: string };
 }
 

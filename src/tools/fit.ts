@@ -75,9 +75,7 @@ export function cutList<A extends Record<string, unknown>, I>(
 }
 
 /** Formats a count the way a reader scans it: 9,412. */
-export function count(n: number): string {
-  return n.toLocaleString("en-US");
-}
+export const count = (n: number): string => n.toLocaleString("en-US");
 
 // The fields a cut reply adds: checked, but unpublished (tools/list must stay within 11.5 KB); the
 // reply's `hint` explains them.

@@ -2,9 +2,8 @@ import * as v from "valibot";
 import { ok } from "../core/result.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema, branchRecord } from "../twig/branch-record.ts";
-import { branchNotFound } from "./branch-not-found.ts";
 import { defineTool } from "./define.ts";
-import { BranchNameSchema } from "./params.ts";
+import { BranchNameSchema, branchNotFound } from "./params.ts";
 
 export const getBranchMetadataTool = defineTool({
   name: "get_branch_metadata",

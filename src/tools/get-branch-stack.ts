@@ -3,10 +3,9 @@ import { ok } from "../core/result.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { currentBranch, workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema, branchStack } from "../twig/branch-record.ts";
-import { branchNotFound } from "./branch-not-found.ts";
 import { defineTool } from "./define.ts";
 import { count, cutFields } from "./fit.ts";
-import { BranchNameSchema } from "./params.ts";
+import { BranchNameSchema, branchNotFound } from "./params.ts";
 
 export const getBranchStackTool = defineTool({
   name: "get_branch_stack",

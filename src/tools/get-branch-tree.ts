@@ -7,10 +7,9 @@ import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { buildBranchGraph, configuredRoots, includesSorted, rootCandidates } from "../twig/graph.ts";
 import { loadState } from "../twig/state.ts";
 import { buildTree, cutTrees, measureTrees, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
-import { branchNotFound } from "./branch-not-found.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields } from "./fit.ts";
-import { BranchNameSchema, integerIn, unpublished } from "./params.ts";
+import { BranchNameSchema, branchNotFound, integerIn, unpublished } from "./params.ts";
 
 const BranchTreeOutputSchema = v.object({
   root: v.string(),
@@ -41,25 +40,18 @@ export const getBranchTreeTool = defineTool({
   async handler({ branch, depth }, ctx, call) {
     const opened = await openWorkspace(ctx);
     if (!opened.ok) return opened;
-    const workspace = opened.value;
-    const [local, state] = await Promise.all([
-      listLocalBranches(workspace.repo, ctx.files),
-      loadState(ctx, workspace.workTree),
-    ]);
+    const { repo, workTree } = opened.value;
+    const [local, state] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, workTree)]);
     if (!local.ok) return local;
     if (!state.ok) return state;
     if (local.value.length === 0) {
-      return err(
-        toolError("not_found", "No branches found in repository", "Commit to a branch first; twig works on branches."),
-      );
+      const hint = "Commit to a branch first; twig works on branches.";
+      return err(toolError("not_found", "No branches found in repository", hint));
     }
     if (branch !== undefined && !includesSorted(local.value, branch)) {
-      return branchNotFound(
-        branch,
-        "repository",
-        local.value,
-        "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.",
-      );
+      const hint =
+        "Call `get_branch_tree` without `branch` to see every tree, or `list_branches` for tracked branches.";
+      return branchNotFound(branch, "repository", local.value, hint);
     }
     let current: string | null = null;
     let roots = branch === undefined ? configuredRoots(local.value, state.value) : [branch];
@@ -114,19 +106,18 @@ function cutTreeText(
   budget: ReplyBudget,
   focus: string | null,
 ): BranchTreeOutput {
-  const hintFor = (lines: number) =>
-    `tree_text cut to fit the reply budget: ${count(lines)} lines left out${
-      focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
-    }. Pass branch=<a branch> for its subtree, or depth.`;
   const cutAnswer = (tree_text: string, lines: number): BranchTreeOutput => ({
     root,
     tree_text,
     branches: [],
     truncated: true,
     omitted: { branches: nodes, tree_lines: lines },
+    hint: `tree_text cut to fit the reply budget: ${count(lines)} lines left out${
+      focus === null ? "" : ` (the path to ${focus} and its subtree are kept)`
+    }. Pass branch=<a branch> for its subtree, or depth.`,
   });
-  let room = budget.units - budget.size({ ...cutAnswer("", nodes), hint: hintFor(nodes) });
   let fitted = cutAnswer("", nodes);
+  let room = budget.units - budget.size(fitted);
   const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
   // Line costs are counted in bytes, which token-dense names outrun: each further pass scales the
   // room by how far the last one overshot. The first pass runs whatever the room: the kept path is
@@ -134,10 +125,7 @@ function cutTreeText(
   for (let attempt = 0; attempt < 4 && (attempt === 0 || room > 0); attempt++) {
     const cut = cutTrees(trees, focus, room - closingRoom);
     const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
-    fitted = {
-      ...cutAnswer(cut.trees.map(renderTreeText).join("\n") + closing, cut.omitted),
-      hint: hintFor(cut.omitted),
-    };
+    fitted = cutAnswer(cut.trees.map(renderTreeText).join("\n") + closing, cut.omitted);
     const size = budget.size(fitted);
     if (size <= budget.units) return fitted;
     room = Math.floor(((room - closingRoom) * budget.units) / size) + closingRoom - 64;

@@ -14,7 +14,6 @@ import { ISSUE_KEY_PATTERN, normalizeIssueKey } from "../jira/jql.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { defineTool } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
-import { notAKey, shown } from "./jira-key.ts";
 import { unpublished } from "./params.ts";
 
 const IssueOutputSchema = v.object({
@@ -23,6 +22,22 @@ const IssueOutputSchema = v.object({
   hint: HintSchema,
 });
 type IssueOutput = v.InferOutput<typeof IssueOutputSchema>;
+
+/** Shows a caller's value in a message without letting a huge or multi-line one through. */
+function shown(value: string): string {
+  const oneLine = JSON.stringify(value);
+  return oneLine.length <= 80 ? oneLine : `${oneLine.slice(0, 79)}…"`;
+}
+
+const KEY_SHAPES = {
+  issue: 'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
+  project: 'Project keys look like "PROJ": a letter followed by letters, digits or underscores.',
+};
+
+/** The `invalid_params` error for an issue or project key that only looks like one. */
+export function notAKey(value: string, kind: keyof typeof KEY_SHAPES) {
+  return err(toolError("invalid_params", `${shown(value)} is not a Jira ${kind} key`, KEY_SHAPES[kind]));
+}
 
 export const getJiraIssueTool = defineTool({
   name: "get_jira_issue",
@@ -66,35 +81,27 @@ export const getJiraIssueTool = defineTool({
     const found = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), FULL_DESCRIPTION_CHARS);
     return ok(found.truncated ? { ...found, hint: cutHint(count(FULL_DESCRIPTION_CHARS)) } : found);
   },
+  // Only the description can be long: it is cut further, to what fits, saying how long the whole
+  // one is when that is known (a description rendered whole; rendering stops at the first cut).
   fit(answer, budget) {
-    // Only the description can be long; it is cut further, to what fits.
     const full = answer.description;
     if (full === undefined) return answer;
-    const length = answer.truncated ? undefined : full.length;
-    return largestFitting(budget, (n) => withDescriptionCut(answer, full, n, length), 0, full.length);
+    const { truncated, hint: _, description_length: __, ...rest } = answer;
+    const cut = (max: number): IssueOutput =>
+      full.length <= max
+        ? answer
+        : {
+            ...rest,
+            description: truncate(full, max).text,
+            truncated: true,
+            ...(truncated ? {} : { description_length: full.length }),
+            hint: cutHint(`${count(max)}${truncated ? "" : ` of its ${count(full.length)}`}`),
+          };
+    return largestFitting(budget, cut, 0, full.length);
   },
 });
 
-/**
- * The issue with its description cut to `max` characters, saying how long the whole one is when
- * that is known (a description rendered whole; rendering stops at the first cut).
- */
-function withDescriptionCut(issue: IssueOutput, full: string, max: number, length?: number): IssueOutput {
-  if (full.length <= max) return issue;
-  const { truncated: _, hint: __, description_length: ___, ...rest } = issue;
-  const of = length === undefined ? "" : ` of its ${count(length)}`;
-  return {
-    ...rest,
-    description: truncate(full, max).text,
-    truncated: true,
-    ...(length === undefined ? {} : { description_length: length }),
-    hint: cutHint(`${count(max)}${of}`),
-  };
-}
-
-function cutHint(size: string): string {
-  return `The description is cut to about ${size} characters; open url for the rest.`;
-}
+const cutHint = (size: string) => `The description is cut to about ${size} characters; open url for the rest.`;
 
 /**
  * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),

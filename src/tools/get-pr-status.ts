@@ -6,11 +6,6 @@ import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields, largestFitting } from "./fit.ts";
 import { FoundBySchema, openPrCall, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
 
-const ReasonsSchema = v.object({
-  changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
-  failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
-});
-
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,
   reviews: v.array(v.object({ author: v.string(), state: v.string(), submitted_at: v.nullable(v.string()) })),
@@ -31,7 +26,10 @@ const PrStatusSchema = v.object({
     verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
     review: v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]),
   }),
-  reasons: ReasonsSchema,
+  reasons: v.object({
+    changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
+    failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
+  }),
   found_by: FoundBySchema,
   unavailable: v.optional(v.array(v.string())),
   ...cutFields(["reviews", "checks", "statuses"]),

@@ -40,8 +40,7 @@ export const targetParams = {
   repo: v.optional(RepoSchema),
 };
 
-/** Resolves the repository and connects to its GitHub host. */
-/** `args` `null`: a tool that cannot name another repository (its hints do not offer to). */
+/** Resolves the repository (`args` `null`: a tool that cannot name another) and connects to its GitHub host. */
 export async function openCall(
   ctx: ServiceContext,
   args: TargetArgs | null,

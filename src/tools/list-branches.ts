@@ -7,18 +7,12 @@ import { workspaceAndState } from "../repo/workspace.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord } from "../twig/branch-record.ts";
 import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
-import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool } from "./define.ts";
 import { count, cutFields } from "./fit.ts";
 import { integerIn, unpublished } from "./params.ts";
 
 const MAX_LIST_LIMIT = 10_000;
-
-const ListBranchesOutputSchema = v.object({
-  branches: v.array(BranchRecordSchema),
-  next_cursor: v.optional(v.string()),
-  ...cutFields(["branches"]),
-});
 
 export const listBranchesTool = defineTool({
   name: "list_branches",
@@ -42,18 +36,19 @@ export const listBranchesTool = defineTool({
         v.description("Most branches per page. Default: all."),
       ),
     ),
-    cursor: v.optional(
-      v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
-    ),
+    cursor: v.optional(CursorSchema),
   }),
-  output: ListBranchesOutputSchema,
+  output: v.object({
+    branches: v.array(BranchRecordSchema),
+    next_cursor: v.optional(v.string()),
+    ...cutFields(["branches"]),
+  }),
   repoScoped: true,
   async handler(args, ctx) {
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { state } = loaded.value;
-    const repository = cursorScope(ctx);
-    const paged = pageStart(args, repository);
+    const paged = pageStart(args, ctx);
     if (!paged.ok) return paged;
     const { after, query } = paged.value;
     const names = matchingBranches(state, query);
@@ -62,17 +57,16 @@ export const listBranchesTool = defineTool({
     const end = args.limit === undefined ? names.length : Math.min(names.length, start + args.limit);
     const branches = names.slice(start, end).map((name) => branchRecord(state, name));
     if (end === names.length) return ok({ branches });
-    return ok({ branches, ...more(branches, names.length - end, query, repository, false) });
+    return ok({ branches, ...more(branches, names.length - end, query, ctx, false) });
   },
   // At least one branch per page, so following next_cursor always moves on.
   cut: {
     list: "branches",
     min: 1,
     rest(answer, kept, left, args, ctx) {
-      const repository = cursorScope(ctx);
       // The handler has already refused any cursor pageStart refuses.
-      const paged = pageStart(args, repository);
-      return more(answer.branches.slice(0, kept), left, paged.ok ? paged.value.query : null, repository, true);
+      const paged = pageStart(args, ctx);
+      return more(answer.branches.slice(0, kept), left, paged.ok ? paged.value.query : null, ctx, true);
     },
   },
 });
@@ -80,35 +74,28 @@ export const listBranchesTool = defineTool({
 /** Where the page starts and what it matches: the cursor's, which a different `query` may not contradict. */
 function pageStart(
   args: { query?: string; cursor?: string },
-  repository: string,
+  ctx: Context,
 ): Result<{ after: string | null; query: string | null }> {
   const query = args.query ?? null;
   if (args.cursor === undefined) return ok({ after: null, query });
-  const decoded = decodeCursor(args.cursor, repository);
-  const refuse = (message: string, hint: string) =>
-    err(toolError("invalid_params", message, `${hint}, or start again without cursor.`));
-  if (!decoded.ok) {
-    return refuse(
-      `cursor cannot be used: ${decoded.why}`,
-      "Pass next_cursor exactly as the previous list_branches page gave it",
-    );
-  }
-  const paged = decoded.value.query;
-  if (query !== null && query !== paged) {
-    return refuse(
-      `cursor pages through ${paged === null ? "every branch" : `query ${JSON.stringify(paged)}`}, not query ${JSON.stringify(query)}`,
-      "Keep the query of the first page while following next_cursor",
-    );
-  }
-  return ok(decoded.value);
+  const decoded = decodeCursor(args.cursor, cursorScope(ctx));
+  const paged = decoded.ok ? decoded.value.query : null;
+  if (decoded.ok && (query === null || query === paged)) return ok(decoded.value);
+  const [message, hint] = decoded.ok
+    ? [
+        `cursor pages through ${paged === null ? "every branch" : `query ${JSON.stringify(paged)}`}, not query ${JSON.stringify(query)}`,
+        "Keep the query of the first page while following next_cursor",
+      ]
+    : [`cursor cannot be used: ${decoded.why}`, "Pass next_cursor exactly as the previous list_branches page gave it"];
+  return err(toolError("invalid_params", message, `${hint}, or start again without cursor.`));
 }
 
 /** What a page that is not the last says beside its branches: how many are left and how to go on. */
-function more(branches: BranchRecord[], left: number, query: string | null, repository: string, cut: boolean) {
+function more(branches: BranchRecord[], left: number, query: string | null, ctx: Context, cut: boolean) {
   const last = branches.at(-1)?.branch;
   return {
     omitted: { branches: left },
-    ...(last === undefined ? {} : { next_cursor: encodeCursor({ after: last, query }, repository) }),
+    ...(last === undefined ? {} : { next_cursor: encodeCursor({ after: last, query }, cursorScope(ctx)) }),
     hint: `${count(left)} more branches${cut ? " (cut to fit the reply budget)" : ""}: pass next_cursor as cursor${
       query === null ? ", or narrow with query" : ""
     }.`,

@@ -5,7 +5,7 @@ import { buildSearchJql, normalizeProjectKey, PROJECT_KEY_PATTERN } from "../jir
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { defineTool } from "./define.ts";
 import { count, cutFields } from "./fit.ts";
-import { notAKey } from "./jira-key.ts";
+import { notAKey } from "./get-jira-issue.ts";
 import { integerIn, unpublished } from "./params.ts";
 
 const DEFAULT_LIST_LIMIT = 20;

@@ -37,10 +37,6 @@ export const listRepositoriesTool = defineTool({
 
 /** The directory `path` reaches (through symlinks) as device:inode, one `stat`; `null` when absent. */
 async function directoryId(path: string): Promise<string | null> {
-  try {
-    const info = await statIfExists(path);
-    return info === undefined ? null : `${info.dev}:${info.ino}`;
-  } catch {
-    return null;
-  }
+  const info = await statIfExists(path).catch(() => undefined);
+  return info === undefined ? null : `${info.dev}:${info.ino}`;
 }

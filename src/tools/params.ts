@@ -1,4 +1,8 @@
 import * as v from "valibot";
+import { toolError } from "../core/errors.ts";
+import { printable } from "../core/plain-text.ts";
+import { err } from "../core/result.ts";
+import { closest } from "../core/suggest.ts";
 import { checkBranchName } from "../git/refname.ts";
 
 /** A branch name as git accepts it, checked first: `../../etc/passwd` or `-x` never reach a path. */
@@ -9,6 +13,35 @@ export const BranchNameSchema = v.pipe(
     (issue) => `not a valid git branch name (${checkBranchName(issue.input)})`,
   ),
 );
+
+/**
+ * Names compared for a did-you-mean. A hostile clone can hold millions of refs or state entries;
+ * past this many the suggestion is skipped for the rest, and the error stays the same.
+ */
+const MAX_CANDIDATES = 5_000;
+
+/** A branch argument is repeated up to 300 characters: any real name, never a payload. */
+const SHOWN_CHARS = 300;
+
+/**
+ * The `not_found` error for a branch argument, with the closest of `candidates` (the branches the
+ * tool would have accepted: tracked, local, or both) as a did-you-mean.
+ */
+export function branchNotFound(
+  branch: string,
+  where: string,
+  candidates: Iterable<string>,
+  hint = "Use `list_branches` to see tracked branches.",
+) {
+  const names: string[] = [];
+  for (const name of candidates) {
+    if (names.length === MAX_CANDIDATES) break;
+    if (name !== branch) names.push(name);
+  }
+  const guess = closest(branch, names);
+  const advice = guess === null ? "" : `. Did you mean '${printable(guess, SHOWN_CHARS)}'?`;
+  return err(toolError("not_found", `Branch '${printable(branch, SHOWN_CHARS)}' not found in ${where}${advice}`, hint));
+}
 
 export const NoParamsSchema = v.object({});
 

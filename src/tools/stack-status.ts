@@ -4,21 +4,22 @@ import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { type BranchPr, fetchBranchPrs, type PrStatus } from "../github/pr-status.ts";
+import { type BranchPrQuery, fetchBranchPrs, type PrStatus } from "../github/pr-status.ts";
+import type { FoundBy } from "../github/pull-request.ts";
 import { failureKind } from "../github/request.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
 import { branchCommits, currentBranch, openWorkspace } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { buildBranchGraph, includesSorted, rootCandidates } from "../twig/graph.ts";
-import { type StackMember, stackMembers } from "../twig/stack-members.ts";
+import { stackMembers } from "../twig/stack-members.ts";
 import { loadState } from "../twig/state.ts";
-import { branchNotFound } from "./branch-not-found.ts";
-import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
-import { openCall } from "./github-params.ts";
-import { BranchNameSchema, unpublished } from "./params.ts";
+import { getPrStatusTool } from "./get-pr-status.ts";
+import { openCall, PullRequestSchema } from "./github-params.ts";
+import { BranchNameSchema, branchNotFound, unpublished } from "./params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
 export const STACK_PAGE_SIZE = 30;
@@ -27,26 +28,24 @@ const MAX_STACK_REASONS = 3;
 /** How much of a reason the one-line summary quotes; the entry holds the longer excerpt. */
 const LINE_QUOTE_CHARS = 60;
 
-const PrStateSchema = v.picklist(["open", "draft", "merged", "closed"]);
-const ReviewSchema = v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]);
-const CiSchema = v.picklist(["passing", "failing", "pending", "none"]);
 const DriftSchema = v.picklist(["base_differs", "retarget", "native_order"]);
+type Drift = v.InferOutput<typeof DriftSchema>;
 const PartSchema = v.object({
   status: v.picklist(["disabled", "not_configured", "error"]),
   error: v.optional(ToolErrorSchema),
 });
+type Part = v.InferOutput<typeof PartSchema>;
 
 const StackPrSchema = v.object({
   number: v.number(),
   /** Absent when GitHub was not asked (not configured, disabled) or could not be read (`error`). */
-  state: v.optional(PrStateSchema),
+  state: v.optional(v.picklist(["open", "draft", "merged", "closed"])),
   base: v.optional(v.string()),
-  review: v.optional(ReviewSchema),
-  ci: v.optional(CiSchema),
+  review: v.optional(getPrStatusTool.output.entries.summary.entries.review),
+  ci: v.optional(v.picklist(["passing", "failing", "pending", "none"])),
   found_by: v.picklist(["twig_link", "head_ref"]),
-  stack: v.optional(v.object({ number: v.number(), position: v.number(), size: v.number() })),
-  changes_requested: v.optional(v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) }))),
-  failing: v.optional(v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) }))),
+  stack: PullRequestSchema.entries.stack,
+  ...v.partial(getPrStatusTool.output.entries.reasons).entries,
   requested: v.optional(v.array(v.string())),
   error: v.optional(ToolErrorSchema),
 });
@@ -83,10 +82,9 @@ const StackStatusSchema = v.object({
 type StackStatus = v.InferOutput<typeof StackStatusSchema>;
 
 /**
- * `local` on purpose, as get_branch_context: with `--disable github` or `--disable jira` it still
- * answers the stack from `.twig/state.json`, and those parts say `disabled`. It reaches GitHub and
- * Jira itself (not through their tools) so that a whole stack costs two GitHub round trips and one
- * Jira search.
+ * `local` on purpose, as get_branch_context: with `--disable github|jira` it still answers from
+ * `.twig/state.json`, those parts saying `disabled`. It asks GitHub and Jira itself (not through
+ * their tools) so that a whole stack costs two GitHub round trips and one Jira search.
  */
 export const getStackStatusTool = defineTool({
   name: "get_stack_status",
@@ -98,16 +96,13 @@ export const getStackStatusTool = defineTool({
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("A branch of the stack. Default: the current branch."))),
     scope: v.optional(v.pipe(v.picklist(["stack", "all"]), v.description('Default "stack"; "all": every stack.'))),
-    cursor: v.optional(
-      v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("A page's next_cursor.")),
-    ),
+    cursor: v.optional(CursorSchema),
   }),
   output: StackStatusSchema,
   meta: { "anthropic/alwaysLoad": true },
   repoScoped: true,
   async handler(args, ctx, info) {
     const scope = args.scope ?? "stack";
-    // The stack's branches from `.twig/state.json` and the refs, in drawing order.
     const workspace = await openWorkspace(ctx);
     if (!workspace.ok) return workspace;
     const { repo, workTree } = workspace.value;
@@ -122,12 +117,8 @@ export const getStackStatusTool = defineTool({
       if (args.branch === undefined && !head.ok) return head;
       asked = args.branch ?? current;
       if (asked !== null && !includesSorted(sorted, asked)) {
-        return branchNotFound(
-          asked,
-          "the repository",
-          sorted,
-          'Use list_branches to see tracked branches, or scope="all" for every stack.',
-        );
+        const hint = 'Use list_branches to see tracked branches, or scope="all" for every stack.';
+        return branchNotFound(asked, "the repository", sorted, hint);
       }
     }
     const graph = buildBranchGraph(sorted, state, current);
@@ -142,18 +133,14 @@ export const getStackStatusTool = defineTool({
         decoded.ok && decoded.value.query === query ? members.findIndex((m) => m.branch === decoded.value.after) : -1;
       if (at < 0) {
         const why = decoded.ok ? "it pages through another question, or the stack changed since" : decoded.why;
-        return err(
-          toolError(
-            "invalid_params",
-            `cursor cannot be used: ${why}`,
-            "Pass next_cursor exactly as the previous page gave it, with the same branch and scope, or start again without cursor.",
-          ),
-        );
+        const hint =
+          "Pass next_cursor exactly as the previous page gave it, with the same branch and scope, or start again without cursor.";
+        return err(toolError("invalid_params", `cursor cannot be used: ${why}`, hint));
       }
       start = at + 1;
     }
     const page = members.slice(start, start + STACK_PAGE_SIZE);
-    const link = (branch: string) => state.branches.get(branch);
+    const links = page.map(({ branch }) => state.branches.get(branch));
     const [commits, github, jira] = await Promise.all([
       branchCommits(
         ctx,
@@ -162,79 +149,74 @@ export const getStackStatusTool = defineTool({
         sorted,
         page.map(({ branch }) => branch),
       ),
-      githubPart(ctx, info, page, link),
-      jiraPart(ctx, info, page, link),
+      githubPart(
+        ctx,
+        info,
+        page.map(({ branch }, i) => ({ branch, linked: links[i]?.github_pr ?? null })),
+      ),
+      jiraPart(
+        ctx,
+        info,
+        links.map((link) => link?.jira_issue),
+      ),
     ]);
 
-    const entries: Entry[] = page.map((member, index) => {
-      const entry: Entry = { ...member };
-      const pr = github.prs[index];
-      if (pr != null) entry.pr = pr;
-      const key = link(member.branch)?.jira_issue;
+    const prOf = new Map(page.map(({ branch }, index) => [branch, github.prs[index] ?? undefined]));
+    const entries = page.map((member, index): Entry => {
+      const pr = prOf.get(member.branch);
+      const entry: Entry = pr === undefined ? { ...member } : { ...member, pr };
+      const key = links[index]?.jira_issue;
       if (key != null && key !== "") {
         const normal = normalizeIssueKey(key);
         const status = normal === null ? undefined : jira.statuses?.get(normal);
-        entry.jira = {
-          // Not a key: clipped only, since the line quotes it and the reply escapes what must be.
-          key: normal ?? clip(key, 80),
-          ...(status === undefined ? {} : { status: inline(status, 80) }),
-        };
+        // Not a key: clipped only, since the line quotes it and the reply escapes what must be.
+        entry.jira = { key: normal ?? clip(key, 80), ...(status === undefined ? {} : { status: inline(status, 80) }) };
       }
-      return entry;
-    });
-    const prOf = new Map(entries.map((entry) => [entry.branch, entry.pr]));
-    for (const [index, entry] of entries.entries()) {
       const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
       if (drift.length > 0) entry.drift = drift;
       // Only a repository the reader cannot read at all fails the whole read: each branch says so.
-      Object.assign(entry, commits[index]);
-    }
+      return Object.assign(entry, commits[index]);
+    });
     const lines = entries.map((entry) => lineOf(entry, github.part === undefined) + commitWords(entry));
-    const parts = {
-      ...(github.part === undefined ? {} : { github: github.part }),
-      ...(jira.part === undefined ? {} : { jira: jira.part }),
-    };
+    const parts = { ...(github.part && { github: github.part }), ...(jira.part && { jira: jira.part }) };
 
     // The first `n` branches of the page; the cursor resumes after the last one.
     const reply = (n: number): StackStatus => {
       const branches = entries.slice(0, n);
-      const last = branches[branches.length - 1];
-      const more = start + n < members.length && last !== undefined;
+      const last = branches.at(-1);
       const failing = branches.flatMap(({ pr }) =>
         pr?.ci === "failing" && (pr.state === "open" || pr.state === "draft") ? [`#${pr.number}`] : [],
       );
+      const hint = `CI failing on ${failing.join(", ")}: get_ci_log with pr_number has the logs.`;
       return {
         scope,
         summary: summaryLine(branches, members.length, start, parts),
         branches,
         lines: lines.slice(0, n),
         ...parts,
-        ...(failing.length > 0
-          ? { hint: `CI failing on ${failing.join(", ")}: get_ci_log with pr_number has the logs.` }
+        ...(failing.length > 0 ? { hint } : {}),
+        ...(start + n < members.length && last !== undefined
+          ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) }
           : {}),
-        ...(more ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) } : {}),
       };
     };
-    const whole = reply(page.length);
     // Thirty branches with every reason at its longest would pass the reply budget: fewer go on
     // this page, and the cursor carries on from there. Measured as sent: with invisible characters
     // escaped, which can double a branch name's cost.
     const { budget } = info;
-    if (budget === undefined) return ok(whole);
     const sent = (n: number) => visibleDeep(reply(n));
-    if (budget.size(sent(page.length)) <= budget.units) return ok(whole);
+    if (budget === undefined || budget.size(sent(page.length)) <= budget.units) return ok(reply(page.length));
     return ok(largestFitting(budget, sent, 1, page.length));
   },
 });
 
 /** The line's commit part, when there is news: commits of its own, and a base that moved on. */
-function commitWords(entry: Entry): string {
-  const { ahead, behind, base } = entry;
+function commitWords({ ahead, behind, base, needs_restack, counts_limited_by }: Entry): string {
   if (ahead === undefined || behind === undefined || base === undefined) return "";
-  const atLeast = entry.counts_limited_by === undefined ? "" : "≥";
+  const atLeast = counts_limited_by === undefined ? "" : "≥";
   const words = [
     ...(ahead > 0 ? [`${atLeast}${count(ahead)} ahead`] : []),
-    ...(entry.needs_restack ? [`${atLeast}${count(behind)} behind ${base}: needs restack`] : []),
+    ...(needs_restack ? [`${atLeast}${count(behind)} behind ${base}: needs restack`] : []),
   ];
   return words.length === 0 ? "" : ` · ${words.join(", ")}`;
 }
@@ -245,112 +227,79 @@ function missing(error: ToolError): Part {
   return { status: unconfigured ? "not_configured" : "error", error };
 }
 
-type Link = (branch: string) => { github_pr: number | null; jira_issue: string | null } | undefined;
-type Part = v.InferOutput<typeof PartSchema>;
-
 /** One PR (or none) per branch of the page; without GitHub's answer, only the PRs twig links. */
 async function githubPart(
   ctx: ServiceContext,
   info: CallInfo,
-  page: StackMember[],
-  link: Link,
+  queries: BranchPrQuery[],
 ): Promise<{ prs: Array<StackPr | null>; part?: Part }> {
-  const linked = page.map(({ branch }) => link(branch)?.github_pr ?? null);
   const unanswered = (part: Part) => ({
     part,
-    prs: linked.map((number): StackPr | null => (number === null ? null : { number, found_by: "twig_link" })),
+    prs: queries.map(({ linked }): StackPr | null =>
+      linked === null ? null : { number: linked, found_by: "twig_link" },
+    ),
   });
   if (info.enabled?.("github") === false) return unanswered({ status: "disabled" });
-  if (page.length === 0) return { prs: [] };
+  if (queries.length === 0) return { prs: [] };
   const call = await openCall(ctx, null, info);
   if (!call.ok) return unanswered(missing(call.error));
-  const found = await fetchBranchPrs(
-    call.value,
-    page.map(({ branch }, index) => ({ branch, linked: linked[index] ?? null })),
-  );
+  const found = await fetchBranchPrs(call.value, queries);
   // A rate limit or a refused token is the same for every branch: said once, with its reset time.
   // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
-  const shared = found.find(
-    (pr): pr is Extract<BranchPr, { kind: "failed" }> =>
-      pr.kind === "failed" &&
-      ["rate_limited", "credentials_invalid", "credentials_missing"].includes(pr.error.code) &&
-      failureKind(pr.error) !== "refused",
-  );
+  const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
+  const errors = found.flatMap((pr) => (pr.kind === "failed" ? [pr.error] : []));
+  const shared = errors.find((error) => once.includes(error.code) && failureKind(error) !== "refused");
   const prs = found.map((pr, index): StackPr | null => {
     if (pr.kind === "none") return null;
     if (pr.kind === "found") return stackPr(pr.found_by, pr.status);
-    const number = pr.number ?? linked[index];
-    if (number === undefined || number === null) return null;
-    const sameAsShared = shared !== undefined && pr.error.code === shared.error.code;
-    return {
-      number,
-      found_by: linked[index] === null ? "head_ref" : "twig_link",
-      ...(sameAsShared ? {} : { error: pr.error }),
-    };
+    const linked = queries[index]?.linked ?? null;
+    const number = pr.number ?? linked;
+    if (number === null) return null;
+    const found_by = linked === null ? "head_ref" : "twig_link";
+    return { number, found_by, ...(pr.error.code === shared?.code ? {} : { error: pr.error }) };
   });
-  return shared === undefined ? { prs } : { prs, part: missing(shared.error) };
+  return shared === undefined ? { prs } : { prs, part: missing(shared) };
 }
 
-function stackPr(found_by: "twig_link" | "head_ref", status: PrStatus): StackPr {
-  const pr = status.pull_request;
-  const { verdict, review } = status.summary;
-  const reasons = status.reasons;
+function stackPr(found_by: FoundBy, { pull_request: pr, summary, reasons }: PrStatus): StackPr {
   const out: StackPr = {
     number: pr.number,
     state: pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open",
     base: inline(pr.base, 255),
-    review,
-    ci: verdict === "no_checks" ? "none" : verdict,
+    review: summary.review,
+    ci: summary.verdict === "no_checks" ? "none" : summary.verdict,
     found_by,
   };
   if (pr.stack !== undefined) out.stack = pr.stack;
-  if (reasons.changes_requested.length > 0)
-    out.changes_requested = reasons.changes_requested.slice(0, MAX_STACK_REASONS);
-  if (reasons.failing.length > 0) out.failing = reasons.failing.slice(0, MAX_STACK_REASONS);
-  const open = pr.state === "open";
-  if (open && pr.requested_reviewers.length > 0) {
+  const { changes_requested, failing } = reasons;
+  if (changes_requested.length > 0) out.changes_requested = changes_requested.slice(0, MAX_STACK_REASONS);
+  if (failing.length > 0) out.failing = failing.slice(0, MAX_STACK_REASONS);
+  if (pr.state === "open" && pr.requested_reviewers.length > 0) {
     out.requested = pr.requested_reviewers.slice(0, MAX_STACK_REASONS).map((name) => inline(name, 80));
   }
   return out;
 }
 
 /** Where the PR and twig disagree, judged only for PRs still open (a merged PR's base is history). */
-function driftOf(entry: Entry, parentPr: StackPr | undefined): Array<v.InferOutput<typeof DriftSchema>> {
-  const pr = entry.pr;
+function driftOf({ pr, parent }: Entry, parentPr: StackPr | undefined): Drift[] {
   if (pr?.state === undefined || pr.state === "merged" || pr.state === "closed") return [];
-  const drift: Array<v.InferOutput<typeof DriftSchema>> = [];
+  const drift: Drift[] = [];
   const parentMerged = parentPr?.state === "merged";
-  if (parentMerged && pr.base === entry.parent) drift.push("retarget");
-  else if (entry.parent !== undefined && pr.base !== undefined && pr.base !== entry.parent) {
-    // After the parent merged, its own base is where this PR belongs.
-    if (!(parentMerged && pr.base === parentPr?.base)) drift.push("base_differs");
-  }
-  const mine = pr.stack;
-  const theirs = parentPr?.stack;
-  if (
-    mine !== undefined &&
-    theirs !== undefined &&
-    (mine.number !== theirs.number || theirs.position >= mine.position)
-  ) {
-    drift.push("native_order");
-  }
+  // After the parent merged, its own base is where this PR belongs.
+  const onParentsBase = parentMerged && pr.base === parentPr?.base;
+  if (parentMerged && pr.base === parent) drift.push("retarget");
+  else if (parent !== undefined && pr.base !== parent && !onParentsBase) drift.push("base_differs");
+  const [mine, theirs] = [pr.stack, parentPr?.stack];
+  if (mine && theirs && (mine.number !== theirs.number || theirs.position >= mine.position)) drift.push("native_order");
   return drift;
 }
 
 async function jiraPart(
   ctx: ServiceContext,
   info: CallInfo,
-  page: StackMember[],
-  link: Link,
+  links: Array<string | null | undefined>,
 ): Promise<{ statuses?: Map<string, string>; part?: Part }> {
-  const keys = [
-    ...new Set(
-      page.flatMap(({ branch }) => {
-        const key = normalizeIssueKey(link(branch)?.jira_issue ?? "");
-        return key === null ? [] : [key];
-      }),
-    ),
-  ];
+  const keys = [...new Set(links.map((link) => normalizeIssueKey(link ?? "")).filter((key) => key !== null))];
   if (keys.length === 0) return {};
   if (info.enabled?.("jira") === false) return { part: { status: "disabled" } };
   const client = await ctx.jira();
@@ -375,17 +324,13 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
   else {
     parts.push(`#${pr.number} ${pr.state}${pr.found_by === "head_ref" ? " (found by branch)" : ""}`);
     if (pr.state === "open" || pr.state === "draft") {
-      const changes = pr.changes_requested ?? [];
-      if (changes.length > 0) {
-        const first = changes[0] as { author: string; excerpt?: string };
+      const [first, ...others] = pr.changes_requested ?? [];
+      if (first !== undefined) {
         const quote = first.excerpt === undefined ? "" : `: ${JSON.stringify(inline(first.excerpt, LINE_QUOTE_CHARS))}`;
-        const others = changes.length > 1 ? ` +${changes.length - 1}` : "";
-        parts.push(`changes requested by ${first.author}${others}${quote}`);
+        parts.push(`changes requested by ${first.author}${others.length > 0 ? ` +${others.length}` : ""}${quote}`);
       } else if (pr.review !== undefined) {
-        const waiting = pr.requested?.length ? ` (${pr.requested.join(", ")})` : "";
-        parts.push(
-          `${pr.review === "none" ? "no reviews" : pr.review.replace("_", " ")}${pr.review === "review_required" ? waiting : ""}`,
-        );
+        const waiting = pr.review === "review_required" && pr.requested?.length ? ` (${pr.requested.join(", ")})` : "";
+        parts.push(`${pr.review === "none" ? "no reviews" : pr.review.replace("_", " ")}${waiting}`);
       }
       if (pr.ci === "failing") {
         const failing = (pr.failing ?? []).map((f) =>
@@ -426,17 +371,12 @@ function summaryLine(entries: Entry[], total: number, start: number, live: { git
     entries.length === total
       ? plural(total, "branch", "branches")
       : `branches ${count(start + 1)}–${count(start + entries.length)} of ${count(total)}`;
-  const counts = Object.entries(tally)
-    .filter(([, n]) => n > 0)
-    .map(([what, n]) => `${n} ${what}`);
-  const notes: string[] = [];
-  for (const [name, part] of [
-    ["GitHub", live.github],
-    ["Jira", live.jira],
-  ] as const) {
-    if (part !== undefined)
-      notes.push(`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`);
-  }
+  const counts = Object.entries(tally).flatMap(([what, n]) => (n > 0 ? [`${n} ${what}`] : []));
+  const note = (name: string, part?: Part) =>
+    part === undefined
+      ? []
+      : [`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`];
+  const notes = [...note("GitHub", live.github), ...note("Jira", live.jira)];
   const prText =
     live.github === undefined || prs > 0
       ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`

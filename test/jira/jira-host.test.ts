@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { checkJiraHost, JIRA_HOST_FORM } from "../../src/jira/host.ts";
-import { jiraTools } from "../../src/tools/jira.ts";
+import { jiraTools } from "../../src/tools/all.ts";
 import { jiraContext } from "./helpers.ts";
 
 describe("checkJiraHost", () => {

@@ -5,7 +5,7 @@ import { err } from "../../src/core/result.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { StdioServerTransport } from "../../src/mcp/stdio-transport.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import { localTools } from "../../src/tools/local.ts";
+import { localTools } from "../../src/tools/all.ts";
 import { createTestContext } from "../support/context.ts";
 
 /** The server over our transport on in-memory pipes: what a client writes, and every line it reads back. */

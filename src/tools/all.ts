@@ -1,0 +1,32 @@
+import { getBranchContextTool } from "./branch-context.ts";
+import { getCiLogTool } from "./ci-log.ts";
+import type { ToolDefinition } from "./define.ts";
+import { getBranchMetadataTool } from "./get-branch-metadata.ts";
+import { getBranchStackTool } from "./get-branch-stack.ts";
+import { getBranchTreeTool } from "./get-branch-tree.ts";
+import { getCurrentBranchTool } from "./get-current-branch.ts";
+import { getJiraIssueTool } from "./get-jira-issue.ts";
+import { getPrStatusTool } from "./get-pr-status.ts";
+import { getPullRequestTool } from "./get-pull-request.ts";
+import { getWorktreesTool } from "./get-worktrees.ts";
+import { listBranchesTool } from "./list-branches.ts";
+import { listJiraIssuesTool } from "./list-jira-issues.ts";
+import { listPullRequestsTool } from "./list-pull-requests.ts";
+import { listRepositoriesTool } from "./list-repositories.ts";
+import { getStackStatusTool } from "./stack-status.ts";
+
+/** The tools that read only this machine's files. */
+export const localTools: ToolDefinition[] = [
+  getBranchMetadataTool,
+  getBranchStackTool,
+  getBranchTreeTool,
+  getCurrentBranchTool,
+  getWorktreesTool,
+  listBranchesTool,
+  listRepositoriesTool,
+];
+export const githubTools: ToolDefinition[] = [getPrStatusTool, getPullRequestTool, listPullRequestsTool, getCiLogTool];
+export const jiraTools: ToolDefinition[] = [getJiraIssueTool, listJiraIssuesTool];
+
+/** Every tool; get_branch_context and get_stack_status are local but also ask GitHub and Jira. */
+export const allTools = [...localTools, getBranchContextTool, getStackStatusTool, ...githubTools, ...jiraTools];
