@@ -1,8 +1,7 @@
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { ghHostsPath, readGhHosts } from "./gh-config.ts";
-import { GITHUB_COM, isGitHubCloud } from "./github-hosts.ts";
+import { GITHUB_COM, ghHostsPath, isGitHubCloud, readGhHosts } from "./github-hosts.ts";
 import { lookupNetrc, type NetrcEntry, netrcPath } from "./netrc.ts";
 
 /** `source`: where the token came from, e.g. `$GH_TOKEN`; never the token. */

@@ -7,7 +7,7 @@ import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
-import { GITHUB_COM, ghHostOverride, isGheCom } from "../creds/github-hosts.ts";
+import { GITHUB_COM, isGheCom, parseHostSetting } from "../creds/github-hosts.ts";
 import { createGitHubFetch, EtagCache } from "./http.ts";
 
 /** The REST API root for a GitHub host; `GITHUB_API_URL` (the GitHub Actions convention) wins. */
@@ -44,7 +44,7 @@ export async function resolveGitHubAccess(
   const credential = await resolveGitHubCredential(ctx, {
     host,
     apiHost: hostOf(base.value),
-    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
+    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || parseHostSetting(ctx.env.GH_HOST) === host,
   });
   return credential.ok ? ok({ baseUrl: base.value, credential: credential.value }) : err(credential.error);
 }

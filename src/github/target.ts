@@ -3,13 +3,13 @@ import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import { scrubControl } from "../core/http-policy.ts";
 import { clip, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { readGhHosts } from "../creds/gh-config.ts";
 import {
   GITHUB_COM,
-  ghHostOverride,
   isOtherForge,
   knownGitHubHosts,
   normalizeHostname,
+  parseHostSetting,
+  readGhHosts,
 } from "../creds/github-hosts.ts";
 import { readSshHostNames, type SshHostNames } from "../creds/ssh-config.ts";
 import { readEffectiveConfig } from "../git/config-levels.ts";
@@ -46,7 +46,7 @@ export async function resolveTarget(ctx: Context, named: TargetArgs | null): Pro
       "Give both to name a repository explicitly, or omit both to use the current repository's GitHub remote.",
     );
   }
-  const ghHost = ghHostOverride(ctx.env);
+  const ghHost = parseHostSetting(ctx.env.GH_HOST);
   if (args.owner !== undefined && args.repo !== undefined) {
     if (!isGitHubName(args.repo)) {
       return fail(

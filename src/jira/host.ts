@@ -3,7 +3,7 @@ import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
 /**
- * twig's `normalize_host` (§5.3): the netrc machine name for a base URL. Strips every leading
+ * twig's `normalize_host`: the netrc machine name for a base URL. Strips every leading
  * `https://`, then every leading `http://`, then every trailing `/`; ports and paths stay.
  */
 export function normalizeHost(baseUrl: string): string {
@@ -11,14 +11,13 @@ export function normalizeHost(baseUrl: string): string {
 }
 
 /**
- * `baseUrl` is twig's `ensure_url_scheme` (§7.1) of `$JIRA_HOST`, which names the netrc machine;
- * `apiRoot` (= `display`) has no userinfo and no trailing `/`, so `/rest/api/...` joins cleanly.
+ * `baseUrl` is twig's `ensure_url_scheme` of `$JIRA_HOST`, which names the netrc machine;
+ * `apiRoot` has no userinfo (so it is what messages show) and no trailing `/`, so `/rest/api/...` joins cleanly.
  */
 export interface JiraBase {
   baseUrl: string;
   apiRoot: string;
   hostname: string;
-  display: string;
 }
 
 /** Jira Cloud sites live under `atlassian.net`; anything else may be Server or Data Center. */
@@ -77,5 +76,5 @@ export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: strin
   const note = dropped
     ? `JIRA_HOST looks like an address copied from the browser; using the ${cloud ? "Cloud site" : "site"} ${apiRoot}`
     : null;
-  return ok({ base: { baseUrl, apiRoot, hostname: url.hostname, display: apiRoot }, note });
+  return ok({ base: { baseUrl, apiRoot, hostname: url.hostname }, note });
 }

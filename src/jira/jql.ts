@@ -1,6 +1,6 @@
 /**
  * JQL built from tool arguments. Every value is a quoted string literal with JQL's escapes, so no
- * argument can end its literal early and add clauses (twig interpolated them raw, §10 item 3).
+ * argument can end its literal early and add clauses (twig interpolated them raw).
  */
 
 const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
