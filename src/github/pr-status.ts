@@ -42,11 +42,7 @@ const CommitStatusPayload = v.pipe(
 );
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
-/**
- * Why a PR is not ready, in excerpts, never a whole review or check output: each reviewer whose
- * standing review asks for changes, each failing check run (output title and summary) or commit
- * status (description).
- */
+/** Why a PR is not ready, in excerpts: reviewers whose standing review asks for changes; failing checks, statuses. */
 export interface Reasons {
   changes_requested: Array<{ author: string; excerpt?: string }>;
   failing: Array<{ name: string; excerpt?: string }>;
@@ -69,9 +65,8 @@ const CHECK_EXCERPT_CHARS = 400;
 const MAX_REASONS = 10;
 
 /**
- * A PR's reviews and its head commit's check runs and statuses, all in one round trip. A 403/404
- * on one list (say, a token without Checks access) leaves it empty and named in `unavailable`; any
- * other failure fails the call and stops the sibling requests.
+ * A PR's reviews and its head commit's check runs and statuses, in one round trip. A 403/404 on one list leaves
+ * it empty and named in `unavailable`; any other failure fails the call and stops the sibling requests.
  */
 export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<Result<PrStatus>> {
   const siblings = new AbortController();
@@ -130,9 +125,8 @@ export type BranchPr =
   | { kind: "failed"; number?: number; error: ToolError };
 
 /**
- * The PRs of many branches (`linked`: the PR twig links to each, if any) in two round trips whatever
- * their number: each branch's PR, then its details, every branch in parallel. One branch's failure
- * is that branch's answer; the others still come back.
+ * The PRs of many branches (`linked`: twig's link for each) in two round trips whatever their number: each
+ * branch's PR, then its details, all in parallel. One branch's failure is that branch's answer only.
  */
 export async function fetchBranchPrs(
   call: GitHubCall,
@@ -182,8 +176,8 @@ export function commitChecks(call: GitHubCall, sha: string) {
 const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
 
 /**
- * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous
- * one, a plain comment does not undo an approval or a change request, pending reviews do not count.
+ * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous one, a comment
+ * does not undo an approval or a change request, pending reviews do not count.
  */
 export function latestReviews(reviews: readonly Review[]): Array<{ author: string; state: string }> {
   return [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));

@@ -92,10 +92,7 @@ export async function getPullRequest(call: GitHubCall, number: number): Promise<
   return response.ok ? ok(toPullRequest(response.value.data, owner, BODY_LIMIT_SINGLE)) : response;
 }
 
-/**
- * PRs newest first, up to `limit`. GitHub filters `head` only as `owner:branch` and ignores a bare
- * branch name (every PR would come back), so the repository owner is added to one.
- */
+/** PRs newest first, up to `limit`. GitHub ignores a bare branch as `head` (all PRs come back): the owner is added. */
 export async function listPullRequests(
   call: GitHubCall,
   options: { state: "open" | "closed" | "all"; limit: number; head?: string | undefined; base?: string | undefined },
@@ -129,9 +126,8 @@ export interface ResolvedPr {
 }
 
 /**
- * A branch's PR: twig's link when there is one (no request), else the PR GitHub has whose head is
- * the branch: the open one first, else the one closed or merged most recently (the first page,
- * newest first, is plenty). `null` when there is neither.
+ * A branch's PR: twig's link (no request), else GitHub's PR from the branch: the open one, else the one closed
+ * or merged last (the first page, newest first, is plenty). `null` when there is neither.
  */
 export async function findBranchPr(
   call: GitHubCall,
@@ -161,11 +157,7 @@ export async function findBranchPr(
 const fail = (code: ErrorCode, message: string, more?: string) =>
   err(toolError(code, message, `Provide an explicit pr_number parameter.${more ? ` ${more}` : ""}`));
 
-/**
- * The PR a call is about: `pr_number` when given, else the checked-out branch's (see
- * {@link findBranchPr}). Unlike upstream, a detached HEAD is reported as such instead of being
- * looked up as a branch named `HEAD`.
- */
+/** The PR a call is about: `pr_number`, else the checked-out branch's; a detached HEAD is reported, not looked up. */
 export async function resolvePrNumber(
   ctx: Context,
   explicit: number | undefined,
