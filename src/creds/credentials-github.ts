@@ -22,10 +22,9 @@ export interface CredentialLookup {
 type Ctx = Pick<Context, "env" | "home" | "files" | "platform" | "log">;
 
 /**
- * Finds a GitHub token for `host`, first hit wins: `~/.netrc` (machine `host`, then the API host,
- * then `default`), the token variables, then the gh CLI's `hosts.yml`. A `default` entry or a variable
- * goes to a host other than github.com and `*.ghe.com` only when the user named it or gh is logged in
- * to it, so a remote on a look-alike host never receives a token. Nothing is cached here.
+ * A GitHub token for `host`, first hit wins: `~/.netrc` (machine `host`, the API host, `default`), the token variables,
+ * gh's `hosts.yml`. A `default` entry or a variable goes to a host other than github.com and `*.ghe.com` only when the
+ * user named it or gh is logged in to it, so a remote on a look-alike host never receives a token.
  */
 export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup): Promise<Result<GitHubCredential>> {
   const host = lookup.host.toLowerCase();

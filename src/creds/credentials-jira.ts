@@ -13,10 +13,9 @@ export interface ResolvedJiraCredential {
 }
 
 /**
- * Finds Jira credentials: `~/.netrc` for `machine` then `atlassian.net` (twig's order), `JIRA_EMAIL`
- * (or `JIRA_USERNAME`) with `JIRA_API_TOKEN`, `JIRA_PERSONAL_TOKEN` (Data Center, Bearer), then the
- * `.netrc` `default` entry (unknown to twig: last, so it never shadows an explicit choice).
- * Nothing is cached here. Failures name every place looked, never a secret.
+ * Finds Jira credentials: `~/.netrc` for `machine` then `atlassian.net` (twig's order), `JIRA_EMAIL` (or
+ * `JIRA_USERNAME`) with `JIRA_API_TOKEN`, `JIRA_PERSONAL_TOKEN` (Bearer), then the `.netrc` `default` entry (unknown to
+ * twig: last, so it never shadows an explicit choice). Failures name every place looked, never a secret.
  */
 export async function resolveJiraCredential(
   ctx: Pick<Context, "home" | "files" | "env">,

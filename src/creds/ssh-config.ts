@@ -1,10 +1,8 @@
 /**
- * The `HostName` that `~/.ssh/config` gives an ssh host alias, so that a remote such as
- * `git@github-work:octo/widgets.git` is the github.com repository `git push` would see.
- *
- * Hand-written: only `Host`, `HostName`, `Include` and `Match` matter, and the available parsers
- * read everything else too, with no bound on includes. It follows ssh_config(5); `Match` blocks
- * depend on what this server cannot evaluate (`exec`, the user, the network), so are never used.
+ * The `HostName` `~/.ssh/config` gives an ssh host alias, so that `git@github-work:octo/widgets.git` is the github.com
+ * repository `git push` would see. Hand-written: only `Host`, `HostName`, `Include` and `Match` matter, and the
+ * available parsers read everything, with no bound on includes. `Match` blocks depend on what this server cannot
+ * evaluate (`exec`, the user, the network): never used.
  */
 import { isAbsolute, join, normalize } from "node:path";
 import type { Context } from "../core/context.ts";

@@ -32,8 +32,8 @@ export function apiBaseUrl(host: string, env: Env): Result<string> {
 }
 
 /**
- * The API root for `host` and the token to send there. Generic token variables follow only a
- * destination the user chose (`GITHUB_API_URL`, `GH_HOST`), never one a cloned remote names.
+ * The API root for `host` and its token; generic token variables follow only a destination the user chose
+ * (`GITHUB_API_URL`, `GH_HOST`), never a cloned remote's.
  */
 export async function resolveGitHubAccess(
   ctx: Pick<Context, "env" | "home" | "files" | "platform" | "log">,
@@ -77,10 +77,9 @@ type Loaded = Awaited<ReturnType<typeof loadOctokit>>;
 type GitHubOctokit = InstanceType<Loaded["Octokit"]>;
 
 /**
- * The plugins' options for one client. Client errors never improve on retry (403 and 429 are
- * retried only as rate limits). The concurrency limit is GitHub's documented ceiling, not the
- * plugin's shared ten, so a whole stack's lists go out as one round trip. A rate-limit wait is
- * honoured once, only when at most `maxRateLimitWaitSeconds`; a longer one becomes `rate_limited`.
+ * The plugins' options. Client errors never improve on retry (403 and 429 are retried only as rate limits). GitHub's
+ * documented concurrency ceiling, not the plugin's ten, so a stack's lists go out as one round trip. A rate-limit wait
+ * is honoured once, if at most `maxRateLimitWaitSeconds`; else `rate_limited`.
  */
 export function resilienceOptions(
   Bottleneck: Loaded["Bottleneck"],
@@ -125,8 +124,8 @@ export interface GitHubConnection {
 }
 
 /**
- * One Octokit per (API base URL, token) pair, and the ETag cache they share. Credentials are
- * resolved on every call, so a fixed `.netrc` or a new `GH_TOKEN` works without a restart.
+ * One Octokit per (API base URL, token), sharing one ETag cache. Credentials are resolved on every call: a fixed
+ * `.netrc` or new `GH_TOKEN` works without a restart.
  */
 export class GitHubClients {
   readonly #octokits = new Map<string, Promise<GitHubOctokit>>();

@@ -34,9 +34,8 @@ const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40
 const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
 
 /**
- * Feed it decoded text with {@link push} as it arrives, then {@link end}. `lines`: last lines kept
- * per step; `jobSteps`: the job's steps as GitHub lists them (may be empty); `secrets`: known
- * secrets to scrub (GitHub token shapes are scrubbed regardless).
+ * Fed decoded text with {@link push} as it arrives, then {@link end}. `lines`: last lines kept per step; `jobSteps`:
+ * the job's steps (may be empty); `secrets`: scrubbed, as are GitHub token shapes.
  */
 export class JobLogFilter {
   readonly #lines: number;
@@ -197,17 +196,16 @@ export class JobLogFilter {
 }
 
 /**
- * CI output as a model may read it: no escape sequence (colours, titles, clipboard writes) or
- * other control character, no known secret and nothing shaped like a GitHub token.
+ * CI output as a model may read it: no escape sequence or other control, no known secret, nothing shaped like a GitHub
+ * token.
  */
 export function cleanCiText(text: string, secrets: readonly string[]): string {
   return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
 }
 
 /**
- * A copy of `text` that shares no memory with the string it was cut from. JavaScriptCore's
- * substrings keep their whole base string alive: a kept line would pin the 64 KB chunk it came
- * in, so the last 500 lines could hold 32 MB.
+ * A copy sharing no memory with the string it was cut from: JavaScriptCore's substrings keep their base alive, so 500
+ * kept lines could pin 64 KB chunks, 32 MB.
  */
 function detach(text: string): string {
   return Buffer.from(text, "utf8").toString("utf8");

@@ -45,10 +45,7 @@ const BACKOFF_BASE_MS = 500;
 type JiraSetup = { base: JiraBase; auth: ResolvedJiraCredential; note: string | null };
 type Deployments = Map<string, Promise<Result<Deployment>>>;
 
-/**
- * `$JIRA_HOST` and its credentials, resolved afresh on every call so that fixing either takes effect
- * without a restart. Unset is `credentials_missing` (twig's message); set but unusable is `invalid_config`.
- */
+/** `$JIRA_HOST` and its credentials, resolved on every call so that fixing either needs no restart. */
 export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "files">): Promise<Result<JiraSetup>> {
   const host = ctx.env.JIRA_HOST;
   if (host === undefined || host === "") {
@@ -67,10 +64,7 @@ export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "file
   return auth.ok ? ok({ base, auth: auth.value, note }) : auth;
 }
 
-/**
- * The process's Jira client for the current configuration: kept while the base URL, credentials
- * and options stay the same, never for a failure. Deployments are remembered across clients.
- */
+/** The Jira client, kept while base URL, credentials and options stay the same; deployments outlive it. */
 export class JiraClients {
   readonly #deployments: Deployments = new Map();
   #current: { key: string; options?: JiraClientOptions; client: JiraClient } | null = null;
@@ -292,8 +286,8 @@ interface RequestPurpose {
 }
 
 /**
- * Jira's error texts from a body (`errorMessages[]`, `errors{}`, a gateway's `message`): at most
- * three of 300 characters, without control characters; never the raw body (maybe an HTML page).
+ * Jira's texts from an error body (`errorMessages[]`, `errors{}`, `message`): three at most, clipped; never the body
+ * itself.
  */
 export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
   if (typeof body !== "object" || body === null) return [];

@@ -3,16 +3,16 @@ import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
 /**
- * twig's `normalize_host`: the netrc machine name for a base URL. Strips every leading
- * `https://`, then every leading `http://`, then every trailing `/`; ports and paths stay.
+ * twig's `normalize_host`, the netrc machine for a base URL: leading `https://`s, then `http://`s, and trailing `/`s
+ * off.
  */
 export function normalizeHost(baseUrl: string): string {
   return trimChars(baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, ""), "/");
 }
 
 /**
- * `baseUrl` is twig's `ensure_url_scheme` of `$JIRA_HOST`, which names the netrc machine;
- * `apiRoot` has no userinfo (so it is what messages show) and no trailing `/`, so `/rest/api/...` joins cleanly.
+ * `baseUrl`: twig's `ensure_url_scheme` of `$JIRA_HOST`, naming the netrc machine; `apiRoot`: what messages show and
+ * requests join `/rest/…` to (no userinfo, no trailing `/`).
  */
 export interface JiraBase {
   baseUrl: string;
@@ -39,9 +39,9 @@ const UI_SEGMENTS = new Set(
 );
 
 /**
- * `$JIRA_HOST` checked before any request is built (twig accepts nearly anything, and every request
- * then fails obscurely). An address pasted from the browser is reduced to the site: the bare host on
- * Cloud, the context path on Data Center. Bare hosts and a malformed `http:/x` become `https://…`, as in twig.
+ * `$JIRA_HOST` checked before any request is built (twig accepts nearly anything; requests then fail obscurely). A
+ * browser address becomes the site (Cloud: the host; Data Center: the context path). A bare host or a malformed
+ * `http:/x` becomes `https://…`, as in twig.
  */
 export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: string | null }, ToolError> {
   const text = raw.trim();

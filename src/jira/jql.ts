@@ -41,10 +41,7 @@ export function assigneeFilter(value: string) {
   return { kind: "user", name } as const;
 }
 
-/**
- * `project = "SHOP" AND status = "In Progress" AND assignee = currentUser() ORDER BY updated DESC`
- * (clauses in twig's order; empty filters are left out).
- */
+/** `project = "SHOP" AND status = "In Progress" AND assignee = currentUser() ORDER BY updated DESC`, twig's order. */
 export function buildSearchJql(filter: {
   project: string;
   status?: string | undefined;
