@@ -6,7 +6,7 @@ import type { Logger } from "../core/log.ts";
 import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
-import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
+import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials.ts";
 import { GITHUB_COM, isGheCom, parseHostSetting } from "../creds/github-hosts.ts";
 import { createGitHubFetch, EtagCache } from "./http.ts";
 

@@ -72,16 +72,12 @@ export class JobLogFilter {
     const section = this.#current;
     const before = section.total;
     let start = 0;
-    for (;;) {
-      const newline = text.indexOf("\n", start);
-      if (newline === -1) {
-        this.#append(text, start, text.length);
-        break;
-      }
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
       this.#append(text, start, newline);
       this.#line(this.#readLine());
       start = newline + 1;
     }
+    this.#append(text, start, text.length);
     const current = this.#current;
     detachNewest(current, current === section ? current.total - before : current.total);
   }

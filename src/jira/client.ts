@@ -20,7 +20,7 @@ import {
 import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
-import { authorizationHeader, type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials-jira.ts";
+import { authorizationHeader, type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
 

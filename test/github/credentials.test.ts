@@ -5,7 +5,7 @@ import type { Env } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { err } from "../../src/core/result.ts";
-import { resolveGitHubCredential } from "../../src/creds/credentials-github.ts";
+import { resolveGitHubCredential } from "../../src/creds/credentials.ts";
 import { ghConfigDir, parseGhHosts } from "../../src/creds/github-hosts.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";

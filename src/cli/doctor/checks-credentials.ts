@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Context } from "../../core/context.ts";
-import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
+import { resolveJiraCredential } from "../../creds/credentials.ts";
 import { GITHUB_COM, parseHostSetting } from "../../creds/github-hosts.ts";
 import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
