@@ -53,7 +53,6 @@ export function knownGitHubHosts(env: Env, ghLoggedInHosts: readonly string[]): 
   return (host) => isGitHubCloud(host) || extra.has(host);
 }
 
-/** One host block of the gh CLI's `hosts.yml`. */
 type GhHostEntry = { oauth_token?: string; user?: string };
 
 type Ctx = Pick<Context, "env" | "platform" | "home">;

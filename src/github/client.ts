@@ -114,7 +114,6 @@ export function resilienceOptions(
   };
 }
 
-/** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
 export interface GitHubConnection {
   octokit: GitHubOctokit;
   baseUrl: string;

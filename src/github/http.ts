@@ -43,10 +43,8 @@ export class EtagCache {
 
   get(key: string): CachedResponse | undefined {
     const entry = this.#entries.get(key);
-    if (entry) {
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-    }
+    // Set again: now the most recently used.
+    if (entry) this.set(key, entry);
     return entry;
   }
 

@@ -40,7 +40,6 @@ const JobPayload = v.object({
 });
 export type Job = v.InferOutput<typeof JobPayload>;
 
-/** The job's state and its steps. */
 export async function getJob(call: GitHubCall, jobId: number): Promise<Result<Job>> {
   const what = `Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
   const route = "GET /repos/{owner}/{repo}/actions/jobs/{job_id}";

@@ -216,7 +216,6 @@ function detachNewest(section: Section, count: number): void {
   }
 }
 
-/** Conclusions of a step or job that failed it. */
 export function isFailure(conclusion: string | null): boolean {
   return conclusion === "failure" || conclusion === "timed_out" || conclusion === "startup_failure";
 }

@@ -5,7 +5,6 @@ import { err, ok, type Result } from "../core/result.ts";
 import { type FoundBy, findBranchPr, getPullRequest, type PullRequest } from "./pull-request.ts";
 import { failureKind, fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
-/** An optional text field, `null` when GitHub leaves it out. */
 export const Text = v.nullish(v.string(), null);
 
 const ReviewPayload = v.pipe(
@@ -234,7 +233,6 @@ function reasonsOf(
 
 const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);
 
-/** A check run or commit status as passing, failing or still pending. */
 export function classifyCheck(check: Pick<Check, "status" | "conclusion">): "passing" | "failing" | "pending" {
   if (check.status !== "completed" || check.conclusion === null) return "pending";
   return PASSING_CONCLUSIONS.has(check.conclusion) ? "passing" : "failing";

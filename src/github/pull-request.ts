@@ -5,7 +5,6 @@ import { err, ok, type Result } from "../core/result.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { fetchPages, type GitHubCall, githubGet } from "./request.ts";
 
-/** The fields read from GitHub's pull request payloads (full and list forms). */
 const UserPayload = v.object({ login: v.string() });
 const RefPayload = v.object({ ref: v.optional(v.string(), ""), sha: v.string() });
 

@@ -8,7 +8,6 @@ import type { GitHubConnection } from "./client.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
 import type { GitHubTarget } from "./target.ts";
 
-/** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
 export interface GitHubCall {
   connection: GitHubConnection;
   target: GitHubTarget;
@@ -84,7 +83,6 @@ export function parseLinkHeader(header: string | undefined): Record<string, stri
   return links;
 }
 
-/** A list's items, and whether GitHub has items beyond them. */
 export interface Pages<T> {
   items: T[];
   hasMore: boolean;

@@ -23,7 +23,6 @@ export function quoteJqlString(value: string): string {
 export const PROJECT_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+$/;
 export const ISSUE_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+-[0-9]+$/;
 
-/** The key upper-cased (`shop-7` → `SHOP-7`), or `null`. */
 function normalizeKey(value: string, pattern: RegExp): string | null {
   const trimmed = value.trim();
   return pattern.test(trimmed) ? trimmed.toUpperCase() : null;
@@ -60,7 +59,6 @@ export function buildSearchJql(filter: {
   return `${clauses.join(" AND ")} ORDER BY updated DESC`;
 }
 
-/** `key in ("SHOP-1", "SHOP-2")`: the issues named, in one search. */
 export function buildKeysJql(keys: readonly string[]): string {
   return `key in (${keys.map(quoteJqlString).join(", ")})`;
 }
