@@ -111,14 +111,11 @@ export async function readJobLog(
   };
   // The API is asked with the token and follows no redirect: its answer is where the log is.
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await request.fetch(url, { ...init, ...RAW_BODY, redirect: "manual" });
-    } catch (error) {
+    const response = await request.fetch(url, { ...init, ...RAW_BODY, redirect: "manual" }).catch((error: unknown) => {
       if (call.signal.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (signal.aborted) throw new RequestAborted("timeout", timeoutMs);
       throw error;
-    }
+    });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => {});
       return new Response(null, { status: response.status, headers: response.headers });
@@ -176,10 +173,8 @@ export async function readJobLog(
       // Leaving the loop early cancels the stream.
       for await (const chunk of response.body ?? []) {
         timer.refresh();
-        if (bytes + chunk.byteLength > MAX_LOG_BYTES) {
-          cut = true;
-          break;
-        }
+        cut = bytes + chunk.byteLength > MAX_LOG_BYTES;
+        if (cut) break;
         bytes += chunk.byteLength;
         filter.push(decoder.decode(chunk, { stream: true }));
       }

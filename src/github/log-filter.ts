@@ -191,10 +191,7 @@ export class JobLogFilter {
   }
 }
 
-/**
- * CI output as a model may read it: no escape sequence or other control, no known secret, nothing shaped like a GitHub
- * token.
- */
+/** CI text for a model: no escape sequence or control, no known secret, nothing shaped like a GitHub token. */
 export function cleanCiText(text: string, secrets: readonly string[]): string {
   return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
 }

@@ -285,10 +285,7 @@ interface RequestPurpose {
   unknownProject?: string;
 }
 
-/**
- * Jira's texts from an error body (`errorMessages[]`, `errors{}`, `message`): three at most, clipped; never the body
- * itself.
- */
+/** Jira's texts in an error body (`errorMessages[]`, `errors{}`, `message`): three at most, clipped; never the body. */
 export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
   if (typeof body !== "object" || body === null) return [];
   const { errorMessages, errors, message } = body as Record<string, unknown>;

@@ -2,10 +2,7 @@ import { type ToolError, toolError } from "../core/errors.ts";
 import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
-/**
- * twig's `normalize_host`, the netrc machine for a base URL: leading `https://`s, then `http://`s, and trailing `/`s
- * off.
- */
+/** twig's `normalize_host`, a base URL's netrc machine: leading `https://`s, then `http://`s, and trailing `/`s off. */
 export function normalizeHost(baseUrl: string): string {
   return trimChars(baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, ""), "/");
 }
