@@ -17,8 +17,6 @@ const MAX_FILES = 32;
 const MAX_DEPTH = 8;
 const MAX_GLOB_ENTRIES = 512;
 
-type Line = { keyword: string; args: string[] };
-
 /** A `HostName` and the `Host` lines (from the outermost file in) that must all match for it to apply. */
 type HostNameRule = { conditions: string[][]; hostName: string };
 
@@ -61,7 +59,7 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
   };
 }
 
-function parseSshConfig(bytes: Uint8Array): Line[] {
+function parseSshConfig(bytes: Uint8Array) {
   return (decodeUtf8(bytes) ?? "").split(/\r?\n/).flatMap((raw) => {
     const [keyword, ...args] = splitWords(raw);
     return keyword === undefined ? [] : [{ keyword: keyword.toLowerCase(), args }];

@@ -195,16 +195,13 @@ function mapError(error: unknown, call: GitHubCall, { what, missing = what }: { 
         `Check the network connection to ${baseUrl}; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.`,
       );
     case "too-large":
-      return toolError(
-        "network_error",
-        `${stopped.message} (while requesting ${what})`,
-        `Check that ${baseUrl} is a GitHub REST API root; no answer these tools ask for comes near the cap.`,
-      );
     case "cross-origin-redirect":
       return toolError(
         "network_error",
         `${stopped.message} (while requesting ${what})`,
-        "Set GITHUB_API_URL (or GH_HOST) to the address the server redirects to, if you trust it.",
+        stopped.reason === "too-large"
+          ? `Check that ${baseUrl} is a GitHub REST API root; no answer these tools ask for comes near the cap.`
+          : "Set GITHUB_API_URL (or GH_HOST) to the address the server redirects to, if you trust it.",
       );
   }
   const failure = httpFailure(error);

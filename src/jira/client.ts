@@ -221,10 +221,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
     return networkError(`Jira at ${site} returned an unexpected response for ${endpoint}: ${issues}`);
   }
 
-  /**
-   * One JSON request with timeout, cancellation and bounded retries on 429/503; nothing throws.
-   * A misconfigured proxy or server may echo the credentials, so every error is scrubbed of them.
-   */
+  /** One JSON request (timeout, cancellation, 429/503 retries; never throws); errors lose credentials proxies echo. */
   async function request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) {
     const result = await send(spec, signal);
     return result.ok ? result : err(scrubToolError(result.error, secrets));
