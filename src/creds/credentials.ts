@@ -60,12 +60,9 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
 
   const hostsPath = ghHostsPath(ctx);
   looked.push(`${hostsPath} (${host} oauth_token)`);
-  if (hosts.kind === "found") {
-    const token = hosts.value.get(host)?.oauth_token?.trim();
-    if (token) return ok({ token, source: `${hostsPath} (${host})` });
-  } else if (hosts.kind === "unreadable") {
-    problems.push(`Cannot read ${hostsPath}: ${hosts.cause}`);
-  }
+  const token = hosts.kind === "found" ? hosts.value.get(host)?.oauth_token?.trim() : undefined;
+  if (token) return ok({ token, source: `${hostsPath} (${host})` });
+  if (hosts.kind === "unreadable") problems.push(`Cannot read ${hostsPath}: ${hosts.cause}`);
 
   const detail = problems.length > 0 ? ` (${problems.join("; ")})` : "";
   return err(

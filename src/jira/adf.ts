@@ -118,10 +118,12 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
   const parts: string[] = [];
   let inline: AdfNode[] = [];
   let length = 0;
+  const add = (part: string) => {
+    parts.push(part);
+    length += part.length;
+  };
   const flush = () => {
-    if (inline.length === 0) return;
-    parts.push(renderInline(inline, depth));
-    length += parts.at(-1)?.length ?? 0;
+    if (inline.length > 0) add(renderInline(inline, depth));
     inline = [];
   };
   for (const node of nodes) {
@@ -129,11 +131,8 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
     // A textless node of unknown type that holds blocks is a block too.
     if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) {
       flush();
-      parts.push(renderBlock(node, depth));
-      length += parts.at(-1)?.length ?? 0;
-    } else {
-      inline.push(node);
-    }
+      add(renderBlock(node, depth));
+    } else inline.push(node);
   }
   flush();
   return joinWithin(
