@@ -31,10 +31,7 @@ export function apiBaseUrl(host: string, env: Env): Result<string> {
   return ok(`https://${host}/api/v3`);
 }
 
-/**
- * The API root for `host` and its token; generic token variables follow only a destination the user chose
- * (`GITHUB_API_URL`, `GH_HOST`), never a cloned remote's.
- */
+/** The API root and token for `host`; generic token variables follow only a destination the user chose. */
 export async function resolveGitHubAccess(
   ctx: Pick<Context, "env" | "home" | "files" | "platform" | "log">,
   host: string,
@@ -122,10 +119,7 @@ export interface GitHubConnection {
   secrets: readonly string[];
 }
 
-/**
- * One Octokit per (API base URL, token), sharing one ETag cache. Credentials are resolved on every call: a fixed
- * `.netrc` or new `GH_TOKEN` works without a restart.
- */
+/** One Octokit per (API root, token), one shared ETag cache; credentials resolved per call: fixes need no restart. */
 export class GitHubClients {
   readonly #octokits = new Map<string, Promise<GitHubOctokit>>();
   readonly #etags = new EtagCache();

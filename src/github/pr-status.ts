@@ -63,10 +63,7 @@ const REVIEW_EXCERPT_CHARS = 300;
 const CHECK_EXCERPT_CHARS = 400;
 const MAX_REASONS = 10;
 
-/**
- * A PR's reviews and its head commit's check runs and statuses, in one round trip. A 403/404 on one list leaves
- * it empty and named in `unavailable`; any other failure fails the call and stops the sibling requests.
- */
+/** A PR's reviews, checks and statuses in one round trip; a 403/404 on one list only names it in `unavailable`. */
 export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<Result<PrStatus>> {
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
@@ -123,10 +120,7 @@ export type BranchPr =
   | { kind: "found"; found_by: FoundBy; status: PrStatus }
   | { kind: "failed"; number?: number; error: ToolError };
 
-/**
- * The PRs of many branches (`linked`: twig's link for each) in two round trips whatever their number: each
- * branch's PR, then its details, all in parallel. One branch's failure is that branch's answer only.
- */
+/** The PRs of many branches in two round trips, all in parallel; one failure is only that branch's answer. */
 export async function fetchBranchPrs(
   call: GitHubCall,
   queries: ReadonlyArray<{ branch: string; linked: number | null }>,
@@ -149,7 +143,6 @@ export async function fetchBranchPrs(
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
 const EVERY_PAGE = { perPage: 100, maxItems: 1000 };
 
-/** Every check run and commit status of one commit, both lists asked at once. */
 export function commitChecks(call: GitHubCall, sha: string) {
   const of = `of commit ${sha.slice(0, 12)} in ${call.target.owner}/${call.target.repo}`;
   return {

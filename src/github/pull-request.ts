@@ -124,10 +124,7 @@ export interface ResolvedPr {
   listed?: PullRequest;
 }
 
-/**
- * A branch's PR: twig's link (no request), else GitHub's PR from the branch: the open one, else the one closed
- * or merged last (the first page, newest first, is plenty). `null` when there is neither.
- */
+/** A branch's PR: twig's link, else GitHub's open PR from it, else its last closed or merged one; else `null`. */
 export async function findBranchPr(
   call: GitHubCall,
   branch: string,

@@ -1,9 +1,6 @@
 import { clip, trimChars } from "../core/plain-text.ts";
 
-/**
- * Atlassian Document Format (Jira Cloud rich text) → Markdown-ish text. The input is untrusted
- * JSON: anything malformed or unknown degrades to the text it contains, never throws.
- */
+/** Atlassian Document Format → Markdown-ish text. Untrusted: anything malformed degrades to its text, never throws. */
 
 interface AdfNode {
   type: string;

@@ -89,7 +89,6 @@ interface RequestSpec<S extends v.GenericSchema> {
   path: string;
   query?: Readonly<Record<string, string>>;
   body?: unknown;
-  /** Shape the 2xx JSON body must have. */
   schema: S;
   purpose?: Omit<RequestPurpose, "method" | "path">;
 }

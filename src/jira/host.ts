@@ -7,10 +7,7 @@ export function normalizeHost(baseUrl: string): string {
   return trimChars(baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, ""), "/");
 }
 
-/**
- * `baseUrl`: twig's `ensure_url_scheme` of `$JIRA_HOST`, naming the netrc machine; `apiRoot`: what messages show and
- * requests join `/rest/…` to (no userinfo, no trailing `/`).
- */
+/** `baseUrl` names the netrc machine (twig's `ensure_url_scheme`); `apiRoot` has no userinfo and no trailing `/`. */
 export interface JiraBase {
   baseUrl: string;
   apiRoot: string;

@@ -1,7 +1,4 @@
-/**
- * JQL built from tool arguments. Every value is a quoted string literal with JQL's escapes, so no
- * argument can end its literal early and add clauses (twig interpolated them raw).
- */
+/** JQL from tool arguments: each value a quoted, escaped literal, so none can add clauses (twig's were raw). */
 
 const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
