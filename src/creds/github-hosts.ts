@@ -1,5 +1,7 @@
-import type { Env } from "../core/context.ts";
+import { posix, win32 } from "node:path";
+import type { Context, Env } from "../core/context.ts";
 import { trimChars } from "../core/plain-text.ts";
+import { decodeUtf8, type FileRead } from "../fs/cached-file.ts";
 
 export const GITHUB_COM = "github.com";
 
@@ -41,11 +43,6 @@ export function parseHostSetting(value: string | undefined): string | null {
   return /^[a-z0-9.-]+(:[0-9]{1,5})?$/.test(host) ? host : null;
 }
 
-/** The host the user pinned with `GH_HOST`, as the gh CLI reads it. */
-export function ghHostOverride(env: Env): string | null {
-  return parseHostSetting(env.GH_HOST);
-}
-
 /** Hosts known to be GitHub without asking: the cloud, `GH_HOST`, the Actions server, gh's logged-in hosts. */
 export function knownGitHubHosts(env: Env, ghLoggedInHosts: readonly string[]): (host: string) => boolean {
   const extra = new Set<string>(ghLoggedInHosts.map((h) => h.toLowerCase()));
@@ -54,4 +51,51 @@ export function knownGitHubHosts(env: Env, ghLoggedInHosts: readonly string[]): 
     if (host) extra.add(host);
   }
   return (host) => isGitHubCloud(host) || extra.has(host);
+}
+
+type GhHostEntry = { oauth_token?: string; user?: string };
+
+type Ctx = Pick<Context, "env" | "platform" | "home">;
+
+/** The gh CLI's config directory, by gh's own rule. */
+export function ghConfigDir({ env, platform, home }: Ctx): string {
+  const path = platform === "win32" ? win32 : posix;
+  if (env.GH_CONFIG_DIR) return env.GH_CONFIG_DIR;
+  const xdg = env.XDG_CONFIG_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "gh");
+  if (platform === "win32" && env.APPDATA) return win32.join(env.APPDATA, "GitHub CLI");
+  return path.join(home, ".config", "gh");
+}
+
+export function ghHostsPath(ctx: Ctx): string {
+  return (ctx.platform === "win32" ? win32 : posix).join(ghConfigDir(ctx), "hosts.yml");
+}
+
+/** Reads `hosts.yml` (cached by mtime); a missing or unreadable file reads as no hosts. */
+export function readGhHosts(ctx: Ctx & Pick<Context, "files">): Promise<FileRead<Map<string, GhHostEntry>>> {
+  // gh writes a few lines per host; a bound keeps a huge file from stalling the server while parsed.
+  return ctx.files.read(ghHostsPath(ctx), "gh-hosts", (bytes) => parseGhHosts(decodeUtf8(bytes) ?? ""), {
+    maxBytes: 1024 * 1024,
+  });
+}
+
+/** Hosts (lowercased) of gh's `hosts.yml` with their string `oauth_token` and `user`; not YAML is no hosts. */
+export function parseGhHosts(text: string): Map<string, GhHostEntry> {
+  const hosts = new Map<string, GhHostEntry>();
+  let doc: unknown;
+  try {
+    doc = Bun.YAML.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    return hosts;
+  }
+  if (typeof doc !== "object" || doc === null) return hosts;
+  for (const [host, block] of Object.entries(doc)) {
+    const entry: GhHostEntry = {};
+    for (const key of ["oauth_token", "user"] as const) {
+      const value = (block as Record<string, unknown> | null)?.[key];
+      if (typeof value === "string" && value !== "") entry[key] = value;
+    }
+    hosts.set(host.toLowerCase(), entry);
+  }
+  return hosts;
 }

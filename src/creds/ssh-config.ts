@@ -1,10 +1,8 @@
 /**
- * The `HostName` that `~/.ssh/config` gives an ssh host alias, so that a remote such as
- * `git@github-work:octo/widgets.git` is the github.com repository `git push` would see.
- *
- * Hand-written: only `Host`, `HostName`, `Include` and `Match` matter, and the available parsers
- * read everything else too, with no bound on includes. It follows ssh_config(5); `Match` blocks
- * depend on what this server cannot evaluate (`exec`, the user, the network), so are never used.
+ * The `HostName` `~/.ssh/config` gives an ssh host alias, so that `git@github-work:octo/widgets.git` is the github.com
+ * repository `git push` would see. Hand-written: only `Host`, `HostName`, `Include` and `Match` matter, and the
+ * available parsers read everything, with no bound on includes. `Match` blocks depend on what this server cannot
+ * evaluate (`exec`, the user, the network): never used.
  */
 import { isAbsolute, join, normalize } from "node:path";
 import type { Context } from "../core/context.ts";
@@ -18,8 +16,6 @@ const MAX_FILE_BYTES = 256 * 1024;
 const MAX_FILES = 32;
 const MAX_DEPTH = 8;
 const MAX_GLOB_ENTRIES = 512;
-
-type Line = { keyword: string; args: string[] };
 
 /** A `HostName` and the `Host` lines (from the outermost file in) that must all match for it to apply. */
 type HostNameRule = { conditions: string[][]; hostName: string };
@@ -63,7 +59,7 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
   };
 }
 
-function parseSshConfig(bytes: Uint8Array): Line[] {
+function parseSshConfig(bytes: Uint8Array) {
   return (decodeUtf8(bytes) ?? "").split(/\r?\n/).flatMap((raw) => {
     const [keyword, ...args] = splitWords(raw);
     return keyword === undefined ? [] : [{ keyword: keyword.toLowerCase(), args }];

@@ -6,8 +6,8 @@ import type { Logger } from "../core/log.ts";
 import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
-import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials-github.ts";
-import { GITHUB_COM, ghHostOverride, isGheCom } from "../creds/github-hosts.ts";
+import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials.ts";
+import { GITHUB_COM, isGheCom, parseHostSetting } from "../creds/github-hosts.ts";
 import { createGitHubFetch, EtagCache } from "./http.ts";
 
 /** The REST API root for a GitHub host; `GITHUB_API_URL` (the GitHub Actions convention) wins. */
@@ -31,10 +31,7 @@ export function apiBaseUrl(host: string, env: Env): Result<string> {
   return ok(`https://${host}/api/v3`);
 }
 
-/**
- * The API root for `host` and the token to send there. Generic token variables follow only a
- * destination the user chose (`GITHUB_API_URL`, `GH_HOST`), never one a cloned remote names.
- */
+/** The API root and token for `host`; generic token variables follow only a destination the user chose. */
 export async function resolveGitHubAccess(
   ctx: Pick<Context, "env" | "home" | "files" | "platform" | "log">,
   host: string,
@@ -44,7 +41,7 @@ export async function resolveGitHubAccess(
   const credential = await resolveGitHubCredential(ctx, {
     host,
     apiHost: hostOf(base.value),
-    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || ghHostOverride(ctx.env) === host,
+    explicitDestination: Boolean(ctx.env.GITHUB_API_URL?.trim()) || parseHostSetting(ctx.env.GH_HOST) === host,
   });
   return credential.ok ? ok({ baseUrl: base.value, credential: credential.value }) : err(credential.error);
 }
@@ -77,10 +74,9 @@ type Loaded = Awaited<ReturnType<typeof loadOctokit>>;
 type GitHubOctokit = InstanceType<Loaded["Octokit"]>;
 
 /**
- * The plugins' options for one client. Client errors never improve on retry (403 and 429 are
- * retried only as rate limits). The concurrency limit is GitHub's documented ceiling, not the
- * plugin's shared ten, so a whole stack's lists go out as one round trip. A rate-limit wait is
- * honoured once, only when at most `maxRateLimitWaitSeconds`; a longer one becomes `rate_limited`.
+ * The plugins' options. Client errors never improve on retry (403 and 429 are retried only as rate limits). GitHub's
+ * documented concurrency ceiling, not the plugin's ten, so a stack's lists go out as one round trip. A rate-limit wait
+ * is honoured once, if at most `maxRateLimitWaitSeconds`; else `rate_limited`.
  */
 export function resilienceOptions(
   Bottleneck: Loaded["Bottleneck"],
@@ -115,7 +111,6 @@ export function resilienceOptions(
   };
 }
 
-/** What a tool call needs to talk to GitHub: the client, where it points, and where its token came from. */
 export interface GitHubConnection {
   octokit: GitHubOctokit;
   baseUrl: string;
@@ -124,10 +119,7 @@ export interface GitHubConnection {
   secrets: readonly string[];
 }
 
-/**
- * One Octokit per (API base URL, token) pair, and the ETag cache they share. Credentials are
- * resolved on every call, so a fixed `.netrc` or a new `GH_TOKEN` works without a restart.
- */
+/** One Octokit per (API root, token), one shared ETag cache; credentials resolved per call: fixes need no restart. */
 export class GitHubClients {
   readonly #octokits = new Map<string, Promise<GitHubOctokit>>();
   readonly #etags = new EtagCache();

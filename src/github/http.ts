@@ -11,10 +11,7 @@ import {
 } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
 
-/**
- * Why a request stopped before GitHub's answer reached Octokit. Named `AbortError` on purpose:
- * Octokit and its plugins pass such errors through instead of retrying them as an HTTP 500.
- */
+/** Why a request stopped before GitHub's answer; named `AbortError` so Octokit does not retry it as an HTTP 500. */
 export class RequestAborted extends Error {
   override readonly name = "AbortError";
   constructor(
@@ -31,7 +28,7 @@ export class RequestAborted extends Error {
 interface CachedResponse {
   etag: string;
   body: string;
-  headers: ReadonlyArray<readonly [string, string]>;
+  headers: ReadonlyArray<readonly [string, string | null]>;
 }
 
 /** Bounded LRU of GET responses keyed by token identity + URL (two tokens may see different data). */
@@ -46,10 +43,8 @@ export class EtagCache {
 
   get(key: string): CachedResponse | undefined {
     const entry = this.#entries.get(key);
-    if (entry) {
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-    }
+    // Set again: now the most recently used.
+    if (entry) this.set(key, entry);
     return entry;
   }
 
@@ -83,10 +78,7 @@ const MAX_REDIRECTS = 3;
 const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/**
- * The `fetch` Octokit uses: the whole body read under a per-attempt timeout joined with the MCP
- * request's cancellation, and conditional GETs whose 304 turns back into the cached 200.
- */
+/** Octokit's `fetch`: bodies read whole within a per-attempt timeout and the call's cancellation; 304 → cached 200. */
 export function createGitHubFetch(options: {
   fetch: typeof fetch;
   timeoutMs: number;
@@ -160,16 +152,13 @@ export function createGitHubFetch(options: {
 
     if (response.status === 304 && cached && cacheKey) {
       log.debug(`GitHub ${method} ${safePath(url)} -> 304, cached body reused (${elapsed} ms)`);
-      for (const [name, value] of cached.headers) copy.set(name, value);
+      for (const [name, value] of cached.headers) if (value !== null) copy.set(name, value);
       return new Response(cached.body, { status: 200, statusText: "OK", headers: copy });
     }
     log.debug(`GitHub ${method} ${safePath(url)} -> ${response.status} (${elapsed} ms)`);
     if (cacheKey && response.status === 200 && body !== null) {
       const etag = response.headers.get("etag");
-      const kept = CACHED_HEADERS.flatMap((name) => {
-        const value = response.headers.get(name);
-        return value === null ? [] : [[name, value] as const];
-      });
+      const kept = CACHED_HEADERS.map((name) => [name, response.headers.get(name)] as const);
       if (etag) etags.set(cacheKey, { etag, body, headers: kept });
       else etags.delete(cacheKey);
     }
@@ -184,10 +173,7 @@ function safePath(url: string): string {
   return parsed ? `${parsed.pathname}${parsed.search}` : "(unparseable URL)";
 }
 
-/**
- * `request` settled, or a cancellation the moment `signal` aborts: a retry or rate-limit wait in
- * the plugins is a timer they do not stop. The request left behind sends nothing more.
- */
+/** `request`, or a cancellation the moment `signal` aborts: the plugins' retry and rate-limit waits do not stop. */
 export function untilCancelled<T>(request: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return request;
   let onAbort = () => {};

@@ -1,8 +1,6 @@
 /**
- * What get_ci_log reads of a check run: the Actions job behind it and its log, or another app's
- * annotations. GitHub answers the log request with a redirect to a short-lived signed URL on another
- * host; the token stays on the API: that request follows no redirect, and the signed URL is fetched
- * with no credential of any kind.
+ * What get_ci_log reads of a check run: its Actions job and log, or another app's annotations. The log is
+ * a redirect to a signed URL on another host: the token stays on the API, the signed URL gets no credential.
  */
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
@@ -42,7 +40,6 @@ const JobPayload = v.object({
 });
 export type Job = v.InferOutput<typeof JobPayload>;
 
-/** The job's state and its steps. */
 export async function getJob(call: GitHubCall, jobId: number): Promise<Result<Job>> {
   const what = `Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
   const route = "GET /repos/{owner}/{repo}/actions/jobs/{job_id}";
@@ -60,9 +57,8 @@ const AnnotationPayload = v.object({
 export type Annotation = v.InferOutput<typeof AnnotationPayload>;
 
 /**
- * The Actions job behind a check run, or `null` for another app's. A GitHub Actions check run's id
- * is its job's id; its details page is `…/actions/runs/<run>/job/<job>`. Another app sets its own
- * details page, which may take that shape: it names no job of ours.
+ * The Actions job behind a check run (an Actions run's id is its job's id), or `null` for another app's,
+ * whose details page may look like `…/actions/runs/<run>/job/<job>` yet names no job of ours.
  */
 export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">): number | null {
   const slug = run.app?.slug ?? null;
@@ -88,10 +84,7 @@ export type JobLog =
   /** HTTP 404: not written yet (the job is running) or not visible to this token. */
   | { kind: "missing" };
 
-/**
- * The job's log, filtered as it streams. Every hop runs under one idle deadline
- * (`TWIG_MCP_HTTP_TIMEOUT_MS` without a byte) and the caller's cancellation.
- */
+/** The job's log, filtered as it streams; every hop under one idle deadline and the caller's cancellation. */
 export async function readJobLog(
   call: GitHubCall,
   request: { jobId: number; job: Job | null; lines: number; fetch: typeof fetch; env: Env },
@@ -118,14 +111,11 @@ export async function readJobLog(
   };
   // The API is asked with the token and follows no redirect: its answer is where the log is.
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await request.fetch(url, { ...init, ...RAW_BODY, redirect: "manual" });
-    } catch (error) {
+    const response = await request.fetch(url, { ...init, ...RAW_BODY, redirect: "manual" }).catch((error: unknown) => {
       if (call.signal.aborted) throw new RequestAborted("cancelled", timeoutMs);
       if (signal.aborted) throw new RequestAborted("timeout", timeoutMs);
       throw error;
-    }
+    });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => {});
       return new Response(null, { status: response.status, headers: response.headers });
@@ -183,10 +173,8 @@ export async function readJobLog(
       // Leaving the loop early cancels the stream.
       for await (const chunk of response.body ?? []) {
         timer.refresh();
-        if (bytes + chunk.byteLength > MAX_LOG_BYTES) {
-          cut = true;
-          break;
-        }
+        cut = bytes + chunk.byteLength > MAX_LOG_BYTES;
+        if (cut) break;
         bytes += chunk.byteLength;
         filter.push(decoder.decode(chunk, { stream: true }));
       }
@@ -234,10 +222,7 @@ async function download(
   return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
 }
 
-/**
- * The log's body decoded as it streams. One in an encoding not known here is refused: read as is,
- * it would be garbage; left out, an empty log.
- */
+/** The log's body decoded as it streams; an unknown encoding is refused (as is: garbage; left out: an empty log). */
 async function decodedLog(response: Response, sender: string): Promise<Result<Response>> {
   const decoded = decodedResponse(response);
   if (decoded.body !== null || response.body === null) return ok(decoded);

@@ -34,9 +34,8 @@ const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40
 const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
 
 /**
- * Feed it decoded text with {@link push} as it arrives, then {@link end}. `lines`: last lines kept
- * per step; `jobSteps`: the job's steps as GitHub lists them (may be empty); `secrets`: known
- * secrets to scrub (GitHub token shapes are scrubbed regardless).
+ * Fed decoded text with {@link push} as it arrives, then {@link end}. `lines`: last lines kept per step; `jobSteps`:
+ * the job's steps (may be empty); `secrets`: scrubbed, as are GitHub token shapes.
  */
 export class JobLogFilter {
   readonly #lines: number;
@@ -73,16 +72,12 @@ export class JobLogFilter {
     const section = this.#current;
     const before = section.total;
     let start = 0;
-    for (;;) {
-      const newline = text.indexOf("\n", start);
-      if (newline === -1) {
-        this.#append(text, start, text.length);
-        break;
-      }
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
       this.#append(text, start, newline);
       this.#line(this.#readLine());
       start = newline + 1;
     }
+    this.#append(text, start, text.length);
     const current = this.#current;
     detachNewest(current, current === section ? current.total - before : current.total);
   }
@@ -196,18 +191,14 @@ export class JobLogFilter {
   }
 }
 
-/**
- * CI output as a model may read it: no escape sequence (colours, titles, clipboard writes) or
- * other control character, no known secret and nothing shaped like a GitHub token.
- */
+/** CI text for a model: no escape sequence or control, no known secret, nothing shaped like a GitHub token. */
 export function cleanCiText(text: string, secrets: readonly string[]): string {
   return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
 }
 
 /**
- * A copy of `text` that shares no memory with the string it was cut from. JavaScriptCore's
- * substrings keep their whole base string alive: a kept line would pin the 64 KB chunk it came
- * in, so the last 500 lines could hold 32 MB.
+ * A copy sharing no memory with the string it was cut from: JavaScriptCore's substrings keep their base alive, so 500
+ * kept lines could pin 64 KB chunks, 32 MB.
  */
 function detach(text: string): string {
   return Buffer.from(text, "utf8").toString("utf8");
@@ -222,7 +213,6 @@ function detachNewest(section: Section, count: number): void {
   }
 }
 
-/** Conclusions of a step or job that failed it. */
 export function isFailure(conclusion: string | null): boolean {
   return conclusion === "failure" || conclusion === "timed_out" || conclusion === "startup_failure";
 }

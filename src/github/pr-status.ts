@@ -5,7 +5,6 @@ import { err, ok, type Result } from "../core/result.ts";
 import { type FoundBy, findBranchPr, getPullRequest, type PullRequest } from "./pull-request.ts";
 import { failureKind, fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
-/** An optional text field, `null` when GitHub leaves it out. */
 export const Text = v.nullish(v.string(), null);
 
 const ReviewPayload = v.pipe(
@@ -42,11 +41,7 @@ const CommitStatusPayload = v.pipe(
 );
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
-/**
- * Why a PR is not ready, in excerpts, never a whole review or check output: each reviewer whose
- * standing review asks for changes, each failing check run (output title and summary) or commit
- * status (description).
- */
+/** Why a PR is not ready, in excerpts: reviewers whose standing review asks for changes; failing checks, statuses. */
 export interface Reasons {
   changes_requested: Array<{ author: string; excerpt?: string }>;
   failing: Array<{ name: string; excerpt?: string }>;
@@ -68,11 +63,7 @@ const REVIEW_EXCERPT_CHARS = 300;
 const CHECK_EXCERPT_CHARS = 400;
 const MAX_REASONS = 10;
 
-/**
- * A PR's reviews and its head commit's check runs and statuses, all in one round trip. A 403/404
- * on one list (say, a token without Checks access) leaves it empty and named in `unavailable`; any
- * other failure fails the call and stops the sibling requests.
- */
+/** A PR's reviews, checks and statuses in one round trip; a 403/404 on one list only names it in `unavailable`. */
 export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<Result<PrStatus>> {
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
@@ -135,11 +126,7 @@ export type BranchPr =
   | { kind: "found"; found_by: FoundBy; status: PrStatus }
   | { kind: "failed"; number?: number; error: ToolError };
 
-/**
- * The PRs of many branches (`linked`: the PR twig links to each, if any) in two round trips whatever
- * their number: each branch's PR, then its details, every branch in parallel. One branch's failure
- * is that branch's answer; the others still come back.
- */
+/** The PRs of many branches in two round trips, all in parallel; one failure is only that branch's answer. */
 export async function fetchBranchPrs(call: GitHubCall, queries: readonly BranchPrQuery[]): Promise<BranchPr[]> {
   return Promise.all(
     queries.map(async ({ branch, linked }): Promise<BranchPr> => {
@@ -159,7 +146,6 @@ export async function fetchBranchPrs(call: GitHubCall, queries: readonly BranchP
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
 const EVERY_PAGE = { perPage: 100, maxItems: 1000 };
 
-/** Every check run and commit status of one commit, both lists asked at once. */
 export function commitChecks(call: GitHubCall, sha: string) {
   const of = `of commit ${sha.slice(0, 12)} in ${call.target.owner}/${call.target.repo}`;
   return {
@@ -185,8 +171,8 @@ export function commitChecks(call: GitHubCall, sha: string) {
 const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
 
 /**
- * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous
- * one, a plain comment does not undo an approval or a change request, pending reviews do not count.
+ * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous one, a comment
+ * does not undo an approval or a change request, pending reviews do not count.
  */
 export function latestReviews(reviews: readonly Review[]): Array<{ author: string; state: string }> {
   return [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));
@@ -243,7 +229,6 @@ function reasonsOf(
 
 const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);
 
-/** A check run or commit status as passing, failing or still pending. */
 export function classifyCheck(check: Pick<Check, "status" | "conclusion">): "passing" | "failing" | "pending" {
   if (check.status !== "completed" || check.conclusion === null) return "pending";
   return PASSING_CONCLUSIONS.has(check.conclusion) ? "passing" : "failing";

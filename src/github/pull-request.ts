@@ -5,7 +5,6 @@ import { err, ok, type Result } from "../core/result.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { fetchPages, type GitHubCall, githubGet } from "./request.ts";
 
-/** The fields read from GitHub's pull request payloads (full and list forms). */
 const UserPayload = v.object({ login: v.string() });
 const RefPayload = v.object({ ref: v.optional(v.string(), ""), sha: v.string() });
 
@@ -92,10 +91,7 @@ export async function getPullRequest(call: GitHubCall, number: number): Promise<
   return response.ok ? ok(toPullRequest(response.value.data, owner, BODY_LIMIT_SINGLE)) : response;
 }
 
-/**
- * PRs newest first, up to `limit`. GitHub filters `head` only as `owner:branch` and ignores a bare
- * branch name (every PR would come back), so the repository owner is added to one.
- */
+/** PRs newest first, up to `limit`. GitHub ignores a bare branch as `head` (all PRs come back): the owner is added. */
 export async function listPullRequests(
   call: GitHubCall,
   options: { state: "open" | "closed" | "all"; limit: number; head?: string | undefined; base?: string | undefined },
@@ -128,11 +124,7 @@ export interface ResolvedPr {
   listed?: PullRequest;
 }
 
-/**
- * A branch's PR: twig's link when there is one (no request), else the PR GitHub has whose head is
- * the branch: the open one first, else the one closed or merged most recently (the first page,
- * newest first, is plenty). `null` when there is neither.
- */
+/** A branch's PR: twig's link, else GitHub's open PR from it, else its last closed or merged one; else `null`. */
 export async function findBranchPr(
   call: GitHubCall,
   branch: string,
@@ -161,11 +153,7 @@ export async function findBranchPr(
 const fail = (code: ErrorCode, message: string, more?: string) =>
   err(toolError(code, message, `Provide an explicit pr_number parameter.${more ? ` ${more}` : ""}`));
 
-/**
- * The PR a call is about: `pr_number` when given, else the checked-out branch's (see
- * {@link findBranchPr}). Unlike upstream, a detached HEAD is reported as such instead of being
- * looked up as a branch named `HEAD`.
- */
+/** The PR a call is about: `pr_number`, else the checked-out branch's; a detached HEAD is reported, not looked up. */
 export async function resolvePrNumber(
   ctx: Context,
   explicit: number | undefined,

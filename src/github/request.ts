@@ -8,7 +8,6 @@ import type { GitHubConnection } from "./client.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
 import type { GitHubTarget } from "./target.ts";
 
-/** One GitHub call's context: the connection, the repository, the caller's cancellation, the clock. */
 export interface GitHubCall {
   connection: GitHubConnection;
   target: GitHubTarget;
@@ -20,10 +19,7 @@ export interface GitHubCall {
 /** What a request is for, in messages; `missing` names what a 404 means when that differs. */
 export type Subject = string | { what: string; missing: string };
 
-/**
- * A GET through Octokit, its payload checked against `schema`; every failure comes back as a tool
- * error. `route` is an Octokit route or an absolute URL from a `Link` header.
- */
+/** A GET through Octokit (`route`: a route or a `Link` URL), checked against `schema`; failures are tool errors. */
 export async function githubGet<S extends v.GenericSchema>(
   call: GitHubCall,
   route: string,
@@ -48,13 +44,22 @@ export async function githubGet<S extends v.GenericSchema>(
     data = raw.data;
     if (data instanceof ReadableStream) {
       // As Octokit would decode it: JSON when labelled so and parseable, else the text.
-      const text = await Bun.readableStreamToText(data);
-      const json = /^application\/(?:scim\+)?json\s*(?:;|$)/i.test(String(raw.headers["content-type"] ?? ""));
-      data = json ? parseOr(text) : text;
+      data = await Bun.readableStreamToText(data);
+      if (/^application\/(?:scim\+)?json\s*(?:;|$)/i.test(String(raw.headers["content-type"] ?? ""))) {
+        try {
+          data = JSON.parse(data as string);
+        } catch {}
+      }
     }
     link = raw.headers.link;
   } catch (error) {
-    return err(markFailure(error, githubErrorToToolError(error, call, named)));
+    const failure = githubErrorToToolError(error, call, named);
+    const status = httpFailure(error)?.status;
+    if (error instanceof RequestAborted && error.reason === "cancelled") failureKinds.set(failure, "cancelled");
+    else if ((status === 403 || status === 404 || status === 410) && failure.code !== "rate_limited") {
+      failureKinds.set(failure, "refused");
+    }
+    return err(failure);
   }
   const parsed = v.safeParse(schema, data);
   if (parsed.success) return ok({ data: parsed.output, link });
@@ -65,14 +70,6 @@ export async function githubGet<S extends v.GenericSchema>(
   const message = `Unexpected response from GitHub for ${named.what}: ${path}: ${expected}`;
   const hint = `Check that ${connection.baseUrl} is a GitHub REST API root.`;
   return err(scrubToolError(toolError("network_error", message, hint), connection.secrets));
-}
-
-function parseOr(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /** `Link: <url>; rel="next", <url>; rel="last"` → `{ next: url, last: url }`. */
@@ -86,17 +83,14 @@ export function parseLinkHeader(header: string | undefined): Record<string, stri
   return links;
 }
 
-/** A list's items, and whether GitHub has items beyond them. */
 export interface Pages<T> {
   items: T[];
   hasMore: boolean;
 }
 
 /**
- * Every page of a list, up to `maxItems`. Not `octokit.paginate`, which follows `rel="next"` one
- * page at a time: once page 1's `rel="last"` says how many there are, the rest are fetched in
- * parallel (ten pages in two round trips). Without a `last` link, `next` links are followed one by
- * one; one off the API's origin ends the list with `hasMore` rather than failing the call.
+ * Every page of a list, up to `maxItems`. Not `octokit.paginate` (one page at a time): page 1's `rel="last"`
+ * lets the rest go in parallel. Else `next` links are followed; one off the API's origin ends the list with `hasMore`.
  */
 export async function fetchPages<S extends v.GenericSchema, T>(
   call: GitHubCall,
@@ -147,23 +141,11 @@ export async function fetchPages<S extends v.GenericSchema, T>(
   return done(links.next !== undefined);
 }
 
-/**
- * Why a request failed, by what happened rather than by a message's words: `refused` is a 403 or
- * 404 on one resource (a deleted PR), `cancelled` a request stopped by its caller or a sibling.
- */
+/** Why a request failed, not by its words: `refused` is a 403/404 on one resource, `cancelled` a stopped request. */
 const failureKinds = new WeakMap<ToolError, "refused" | "cancelled">();
 
 export function failureKind(error: ToolError): "refused" | "cancelled" | null {
   return failureKinds.get(error) ?? null;
-}
-
-function markFailure(thrown: unknown, error: ToolError): ToolError {
-  const status = httpFailure(thrown)?.status;
-  if (thrown instanceof RequestAborted && thrown.reason === "cancelled") failureKinds.set(error, "cancelled");
-  else if ((status === 403 || status === 404 || status === 410) && error.code !== "rate_limited") {
-    failureKinds.set(error, "refused");
-  }
-  return error;
 }
 
 type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
@@ -189,9 +171,8 @@ export function httpFailure(error: unknown) {
 }
 
 /**
- * Anything Octokit (or our fetch) threw, as a tool error scrubbed of every known secret: the last
- * line of defence. `what` reads as a noun phrase ("pull request #12 in o/r"); `missing` names what
- * a 404 means when not `what` itself (a list's 404 is its repository's).
+ * Anything Octokit (or our fetch) threw, as a tool error scrubbed of every known secret (the last line of defence).
+ * `what` is a noun phrase ("pull request #12 in o/r"); `missing`, what a 404 means if not `what` (a list's repository).
  */
 export function githubErrorToToolError(
   error: unknown,
@@ -214,16 +195,13 @@ function mapError(error: unknown, call: GitHubCall, { what, missing = what }: { 
         `Check the network connection to ${baseUrl}; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.`,
       );
     case "too-large":
-      return toolError(
-        "network_error",
-        `${stopped.message} (while requesting ${what})`,
-        `Check that ${baseUrl} is a GitHub REST API root; no answer these tools ask for comes near the cap.`,
-      );
     case "cross-origin-redirect":
       return toolError(
         "network_error",
         `${stopped.message} (while requesting ${what})`,
-        "Set GITHUB_API_URL (or GH_HOST) to the address the server redirects to, if you trust it.",
+        stopped.reason === "too-large"
+          ? `Check that ${baseUrl} is a GitHub REST API root; no answer these tools ask for comes near the cap.`
+          : "Set GITHUB_API_URL (or GH_HOST) to the address the server redirects to, if you trust it.",
       );
   }
   const failure = httpFailure(error);

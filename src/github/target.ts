@@ -3,13 +3,13 @@ import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import { scrubControl } from "../core/http-policy.ts";
 import { clip, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { readGhHosts } from "../creds/gh-config.ts";
 import {
   GITHUB_COM,
-  ghHostOverride,
   isOtherForge,
   knownGitHubHosts,
   normalizeHostname,
+  parseHostSetting,
+  readGhHosts,
 } from "../creds/github-hosts.ts";
 import { readSshHostNames, type SshHostNames } from "../creds/ssh-config.ts";
 import { readEffectiveConfig } from "../git/config-levels.ts";
@@ -28,9 +28,8 @@ const PASS_OWNER_REPO = "Or pass `owner` and `repo` to name the GitHub repositor
 const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));
 
 /**
- * Which GitHub repository a call is about: an explicit `owner`/`repo` pair (host: `GH_HOST`, else
- * github.com), else the default repository's remotes (see {@link chooseRemote}). `named` is `null`
- * for a tool that cannot name another repository, so its hints do not offer to.
+ * Which GitHub repository a call is about: `owner`/`repo` (on `GH_HOST`, else github.com), else the default
+ * repository's remotes. `named` `null`: a tool that cannot name another repository (its hints do not offer to).
  */
 export async function resolveTarget(ctx: Context, named: TargetArgs | null): Promise<Result<GitHubTarget>> {
   const args = named ?? {};
@@ -46,7 +45,7 @@ export async function resolveTarget(ctx: Context, named: TargetArgs | null): Pro
       "Give both to name a repository explicitly, or omit both to use the current repository's GitHub remote.",
     );
   }
-  const ghHost = ghHostOverride(ctx.env);
+  const ghHost = parseHostSetting(ctx.env.GH_HOST);
   if (args.owner !== undefined && args.repo !== undefined) {
     if (!isGitHubName(args.repo)) {
       return fail(
@@ -73,9 +72,8 @@ export async function resolveTarget(ctx: Context, named: TargetArgs | null): Pro
 }
 
 /**
- * Picks the remote that names the GitHub repository, `origin` first: with `ghHost` (`GH_HOST`), one
- * on that host, else any, its owner/repo taken to that host; else one on a known GitHub host; else
- * one on an unknown host (GitHub Enterprise Server) that is not a known other forge.
+ * The remote naming the GitHub repository, `origin` first: with `ghHost`, one on that host, else any, moved to that
+ * host; else one on a known GitHub host; else one on an unknown host (Enterprise Server) not a known other forge.
  */
 export function chooseRemote(
   remotes: readonly Remote[],
@@ -133,11 +131,10 @@ const URL_SCHEMES = new Set(["https", "http", "ssh", "git", "git+ssh", "ssh+git"
 const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$/;
 
 /**
- * `host`, `owner` and `repo` of a network remote URL in any form git accepts (`https://`, `http://`,
- * `ssh://` with or without a port, `git://`, scp-like `[user@]host:owner/repo`), less a `.git` suffix
- * and trailing slashes; the host is matched exactly (`github.com.evil.example` stays that host).
- * `null` for anything else: local paths, `file://`, more or fewer than two path segments.
- * `sshHostName` maps an ssh remote's host alias to its `HostName` in `~/.ssh/config`, as ssh would.
+ * `host`, `owner` and `repo` of a remote URL in any network form git accepts (`https://`, `http://`, `ssh://`,
+ * `git://`, scp-like `[user@]host:owner/repo`), less `.git` and trailing slashes; the host is matched exactly
+ * (`github.com.evil.example` stays that host). `null` for local paths, `file://`, and other than two path segments.
+ * `sshHostName`: an ssh alias's `HostName`, as ssh would use it.
  */
 export function parseRemoteUrl(raw: string, sshHostName?: SshHostNames): GitHubTarget | null {
   const url = raw.trim();
@@ -188,10 +185,9 @@ export function isGitHubName(name: string): boolean {
 }
 
 /**
- * A remote URL without its user-info (it may carry a token), removed as git's
- * `transport_anonymize_url` does so that it reads as git prints it: everything up to the first `@`
- * goes, unless that `@` lies in the path, or for the scp form no `:` follows it. A local path (git's
- * `url_is_local_not_ssh`) is left whole. Control characters become spaces.
+ * A remote URL without its user-info (it may carry a token), removed as git's `transport_anonymize_url` does: up to the
+ * first `@`, unless that `@` is in the path or, in the scp form, no `:` follows it. A local path (git's
+ * `url_is_local_not_ssh`) is left whole. Controls become spaces.
  */
 export function displayRemoteUrl(url: string): string {
   const text = url.trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");

@@ -1,9 +1,6 @@
 import { clip, trimChars } from "../core/plain-text.ts";
 
-/**
- * Atlassian Document Format (Jira Cloud rich text) → Markdown-ish text. The input is untrusted
- * JSON: anything malformed or unknown degrades to the text it contains, never throws.
- */
+/** Atlassian Document Format → Markdown-ish text. Untrusted: anything malformed degrades to its text, never throws. */
 
 interface AdfNode {
   type: string;
@@ -118,10 +115,12 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
   const parts: string[] = [];
   let inline: AdfNode[] = [];
   let length = 0;
+  const add = (part: string) => {
+    parts.push(part);
+    length += part.length;
+  };
   const flush = () => {
-    if (inline.length === 0) return;
-    parts.push(renderInline(inline, depth));
-    length += parts.at(-1)?.length ?? 0;
+    if (inline.length > 0) add(renderInline(inline, depth));
     inline = [];
   };
   for (const node of nodes) {
@@ -129,11 +128,8 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
     // A textless node of unknown type that holds blocks is a block too.
     if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) {
       flush();
-      parts.push(renderBlock(node, depth));
-      length += parts.at(-1)?.length ?? 0;
-    } else {
-      inline.push(node);
-    }
+      add(renderBlock(node, depth));
+    } else inline.push(node);
   }
   flush();
   return joinWithin(

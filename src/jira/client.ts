@@ -20,7 +20,7 @@ import {
 import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
-import { authorizationHeader, type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials-jira.ts";
+import { authorizationHeader, type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials.ts";
 import { describeIssues } from "../twig/schemas.ts";
 import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
 
@@ -45,10 +45,7 @@ const BACKOFF_BASE_MS = 500;
 type JiraSetup = { base: JiraBase; auth: ResolvedJiraCredential; note: string | null };
 type Deployments = Map<string, Promise<Result<Deployment>>>;
 
-/**
- * `$JIRA_HOST` and its credentials, resolved afresh on every call so that fixing either takes effect
- * without a restart. Unset is `credentials_missing` (twig's message); set but unusable is `invalid_config`.
- */
+/** `$JIRA_HOST` and its credentials, resolved on every call so that fixing either needs no restart. */
 export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "files">): Promise<Result<JiraSetup>> {
   const host = ctx.env.JIRA_HOST;
   if (host === undefined || host === "") {
@@ -67,10 +64,7 @@ export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "file
   return auth.ok ? ok({ base, auth: auth.value, note }) : auth;
 }
 
-/**
- * The process's Jira client for the current configuration: kept while the base URL, credentials
- * and options stay the same, never for a failure. Deployments are remembered across clients.
- */
+/** The Jira client, kept while base URL, credentials and options stay the same; deployments outlive it. */
 export class JiraClients {
   readonly #deployments: Deployments = new Map();
   #current: { key: string; options?: JiraClientOptions; client: JiraClient } | null = null;
@@ -95,7 +89,6 @@ interface RequestSpec<S extends v.GenericSchema> {
   path: string;
   query?: Readonly<Record<string, string>>;
   body?: unknown;
-  /** Shape the 2xx JSON body must have. */
   schema: S;
   purpose?: Omit<RequestPurpose, "method" | "path">;
 }
@@ -227,10 +220,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
     return networkError(`Jira at ${site} returned an unexpected response for ${endpoint}: ${issues}`);
   }
 
-  /**
-   * One JSON request with timeout, cancellation and bounded retries on 429/503; nothing throws.
-   * A misconfigured proxy or server may echo the credentials, so every error is scrubbed of them.
-   */
+  /** One JSON request (timeout, cancellation, 429/503 retries; never throws); errors lose credentials proxies echo. */
   async function request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) {
     const result = await send(spec, signal);
     return result.ok ? result : err(scrubToolError(result.error, secrets));
@@ -291,10 +281,7 @@ interface RequestPurpose {
   unknownProject?: string;
 }
 
-/**
- * Jira's error texts from a body (`errorMessages[]`, `errors{}`, a gateway's `message`): at most
- * three of 300 characters, without control characters; never the raw body (maybe an HTML page).
- */
+/** Jira's texts in an error body (`errorMessages[]`, `errors{}`, `message`): three at most, clipped; never the body. */
 export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
   if (typeof body !== "object" || body === null) return [];
   const { errorMessages, errors, message } = body as Record<string, unknown>;

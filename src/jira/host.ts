@@ -2,23 +2,16 @@ import { type ToolError, toolError } from "../core/errors.ts";
 import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
-/**
- * twig's `normalize_host` (§5.3): the netrc machine name for a base URL. Strips every leading
- * `https://`, then every leading `http://`, then every trailing `/`; ports and paths stay.
- */
+/** twig's `normalize_host`, a base URL's netrc machine: leading `https://`s, then `http://`s, and trailing `/`s off. */
 export function normalizeHost(baseUrl: string): string {
   return trimChars(baseUrl.replace(/^(?:https:\/\/)*(?:http:\/\/)*/, ""), "/");
 }
 
-/**
- * `baseUrl` is twig's `ensure_url_scheme` (§7.1) of `$JIRA_HOST`, which names the netrc machine;
- * `apiRoot` (= `display`) has no userinfo and no trailing `/`, so `/rest/api/...` joins cleanly.
- */
+/** `baseUrl` names the netrc machine (twig's `ensure_url_scheme`); `apiRoot` has no userinfo and no trailing `/`. */
 export interface JiraBase {
   baseUrl: string;
   apiRoot: string;
   hostname: string;
-  display: string;
 }
 
 /** Jira Cloud sites live under `atlassian.net`; anything else may be Server or Data Center. */
@@ -40,9 +33,9 @@ const UI_SEGMENTS = new Set(
 );
 
 /**
- * `$JIRA_HOST` checked before any request is built (twig accepts nearly anything, and every request
- * then fails obscurely). An address pasted from the browser is reduced to the site: the bare host on
- * Cloud, the context path on Data Center. Bare hosts and a malformed `http:/x` become `https://…`, as in twig.
+ * `$JIRA_HOST` checked before any request is built (twig accepts nearly anything; requests then fail obscurely). A
+ * browser address becomes the site (Cloud: the host; Data Center: the context path). A bare host or a malformed
+ * `http:/x` becomes `https://…`, as in twig.
  */
 export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: string | null }, ToolError> {
   const text = raw.trim();
@@ -77,5 +70,5 @@ export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: strin
   const note = dropped
     ? `JIRA_HOST looks like an address copied from the browser; using the ${cloud ? "Cloud site" : "site"} ${apiRoot}`
     : null;
-  return ok({ base: { baseUrl, apiRoot, hostname: url.hostname, display: apiRoot }, note });
+  return ok({ base: { baseUrl, apiRoot, hostname: url.hostname }, note });
 }

@@ -1,7 +1,4 @@
-/**
- * JQL built from tool arguments. Every value is a quoted string literal with JQL's escapes, so no
- * argument can end its literal early and add clauses (twig interpolated them raw, §10 item 3).
- */
+/** JQL from tool arguments: each value a quoted, escaped literal, so none can add clauses (twig's were raw). */
 
 const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
@@ -23,7 +20,6 @@ export function quoteJqlString(value: string): string {
 export const PROJECT_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+$/;
 export const ISSUE_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+-[0-9]+$/;
 
-/** The key upper-cased (`shop-7` → `SHOP-7`), or `null`. */
 function normalizeKey(value: string, pattern: RegExp): string | null {
   const trimmed = value.trim();
   return pattern.test(trimmed) ? trimmed.toUpperCase() : null;
@@ -41,10 +37,7 @@ export function assigneeFilter(value: string) {
   return { kind: "user", name } as const;
 }
 
-/**
- * `project = "SHOP" AND status = "In Progress" AND assignee = currentUser() ORDER BY updated DESC`
- * (clauses in twig's order; empty filters are left out).
- */
+/** `project = "SHOP" AND status = "In Progress" AND assignee = currentUser() ORDER BY updated DESC`, twig's order. */
 export function buildSearchJql(filter: {
   project: string;
   status?: string | undefined;
@@ -63,7 +56,6 @@ export function buildSearchJql(filter: {
   return `${clauses.join(" AND ")} ORDER BY updated DESC`;
 }
 
-/** `key in ("SHOP-1", "SHOP-2")`: the issues named, in one search. */
 export function buildKeysJql(keys: readonly string[]): string {
   return `key in (${keys.map(quoteJqlString).join(", ")})`;
 }

@@ -4,7 +4,6 @@ import type { Deployment, JiraClient } from "./client.ts";
 import { ISSUE_FIELDS, type JiraIssuePayload, JiraIssuePayloadSchema } from "./issue.ts";
 import { buildKeysJql } from "./jql.ts";
 
-/** Largest page either deployment is asked for. */
 export const MAX_PAGE_SIZE = 100;
 /** Safety stop: a server that keeps returning tiny pages cannot keep us looping. */
 const MAX_PAGES = 20;

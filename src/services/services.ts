@@ -8,7 +8,6 @@ export function withServices(ctx: Context) {
   const jira = new JiraClients();
   return {
     ...ctx,
-    /** The GitHub client for a web host (`github.com`, an Enterprise host), with its credential. */
     github(this: Context, host: string) {
       return github.connect(this, host);
     },

@@ -507,8 +507,7 @@ describe("Jira Cloud (serverInfo says Cloud; credentials from $JIRA_EMAIL and $J
     for (const secret of SECRETS) expect(stderr).not.toContain(secret);
   });
 
-  // Known bug: getJiraClient logs `base.baseUrl` (userinfo included) instead of `base.display`
-  // (src/jira/client.ts, the "using credentials from" info line). Drop `.failing` once fixed.
+  // The "using credentials from" info line names the site by its API root, never `base.baseUrl` (userinfo included).
   test("a password inside JIRA_HOST never reaches stderr", async () => {
     await succeed(cloudServer, "get_jira_issue", { issue_key: "SHOP-123" });
     expect(cloudServer.stderr()).toContain("using credentials from $JIRA_EMAIL and $JIRA_API_TOKEN");

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { authorizationHeader, resolveJiraCredential } from "../../src/creds/credentials-jira.ts";
+import { authorizationHeader, resolveJiraCredential } from "../../src/creds/credentials.ts";
 import { resolveJiraSetup } from "../../src/jira/client.ts";
 import { type JiraTestContext, jiraContext } from "./helpers.ts";
 

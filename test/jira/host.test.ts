@@ -57,14 +57,12 @@ describe("the API root", () => {
           baseUrl: "https://example.com/jira/",
           apiRoot: "https://example.com/jira",
           hostname: "example.com",
-          display: "https://example.com/jira",
         },
         note: null,
       },
     });
     const withUser = checkJiraHost("https://me:secret@jira.example.com");
     expect(withUser.ok && withUser.value.base.apiRoot).toBe("https://jira.example.com");
-    expect(withUser.ok && withUser.value.base.display).toBe("https://jira.example.com");
   });
 
   test("Cloud host detection", () => {

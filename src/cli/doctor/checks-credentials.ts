@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Context } from "../../core/context.ts";
-import { resolveJiraCredential } from "../../creds/credentials-jira.ts";
-import { GITHUB_COM, ghHostOverride } from "../../creds/github-hosts.ts";
+import { resolveJiraCredential } from "../../creds/credentials.ts";
+import { GITHUB_COM, parseHostSetting } from "../../creds/github-hosts.ts";
 import { MAX_NETRC_BYTES, netrcPath, parseNetrc } from "../../creds/netrc.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
 import { decodeUtf8, describeFsError } from "../../fs/cached-file.ts";
@@ -59,7 +59,7 @@ const ONLINE_TIMEOUT_MS = 15_000;
  */
 export async function checkGitHub(ctx: ServiceContext, online: boolean): Promise<Check[]> {
   const checks: Check[] = [];
-  let host = ghHostOverride(ctx.env) ?? GITHUB_COM;
+  let host = parseHostSetting(ctx.env.GH_HOST) ?? GITHUB_COM;
   if (ctx.repo.ok) {
     const repo = checker("github-repo", "GitHub repository");
     const target = await resolveTarget(ctx, null);
@@ -112,7 +112,7 @@ export async function checkJira(ctx: ServiceContext, online: boolean): Promise<C
   const kind = isAtlassianCloudHost(base.hostname)
     ? "Jira Cloud"
     : "Jira Server/Data Center or Cloud, asked at first use";
-  const checks = [host("ok", `${base.display} (${kind})${note === null ? "" : `; ${note}`}`)];
+  const checks = [host("ok", `${base.apiRoot} (${kind})${note === null ? "" : `; ${note}`}`)];
   const credentials = checker("jira-credentials", "Jira credentials");
   const credential = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
   if (!credential.ok) {

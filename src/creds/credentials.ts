@@ -1,0 +1,157 @@
+import type { Context } from "../core/context.ts";
+import { toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { GITHUB_COM, ghHostsPath, isGitHubCloud, readGhHosts } from "./github-hosts.ts";
+import { lookupNetrc, type NetrcEntry, netrcPath } from "./netrc.ts";
+
+/** `source`: where the token came from, e.g. `$GH_TOKEN`; never the token. */
+export interface GitHubCredential {
+  token: string;
+  source: string;
+}
+
+export interface CredentialLookup {
+  /** Web host of the repository (`github.com`, an Enterprise Server host, `tenant.ghe.com`). */
+  host: string;
+  /** Host the API requests go to, when it differs (`api.github.com`); tried as a second `.netrc` machine. */
+  apiHost?: string;
+  /** The user chose where requests go (`GH_HOST`, `GITHUB_API_URL`), so generic token variables may follow. */
+  explicitDestination?: boolean;
+}
+
+type Ctx = Pick<Context, "env" | "home" | "files" | "platform" | "log">;
+
+/**
+ * A GitHub token for `host`, first hit wins: `~/.netrc` (machine `host`, the API host, `default`), the token variables,
+ * gh's `hosts.yml`. A `default` entry or a variable goes to a host other than github.com and `*.ghe.com` only when the
+ * user named it or gh is logged in to it, so a remote on a look-alike host never receives a token.
+ */
+export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup): Promise<Result<GitHubCredential>> {
+  const host = lookup.host.toLowerCase();
+  const looked: string[] = [];
+  const problems: string[] = [];
+
+  const netrc = netrcPath(ctx);
+  let fallback: NetrcEntry | null = null;
+  for (const machine of new Set([host, lookup.apiHost?.toLowerCase() ?? host])) {
+    looked.push(`${netrc} (machine ${machine})`);
+    const found = await lookupNetrc(ctx, machine);
+    if (!found.ok) {
+      problems.push(found.error.message);
+      ctx.log.warn(`GitHub credentials: ${found.error.message}`);
+      break;
+    }
+    const entry = found.value;
+    if (entry?.machine === null) fallback = entry;
+    else if (entry) return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
+  }
+
+  // A cloned repository whose remote points at some other host must not receive these.
+  const hosts = await readGhHosts(ctx);
+  const knownToGh = hosts.kind === "found" && hosts.value.has(host);
+  const trusted = isGitHubCloud(host) || lookup.explicitDestination === true || knownToGh;
+  if (fallback && trusted) return ok({ token: fallback.password, source: `${netrc} (default entry)` });
+  if (fallback) looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
+  for (const name of tokenVariables(host, lookup.explicitDestination === true, knownToGh)) {
+    looked.push(`$${name}`);
+    const value = ctx.env[name]?.trim();
+    if (value) return ok({ token: value, source: `$${name}` });
+  }
+
+  const hostsPath = ghHostsPath(ctx);
+  looked.push(`${hostsPath} (${host} oauth_token)`);
+  const token = hosts.kind === "found" ? hosts.value.get(host)?.oauth_token?.trim() : undefined;
+  if (token) return ok({ token, source: `${hostsPath} (${host})` });
+  if (hosts.kind === "unreadable") problems.push(`Cannot read ${hostsPath}: ${hosts.cause}`);
+
+  const detail = problems.length > 0 ? ` (${problems.join("; ")})` : "";
+  return err(
+    toolError(
+      "credentials_missing",
+      `GitHub credentials not found for ${host}${detail}. Looked in: ${looked.join(", ")}`,
+      missingHint(host),
+    ),
+  );
+}
+
+function tokenVariables(host: string, explicitDestination: boolean, knownToGh: boolean): string[] {
+  const cloud = ["GH_TOKEN", "GITHUB_TOKEN"];
+  const enterprise = ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
+  if (isGitHubCloud(host)) return cloud;
+  return explicitDestination ? [...enterprise, ...cloud] : knownToGh ? enterprise : [];
+}
+
+function missingHint(host: string): string {
+  const netrc = `or add \`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`;
+  if (!isGitHubCloud(host)) {
+    return `Export GH_HOST=${host} and GH_ENTERPRISE_TOKEN (for example GH_ENTERPRISE_TOKEN=$(gh auth token --hostname ${host})), ${netrc}`;
+  }
+  return `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${host === GITHUB_COM ? "" : ` --hostname ${host}`})), ${netrc}`;
+}
+
+/** How requests authenticate: e-mail/username + API token (Basic) or a Data Center personal access token. */
+export type JiraCredential = { kind: "basic"; user: string; token: string } | { kind: "bearer"; token: string };
+
+/** `source` is safe to show, e.g. `~/.netrc (machine "jira.example.com")`. */
+export interface ResolvedJiraCredential {
+  credential: JiraCredential;
+  source: string;
+}
+
+/**
+ * Finds Jira credentials: `~/.netrc` for `machine` then `atlassian.net` (twig's order), `JIRA_EMAIL` (or
+ * `JIRA_USERNAME`) with `JIRA_API_TOKEN`, `JIRA_PERSONAL_TOKEN` (Bearer), then the `.netrc` `default` entry (unknown to
+ * twig: last, so it never shadows an explicit choice). Failures name every place looked, never a secret.
+ */
+export async function resolveJiraCredential(
+  ctx: Pick<Context, "home" | "files" | "env">,
+  machine: string,
+): Promise<Result<ResolvedJiraCredential>> {
+  const looked: string[] = [];
+  const notes: string[] = [];
+  const basic = (entry: NetrcEntry): JiraCredential => ({ kind: "basic", user: entry.login, token: entry.password });
+  let defaultEntry: NetrcEntry | null = null;
+
+  for (const name of new Set([machine, "atlassian.net"])) {
+    const place = `~/.netrc (machine "${redactUserinfo(name)}")`;
+    looked.push(place);
+    if (notes.length > 0) continue;
+    const read = await lookupNetrc(ctx, name);
+    if (!read.ok) notes.push(read.error.message);
+    else if (read.value?.machine === null) defaultEntry = read.value;
+    else if (read.value) return ok({ credential: basic(read.value), source: place });
+  }
+
+  const env = (name: string) => ctx.env[name]?.trim() || undefined;
+  const userVariable = env("JIRA_EMAIL") !== undefined ? "JIRA_EMAIL" : "JIRA_USERNAME";
+  const [user, token, personal] = [env(userVariable), env("JIRA_API_TOKEN"), env("JIRA_PERSONAL_TOKEN")];
+  looked.push("$JIRA_EMAIL or $JIRA_USERNAME with $JIRA_API_TOKEN", "$JIRA_PERSONAL_TOKEN");
+  if (user !== undefined && token !== undefined) {
+    return ok({ credential: { kind: "basic", user, token }, source: `$${userVariable} and $JIRA_API_TOKEN` });
+  }
+  if (personal !== undefined)
+    return ok({ credential: { kind: "bearer", token: personal }, source: "$JIRA_PERSONAL_TOKEN" });
+  if (defaultEntry !== null) return ok({ credential: basic(defaultEntry), source: "~/.netrc (default entry)" });
+
+  if (token !== undefined && user === undefined) notes.push("$JIRA_API_TOKEN is set but $JIRA_EMAIL is not");
+  if (user !== undefined && token === undefined) notes.push(`$${userVariable} is set but $JIRA_API_TOKEN is not`);
+  const detail = notes.length > 0 ? ` (${notes.join("; ")})` : "";
+  return err(
+    toolError(
+      "credentials_missing",
+      `Jira credentials not found. Looked in: ${looked.join(", ")}${detail}.`,
+      `Add \`machine ${redactUserinfo(machine)} login <email> password <api-token>\` to ~/.netrc (\`twig creds\` can write it), ` +
+        "or set JIRA_EMAIL and JIRA_API_TOKEN (Jira Cloud) or JIRA_PERSONAL_TOKEN (Data Center).",
+    ),
+  );
+}
+
+/** A machine name built from a URL with `user:password@` shows neither. */
+function redactUserinfo(machine: string): string {
+  return machine.replace(/^[^/@]*@/, "…@");
+}
+
+export function authorizationHeader(credential: JiraCredential): string {
+  if (credential.kind === "bearer") return `Bearer ${credential.token}`;
+  return `Basic ${Buffer.from(`${credential.user}:${credential.token}`, "utf8").toString("base64")}`;
+}
