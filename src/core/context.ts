@@ -20,7 +20,7 @@ export interface RepoSelector {
 export interface Context {
   env: Env;
   platform: NodeJS.Platform;
-  /** Home directory as twig computes it (§1.1); `.netrc` lives here. */
+  /** Home directory as twig computes it; `.netrc` lives here. */
   home: string;
   dirs: TwigDirs;
   cwd: string;

@@ -19,7 +19,7 @@ const NO_REPO_CLOSING = "Help me open or choose the repository I'm working in.";
 const CLOSING =
   "Describe what I'm working on based on this branch context, including the linked Jira issue and pull request status.";
 
-/** twig-mcp's `branch-context` text (§8.7): the `get_branch_context` document, written out. */
+/** twig-mcp's `branch-context` text, upstream's prompt of that name: the `get_branch_context` document, written out. */
 export const branchContextPrompt = definePrompt({
   name: "branch-context",
   title: "What am I working on?",

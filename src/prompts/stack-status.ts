@@ -21,7 +21,7 @@ const PROMPT_MAX_BRANCHES = 100;
 const PROMPT_MAX_TREE_LINES = 200;
 
 /**
- * twig-mcp's `stack-status` text (§8.7): current branch, trees, tracked branches, then the stack's
+ * twig-mcp's `stack-status` text, as upstream twig-mcp writes it: current branch, trees, tracked branches, then the stack's
  * live state from get_stack_status. A failure drops its section, never the prompt; names git would
  * refuse are left out. Without GitHub data the closing says so instead of asking for reviews and CI.
  */

@@ -143,7 +143,7 @@ describe("resolveJiraSetup", () => {
     }
   });
 
-  test("netrc machine is normalize_host of the §7.1 base URL", async () => {
+  test("netrc machine is normalize_host of the JIRA_HOST base URL", async () => {
     const ctx = context({
       env: { JIRA_HOST: "https://Jira.Example.com:8443/" },
       netrc: "machine jira.example.com:8443 login a@example.com password tok\n",

@@ -52,7 +52,7 @@ function git(cwd: string, ...args: string[]): void {
 }
 
 let repoCount = 0;
-/** A repository on `branch` (unborn unless `commit`) with the §2.8 state file. */
+/** A repository on `branch` (unborn unless `commit`) with the shared fixture's state file. */
 function repo(branch: string, options: { commit?: boolean; detach?: boolean; state?: unknown } = {}): string {
   const dir = join(scratch, `repo-${repoCount++}`);
   mkdirSync(dir);

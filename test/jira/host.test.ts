@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { checkJiraHost, isAtlassianCloudHost, normalizeHost } from "../../src/jira/host.ts";
 
-describe("the base URL of JIRA_HOST, as twig's ensure_url_scheme makes it (twig-reference §7.1)", () => {
+describe("the base URL of JIRA_HOST, as twig's ensure_url_scheme makes it", () => {
   const cases: [string, string][] = [
     ["https://company.atlassian.net", "https://company.atlassian.net"],
     ["company.atlassian.net", "https://company.atlassian.net"],
@@ -34,7 +34,7 @@ describe("the base URL of JIRA_HOST, as twig's ensure_url_scheme makes it (twig-
   }
 });
 
-describe("normalizeHost (twig-reference §5.3)", () => {
+describe("normalizeHost, as twig's normalize_host", () => {
   test.each([
     ["https://company.atlassian.net", "company.atlassian.net"],
     ["https://jira.example.com:8443", "jira.example.com:8443"],

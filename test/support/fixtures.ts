@@ -1,4 +1,4 @@
-/** twig-reference §2.8: the worked example reused by many tests. */
+/** A worked example of twig's state file, reused by many tests. */
 export const EXAMPLE_STATE = {
   version: 1,
   updated_at: "2025-06-03T14:22:07.481920311Z",
@@ -67,6 +67,6 @@ export function twigJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** The exact tree text of twig-reference §4.8. */
+/** The exact tree text twig draws for that state. */
 export const EXAMPLE_TREE_TEXT =
   "main\n├── feature/auth (SHOP-123, #42)\n│   └── feature/auth-ui (#43)\n├── feature/billing (SHOP-200)\n└── hotfix/typo\n";
