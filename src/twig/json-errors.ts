@@ -109,7 +109,7 @@ function valueOffset(text: string, path: (string | number)[]): number | null {
   }
 }
 
-function lineColumn(text: string, offset: number): string {
+export function lineColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split("\n").length;
   return `line ${line}, column ${offset - before.lastIndexOf("\n")}`;

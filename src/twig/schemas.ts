@@ -38,7 +38,7 @@ export type Dependency = StateFile["dependencies"][number];
 export type RootBranch = StateFile["root_branches"][number];
 export type RegistryEntry = v.InferOutput<typeof RegistryFileSchema>[number];
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
