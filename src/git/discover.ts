@@ -1,6 +1,6 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { toolError } from "../core/errors.ts";
-import { printable } from "../core/plain-text.ts";
+import { printable, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
@@ -8,7 +8,7 @@ import { lstatIfExists, readlink, realpath, statIfExists } from "../fs/local-fs.
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
 import { unsupported } from "./hints.ts";
-import { type RefValue, readLooseRef, rtrimGitSpace } from "./loose-ref.ts";
+import { GIT_SPACE, type RefValue, readLooseRef } from "./loose-ref.ts";
 
 /** Where a repository's files are; all paths absolute and canonical. */
 export interface RepoLocation {
@@ -215,9 +215,7 @@ function readPointerLine(path: string): Result<string | null> {
   if (read.kind !== "found") return noRepo(`${path} is not a regular file`);
   const text = decodeUtf8(read.bytes);
   if (text === null) return noRepo(`${path} is not UTF-8`);
-  let end = text.length;
-  while (end > 0 && (text[end - 1] === "\n" || text[end - 1] === "\r")) end--;
-  return ok(text.slice(0, end));
+  return ok(trimChars(text, "\r\n"));
 }
 
 /** Where a worktree's admin dir says the worktree is (`gitdir`: its `.git` file, maybe relative). */
@@ -228,7 +226,7 @@ export async function readWorktreeLink(
   const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", decodeUtf8, {
     maxBytes: MAX_POINTER_FILE_BYTES,
   });
-  const trimmed = read.kind === "found" && read.value !== null ? rtrimGitSpace(read.value) : "";
+  const trimmed = read.kind === "found" && read.value !== null ? trimChars(read.value, GIT_SPACE) : "";
   if (trimmed === "") return null;
   const dotGit = resolve(adminDir, trimmed);
   return { dotGit, path: dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit };
