@@ -48,18 +48,12 @@ export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string
   const own = statePath(workTree);
   // Unreadable counts as there: reading it then says why.
   if ((await lstatIfExists(own).catch(() => null)) !== undefined) return own;
-  const main = await mainCheckoutOf(ctx, workTree);
-  return main === null ? own : statePath(main);
-}
-
-/** A linked worktree's main checkout (its common dir's parent, as twig takes it); one `lstat` otherwise. */
-async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Promise<string | null> {
-  const dotGit = await lstatIfExists(join(workTree, ".git"));
-  if (dotGit === undefined || !dotGit.isFile()) return null;
+  // A linked worktree's main checkout (its common dir's parent, as twig takes it); one `lstat` otherwise.
+  if ((await lstatIfExists(join(workTree, ".git")))?.isFile() !== true) return own;
   const found = await discoverRepository(workTree, ctx.files);
-  if (!found.ok || !found.value.isLinkedWorktree) return null;
+  if (!found.ok || !found.value.isLinkedWorktree) return own;
   const main = dirname(found.value.commonDir);
-  return main === workTree ? null : main;
+  return main === workTree ? own : statePath(main);
 }
 
 export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
