@@ -1,16 +1,12 @@
 import { trimChars } from "../core/plain-text.ts";
 import { readBounded } from "../fs/bounded-read.ts";
-import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { decodeUtf8, describeFsError, type FileRead } from "../fs/cached-file.ts";
 import { lstatIfExists, readlink } from "../fs/local-fs.ts";
 
 /** What one ref holds: an object name, or (for HEAD and the like) the name of another ref. */
 export type RefValue = { kind: "oid"; oid: string } | { kind: "symbolic"; target: string };
 
-type LooseRead =
-  | { kind: "found"; value: RefValue }
-  | { kind: "missing" }
-  | { kind: "malformed" }
-  | { kind: "unreadable"; cause: string };
+type LooseRead = FileRead<RefValue> | { kind: "malformed" };
 
 /** git's own `isspace`: space, tab, LF, CR — not vertical tab or form feed. */
 export const GIT_SPACE = " \t\n\r";
