@@ -43,13 +43,13 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /** `worktrees[0].path: expected string`: never the value received, which may be a secret. */
-export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ""): string {
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   const first = issues[0];
   if (!first) return "invalid";
-  const path = (first.path ?? [])
+  const where = (first.path ?? [])
     .map((item) => (typeof item.key === "number" ? `[${item.key}]` : `.${pathKey(item.key)}`))
-    .join("");
-  const where = `${prefix}${path}`.replace(/^\./, "");
+    .join("")
+    .replace(/^\./, "");
   const message = issueMessage(first);
   return where ? `${where}: ${message}` : message;
 }
