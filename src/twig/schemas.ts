@@ -31,11 +31,8 @@ export const RegistryFileSchema = v.array(
   v.object({ path: v.string(), name: v.string(), last_fetch: v.nullish(v.string(), null) }),
 );
 
-type StateFile = v.InferOutput<typeof StateFileSchema>;
+export type StateFile = v.InferOutput<typeof StateFileSchema>;
 export type BranchMetadata = v.InferOutput<typeof BranchMetadataSchema>;
-export type WorktreeRecord = StateFile["worktrees"][number];
-export type Dependency = StateFile["dependencies"][number];
-export type RootBranch = StateFile["root_branches"][number];
 export type RegistryEntry = v.InferOutput<typeof RegistryFileSchema>[number];
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

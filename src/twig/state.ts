@@ -9,18 +9,16 @@ import { describeIssueIn, loadTwigFile, parseJsonFile } from "./json-errors.ts";
 import {
   type BranchMetadata,
   BranchMetadataSchema,
-  type Dependency,
-  type RootBranch,
   STORED_JIRA_KEY,
+  type StateFile,
   StateFileSchema,
-  type WorktreeRecord,
 } from "./schemas.ts";
 
 export interface TwigState {
   branches: ReadonlyMap<string, BranchMetadata>;
-  dependencies: readonly Dependency[];
-  roots: readonly RootBranch[];
-  worktrees: readonly WorktreeRecord[];
+  dependencies: Readonly<StateFile["dependencies"]>;
+  roots: Readonly<StateFile["root_branches"]>;
+  worktrees: Readonly<StateFile["worktrees"]>;
   /** Declared parents of a branch in file order; the first one is "the parent" everywhere. */
   parentsOf(branch: string): readonly string[];
   /** Names git's ref rules refuse (made up, perhaps to smuggle text into a prompt): prompts leave them out. */
@@ -117,7 +115,7 @@ function legacyBranches(
 /** Parents indexed by child, and the names and Jira keys twig would not write, found once per parsed file. */
 function buildState(
   branches: Map<string, BranchMetadata>,
-  { dependencies, root_branches: roots, worktrees }: Omit<v.InferOutput<typeof StateFileSchema>, "branches">,
+  { dependencies, root_branches: roots, worktrees }: Omit<StateFile, "branches">,
 ): TwigState {
   const grouped = Map.groupBy(dependencies, (dependency) => dependency.child);
   const parents = new Map([...grouped].map(([child, edges]) => [child, edges.map((edge) => edge.parent)]));
