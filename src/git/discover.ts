@@ -41,12 +41,12 @@ export async function discoverRepository(
 ): Promise<Result<DiscoveredRepo>> {
   const start = await canonicalPath(startDir);
   if (!start.ok) {
-    const missing = start.cause === "no such file or directory";
-    return noRepo(missing ? `${startDir} does not exist` : `Cannot open ${startDir}: ${start.cause}`);
+    const missing = start.error === "no such file or directory";
+    return noRepo(missing ? `${startDir} does not exist` : `Cannot open ${startDir}: ${start.error}`);
   }
-  if (!(await isDirectory(start.path))) return noRepo(`${startDir} is not a directory`);
+  if (!(await isDirectory(start.value))) return noRepo(`${startDir} is not a directory`);
   // A canonical path has no `..` or symlinks: `dirname` shortens it until the root.
-  for (let dir = start.path; ; dir = dirname(dir)) {
+  for (let dir = start.value; ; dir = dirname(dir)) {
     const dotGit = await probeDotGit(dir, guard);
     if (!dotGit.ok) return dotGit;
     if (dotGit.value !== null) return locate(dotGit.value, dir, files, guard);
@@ -176,10 +176,10 @@ async function locate(
     );
   }
   // The directory holding `.git` was reached from a canonical path: it is canonical.
-  const canonical = workTree === dotGitOwner ? { ok: true as const, path: workTree } : await canonicalPath(workTree);
-  if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.cause}`);
-  if (place !== null && !isInside(canonical.path, place.dir)) return worktreeOutside(place);
-  return ok({ gitDir, commonDir, workTree: canonical.path, isLinkedWorktree, head });
+  const canonical = workTree === dotGitOwner ? ok(workTree) : await canonicalPath(workTree);
+  if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.error}`);
+  if (place !== null && !isInside(canonical.value, place.dir)) return worktreeOutside(place);
+  return ok({ gitDir, commonDir, workTree: canonical.value, isLinkedWorktree, head });
 }
 
 function worktreeOutside({ dir, configured }: { dir: string; configured: string }): Result<never> {
@@ -189,11 +189,8 @@ function worktreeOutside({ dir, configured }: { dir: string; configured: string 
   );
 }
 
-const canonicalPath = (path: string) =>
-  realpath(path).then(
-    (real) => ({ ok: true as const, path: real }),
-    (error: unknown) => ({ ok: false as const, cause: describeFsError(error) }),
-  );
+const canonicalPath = (path: string): Promise<Result<string, string>> =>
+  realpath(path).then(ok, (error: unknown) => err(describeFsError(error)));
 
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
