@@ -1,5 +1,5 @@
 import { isAbsolute, posix, resolve, win32 } from "node:path";
-import type { Env } from "../core/context.ts";
+import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
@@ -188,13 +188,8 @@ const AFTERWARDS: Record<ClientName, string> = {
   vscode: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
 };
 
-interface Locations {
-  env: Env;
-  platform: NodeJS.Platform;
-  home: string;
-  /** The repository's working tree, for project-scoped files; `null` outside a repository. */
-  projectRoot: string | null;
-}
+/** `projectRoot`: the repository's working tree, for project-scoped files; `null` outside a repository. */
+type Locations = Pick<Context, "env" | "platform" | "home"> & { projectRoot: string | null };
 
 /** The configuration file a client reads for `scope`, at its real per-platform location. */
 export function configPath(client: ClientName, scope: ConfigScope, at: Locations): Result<string, string> {

@@ -162,8 +162,15 @@ export async function runDemo(options: DemoOptions): Promise<number> {
 }
 
 async function showDemo(git: string, dir: string, options: DemoOptions): Promise<number> {
+  // Everything twig-mcp and git look up under HOME, inside the throwaway directory.
   const home = join(dir, "home");
-  isolateHome(home);
+  const xdg = {
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+  };
+  for (const path of Object.values(xdg)) mkdirSync(path, { recursive: true });
+  Object.assign(process.env, { HOME: home, USERPROFILE: home, ...xdg });
   const sample = await buildSampleRepo(git, dir);
   if (!sample.ok) return writeErr(`error: could not build the sample repository: ${sample.error}\n`, 1);
   await writeOut(
@@ -195,17 +202,6 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
   // The signal handlers end the process; the timer only keeps it alive until then.
   setInterval(() => {}, 1 << 30);
   return new Promise<number>(() => {});
-}
-
-/** Everything twig-mcp and git look up under HOME, inside the throwaway directory. */
-function isolateHome(home: string): void {
-  const xdg = {
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local", "share"),
-    XDG_CACHE_HOME: join(home, ".cache"),
-  };
-  for (const path of Object.values(xdg)) mkdirSync(path, { recursive: true });
-  Object.assign(process.env, { HOME: home, USERPROFILE: home, ...xdg });
 }
 
 function describeData(name: string, data: Record<string, unknown>): string {

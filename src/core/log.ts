@@ -6,10 +6,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type Logger = Record<LogLevel, (message: string) => void> & { enabled(level: LogLevel): boolean };
 
-type LogSink = (line: string) => void;
-
 /** `verbosity` counts `-v` flags: 0 → warn, 1 → info, 2 → debug, 3+ → trace (as upstream). */
-export function createLogger(verbosity: number, sink: LogSink = (line) => process.stderr.write(line)): Logger {
+export function createLogger(verbosity: number, sink = (line: string): unknown => process.stderr.write(line)): Logger {
   const max = Math.min(1 + Math.max(0, verbosity), LOG_LEVELS.length - 1);
   const enabled = (level: LogLevel) => LOG_LEVELS.indexOf(level) <= max;
   const at = (level: LogLevel) => (message: string) => {

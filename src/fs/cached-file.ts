@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { type BoundedRead, readBounded } from "./bounded-read.ts";
+import { readBounded } from "./bounded-read.ts";
 import { statIfExists } from "./local-fs.ts";
 
 /** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
@@ -53,7 +53,10 @@ export class CachedFileReader {
     }
     // One descriptor, `fstat`ed: what was read is judged, and stamped, by what was opened.
     const read = readBounded(path, Math.min(options.maxBytes ?? MAX_FILE_BYTES, MAX_FILE_BYTES));
-    if (read.kind !== "found") return describeRefusal(read);
+    if (read.kind === "missing") return read;
+    if (read.kind === "too-large") return { kind: "unreadable", cause: `file is over the ${read.limit}-byte limit` };
+    if (read.kind === "unreadable") return { kind: "unreadable", cause: describeFsError(read.error) };
+    if (read.kind !== "found") return { kind: "unreadable", cause: REFUSED[read.kind] };
     const value = parse(read.bytes);
     this.#entries.set(key, { value, stamp: read.info, settled: isSettled(read.info, this.now()) });
     const oldest = this.#entries.keys().next().value;
@@ -66,13 +69,7 @@ export class CachedFileReader {
   }
 }
 
-/** A bounded read that found nothing to parse, as the reason callers show. */
-function describeRefusal(read: Exclude<BoundedRead, { kind: "found" }>): FileRead<never> {
-  if (read.kind === "missing") return read;
-  const causes = { directory: "is a directory", special: "is not a regular file" } as const;
-  if (read.kind === "too-large") return { kind: "unreadable", cause: `file is over the ${read.limit}-byte limit` };
-  return { kind: "unreadable", cause: read.kind === "unreadable" ? describeFsError(read.error) : causes[read.kind] };
-}
+const REFUSED = { directory: "is a directory", special: "is not a regular file" } as const;
 
 const FS_ERRORS: Record<string, string> = {
   EACCES: "permission denied",

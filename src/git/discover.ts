@@ -1,6 +1,6 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { toolError } from "../core/errors.ts";
-import { printable } from "../core/plain-text.ts";
+import { printable, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
 import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached-file.ts";
@@ -8,7 +8,7 @@ import { lstatIfExists, readlink, realpath, statIfExists } from "../fs/local-fs.
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
 import { unsupported } from "./hints.ts";
-import { type RefValue, readLooseRef, rtrimGitSpace } from "./loose-ref.ts";
+import { GIT_SPACE, type RefValue, readLooseRef } from "./loose-ref.ts";
 
 /** Where a repository's files are; all paths absolute and canonical. */
 export interface RepoLocation {
@@ -41,12 +41,12 @@ export async function discoverRepository(
 ): Promise<Result<DiscoveredRepo>> {
   const start = await canonicalPath(startDir);
   if (!start.ok) {
-    const missing = start.cause === "no such file or directory";
-    return noRepo(missing ? `${startDir} does not exist` : `Cannot open ${startDir}: ${start.cause}`);
+    const missing = start.error === "no such file or directory";
+    return noRepo(missing ? `${startDir} does not exist` : `Cannot open ${startDir}: ${start.error}`);
   }
-  if (!(await isDirectory(start.path))) return noRepo(`${startDir} is not a directory`);
+  if (!(await isDirectory(start.value))) return noRepo(`${startDir} is not a directory`);
   // A canonical path has no `..` or symlinks: `dirname` shortens it until the root.
-  for (let dir = start.path; ; dir = dirname(dir)) {
+  for (let dir = start.value; ; dir = dirname(dir)) {
     const dotGit = await probeDotGit(dir, guard);
     if (!dotGit.ok) return dotGit;
     if (dotGit.value !== null) return locate(dotGit.value, dir, files, guard);
@@ -176,10 +176,10 @@ async function locate(
     );
   }
   // The directory holding `.git` was reached from a canonical path: it is canonical.
-  const canonical = workTree === dotGitOwner ? { ok: true as const, path: workTree } : await canonicalPath(workTree);
-  if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.cause}`);
-  if (place !== null && !isInside(canonical.path, place.dir)) return worktreeOutside(place);
-  return ok({ gitDir, commonDir, workTree: canonical.path, isLinkedWorktree, head });
+  const canonical = workTree === dotGitOwner ? ok(workTree) : await canonicalPath(workTree);
+  if (!canonical.ok) return noRepo(`The working tree ${workTree} cannot be opened: ${canonical.error}`);
+  if (place !== null && !isInside(canonical.value, place.dir)) return worktreeOutside(place);
+  return ok({ gitDir, commonDir, workTree: canonical.value, isLinkedWorktree, head });
 }
 
 function worktreeOutside({ dir, configured }: { dir: string; configured: string }): Result<never> {
@@ -189,11 +189,8 @@ function worktreeOutside({ dir, configured }: { dir: string; configured: string 
   );
 }
 
-const canonicalPath = (path: string) =>
-  realpath(path).then(
-    (real) => ({ ok: true as const, path: real }),
-    (error: unknown) => ({ ok: false as const, cause: describeFsError(error) }),
-  );
+const canonicalPath = (path: string): Promise<Result<string, string>> =>
+  realpath(path).then(ok, (error: unknown) => err(describeFsError(error)));
 
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
@@ -215,9 +212,7 @@ function readPointerLine(path: string): Result<string | null> {
   if (read.kind !== "found") return noRepo(`${path} is not a regular file`);
   const text = decodeUtf8(read.bytes);
   if (text === null) return noRepo(`${path} is not UTF-8`);
-  let end = text.length;
-  while (end > 0 && (text[end - 1] === "\n" || text[end - 1] === "\r")) end--;
-  return ok(text.slice(0, end));
+  return ok(trimChars(text, "\r\n"));
 }
 
 /** Where a worktree's admin dir says the worktree is (`gitdir`: its `.git` file, maybe relative). */
@@ -228,7 +223,7 @@ export async function readWorktreeLink(
   const read = await files.read(join(adminDir, "gitdir"), "git:worktree-gitdir", decodeUtf8, {
     maxBytes: MAX_POINTER_FILE_BYTES,
   });
-  const trimmed = read.kind === "found" && read.value !== null ? rtrimGitSpace(read.value) : "";
+  const trimmed = read.kind === "found" && read.value !== null ? trimChars(read.value, GIT_SPACE) : "";
   if (trimmed === "") return null;
   const dotGit = resolve(adminDir, trimmed);
   return { dotGit, path: dotGit.endsWith("/.git") ? dirname(dotGit) : dotGit };

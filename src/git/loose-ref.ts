@@ -1,43 +1,30 @@
+import { trimChars } from "../core/plain-text.ts";
 import { readBounded } from "../fs/bounded-read.ts";
-import { decodeUtf8, describeFsError } from "../fs/cached-file.ts";
+import { decodeUtf8, describeFsError, type FileRead } from "../fs/cached-file.ts";
 import { lstatIfExists, readlink } from "../fs/local-fs.ts";
 
 /** What one ref holds: an object name, or (for HEAD and the like) the name of another ref. */
 export type RefValue = { kind: "oid"; oid: string } | { kind: "symbolic"; target: string };
 
-type LooseRead =
-  | { kind: "found"; value: RefValue }
-  | { kind: "missing" }
-  | { kind: "malformed" }
-  | { kind: "unreadable"; cause: string };
+type LooseRead = FileRead<RefValue> | { kind: "malformed" };
 
 /** git's own `isspace`: space, tab, LF, CR — not vertical tab or form feed. */
-const isGitSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-
-/** `strbuf_rtrim`: drops trailing git whitespace. */
-export function rtrimGitSpace(text: string): string {
-  let end = text.length;
-  while (end > 0 && isGitSpace(text.charCodeAt(end - 1))) end--;
-  return text.slice(0, end);
-}
+export const GIT_SPACE = " \t\n\r";
 
 /** The SHA-1 or SHA-256 object name starting `text`, lower-cased, when followed by nothing or whitespace. */
 export function leadingOid(text: string): string | null {
   const hex = /^[0-9a-f]*/i.exec(text)?.[0] ?? "";
   if (hex.length !== 40 && hex.length !== 64) return null;
-  return hex.length === text.length || isGitSpace(text.charCodeAt(hex.length)) ? hex.toLowerCase() : null;
+  return hex.length === text.length || GIT_SPACE.includes(text.charAt(hex.length)) ? hex.toLowerCase() : null;
 }
 
 /** git's `parse_loose_ref_contents`: `ref: <name>`, or an object name (trailing data allowed); else `null`. */
 export function parseLooseRef(bytes: Uint8Array): RefValue | null {
   const text = decodeUtf8(bytes);
   if (text === null) return null;
-  const trimmed = rtrimGitSpace(text);
-  if (trimmed.startsWith("ref:")) {
-    let start = 4;
-    while (start < trimmed.length && isGitSpace(trimmed.charCodeAt(start))) start++;
-    return { kind: "symbolic", target: trimmed.slice(start) };
-  }
+  // `strbuf_rtrim`, then (after `ref:`) the spaces before the target.
+  const trimmed = trimChars(text, GIT_SPACE);
+  if (trimmed.startsWith("ref:")) return { kind: "symbolic", target: trimChars(trimmed.slice(4), GIT_SPACE, true) };
   const oid = leadingOid(trimmed);
   return oid === null ? null : { kind: "oid", oid };
 }

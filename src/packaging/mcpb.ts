@@ -154,17 +154,13 @@ export function bundle(
   return zip(entries, mtime, level);
 }
 
-export interface RegistryInfo {
+export type RegistryInfo = Pick<BundleInfo, "version" | "repositoryUrl" | "homepage"> & {
   /** `io.github.<owner>/<name>`: the registry name, also `mcpName` in the npm package. */
   mcpName: string;
   npmName: string;
-  version: string;
   /** At most 100 characters (the registry's limit). */
   description: string;
-  /** `https://github.com/<owner>/<repo>`. */
-  repositoryUrl: string;
-  homepage: string;
-}
+};
 
 /**
  * `server.json` for the MCP Registry (schema 2025-12-11): the npm launcher and the release's

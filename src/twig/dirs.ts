@@ -8,8 +8,7 @@ export function homeDir(env: Env, platform: NodeJS.Platform, passwdHome: () => s
     if (env.HOMEDRIVE && env.HOMEPATH) return win32.join(env.HOMEDRIVE, env.HOMEPATH);
     return passwdHome();
   }
-  if (env.HOME) return env.HOME;
-  return passwdHome();
+  return env.HOME || passwdHome();
 }
 
 /** XDG variables count only when set to an absolute path (the `directories` crate's rule). */

@@ -52,7 +52,11 @@ export function parseJsonFile(bytes: Uint8Array): Result<{ text: string; value: 
   } catch {
     const first = firstSyntaxError(text);
     if (first === null) return err("invalid JSON");
-    return err(`invalid JSON at ${lineColumn(text, first.offset)}: ${words(printParseErrorCode(first.error))}`);
+    // `CommaExpected` as `comma expected`.
+    const problem = printParseErrorCode(first.error)
+      .replace(/(?<=[a-z])(?=[A-Z])/g, " ")
+      .toLowerCase();
+    return err(`invalid JSON at ${lineColumn(text, first.offset)}: ${problem}`);
   }
 }
 
@@ -109,13 +113,8 @@ function valueOffset(text: string, path: (string | number)[]): number | null {
   }
 }
 
-function lineColumn(text: string, offset: number): string {
+export function lineColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split("\n").length;
   return `line ${line}, column ${offset - before.lastIndexOf("\n")}`;
-}
-
-/** `CommaExpected` as `comma expected`. */
-function words(code: string): string {
-  return code.replace(/(?<=[a-z])(?=[A-Z])/g, " ").toLowerCase();
 }

@@ -31,25 +31,22 @@ export const RegistryFileSchema = v.array(
   v.object({ path: v.string(), name: v.string(), last_fetch: v.nullish(v.string(), null) }),
 );
 
-type StateFile = v.InferOutput<typeof StateFileSchema>;
+export type StateFile = v.InferOutput<typeof StateFileSchema>;
 export type BranchMetadata = v.InferOutput<typeof BranchMetadataSchema>;
-export type WorktreeRecord = StateFile["worktrees"][number];
-export type Dependency = StateFile["dependencies"][number];
-export type RootBranch = StateFile["root_branches"][number];
 export type RegistryEntry = v.InferOutput<typeof RegistryFileSchema>[number];
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** `worktrees[0].path: expected string`: never the value received, which may be a secret. */
-export function describeIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ""): string {
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   const first = issues[0];
   if (!first) return "invalid";
-  const path = (first.path ?? [])
+  const where = (first.path ?? [])
     .map((item) => (typeof item.key === "number" ? `[${item.key}]` : `.${pathKey(item.key)}`))
-    .join("");
-  const where = `${prefix}${path}`.replace(/^\./, "");
+    .join("")
+    .replace(/^\./, "");
   const message = issueMessage(first);
   return where ? `${where}: ${message}` : message;
 }

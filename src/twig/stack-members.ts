@@ -19,7 +19,13 @@ export function stackMembers(
   trunks: readonly string[],
   branch: string | null,
 ): StackMember[] {
-  const drawnParent = (name: string) => drawnParentOf(graph, state, localBranches, name);
+  // The parent a branch is drawn under: its first local declared parent, else the default root for an orphan.
+  const drawnParent = (name: string) => {
+    const declared = state.parentsOf(name).find((parent) => includesSorted(localBranches, parent));
+    if (declared !== undefined) return declared;
+    const root = graph.defaultRoot;
+    return root !== null && root !== name && graph.childrenOf(root).includes(name) ? root : undefined;
+  };
   const isTrunk = new Set(trunks);
   if (branch === null || isTrunk.has(branch)) {
     return members(
@@ -39,19 +45,6 @@ export function stackMembers(
   const tree = buildTree(graph, state, bottom);
   if (parent !== undefined && isTrunk.has(parent)) return members([{ branch: parent, children: [tree] }], true);
   return members([tree], false);
-}
-
-/** The parent a branch is drawn under: its first local declared parent, else the default root for an orphan. */
-function drawnParentOf(
-  graph: BranchGraph,
-  state: TwigState,
-  localBranches: readonly string[],
-  branch: string,
-): string | undefined {
-  const declared = state.parentsOf(branch).find((parent) => includesSorted(localBranches, parent));
-  if (declared !== undefined) return declared;
-  const root = graph.defaultRoot;
-  return root !== null && root !== branch && graph.childrenOf(root).includes(branch) ? root : undefined;
 }
 
 /** The nodes in drawing order, each once; with `skipRoots`, the roots (trunks) themselves are left out. */

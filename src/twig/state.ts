@@ -9,18 +9,16 @@ import { describeIssueIn, loadTwigFile, parseJsonFile } from "./json-errors.ts";
 import {
   type BranchMetadata,
   BranchMetadataSchema,
-  type Dependency,
-  type RootBranch,
   STORED_JIRA_KEY,
+  type StateFile,
   StateFileSchema,
-  type WorktreeRecord,
 } from "./schemas.ts";
 
 export interface TwigState {
   branches: ReadonlyMap<string, BranchMetadata>;
-  dependencies: readonly Dependency[];
-  roots: readonly RootBranch[];
-  worktrees: readonly WorktreeRecord[];
+  dependencies: Readonly<StateFile["dependencies"]>;
+  roots: Readonly<StateFile["root_branches"]>;
+  worktrees: Readonly<StateFile["worktrees"]>;
   /** Declared parents of a branch in file order; the first one is "the parent" everywhere. */
   parentsOf(branch: string): readonly string[];
   /** Names git's ref rules refuse (made up, perhaps to smuggle text into a prompt): prompts leave them out. */
@@ -48,18 +46,12 @@ export async function stateFileFor(ctx: Pick<Context, "files">, workTree: string
   const own = statePath(workTree);
   // Unreadable counts as there: reading it then says why.
   if ((await lstatIfExists(own).catch(() => null)) !== undefined) return own;
-  const main = await mainCheckoutOf(ctx, workTree);
-  return main === null ? own : statePath(main);
-}
-
-/** A linked worktree's main checkout (its common dir's parent, as twig takes it); one `lstat` otherwise. */
-async function mainCheckoutOf(ctx: Pick<Context, "files">, workTree: string): Promise<string | null> {
-  const dotGit = await lstatIfExists(join(workTree, ".git"));
-  if (dotGit === undefined || !dotGit.isFile()) return null;
+  // A linked worktree's main checkout (its common dir's parent, as twig takes it); one `lstat` otherwise.
+  if ((await lstatIfExists(join(workTree, ".git")))?.isFile() !== true) return own;
   const found = await discoverRepository(workTree, ctx.files);
-  if (!found.ok || !found.value.isLinkedWorktree) return null;
+  if (!found.ok || !found.value.isLinkedWorktree) return own;
   const main = dirname(found.value.commonDir);
-  return main === workTree ? null : main;
+  return main === workTree ? own : statePath(main);
 }
 
 export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
@@ -123,7 +115,7 @@ function legacyBranches(
 /** Parents indexed by child, and the names and Jira keys twig would not write, found once per parsed file. */
 function buildState(
   branches: Map<string, BranchMetadata>,
-  { dependencies, root_branches: roots, worktrees }: Omit<v.InferOutput<typeof StateFileSchema>, "branches">,
+  { dependencies, root_branches: roots, worktrees }: Omit<StateFile, "branches">,
 ): TwigState {
   const grouped = Map.groupBy(dependencies, (dependency) => dependency.child);
   const parents = new Map([...grouped].map(([child, edges]) => [child, edges.map((edge) => edge.parent)]));

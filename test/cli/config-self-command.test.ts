@@ -6,7 +6,7 @@ import { type Host, portableCommand, selfCommand, typedCommand } from "../../src
 
 /**
  * A machine described by its files: `files` maps each path to the file it leads to (links and
- * hard links name the same file), `links` each symlink to its real path, `path` what PATH finds.
+ * hard links name the same file), `path` what PATH finds.
  */
 function host(facts: {
   execPath: string;
@@ -15,7 +15,6 @@ function host(facts: {
   published?: boolean;
   path?: Record<string, string>;
   files?: Record<string, string>;
-  links?: Record<string, string>;
 }): Host {
   const files = facts.files ?? {};
   return {
@@ -25,7 +24,6 @@ function host(facts: {
     published: facts.published ?? false,
     which: (program) => facts.path?.[program] ?? null,
     identity: (path) => files[path] ?? null,
-    realpath: (path) => facts.links?.[path] ?? (path in files ? path : null),
   };
 }
 
@@ -58,11 +56,11 @@ describe("selfCommand: what a client should run", () => {
   test("an npm global install: the launcher npm put on PATH, not the platform binary", () => {
     const execPath = "/usr/local/lib/node_modules/twig-mcp/node_modules/twig-mcp-linux-x64/bin/twig-mcp";
     const shim = "/usr/local/bin/twig-mcp";
-    const links = { [shim]: "/usr/local/lib/node_modules/twig-mcp/bin/twig-mcp.js" };
-    expect(selfCommand(host({ execPath, path: { "twig-mcp": shim }, links }))).toEqual({ command: shim, args: [] });
+    const files = { [shim]: "launcher", "/usr/local/lib/node_modules/twig-mcp/bin/twig-mcp.js": "launcher" };
+    expect(selfCommand(host({ execPath, path: { "twig-mcp": shim }, files }))).toEqual({ command: shim, args: [] });
     // Some other twig-mcp on PATH is not this install's launcher.
-    const other = { [shim]: "/opt/elsewhere/twig-mcp.js" };
-    expect(selfCommand(host({ execPath, path: { "twig-mcp": shim }, links: other }))).toEqual({
+    const other = { [shim]: "elsewhere", "/usr/local/lib/node_modules/twig-mcp/bin/twig-mcp.js": "launcher" };
+    expect(selfCommand(host({ execPath, path: { "twig-mcp": shim }, files: other }))).toEqual({
       command: execPath,
       args: [],
     });

@@ -19,6 +19,8 @@ import {
   printParseErrorCode,
 } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
+import { lineColumn } from "../../twig/json-errors.ts";
+import { isPlainObject } from "../../twig/schemas.ts";
 import type { ExistingEntry } from "./entry-update.ts";
 
 export type ServerEntry = Record<string, string | string[] | Record<string, string>>;
@@ -50,10 +52,6 @@ function isStrictJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The value under `serversKey.name` (own keys only); `undefined` when absent or when the file does not parse. */
@@ -129,10 +127,7 @@ function parseJsonc(text: string): Result<Node, string> {
   return root === undefined ? err(at(source, source.length, "unexpected end of the document")) : ok(root);
 }
 
-function at(text: string, offset: number, message: string): string {
-  const before = text.slice(0, offset);
-  return `${message} at line ${before.split("\n").length}, column ${offset - before.lastIndexOf("\n")}`;
-}
+const at = (text: string, offset: number, message: string) => `${message} at ${lineColumn(text, offset)}`;
 
 /** The plain value (comments and trailing commas dropped); objects have no prototype, so `__proto__` is a plain key. */
 export function plainValue(text: string): unknown {

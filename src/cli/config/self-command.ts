@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { posix, win32 } from "node:path";
 
 /** A program and the arguments before the server's own. */
@@ -21,7 +21,6 @@ export interface Host {
   which: (program: string) => string | null;
   /** Device and inode, links followed. */
   identity: (path: string) => string | null;
-  realpath: (path: string) => string | null;
 }
 
 export function currentHost(): Host {
@@ -34,13 +33,6 @@ export function currentHost(): Host {
     identity: (path) => {
       const info = statSync(path, { throwIfNoEntry: false });
       return info === undefined ? null : `${info.dev}:${info.ino}`;
-    },
-    realpath: (path) => {
-      try {
-        return realpathSync(path);
-      } catch {
-        return null;
-      }
     },
   };
 }
@@ -74,9 +66,9 @@ export function selfCommand(host: Host): LaunchCommand {
   if (modules > 0 && launcher !== null) {
     // npm links the package's `bin` onto PATH (a symlink; a .cmd shim beside node_modules on Windows).
     const root = parts.slice(0, modules + 1).join(path.sep);
-    const real = host.realpath(launcher);
+    const script = host.identity(path.join(root, "twig-mcp", "bin", "twig-mcp.js"));
     if (
-      real === path.join(root, "twig-mcp", "bin", "twig-mcp.js") ||
+      (script !== null && host.identity(launcher) === script) ||
       path.join(path.dirname(launcher), "node_modules") === root
     ) {
       return { command: launcher, args: [] };
