@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { TwigState } from "./state.ts";
 
-/** Upstream's branch metadata record; absent keys are omitted, never `null` (§8.5). */
+/** Upstream's branch metadata record; absent keys are omitted, never `null`. */
 export const BranchRecordSchema = v.object({
   branch: v.string(),
   jira_issue: v.optional(v.string()),

@@ -4,12 +4,12 @@ import type { TwigState } from "./state.ts";
 export interface BranchGraph {
   /** Children in byte-wise order (declared dependencies plus orphans under the default root). */
   childrenOf(branch: string): readonly string[];
-  /** Trees to render when no root is named, in twig's candidate order (§4.4). */
+  /** Trees to render when no root is named, in twig's candidate order. */
   rootCandidates: readonly string[];
   defaultRoot: string | null;
 }
 
-/** twig's branch graph (§4): local branches, their declared dependencies, orphans under the default root. */
+/** twig's branch graph: local branches, their declared dependencies, orphans under the default root. */
 export function buildBranchGraph(
   localBranches: readonly string[],
   state: TwigState,
@@ -45,13 +45,13 @@ export function buildBranchGraph(
   };
 }
 
-/** The default root (§4.3): the first root flagged default, else the first root; `null` unless it is a local branch. */
+/** The default root: the first root flagged default, else the first root; `null` unless it is a local branch. */
 export function defaultRootOf(sorted: readonly string[], state: TwigState): string | null {
   const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
   return flagged && includesSorted(sorted, flagged.branch) ? flagged.branch : null;
 }
 
-/** What `branch`'s divergence is measured against (§4.7): its first local parent, else the default root. */
+/** What `branch`'s divergence is measured against: its first local parent, else the default root. */
 export function divergenceBase(sorted: readonly string[], state: TwigState, branch: string): string | null {
   const parent = state.parentsOf(branch).find((name) => name !== branch && includesSorted(sorted, name));
   if (parent !== undefined) return parent;
@@ -59,7 +59,7 @@ export function divergenceBase(sorted: readonly string[], state: TwigState, bran
   return root === branch ? null : root;
 }
 
-/** The roots drawn when none is named (§4.4): configured ones, else the checked-out branch, else the first. */
+/** The roots drawn when none is named: configured ones, else the checked-out branch, else the first. */
 export function rootCandidates(sorted: readonly string[], state: TwigState, current: string | null): string[] {
   const configured = configuredRoots(sorted, state);
   if (configured.length > 0) return configured;

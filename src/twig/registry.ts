@@ -8,7 +8,7 @@ import { type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
 /** No registry file: one shared list, so answers drawn from it can be kept like any other's. */
 const NO_REPOSITORIES: RegistryEntry[] = [];
 
-/** twig's global repository registry (§1.2): a missing file is an empty list. */
+/** twig's global repository registry: a missing file is an empty list. */
 export async function loadRegistry(
   ctx: Pick<Context, "files" | "dirs" | "platform">,
 ): Promise<Result<RegistryEntry[]>> {

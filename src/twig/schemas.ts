@@ -1,10 +1,10 @@
 import * as v from "valibot";
 import { clip } from "../core/plain-text.ts";
 
-/** `.twig/state.json` and `registry.json` (§1.2, §2.2); unknown fields ignored, missing lists empty. */
+/** `.twig/state.json` and `registry.json`; unknown fields ignored, missing lists empty. */
 const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
 
-/** A Jira key as twig stores it (§9.1); any other `jira_issue` was not written by twig. */
+/** A Jira key as twig stores it; any other `jira_issue` was not written by twig. */
 export const STORED_JIRA_KEY = /^[A-Z]{2,}-[0-9]{1,18}$/;
 
 export const BranchMetadataSchema = v.object({

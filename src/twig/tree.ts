@@ -140,7 +140,7 @@ function jsonStringBytes(text: string): number {
   return PLAIN.test(text) ? text.length + 2 : Buffer.byteLength(JSON.stringify(text), "utf8");
 }
 
-/** `tree_text` (§4.8), marked ` [cycle]` / ` [truncated]` where twig would crash, never below the depth cap. */
+/** `tree_text`, marked ` [cycle]` / ` [truncated]` where twig would crash, never below the depth cap. */
 export function renderTreeText(root: TreeNode): string {
   let text = `${line(root)}\n`;
   let cutByDepth = false;

@@ -79,7 +79,7 @@ describe("prompts without credentials (upstream's exact text)", () => {
     expect(prompts[0]?.arguments?.map((a) => a.name)).toEqual(["branch", "repo"]);
   });
 
-  test("stack-status keeps §8.7's local sections byte for byte; without GitHub it says so instead of asking for CI", async () => {
+  test("stack-status keeps upstream's local sections byte for byte; without GitHub it says so instead of asking for CI", async () => {
     const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
     const local = STACK_STATUS_LOCAL.slice(0, STACK_STATUS_LOCAL.lastIndexOf("\n\n"));
     expect(text.startsWith(`${local}\n\nStack status:\n`)).toBe(true);
@@ -90,7 +90,7 @@ describe("prompts without credentials (upstream's exact text)", () => {
     expect(text).not.toContain("describe its review status and CI results");
   });
 
-  test("branch-context is twig-reference §8.7's text byte for byte", async () => {
+  test("branch-context is upstream's text byte for byte", async () => {
     const text = promptText(
       await server.client.getPrompt({ name: "branch-context", arguments: { branch: "feature/auth" } }),
     );

@@ -15,14 +15,14 @@ function git(cwd: string, env: Record<string, string>, ...args: string[]): strin
   return gitOrThrow(cwd, env.HOME as string, ...args);
 }
 
-/** A repository holding twig's worked example (§2.8): five local branches and its state file. */
+/** A repository holding twig's worked example: five local branches and its state file. */
 function exampleRepo(home: HermeticHome, root: string, name = "shop"): string {
   const repo = makeExampleRepo(join(root, name), home.home);
   writeFileSync(join(repo, ".twig", ".gitignore"), "*\n");
   return repo;
 }
 
-describe("local tools end to end (twig-reference §2.8)", () => {
+describe("local tools end to end (the worked example)", () => {
   let home: HermeticHome;
   let root: string;
   let repo: string;

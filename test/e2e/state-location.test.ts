@@ -15,7 +15,7 @@ function git(cwd: string, ...args: string[]): string {
   return gitOrThrow(cwd, home.home, ...args);
 }
 
-/** twig's worked example (§2.8) as a real repository: five branches and the state file. */
+/** twig's worked example as a real repository: five branches and the state file. */
 function exampleRepo(name: string, state: unknown = EXAMPLE_STATE): string {
   return makeExampleRepo(join(root, name), home.home, { state });
 }

@@ -138,7 +138,7 @@ describe("buildBranchGraph and renderTreeText", () => {
   });
 });
 
-describe("divergenceBase: what twig counts ahead/behind against (§4.7)", () => {
+describe("divergenceBase: what twig counts ahead/behind against", () => {
   test("the first declared parent that is local, else the default root; none for the default root", () => {
     const s = state({
       dependencies: deps([
