@@ -7,9 +7,10 @@ import { typedCommand } from "./config/self-command.ts";
 import { renderToolData, toolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
-/** Checked out in the main checkout; the last branch of the first stack lives in a linked worktree. */
+/** Checked out in the main checkout, and in a linked worktree (named as twig names one: `/` as `-`). */
 const SAMPLE_CURRENT = "feature/auth";
 const SAMPLE_WORKTREE_BRANCH = "feature/auth-ui";
+const WORKTREE_NAME = SAMPLE_WORKTREE_BRANCH.replaceAll("/", "-");
 
 /** Each cut from `parent` (also its twig parent), with a commit that adds `file`. */
 const SAMPLE_BRANCHES = (
@@ -27,13 +28,7 @@ const IDS =
     " ",
   );
 
-/** As twig names a worktree: every `/` replaced by `-`. */
-const WORKTREE_NAME = SAMPLE_WORKTREE_BRANCH.replaceAll("/", "-");
-
-/**
- * The `.twig/state.json` twig would have written (docs/state-format.md), pretty-printed as serde_json
- * writes it; fixed ids and times, so every run shows the same answers.
- */
+/** The `.twig/state.json` twig would write (docs/state-format.md); fixed ids and times, so every run shows the same. */
 function sampleStateJson(worktreePath: string): string {
   const state = {
     version: 1,
@@ -70,10 +65,7 @@ function sampleStateJson(worktreePath: string): string {
   return JSON.stringify(state, null, 2);
 }
 
-/**
- * Builds the sample repository under `dir` with the git CLI (the demo is not the serving path) and
- * returns its main checkout. HOME already points into `dir`, so the user's git configuration plays no part.
- */
+/** The sample repository's main checkout, built under `dir` (where HOME already points) with the git CLI. */
 async function buildSampleRepo(git: string, dir: string): Promise<Result<string, string>> {
   const root = join(dir, "shop");
   const worktree = join(dir, "shop-worktrees", WORKTREE_NAME);
@@ -129,11 +121,7 @@ const DEMO_CALLS: ReadonlyArray<{ name: string; args: Record<string, string> }> 
   { name: "get_stack_status", args: { branch: SAMPLE_WORKTREE_BRANCH } },
 ];
 
-/**
- * `twig-mcp demo`: the first answers an assistant gets, on a throwaway repository removed at the
- * end, on Ctrl-C and on error too. HOME points into it (the user's files are never read); GitHub
- * and Jira tools are left out (no network, no credential).
- */
+/** `twig-mcp demo`: the first answers an assistant gets, on a throwaway repository removed at the end, on Ctrl-C and on error too. */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const git = Bun.which("git");
   if (git === null) {
