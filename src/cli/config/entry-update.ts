@@ -6,35 +6,21 @@ const SERVER_FLAG = /^(?:--repo|--disable|--max-reply-tokens|--verbose|-v+)(?:=|
 const VALUE_FLAG = /^(?:--repo|--disable|--max-reply-tokens)$/;
 
 /**
- * Variables that choose which host gets the user's tokens, or where credentials are read from: in
- * a file a repository's author wrote they would send the user's GitHub or Jira token to the author.
+ * Not for a project file: which host gets the user's tokens or where credentials are read from (an
+ * author's file would send them to the author), the author's own tokens (the assistant would act as
+ * them), the repository.
  */
-const ROUTING_ENV = new Set(["GH_HOST", "GITHUB_API_URL", "GITHUB_SERVER_URL", "GH_CONFIG_DIR", "JIRA_HOST"]);
-
-/** The GitHub and Jira token and account variables of src/creds and src/jira. */
-const ACCOUNT_ENV = [
-  "GH_TOKEN",
-  "GITHUB_TOKEN",
-  "GH_ENTERPRISE_TOKEN",
-  "GITHUB_ENTERPRISE_TOKEN",
-  "JIRA_EMAIL",
-  "JIRA_USERNAME",
-  "JIRA_API_TOKEN",
-  "JIRA_PERSONAL_TOKEN",
-];
-
-/** Not for a project file: where tokens go, its author's tokens (the assistant would act as them), the repository. */
-const AUTHOR_ENV = new Set([...ROUTING_ENV, ...ACCOUNT_ENV, "TWIG_MCP_REPO"]);
+const AUTHOR_ENV = new Set([
+  ...["GH_HOST", "GITHUB_API_URL", "GITHUB_SERVER_URL", "GH_CONFIG_DIR", "JIRA_HOST", "TWIG_MCP_REPO"],
+  ...["GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"],
+  ...["JIRA_EMAIL", "JIRA_USERNAME", "JIRA_API_TOKEN", "JIRA_PERSONAL_TOKEN"],
+]);
 
 /** The variables the server reads. */
 const SERVER_ENV = new Set([
   ...AUTHOR_ENV,
-  "TWIG_MCP_DISABLE",
-  "TWIG_MCP_MAX_REPLY_TOKENS",
-  "TWIG_MCP_HTTP_TIMEOUT_MS",
-  "TWIG_MCP_GITHUB_RETRIES",
-  "TWIG_MCP_GITHUB_RETRY_DELAY_MS",
-  "TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS",
+  ...["TWIG_MCP_DISABLE", "TWIG_MCP_MAX_REPLY_TOKENS", "TWIG_MCP_HTTP_TIMEOUT_MS", "TWIG_MCP_GITHUB_RETRIES"],
+  ...["TWIG_MCP_GITHUB_RETRY_DELAY_MS", "TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS"],
 ]);
 
 export interface ExistingEntry {
@@ -44,10 +30,7 @@ export interface ExistingEntry {
   otherKeys: string[];
 }
 
-/**
- * The server's own args in `args`, from its first flag on (what comes before belongs to the
- * launcher, which is replaced): only its flags, each with a value it accepts; the rest is dropped.
- */
+/** The server's flags (with values it accepts) from the first flag on; before it is the launcher's, replaced. */
 export function serverArgsOf(args: readonly unknown[]): { kept: string[]; dropped: string[] } {
   const kept: string[] = [];
   const dropped: string[] = [];
@@ -76,11 +59,9 @@ function isPlainWord(word: unknown): word is string {
 }
 
 /**
- * The entry to write over `existing`, and notes on what was kept, changed or dropped. The launcher
- * part is always ours to set; server args already there are kept unless some are `given`. Of the
- * entry's `env`, only the variables the server reads survive (in a project file, not those that
- * route credentials); other keys (`cwd`, `envFile`, …) are dropped: a repository's author could
- * have put anything there, and the user approves the entry as a whole.
+ * The entry to write over `existing`, and notes on what changed. Server args there are kept unless
+ * some are `given`; of `env` only what the server reads (in a project file, not AUTHOR_ENV); other
+ * keys (`cwd`, `envFile`, …) go: an author could have put anything there, and the user approves it whole.
  */
 export function updateEntry(
   existing: ExistingEntry | null,
@@ -100,10 +81,9 @@ export function updateEntry(
   const notes: string[] = [];
   if (existing === null) return { launch, env: null, notes };
   const start = existing.args.length - before.kept.length - before.dropped.length - plantedRepo.length;
-  const oldLauncher = [existing.command, ...existing.args.slice(0, start).map(String)];
-  if (quoteWords(oldLauncher) !== quoteWords([launcher.command, ...launcher.args])) {
-    notes.push(`command was ${quoteWords(oldLauncher)}, now ${quoteWords([launcher.command, ...launcher.args])}`);
-  }
+  const was = quoteWords([existing.command, ...existing.args.slice(0, start).map(String)]);
+  const now = quoteWords([launcher.command, ...launcher.args]);
+  if (was !== now) notes.push(`command was ${was}, now ${now}`);
   if (given === null && before.kept.length > 0) {
     notes.push(
       `kept the server arguments already there: ${quoteWords(before.kept)} (pass --repo or --disable to replace them)`,
@@ -117,9 +97,7 @@ export function updateEntry(
     (pair): pair is [string, string] => allowed(pair[0]) && isPlainWord(pair[1]),
   );
   const droppedEnv = Object.keys(existing.env).filter((key) => !kept.some(([name]) => name === key));
-  if (before.dropped.length > 0) {
-    notes.push(`dropped arguments twig-mcp does not take: ${quoteWords(before.dropped)}`);
-  }
+  if (before.dropped.length > 0) notes.push(`dropped arguments twig-mcp does not take: ${quoteWords(before.dropped)}`);
   if (plantedRepo.length > 0) {
     notes.push(
       `dropped ${quoteWords(plantedRepo)}: a project file does not choose the repository (pass --repo to set one)`,
