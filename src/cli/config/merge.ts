@@ -1,11 +1,7 @@
 /**
- * Our server entry, put into a client's configuration text with everything else left as written.
- * JSON with comments goes through jsonc-parser (VS Code's parser): `parseTree` to check it and say
- * where it is wrong, `modify` and `applyEdits` to write, in the file's own indentation and line
- * breaks (an object written on one line gets the value on that line, unformatted). One thing moves:
- * a comment that ended the last member's line ends the new member's line instead. Codex's TOML
- * goes through toml-patch, which keeps the comments and layout of everything it does not change;
- * a new table gets a `[table]` header of its own, as Codex's documentation writes it.
+ * Our server entry, put into a client's configuration text with everything else left as written:
+ * JSON with comments through jsonc-parser (VS Code's), in the file's own indentation and line breaks;
+ * Codex's TOML through toml-patch, a new table under a `[table]` header of its own as Codex writes it.
  */
 import { parse, patch } from "@decimalturn/toml-patch";
 import {
@@ -135,10 +131,7 @@ export function plainValue(text: string): unknown {
   return parsed.ok ? getNodeValue(parsed.value) : undefined;
 }
 
-/**
- * Sets the value at `path` (object keys from the top), creating missing objects on the way. Fails
- * when the text is not JSON(C) or a key on the path holds something other than an object.
- */
+/** Sets the value at `path`, creating missing objects; fails on text not JSON(C) or a non-object on the path. */
 export function setJsonValue(text: string, path: readonly string[], value: unknown): Result<string, string> {
   const bom = text.startsWith("\ufeff") ? "\ufeff" : "";
   const body = text.slice(bom.length);

@@ -38,10 +38,8 @@ export function currentHost(): Host {
 }
 
 /**
- * How a client should start the twig-mcp running now, by a path that outlives this run: not a
- * bunx/npx cache path, which vanishes (the package runner instead, when the package is published),
- * nor a Homebrew Cellar path, which names the version, nor the platform binary inside an npm
- * install, which the launcher on PATH picks; from source, Bun with the entry script.
+ * How a client should start this twig-mcp, by a path that outlives this run: not a vanishing bunx/npx
+ * cache path, a Cellar path naming the version, nor the platform binary inside an npm install.
  */
 export function selfCommand(host: Host): LaunchCommand {
   const { execPath, main } = host;
@@ -77,11 +75,7 @@ export function selfCommand(host: Host): LaunchCommand {
   return { command: execPath, args: [] };
 }
 
-/**
- * What a file others may run (a project file shared through git, a command to type) should say:
- * `twig-mcp` when that name on PATH is this very program; else the package runner when the
- * package is published; else this program's absolute path, which works at least here.
- */
+/** For a file others run (a project file, a typed command): PATH's `twig-mcp` if it is us, the runner if published, our path. */
 export function portableCommand(self: LaunchCommand, host: Host): LaunchCommand {
   if (self.command === "bunx" || self.command === "npx") return self;
   const onPath = host.which("twig-mcp");

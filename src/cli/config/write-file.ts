@@ -1,11 +1,9 @@
 /**
- * Reading and replacing a client's configuration file. A project file (`.mcp.json`,
- * `.vscode/mcp.json`) sits in a cloned repository, where anything may be committed at its path or
- * beside it: a symlink to `~/.bashrc` as `.mcp.json.bak`, `/dev/zero` as `.mcp.json`, a directory
- * symlink out of the repository. So the file is read only when it is a regular file under a cap,
- * a project file only when its real path stays in the working tree, and every file written is
- * created afresh (exclusive, not following a link, under an unguessable name) and renamed into
- * place, which replaces a name without following it.
+ * A project file sits in a cloned repository, where anything may be committed at its path or beside
+ * it: a symlink to `~/.bashrc` as `.mcp.json.bak`, `/dev/zero` as `.mcp.json`, a directory symlink out
+ * of the repository. So a file is read only when regular and under a cap, a project file only when its
+ * real path stays in the working tree, and every file written is created afresh (exclusive, no link
+ * followed, unguessable name) and renamed into place, which replaces a name without following it.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -79,9 +77,8 @@ export function readConfigFile(path: string, inside: string | null): Result<Conf
 }
 
 /**
- * Saves the old version as `<file>.bak` and renames the new text over the file, so a crash never
- * leaves half a config. Writes nothing if the file changed since it was read, or if the backup's
- * name holds anything but a regular file.
+ * The old version to `<file>.bak`, the new renamed over the file (a crash never leaves half a config);
+ * nothing when the file changed since it was read, or the backup's name holds anything but a regular file.
  */
 export function replaceConfigFile(file: ConfigFile, text: string): Result<{ backup: string | null }, ToolError> {
   const backup = file.bytes === null ? null : `${file.path}.bak`;
@@ -107,10 +104,7 @@ export function replaceConfigFile(file: ConfigFile, text: string): Result<{ back
   }
 }
 
-/**
- * A new file next to `beside` with `bytes`: exclusive and not following a link, so nothing planted
- * at the name is written through; its mode set on the descriptor, never through a path.
- */
+/** A new file next to `beside`: exclusive and not following a link, nothing planted at the name is written through. */
 function createFile(beside: string, bytes: Uint8Array, mode: number): string {
   const path = join(dirname(beside), `.${basename(beside)}.${randomBytes(8).toString("hex")}.tmp`);
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
