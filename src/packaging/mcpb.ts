@@ -1,11 +1,8 @@
 import { entry, zip } from "./archive.ts";
 import { TARGETS, type Target } from "./targets.ts";
 
-/**
- * MCP Bundles (`.mcpb`): the zip Claude Desktop installs with a double-click. Its `manifest.json`
- * says how to start the server and which settings to ask for (`sensitive` ones go to the keychain).
- * Also the MCP Registry's `server.json`, which lists the bundles.
- */
+// MCP Bundles (`.mcpb`): the zip Claude Desktop installs with a double-click, its manifest saying how to
+// start the server and which settings to ask for; and the MCP Registry's `server.json` that lists them.
 
 /** Claude Desktop's platforms, and Linux x64 for other hosts. */
 export function bundleTargets(): Target[] {
@@ -34,21 +31,12 @@ export interface BundleInfo {
 export const BUNDLE_ICON = "icon.png";
 
 /**
- * Every setting goes to the server as an environment variable, none as an argument: a host keeps
- * an argument that is exactly `${user_config.x}` as that literal text when the field is blank, but
- * fills it with "" inside an `env` value, which the server reads as not set. The empty default
- * makes a blank field "" and not the placeholder.
+ * Every setting reaches the server in `env`, none as an argument: a host keeps a blank field's argument
+ * `${user_config.x}` as literal text, but an `env` value becomes "" (not set); so does the "" default.
  */
-function setting(
-  env: string,
-  title: string,
-  description: string,
-  { type = "string", sensitive = false }: { type?: "string" | "directory"; sensitive?: boolean } = {},
-) {
-  return {
-    env,
-    field: { type, title, description, ...(sensitive ? { sensitive } : {}), required: false, default: "" },
-  };
+function setting(env: string, title: string, about: string, extra: { type?: "directory"; sensitive?: true } = {}) {
+  // `extra.type` replaces the value of `type`, which stays the first key.
+  return { env, field: { type: "string", title, description: about, ...extra, required: false, default: "" } };
 }
 
 /** Each user_config field, with the environment variable the server reads it from. */
@@ -163,10 +151,8 @@ export type RegistryInfo = Pick<BundleInfo, "version" | "repositoryUrl" | "homep
 };
 
 /**
- * `server.json` for the MCP Registry (schema 2025-12-11): the npm launcher and the release's
- * `.mcpb` bundles. The registry checks ownership of the npm package through `mcpName` in its
- * package.json, and of each bundle through its `fileSha256` (`sums`: name → hex), which exists only
- * once the bundle is built: the copy in the repository has none, the one build.ts writes to dist/ has them all.
+ * `server.json` for the MCP Registry (schema 2025-12-11): the npm launcher and the `.mcpb` bundles, each
+ * owned through its `fileSha256` (`sums`: name → hex); the repository's copy has none, dist/'s all.
  */
 export function serverJson(info: RegistryInfo, sums: ReadonlyMap<string, string> = new Map()): string {
   const transport = { type: "stdio" };
