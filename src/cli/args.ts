@@ -255,11 +255,9 @@ function disableGroup(word: string): DisableGroup | null {
 }
 
 /**
- * `--repo` and `--disable` as environment variables, for hosts that configure a server that way
- * (src/packaging/mcpb.ts), applied by every command that reads a repository. A flag wins. Empty, or
- * a host's unfilled `${user_config.…}`, is unset. An unknown word is left out and reported in
- * `ignored`, never an error: a bundle's free-text field that stopped the server would leave the
- * user with nothing but the client's "connection closed".
+ * `--repo` and `--disable` from the environment (src/packaging/mcpb.ts); a flag wins; empty or an unfilled
+ * `${user_config.…}` is unset. An unknown word goes to `ignored`, never an error: a bundle's free-text
+ * field that stopped the server would leave the user with nothing but the client's "connection closed".
  */
 export function withEnvironment<T extends CommonOptions>(
   options: T,

@@ -43,9 +43,8 @@ export async function runCall(options: CallOptions): Promise<number> {
 }
 
 /**
- * The tool's arguments from the command line: nothing, one JSON object, `-` (a JSON object on
- * standard input), or `key=value` words. A value stays a string where the tool's schema expects
- * a string (so `branch=1234` is the branch "1234"), and is read as JSON elsewhere (`number=42`).
+ * Nothing, one JSON object, `-` (one on standard input), or `key=value` words: a value stays a string
+ * where the schema expects one (`branch=1234` is the branch "1234"), else is read as JSON (`number=42`).
  */
 async function parseToolArgs(
   words: readonly string[],

@@ -6,7 +6,7 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ClientName, ConfigOptions, ConfigScope } from "./args.ts";
 import { updateEntry } from "./config/entry-update.ts";
-import { mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
+import { type Format, mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
 import {
   currentHost,
   type LaunchCommand,
@@ -34,7 +34,7 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   if (options.repo !== null && !found.ok) return writeErr(`error: --repo ${options.repo}: ${found.error.message}\n`, 1);
   const projectRoot = found.ok ? found.value.workTree : null;
 
-  const launcher = launchCommand(options, cwd, scope);
+  const launcher = launchCommand(options.commandPath, scope);
   // The server args --repo and --disable ask for; `null` when neither was given.
   const repoArgs = options.repo === null || projectRoot === null ? [] : ["--repo", projectRoot];
   const serverArgs = [...repoArgs, ...[...options.disabled].flatMap((group) => ["--disable", group])];
@@ -98,14 +98,10 @@ async function writeConfig(
 }
 
 /** What the client runs, before the server's own args; `note` says when it is not this executable's path. */
-function launchCommand(
-  options: ConfigOptions,
-  cwd: string,
-  scope: ConfigScope,
-): { launch: LaunchCommand; note: string | null } {
-  if (options.commandPath !== null) {
+function launchCommand(commandPath: string | null, scope: ConfigScope): { launch: LaunchCommand; note: string | null } {
+  if (commandPath !== null) {
     // A bare name (`twig-mcp`) is looked up on the client's PATH; anything with a slash is a path.
-    const path = /[\\/]/.test(options.commandPath) ? resolve(cwd, options.commandPath) : options.commandPath;
+    const path = /[\\/]/.test(commandPath) ? resolve(commandPath) : commandPath;
     return { launch: { command: path, args: [] }, note: null };
   }
   const host = currentHost();
@@ -163,14 +159,8 @@ function describeLaunch(launch: LaunchCommand): string {
   return [launch.command, ...launch.args].join(" ");
 }
 
-/**
- * `serversKey`: the object (JSON) or table prefix (TOML) that holds the servers; `projectFile`: the
- * file in the repository for `--scope project`, for the clients that read one.
- */
-const CLIENT_SPECS: Record<
-  ClientName,
-  { title: string; format: "json" | "toml"; serversKey: string; projectFile?: string }
-> = {
+/** `serversKey`: the object (JSON) or table (TOML) holding the servers; `projectFile`: for `--scope project`. */
+const CLIENT_SPECS: Record<ClientName, { title: string; format: Format; serversKey: string; projectFile?: string }> = {
   "claude-desktop": { title: "Claude Desktop", format: "json", serversKey: "mcpServers" },
   "claude-code": { title: "Claude Code", format: "json", serversKey: "mcpServers", projectFile: ".mcp.json" },
   cursor: { title: "Cursor", format: "json", serversKey: "mcpServers", projectFile: ".cursor/mcp.json" },

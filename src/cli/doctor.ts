@@ -29,7 +29,7 @@ export async function runDoctor(options: DoctorOptions, ignored: readonly string
   const home = userHome();
   if (home === null) return writeErr("error: cannot determine the home directory (set HOME)\n", 1);
   const files = new CachedFileReader();
-  const repository = await checkRepository({ files, cwd: process.cwd() }, options.repo);
+  const repository = await checkRepository(files, options.repo);
   // The report says what went wrong; the modules' own warnings would only repeat it.
   const log = options.verbosity > 0 ? createLogger(options.verbosity) : silentLogger;
   const ctx = processContext(home, repository.repo, log, files);
@@ -59,12 +59,9 @@ export async function runDoctor(options: DoctorOptions, ignored: readonly string
 }
 
 /** Which repository the server would serve, and what it has checked out; `repo` becomes `ctx.repo`. */
-export async function checkRepository(
-  ctx: Pick<Context, "files" | "cwd">,
-  repoArg: string | null,
-): Promise<{ check: Check; repo: Result<string> }> {
-  const start = repoArg === null ? ctx.cwd : resolve(ctx.cwd, repoArg);
-  const found = await discoverRepository(start, ctx.files);
+async function checkRepository(files: CachedFileReader, repoArg: string | null) {
+  const start = resolve(repoArg ?? ".");
+  const found = await discoverRepository(start, files);
   const result = checker("repository", "repository");
   if (!found.ok) {
     const check =
@@ -78,7 +75,7 @@ export async function checkRepository(
     return { check, repo: found };
   }
   const workTree = found.value.workTree;
-  const head = await readHead(found.value, ctx.files);
+  const head = await readHead(found.value, files);
   let where: string;
   if (!head.ok) where = head.error.message;
   else if (head.value.kind === "detached") where = `detached HEAD at ${head.value.oid.slice(0, 12)}`;

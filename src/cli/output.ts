@@ -2,10 +2,7 @@ import { escapeInvisibles, plainText } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { CallToolResult } from "../mcp/tool-registry.ts";
 
-/**
- * Resolves once the text is handed to the OS, so an exit right after cannot cut off a piped answer.
- * Made plain first: a repository, PR or issue may carry terminal escapes or bidi overrides.
- */
+/** Resolves once handed to the OS (an exit cannot cut off a piped answer); plain: data may carry terminal escapes. */
 export function writeOut(text: string): Promise<void> {
   return write(process.stdout, plainText(text));
 }
@@ -25,10 +22,7 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return text === "" ? Promise.resolve() : new Promise((done) => stream.write(text, () => done()));
 }
 
-/**
- * A tool's data as a person reads it: indented JSON, then each multi-line text field (a drawn
- * branch tree) once more as the text it is, since escaped newlines make it unreadable.
- */
+/** Indented JSON, then each multi-line text field (a drawn tree) once more unescaped, for a person to read. */
 export function renderToolData(data: Record<string, unknown>): string {
   // The JSON keeps every value: characters a terminal would act on stay escaped (`\uXXXX`).
   let text = `${escapeInvisibles(JSON.stringify(data, null, 2))}\n`;

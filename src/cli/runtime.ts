@@ -32,10 +32,7 @@ export function processContext(home: string, repo: Result<string>, log: Logger, 
   return withServices({ env, platform, home, dirs, cwd: process.cwd(), repo, files, log, fetch, now });
 }
 
-/**
- * The Context serving, `call` and `demo` use, for `--repo` (searched upward from it), else the
- * working directory's repository, else `CLAUDE_PROJECT_DIR`'s; `null` when there is no home directory.
- */
+/** For serving, `call` and `demo`: `--repo`'s repository, else the working directory's, else `CLAUDE_PROJECT_DIR`'s. */
 export async function createRuntimeContext(options: { repo: string | null; verbosity: number }) {
   const log = createLogger(options.verbosity);
   const home = userHome();

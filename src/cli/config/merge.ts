@@ -20,10 +20,11 @@ import { isPlainObject } from "../../twig/schemas.ts";
 import type { ExistingEntry } from "./entry-update.ts";
 
 export type ServerEntry = Record<string, string | string[] | Record<string, string>>;
+export type Format = "json" | "toml";
 
 /** The edit must read back as meant, and a strict JSON file must stay strict JSON; otherwise nothing is written. */
 export function mergeServerEntry(
-  format: "json" | "toml",
+  format: Format,
   text: string,
   serversKey: string,
   name: string,
@@ -51,7 +52,7 @@ function isStrictJson(text: string): boolean {
 }
 
 /** The value under `serversKey.name` (own keys only); `undefined` when absent or when the file does not parse. */
-function entryIn(format: "json" | "toml", text: string, serversKey: string, name: string): unknown {
+function entryIn(format: Format, text: string, serversKey: string, name: string): unknown {
   try {
     let node = format === "json" ? plainValue(text) : Bun.TOML.parse(text);
     for (const key of [serversKey, name])
@@ -63,12 +64,7 @@ function entryIn(format: "json" | "toml", text: string, serversKey: string, name
 }
 
 /** Our entry as it is now, or `null` when there is none (or it has no command). */
-export function readServerEntry(
-  format: "json" | "toml",
-  text: string,
-  serversKey: string,
-  name: string,
-): ExistingEntry | null {
+export function readServerEntry(format: Format, text: string, serversKey: string, name: string): ExistingEntry | null {
   const entry = entryIn(format, text, serversKey, name);
   if (!isPlainObject(entry) || typeof entry.command !== "string") return null;
   const { command, args, env, type: _type, ...others } = entry;
