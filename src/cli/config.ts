@@ -6,7 +6,7 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ClientName, ConfigOptions, ConfigScope } from "./args.ts";
 import { updateEntry } from "./config/entry-update.ts";
-import { type Format, mergeServerEntry, readServerEntry, type ServerEntry } from "./config/merge.ts";
+import { type Format, mergeServerEntry, readServerEntry } from "./config/merge.ts";
 import {
   currentHost,
   type LaunchCommand,
@@ -29,8 +29,7 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   }
   const home = userHome();
   if (home === null) return writeErr("error: cannot determine the home directory (set HOME)\n", 1);
-  const cwd = process.cwd();
-  const found = await discoverRepository(resolve(cwd, options.repo ?? "."), new CachedFileReader());
+  const found = await discoverRepository(resolve(options.repo ?? "."), new CachedFileReader());
   if (options.repo !== null && !found.ok) return writeErr(`error: --repo ${options.repo}: ${found.error.message}\n`, 1);
   const projectRoot = found.ok ? found.value.workTree : null;
 
@@ -42,7 +41,7 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   const launch = { command: launcher.launch.command, args: [...launcher.launch.args, ...(given ?? [])] };
   const snippet = renderSnippet(options.client, scope, options.name, launch, process.platform);
   const locations = { env: process.env, platform: process.platform, home, projectRoot };
-  const path = options.file !== null ? ok(resolve(cwd, options.file)) : configPath(options.client, scope, locations);
+  const path = options.file !== null ? ok(resolve(options.file)) : configPath(options.client, scope, locations);
 
   if (!options.write) {
     await writeOut(snippet);
@@ -78,7 +77,7 @@ async function writeConfig(
   const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
   const { launch, env, notes } = updateEntry(existing, wanted.launcher, wanted.given, scope === "project");
   const changes = notes.map((note) => `  ${note}\n`).join("");
-  const entry = serverEntry(options.client, scope, launch, env);
+  const entry = serverEntry(options.client, scope, launch, env ?? undefined);
   const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
   if (!merged.ok) {
     return writeErr(
@@ -212,13 +211,8 @@ function absolute(value: string | undefined, at: Locations): string | null {
 }
 
 /** The server's entry as the client expects it; key order as in each client's documentation. */
-function serverEntry(
-  client: ClientName,
-  scope: ConfigScope,
-  launch: LaunchCommand,
-  env: Record<string, string> | null = null,
-): ServerEntry {
-  const base = { command: launch.command, args: launch.args, ...(env === null ? {} : { env }) };
+function serverEntry(client: ClientName, scope: ConfigScope, launch: LaunchCommand, env?: Record<string, string>) {
+  const base = { command: launch.command, args: launch.args, ...(env === undefined ? {} : { env }) };
   if (client === "vscode" || (client === "claude-code" && scope === "project")) return { type: "stdio", ...base };
   return base;
 }

@@ -19,7 +19,7 @@ import { lineColumn } from "../../twig/json-errors.ts";
 import { isPlainObject } from "../../twig/schemas.ts";
 import type { ExistingEntry } from "./entry-update.ts";
 
-export type ServerEntry = Record<string, string | string[] | Record<string, string>>;
+type ServerEntry = Record<string, string | string[] | Record<string, string>>;
 export type Format = "json" | "toml";
 
 /** The edit must read back as meant, and a strict JSON file must stay strict JSON; otherwise nothing is written. */
