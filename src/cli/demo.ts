@@ -121,7 +121,7 @@ const DEMO_CALLS: ReadonlyArray<{ name: string; args: Record<string, string> }> 
   { name: "get_stack_status", args: { branch: SAMPLE_WORKTREE_BRANCH } },
 ];
 
-/** `twig-mcp demo`: the first answers an assistant gets, on a throwaway repository removed at the end, on Ctrl-C and on error too. */
+/** `twig-mcp demo`: an assistant's first answers, on a throwaway repository removed at the end (Ctrl-C, error too). */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const git = Bun.which("git");
   if (git === null) {

@@ -24,7 +24,7 @@ import type { DoctorOptions } from "./args.ts";
 import { writeErr, writeJson, writeOut } from "./output.ts";
 import { processContext, userHome } from "./runtime.ts";
 
-/** `twig-mcp doctor`: each dependency checked the way the server reads it, with what to fix; exit 1 on a failed check. */
+/** `twig-mcp doctor`: each dependency checked the way the server reads it, with what to fix; exit 1 if one failed. */
 export async function runDoctor(options: DoctorOptions, ignored: readonly string[] = []): Promise<number> {
   const home = userHome();
   if (home === null) return writeErr("error: cannot determine the home directory (set HOME)\n", 1);

@@ -75,7 +75,10 @@ export function selfCommand(host: Host): LaunchCommand {
   return { command: execPath, args: [] };
 }
 
-/** For a file others run (a project file, a typed command): PATH's `twig-mcp` if it is us, the runner if published, our path. */
+/**
+ * For files others run (a project file, a typed command): `twig-mcp` when PATH's is this program,
+ * else the package runner when published, else this program's path.
+ */
 export function portableCommand(self: LaunchCommand, host: Host): LaunchCommand {
   if (self.command === "bunx" || self.command === "npx") return self;
   const onPath = host.which("twig-mcp");
