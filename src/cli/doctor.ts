@@ -99,11 +99,9 @@ export async function checkState(ctx: Pick<Context, "files" | "repo">): Promise<
   }
   const state = await loadState(ctx, repo.value);
   if (!state.ok) return result("fail", state.error.message, state.error.hint);
-  const branches = state.value.branches.size;
-  const roots = state.value.roots.length;
-  const counts = `${path}: ${plural(branches, "branch", "branches")}, ${plural(roots, "root", "roots")}`;
+  const { branches, roots, invalidNames, invalidJiraKeys } = state.value;
+  const counts = `${path}: ${plural(branches.size, "branch", "branches")}, ${plural(roots.length, "root", "roots")}`;
   // Records twig would not have written: tools show them as the file has them, prompts do not.
-  const { invalidNames, invalidJiraKeys } = state.value;
   if (invalidNames.size > 0 || invalidJiraKeys.size > 0) {
     const problems = [
       plural(invalidNames.size, "name git would refuse", "names git would refuse"),
