@@ -146,19 +146,12 @@ export class GitHubClients {
           // errors become tool results instead, and the fetch below logs what really failed.
           log: { debug: () => {}, info: () => {}, warn: (message) => log.warn(`octokit: ${message}`), error: () => {} },
           request: {
-            fetch: createGitHubFetch({
-              fetch: ctx.fetch,
-              timeoutMs: settings.timeoutMs,
-              etags: this.#etags,
-              tokenId,
-              log,
-            }),
+            fetch: createGitHubFetch(ctx.fetch, { timeoutMs: settings.timeoutMs, etags: this.#etags, tokenId, log }),
           },
         });
       });
       this.#octokits.set(key, octokit);
-      // The first thing to know when GitHub answers 401. The source names a file or variable, never
-      // the token, and `apiBaseUrl` refuses a URL with credentials in it.
+      // The first thing to know on a 401; `source` names a file or variable, and `apiBaseUrl` refuses credentials.
       ctx.log.info(`GitHub ${baseUrl}: using the token from ${source}`);
     }
     return ok({ octokit: await octokit, baseUrl, credentialSource: source, secrets: [token] });

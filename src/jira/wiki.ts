@@ -31,10 +31,6 @@ class Shelf {
   }
 }
 
-export function wikiToText(source: string): string {
-  return renderWiki(source, Number.POSITIVE_INFINITY).text;
-}
-
 /** At most about `maxChars` characters of rendered wiki markup, as `renderAdf` gives them. */
 export function renderWiki(source: string, maxChars: number): Rendered {
   return withinBudget(maxChars, () => {

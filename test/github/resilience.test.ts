@@ -147,7 +147,7 @@ async function client(options: ClientOptions = {}) {
     baseUrl: options.url ?? server.url.href.replace(/\/$/, ""),
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     request: {
-      fetch: createGitHubFetch({ fetch, timeoutMs, etags: new EtagCache(), tokenId: "test", log }),
+      fetch: createGitHubFetch(fetch, { timeoutMs, etags: new EtagCache(), tokenId: "test", log }),
     },
   });
   const get = (signal?: AbortSignal) =>
