@@ -35,8 +35,7 @@ export async function githubGet<S extends v.GenericSchema>(
       // Unused parameters would become query parameters, so only templated routes get these.
       ...(route.includes("{owner}") ? { owner: target.owner, repo: target.repo } : {}),
       ...params,
-      // Octokit's own JSON parser keeps integers beyond 2^53 exact, which GitHub never sends, and
-      // is ten times slower than JSON.parse: 37 ms against 3.5 ms for a page of 100 pull requests.
+      // Octokit's parser keeps integers beyond 2^53 exact (GitHub sends none) at ten times JSON.parse's cost.
       request: { signal: call.signal, parseSuccessResponseBody: false },
     });
     const raw = await untilCancelled(sent, call.signal);

@@ -139,11 +139,7 @@ async function client(options: ClientOptions = {}) {
   };
   const { Octokit, Bottleneck } = await loadOctokit();
   const octokit = new Octokit({
-    ...resilienceOptions(Bottleneck, {
-      settings,
-      log,
-      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
-    }),
+    ...resilienceOptions(Bottleneck, settings, log, options.maxInFlight),
     baseUrl: options.url ?? server.url.href.replace(/\/$/, ""),
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     request: {
