@@ -247,12 +247,9 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
     (item, index) => {
       const prefix = `${marker(index, item)} `;
       // An item's body is its list's level, not one more: a nested list costs one level of the cap.
+      const block = BLOCKS.get(item.type);
       const body =
-        BLOCKS.get(item.type) === listItem
-          ? listItem(item, depth)
-          : isBlock(item)
-            ? renderBlock(item, depth)
-            : renderInline([item], depth);
+        block === listItem ? listItem(item, depth) : block ? renderBlock(item, depth) : renderInline([item], depth);
       // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
       if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
       return indent(body, prefix, " ".repeat(prefix.length));
