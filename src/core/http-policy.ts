@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Env } from "./context.ts";
 import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
@@ -107,17 +108,7 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
 }
 
 /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-export async function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  const { promise, resolve, reject } = Promise.withResolvers<void>();
-  const timer = setTimeout(resolve, ms);
-  const onAbort = () => reject(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  await promise.finally(() => {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
-  });
-}
+export const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal });
 
 /** Whether a URL the server handed back stays on the origin (else the token would go with it). */
 export function isSameOrigin(url: string, base: string): boolean {
