@@ -20,10 +20,7 @@ export const MAX_CELL_CHARS = 500;
 /** A rendering and whether it is whole (`false`: it stopped at its budget, and more would follow). */
 export type Rendered = { text: string; complete: boolean };
 
-/**
- * Characters the rendering under way may still produce at any one level, so that work stops at the
- * size the text will be cut to, however much tables or nesting multiply it. Rendering is synchronous.
- */
+/** Characters the (synchronous) rendering may still produce at any one level: work stops where the text is cut. */
 const budget = { room: Number.POSITIVE_INFINITY, hit: false };
 
 /** At most about `maxChars` characters of an ADF document (the text may run somewhat past; cut it there). */
@@ -39,11 +36,9 @@ export function withinBudget(maxChars: number, render: () => string): Rendered {
   budget.room = maxChars + 1;
   budget.hit = false;
   try {
-    const text = render();
-    return { text, complete: !budget.hit };
+    return { text: render(), complete: !budget.hit };
   } finally {
     budget.room = Number.POSITIVE_INFINITY;
-    budget.hit = false;
   }
 }
 
