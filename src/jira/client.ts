@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
@@ -87,7 +88,7 @@ interface RequestSpec<S extends v.GenericSchema> {
   query?: Readonly<Record<string, string>>;
   body?: unknown;
   schema: S;
-  purpose?: Omit<RequestPurpose, "method" | "path">;
+  purpose?: RequestPurpose;
 }
 
 export type JiraClient = ReturnType<typeof jiraClient>;
@@ -252,12 +253,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
         deployments.set(base.baseUrl, pending);
       }
       // A cancelled caller stops waiting (the listener goes with its signal); the detection goes on.
-      const stopped = new Promise<Result<never>>((resolve) => {
-        const stop = () => resolve(cancelled(`GET ${path}`));
-        if (signal.aborted) stop();
-        else signal.addEventListener("abort", stop, { once: true });
-      });
-      return Promise.race([pending, stopped]);
+      const aborted = signal.aborted ? Promise.resolve() : once(signal, "abort");
+      return Promise.race([pending, aborted.then(() => cancelled(`GET ${path}`))]);
     },
   };
 }
@@ -272,8 +269,6 @@ function networkError(message: string, hint?: string): Result<never> {
 
 /** What a failed request was for: `notFound` is the sentence for a 404, `unknownProject` for a 400 naming one. */
 interface RequestPurpose {
-  method: string;
-  path: string;
   notFound?: string;
   unknownProject?: string;
 }
@@ -298,7 +293,7 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
 /** A final (no longer retried) HTTP error status as a tool error; Jira's own messages follow the sentence. */
 export function httpStatusError(
   status: number,
-  purpose: RequestPurpose,
+  purpose: RequestPurpose & { method: string; path: string },
   body: unknown,
   /** `site` is safe to show (no userinfo); `secrets` are scrubbed from Jira's messages, never shown. */
   failure: { site: string; credentialSource: string; secrets?: readonly string[] },
