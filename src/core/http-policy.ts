@@ -4,7 +4,7 @@ import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import { clip } from "./plain-text.ts";
 
-/** Network policy the GitHub and Jira clients share. Bodies beyond this are refused: no answer these tools ask for comes near it. */
+/** Shared network policy. Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -34,13 +34,9 @@ export const ACCEPT_ENCODING = "gzip, deflate";
 export const RAW_BODY = { decompress: false } as RequestInit;
 
 /** `Content-Encoding` → Bun's `DecompressionStream` format; a `Map`, so `__proto__` is no inherited property. */
-const DECODERS = new Map([
-  ["gzip", "gzip"],
-  ["x-gzip", "gzip"],
-  ["deflate", "deflate"],
-  ["br", "brotli"],
-  ["zstd", "zstd"],
-]);
+const DECODERS = new Map(
+  Object.entries({ gzip: "gzip", "x-gzip": "gzip", deflate: "deflate", br: "brotli", zstd: "zstd" }),
+);
 
 /** `body` with its `Content-Encoding` undone, as a stream; `null` for an encoding not known here. */
 function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): ReadableStream<Uint8Array> | null {
