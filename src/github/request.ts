@@ -168,13 +168,11 @@ const whatOf = (subject: Subject) => (typeof subject === "string" ? subject : su
 
 /** Anything Octokit (or our fetch) threw, as a tool error scrubbed of every known secret (the last line of defence). */
 export function githubErrorToToolError(error: unknown, call: GitHubCall, subject: Subject): ToolError {
-  return scrubToolError(
-    mapError(error, call, typeof subject === "string" ? { what: subject } : subject),
-    call.connection.secrets,
-  );
+  return scrubToolError(mapError(error, call, subject), call.connection.secrets);
 }
 
-function mapError(error: unknown, call: GitHubCall, { what, missing = what }: Exclude<Subject, string>) {
+function mapError(error: unknown, call: GitHubCall, subject: Subject) {
+  const { what, missing = what }: Exclude<Subject, string> = typeof subject === "string" ? { what: subject } : subject;
   const { baseUrl, credentialSource: source, secrets } = call.connection;
   const stopped = [error, (error as { cause?: unknown } | null)?.cause].find((e) => e instanceof RequestAborted);
   switch (stopped?.reason) {
