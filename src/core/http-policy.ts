@@ -1,11 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Env } from "./context.ts";
 import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import { clip } from "./plain-text.ts";
 
-/** The network policy the GitHub and Jira clients share (in core: neither may import the other). */
-
-/** Bodies beyond this are refused: no answer these tools ask for comes near it. */
+/** Shared network policy. Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -29,25 +28,15 @@ export function attemptSignal(callSignal: AbortSignal | undefined, timeoutMs: nu
   return { signal: callSignal ? AbortSignal.any([callSignal, deadline]) : deadline, deadline };
 }
 
-/**
- * What the clients ask for and decode themselves, with `fetch` told not to: the runtime may inflate
- * a small body whole (0.26 MB of gzip to 270 MB) before the cap sees a chunk.
- */
+/** Decoded here, not by `fetch`: the runtime may inflate a small body whole (0.26 MB gzip → 270 MB) before the cap. */
 export const ACCEPT_ENCODING = "gzip, deflate";
 
 export const RAW_BODY = { decompress: false } as RequestInit;
 
-/**
- * `Content-Encoding` names and the `DecompressionStream` format (Bun's names) that undoes each. A
- * `Map`, so a server's `constructor` or `__proto__` is an unknown name, not an inherited property.
- */
-const DECODERS = new Map([
-  ["gzip", "gzip"],
-  ["x-gzip", "gzip"],
-  ["deflate", "deflate"],
-  ["br", "brotli"],
-  ["zstd", "zstd"],
-]);
+/** `Content-Encoding` → Bun's `DecompressionStream` format; a `Map`, so `__proto__` is no inherited property. */
+const DECODERS = new Map(
+  Object.entries({ gzip: "gzip", "x-gzip": "gzip", deflate: "deflate", br: "brotli", zstd: "zstd" }),
+);
 
 /** `body` with its `Content-Encoding` undone, as a stream; `null` for an encoding not known here. */
 function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): ReadableStream<Uint8Array> | null {
@@ -115,17 +104,7 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
 }
 
 /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-export async function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  const { promise, resolve, reject } = Promise.withResolvers<void>();
-  const timer = setTimeout(resolve, ms);
-  const onAbort = () => reject(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  await promise.finally(() => {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
-  });
-}
+export const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal });
 
 /** Whether a URL the server handed back stays on the origin (else the token would go with it). */
 export function isSameOrigin(url: string, base: string): boolean {
@@ -142,19 +121,15 @@ const KINDS = [
 ] as const;
 
 /** What went wrong below HTTP, from a `fetch` error's innermost cause; `detail` holds no URL or header. */
-export function transportFailure(error: unknown): {
-  kind: "dns" | "refused" | "reset" | "tls" | "other";
-  code: string | null;
-  detail: string;
-} {
+export function transportFailure(error: unknown) {
   let cause = error as { cause?: unknown; code?: unknown; message?: unknown } | null;
   for (let hops = 0; hops < 5 && cause?.cause != null; hops++) cause = cause.cause as typeof cause;
   const code = typeof cause?.code === "string" ? cause.code : null;
   const known = code === null ? undefined : KINDS.find(([, codes]) => codes.test(code));
-  if (known) return { kind: known[0], code, detail: `${known[2]} (${code})` };
+  if (known) return { kind: known[0], code, detail: `${known[2]} (${code})` } as const;
   const short = clip(scrubControl(typeof cause?.message === "string" ? cause.message : ""), 200);
   const detail = code !== null && !short.includes(code) ? `${code}: ${short}` : short;
-  return { kind: "other", code, detail: detail || "connection failed" };
+  return { kind: "other", code, detail: detail || "connection failed" } as const;
 }
 
 /** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */

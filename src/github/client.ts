@@ -74,17 +74,14 @@ type Loaded = Awaited<ReturnType<typeof loadOctokit>>;
 type GitHubOctokit = InstanceType<Loaded["Octokit"]>;
 
 /**
- * The plugins' options. Client errors never improve on retry (403 and 429 are retried only as rate limits). GitHub's
- * documented concurrency ceiling, not the plugin's ten, so a stack's lists go out as one round trip. A rate-limit wait
- * is honoured once, if at most `maxRateLimitWaitSeconds`; else `rate_limited`.
+ * The plugins' options: client errors never improve on retry (403 and 429 only as rate limits); a rate-limit wait is
+ * honoured once if short, else `rate_limited`; GitHub's concurrency ceiling, not the plugin's ten, for one round trip.
  */
 export function resilienceOptions(
   Bottleneck: Loaded["Bottleneck"],
-  {
-    settings,
-    log,
-    maxInFlight = 100,
-  }: { settings: ReturnType<typeof githubSettings>; log: Logger; maxInFlight?: number },
+  settings: ReturnType<typeof githubSettings>,
+  log: Logger,
+  maxInFlight = 100,
 ) {
   const waitOnce =
     (kind: "primary" | "secondary") =>
@@ -138,7 +135,7 @@ export class GitHubClients {
         const { log } = ctx;
         const settings = githubSettings(ctx.env);
         return new Octokit({
-          ...resilienceOptions(Bottleneck, { settings, log }),
+          ...resilienceOptions(Bottleneck, settings, log),
           auth: token,
           baseUrl,
           userAgent: `twig-mcp/${pkg.version}`,
@@ -146,19 +143,12 @@ export class GitHubClients {
           // errors become tool results instead, and the fetch below logs what really failed.
           log: { debug: () => {}, info: () => {}, warn: (message) => log.warn(`octokit: ${message}`), error: () => {} },
           request: {
-            fetch: createGitHubFetch({
-              fetch: ctx.fetch,
-              timeoutMs: settings.timeoutMs,
-              etags: this.#etags,
-              tokenId,
-              log,
-            }),
+            fetch: createGitHubFetch(ctx.fetch, { timeoutMs: settings.timeoutMs, etags: this.#etags, tokenId, log }),
           },
         });
       });
       this.#octokits.set(key, octokit);
-      // The first thing to know when GitHub answers 401. The source names a file or variable, never
-      // the token, and `apiBaseUrl` refuses a URL with credentials in it.
+      // The first thing to know on a 401; `source` names a file or variable, and `apiBaseUrl` refuses credentials.
       ctx.log.info(`GitHub ${baseUrl}: using the token from ${source}`);
     }
     return ok({ octokit: await octokit, baseUrl, credentialSource: source, secrets: [token] });

@@ -79,15 +79,11 @@ const CACHED_HEADERS = ["content-type", "link", "etag", "last-modified"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /** Octokit's `fetch`: bodies read whole within a per-attempt timeout and the call's cancellation; 304 → cached 200. */
-export function createGitHubFetch(options: {
-  fetch: typeof fetch;
-  timeoutMs: number;
-  etags: EtagCache;
-  tokenId: string;
-  log: Logger;
-}): typeof fetch {
-  const { fetch: send, timeoutMs, etags, tokenId, log } = options;
-  const githubFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+export function createGitHubFetch(
+  send: typeof fetch,
+  { timeoutMs, etags, tokenId, log }: { timeoutMs: number; etags: EtagCache; tokenId: string; log: Logger },
+): typeof fetch {
+  return (async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     let url = input instanceof Request ? input.url : String(input);
     const method = (init.method ?? "GET").toUpperCase();
     const callSignal = init.signal ?? undefined;
@@ -163,8 +159,7 @@ export function createGitHubFetch(options: {
       else etags.delete(cacheKey);
     }
     return new Response(body, { status: response.status, statusText: response.statusText, headers: copy });
-  };
-  return githubFetch as typeof fetch;
+  }) as typeof fetch;
 }
 
 /** Path and query of a URL for logs (an API URL never carries credentials, but be sure). */

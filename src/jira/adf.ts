@@ -20,15 +20,8 @@ export const MAX_CELL_CHARS = 500;
 /** A rendering and whether it is whole (`false`: it stopped at its budget, and more would follow). */
 export type Rendered = { text: string; complete: boolean };
 
-/**
- * Characters the rendering under way may still produce at any one level, so that work stops at the
- * size the text will be cut to, however much tables or nesting multiply it. Rendering is synchronous.
- */
+/** Characters the (synchronous) rendering may still produce at any one level: work stops where the text is cut. */
 const budget = { room: Number.POSITIVE_INFINITY, hit: false };
-
-export function adfToText(document: unknown): string {
-  return renderAdf(document, Number.POSITIVE_INFINITY).text;
-}
 
 /** At most about `maxChars` characters of an ADF document (the text may run somewhat past; cut it there). */
 export function renderAdf(document: unknown, maxChars: number): Rendered {
@@ -43,11 +36,9 @@ export function withinBudget(maxChars: number, render: () => string): Rendered {
   budget.room = maxChars + 1;
   budget.hit = false;
   try {
-    const text = render();
-    return { text, complete: !budget.hit };
+    return { text: render(), complete: !budget.hit };
   } finally {
     budget.room = Number.POSITIVE_INFINITY;
-    budget.hit = false;
   }
 }
 
@@ -142,99 +133,95 @@ function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\
 
 type Render = (node: AdfNode, depth: number) => string;
 
-const children: Render = (node, depth) => renderChildren(node.content, depth);
+/** Node types (space-separated keys) → how each renders, given the depth of its children. */
+function byType(renders: Record<string, Render>): Map<string, Render> {
+  return new Map(Object.entries(renders).flatMap(([types, render]) => types.split(" ").map((type) => [type, render])));
+}
+
 /** A list item's blocks stacked tightly, so nested lists sit right under their parent line. */
-const ITEM_TYPES = new Set(["listItem", "taskItem", "decisionItem"]);
 const listItem: Render = (item, depth) =>
   item.content.every((child) => !isBlock(child))
     ? renderInline(item.content, depth)
     : renderChildren(item.content, depth, "\n");
-const mediaBlock: Render = (node, depth) =>
-  node.content
-    .map((child) => renderInline([child], depth))
-    .filter((t) => t !== "")
-    .join("\n");
-const expand: Render = (node, depth) => {
-  const title = attrString(node, "title");
-  const body = renderChildren(node.content, depth);
-  return title ? `**${title}**\n\n${body}` : body;
-};
 const card: Render = (node) => {
   const data = record(node.attrs.data);
   const title = typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
   return attrString(node, "url") ?? title ?? "";
 };
 const extension: Render = (node) => `[${attrString(node, "extensionKey") ?? "extension"}]`;
-const media: Render = (node) => {
-  const name = attrString(node, "alt") || attrString(node, "name") || attrString(node, "fileName");
-  const url = attrString(node, "url");
-  if (url && attrString(node, "type") === "external") return `![${name ?? "image"}](${url})`;
-  return name ? `[attachment: ${name}]` : "[attachment]";
-};
 
-const each = (types: string, render: Render) => types.split(" ").map((type): [string, Render] => [type, render]);
+/** Block node types; the rest are inline. */
+const BLOCKS = byType({
+  "doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame tableRow tableHeader tableCell": (
+    node,
+    depth,
+  ) => renderChildren(node.content, depth),
+  "listItem taskItem decisionItem": listItem,
+  "mediaSingle mediaGroup": (node, depth) =>
+    node.content
+      .map((child) => renderInline([child], depth))
+      .filter((t) => t !== "")
+      .join("\n"),
+  "expand nestedExpand": (node, depth) => {
+    const title = attrString(node, "title");
+    const body = renderChildren(node.content, depth);
+    return title ? `**${title}**\n\n${body}` : body;
+  },
+  "blockCard embedCard": card,
+  paragraph: (node, depth) => renderInline(node.content, depth).trim(),
+  heading: (node, depth) => {
+    const level = Math.min(6, Math.max(1, Math.trunc(Number(node.attrs.level) || 1)));
+    return `${"#".repeat(level)} ${renderInline(node.content, depth).replace(/\n+/g, " ")}`;
+  },
+  bulletList: (node, depth) => renderList(node, depth, () => "-"),
+  orderedList: (node, depth) => {
+    const start = Math.max(0, Math.trunc(Number(node.attrs.order ?? 1) || 1));
+    return renderList(node, depth, (index) => `${start + index}.`);
+  },
+  taskList: (node, depth) =>
+    renderList(node, depth, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]")),
+  decisionList: (node, depth) => renderList(node, depth, () => "- Decision:"),
+  codeBlock: (node) => {
+    const code = joinWithin(node.content, (child) => child.text ?? "", "");
+    return fencedCode(code.replace(/\n$/, ""), attrString(node, "language") ?? "");
+  },
+  blockquote: (node, depth) => quote(renderChildren(node.content, depth)),
+  rule: () => "---",
+  panel: (node, depth) => {
+    const kind = attrString(node, "panelType") ?? "info";
+    return quote(`**${kind.charAt(0).toUpperCase() + kind.slice(1)}:**\n${renderChildren(node.content, depth)}`);
+  },
+  table: renderTable,
+  extension,
+});
 
-/** Block node types and how each renders (given the depth of its children); the rest are inline. */
-const BLOCKS = new Map<string, Render>([
-  ...each("doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame", children),
-  ...each("tableRow tableHeader tableCell", children),
-  ...each([...ITEM_TYPES].join(" "), listItem),
-  ...each("mediaSingle mediaGroup", mediaBlock),
-  ...each("expand nestedExpand", expand),
-  ...each("blockCard embedCard", card),
-  ...Object.entries({
-    paragraph: (node, depth) => renderInline(node.content, depth).trim(),
-    heading: (node, depth) => {
-      const level = Math.min(6, Math.max(1, Math.trunc(Number(node.attrs.level) || 1)));
-      return `${"#".repeat(level)} ${renderInline(node.content, depth).replace(/\n+/g, " ")}`;
-    },
-    bulletList: (node, depth) => renderList(node, depth, () => "-"),
-    orderedList: (node, depth) => {
-      const start = Math.max(0, Math.trunc(Number(node.attrs.order ?? 1) || 1));
-      return renderList(node, depth, (index) => `${start + index}.`);
-    },
-    taskList: (node, depth) =>
-      renderList(node, depth, (_index, item) => (attrString(item, "state") === "DONE" ? "- [x]" : "- [ ]")),
-    decisionList: (node, depth) => renderList(node, depth, () => "- Decision:"),
-    codeBlock: (node) => {
-      const code = joinWithin(node.content, (child) => child.text ?? "", "");
-      return fencedCode(code.replace(/\n$/, ""), attrString(node, "language") ?? "");
-    },
-    blockquote: (node, depth) => quote(renderChildren(node.content, depth)),
-    rule: () => "---",
-    panel: (node, depth) => {
-      const kind = attrString(node, "panelType") ?? "info";
-      return quote(`**${kind.charAt(0).toUpperCase() + kind.slice(1)}:**\n${renderChildren(node.content, depth)}`);
-    },
-    table: renderTable,
-    extension,
-  } satisfies Record<string, Render>),
-]);
-
-const INLINES = new Map<string, Render>([
-  ...each("media mediaInline", media),
-  ...Object.entries({
-    text: (node) => applyMarks(withinRoom(node.text ?? ""), node.marks),
-    hardBreak: () => "\n",
-    mention: (node) => {
-      const name = attrString(node, "text") ?? "";
-      return name === "" ? "@unknown" : name.startsWith("@") ? name : `@${name}`;
-    },
-    emoji: (node) => attrString(node, "text") || attrString(node, "shortName") || "",
-    inlineCard: card,
-    date: (node) => {
-      const date = new Date(Number(attrString(node, "timestamp")));
-      return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 10);
-    },
-    status: (node) => {
-      const text = attrString(node, "text");
-      return text ? `[${text}]` : "";
-    },
-    caption: (node, depth) => renderInline(node.content, depth),
-    placeholder: () => "",
-    inlineExtension: extension,
-  } satisfies Record<string, Render>),
-]);
+const INLINES = byType({
+  "media mediaInline": (node) => {
+    const name = attrString(node, "alt") || attrString(node, "name") || attrString(node, "fileName");
+    const url = attrString(node, "url");
+    if (url && attrString(node, "type") === "external") return `![${name ?? "image"}](${url})`;
+    return name ? `[attachment: ${name}]` : "[attachment]";
+  },
+  text: (node) => applyMarks(withinRoom(node.text ?? ""), node.marks),
+  hardBreak: () => "\n",
+  mention: (node) => {
+    const name = attrString(node, "text") ?? "";
+    return name === "" ? "@unknown" : name.startsWith("@") ? name : `@${name}`;
+  },
+  emoji: (node) => attrString(node, "text") || attrString(node, "shortName") || "",
+  inlineCard: card,
+  date: (node) => {
+    const date = new Date(Number(attrString(node, "timestamp")));
+    return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 10);
+  },
+  status: (node) => {
+    const text = attrString(node, "text");
+    return text ? `[${text}]` : "";
+  },
+  caption: (node, depth) => renderInline(node.content, depth),
+  placeholder: () => "",
+  inlineExtension: extension,
+});
 
 function renderBlock(node: AdfNode, depth: number): string {
   if (depth > MAX_DEPTH) return "…";
@@ -255,11 +242,9 @@ function renderList(list: AdfNode, depth: number, marker: (index: number, item: 
     (item, index) => {
       const prefix = `${marker(index, item)} `;
       // An item's body is its list's level, not one more: a nested list costs one level of the cap.
-      const body = ITEM_TYPES.has(item.type)
-        ? listItem(item, depth)
-        : isBlock(item)
-          ? renderBlock(item, depth)
-          : renderInline([item], depth);
+      const block = BLOCKS.get(item.type);
+      const body =
+        block === listItem ? listItem(item, depth) : block ? renderBlock(item, depth) : renderInline([item], depth);
       // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
       if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
       return indent(body, prefix, " ".repeat(prefix.length));

@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
@@ -27,18 +28,15 @@ import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, nor
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
 export type Deployment = "cloud" | "server";
 
-/** Tunables; tests inject `sleep` so retries cost no wall-clock time. */
+/** Tunables: tests inject `sleep` (it must reject when `signal` aborts) so retries cost no wall-clock time. */
 export interface JiraClientOptions {
-  /** Must reject (or resolve early) when `signal` aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** A longer `Retry-After` ends the retries. Default 10 s. */
   maxRetryWaitMs?: number;
   maxResponseBytes?: number;
 }
 
-/** Attempts per request including the first (429/503 are retried). */
+/** 429/503 are retried: three attempts in all, after `Retry-After` or a backoff doubling from 500 ms. */
 const MAX_ATTEMPTS = 3;
-/** Backoff without a `Retry-After`; doubles per attempt. */
 const BACKOFF_BASE_MS = 500;
 
 /** `note`: what was dropped from a pasted `$JIRA_HOST`, if anything. */
@@ -90,7 +88,7 @@ interface RequestSpec<S extends v.GenericSchema> {
   query?: Readonly<Record<string, string>>;
   body?: unknown;
   schema: S;
-  purpose?: Omit<RequestPurpose, "method" | "path">;
+  purpose?: RequestPurpose;
 }
 
 export type JiraClient = ReturnType<typeof jiraClient>;
@@ -121,37 +119,37 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
     let deadline: AbortSignal | undefined;
     const failed = (cause: unknown): Result<never> => {
       if (signal.aborted) return cancelled(endpoint);
-      if (!deadline?.aborted) {
-        const failure = transportFailure(cause);
-        return failure.kind === "dns"
-          ? networkError(
-              `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`,
-              "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
-            )
-          : networkError(
-              `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
-              "Check JIRA_HOST and the network connection (VPN, proxy).",
-            );
+      if (deadline?.aborted) {
+        log.debug(`Jira ${endpoint} timed out after ${Math.round(performance.now() - started)} ms`);
+        return networkError(
+          `Jira at ${site} did not answer ${endpoint} within ${timeoutMs} ms`,
+          "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.",
+        );
       }
-      log.debug(`Jira ${endpoint} timed out after ${Math.round(performance.now() - started)} ms`);
-      return networkError(
-        `Jira at ${site} did not answer ${endpoint} within ${timeoutMs} ms`,
-        "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.",
-      );
+      const failure = transportFailure(cause);
+      return failure.kind === "dns"
+        ? networkError(
+            `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`,
+            "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
+          )
+        : networkError(
+            `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
+            "Check JIRA_HOST and the network connection (VPN, proxy).",
+          );
     };
 
     let response: Response;
-    for (let attempt = 1; ; attempt++) {
+    for (let tries = 1; ; tries++) {
       if (signal.aborted) return cancelled(endpoint);
-      const attemptSignals = attemptSignal(signal, timeoutMs);
-      deadline = attemptSignals.deadline;
+      const attempt = attemptSignal(signal, timeoutMs);
+      deadline = attempt.deadline;
       started = performance.now();
       try {
         response = await ctx.fetch(url, {
           method: spec.method,
           headers: body === undefined ? requestHeaders : { ...requestHeaders, "Content-Type": "application/json" },
           body,
-          signal: attemptSignals.signal,
+          signal: attempt.signal,
           // A redirect is reported, not followed: following it would send the credentials elsewhere.
           redirect: "manual",
           ...RAW_BODY,
@@ -160,10 +158,10 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
         return failed(error);
       }
       const elapsed = Math.round(performance.now() - started);
-      log.debug(`Jira ${endpoint} → HTTP ${response.status} in ${elapsed} ms (attempt ${attempt})`);
-      if ((response.status !== 429 && response.status !== 503) || attempt === MAX_ATTEMPTS) break;
-      // Retry-After is honoured; a wait beyond maxRetryWaitMs ends the retries instead.
-      const wait = parseRetryAfter(response.headers.get("retry-after"), now()) ?? BACKOFF_BASE_MS * 2 ** (attempt - 1);
+      log.debug(`Jira ${endpoint} → HTTP ${response.status} in ${elapsed} ms (attempt ${tries})`);
+      if ((response.status !== 429 && response.status !== 503) || tries === MAX_ATTEMPTS) break;
+      const wait = parseRetryAfter(response.headers.get("retry-after"), now()) ?? BACKOFF_BASE_MS * 2 ** (tries - 1);
+      // A longer wait ends the retries instead.
       if (wait > maxRetryWaitMs) break;
       log.info(`Jira answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
       response.body?.cancel().catch(() => {});
@@ -255,12 +253,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
         deployments.set(base.baseUrl, pending);
       }
       // A cancelled caller stops waiting (the listener goes with its signal); the detection goes on.
-      const stopped = new Promise<Result<never>>((resolve) => {
-        const stop = () => resolve(cancelled(`GET ${path}`));
-        if (signal.aborted) stop();
-        else signal.addEventListener("abort", stop, { once: true });
-      });
-      return Promise.race([pending, stopped]);
+      const aborted = signal.aborted ? Promise.resolve() : once(signal, "abort");
+      return Promise.race([pending, aborted.then(() => cancelled(`GET ${path}`))]);
     },
   };
 }
@@ -275,8 +269,6 @@ function networkError(message: string, hint?: string): Result<never> {
 
 /** What a failed request was for: `notFound` is the sentence for a 404, `unknownProject` for a 400 naming one. */
 interface RequestPurpose {
-  method: string;
-  path: string;
   notFound?: string;
   unknownProject?: string;
 }
@@ -301,7 +293,7 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
 /** A final (no longer retried) HTTP error status as a tool error; Jira's own messages follow the sentence. */
 export function httpStatusError(
   status: number,
-  purpose: RequestPurpose,
+  purpose: RequestPurpose & { method: string; path: string },
   body: unknown,
   /** `site` is safe to show (no userinfo); `secrets` are scrubbed from Jira's messages, never shown. */
   failure: { site: string; credentialSource: string; secrets?: readonly string[] },

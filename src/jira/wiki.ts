@@ -31,10 +31,6 @@ class Shelf {
   }
 }
 
-export function wikiToText(source: string): string {
-  return renderWiki(source, Number.POSITIVE_INFINITY).text;
-}
-
 /** At most about `maxChars` characters of rendered wiki markup, as `renderAdf` gives them. */
 export function renderWiki(source: string, maxChars: number): Rendered {
   return withinBudget(maxChars, () => {
@@ -122,11 +118,17 @@ function convertLines(text: string, shelf: Shelf): string {
     levels.length = 0;
 
     if (/^\s*\|/.test(line)) {
-      const header = /^\s*\|\|/.test(line);
-      const cells = splitRow(protectInline(line.trim(), shelf), header).slice(0, MAX_TABLE_COLUMNS);
-      const row = `| ${cells.map((cell) => clipCell(inline(cell, shelf).replace(/\|/g, "\\|"))).join(" | ")} |`;
+      const parts = protectInline(line.trim(), shelf).split(/^\s*\|\|/.test(line) ? /\|\|?/ : /\|/);
+      if (parts[0]?.trim() === "") parts.shift();
+      if (parts.at(-1)?.trim() === "") parts.pop();
+      // Each cell is cut without half a shelf placeholder at the cut.
+      const cells = parts
+        .slice(0, MAX_TABLE_COLUMNS)
+        .map((cell) =>
+          clip(inline(cell.trim(), shelf).replace(/\|/g, "\\|"), MAX_CELL_CHARS).replace(/\uE000\d*…$/, "…"),
+        );
       if (!tableOpen && out.length > 0 && out.at(-1) !== "") out.push("");
-      out.push(row);
+      out.push(`| ${cells.join(" | ")} |`);
       // Markdown needs a separator under the first row, header or not.
       if (!tableOpen) out.push(`|${" --- |".repeat(Math.max(1, cells.length))}`);
       tableOpen = true;
@@ -143,18 +145,6 @@ function convertLines(text: string, shelf: Shelf): string {
     else out.push(inline(line, shelf));
   }
   return out.join("\n");
-}
-
-/** A cell cut to `MAX_CELL_CHARS`, without half a shelf placeholder at the cut. */
-function clipCell(cell: string): string {
-  return clip(cell, MAX_CELL_CHARS).replace(/\uE000\d*…$/, "…");
-}
-
-function splitRow(line: string, header: boolean): string[] {
-  const cells = line.split(header ? /\|\|?/ : /\|/);
-  if (cells[0]?.trim() === "") cells.shift();
-  if (cells.at(-1)?.trim() === "") cells.pop();
-  return cells.map((cell) => cell.trim());
 }
 
 /** Drawn without variation selectors: replies show those as `\u{FE0F}`. */

@@ -139,15 +139,11 @@ async function client(options: ClientOptions = {}) {
   };
   const { Octokit, Bottleneck } = await loadOctokit();
   const octokit = new Octokit({
-    ...resilienceOptions(Bottleneck, {
-      settings,
-      log,
-      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
-    }),
+    ...resilienceOptions(Bottleneck, settings, log, options.maxInFlight),
     baseUrl: options.url ?? server.url.href.replace(/\/$/, ""),
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     request: {
-      fetch: createGitHubFetch({ fetch, timeoutMs, etags: new EtagCache(), tokenId: "test", log }),
+      fetch: createGitHubFetch(fetch, { timeoutMs, etags: new EtagCache(), tokenId: "test", log }),
     },
   });
   const get = (signal?: AbortSignal) =>

@@ -51,8 +51,7 @@ beforeAll(async () => {
 afterAll(() => server.stop(true));
 
 function github() {
-  return createGitHubFetch({
-    fetch,
+  return createGitHubFetch(fetch, {
     timeoutMs: 60_000,
     etags: new EtagCache(),
     tokenId: "test",

@@ -1,7 +1,9 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
-import { adfToText, MAX_TABLE_COLUMNS, renderAdf } from "../../src/jira/adf.ts";
+import { MAX_TABLE_COLUMNS, renderAdf } from "../../src/jira/adf.ts";
 import { RICH_ADF, RICH_ADF_TEXT } from "./fixtures/rich-adf.ts";
+
+const adfToText = (document: unknown) => renderAdf(document, Number.POSITIVE_INFINITY).text;
 
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
 setDefaultTimeout(60_000);
