@@ -156,19 +156,14 @@ export class ToolRegistry {
   }
 }
 
-/**
- * Upstream's envelope, kept byte-for-byte in the text content so existing prompts and parsers see
- * the same thing; `structuredContent` carries the bare data for clients that read it.
- */
+/** Upstream's envelope `{ status: "ok", data }` byte-for-byte in the text; `structuredContent` the bare data. */
 export function okResult(data: Record<string, unknown>, json: string = JSON.stringify(data)): CallToolResult {
-  // Exactly `JSON.stringify({ status: "ok", data })`, without copying `data` into a new object.
   const text = `{"status":"ok","data":${json}}`;
   return { content: [{ type: "text", text }], structuredContent: data, isError: false };
 }
 
 function errorResult({ code, message, hint }: ToolError): CallToolResult {
   // Messages may repeat what others wrote: no invisible or control character reaches the model.
-  // An absent hint is undefined, which JSON leaves out.
   const error = { code, message: visible(message), hint: hint && visible(hint) };
   return { content: [{ type: "text", text: JSON.stringify({ status: "error", error }) }], isError: true };
 }
@@ -182,11 +177,7 @@ function overBudget(name: string, units: number, budget: ReplyBudget) {
   );
 }
 
-/**
- * A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. A tool that cuts
- * its answer to the reply budget (it has `cut` or `fit`) can fill it, so it carries `maxResultChars` (see
- * `maxResultSizeChars`) for Claude Code to keep such a reply inline.
- */
+/** A tool as `tools/list` shows it; one that cuts its answer to the budget may fill it: Claude Code learns its size. */
 function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
   const { openWorldHint, ...rest } = tool.annotations;
