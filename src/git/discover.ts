@@ -187,11 +187,7 @@ const canonicalPath = (path: string): Promise<Result<string, string>> =>
 
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
-const isDirectory = (path: string) =>
-  statIfExists(path).then(
-    (info) => info?.isDirectory() === true,
-    () => false,
-  );
+const isDirectory = async (path: string) => (await statIfExists(path).catch(() => undefined))?.isDirectory() === true;
 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
 const MAX_POINTER_FILE_BYTES = 1024 * 1024;

@@ -24,10 +24,8 @@ const fail = (code: ErrorCode, message: string, hint?: string) => err(toolError(
 /** One ref as stored, without following it: the loose file wins over packed-refs. */
 async function readRef(repo: RepoLocation, refname: string, files: CachedFileReader): Promise<Result<RefValue | null>> {
   // git's `refname_is_safe`: outside `refs/` only all-caps names, so `config` is never read as a ref.
-  let bad = checkRefnameFormat(refname);
-  if (bad === null && !refname.startsWith("refs/") && !/^[A-Z_]+$/.test(refname)) {
-    bad = "is neither under refs/ nor an all-caps name such as HEAD";
-  }
+  const safe = refname.startsWith("refs/") || /^[A-Z_]+$/.test(refname);
+  const bad = checkRefnameFormat(refname) ?? (safe ? null : "is neither under refs/ nor an all-caps name such as HEAD");
   if (bad !== null) return fail("invalid_params", `Ref name '${refname}' ${bad}`);
   const perWorktree = !SHARED_REF.test(refname);
   const path = join(perWorktree ? repo.gitDir : repo.commonDir, refname);

@@ -30,11 +30,8 @@ const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(c
  */
 export async function resolveTarget(ctx: Context, named: TargetArgs | null): Promise<Result<GitHubTarget>> {
   const args = named ?? {};
-  const withHint = (error: ToolError) => {
-    if (named === null) return err(error);
-    const { code, message, hint } = error;
-    return err(toolError(code, message, hint ? `${hint} ${PASS_OWNER_REPO}` : PASS_OWNER_REPO));
-  };
+  const withHint = (error: ToolError) =>
+    err(named === null ? error : { ...error, hint: error.hint ? `${error.hint} ${PASS_OWNER_REPO}` : PASS_OWNER_REPO });
   if ((args.owner === undefined) !== (args.repo === undefined)) {
     return fail(
       "invalid_params",

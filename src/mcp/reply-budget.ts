@@ -75,10 +75,7 @@ enum Kind {
 const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[ \t\n]/, /./s];
 /** Lower, Upper, Digit, Space, Punct: the per-character costs above, in units. */
 const KIND_COST = [1.95, 2.1, 1.5, 1.2, 2.55];
-const ASCII_KIND = Array.from(
-  { length: 128 },
-  (_, c): Kind => CLASSES.findIndex((r) => r.test(String.fromCharCode(c))),
-);
+const ASCII_KIND = Array.from({ length: 128 }, (_, c) => CLASSES.findIndex((r) => r.test(String.fromCharCode(c))));
 
 /** Budget units `text` costs: an estimate of three times its tokens, from above. */
 export function textUnits(text: string): number {

@@ -156,13 +156,11 @@ export function parseTwigUri(uri: string): TwigResource | null {
 
 function parseOrThrow(uri: string): TwigResource {
   const resource = parseTwigUri(uri);
-  if (!resource) {
-    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, {
-      uri,
-      hint: `Use ${TREE_URI}, ${BRANCHES_URI} or ${BRANCH_CONTEXT_TEMPLATE} (each takes ?repo=NAME).`,
-    });
-  }
-  return resource;
+  if (resource) return resource;
+  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, {
+    uri,
+    hint: `Use ${TREE_URI}, ${BRANCHES_URI} or ${BRANCH_CONTEXT_TEMPLATE} (each takes ?repo=NAME).`,
+  });
 }
 
 /** The answer of the tool behind a resource, or the error to send instead. */

@@ -30,9 +30,9 @@ export class StdioServerTransport implements Transport {
   constructor(
     readonly stdin: Readable,
     readonly stdout: Writable,
-    options: { maxMessageBytes?: number } = {},
+    { maxMessageBytes = MAX_MESSAGE_BYTES } = {},
   ) {
-    this.#maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.#maxMessageBytes = maxMessageBytes;
   }
 
   async start(): Promise<void> {

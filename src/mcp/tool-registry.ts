@@ -198,17 +198,13 @@ function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   };
 }
 
+const REPO_PARAM = v.optional(
+  v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description(REPO_PARAM_DESCRIPTION)),
+);
+
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {
   const entries = entriesOf(tool.input);
   if (tool.input.type !== "object" || !entries || "repo" in entries) return tool;
-  return {
-    ...tool,
-    input: v.object({
-      ...entries,
-      repo: v.optional(
-        v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description(REPO_PARAM_DESCRIPTION)),
-      ),
-    }),
-  };
+  return { ...tool, input: v.object({ ...entries, repo: REPO_PARAM }) };
 }

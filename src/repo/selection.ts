@@ -16,8 +16,6 @@ import { loadRegistry } from "../twig/registry.ts";
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
 const NAME_SHOWN = 300;
 
-type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
-
 /**
  * Which repository a call is about: `--repo`, else the first MCP root in a repository (Claude
  * Desktop starts servers elsewhere), else the working directory's. Another only if exposed.
@@ -28,7 +26,7 @@ export class ExposedRepoSelector implements RepoSelector {
   #pending: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly ctx: SelectorContext,
+    private readonly ctx: Pick<Context, "files" | "dirs" | "platform" | "log">,
     private readonly startup: Result<string>,
     private readonly explicit: boolean,
   ) {}
