@@ -20,10 +20,7 @@ export interface RepoLocation {
   isLinkedWorktree: boolean;
 }
 
-/**
- * Whether discovery may go where a repository file points, judged on the path's text before it is
- * touched: `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
- */
+/** May discovery follow a repository file to this path? Judged on text: looking up `//host/x` contacts the host. */
 export type PointerGuard = (path: string) => Promise<boolean>;
 
 /** With HEAD as discovery read it, so the call need not read the file again. */
@@ -114,9 +111,8 @@ async function asGitDir(path: string, isCanonical: boolean, guard?: PointerGuard
 }
 
 /**
- * The work tree of a git dir found through `.git` in `dotGitOwner` or as itself. As in git, a
- * linked worktree ignores the shared core.bare and core.worktree; otherwise core.bare wins, then
- * core.worktree (submodules use it), then the directory holding `.git`, or a `.git` dir's parent.
+ * The work tree of a git dir found through `.git` in `dotGitOwner` or as itself, as git picks it: a linked
+ * worktree's own; else none if core.bare, core.worktree (submodules), the `.git`'s directory or parent.
  */
 async function locate(
   { gitDir, commonDir, head }: GitDirs,

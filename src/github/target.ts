@@ -138,8 +138,7 @@ export function parseRemoteUrl(raw: string, sshHostName?: SshHostNames): GitHubT
     if (!URL_SCHEMES.has(name)) return null;
     const parsed = URL.parse(url);
     if (parsed === null) return null;
-    const ssh = name === "ssh" || name === "git+ssh" || name === "ssh+git";
-    host = requestHost(parsed.hostname, ssh ? sshHostName : undefined);
+    host = requestHost(parsed.hostname, name.includes("ssh") ? sshHostName : undefined);
     // An ssh or git port is not the API's port; an http(s) port is (Enterprise on :8443).
     if ((name === "https" || name === "http") && parsed.port !== "") host = `${host}:${parsed.port}`;
     try {

@@ -89,27 +89,24 @@ export class StdioServerTransport implements Transport {
     }
   };
 
-  #handleLine(line: string): void {
+  #handleLine(line: string) {
     let json: unknown;
     try {
       json = JSON.parse(line);
     } catch (error) {
       const report = `parse error: ${(error as Error).message}`;
-      this.#refuse(null, ErrorCode.ParseError, "Parse error: not valid JSON", report);
-      return;
+      return this.#refuse(null, ErrorCode.ParseError, "Parse error: not valid JSON", report);
     }
     if (Array.isArray(json)) {
       const ids = json.map(idToAnswer).filter((id) => id !== null && id !== undefined);
       const why = "Invalid Request: JSON-RPC batches are not supported; send one message per line";
       for (const id of ids.length > 0 ? ids : [null]) this.#refuse(id, ErrorCode.InvalidRequest, why);
-      this.onerror?.(new Error(`JSON-RPC batch of ${json.length} refused`));
-      return;
+      return this.onerror?.(new Error(`JSON-RPC batch of ${json.length} refused`));
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
       const why = "Invalid Request: not a JSON-RPC 2.0 message";
-      this.#refuse(idToAnswer(json), ErrorCode.InvalidRequest, why, "invalid JSON-RPC message");
-      return;
+      return this.#refuse(idToAnswer(json), ErrorCode.InvalidRequest, why, "invalid JSON-RPC message");
     }
     try {
       const refusal = invalidParamsReply(parsed.data);

@@ -122,8 +122,7 @@ export class ToolRegistry {
       const result = await tool.handler(callArgs, callCtx, budget === null ? info : { ...info, budget });
       if (!result.ok) return result;
       // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
-      let answer = result.value as Record<string, unknown>;
-      if (reply) answer = visibleDeep(answer);
+      let answer = (reply ? visibleDeep(result.value) : result.value) as Record<string, unknown>;
       let json: string | undefined;
       if (budget !== null) {
         // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.

@@ -178,9 +178,8 @@ export class ExposedRepoSelector implements RepoSelector {
         "Pass the path of a repository twig-mcp may read; `list_repositories` lists them.",
       );
     }
-    await allowed(gitDir);
-    await allowed(commonDir);
-    const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
+    let outside = inside(workTree, bases) ? undefined : workTree;
+    for (const dir of [gitDir, commonDir]) if (outside === undefined && !(await allowed(dir))) outside = dir;
     if (outside === undefined) return ok(workTree);
     // Both paths may come from a hostile clone (a `.git` file, core.worktree): shown printable only.
     const [shownLabel, shownOutside] = [printable(label, NAME_SHOWN), printable(outside, NAME_SHOWN)];
