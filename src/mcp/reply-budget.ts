@@ -62,14 +62,8 @@ export const KNOWN_PUNCTUATION: ReadonlyMap<string, number> = new Map([
 /** The longest known run: a longer one is not looked up. */
 const LONGEST_WORD = 12;
 
-enum Kind {
-  Lower,
-  Upper,
-  Digit,
-  Space,
-  Punct,
-  Other,
-}
+/** A character's class: its index in CLASSES, or Other outside ASCII. */
+const Kind = { Lower: 0, Upper: 1, Digit: 2, Space: 3, Punct: 4, Other: 5 } as const;
 
 /** Each ASCII character's kind, looked up rather than tested, and each kind's cost. */
 const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[ \t\n]/, /./s];
@@ -91,7 +85,7 @@ export function textUnits(text: string): number {
   };
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const kind = c < 128 ? (ASCII_KIND[c] as Kind) : Kind.Other;
+    const kind = c < 128 ? (ASCII_KIND[c] as number) : Kind.Other;
     // A surrogate is half of a four-byte character.
     const wide = c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
     const cost = c < 128 ? (KIND_COST[kind] as number) : (BOX[c] ?? wide * BYTE);

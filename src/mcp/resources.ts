@@ -144,7 +144,6 @@ export function parseTwigUri(uri: string): TwigResource | null {
   const path = url.pathname;
   const suffix = "/context";
   if (url.host !== "branch" || !path.startsWith("/") || !path.endsWith(suffix)) return null;
-  if (path.length <= 1 + suffix.length) return null;
   let branch: string;
   try {
     branch = decodeURIComponent(path.slice(1, -suffix.length));
