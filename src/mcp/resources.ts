@@ -103,13 +103,11 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
       const location = await discoverRepository(repo.value, ctx.files);
       if (!location.ok) throw resourceError(location.error);
       const uris = new Map<string, TwigResource["kind"]>();
+      const report = (error: unknown) => ctx.log.debug(`resources/updated: ${error}`);
       const changed = (kinds: ReadonlySet<string>) => {
         // The tree shows git branches and HEAD too, so any change can affect it.
         for (const [subscribed, kind] of uris) {
-          if (!kinds.has("state") && kind !== "tree") continue;
-          server
-            .sendResourceUpdated({ uri: subscribed })
-            .catch((error) => ctx.log.debug(`resources/updated: ${error}`));
+          if (kinds.has("state") || kind === "tree") server.sendResourceUpdated({ uri: subscribed }).catch(report);
         }
       };
       // A subscribe that arrived during discovery may have made the watcher: a second would never close.

@@ -30,7 +30,6 @@ export interface CallToolResult {
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
   #published: ReturnType<typeof publishTool>[] | null = null;
-  readonly #budget: ReplyBudget | null;
 
   /** `maxReplyTokens`: 0 = unlimited. Tools are kept sorted by name: `tools/list` is deterministic. */
   constructor(
@@ -38,7 +37,6 @@ export class ToolRegistry {
     readonly disabled: ReadonlySet<ToolGroup>,
     readonly maxReplyTokens: number = DEFAULT_MAX_REPLY_TOKENS,
   ) {
-    this.#budget = replyBudget(maxReplyTokens);
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
@@ -91,7 +89,7 @@ export class ToolRegistry {
     signal: AbortSignal,
     reply: boolean,
   ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
-    const budget = reply ? this.#budget : null;
+    const budget = reply ? replyBudget(this.maxReplyTokens) : null;
     const given = Object.fromEntries(Object.entries(rawArgs ?? {}).filter(([, value]) => value !== null));
     const unknown = unknownArgumentError(tool.name, tool.input, given);
     if (unknown !== null) return err(unknown);
