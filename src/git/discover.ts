@@ -1,5 +1,5 @@
 import { basename, dirname, join, resolve } from "node:path";
-import { toolError } from "../core/errors.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
 import { printable, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
@@ -20,18 +20,16 @@ export interface RepoLocation {
   isLinkedWorktree: boolean;
 }
 
-/**
- * Whether discovery may go where a repository file points, judged on the path's text before it is
- * touched: `//host/share` or `/net/host/…` contacts that host as soon as it is looked up.
- */
+/** May discovery follow a repository file to this path? Judged on text: looking up `//host/x` contacts the host. */
 export type PointerGuard = (path: string) => Promise<boolean>;
 
 /** With HEAD as discovery read it, so the call need not read the file again. */
 type DiscoveredRepo = RepoLocation & { head: RefValue };
 type GitDirs = Pick<DiscoveredRepo, "gitDir" | "commonDir" | "head">;
 
+const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));
 const noRepo = (message: string) =>
-  err(toolError("no_repo", message, "Run twig-mcp inside a git repository or pass --repo PATH."));
+  fail("no_repo", message, "Run twig-mcp inside a git repository or pass --repo PATH.");
 
 /** Finds the repository containing `startDir` as git does; GIT_DIR is ignored, as the server was pointed here. */
 export async function discoverRepository(
@@ -58,19 +56,17 @@ export async function discoverRepository(
 }
 
 /** The refusal when `guard` does not let discovery follow `from` to `target`, else `null`. */
-async function refused(from: string, target: string, guard: PointerGuard | undefined): Promise<Result<never> | null> {
+async function refused(from: string, target: string, guard?: PointerGuard): Promise<Result<never> | null> {
   if (guard === undefined || (await guard(target))) return null;
-  return err(
-    toolError(
-      "invalid_params",
-      `${from} points to ${printable(target, 300)}, outside every exposed place`,
-      "Its .git file, commondir or gitdir file points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
-    ),
+  return fail(
+    "invalid_params",
+    `${from} points to ${printable(target, 300)}, outside every exposed place`,
+    "Its .git file, commondir or gitdir file points outside the repositories twig-mcp may read. Register that repository with `twig git add <path>` or open it as a client root to read it.",
   );
 }
 
 /** The git dir `<dir>/.git` leads to, `null` for none; as in git, a broken `.git` file stops the search. */
-async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promise<Result<GitDirs | null>> {
+async function probeDotGit(dir: string, guard?: PointerGuard): Promise<Result<GitDirs | null>> {
   const path = join(dir, ".git");
   const entry = await lstatIfExists(path).catch(() => undefined);
   const linked = entry?.isSymbolicLink() === true;
@@ -96,11 +92,7 @@ async function probeDotGit(dir: string, guard: PointerGuard | undefined): Promis
 }
 
 /** `path` as a git dir by git's `is_git_directory` (a valid HEAD, `objects/` and `refs/`), else `null`. */
-async function asGitDir(
-  path: string,
-  isCanonical: boolean,
-  guard: PointerGuard | undefined,
-): Promise<Result<GitDirs | null>> {
+async function asGitDir(path: string, isCanonical: boolean, guard?: PointerGuard): Promise<Result<GitDirs | null>> {
   const gitDir = isCanonical ? path : await canonicalOrNull(path);
   if (gitDir === null) return ok(null);
   const head = await readLooseRef(join(gitDir, "HEAD"));
@@ -119,15 +111,14 @@ async function asGitDir(
 }
 
 /**
- * The work tree of a git dir found through `.git` in `dotGitOwner` or as itself. As in git, a
- * linked worktree ignores the shared core.bare and core.worktree; otherwise core.bare wins, then
- * core.worktree (submodules use it), then the directory holding `.git`, or a `.git` dir's parent.
+ * The work tree of a git dir found through `.git` in `dotGitOwner` or as itself, as git picks it: a linked
+ * worktree's own; else none if core.bare, core.worktree (submodules), the `.git`'s directory or parent.
  */
 async function locate(
   { gitDir, commonDir, head }: GitDirs,
   dotGitOwner: string | null,
   files: CachedFileReader,
-  guard: PointerGuard | undefined,
+  guard?: PointerGuard,
 ): Promise<Result<DiscoveredRepo>> {
   const config = await readConfigFile(join(commonDir, "config"), files);
   if (!config.ok) return config;
@@ -167,12 +158,10 @@ async function locate(
     }
   }
   if (workTree === null) {
-    return err(
-      toolError(
-        "no_repo",
-        `${gitDir} is a bare repository (no working tree)`,
-        "twig-mcp needs a working tree: run it in a checkout (for example one made with `git worktree add`) or pass --repo PATH.",
-      ),
+    return fail(
+      "no_repo",
+      `${gitDir} is a bare repository (no working tree)`,
+      "twig-mcp needs a working tree: run it in a checkout (for example one made with `git worktree add`) or pass --repo PATH.",
     );
   }
   // The directory holding `.git` was reached from a canonical path: it is canonical.
@@ -194,11 +183,7 @@ const canonicalPath = (path: string): Promise<Result<string, string>> =>
 
 export const canonicalOrNull = (path: string): Promise<string | null> => realpath(path).catch(() => null);
 
-const isDirectory = (path: string) =>
-  statIfExists(path).then(
-    (info) => info?.isDirectory() === true,
-    () => false,
-  );
+const isDirectory = async (path: string) => (await statIfExists(path).catch(() => undefined))?.isDirectory() === true;
 
 /** git refuses `.git` files and `commondir` files larger than this (`max_file_size` for gitfiles). */
 const MAX_POINTER_FILE_BYTES = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { toolError } from "../core/errors.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
@@ -19,26 +19,24 @@ const MAX_SYMREF_DEPTH = 5;
 /** Refs each worktree keeps in its own git dir: pseudorefs, refs/worktree, refs/bisect, refs/rewritten. */
 const SHARED_REF = /^refs\/(?!(?:worktree|bisect|rewritten)\/)/;
 
+const fail = (code: ErrorCode, message: string, hint?: string) => err(toolError(code, message, hint));
+
 /** One ref as stored, without following it: the loose file wins over packed-refs. */
 async function readRef(repo: RepoLocation, refname: string, files: CachedFileReader): Promise<Result<RefValue | null>> {
   // git's `refname_is_safe`: outside `refs/` only all-caps names, so `config` is never read as a ref.
-  let bad = checkRefnameFormat(refname);
-  if (bad === null && !refname.startsWith("refs/") && !/^[A-Z_]+$/.test(refname)) {
-    bad = "is neither under refs/ nor an all-caps name such as HEAD";
-  }
-  if (bad !== null) return err(toolError("invalid_params", `Ref name '${refname}' ${bad}`));
+  const safe = refname.startsWith("refs/") || /^[A-Z_]+$/.test(refname);
+  const bad = checkRefnameFormat(refname) ?? (safe ? null : "is neither under refs/ nor an all-caps name such as HEAD");
+  if (bad !== null) return fail("invalid_params", `Ref name '${refname}' ${bad}`);
   const perWorktree = !SHARED_REF.test(refname);
   const path = join(perWorktree ? repo.gitDir : repo.commonDir, refname);
   const loose = await readLooseRef(path);
   if (loose.kind === "found") return ok(loose.value);
   if (loose.kind === "unreadable") return unreadable(path, loose.cause);
   if (loose.kind === "malformed") {
-    return err(
-      toolError(
-        "internal",
-        `${path} is not a valid git ref (a small regular file holding an object id or 'ref: <name>')`,
-        "git reports such a ref as broken too: repair it with `git update-ref`, or delete the file.",
-      ),
+    return fail(
+      "internal",
+      `${path} is not a valid git ref (a small regular file holding an object id or 'ref: <name>')`,
+      "git reports such a ref as broken too: repair it with `git update-ref`, or delete the file.",
     );
   }
   // Per-worktree refs are never written to the shared packed-refs file.
@@ -57,7 +55,7 @@ async function resolveRefChain(
   stored?: RefValue,
 ): Promise<Result<{ refname: string; oid: string | null }>> {
   const hint = `Point it at a branch: git symbolic-ref ${refname} refs/heads/<branch>`;
-  const broken = (problem: string) => err(toolError("internal", `Symbolic ref '${refname}' ${problem}`, hint));
+  const broken = (problem: string) => fail("internal", `Symbolic ref '${refname}' ${problem}`, hint);
   let current = refname;
   for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
     const value = depth === 0 && stored !== undefined ? ok(stored) : await readRef(repo, current, files);
@@ -83,9 +81,8 @@ export async function resolveRef(
 const MAX_LOOSE_REF_ENTRIES = 100_000;
 
 /**
- * Short names of all local branches, loose and packed, sorted by UTF-8 bytes as git sorts them;
- * loose refs are listed, never opened. Links are never followed: `refs/heads` (or `refs`) being one
- * is refused (`refs/heads -> /` walks the disk), and one inside it is skipped (`a -> .` loops).
+ * Short names of all local branches, loose (listed, never opened) and packed, in git's byte order. Links are
+ * not followed: `refs/heads -> /` would walk the disk (refused), `a -> .` inside it loops (skipped).
  */
 export async function listLocalBranches(repo: RepoLocation, files: CachedFileReader): Promise<Result<string[]>> {
   const headsDir = join(repo.commonDir, "refs", "heads");
@@ -158,10 +155,7 @@ export function parsePackedRefs(bytes: Uint8Array): Map<string, string> {
 }
 
 /** The repository's packed refs; a missing file means none are packed. */
-async function readPackedRefs(
-  commonDir: string,
-  files: CachedFileReader,
-): Promise<Result<ReadonlyMap<string, string>>> {
+async function readPackedRefs(commonDir: string, files: CachedFileReader): Promise<Result<Map<string, string>>> {
   const path = join(commonDir, "packed-refs");
   const read = await files.read(path, "git:packed-refs", parsePackedRefs);
   if (read.kind === "unreadable") return unreadable(path, read.cause);
@@ -183,14 +177,11 @@ export async function readHead(repo: RepoLocation, files: CachedFileReader, stor
   }
   // HEAD naming another ref under refs/ is detached at that ref's commit, as in git.
   if (oid !== null) return ok({ kind: "detached", oid });
-  if (refname === "HEAD") {
-    return err(toolError("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?"));
-  }
-  return err(
-    toolError(
-      "not_found",
-      `HEAD points to '${refname}', which is not a branch and does not exist`,
-      "Check out a branch.",
-    ),
+  if (refname === "HEAD")
+    return fail("no_repo", `${join(repo.gitDir, "HEAD")} is missing`, "Is the repository damaged?");
+  return fail(
+    "not_found",
+    `HEAD points to '${refname}', which is not a branch and does not exist`,
+    "Check out a branch.",
   );
 }

@@ -19,10 +19,7 @@ import { type Remote, remoteUrls } from "../git/remotes.ts";
 /** The repository a GitHub call is about: `host` lowercase, with a port only when it matters. */
 export type GitHubTarget = { host: string; owner: string; repo: string };
 
-export interface TargetArgs {
-  owner?: string | undefined;
-  repo?: string | undefined;
-}
+export type TargetArgs = { owner?: string | undefined; repo?: string | undefined };
 
 const PASS_OWNER_REPO = "Or pass `owner` and `repo` to name the GitHub repository directly.";
 const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));
@@ -33,11 +30,8 @@ const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(c
  */
 export async function resolveTarget(ctx: Context, named: TargetArgs | null): Promise<Result<GitHubTarget>> {
   const args = named ?? {};
-  const withHint = (error: ToolError) => {
-    if (named === null) return err(error);
-    const { code, message, hint } = error;
-    return err(toolError(code, message, hint ? `${hint} ${PASS_OWNER_REPO}` : PASS_OWNER_REPO));
-  };
+  const withHint = (error: ToolError) =>
+    err(named === null ? error : { ...error, hint: error.hint ? `${error.hint} ${PASS_OWNER_REPO}` : PASS_OWNER_REPO });
   if ((args.owner === undefined) !== (args.repo === undefined)) {
     return fail(
       "invalid_params",
@@ -131,10 +125,8 @@ const URL_SCHEMES = new Set(["https", "http", "ssh", "git", "git+ssh", "ssh+git"
 const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$/;
 
 /**
- * `host`, `owner` and `repo` of a remote URL in any network form git accepts (`https://`, `http://`, `ssh://`,
- * `git://`, scp-like `[user@]host:owner/repo`), less `.git` and trailing slashes; the host is matched exactly
- * (`github.com.evil.example` stays that host). `null` for local paths, `file://`, and other than two path segments.
- * `sshHostName`: an ssh alias's `HostName`, as ssh would use it.
+ * `host`, `owner` and `repo` of a remote URL in any network form git accepts (scp-like too), the host exact
+ * (`github.com.evil.example` stays that); `null` for local paths, `file://`, other than two path segments.
  */
 export function parseRemoteUrl(raw: string, sshHostName?: SshHostNames): GitHubTarget | null {
   const url = raw.trim();
@@ -146,8 +138,7 @@ export function parseRemoteUrl(raw: string, sshHostName?: SshHostNames): GitHubT
     if (!URL_SCHEMES.has(name)) return null;
     const parsed = URL.parse(url);
     if (parsed === null) return null;
-    const ssh = name === "ssh" || name === "git+ssh" || name === "ssh+git";
-    host = requestHost(parsed.hostname, ssh ? sshHostName : undefined);
+    host = requestHost(parsed.hostname, name.includes("ssh") ? sshHostName : undefined);
     // An ssh or git port is not the API's port; an http(s) port is (Enterprise on :8443).
     if ((name === "https" || name === "http") && parsed.port !== "") host = `${host}:${parsed.port}`;
     try {
@@ -170,9 +161,8 @@ export function parseRemoteUrl(raw: string, sshHostName?: SshHostNames): GitHubT
 }
 
 /**
- * The host as the API request URL will name it. WHATWG URL parsing rewrites hosts only for http(s)
- * (`127.1` → `127.0.0.1`, international names → punycode), not in `git://` or `ssh://` URLs:
- * without this, one server could go by two names, one for credentials, another for the connection.
+ * The host as the API request URL names it (URL parsing rewrites `127.1` and international names only for
+ * http(s)): otherwise one server could go by two names, one for credentials, another for the connection.
  */
 function requestHost(host: string, sshHostName: SshHostNames | undefined): string {
   const named = (host !== "" && sshHostName?.(host)) || host;
@@ -185,9 +175,8 @@ export function isGitHubName(name: string): boolean {
 }
 
 /**
- * A remote URL without its user-info (it may carry a token), removed as git's `transport_anonymize_url` does: up to the
- * first `@`, unless that `@` is in the path or, in the scp form, no `:` follows it. A local path (git's
- * `url_is_local_not_ssh`) is left whole. Controls become spaces.
+ * A remote URL without the user-info that may carry a token, cut as git's `transport_anonymize_url` does;
+ * a local path is left whole. Controls become spaces.
  */
 export function displayRemoteUrl(url: string): string {
   const text = url.trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");

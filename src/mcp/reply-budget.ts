@@ -17,30 +17,18 @@ const CLAUDE_CODE_INLINE_CHARS = 50_000;
 /** The most a tool may raise that limit to. */
 export const CLAUDE_CODE_MAX_RESULT_CHARS = 500_000;
 
-/**
- * The `anthropic/maxResultSizeChars` that keeps a reply of `maxTokens` (0 = unlimited) inline in
- * Claude Code: the most characters a reply within that budget can hold, or `null` when Claude Code
- * keeps such a reply inline anyway.
- */
+/** The `anthropic/maxResultSizeChars` keeping a reply within `maxTokens` (0 = unlimited) inline; `null`: not needed. */
 export function maxResultSizeChars(maxTokens: number): number | null {
   const chars = maxTokens === 0 ? CLAUDE_CODE_MAX_RESULT_CHARS : Math.ceil(maxTokens * MOST_CHARS_PER_TOKEN);
   return chars <= CLAUDE_CODE_INLINE_CHARS ? null : Math.min(chars, CLAUDE_CODE_MAX_RESULT_CHARS);
 }
 
 /*
- * Tokens estimated from characters, from above. Bytes alone cannot do it: ordinary JSON runs at
- * 2.6 bytes a token, hex and base64 names at 2.1–2.3, random Hangul at 1.2. The tokenizer first
- * splits text where letters, digits, punctuation and spaces meet, and each piece is at least one
- * token; so the text is read as runs of one class. A run costs what the tokenizer spends at worst
- * on random characters of its class (0.65 of a token a lowercase letter, 0.7 a capital, 0.5 a
- * digit, 0.85 a punctuation mark), never less than a token; the words and punctuation of
- * twig-mcp's own JSON (its keys and fixed values) and common branch prefixes cost what they do,
- * since they are most of an ordinary reply. A character outside ASCII costs a token per UTF-8
- * byte, the most a byte-level tokenizer can spend on it, except the box-drawing characters trees
- * are drawn with. Calibrated against `@anthropic-ai/tokenizer` (test/mcp/token-estimate.test.ts).
- * Counting with the tokenizer itself would cost start-up time and megabytes of vocabulary.
- *
- * Costs are in units, a third of a token.
+ * Tokens estimated from characters, from above (bytes cannot: JSON runs at 2.6 bytes a token, random
+ * Hangul at 1.2). The tokenizer splits text where letters, digits, punctuation and spaces meet, so a
+ * run of one class costs at least a token, else what random characters of its class cost at worst;
+ * twig-mcp's own JSON words cost what they do. Outside ASCII a UTF-8 byte is a token. Calibrated
+ * against `@anthropic-ai/tokenizer` (test/mcp/token-estimate.test.ts), too big to ship. Costs are in units.
  */
 /** Every run of one class is at least a token. */
 const MIN_RUN = 3;
@@ -71,26 +59,17 @@ export const KNOWN_PUNCTUATION: ReadonlyMap<string, number> = new Map([
   ...known(1, '":" "," ": ," "} {" ":[{" "}] ":{" },{" ":[ ]," - _ / . : " , { } [ ] "}, }, }] "] "]," ":[ }}'),
   ...known(2, '"},{" "}]} "}," ":[] }]} }}," "}}," ":[]," }],"'),
 ]);
+/** The longest known run: a longer one is not looked up. */
 const LONGEST_WORD = 12;
-const LONGEST_PUNCTUATION = 6;
 
-enum Kind {
-  Lower,
-  Upper,
-  Digit,
-  Space,
-  Punct,
-  Other,
-}
+/** A character's class: its index in CLASSES, or Other outside ASCII. */
+const Kind = { Lower: 0, Upper: 1, Digit: 2, Space: 3, Punct: 4, Other: 5 } as const;
 
 /** Each ASCII character's kind, looked up rather than tested, and each kind's cost. */
 const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[ \t\n]/, /./s];
 /** Lower, Upper, Digit, Space, Punct: the per-character costs above, in units. */
 const KIND_COST = [1.95, 2.1, 1.5, 1.2, 2.55];
-const ASCII_KIND = Array.from(
-  { length: 128 },
-  (_, c): Kind => CLASSES.findIndex((r) => r.test(String.fromCharCode(c))),
-);
+const ASCII_KIND = Array.from({ length: 128 }, (_, c) => CLASSES.findIndex((r) => r.test(String.fromCharCode(c))));
 
 /** Budget units `text` costs: an estimate of three times its tokens, from above. */
 export function textUnits(text: string): number {
@@ -100,28 +79,16 @@ export function textUnits(text: string): number {
   let previous = -1;
   /** What the run from `start` to `end` costs: a known word or punctuation what it is, else its characters. */
   const runCost = (end: number): number => {
-    const length = end - start;
-    if (previous === Kind.Lower && length <= LONGEST_WORD) {
-      const known = KNOWN_WORDS.get(text.slice(start, end));
-      if (known !== undefined) return known * MIN_RUN;
-    } else if (previous === Kind.Punct && length <= LONGEST_PUNCTUATION) {
-      const known = KNOWN_PUNCTUATION.get(text.slice(start, end));
-      if (known !== undefined) return known * MIN_RUN;
-    }
-    return Math.max(MIN_RUN, run);
+    const known = previous === Kind.Lower ? KNOWN_WORDS : previous === Kind.Punct ? KNOWN_PUNCTUATION : null;
+    const tokens = known && end - start <= LONGEST_WORD ? known.get(text.slice(start, end)) : undefined;
+    return tokens === undefined ? Math.max(MIN_RUN, run) : tokens * MIN_RUN;
   };
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    let kind: Kind;
-    let cost: number;
-    if (c < 128) {
-      kind = ASCII_KIND[c] as Kind;
-      cost = KIND_COST[kind] as number;
-    } else {
-      kind = Kind.Other;
-      // A surrogate is half of a four-byte character.
-      cost = BOX[c] ?? (c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3) * BYTE;
-    }
+    const kind = c < 128 ? (ASCII_KIND[c] as number) : Kind.Other;
+    // A surrogate is half of a four-byte character.
+    const wide = c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
+    const cost = c < 128 ? (KIND_COST[kind] as number) : (BOX[c] ?? wide * BYTE);
     // An uppercase letter starting a word belongs to the run of lowercase after it.
     if (kind !== previous && !(previous === Kind.Upper && kind === Kind.Lower)) {
       if (previous !== -1) units += runCost(i);
@@ -140,11 +107,7 @@ const MOST_CHARS_PER_TOKEN = UNITS_PER_TOKEN / LEAST_PER_CHARACTER;
 /** What a UTF-16 code unit costs at most: a three-byte character outside ASCII (ASCII costs less). */
 export const MOST_PER_CHARACTER = 3 * BYTE;
 
-/**
- * {@link textUnits} as far as comparing with `limit` needs it, without reading the text when its
- * length alone settles that: an upper bound within `limit` for a short reply (most replies), a
- * lower bound past it for a megabyte answer that must be cut, and the estimate itself otherwise.
- */
+/** {@link textUnits} as far as comparing with `limit` needs it: bounds from the length alone when they settle it. */
 export function unitsUpTo(text: string, limit: number): number {
   const most = text.length * MOST_PER_CHARACTER;
   if (most <= limit) return most;
@@ -174,10 +137,9 @@ export function chooseMaxReplyTokens(
   const raw = env[MAX_REPLY_TOKENS_ENV];
   if (raw === undefined || raw.trim() === "") return DEFAULT_MAX_REPLY_TOKENS;
   const parsed = parseMaxReplyTokens(raw);
-  if (parsed === null) {
-    warn(
-      `${MAX_REPLY_TOKENS_ENV}=${JSON.stringify(raw.slice(0, 40))} is not a whole number of tokens; using ${DEFAULT_MAX_REPLY_TOKENS}`,
-    );
-  }
-  return parsed ?? DEFAULT_MAX_REPLY_TOKENS;
+  if (parsed !== null) return parsed;
+  warn(
+    `${MAX_REPLY_TOKENS_ENV}=${JSON.stringify(raw.slice(0, 40))} is not a whole number of tokens; using ${DEFAULT_MAX_REPLY_TOKENS}`,
+  );
+  return DEFAULT_MAX_REPLY_TOKENS;
 }

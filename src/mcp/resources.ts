@@ -103,13 +103,11 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
       const location = await discoverRepository(repo.value, ctx.files);
       if (!location.ok) throw resourceError(location.error);
       const uris = new Map<string, TwigResource["kind"]>();
+      const report = (error: unknown) => ctx.log.debug(`resources/updated: ${error}`);
       const changed = (kinds: ReadonlySet<string>) => {
         // The tree shows git branches and HEAD too, so any change can affect it.
         for (const [subscribed, kind] of uris) {
-          if (!kinds.has("state") && kind !== "tree") continue;
-          server
-            .sendResourceUpdated({ uri: subscribed })
-            .catch((error) => ctx.log.debug(`resources/updated: ${error}`));
+          if (kinds.has("state") || kind === "tree") server.sendResourceUpdated({ uri: subscribed }).catch(report);
         }
       };
       // A subscribe that arrived during discovery may have made the watcher: a second would never close.
@@ -144,7 +142,6 @@ export function parseTwigUri(uri: string): TwigResource | null {
   const path = url.pathname;
   const suffix = "/context";
   if (url.host !== "branch" || !path.startsWith("/") || !path.endsWith(suffix)) return null;
-  if (path.length <= 1 + suffix.length) return null;
   let branch: string;
   try {
     branch = decodeURIComponent(path.slice(1, -suffix.length));
@@ -156,13 +153,11 @@ export function parseTwigUri(uri: string): TwigResource | null {
 
 function parseOrThrow(uri: string): TwigResource {
   const resource = parseTwigUri(uri);
-  if (!resource) {
-    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, {
-      uri,
-      hint: `Use ${TREE_URI}, ${BRANCHES_URI} or ${BRANCH_CONTEXT_TEMPLATE} (each takes ?repo=NAME).`,
-    });
-  }
-  return resource;
+  if (resource) return resource;
+  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, {
+    uri,
+    hint: `Use ${TREE_URI}, ${BRANCHES_URI} or ${BRANCH_CONTEXT_TEMPLATE} (each takes ?repo=NAME).`,
+  });
 }
 
 /** The answer of the tool behind a resource, or the error to send instead. */

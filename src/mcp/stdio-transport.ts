@@ -13,11 +13,9 @@ import {
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /**
- * Newline-delimited JSON-RPC over stdin/stdout, like the SDK's `StdioServerTransport`, but never
- * silent and never fatal on bad input: non-JSON gets `-32700`; a non-message, a batch (MCP
- * 2025-06-18 removed them) or an over-long line (dropped as it streams) gets `-32600`, with the
- * request's id when usable; a request whose params its method's schema refuses gets `-32602`
- * (the SDK's `Server` would answer `-32603`). A broken stdout (EPIPE) closes the session.
+ * Newline-delimited JSON-RPC like the SDK's `StdioServerTransport`, but never silent or fatal on bad
+ * input: non-JSON gets `-32700`; a non-message, a batch (gone since MCP 2025-06-18) or an over-long
+ * line `-32600`; params its method's schema refuses `-32602`. A broken stdout (EPIPE) closes the session.
  */
 export class StdioServerTransport implements Transport {
   onclose?: () => void;
@@ -32,9 +30,9 @@ export class StdioServerTransport implements Transport {
   constructor(
     readonly stdin: Readable,
     readonly stdout: Writable,
-    options: { maxMessageBytes?: number } = {},
+    { maxMessageBytes = MAX_MESSAGE_BYTES } = {},
   ) {
-    this.#maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.#maxMessageBytes = maxMessageBytes;
   }
 
   async start(): Promise<void> {
@@ -91,27 +89,24 @@ export class StdioServerTransport implements Transport {
     }
   };
 
-  #handleLine(line: string): void {
+  #handleLine(line: string) {
     let json: unknown;
     try {
       json = JSON.parse(line);
     } catch (error) {
       const report = `parse error: ${(error as Error).message}`;
-      this.#refuse(null, ErrorCode.ParseError, "Parse error: not valid JSON", report);
-      return;
+      return this.#refuse(null, ErrorCode.ParseError, "Parse error: not valid JSON", report);
     }
     if (Array.isArray(json)) {
       const ids = json.map(idToAnswer).filter((id) => id !== null && id !== undefined);
       const why = "Invalid Request: JSON-RPC batches are not supported; send one message per line";
       for (const id of ids.length > 0 ? ids : [null]) this.#refuse(id, ErrorCode.InvalidRequest, why);
-      this.onerror?.(new Error(`JSON-RPC batch of ${json.length} refused`));
-      return;
+      return this.onerror?.(new Error(`JSON-RPC batch of ${json.length} refused`));
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
       const why = "Invalid Request: not a JSON-RPC 2.0 message";
-      this.#refuse(idToAnswer(json), ErrorCode.InvalidRequest, why, "invalid JSON-RPC message");
-      return;
+      return this.#refuse(idToAnswer(json), ErrorCode.InvalidRequest, why, "invalid JSON-RPC message");
     }
     try {
       const refusal = invalidParamsReply(parsed.data);
@@ -130,9 +125,7 @@ export class StdioServerTransport implements Transport {
 
   readonly #onInputError = (error: Error): void => this.onerror?.(error);
 
-  readonly #onEnd = (): void => {
-    this.close().catch(() => {});
-  };
+  readonly #onEnd = (): void => void this.close().catch(() => {});
 
   /** EPIPE and the like: nobody is reading our answers any more. */
   readonly #onOutputError = (error: Error): void => {
@@ -141,11 +134,7 @@ export class StdioServerTransport implements Transport {
   };
 }
 
-/**
- * Whom to tell that `json` is not a valid message: a response (`result` or `error`, no method) or a
- * notification (a method, no id) never (`undefined`), as JSON-RPC forbids answering them; anything
- * else by its id when that is usable, else with `null`.
- */
+/** Whom to tell `json` is no valid message: its usable id, else `null`; `undefined` for a response or notification. */
 function idToAnswer(json: unknown): RequestId | null | undefined {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return null;
   if ("method" in json ? !("id" in json) : "result" in json || "error" in json) return undefined;
@@ -158,12 +147,8 @@ const SCHEMAS: ReadonlyMap<string, (typeof ClientRequestSchema.options)[number]>
   ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]),
 );
 
-/**
- * The SDK answers a request failing its method's schema with `-32603` and a dump of zod issues;
- * checked first against the same schema, it gets `-32602` naming the first problem. `null` otherwise.
- */
+/** `-32602` naming the first problem of a request its method's schema refuses (the SDK sends `-32603`, a zod dump). */
 export function invalidParamsReply(message: JSONRPCMessage): JSONRPCErrorResponse | null {
-  // `message` passed JSONRPCMessageSchema: a method with an id makes it a request.
   if (!("method" in message && "id" in message)) return null;
   const checked = SCHEMAS.get(message.method)?.safeParse(message);
   if (checked === undefined || checked.success) return null;

@@ -30,7 +30,6 @@ export interface CallToolResult {
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
   #published: ReturnType<typeof publishTool>[] | null = null;
-  readonly #budget: ReplyBudget | null;
 
   /** `maxReplyTokens`: 0 = unlimited. Tools are kept sorted by name: `tools/list` is deterministic. */
   constructor(
@@ -38,7 +37,6 @@ export class ToolRegistry {
     readonly disabled: ReadonlySet<ToolGroup>,
     readonly maxReplyTokens: number = DEFAULT_MAX_REPLY_TOKENS,
   ) {
-    this.#budget = replyBudget(maxReplyTokens);
     for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!disabled.has(tool.group)) this.#tools.set(tool.name, tool.repoScoped ? withRepoParam(tool) : tool);
     }
@@ -91,7 +89,7 @@ export class ToolRegistry {
     signal: AbortSignal,
     reply: boolean,
   ): Promise<Result<{ data: Record<string, unknown>; json?: string }>> {
-    const budget = reply ? this.#budget : null;
+    const budget = reply ? replyBudget(this.maxReplyTokens) : null;
     const given = Object.fromEntries(Object.entries(rawArgs ?? {}).filter(([, value]) => value !== null));
     const unknown = unknownArgumentError(tool.name, tool.input, given);
     if (unknown !== null) return err(unknown);
@@ -122,8 +120,7 @@ export class ToolRegistry {
       const result = await tool.handler(callArgs, callCtx, budget === null ? info : { ...info, budget });
       if (!result.ok) return result;
       // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
-      let answer = result.value as Record<string, unknown>;
-      if (reply) answer = visibleDeep(answer);
+      let answer = (reply ? visibleDeep(result.value) : result.value) as Record<string, unknown>;
       let json: string | undefined;
       if (budget !== null) {
         // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
@@ -156,19 +153,14 @@ export class ToolRegistry {
   }
 }
 
-/**
- * Upstream's envelope, kept byte-for-byte in the text content so existing prompts and parsers see
- * the same thing; `structuredContent` carries the bare data for clients that read it.
- */
+/** Upstream's envelope `{ status: "ok", data }` byte-for-byte in the text; `structuredContent` the bare data. */
 export function okResult(data: Record<string, unknown>, json: string = JSON.stringify(data)): CallToolResult {
-  // Exactly `JSON.stringify({ status: "ok", data })`, without copying `data` into a new object.
   const text = `{"status":"ok","data":${json}}`;
   return { content: [{ type: "text", text }], structuredContent: data, isError: false };
 }
 
 function errorResult({ code, message, hint }: ToolError): CallToolResult {
   // Messages may repeat what others wrote: no invisible or control character reaches the model.
-  // An absent hint is undefined, which JSON leaves out.
   const error = { code, message: visible(message), hint: hint && visible(hint) };
   return { content: [{ type: "text", text: JSON.stringify({ status: "error", error }) }], isError: true };
 }
@@ -182,11 +174,7 @@ function overBudget(name: string, units: number, budget: ReplyBudget) {
   );
 }
 
-/**
- * A tool as `tools/list` shows it: JSON Schemas derived from its valibot schemas. A tool that cuts
- * its answer to the reply budget (it has `cut` or `fit`) can fill it, so it carries `maxResultChars` (see
- * `maxResultSizeChars`) for Claude Code to keep such a reply inline.
- */
+/** A tool as `tools/list` shows it; one that cuts its answer to the budget may fill it: Claude Code learns its size. */
 function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
   const { openWorldHint, ...rest } = tool.annotations;
@@ -207,17 +195,13 @@ function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   };
 }
 
+const REPO_PARAM = v.optional(
+  v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description(REPO_PARAM_DESCRIPTION)),
+);
+
 /** Adds the optional `repo` selector to a repository-scoped tool that does not declare its own. */
 function withRepoParam(tool: ToolDefinition): ToolDefinition {
   const entries = entriesOf(tool.input);
   if (tool.input.type !== "object" || !entries || "repo" in entries) return tool;
-  return {
-    ...tool,
-    input: v.object({
-      ...entries,
-      repo: v.optional(
-        v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description(REPO_PARAM_DESCRIPTION)),
-      ),
-    }),
-  };
+  return { ...tool, input: v.object({ ...entries, repo: REPO_PARAM }) };
 }

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Context, RepoSelector } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
+import { type ErrorCode, toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { isInside } from "../fs/path-inside.ts";
@@ -16,8 +16,6 @@ import { loadRegistry } from "../twig/registry.ts";
 /** A `repo` argument is repeated in errors up to this length: long enough for any real path. */
 const NAME_SHOWN = 300;
 
-type SelectorContext = Pick<Context, "files" | "dirs" | "platform" | "log">;
-
 /**
  * Which repository a call is about: `--repo`, else the first MCP root in a repository (Claude
  * Desktop starts servers elsewhere), else the working directory's. Another only if exposed.
@@ -28,7 +26,7 @@ export class ExposedRepoSelector implements RepoSelector {
   #pending: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly ctx: SelectorContext,
+    private readonly ctx: Pick<Context, "files" | "dirs" | "platform" | "log">,
     private readonly startup: Result<string>,
     private readonly explicit: boolean,
   ) {}
@@ -96,12 +94,10 @@ export class ExposedRepoSelector implements RepoSelector {
     const label = `Registered repository '${name}' at ${path}`;
     // A moved or deleted checkout is the registry's to fix, not "run inside a git repository".
     if ((await canonicalPath(path)) === null) {
-      return err(
-        toolError(
-          "repo_missing",
-          `${label} no longer exists`,
-          `If it moved, register the new place with \`twig git add <path>\` (and remove '${name}' from twig's registry); otherwise pass another name from \`list_repositories\`.`,
-        ),
+      return fail(
+        "repo_missing",
+        `${label} no longer exists`,
+        `If it moved, register the new place with \`twig git add <path>\` (and remove '${name}' from twig's registry); otherwise pass another name from \`list_repositories\`.`,
       );
     }
     const found = await this.#discover(path, label);
@@ -153,9 +149,8 @@ export class ExposedRepoSelector implements RepoSelector {
   }
 
   /**
-   * Opens the repository at `path` only if its work tree, git dir and common dir are exposed too: a
-   * `.git` file or core.worktree can point anywhere. `linked`: the worktree `path` was let in as,
-   * which the repository found must be, since a `gitdir` file can name any directory.
+   * Opens the repository at `path` only if its work tree, git dir and common dir are exposed too, and is the
+   * worktree `linked` it was let in as: a `.git`, `gitdir` file or core.worktree can point anywhere.
    */
   async #openInside(
     path: string,
@@ -183,9 +178,8 @@ export class ExposedRepoSelector implements RepoSelector {
         "Pass the path of a repository twig-mcp may read; `list_repositories` lists them.",
       );
     }
-    await allowed(gitDir);
-    await allowed(commonDir);
-    const outside = [workTree, gitDir, commonDir].find((dir) => !inside(dir, dir === workTree ? bases : places));
+    let outside = inside(workTree, bases) ? undefined : workTree;
+    for (const dir of [gitDir, commonDir]) if (outside === undefined && !(await allowed(dir))) outside = dir;
     if (outside === undefined) return ok(workTree);
     // Both paths may come from a hostile clone (a `.git` file, core.worktree): shown printable only.
     const [shownLabel, shownOutside] = [printable(label, NAME_SHOWN), printable(outside, NAME_SHOWN)];
@@ -209,4 +203,5 @@ export class ExposedRepoSelector implements RepoSelector {
 
 type LinkedWorktree = { path: string; gitDir: string; commonDir: string };
 
-const invalid = (message: string, hint: string) => err(toolError("invalid_params", message, hint));
+const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));
+const invalid = (message: string, hint: string) => fail("invalid_params", message, hint);

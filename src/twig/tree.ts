@@ -46,15 +46,9 @@ export function buildTree(
     const meta = state.branches.get(branch);
     if (meta?.jira_issue != null) node.jira_issue = meta.jira_issue;
     if (meta?.github_pr != null) node.pr_number = meta.github_pr;
-    if (onPath.has(branch)) {
-      node.cycle = true;
-      return node;
-    }
+    if (onPath.has(branch)) return { ...node, cycle: true };
     const children = graph.childrenOf(branch);
-    if (depth >= limit) {
-      if (children.length > 0) node.truncated = true;
-      return node;
-    }
+    if (depth >= limit) return children.length > 0 ? { ...node, truncated: true } : node;
     onPath.add(branch);
     for (const child of children) {
       if (budget.left <= 0) {
