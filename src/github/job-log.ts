@@ -87,7 +87,7 @@ export type JobLog =
 /** The job's log, filtered as it streams; every hop under one idle deadline and the caller's cancellation. */
 export async function readJobLog(
   call: GitHubCall,
-  request: { jobId: number; job: Job | null; lines: number; fetch: typeof fetch; env: Env },
+  request: { jobId: number; steps: Job["steps"]; lines: number; fetch: typeof fetch; env: Env },
 ): Promise<Result<JobLog>> {
   const { connection, target } = call;
   const timeoutMs = httpTimeoutMs(request.env);
@@ -101,13 +101,8 @@ export async function readJobLog(
     if (!idle.signal.aborted) {
       return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
     }
-    return err(
-      toolError(
-        "network_error",
-        `${where} sent nothing for ${timeoutMs} ms while sending ${what}`,
-        "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.",
-      ),
-    );
+    const hint = "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.";
+    return err(toolError("network_error", `${where} sent nothing for ${timeoutMs} ms while sending ${what}`, hint));
   };
   // The API is asked with the token and follows no redirect: its answer is where the log is.
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
@@ -160,11 +155,7 @@ export async function readJobLog(
       response = fetched.value.response;
       where = hostOf(fetched.value.url, "the log host");
     }
-    const filter = new JobLogFilter({
-      lines: request.lines,
-      jobSteps: request.job?.steps ?? [],
-      secrets: connection.secrets,
-    });
+    const filter = new JobLogFilter({ lines: request.lines, jobSteps: request.steps, secrets: connection.secrets });
     // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES.
     const decoder = new TextDecoder();
     let bytes = 0;

@@ -213,17 +213,13 @@ function reasonsOf(
   const changes = [...standingReviews(reviews).values()]
     .filter((review) => review.state === "CHANGES_REQUESTED")
     .map((review) => ({ author: inline(review.author, 80), ...excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
-  const failing = [
-    ...checks
-      .filter((check) => classifyCheck(check) === "failing")
-      .map((check) => {
-        const parts = [check.output?.title, check.output?.summary].filter((part) => part != null && part.trim() !== "");
-        return { name: inline(check.name, 80), ...excerpt(parts.join(": "), CHECK_EXCERPT_CHARS) };
-      }),
-    ...statuses
-      .filter((status) => classifyStatus(status) === "failing")
-      .map((status) => ({ name: inline(status.context, 80), ...excerpt(status.description, CHECK_EXCERPT_CHARS) })),
-  ];
+  const failing = judged(checks, statuses)
+    .filter(({ outcome }) => outcome === "failing")
+    .map((c) => {
+      const parts = "run" in c ? [c.run.output?.title, c.run.output?.summary] : [c.status.description];
+      const text = parts.filter((part) => part != null && part.trim() !== "").join(": ");
+      return { name: inline(c.name, 80), ...excerpt(text, CHECK_EXCERPT_CHARS) };
+    });
   return { changes_requested: changes.slice(0, MAX_REASONS), failing: failing.slice(0, MAX_REASONS) };
 }
 
@@ -238,6 +234,17 @@ export function classifyStatus(status: Pick<CommitStatus, "state">): "passing" |
   return status.state === "success" ? "passing" : status.state === "pending" ? "pending" : "failing";
 }
 
+/** Check runs, then commit statuses, each named and judged. */
+export function judged<
+  C extends Pick<Check, "name" | "status" | "conclusion">,
+  S extends Pick<CommitStatus, "context" | "state">,
+>(checks: readonly C[], statuses: readonly S[]) {
+  return [
+    ...checks.map((run) => ({ name: run.name, outcome: classifyCheck(run), run })),
+    ...statuses.map((status) => ({ name: status.context, outcome: classifyStatus(status), status })),
+  ];
+}
+
 export function summarize(
   reviews: readonly Review[],
   checks: readonly Check[],
@@ -245,7 +252,7 @@ export function summarize(
   requestedReviewers: readonly string[] = [],
 ) {
   const counts = { total: 0, passing: 0, failing: 0, pending: 0 };
-  for (const outcome of [...checks.map(classifyCheck), ...statuses.map(classifyStatus)]) {
+  for (const { outcome } of judged(checks, statuses)) {
     counts.total++;
     counts[outcome]++;
   }

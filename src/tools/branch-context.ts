@@ -3,7 +3,7 @@ import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
 import { type BranchCommits, BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
+import { judged } from "../github/pr-status.ts";
 import { findBranchPr } from "../github/pull-request.ts";
 import { resolveTarget } from "../github/target.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
@@ -176,10 +176,7 @@ export function summarizePr(status: v.InferOutput<typeof getPrStatusTool.output>
   const { pull_request: pr, summary } = status;
   const latest = summary.latest_reviews;
   const reviewed = (state: string) => names(latest.filter((review) => review.state === state).map((r) => r.author));
-  const outcomes = [
-    ...status.checks.map((check) => ({ name: check.name, outcome: classifyCheck(check) })),
-    ...status.statuses.map((commit) => ({ name: commit.context, outcome: classifyStatus(commit) })),
-  ];
+  const outcomes = judged(status.checks, status.statuses);
   const checked = (outcome: string) => names(outcomes.filter((c) => c.outcome === outcome).map((c) => c.name));
   return {
     number: pr.number,

@@ -6,7 +6,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
 import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
-import { type CheckRun, type CommitStatus, classifyCheck, classifyStatus, commitChecks } from "../github/pr-status.ts";
+import { type CheckRun, type CommitStatus, commitChecks, judged } from "../github/pr-status.ts";
 import { getPullRequest } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
 import type { ServiceContext } from "../services/services.ts";
@@ -102,11 +102,7 @@ export const getCiLogTool = defineTool({
     if (!statuses.ok) return statuses;
     const asked = args.lines ?? DEFAULT_LOG_LINES;
     const lines = Math.min(asked, MAX_LOG_LINES);
-    const all = [
-      ...runs.value.items.map((run) => ({ name: run.name, id: run.id, outcome: classifyCheck(run), run })),
-      ...statuses.value.items.map((s) => ({ name: s.context, id: null, outcome: classifyStatus(s), status: s })),
-    ];
-    const chosen = chooseChecks(all, args.check, number);
+    const chosen = chooseChecks(judged(runs.value.items, statuses.value.items), args.check, number);
     if (!chosen.ok) return chosen;
     const notes = chosen.value.notes;
     if (asked > MAX_LOG_LINES) notes.unshift(`lines ${asked} is over the maximum; used ${MAX_LOG_LINES}.`);
@@ -118,22 +114,21 @@ export const getCiLogTool = defineTool({
   fit: fitCiLog,
 });
 
-/** A check run (with its id) or commit status, named and judged. */
-type Candidate = { name: string; id: number | null; outcome: string };
+type Candidate = ReturnType<typeof judged<CheckRun, CommitStatus>>[number];
 
 /**
  * The checks to read: the named one (by id or name, exact before case-insensitive; check runs and
  * commit statuses may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
  */
-function chooseChecks<C extends Candidate>(
-  all: C[],
+function chooseChecks(
+  all: Candidate[],
   check: string | undefined,
   number: number,
-): Result<{ picked: C[]; notes: string[] }> {
+): Result<{ picked: Candidate[]; notes: string[] }> {
   const failing = (candidate: Candidate) => candidate.outcome === "failing";
   const shown = (name: string) => JSON.stringify(inline(name, 100));
   const notes: string[] = [];
-  let found: C[];
+  let found: Candidate[];
   if (check === undefined) {
     found = all.filter(failing);
     if (found.length === 0) {
@@ -145,7 +140,7 @@ function chooseChecks<C extends Candidate>(
       );
     }
   } else {
-    const byId = /^\d{1,16}$/.test(check) ? all.filter((candidate) => candidate.id === Number(check)) : [];
+    const byId = /^\d{1,16}$/.test(check) ? all.filter((c) => "run" in c && c.run.id === Number(check)) : [];
     const exact = all.filter((candidate) => candidate.name === check);
     const lower = check.toLowerCase();
     const anyCase = all.filter((candidate) => candidate.name.toLowerCase() === lower);
@@ -176,13 +171,14 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
   const base = { name: inline(run.name), id: run.id, status: run.status, conclusion: run.conclusion, url: run.url };
   if (jobId === null) return readReport(call, run, { ...base, source: "check_run" });
   const job = await getJob(call, jobId);
-  const failedSteps = job.ok ? (job.value.steps ?? []).filter((step) => isFailure(step.conclusion)) : [];
+  const steps = job.ok ? job.value.steps : [];
+  const failedSteps = steps.filter((step) => isFailure(step.conclusion));
   const check: CiCheck = {
     ...base,
     source: "actions",
     failed_steps: failedSteps.map((step) => inline(cleanCiText(step.name, call.connection.secrets), 200)),
   };
-  const log = await readJobLog(call, { jobId, job: job.ok ? job.value : null, lines, fetch: ctx.fetch, env: ctx.env });
+  const log = await readJobLog(call, { jobId, steps, lines, fetch: ctx.fetch, env: ctx.env });
   if (!log.ok) return { ...check, note: errorNote(log.error) };
   const read = log.value;
   if (read.kind === "expired") return { ...check, note: LOG_EXPIRED };

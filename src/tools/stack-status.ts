@@ -140,25 +140,13 @@ export const getStackStatusTool = defineTool({
       start = at + 1;
     }
     const page = members.slice(start, start + STACK_PAGE_SIZE);
-    const links = page.map(({ branch }) => state.branches.get(branch));
+    const names = page.map(({ branch }) => branch);
+    const links = names.map((branch) => state.branches.get(branch));
+    const queries = names.map((branch, i) => ({ branch, linked: links[i]?.github_pr ?? null }));
     const [commits, github, jira] = await Promise.all([
-      branchCommits(
-        ctx,
-        repo,
-        state,
-        sorted,
-        page.map(({ branch }) => branch),
-      ),
-      githubPart(
-        ctx,
-        info,
-        page.map(({ branch }, i) => ({ branch, linked: links[i]?.github_pr ?? null })),
-      ),
-      jiraPart(
-        ctx,
-        info,
-        links.map((link) => link?.jira_issue),
-      ),
+      branchCommits(ctx, repo, state, sorted, names),
+      githubPart(ctx, info, queries),
+      jiraPart(ctx, info, links),
     ]);
 
     const prOf = new Map(page.map(({ branch }, index) => [branch, github.prs[index] ?? undefined]));
@@ -297,9 +285,11 @@ function driftOf({ pr, parent }: Entry, parentPr: StackPr | undefined): Drift[] 
 async function jiraPart(
   ctx: ServiceContext,
   info: CallInfo,
-  links: Array<string | null | undefined>,
+  links: ReadonlyArray<{ jira_issue?: string | null } | undefined>,
 ): Promise<{ statuses?: Map<string, string>; part?: Part }> {
-  const keys = [...new Set(links.map((link) => normalizeIssueKey(link ?? "")).filter((key) => key !== null))];
+  const keys = [
+    ...new Set(links.map((link) => normalizeIssueKey(link?.jira_issue ?? "")).filter((key) => key !== null)),
+  ];
   if (keys.length === 0) return {};
   if (info.enabled?.("jira") === false) return { part: { status: "disabled" } };
   const client = await ctx.jira();
