@@ -41,19 +41,13 @@ const CommitStatusPayload = v.pipe(
 );
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
-/** Why a PR is not ready, in excerpts: reviewers whose standing review asks for changes; failing checks, statuses. */
-export interface Reasons {
-  changes_requested: Array<{ author: string; excerpt?: string }>;
-  failing: Array<{ name: string; excerpt?: string }>;
-}
-
 export interface PrStatus {
   pull_request: PullRequest;
   reviews: Review[];
   checks: Check[];
   statuses: CommitStatus[];
   summary: ReturnType<typeof summarize>;
-  reasons: Reasons;
+  reasons: ReturnType<typeof reasonsOf>;
   /** Parts GitHub would not show this token (HTTP 403/404); the rest is still reported. */
   unavailable?: string[];
 }
@@ -115,19 +109,16 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
   });
 }
 
-/** A branch whose PR is wanted, and the PR twig links to it, if any. */
-export interface BranchPrQuery {
-  branch: string;
-  linked: number | null;
-}
-
 export type BranchPr =
   | { kind: "none" }
   | { kind: "found"; found_by: FoundBy; status: PrStatus }
   | { kind: "failed"; number?: number; error: ToolError };
 
-/** The PRs of many branches in two round trips, all in parallel; one failure is only that branch's answer. */
-export async function fetchBranchPrs(call: GitHubCall, queries: readonly BranchPrQuery[]): Promise<BranchPr[]> {
+/** Each branch's PR (`linked`: the one twig links) in two round trips, in parallel; a failure is that branch's. */
+export async function fetchBranchPrs(
+  call: GitHubCall,
+  queries: ReadonlyArray<{ branch: string; linked: number | null }>,
+): Promise<BranchPr[]> {
   return Promise.all(
     queries.map(async ({ branch, linked }): Promise<BranchPr> => {
       const found = await findBranchPr(call, branch, linked);
@@ -174,11 +165,6 @@ const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
  * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous one, a comment
  * does not undo an approval or a change request, pending reviews do not count.
  */
-export function latestReviews(reviews: readonly Review[]): Array<{ author: string; state: string }> {
-  return [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));
-}
-
-/** {@link latestReviews} keyed by author, each with the review that set it. */
 function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R> {
   const latest = new Map<string, R>();
   for (const review of reviews) {
@@ -205,11 +191,8 @@ function excerpt(text: string | null | undefined, max: number): { excerpt?: stri
   return line === "" ? {} : { excerpt: line };
 }
 
-function reasonsOf(
-  reviews: readonly ReviewWithBody[],
-  checks: readonly CheckRun[],
-  statuses: readonly CommitStatus[],
-): Reasons {
+/** Why a PR is not ready, in excerpts: reviewers whose standing review asks for changes; failing checks, statuses. */
+function reasonsOf(reviews: readonly ReviewWithBody[], checks: readonly CheckRun[], statuses: readonly CommitStatus[]) {
   const changes = [...standingReviews(reviews).values()]
     .filter((review) => review.state === "CHANGES_REQUESTED")
     .map((review) => ({ author: inline(review.author, 80), ...excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
@@ -258,6 +241,6 @@ export function summarize(
   }
   const verdict: "passing" | "failing" | "pending" | "no_checks" =
     counts.total === 0 ? "no_checks" : counts.failing > 0 ? "failing" : counts.pending > 0 ? "pending" : "passing";
-  const latest = latestReviews(reviews);
+  const latest = [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));
   return { latest_reviews: latest, checks: counts, verdict, review: reviewDecision(latest, requestedReviewers) };
 }

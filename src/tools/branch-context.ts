@@ -176,8 +176,8 @@ export function summarizePr(status: v.InferOutput<typeof getPrStatusTool.output>
   const { pull_request: pr, summary } = status;
   const latest = summary.latest_reviews;
   const reviewed = (state: string) => names(latest.filter((review) => review.state === state).map((r) => r.author));
-  const outcomes = judged(status.checks, status.statuses);
-  const checked = (outcome: string) => names(outcomes.filter((c) => c.outcome === outcome).map((c) => c.name));
+  const checks = judged(status.checks, status.statuses);
+  const checked = (outcome: string) => names(checks.filter((c) => c.outcome === outcome).map((c) => c.name));
   return {
     number: pr.number,
     title: pr.title,

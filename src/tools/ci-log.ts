@@ -102,12 +102,11 @@ export const getCiLogTool = defineTool({
     if (!statuses.ok) return statuses;
     const asked = args.lines ?? DEFAULT_LOG_LINES;
     const lines = Math.min(asked, MAX_LOG_LINES);
-    const chosen = chooseChecks(judged(runs.value.items, statuses.value.items), args.check, number);
+    const notes = asked > MAX_LOG_LINES ? [`lines ${asked} is over the maximum; used ${MAX_LOG_LINES}.`] : [];
+    const chosen = chooseChecks(judged(runs.value.items, statuses.value.items), args.check, number, notes);
     if (!chosen.ok) return chosen;
-    const notes = chosen.value.notes;
-    if (asked > MAX_LOG_LINES) notes.unshift(`lines ${asked} is over the maximum; used ${MAX_LOG_LINES}.`);
     const checks = await Promise.all(
-      chosen.value.picked.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
+      chosen.value.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
     );
     return ok({ pull_request: number, head_sha: sha, checks, ...(notes.length > 0 ? { notes } : {}) });
   },
@@ -119,15 +118,11 @@ type Candidate = ReturnType<typeof judged<CheckRun, CommitStatus>>[number];
 /**
  * The checks to read: the named one (by id or name, exact before case-insensitive; check runs and
  * commit statuses may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
+ * What the reply should say about the choice is added to `notes`.
  */
-function chooseChecks(
-  all: Candidate[],
-  check: string | undefined,
-  number: number,
-): Result<{ picked: Candidate[]; notes: string[] }> {
+function chooseChecks(all: Candidate[], check: string | undefined, pr: number, notes: string[]): Result<Candidate[]> {
   const failing = (candidate: Candidate) => candidate.outcome === "failing";
   const shown = (name: string) => JSON.stringify(inline(name, 100));
-  const notes: string[] = [];
   let found: Candidate[];
   if (check === undefined) {
     found = all.filter(failing);
@@ -135,8 +130,8 @@ function chooseChecks(
       const pending = all.filter((candidate) => candidate.outcome === "pending").length;
       notes.push(
         all.length === 0
-          ? `PR #${number}'s head commit has no checks.`
-          : `No failing checks on PR #${number} (${count(all.length)} checks, ${count(pending)} pending). Pass check to read one anyway.`,
+          ? `PR #${pr}'s head commit has no checks.`
+          : `No failing checks on PR #${pr} (${count(all.length)} checks, ${count(pending)} pending). Pass check to read one anyway.`,
       );
     }
   } else {
@@ -150,10 +145,9 @@ function chooseChecks(
       const guess = closest(check, names);
       const more = names.length > MAX_NAMES_LISTED ? ` and ${count(names.length - MAX_NAMES_LISTED)} more` : "";
       const listed = `Its checks: ${names.slice(0, MAX_NAMES_LISTED).map(shown).join(", ")}${more}.`;
-      const hint = `${guess === null ? "" : `Did you mean ${shown(guess)}? `}${
-        names.length === 0 ? "Its head commit has no checks." : listed
-      }`;
-      return err(toolError("not_found", `No check named ${quoteReceived(check)} on PR #${number}`, hint));
+      const didYouMean = guess === null ? "" : `Did you mean ${shown(guess)}? `;
+      const hint = didYouMean + (names.length === 0 ? "Its head commit has no checks." : listed);
+      return err(toolError("not_found", `No check named ${quoteReceived(check)} on PR #${pr}`, hint));
     }
     found = [...found.filter(failing), ...found.filter((candidate) => !failing(candidate))];
   }
@@ -162,7 +156,7 @@ function chooseChecks(
     const names = left.slice(0, MAX_NAMES_LISTED).map((candidate) => shown(candidate.name));
     notes.push(`${count(left.length)} more not read: ${names.join(", ")}. Pass check to read one.`);
   }
-  return ok({ picked: found.slice(0, MAX_CHECKS), notes });
+  return ok(found.slice(0, MAX_CHECKS));
 }
 
 /** A check run: an Actions job's log, or another app's report and failure annotations. */
@@ -172,12 +166,9 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
   if (jobId === null) return readReport(call, run, { ...base, source: "check_run" });
   const job = await getJob(call, jobId);
   const steps = job.ok ? job.value.steps : [];
-  const failedSteps = steps.filter((step) => isFailure(step.conclusion));
-  const check: CiCheck = {
-    ...base,
-    source: "actions",
-    failed_steps: failedSteps.map((step) => inline(cleanCiText(step.name, call.connection.secrets), 200)),
-  };
+  const failed = steps.filter((step) => isFailure(step.conclusion));
+  const failed_steps = failed.map((step) => inline(cleanCiText(step.name, call.connection.secrets), 200));
+  const check: CiCheck = { ...base, source: "actions", failed_steps };
   const log = await readJobLog(call, { jobId, steps, lines, fetch: ctx.fetch, env: ctx.env });
   if (!log.ok) return { ...check, note: errorNote(log.error) };
   const read = log.value;

@@ -4,7 +4,7 @@ import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { type BranchPrQuery, fetchBranchPrs, type PrStatus } from "../github/pr-status.ts";
+import { fetchBranchPrs, type PrStatus } from "../github/pr-status.ts";
 import type { FoundBy } from "../github/pull-request.ts";
 import { failureKind } from "../github/request.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
@@ -219,7 +219,7 @@ function missing(error: ToolError): Part {
 async function githubPart(
   ctx: ServiceContext,
   info: CallInfo,
-  queries: BranchPrQuery[],
+  queries: Array<{ branch: string; linked: number | null }>,
 ): Promise<{ prs: Array<StackPr | null>; part?: Part }> {
   const unanswered = (part: Part) => ({
     part,
