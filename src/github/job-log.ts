@@ -56,10 +56,7 @@ const AnnotationPayload = v.object({
 });
 export type Annotation = v.InferOutput<typeof AnnotationPayload>;
 
-/**
- * The Actions job behind a check run (an Actions run's id is its job's id), or `null` for another app's,
- * whose details page may look like `…/actions/runs/<run>/job/<job>` yet names no job of ours.
- */
+/** The Actions job behind a check run (its id), or `null` for another app's, whose details URL may look alike. */
 export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">): number | null {
   const slug = run.app?.slug ?? null;
   if (slug !== null && slug !== "github-actions") return null;

@@ -161,10 +161,7 @@ export function commitChecks(call: GitHubCall, sha: string) {
 
 const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
 
-/**
- * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous one, a comment
- * does not undo an approval or a change request, pending reviews do not count.
- */
+/** Each reviewer's standing review as GitHub counts it: a comment undoes no decision, pending ones do not count. */
 function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R> {
   const latest = new Map<string, R>();
   for (const review of reviews) {

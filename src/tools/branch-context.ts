@@ -51,10 +51,7 @@ const JiraSummarySchema = v.object({
 });
 export type JiraSummary = v.InferOutput<typeof JiraSummarySchema>;
 
-/**
- * One live part: `ok` with `data`, or why not (`not_linked`, `disabled`, `not_configured`: no
- * credentials or remote, `error`: a failed lookup). One object, not a variant, to publish small.
- */
+/** A live part, `ok` with `data` or why not (`not_configured`: no credentials or remote); not a variant: smaller. */
 function livePart<T extends v.GenericSchema>(data: T) {
   return v.object({
     status: v.picklist(["ok", "not_linked", "disabled", "not_configured", "error"]),
@@ -80,10 +77,7 @@ function failed(error: ToolError) {
   return { status: error.code === "credentials_missing" ? "not_configured" : "error", error } as const;
 }
 
-/**
- * `local` on purpose: it keeps answering with `--disable github|jira`, reporting those parts as
- * `disabled`, and reaches GitHub and Jira only through their tools. Neither failing fails the whole.
- */
+/** `local`: with GitHub or Jira disabled that part says so; it asks them only via their tools; neither fails all. */
 export const getBranchContextTool = defineTool({
   name: "get_branch_context",
   title: "Branch context",

@@ -116,9 +116,8 @@ export const getCiLogTool = defineTool({
 type Candidate = ReturnType<typeof judged<CheckRun, CommitStatus>>[number];
 
 /**
- * The checks to read: the named one (by id or name, exact before case-insensitive; check runs and
- * commit statuses may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
- * What the reply should say about the choice is added to `notes`.
+ * The checks to read, said in `notes`: the named one (by id or name, exact before case-insensitive; runs and statuses
+ * may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
  */
 function chooseChecks(all: Candidate[], check: string | undefined, pr: number, notes: string[]): Result<Candidate[]> {
   const failing = (candidate: Candidate) => candidate.outcome === "failing";
@@ -240,10 +239,7 @@ function errorNote(error: { message: string; hint?: string | undefined }): strin
   return error.hint === undefined ? error.message : `${error.message}. ${error.hint}`;
 }
 
-/**
- * Over the reply budget, every step keeps fewer of its last lines (and each check fewer error lines
- * and annotations, a shorter report), the same number for all, the most that fits.
- */
+/** Over the budget, every step keeps its last n lines, each check n errors, annotations, n×100 report characters. */
 function fitCiLog(answer: CiLog, budget: ReplyBudget): CiLog {
   const most = Math.max(
     0,

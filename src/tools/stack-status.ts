@@ -82,9 +82,8 @@ const StackStatusSchema = v.object({
 type StackStatus = v.InferOutput<typeof StackStatusSchema>;
 
 /**
- * `local` on purpose, as get_branch_context: with `--disable github|jira` it still answers from
- * `.twig/state.json`, those parts saying `disabled`. It asks GitHub and Jira itself (not through
- * their tools) so that a whole stack costs two GitHub round trips and one Jira search.
+ * `local` on purpose: with `--disable github|jira` it still answers from `.twig/state.json`. It asks GitHub and Jira
+ * itself, not through their tools, so that a whole stack costs two GitHub round trips and one Jira search.
  */
 export const getStackStatusTool = defineTool({
   name: "get_stack_status",
@@ -188,9 +187,8 @@ export const getStackStatusTool = defineTool({
           : {}),
       };
     };
-    // Thirty branches with every reason at its longest would pass the reply budget: fewer go on
-    // this page, and the cursor carries on from there. Measured as sent: with invisible characters
-    // escaped, which can double a branch name's cost.
+    // Thirty branches with every reason at its longest would pass the budget: fewer go on this page, and the
+    // cursor carries on. Measured as sent: escaping invisible characters can double a branch name's cost.
     const { budget } = info;
     const sent = (n: number) => visibleDeep(reply(n));
     if (budget === undefined || budget.size(sent(page.length)) <= budget.units) return ok(reply(page.length));
@@ -301,7 +299,7 @@ async function jiraPart(
 }
 
 /**
- * `feature/auth-oauth  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`;
+ * `feature/x  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`;
  * `githubAnswered` is false when GitHub was not asked or refused the whole call.
  */
 function lineOf(entry: Entry, githubAnswered: boolean): string {
