@@ -1,8 +1,7 @@
 import * as v from "valibot";
-import type { ToolError } from "../core/errors.ts";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { type FoundBy, findBranchPr, getPullRequest, type PullRequest } from "./pull-request.ts";
+import type { PullRequest } from "./pull-request.ts";
 import { failureKind, fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
 export const Text = v.nullish(v.string(), null);
@@ -41,16 +40,8 @@ const CommitStatusPayload = v.pipe(
 );
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
-export interface PrStatus {
-  pull_request: PullRequest;
-  reviews: Review[];
-  checks: Check[];
-  statuses: CommitStatus[];
-  summary: ReturnType<typeof summarize>;
-  reasons: ReturnType<typeof reasonsOf>;
-  /** Parts GitHub would not show this token (HTTP 403/404); the rest is still reported. */
-  unavailable?: string[];
-}
+/** A PR with its reviews, checks and statuses; `unavailable`: lists GitHub would not show this token (HTTP 403/404). */
+export type PrStatus = Extract<Awaited<ReturnType<typeof getPrDetails>>, { ok: true }>["value"];
 
 /** How much of a review body, and of a check run's output, a reason quotes; reasons listed per kind. */
 const REVIEW_EXCERPT_CHARS = 300;
@@ -58,7 +49,7 @@ const CHECK_EXCERPT_CHARS = 400;
 const MAX_REASONS = 10;
 
 /** A PR's reviews, checks and statuses in one round trip; a 403/404 on one list only names it in `unavailable`. */
-export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<Result<PrStatus>> {
+export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
   const stopOthersOnFatal = <T>(result: Result<Pages<T>>): Result<Pages<T>> => {
@@ -93,45 +84,16 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     unavailable.push(result.error.message);
     return [];
   };
-  const withBodies = listOf(reviews);
-  const runs = listOf(checks);
-  const lists = {
-    reviews: withBodies.map(({ body: _, ...review }) => review),
-    checks: runs.map(({ name, status, conclusion, url }) => ({ name, status, conclusion, url })),
-    statuses: listOf(statuses),
-  };
+  const [withBodies, runs, commitStatuses] = [listOf(reviews), listOf(checks), listOf(statuses)];
   return ok({
     pull_request: pr,
-    ...lists,
-    summary: summarize(lists.reviews, lists.checks, lists.statuses, pr.requested_reviewers),
-    reasons: reasonsOf(withBodies, runs, lists.statuses),
+    reviews: withBodies.map(({ body: _, ...review }) => review),
+    checks: runs.map(({ name, status, conclusion, url }) => ({ name, status, conclusion, url })),
+    statuses: commitStatuses,
+    summary: summarize(withBodies, runs, commitStatuses, pr.requested_reviewers),
+    reasons: reasonsOf(withBodies, runs, commitStatuses),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
-}
-
-export type BranchPr =
-  | { kind: "none" }
-  | { kind: "found"; found_by: FoundBy; status: PrStatus }
-  | { kind: "failed"; number?: number; error: ToolError };
-
-/** Each branch's PR (`linked`: the one twig links) in two round trips, in parallel; a failure is that branch's. */
-export async function fetchBranchPrs(
-  call: GitHubCall,
-  queries: ReadonlyArray<{ branch: string; linked: number | null }>,
-): Promise<BranchPr[]> {
-  return Promise.all(
-    queries.map(async ({ branch, linked }): Promise<BranchPr> => {
-      const found = await findBranchPr(call, branch, linked);
-      if (!found.ok) return { kind: "failed", error: found.error };
-      if (found.value === null) return { kind: "none" };
-      const { number, found_by = "twig_link", listed } = found.value;
-      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
-      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
-      return status.ok
-        ? { kind: "found", found_by, status: status.value }
-        : { kind: "failed", number, error: status.error };
-    }),
-  );
 }
 
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */

@@ -4,8 +4,8 @@ import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { fetchBranchPrs, type PrStatus } from "../github/pr-status.ts";
-import type { FoundBy } from "../github/pull-request.ts";
+import { getPrDetails, type PrStatus } from "../github/pr-status.ts";
+import { type FoundBy, findBranchPr, getPullRequest } from "../github/pull-request.ts";
 import { failureKind } from "../github/request.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
@@ -227,17 +227,28 @@ async function githubPart(
   });
   if (info.enabled?.("github") === false) return unanswered({ status: "disabled" });
   if (queries.length === 0) return { prs: [] };
-  const call = await openCall(ctx, null, info);
-  if (!call.ok) return unanswered(missing(call.error));
-  const found = await fetchBranchPrs(call.value, queries);
+  const opened = await openCall(ctx, null, info);
+  if (!opened.ok) return unanswered(missing(opened.error));
+  const call = opened.value;
+  // Two round trips per branch, all in parallel; a failure is only that branch's (`number`: its PR, if found).
+  const found = await Promise.all(
+    queries.map(async ({ branch, linked }): Promise<StackPr | { number?: number; error: ToolError } | null> => {
+      const found = await findBranchPr(call, branch, linked);
+      if (!found.ok) return { error: found.error };
+      if (found.value === null) return null;
+      const { number, found_by = "twig_link", listed } = found.value;
+      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
+      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
+      return status.ok ? stackPr(found_by, status.value) : { number, error: status.error };
+    }),
+  );
   // A rate limit or a refused token is the same for every branch: said once, with its reset time.
   // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
   const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
-  const errors = found.flatMap((pr) => (pr.kind === "failed" ? [pr.error] : []));
+  const errors = found.flatMap((pr) => (pr === null || "found_by" in pr ? [] : [pr.error]));
   const shared = errors.find((error) => once.includes(error.code) && failureKind(error) !== "refused");
   const prs = found.map((pr, index): StackPr | null => {
-    if (pr.kind === "none") return null;
-    if (pr.kind === "found") return stackPr(pr.found_by, pr.status);
+    if (pr === null || "found_by" in pr) return pr;
     const linked = queries[index]?.linked ?? null;
     const number = pr.number ?? linked;
     if (number === null) return null;
