@@ -82,8 +82,7 @@ export class JobLogFilter {
     if (this.#partial !== "") this.#line(this.#readLine());
     this.#close(this.#current);
     const matched = this.#sections === this.#jobSteps.length;
-    const title = (index: number, runnerTitle: string) =>
-      matched ? (this.#jobSteps[index]?.name ?? runnerTitle) : runnerTitle;
+    const title = (index: number, runnerTitle: string) => (matched ? this.#jobSteps[index]?.name : null) ?? runnerTitle;
     const byOrder = matched ? this.#held.filter((s) => this.#failedByOrder.has(s.index)) : [];
     const errored = this.#held.filter((s) => s.errors > 0).slice(-MAX_HELD_SECTIONS);
     const chosen = byOrder.length > 0 ? byOrder : errored.length > 0 ? errored : this.#lastRun ? [this.#lastRun] : [];

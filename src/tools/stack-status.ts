@@ -219,12 +219,10 @@ async function githubPart(
   info: CallInfo,
   queries: Array<{ branch: string; linked: number | null }>,
 ): Promise<{ prs: Array<StackPr | null>; part?: Part }> {
-  const unanswered = (part: Part) => ({
-    part,
-    prs: queries.map(({ linked }): StackPr | null =>
-      linked === null ? null : { number: linked, found_by: "twig_link" },
-    ),
-  });
+  const linkedOnly = queries.map(({ linked }): StackPr | null =>
+    linked === null ? null : { number: linked, found_by: "twig_link" },
+  );
+  const unanswered = (part: Part) => ({ part, prs: linkedOnly });
   if (info.enabled?.("github") === false) return unanswered({ status: "disabled" });
   if (queries.length === 0) return { prs: [] };
   const opened = await openCall(ctx, null, info);
@@ -259,22 +257,20 @@ async function githubPart(
 }
 
 function stackPr(found_by: FoundBy, { pull_request: pr, summary, reasons }: PrStatus): StackPr {
-  const out: StackPr = {
+  const { changes_requested, failing } = reasons;
+  const requested = pr.state === "open" ? pr.requested_reviewers.slice(0, MAX_STACK_REASONS) : [];
+  return {
     number: pr.number,
     state: pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open",
     base: inline(pr.base, 255),
     review: summary.review,
     ci: summary.verdict === "no_checks" ? "none" : summary.verdict,
     found_by,
+    ...(pr.stack !== undefined && { stack: pr.stack }),
+    ...(changes_requested.length > 0 && { changes_requested: changes_requested.slice(0, MAX_STACK_REASONS) }),
+    ...(failing.length > 0 && { failing: failing.slice(0, MAX_STACK_REASONS) }),
+    ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),
   };
-  if (pr.stack !== undefined) out.stack = pr.stack;
-  const { changes_requested, failing } = reasons;
-  if (changes_requested.length > 0) out.changes_requested = changes_requested.slice(0, MAX_STACK_REASONS);
-  if (failing.length > 0) out.failing = failing.slice(0, MAX_STACK_REASONS);
-  if (pr.state === "open" && pr.requested_reviewers.length > 0) {
-    out.requested = pr.requested_reviewers.slice(0, MAX_STACK_REASONS).map((name) => inline(name, 80));
-  }
-  return out;
 }
 
 /** Where the PR and twig disagree, judged only for PRs still open (a merged PR's base is history). */
@@ -371,11 +367,11 @@ function summaryLine(entries: Entry[], total: number, start: number, live: { git
       ? plural(total, "branch", "branches")
       : `branches ${count(start + 1)}–${count(start + entries.length)} of ${count(total)}`;
   const counts = Object.entries(tally).flatMap(([what, n]) => (n > 0 ? [`${n} ${what}`] : []));
-  const note = (name: string, part?: Part) =>
+  const notes = Object.entries({ GitHub: live.github, Jira: live.jira }).flatMap(([name, part]) =>
     part === undefined
       ? []
-      : [`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`];
-  const notes = [...note("GitHub", live.github), ...note("Jira", live.jira)];
+      : [`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`],
+  );
   const prText =
     live.github === undefined || prs > 0
       ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`
