@@ -228,30 +228,28 @@ async function githubPart(
   const opened = await openCall(ctx, null, info);
   if (!opened.ok) return unanswered(missing(opened.error));
   const call = opened.value;
-  // Two round trips per branch, all in parallel; a failure is only that branch's (`number`: its PR, if found).
+  // Two round trips per branch, all in parallel; a failure is only that branch's, a PR entry if its number is known.
   const found = await Promise.all(
-    queries.map(async ({ branch, linked }): Promise<StackPr | { number?: number; error: ToolError } | null> => {
+    queries.map(async ({ branch, linked }): Promise<StackPr | { error: ToolError } | null> => {
+      const failed = (error: ToolError, number = linked): StackPr | { error: ToolError } =>
+        number === null ? { error } : { number, found_by: linked === null ? "head_ref" : "twig_link", error };
       const found = await findBranchPr(call, branch, linked);
-      if (!found.ok) return { error: found.error };
+      if (!found.ok) return failed(found.error);
       if (found.value === null) return null;
       const { number, found_by = "twig_link", listed } = found.value;
       const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
       const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
-      return status.ok ? stackPr(found_by, status.value) : { number, error: status.error };
+      return status.ok ? stackPr(found_by, status.value) : failed(status.error, number);
     }),
   );
   // A rate limit or a refused token is the same for every branch: said once, with its reset time.
   // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
   const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
-  const errors = found.flatMap((pr) => (pr === null || "found_by" in pr ? [] : [pr.error]));
+  const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
   const shared = errors.find((error) => once.includes(error.code) && failureKind(error) !== "refused");
-  const prs = found.map((pr, index): StackPr | null => {
-    if (pr === null || "found_by" in pr) return pr;
-    const linked = queries[index]?.linked ?? null;
-    const number = pr.number ?? linked;
-    if (number === null) return null;
-    const found_by = linked === null ? "head_ref" : "twig_link";
-    return { number, found_by, ...(pr.error.code === shared?.code ? {} : { error: pr.error }) };
+  const prs = found.map((pr): StackPr | null => {
+    if (pr === null || !("number" in pr)) return null;
+    return pr.error !== undefined && pr.error.code === shared?.code ? { number: pr.number, found_by: pr.found_by } : pr;
   });
   return shared === undefined ? { prs } : { prs, part: missing(shared) };
 }
