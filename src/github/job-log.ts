@@ -54,7 +54,6 @@ const AnnotationPayload = v.object({
   title: Text,
   message: Text,
 });
-export type Annotation = v.InferOutput<typeof AnnotationPayload>;
 
 /** The Actions job behind a check run (its id), or `null` for another app's, whose details URL may look alike. */
 export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">): number | null {
@@ -66,7 +65,7 @@ export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">):
 }
 
 /** A check run's first 100 annotations: a report with more failures than that is read on its page. */
-export async function listAnnotations(call: GitHubCall, checkRunId: number): Promise<Result<Annotation[]>> {
+export async function listAnnotations(call: GitHubCall, checkRunId: number) {
   const what = `annotations of check run ${checkRunId} in ${call.target.owner}/${call.target.repo}`;
   const route = "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations";
   const params = { check_run_id: checkRunId, per_page: 100 };
@@ -194,18 +193,14 @@ async function download(
       url = next.href;
       continue;
     }
+    const host = `The log host ${hostOf(url, "(unparseable URL)")}`;
     if (response.ok) {
-      const decoded = await decodedLog(response, `The log host ${hostOf(url, "(unparseable URL)")}`);
+      const decoded = await decodedLog(response, host);
       return decoded.ok ? ok({ response: decoded.value, url }) : decoded;
     }
     await response.body?.cancel().catch(() => {});
-    return err(
-      toolError(
-        "network_error",
-        `The log host ${hostOf(url, "(unparseable URL)")} answered HTTP ${response.status}`,
-        "The signed log address lasts a minute; call get_ci_log again.",
-      ),
-    );
+    const hint = "The signed log address lasts a minute; call get_ci_log again.";
+    return err(toolError("network_error", `${host} answered HTTP ${response.status}`, hint));
   }
   return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
 }

@@ -57,7 +57,6 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
     return result;
   };
   const commit = commitChecks(fanout, pr.head_sha);
-  const { owner, repo } = call.target;
   const [reviews, checks, statuses] = await Promise.all([
     fetchPages(fanout, {
       ...EVERY_PAGE,
@@ -65,7 +64,7 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
       params: { pull_number: pr.number },
       schema: v.array(ReviewPayload),
       items: (data) => data,
-      what: `reviews of pull request #${pr.number} in ${owner}/${repo}`,
+      what: `reviews of pull request #${pr.number} in ${call.target.owner}/${call.target.repo}`,
     }).then(stopOthersOnFatal),
     commit.runs.then(stopOthersOnFatal),
     commit.statuses.then(stopOthersOnFatal),
@@ -177,10 +176,7 @@ export function classifyStatus(status: Pick<CommitStatus, "state">): "passing" |
 }
 
 /** Check runs, then commit statuses, each named and judged. */
-export function judged<
-  C extends Pick<Check, "name" | "status" | "conclusion">,
-  S extends Pick<CommitStatus, "context" | "state">,
->(checks: readonly C[], statuses: readonly S[]) {
+export function judged<C extends Check, S extends CommitStatus>(checks: readonly C[], statuses: readonly S[]) {
   return [
     ...checks.map((run) => ({ name: run.name, outcome: classifyCheck(run), run })),
     ...statuses.map((status) => ({ name: status.context, outcome: classifyStatus(status), status })),

@@ -95,8 +95,7 @@ export const getCiLogTool = defineTool({
     const { call, number } = opened.value;
     const pr = await getPullRequest(call, number);
     if (!pr.ok) return pr;
-    const sha = pr.value.head_sha;
-    const commit = commitChecks(call, sha);
+    const commit = commitChecks(call, pr.value.head_sha);
     const [runs, statuses] = await Promise.all([commit.runs, commit.statuses]);
     if (!runs.ok) return runs;
     if (!statuses.ok) return statuses;
@@ -108,7 +107,7 @@ export const getCiLogTool = defineTool({
     const checks = await Promise.all(
       chosen.value.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
     );
-    return ok({ pull_request: number, head_sha: sha, checks, ...(notes.length > 0 ? { notes } : {}) });
+    return ok({ pull_request: number, head_sha: pr.value.head_sha, checks, ...(notes.length > 0 ? { notes } : {}) });
   },
   fit: fitCiLog,
 });
@@ -136,8 +135,7 @@ function chooseChecks(all: Candidate[], check: string | undefined, pr: number, n
   } else {
     const byId = /^\d{1,16}$/.test(check) ? all.filter((c) => "run" in c && c.run.id === Number(check)) : [];
     const exact = all.filter((candidate) => candidate.name === check);
-    const lower = check.toLowerCase();
-    const anyCase = all.filter((candidate) => candidate.name.toLowerCase() === lower);
+    const anyCase = all.filter((candidate) => candidate.name.toLowerCase() === check.toLowerCase());
     found = byId.length > 0 ? byId : exact.length > 0 ? exact : anyCase;
     if (found.length === 0) {
       const names = [...new Set(all.map((candidate) => candidate.name))];
