@@ -82,8 +82,8 @@ const StackStatusSchema = v.object({
 type StackStatus = v.InferOutput<typeof StackStatusSchema>;
 
 /**
- * `local` on purpose: with `--disable github|jira` it still answers from `.twig/state.json`. It asks GitHub and Jira
- * itself, not through their tools, so that a whole stack costs two GitHub round trips and one Jira search.
+ * `local` on purpose: with `--disable github|jira` it answers from `.twig/state.json`, those parts `disabled`. It asks
+ * GitHub and Jira itself, not through their tools: a whole stack costs two GitHub round trips and one Jira search.
  */
 export const getStackStatusTool = defineTool({
   name: "get_stack_status",
@@ -228,7 +228,7 @@ async function githubPart(
   const opened = await openCall(ctx, null, info);
   if (!opened.ok) return unanswered(missing(opened.error));
   const call = opened.value;
-  // Two round trips per branch, all in parallel; a failure is only that branch's, a PR entry if its number is known.
+  // All branches in parallel, two round trips; a failure is only that branch's (an entry if its PR number is known).
   const found = await Promise.all(
     queries.map(async ({ branch, linked }): Promise<StackPr | { error: ToolError } | null> => {
       const failed = (error: ToolError, number = linked): StackPr | { error: ToolError } =>
