@@ -54,12 +54,8 @@ const AnnotationPayload = v.object({
   title: Text,
   message: Text,
 });
-export type Annotation = v.InferOutput<typeof AnnotationPayload>;
 
-/**
- * The Actions job behind a check run (an Actions run's id is its job's id), or `null` for another app's,
- * whose details page may look like `…/actions/runs/<run>/job/<job>` yet names no job of ours.
- */
+/** The Actions job behind a check run (its id), or `null` for another app's, whose details URL may look alike. */
 export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">): number | null {
   const slug = run.app?.slug ?? null;
   if (slug !== null && slug !== "github-actions") return null;
@@ -69,7 +65,7 @@ export function actionsJobId(run: Pick<CheckRun, "id" | "app" | "details_url">):
 }
 
 /** A check run's first 100 annotations: a report with more failures than that is read on its page. */
-export async function listAnnotations(call: GitHubCall, checkRunId: number): Promise<Result<Annotation[]>> {
+export async function listAnnotations(call: GitHubCall, checkRunId: number) {
   const what = `annotations of check run ${checkRunId} in ${call.target.owner}/${call.target.repo}`;
   const route = "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations";
   const params = { check_run_id: checkRunId, per_page: 100 };
@@ -87,7 +83,7 @@ export type JobLog =
 /** The job's log, filtered as it streams; every hop under one idle deadline and the caller's cancellation. */
 export async function readJobLog(
   call: GitHubCall,
-  request: { jobId: number; job: Job | null; lines: number; fetch: typeof fetch; env: Env },
+  request: { jobId: number; steps: Job["steps"]; lines: number; fetch: typeof fetch; env: Env },
 ): Promise<Result<JobLog>> {
   const { connection, target } = call;
   const timeoutMs = httpTimeoutMs(request.env);
@@ -101,13 +97,8 @@ export async function readJobLog(
     if (!idle.signal.aborted) {
       return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
     }
-    return err(
-      toolError(
-        "network_error",
-        `${where} sent nothing for ${timeoutMs} ms while sending ${what}`,
-        "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.",
-      ),
-    );
+    const hint = "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.";
+    return err(toolError("network_error", `${where} sent nothing for ${timeoutMs} ms while sending ${what}`, hint));
   };
   // The API is asked with the token and follows no redirect: its answer is where the log is.
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
@@ -160,11 +151,7 @@ export async function readJobLog(
       response = fetched.value.response;
       where = hostOf(fetched.value.url, "the log host");
     }
-    const filter = new JobLogFilter({
-      lines: request.lines,
-      jobSteps: request.job?.steps ?? [],
-      secrets: connection.secrets,
-    });
+    const filter = new JobLogFilter({ lines: request.lines, jobSteps: request.steps, secrets: connection.secrets });
     // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES.
     const decoder = new TextDecoder();
     let bytes = 0;
@@ -206,18 +193,14 @@ async function download(
       url = next.href;
       continue;
     }
+    const host = `The log host ${hostOf(url, "(unparseable URL)")}`;
     if (response.ok) {
-      const decoded = await decodedLog(response, `The log host ${hostOf(url, "(unparseable URL)")}`);
+      const decoded = await decodedLog(response, host);
       return decoded.ok ? ok({ response: decoded.value, url }) : decoded;
     }
     await response.body?.cancel().catch(() => {});
-    return err(
-      toolError(
-        "network_error",
-        `The log host ${hostOf(url, "(unparseable URL)")} answered HTTP ${response.status}`,
-        "The signed log address lasts a minute; call get_ci_log again.",
-      ),
-    );
+    const hint = "The signed log address lasts a minute; call get_ci_log again.";
+    return err(toolError("network_error", `${host} answered HTTP ${response.status}`, hint));
   }
   return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
 }

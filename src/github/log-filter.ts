@@ -1,10 +1,7 @@
 /**
- * The parts of a GitHub Actions job log that say why it failed, read as the log streams in: each
- * step's last lines (a ring per step, so memory stays bounded) and every `##[error]` line.
- *
- * Each line starts with an ISO timestamp. The runner starts a step with `##[group]Run <what>`, post
- * steps with `Post job cleanup.` and the final step with `Cleaning up orphan processes`; everything
- * before the first step is "Set up job".
+ * The parts of a GitHub Actions job log that say why it failed, read as it streams in: each step's last lines (a ring
+ * per step, so memory stays bounded) and every `##[error]` line. Lines start with an ISO timestamp; steps start at
+ * `##[group]Run <what>`, `Post job cleanup.` and (the last) `Cleaning up orphan processes`, after "Set up job".
  */
 import { scrubSecrets } from "../core/http-policy.ts";
 import { clip, plainText } from "../core/plain-text.ts";
@@ -33,6 +30,8 @@ const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40
 /** The start of a GitHub token at the end of a cut line: too short to match {@link GITHUB_TOKEN}. */
 const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
 
+type Step = { name: string; conclusion: string | null };
+
 /**
  * Fed decoded text with {@link push} as it arrives, then {@link end}. `lines`: last lines kept per step; `jobSteps`:
  * the job's steps (may be empty); `secrets`: scrubbed, as are GitHub token shapes.
@@ -40,7 +39,7 @@ const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
 export class JobLogFilter {
   readonly #lines: number;
   readonly #secrets: readonly string[];
-  readonly #jobSteps: ReadonlyArray<{ name: string; conclusion: string | null }>;
+  readonly #jobSteps: readonly Step[];
   /** Sections that would be failed steps if the log's sections line up with the job's steps. */
   readonly #failedByOrder: ReadonlySet<number>;
   #partial = "";
@@ -54,11 +53,7 @@ export class JobLogFilter {
   readonly #errors: Array<{ section: number; title: string; message: string }> = [];
   #errorsOmitted = 0;
 
-  constructor(options: {
-    lines: number;
-    jobSteps: ReadonlyArray<{ name: string; conclusion: string | null }>;
-    secrets: readonly string[];
-  }) {
+  constructor(options: { lines: number; jobSteps: readonly Step[]; secrets: readonly string[] }) {
     this.#lines = Math.max(0, options.lines);
     this.#secrets = options.secrets;
     // A skipped step writes nothing to the log, so it has no section.
@@ -87,8 +82,7 @@ export class JobLogFilter {
     if (this.#partial !== "") this.#line(this.#readLine());
     this.#close(this.#current);
     const matched = this.#sections === this.#jobSteps.length;
-    const title = (index: number, runnerTitle: string) =>
-      matched ? (this.#jobSteps[index]?.name ?? runnerTitle) : runnerTitle;
+    const title = (index: number, runnerTitle: string) => (matched ? this.#jobSteps[index]?.name : null) ?? runnerTitle;
     const byOrder = matched ? this.#held.filter((s) => this.#failedByOrder.has(s.index)) : [];
     const errored = this.#held.filter((s) => s.errors > 0).slice(-MAX_HELD_SECTIONS);
     const chosen = byOrder.length > 0 ? byOrder : errored.length > 0 ? errored : this.#lastRun ? [this.#lastRun] : [];
@@ -113,10 +107,7 @@ export class JobLogFilter {
     if (room > 0 && to > from) this.#partial += text.slice(from, Math.min(to, from + room));
   }
 
-  /**
-   * The line read, and the next one started. A cut line may end inside a secret, which then no
-   * longer matches when scrubbed, so its end is redacted when it could start a secret.
-   */
+  /** The line read, and the next started; a cut line's end that may begin a secret is redacted: scrubbing misses it. */
   #readLine(): string {
     let line = this.#partial;
     if (this.#partialCut) {
@@ -196,10 +187,7 @@ export function cleanCiText(text: string, secrets: readonly string[]): string {
   return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
 }
 
-/**
- * A copy sharing no memory with the string it was cut from: JavaScriptCore's substrings keep their base alive, so 500
- * kept lines could pin 64 KB chunks, 32 MB.
- */
+/** A copy sharing no memory with its source: JavaScriptCore's substrings keep their 64 KB chunk alive. */
 function detach(text: string): string {
   return Buffer.from(text, "utf8").toString("utf8");
 }

@@ -1,8 +1,7 @@
 import * as v from "valibot";
-import type { ToolError } from "../core/errors.ts";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { type FoundBy, findBranchPr, getPullRequest, type PullRequest } from "./pull-request.ts";
+import type { PullRequest } from "./pull-request.ts";
 import { failureKind, fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
 export const Text = v.nullish(v.string(), null);
@@ -41,22 +40,8 @@ const CommitStatusPayload = v.pipe(
 );
 export type CommitStatus = v.InferOutput<typeof CommitStatusPayload>;
 
-/** Why a PR is not ready, in excerpts: reviewers whose standing review asks for changes; failing checks, statuses. */
-export interface Reasons {
-  changes_requested: Array<{ author: string; excerpt?: string }>;
-  failing: Array<{ name: string; excerpt?: string }>;
-}
-
-export interface PrStatus {
-  pull_request: PullRequest;
-  reviews: Review[];
-  checks: Check[];
-  statuses: CommitStatus[];
-  summary: ReturnType<typeof summarize>;
-  reasons: Reasons;
-  /** Parts GitHub would not show this token (HTTP 403/404); the rest is still reported. */
-  unavailable?: string[];
-}
+/** A PR with its reviews, checks and statuses; `unavailable`: lists GitHub would not show this token (HTTP 403/404). */
+export type PrStatus = Extract<Awaited<ReturnType<typeof getPrDetails>>, { ok: true }>["value"];
 
 /** How much of a review body, and of a check run's output, a reason quotes; reasons listed per kind. */
 const REVIEW_EXCERPT_CHARS = 300;
@@ -64,7 +49,7 @@ const CHECK_EXCERPT_CHARS = 400;
 const MAX_REASONS = 10;
 
 /** A PR's reviews, checks and statuses in one round trip; a 403/404 on one list only names it in `unavailable`. */
-export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<Result<PrStatus>> {
+export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
   const stopOthersOnFatal = <T>(result: Result<Pages<T>>): Result<Pages<T>> => {
@@ -72,7 +57,6 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     return result;
   };
   const commit = commitChecks(fanout, pr.head_sha);
-  const { owner, repo } = call.target;
   const [reviews, checks, statuses] = await Promise.all([
     fetchPages(fanout, {
       ...EVERY_PAGE,
@@ -80,7 +64,7 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
       params: { pull_number: pr.number },
       schema: v.array(ReviewPayload),
       items: (data) => data,
-      what: `reviews of pull request #${pr.number} in ${owner}/${repo}`,
+      what: `reviews of pull request #${pr.number} in ${call.target.owner}/${call.target.repo}`,
     }).then(stopOthersOnFatal),
     commit.runs.then(stopOthersOnFatal),
     commit.statuses.then(stopOthersOnFatal),
@@ -99,48 +83,16 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest): Promise<R
     unavailable.push(result.error.message);
     return [];
   };
-  const withBodies = listOf(reviews);
-  const runs = listOf(checks);
-  const lists = {
-    reviews: withBodies.map(({ body: _, ...review }) => review),
-    checks: runs.map(({ name, status, conclusion, url }) => ({ name, status, conclusion, url })),
-    statuses: listOf(statuses),
-  };
+  const [withBodies, runs, commitStatuses] = [listOf(reviews), listOf(checks), listOf(statuses)];
   return ok({
     pull_request: pr,
-    ...lists,
-    summary: summarize(lists.reviews, lists.checks, lists.statuses, pr.requested_reviewers),
-    reasons: reasonsOf(withBodies, runs, lists.statuses),
+    reviews: withBodies.map(({ body: _, ...review }) => review),
+    checks: runs.map(({ name, status, conclusion, url }) => ({ name, status, conclusion, url })),
+    statuses: commitStatuses,
+    summary: summarize(withBodies, runs, commitStatuses, pr.requested_reviewers),
+    reasons: reasonsOf(withBodies, runs, commitStatuses),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
-}
-
-/** A branch whose PR is wanted, and the PR twig links to it, if any. */
-export interface BranchPrQuery {
-  branch: string;
-  linked: number | null;
-}
-
-export type BranchPr =
-  | { kind: "none" }
-  | { kind: "found"; found_by: FoundBy; status: PrStatus }
-  | { kind: "failed"; number?: number; error: ToolError };
-
-/** The PRs of many branches in two round trips, all in parallel; one failure is only that branch's answer. */
-export async function fetchBranchPrs(call: GitHubCall, queries: readonly BranchPrQuery[]): Promise<BranchPr[]> {
-  return Promise.all(
-    queries.map(async ({ branch, linked }): Promise<BranchPr> => {
-      const found = await findBranchPr(call, branch, linked);
-      if (!found.ok) return { kind: "failed", error: found.error };
-      if (found.value === null) return { kind: "none" };
-      const { number, found_by = "twig_link", listed } = found.value;
-      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
-      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
-      return status.ok
-        ? { kind: "found", found_by, status: status.value }
-        : { kind: "failed", number, error: status.error };
-    }),
-  );
 }
 
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
@@ -170,15 +122,7 @@ export function commitChecks(call: GitHubCall, sha: string) {
 
 const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
 
-/**
- * Each reviewer's standing review, as GitHub counts it: a decisive review replaces the previous one, a comment
- * does not undo an approval or a change request, pending reviews do not count.
- */
-export function latestReviews(reviews: readonly Review[]): Array<{ author: string; state: string }> {
-  return [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));
-}
-
-/** {@link latestReviews} keyed by author, each with the review that set it. */
+/** Each reviewer's standing review as GitHub counts it: a comment undoes no decision, pending ones do not count. */
 function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R> {
   const latest = new Map<string, R>();
   for (const review of reviews) {
@@ -205,25 +149,18 @@ function excerpt(text: string | null | undefined, max: number): { excerpt?: stri
   return line === "" ? {} : { excerpt: line };
 }
 
-function reasonsOf(
-  reviews: readonly ReviewWithBody[],
-  checks: readonly CheckRun[],
-  statuses: readonly CommitStatus[],
-): Reasons {
+/** Why a PR is not ready, in excerpts: reviewers whose standing review asks for changes; failing checks, statuses. */
+function reasonsOf(reviews: readonly ReviewWithBody[], checks: readonly CheckRun[], statuses: readonly CommitStatus[]) {
   const changes = [...standingReviews(reviews).values()]
     .filter((review) => review.state === "CHANGES_REQUESTED")
     .map((review) => ({ author: inline(review.author, 80), ...excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
-  const failing = [
-    ...checks
-      .filter((check) => classifyCheck(check) === "failing")
-      .map((check) => {
-        const parts = [check.output?.title, check.output?.summary].filter((part) => part != null && part.trim() !== "");
-        return { name: inline(check.name, 80), ...excerpt(parts.join(": "), CHECK_EXCERPT_CHARS) };
-      }),
-    ...statuses
-      .filter((status) => classifyStatus(status) === "failing")
-      .map((status) => ({ name: inline(status.context, 80), ...excerpt(status.description, CHECK_EXCERPT_CHARS) })),
-  ];
+  const failing = judged(checks, statuses)
+    .filter(({ outcome }) => outcome === "failing")
+    .map((c) => {
+      const parts = "run" in c ? [c.run.output?.title, c.run.output?.summary] : [c.status.description];
+      const text = parts.filter((part) => part != null && part.trim() !== "").join(": ");
+      return { name: inline(c.name, 80), ...excerpt(text, CHECK_EXCERPT_CHARS) };
+    });
   return { changes_requested: changes.slice(0, MAX_REASONS), failing: failing.slice(0, MAX_REASONS) };
 }
 
@@ -238,6 +175,14 @@ export function classifyStatus(status: Pick<CommitStatus, "state">): "passing" |
   return status.state === "success" ? "passing" : status.state === "pending" ? "pending" : "failing";
 }
 
+/** Check runs, then commit statuses, each named and judged. */
+export function judged<C extends Check, S extends CommitStatus>(checks: readonly C[], statuses: readonly S[]) {
+  return [
+    ...checks.map((run) => ({ name: run.name, outcome: classifyCheck(run), run })),
+    ...statuses.map((status) => ({ name: status.context, outcome: classifyStatus(status), status })),
+  ];
+}
+
 export function summarize(
   reviews: readonly Review[],
   checks: readonly Check[],
@@ -245,12 +190,12 @@ export function summarize(
   requestedReviewers: readonly string[] = [],
 ) {
   const counts = { total: 0, passing: 0, failing: 0, pending: 0 };
-  for (const outcome of [...checks.map(classifyCheck), ...statuses.map(classifyStatus)]) {
+  for (const { outcome } of judged(checks, statuses)) {
     counts.total++;
     counts[outcome]++;
   }
   const verdict: "passing" | "failing" | "pending" | "no_checks" =
     counts.total === 0 ? "no_checks" : counts.failing > 0 ? "failing" : counts.pending > 0 ? "pending" : "passing";
-  const latest = latestReviews(reviews);
+  const latest = [...standingReviews(reviews).values()].map(({ author, state }) => ({ author, state }));
   return { latest_reviews: latest, checks: counts, verdict, review: reviewDecision(latest, requestedReviewers) };
 }

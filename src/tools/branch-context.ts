@@ -3,7 +3,7 @@ import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
 import { type BranchCommits, BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
+import { judged } from "../github/pr-status.ts";
 import { findBranchPr } from "../github/pull-request.ts";
 import { resolveTarget } from "../github/target.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
@@ -51,10 +51,7 @@ const JiraSummarySchema = v.object({
 });
 export type JiraSummary = v.InferOutput<typeof JiraSummarySchema>;
 
-/**
- * One live part: `ok` with `data`, or why not (`not_linked`, `disabled`, `not_configured`: no
- * credentials or remote, `error`: a failed lookup). One object, not a variant, to publish small.
- */
+/** A live part, `ok` with `data` or why not (`not_configured`: no credentials or remote); not a variant: smaller. */
 function livePart<T extends v.GenericSchema>(data: T) {
   return v.object({
     status: v.picklist(["ok", "not_linked", "disabled", "not_configured", "error"]),
@@ -80,10 +77,7 @@ function failed(error: ToolError) {
   return { status: error.code === "credentials_missing" ? "not_configured" : "error", error } as const;
 }
 
-/**
- * `local` on purpose: it keeps answering with `--disable github|jira`, reporting those parts as
- * `disabled`, and reaches GitHub and Jira only through their tools. Neither failing fails the whole.
- */
+/** `local`: with GitHub or Jira disabled that part says so; it asks them only via their tools; neither fails all. */
 export const getBranchContextTool = defineTool({
   name: "get_branch_context",
   title: "Branch context",
@@ -176,11 +170,8 @@ export function summarizePr(status: v.InferOutput<typeof getPrStatusTool.output>
   const { pull_request: pr, summary } = status;
   const latest = summary.latest_reviews;
   const reviewed = (state: string) => names(latest.filter((review) => review.state === state).map((r) => r.author));
-  const outcomes = [
-    ...status.checks.map((check) => ({ name: check.name, outcome: classifyCheck(check) })),
-    ...status.statuses.map((commit) => ({ name: commit.context, outcome: classifyStatus(commit) })),
-  ];
-  const checked = (outcome: string) => names(outcomes.filter((c) => c.outcome === outcome).map((c) => c.name));
+  const checks = judged(status.checks, status.statuses);
+  const checked = (outcome: string) => names(checks.filter((c) => c.outcome === outcome).map((c) => c.name));
   return {
     number: pr.number,
     title: pr.title,

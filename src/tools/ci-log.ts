@@ -6,7 +6,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
 import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
-import { type CheckRun, type CommitStatus, classifyCheck, classifyStatus, commitChecks } from "../github/pr-status.ts";
+import { type CheckRun, type CommitStatus, commitChecks, judged } from "../github/pr-status.ts";
 import { getPullRequest } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
 import type { ServiceContext } from "../services/services.ts";
@@ -95,70 +95,56 @@ export const getCiLogTool = defineTool({
     const { call, number } = opened.value;
     const pr = await getPullRequest(call, number);
     if (!pr.ok) return pr;
-    const sha = pr.value.head_sha;
-    const commit = commitChecks(call, sha);
+    const commit = commitChecks(call, pr.value.head_sha);
     const [runs, statuses] = await Promise.all([commit.runs, commit.statuses]);
     if (!runs.ok) return runs;
     if (!statuses.ok) return statuses;
     const asked = args.lines ?? DEFAULT_LOG_LINES;
     const lines = Math.min(asked, MAX_LOG_LINES);
-    const all = [
-      ...runs.value.items.map((run) => ({ name: run.name, id: run.id, outcome: classifyCheck(run), run })),
-      ...statuses.value.items.map((s) => ({ name: s.context, id: null, outcome: classifyStatus(s), status: s })),
-    ];
-    const chosen = chooseChecks(all, args.check, number);
+    const notes = asked > MAX_LOG_LINES ? [`lines ${asked} is over the maximum; used ${MAX_LOG_LINES}.`] : [];
+    const chosen = chooseChecks(judged(runs.value.items, statuses.value.items), args.check, number, notes);
     if (!chosen.ok) return chosen;
-    const notes = chosen.value.notes;
-    if (asked > MAX_LOG_LINES) notes.unshift(`lines ${asked} is over the maximum; used ${MAX_LOG_LINES}.`);
     const checks = await Promise.all(
-      chosen.value.picked.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
+      chosen.value.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
     );
-    return ok({ pull_request: number, head_sha: sha, checks, ...(notes.length > 0 ? { notes } : {}) });
+    return ok({ pull_request: number, head_sha: pr.value.head_sha, checks, ...(notes.length > 0 ? { notes } : {}) });
   },
   fit: fitCiLog,
 });
 
-/** A check run (with its id) or commit status, named and judged. */
-type Candidate = { name: string; id: number | null; outcome: string };
+type Candidate = ReturnType<typeof judged<CheckRun, CommitStatus>>[number];
 
 /**
- * The checks to read: the named one (by id or name, exact before case-insensitive; check runs and
- * commit statuses may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
+ * The checks to read, said in `notes`: the named one (by id or name, exact before case-insensitive; runs and statuses
+ * may share a name), else the failing ones; at most {@link MAX_CHECKS}, failing first.
  */
-function chooseChecks<C extends Candidate>(
-  all: C[],
-  check: string | undefined,
-  number: number,
-): Result<{ picked: C[]; notes: string[] }> {
+function chooseChecks(all: Candidate[], check: string | undefined, pr: number, notes: string[]): Result<Candidate[]> {
   const failing = (candidate: Candidate) => candidate.outcome === "failing";
   const shown = (name: string) => JSON.stringify(inline(name, 100));
-  const notes: string[] = [];
-  let found: C[];
+  let found: Candidate[];
   if (check === undefined) {
     found = all.filter(failing);
     if (found.length === 0) {
       const pending = all.filter((candidate) => candidate.outcome === "pending").length;
       notes.push(
         all.length === 0
-          ? `PR #${number}'s head commit has no checks.`
-          : `No failing checks on PR #${number} (${count(all.length)} checks, ${count(pending)} pending). Pass check to read one anyway.`,
+          ? `PR #${pr}'s head commit has no checks.`
+          : `No failing checks on PR #${pr} (${count(all.length)} checks, ${count(pending)} pending). Pass check to read one anyway.`,
       );
     }
   } else {
-    const byId = /^\d{1,16}$/.test(check) ? all.filter((candidate) => candidate.id === Number(check)) : [];
+    const byId = /^\d{1,16}$/.test(check) ? all.filter((c) => "run" in c && c.run.id === Number(check)) : [];
     const exact = all.filter((candidate) => candidate.name === check);
-    const lower = check.toLowerCase();
-    const anyCase = all.filter((candidate) => candidate.name.toLowerCase() === lower);
+    const anyCase = all.filter((candidate) => candidate.name.toLowerCase() === check.toLowerCase());
     found = byId.length > 0 ? byId : exact.length > 0 ? exact : anyCase;
     if (found.length === 0) {
       const names = [...new Set(all.map((candidate) => candidate.name))];
       const guess = closest(check, names);
       const more = names.length > MAX_NAMES_LISTED ? ` and ${count(names.length - MAX_NAMES_LISTED)} more` : "";
       const listed = `Its checks: ${names.slice(0, MAX_NAMES_LISTED).map(shown).join(", ")}${more}.`;
-      const hint = `${guess === null ? "" : `Did you mean ${shown(guess)}? `}${
-        names.length === 0 ? "Its head commit has no checks." : listed
-      }`;
-      return err(toolError("not_found", `No check named ${quoteReceived(check)} on PR #${number}`, hint));
+      const didYouMean = guess === null ? "" : `Did you mean ${shown(guess)}? `;
+      const hint = didYouMean + (names.length === 0 ? "Its head commit has no checks." : listed);
+      return err(toolError("not_found", `No check named ${quoteReceived(check)} on PR #${pr}`, hint));
     }
     found = [...found.filter(failing), ...found.filter((candidate) => !failing(candidate))];
   }
@@ -167,7 +153,7 @@ function chooseChecks<C extends Candidate>(
     const names = left.slice(0, MAX_NAMES_LISTED).map((candidate) => shown(candidate.name));
     notes.push(`${count(left.length)} more not read: ${names.join(", ")}. Pass check to read one.`);
   }
-  return ok({ picked: found.slice(0, MAX_CHECKS), notes });
+  return ok(found.slice(0, MAX_CHECKS));
 }
 
 /** A check run: an Actions job's log, or another app's report and failure annotations. */
@@ -176,13 +162,11 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
   const base = { name: inline(run.name), id: run.id, status: run.status, conclusion: run.conclusion, url: run.url };
   if (jobId === null) return readReport(call, run, { ...base, source: "check_run" });
   const job = await getJob(call, jobId);
-  const failedSteps = job.ok ? (job.value.steps ?? []).filter((step) => isFailure(step.conclusion)) : [];
-  const check: CiCheck = {
-    ...base,
-    source: "actions",
-    failed_steps: failedSteps.map((step) => inline(cleanCiText(step.name, call.connection.secrets), 200)),
-  };
-  const log = await readJobLog(call, { jobId, job: job.ok ? job.value : null, lines, fetch: ctx.fetch, env: ctx.env });
+  const steps = job.ok ? job.value.steps : [];
+  const failed = steps.filter((step) => isFailure(step.conclusion));
+  const failed_steps = failed.map((step) => inline(cleanCiText(step.name, call.connection.secrets), 200));
+  const check: CiCheck = { ...base, source: "actions", failed_steps };
+  const log = await readJobLog(call, { jobId, steps, lines, fetch: ctx.fetch, env: ctx.env });
   if (!log.ok) return { ...check, note: errorNote(log.error) };
   const read = log.value;
   if (read.kind === "expired") return { ...check, note: LOG_EXPIRED };
@@ -253,10 +237,7 @@ function errorNote(error: { message: string; hint?: string | undefined }): strin
   return error.hint === undefined ? error.message : `${error.message}. ${error.hint}`;
 }
 
-/**
- * Over the reply budget, every step keeps fewer of its last lines (and each check fewer error lines
- * and annotations, a shorter report), the same number for all, the most that fits.
- */
+/** Over the budget, every step keeps its last n lines, each check n errors, annotations, n×100 report characters. */
 function fitCiLog(answer: CiLog, budget: ReplyBudget): CiLog {
   const most = Math.max(
     0,
@@ -271,13 +252,11 @@ function fitCiLog(answer: CiLog, budget: ReplyBudget): CiLog {
     let left = 0;
     const checks = answer.checks.map((c) => {
       const cut: CiCheck = { ...c };
-      if (c.log) {
-        cut.log = c.log.map((step) => {
-          const kept = step.lines.slice(Math.max(0, step.lines.length - n));
-          left += step.lines.length - kept.length;
-          return { ...step, earlier_lines: step.earlier_lines + step.lines.length - kept.length, lines: kept };
-        });
-      }
+      cut.log = c.log?.map((step) => {
+        const kept = step.lines.slice(Math.max(0, step.lines.length - n));
+        left += step.lines.length - kept.length;
+        return { ...step, earlier_lines: step.earlier_lines + step.lines.length - kept.length, lines: kept };
+      });
       if (c.errors && c.errors.length > n) {
         cut.errors = c.errors.slice(0, n);
         cut.errors_omitted = (c.errors_omitted ?? 0) + c.errors.length - n;

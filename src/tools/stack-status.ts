@@ -4,8 +4,8 @@ import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { type BranchPrQuery, fetchBranchPrs, type PrStatus } from "../github/pr-status.ts";
-import type { FoundBy } from "../github/pull-request.ts";
+import { getPrDetails, type PrStatus } from "../github/pr-status.ts";
+import { type FoundBy, findBranchPr, getPullRequest } from "../github/pull-request.ts";
 import { failureKind } from "../github/request.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
@@ -82,9 +82,8 @@ const StackStatusSchema = v.object({
 type StackStatus = v.InferOutput<typeof StackStatusSchema>;
 
 /**
- * `local` on purpose, as get_branch_context: with `--disable github|jira` it still answers from
- * `.twig/state.json`, those parts saying `disabled`. It asks GitHub and Jira itself (not through
- * their tools) so that a whole stack costs two GitHub round trips and one Jira search.
+ * `local` on purpose: with `--disable github|jira` it answers from `.twig/state.json`, those parts `disabled`. It asks
+ * GitHub and Jira itself, not through their tools: a whole stack costs two GitHub round trips and one Jira search.
  */
 export const getStackStatusTool = defineTool({
   name: "get_stack_status",
@@ -140,25 +139,13 @@ export const getStackStatusTool = defineTool({
       start = at + 1;
     }
     const page = members.slice(start, start + STACK_PAGE_SIZE);
-    const links = page.map(({ branch }) => state.branches.get(branch));
+    const names = page.map(({ branch }) => branch);
+    const links = names.map((branch) => state.branches.get(branch));
+    const queries = names.map((branch, i) => ({ branch, linked: links[i]?.github_pr ?? null }));
     const [commits, github, jira] = await Promise.all([
-      branchCommits(
-        ctx,
-        repo,
-        state,
-        sorted,
-        page.map(({ branch }) => branch),
-      ),
-      githubPart(
-        ctx,
-        info,
-        page.map(({ branch }, i) => ({ branch, linked: links[i]?.github_pr ?? null })),
-      ),
-      jiraPart(
-        ctx,
-        info,
-        links.map((link) => link?.jira_issue),
-      ),
+      branchCommits(ctx, repo, state, sorted, names),
+      githubPart(ctx, info, queries),
+      jiraPart(ctx, info, links),
     ]);
 
     const prOf = new Map(page.map(({ branch }, index) => [branch, github.prs[index] ?? undefined]));
@@ -200,9 +187,8 @@ export const getStackStatusTool = defineTool({
           : {}),
       };
     };
-    // Thirty branches with every reason at its longest would pass the reply budget: fewer go on
-    // this page, and the cursor carries on from there. Measured as sent: with invisible characters
-    // escaped, which can double a branch name's cost.
+    // Thirty branches with every reason at its longest would pass the budget: fewer go on this page, and the
+    // cursor carries on. Measured as sent: escaping invisible characters can double a branch name's cost.
     const { budget } = info;
     const sent = (n: number) => visibleDeep(reply(n));
     if (budget === undefined || budget.size(sent(page.length)) <= budget.units) return ok(reply(page.length));
@@ -231,53 +217,58 @@ function missing(error: ToolError): Part {
 async function githubPart(
   ctx: ServiceContext,
   info: CallInfo,
-  queries: BranchPrQuery[],
+  queries: Array<{ branch: string; linked: number | null }>,
 ): Promise<{ prs: Array<StackPr | null>; part?: Part }> {
-  const unanswered = (part: Part) => ({
-    part,
-    prs: queries.map(({ linked }): StackPr | null =>
-      linked === null ? null : { number: linked, found_by: "twig_link" },
-    ),
-  });
+  const linkedOnly = queries.map(({ linked }): StackPr | null =>
+    linked === null ? null : { number: linked, found_by: "twig_link" },
+  );
+  const unanswered = (part: Part) => ({ part, prs: linkedOnly });
   if (info.enabled?.("github") === false) return unanswered({ status: "disabled" });
   if (queries.length === 0) return { prs: [] };
-  const call = await openCall(ctx, null, info);
-  if (!call.ok) return unanswered(missing(call.error));
-  const found = await fetchBranchPrs(call.value, queries);
+  const opened = await openCall(ctx, null, info);
+  if (!opened.ok) return unanswered(missing(opened.error));
+  const call = opened.value;
+  // All branches in parallel, two round trips; a failure is only that branch's (an entry if its PR number is known).
+  const found = await Promise.all(
+    queries.map(async ({ branch, linked }): Promise<StackPr | { error: ToolError } | null> => {
+      const failed = (error: ToolError, number = linked): StackPr | { error: ToolError } =>
+        number === null ? { error } : { number, found_by: linked === null ? "head_ref" : "twig_link", error };
+      const found = await findBranchPr(call, branch, linked);
+      if (!found.ok) return failed(found.error);
+      if (found.value === null) return null;
+      const { number, found_by = "twig_link", listed } = found.value;
+      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
+      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
+      return status.ok ? stackPr(found_by, status.value) : failed(status.error, number);
+    }),
+  );
   // A rate limit or a refused token is the same for every branch: said once, with its reset time.
   // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
   const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
-  const errors = found.flatMap((pr) => (pr.kind === "failed" ? [pr.error] : []));
+  const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
   const shared = errors.find((error) => once.includes(error.code) && failureKind(error) !== "refused");
-  const prs = found.map((pr, index): StackPr | null => {
-    if (pr.kind === "none") return null;
-    if (pr.kind === "found") return stackPr(pr.found_by, pr.status);
-    const linked = queries[index]?.linked ?? null;
-    const number = pr.number ?? linked;
-    if (number === null) return null;
-    const found_by = linked === null ? "head_ref" : "twig_link";
-    return { number, found_by, ...(pr.error.code === shared?.code ? {} : { error: pr.error }) };
+  const prs = found.map((pr): StackPr | null => {
+    if (pr === null || !("number" in pr)) return null;
+    return pr.error !== undefined && pr.error.code === shared?.code ? { number: pr.number, found_by: pr.found_by } : pr;
   });
   return shared === undefined ? { prs } : { prs, part: missing(shared) };
 }
 
 function stackPr(found_by: FoundBy, { pull_request: pr, summary, reasons }: PrStatus): StackPr {
-  const out: StackPr = {
+  const { changes_requested, failing } = reasons;
+  const requested = pr.state === "open" ? pr.requested_reviewers.slice(0, MAX_STACK_REASONS) : [];
+  return {
     number: pr.number,
     state: pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open",
     base: inline(pr.base, 255),
     review: summary.review,
     ci: summary.verdict === "no_checks" ? "none" : summary.verdict,
     found_by,
+    ...(pr.stack !== undefined && { stack: pr.stack }),
+    ...(changes_requested.length > 0 && { changes_requested: changes_requested.slice(0, MAX_STACK_REASONS) }),
+    ...(failing.length > 0 && { failing: failing.slice(0, MAX_STACK_REASONS) }),
+    ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),
   };
-  if (pr.stack !== undefined) out.stack = pr.stack;
-  const { changes_requested, failing } = reasons;
-  if (changes_requested.length > 0) out.changes_requested = changes_requested.slice(0, MAX_STACK_REASONS);
-  if (failing.length > 0) out.failing = failing.slice(0, MAX_STACK_REASONS);
-  if (pr.state === "open" && pr.requested_reviewers.length > 0) {
-    out.requested = pr.requested_reviewers.slice(0, MAX_STACK_REASONS).map((name) => inline(name, 80));
-  }
-  return out;
 }
 
 /** Where the PR and twig disagree, judged only for PRs still open (a merged PR's base is history). */
@@ -297,9 +288,11 @@ function driftOf({ pr, parent }: Entry, parentPr: StackPr | undefined): Drift[] 
 async function jiraPart(
   ctx: ServiceContext,
   info: CallInfo,
-  links: Array<string | null | undefined>,
+  links: ReadonlyArray<{ jira_issue?: string | null } | undefined>,
 ): Promise<{ statuses?: Map<string, string>; part?: Part }> {
-  const keys = [...new Set(links.map((link) => normalizeIssueKey(link ?? "")).filter((key) => key !== null))];
+  const keys = [
+    ...new Set(links.map((link) => normalizeIssueKey(link?.jira_issue ?? "")).filter((key) => key !== null)),
+  ];
   if (keys.length === 0) return {};
   if (info.enabled?.("jira") === false) return { part: { status: "disabled" } };
   const client = await ctx.jira();
@@ -311,7 +304,7 @@ async function jiraPart(
 }
 
 /**
- * `feature/auth-oauth  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`;
+ * `feature/x  #102 open · changes requested by carol: "Token refresh…" · CI failing: pytest (2 failed)`;
  * `githubAnswered` is false when GitHub was not asked or refused the whole call.
  */
 function lineOf(entry: Entry, githubAnswered: boolean): string {
@@ -372,11 +365,11 @@ function summaryLine(entries: Entry[], total: number, start: number, live: { git
       ? plural(total, "branch", "branches")
       : `branches ${count(start + 1)}–${count(start + entries.length)} of ${count(total)}`;
   const counts = Object.entries(tally).flatMap(([what, n]) => (n > 0 ? [`${n} ${what}`] : []));
-  const note = (name: string, part?: Part) =>
+  const notes = Object.entries({ GitHub: live.github, Jira: live.jira }).flatMap(([name, part]) =>
     part === undefined
       ? []
-      : [`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`];
-  const notes = [...note("GitHub", live.github), ...note("Jira", live.jira)];
+      : [`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`],
+  );
   const prText =
     live.github === undefined || prs > 0
       ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`

@@ -1,7 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import { EtagCache } from "../../src/github/http.ts";
-import { classifyCheck, latestReviews, summarize } from "../../src/github/pr-status.ts";
+import { classifyCheck, summarize } from "../../src/github/pr-status.ts";
 import { trimBody } from "../../src/github/pull-request.ts";
 import { parseLinkHeader } from "../../src/github/request.ts";
 
@@ -13,6 +13,8 @@ const review = (author: string, state: string, submitted_at: string | null = "20
   state,
   submitted_at,
 });
+
+const latestReviews = (reviews: ReturnType<typeof review>[]) => summarize(reviews, [], []).latest_reviews;
 
 describe("latestReviews", () => {
   test("a decisive review replaces the previous one; a later comment does not undo it", () => {
