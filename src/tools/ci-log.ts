@@ -252,11 +252,13 @@ function fitCiLog(answer: CiLog, budget: ReplyBudget): CiLog {
     let left = 0;
     const checks = answer.checks.map((c) => {
       const cut: CiCheck = { ...c };
-      cut.log = c.log?.map((step) => {
-        const kept = step.lines.slice(Math.max(0, step.lines.length - n));
-        left += step.lines.length - kept.length;
-        return { ...step, earlier_lines: step.earlier_lines + step.lines.length - kept.length, lines: kept };
-      });
+      if (c.log) {
+        cut.log = c.log.map((step) => {
+          const kept = step.lines.slice(Math.max(0, step.lines.length - n));
+          left += step.lines.length - kept.length;
+          return { ...step, earlier_lines: step.earlier_lines + step.lines.length - kept.length, lines: kept };
+        });
+      }
       if (c.errors && c.errors.length > n) {
         cut.errors = c.errors.slice(0, n);
         cut.errors_omitted = (c.errors_omitted ?? 0) + c.errors.length - n;
