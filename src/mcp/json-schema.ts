@@ -21,9 +21,8 @@ export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
 }
 
 /**
- * The published output schema: top-level fields and their types only (no `required`, descriptions
- * or nested fields), so `tools/list` stays within 12 KB. Results still conform, being checked
- * server-side against the full valibot schema; docs/tools.md describes each result.
+ * The published output schema: top-level fields and their types only, so `tools/list` stays within
+ * 12 KB; results are still checked server-side against the full valibot schema.
  */
 export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
   const json = jsonSchemaOf(schema);
@@ -43,9 +42,8 @@ function withoutFields(node: JsonObject): JsonObject {
 }
 
 /**
- * Shortest portable form: `"required": []`, `unpublished` constraints and the properties marked
- * `unpublished("field")` (optional fields the schema keeps to itself) are dropped. Nullable fields
- * stay `anyOf` of single types, since single-`type` dialects (Gemini) reject type lists.
+ * Drops `"required": []`, `unpublished` constraints and fields. Nullable fields stay `anyOf` of single
+ * types, since single-`type` dialects (Gemini) reject type lists.
  */
 function compact(node: unknown): void {
   if (typeof node !== "object" || node === null) return;
