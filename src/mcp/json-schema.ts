@@ -5,9 +5,8 @@ import { UNPUBLISHED } from "../tools/params.ts";
 export type JsonObject = { [key: string]: unknown };
 
 /**
- * JSON Schema for a tool's input, without `$schema`: draft-07 validators (the SDK's Ajv) reject a
- * 2020-12 `$schema`, while the keywords emitted mean the same in both. Checks only code can express
- * (a ref-name rule, a key format) stay server-side; their `description` tells the model the rule.
+ * JSON Schema without `$schema`: draft-07 validators (the SDK's Ajv) reject a 2020-12 `$schema`, and the
+ * keywords emitted mean the same in both. Checks only code can express stay server-side.
  */
 export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
   const json = toJsonSchema(schema, {

@@ -64,11 +64,8 @@ export class RepoWatcher {
     for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
       if (this.#watchers.has(dir) || !isPlainDirectory(dir)) continue;
       if (this.#refDirs.size >= MAX_WATCHED_REF_DIRS) {
-        if (!this.#capped) {
-          this.onError(
-            `more than ${MAX_WATCHED_REF_DIRS} directories under ${top}: branches in the others are not watched`,
-          );
-        }
+        const warning = `more than ${MAX_WATCHED_REF_DIRS} directories under ${top}: branches in the others are not watched`;
+        if (!this.#capped) this.onError(warning);
         this.#capped = true;
         return;
       }
