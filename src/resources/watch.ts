@@ -54,8 +54,6 @@ export class RepoWatcher {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     for (const watcher of this.#watchers.values()) watcher.close();
-    this.#watchers.clear();
-    this.#refDirs.clear();
   }
 
   /** Watches `top` and the directories below it, breadth first, while the cap allows. */
