@@ -34,10 +34,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/**
- * Every command that reads a repository sees the settings the server would (TWIG_MCP_REPO,
- * TWIG_MCP_DISABLE), so `doctor` and `call` reproduce what a client that sets only the environment gets.
- */
+/** Commands see the environment the server would (TWIG_MCP_REPO, TWIG_MCP_DISABLE), to reproduce what a client gets. */
 function warnIgnored<T extends CommonOptions>(command: T): T {
   const [options, ignored] = withEnvironment(command, process.env);
   for (const note of ignored) process.stderr.write(`warning: ${note}\n`);

@@ -24,9 +24,8 @@ export async function serve(options: ServeOptions, ignored: readonly string[] = 
     // The SDK's stdio transport does not watch for EOF; a client that closes our stdin is gone.
     process.stdin.once("end", () => done(0));
     process.stdin.once("close", () => done(0));
-    // No SIGINT or SIGTERM listener, on purpose: a listener runs only when the event loop is free,
-    // so a handler busy on the CPU would hold off the exit. With none, the kernel's default action
-    // ends the process at once, whatever it is doing; a read-only server has nothing to flush.
+    // No SIGINT/SIGTERM listener, on purpose: one would wait for a free event loop, while the default
+    // action ends the process at once; a read-only server has nothing to flush.
     transport.onclose = () => done(0);
   });
   server.onerror = (error) => log.debug(`protocol: ${error.message}`);

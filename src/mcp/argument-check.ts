@@ -9,11 +9,7 @@ const LISTED_UNKNOWN = 3;
 /** A tool's declared arguments: its input object schema's entries. */
 export const entriesOf = (input: v.GenericSchema) => (input as unknown as { entries?: v.ObjectEntries }).entries;
 
-/**
- * A name the tool does not declare is a mistake, not an extra: `{"brnch": "x"}` would otherwise be
- * dropped and the tool answer about the current branch as if nothing had been asked.
- * `null` when every name is known (or the arguments are not an object, which validation reports).
- */
+/** An undeclared name is a mistake: `{"brnch": "x"}` dropped silently would answer about the current branch. */
 export function unknownArgumentError(toolName: string, input: v.GenericSchema, args: unknown): ToolError | null {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return null;
   const known = Object.keys(entriesOf(input) ?? {});
@@ -31,10 +27,7 @@ export function unknownArgumentError(toolName: string, input: v.GenericSchema, a
   );
 }
 
-/**
- * The first validation problem, in words a model can act on: an enum value lists the allowed ones
- * (with a did-you-mean), and what was received is repeated only in a short, printable form.
- */
+/** The first validation problem in words a model can act on; what was received is quoted short and printable. */
 export function describeArgumentIssue(input: v.GenericSchema, issues: readonly v.BaseIssue<unknown>[]): string {
   const issue = issues[0];
   if (!issue) return "invalid";
@@ -47,7 +40,6 @@ export function describeArgumentIssue(input: v.GenericSchema, issues: readonly v
     problem = `${quoteReceived(issue.input)} is not one of ${options.map((o) => `'${o}'`).join(", ")}${guess ? `; did you mean '${guess}'?` : ""}`;
   } else if (issue.received?.startsWith('"') && issue.message.endsWith(`received ${issue.received}`)) {
     // valibot repeats a received string whole; a 1 MB argument must not come back in the error.
-    // Other `received` forms are already short: a length, a number, a type name.
     problem = `${issue.message.slice(0, -issue.received.length)}${quoteReceived(issue.input)}`;
   } else {
     problem = issue.message;

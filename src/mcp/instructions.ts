@@ -6,10 +6,7 @@ const ABOUT =
   "(.twig/state.json), their GitHub pull requests and Jira issues. Every tool is read-only, so calling " +
   "one is always safe; repository-scoped tools take an optional `repo` for another repository.";
 
-/**
- * Which question each tool answers, keyed by tool name, most asked first. Only enabled tools are
- * named, so a tool turned off with `--disable`, or not built into this server, is never suggested.
- */
+/** Which question each tool answers, most asked first; only enabled tools are named. */
 const QUESTIONS: ReadonlyArray<readonly [tool: string, question: string]> = [
   ["get_branch_context", "What am I working on? Start here: the branch, its stack, PR and Jira issue in one call"],
   ["get_stack_status", "What is the state of my stack, what is blocked, what do I say at standup?"],

@@ -5,9 +5,8 @@ import { UNPUBLISHED } from "../tools/params.ts";
 export type JsonObject = { [key: string]: unknown };
 
 /**
- * JSON Schema for a tool's input, without `$schema`: draft-07 validators (the SDK's Ajv) reject a
- * 2020-12 `$schema`, while the keywords emitted mean the same in both. Checks only code can express
- * (a ref-name rule, a key format) stay server-side; their `description` tells the model the rule.
+ * JSON Schema without `$schema`: draft-07 validators (the SDK's Ajv) reject a 2020-12 `$schema`, and the
+ * keywords emitted mean the same in both. Checks only code can express stay server-side.
  */
 export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
   const json = toJsonSchema(schema, {
@@ -21,9 +20,8 @@ export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
 }
 
 /**
- * The published output schema: top-level fields and their types only (no `required`, descriptions
- * or nested fields), so `tools/list` stays within 12 KB. Results still conform, being checked
- * server-side against the full valibot schema; docs/tools.md describes each result.
+ * The published output schema: top-level fields and their types only, so `tools/list` stays within
+ * 12 KB; results are still checked server-side against the full valibot schema.
  */
 export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
   const json = jsonSchemaOf(schema);
@@ -43,9 +41,8 @@ function withoutFields(node: JsonObject): JsonObject {
 }
 
 /**
- * Shortest portable form: `"required": []`, `unpublished` constraints and the properties marked
- * `unpublished("field")` (optional fields the schema keeps to itself) are dropped. Nullable fields
- * stay `anyOf` of single types, since single-`type` dialects (Gemini) reject type lists.
+ * Drops `"required": []`, `unpublished` constraints and fields. Nullable fields stay `anyOf` of single
+ * types, since single-`type` dialects (Gemini) reject type lists.
  */
 function compact(node: unknown): void {
   if (typeof node !== "object" || node === null) return;

@@ -15,9 +15,8 @@ const MCP_LEVEL: Record<LogLevel, LoggingLevel> = {
 };
 
 /**
- * Mirrors log lines to the client at or above its `logging/setLevel` (warning until it asks), once
- * it has sent `initialize`: the stateless revision forbids notifications no request asked for.
- * Log text never carries secrets: the modules that handle tokens scrub them before logging.
+ * Mirrors log lines to the client at or above its `logging/setLevel`, only after `initialize`: the
+ * stateless revision forbids unrequested notifications. Token-handling modules scrub secrets before logging.
  */
 export function forwardLogsToClient(server: Server, log: Logger): Logger {
   let threshold: number = severity("warning");

@@ -20,11 +20,7 @@ import { registerResources } from "./resources.ts";
 import { StatelessRequests } from "./stateless.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
-/**
- * The MCP server over our tool registry; transport-agnostic (stdio in production). `connect` serves
- * the stateless revision beside the `initialize`-based ones (see stateless.ts); `dispose` releases
- * file watchers, so that the process may exit.
- */
+/** The MCP server over the tool registry; `connect` also serves the stateless revision, `dispose` frees watchers. */
 export function createMcpServer(
   baseCtx: ServiceContext,
   tools: ToolRegistry,
@@ -50,7 +46,13 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const tool = tools.get(name);
-    if (!tool) throw unknownTool(name, tools.names());
+    if (!tool) {
+      // An unknown tool is a protocol error in MCP; it names the enabled tools for the model.
+      const enabled = tools.names();
+      const guess = closest(name, enabled);
+      const message = `tool not found: '${printable(name)}'${guess ? `; did you mean '${guess}'?` : ""} Enabled tools: ${enabled.join(", ")}.`;
+      throw new McpError(ErrorCode.InvalidParams, message, { available_tools: enabled });
+    }
     ctx.log.debug(`tools/call ${name}`);
     return tools.call(tool, args, ctx, extra.signal);
   });
@@ -62,16 +64,6 @@ export function createMcpServer(
   const connect = (transport: Transport) =>
     server.connect(new StatelessRequests(transport, { serverInfo, capabilities: statelessCapabilities, instructions }));
   return { server, connect, dispose: releaseWatchers };
-}
-
-/** An unknown tool is a protocol error (-32602) in MCP; it names the enabled tools for the model. */
-function unknownTool(name: string, enabled: readonly string[]): McpError {
-  const guess = closest(name, enabled);
-  return new McpError(
-    ErrorCode.InvalidParams,
-    `tool not found: '${printable(name)}'${guess ? `; did you mean '${guess}'?` : ""} Enabled tools: ${enabled.join(", ")}.`,
-    { available_tools: enabled },
-  );
 }
 
 /** Clients that start servers elsewhere name the project as a root: the first in git becomes the default. */

@@ -16,18 +16,14 @@ const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 
-/** The revision's code for a version the server does not serve (`UnsupportedProtocolVersionError`). */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Resource not found until 2025-11-25; the stateless revision answers it with Invalid params. */
 export const RESOURCE_NOT_FOUND = -32002;
 
 /** Methods the stateless revision removed; its requests for them are unknown methods. */
 const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
 
-/**
- * Results a client may cache, with how long and for whom: lists fixed for the process's life by its
- * flags, and the repository's own data, which changes with every commit or twig command.
- */
+/** Cache hints: lists are fixed by the flags for the process's life; repository data changes any time. */
 const FIXED = { ttlMs: 3_600_000, cacheScope: "public" } as const;
 const LIVE = { ttlMs: 0, cacheScope: "private" } as const;
 const CACHING: Readonly<Record<string, typeof FIXED | typeof LIVE>> = {
@@ -39,22 +35,18 @@ const CACHING: Readonly<Record<string, typeof FIXED | typeof LIVE>> = {
 };
 
 /**
- * Serves MCP 2026-07-28 beside the `initialize`-based revisions on one SDK `Server`, as a Transport
- * between it and stdio. A `server/discover`, or a request whose `_meta` names a protocol version or
- * client capabilities, is stateless: its `_meta` is checked (`-32602` missing, `-32022` unserved),
- * and its result gains `resultType`, `serverInfo` and caching hints. Anything else passes as is.
+ * Serves MCP 2026-07-28 beside the `initialize`-based revisions, as a Transport in front of the SDK's:
+ * a `server/discover`, or a request whose `_meta` names a version or capabilities, is stateless.
  */
 export class StatelessRequests implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
-  /** Stateless requests in flight, by id, with their method. */
   readonly #inFlight = new Map<RequestId, string>();
 
   constructor(
     readonly inner: Transport,
-    /** What `server/discover` answers. */
     readonly discovery: { serverInfo: Implementation; capabilities: ServerCapabilities; instructions: string },
   ) {}
 

@@ -1,15 +1,12 @@
 import { zipSync } from "fflate";
 
 /**
- * Release archives and npm tarballs, written here rather than with `tar`/`zip` so that the files
- * are the same on every build machine (Windows has no `zip`), entries carry the executable bit,
- * and timestamps are fixed; Bun.Archive can set neither modes nor times. fflate writes the zip.
+ * Written here rather than with `tar`/`zip` so that files are the same on every build machine, with
+ * the executable bit and fixed times; Bun.Archive can set neither modes nor times.
  */
 export interface ArchiveEntry {
-  /** Path inside the archive, with `/`. */
   name: string;
   data: Uint8Array<ArrayBuffer>;
-  /** Unix permission bits: 0o755 for executables, 0o644 otherwise. */
   mode: number;
 }
 

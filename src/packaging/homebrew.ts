@@ -10,14 +10,10 @@ export interface FormulaInput {
   license: string;
   /** Download URL with `{version}`, `{tag}` (`v<version>`, the usual release tag) and `{file}` placeholders. */
   urlPattern: string;
-  /** Archive file name and SHA-256 per platform; platforms without one are left out. */
   archives: Partial<Record<HomebrewSlot, { file: string; sha256: string }>>;
 }
 
-/**
- * A formula for a tap (`brew install <owner>/tap/twig-mcp`): one prebuilt archive per OS and CPU,
- * each with its real checksum, and a `test do` block that runs the installed binary.
- */
+/** A tap's formula: one prebuilt archive per OS and CPU, and a `test do` block that runs the binary. */
 export function renderFormula(input: FormulaInput): string {
   const url = (file: string) =>
     input.urlPattern

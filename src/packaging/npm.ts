@@ -12,7 +12,7 @@ export interface PackageInfo {
   homepage?: string;
   repository?: unknown;
   keywords?: string[];
-  /** The MCP Registry name; the registry reads it from the published package to prove ownership. */
+  /** The MCP Registry reads it from the published package to prove ownership. */
   mcpName?: string;
 }
 
@@ -30,11 +30,7 @@ function manifest(info: PackageInfo, name: string, description: string, rest: ob
   return entry("package/package.json", `${JSON.stringify(fields, null, 2)}\n`);
 }
 
-/**
- * The `twig-mcp` package: a small launcher as its `bin`, and one optional dependency per platform
- * package, pinned to the same version. Package managers install only the platform packages whose
- * `os`/`cpu`/`libc` match, so a user downloads one binary.
- */
+/** The `twig-mcp` package: a launcher, and the platform packages as optional dependencies (one gets installed). */
 export function mainPackage(info: PackageInfo, launcher: string, readme: string) {
   const optionalDependencies = Object.fromEntries(
     TARGETS.filter((t) => t.npm !== null).map((t) => [`twig-mcp-${t.id}`, info.version]),

@@ -12,12 +12,10 @@ export interface ReleaseOptions {
   targets: readonly Target[];
   outDir: string;
   info: PackageInfo;
-  /** The formula's download URL: see FormulaInput. */
   urlPattern: string;
   /** The formula's `desc`; Homebrew wants it under 80 characters, shorter than package.json's. */
   formulaDescription?: string;
   npm: boolean;
-  /** What goes into the `twig-mcp` npm package besides its manifest. */
   launcher: string;
   readme: string;
   compile: (target: Target, outfile: string) => Promise<Result<void, string>>;
@@ -32,16 +30,12 @@ export interface ReleaseOptions {
 export interface ReleaseResult {
   built: Target[];
   failed: Array<{ target: Target; error: string }>;
-  /** Every file written, relative to `outDir`. */
   files: string[];
 }
 
 /**
- * Compiles each target, archives it (`.tar.gz`, `.zip` for Windows), bundles it for Claude Desktop
- * (`.mcpb`, with `bundles`), then writes `sha256sums.txt`, `server.json` (with `registry`), the
- * Homebrew formula and (with `npm`) the npm tarballs. Checksums, formula and packages cover every
- * target binary present in `outDir`, so subsets built one after another add up to a full release.
- * A target that cannot be built is reported and the others go on.
+ * Compiles and archives each target, then writes bundles, checksums, server.json, the Homebrew formula
+ * and npm tarballs for every binary present in `outDir`, so subsets built in turn add up to a release.
  */
 export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResult> {
   const { outDir, log, level = 9, mtime = new Date() } = options;

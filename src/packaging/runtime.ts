@@ -5,10 +5,8 @@ import { err, ok, type Result } from "../core/result.ts";
 import type { Target } from "./targets.ts";
 
 /**
- * The Bun runtime for another platform, fetched as its npm package (`@oven/bun-linux-aarch64`…)
- * with `npm pack`. Bun downloads cross-compile runtimes itself, but only from its default
- * registry address; `npm pack` goes through the user's npm configuration (a mirror, a proxy,
- * an offline cache), so it still works where Bun's own download does not. Returns the runtime's path.
+ * The Bun runtime for another platform, fetched with `npm pack` as its npm package: Bun's own download
+ * knows only its default registry, while npm follows the user's configuration (mirror, proxy, cache).
  */
 export async function fetchRuntime(
   target: Target,
@@ -27,7 +25,6 @@ export async function fetchRuntime(
   try {
     let packed: Bun.SyncSubprocess<"pipe", "pipe">;
     try {
-      // spawnSync pipes both stdout and stderr by default.
       packed = Bun.spawnSync([npm, "pack", spec, "--json", "--pack-destination", scratch]);
     } catch (error) {
       return err(`npm is not available to fetch ${spec} (${error instanceof Error ? error.message : String(error)})`);

@@ -1,18 +1,13 @@
 /** One platform twig-mcp ships for. */
 export type Target = ReturnType<typeof target>;
 
-/**
- * Every field follows from the id, `<os>-<arch>[-variant]`: Bun's target is `bun-<id>`, the npm
- * package with its runtime (for when Bun cannot fetch it itself) spells arm64 `aarch64`, npm calls
- * Windows `win32`, and Linux packages name their C library.
- */
+/** Every field follows from the id, `<os>-<arch>[-variant]`. */
 function target(id: string) {
   const [os, arch, variant] = id.split("-") as ["linux" | "darwin" | "windows", "x64" | "arm64", string | undefined];
   const suffix = variant ? `-${variant}` : "";
   const exe = os === "windows" ? ".exe" : "";
   return {
     id,
-    /** The bare binary in dist/. */
     binary: `twig-mcp-${id}${exe}`,
     /** The binary's name inside its archive and once installed. */
     installed: `twig-mcp${exe}`,
@@ -46,7 +41,7 @@ export const TARGETS: readonly Target[] = [
   "windows-x64",
 ].map(target);
 
-/** The target a machine runs, as `process.platform`/`process.arch` and its C library describe it (this one's by default). */
+/** The target a machine runs (this one's by default). */
 export function hostTarget(
   platform = process.platform,
   arch: string = process.arch,

@@ -8,21 +8,14 @@ export type ChangeKind = "state" | "git";
 /** Bursts of file events (git writes a lock file, then renames it) are folded into one report. */
 const DEBOUNCE_MS = 100;
 
-/**
- * Directories under `refs/heads` watched per repository on Linux, where each costs one of the
- * user's inotify watches (8,192 by default, shared by every program) and a hostile clone can hold
- * any number; branch namespaces rarely need a few dozen. macOS and Windows watch a tree with one handle.
- */
+/** Linux only: each directory costs one of the user's shared inotify watches, and a hostile clone can hold any number. */
 export const MAX_WATCHED_REF_DIRS = 256;
 
 /**
- * Watches a repository's twig state, HEAD and branch refs (OS notifications, no polling), debounced.
- * A symlinked `refs/heads` is not watched. On Linux it is watched directory by directory, at most
- * {@link MAX_WATCHED_REF_DIRS}, links not followed (a link back up would repeat the tree without
- * end); past the cap a warning is logged and the rest are noticed only with HEAD or packed-refs.
+ * Watches a repository's twig state, HEAD and branch refs, debounced. Symlinks under `refs/heads` are
+ * not followed (a link back up would repeat the tree without end); past the Linux cap a warning is logged.
  */
 export class RepoWatcher {
-  /** Every watched directory, once. */
   readonly #watchers = new Map<string, FSWatcher>();
   /** The watched directories under `refs/heads` (Linux). */
   readonly #refDirs = new Set<string>();
@@ -61,8 +54,6 @@ export class RepoWatcher {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     for (const watcher of this.#watchers.values()) watcher.close();
-    this.#watchers.clear();
-    this.#refDirs.clear();
   }
 
   /** Watches `top` and the directories below it, breadth first, while the cap allows. */
@@ -71,17 +62,13 @@ export class RepoWatcher {
     for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
       if (this.#watchers.has(dir) || !isPlainDirectory(dir)) continue;
       if (this.#refDirs.size >= MAX_WATCHED_REF_DIRS) {
-        if (!this.#capped) {
-          this.onError(
-            `more than ${MAX_WATCHED_REF_DIRS} directories under ${top}: branches in the others are not watched`,
-          );
-        }
+        const warning = `more than ${MAX_WATCHED_REF_DIRS} directories under ${top}: branches in the others are not watched`;
+        if (!this.#capped) this.onError(warning);
         this.#capped = true;
         return;
       }
       const watched = this.#add(dir, (name) => {
-        // git makes `feature/` when it writes the first `feature/…` branch; a removed one is let go,
-        // so that it is watched again if made anew.
+        // A new `feature/` is watched; a removed one is let go, so that it is watched again if made anew.
         const child = join(dir, name);
         if (isPlainDirectory(child)) this.#watchRefTree(child);
         else this.#unwatchRefDir(child);
