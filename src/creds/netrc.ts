@@ -12,10 +12,7 @@ export interface NetrcEntry {
   account?: string;
 }
 
-/**
- * Parses a `.netrc` with the full grammar (quoted values, `#` comments, `default`, `account`,
- * `macdef`). Every file twig reads correctly gives the same answer; twig's quirks are not reproduced.
- */
+/** The full `.netrc` grammar; every file twig reads correctly gives the same answer, twig's quirks are not kept. */
 export function parseNetrc(text: string): NetrcEntry[] {
   const entries: NetrcEntry[] = [];
   const tokens = tokenize(text);
@@ -49,10 +46,7 @@ export function parseNetrc(text: string): NetrcEntry[] {
 
 type Token = { value: string; start: number; end: number };
 
-/**
- * Words and `"quoted values"` with backslash escapes, `#` comments. The closing quote is stepped over
- * by hand and nothing is captured: either would keep a backtracking point per escape, slow on a file of backslashes.
- */
+/** Words and `"quoted values"`. Closing quote stepped over by hand, nothing captured: no backtracking per escape. */
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   const pattern = /#[^\n]*|"(?:\\.?|[^"\\])*|(?:\\.?|[^\s\\])+/gs;

@@ -11,10 +11,7 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** What says a file is unchanged: its inode, size, and last modification and status change. */
 type FileStamp = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 
-/**
- * File times are coarse (up to two seconds on FAT): a stamp vouches for a read only once the file's
- * last change is older than this (git's "racy clean" rule); until then it is read on every use.
- */
+/** File times are coarse (2 s on FAT): a stamp vouches for a read only once older than this (git's "racy clean"). */
 export const RACY_WINDOW_MS = 3_000;
 
 /** Whether `stamp`, taken at `takenAt` (ms since the epoch), can vouch for the content read with it. */
@@ -56,7 +53,7 @@ export class CachedFileReader {
     if (read.kind === "missing") return read;
     if (read.kind === "too-large") return { kind: "unreadable", cause: `file is over the ${read.limit}-byte limit` };
     if (read.kind === "unreadable") return { kind: "unreadable", cause: describeFsError(read.error) };
-    if (read.kind !== "found") return { kind: "unreadable", cause: REFUSED[read.kind] };
+    if (read.kind !== "found") return { kind: "unreadable", cause: FS_ERRORS[read.kind] as string };
     const value = parse(read.bytes);
     this.#entries.set(key, { value, stamp: read.info, settled: isSettled(read.info, this.now()) });
     const oldest = this.#entries.keys().next().value;
@@ -69,9 +66,9 @@ export class CachedFileReader {
   }
 }
 
-const REFUSED = { directory: "is a directory", special: "is not a regular file" } as const;
-
 const FS_ERRORS: Record<string, string> = {
+  directory: "is a directory",
+  special: "is not a regular file",
   EACCES: "permission denied",
   EPERM: "permission denied",
   EISDIR: "is a directory",
