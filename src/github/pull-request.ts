@@ -66,7 +66,9 @@ function toPullRequest(pr: v.InferOutput<typeof PullRequestPayload>, owner: stri
     requested_reviewers: [...reviewers, ...teams],
     merged: pr.merged ?? pr.merged_at !== null,
     head_sha: pr.head.sha,
-    ...(stack?.number === undefined || stack.position === undefined || stack.size === undefined ? {} : { stack }),
+    ...(stack?.number === undefined || stack.position === undefined || stack.size === undefined
+      ? {}
+      : { stack: { number: stack.number, position: stack.position, size: stack.size } }),
   };
 }
 
