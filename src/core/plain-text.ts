@@ -13,7 +13,6 @@ const JSON_UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "gu");
 /** Line and paragraph separators break lines in some viewers: they become the newline they mean. */
 const SEPARATORS = /[\u2028\u2029]/g;
 
-/** `\u{…}`: a character shown by its code point. */
 function escaped(ch: string): string {
   return `\\u{${(ch.codePointAt(0) as number).toString(16).toUpperCase()}}`;
 }
@@ -55,7 +54,6 @@ export function visibleDeep<T>(value: T): T {
   return (out ?? value) as T;
 }
 
-/** `text` cut to `max` characters, the last an ellipsis when it was longer. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -2,7 +2,6 @@ import type { Stats } from "node:fs";
 import { readBounded } from "./bounded-read.ts";
 import { statIfExists } from "./local-fs.ts";
 
-/** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 
 /** Files we parse are small, but a state file can be hand-edited into anything; refuse the absurd. */
@@ -14,7 +13,6 @@ type FileStamp = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 /** File times are coarse (2 s on FAT): a stamp vouches for a read only once older than this (git's "racy clean"). */
 export const RACY_WINDOW_MS = 3_000;
 
-/** Whether `stamp`, taken at `takenAt` (ms since the epoch), can vouch for the content read with it. */
 export function isSettled(stamp: FileStamp, takenAt: number): boolean {
   // ctime cannot be set back as mtime can; mtime counts when later (a server clock ahead of ours).
   return Math.max(stamp.ctimeMs, stamp.mtimeMs) < takenAt - RACY_WINDOW_MS;
