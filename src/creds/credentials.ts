@@ -36,8 +36,8 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
     looked.push(`${netrc} (machine ${machine})`);
     const found = await lookupNetrc(ctx, machine);
     if (!found.ok) {
-      problems.push(found.error.message);
-      ctx.log.warn(`GitHub credentials: ${found.error.message}`);
+      problems.push(found.error);
+      ctx.log.warn(`GitHub credentials: ${found.error}`);
       break;
     }
     const entry = found.value;
@@ -115,7 +115,7 @@ export async function resolveJiraCredential(
     looked.push(place);
     if (notes.length > 0) continue;
     const read = await lookupNetrc(ctx, name);
-    if (!read.ok) notes.push(read.error.message);
+    if (!read.ok) notes.push(read.error);
     else if (read.value?.machine === null) defaultEntry = read.value;
     else if (read.value) return ok({ credential: basic(read.value), source: place });
   }

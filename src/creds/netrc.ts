@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 
@@ -83,7 +82,7 @@ export function netrcPath(ctx: Pick<Context, "home">): string {
 export async function lookupNetrc(
   ctx: Pick<Context, "home" | "files">,
   machine: string,
-): Promise<Result<NetrcEntry | null>> {
+): Promise<Result<NetrcEntry | null, string>> {
   const path = netrcPath(ctx);
   const parse = (bytes: Uint8Array) => {
     const text = decodeUtf8(bytes);
@@ -91,17 +90,6 @@ export async function lookupNetrc(
   };
   const read = await ctx.files.read(path, "netrc", parse, { maxBytes: MAX_NETRC_BYTES });
   if (read.kind === "missing") return ok(null);
-  if (read.kind === "unreadable") {
-    return err(
-      toolError(
-        "credentials_missing",
-        `Cannot read ${path}: ${read.cause}`,
-        `Check that ${path} is a readable text file (permissions, and at most ${MAX_NETRC_BYTES / 1024 / 1024} MiB).`,
-      ),
-    );
-  }
-  if (read.value === null) {
-    return err(toolError("credentials_missing", `${path} is not valid UTF-8`, `Re-save ${path} as UTF-8 text.`));
-  }
-  return ok(findNetrcEntry(read.value, machine));
+  if (read.kind === "unreadable") return err(`Cannot read ${path}: ${read.cause}`);
+  return read.value === null ? err(`${path} is not valid UTF-8`) : ok(findNetrcEntry(read.value, machine));
 }
