@@ -1,8 +1,6 @@
 /**
- * Text leaving the server carries what others wrote: terminals act on control sequences (OSC 52),
- * and bidi overrides, tag characters and joiners carry text a model reads and a person never sees.
- * So every Default_Ignorable_Code_Point and Cf character is shown as `\u{E0041}`; C0 (but `\t`/`\n`),
- * DEL and C1 are removed from plain text and escaped in values.
+ * Terminals act on control sequences (OSC 52); bidi overrides, tag characters and joiners carry text a model reads
+ * and a person never sees. So invisibles show as `\u{E0041}`; controls are removed from text, escaped in values.
  */
 const INVISIBLE = "\\p{Default_Ignorable_Code_Point}\\p{Cf}";
 const CONTROL = "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f";
@@ -15,7 +13,6 @@ const JSON_UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "gu");
 /** Line and paragraph separators break lines in some viewers: they become the newline they mean. */
 const SEPARATORS = /[\u2028\u2029]/g;
 
-/** `\u{…}`: a character shown by its code point. */
 function escaped(ch: string): string {
   return `\\u{${(ch.codePointAt(0) as number).toString(16).toUpperCase()}}`;
 }
@@ -57,7 +54,6 @@ export function visibleDeep<T>(value: T): T {
   return (out ?? value) as T;
 }
 
-/** `text` cut to `max` characters, the last an ellipsis when it was longer. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

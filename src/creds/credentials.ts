@@ -22,9 +22,8 @@ export interface CredentialLookup {
 type Ctx = Pick<Context, "env" | "home" | "files" | "platform" | "log">;
 
 /**
- * A GitHub token for `host`, first hit wins: `~/.netrc` (machine `host`, the API host, `default`), the token variables,
- * gh's `hosts.yml`. A `default` entry or a variable goes to a host other than github.com and `*.ghe.com` only when the
- * user named it or gh is logged in to it, so a remote on a look-alike host never receives a token.
+ * A GitHub token for `host`: `~/.netrc`, the token variables, gh's `hosts.yml`. A `default` entry or a variable goes
+ * to a host not GitHub's own only when the user named it or gh knows it: a look-alike remote never gets a token.
  */
 export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup): Promise<Result<GitHubCredential>> {
   const host = lookup.host.toLowerCase();
@@ -37,8 +36,8 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
     looked.push(`${netrc} (machine ${machine})`);
     const found = await lookupNetrc(ctx, machine);
     if (!found.ok) {
-      problems.push(found.error.message);
-      ctx.log.warn(`GitHub credentials: ${found.error.message}`);
+      problems.push(found.error);
+      ctx.log.warn(`GitHub credentials: ${found.error}`);
       break;
     }
     const entry = found.value;
@@ -99,9 +98,8 @@ export interface ResolvedJiraCredential {
 }
 
 /**
- * Finds Jira credentials: `~/.netrc` for `machine` then `atlassian.net` (twig's order), `JIRA_EMAIL` (or
- * `JIRA_USERNAME`) with `JIRA_API_TOKEN`, `JIRA_PERSONAL_TOKEN` (Bearer), then the `.netrc` `default` entry (unknown to
- * twig: last, so it never shadows an explicit choice). Failures name every place looked, never a secret.
+ * Jira credentials: `~/.netrc` for `machine` then `atlassian.net` (twig's order), the variables, then the `.netrc`
+ * `default` entry (unknown to twig: last, never shadowing a choice). Failures name every place looked, no secret.
  */
 export async function resolveJiraCredential(
   ctx: Pick<Context, "home" | "files" | "env">,
@@ -117,7 +115,7 @@ export async function resolveJiraCredential(
     looked.push(place);
     if (notes.length > 0) continue;
     const read = await lookupNetrc(ctx, name);
-    if (!read.ok) notes.push(read.error.message);
+    if (!read.ok) notes.push(read.error);
     else if (read.value?.machine === null) defaultEntry = read.value;
     else if (read.value) return ok({ credential: basic(read.value), source: place });
   }

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
 
@@ -12,10 +11,7 @@ export interface NetrcEntry {
   account?: string;
 }
 
-/**
- * Parses a `.netrc` with the full grammar (quoted values, `#` comments, `default`, `account`,
- * `macdef`). Every file twig reads correctly gives the same answer; twig's quirks are not reproduced.
- */
+/** The full `.netrc` grammar; every file twig reads correctly gives the same answer, twig's quirks are not kept. */
 export function parseNetrc(text: string): NetrcEntry[] {
   const entries: NetrcEntry[] = [];
   const tokens = tokenize(text);
@@ -49,10 +45,7 @@ export function parseNetrc(text: string): NetrcEntry[] {
 
 type Token = { value: string; start: number; end: number };
 
-/**
- * Words and `"quoted values"` with backslash escapes, `#` comments. The closing quote is stepped over
- * by hand and nothing is captured: either would keep a backtracking point per escape, slow on a file of backslashes.
- */
+/** Words and `"quoted values"`. Closing quote stepped over by hand, nothing captured: no backtracking per escape. */
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   const pattern = /#[^\n]*|"(?:\\.?|[^"\\])*|(?:\\.?|[^\s\\])+/gs;
@@ -89,7 +82,7 @@ export function netrcPath(ctx: Pick<Context, "home">): string {
 export async function lookupNetrc(
   ctx: Pick<Context, "home" | "files">,
   machine: string,
-): Promise<Result<NetrcEntry | null>> {
+): Promise<Result<NetrcEntry | null, string>> {
   const path = netrcPath(ctx);
   const parse = (bytes: Uint8Array) => {
     const text = decodeUtf8(bytes);
@@ -97,17 +90,6 @@ export async function lookupNetrc(
   };
   const read = await ctx.files.read(path, "netrc", parse, { maxBytes: MAX_NETRC_BYTES });
   if (read.kind === "missing") return ok(null);
-  if (read.kind === "unreadable") {
-    return err(
-      toolError(
-        "credentials_missing",
-        `Cannot read ${path}: ${read.cause}`,
-        `Check that ${path} is a readable text file (permissions, and at most ${MAX_NETRC_BYTES / 1024 / 1024} MiB).`,
-      ),
-    );
-  }
-  if (read.value === null) {
-    return err(toolError("credentials_missing", `${path} is not valid UTF-8`, `Re-save ${path} as UTF-8 text.`));
-  }
-  return ok(findNetrcEntry(read.value, machine));
+  if (read.kind === "unreadable") return err(`Cannot read ${path}: ${read.cause}`);
+  return read.value === null ? err(`${path} is not valid UTF-8`) : ok(findNetrcEntry(read.value, machine));
 }

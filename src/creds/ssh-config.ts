@@ -1,8 +1,6 @@
 /**
- * The `HostName` `~/.ssh/config` gives an ssh host alias, so that `git@github-work:octo/widgets.git` is the github.com
- * repository `git push` would see. Hand-written: only `Host`, `HostName`, `Include` and `Match` matter, and the
- * available parsers read everything, with no bound on includes. `Match` blocks depend on what this server cannot
- * evaluate (`exec`, the user, the network): never used.
+ * `~/.ssh/config`'s `HostName` for an alias (`git@github-work:o/r.git` is on github.com). Hand-written: parsers read
+ * everything with no bound on includes. `Match` blocks need what this server cannot evaluate: never used.
  */
 import { isAbsolute, join, normalize } from "node:path";
 import type { Context } from "../core/context.ts";

@@ -14,9 +14,8 @@ export type BoundedRead =
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /**
- * The one way the server reads a file: under a cloned repository a file can be swapped after `stat`,
- * a FIFO blocks forever, a `/proc` file says size 0. So it is opened once, non-blocking, `fstat`ed
- * (only a regular file read), and at most `maxBytes + 1` bytes read. Synchronous: see local-fs.ts.
+ * The one way the server reads a file: a file can be swapped after `stat`, a FIFO blocks, a `/proc` file says size
+ * 0. So: opened once, `fstat`ed (regular files only), at most `maxBytes + 1` bytes read. Synchronous: see local-fs.ts.
  */
 export function readBounded(path: string, maxBytes: number): BoundedRead {
   let fd: number;

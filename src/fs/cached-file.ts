@@ -2,7 +2,6 @@ import type { Stats } from "node:fs";
 import { readBounded } from "./bounded-read.ts";
 import { statIfExists } from "./local-fs.ts";
 
-/** What reading a small file gave: its parsed form, its absence, or the reason it could not be read. */
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 
 /** Files we parse are small, but a state file can be hand-edited into anything; refuse the absurd. */
@@ -11,13 +10,9 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** What says a file is unchanged: its inode, size, and last modification and status change. */
 type FileStamp = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 
-/**
- * File times are coarse (up to two seconds on FAT): a stamp vouches for a read only once the file's
- * last change is older than this (git's "racy clean" rule); until then it is read on every use.
- */
+/** File times are coarse (2 s on FAT): a stamp vouches for a read only once older than this (git's "racy clean"). */
 export const RACY_WINDOW_MS = 3_000;
 
-/** Whether `stamp`, taken at `takenAt` (ms since the epoch), can vouch for the content read with it. */
 export function isSettled(stamp: FileStamp, takenAt: number): boolean {
   // ctime cannot be set back as mtime can; mtime counts when later (a server clock ahead of ours).
   return Math.max(stamp.ctimeMs, stamp.mtimeMs) < takenAt - RACY_WINDOW_MS;
@@ -56,7 +51,7 @@ export class CachedFileReader {
     if (read.kind === "missing") return read;
     if (read.kind === "too-large") return { kind: "unreadable", cause: `file is over the ${read.limit}-byte limit` };
     if (read.kind === "unreadable") return { kind: "unreadable", cause: describeFsError(read.error) };
-    if (read.kind !== "found") return { kind: "unreadable", cause: REFUSED[read.kind] };
+    if (read.kind !== "found") return { kind: "unreadable", cause: FS_ERRORS[read.kind] as string };
     const value = parse(read.bytes);
     this.#entries.set(key, { value, stamp: read.info, settled: isSettled(read.info, this.now()) });
     const oldest = this.#entries.keys().next().value;
@@ -69,9 +64,9 @@ export class CachedFileReader {
   }
 }
 
-const REFUSED = { directory: "is a directory", special: "is not a regular file" } as const;
-
 const FS_ERRORS: Record<string, string> = {
+  directory: "is a directory",
+  special: "is not a regular file",
   EACCES: "permission denied",
   EPERM: "permission denied",
   EISDIR: "is a directory",

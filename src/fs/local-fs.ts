@@ -1,9 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 
-/*
- * Promise signatures, synchronous bodies: on small local files a blocking call costs microseconds,
- * a thread-pool hop tens of them. `…IfExists` answer `undefined` rather than build an ENOENT error.
- */
+// Promise signatures, synchronous bodies: a blocking call on a small local file beats a thread-pool hop.
 export const statIfExists = async (path: string) => statSync(path, { throwIfNoEntry: false });
 export const lstatIfExists = async (path: string) => lstatSync(path, { throwIfNoEntry: false });
 export const readlink = async (path: string): Promise<string> => readlinkSync(path);

@@ -7,10 +7,7 @@ export function isInside(path: string, base: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-/**
- * Whether `path`, through its symbolic links, still lies inside `base` (resolved too). A path that
- * does not resolve counts as inside: reading it finds nothing, or fails on its own.
- */
+/** Whether `path`, links followed, lies inside `base`; one that does not resolve counts (reading it fails anyway). */
 export async function resolvesInside(path: string, base: string): Promise<boolean> {
   if (await plainBelow(path, base)) return true;
   const real = await realpath(path).catch(() => null);

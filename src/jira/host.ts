@@ -32,11 +32,7 @@ const UI_SEGMENTS = new Set(
   "browse secure projects issues plugins servicedesk rest login.jsp dashboard jira".split(" "),
 );
 
-/**
- * `$JIRA_HOST` checked before any request is built (twig accepts nearly anything; requests then fail obscurely). A
- * browser address becomes the site (Cloud: the host; Data Center: the context path). A bare host or a malformed
- * `http:/x` becomes `https://…`, as in twig.
- */
+/** `$JIRA_HOST` checked up front (twig's fail obscurely later); a browser address becomes the site, a bare host https. */
 export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: string | null }, ToolError> {
   const text = raw.trim();
   const invalid = (why: string) => err(toolError("invalid_config", `JIRA_HOST ${why}`, JIRA_HOST_FORM));

@@ -99,10 +99,7 @@ function nonEmpty(value: string | null | undefined): string | undefined {
   return value?.trim() ? value : undefined;
 }
 
-/**
- * At most `max` characters (plus a closing `…`), cut at a line or word break when one is close,
- * never inside a surrogate pair. `more`: the text is known to go on, whatever its length here.
- */
+/** At most `max` characters and `…`, cut at a close line or word break; `more`: the text is known to go on. */
 export function truncate(text: string, max: number, more = false): { text: string; truncated: boolean } {
   if (text.length <= max) return more ? { text: `${text.trimEnd()}\n…`, truncated: true } : { text, truncated: false };
   const code = text.charCodeAt(max - 1);

@@ -11,12 +11,6 @@ export function homeDir(env: Env, platform: NodeJS.Platform, passwdHome: () => s
   return env.HOME || passwdHome();
 }
 
-/** XDG variables count only when set to an absolute path (the `directories` crate's rule). */
-function xdg(env: Env, name: string, fallback: string): string {
-  const value = env[name];
-  return value && posix.isAbsolute(value) ? value : fallback;
-}
-
 /** twig's config/data/cache directories, as the `directories` crate places them for "eddieland", "twig". */
 export function twigDirs(env: Env, platform: NodeJS.Platform, home: string): TwigDirs {
   if (platform === "darwin") {
@@ -32,10 +26,15 @@ export function twigDirs(env: Env, platform: NodeJS.Platform, home: string): Twi
       cacheDir: win32.join(local, "twig", "cache"),
     };
   }
+  // XDG variables count only when set to an absolute path (the `directories` crate's rule).
+  const xdg = (name: string, ...fallback: string[]) => {
+    const value = env[name];
+    return posix.join(value && posix.isAbsolute(value) ? value : posix.join(home, ...fallback), "twig");
+  };
   return {
-    configDir: posix.join(xdg(env, "XDG_CONFIG_HOME", posix.join(home, ".config")), "twig"),
-    dataDir: posix.join(xdg(env, "XDG_DATA_HOME", posix.join(home, ".local", "share")), "twig"),
-    cacheDir: posix.join(xdg(env, "XDG_CACHE_HOME", posix.join(home, ".cache")), "twig"),
+    configDir: xdg("XDG_CONFIG_HOME", ".config"),
+    dataDir: xdg("XDG_DATA_HOME", ".local", "share"),
+    cacheDir: xdg("XDG_CACHE_HOME", ".cache"),
   };
 }
 

@@ -20,11 +20,8 @@ export function buildBranchGraph(
   const configuredRoots = new Set(state.roots.map((root) => root.branch));
   // Walking the sorted branches appends each child list already sorted: no sort per parent.
   const children = new Map<string, string[]>();
-  const addChild = (parent: string, child: string) => {
-    const list = children.get(parent);
-    if (!list) children.set(parent, [child]);
-    else list.push(child);
-  };
+  const addChild = (parent: string, child: string) =>
+    children.get(parent)?.push(child) ?? children.set(parent, [child]);
   for (const node of localBranches) {
     let attached = false;
     // A parent declared twice is one edge (a Set: a hostile state may repeat one thousands of times).

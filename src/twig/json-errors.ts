@@ -8,14 +8,8 @@ import { resolvesInside } from "../fs/path-inside.ts";
 import { issueMessage } from "./schemas.ts";
 
 /**
- * Where twig's JSON files broke, by line, column and a path without branch names, never quoting
- * them (`JSON.parse`'s messages do): such a file may be a link to a secret. jsonc-parser (strict)
- * runs only once `JSON.parse` has failed, for the offsets it does not give.
- */
-
-/**
- * Loads twig's state or registry file, `null` when missing. twig writes a plain file: one linked
- * out of its place would read another file (a secret) as this one, and parse errors would say so.
+ * Loads twig's state or registry file, `null` when missing. Errors give line, column and a path, never the
+ * file's text: one linked out of its place (refused) or a secret would be quoted by `JSON.parse`'s messages.
  */
 export async function loadTwigFile<T>(
   files: CachedFileReader,
@@ -82,13 +76,15 @@ function firstSyntaxError(text: string): { error: ParseErrorCode; offset: number
 
 const STOP = new Error("first syntax error found");
 
-/** Where a value sits: its path in the file, and that path as shown (`branches.*`: a branch name left out). */
-export type JsonPlace = { path: readonly (string | number)[]; shown: string };
-
-export const TOP: JsonPlace = { path: [], shown: "" };
-
-/** `line 4, column 20 (branches.*.github_pr): Invalid type: expected number`; the path is the schema's. */
-export function describeIssueIn(text: string, issues: readonly v.BaseIssue<unknown>[], place = TOP): string {
+/**
+ * `line 4, column 20 (branches.*.github_pr): Invalid type: expected number`. `place`: where the value sits in the
+ * file, and that path as shown (`branches.*`: a branch name left out).
+ */
+export function describeIssueIn(
+  text: string,
+  issues: readonly v.BaseIssue<unknown>[],
+  place: { path: readonly (string | number)[]; shown: string } = { path: [], shown: "" },
+): string {
   const first = issues[0];
   if (first === undefined) return "invalid";
   const below = (first.path ?? []).map((item) => item.key as string | number);

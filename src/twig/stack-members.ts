@@ -19,7 +19,6 @@ export function stackMembers(
   trunks: readonly string[],
   branch: string | null,
 ): StackMember[] {
-  // The parent a branch is drawn under: its first local declared parent, else the default root for an orphan.
   const drawnParent = (name: string) => {
     const declared = state.parentsOf(name).find((parent) => includesSorted(localBranches, parent));
     if (declared !== undefined) return declared;
