@@ -81,8 +81,7 @@ export const getJiraIssueTool = defineTool({
     const found = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), FULL_DESCRIPTION_CHARS);
     return ok(found.truncated ? { ...found, hint: cutHint(count(FULL_DESCRIPTION_CHARS)) } : found);
   },
-  // Only the description can be long: it is cut further, to what fits, saying how long the whole
-  // one is when that is known (a description rendered whole; rendering stops at the first cut).
+  // Only the description can be long: it is cut to fit, saying its whole length when known (rendered whole).
   fit(answer, budget) {
     const full = answer.description;
     if (full === undefined) return answer;

@@ -14,19 +14,13 @@ export const BranchNameSchema = v.pipe(
   ),
 );
 
-/**
- * Names compared for a did-you-mean. A hostile clone can hold millions of refs or state entries;
- * past this many the suggestion is skipped for the rest, and the error stays the same.
- */
+/** Names compared for a did-you-mean: a hostile clone can hold millions of refs. */
 const MAX_CANDIDATES = 5_000;
 
 /** A branch argument is repeated up to 300 characters: any real name, never a payload. */
 const SHOWN_CHARS = 300;
 
-/**
- * The `not_found` error for a branch argument, with the closest of `candidates` (the branches the
- * tool would have accepted: tracked, local, or both) as a did-you-mean.
- */
+/** The `not_found` error for a branch argument, with the closest of the branches the tool accepts as a did-you-mean. */
 export function branchNotFound(
   branch: string,
   where: string,
@@ -52,13 +46,11 @@ export function integerIn(min: number, max: number) {
 /** The `repo` selector of repository-scoped tools and of prompts. */
 export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path.";
 
-/** The marker {@link unpublished} leaves in a converted JSON Schema for the wire layer to act on. */
 export const UNPUBLISHED = "unpublished";
 
 /**
- * Pipe item: the named constraints are checked but left out of the published JSON Schema, which a
- * model reads every turn (bounds against pathological input, rules a model does not trip over).
- * `field` leaves the whole field out (an optional result field its reply explains).
+ * Pipe item: the named constraints (`field`: the whole field) are checked but left out of the
+ * published JSON Schema, which a model reads every turn.
  */
 export function unpublished<TInput>(
   ...keywords: ("minLength" | "maxLength" | "minimum" | "maximum" | "pattern" | "field")[]
