@@ -20,10 +20,7 @@ const CLOSING_WITHOUT_GITHUB =
 const PROMPT_MAX_BRANCHES = 100;
 const PROMPT_MAX_TREE_LINES = 200;
 
-/**
- * `stack-status`: current branch, trees, tracked branches, then get_stack_status's live state. A
- * failure drops its section, never the prompt; without GitHub data the closing says so.
- */
+/** `stack-status`: current branch, trees, tracked branches, live state; a failure drops its section, not the prompt. */
 export const stackStatusPrompt = definePrompt({
   name: "stack-status",
   title: "PR stack status",

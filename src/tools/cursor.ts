@@ -22,10 +22,8 @@ export const CursorSchema = v.pipe(
 const PayloadSchema = v.tuple([v.literal(VERSION), v.string(), v.string(), v.nullable(v.string())]);
 
 export function encodeCursor(cursor: BranchCursor, repository: string): string {
-  const payload = Buffer.from(
-    JSON.stringify([VERSION, repositoryTag(repository), cursor.after, cursor.query]),
-    "utf8",
-  ).toString("base64url");
+  const json = JSON.stringify([VERSION, repositoryTag(repository), cursor.after, cursor.query]);
+  const payload = Buffer.from(json).toString("base64url");
   return `${payload}.${digest(payload)}`;
 }
 

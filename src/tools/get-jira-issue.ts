@@ -102,10 +102,7 @@ export const getJiraIssueTool = defineTool({
 
 const cutHint = (size: string) => `The description is cut to about ${size} characters; open url for the rest.`;
 
-/**
- * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),
- * with the detached-HEAD case reported as such instead of as a branch named `HEAD`.
- */
+/** The current branch's issue in `.twig/state.json`; a detached HEAD is reported as such, not as branch `HEAD`. */
 async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
   const fail = (code: ErrorCode, message: string, more?: string) =>
     err(toolError(code, message, `Provide an explicit issue_key parameter.${more ? ` ${more}` : ""}`));

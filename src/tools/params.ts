@@ -48,10 +48,7 @@ export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path
 
 export const UNPUBLISHED = "unpublished";
 
-/**
- * Pipe item: the named constraints (`field`: the whole field) are checked but left out of the
- * published JSON Schema, which a model reads every turn.
- */
+/** Pipe item: these constraints (`field`: the field) are checked but left out of the JSON Schema a model reads. */
 export function unpublished<TInput>(
   ...keywords: ("minLength" | "maxLength" | "minimum" | "maximum" | "pattern" | "field")[]
 ): v.MetadataAction<TInput, { readonly [UNPUBLISHED]: readonly string[] }> {
