@@ -27,11 +27,10 @@ export function branchNotFound(
   candidates: Iterable<string>,
   hint = "Use `list_branches` to see tracked branches.",
 ) {
-  const names: string[] = [];
-  for (const name of candidates) {
-    if (names.length === MAX_CANDIDATES) break;
-    if (name !== branch) names.push(name);
-  }
+  const names = Iterator.from(candidates)
+    .filter((name) => name !== branch)
+    .take(MAX_CANDIDATES)
+    .toArray();
   const guess = closest(branch, names);
   const advice = guess === null ? "" : `. Did you mean '${printable(guess, SHOWN_CHARS)}'?`;
   return err(toolError("not_found", `Branch '${printable(branch, SHOWN_CHARS)}' not found in ${where}${advice}`, hint));
