@@ -20,11 +20,7 @@ const CLOSING_WITHOUT_GITHUB =
 const PROMPT_MAX_BRANCHES = 100;
 const PROMPT_MAX_TREE_LINES = 200;
 
-/**
- * twig-mcp's `stack-status` text, as upstream twig-mcp writes it: current branch, trees, tracked branches, then the stack's
- * live state from get_stack_status. A failure drops its section, never the prompt; names git would
- * refuse are left out. Without GitHub data the closing says so instead of asking for reviews and CI.
- */
+/** `stack-status`: current branch, trees, tracked branches, live state; a failure drops its section, not the prompt. */
 export const stackStatusPrompt = definePrompt({
   name: "stack-status",
   title: "PR stack status",
@@ -104,11 +100,7 @@ function firstLines(text: string, max: number): string {
   return `${lines.slice(0, max).join("\n")}\n… ${more} more lines not shown (get_branch_tree with branch=<root> draws a part)\n`;
 }
 
-/**
- * The stack's live state from get_stack_status (the current branch's stack, else the first page of
- * every stack): its summary and one line per branch, fenced as data. `github` says whether GitHub
- * answered, so the closing never asks for reviews and CI the prompt does not hold.
- */
+/** get_stack_status's summary and lines, fenced as data; `github`: whether GitHub answered. */
 async function liveStack(
   invoke: ToolInvoker,
   branch: string | null,

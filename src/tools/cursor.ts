@@ -3,17 +3,15 @@ import { sha256Hex } from "../core/sha256.ts";
 import { unpublished } from "./params.ts";
 
 /**
- * A page cursor of `list_branches` (and of `get_stack_status`, whose `query` names its question):
- * the last name listed (keyset paging: branches added or deleted between pages shift nothing) and
- * the query, bound to one repository. The digest catches edited or made-up cursors; it is no
- * secret, as a cursor only names a position anyone could ask for.
+ * A page cursor (list_branches, get_stack_status): the last name listed, so branches added or deleted
+ * between pages shift nothing, and the query, bound to one repository. The digest catches edited
+ * cursors; it is no secret, as a cursor only names a position anyone could ask for.
  */
 export type BranchCursor = { after: string; query: string | null };
 
 const VERSION = 1;
 const MAX_CURSOR_CHARS = 4096;
 
-/** The `cursor` argument. */
 export const CursorSchema = v.pipe(
   v.string(),
   v.maxLength(MAX_CURSOR_CHARS),
@@ -24,10 +22,8 @@ export const CursorSchema = v.pipe(
 const PayloadSchema = v.tuple([v.literal(VERSION), v.string(), v.string(), v.nullable(v.string())]);
 
 export function encodeCursor(cursor: BranchCursor, repository: string): string {
-  const payload = Buffer.from(
-    JSON.stringify([VERSION, repositoryTag(repository), cursor.after, cursor.query]),
-    "utf8",
-  ).toString("base64url");
+  const json = JSON.stringify([VERSION, repositoryTag(repository), cursor.after, cursor.query]);
+  const payload = Buffer.from(json).toString("base64url");
   return `${payload}.${digest(payload)}`;
 }
 

@@ -5,23 +5,13 @@ import type { ServiceContext } from "../services/services.ts";
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */
 export type ToolGroup = "local" | "github" | "jira";
 
-/**
- * `destructiveHint` and `idempotentHint` are left out: MCP gives them meaning only for tools that
- * are not read-only, and every byte of `tools/list` is in the model's context on every turn.
- */
+// No `destructiveHint`/`idempotentHint`: MCP gives them meaning only for tools that are not read-only.
 export type ToolAnnotations = { readOnlyHint: true; openWorldHint: boolean };
 
-/**
- * Claude Code's per-tool hints (`_meta`). `alwaysLoad` keeps the schema out from behind tool search:
- * only for tools that answer a session's first question. The registry sets `maxResultSizeChars`.
- */
+/** Claude Code's `_meta` hints; `alwaysLoad` (kept out of tool search) only for a session's first questions. */
 export type ToolMeta = { "anthropic/alwaysLoad"?: true; "anthropic/maxResultSizeChars"?: number };
 
-/**
- * What a handler gets besides its arguments. The registry sets all; a test calling a handler alone
- * may pass only `signal`. `budget` lets a handler cut a plainly oversized answer early; `enabled`
- * tells a local tool that reaches a service itself whether that group is on (`--disable`).
- */
+/** What a handler gets besides its arguments: a test may pass only `signal`; `enabled` reflects `--disable`. */
 export interface CallInfo {
   signal: AbortSignal;
   invoke?: ToolInvoker;
@@ -29,21 +19,14 @@ export interface CallInfo {
   enabled?: (group: ToolGroup) => boolean;
 }
 
-/**
- * How much an answer's JSON may cost (envelope excluded) as set (`--max-reply-tokens`) and in the
- * registry's units (a third of an estimated token: ASCII about one a character), and its measure.
- */
+/** What an answer's JSON may cost (`--max-reply-tokens`, and in units of a third of a token) and its measure. */
 export interface ReplyBudget {
   readonly tokens: number;
   readonly units: number;
   size(value: unknown): number;
 }
 
-/**
- * The answer's field `list`, cut at its end to the largest prefix (of at least `min` items) that
- * fits the reply budget, marked `truncated`, with the items left out added to `omitted[list]`.
- * `rest` gives the cut answer's `hint` and what else changes with the cut (a cursor, `has_more`).
- */
+/** The list cut at its end to fit the reply budget (at least `min` kept); `rest` gives the cut's `hint` and more. */
 export interface ListCut<A, I> {
   list: string;
   min?: number;

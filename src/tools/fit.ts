@@ -4,11 +4,9 @@ import type { ListCut, ReplyBudget } from "./define.ts";
 import { unpublished } from "./params.ts";
 
 /**
- * The largest `n` in [min, max] for which `build(n)` fits the budget, by bisection (about 14
- * serialisations for 10,000 items). `itemSizes` narrows the search first: the parts' sizes nearly
- * add up to the whole's, so the count whose parts fit beside the wrapper usually fits, and the
- * count whose parts alone pass the budget does not. Returns `min` when even that does not fit; the
- * registry then refuses the reply.
+ * The largest `n` in [min, max] for which `build(n)` fits the budget, by bisection. `itemSizes`
+ * narrows the search first: the parts' sizes nearly add up to the whole's. Returns `min` when even
+ * that does not fit; the registry then refuses the reply.
  */
 export function largestFitting<T>(
   budget: ReplyBudget,
@@ -22,6 +20,15 @@ export function largestFitting<T>(
   let best = build(min);
   const base = budget.size(best);
   if (base > budget.units) return best;
+  const attempt = (n: number) => {
+    const candidate = build(n);
+    if (budget.size(candidate) > budget.units) {
+      high = n - 1;
+    } else {
+      low = n;
+      best = candidate;
+    }
+  };
   if (itemSizes !== undefined) {
     let total = 0;
     let guess = min;
@@ -33,26 +40,9 @@ export function largestFitting<T>(
       }
       if (i + 1 > min && base + total <= budget.units) guess = i + 1;
     }
-    if (guess > low) {
-      const candidate = build(guess);
-      if (budget.size(candidate) <= budget.units) {
-        low = guess;
-        best = candidate;
-      } else {
-        high = guess - 1;
-      }
-    }
+    if (guess > low) attempt(guess);
   }
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    const candidate = build(middle);
-    if (budget.size(candidate) <= budget.units) {
-      low = middle;
-      best = candidate;
-    } else {
-      high = middle - 1;
-    }
-  }
+  while (low < high) attempt(Math.ceil((low + high) / 2));
   return best;
 }
 
@@ -74,16 +64,22 @@ export function cutList<A extends Record<string, unknown>, I>(
   return largestFitting(budget, build, cut.min ?? 0, all.length, (i) => budget.size(all[i]));
 }
 
+/** The cut of a search's `limit`ed list: `has_more`, and how to ask for fewer. */
+export function limitCut(list: string, noun: string, narrow: string): ListCut<Record<string, unknown>, unknown> {
+  return {
+    list,
+    rest: (answer, _kept, left) => ({
+      has_more: true,
+      hint: `${count(left)} of ${count((answer[list] as unknown[]).length)} ${noun} left out to fit the reply budget: lower limit, or narrow with ${narrow}.`,
+    }),
+  };
+}
+
 /** Formats a count the way a reader scans it: 9,412. */
 export const count = (n: number): string => n.toLocaleString("en-US");
 
-// The fields a cut reply adds: checked, but unpublished (tools/list must stay within 11.5 KB); the
-// reply's `hint` explains them.
-
-/** `truncated`: the reply was cut to fit the reply budget (`--max-reply-tokens`). */
+// The fields a cut reply adds are unpublished (tools/list must stay within 11.5 KB): its `hint` explains them.
 export const TruncatedSchema = v.optional(v.pipe(v.literal(true), unpublished("field")));
-
-/** A one-line `hint`: how to get what was left out. */
 export const HintSchema = v.optional(v.pipe(v.string(), unpublished("field")));
 
 /** `truncated`, `omitted` (how many of each list named were left out) and `hint`, spread into an output schema. */

@@ -45,8 +45,7 @@ export const getBranchStackTool = defineTool({
     const { stack, cycle } = branchStack(state, start);
     return ok(cycle ? { stack, cycle: true as const } : { stack });
   },
-  // Only a pathological state file makes a stack this deep: the branches nearest the start are
-  // kept, and the walk can go on from the last one listed.
+  // Only a pathological state file makes a stack this deep: the walk can go on from the last one kept.
   cut: {
     list: "stack",
     min: 1,

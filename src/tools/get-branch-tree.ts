@@ -64,8 +64,7 @@ export const getBranchTreeTool = defineTool({
     const budget = { left: TREE_NODE_BUDGET };
     const trees = roots.map((root) => buildTree(graph, state.value, root, budget, depth));
     const root = roots[0] as string;
-    // A text that cannot fit even without the nodes is cut now: drawing 10,000 lines and
-    // serialising them with their nodes only to throw both away is most of the call's time.
+    // A text that cannot fit even without the nodes is cut now, before it is drawn and serialised whole.
     const { nodes, textBytes } = measureTrees(trees);
     if (call.budget !== undefined && textBytes > call.budget.units) {
       return ok(cutTreeText(root, trees, nodes, call.budget, current ?? (await checkedOut(ctx))));
@@ -84,8 +83,7 @@ export const getBranchTreeTool = defineTool({
       omitted: { branches: nodes },
       hint: "branches (the nodes) left out to fit the reply budget; tree_text is complete. Pass branch or depth for nodes.",
     };
-    // A drawn line costs more than a unit a character (its box drawing alone is two tokens): a text
-    // longer than the budget in characters need not be serialised to know.
+    // A drawn line costs more than a unit a character: a text longer than the budget cannot fit.
     if (answer.tree_text.length < budget.units && budget.size(textOnly) <= budget.units) return textOnly;
     return cutTreeText(answer.root, answer.branches, nodes, budget, await checkedOut(ctx));
   },
@@ -120,8 +118,7 @@ function cutTreeText(
   let room = budget.units - budget.size(fitted);
   const closingRoom = 120 + Buffer.byteLength(JSON.stringify(root), "utf8");
   // Line costs are counted in bytes, which token-dense names outrun: each further pass scales the
-  // room by how far the last one overshot. The first pass runs whatever the room: the kept path is
-  // drawn even when it cannot fit, and then refused.
+  // room by the last one's overshoot. The first runs whatever the room (the kept path is always drawn).
   for (let attempt = 0; attempt < 4 && (attempt === 0 || room > 0); attempt++) {
     const cut = cutTrees(trees, focus, room - closingRoom);
     const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;

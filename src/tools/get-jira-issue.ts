@@ -81,8 +81,7 @@ export const getJiraIssueTool = defineTool({
     const found = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), FULL_DESCRIPTION_CHARS);
     return ok(found.truncated ? { ...found, hint: cutHint(count(FULL_DESCRIPTION_CHARS)) } : found);
   },
-  // Only the description can be long: it is cut further, to what fits, saying how long the whole
-  // one is when that is known (a description rendered whole; rendering stops at the first cut).
+  // Only the description can be long: it is cut to fit, saying its whole length when known (rendered whole).
   fit(answer, budget) {
     const full = answer.description;
     if (full === undefined) return answer;
@@ -103,10 +102,7 @@ export const getJiraIssueTool = defineTool({
 
 const cutHint = (size: string) => `The description is cut to about ${size} characters; open url for the rest.`;
 
-/**
- * The issue linked to the current branch in `.twig/state.json` (twig's `issue_key` defaulting),
- * with the detached-HEAD case reported as such instead of as a branch named `HEAD`.
- */
+/** The current branch's issue in `.twig/state.json`; a detached HEAD is reported as such, not as branch `HEAD`. */
 async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
   const fail = (code: ErrorCode, message: string, more?: string) =>
     err(toolError(code, message, `Provide an explicit issue_key parameter.${more ? ` ${more}` : ""}`));

@@ -57,10 +57,7 @@ export const getPrStatusTool = defineTool({
   fit: fitPrStatus,
 });
 
-/**
- * Over the reply budget, lists keep (in GitHub's order) failing, then pending checks and statuses,
- * then the newest reviews, then passing ones while they fit. The PR and its summary always stay.
- */
+/** Kept while they fit, in GitHub's order: failing, then pending checks/statuses, newest reviews, passing ones. */
 function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutput {
   type Pick = { list: "checks" | "statuses" | "reviews"; index: number };
   const failing: Pick[] = [];

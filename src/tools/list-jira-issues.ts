@@ -4,7 +4,7 @@ import { JiraIssueSchema, LIST_DESCRIPTION_CHARS, toJiraIssue } from "../jira/is
 import { buildSearchJql, normalizeProjectKey, PROJECT_KEY_PATTERN } from "../jira/jql.ts";
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { defineTool } from "./define.ts";
-import { count, cutFields } from "./fit.ts";
+import { cutFields, limitCut } from "./fit.ts";
 import { notAKey } from "./get-jira-issue.ts";
 import { integerIn, unpublished } from "./params.ts";
 
@@ -56,11 +56,5 @@ export const listJiraIssuesTool = defineTool({
     const { hasMore: has_more, total } = found.value;
     return ok(total === undefined ? { issues, has_more } : { issues, has_more, total });
   },
-  cut: {
-    list: "issues",
-    rest: (answer, _kept, left) => ({
-      has_more: true,
-      hint: `${count(left)} of ${count(answer.issues.length)} issues left out to fit the reply budget: lower limit, or narrow with status or assignee.`,
-    }),
-  },
+  cut: limitCut("issues", "issues", "status or assignee"),
 });

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { listPullRequests } from "../github/pull-request.ts";
 import { defineTool } from "./define.ts";
-import { count, cutFields } from "./fit.ts";
+import { cutFields, limitCut } from "./fit.ts";
 import { openCall, PullRequestSchema, targetParams } from "./github-params.ts";
 import { integerIn, unpublished } from "./params.ts";
 
@@ -52,11 +52,5 @@ export const listPullRequestsTool = defineTool({
       base: args.base,
     });
   },
-  cut: {
-    list: "pull_requests",
-    rest: (answer, _kept, left) => ({
-      has_more: true,
-      hint: `${count(left)} of ${count(answer.pull_requests.length)} PRs left out to fit the reply budget: lower limit, or narrow with state, head or base.`,
-    }),
-  },
+  cut: limitCut("pull_requests", "PRs", "state, head or base"),
 });

@@ -14,30 +14,23 @@ export const BranchNameSchema = v.pipe(
   ),
 );
 
-/**
- * Names compared for a did-you-mean. A hostile clone can hold millions of refs or state entries;
- * past this many the suggestion is skipped for the rest, and the error stays the same.
- */
+/** Names compared for a did-you-mean: a hostile clone can hold millions of refs. */
 const MAX_CANDIDATES = 5_000;
 
 /** A branch argument is repeated up to 300 characters: any real name, never a payload. */
 const SHOWN_CHARS = 300;
 
-/**
- * The `not_found` error for a branch argument, with the closest of `candidates` (the branches the
- * tool would have accepted: tracked, local, or both) as a did-you-mean.
- */
+/** The `not_found` error for a branch argument, with the closest of the branches the tool accepts as a did-you-mean. */
 export function branchNotFound(
   branch: string,
   where: string,
   candidates: Iterable<string>,
   hint = "Use `list_branches` to see tracked branches.",
 ) {
-  const names: string[] = [];
-  for (const name of candidates) {
-    if (names.length === MAX_CANDIDATES) break;
-    if (name !== branch) names.push(name);
-  }
+  const names = Iterator.from(candidates)
+    .filter((name) => name !== branch)
+    .take(MAX_CANDIDATES)
+    .toArray();
   const guess = closest(branch, names);
   const advice = guess === null ? "" : `. Did you mean '${printable(guess, SHOWN_CHARS)}'?`;
   return err(toolError("not_found", `Branch '${printable(branch, SHOWN_CHARS)}' not found in ${where}${advice}`, hint));
@@ -52,14 +45,9 @@ export function integerIn(min: number, max: number) {
 /** The `repo` selector of repository-scoped tools and of prompts. */
 export const REPO_PARAM_DESCRIPTION = "A list_repositories name or absolute path.";
 
-/** The marker {@link unpublished} leaves in a converted JSON Schema for the wire layer to act on. */
 export const UNPUBLISHED = "unpublished";
 
-/**
- * Pipe item: the named constraints are checked but left out of the published JSON Schema, which a
- * model reads every turn (bounds against pathological input, rules a model does not trip over).
- * `field` leaves the whole field out (an optional result field its reply explains).
- */
+/** Pipe item: these constraints (`field`: the field) are checked but left out of the JSON Schema a model reads. */
 export function unpublished<TInput>(
   ...keywords: ("minLength" | "maxLength" | "minimum" | "maximum" | "pattern" | "field")[]
 ): v.MetadataAction<TInput, { readonly [UNPUBLISHED]: readonly string[] }> {
