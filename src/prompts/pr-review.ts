@@ -30,7 +30,7 @@ export const reviewPrPrompt = definePrompt({
         return "The current branch has no linked pull request, and GitHub has none from it. Which pull request should I look at?";
       }
       const why = isUnconfigured(status.error)
-        ? `GitHub is not configured here, so its live status is unavailable (${status.error.message})`
+        ? `GitHub is not configured here, so its live status is unavailable (${inline(status.error.message)})`
         : describeFailure(status.error);
       return `${which}: ${why}.\n\n${CLOSING_WITHOUT_GITHUB}`;
     }
