@@ -1,4 +1,14 @@
-import { INFINITE_GENERATION, type WalkCommit } from "./commit.ts";
+export interface WalkCommit {
+  parents: string[];
+  /** Topological level from the commit-graph; `INFINITE_GENERATION` for a commit it does not cover. */
+  generation: number;
+  time: number;
+  /** A boundary of a shallow clone: git records no parents for it. */
+  shallow: boolean;
+}
+
+/** Commits newer than the graph sort before every commit in it, as in git. */
+export const INFINITE_GENERATION = 2 ** 32;
 
 /** `git rev-list --left-right --count base...branch`; `truncated`: why they are lower bounds. */
 export type Divergence = { ahead: number; behind: number; truncated?: "walk_limit" | "shallow" };

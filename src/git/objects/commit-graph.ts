@@ -34,12 +34,10 @@ const MAX_LAYERS = 64;
 
 /** The commit-graph, single or split (base layer first): parents and generations without reading commits. */
 export class CommitGraph {
-  readonly total: number;
-
-  private constructor(readonly layers: Layer[]) {
-    const last = layers[layers.length - 1];
-    this.total = last === undefined ? 0 : last.base + last.count;
-  }
+  private constructor(
+    readonly layers: Layer[],
+    readonly total: number,
+  ) {}
 
   /** `null` when the repository has none; throws `ObjectReadError` when the graph is malformed. */
   static open(objectsDir: string): CommitGraph | null {
@@ -64,11 +62,13 @@ export class CommitGraph {
         }
       }
       const layers: Layer[] = [];
+      let total = 0;
       for (const file of files) {
-        const below = layers[layers.length - 1];
-        layers.push(openLayer(file, below === undefined ? 0 : below.base + below.count));
+        const layer = openLayer(file, total);
+        layers.push(layer);
+        total += layer.count;
       }
-      return new CommitGraph(layers);
+      return new CommitGraph(layers, total);
     } catch (error) {
       for (const file of files) file.close();
       throw error;
