@@ -119,11 +119,9 @@ export async function readBranchCommits(
       pairs.map(({ branch, base }) => {
         const warnings: string[] = [];
         const tipOf = (name: string) => {
-          const tip = tips.get(name);
-          if (tip === undefined) return null;
-          if ("oid" in tip) return tip.oid;
-          warnings.push(tip.warning);
-          return null;
+          const tip = tips.get(name) as { oid: string } | { warning: string };
+          if ("warning" in tip) warnings.push(tip.warning);
+          return "oid" in tip ? tip.oid : null;
         };
         const tip = tipOf(branch);
         const entry: BranchCommits = {};

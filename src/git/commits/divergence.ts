@@ -27,11 +27,9 @@ function before(a: Node, b: Node): boolean {
 }
 
 /**
- * Counts the symmetric difference as git's `paint_down_to_common` does: paint flows from both tips
- * to parents newest first until nothing one-sided is left, so only commits since the fork are read.
- * By generation number the counts are exact; commits the graph lacks go by commit time, and the
- * walk goes on until nothing queued is newer than the oldest one-sided commit, repainting a shared
- * one (clock skew can fool this, as it can git). Past `limit` commits the counts are lower bounds.
+ * git's `paint_down_to_common`: both tips paint their parents, newest first, until nothing one-sided
+ * is left. Exact by generation number; commits the graph lacks go by time until nothing queued is newer
+ * than the oldest one-sided one (clock skew fools this, as it does git). Past `limit`: lower bounds.
  */
 export function countDivergence(
   load: (oid: string) => WalkCommit,

@@ -1,27 +1,8 @@
 import { join } from "node:path";
-import { decodeUtf8 } from "../../fs/cached-file.ts";
-import { corrupt, findOid, isLink, PositionalFile, readStart, view } from "./positional-file.ts";
+import { corrupt, findOid, isLink, PositionalFile, readLines, view } from "./positional-file.ts";
 
-/** A commit as the graph records it, parents by position. */
-export interface GraphCommit {
-  parents: number[];
-  /** The topological level (generation number v1): greater than every ancestor's. */
-  generation: number;
-  /** Committer time, seconds since the epoch. */
-  time: number;
-}
-
-/** One graph file, its chunks located; a position in it is `base + index`. */
-interface Layer {
-  file: PositionalFile;
-  /** Commits in the layers below this one. */
-  base: number;
-  count: number;
-  fanout: DataView;
-  oids: number;
-  data: number;
-  edges?: { start: number; end: number };
-}
+/** One graph file, its chunks located; a position in it is `base` (commits in the layers below) + index. */
+type Layer = ReturnType<typeof openLayer>;
 
 const HASH_BYTES = 20;
 const CDAT_BYTES = HASH_BYTES + 16;
@@ -50,9 +31,9 @@ export class CommitGraph {
       else {
         const chainDir = join(info, "commit-graphs");
         if (isLink(chainDir)) corrupt(`${chainDir} is a link, not read`);
-        const chain = readStart(join(chainDir, "commit-graph-chain"), MAX_LAYERS * 42);
+        const chain = readLines(join(chainDir, "commit-graph-chain"), MAX_LAYERS * 42);
         if (chain === null) return null;
-        const names = (decodeUtf8(chain) ?? "").split("\n").filter((line) => line !== "");
+        const names = chain.filter((line) => line !== "");
         if (names.length === 0 || names.length > MAX_LAYERS || names.some((name) => !/^[0-9a-f]{40}$/.test(name))) {
           corrupt(`${chainDir}/commit-graph-chain is malformed`);
         }
@@ -90,7 +71,8 @@ export class CommitGraph {
     return Buffer.from(layer.file.read(layer.oids + index * HASH_BYTES, HASH_BYTES)).toString("hex");
   }
 
-  commitAt(position: number): GraphCommit {
+  /** Parents by position; generation is the topological level (v1), above every ancestor's. */
+  commitAt(position: number): { parents: number[]; generation: number; time: number } {
     const [{ file, data, edges }, index] = this.#locate(position);
     const entry = view(file.read(data + index * CDAT_BYTES + HASH_BYTES, 16));
     const parents: number[] = [];
@@ -129,7 +111,7 @@ export class CommitGraph {
   }
 }
 
-function openLayer(file: PositionalFile, base: number): Layer {
+function openLayer(file: PositionalFile, base: number) {
   const header = view(file.read(0, 8));
   if (header.getUint32(0) !== 0x43475048) corrupt(`${file.path} is not a commit-graph`);
   if (header.getUint8(4) !== 1) corrupt(`${file.path} has an unknown commit-graph version`);

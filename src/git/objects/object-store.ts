@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { inflateSync } from "node:zlib";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
 import { isInside } from "../../fs/path-inside.ts";
-import { corrupt, findOid, isLink, ObjectReadError, PositionalFile, readStart, view } from "./positional-file.ts";
+import { corrupt, findOid, isLink, ObjectReadError, PositionalFile, readLines, view } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
@@ -177,9 +177,7 @@ function readLoose(path: string): GitObject | null {
 /** The alternates file's directories: one per line, `#` comments and blank lines skipped, quoted paths refused. */
 function readAlternates(path: string): string[] {
   try {
-    const bytes = readStart(path, 64 * 1024);
-    return ((bytes === null ? null : decodeUtf8(bytes)) ?? "")
-      .split("\n")
+    return (readLines(path, 64 * 1024) ?? [])
       .map((line) => line.replace(/\r$/, ""))
       .filter((line) => line !== "" && !line.startsWith("#") && !line.startsWith('"'));
   } catch {
@@ -326,10 +324,7 @@ function maxDeflatedBytes(size: number): number {
   return size + Math.ceil(size / 16_384) * 5 + 64;
 }
 
-/**
- * Up to this size `Bun.inflateSync` (5 times faster than node:zlib) is safe without an output cap:
- * deflate expands at most 1,032-fold, so 4 KiB gives about 4 MiB, the object limit.
- */
+/** Below this `Bun.inflateSync` (5× node:zlib) needs no cap: deflate expands ≤1,032-fold, 4 MiB (the limit). */
 const FAST_INPUT_BYTES = 4096;
 
 /** Inflates to at most about `maxBytes` (callers check the length); bytes after the stream are ignored. */
