@@ -105,14 +105,9 @@ export async function readBranchCommits(
       });
       return { parents: names, generation, time, shallow: false };
     }
-    const commit = readCommit(oid);
+    const { parents, time } = readCommit(oid);
     const boundary = shallow.has(oid);
-    return {
-      parents: boundary ? [] : commit.parents,
-      generation: INFINITE_GENERATION,
-      time: commit.time,
-      shallow: boundary,
-    };
+    return { parents: boundary ? [] : parents, generation: INFINITE_GENERATION, time, shallow: boundary };
   };
   try {
     return ok(
@@ -159,8 +154,7 @@ export async function readBranchCommits(
 function readShallow(commonDir: string): Set<string> {
   const read = readBounded(join(commonDir, "shallow"), MAX_SHALLOW_BYTES);
   if (read.kind !== "found") return new Set();
-  const text = decodeUtf8(read.bytes) ?? "";
-  return new Set(text.split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line)));
+  return new Set((decodeUtf8(read.bytes) ?? "").split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line)));
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: false });

@@ -20,11 +20,8 @@ const BOTH = BASE | BRANCH;
 type Node = { commit: WalkCommit; flags: number; taken: boolean; queued: boolean };
 
 /** Later first: higher generation, then later commit time. */
-function before(a: Node, b: Node): boolean {
-  const ga = a.commit.generation;
-  const gb = b.commit.generation;
-  return ga !== gb ? ga > gb : a.commit.time > b.commit.time;
-}
+const before = ({ commit: a }: Node, { commit: b }: Node) =>
+  a.generation !== b.generation ? a.generation > b.generation : a.time > b.time;
 
 /**
  * git's `paint_down_to_common`: both tips paint their parents, newest first, until nothing one-sided
@@ -66,10 +63,7 @@ export function countDivergence(
   paint(branchOid, BRANCH);
   while (heap.length > 0) {
     const top = heap[0] as Node;
-    if (oneSided === 0) {
-      const timed = top.commit.generation === INFINITE_GENERATION;
-      if (!timed || top.commit.time < oldestOneSided) break;
-    }
+    if (oneSided === 0 && (top.commit.generation !== INFINITE_GENERATION || top.commit.time < oldestOneSided)) break;
     if (taken >= limit) {
       truncated = "walk_limit";
       break;

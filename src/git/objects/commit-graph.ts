@@ -34,9 +34,8 @@ export class CommitGraph {
         const chain = readLines(join(chainDir, "commit-graph-chain"), MAX_LAYERS * 42);
         if (chain === null) return null;
         const names = chain.filter((line) => line !== "");
-        if (names.length === 0 || names.length > MAX_LAYERS || names.some((name) => !/^[0-9a-f]{40}$/.test(name))) {
+        if (names.length === 0 || names.length > MAX_LAYERS || names.some((name) => !/^[0-9a-f]{40}$/.test(name)))
           corrupt(`${chainDir}/commit-graph-chain is malformed`);
-        }
         for (const name of names) {
           const file = PositionalFile.open(join(chainDir, `graph-${name}.graph`));
           files.push(file ?? corrupt(`commit-graph layer graph-${name}.graph is missing`));
@@ -58,8 +57,7 @@ export class CommitGraph {
 
   /** The position of `oid` (20 raw bytes), newest layer first; `null` when the graph lacks it. */
   find(oid: Uint8Array): number | null {
-    for (let i = this.layers.length - 1; i >= 0; i--) {
-      const layer = this.layers[i] as Layer;
+    for (const layer of this.layers.toReversed()) {
       const index = findOid(layer.file, layer.fanout, layer.oids, oid);
       if (index !== null) return layer.base + index;
     }
@@ -133,8 +131,7 @@ function openLayer(file: PositionalFile, base: number) {
   const count = fanoutView.getUint32(255 * 4);
   const oids = need("OIDL");
   const data = need("CDAT");
-  if (oids.end - oids.start !== count * HASH_BYTES || data.end - data.start !== count * CDAT_BYTES) {
+  if (oids.end - oids.start !== count * HASH_BYTES || data.end - data.start !== count * CDAT_BYTES)
     corrupt(`${file.path} has chunks that disagree on the commit count`);
-  }
   return { file, base, count, fanout: fanoutView, oids: oids.start, data: data.start, edges: chunks.get("EDGE") };
 }

@@ -114,11 +114,10 @@ export class ObjectStore {
       seen.add(key);
       const entry = at.pack.entry(at.offset);
       if (entry.type !== OBJ_OFS_DELTA && entry.type !== OBJ_REF_DELTA) {
-        let data = at.pack.inflate(entry, MAX_OBJECT_BYTES);
+        let data = at.pack.inflate(entry);
         let built = 0;
-        for (let i = chain.length - 1; i >= 0; i--) {
-          const step = chain[i] as (typeof chain)[number];
-          data = applyDelta(data, step.pack.inflate(step.entry, MAX_OBJECT_BYTES), MAX_OBJECT_BYTES);
+        for (const step of chain.toReversed()) {
+          data = applyDelta(data, step.pack.inflate(step.entry));
           built += data.length;
           if (built > MAX_CHAIN_BYTES)
             corrupt(`${start.pack.path} has a delta chain building over ${MAX_CHAIN_BYTES} bytes`);
@@ -189,15 +188,13 @@ function readAlternates(path: string): string[] {
 const OBJ_OFS_DELTA = 6;
 const OBJ_REF_DELTA = 7;
 
+/** `type`: 1 commit, 2 tree, 3 blob, 4 tag, or a delta naming its base by offset here or by object name. */
 interface PackEntry {
-  /** 1 commit, 2 tree, 3 blob, 4 tag, or one of the delta types. */
   type: number;
-  /** The inflated size: of the object itself, or of the delta for a delta entry. */
+  /** Inflated: of the object, or of the delta for a delta entry. */
   size: number;
   dataOffset: number;
-  /** OFS_DELTA: the base entry's offset in this pack. */
   baseOffset?: number;
-  /** REF_DELTA: the base object's name. */
   baseOid?: Uint8Array;
 }
 
@@ -212,6 +209,7 @@ class Pack {
   private constructor(
     readonly idx: PositionalFile,
     readonly pack: PositionalFile,
+    readonly path = pack.path,
   ) {
     const bytes = idx.read(0, OIDS_AT);
     const header = view(bytes);
@@ -245,10 +243,6 @@ class Pack {
     }
   }
 
-  get path(): string {
-    return this.pack.path;
-  }
-
   /** The offset of the object named `oid` (20 raw bytes) in the pack, `null` when it is not here. */
   find(oid: Uint8Array): number | null {
     const index = findOid(this.idx, this.#fanout, OIDS_AT, oid);
@@ -265,9 +259,8 @@ class Pack {
 
   /** The entry header at `offset`: its type, declared size, and where its base and data are. */
   entry(offset: number): PackEntry {
-    const end = this.pack.size - HASH_BYTES;
     const at = `${this.path} entry at ${offset}`;
-    if (!Number.isSafeInteger(offset) || offset < 12 || offset >= end)
+    if (!Number.isSafeInteger(offset) || offset < 12 || offset >= this.pack.size - HASH_BYTES)
       corrupt(`${this.path} has no entry at ${offset}`);
     const bytes = this.pack.read(offset, Math.min(32, this.pack.size - offset));
     let pos = 0;
@@ -301,12 +294,12 @@ class Pack {
     return { type, size, dataOffset: offset + pos };
   }
 
-  /** The entry's inflated data, refused unread when it declares more than `maxBytes`. */
-  inflate(entry: PackEntry, maxBytes: number): Uint8Array {
+  /** The entry's inflated data, refused unread when it declares more than the object limit. */
+  inflate(entry: PackEntry): Uint8Array {
     const what = `${this.path} entry at ${entry.dataOffset}`;
-    if (entry.size > maxBytes) corrupt(`${what} declares ${entry.size} bytes, over the ${maxBytes}-byte limit`);
-    const end = this.pack.size - HASH_BYTES;
-    const length = Math.max(0, Math.min(maxDeflatedBytes(entry.size), end - entry.dataOffset));
+    if (entry.size > MAX_OBJECT_BYTES)
+      corrupt(`${what} declares ${entry.size} bytes, over the ${MAX_OBJECT_BYTES}-byte limit`);
+    const length = Math.max(0, Math.min(maxDeflatedBytes(entry.size), this.pack.size - HASH_BYTES - entry.dataOffset));
     const data = inflateCapped(this.pack.read(entry.dataOffset, length), entry.size, what);
     if (data.length !== entry.size)
       corrupt(`${what} inflates to ${data.length} bytes, not the ${entry.size} it declares`);
@@ -339,8 +332,8 @@ function inflateCapped(input: Uint8Array, maxBytes: number, what: string): Uint8
   }
 }
 
-/** Applies a git delta to `base`, every copy and insert checked against both buffers and `maxBytes`. */
-function applyDelta(base: Uint8Array, delta: Uint8Array, maxBytes: number): Uint8Array {
+/** Applies a git delta to `base`, every copy and insert checked against both buffers and the object limit. */
+function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
   let pos = 0;
   // Sizes are varints: little-endian groups of 7 bits.
   const readSize = () => {
@@ -355,7 +348,8 @@ function applyDelta(base: Uint8Array, delta: Uint8Array, maxBytes: number): Uint
   const sourceSize = readSize();
   if (sourceSize !== base.length) corrupt(`delta expects a ${sourceSize}-byte base, found ${base.length} bytes`);
   const targetSize = readSize();
-  if (targetSize > maxBytes) corrupt(`delta result of ${targetSize} bytes exceeds the ${maxBytes}-byte limit`);
+  if (targetSize > MAX_OBJECT_BYTES)
+    corrupt(`delta result of ${targetSize} bytes exceeds the ${MAX_OBJECT_BYTES}-byte limit`);
   const out = new Uint8Array(targetSize);
   let written = 0;
   while (pos < delta.length) {
