@@ -1,19 +1,15 @@
+/** Moves surrogates (which encode code points above U+FFFF) after every other UTF-16 unit. */
+const rank = (unit: number) => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit);
+
 /** Orders strings by UTF-8 bytes, as git sorts refs; JavaScript's `<` puts astral characters before U+E000. */
 export function compareBytewise(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);
-    if (x !== y) return codePointRank(x) < codePointRank(y) ? -1 : 1;
+    if (x !== y) return rank(x) < rank(y) ? -1 : 1;
   }
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-}
-
-/** Moves surrogates (which encode code points above U+FFFF) after every other UTF-16 unit. */
-function codePointRank(unit: number): number {
-  if (unit >= 0xe000) return unit - 0x800;
-  if (unit >= 0xd800) return unit + 0x2000;
-  return unit;
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;

@@ -85,9 +85,8 @@ export async function readEffectiveConfig(repo: RepoLocation, ctx: ConfigContext
 
 function includeTarget({ key, value }: ConfigEntry, from: string, gitDir: string, home: string): string | null {
   const [, icase, pattern] = /^includeif\.gitdir(\/i)?:(.*)\.path$/s.exec(key) ?? [];
-  if (value === "" || (key !== "include.path" && !gitdirHolds(pattern, icase !== undefined, from, gitDir, home))) {
+  if (value === "" || (key !== "include.path" && !gitdirHolds(pattern, icase !== undefined, from, gitDir, home)))
     return null;
-  }
   return value.startsWith("~/") ? join(home, value.slice(2)) : isAbsolute(value) ? value : join(dirname(from), value);
 }
 

@@ -126,7 +126,6 @@ export class GitConfig {
   get(key: string): string | undefined {
     const first = key.indexOf(".");
     const last = key.lastIndexOf(".");
-    const stored = key.slice(0, first).toLowerCase() + key.slice(first, last) + key.slice(last).toLowerCase();
-    return this.#last.get(stored);
+    return this.#last.get(key.slice(0, first).toLowerCase() + key.slice(first, last) + key.slice(last).toLowerCase());
   }
 }

@@ -27,10 +27,7 @@ export function checkRefnameFormat(refname: string): string | null {
   return null;
 }
 
-/**
- * `git check-ref-format --branch`: `null` when valid, else why not. `@` is refused although git
- * 2.39 creates it: `@` alone means HEAD in every revision argument.
- */
+/** `git check-ref-format --branch`; `@` is refused (git 2.39 creates it): alone it means HEAD in every revision. */
 export function checkBranchName(name: string): string | null {
   if (name === "") return "is empty";
   if (name.startsWith("-")) return "starts with '-'";

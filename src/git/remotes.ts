@@ -12,8 +12,7 @@ export function remoteUrls(config: GitConfig): Remote[] {
     const [, section, subsection = "", name] = /^(remote|url)\.(.+)\.([^.]+)$/s.exec(key) ?? [];
     if (section === "remote" && urls.get(subsection) == null) urls.set(subsection, name === "url" ? value : null);
     if (section !== "url" || name !== "insteadof") continue;
-    if (!rewrites.has(subsection)) rewrites.set(subsection, []);
-    rewrites.get(subsection)?.push(value);
+    rewrites.set(subsection, [...(rewrites.get(subsection) ?? []), value]);
   }
   return [...urls].flatMap(([name, url]) => {
     if (url === null) return [];

@@ -30,9 +30,8 @@ export async function listLinkedWorktrees(
   if (listed.kind === "missing") return ok([]);
   if (listed.kind === "unreadable") return unreadable(adminRoot, listed.cause, "list");
   // git reads each entry's `gitdir` through whatever it is, so a symlinked admin dir counts too.
-  const ids = [...listed.entries.dirs, ...listed.entries.links].sort(compareBytewise);
   const worktrees: LiveWorktree[] = [];
-  for (const id of ids) {
+  for (const id of [...listed.entries.dirs, ...listed.entries.links].sort(compareBytewise)) {
     const gitDir = join(adminRoot, id);
     const link = await readWorktreeLink(gitDir, files);
     if (link === null) continue;

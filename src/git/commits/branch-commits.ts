@@ -9,10 +9,9 @@ import type { RepoLocation } from "../discover.ts";
 import { unsupported } from "../hints.ts";
 import { CommitGraph } from "../objects/commit-graph.ts";
 import { ObjectStore } from "../objects/object-store.ts";
-import { ObjectReadError } from "../objects/positional-file.ts";
+import { corrupt, ObjectReadError } from "../objects/positional-file.ts";
 import { HEADS, resolveRef } from "../refs.ts";
-import { CommitSource, isoWithZone } from "./commit.ts";
-import { countDivergence } from "./divergence.ts";
+import { countDivergence, INFINITE_GENERATION, type WalkCommit } from "./divergence.ts";
 
 /** Commits one walk may take per branch: enough for any real stack, bounded on any history. */
 const WALK_LIMIT = 10_000;
@@ -86,23 +85,44 @@ export async function readBranchCommits(
       notes.push(`commit-graph not used: ${error.message}`);
     }
   }
-  const source = new CommitSource(store, graph, shallow);
+  // The commit object: for a branch tip's subject, and for commits the graph lacks.
+  const readCommit = (oid: string) => {
+    const object = store.read(oid);
+    if (object.type !== "commit") corrupt(`${oid} is a ${object.type}, not a commit`);
+    return parseCommit(object.data, oid);
+  };
+  // From the graph when it covers the commit, parents' positions remembered; a shallow repository has
+  // no graph (git ignores it there), so only an object can be a boundary.
+  const positions = new Map<string, number>();
+  const walk = (oid: string): WalkCommit => {
+    const position = graph === null ? null : (positions.get(oid) ?? graph.find(Buffer.from(oid, "hex")));
+    if (graph !== null && position !== null) {
+      const { parents, generation, time } = graph.commitAt(position);
+      const names = parents.map((parent) => {
+        const name = graph.oidAt(parent);
+        positions.set(name, parent);
+        return name;
+      });
+      return { parents: names, generation, time, shallow: false };
+    }
+    const { parents, time } = readCommit(oid);
+    const boundary = shallow.has(oid);
+    return { parents: boundary ? [] : parents, generation: INFINITE_GENERATION, time, shallow: boundary };
+  };
   try {
     return ok(
       pairs.map(({ branch, base }) => {
         const warnings: string[] = [];
         const tipOf = (name: string) => {
-          const tip = tips.get(name);
-          if (tip === undefined) return null;
-          if ("oid" in tip) return tip.oid;
-          warnings.push(tip.warning);
-          return null;
+          const tip = tips.get(name) as { oid: string } | { warning: string };
+          if ("warning" in tip) warnings.push(tip.warning);
+          return "oid" in tip ? tip.oid : null;
         };
         const tip = tipOf(branch);
         const entry: BranchCommits = {};
         if (tip !== null) {
           try {
-            const commit = source.commit(tip);
+            const commit = readCommit(tip);
             entry.head = {
               sha: tip,
               subject: inline(commit.subject, SUBJECT_CHARS),
@@ -110,7 +130,6 @@ export async function readBranchCommits(
             };
             const baseTip = base === null ? null : tipOf(base);
             if (base !== null && baseTip !== null) {
-              const walk = (oid: string) => source.walkCommit(oid);
               const { ahead, behind, truncated } = countDivergence(walk, baseTip, tip, limit);
               Object.assign(entry, { base, ahead, behind, needs_restack: behind > 0 });
               if (truncated !== undefined) entry.counts_limited_by = truncated;
@@ -135,6 +154,56 @@ export async function readBranchCommits(
 function readShallow(commonDir: string): Set<string> {
   const read = readBounded(join(commonDir, "shallow"), MAX_SHALLOW_BYTES);
   if (read.kind !== "found") return new Set();
-  const text = decodeUtf8(read.bytes) ?? "";
-  return new Set(text.split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line)));
+  return new Set((decodeUtf8(read.bytes) ?? "").split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line)));
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: false });
+/** A subject is shown as one line; the rest of a long first line is never decoded. */
+const MAX_SUBJECT_BYTES = 4096;
+
+/** A commit object's parents, committer and subject; continuation lines (`gpgsig`) are skipped unread. */
+function parseCommit(data: Uint8Array, oid: string) {
+  const parents: string[] = [];
+  let committer: RegExpExecArray | null = null;
+  let pos = 0;
+  for (;;) {
+    const end = data.indexOf(0x0a, pos);
+    if (end < 0) corrupt(`commit ${oid} ends inside its headers`);
+    if (end === pos) {
+      pos = end + 1;
+      break;
+    }
+    if (data[pos] !== 0x20) {
+      const line = decoder.decode(data.subarray(pos, Math.min(end, pos + 1024)));
+      if (line.startsWith("parent ")) {
+        const parent = line.slice(7);
+        if (!/^[0-9a-f]{40}$/.test(parent)) corrupt(`commit ${oid} has a malformed parent line`);
+        parents.push(parent);
+      } else if (line.startsWith("committer ")) {
+        // Seconds since the epoch, and the zone as git writes it (`+0200`).
+        committer = / (\d{1,15}) ([+-]\d{4})$/.exec(line);
+      }
+    }
+    pos = end + 1;
+  }
+  if (committer === null) corrupt(`commit ${oid} has no valid committer line`);
+  // As `%s`: blank lines before the message's first line are skipped.
+  while (data[pos] === 0x0a) pos++;
+  const lineEnd = data.indexOf(0x0a, pos);
+  const subjectEnd = Math.min(lineEnd < 0 ? data.length : lineEnd, pos + MAX_SUBJECT_BYTES);
+  return {
+    parents,
+    time: Number(committer[1]),
+    zone: committer[2] as string,
+    subject: decoder.decode(data.subarray(pos, subjectEnd)).trim(),
+  };
+}
+
+/** git's `%cI`: the committer's local time with its zone, strict ISO 8601. */
+function isoWithZone(time: number, zone: string): string {
+  const sign = zone.startsWith("-") ? -1 : 1;
+  const minutes = sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5)));
+  const local = new Date((time + minutes * 60) * 1000);
+  if (Number.isNaN(local.getTime())) return new Date(0).toISOString();
+  return `${local.toISOString().slice(0, 19)}${zone.slice(0, 3)}:${zone.slice(3, 5)}`;
 }

@@ -1,4 +1,14 @@
-import { INFINITE_GENERATION, type WalkCommit } from "./commit.ts";
+export interface WalkCommit {
+  parents: string[];
+  /** Topological level from the commit-graph; `INFINITE_GENERATION` for a commit it does not cover. */
+  generation: number;
+  time: number;
+  /** A boundary of a shallow clone: git records no parents for it. */
+  shallow: boolean;
+}
+
+/** Commits newer than the graph sort before every commit in it, as in git. */
+export const INFINITE_GENERATION = 2 ** 32;
 
 /** `git rev-list --left-right --count base...branch`; `truncated`: why they are lower bounds. */
 export type Divergence = { ahead: number; behind: number; truncated?: "walk_limit" | "shallow" };
@@ -10,18 +20,13 @@ const BOTH = BASE | BRANCH;
 type Node = { commit: WalkCommit; flags: number; taken: boolean; queued: boolean };
 
 /** Later first: higher generation, then later commit time. */
-function before(a: Node, b: Node): boolean {
-  const ga = a.commit.generation;
-  const gb = b.commit.generation;
-  return ga !== gb ? ga > gb : a.commit.time > b.commit.time;
-}
+const before = ({ commit: a }: Node, { commit: b }: Node) =>
+  a.generation !== b.generation ? a.generation > b.generation : a.time > b.time;
 
 /**
- * Counts the symmetric difference as git's `paint_down_to_common` does: paint flows from both tips
- * to parents newest first until nothing one-sided is left, so only commits since the fork are read.
- * By generation number the counts are exact; commits the graph lacks go by commit time, and the
- * walk goes on until nothing queued is newer than the oldest one-sided commit, repainting a shared
- * one (clock skew can fool this, as it can git). Past `limit` commits the counts are lower bounds.
+ * git's `paint_down_to_common`: both tips paint their parents, newest first, until nothing one-sided
+ * is left. Exact by generation number; commits the graph lacks go by time until nothing queued is newer
+ * than the oldest one-sided one (clock skew fools this, as it does git). Past `limit`: lower bounds.
  */
 export function countDivergence(
   load: (oid: string) => WalkCommit,
@@ -58,10 +63,7 @@ export function countDivergence(
   paint(branchOid, BRANCH);
   while (heap.length > 0) {
     const top = heap[0] as Node;
-    if (oneSided === 0) {
-      const timed = top.commit.generation === INFINITE_GENERATION;
-      if (!timed || top.commit.time < oldestOneSided) break;
-    }
+    if (oneSided === 0 && (top.commit.generation !== INFINITE_GENERATION || top.commit.time < oldestOneSided)) break;
     if (taken >= limit) {
       truncated = "walk_limit";
       break;

@@ -1,27 +1,8 @@
 import { join } from "node:path";
-import { decodeUtf8 } from "../../fs/cached-file.ts";
-import { corrupt, findOid, isLink, PositionalFile, readStart, view } from "./positional-file.ts";
+import { corrupt, findOid, isLink, PositionalFile, readLines, view } from "./positional-file.ts";
 
-/** A commit as the graph records it, parents by position. */
-export interface GraphCommit {
-  parents: number[];
-  /** The topological level (generation number v1): greater than every ancestor's. */
-  generation: number;
-  /** Committer time, seconds since the epoch. */
-  time: number;
-}
-
-/** One graph file, its chunks located; a position in it is `base + index`. */
-interface Layer {
-  file: PositionalFile;
-  /** Commits in the layers below this one. */
-  base: number;
-  count: number;
-  fanout: DataView;
-  oids: number;
-  data: number;
-  edges?: { start: number; end: number };
-}
+/** One graph file, its chunks located; a position in it is `base` (commits in the layers below) + index. */
+type Layer = ReturnType<typeof openLayer>;
 
 const HASH_BYTES = 20;
 const CDAT_BYTES = HASH_BYTES + 16;
@@ -34,12 +15,10 @@ const MAX_LAYERS = 64;
 
 /** The commit-graph, single or split (base layer first): parents and generations without reading commits. */
 export class CommitGraph {
-  readonly total: number;
-
-  private constructor(readonly layers: Layer[]) {
-    const last = layers[layers.length - 1];
-    this.total = last === undefined ? 0 : last.base + last.count;
-  }
+  private constructor(
+    readonly layers: Layer[],
+    readonly total: number,
+  ) {}
 
   /** `null` when the repository has none; throws `ObjectReadError` when the graph is malformed. */
   static open(objectsDir: string): CommitGraph | null {
@@ -52,23 +31,24 @@ export class CommitGraph {
       else {
         const chainDir = join(info, "commit-graphs");
         if (isLink(chainDir)) corrupt(`${chainDir} is a link, not read`);
-        const chain = readStart(join(chainDir, "commit-graph-chain"), MAX_LAYERS * 42);
+        const chain = readLines(join(chainDir, "commit-graph-chain"), MAX_LAYERS * 42);
         if (chain === null) return null;
-        const names = (decodeUtf8(chain) ?? "").split("\n").filter((line) => line !== "");
-        if (names.length === 0 || names.length > MAX_LAYERS || names.some((name) => !/^[0-9a-f]{40}$/.test(name))) {
+        const names = chain.filter((line) => line !== "");
+        if (names.length === 0 || names.length > MAX_LAYERS || names.some((name) => !/^[0-9a-f]{40}$/.test(name)))
           corrupt(`${chainDir}/commit-graph-chain is malformed`);
-        }
         for (const name of names) {
           const file = PositionalFile.open(join(chainDir, `graph-${name}.graph`));
           files.push(file ?? corrupt(`commit-graph layer graph-${name}.graph is missing`));
         }
       }
       const layers: Layer[] = [];
+      let total = 0;
       for (const file of files) {
-        const below = layers[layers.length - 1];
-        layers.push(openLayer(file, below === undefined ? 0 : below.base + below.count));
+        const layer = openLayer(file, total);
+        layers.push(layer);
+        total += layer.count;
       }
-      return new CommitGraph(layers);
+      return new CommitGraph(layers, total);
     } catch (error) {
       for (const file of files) file.close();
       throw error;
@@ -77,8 +57,7 @@ export class CommitGraph {
 
   /** The position of `oid` (20 raw bytes), newest layer first; `null` when the graph lacks it. */
   find(oid: Uint8Array): number | null {
-    for (let i = this.layers.length - 1; i >= 0; i--) {
-      const layer = this.layers[i] as Layer;
+    for (const layer of this.layers.toReversed()) {
       const index = findOid(layer.file, layer.fanout, layer.oids, oid);
       if (index !== null) return layer.base + index;
     }
@@ -90,7 +69,8 @@ export class CommitGraph {
     return Buffer.from(layer.file.read(layer.oids + index * HASH_BYTES, HASH_BYTES)).toString("hex");
   }
 
-  commitAt(position: number): GraphCommit {
+  /** Parents by position; generation is the topological level (v1), above every ancestor's. */
+  commitAt(position: number): { parents: number[]; generation: number; time: number } {
     const [{ file, data, edges }, index] = this.#locate(position);
     const entry = view(file.read(data + index * CDAT_BYTES + HASH_BYTES, 16));
     const parents: number[] = [];
@@ -129,7 +109,7 @@ export class CommitGraph {
   }
 }
 
-function openLayer(file: PositionalFile, base: number): Layer {
+function openLayer(file: PositionalFile, base: number) {
   const header = view(file.read(0, 8));
   if (header.getUint32(0) !== 0x43475048) corrupt(`${file.path} is not a commit-graph`);
   if (header.getUint8(4) !== 1) corrupt(`${file.path} has an unknown commit-graph version`);
@@ -151,8 +131,7 @@ function openLayer(file: PositionalFile, base: number): Layer {
   const count = fanoutView.getUint32(255 * 4);
   const oids = need("OIDL");
   const data = need("CDAT");
-  if (oids.end - oids.start !== count * HASH_BYTES || data.end - data.start !== count * CDAT_BYTES) {
+  if (oids.end - oids.start !== count * HASH_BYTES || data.end - data.start !== count * CDAT_BYTES)
     corrupt(`${file.path} has chunks that disagree on the commit count`);
-  }
   return { file, base, count, fanout: fanoutView, oids: oids.start, data: data.start, edges: chunks.get("EDGE") };
 }

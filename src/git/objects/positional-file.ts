@@ -1,9 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { decodeUtf8 } from "../../fs/cached-file.ts";
 
-/**
- * Why an object could not be read: thrown by the byte-level readers (a `Result` through every
- * varint would cost more than it says), caught by the commit readers as a per-branch warning.
- */
+/** Thrown by the byte-level readers (a `Result` through every varint costs more than it says); a branch's warning. */
 export class ObjectReadError extends Error {
   override readonly name = "ObjectReadError";
 }
@@ -88,12 +86,12 @@ export class PositionalFile {
   }
 }
 
-/** The first `max` bytes of a small file, with {@link PositionalFile.open}'s refusals; `null` when missing. */
-export function readStart(path: string, max: number): Uint8Array | null {
+/** The lines of a small file's first `max` bytes, with {@link PositionalFile.open}'s refusals; `null` when missing. */
+export function readLines(path: string, max: number): string[] | null {
   const file = PositionalFile.open(path);
   if (file === null) return null;
   try {
-    return file.read(0, Math.min(file.size, max));
+    return (decodeUtf8(file.read(0, Math.min(file.size, max))) ?? "").split("\n");
   } finally {
     file.close();
   }
