@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { clip } from "./plain-text.ts";
 
 /** Tool error codes: upstream's first seven, then failures that each need their own fix. */
 export const ErrorCodeSchema = v.picklist([
@@ -30,4 +31,28 @@ export type ToolError = v.InferOutput<typeof ToolErrorSchema>;
 /** Builds an error value; `hint` is left out (not `undefined`) when absent so the JSON matches upstream. */
 export function toolError(code: ErrorCode, message: string, hint?: string): ToolError {
   return hint === undefined ? { code, message } : { code, message, hint };
+}
+
+/** `worktrees[0].path: expected string`: never the value received, which may be a secret. */
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  const first = issues[0];
+  if (!first) return "invalid";
+  const where = (first.path ?? [])
+    .map((item) => (typeof item.key === "number" ? `[${item.key}]` : `.${pathKey(item.key)}`))
+    .join("")
+    .replace(/^\./, "");
+  const message = issueMessage(first);
+  return where ? `${where}: ${message}` : message;
+}
+
+/** valibot's `Invalid <what>: Expected <x> but received <value>`, less the value. */
+export function issueMessage(issue: v.BaseIssue<unknown>): string {
+  if (!issue.message.includes(issue.received)) return issue.message;
+  const label = /^Invalid [a-z ]{1,30}(?=:)/.exec(issue.message)?.[0] ?? "Invalid value";
+  return issue.expected === null ? label : `${label}: expected ${clip(issue.expected, 80)}`;
+}
+
+/** Object keys are received text too: shown short and without control characters. */
+function pathKey(key: unknown): string {
+  return clip(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
 }

@@ -88,12 +88,13 @@ function missingHint(host: string): string {
   return `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${host === GITHUB_COM ? "" : ` --hostname ${host}`})), ${netrc}`;
 }
 
-/** How requests authenticate: e-mail/username + API token (Basic) or a Data Center personal access token. */
-export type JiraCredential = { kind: "basic"; user: string; token: string } | { kind: "bearer"; token: string };
-
-/** `source` is safe to show, e.g. `~/.netrc (machine "jira.example.com")`. */
+/**
+ * `authorization`: e-mail/username + API token (Basic) or a Data Center personal access token (Bearer).
+ * `source` is safe to show, e.g. `~/.netrc (machine "jira.example.com")`.
+ */
 export interface ResolvedJiraCredential {
-  credential: JiraCredential;
+  authorization: string;
+  token: string;
   source: string;
 }
 
@@ -107,7 +108,10 @@ export async function resolveJiraCredential(
 ): Promise<Result<ResolvedJiraCredential>> {
   const looked: string[] = [];
   const notes: string[] = [];
-  const basic = (entry: NetrcEntry): JiraCredential => ({ kind: "basic", user: entry.login, token: entry.password });
+  const basic = (user: string, token: string, source: string) => {
+    const authorization = `Basic ${Buffer.from(`${user}:${token}`, "utf8").toString("base64")}`;
+    return ok({ authorization, token, source });
+  };
   let defaultEntry: NetrcEntry | null = null;
 
   for (const name of new Set([machine, "atlassian.net"])) {
@@ -117,19 +121,17 @@ export async function resolveJiraCredential(
     const read = await lookupNetrc(ctx, name);
     if (!read.ok) notes.push(read.error);
     else if (read.value?.machine === null) defaultEntry = read.value;
-    else if (read.value) return ok({ credential: basic(read.value), source: place });
+    else if (read.value) return basic(read.value.login, read.value.password, place);
   }
 
   const env = (name: string) => ctx.env[name]?.trim() || undefined;
   const userVariable = env("JIRA_EMAIL") !== undefined ? "JIRA_EMAIL" : "JIRA_USERNAME";
   const [user, token, personal] = [env(userVariable), env("JIRA_API_TOKEN"), env("JIRA_PERSONAL_TOKEN")];
   looked.push("$JIRA_EMAIL or $JIRA_USERNAME with $JIRA_API_TOKEN", "$JIRA_PERSONAL_TOKEN");
-  if (user !== undefined && token !== undefined) {
-    return ok({ credential: { kind: "basic", user, token }, source: `$${userVariable} and $JIRA_API_TOKEN` });
-  }
+  if (user !== undefined && token !== undefined) return basic(user, token, `$${userVariable} and $JIRA_API_TOKEN`);
   if (personal !== undefined)
-    return ok({ credential: { kind: "bearer", token: personal }, source: "$JIRA_PERSONAL_TOKEN" });
-  if (defaultEntry !== null) return ok({ credential: basic(defaultEntry), source: "~/.netrc (default entry)" });
+    return ok({ authorization: `Bearer ${personal}`, token: personal, source: "$JIRA_PERSONAL_TOKEN" });
+  if (defaultEntry !== null) return basic(defaultEntry.login, defaultEntry.password, "~/.netrc (default entry)");
 
   if (token !== undefined && user === undefined) notes.push("$JIRA_API_TOKEN is set but $JIRA_EMAIL is not");
   if (user !== undefined && token === undefined) notes.push(`$${userVariable} is set but $JIRA_API_TOKEN is not`);
@@ -147,9 +149,4 @@ export async function resolveJiraCredential(
 /** A machine name built from a URL with `user:password@` shows neither. */
 function redactUserinfo(machine: string): string {
   return machine.replace(/^[^/@]*@/, "…@");
-}
-
-export function authorizationHeader(credential: JiraCredential): string {
-  if (credential.kind === "bearer") return `Bearer ${credential.token}`;
-  return `Basic ${Buffer.from(`${credential.user}:${credential.token}`, "utf8").toString("base64")}`;
 }

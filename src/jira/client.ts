@@ -2,7 +2,7 @@ import { once } from "node:events";
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
-import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
+import { describeIssues, type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import {
   ACCEPT_ENCODING,
   abortableSleep,
@@ -21,8 +21,7 @@ import {
 import { clip } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
-import { authorizationHeader, type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials.ts";
-import { describeIssues } from "../twig/schemas.ts";
+import { type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials.ts";
 import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
 
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
@@ -71,7 +70,7 @@ export class JiraClients {
     const setup = await resolveJiraSetup(ctx);
     if (!setup.ok) return setup;
     // A hash, so that no secret is kept as a cache key.
-    const key = sha256Hex(`${setup.value.base.baseUrl}\u0000${authorizationHeader(setup.value.auth.credential)}`);
+    const key = sha256Hex(`${setup.value.base.baseUrl}\u0000${setup.value.auth.authorization}`);
     if (this.#current?.key === key && this.#current.options === options) return ok(this.#current.client);
     const client = jiraClient(ctx, setup.value, options ?? {}, this.#deployments);
     this.#current = { key, options, client };
@@ -99,9 +98,9 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
   const site = base.apiRoot;
   const { log, now } = ctx;
   const { sleep = abortableSleep, maxRetryWaitMs = 10_000, maxResponseBytes = MAX_RESPONSE_BYTES } = options;
-  const authorization = authorizationHeader(auth.credential);
+  const { authorization } = auth;
   // The token itself, and the header that encodes it (Basic is only base64 of user:token).
-  const secrets = [auth.credential.token, authorization.slice(authorization.indexOf(" ") + 1)];
+  const secrets = [auth.token, authorization.slice(authorization.indexOf(" ") + 1)];
   const requestHeaders: Record<string, string> = {
     Accept: "application/json",
     "Accept-Encoding": ACCEPT_ENCODING,

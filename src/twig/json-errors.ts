@@ -1,11 +1,10 @@
 import { dirname } from "node:path";
 import { findNodeAtLocation, type ParseErrorCode, parseTree, printParseErrorCode, visit } from "jsonc-parser";
 import type * as v from "valibot";
-import { toolError } from "../core/errors.ts";
+import { issueMessage, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { resolvesInside } from "../fs/path-inside.ts";
-import { issueMessage } from "./schemas.ts";
 
 /**
  * Loads twig's state or registry file, `null` when missing. Errors give line, column and a path, never the

@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import { clip } from "../core/plain-text.ts";
 
 /** `.twig/state.json` and `registry.json`; unknown fields ignored, missing lists empty. */
 const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
@@ -37,28 +36,4 @@ export type RegistryEntry = v.InferOutput<typeof RegistryFileSchema>[number];
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** `worktrees[0].path: expected string`: never the value received, which may be a secret. */
-export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
-  const first = issues[0];
-  if (!first) return "invalid";
-  const where = (first.path ?? [])
-    .map((item) => (typeof item.key === "number" ? `[${item.key}]` : `.${pathKey(item.key)}`))
-    .join("")
-    .replace(/^\./, "");
-  const message = issueMessage(first);
-  return where ? `${where}: ${message}` : message;
-}
-
-/** valibot's `Invalid <what>: Expected <x> but received <value>`, less the value. */
-export function issueMessage(issue: v.BaseIssue<unknown>): string {
-  if (!issue.message.includes(issue.received)) return issue.message;
-  const label = /^Invalid [a-z ]{1,30}(?=:)/.exec(issue.message)?.[0] ?? "Invalid value";
-  return issue.expected === null ? label : `${label}: expected ${clip(issue.expected, 80)}`;
-}
-
-/** Object keys are received text too: shown short and without control characters. */
-function pathKey(key: unknown): string {
-  return clip(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
 }

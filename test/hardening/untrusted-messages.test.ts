@@ -4,9 +4,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
+import { describeIssues } from "../../src/core/errors.ts";
 import { type GitHubCall, githubErrorToToolError } from "../../src/github/request.ts";
 import { httpStatusError } from "../../src/jira/client.ts";
-import { describeIssues } from "../../src/twig/schemas.ts";
 
 const TOKEN = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
 // The token straddles the 300-character clip: clipping first would leave its first half.

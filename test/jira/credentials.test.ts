@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { authorizationHeader, resolveJiraCredential } from "../../src/creds/credentials.ts";
+import { type ResolvedJiraCredential, resolveJiraCredential } from "../../src/creds/credentials.ts";
 import { resolveJiraSetup } from "../../src/jira/client.ts";
 import { type JiraTestContext, jiraContext } from "./helpers.ts";
 
@@ -13,6 +13,14 @@ afterEach(() => {
   current = null;
 });
 
+const basic = (user: string, token: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${token}`, "utf8").toString("base64")}`,
+  token,
+});
+const bearer = (token: string) => ({ authorization: `Bearer ${token}`, token });
+/** What a request would send: the header, and the token scrubbed from errors. */
+const credential = ({ authorization, token }: ResolvedJiraCredential) => ({ authorization, token });
+
 describe("resolveJiraCredential", () => {
   test("netrc entry for the host wins", async () => {
     const ctx = context({
@@ -24,7 +32,7 @@ describe("resolveJiraCredential", () => {
     expect(found).toEqual({
       ok: true,
       value: {
-        credential: { kind: "basic", user: "a@example.com", token: "tok" },
+        ...basic("a@example.com", "tok"),
         source: '~/.netrc (machine "jira.example.com")',
       },
     });
@@ -33,7 +41,7 @@ describe("resolveJiraCredential", () => {
   test("falls back to machine atlassian.net, even for other hosts (as twig)", async () => {
     const ctx = context({ netrc: "machine atlassian.net\n  login fb@example.com\n  password fbtok\n" });
     const found = await resolveJiraCredential(ctx, "jira.example.com:8443");
-    expect(found.ok && found.value.credential).toEqual({ kind: "basic", user: "fb@example.com", token: "fbtok" });
+    expect(found.ok && credential(found.value)).toEqual(basic("fb@example.com", "fbtok"));
     expect(found.ok && found.value.source).toBe('~/.netrc (machine "atlassian.net")');
   });
 
@@ -42,21 +50,21 @@ describe("resolveJiraCredential", () => {
       context({ env: { JIRA_EMAIL: "e@example.com", JIRA_USERNAME: "ignored", JIRA_API_TOKEN: " tok \n" } }),
       "x.example.com",
     );
-    expect(a.ok && a.value.credential).toEqual({ kind: "basic", user: "e@example.com", token: "tok" });
+    expect(a.ok && credential(a.value)).toEqual(basic("e@example.com", "tok"));
     expect(a.ok && a.value.source).toBe("$JIRA_EMAIL and $JIRA_API_TOKEN");
     current?.cleanup();
     const b = await resolveJiraCredential(
       context({ env: { JIRA_USERNAME: "jdoe", JIRA_API_TOKEN: "tok" } }),
       "x.example.com",
     );
-    expect(b.ok && b.value.credential).toEqual({ kind: "basic", user: "jdoe", token: "tok" });
+    expect(b.ok && credential(b.value)).toEqual(basic("jdoe", "tok"));
     expect(b.ok && b.value.source).toBe("$JIRA_USERNAME and $JIRA_API_TOKEN");
   });
 
   test("JIRA_PERSONAL_TOKEN is a bearer token", async () => {
     const found = await resolveJiraCredential(context({ env: { JIRA_PERSONAL_TOKEN: "pat-123" } }), "x.example.com");
-    expect(found.ok && found.value.credential).toEqual({ kind: "bearer", token: "pat-123" });
-    expect(found.ok && authorizationHeader(found.value.credential)).toBe("Bearer pat-123");
+    expect(found.ok && credential(found.value)).toEqual(bearer("pat-123"));
+    expect(found.ok && found.value.authorization).toBe("Bearer pat-123");
   });
 
   test("basic beats bearer when both are configured", async () => {
@@ -64,7 +72,7 @@ describe("resolveJiraCredential", () => {
       context({ env: { JIRA_EMAIL: "e@example.com", JIRA_API_TOKEN: "t", JIRA_PERSONAL_TOKEN: "pat" } }),
       "x.example.com",
     );
-    expect(found.ok && found.value.credential.kind).toBe("basic");
+    expect(found.ok && credential(found.value)).toEqual(basic("e@example.com", "t"));
   });
 
   test("a netrc default entry is used only after every explicit source", async () => {
@@ -73,10 +81,10 @@ describe("resolveJiraCredential", () => {
       context({ netrc, env: { JIRA_PERSONAL_TOKEN: "pat" } }),
       "x.example.com",
     );
-    expect(withEnv.ok && withEnv.value.credential).toEqual({ kind: "bearer", token: "pat" });
+    expect(withEnv.ok && credential(withEnv.value)).toEqual(bearer("pat"));
     current?.cleanup();
     const alone = await resolveJiraCredential(context({ netrc }), "x.example.com");
-    expect(alone.ok && alone.value.credential).toEqual({ kind: "basic", user: "d@example.com", token: "dtok" });
+    expect(alone.ok && credential(alone.value)).toEqual(basic("d@example.com", "dtok"));
     expect(alone.ok && alone.value.source).toBe("~/.netrc (default entry)");
   });
 
