@@ -98,13 +98,12 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
   const site = base.apiRoot;
   const { log, now } = ctx;
   const { sleep = abortableSleep, maxRetryWaitMs = 10_000, maxResponseBytes = MAX_RESPONSE_BYTES } = options;
-  const { authorization } = auth;
   // The token itself, and the header that encodes it (Basic is only base64 of user:token).
-  const secrets = [auth.token, authorization.slice(authorization.indexOf(" ") + 1)];
+  const secrets = [auth.token, auth.authorization.slice(auth.authorization.indexOf(" ") + 1)];
   const requestHeaders: Record<string, string> = {
     Accept: "application/json",
     "Accept-Encoding": ACCEPT_ENCODING,
-    Authorization: authorization,
+    Authorization: auth.authorization,
     "User-Agent": `twig-mcp/${pkg.version}`,
   };
 
