@@ -47,9 +47,7 @@ export async function currentBranch(
 }
 
 /** Why the checked-out branch has no record to read: no repository, an unreadable HEAD or state, a detached HEAD. */
-export type NoCheckedOutRecord =
-  | { why: "workspace" | "head" | "state"; error: ToolError }
-  | { why: "detached"; oid: string };
+type NoCheckedOutRecord = { why: "workspace" | "head" | "state"; error: ToolError } | { why: "detached"; oid: string };
 
 /** The checked-out branch and twig's record of it: what a call naming no PR or issue is about. */
 export async function checkedOutRecord(

@@ -33,7 +33,7 @@ export function buildBranchGraph(localBranches: readonly string[], state: TwigSt
 }
 
 /** The default root: the first root flagged default, else the first root; `null` unless it is a local branch. */
-export function defaultRootOf(sorted: readonly string[], state: TwigState): string | null {
+function defaultRootOf(sorted: readonly string[], state: TwigState): string | null {
   const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
   return flagged && includesSorted(sorted, flagged.branch) ? flagged.branch : null;
 }
