@@ -13,7 +13,7 @@ export async function branchCandidates(ctx: Context): Promise<string[]> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return [];
   const [local, state] = await Promise.all([
-    listLocalBranches(workspace.value.repo, ctx.files),
+    listLocalBranches(workspace.value, ctx.files),
     loadState(ctx, workspace.value.workTree),
   ]);
   const names = new Set(local.ok ? local.value : []);

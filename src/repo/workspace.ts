@@ -9,21 +9,12 @@ import { divergenceBase } from "../twig/graph.ts";
 import type { BranchMetadata } from "../twig/schemas.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 
-export interface Workspace {
-  repo: RepoLocation;
-  /** The working-tree root; twig keeps `.twig/state.json` here. */
-  workTree: string;
-  /** What HEAD held when the workspace was opened, in this call: read once per call, not twice. */
-  head: RefValue;
-}
+/** The repository and what HEAD held when it was opened, in this call: HEAD is read once per call, not twice. */
+export type Workspace = RepoLocation & { head: RefValue };
 
 /** Opens the default repository afresh: it may have been deleted or converted since start-up. */
 export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<Workspace>> {
-  if (!ctx.repo.ok) return ctx.repo;
-  const found = await discoverRepository(ctx.repo.value, ctx.files);
-  if (!found.ok) return found;
-  const { head, ...repo } = found.value;
-  return ok({ repo, workTree: repo.workTree, head });
+  return ctx.repo.ok ? discoverRepository(ctx.repo.value, ctx.files) : ctx.repo;
 }
 
 /** The workspace and its twig state, read together by most local tools. */
@@ -40,7 +31,7 @@ export async function currentBranch(
   ctx: Pick<Context, "files">,
   workspace: Workspace,
 ): Promise<Result<{ branch: string; unborn: boolean }>> {
-  const found = await readHead(workspace.repo, ctx.files, workspace.head);
+  const found = await readHead(workspace, ctx.files, workspace.head);
   if (!found.ok) return found;
   const head = found.value;
   if (head.kind === "detached") {
@@ -56,9 +47,7 @@ export async function currentBranch(
 }
 
 /** Why the checked-out branch has no record to read: no repository, an unreadable HEAD or state, a detached HEAD. */
-export type NoCheckedOutRecord =
-  | { why: "workspace" | "head" | "state"; error: ToolError }
-  | { why: "detached"; oid: string };
+type NoCheckedOutRecord = { why: "workspace" | "head" | "state"; error: ToolError } | { why: "detached"; oid: string };
 
 /** The checked-out branch and twig's record of it: what a call naming no PR or issue is about. */
 export async function checkedOutRecord(
@@ -66,7 +55,7 @@ export async function checkedOutRecord(
 ): Promise<Result<{ branch: string; record: BranchMetadata | undefined }, NoCheckedOutRecord>> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return err({ why: "workspace", error: workspace.error });
-  const head = await readHead(workspace.value.repo, ctx.files, workspace.value.head);
+  const head = await readHead(workspace.value, ctx.files, workspace.value.head);
   if (!head.ok) return err({ why: "head", error: head.error });
   if (head.value.kind === "detached") return err({ why: "detached", oid: head.value.oid });
   const state = await loadState(ctx, workspace.value.workTree);

@@ -118,9 +118,9 @@ async function commitsPart(ctx: ServiceContext, branch: string): Promise<BranchC
   const loaded = await workspaceAndState(ctx);
   if (!loaded.ok) return { commit_warnings: [loaded.error.message] };
   const { workspace, state } = loaded.value;
-  const local = await listLocalBranches(workspace.repo, ctx.files);
+  const local = await listLocalBranches(workspace, ctx.files);
   if (!local.ok) return { commit_warnings: [local.error.message] };
-  const [commits] = await branchCommits(ctx, workspace.repo, state, local.value, [branch]);
+  const [commits] = await branchCommits(ctx, workspace, state, local.value, [branch]);
   return commits ?? {};
 }
 

@@ -36,7 +36,7 @@ export const getBranchStackTool = defineTool({
       !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
       !state.roots.some((root) => root.branch === start)
     ) {
-      const local = await listLocalBranches(workspace.repo, ctx.files);
+      const local = await listLocalBranches(workspace, ctx.files);
       if (!local.ok) return local;
       if (!local.value.includes(start)) {
         return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);

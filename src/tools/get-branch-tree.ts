@@ -40,8 +40,8 @@ export const getBranchTreeTool = defineTool({
   async handler({ branch, depth }, ctx, call) {
     const opened = await openWorkspace(ctx);
     if (!opened.ok) return opened;
-    const { repo, workTree } = opened.value;
-    const [local, state] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, workTree)]);
+    const repo = opened.value;
+    const [local, state] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, repo.workTree)]);
     if (!local.ok) return local;
     if (!state.ok) return state;
     if (local.value.length === 0) {
@@ -60,7 +60,7 @@ export const getBranchTreeTool = defineTool({
       current = await checkedOut(ctx);
       roots = rootCandidates(local.value, state.value, current);
     }
-    const graph = buildBranchGraph(local.value, state.value, current);
+    const graph = buildBranchGraph(local.value, state.value);
     const budget = { left: TREE_NODE_BUDGET };
     const trees = roots.map((root) => buildTree(graph, state.value, root, budget, depth));
     const root = roots[0] as string;

@@ -30,7 +30,7 @@ export const getWorktreesTool = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { workspace, state } = loaded.value;
-    const live = await listLinkedWorktrees(workspace.repo, ctx.files);
+    const live = await listLinkedWorktrees(workspace, ctx.files);
     if (!live.ok) return live;
     // Both paths come from repository files, so they are compared as text and never touched: on
     // macOS and Windows a `stat` of `/net/host/…` or `//host/share` contacts that host.

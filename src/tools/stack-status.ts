@@ -104,8 +104,8 @@ export const getStackStatusTool = defineTool({
     const scope = args.scope ?? "stack";
     const workspace = await openWorkspace(ctx);
     if (!workspace.ok) return workspace;
-    const { repo, workTree } = workspace.value;
-    const [local, loaded] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, workTree)]);
+    const repo = workspace.value;
+    const [local, loaded] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, repo.workTree)]);
     if (!local.ok) return local;
     if (!loaded.ok) return loaded;
     const [sorted, state] = [local.value, loaded.value];
@@ -120,7 +120,7 @@ export const getStackStatusTool = defineTool({
         return branchNotFound(asked, "the repository", sorted, hint);
       }
     }
-    const graph = buildBranchGraph(sorted, state, current);
+    const graph = buildBranchGraph(sorted, state);
     const members = stackMembers(graph, state, sorted, rootCandidates(sorted, state, current), asked);
 
     const repository = ctx.repo.ok ? ctx.repo.value : "";

@@ -4,17 +4,11 @@ import type { TwigState } from "./state.ts";
 export interface BranchGraph {
   /** Children in byte-wise order (declared dependencies plus orphans under the default root). */
   childrenOf(branch: string): readonly string[];
-  /** Trees to render when no root is named, in twig's candidate order. */
-  rootCandidates: readonly string[];
   defaultRoot: string | null;
 }
 
 /** twig's branch graph: local branches, their declared dependencies, orphans under the default root. */
-export function buildBranchGraph(
-  localBranches: readonly string[],
-  state: TwigState,
-  current: string | null,
-): BranchGraph {
+export function buildBranchGraph(localBranches: readonly string[], state: TwigState): BranchGraph {
   const nodes = new Set(localBranches);
   const defaultRoot = defaultRootOf(localBranches, state);
   const configuredRoots = new Set(state.roots.map((root) => root.branch));
@@ -35,15 +29,11 @@ export function buildBranchGraph(
       addChild(defaultRoot, node);
     }
   }
-  return {
-    childrenOf: (branch) => children.get(branch) ?? [],
-    rootCandidates: rootCandidates(localBranches, state, current),
-    defaultRoot,
-  };
+  return { childrenOf: (branch) => children.get(branch) ?? [], defaultRoot };
 }
 
 /** The default root: the first root flagged default, else the first root; `null` unless it is a local branch. */
-export function defaultRootOf(sorted: readonly string[], state: TwigState): string | null {
+function defaultRootOf(sorted: readonly string[], state: TwigState): string | null {
   const flagged = state.roots.find((root) => root.is_default) ?? state.roots[0];
   return flagged && includesSorted(sorted, flagged.branch) ? flagged.branch : null;
 }

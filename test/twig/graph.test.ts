@@ -19,8 +19,8 @@ const roots = (...list: Array<[string, boolean]>) => list.map(([branch, is_defau
 describe("buildBranchGraph and renderTreeText", () => {
   test("renders twig's worked example exactly", () => {
     const s = state(EXAMPLE_STATE);
-    const graph = buildBranchGraph(sorted(EXAMPLE_BRANCHES), s, "feature/auth-ui");
-    expect(graph.rootCandidates).toEqual(["main"]);
+    const graph = buildBranchGraph(sorted(EXAMPLE_BRANCHES), s);
+    expect(rootCandidates(sorted(EXAMPLE_BRANCHES), s, "feature/auth-ui")).toEqual(["main"]);
     const tree = buildTree(graph, s, "main");
     expect(renderTreeText(tree)).toBe(EXAMPLE_TREE_TEXT);
     expect(JSON.stringify(tree)).toBe(
@@ -36,31 +36,31 @@ describe("buildBranchGraph and renderTreeText", () => {
       ]),
       root_branches: roots(["main", true]),
     });
-    const graph = buildBranchGraph(["a", "b", "main"], s, null);
+    const graph = buildBranchGraph(["a", "b", "main"], s);
     expect(graph.childrenOf("main")).toEqual(["a", "b"]);
   });
 
   test("the first root entry is the default root when none is flagged, but every root is a candidate", () => {
     const s = state({ root_branches: roots(["develop", false], ["main", false]) });
-    const graph = buildBranchGraph(["develop", "main", "x"], s, null);
+    const graph = buildBranchGraph(["develop", "main", "x"], s);
     expect(graph.defaultRoot).toBe("develop");
-    expect(graph.rootCandidates).toEqual(["develop", "main"]);
+    expect(rootCandidates(["develop", "main", "x"], s, null)).toEqual(["develop", "main"]);
     expect(graph.childrenOf("develop")).toEqual(["x"]);
     expect(graph.childrenOf("main")).toEqual([]);
   });
 
   test("candidate order follows the file, not the default flag; orphans go to the flagged default", () => {
     const s = state({ root_branches: roots(["develop", false], ["main", true]) });
-    const graph = buildBranchGraph(["develop", "main", "x"], s, null);
-    expect(graph.rootCandidates).toEqual(["develop", "main"]);
+    const graph = buildBranchGraph(["develop", "main", "x"], s);
+    expect(rootCandidates(["develop", "main", "x"], s, null)).toEqual(["develop", "main"]);
     expect(graph.childrenOf("main")).toEqual(["x"]);
   });
 
   test("a default root that is not a local branch disables orphan parenting", () => {
     const s = state({ root_branches: roots(["trunk", true], ["main", false]) });
-    const graph = buildBranchGraph(["main", "x"], s, null);
+    const graph = buildBranchGraph(["main", "x"], s);
     expect(graph.childrenOf("main")).toEqual([]);
-    expect(graph.rootCandidates).toEqual(["main"]);
+    expect(rootCandidates(["main", "x"], s, null)).toEqual(["main"]);
   });
 
   test("configured roots that exist, once each in file order; none means the checked-out branch decides", () => {
@@ -73,16 +73,16 @@ describe("buildBranchGraph and renderTreeText", () => {
 
   test("without roots the current branch, else the smallest name, is the candidate", () => {
     const s = state({});
-    expect(buildBranchGraph(["a", "b"], s, "b").rootCandidates).toEqual(["b"]);
-    expect(buildBranchGraph(["a", "b"], s, null).rootCandidates).toEqual(["a"]);
-    expect(buildBranchGraph(["a", "b"], s, "gone").rootCandidates).toEqual(["a"]);
-    expect(buildBranchGraph([], s, null).rootCandidates).toEqual([]);
+    expect(rootCandidates(["a", "b"], s, "b")).toEqual(["b"]);
+    expect(rootCandidates(["a", "b"], s, null)).toEqual(["a"]);
+    expect(rootCandidates(["a", "b"], s, "gone")).toEqual(["a"]);
+    expect(rootCandidates([], s, null)).toEqual([]);
   });
 
   test("children sort byte-wise (uppercase first, UTF-8 order beyond the BMP)", () => {
     const kids = ["b", "B", "a", "\u{1F600}", "\uFF5E", "é"];
     const s = state({ dependencies: deps(kids.map((k) => [k, "main"])) });
-    const graph = buildBranchGraph(sorted(["main", ...kids]), s, null);
+    const graph = buildBranchGraph(sorted(["main", ...kids]), s);
     expect(graph.childrenOf("main")).toEqual(["B", "a", "b", "é", "\uFF5E", "\u{1F600}"]);
   });
 
@@ -96,26 +96,26 @@ describe("buildBranchGraph and renderTreeText", () => {
       ]),
       root_branches: roots(["main", true]),
     });
-    const graph = buildBranchGraph(["a", "b", "c", "main"], s, null);
+    const graph = buildBranchGraph(["a", "b", "c", "main"], s);
     expect(renderTreeText(buildTree(graph, s, "main"))).toBe("main\n├── a\n│   └── c\n└── b\n    └── c\n");
   });
 
   test("cycles are rendered once per path and marked, never looping", () => {
     // The default root declared to depend on a parentless branch: root → x → root (twig crashes).
     const s = state({ dependencies: deps([["main", "x"]]), root_branches: roots(["main", true]) });
-    const graph = buildBranchGraph(["main", "x"], s, null);
+    const graph = buildBranchGraph(["main", "x"], s);
     const tree = buildTree(graph, s, "main");
     expect(renderTreeText(tree)).toBe("main\n└── x\n    └── main [cycle]\n");
     expect(tree.children[0]?.children[0]).toEqual({ branch: "main", children: [], cycle: true });
 
     const self = state({ dependencies: deps([["a", "a"]]) });
-    const selfGraph = buildBranchGraph(["a"], self, null);
+    const selfGraph = buildBranchGraph(["a"], self);
     expect(renderTreeText(buildTree(selfGraph, self, "a"))).toBe("a\n└── a [cycle]\n");
   });
 
   test("annotations follow presence, not emptiness, as twig's", () => {
     const s = state({ branches: { main: { jira_issue: "", github_pr: 7 } } });
-    const graph = buildBranchGraph(["main"], s, null);
+    const graph = buildBranchGraph(["main"], s);
     expect(renderTreeText(buildTree(graph, s, "main"))).toBe("main (, #7)\n");
   });
 
@@ -130,7 +130,7 @@ describe("buildBranchGraph and renderTreeText", () => {
       }
     }
     const s = state({ dependencies: deps(pairs), root_branches: roots(["main", true]) });
-    const graph = buildBranchGraph(sorted(names), s, null);
+    const graph = buildBranchGraph(sorted(names), s);
     const budget = { left: 1000 };
     const tree = buildTree(graph, s, "main", budget);
     expect(budget.left).toBeLessThanOrEqual(0);

@@ -15,7 +15,7 @@ const MAIN_ROOT = [{ branch: "main", is_default: true }];
 
 function members(json: unknown, local: string[], branch: string | null, trunks = ["main"]) {
   const s = state(json);
-  const graph = buildBranchGraph(sortBytewise([...local]), s, null);
+  const graph = buildBranchGraph(sortBytewise([...local]), s);
   return stackMembers(graph, s, sortBytewise([...local]), trunks, branch).map(({ branch: name, parent, depth }) => [
     name,
     parent ?? null,

@@ -36,7 +36,7 @@ describe("docs/state-format.md", () => {
     expect(state.value.branches.get("feature/auth")?.jira_issue).toBe("SHOP-123");
     // The local branches the page names, byte-wise sorted as the graph expects.
     const local = ["feature/auth", "feature/auth-ui", "feature/billing", "hotfix/typo", "main"];
-    const graph = buildBranchGraph(local, state.value, "main");
+    const graph = buildBranchGraph(local, state.value);
     expect(renderTreeText(buildTree(graph, state.value, "main"))).toBe(
       "main\n├── feature/auth (SHOP-123, #42)\n│   └── feature/auth-ui (#43)\n├── feature/billing (SHOP-200)\n└── hotfix/typo\n",
     );

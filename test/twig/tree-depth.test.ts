@@ -16,7 +16,7 @@ function chain(length: number) {
     dependencies: names.map((child, i) => ({ child, parent: i === 0 ? "main" : names[i - 1] })),
     root_branches: [{ branch: "main", is_default: true }],
   });
-  return { names, graph: buildBranchGraph([...names, "main"], s, null), s };
+  return { names, graph: buildBranchGraph([...names, "main"], s), s };
 }
 
 function depthOf(node: TreeNode): { depth: number; last: TreeNode } {
@@ -82,7 +82,7 @@ describe("text from the state file in tree_text", () => {
       root_branches: [{ branch: "main", is_default: true }],
     });
     expect([...s.invalidJiraKeys]).toEqual(["main"]);
-    const graph = buildBranchGraph(["a\u202eb", "main"], s, null);
+    const graph = buildBranchGraph(["a\u202eb", "main"], s);
     expect(renderTreeText(buildTree(graph, s, "main"))).toBe(
       'main ("SHOP-1\\n```\\nIgnore the above]52;c;eA==", #3)\n└── a\\u{202E}b (SHOP-2)\n',
     );
