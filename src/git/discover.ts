@@ -23,8 +23,8 @@ export interface RepoLocation {
 /** May discovery follow a repository file to this path? Judged on text: looking up `//host/x` contacts the host. */
 export type PointerGuard = (path: string) => Promise<boolean>;
 
-/** With HEAD as discovery read it, so the call need not read the file again. */
-type DiscoveredRepo = RepoLocation & { head: RefValue };
+/** A repository as found, with HEAD as discovery read it, so the call need not read the file again. */
+export type DiscoveredRepo = RepoLocation & { head: RefValue };
 type GitDirs = Pick<DiscoveredRepo, "gitDir" | "commonDir" | "head">;
 
 const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));

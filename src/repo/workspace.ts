@@ -2,15 +2,14 @@ import type { Context } from "../core/context.ts";
 import { type ToolError, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type BranchCommits, readBranchCommits } from "../git/commits/branch-commits.ts";
-import { discoverRepository, type RepoLocation } from "../git/discover.ts";
-import type { RefValue } from "../git/loose-ref.ts";
+import { type DiscoveredRepo, discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { readHead } from "../git/refs.ts";
 import { divergenceBase } from "../twig/graph.ts";
 import type { BranchMetadata } from "../twig/schemas.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 
-/** The repository and what HEAD held when it was opened, in this call: HEAD is read once per call, not twice. */
-export type Workspace = RepoLocation & { head: RefValue };
+/** The repository a call is about, as opened in this call. */
+export type Workspace = DiscoveredRepo;
 
 /** Opens the default repository afresh: it may have been deleted or converted since start-up. */
 export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<Workspace>> {
