@@ -142,7 +142,7 @@ export async function readJobLog(
       if (!isWeb(url)) {
         return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
       }
-      where = hostOf(url.href, "the log host");
+      where = url.host;
       try {
         for (let hops = 0; ; hops++) {
           // The signed URL, and every hop after it, gets no credential of any kind. Raw, as every other body here:
@@ -159,13 +159,13 @@ export async function readJobLog(
       } catch (error) {
         return failed(error);
       }
-      sender = `The log host ${hostOf(url.href, "(unparseable URL)")}`;
+      where = url.host;
+      sender = `The log host ${where}`;
       if (!response.ok) {
         await response.body?.cancel().catch(() => {});
         const hint = "The signed log address lasts a minute; call get_ci_log again.";
         return err(toolError("network_error", `${sender} answered HTTP ${response.status}`, hint));
       }
-      where = hostOf(url.href, "the log host");
     }
     const decoded = decodedResponse(response);
     if (decoded.body === null && response.body !== null) {

@@ -1,8 +1,7 @@
 /** What the GitHub tools share: their arguments (the PR number, the `owner`/`repo` target), how a call opens, the PR they answer with. */
 import * as v from "valibot";
-import { err, ok, type Result } from "../core/result.ts";
+import { err, ok } from "../core/result.ts";
 import { getPullRequest, resolvePrNumber } from "../github/pull-request.ts";
-import type { GitHubCall } from "../github/request.ts";
 import { GITHUB_NAME, resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { CallInfo } from "./define.ts";
@@ -41,11 +40,7 @@ export const targetParams = {
 };
 
 /** Resolves the repository (`args` `null`: a tool that cannot name another) and connects to its GitHub host. */
-export async function openCall(
-  ctx: ServiceContext,
-  args: TargetArgs | null,
-  info: CallInfo,
-): Promise<Result<GitHubCall>> {
+export async function openCall(ctx: ServiceContext, args: TargetArgs | null, info: CallInfo) {
   const target = await resolveTarget(ctx, args);
   if (!target.ok) return target;
   const connection = await ctx.github(target.value.host);
