@@ -137,27 +137,22 @@ export async function readJobLog(
     });
     let sender = "GitHub";
     if (raw.status >= 300) {
-      const { location } = raw.headers;
-      let url = location === undefined ? null : URL.parse(location, connection.baseUrl);
+      let url = raw.headers.location === undefined ? null : URL.parse(raw.headers.location, connection.baseUrl);
       if (!isWeb(url)) {
         return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
       }
       where = url.host;
-      try {
-        for (let hops = 0; ; hops++) {
-          // The signed URL, and every hop after it, gets no credential of any kind. Raw, as every other body here:
-          // inflated by the runtime, a small body could grow whole in memory.
-          response = await request.fetch(url.href, { ...RAW_BODY, redirect: "manual", signal, credentials: "omit" });
-          const next = response.headers.get("location");
-          if (response.status < 300 || response.status >= 400 || next === null || hops >= MAX_LOG_REDIRECTS) break;
-          await response.body?.cancel().catch(() => {});
-          url = URL.parse(next, url.href);
-          if (!isWeb(url)) {
-            return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
-          }
+      for (let hops = 0; ; hops++) {
+        // The signed URL, and every hop after it, gets no credential of any kind. Raw, as every other body here:
+        // inflated by the runtime, a small body could grow whole in memory.
+        response = await request.fetch(url.href, { ...RAW_BODY, redirect: "manual", signal, credentials: "omit" });
+        const next = response.headers.get("location");
+        if (response.status < 300 || response.status >= 400 || next === null || hops >= MAX_LOG_REDIRECTS) break;
+        await response.body?.cancel().catch(() => {});
+        url = URL.parse(next, url.href);
+        if (!isWeb(url)) {
+          return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
         }
-      } catch (error) {
-        return failed(error);
       }
       where = url.host;
       sender = `The log host ${where}`;
@@ -179,20 +174,19 @@ export async function readJobLog(
     const decoder = new TextDecoder();
     let bytes = 0;
     let cut = false;
-    try {
-      // Leaving the loop early cancels the stream.
-      for await (const chunk of decoded.body ?? []) {
-        timer.refresh();
-        cut = bytes + chunk.byteLength > MAX_LOG_BYTES;
-        if (cut) break;
-        bytes += chunk.byteLength;
-        filter.push(decoder.decode(chunk, { stream: true }));
-      }
-      filter.push(decoder.decode());
-    } catch (error) {
-      return failed(error);
+    // Leaving the loop early cancels the stream.
+    for await (const chunk of decoded.body ?? []) {
+      timer.refresh();
+      cut = bytes + chunk.byteLength > MAX_LOG_BYTES;
+      if (cut) break;
+      bytes += chunk.byteLength;
+      filter.push(decoder.decode(chunk, { stream: true }));
     }
+    filter.push(decoder.decode());
     return ok({ kind: "read", log: filter.end(), bytes, cut });
+  } catch (error) {
+    // The download or the stream failed: cancelled, stalled, or cut off.
+    return failed(error);
   } finally {
     clearTimeout(timer);
   }

@@ -72,11 +72,9 @@ function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutpu
     const checks = answer.checks.filter((_, i) => keep.checks.has(i));
     const statuses = answer.statuses.filter((_, i) => keep.statuses.has(i));
     const reviews = answer.reviews.filter((_, i) => keep.reviews.has(i));
-    const omitted = {
-      reviews: answer.reviews.length - reviews.length,
-      checks: answer.checks.length - checks.length,
-      statuses: answer.statuses.length - statuses.length,
-    };
+    // `order` lists every one once: what is past n is what was left out.
+    const omitted = { reviews: 0, checks: 0, statuses: 0 };
+    for (const pick of order.slice(n)) omitted[pick.list]++;
     const keptAllUrgent = n >= failing.length + pending.length;
     return {
       ...answer,
