@@ -132,9 +132,8 @@ export async function readJobLog(
       return err(githubErrorToToolError(raw.error, call, { what }));
     }
     // Some servers answer with the log itself.
-    let response = new Response(raw.data instanceof ReadableStream ? raw.data : null, {
-      headers: raw.headers as Record<string, string>,
-    });
+    const body = raw.data instanceof ReadableStream ? raw.data : null;
+    let response = new Response(body, { headers: raw.headers as Record<string, string> });
     let sender = "GitHub";
     if (raw.status >= 300) {
       let url = raw.headers.location === undefined ? null : URL.parse(raw.headers.location, connection.baseUrl);
