@@ -16,13 +16,9 @@ export function apiBaseUrl(host: string, env: Env): Result<string> {
   if (override) {
     const url = URL.parse(override);
     if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.username !== "" || url.password !== "") {
-      return err(
-        toolError(
-          "network_error",
-          "GITHUB_API_URL is not a usable http(s) URL",
-          "Set GITHUB_API_URL to the API root (for example https://api.github.com or https://HOST/api/v3) without credentials in it, or unset it.",
-        ),
-      );
+      const hint =
+        "Set GITHUB_API_URL to the API root (for example https://api.github.com or https://HOST/api/v3) without credentials in it, or unset it.";
+      return err(toolError("network_error", "GITHUB_API_URL is not a usable http(s) URL", hint));
     }
     return ok(trimChars(`${url.origin}${url.pathname}`, "/"));
   }

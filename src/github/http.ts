@@ -25,11 +25,7 @@ export class RequestAborted extends Error {
 }
 
 /** A response kept for revalidation: GitHub answers `If-None-Match` with a free 304 when unchanged. */
-interface CachedResponse {
-  etag: string;
-  body: string;
-  headers: ReadonlyArray<readonly [string, string | null]>;
-}
+type CachedResponse = { etag: string; body: string; headers: ReadonlyArray<readonly [string, string | null]> };
 
 /** Bounded LRU of GET responses keyed by token identity + URL (two tokens may see different data). */
 export class EtagCache {

@@ -131,85 +131,66 @@ export async function readJobLog(
       if (status === 404) return ok({ kind: "missing" });
       return err(githubErrorToToolError(raw.error, call, { what }));
     }
-    let response: Response;
-    if (raw.status < 300) {
-      // Some servers answer with the log itself.
-      const body = raw.data instanceof ReadableStream ? raw.data : null;
-      const headers = raw.headers as Record<string, string>;
-      const decoded = await decodedLog(new Response(body, { headers }), "GitHub");
-      if (!decoded.ok) return decoded;
-      response = decoded.value;
-    } else {
-      const { location } = raw.headers;
-      const url = location === undefined ? null : URL.parse(location, connection.baseUrl);
-      if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
+    // Some servers answer with the log itself.
+    const body = raw.data instanceof ReadableStream ? raw.data : null;
+    let response = new Response(body, { headers: raw.headers as Record<string, string> });
+    let sender = "GitHub";
+    if (raw.status >= 300) {
+      let url = raw.headers.location === undefined ? null : URL.parse(raw.headers.location, connection.baseUrl);
+      if (!isWeb(url)) {
         return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
       }
-      where = hostOf(url.href, "the log host");
-      const fetched = await download(url.href, request.fetch, signal).catch(failed);
-      if (!fetched.ok) return fetched;
-      response = fetched.value.response;
-      where = hostOf(fetched.value.url, "the log host");
+      where = url.host;
+      for (let hops = 0; ; hops++) {
+        // The signed URL, and every hop after it, gets no credential of any kind. Raw, as every other body here:
+        // inflated by the runtime, a small body could grow whole in memory.
+        response = await request.fetch(url.href, { ...RAW_BODY, redirect: "manual", signal, credentials: "omit" });
+        const next = response.headers.get("location");
+        if (response.status < 300 || response.status >= 400 || next === null || hops >= MAX_LOG_REDIRECTS) break;
+        await response.body?.cancel().catch(() => {});
+        url = URL.parse(next, url.href);
+        if (!isWeb(url)) {
+          return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
+        }
+      }
+      where = url.host;
+      sender = `The log host ${where}`;
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => {});
+        const hint = "The signed log address lasts a minute; call get_ci_log again.";
+        return err(toolError("network_error", `${sender} answered HTTP ${response.status}`, hint));
+      }
+    }
+    const decoded = decodedResponse(response);
+    if (decoded.body === null && response.body !== null) {
+      // An unknown encoding is refused: read as is, garbage; left out, an empty log.
+      await response.body.cancel().catch(() => {});
+      const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
+      return err(toolError("network_error", `${sender} sent the log as ${encoding}, an encoding not known here`));
     }
     const filter = new JobLogFilter({ lines: request.lines, jobSteps: request.steps, secrets: connection.secrets });
     // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES.
     const decoder = new TextDecoder();
     let bytes = 0;
     let cut = false;
-    try {
-      // Leaving the loop early cancels the stream.
-      for await (const chunk of response.body ?? []) {
-        timer.refresh();
-        cut = bytes + chunk.byteLength > MAX_LOG_BYTES;
-        if (cut) break;
-        bytes += chunk.byteLength;
-        filter.push(decoder.decode(chunk, { stream: true }));
-      }
-      filter.push(decoder.decode());
-    } catch (error) {
-      return failed(error);
+    // Leaving the loop early cancels the stream.
+    for await (const chunk of decoded.body ?? []) {
+      timer.refresh();
+      cut = bytes + chunk.byteLength > MAX_LOG_BYTES;
+      if (cut) break;
+      bytes += chunk.byteLength;
+      filter.push(decoder.decode(chunk, { stream: true }));
     }
+    filter.push(decoder.decode());
     return ok({ kind: "read", log: filter.end(), bytes, cut });
+  } catch (error) {
+    // The download or the stream failed: cancelled, stalled, or cut off.
+    return failed(error);
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** Fetches the signed URL with no credential of any kind; redirects are followed the same way. */
-async function download(
-  first: string,
-  send: typeof fetch,
-  signal: AbortSignal,
-): Promise<Result<{ response: Response; url: string }>> {
-  let url = first;
-  for (let hops = 0; ; hops++) {
-    // Raw, as every other body here: inflated by the runtime, a small body could grow whole in memory.
-    const response = await send(url, { ...RAW_BODY, redirect: "manual", signal, credentials: "omit" });
-    const location = response.headers.get("location");
-    if (response.status >= 300 && response.status < 400 && location !== null && hops < MAX_LOG_REDIRECTS) {
-      await response.body?.cancel().catch(() => {});
-      const next = URL.parse(location, url);
-      if (next === null || (next.protocol !== "https:" && next.protocol !== "http:")) break;
-      url = next.href;
-      continue;
-    }
-    const host = `The log host ${hostOf(url, "(unparseable URL)")}`;
-    if (response.ok) {
-      const decoded = await decodedLog(response, host);
-      return decoded.ok ? ok({ response: decoded.value, url }) : decoded;
-    }
-    await response.body?.cancel().catch(() => {});
-    const hint = "The signed log address lasts a minute; call get_ci_log again.";
-    return err(toolError("network_error", `${host} answered HTTP ${response.status}`, hint));
-  }
-  return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
-}
-
-/** The log's body decoded as it streams; an unknown encoding is refused (as is: garbage; left out: an empty log). */
-async function decodedLog(response: Response, sender: string): Promise<Result<Response>> {
-  const decoded = decodedResponse(response);
-  if (decoded.body !== null || response.body === null) return ok(decoded);
-  await response.body.cancel().catch(() => {});
-  const encoding = clip(scrubControl(response.headers.get("content-encoding") ?? ""), 40);
-  return err(toolError("network_error", `${sender} sent the log as ${encoding}, an encoding not known here`));
+function isWeb(url: URL | null): url is URL {
+  return url !== null && (url.protocol === "https:" || url.protocol === "http:");
 }

@@ -7,12 +7,11 @@ import { closest } from "../core/suggest.ts";
 import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
 import { type CheckRun, type CommitStatus, commitChecks, judged } from "../github/pr-status.ts";
-import { getPullRequest } from "../github/pull-request.ts";
 import type { GitHubCall } from "../github/request.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields, largestFitting } from "./fit.ts";
-import { openPrCall, PrNumberSchema, targetParams } from "./github-params.ts";
+import { openPr, PrNumberSchema, targetParams } from "./github-params.ts";
 import { integerIn, unpublished } from "./params.ts";
 
 export const DEFAULT_LOG_LINES = 50;
@@ -90,12 +89,10 @@ export const getCiLogTool = defineTool({
   output: CiLogSchema,
   repoScoped: true,
   async handler(args, ctx, info) {
-    const opened = await openPrCall(ctx, args, info);
+    const opened = await openPr(ctx, args, info);
     if (!opened.ok) return opened;
-    const { call, number } = opened.value;
-    const pr = await getPullRequest(call, number);
-    if (!pr.ok) return pr;
-    const commit = commitChecks(call, pr.value.head_sha);
+    const { call, number, pr } = opened.value;
+    const commit = commitChecks(call, pr.head_sha);
     const [runs, statuses] = await Promise.all([commit.runs, commit.statuses]);
     if (!runs.ok) return runs;
     if (!statuses.ok) return statuses;
@@ -107,7 +104,7 @@ export const getCiLogTool = defineTool({
     const checks = await Promise.all(
       chosen.value.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
     );
-    return ok({ pull_request: number, head_sha: pr.value.head_sha, checks, ...(notes.length > 0 ? { notes } : {}) });
+    return ok({ pull_request: number, head_sha: pr.head_sha, checks, ...(notes.length > 0 ? { notes } : {}) });
   },
   fit: fitCiLog,
 });

@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import { ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status.ts";
-import { getPullRequest } from "../github/pull-request.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields, largestFitting } from "./fit.ts";
-import { FoundBySchema, openPrCall, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
+import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
 
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,
@@ -46,12 +45,10 @@ export const getPrStatusTool = defineTool({
   output: PrStatusSchema,
   repoScoped: true,
   async handler(args, ctx, info) {
-    const opened = await openPrCall(ctx, args, info);
+    const opened = await openPr(ctx, args, info);
     if (!opened.ok) return opened;
-    const { call, number, foundBy } = opened.value;
-    const pr = await getPullRequest(call, number);
-    if (!pr.ok) return pr;
-    const status = await getPrDetails(call, pr.value);
+    const { call, pr, foundBy } = opened.value;
+    const status = await getPrDetails(call, pr);
     return status.ok ? ok({ ...status.value, ...foundBy }) : status;
   },
   fit: fitPrStatus,
@@ -75,11 +72,9 @@ function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutpu
     const checks = answer.checks.filter((_, i) => keep.checks.has(i));
     const statuses = answer.statuses.filter((_, i) => keep.statuses.has(i));
     const reviews = answer.reviews.filter((_, i) => keep.reviews.has(i));
-    const omitted = {
-      reviews: answer.reviews.length - reviews.length,
-      checks: answer.checks.length - checks.length,
-      statuses: answer.statuses.length - statuses.length,
-    };
+    // `order` lists every one once: what is past n is what was left out.
+    const omitted = { reviews: 0, checks: 0, statuses: 0 };
+    for (const pick of order.slice(n)) omitted[pick.list]++;
     const keptAllUrgent = n >= failing.length + pending.length;
     return {
       ...answer,

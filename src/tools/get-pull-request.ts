@@ -1,8 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../core/result.ts";
-import { getPullRequest } from "../github/pull-request.ts";
 import { defineTool } from "./define.ts";
-import { FoundBySchema, openPrCall, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
+import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
 
 export const getPullRequestTool = defineTool({
   name: "get_pull_request",
@@ -14,9 +13,8 @@ export const getPullRequestTool = defineTool({
   output: v.object({ ...PullRequestSchema.entries, found_by: FoundBySchema }),
   repoScoped: true,
   async handler(args, ctx, info) {
-    const opened = await openPrCall(ctx, args, info);
+    const opened = await openPr(ctx, args, info);
     if (!opened.ok) return opened;
-    const pr = await getPullRequest(opened.value.call, opened.value.number);
-    return pr.ok ? ok({ ...pr.value, ...opened.value.foundBy }) : pr;
+    return ok({ ...opened.value.pr, ...opened.value.foundBy });
   },
 });

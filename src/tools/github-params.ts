@@ -1,8 +1,7 @@
 /** What the GitHub tools share: their arguments (the PR number, the `owner`/`repo` target), how a call opens, the PR they answer with. */
 import * as v from "valibot";
-import { err, ok, type Result } from "../core/result.ts";
-import { resolvePrNumber } from "../github/pull-request.ts";
-import type { GitHubCall } from "../github/request.ts";
+import { err, ok } from "../core/result.ts";
+import { getPullRequest, resolvePrNumber } from "../github/pull-request.ts";
 import { GITHUB_NAME, resolveTarget, type TargetArgs } from "../github/target.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { CallInfo } from "./define.ts";
@@ -41,11 +40,7 @@ export const targetParams = {
 };
 
 /** Resolves the repository (`args` `null`: a tool that cannot name another) and connects to its GitHub host. */
-export async function openCall(
-  ctx: ServiceContext,
-  args: TargetArgs | null,
-  info: CallInfo,
-): Promise<Result<GitHubCall>> {
+export async function openCall(ctx: ServiceContext, args: TargetArgs | null, info: CallInfo) {
   const target = await resolveTarget(ctx, args);
   if (!target.ok) return target;
   const connection = await ctx.github(target.value.host);
@@ -53,14 +48,16 @@ export async function openCall(
   return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
 }
 
-/** {@link openCall}, then the PR asked for or the current branch's. */
-export async function openPrCall(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
+/** {@link openCall}, then the PR asked for or the current branch's, fetched. */
+export async function openPr(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
   const call = await openCall(ctx, args, info);
   if (!call.ok) return call;
   const resolved = await resolvePrNumber(ctx, args.pr_number, call.value);
   if (!resolved.ok) return resolved;
   const { number, found_by } = resolved.value;
-  return ok({ call: call.value, number, foundBy: found_by === undefined ? {} : { found_by } });
+  const pr = await getPullRequest(call.value, number);
+  if (!pr.ok) return pr;
+  return ok({ call: call.value, number, pr: pr.value, foundBy: found_by === undefined ? {} : { found_by } });
 }
 
 // Results: docs/tools.md describes their fields; published output schemas carry only top-level types.
