@@ -92,14 +92,6 @@ export async function readJobLog(
   const signal = AbortSignal.any([call.signal, idle.signal]);
   const what = `the log of Actions job ${request.jobId} in ${target.owner}/${target.repo}`;
   let where = hostOf(connection.baseUrl, "the log host");
-  const failed = (error: unknown): Result<never> => {
-    if (call.signal.aborted) return err(toolError("network_error", `Request for ${what} was cancelled`));
-    if (!idle.signal.aborted) {
-      return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
-    }
-    const hint = "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.";
-    return err(toolError("network_error", `${where} sent nothing for ${timeoutMs} ms while sending ${what}`, hint));
-  };
   // The API is asked with the token and follows no redirect: its answer is where the log is.
   const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
     const response = await request.fetch(url, { ...init, ...RAW_BODY, redirect: "manual" }).catch((error: unknown) => {
@@ -185,7 +177,12 @@ export async function readJobLog(
     return ok({ kind: "read", log: filter.end(), bytes, cut });
   } catch (error) {
     // The download or the stream failed: cancelled, stalled, or cut off.
-    return failed(error);
+    if (call.signal.aborted) return err(toolError("network_error", `Request for ${what} was cancelled`));
+    if (!idle.signal.aborted) {
+      return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
+    }
+    const hint = "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.";
+    return err(toolError("network_error", `${where} sent nothing for ${timeoutMs} ms while sending ${what}`, hint));
   } finally {
     clearTimeout(timer);
   }

@@ -81,10 +81,7 @@ export function parseLinkHeader(header: string | undefined): Record<string, stri
   return links;
 }
 
-export interface Pages<T> {
-  items: T[];
-  hasMore: boolean;
-}
+export type Pages<T> = { items: T[]; hasMore: boolean };
 
 /** Every page of a list, up to `maxItems`; page 1's `rel="last"` lets the rest go in parallel (not `octokit.paginate`). */
 export async function fetchPages<S extends v.GenericSchema, T>(
@@ -136,11 +133,7 @@ export async function fetchPages<S extends v.GenericSchema, T>(
 }
 
 /** Why a request failed, not by its words: `refused` is a 403/404 on one resource, `cancelled` a stopped request. */
-const failureKinds = new WeakMap<ToolError, "refused" | "cancelled">();
-
-export function failureKind(error: ToolError): "refused" | "cancelled" | null {
-  return failureKinds.get(error) ?? null;
-}
+export const failureKinds = new WeakMap<ToolError, "refused" | "cancelled">();
 
 type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
 

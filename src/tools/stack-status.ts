@@ -6,7 +6,7 @@ import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { getPrDetails, type PrStatus } from "../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../github/pull-request.ts";
-import { failureKind } from "../github/request.ts";
+import { failureKinds } from "../github/request.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
 import { branchCommits, currentBranch, openWorkspace } from "../repo/workspace.ts";
@@ -246,7 +246,7 @@ async function githubPart(
   // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
   const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
   const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
-  const shared = errors.find((error) => once.includes(error.code) && failureKind(error) !== "refused");
+  const shared = errors.find((error) => once.includes(error.code) && failureKinds.get(error) !== "refused");
   const prs = found.map((pr): StackPr | null => {
     if (pr === null || !("number" in pr)) return null;
     return pr.error !== undefined && pr.error.code === shared?.code ? { number: pr.number, found_by: pr.found_by } : pr;
