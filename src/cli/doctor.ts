@@ -86,10 +86,9 @@ async function checkRepository(files: CachedFileReader, repoArg: string | null) 
 
 /** twig's per-repository state file: absent is normal, unparseable breaks every stack tool. */
 export async function checkState(ctx: Pick<Context, "files" | "repo">): Promise<Check> {
-  const { repo } = ctx;
   const result = checker("state", "twig state");
-  if (!repo.ok) return result("info", "no repository, so no state file to read");
-  const path = await stateFileFor(ctx, repo.value);
+  if (!ctx.repo.ok) return result("info", "no repository, so no state file to read");
+  const path = await stateFileFor(ctx, ctx.repo.value);
   if (!existsSync(path)) {
     return result(
       "info",
@@ -97,7 +96,7 @@ export async function checkState(ctx: Pick<Context, "files" | "repo">): Promise<
       "twig creates it when it first records a branch here; until then the tools see no twig metadata.",
     );
   }
-  const state = await loadState(ctx, repo.value);
+  const state = await loadState(ctx, ctx.repo.value);
   if (!state.ok) return result("fail", state.error.message, state.error.hint);
   const { branches, roots, invalidNames, invalidJiraKeys } = state.value;
   const counts = `${path}: ${plural(branches.size, "branch", "branches")}, ${plural(roots.length, "root", "roots")}`;
@@ -229,10 +228,7 @@ export async function checkJira(ctx: ServiceContext, online: boolean): Promise<C
     return [host("warn", "not set; Jira tools answer credentials_missing", hint)];
   }
   const checked = checkJiraHost(raw);
-  if (!checked.ok) {
-    const { code, message, hint } = checked.error;
-    return [host("fail", `${code}: ${message}`, hint)];
-  }
+  if (!checked.ok) return [host("fail", `${checked.error.code}: ${checked.error.message}`, checked.error.hint)];
   const { base, note } = checked.value;
   const kind = isAtlassianCloudHost(base.hostname)
     ? "Jira Cloud"
@@ -268,14 +264,12 @@ async function signIn<C>(
   return me.ok ? checker(id, title)("ok", me.value) : checker(id, title)("fail", me.error.message, me.error.hint);
 }
 
-/** `fail`: broken, blocks use (exit 1); `warn`: works, but a feature is off or something is risky. */
-export type CheckStatus = "ok" | "info" | "warn" | "fail";
-
 export interface Check {
   /** Stable name, listed in the README's troubleshooting section. */
   id: string;
   title: string;
-  status: CheckStatus;
+  /** `fail`: broken, blocks use (exit 1); `warn`: works, but a feature is off or something is risky. */
+  status: "ok" | "info" | "warn" | "fail";
   detail: string;
   hint?: string;
 }
@@ -283,7 +277,7 @@ export interface Check {
 /** A check's outcome, with the id and title fixed, for a check that can end in several ways. */
 export const checker =
   (id: string, title: string) =>
-  (status: CheckStatus, detail: string, hint?: string): Check =>
+  (status: Check["status"], detail: string, hint?: string): Check =>
     hint === undefined ? { id, title, status, detail } : { id, title, status, detail, hint };
 
 export function renderReport(header: string, checks: readonly Check[]): string {

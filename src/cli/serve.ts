@@ -10,10 +10,9 @@ export async function serve(options: ServeOptions, ignored: readonly string[] = 
   if (process.stdin.isTTY) process.stderr.write(TERMINAL_HINT);
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
-  const log = ctx.log;
-  for (const note of ignored) log.warn(note);
+  for (const note of ignored) ctx.log.warn(note);
   // --max-reply-tokens, else TWIG_MCP_MAX_REPLY_TOKENS, else the default.
-  const budget = chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => log.warn(message));
+  const budget = chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => ctx.log.warn(message));
   const tools = createToolRegistry(options.disabled, budget);
   const { server, connect, dispose } = createMcpServer(ctx, tools, {
     prompts: !options.disabled.has("prompts"),
@@ -28,9 +27,9 @@ export async function serve(options: ServeOptions, ignored: readonly string[] = 
     // action ends the process at once; a read-only server has nothing to flush.
     transport.onclose = () => done(0);
   });
-  server.onerror = (error) => log.debug(`protocol: ${error.message}`);
+  server.onerror = (error) => ctx.log.debug(`protocol: ${error.message}`);
   await connect(transport);
-  log.info(`serving ${ctx.repo.ok ? ctx.repo.value : "(no repository)"} on stdio`);
+  ctx.log.info(`serving ${ctx.repo.ok ? ctx.repo.value : "(no repository)"} on stdio`);
   const code = await finished;
   dispose();
   return code;
