@@ -270,12 +270,14 @@ export function withEnvironment<T extends CommonOptions>(
     for (const word of disable.split(/[\s,]+/)) {
       if (word === "") continue;
       const group = disableGroup(word);
+      if (group !== null) {
+        disabled.add(group);
+        continue;
+      }
       const guess = closest(word, DISABLE_GROUPS);
-      if (group !== null) disabled.add(group);
-      else
-        ignored.push(
-          `TWIG_MCP_DISABLE: ignored ${quoteReceived(word)}${guess ? ` (did you mean '${guess}'?)` : ""}; it takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}`,
-        );
+      ignored.push(
+        `TWIG_MCP_DISABLE: ignored ${quoteReceived(word)}${guess ? ` (did you mean '${guess}'?)` : ""}; it takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}`,
+      );
     }
   }
   return [{ ...options, repo: options.repo ?? setting(env.TWIG_MCP_REPO), disabled }, ignored];
