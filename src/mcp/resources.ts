@@ -65,8 +65,7 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: TEMPLATES }));
 
   // Read through the tools, so a resource always says what the tool would.
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const { uri } = request.params;
+  server.setRequestHandler(ReadResourceRequestSchema, async ({ params: { uri } }, extra) => {
     const resource = parseOrThrow(uri);
     const invoke = tools.invoker(ctx, extra.signal);
     const repo = resource.repo === undefined ? {} : { repo: resource.repo };
