@@ -141,13 +141,12 @@ export function parseTwigUri(uri: string): TwigResource | null {
   const path = url.pathname;
   const suffix = "/context";
   if (url.host !== "branch" || !path.startsWith("/") || !path.endsWith(suffix)) return null;
-  let branch: string;
   try {
-    branch = decodeURIComponent(path.slice(1, -suffix.length));
+    const branch = decodeURIComponent(path.slice(1, -suffix.length));
+    return checkBranchName(branch) === null ? { kind: "context", branch, ...repo } : null;
   } catch {
     return null;
   }
-  return checkBranchName(branch) === null ? { kind: "context", branch, ...repo } : null;
 }
 
 function parseOrThrow(uri: string): TwigResource {
