@@ -65,8 +65,7 @@ export function registerResources(server: Server, ctx: ServiceContext, tools: To
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: TEMPLATES }));
 
   // Read through the tools, so a resource always says what the tool would.
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const { uri } = request.params;
+  server.setRequestHandler(ReadResourceRequestSchema, async ({ params: { uri } }, extra) => {
     const resource = parseOrThrow(uri);
     const invoke = tools.invoker(ctx, extra.signal);
     const repo = resource.repo === undefined ? {} : { repo: resource.repo };
@@ -142,13 +141,12 @@ export function parseTwigUri(uri: string): TwigResource | null {
   const path = url.pathname;
   const suffix = "/context";
   if (url.host !== "branch" || !path.startsWith("/") || !path.endsWith(suffix)) return null;
-  let branch: string;
   try {
-    branch = decodeURIComponent(path.slice(1, -suffix.length));
+    const branch = decodeURIComponent(path.slice(1, -suffix.length));
+    return checkBranchName(branch) === null ? { kind: "context", branch, ...repo } : null;
   } catch {
     return null;
   }
-  return checkBranchName(branch) === null ? { kind: "context", branch, ...repo } : null;
 }
 
 function parseOrThrow(uri: string): TwigResource {

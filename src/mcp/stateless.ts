@@ -81,8 +81,7 @@ export class StatelessRequests implements Transport {
       return pass();
     }
     const meta: Record<string, unknown> = message.params?._meta ?? {};
-    const version = meta[VERSION_KEY];
-    const capabilities = meta[CAPABILITIES_KEY];
+    const { [VERSION_KEY]: version, [CAPABILITIES_KEY]: capabilities } = meta;
     if (message.method !== "server/discover" && version === undefined && capabilities === undefined) return pass();
     const missing = typeof version !== "string" ? VERSION_KEY : !isObject(capabilities) ? CAPABILITIES_KEY : null;
     const reply = (answer: { result: Record<string, unknown> } | { error: JSONRPCErrorResponse["error"] }) =>

@@ -64,16 +64,15 @@ export const getJiraIssueTool = defineTool({
     if (!client.ok) return client;
     const linked = explicit === null ? await linkedIssueKey(ctx) : ok(explicit);
     if (!linked.ok) return linked;
-    const key = linked.value;
     const deployment = await client.value.deployment(call.signal);
     if (!deployment.ok) return deployment;
     const issue = await client.value.request(
       {
         method: "GET",
-        path: `/rest/api/${deployment.value === "cloud" ? 3 : 2}/issue/${encodeURIComponent(key)}`,
+        path: `/rest/api/${deployment.value === "cloud" ? 3 : 2}/issue/${encodeURIComponent(linked.value)}`,
         query: { fields: ISSUE_FIELDS.join(",") },
         schema: JiraIssuePayloadSchema,
-        purpose: { notFound: `Issue ${key} does not exist or is not visible to you` },
+        purpose: { notFound: `Issue ${linked.value} does not exist or is not visible to you` },
       },
       call.signal,
     );

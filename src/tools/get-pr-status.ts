@@ -69,18 +69,15 @@ function fitPrStatus(answer: PrStatusOutput, budget: ReplyBudget): PrStatusOutpu
   const build = (n: number): PrStatusOutput => {
     const keep = { checks: new Set<number>(), statuses: new Set<number>(), reviews: new Set<number>() };
     for (const pick of order.slice(0, n)) keep[pick.list].add(pick.index);
-    const checks = answer.checks.filter((_, i) => keep.checks.has(i));
-    const statuses = answer.statuses.filter((_, i) => keep.statuses.has(i));
-    const reviews = answer.reviews.filter((_, i) => keep.reviews.has(i));
     // `order` lists every one once: what is past n is what was left out.
     const omitted = { reviews: 0, checks: 0, statuses: 0 };
     for (const pick of order.slice(n)) omitted[pick.list]++;
     const keptAllUrgent = n >= failing.length + pending.length;
     return {
       ...answer,
-      reviews,
-      checks,
-      statuses,
+      reviews: answer.reviews.filter((_, i) => keep.reviews.has(i)),
+      checks: answer.checks.filter((_, i) => keep.checks.has(i)),
+      statuses: answer.statuses.filter((_, i) => keep.statuses.has(i)),
       truncated: true,
       omitted,
       hint: `Cut to fit the reply budget: ${count(omitted.checks + omitted.statuses)} checks/statuses and ${count(
