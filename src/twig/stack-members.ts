@@ -27,8 +27,9 @@ export function stackMembers(
   };
   const isTrunk = new Set(trunks);
   if (branch === null || isTrunk.has(branch)) {
+    const roots = branch === null ? trunks : [branch];
     return members(
-      (branch === null ? trunks : [branch]).map((trunk) => buildTree(graph, state, trunk)),
+      roots.map((root) => buildTree(graph, state, root)),
       true,
     );
   }
