@@ -27,9 +27,8 @@ export function stackMembers(
   };
   const isTrunk = new Set(trunks);
   if (branch === null || isTrunk.has(branch)) {
-    const roots = branch === null ? trunks : [branch];
     return members(
-      roots.map((root) => buildTree(graph, state, root)),
+      (branch === null ? trunks : [branch]).map((trunk) => buildTree(graph, state, trunk)),
       true,
     );
   }
