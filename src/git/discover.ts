@@ -1,5 +1,4 @@
 import { basename, dirname, join, resolve } from "node:path";
-import { type ErrorCode, toolError } from "../core/errors.ts";
 import { printable, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
@@ -7,7 +6,7 @@ import { type CachedFileReader, decodeUtf8, describeFsError } from "../fs/cached
 import { lstatIfExists, readlink, realpath, statIfExists } from "../fs/local-fs.ts";
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
-import { unsupported } from "./hints.ts";
+import { fail, unsupported } from "./hints.ts";
 import { GIT_SPACE, type RefValue, readLooseRef } from "./loose-ref.ts";
 
 /** Where a repository's files are; all paths absolute and canonical. */
@@ -27,7 +26,6 @@ export type PointerGuard = (path: string) => Promise<boolean>;
 export type DiscoveredRepo = RepoLocation & { head: RefValue };
 type GitDirs = Pick<DiscoveredRepo, "gitDir" | "commonDir" | "head">;
 
-const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));
 const noRepo = (message: string) =>
   fail("no_repo", message, "Run twig-mcp inside a git repository or pass --repo PATH.");
 

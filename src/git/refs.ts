@@ -1,13 +1,12 @@
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type ErrorCode, toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { ok, type Result } from "../core/result.ts";
 import { type CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { lstatIfExists } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
 import type { RepoLocation } from "./discover.ts";
-import { unreadable, unsupported } from "./hints.ts";
+import { fail, unreadable, unsupported } from "./hints.ts";
 import { leadingOid, type RefValue, readLooseRef } from "./loose-ref.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
@@ -18,8 +17,6 @@ const MAX_SYMREF_DEPTH = 5;
 
 /** Refs each worktree keeps in its own git dir: pseudorefs, refs/worktree, refs/bisect, refs/rewritten. */
 const SHARED_REF = /^refs\/(?!(?:worktree|bisect|rewritten)\/)/;
-
-const fail = (code: ErrorCode, message: string, hint?: string) => err(toolError(code, message, hint));
 
 /** One ref as stored, without following it: the loose file wins over packed-refs. */
 async function readRef(repo: RepoLocation, refname: string, files: CachedFileReader): Promise<Result<RefValue | null>> {

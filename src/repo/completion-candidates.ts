@@ -6,7 +6,7 @@ import { listLocalBranches } from "../git/refs.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { STORED_JIRA_KEY } from "../twig/schemas.ts";
 import { loadState } from "../twig/state.ts";
-import { openWorkspace } from "./workspace.ts";
+import { openWorkspace, workspaceAndState } from "./workspace.ts";
 
 /** Values a client may offer while the user types; failures mean "no suggestions", never an error. */
 export async function branchCandidates(ctx: Context): Promise<string[]> {
@@ -24,12 +24,10 @@ export async function branchCandidates(ctx: Context): Promise<string[]> {
 
 /** PR numbers and Jira keys twig has linked to branches, for the prompts that take one. */
 export async function linkedCandidates(ctx: Context, kind: "pr_number" | "issue_key"): Promise<string[]> {
-  const workspace = await openWorkspace(ctx);
-  if (!workspace.ok) return [];
-  const state = await loadState(ctx, workspace.value.workTree);
-  if (!state.ok) return [];
+  const local = await workspaceAndState(ctx);
+  if (!local.ok) return [];
   const values = new Set<string>();
-  for (const meta of state.value.branches.values()) {
+  for (const meta of local.value.state.branches.values()) {
     if (kind === "pr_number" && meta.github_pr != null) values.add(String(meta.github_pr));
     if (kind === "issue_key" && meta.jira_issue && STORED_JIRA_KEY.test(meta.jira_issue)) values.add(meta.jira_issue);
   }

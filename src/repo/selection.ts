@@ -1,6 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Context, RepoSelector } from "../core/context.ts";
-import { type ErrorCode, toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { isInside } from "../fs/path-inside.ts";
@@ -10,6 +9,7 @@ import {
   type PointerGuard,
   type RepoLocation,
 } from "../git/discover.ts";
+import { fail } from "../git/hints.ts";
 import { listLinkedWorktrees } from "../git/worktrees.ts";
 import { loadRegistry } from "../twig/registry.ts";
 
@@ -203,5 +203,4 @@ export class ExposedRepoSelector implements RepoSelector {
 
 type LinkedWorktree = { path: string; gitDir: string; commonDir: string };
 
-const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(code, message, hint));
 const invalid = (message: string, hint: string) => fail("invalid_params", message, hint);

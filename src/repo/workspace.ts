@@ -1,23 +1,23 @@
 import type { Context } from "../core/context.ts";
-import { type ToolError, toolError } from "../core/errors.ts";
+import type { ToolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type BranchCommits, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { type DiscoveredRepo, discoverRepository, type RepoLocation } from "../git/discover.ts";
+import { fail } from "../git/hints.ts";
 import { readHead } from "../git/refs.ts";
 import { divergenceBase } from "../twig/graph.ts";
 import type { BranchMetadata } from "../twig/schemas.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 
-/** The repository a call is about, as opened in this call. */
-export type Workspace = DiscoveredRepo;
-
 /** Opens the default repository afresh: it may have been deleted or converted since start-up. */
-export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<Workspace>> {
+export async function openWorkspace(ctx: Pick<Context, "repo" | "files">): Promise<Result<DiscoveredRepo>> {
   return ctx.repo.ok ? discoverRepository(ctx.repo.value, ctx.files) : ctx.repo;
 }
 
 /** The workspace and its twig state, read together by most local tools. */
-export async function workspaceAndState(ctx: Context): Promise<Result<{ workspace: Workspace; state: TwigState }>> {
+export async function workspaceAndState(
+  ctx: Context,
+): Promise<Result<{ workspace: DiscoveredRepo; state: TwigState }>> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return workspace;
   const state = await loadState(ctx, workspace.value.workTree);
@@ -28,18 +28,16 @@ export async function workspaceAndState(ctx: Context): Promise<Result<{ workspac
 /** The checked-out branch, or `not_found` on a detached HEAD (upstream wrongly reports "HEAD"). */
 export async function currentBranch(
   ctx: Pick<Context, "files">,
-  workspace: Workspace,
+  workspace: DiscoveredRepo,
 ): Promise<Result<{ branch: string; unborn: boolean }>> {
   const found = await readHead(workspace, ctx.files, workspace.head);
   if (!found.ok) return found;
   const head = found.value;
   if (head.kind === "detached") {
-    return err(
-      toolError(
-        "not_found",
-        "Not on any branch (detached HEAD state)",
-        `HEAD is detached at commit ${head.oid}. Check out a branch, or name a branch explicitly.`,
-      ),
+    return fail(
+      "not_found",
+      "Not on any branch (detached HEAD state)",
+      `HEAD is detached at commit ${head.oid}. Check out a branch, or name a branch explicitly.`,
     );
   }
   return ok({ branch: head.branch, unborn: head.unborn });

@@ -9,6 +9,7 @@ import { describeIssueIn, loadTwigFile, parseJsonFile } from "./json-errors.ts";
 import {
   type BranchMetadata,
   BranchMetadataSchema,
+  isPlainObject,
   STORED_JIRA_KEY,
   type StateFile,
   StateFileSchema,
@@ -59,13 +60,11 @@ export function parseStateBytes(bytes: Uint8Array): Result<TwigState, string> {
   if (!parsedJson.ok) return parsedJson;
   const { text, value: json } = parsedJson.value;
   // valibot's object schema accepts arrays; twig's state is always a JSON object.
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return err("Invalid type: Expected a JSON object at the top level");
-  }
-  const legacy = legacyBranches(json as Record<string, unknown>, text);
+  if (!isPlainObject(json)) return err("Invalid type: Expected a JSON object at the top level");
+  const legacy = legacyBranches(json, text);
   if (!legacy.ok) return legacy;
   // A 0.1.4 file's `branches` is a list, already read above; the map schema would refuse it.
-  const current = Array.isArray((json as { branches?: unknown }).branches) ? { ...json, branches: {} } : json;
+  const current = Array.isArray(json.branches) ? { ...json, branches: {} } : json;
   const parsed = v.safeParse(StateFileSchema, current);
   if (!parsed.success) return err(describeIssueIn(text, parsed.issues));
   const branches = new Map<string, BranchMetadata>(legacy.value ?? []);

@@ -62,7 +62,7 @@ export async function readBranchCommits(
       "twig-mcp reads SHA-1 repositories; branch names and twig metadata are still available.",
     );
   }
-  const tips = new Map<string, { oid: string } | { warning: string }>();
+  const tips = new Map<string, { oid?: string; warning?: string }>();
   for (const name of new Set(pairs.flatMap(({ branch, base }) => (base === null ? [branch] : [branch, base])))) {
     const ref = await resolveRef(repo, HEADS + name, files);
     if (!ref.ok) tips.set(name, { warning: ref.error.message });
@@ -114,9 +114,9 @@ export async function readBranchCommits(
       pairs.map(({ branch, base }) => {
         const warnings: string[] = [];
         const tipOf = (name: string) => {
-          const tip = tips.get(name) as { oid: string } | { warning: string };
-          if ("warning" in tip) warnings.push(tip.warning);
-          return "oid" in tip ? tip.oid : null;
+          const { oid = null, warning } = tips.get(name) ?? {};
+          if (warning !== undefined) warnings.push(warning);
+          return oid;
         };
         const tip = tipOf(branch);
         const entry: BranchCommits = {};

@@ -7,9 +7,7 @@ import { isInside } from "../../fs/path-inside.ts";
 import { corrupt, findOid, isLink, ObjectReadError, PositionalFile, readLines, view } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
-export type ObjectType = "commit" | "tree" | "blob" | "tag";
-
-export type GitObject = { type: ObjectType; data: Uint8Array };
+type GitObject = { type: Exclude<(typeof OBJECT_TYPES)[number], "">; data: Uint8Array };
 
 /** Commits are small; a larger object is refused before it is read (a message of megabytes is an attack). */
 const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
@@ -122,7 +120,7 @@ export class ObjectStore {
           if (built > MAX_CHAIN_BYTES)
             corrupt(`${start.pack.path} has a delta chain building over ${MAX_CHAIN_BYTES} bytes`);
         }
-        return { type: OBJECT_TYPES[entry.type] as ObjectType, data };
+        return { type: OBJECT_TYPES[entry.type] as GitObject["type"], data };
       }
       chain.push({ pack: at.pack, entry });
       chainBytes += entry.size;
@@ -167,7 +165,7 @@ function readLoose(path: string): GitObject | null {
     const data = raw.subarray(nul + 1);
     if (data.length !== Number(match[2]))
       corrupt(`${path} holds ${data.length} bytes, not the ${match[2]} it declares`);
-    return { type: match[1] as ObjectType, data };
+    return { type: match[1] as GitObject["type"], data };
   } finally {
     file.close();
   }
