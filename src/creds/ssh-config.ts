@@ -82,14 +82,8 @@ function splitWords(line: string): string[] {
 
 /** A `Host` line's verdict: some pattern matches and no negated one does. */
 function hostLineMatches(host: string, patterns: readonly string[]): boolean {
-  let matched = false;
-  for (const pattern of patterns) {
-    const negated = pattern.startsWith("!");
-    if (!wildcardMatch(host, negated ? pattern.slice(1) : pattern)) continue;
-    if (negated) return false;
-    matched = true;
-  }
-  return matched;
+  const hits = patterns.filter((pattern) => wildcardMatch(host, pattern.replace(/^!/, "")));
+  return hits.length > 0 && !hits.some((pattern) => pattern.startsWith("!"));
 }
 
 /** ssh's `match_pattern` (`*`, `?`) by Bun's linear glob, its own `[…]`, `{…}` and `\` escaped. */

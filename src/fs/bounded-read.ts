@@ -38,9 +38,7 @@ export function readBounded(path: string, maxBytes: number): BoundedRead {
     if (bytes.length > maxBytes) return { kind: "too-large", limit: maxBytes };
     return { kind: "found", bytes, info };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EISDIR") return { kind: "directory" };
-    return { kind: "unreadable", error };
+    return (error as NodeJS.ErrnoException).code === "EISDIR" ? { kind: "directory" } : { kind: "unreadable", error };
   } finally {
     closeSync(fd);
   }

@@ -8,7 +8,8 @@ export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { 
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /** What says a file is unchanged: its inode, size, and last modification and status change. */
-type FileStamp = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
+const STAMP = ["mtimeMs", "ctimeMs", "size", "ino"] as const;
+type FileStamp = Pick<Stats, (typeof STAMP)[number]>;
 
 /** File times are coarse (2 s on FAT): a stamp vouches for a read only once older than this (git's "racy clean"). */
 export const RACY_WINDOW_MS = 3_000;
@@ -40,8 +41,7 @@ export class CachedFileReader {
     this.#entries.delete(key);
     if (cached?.settled) {
       const info = await statIfExists(path).catch(() => undefined);
-      const { mtimeMs, ctimeMs, size, ino } = cached.stamp;
-      if (info?.mtimeMs === mtimeMs && info.ctimeMs === ctimeMs && info.size === size && info.ino === ino) {
+      if (info && STAMP.every((key) => info[key] === cached.stamp[key])) {
         this.#entries.set(key, cached);
         return { kind: "found", value: cached.value as T };
       }

@@ -47,12 +47,10 @@ export function buildSearchJql(filter: {
   const status = filter.status?.trim();
   if (status) clauses.push(`status = ${quoteJqlString(status)}`);
   const assignee = filter.assignee?.trim();
-  if (assignee) {
-    const who = assigneeFilter(assignee);
-    if (who.kind === "current-user") clauses.push("assignee = currentUser()");
-    else if (who.kind === "unassigned") clauses.push("assignee IS EMPTY");
-    else clauses.push(`assignee = ${quoteJqlString(who.name)}`);
-  }
+  const who = assignee ? assigneeFilter(assignee) : null;
+  if (who?.kind === "current-user") clauses.push("assignee = currentUser()");
+  else if (who?.kind === "unassigned") clauses.push("assignee IS EMPTY");
+  else if (who?.kind === "user") clauses.push(`assignee = ${quoteJqlString(who.name)}`);
   return `${clauses.join(" AND ")} ORDER BY updated DESC`;
 }
 
