@@ -8,7 +8,6 @@ import { readConfigFile } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
 import { unsupported } from "../hints.ts";
 import { CommitGraph } from "../objects/commit-graph.ts";
-import { ObjectStore } from "../objects/object-store.ts";
 import { corrupt, ObjectReadError } from "../objects/positional-file.ts";
 import { HEADS, resolveRef } from "../refs.ts";
 import { countDivergence, INFINITE_GENERATION, type WalkCommit } from "./divergence.ts";
@@ -74,6 +73,8 @@ export async function readBranchCommits(
   const objectsDir = join(repo.commonDir, "objects");
   const shallow = readShallow(repo.commonDir);
   const notes: string[] = [];
+  // Loaded on the first commit read, not at start-up: with its zlib, 0.27 MiB of peak RSS and ~1 ms.
+  const { ObjectStore } = await import("../objects/object-store.ts");
   const store = ObjectStore.open(objectsDir, [repo.commonDir, repo.workTree]);
   let graph: CommitGraph | null = null;
   // git ignores the commit-graph in a shallow repository: its parents would cross the boundary.
