@@ -2,7 +2,7 @@ import { normalize } from "node:path";
 import * as v from "valibot";
 import { trimChars } from "../core/plain-text.ts";
 import { ok } from "../core/result.ts";
-import { type LiveWorktree, listLinkedWorktrees } from "../git/worktrees.ts";
+import { type LiveWorktree, listLinkedWorktrees, readLinkedHead } from "../git/worktrees.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
 import { defineTool } from "./define.ts";
 import { NoParamsSchema } from "./params.ts";
@@ -42,9 +42,11 @@ export const getWorktreesTool = defineTool({
       if (git) matched.add(git);
       worktrees.push({ name, path, branch, source: git ? "twig+git" : "twig", ...gitFlags(git) });
     }
+    // twig's record names the branch of a worktree it knows; only the others' HEADs are read.
     for (const git of live.value) {
       if (matched.has(git)) continue;
-      const branch = git.head?.kind === "branch" ? git.head.branch : null;
+      const head = await readLinkedHead(workspace, git, ctx.files);
+      const branch = head?.kind === "branch" ? head.branch : null;
       worktrees.push({ name: git.id, path: git.path, branch, source: "git", ...gitFlags(git) });
     }
     return ok({ worktrees });

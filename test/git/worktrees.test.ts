@@ -3,7 +3,7 @@ import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { discoverRepository, type RepoLocation } from "../../src/git/discover.ts";
-import { type LiveWorktree, listLinkedWorktrees } from "../../src/git/worktrees.ts";
+import { type LiveWorktree, listLinkedWorktrees, readLinkedHead } from "../../src/git/worktrees.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 
 const files = new CachedFileReader();
@@ -14,11 +14,16 @@ async function locate(dir: string): Promise<RepoLocation> {
   return found.value;
 }
 
-async function worktreesFrom(dir: string): Promise<LiveWorktree[]> {
-  const listed = await listLinkedWorktrees(await locate(dir), files);
+type ListedWorktree = LiveWorktree & { head: Awaited<ReturnType<typeof readLinkedHead>> };
+
+/** Each worktree with its HEAD, read as `get_worktrees` reads those twig does not record. */
+async function withHeads(repo: RepoLocation, reader: CachedFileReader): Promise<ListedWorktree[]> {
+  const listed = await listLinkedWorktrees(repo, reader);
   if (!listed.ok) throw new Error(listed.error.message);
-  return listed.value;
+  return Promise.all(listed.value.map(async (w) => ({ ...w, head: await readLinkedHead(repo, w, reader) })));
 }
+
+const worktreesFrom = async (dir: string) => withHeads(await locate(dir), files);
 
 interface PorcelainWorktree {
   path: string;
@@ -51,7 +56,7 @@ function gitWorktrees(repo: GitRepo): PorcelainWorktree[] {
     });
 }
 
-function asPorcelain(worktree: LiveWorktree): PorcelainWorktree {
+function asPorcelain(worktree: ListedWorktree): PorcelainWorktree {
   const head = worktree.head;
   return {
     path: worktree.path,
@@ -174,9 +179,7 @@ describe("listLinkedWorktrees with settled stamps (what it reads is reused until
       const reader = new CachedFileReader();
       const location = (await discoverRepository(repo.root, reader)) as { ok: true; value: RepoLocation };
       const porcelain = async () => {
-        const listed = await listLinkedWorktrees(location.value, reader);
-        if (!listed.ok) throw new Error(listed.error.message);
-        return listed.value.map(asPorcelain).sort(byPath);
+        return (await withHeads(location.value, reader)).map(asPorcelain).sort(byPath);
       };
       const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
       const git = () => gitWorktrees(repo).sort(byPath);
@@ -216,6 +219,27 @@ describe("listLinkedWorktrees and a symlinked admin dir", () => {
         git.map((worktree) => [worktree.path, worktree.branch]),
       );
       expect(listed.map((worktree) => worktree.id)).toEqual(["wt-linked"]);
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
+
+describe("listLinkedWorktrees in a hostile clone", () => {
+  test("stops at 1,000 entries in worktrees/, with a structured error naming the way out", async () => {
+    const repo = makeRepo({ commit: true });
+    try {
+      repo.git("worktree", "add", "-q", "-b", "real", join(repo.sandbox, "wt-real"));
+      // Entries without a gitdir file are skipped by git and by the listing, but each is still visited.
+      for (let i = 0; i < 999; i++) mkdirSync(repo.path(".git", "worktrees", `junk-${i}`));
+      expect((await worktreesFrom(repo.root)).map((w) => w.id)).toEqual(["wt-real"]);
+      mkdirSync(repo.path(".git", "worktrees", "junk-999"));
+      const listed = await listLinkedWorktrees(await locate(repo.root), files);
+      expect(listed.ok).toBe(false);
+      if (listed.ok) return;
+      expect(listed.error.code).toBe("unsupported_repo");
+      expect(listed.error.message).toContain("holds more than 1000 worktree entries");
+      expect(listed.error.hint).toContain("git worktree prune");
     } finally {
       repo.cleanup();
     }

@@ -65,11 +65,11 @@ describe("get_worktrees matches twig's records to live worktrees by their paths 
     // A git worktree twig does not know is listed on its own.
     const other = join(repo.sandbox, "wt", "other");
     repo.git("worktree", "add", "-q", "-b", "other", other);
-    const listed = (await worktrees()) as Array<{ name: string; source: string; path: string }>;
-    expect(listed.map((w) => [w.name, w.source])).toEqual([
-      ["feature-x", "twig+git"],
-      ["gone", "twig"],
-      ["other", "git"],
+    const listed = (await worktrees()) as Array<{ name: string; source: string; path: string; branch: string }>;
+    expect(listed.map((w) => [w.name, w.source, w.branch])).toEqual([
+      ["feature-x", "twig+git", "feature/x"],
+      ["gone", "twig", "main"],
+      ["other", "git", "other"],
     ]);
     expect(listed[2]?.path).toBe(realpathSync(other));
   });
