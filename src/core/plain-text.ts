@@ -8,18 +8,17 @@ const INVISIBLES = new RegExp(`[${INVISIBLE}]`, "gu");
 const HIDDEN = new RegExp(`[${CONTROL}${INVISIBLE}]`, "u");
 const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
 const CONTROLS = new RegExp(`[${CONTROL}]`, "g");
-/** What `escapeInvisibles` writes as `\uXXXX` in JSON text. */
-const JSON_UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "gu");
+/** Anything `plainText` changes; `escapeInvisibles` writes each as `\uXXXX` in JSON text. */
+const UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "u");
+const JSON_UNSAFE = new RegExp(UNSAFE.source, "gu");
 /** Line and paragraph separators break lines in some viewers: they become the newline they mean. */
 const SEPARATORS = /[\u2028\u2029]/g;
 
-function escaped(ch: string): string {
-  return `\\u{${(ch.codePointAt(0) as number).toString(16).toUpperCase()}}`;
-}
+const escaped = (ch: string) => `\\u{${(ch.codePointAt(0) as number).toString(16).toUpperCase()}}`;
 
 /** `text` with no control character and every invisible or format character shown as `\u{…}`; `\n` and `\t` stay. */
 export function plainText(text: string): string {
-  if (!HIDDEN.test(text) && !text.includes("\u2028") && !text.includes("\u2029")) return text;
+  if (!UNSAFE.test(text)) return text;
   return text.replace(SEPARATORS, "\n").replace(CONTROLS, "").replace(INVISIBLES, escaped);
 }
 
@@ -73,7 +72,7 @@ export function quoted(text: string, max = 300): string {
 
 /** JSON text with C1, line separators, invisible and format characters as `\uXXXX` too: the value is unchanged. */
 export function escapeInvisibles(json: string): string {
-  if (!HIDDEN.test(json) && !json.includes("\u2028") && !json.includes("\u2029")) return json;
+  if (!UNSAFE.test(json)) return json;
   return json.replace(
     JSON_UNSAFE,
     // Each UTF-16 unit on its own, as JSON writes a surrogate pair (the tag characters).

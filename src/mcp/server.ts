@@ -3,20 +3,29 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
+  type LoggingLevel,
+  LoggingLevelSchema,
   McpError,
   RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
-import { printable } from "../core/plain-text.ts";
+import type { Logger, LogLevel } from "../core/log.ts";
+import { plainText, printable } from "../core/plain-text.ts";
 import { closest } from "../core/suggest.ts";
+import {
+  branchCandidates,
+  completeFrom,
+  linkedCandidates,
+  repositoryCandidates,
+} from "../repo/completion-candidates.ts";
 import type { ServiceContext } from "../services/services.ts";
-import { registerCompletions } from "./completions.ts";
 import { serverInstructions } from "./instructions.ts";
-import { forwardLogsToClient } from "./logging.ts";
-import { registerPrompts } from "./prompts.ts";
-import { registerResources } from "./resources.ts";
+import { contextForRepo, registerPrompts } from "./prompts.ts";
+import { BRANCH_CONTEXT_TEMPLATE, registerResources } from "./resources.ts";
 import { StatelessRequests } from "./stateless.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
@@ -85,4 +94,62 @@ function watchClientRoots(server: Server, ctx: ServiceContext): void {
   };
   server.oninitialized = refresh;
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => refresh());
+}
+
+const NOTHING = { completion: { values: [], total: 0, hasMore: false } };
+/** The prompt arguments completed besides `repo`. */
+const PROMPT_ARGUMENTS = ["branch", "pr_number", "issue_key"] as const;
+
+/** Completes prompt arguments and the branch-context template's `name`, within a chosen `repo`. */
+function registerCompletions(server: Server, ctx: ServiceContext, features: { prompts: boolean; resources: boolean }) {
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const { ref, argument, context } = request.params;
+    const isPrompt = ref.type === "ref/prompt" && features.prompts;
+    const isTemplate = ref.type === "ref/resource" && features.resources && ref.uri === BRANCH_CONTEXT_TEMPLATE;
+    if (!isPrompt && !isTemplate) return NOTHING;
+    if (argument.name === "repo") return { completion: completeFrom(await repositoryCandidates(ctx), argument.value) };
+    const kind = isPrompt
+      ? PROMPT_ARGUMENTS.find((name) => name === argument.name)
+      : argument.name === "name" && "branch";
+    if (!kind) return NOTHING;
+    const repoCtx = await contextForRepo(ctx, context?.arguments?.repo || undefined).catch(() => null);
+    if (!repoCtx?.repo.ok) return NOTHING;
+    const candidates = kind === "branch" ? await branchCandidates(repoCtx) : await linkedCandidates(repoCtx, kind);
+    return { completion: completeFrom(candidates, argument.value) };
+  });
+}
+
+/** MCP's levels, least severe first. */
+const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
+
+const MCP_LEVEL: Record<LogLevel, LoggingLevel> = {
+  error: "error",
+  warn: "warning",
+  info: "info",
+  debug: "debug",
+  trace: "debug",
+};
+
+/**
+ * Mirrors log lines to the client at or above its `logging/setLevel`, only after `initialize`: the
+ * stateless revision forbids unrequested notifications. Token-handling modules scrub secrets before logging.
+ */
+export function forwardLogsToClient(server: Server, log: Logger): Logger {
+  let threshold: number = severity("warning");
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    threshold = severity(request.params.level);
+    return {};
+  });
+  const forwarding = (level: LogLevel) => (message: string) => {
+    log[level](message);
+    const mcpLevel = MCP_LEVEL[level];
+    if (severity(mcpLevel) < threshold || !server.transport || server.getClientVersion() === undefined) return;
+    // A client may show these to a person or a model, as the stderr log is shown: plain text only.
+    server.sendLoggingMessage({ level: mcpLevel, logger: "twig-mcp", data: plainText(message) }).catch(() => {});
+  };
+  const levels = Object.keys(MCP_LEVEL) as LogLevel[];
+  return {
+    ...(Object.fromEntries(levels.map((level) => [level, forwarding(level)])) as Record<LogLevel, (m: string) => void>),
+    enabled: (level) => log.enabled(level) || severity(MCP_LEVEL[level]) >= threshold,
+  };
 }

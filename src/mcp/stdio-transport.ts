@@ -70,12 +70,10 @@ export class StdioServerTransport implements Transport {
     while (!this.#closed) {
       const newline = bytes.indexOf(0x0a);
       const piece = newline === -1 ? bytes : bytes.subarray(0, newline);
+      this.#pendingBytes += piece.length;
       // Past the limit the line's bytes are dropped until its newline.
-      if (this.#pendingBytes <= this.#maxMessageBytes) {
-        this.#pendingBytes += piece.length;
-        this.#chunks.push(piece);
-        if (this.#pendingBytes > this.#maxMessageBytes) this.#chunks = [];
-      }
+      if (this.#pendingBytes <= this.#maxMessageBytes) this.#chunks.push(piece);
+      else this.#chunks = [];
       if (newline === -1) return;
       bytes = bytes.subarray(newline + 1);
       const line = Buffer.concat(this.#chunks).toString("utf8");

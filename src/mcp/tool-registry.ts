@@ -124,18 +124,20 @@ export class ToolRegistry {
       if (budget !== null) {
         // Measured once; the JSON is reused for the reply, so a reply within budget is built as before.
         json = JSON.stringify(answer);
-        const size = unitsUpTo(json, budget.units);
-        if (size > budget.units) {
+        const whole = json;
+        if (unitsUpTo(json, budget.units) > budget.units) {
+          // The refusal states the whole answer's size (unitsUpTo stops early): about 20 ms a megabyte.
+          const tooLarge = () => err(overBudget(tool.name, textUnits(whole), budget));
           // Only what is sent is validated: the full answer of a 10,000-branch tree never is.
           if (tool.cut !== undefined) answer = cutList(tool.cut, answer, budget, callArgs, callCtx);
           else if (tool.fit !== undefined)
             answer = (await tool.fit(answer, budget, callArgs, callCtx)) as typeof answer;
-          else return err(overBudget(tool.name, size, budget));
+          else return tooLarge();
           json = JSON.stringify(answer);
           const fitted = textUnits(json);
           if (fitted > budget.units) {
             ctx.log.error(`${tool.name} fitted its answer to ${fitted} units, over the budget of ${budget.units}`);
-            return err(overBudget(tool.name, size, budget));
+            return tooLarge();
           }
         }
       }

@@ -101,11 +101,7 @@ function firstLines(text: string, max: number): string {
 }
 
 /** get_stack_status's summary and lines, fenced as data; `github`: whether GitHub answered. */
-async function liveStack(
-  invoke: ToolInvoker,
-  branch: string | null,
-  repo: string | undefined,
-): Promise<{ section: string | null; github: boolean }> {
+async function liveStack(invoke: ToolInvoker, branch: string | null, repo: string | undefined) {
   const result = await invoke(getStackStatusTool, branch === null ? { scope: "all", repo } : { branch, repo });
   if (result === null || !result.ok) return { section: null, github: false };
   const { summary, lines, github, next_cursor } = result.value;

@@ -3,7 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { createLogger } from "../../src/core/log.ts";
-import { forwardLogsToClient } from "../../src/mcp/logging.ts";
+import { forwardLogsToClient } from "../../src/mcp/server.ts";
 
 /** A transport that keeps what the server sends. */
 function memoryTransport() {

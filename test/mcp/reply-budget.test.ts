@@ -14,6 +14,7 @@ import {
   parseMaxReplyTokens,
   replyBudget,
   textUnits,
+  UNITS_PER_TOKEN,
   unitsUpTo,
 } from "../../src/mcp/reply-budget.ts";
 import { okResult, ToolRegistry } from "../../src/mcp/tool-registry.ts";
@@ -90,6 +91,17 @@ describe("the reply budget in the registry", () => {
     expect(error.message).toContain("over the reply budget of 100 tokens");
     expect(error.hint).toContain("--max-reply-tokens");
     expect(error.hint).toContain(MAX_REPLY_TOKENS_ENV);
+  });
+
+  test("reply_too_large states the whole answer's size, however far over the budget it is", async () => {
+    const reply = await call(listTool(), 10_000, 100);
+    const items = Array.from({ length: 10_000 }, (_, i) => `item-${String(i).padStart(3, "0")}`);
+    const tokens = Math.ceil(textUnits(JSON.stringify({ items })) / UNITS_PER_TOKEN);
+    const stillOver = await call(listTool("too-big"), 10_000, 100);
+    for (const refused of [reply, stillOver]) {
+      const { error } = JSON.parse(refused.content[0]?.text ?? "{}");
+      expect(error.message).toContain(`answer is about ${tokens.toLocaleString("en-US")} tokens`);
+    }
   });
 
   test("a fit that is still over, or invalid, is never sent", async () => {
