@@ -66,7 +66,8 @@ export class StatelessRequests implements Transport {
     const method = this.#inFlight.get(message.id);
     if (method === undefined) return this.inner.send(message, options);
     this.#inFlight.delete(message.id);
-    if ("result" in message) return this.inner.send({ ...message, result: this.#complete(method, message.result) });
+    if ("result" in message)
+      return this.inner.send({ ...message, result: this.#complete(method, message.result) }, options);
     const code = message.error.code === RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : message.error.code;
     return this.inner.send({ ...message, error: { ...message.error, code } }, options);
   }
