@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import type { DiscoveredRepo } from "../git/discover.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { fetchPages, type GitHubCall, githubGet } from "./request.ts";
 
@@ -154,9 +155,10 @@ export async function resolvePrNumber(
   ctx: Context,
   explicit: number | undefined,
   call: GitHubCall,
+  open: () => Promise<Result<DiscoveredRepo>>,
 ): Promise<Result<ResolvedPr>> {
   if (explicit !== undefined) return ok({ number: explicit });
-  const checkedOut = await checkedOutRecord(ctx);
+  const checkedOut = await checkedOutRecord(ctx, open());
   if (!checkedOut.ok) {
     const failure = checkedOut.error;
     if (failure.why === "detached") {
