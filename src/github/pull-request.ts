@@ -119,7 +119,7 @@ export async function listPullRequests(
 export type FoundBy = "twig_link" | "head_ref";
 
 /** `found_by` is absent when the caller named the PR; `listed` is the head-ref lookup's PR (list form). */
-export type ResolvedPr = { number: number; found_by?: FoundBy; listed?: PullRequest };
+type ResolvedPr = { number: number; found_by?: FoundBy; listed?: PullRequest };
 
 /** A branch's PR: twig's link, else GitHub's open PR from it, else its last closed or merged one; else `null`. */
 export async function findBranchPr(

@@ -175,7 +175,7 @@ function requestHost(host: string, sshHostName: SshHostNames | undefined): strin
 }
 
 /** `.` and `..` are no names: they would walk `/repos/{owner}/…` up the API's path. */
-export function isGitHubName(name: string): boolean {
+function isGitHubName(name: string): boolean {
   return GITHUB_NAME.test(name) && name !== "." && name !== ".." && name.length <= 100;
 }
 

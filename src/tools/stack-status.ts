@@ -23,7 +23,7 @@ import { openCall, PullRequestSchema } from "./github-params.ts";
 import { BranchNameSchema, branchNotFound, unpublished } from "./params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
-export const STACK_PAGE_SIZE = 30;
+const STACK_PAGE_SIZE = 30;
 /** Reasons listed per PR in a stack (each kind); get_pr_status lists up to ten. */
 const MAX_STACK_REASONS = 3;
 /** How much of a reason the one-line summary quotes; the entry holds the longer excerpt. */
