@@ -38,7 +38,7 @@ const JobPayload = v.object({
     [],
   ),
 });
-export type Job = v.InferOutput<typeof JobPayload>;
+type Job = v.InferOutput<typeof JobPayload>;
 
 export async function getJob(call: GitHubCall, jobId: number): Promise<Result<Job>> {
   const what = `Actions job ${jobId} in ${call.target.owner}/${call.target.repo}`;
@@ -73,7 +73,7 @@ export async function listAnnotations(call: GitHubCall, checkRunId: number) {
   return page.ok ? ok(page.value.data) : page;
 }
 
-export type JobLog =
+type JobLog =
   | { kind: "read"; log: ReturnType<JobLogFilter["end"]>; bytes: number; cut: boolean }
   /** GitHub no longer has the log (HTTP 410: past the repository's retention). */
   | { kind: "expired" }

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import type { DiscoveredRepo } from "../git/discover.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { fetchPages, type GitHubCall, githubGet } from "./request.ts";
 
@@ -118,7 +119,7 @@ export async function listPullRequests(
 export type FoundBy = "twig_link" | "head_ref";
 
 /** `found_by` is absent when the caller named the PR; `listed` is the head-ref lookup's PR (list form). */
-export type ResolvedPr = { number: number; found_by?: FoundBy; listed?: PullRequest };
+type ResolvedPr = { number: number; found_by?: FoundBy; listed?: PullRequest };
 
 /** A branch's PR: twig's link, else GitHub's open PR from it, else its last closed or merged one; else `null`. */
 export async function findBranchPr(
@@ -154,9 +155,10 @@ export async function resolvePrNumber(
   ctx: Context,
   explicit: number | undefined,
   call: GitHubCall,
+  open: () => Promise<Result<DiscoveredRepo>>,
 ): Promise<Result<ResolvedPr>> {
   if (explicit !== undefined) return ok({ number: explicit });
-  const checkedOut = await checkedOutRecord(ctx);
+  const checkedOut = await checkedOutRecord(ctx, open());
   if (!checkedOut.ok) {
     const failure = checkedOut.error;
     if (failure.why === "detached") {

@@ -17,7 +17,7 @@ export interface GitHubCall {
 }
 
 /** What a request is for, a noun phrase ("pull request #12 in o/r"); `missing`, what a 404 means if not `what`. */
-export type Subject = string | { what: string; missing?: string };
+type Subject = string | { what: string; missing?: string };
 
 /** A GET through Octokit (`route`: a route or a `Link` URL), checked against `schema`; failures are tool errors. */
 export async function githubGet<S extends v.GenericSchema>(

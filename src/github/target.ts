@@ -13,8 +13,9 @@ import {
 } from "../creds/github-hosts.ts";
 import { readSshHostNames, type SshHostNames } from "../creds/ssh-config.ts";
 import { readEffectiveConfig } from "../git/config-levels.ts";
-import { discoverRepository } from "../git/discover.ts";
+import type { DiscoveredRepo } from "../git/discover.ts";
 import { type Remote, remoteUrls } from "../git/remotes.ts";
+import { openWorkspace } from "../repo/workspace.ts";
 
 /** The repository a GitHub call is about: `host` lowercase, with a port only when it matters. */
 export type GitHubTarget = { host: string; owner: string; repo: string };
@@ -27,8 +28,13 @@ const fail = (code: ErrorCode, message: string, hint: string) => err(toolError(c
 /**
  * Which GitHub repository a call is about: `owner`/`repo` (on `GH_HOST`, else github.com), else the default
  * repository's remotes. `named` `null`: a tool that cannot name another repository (its hints do not offer to).
+ * `open`: the workspace as the call already opened it, so one call discovers the repository once.
  */
-export async function resolveTarget(ctx: Context, named: TargetArgs | null): Promise<Result<GitHubTarget>> {
+export async function resolveTarget(
+  ctx: Context,
+  named: TargetArgs | null,
+  open: () => Promise<Result<DiscoveredRepo>> = () => openWorkspace(ctx),
+): Promise<Result<GitHubTarget>> {
   const args = named ?? {};
   const withHint = (error: ToolError) =>
     err(named === null ? error : { ...error, hint: error.hint ? `${error.hint} ${PASS_OWNER_REPO}` : PASS_OWNER_REPO });
@@ -50,9 +56,8 @@ export async function resolveTarget(ctx: Context, named: TargetArgs | null): Pro
     }
     return ok({ host: ghHost ?? GITHUB_COM, owner: args.owner, repo: args.repo });
   }
-  if (!ctx.repo.ok) return withHint(ctx.repo.error);
   // Read fresh, with every level's `insteadOf` rules applied.
-  const repo = await discoverRepository(ctx.repo.value, ctx.files);
+  const repo = await open();
   const config = repo.ok ? await readEffectiveConfig(repo.value, ctx) : repo;
   if (!config.ok) return withHint(config.error);
   const hosts = await readGhHosts(ctx);
@@ -170,7 +175,7 @@ function requestHost(host: string, sshHostName: SshHostNames | undefined): strin
 }
 
 /** `.` and `..` are no names: they would walk `/repos/{owner}/…` up the API's path. */
-export function isGitHubName(name: string): boolean {
+function isGitHubName(name: string): boolean {
   return GITHUB_NAME.test(name) && name !== "." && name !== ".." && name.length <= 100;
 }
 

@@ -49,8 +49,9 @@ type NoCheckedOutRecord = { why: "workspace" | "head" | "state"; error: ToolErro
 /** The checked-out branch and twig's record of it: what a call naming no PR or issue is about. */
 export async function checkedOutRecord(
   ctx: Context,
+  opened: Promise<Result<DiscoveredRepo>> = openWorkspace(ctx),
 ): Promise<Result<{ branch: string; record: BranchMetadata | undefined }, NoCheckedOutRecord>> {
-  const workspace = await openWorkspace(ctx);
+  const workspace = await opened;
   if (!workspace.ok) return err({ why: "workspace", error: workspace.error });
   const head = await readHead(workspace.value, ctx.files, workspace.value.head);
   if (!head.ok) return err({ why: "head", error: head.error });

@@ -2,19 +2,21 @@ import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
 import { type BranchCommits, BranchCommitsSchema } from "../git/commits/branch-commits.ts";
+import type { DiscoveredRepo } from "../git/discover.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { judged } from "../github/pr-status.ts";
-import { findBranchPr } from "../github/pull-request.ts";
+import { getPrDetails, judged, type PrStatus } from "../github/pr-status.ts";
+import { findBranchPr, getPullRequest } from "../github/pull-request.ts";
 import { resolveTarget } from "../github/target.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
 import { branchCommits, workspaceAndState } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { type BranchRecord, BranchRecordSchema } from "../twig/branch-record.ts";
+import type { TwigState } from "../twig/state.ts";
 import { defineTool, REMOTE_ANNOTATIONS, type ToolInvoker } from "./define.ts";
-import { getBranchStackTool } from "./get-branch-stack.ts";
+import { readStack } from "./get-branch-stack.ts";
 import { getJiraIssueTool } from "./get-jira-issue.ts";
 import { getPrStatusTool } from "./get-pr-status.ts";
-import { openCall, PullRequestSchema } from "./github-params.ts";
+import { connect, PullRequestSchema } from "./github-params.ts";
 import { BranchNameSchema } from "./params.ts";
 
 /** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */
@@ -93,13 +95,16 @@ export const getBranchContextTool = defineTool({
   repoScoped: true,
   async handler({ branch }, ctx, { invoke, enabled, signal }) {
     if (invoke === undefined) return err(toolError("internal", "get_branch_context needs the tool registry"));
-    const stack = await invoke(getBranchStackTool, branch === undefined ? {} : { branch });
-    if (stack === null) return err(toolError("internal", "get_branch_stack is not available"));
+    // Opened once for every part: the stack, the commits and the GitHub remote.
+    const loaded = await workspaceAndState(ctx);
+    if (!loaded.ok) return loaded;
+    const { workspace, state } = loaded.value;
+    const stack = await readStack(ctx, workspace, state, branch);
     if (!stack.ok) return stack;
     const record = stack.value.stack[0] ?? { branch: branch ?? "" };
     const [commits, pull_request, jira_issue] = await Promise.all([
-      commitsPart(ctx, record.branch),
-      prPart(ctx, invoke, record, enabled?.("github") !== false ? signal : null),
+      commitsPart(ctx, workspace, state, record.branch),
+      prPart(ctx, workspace, record, enabled?.("github") !== false ? signal : null),
       jiraPart(invoke, record.jira_issue),
     ]);
     return ok({
@@ -114,10 +119,12 @@ export const getBranchContextTool = defineTool({
 });
 
 /** The branch's tip and drift; a failure is a warning beside the twig record, never the whole answer's. */
-async function commitsPart(ctx: ServiceContext, branch: string): Promise<BranchCommits> {
-  const loaded = await workspaceAndState(ctx);
-  if (!loaded.ok) return { commit_warnings: [loaded.error.message] };
-  const { workspace, state } = loaded.value;
+async function commitsPart(
+  ctx: ServiceContext,
+  workspace: DiscoveredRepo,
+  state: TwigState,
+  branch: string,
+): Promise<BranchCommits> {
   const local = await listLocalBranches(workspace, ctx.files);
   if (!local.ok) return { commit_warnings: [local.error.message] };
   const [commits] = await branchCommits(ctx, workspace, state, local.value, [branch]);
@@ -127,16 +134,17 @@ async function commitsPart(ctx: ServiceContext, branch: string): Promise<BranchC
 /** `github` is the call's signal when GitHub's tools are on, `null` when they are disabled. */
 async function prPart(
   ctx: ServiceContext,
-  invoke: ToolInvoker,
+  workspace: DiscoveredRepo,
   record: BranchRecord,
   github: AbortSignal | null,
 ): Promise<PrPart> {
   if (github === null) return { status: record.pr_number === undefined ? "not_linked" : "disabled" };
+  const target = await resolveTarget(ctx, null, async () => ok(workspace));
+  const call = target.ok ? await connect(ctx, target.value, github) : target;
   let number = record.pr_number;
   let found: PrSummary["found_by"] = "twig_link";
   if (number === undefined) {
     // Not linked by twig: GitHub may still have a PR from this branch.
-    const call = await openCall(ctx, null, { signal: github });
     if (!call.ok) return { status: "not_linked" };
     const listed = await findBranchPr(call.value, record.branch, null);
     if (!listed.ok) return failed(listed.error);
@@ -144,12 +152,12 @@ async function prPart(
     number = listed.value.number;
     found = "head_ref";
   }
-  const status = await invoke(getPrStatusTool, { pr_number: number });
-  if (status === null) return { status: "disabled" };
-  if (status.ok) return { status: "ok", data: { ...summarizePr(status.value), found_by: found } };
-  // No GitHub remote is a setup matter, not a failed lookup; asked again only once the call failed.
-  const remote = status.error.code === "credentials_missing" ? null : await resolveTarget(ctx, null);
-  return remote?.ok === false ? { status: "not_configured", error: remote.error } : failed(status.error);
+  // No GitHub remote is a setup matter, not a failed lookup.
+  if (!target.ok) return { status: "not_configured", error: target.error };
+  if (!call.ok) return failed(call.error);
+  const pr = await getPullRequest(call.value, number);
+  const status = pr.ok ? await getPrDetails(call.value, pr.value) : pr;
+  return status.ok ? { status: "ok", data: { ...summarizePr(status.value), found_by: found } } : failed(status.error);
 }
 
 async function jiraPart(invoke: ToolInvoker, linked: string | undefined): Promise<JiraPart> {
@@ -166,7 +174,7 @@ async function jiraPart(invoke: ToolInvoker, linked: string | undefined): Promis
 }
 
 /** A PR's status in a size that does not grow with its checks or reviews. */
-export function summarizePr(status: v.InferOutput<typeof getPrStatusTool.output>): PrSummary {
+export function summarizePr(status: PrStatus): PrSummary {
   const { pull_request: pr, summary } = status;
   const latest = summary.latest_reviews;
   const reviewed = (state: string) => names(latest.filter((review) => review.state === state).map((r) => r.author));

@@ -14,8 +14,8 @@ import { count, cutFields, largestFitting } from "./fit.ts";
 import { openPr, PrNumberSchema, targetParams } from "./github-params.ts";
 import { integerIn, unpublished } from "./params.ts";
 
-export const DEFAULT_LOG_LINES = 50;
-export const MAX_LOG_LINES = 500;
+const DEFAULT_LOG_LINES = 50;
+const MAX_LOG_LINES = 500;
 /** Checks read when none is named: the first failing ones. */
 const MAX_CHECKS = 3;
 /** A check report's summary and text, each; a report is a page, not a log. */

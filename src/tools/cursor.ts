@@ -7,7 +7,7 @@ import { unpublished } from "./params.ts";
  * between pages shift nothing, and the query, bound to one repository. The digest catches edited
  * cursors; it is no secret, as a cursor only names a position anyone could ask for.
  */
-export type BranchCursor = { after: string; query: string | null };
+type BranchCursor = { after: string; query: string | null };
 
 const VERSION = 1;
 const MAX_CURSOR_CHARS = 4096;

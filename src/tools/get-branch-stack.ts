@@ -1,8 +1,11 @@
 import * as v from "valibot";
 import { ok } from "../core/result.ts";
+import type { DiscoveredRepo } from "../git/discover.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { currentBranch, workspaceAndState } from "../repo/workspace.ts";
+import type { ServiceContext } from "../services/services.ts";
 import { BranchRecordSchema, branchStack } from "../twig/branch-record.ts";
+import type { TwigState } from "../twig/state.ts";
 import { defineTool } from "./define.ts";
 import { count, cutFields } from "./fit.ts";
 import { BranchNameSchema, branchNotFound } from "./params.ts";
@@ -24,26 +27,7 @@ export const getBranchStackTool = defineTool({
   repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
-    if (!loaded.ok) return loaded;
-    const { workspace, state } = loaded.value;
-    let start = branch;
-    if (start === undefined) {
-      const current = await currentBranch(ctx, workspace);
-      if (!current.ok) return current;
-      start = current.value.branch;
-    } else if (
-      !state.branches.has(start) &&
-      !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
-      !state.roots.some((root) => root.branch === start)
-    ) {
-      const local = await listLocalBranches(workspace, ctx.files);
-      if (!local.ok) return local;
-      if (!local.value.includes(start)) {
-        return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);
-      }
-    }
-    const { stack, cycle } = branchStack(state, start);
-    return ok(cycle ? { stack, cycle: true as const } : { stack });
+    return loaded.ok ? readStack(ctx, loaded.value.workspace, loaded.value.state, branch) : loaded;
   },
   // Only a pathological state file makes a stack this deep: the walk can go on from the last one kept.
   cut: {
@@ -54,3 +38,30 @@ export const getBranchStackTool = defineTool({
     }),
   },
 });
+
+/** The stack from `branch` (default: the checked-out one); get_branch_context reads it from its own workspace. */
+export async function readStack(
+  ctx: ServiceContext,
+  workspace: DiscoveredRepo,
+  state: TwigState,
+  branch: string | undefined,
+) {
+  let start = branch;
+  if (start === undefined) {
+    const current = await currentBranch(ctx, workspace);
+    if (!current.ok) return current;
+    start = current.value.branch;
+  } else if (
+    !state.branches.has(start) &&
+    !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
+    !state.roots.some((root) => root.branch === start)
+  ) {
+    const local = await listLocalBranches(workspace, ctx.files);
+    if (!local.ok) return local;
+    if (!local.value.includes(start)) {
+      return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);
+    }
+  }
+  const { stack, cycle } = branchStack(state, start);
+  return ok(cycle ? { stack, cycle: true as const } : { stack });
+}

@@ -1,8 +1,10 @@
 /** What the GitHub tools share: their arguments (the PR number, the `owner`/`repo` target), how a call opens, the PR they answer with. */
 import * as v from "valibot";
-import { err, ok } from "../core/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import type { DiscoveredRepo } from "../git/discover.ts";
 import { getPullRequest, resolvePrNumber } from "../github/pull-request.ts";
-import { GITHUB_NAME, resolveTarget, type TargetArgs } from "../github/target.ts";
+import { GITHUB_NAME, type GitHubTarget, resolveTarget, type TargetArgs } from "../github/target.ts";
+import { openWorkspace } from "../repo/workspace.ts";
 import type { ServiceContext } from "../services/services.ts";
 import type { CallInfo } from "./define.ts";
 import { TruncatedSchema } from "./fit.ts";
@@ -40,19 +42,30 @@ export const targetParams = {
 };
 
 /** Resolves the repository (`args` `null`: a tool that cannot name another) and connects to its GitHub host. */
-export async function openCall(ctx: ServiceContext, args: TargetArgs | null, info: CallInfo) {
-  const target = await resolveTarget(ctx, args);
-  if (!target.ok) return target;
-  const connection = await ctx.github(target.value.host);
-  if (!connection.ok) return err(connection.error);
-  return ok({ connection: connection.value, target: target.value, signal: info.signal, now: ctx.now, log: ctx.log });
+export async function openCall(
+  ctx: ServiceContext,
+  args: TargetArgs | null,
+  info: CallInfo,
+  open?: () => Promise<Result<DiscoveredRepo>>,
+) {
+  const target = await resolveTarget(ctx, args, open);
+  return target.ok ? connect(ctx, target.value, info.signal) : target;
 }
 
-/** {@link openCall}, then the PR asked for or the current branch's, fetched. */
+/** A call to `target`'s GitHub host. */
+export async function connect(ctx: ServiceContext, target: GitHubTarget, signal: AbortSignal) {
+  const connection = await ctx.github(target.host);
+  if (!connection.ok) return err(connection.error);
+  return ok({ connection: connection.value, target, signal, now: ctx.now, log: ctx.log });
+}
+
+/** {@link openCall}, then the PR asked for or the current branch's, fetched; the workspace opened once, if at all. */
 export async function openPr(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
-  const call = await openCall(ctx, args, info);
+  let opened: Promise<Result<DiscoveredRepo>> | undefined;
+  const open = () => (opened ??= openWorkspace(ctx));
+  const call = await openCall(ctx, args, info, open);
   if (!call.ok) return call;
-  const resolved = await resolvePrNumber(ctx, args.pr_number, call.value);
+  const resolved = await resolvePrNumber(ctx, args.pr_number, call.value, open);
   if (!resolved.ok) return resolved;
   const { number, found_by } = resolved.value;
   const pr = await getPullRequest(call.value, number);

@@ -16,8 +16,8 @@ const RefFilterSchema = v.pipe(
   unpublished("minLength", "maxLength", "pattern"),
 );
 
-export const DEFAULT_PR_LIST_LIMIT = 30;
-export const MAX_PR_LIST_LIMIT = 500;
+const DEFAULT_PR_LIST_LIMIT = 30;
+const MAX_PR_LIST_LIMIT = 500;
 
 export const listPullRequestsTool = defineTool({
   name: "list_pull_requests",

@@ -3,6 +3,7 @@ import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
+import type { DiscoveredRepo } from "../git/discover.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { getPrDetails, type PrStatus } from "../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../github/pull-request.ts";
@@ -22,7 +23,7 @@ import { openCall, PullRequestSchema } from "./github-params.ts";
 import { BranchNameSchema, branchNotFound, unpublished } from "./params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
-export const STACK_PAGE_SIZE = 30;
+const STACK_PAGE_SIZE = 30;
 /** Reasons listed per PR in a stack (each kind); get_pr_status lists up to ten. */
 const MAX_STACK_REASONS = 3;
 /** How much of a reason the one-line summary quotes; the entry holds the longer excerpt. */
@@ -144,7 +145,7 @@ export const getStackStatusTool = defineTool({
     const queries = names.map((branch, i) => ({ branch, linked: links[i]?.github_pr ?? null }));
     const [commits, github, jira] = await Promise.all([
       branchCommits(ctx, repo, state, sorted, names),
-      githubPart(ctx, info, queries),
+      githubPart(ctx, info, repo, queries),
       jiraPart(ctx, info, links),
     ]);
 
@@ -217,6 +218,7 @@ function missing(error: ToolError): Part {
 async function githubPart(
   ctx: ServiceContext,
   info: CallInfo,
+  repo: DiscoveredRepo,
   queries: Array<{ branch: string; linked: number | null }>,
 ): Promise<{ prs: Array<StackPr | null>; part?: Part }> {
   const linkedOnly = queries.map(({ linked }): StackPr | null =>
@@ -225,7 +227,7 @@ async function githubPart(
   const unanswered = (part: Part) => ({ part, prs: linkedOnly });
   if (info.enabled?.("github") === false) return unanswered({ status: "disabled" });
   if (queries.length === 0) return { prs: [] };
-  const opened = await openCall(ctx, null, info);
+  const opened = await openCall(ctx, null, info, async () => ok(repo));
   if (!opened.ok) return unanswered(missing(opened.error));
   const call = opened.value;
   // All branches in parallel, two round trips; a failure is only that branch's (an entry if its PR number is known).
