@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok } from "../core/result.ts";
+import type { DiscoveredRepo } from "../git/discover.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { buildBranchGraph, configuredRoots, includesSorted, rootCandidates } from "../twig/graph.ts";
@@ -57,7 +58,7 @@ export const getBranchTreeTool = defineTool({
     let roots = branch === undefined ? configuredRoots(local.value, state.value) : [branch];
     // The checked-out branch is only the fallback root: HEAD is read only when it can matter.
     if (roots.length === 0) {
-      current = await checkedOut(ctx);
+      current = await checkedOut(ctx, repo);
       roots = rootCandidates(local.value, state.value, current);
     }
     const graph = buildBranchGraph(local.value, state.value);
@@ -67,7 +68,7 @@ export const getBranchTreeTool = defineTool({
     // A text that cannot fit even without the nodes is cut now, before it is drawn and serialised whole.
     const { nodes, textBytes } = measureTrees(trees);
     if (call.budget !== undefined && textBytes > call.budget.units) {
-      return ok(cutTreeText(root, trees, nodes, call.budget, current ?? (await checkedOut(ctx))));
+      return ok(cutTreeText(root, trees, nodes, call.budget, current ?? (await checkedOut(ctx, repo))));
     }
     return ok({ root, tree_text: trees.map(renderTreeText).join("\n"), branches: trees });
   },
@@ -90,8 +91,8 @@ export const getBranchTreeTool = defineTool({
 });
 
 /** The checked-out branch, or `null` (no repository, detached or unreadable HEAD): trees are drawn without one. */
-async function checkedOut(ctx: Context): Promise<string | null> {
-  const workspace = await openWorkspace(ctx);
+async function checkedOut(ctx: Context, opened?: DiscoveredRepo): Promise<string | null> {
+  const workspace = opened === undefined ? await openWorkspace(ctx) : ok(opened);
   const head = workspace.ok ? await currentBranch(ctx, workspace.value) : null;
   return head?.ok ? head.value.branch : null;
 }
