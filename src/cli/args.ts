@@ -45,15 +45,8 @@ export interface ConfigOptions extends CommonOptions {
   file: string | null;
 }
 
-type CliCommand =
-  | ServeOptions
-  | DemoOptions
-  | ToolsOptions
-  | CallOptions
-  | ConfigOptions
-  | DoctorOptions
-  | { command: "help"; topic?: Subcommand }
-  | { command: "version" };
+type InfoCommand = { command: "help"; topic?: Subcommand } | { command: "version" };
+type CliCommand = ServeOptions | ToolsOptions | CallOptions | ConfigOptions | DoctorOptions | DemoOptions | InfoCommand;
 
 /** Printed, with exit code 2 (as clap does). */
 type UsageError = { message: string };

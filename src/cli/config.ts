@@ -56,44 +56,35 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     );
   }
   if (!path.ok) return writeErr(`error: ${path.error}\n`, 2);
-  const inside = scope === "project" && options.file === null ? projectRoot : null;
-  const code = await writeConfig(path.value, inside, options, scope, { launcher: launcher.launch, given }, snippet);
-  if (launcher.note !== null) await writeErr(launcher.note);
-  return code;
-}
-
-async function writeConfig(
-  path: string,
-  inside: string | null,
-  options: ConfigOptions,
-  scope: ConfigScope,
-  wanted: { launcher: LaunchCommand; given: string[] | null },
-  snippet: string,
-): Promise<number> {
-  const spec = CLIENT_SPECS[options.client];
-  const file = readConfigFile(path, inside);
-  if (!file.ok) return writeErr(describeError(file.error), 1);
-  const text = file.value.text ?? "";
-  const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
-  const { launch, env, notes } = updateEntry(existing, wanted.launcher, wanted.given, scope === "project");
-  const changes = notes.map((note) => `  ${note}\n`).join("");
-  const entry = serverEntry(options.client, scope, launch, env ?? undefined);
-  const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
-  if (!merged.ok) {
+  // The note on the launch command follows whatever the write said, failure included.
+  try {
+    const spec = CLIENT_SPECS[options.client];
+    const file = readConfigFile(path.value, scope === "project" && options.file === null ? projectRoot : null);
+    if (!file.ok) return writeErr(describeError(file.error), 1);
+    const text = file.value.text ?? "";
+    const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
+    const { launch: written, env, notes } = updateEntry(existing, launcher.launch, given, scope === "project");
+    const changes = notes.map((note) => `  ${note}\n`).join("");
+    const entry = serverEntry(options.client, scope, written, env ?? undefined);
+    const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
+    if (!merged.ok) {
+      return writeErr(
+        `error: cannot update ${path.value}: ${merged.error}.\nThe file was left unchanged. Fix it, or add this by hand:\n\n${snippet}`,
+        1,
+      );
+    }
+    if (merged.value === file.value.text) {
+      return writeErr(`${path.value} already registers '${options.name}' this way; nothing to change.\n${changes}`);
+    }
+    const replaced = replaceConfigFile(file.value, merged.value);
+    if (!replaced.ok) return writeErr(describeError(replaced.error), 1);
+    const backup = replaced.value.backup ? ` (previous version: ${replaced.value.backup})` : " (new file)";
     return writeErr(
-      `error: cannot update ${path}: ${merged.error}.\nThe file was left unchanged. Fix it, or add this by hand:\n\n${snippet}`,
-      1,
+      `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(written)}.\n${changes}${AFTERWARDS[options.client]}\n`,
     );
+  } finally {
+    if (launcher.note !== null) await writeErr(launcher.note);
   }
-  if (merged.value === file.value.text) {
-    return writeErr(`${path} already registers '${options.name}' this way; nothing to change.\n${changes}`);
-  }
-  const written = replaceConfigFile(file.value, merged.value);
-  if (!written.ok) return writeErr(describeError(written.error), 1);
-  const backup = written.value.backup ? ` (previous version: ${written.value.backup})` : " (new file)";
-  return writeErr(
-    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${AFTERWARDS[options.client]}\n`,
-  );
 }
 
 /** What the client runs, before the server's own args; `note` says when it is not this executable's path. */

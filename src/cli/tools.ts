@@ -10,15 +10,11 @@ export async function runTools(options: ToolsOptions): Promise<number> {
     await writeJson(`${JSON.stringify({ tools }, null, 2)}\n`);
     return 0;
   }
-  const rows = tools.map((tool) => ({
-    name: tool.name,
-    group: registry.get(tool.name)?.group ?? "",
-    summary: firstSentence(tool.description),
-  }));
-  const nameWidth = Math.max(0, ...rows.map((row) => row.name.length));
-  const groupWidth = Math.max(0, ...rows.map((row) => row.group.length));
+  const rows = tools.map((t) => [t.name, registry.get(t.name)?.group ?? "", firstSentence(t.description)] as const);
+  const width = (i: 0 | 1) => Math.max(0, ...rows.map((row) => row[i].length));
+  const [nameWidth, groupWidth] = [width(0), width(1)];
   await writeOut(
-    rows.map((row) => `${row.name.padEnd(nameWidth)}  ${row.group.padEnd(groupWidth)}  ${row.summary}\n`).join(""),
+    rows.map(([name, group, about]) => `${name.padEnd(nameWidth)}  ${group.padEnd(groupWidth)}  ${about}\n`).join(""),
   );
   return 0;
 }
