@@ -7,14 +7,7 @@ import { discoverRepository } from "../git/discover.ts";
 import type { ClientName, ConfigOptions, ConfigScope } from "./args.ts";
 import { updateEntry } from "./config/entry-update.ts";
 import { type Format, mergeServerEntry, readServerEntry } from "./config/merge.ts";
-import {
-  currentHost,
-  type LaunchCommand,
-  portableCommand,
-  selfCommand,
-  shellQuote,
-  typedCommand,
-} from "./config/self-command.ts";
+import { describeLaunch, type LaunchCommand, launchCommand, shellQuote, typedCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { userHome } from "./runtime.ts";
@@ -87,26 +80,6 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   }
 }
 
-/** What the client runs, before the server's own args; `note` says when it is not this executable's path. */
-function launchCommand(commandPath: string | null, scope: ConfigScope): { launch: LaunchCommand; note: string | null } {
-  if (commandPath !== null) {
-    // A bare name (`twig-mcp`) is looked up on the client's PATH; anything with a slash is a path.
-    const path = /[\\/]/.test(commandPath) ? resolve(commandPath) : commandPath;
-    return { launch: { command: path, args: [] }, note: null };
-  }
-  const host = currentHost();
-  const self = selfCommand(host);
-  const portable = scope === "project" ? portableCommand(self, host) : self;
-  if (portable.command !== self.command) {
-    const note = `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`;
-    return { launch: portable, note };
-  }
-  // A package runner (bunx, npx) works wherever the repository is cloned; a path, only here.
-  const herePath = scope === "project" && self.command !== "bunx" && self.command !== "npx";
-  const note = `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`;
-  return { launch: self, note: herePath ? note : null };
-}
-
 function describeError(error: ToolError): string {
   return `error: ${error.message}\n${error.hint === undefined ? "" : `${error.hint}\n`}`;
 }
@@ -143,10 +116,6 @@ function rebuildArgs(options: ConfigOptions): string {
   if (options.commandPath !== null) words.push("--command", options.commandPath);
   // Meant to be pasted into a shell: quoted so that a `$` or backtick in a path stays literal.
   return typedCommand(words);
-}
-
-function describeLaunch(launch: LaunchCommand): string {
-  return [launch.command, ...launch.args].join(" ");
 }
 
 /** `serversKey`: the object (JSON) or table (TOML) holding the servers; `projectFile`: for `--scope project`. */
