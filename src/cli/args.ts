@@ -260,8 +260,7 @@ export function withEnvironment<T extends CommonOptions>(
   const ignored: string[] = [];
   const disable = setting(env.TWIG_MCP_DISABLE);
   if (disable !== null && options.disabled.size === 0) {
-    for (const word of disable.split(/[\s,]+/)) {
-      if (word === "") continue;
+    for (const word of disable.split(/[\s,]+/).filter((w) => w !== "")) {
       const group = disableGroup(word);
       if (group !== null) {
         disabled.add(group);
