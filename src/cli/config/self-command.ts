@@ -24,7 +24,7 @@ export interface Host {
   identity: (path: string) => string | null;
 }
 
-export function currentHost(): Host {
+function currentHost(): Host {
   return {
     execPath: process.execPath,
     main: Bun.main,
