@@ -3,35 +3,25 @@ import { posix, resolve, win32 } from "node:path";
 import type { ConfigScope } from "../args.ts";
 
 /** A program and the arguments before the server's own. */
-export interface LaunchCommand {
-  command: string;
-  args: string[];
-}
+export type LaunchCommand = { command: string; args: string[] };
 
 /** Defined by `bun build.ts --published`: the build of a package that is on npm. */
 declare const TWIG_MCP_PUBLISHED: boolean | undefined;
 
 /** What the launch command depends on, so that tests can describe any machine. */
-export interface Host {
-  execPath: string;
-  /** `Bun.main`: in Bun's virtual file system when compiled, the entry script when run from source. */
-  main: string;
-  platform: NodeJS.Platform;
-  /** Whether `bunx twig-mcp` and `npx -y twig-mcp` can fetch this program: only a release for npm says so. */
-  published: boolean;
-  which: (program: string) => string | null;
-  /** Device and inode, links followed. */
-  identity: (path: string) => string | null;
-}
+export type Host = ReturnType<typeof currentHost>;
 
-function currentHost(): Host {
+function currentHost() {
   return {
     execPath: process.execPath,
+    /** In Bun's virtual file system when compiled, the entry script when run from source. */
     main: Bun.main,
     platform: process.platform,
+    /** Whether `bunx twig-mcp` and `npx -y twig-mcp` can fetch this program: only a release for npm says so. */
     published: typeof TWIG_MCP_PUBLISHED === "boolean" && TWIG_MCP_PUBLISHED,
-    which: (program) => Bun.which(program),
-    identity: (path) => {
+    which: (program: string): string | null => Bun.which(program),
+    /** Device and inode, links followed. */
+    identity: (path: string): string | null => {
       const info = statSync(path, { throwIfNoEntry: false });
       return info === undefined ? null : `${info.dev}:${info.ino}`;
     },
