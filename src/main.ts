@@ -24,7 +24,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case "tools":
       return (await import("./cli/tools.ts")).runTools(warnIgnored(command));
     case "call":
-      return (await import("./cli/call.ts")).runCall(warnIgnored(command));
+      return (await import("./cli/tools.ts")).runCall(warnIgnored(command));
     case "config":
       return (await import("./cli/config.ts")).runConfig(command);
     case "doctor":

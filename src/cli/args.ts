@@ -45,15 +45,8 @@ export interface ConfigOptions extends CommonOptions {
   file: string | null;
 }
 
-type CliCommand =
-  | ServeOptions
-  | DemoOptions
-  | ToolsOptions
-  | CallOptions
-  | ConfigOptions
-  | DoctorOptions
-  | { command: "help"; topic?: Subcommand }
-  | { command: "version" };
+type InfoCommand = { command: "help"; topic?: Subcommand } | { command: "version" };
+type CliCommand = ServeOptions | ToolsOptions | CallOptions | ConfigOptions | DoctorOptions | DemoOptions | InfoCommand;
 
 /** Printed, with exit code 2 (as clap does). */
 type UsageError = { message: string };
@@ -267,8 +260,7 @@ export function withEnvironment<T extends CommonOptions>(
   const ignored: string[] = [];
   const disable = setting(env.TWIG_MCP_DISABLE);
   if (disable !== null && options.disabled.size === 0) {
-    for (const word of disable.split(/[\s,]+/)) {
-      if (word === "") continue;
+    for (const word of disable.split(/[\s,]+/).filter((w) => w !== "")) {
       const group = disableGroup(word);
       if (group !== null) {
         disabled.add(group);

@@ -7,14 +7,7 @@ import { discoverRepository } from "../git/discover.ts";
 import type { ClientName, ConfigOptions, ConfigScope } from "./args.ts";
 import { updateEntry } from "./config/entry-update.ts";
 import { type Format, mergeServerEntry, readServerEntry } from "./config/merge.ts";
-import {
-  currentHost,
-  type LaunchCommand,
-  portableCommand,
-  selfCommand,
-  shellQuote,
-  typedCommand,
-} from "./config/self-command.ts";
+import { describeLaunch, type LaunchCommand, launchCommand, shellQuote, typedCommand } from "./config/self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { userHome } from "./runtime.ts";
@@ -56,64 +49,35 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     );
   }
   if (!path.ok) return writeErr(`error: ${path.error}\n`, 2);
-  const inside = scope === "project" && options.file === null ? projectRoot : null;
-  const code = await writeConfig(path.value, inside, options, scope, { launcher: launcher.launch, given }, snippet);
-  if (launcher.note !== null) await writeErr(launcher.note);
-  return code;
-}
-
-async function writeConfig(
-  path: string,
-  inside: string | null,
-  options: ConfigOptions,
-  scope: ConfigScope,
-  wanted: { launcher: LaunchCommand; given: string[] | null },
-  snippet: string,
-): Promise<number> {
-  const spec = CLIENT_SPECS[options.client];
-  const file = readConfigFile(path, inside);
-  if (!file.ok) return writeErr(describeError(file.error), 1);
-  const text = file.value.text ?? "";
-  const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
-  const { launch, env, notes } = updateEntry(existing, wanted.launcher, wanted.given, scope === "project");
-  const changes = notes.map((note) => `  ${note}\n`).join("");
-  const entry = serverEntry(options.client, scope, launch, env ?? undefined);
-  const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
-  if (!merged.ok) {
+  // The note on the launch command follows whatever the write said, failure included.
+  try {
+    const spec = CLIENT_SPECS[options.client];
+    const file = readConfigFile(path.value, scope === "project" && options.file === null ? projectRoot : null);
+    if (!file.ok) return writeErr(describeError(file.error), 1);
+    const text = file.value.text ?? "";
+    const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
+    const { launch: written, env, notes } = updateEntry(existing, launcher.launch, given, scope === "project");
+    const changes = notes.map((note) => `  ${note}\n`).join("");
+    const entry = serverEntry(options.client, scope, written, env ?? undefined);
+    const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
+    if (!merged.ok) {
+      return writeErr(
+        `error: cannot update ${path.value}: ${merged.error}.\nThe file was left unchanged. Fix it, or add this by hand:\n\n${snippet}`,
+        1,
+      );
+    }
+    if (merged.value === file.value.text) {
+      return writeErr(`${path.value} already registers '${options.name}' this way; nothing to change.\n${changes}`);
+    }
+    const replaced = replaceConfigFile(file.value, merged.value);
+    if (!replaced.ok) return writeErr(describeError(replaced.error), 1);
+    const backup = replaced.value.backup ? ` (previous version: ${replaced.value.backup})` : " (new file)";
     return writeErr(
-      `error: cannot update ${path}: ${merged.error}.\nThe file was left unchanged. Fix it, or add this by hand:\n\n${snippet}`,
-      1,
+      `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(written)}.\n${changes}${AFTERWARDS[options.client]}\n`,
     );
+  } finally {
+    if (launcher.note !== null) await writeErr(launcher.note);
   }
-  if (merged.value === file.value.text) {
-    return writeErr(`${path} already registers '${options.name}' this way; nothing to change.\n${changes}`);
-  }
-  const written = replaceConfigFile(file.value, merged.value);
-  if (!written.ok) return writeErr(describeError(written.error), 1);
-  const backup = written.value.backup ? ` (previous version: ${written.value.backup})` : " (new file)";
-  return writeErr(
-    `${file.value.text === null ? "Created" : "Updated"} ${file.value.path}${backup}: ${spec.title} server '${options.name}' runs ${describeLaunch(launch)}.\n${changes}${AFTERWARDS[options.client]}\n`,
-  );
-}
-
-/** What the client runs, before the server's own args; `note` says when it is not this executable's path. */
-function launchCommand(commandPath: string | null, scope: ConfigScope): { launch: LaunchCommand; note: string | null } {
-  if (commandPath !== null) {
-    // A bare name (`twig-mcp`) is looked up on the client's PATH; anything with a slash is a path.
-    const path = /[\\/]/.test(commandPath) ? resolve(commandPath) : commandPath;
-    return { launch: { command: path, args: [] }, note: null };
-  }
-  const host = currentHost();
-  const self = selfCommand(host);
-  const portable = scope === "project" ? portableCommand(self, host) : self;
-  if (portable.command !== self.command) {
-    const note = `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`;
-    return { launch: portable, note };
-  }
-  // A package runner (bunx, npx) works wherever the repository is cloned; a path, only here.
-  const herePath = scope === "project" && self.command !== "bunx" && self.command !== "npx";
-  const note = `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`;
-  return { launch: self, note: herePath ? note : null };
 }
 
 function describeError(error: ToolError): string {
@@ -152,10 +116,6 @@ function rebuildArgs(options: ConfigOptions): string {
   if (options.commandPath !== null) words.push("--command", options.commandPath);
   // Meant to be pasted into a shell: quoted so that a `$` or backtick in a path stays literal.
   return typedCommand(words);
-}
-
-function describeLaunch(launch: LaunchCommand): string {
-  return [launch.command, ...launch.args].join(" ");
 }
 
 /** `serversKey`: the object (JSON) or table (TOML) holding the servers; `projectFile`: for `--scope project`. */

@@ -277,8 +277,7 @@ export interface Check {
 /** A check's outcome, with the id and title fixed, for a check that can end in several ways. */
 export const checker =
   (id: string, title: string) =>
-  (status: Check["status"], detail: string, hint?: string): Check =>
-    hint === undefined ? { id, title, status, detail } : { id, title, status, detail, hint };
+  (status: Check["status"], detail: string, hint?: string): Check => ({ id, title, status, detail, hint });
 
 export function renderReport(header: string, checks: readonly Check[]): string {
   const width = Math.max(...checks.map((c) => c.title.length));

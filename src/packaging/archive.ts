@@ -4,11 +4,7 @@ import { zipSync } from "fflate";
  * Written here rather than with `tar`/`zip` so that files are the same on every build machine, with
  * the executable bit and fixed times; Bun.Archive can set neither modes nor times.
  */
-export interface ArchiveEntry {
-  name: string;
-  data: Uint8Array<ArrayBuffer>;
-  mode: number;
-}
+export type ArchiveEntry = { name: string; data: Uint8Array<ArrayBuffer>; mode: number };
 
 const encoder = new TextEncoder();
 

@@ -34,14 +34,10 @@ function findBinary() {
   if (process.env.TWIG_MCP_BINARY) return process.env.TWIG_MCP_BINARY;
   const file = process.platform === "win32" ? "twig-mcp.exe" : "twig-mcp";
   for (const name of candidates()) {
-    let manifest;
     try {
-      manifest = require.resolve(`${name}/package.json`);
-    } catch {
-      continue;
-    }
-    const binary = path.join(path.dirname(manifest), "bin", file);
-    if (fs.existsSync(binary)) return binary;
+      const binary = path.join(path.dirname(require.resolve(`${name}/package.json`)), "bin", file);
+      if (fs.existsSync(binary)) return binary;
+    } catch {}
   }
   return null;
 }

@@ -1,36 +1,27 @@
 import { statSync } from "node:fs";
-import { posix, win32 } from "node:path";
+import { posix, resolve, win32 } from "node:path";
+import type { ConfigScope } from "../args.ts";
 
 /** A program and the arguments before the server's own. */
-export interface LaunchCommand {
-  command: string;
-  args: string[];
-}
+export type LaunchCommand = { command: string; args: string[] };
 
 /** Defined by `bun build.ts --published`: the build of a package that is on npm. */
 declare const TWIG_MCP_PUBLISHED: boolean | undefined;
 
 /** What the launch command depends on, so that tests can describe any machine. */
-export interface Host {
-  execPath: string;
-  /** `Bun.main`: in Bun's virtual file system when compiled, the entry script when run from source. */
-  main: string;
-  platform: NodeJS.Platform;
-  /** Whether `bunx twig-mcp` and `npx -y twig-mcp` can fetch this program: only a release for npm says so. */
-  published: boolean;
-  which: (program: string) => string | null;
-  /** Device and inode, links followed. */
-  identity: (path: string) => string | null;
-}
+export type Host = ReturnType<typeof currentHost>;
 
-export function currentHost(): Host {
+function currentHost() {
   return {
     execPath: process.execPath,
+    /** In Bun's virtual file system when compiled, the entry script when run from source. */
     main: Bun.main,
     platform: process.platform,
+    /** Whether `bunx twig-mcp` and `npx -y twig-mcp` can fetch this program: only a release for npm says so. */
     published: typeof TWIG_MCP_PUBLISHED === "boolean" && TWIG_MCP_PUBLISHED,
-    which: (program) => Bun.which(program),
-    identity: (path) => {
+    which: (program: string): string | null => Bun.which(program),
+    /** Device and inode, links followed. */
+    identity: (path: string): string | null => {
       const info = statSync(path, { throwIfNoEntry: false });
       return info === undefined ? null : `${info.dev}:${info.ino}`;
     },
@@ -91,6 +82,33 @@ export function portableCommand(self: LaunchCommand, host: Host): LaunchCommand 
   return host.which("bun") !== null
     ? { command: "bunx", args: ["twig-mcp"] }
     : { command: "npx", args: ["-y", "twig-mcp"] };
+}
+
+/** What the client runs, before the server's own args; `note` says when it is not this executable's path. */
+export function launchCommand(
+  commandPath: string | null,
+  scope: ConfigScope,
+): { launch: LaunchCommand; note: string | null } {
+  if (commandPath !== null) {
+    // A bare name (`twig-mcp`) is looked up on the client's PATH; anything with a slash is a path.
+    const path = /[\\/]/.test(commandPath) ? resolve(commandPath) : commandPath;
+    return { launch: { command: path, args: [] }, note: null };
+  }
+  const host = currentHost();
+  const self = selfCommand(host);
+  const portable = scope === "project" ? portableCommand(self, host) : self;
+  if (portable.command !== self.command) {
+    const note = `Note: project files are shared through git, so the entry runs '${describeLaunch(portable)}' rather than this executable's path (${describeLaunch(self)}); pass --command PATH to register a path instead.\n`;
+    return { launch: portable, note };
+  }
+  // A package runner (bunx, npx) works wherever the repository is cloned; a path, only here.
+  const herePath = scope === "project" && self.command !== "bunx" && self.command !== "npx";
+  const note = `Note: the entry runs this executable's path, which is only on this machine: put twig-mcp on PATH (or pass --command twig-mcp) for one that works wherever the repository is cloned.\n`;
+  return { launch: self, note: herePath ? note : null };
+}
+
+export function describeLaunch(launch: LaunchCommand): string {
+  return [launch.command, ...launch.args].join(" ");
 }
 
 /** `args` after the command that runs this program, as a shell needs them typed (`twig-mcp`, or a path). */

@@ -120,15 +120,11 @@ function createFile(beside: string, bytes: Uint8Array, mode: number): string {
 
 /** What is at `path` without following it: `null` for nothing, `"file"` for a regular file. */
 function entryKind(path: string): string | null {
-  try {
-    const info = lstatSync(path);
-    if (info.isFile()) return "file";
-    if (info.isSymbolicLink()) return "a symbolic link";
-    return info.isDirectory() ? "a directory" : "a FIFO, socket or device";
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  const info = lstatSync(path, { throwIfNoEntry: false });
+  if (info === undefined) return null;
+  if (info.isFile()) return "file";
+  if (info.isSymbolicLink()) return "a symbolic link";
+  return info.isDirectory() ? "a directory" : "a FIFO, socket or device";
 }
 
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
