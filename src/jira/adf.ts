@@ -7,7 +7,7 @@ interface AdfNode {
   content: AdfNode[];
   text: string | undefined;
   attrs: Record<string, unknown>;
-  marks: { type: string; attrs: Record<string, unknown> }[];
+  marks: Record<string, unknown>[];
 }
 
 /** Nesting deeper than this is cut off with `…` rather than risking the stack. */
@@ -75,16 +75,12 @@ function toNode(value: unknown, depth = 0): AdfNode | null {
   const raw = value as Record<string, unknown>;
   const keep = Array.isArray(raw.content) && depth < 2 * MAX_DEPTH;
   const content = keep ? (raw.content as unknown[]).flatMap((child) => toNode(child, depth + 1) ?? []) : [];
-  const marks: unknown[] = Array.isArray(raw.marks) ? raw.marks : [];
   return {
     type: typeof raw.type === "string" ? raw.type : "",
     content,
     text: typeof raw.text === "string" ? raw.text : undefined,
     attrs: record(raw.attrs),
-    marks: marks.flatMap((m) => {
-      const mark = record(m);
-      return typeof mark.type === "string" ? [{ type: mark.type, attrs: record(mark.attrs) }] : [];
-    }),
+    marks: (Array.isArray(raw.marks) ? raw.marks : []).map(record),
   };
 }
 
@@ -103,32 +99,17 @@ const isBlock = (node: AdfNode) => BLOCKS.has(node.type);
 
 /** Children of a block container: blocks rendered one by one, runs of inline nodes as paragraphs. */
 function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\n\n"): string {
-  const parts: string[] = [];
-  let inline: AdfNode[] = [];
-  let length = 0;
-  const add = (part: string) => {
-    parts.push(part);
-    length += part.length;
-  };
-  const flush = () => {
-    if (inline.length > 0) add(renderInline(inline, depth));
-    inline = [];
-  };
+  const groups: (AdfNode | AdfNode[])[] = [];
   for (const node of nodes) {
-    if (pastBudget(length)) break;
+    const last = groups.at(-1);
     // A textless node of unknown type that holds blocks is a block too.
-    if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) {
-      flush();
-      add(renderBlock(node, depth));
-    } else inline.push(node);
+    if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) groups.push(node);
+    else if (Array.isArray(last)) last.push(node);
+    else groups.push([node]);
   }
-  flush();
-  return joinWithin(
-    parts,
-    (part) => part,
-    separator,
-    (part) => part.trim() !== "",
-  );
+  const render = (group: AdfNode | AdfNode[]) =>
+    Array.isArray(group) ? renderInline(group, depth) : renderBlock(group, depth);
+  return joinWithin(groups, render, separator, (part) => part.trim() !== "");
 }
 
 type Render = (node: AdfNode, depth: number) => string;
@@ -138,6 +119,7 @@ function byType(renders: Record<string, Render>): Map<string, Render> {
   return new Map(Object.entries(renders).flatMap(([types, render]) => types.split(" ").map((type) => [type, render])));
 }
 
+const children: Render = (node, depth) => renderChildren(node.content, depth);
 /** A list item's blocks stacked tightly, so nested lists sit right under their parent line. */
 const listItem: Render = (item, depth) =>
   item.content.every((child) => !isBlock(child))
@@ -152,16 +134,11 @@ const extension: Render = (node) => `[${attrString(node, "extensionKey") ?? "ext
 
 /** Block node types; the rest are inline. */
 const BLOCKS = byType({
-  "doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame tableRow tableHeader tableCell": (
-    node,
-    depth,
-  ) => renderChildren(node.content, depth),
+  "doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame tableRow tableHeader tableCell":
+    children,
   "listItem taskItem decisionItem": listItem,
   "mediaSingle mediaGroup": (node, depth) =>
-    node.content
-      .map((child) => renderInline([child], depth))
-      .filter((t) => t !== "")
-      .join("\n"),
+    joinWithin(node.content, (child) => renderInline([child], depth), "\n", Boolean),
   "expand nestedExpand": (node, depth) => {
     const title = attrString(node, "title");
     const body = renderChildren(node.content, depth);
@@ -303,9 +280,8 @@ function applyMarks(text: string, marks: AdfNode["marks"]): string {
     if (types.has("em")) out = `*${out}*`;
     if (types.has("strong")) out = `**${out}**`;
   }
-  const link = marks.find((m) => m.type === "link");
-  const href = link && typeof link.attrs.href === "string" ? link.attrs.href : undefined;
-  if (href !== undefined && href !== "")
+  const href = record(marks.find((m) => m.type === "link")?.attrs).href;
+  if (typeof href === "string" && href !== "")
     out = core === href ? href : `[${out}](${href.replace(/[()\s]/g, encodeURIComponent)})`;
   return `${lead}${out}${trail}`;
 }
