@@ -163,11 +163,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
       if (wait > maxRetryWaitMs) break;
       log.info(`Jira answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
       response.body?.cancel().catch(() => {});
-      try {
-        await sleep(wait, signal);
-      } catch {
-        return cancelled(endpoint);
-      }
+      const stopped = await sleep(wait, signal).catch(() => cancelled(endpoint));
+      if (stopped) return stopped;
     }
 
     const read = await readCapped(response, maxResponseBytes);
@@ -217,10 +214,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
   }
 
   /** One JSON request (timeout, cancellation, 429/503 retries; never throws); errors lose credentials proxies echo. */
-  async function request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) {
-    const result = await send(spec, signal);
-    return result.ok ? result : err(scrubToolError(result.error, secrets));
-  }
+  const request = <S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) =>
+    send(spec, signal).then((result) => (result.ok ? result : err(scrubToolError(result.error, secrets))));
 
   return {
     /** The site as it may be shown (no userinfo), e.g. `https://company.atlassian.net`. */
