@@ -2,7 +2,7 @@ import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { GITHUB_COM, ghHostsPath, isGitHubCloud, readGhHosts } from "./github-hosts.ts";
-import { lookupNetrc, type NetrcEntry, netrcPath } from "./netrc.ts";
+import { lookupNetrc, netrcPath } from "./netrc.ts";
 
 /** `source`: where the token came from, e.g. `$GH_TOKEN`; never the token. */
 export interface GitHubCredential {
@@ -31,26 +31,24 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   const problems: string[] = [];
 
   const netrc = netrcPath(ctx);
-  let fallback: NetrcEntry | null = null;
-  for (const machine of new Set([host, lookup.apiHost?.toLowerCase() ?? host])) {
-    looked.push(`${netrc} (machine ${machine})`);
-    const found = await lookupNetrc(ctx, machine);
-    if (!found.ok) {
-      problems.push(found.error);
-      ctx.log.warn(`GitHub credentials: ${found.error}`);
-      break;
-    }
-    const entry = found.value;
-    if (entry?.machine === null) fallback = entry;
-    else if (entry) return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
+  const machines = [...new Set([host, lookup.apiHost?.toLowerCase() ?? host])];
+  const found = await lookupNetrc(ctx, machines);
+  // An unreadable file is named once, as the first place looked.
+  looked.push(...machines.slice(0, found.ok ? undefined : 1).map((machine) => `${netrc} (machine ${machine})`));
+  if (!found.ok) {
+    problems.push(found.error);
+    ctx.log.warn(`GitHub credentials: ${found.error}`);
   }
+  const entry = found.ok ? found.value : null;
+  if (entry && entry.machine !== null)
+    return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
 
   // A cloned repository whose remote points at some other host must not receive these.
   const hosts = await readGhHosts(ctx);
   const knownToGh = hosts.kind === "found" && hosts.value.has(host);
   const trusted = isGitHubCloud(host) || lookup.explicitDestination === true || knownToGh;
-  if (fallback && trusted) return ok({ token: fallback.password, source: `${netrc} (default entry)` });
-  if (fallback) looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
+  if (entry && trusted) return ok({ token: entry.password, source: `${netrc} (default entry)` });
+  if (entry) looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
   for (const name of tokenVariables(host, lookup.explicitDestination === true, knownToGh)) {
     looked.push(`$${name}`);
     const value = ctx.env[name]?.trim();
@@ -106,23 +104,19 @@ export async function resolveJiraCredential(
   ctx: Pick<Context, "home" | "files" | "env">,
   machine: string,
 ): Promise<Result<ResolvedJiraCredential>> {
-  const looked: string[] = [];
   const notes: string[] = [];
   const basic = (user: string, token: string, source: string) => {
     const authorization = `Basic ${Buffer.from(`${user}:${token}`, "utf8").toString("base64")}`;
     return ok({ authorization, token, source });
   };
-  let defaultEntry: NetrcEntry | null = null;
-
-  for (const name of new Set([machine, "atlassian.net"])) {
-    const place = `~/.netrc (machine "${redactUserinfo(name)}")`;
-    looked.push(place);
-    if (notes.length > 0) continue;
-    const read = await lookupNetrc(ctx, name);
-    if (!read.ok) notes.push(read.error);
-    else if (read.value?.machine === null) defaultEntry = read.value;
-    else if (read.value) return basic(read.value.login, read.value.password, place);
-  }
+  const machines = [...new Set([machine, "atlassian.net"])];
+  const looked = machines.map((name) => `~/.netrc (machine "${redactUserinfo(name)}")`);
+  const read = await lookupNetrc(ctx, machines);
+  if (!read.ok) notes.push(read.error);
+  const entry = read.ok ? read.value : null;
+  // The place is named as asked, not as the file spells it.
+  const place = looked[machines.findIndex((name) => name.toLowerCase() === entry?.machine?.toLowerCase())];
+  if (entry && place) return basic(entry.login, entry.password, place);
 
   const env = (name: string) => ctx.env[name]?.trim() || undefined;
   const userVariable = env("JIRA_EMAIL") !== undefined ? "JIRA_EMAIL" : "JIRA_USERNAME";
@@ -131,7 +125,7 @@ export async function resolveJiraCredential(
   if (user !== undefined && token !== undefined) return basic(user, token, `$${userVariable} and $JIRA_API_TOKEN`);
   if (personal !== undefined)
     return ok({ authorization: `Bearer ${personal}`, token: personal, source: "$JIRA_PERSONAL_TOKEN" });
-  if (defaultEntry !== null) return basic(defaultEntry.login, defaultEntry.password, "~/.netrc (default entry)");
+  if (entry !== null) return basic(entry.login, entry.password, "~/.netrc (default entry)");
 
   if (token !== undefined && user === undefined) notes.push("$JIRA_API_TOKEN is set but $JIRA_EMAIL is not");
   if (user !== undefined && token === undefined) notes.push(`$${userVariable} is set but $JIRA_API_TOKEN is not`);

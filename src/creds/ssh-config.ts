@@ -28,8 +28,7 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
   let files = 0;
 
   const readFile = async (path: string, outer: string[][], depth: number): Promise<void> => {
-    if (files >= MAX_FILES) return;
-    files++;
+    if (files++ >= MAX_FILES) return;
     const read = await ctx.files.read(path, "ssh-config", parseSshConfig, { maxBytes: MAX_FILE_BYTES });
     if (read.kind !== "found") return;
     // `null`: inside a `Match` block, where nothing applies.
@@ -93,25 +92,18 @@ function wildcardMatch(text: string, pattern: string): boolean {
 
 /** `%h` (the alias) and `%%` in a `HostName`; any other token is left to ssh, and the alias kept. */
 function expandHostName(value: string, host: string): string | null {
-  let unknown = false;
-  const expanded = value.replace(/%(.)/g, (_, token: string) => {
-    if (token === "h") return host;
-    if (token === "%") return "%";
-    unknown = true;
-    return "";
-  });
-  return unknown ? null : expanded.toLowerCase();
+  const tokens = /%(.)/g;
+  if ([...value.matchAll(tokens)].some(([, token]) => token !== "h" && token !== "%")) return null;
+  return value.replace(tokens, (_, token: string) => (token === "h" ? host : "%")).toLowerCase();
 }
 
 /** The files an `Include` argument names (a wildcard in the last part only). Nothing outside `~/.ssh` is read. */
 async function includedFiles(sshDir: string, home: string, argument: string): Promise<string[]> {
-  const path = normalize(
-    argument.startsWith("~/")
-      ? join(home, argument.slice(2))
-      : isAbsolute(argument)
-        ? argument
-        : join(sshDir, argument),
-  );
+  const tilde = argument.startsWith("~/");
+  const path =
+    tilde || isAbsolute(argument)
+      ? normalize(tilde ? join(home, argument.slice(2)) : argument)
+      : join(sshDir, argument);
   if (path === sshDir || !isInside(path, sshDir)) return [];
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   const dir = path.slice(0, slash);
