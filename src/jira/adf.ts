@@ -132,7 +132,6 @@ const card: Render = (node) => {
 };
 const extension: Render = (node) => `[${attrString(node, "extensionKey") ?? "extension"}]`;
 
-/** Block node types; the rest are inline. */
 const BLOCKS = byType({
   "doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame tableRow tableHeader tableCell":
     children,
@@ -181,20 +180,14 @@ const INLINES = byType({
   },
   text: (node) => applyMarks(withinRoom(node.text ?? ""), node.marks),
   hardBreak: () => "\n",
-  mention: (node) => {
-    const name = attrString(node, "text") ?? "";
-    return name === "" ? "@unknown" : name.startsWith("@") ? name : `@${name}`;
-  },
+  mention: (node) => (attrString(node, "text") || "@unknown").replace(/^(?!@)/, "@"),
   emoji: (node) => attrString(node, "text") || attrString(node, "shortName") || "",
   inlineCard: card,
   date: (node) => {
     const date = new Date(Number(attrString(node, "timestamp")));
     return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 10);
   },
-  status: (node) => {
-    const text = attrString(node, "text");
-    return text ? `[${text}]` : "";
-  },
+  status: (node) => (attrString(node, "text") ? `[${attrString(node, "text")}]` : ""),
   caption: (node, depth) => renderInline(node.content, depth),
   placeholder: () => "",
   inlineExtension: extension,
@@ -205,7 +198,6 @@ function renderBlock(node: AdfNode, depth: number): string {
   return (BLOCKS.get(node.type) ?? renderUnknown)(node, depth + 1);
 }
 
-/** An unknown node: its children (as blocks or inline), else its text, else nothing. */
 function renderUnknown(node: AdfNode, depth: number): string {
   if (node.content.length > 0) {
     return node.content.some(isBlock) ? renderChildren(node.content, depth) : renderInline(node.content, depth);

@@ -125,15 +125,13 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
         );
       }
       const failure = transportFailure(cause);
-      return failure.kind === "dns"
-        ? networkError(
-            `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`,
-            "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
-          )
-        : networkError(
-            `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
-            "Check JIRA_HOST and the network connection (VPN, proxy).",
-          );
+      const dns = failure.kind === "dns";
+      return networkError(
+        dns
+          ? `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`
+          : `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
+        `Check JIRA_HOST${dns ? " for a typo," : ""} and the network connection (VPN, proxy).`,
+      );
     };
 
     let response: Response;

@@ -162,10 +162,7 @@ function protectInline(text: string): string {
 }
 
 function link(inner: string): string | null {
-  if (inner.startsWith("~")) {
-    const user = inner.slice(1).trim();
-    return user ? put(`@${user}`) : null;
-  }
+  if (inner.startsWith("~")) return inner.trim() === "~" ? null : put(`@${inner.slice(1).trim()}`);
   if (inner.startsWith("^")) return put(`[attachment: ${inner.slice(1).trim()}]`);
   // `[label|target|tip]`, or a bare `[target]` (a URL or an `#anchor`; other brackets are text).
   const [label = "", target = ""] = inner.split("|").map((part) => part.trim());
