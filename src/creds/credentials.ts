@@ -46,10 +46,13 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   // A cloned repository whose remote points at some other host must not receive these.
   const hosts = await readGhHosts(ctx);
   const knownToGh = hosts.kind === "found" && hosts.value.has(host);
-  const trusted = isGitHubCloud(host) || lookup.explicitDestination === true || knownToGh;
-  if (entry && trusted) return ok({ token: entry.password, source: `${netrc} (default entry)` });
+  const [cloud, explicit] = [isGitHubCloud(host), lookup.explicitDestination === true];
+  if (entry && (cloud || explicit || knownToGh))
+    return ok({ token: entry.password, source: `${netrc} (default entry)` });
   if (entry) looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
-  for (const name of tokenVariables(host, lookup.explicitDestination === true, knownToGh)) {
+  // The gh CLI's rule: the Enterprise variables go to other hosts, the generic ones there only if the user named it.
+  const enterprise = !cloud && (explicit || knownToGh) ? ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"] : [];
+  for (const name of [...enterprise, ...(cloud || explicit ? ["GH_TOKEN", "GITHUB_TOKEN"] : [])]) {
     looked.push(`$${name}`);
     const value = ctx.env[name]?.trim();
     if (value) return ok({ token: value, source: `$${name}` });
@@ -62,28 +65,12 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   if (hosts.kind === "unreadable") problems.push(`Cannot read ${hostsPath}: ${hosts.cause}`);
 
   const detail = problems.length > 0 ? ` (${problems.join("; ")})` : "";
-  return err(
-    toolError(
-      "credentials_missing",
-      `GitHub credentials not found for ${host}${detail}. Looked in: ${looked.join(", ")}`,
-      missingHint(host),
-    ),
-  );
-}
-
-function tokenVariables(host: string, explicitDestination: boolean, knownToGh: boolean): string[] {
-  const cloud = ["GH_TOKEN", "GITHUB_TOKEN"];
-  const enterprise = ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
-  if (isGitHubCloud(host)) return cloud;
-  return explicitDestination ? [...enterprise, ...cloud] : knownToGh ? enterprise : [];
-}
-
-function missingHint(host: string): string {
-  const netrc = `or add \`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`;
-  if (!isGitHubCloud(host)) {
-    return `Export GH_HOST=${host} and GH_ENTERPRISE_TOKEN (for example GH_ENTERPRISE_TOKEN=$(gh auth token --hostname ${host})), ${netrc}`;
-  }
-  return `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${host === GITHUB_COM ? "" : ` --hostname ${host}`})), ${netrc}`;
+  const add = `or add \`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`;
+  const hint = cloud
+    ? `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${host === GITHUB_COM ? "" : ` --hostname ${host}`})), ${add}`
+    : `Export GH_HOST=${host} and GH_ENTERPRISE_TOKEN (for example GH_ENTERPRISE_TOKEN=$(gh auth token --hostname ${host})), ${add}`;
+  const message = `GitHub credentials not found for ${host}${detail}. Looked in: ${looked.join(", ")}`;
+  return err(toolError("credentials_missing", message, hint));
 }
 
 /**
