@@ -5,10 +5,7 @@ import { GITHUB_COM, ghHostsPath, isGitHubCloud, readGhHosts } from "./github-ho
 import { lookupNetrc, netrcPath } from "./netrc.ts";
 
 /** `source`: where the token came from, e.g. `$GH_TOKEN`; never the token. */
-export interface GitHubCredential {
-  token: string;
-  source: string;
-}
+export type GitHubCredential = { token: string; source: string };
 
 export interface CredentialLookup {
   /** Web host of the repository (`github.com`, an Enterprise Server host, `tenant.ghe.com`). */
@@ -77,11 +74,7 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
  * `authorization`: e-mail/username + API token (Basic) or a Data Center personal access token (Bearer).
  * `source` is safe to show, e.g. `~/.netrc (machine "jira.example.com")`.
  */
-export interface ResolvedJiraCredential {
-  authorization: string;
-  token: string;
-  source: string;
-}
+export type ResolvedJiraCredential = { authorization: string; token: string; source: string };
 
 /**
  * Jira credentials: `~/.netrc` for `machine` then `atlassian.net` (twig's order), the variables, then the `.netrc`

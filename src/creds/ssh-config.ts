@@ -56,27 +56,20 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
   };
 }
 
+/** Each line's keyword (lowercased) and words: split at blanks (and one `=` after the keyword), `"quoted"` kept whole, from `#` on a comment. */
 function parseSshConfig(bytes: Uint8Array) {
-  return (decodeUtf8(bytes) ?? "").split(/\r?\n/).flatMap((raw) => {
-    const [keyword, ...args] = splitWords(raw);
-    return keyword === undefined ? [] : [{ keyword: keyword.toLowerCase(), args }];
+  return (decodeUtf8(bytes) ?? "").split(/\r?\n/).flatMap((line) => {
+    const keyword = /^\s*([^\s=]+)\s*=?\s*/.exec(line);
+    if (keyword === null || (keyword[1] as string).startsWith("#")) return [];
+    const args: string[] = [];
+    const pattern = /\s*(?:"([^"]*)"|([^\s"]+))/y;
+    const rest = line.slice(keyword[0].length);
+    for (let match = pattern.exec(rest); match !== null; match = pattern.exec(rest)) {
+      if (match[2]?.startsWith("#")) break;
+      args.push(match[1] ?? (match[2] as string));
+    }
+    return [{ keyword: (keyword[1] as string).toLowerCase(), args }];
   });
-}
-
-/** The words of a line: split at blanks (and at one `=` after the keyword), `"quoted"` kept whole, from `#` on a comment. */
-function splitWords(line: string): string[] {
-  const words: string[] = [];
-  const pattern = /\s*(?:"([^"]*)"|([^\s"]+))/y;
-  const trimmed = line.trimStart();
-  const keyword = /^([^\s=]+)\s*=?\s*/.exec(trimmed);
-  if (keyword === null || (keyword[1] as string).startsWith("#")) return words;
-  words.push(keyword[1] as string);
-  const rest = trimmed.slice(keyword[0].length);
-  for (let match = pattern.exec(rest); match !== null; match = pattern.exec(rest)) {
-    if (match[2]?.startsWith("#")) break;
-    words.push(match[1] ?? (match[2] as string));
-  }
-  return words;
 }
 
 /** A `Host` line's verdict: some pattern matches and no negated one does. */

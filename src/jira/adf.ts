@@ -74,10 +74,9 @@ function toNode(value: unknown, depth = 0): AdfNode | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const raw = value as Record<string, unknown>;
   const keep = Array.isArray(raw.content) && depth < 2 * MAX_DEPTH;
-  const content = keep ? (raw.content as unknown[]).flatMap((child) => toNode(child, depth + 1) ?? []) : [];
   return {
     type: typeof raw.type === "string" ? raw.type : "",
-    content,
+    content: keep ? (raw.content as unknown[]).flatMap((child) => toNode(child, depth + 1) ?? []) : [],
     text: typeof raw.text === "string" ? raw.text : undefined,
     attrs: record(raw.attrs),
     marks: (Array.isArray(raw.marks) ? raw.marks : []).map(record),
@@ -231,15 +230,9 @@ function renderTable(table: AdfNode, depth: number): string {
     const cells: string[] = [];
     for (const cell of row.content) {
       if (cells.length >= MAX_TABLE_COLUMNS) break;
-      const text = clip(
-        renderChildren(cell.content, depth, " ")
-          .replace(/\s*\n\s*/g, " ")
-          .replace(/\|/g, "\\|")
-          .trim(),
-        MAX_CELL_CHARS,
-      );
+      const text = renderChildren(cell.content, depth, " ").replace(/\s*\n\s*/g, " ");
       const span = Math.min(MAX_TABLE_COLUMNS, Math.max(1, Math.trunc(Number(cell.attrs.colspan) || 1)));
-      cells.push(text, ...Array<string>(span - 1).fill(""));
+      cells.push(clip(text.replace(/\|/g, "\\|").trim(), MAX_CELL_CHARS), ...Array<string>(span - 1).fill(""));
     }
     cells.length = Math.min(cells.length, MAX_TABLE_COLUMNS);
     rows.push(cells);

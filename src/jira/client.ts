@@ -259,10 +259,7 @@ function networkError(message: string, hint?: string): Result<never> {
 }
 
 /** What a failed request was for: `notFound` is the sentence for a 404, `unknownProject` for a 400 naming one. */
-interface RequestPurpose {
-  notFound?: string;
-  unknownProject?: string;
-}
+type RequestPurpose = { notFound?: string; unknownProject?: string };
 
 /** Jira's texts in an error body (`errorMessages[]`, `errors{}`, `message`): three at most, clipped; never the body. */
 export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
