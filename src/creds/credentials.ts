@@ -70,10 +70,7 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   return err(toolError("credentials_missing", message, hint));
 }
 
-/**
- * `authorization`: e-mail/username + API token (Basic) or a Data Center personal access token (Bearer).
- * `source` is safe to show, e.g. `~/.netrc (machine "jira.example.com")`.
- */
+/** Basic (e-mail or username with an API token) or Bearer (a Data Center personal access token); `source` is safe to show. */
 export type ResolvedJiraCredential = { authorization: string; token: string; source: string };
 
 /**

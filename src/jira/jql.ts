@@ -2,10 +2,7 @@
 
 const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
-/**
- * What JQL cannot hold raw inside a quoted string: the quote and backslash, control characters,
- * Unicode non-characters, and lone surrogates (no UTF-8 form); a valid surrogate pair passes through.
- */
+/** What a JQL string cannot hold raw: quote, backslash, controls, non-characters, lone surrogates (no UTF-8 form). */
 const NEEDS_ESCAPE =
   /["\\\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 

@@ -13,17 +13,15 @@ import {
   withinRoom,
 } from "./adf.ts";
 
-const OPEN = "\uE000";
-const CLOSE = "\uE001";
 const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 
-/** Pieces of output that later passes must not touch (code, links, URLs); emptied after each (synchronous) rendering. */
+/** Output later passes must not touch (code, links, URLs), as `\uE000n\uE001`; emptied after each (synchronous) rendering. */
 const shelf: string[] = [];
-const put = (text: string) => `${OPEN}${shelf.push(text) - 1}${CLOSE}`;
+const put = (text: string) => `\uE000${shelf.push(text) - 1}\uE001`;
 
 function restore(text: string): string {
   let out = text;
-  for (let round = 0; round < 4 && out.includes(OPEN); round++) {
+  for (let round = 0; round < 4 && out.includes("\uE000"); round++) {
     out = out.replace(PLACEHOLDER, (_, index: string) => shelf[Number(index)] ?? "");
   }
   return out;
