@@ -107,13 +107,11 @@ export async function resolveJiraCredential(
   if (token !== undefined && user === undefined) notes.push("$JIRA_API_TOKEN is set but $JIRA_EMAIL is not");
   if (user !== undefined && token === undefined) notes.push(`$${userVariable} is set but $JIRA_API_TOKEN is not`);
   const detail = notes.length > 0 ? ` (${notes.join("; ")})` : "";
+  const hint =
+    `Add \`machine ${redactUserinfo(machine)} login <email> password <api-token>\` to ~/.netrc (\`twig creds\` can write it), ` +
+    "or set JIRA_EMAIL and JIRA_API_TOKEN (Jira Cloud) or JIRA_PERSONAL_TOKEN (Data Center).";
   return err(
-    toolError(
-      "credentials_missing",
-      `Jira credentials not found. Looked in: ${looked.join(", ")}${detail}.`,
-      `Add \`machine ${redactUserinfo(machine)} login <email> password <api-token>\` to ~/.netrc (\`twig creds\` can write it), ` +
-        "or set JIRA_EMAIL and JIRA_API_TOKEN (Jira Cloud) or JIRA_PERSONAL_TOKEN (Data Center).",
-    ),
+    toolError("credentials_missing", `Jira credentials not found. Looked in: ${looked.join(", ")}${detail}.`, hint),
   );
 }
 

@@ -35,11 +35,7 @@ export function renderAdf(document: unknown, maxChars: number): Rendered {
 export function withinBudget(maxChars: number, render: () => string): Rendered {
   budget.room = maxChars + 1;
   budget.hit = false;
-  try {
-    return { text: render(), complete: !budget.hit };
-  } finally {
-    budget.room = Number.POSITIVE_INFINITY;
-  }
+  return { text: render(), complete: !budget.hit };
 }
 
 export function pastBudget(length: number): boolean {
