@@ -110,9 +110,8 @@ export async function resolveJiraCredential(
   const hint =
     `Add \`machine ${redactUserinfo(machine)} login <email> password <api-token>\` to ~/.netrc (\`twig creds\` can write it), ` +
     "or set JIRA_EMAIL and JIRA_API_TOKEN (Jira Cloud) or JIRA_PERSONAL_TOKEN (Data Center).";
-  return err(
-    toolError("credentials_missing", `Jira credentials not found. Looked in: ${looked.join(", ")}${detail}.`, hint),
-  );
+  const message = `Jira credentials not found. Looked in: ${looked.join(", ")}${detail}.`;
+  return err(toolError("credentials_missing", message, hint));
 }
 
 /** A machine name built from a URL with `user:password@` shows neither. */

@@ -7,11 +7,8 @@ const NEEDS_ESCAPE =
   /["\\\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function quoteJqlString(value: string): string {
-  const escaped = value.replace(
-    NEEDS_ESCAPE,
-    (ch) => ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return `"${escaped}"`;
+  const escaped = (ch: string) => ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return `"${value.replace(NEEDS_ESCAPE, escaped)}"`;
 }
 
 export const PROJECT_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+$/;
