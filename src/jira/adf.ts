@@ -201,20 +201,17 @@ function renderUnknown(node: AdfNode, depth: number): string {
 }
 
 function renderList(list: AdfNode, depth: number, marker: (index: number, item: AdfNode) => string): string {
-  return joinWithin(
-    list.content,
-    (item, index) => {
-      const prefix = `${marker(index, item)} `;
-      // An item's body is its list's level, not one more: a nested list costs one level of the cap.
-      const block = BLOCKS.get(item.type);
-      const body =
-        block === listItem ? listItem(item, depth) : block ? renderBlock(item, depth) : renderInline([item], depth);
-      // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
-      if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
-      return indent(body, prefix, " ".repeat(prefix.length));
-    },
-    "\n",
-  );
+  const renderItem = (item: AdfNode, index: number) => {
+    const prefix = `${marker(index, item)} `;
+    // An item's body is its list's level, not one more: a nested list costs one level of the cap.
+    const block = BLOCKS.get(item.type);
+    const body =
+      block === listItem ? listItem(item, depth) : block ? renderBlock(item, depth) : renderInline([item], depth);
+    // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
+    if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
+    return indent(body, prefix, " ".repeat(prefix.length));
+  };
+  return joinWithin(list.content, renderItem, "\n");
 }
 
 function renderTable(table: AdfNode, depth: number): string {

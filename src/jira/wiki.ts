@@ -31,7 +31,7 @@ function restore(text: string): string {
 export function renderWiki(source: string, maxChars: number): Rendered {
   const text = source.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
   try {
-    return withinBudget(maxChars, () => render(convertQuotes(extractPreformatted(text))));
+    return withinBudget(maxChars, () => render(shelveBlocks(text)));
   } finally {
     shelf.length = 0;
   }
@@ -42,18 +42,23 @@ function render(text: string): string {
   return withinRoom(restore(tidy(convertLines(stripLayoutMacros(text)))));
 }
 
-/** `{code[:params]}…{code}` and `{noformat}…{noformat}` become fenced blocks (an unclosed one runs to the end). */
+/** `{code}` and `{noformat}` blocks fenced, then `{quote}`s quoted (one in code stays code); an unclosed one runs to the end. */
 // Jira authors are untrusted: no pattern here scans past the next opener (macro parameters hold no
 // `{`, a `{{…}}` span no `{{`), so a run of unclosed openers costs linear time, not quadratic.
-function extractPreformatted(text: string): string {
-  return text.replace(
-    /(?<!\{)\{(code|noformat)(?::([^{}\n]*))?\}(?!\})([\s\S]*?)(?:\{\1\}|$(?![\s\S]))/g,
-    (_match, kind: string, params: string | undefined, body: string) => {
-      const language = kind === "code" ? codeLanguage(params) : "";
-      const code = body.replace(/^[ \t]*\n/, "").replace(/\n[ \t]*$/, "");
-      return `\n${put(fencedCode(code, language))}\n`;
-    },
-  );
+function shelveBlocks(text: string): string {
+  return text
+    .replace(
+      /(?<!\{)\{(code|noformat)(?::([^{}\n]*))?\}(?!\})([\s\S]*?)(?:\{\1\}|$(?![\s\S]))/g,
+      (_match, kind: string, params: string | undefined, body: string) => {
+        const language = kind === "code" ? codeLanguage(params) : "";
+        const code = body.replace(/^[ \t]*\n/, "").replace(/\n[ \t]*$/, "");
+        return `\n${put(fencedCode(code, language))}\n`;
+      },
+    )
+    .replace(
+      /(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g,
+      (_match, body: string) => `\n${put(quote(render(body)))}\n`,
+    );
 }
 
 function codeLanguage(params: string | undefined): string {
@@ -62,13 +67,6 @@ function codeLanguage(params: string | undefined): string {
     if ((key === undefined || key.trim().toLowerCase() === "language") && value) return value.trim();
   }
   return "";
-}
-
-function convertQuotes(text: string): string {
-  return text.replace(
-    /(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g,
-    (_match, body: string) => `\n${put(quote(render(body)))}\n`,
-  );
 }
 
 /** Layout and colour macros carry no text of their own; a panel or expand title is kept as a bold line. */
