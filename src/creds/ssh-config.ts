@@ -39,11 +39,8 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
       else if (keyword === "hostname" && conditions !== null && args[0] !== undefined) {
         rules.push({ conditions, hostName: args[0] });
       } else if (keyword === "include" && conditions !== null && depth < MAX_DEPTH) {
-        for (const pattern of args) {
-          for (const included of await includedFiles(sshDir, ctx.home, pattern)) {
-            await readFile(included, conditions, depth + 1);
-          }
-        }
+        const included = await Promise.all(args.map((pattern) => includedFiles(sshDir, ctx.home, pattern)));
+        for (const path of included.flat()) await readFile(path, conditions, depth + 1);
       }
     }
   };

@@ -121,9 +121,8 @@ const listItem: Render = (item, depth) =>
     ? renderInline(item.content, depth)
     : renderChildren(item.content, depth, "\n");
 const card: Render = (node) => {
-  const data = record(node.attrs.data);
-  const title = typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
-  return attrString(node, "url") ?? title ?? "";
+  const { name, url } = record(node.attrs.data);
+  return [attrString(node, "url"), name, url].find((text): text is string => typeof text === "string") ?? "";
 };
 const extension: Render = (node) => `[${attrString(node, "extensionKey") ?? "extension"}]`;
 
