@@ -70,9 +70,8 @@ export function ghHostsPath(ctx: Ctx): string {
 /** Reads `hosts.yml` (cached by mtime); a missing or unreadable file reads as no hosts. */
 export function readGhHosts(ctx: Ctx & Pick<Context, "files">): Promise<FileRead<Map<string, GhHostEntry>>> {
   // gh writes a few lines per host; a bound keeps a huge file from stalling the server while parsed.
-  return ctx.files.read(ghHostsPath(ctx), "gh-hosts", (bytes) => parseGhHosts(decodeUtf8(bytes) ?? ""), {
-    maxBytes: 1024 * 1024,
-  });
+  const parse = (bytes: Uint8Array) => parseGhHosts(decodeUtf8(bytes) ?? "");
+  return ctx.files.read(ghHostsPath(ctx), "gh-hosts", parse, { maxBytes: 1024 * 1024 });
 }
 
 /** Hosts (lowercased) of gh's `hosts.yml` with their string `oauth_token` and `user`; not YAML is no hosts. */

@@ -88,12 +88,8 @@ function expandHostName(value: string, host: string): string | null {
 }
 
 /** The files an `Include` argument names (a wildcard in the last part only). Nothing outside `~/.ssh` is read. */
-async function includedFiles(sshDir: string, home: string, argument: string): Promise<string[]> {
-  const tilde = argument.startsWith("~/");
-  const path =
-    tilde || isAbsolute(argument)
-      ? normalize(tilde ? join(home, argument.slice(2)) : argument)
-      : join(sshDir, argument);
+async function includedFiles(sshDir: string, home: string, arg: string): Promise<string[]> {
+  const path = normalize(arg.startsWith("~/") ? join(home, arg.slice(2)) : isAbsolute(arg) ? arg : join(sshDir, arg));
   if (path === sshDir || !isInside(path, sshDir)) return [];
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   const dir = path.slice(0, slash);
