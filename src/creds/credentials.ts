@@ -2,13 +2,10 @@ import type { Context } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { GITHUB_COM, ghHostsPath, isGitHubCloud, readGhHosts } from "./github-hosts.ts";
-import { lookupNetrc, type NetrcEntry, netrcPath } from "./netrc.ts";
+import { lookupNetrc, netrcPath } from "./netrc.ts";
 
 /** `source`: where the token came from, e.g. `$GH_TOKEN`; never the token. */
-export interface GitHubCredential {
-  token: string;
-  source: string;
-}
+export type GitHubCredential = { token: string; source: string };
 
 export interface CredentialLookup {
   /** Web host of the repository (`github.com`, an Enterprise Server host, `tenant.ghe.com`). */
@@ -31,27 +28,28 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   const problems: string[] = [];
 
   const netrc = netrcPath(ctx);
-  let fallback: NetrcEntry | null = null;
-  for (const machine of new Set([host, lookup.apiHost?.toLowerCase() ?? host])) {
-    looked.push(`${netrc} (machine ${machine})`);
-    const found = await lookupNetrc(ctx, machine);
-    if (!found.ok) {
-      problems.push(found.error);
-      ctx.log.warn(`GitHub credentials: ${found.error}`);
-      break;
-    }
-    const entry = found.value;
-    if (entry?.machine === null) fallback = entry;
-    else if (entry) return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
+  const machines = [...new Set([host, lookup.apiHost?.toLowerCase() ?? host])];
+  const found = await lookupNetrc(ctx, machines);
+  // An unreadable file is named once, as the first place looked.
+  looked.push(...machines.slice(0, found.ok ? undefined : 1).map((machine) => `${netrc} (machine ${machine})`));
+  if (!found.ok) {
+    problems.push(found.error);
+    ctx.log.warn(`GitHub credentials: ${found.error}`);
   }
+  const entry = found.ok ? found.value : null;
+  if (entry && entry.machine !== null)
+    return ok({ token: entry.password, source: `${netrc} (machine ${entry.machine})` });
 
   // A cloned repository whose remote points at some other host must not receive these.
   const hosts = await readGhHosts(ctx);
   const knownToGh = hosts.kind === "found" && hosts.value.has(host);
-  const trusted = isGitHubCloud(host) || lookup.explicitDestination === true || knownToGh;
-  if (fallback && trusted) return ok({ token: fallback.password, source: `${netrc} (default entry)` });
-  if (fallback) looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
-  for (const name of tokenVariables(host, lookup.explicitDestination === true, knownToGh)) {
+  const [cloud, explicit] = [isGitHubCloud(host), lookup.explicitDestination === true];
+  if (entry && (cloud || explicit || knownToGh))
+    return ok({ token: entry.password, source: `${netrc} (default entry)` });
+  if (entry) looked.push(`${netrc} (default entry: not sent to ${host}, a host only a git remote names)`);
+  // The gh CLI's rule: the Enterprise variables go to other hosts, the generic ones there only if the user named it.
+  const enterprise = !cloud && (explicit || knownToGh) ? ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"] : [];
+  for (const name of [...enterprise, ...(cloud || explicit ? ["GH_TOKEN", "GITHUB_TOKEN"] : [])]) {
     looked.push(`$${name}`);
     const value = ctx.env[name]?.trim();
     if (value) return ok({ token: value, source: `$${name}` });
@@ -64,39 +62,16 @@ export async function resolveGitHubCredential(ctx: Ctx, lookup: CredentialLookup
   if (hosts.kind === "unreadable") problems.push(`Cannot read ${hostsPath}: ${hosts.cause}`);
 
   const detail = problems.length > 0 ? ` (${problems.join("; ")})` : "";
-  return err(
-    toolError(
-      "credentials_missing",
-      `GitHub credentials not found for ${host}${detail}. Looked in: ${looked.join(", ")}`,
-      missingHint(host),
-    ),
-  );
+  const add = `or add \`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`;
+  const hint = cloud
+    ? `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${host === GITHUB_COM ? "" : ` --hostname ${host}`})), ${add}`
+    : `Export GH_HOST=${host} and GH_ENTERPRISE_TOKEN (for example GH_ENTERPRISE_TOKEN=$(gh auth token --hostname ${host})), ${add}`;
+  const message = `GitHub credentials not found for ${host}${detail}. Looked in: ${looked.join(", ")}`;
+  return err(toolError("credentials_missing", message, hint));
 }
 
-function tokenVariables(host: string, explicitDestination: boolean, knownToGh: boolean): string[] {
-  const cloud = ["GH_TOKEN", "GITHUB_TOKEN"];
-  const enterprise = ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
-  if (isGitHubCloud(host)) return cloud;
-  return explicitDestination ? [...enterprise, ...cloud] : knownToGh ? enterprise : [];
-}
-
-function missingHint(host: string): string {
-  const netrc = `or add \`machine ${host} login <user> password <token>\` to ~/.netrc (\`twig creds\` manages it).`;
-  if (!isGitHubCloud(host)) {
-    return `Export GH_HOST=${host} and GH_ENTERPRISE_TOKEN (for example GH_ENTERPRISE_TOKEN=$(gh auth token --hostname ${host})), ${netrc}`;
-  }
-  return `Export GH_TOKEN (for example GH_TOKEN=$(gh auth token${host === GITHUB_COM ? "" : ` --hostname ${host}`})), ${netrc}`;
-}
-
-/**
- * `authorization`: e-mail/username + API token (Basic) or a Data Center personal access token (Bearer).
- * `source` is safe to show, e.g. `~/.netrc (machine "jira.example.com")`.
- */
-export interface ResolvedJiraCredential {
-  authorization: string;
-  token: string;
-  source: string;
-}
+/** Basic (e-mail or username with an API token) or Bearer (a Data Center personal access token); `source` is safe to show. */
+export type ResolvedJiraCredential = { authorization: string; token: string; source: string };
 
 /**
  * Jira credentials: `~/.netrc` for `machine` then `atlassian.net` (twig's order), the variables, then the `.netrc`
@@ -106,23 +81,19 @@ export async function resolveJiraCredential(
   ctx: Pick<Context, "home" | "files" | "env">,
   machine: string,
 ): Promise<Result<ResolvedJiraCredential>> {
-  const looked: string[] = [];
   const notes: string[] = [];
   const basic = (user: string, token: string, source: string) => {
     const authorization = `Basic ${Buffer.from(`${user}:${token}`, "utf8").toString("base64")}`;
     return ok({ authorization, token, source });
   };
-  let defaultEntry: NetrcEntry | null = null;
-
-  for (const name of new Set([machine, "atlassian.net"])) {
-    const place = `~/.netrc (machine "${redactUserinfo(name)}")`;
-    looked.push(place);
-    if (notes.length > 0) continue;
-    const read = await lookupNetrc(ctx, name);
-    if (!read.ok) notes.push(read.error);
-    else if (read.value?.machine === null) defaultEntry = read.value;
-    else if (read.value) return basic(read.value.login, read.value.password, place);
-  }
+  const machines = [...new Set([machine, "atlassian.net"])];
+  const looked = machines.map((name) => `~/.netrc (machine "${redactUserinfo(name)}")`);
+  const read = await lookupNetrc(ctx, machines);
+  if (!read.ok) notes.push(read.error);
+  const entry = read.ok ? read.value : null;
+  // The place is named as asked, not as the file spells it.
+  const place = looked[machines.findIndex((name) => name.toLowerCase() === entry?.machine?.toLowerCase())];
+  if (entry && place) return basic(entry.login, entry.password, place);
 
   const env = (name: string) => ctx.env[name]?.trim() || undefined;
   const userVariable = env("JIRA_EMAIL") !== undefined ? "JIRA_EMAIL" : "JIRA_USERNAME";
@@ -131,19 +102,16 @@ export async function resolveJiraCredential(
   if (user !== undefined && token !== undefined) return basic(user, token, `$${userVariable} and $JIRA_API_TOKEN`);
   if (personal !== undefined)
     return ok({ authorization: `Bearer ${personal}`, token: personal, source: "$JIRA_PERSONAL_TOKEN" });
-  if (defaultEntry !== null) return basic(defaultEntry.login, defaultEntry.password, "~/.netrc (default entry)");
+  if (entry !== null) return basic(entry.login, entry.password, "~/.netrc (default entry)");
 
   if (token !== undefined && user === undefined) notes.push("$JIRA_API_TOKEN is set but $JIRA_EMAIL is not");
   if (user !== undefined && token === undefined) notes.push(`$${userVariable} is set but $JIRA_API_TOKEN is not`);
   const detail = notes.length > 0 ? ` (${notes.join("; ")})` : "";
-  return err(
-    toolError(
-      "credentials_missing",
-      `Jira credentials not found. Looked in: ${looked.join(", ")}${detail}.`,
-      `Add \`machine ${redactUserinfo(machine)} login <email> password <api-token>\` to ~/.netrc (\`twig creds\` can write it), ` +
-        "or set JIRA_EMAIL and JIRA_API_TOKEN (Jira Cloud) or JIRA_PERSONAL_TOKEN (Data Center).",
-    ),
-  );
+  const hint =
+    `Add \`machine ${redactUserinfo(machine)} login <email> password <api-token>\` to ~/.netrc (\`twig creds\` can write it), ` +
+    "or set JIRA_EMAIL and JIRA_API_TOKEN (Jira Cloud) or JIRA_PERSONAL_TOKEN (Data Center).";
+  const message = `Jira credentials not found. Looked in: ${looked.join(", ")}${detail}.`;
+  return err(toolError("credentials_missing", message, hint));
 }
 
 /** A machine name built from a URL with `user:password@` shows neither. */

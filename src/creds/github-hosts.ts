@@ -8,8 +8,7 @@ export const GITHUB_COM = "github.com";
 /** Lowercased, without a trailing root dot, and GitHub's other git endpoints folded onto `github.com`. */
 export function normalizeHostname(hostname: string): string {
   const host = hostname.toLowerCase().replace(/\.$/, "");
-  if (host === "ssh.github.com" || host === "www.github.com") return "github.com";
-  return host;
+  return host === "ssh.github.com" || host === "www.github.com" ? GITHUB_COM : host;
 }
 
 /** GitHub Enterprise Cloud with data residency: `<tenant>.ghe.com`, API at `api.<tenant>.ghe.com`. */
@@ -45,11 +44,8 @@ export function parseHostSetting(value: string | undefined): string | null {
 
 /** Hosts known to be GitHub without asking: the cloud, `GH_HOST`, the Actions server, gh's logged-in hosts. */
 export function knownGitHubHosts(env: Env, ghLoggedInHosts: readonly string[]): (host: string) => boolean {
-  const extra = new Set<string>(ghLoggedInHosts.map((h) => h.toLowerCase()));
-  for (const setting of [env.GH_HOST, env.GITHUB_SERVER_URL]) {
-    const host = parseHostSetting(setting);
-    if (host) extra.add(host);
-  }
+  const settings = [env.GH_HOST, env.GITHUB_SERVER_URL].map(parseHostSetting);
+  const extra = new Set([...ghLoggedInHosts.map((h) => h.toLowerCase()), ...settings]);
   return (host) => isGitHubCloud(host) || extra.has(host);
 }
 
@@ -74,9 +70,8 @@ export function ghHostsPath(ctx: Ctx): string {
 /** Reads `hosts.yml` (cached by mtime); a missing or unreadable file reads as no hosts. */
 export function readGhHosts(ctx: Ctx & Pick<Context, "files">): Promise<FileRead<Map<string, GhHostEntry>>> {
   // gh writes a few lines per host; a bound keeps a huge file from stalling the server while parsed.
-  return ctx.files.read(ghHostsPath(ctx), "gh-hosts", (bytes) => parseGhHosts(decodeUtf8(bytes) ?? ""), {
-    maxBytes: 1024 * 1024,
-  });
+  const parse = (bytes: Uint8Array) => parseGhHosts(decodeUtf8(bytes) ?? "");
+  return ctx.files.read(ghHostsPath(ctx), "gh-hosts", parse, { maxBytes: 1024 * 1024 });
 }
 
 /** Hosts (lowercased) of gh's `hosts.yml` with their string `oauth_token` and `user`; not YAML is no hosts. */
@@ -90,12 +85,10 @@ export function parseGhHosts(text: string): Map<string, GhHostEntry> {
   }
   if (typeof doc !== "object" || doc === null) return hosts;
   for (const [host, block] of Object.entries(doc)) {
-    const entry: GhHostEntry = {};
-    for (const key of ["oauth_token", "user"] as const) {
-      const value = (block as Record<string, unknown> | null)?.[key];
-      if (typeof value === "string" && value !== "") entry[key] = value;
-    }
-    hosts.set(host.toLowerCase(), entry);
+    const fields = Object.entries(block ?? {}).filter(
+      ([key, value]) => (key === "oauth_token" || key === "user") && typeof value === "string" && value !== "",
+    );
+    hosts.set(host.toLowerCase(), Object.fromEntries(fields));
   }
   return hosts;
 }

@@ -60,15 +60,12 @@ function tokenize(text: string): Token[] {
   return tokens;
 }
 
-/** The first complete entry for `machine` (host names compare case-insensitively), else `default`. */
-export function findNetrcEntry(entries: readonly NetrcEntry[], machine: string): NetrcEntry | null {
-  const wanted = machine.toLowerCase();
+/** The first complete entry for the first of `machines` that has one (case-insensitively), else `default`. */
+export function findNetrcEntry(entries: readonly NetrcEntry[], machines: readonly string[]): NetrcEntry | null {
   const complete = (e: NetrcEntry) => e.login !== "" && e.password !== "";
-  return (
-    entries.find((e) => e.machine !== null && e.machine.toLowerCase() === wanted && complete(e)) ??
-    entries.find((e) => e.machine === null && complete(e)) ??
-    null
-  );
+  const named = (machine: string) =>
+    entries.find((e) => e.machine?.toLowerCase() === machine.toLowerCase() && complete(e));
+  return machines.map(named).find(Boolean) ?? entries.find((e) => e.machine === null && complete(e)) ?? null;
 }
 
 /** A `.netrc` holds a few lines per host; past this it is not one (and tokenizing it would stall the server). */
@@ -78,10 +75,10 @@ export function netrcPath(ctx: Pick<Context, "home">): string {
   return join(ctx.home, ".netrc");
 }
 
-/** Looks `machine` up in `<home>/.netrc`; a missing file is no entry; errors name the file, never its content. */
+/** Looks `machines` up in `<home>/.netrc`; a missing file is no entry; errors name the file, never its content. */
 export async function lookupNetrc(
   ctx: Pick<Context, "home" | "files">,
-  machine: string,
+  machines: readonly string[],
 ): Promise<Result<NetrcEntry | null, string>> {
   const path = netrcPath(ctx);
   const parse = (bytes: Uint8Array) => {
@@ -91,5 +88,5 @@ export async function lookupNetrc(
   const read = await ctx.files.read(path, "netrc", parse, { maxBytes: MAX_NETRC_BYTES });
   if (read.kind === "missing") return ok(null);
   if (read.kind === "unreadable") return err(`Cannot read ${path}: ${read.cause}`);
-  return read.value === null ? err(`${path} is not valid UTF-8`) : ok(findNetrcEntry(read.value, machine));
+  return read.value === null ? err(`${path} is not valid UTF-8`) : ok(findNetrcEntry(read.value, machines));
 }

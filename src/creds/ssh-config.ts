@@ -28,8 +28,7 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
   let files = 0;
 
   const readFile = async (path: string, outer: string[][], depth: number): Promise<void> => {
-    if (files >= MAX_FILES) return;
-    files++;
+    if (files++ >= MAX_FILES) return;
     const read = await ctx.files.read(path, "ssh-config", parseSshConfig, { maxBytes: MAX_FILE_BYTES });
     if (read.kind !== "found") return;
     // `null`: inside a `Match` block, where nothing applies.
@@ -40,11 +39,8 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
       else if (keyword === "hostname" && conditions !== null && args[0] !== undefined) {
         rules.push({ conditions, hostName: args[0] });
       } else if (keyword === "include" && conditions !== null && depth < MAX_DEPTH) {
-        for (const pattern of args) {
-          for (const included of await includedFiles(sshDir, ctx.home, pattern)) {
-            await readFile(included, conditions, depth + 1);
-          }
-        }
+        const included = await Promise.all(args.map((pattern) => includedFiles(sshDir, ctx.home, pattern)));
+        for (const path of included.flat()) await readFile(path, conditions, depth + 1);
       }
     }
   };
@@ -57,27 +53,20 @@ export async function readSshHostNames(ctx: Pick<Context, "home" | "files">): Pr
   };
 }
 
+/** Each line's keyword (lowercased) and words: split at blanks (and one `=` after the keyword), `"quoted"` kept whole, from `#` on a comment. */
 function parseSshConfig(bytes: Uint8Array) {
-  return (decodeUtf8(bytes) ?? "").split(/\r?\n/).flatMap((raw) => {
-    const [keyword, ...args] = splitWords(raw);
-    return keyword === undefined ? [] : [{ keyword: keyword.toLowerCase(), args }];
+  return (decodeUtf8(bytes) ?? "").split(/\r?\n/).flatMap((line) => {
+    const keyword = /^\s*([^\s=]+)\s*=?\s*/.exec(line);
+    if (keyword === null || (keyword[1] as string).startsWith("#")) return [];
+    const args: string[] = [];
+    const pattern = /\s*(?:"([^"]*)"|([^\s"]+))/y;
+    const rest = line.slice(keyword[0].length);
+    for (let match = pattern.exec(rest); match !== null; match = pattern.exec(rest)) {
+      if (match[2]?.startsWith("#")) break;
+      args.push(match[1] ?? (match[2] as string));
+    }
+    return [{ keyword: (keyword[1] as string).toLowerCase(), args }];
   });
-}
-
-/** The words of a line: split at blanks (and at one `=` after the keyword), `"quoted"` kept whole, from `#` on a comment. */
-function splitWords(line: string): string[] {
-  const words: string[] = [];
-  const pattern = /\s*(?:"([^"]*)"|([^\s"]+))/y;
-  const trimmed = line.trimStart();
-  const keyword = /^([^\s=]+)\s*=?\s*/.exec(trimmed);
-  if (keyword === null || (keyword[1] as string).startsWith("#")) return words;
-  words.push(keyword[1] as string);
-  const rest = trimmed.slice(keyword[0].length);
-  for (let match = pattern.exec(rest); match !== null; match = pattern.exec(rest)) {
-    if (match[2]?.startsWith("#")) break;
-    words.push(match[1] ?? (match[2] as string));
-  }
-  return words;
 }
 
 /** A `Host` line's verdict: some pattern matches and no negated one does. */
@@ -93,25 +82,14 @@ function wildcardMatch(text: string, pattern: string): boolean {
 
 /** `%h` (the alias) and `%%` in a `HostName`; any other token is left to ssh, and the alias kept. */
 function expandHostName(value: string, host: string): string | null {
-  let unknown = false;
-  const expanded = value.replace(/%(.)/g, (_, token: string) => {
-    if (token === "h") return host;
-    if (token === "%") return "%";
-    unknown = true;
-    return "";
-  });
-  return unknown ? null : expanded.toLowerCase();
+  const tokens = /%(.)/g;
+  if ([...value.matchAll(tokens)].some(([, token]) => token !== "h" && token !== "%")) return null;
+  return value.replace(tokens, (_, token: string) => (token === "h" ? host : "%")).toLowerCase();
 }
 
 /** The files an `Include` argument names (a wildcard in the last part only). Nothing outside `~/.ssh` is read. */
-async function includedFiles(sshDir: string, home: string, argument: string): Promise<string[]> {
-  const path = normalize(
-    argument.startsWith("~/")
-      ? join(home, argument.slice(2))
-      : isAbsolute(argument)
-        ? argument
-        : join(sshDir, argument),
-  );
+async function includedFiles(sshDir: string, home: string, arg: string): Promise<string[]> {
+  const path = normalize(arg.startsWith("~/") ? join(home, arg.slice(2)) : isAbsolute(arg) ? arg : join(sshDir, arg));
   if (path === sshDir || !isInside(path, sshDir)) return [];
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   const dir = path.slice(0, slash);

@@ -7,7 +7,7 @@ interface AdfNode {
   content: AdfNode[];
   text: string | undefined;
   attrs: Record<string, unknown>;
-  marks: { type: string; attrs: Record<string, unknown> }[];
+  marks: Record<string, unknown>[];
 }
 
 /** Nesting deeper than this is cut off with `…` rather than risking the stack. */
@@ -35,11 +35,7 @@ export function renderAdf(document: unknown, maxChars: number): Rendered {
 export function withinBudget(maxChars: number, render: () => string): Rendered {
   budget.room = maxChars + 1;
   budget.hit = false;
-  try {
-    return { text: render(), complete: !budget.hit };
-  } finally {
-    budget.room = Number.POSITIVE_INFINITY;
-  }
+  return { text: render(), complete: !budget.hit };
 }
 
 export function pastBudget(length: number): boolean {
@@ -74,17 +70,12 @@ function toNode(value: unknown, depth = 0): AdfNode | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const raw = value as Record<string, unknown>;
   const keep = Array.isArray(raw.content) && depth < 2 * MAX_DEPTH;
-  const content = keep ? (raw.content as unknown[]).flatMap((child) => toNode(child, depth + 1) ?? []) : [];
-  const marks: unknown[] = Array.isArray(raw.marks) ? raw.marks : [];
   return {
     type: typeof raw.type === "string" ? raw.type : "",
-    content,
+    content: keep ? (raw.content as unknown[]).flatMap((child) => toNode(child, depth + 1) ?? []) : [],
     text: typeof raw.text === "string" ? raw.text : undefined,
     attrs: record(raw.attrs),
-    marks: marks.flatMap((m) => {
-      const mark = record(m);
-      return typeof mark.type === "string" ? [{ type: mark.type, attrs: record(mark.attrs) }] : [];
-    }),
+    marks: (Array.isArray(raw.marks) ? raw.marks : []).map(record),
   };
 }
 
@@ -103,32 +94,17 @@ const isBlock = (node: AdfNode) => BLOCKS.has(node.type);
 
 /** Children of a block container: blocks rendered one by one, runs of inline nodes as paragraphs. */
 function renderChildren(nodes: readonly AdfNode[], depth: number, separator = "\n\n"): string {
-  const parts: string[] = [];
-  let inline: AdfNode[] = [];
-  let length = 0;
-  const add = (part: string) => {
-    parts.push(part);
-    length += part.length;
-  };
-  const flush = () => {
-    if (inline.length > 0) add(renderInline(inline, depth));
-    inline = [];
-  };
+  const groups: (AdfNode | AdfNode[])[] = [];
   for (const node of nodes) {
-    if (pastBudget(length)) break;
+    const last = groups.at(-1);
     // A textless node of unknown type that holds blocks is a block too.
-    if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) {
-      flush();
-      add(renderBlock(node, depth));
-    } else inline.push(node);
+    if (isBlock(node) || (node.text === undefined && node.content.some(isBlock))) groups.push(node);
+    else if (Array.isArray(last)) last.push(node);
+    else groups.push([node]);
   }
-  flush();
-  return joinWithin(
-    parts,
-    (part) => part,
-    separator,
-    (part) => part.trim() !== "",
-  );
+  const render = (group: AdfNode | AdfNode[]) =>
+    Array.isArray(group) ? renderInline(group, depth) : renderBlock(group, depth);
+  return joinWithin(groups, render, separator, (part) => part.trim() !== "");
 }
 
 type Render = (node: AdfNode, depth: number) => string;
@@ -138,30 +114,24 @@ function byType(renders: Record<string, Render>): Map<string, Render> {
   return new Map(Object.entries(renders).flatMap(([types, render]) => types.split(" ").map((type) => [type, render])));
 }
 
+const children: Render = (node, depth) => renderChildren(node.content, depth);
 /** A list item's blocks stacked tightly, so nested lists sit right under their parent line. */
 const listItem: Render = (item, depth) =>
   item.content.every((child) => !isBlock(child))
     ? renderInline(item.content, depth)
     : renderChildren(item.content, depth, "\n");
 const card: Render = (node) => {
-  const data = record(node.attrs.data);
-  const title = typeof data.name === "string" ? data.name : typeof data.url === "string" ? data.url : undefined;
-  return attrString(node, "url") ?? title ?? "";
+  const { name, url } = record(node.attrs.data);
+  return [attrString(node, "url"), name, url].find((text): text is string => typeof text === "string") ?? "";
 };
 const extension: Render = (node) => `[${attrString(node, "extensionKey") ?? "extension"}]`;
 
-/** Block node types; the rest are inline. */
 const BLOCKS = byType({
-  "doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame tableRow tableHeader tableCell": (
-    node,
-    depth,
-  ) => renderChildren(node.content, depth),
+  "doc layoutSection layoutColumn bodiedExtension multiBodiedExtension extensionFrame tableRow tableHeader tableCell":
+    children,
   "listItem taskItem decisionItem": listItem,
   "mediaSingle mediaGroup": (node, depth) =>
-    node.content
-      .map((child) => renderInline([child], depth))
-      .filter((t) => t !== "")
-      .join("\n"),
+    joinWithin(node.content, (child) => renderInline([child], depth), "\n", Boolean),
   "expand nestedExpand": (node, depth) => {
     const title = attrString(node, "title");
     const body = renderChildren(node.content, depth);
@@ -204,20 +174,14 @@ const INLINES = byType({
   },
   text: (node) => applyMarks(withinRoom(node.text ?? ""), node.marks),
   hardBreak: () => "\n",
-  mention: (node) => {
-    const name = attrString(node, "text") ?? "";
-    return name === "" ? "@unknown" : name.startsWith("@") ? name : `@${name}`;
-  },
+  mention: (node) => (attrString(node, "text") || "@unknown").replace(/^(?!@)/, "@"),
   emoji: (node) => attrString(node, "text") || attrString(node, "shortName") || "",
   inlineCard: card,
   date: (node) => {
     const date = new Date(Number(attrString(node, "timestamp")));
     return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 10);
   },
-  status: (node) => {
-    const text = attrString(node, "text");
-    return text ? `[${text}]` : "";
-  },
+  status: (node) => (attrString(node, "text") ? `[${attrString(node, "text")}]` : ""),
   caption: (node, depth) => renderInline(node.content, depth),
   placeholder: () => "",
   inlineExtension: extension,
@@ -228,7 +192,6 @@ function renderBlock(node: AdfNode, depth: number): string {
   return (BLOCKS.get(node.type) ?? renderUnknown)(node, depth + 1);
 }
 
-/** An unknown node: its children (as blocks or inline), else its text, else nothing. */
 function renderUnknown(node: AdfNode, depth: number): string {
   if (node.content.length > 0) {
     return node.content.some(isBlock) ? renderChildren(node.content, depth) : renderInline(node.content, depth);
@@ -237,20 +200,17 @@ function renderUnknown(node: AdfNode, depth: number): string {
 }
 
 function renderList(list: AdfNode, depth: number, marker: (index: number, item: AdfNode) => string): string {
-  return joinWithin(
-    list.content,
-    (item, index) => {
-      const prefix = `${marker(index, item)} `;
-      // An item's body is its list's level, not one more: a nested list costs one level of the cap.
-      const block = BLOCKS.get(item.type);
-      const body =
-        block === listItem ? listItem(item, depth) : block ? renderBlock(item, depth) : renderInline([item], depth);
-      // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
-      if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
-      return indent(body, prefix, " ".repeat(prefix.length));
-    },
-    "\n",
-  );
+  const renderItem = (item: AdfNode, index: number) => {
+    const prefix = `${marker(index, item)} `;
+    // An item's body is its list's level, not one more: a nested list costs one level of the cap.
+    const block = BLOCKS.get(item.type);
+    const body =
+      block === listItem ? listItem(item, depth) : block ? renderBlock(item, depth) : renderInline([item], depth);
+    // A list directly inside a list (ADF allows it for task lists) is nested, not a new item.
+    if (item.type === list.type || (isBlock(item) && item.type.endsWith("List"))) return indent(body, "  ", "  ");
+    return indent(body, prefix, " ".repeat(prefix.length));
+  };
+  return joinWithin(list.content, renderItem, "\n");
 }
 
 function renderTable(table: AdfNode, depth: number): string {
@@ -262,15 +222,9 @@ function renderTable(table: AdfNode, depth: number): string {
     const cells: string[] = [];
     for (const cell of row.content) {
       if (cells.length >= MAX_TABLE_COLUMNS) break;
-      const text = clip(
-        renderChildren(cell.content, depth, " ")
-          .replace(/\s*\n\s*/g, " ")
-          .replace(/\|/g, "\\|")
-          .trim(),
-        MAX_CELL_CHARS,
-      );
+      const text = renderChildren(cell.content, depth, " ").replace(/\s*\n\s*/g, " ");
       const span = Math.min(MAX_TABLE_COLUMNS, Math.max(1, Math.trunc(Number(cell.attrs.colspan) || 1)));
-      cells.push(text, ...Array<string>(span - 1).fill(""));
+      cells.push(clip(text.replace(/\|/g, "\\|").trim(), MAX_CELL_CHARS), ...Array<string>(span - 1).fill(""));
     }
     cells.length = Math.min(cells.length, MAX_TABLE_COLUMNS);
     rows.push(cells);
@@ -303,9 +257,8 @@ function applyMarks(text: string, marks: AdfNode["marks"]): string {
     if (types.has("em")) out = `*${out}*`;
     if (types.has("strong")) out = `**${out}**`;
   }
-  const link = marks.find((m) => m.type === "link");
-  const href = link && typeof link.attrs.href === "string" ? link.attrs.href : undefined;
-  if (href !== undefined && href !== "")
+  const href = record(marks.find((m) => m.type === "link")?.attrs).href;
+  if (typeof href === "string" && href !== "")
     out = core === href ? href : `[${out}](${href.replace(/[()\s]/g, encodeURIComponent)})`;
   return `${lead}${out}${trail}`;
 }

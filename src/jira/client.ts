@@ -46,13 +46,8 @@ type Deployments = Map<string, Promise<Result<Deployment>>>;
 export async function resolveJiraSetup(ctx: Pick<Context, "env" | "home" | "files">): Promise<Result<JiraSetup>> {
   const host = ctx.env.JIRA_HOST;
   if (host === undefined || host === "") {
-    return err(
-      toolError(
-        "credentials_missing",
-        "Jira host environment variable 'JIRA_HOST' not set",
-        `${JIRA_HOST_FORM} Then add credentials to ~/.netrc (\`twig creds\`) or set JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PERSONAL_TOKEN (Data Center).`,
-      ),
-    );
+    const hint = `${JIRA_HOST_FORM} Then add credentials to ~/.netrc (\`twig creds\`) or set JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PERSONAL_TOKEN (Data Center).`;
+    return err(toolError("credentials_missing", "Jira host environment variable 'JIRA_HOST' not set", hint));
   }
   const checked = checkJiraHost(host);
   if (!checked.ok) return checked;
@@ -119,21 +114,17 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
       if (signal.aborted) return cancelled(endpoint);
       if (deadline?.aborted) {
         log.debug(`Jira ${endpoint} timed out after ${Math.round(performance.now() - started)} ms`);
-        return networkError(
-          `Jira at ${site} did not answer ${endpoint} within ${timeoutMs} ms`,
-          "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.",
-        );
+        const hint = "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.";
+        return networkError(`Jira at ${site} did not answer ${endpoint} within ${timeoutMs} ms`, hint);
       }
       const failure = transportFailure(cause);
-      return failure.kind === "dns"
-        ? networkError(
-            `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`,
-            "Check JIRA_HOST for a typo, and the network connection (VPN, proxy).",
-          )
-        : networkError(
-            `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
-            "Check JIRA_HOST and the network connection (VPN, proxy).",
-          );
+      const dns = failure.kind === "dns";
+      return networkError(
+        dns
+          ? `Could not reach Jira: the name ${hostOf(site)} did not resolve (${failure.code}) for ${endpoint}`
+          : `Could not reach Jira at ${site} (${endpoint}): ${failure.detail}`,
+        `Check JIRA_HOST${dns ? " for a typo," : ""} and the network connection (VPN, proxy).`,
+      );
     };
 
     let response: Response;
@@ -163,11 +154,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
       if (wait > maxRetryWaitMs) break;
       log.info(`Jira answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
       response.body?.cancel().catch(() => {});
-      try {
-        await sleep(wait, signal);
-      } catch {
-        return cancelled(endpoint);
-      }
+      const stopped = await sleep(wait, signal).catch(() => cancelled(endpoint));
+      if (stopped) return stopped;
     }
 
     const read = await readCapped(response, maxResponseBytes);
@@ -201,10 +189,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
       return err(httpStatusError(status, purpose, json, { site, credentialSource: auth.source, secrets }, extra));
     }
     if (json === undefined && (/html/i.test(headers.get("content-type") ?? "") || /^\s*</.test(read.text))) {
-      return networkError(
-        `Jira at ${site} returned an HTML page instead of JSON for ${endpoint}`,
-        "Check that JIRA_HOST is the Jira site itself and that no sign-in proxy sits in front of it.",
-      );
+      const hint = "Check that JIRA_HOST is the Jira site itself and that no sign-in proxy sits in front of it.";
+      return networkError(`Jira at ${site} returned an HTML page instead of JSON for ${endpoint}`, hint);
     }
     if (json === undefined) {
       const why = read.text.length === 0 ? "empty body" : "cut short or not JSON";
@@ -217,10 +203,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
   }
 
   /** One JSON request (timeout, cancellation, 429/503 retries; never throws); errors lose credentials proxies echo. */
-  async function request<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) {
-    const result = await send(spec, signal);
-    return result.ok ? result : err(scrubToolError(result.error, secrets));
-  }
+  const request = <S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) =>
+    send(spec, signal).then((result) => (result.ok ? result : err(scrubToolError(result.error, secrets))));
 
   return {
     /** The site as it may be shown (no userinfo), e.g. `https://company.atlassian.net`. */
@@ -257,19 +241,11 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
   };
 }
 
-function cancelled(endpoint: string): Result<never> {
-  return networkError(`Jira request ${endpoint} was cancelled`);
-}
-
-function networkError(message: string, hint?: string): Result<never> {
-  return err(toolError("network_error", message, hint));
-}
+const networkError = (message: string, hint?: string): Result<never> => err(toolError("network_error", message, hint));
+const cancelled = (endpoint: string) => networkError(`Jira request ${endpoint} was cancelled`);
 
 /** What a failed request was for: `notFound` is the sentence for a 404, `unknownProject` for a 400 naming one. */
-interface RequestPurpose {
-  notFound?: string;
-  unknownProject?: string;
-}
+type RequestPurpose = { notFound?: string; unknownProject?: string };
 
 /** Jira's texts in an error body (`errorMessages[]`, `errors{}`, `message`): three at most, clipped; never the body. */
 export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []): string[] {
@@ -325,19 +301,14 @@ export function httpStatusError(
           : `Check that JIRA_HOST (${site}) points at the Jira site itself.`;
       return error("not_found", purpose.notFound ?? `Jira has no resource at ${endpoint} (HTTP 404)`, hint);
     }
-    case 410:
-      return error(
-        "unsupported_api",
-        `Jira at ${site} no longer supports ${endpoint} (HTTP 410 Gone)`,
-        "This Jira deployment retired the endpoint; a newer twig-mcp may use its replacement.",
-      );
+    case 410: {
+      const hint = "This Jira deployment retired the endpoint; a newer twig-mcp may use its replacement.";
+      return error("unsupported_api", `Jira at ${site} no longer supports ${endpoint} (HTTP 410 Gone)`, hint);
+    }
     case 429: {
       const wait = extra.retryAfterSeconds === undefined ? "" : `; it asks to retry after ${extra.retryAfterSeconds} s`;
-      return error(
-        "rate_limited",
-        `Jira at ${site} is rate limiting requests (HTTP 429 on ${endpoint})${wait}`,
-        "Wait a little before calling Jira tools again.",
-      );
+      const message = `Jira at ${site} is rate limiting requests (HTTP 429 on ${endpoint})${wait}`;
+      return error("rate_limited", message, "Wait a little before calling Jira tools again.");
     }
     case 400: {
       // Jira answers an unknown project in JQL with 400, not 404.
@@ -349,11 +320,9 @@ export function httpStatusError(
       const why = "Check the filter values (status and assignee names must exist in this Jira).";
       return error("invalid_params", `Jira rejected ${endpoint} (HTTP 400)`, why);
     }
-    default:
-      return error(
-        "network_error",
-        `Jira at ${site} answered HTTP ${status} to ${endpoint}`,
-        status >= 500 ? "Jira may be having problems; try again later." : undefined,
-      );
+    default: {
+      const hint = status >= 500 ? "Jira may be having problems; try again later." : undefined;
+      return error("network_error", `Jira at ${site} answered HTTP ${status} to ${endpoint}`, hint);
+    }
   }
 }

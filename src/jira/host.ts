@@ -8,11 +8,7 @@ export function normalizeHost(baseUrl: string): string {
 }
 
 /** `baseUrl` names the netrc machine (twig's `ensure_url_scheme`); `apiRoot` has no userinfo and no trailing `/`. */
-export interface JiraBase {
-  baseUrl: string;
-  apiRoot: string;
-  hostname: string;
-}
+export type JiraBase = { baseUrl: string; apiRoot: string; hostname: string };
 
 /** Jira Cloud sites live under `atlassian.net`; anything else may be Server or Data Center. */
 export function isAtlassianCloudHost(hostname: string): boolean {
@@ -51,12 +47,11 @@ export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: strin
   if (url === null) return invalid("cannot be read as an address");
   const cloud = isAtlassianCloudHost(url.hostname);
   const segments = url.pathname.split("/").filter((segment) => segment !== "");
-  const ui = cloud
-    ? 0
-    : segments.findIndex(
-        (segment, index) =>
-          UI_SEGMENTS.has(segment.toLowerCase()) && (segment !== "jira" || segments[index + 1] === "software"),
-      );
+  // A Cloud site has no path of its own: all of it goes.
+  const ui = segments.findIndex(
+    (segment, index) =>
+      cloud || (UI_SEGMENTS.has(segment.toLowerCase()) && (segment !== "jira" || segments[index + 1] === "software")),
+  );
   const kept = ui === -1 ? segments : segments.slice(0, ui);
   const dropped = kept.length !== segments.length || url.search !== "" || url.hash !== "";
   if (dropped) url.pathname = kept.join("/");

@@ -105,9 +105,6 @@ export function truncate(text: string, max: number, more = false): { text: strin
   const code = text.charCodeAt(max - 1);
   let end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
   const floor = Math.floor(end * 0.8);
-  const lineBreak = text.lastIndexOf("\n", end - 1);
-  const space = text.lastIndexOf(" ", end - 1);
-  if (lineBreak >= floor) end = lineBreak;
-  else if (space >= floor) end = space;
+  end = [text.lastIndexOf("\n", end - 1), text.lastIndexOf(" ", end - 1)].find((at) => at >= floor) ?? end;
   return { text: `${text.slice(0, end).trimEnd()}\n…`, truncated: true };
 }

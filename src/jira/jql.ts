@@ -2,19 +2,13 @@
 
 const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
-/**
- * What JQL cannot hold raw inside a quoted string: the quote and backslash, control characters,
- * Unicode non-characters, and lone surrogates (no UTF-8 form); a valid surrogate pair passes through.
- */
+/** What a JQL string cannot hold raw: quote, backslash, controls, non-characters, lone surrogates (no UTF-8 form). */
 const NEEDS_ESCAPE =
   /["\\\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function quoteJqlString(value: string): string {
-  const escaped = value.replace(
-    NEEDS_ESCAPE,
-    (ch) => ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return `"${escaped}"`;
+  const escaped = (ch: string) => ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return `"${value.replace(NEEDS_ESCAPE, escaped)}"`;
 }
 
 export const PROJECT_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]+$/;
@@ -28,15 +22,6 @@ function normalizeKey(value: string, pattern: RegExp): string | null {
 export const normalizeProjectKey = (value: string) => normalizeKey(value, PROJECT_KEY_PATTERN);
 export const normalizeIssueKey = (value: string) => normalizeKey(value, ISSUE_KEY_PATTERN);
 
-/** `me` (any case) or `currentUser()` is the caller; `unassigned` is no assignee. */
-export function assigneeFilter(value: string) {
-  const name = value.trim();
-  const lower = name.toLowerCase();
-  if (lower === "me" || lower === "currentuser()") return { kind: "current-user" } as const;
-  if (lower === "unassigned") return { kind: "unassigned" } as const;
-  return { kind: "user", name } as const;
-}
-
 /** `project = "SHOP" AND status = "In Progress" AND assignee = currentUser() ORDER BY updated DESC`, twig's order. */
 export function buildSearchJql(filter: {
   project: string;
@@ -46,11 +31,12 @@ export function buildSearchJql(filter: {
   const clauses = [`project = ${quoteJqlString(filter.project)}`];
   const status = filter.status?.trim();
   if (status) clauses.push(`status = ${quoteJqlString(status)}`);
+  // `me` (any case) or `currentUser()` is the caller; `unassigned` is no assignee.
   const assignee = filter.assignee?.trim();
-  const who = assignee ? assigneeFilter(assignee) : null;
-  if (who?.kind === "current-user") clauses.push("assignee = currentUser()");
-  else if (who?.kind === "unassigned") clauses.push("assignee IS EMPTY");
-  else if (who?.kind === "user") clauses.push(`assignee = ${quoteJqlString(who.name)}`);
+  const lower = assignee?.toLowerCase();
+  if (lower === "me" || lower === "currentuser()") clauses.push("assignee = currentUser()");
+  else if (lower === "unassigned") clauses.push("assignee IS EMPTY");
+  else if (assignee) clauses.push(`assignee = ${quoteJqlString(assignee)}`);
   return `${clauses.join(" AND ")} ORDER BY updated DESC`;
 }
 

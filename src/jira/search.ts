@@ -37,29 +37,26 @@ export async function searchIssues(
   });
   for (let page = 0; page < MAX_PAGES; page++) {
     const maxResults = Math.min(MAX_PAGE_SIZE, limit - issues.length);
-    const body = cloud
-      ? { jql, ...(token === undefined ? {} : { nextPageToken: token }), maxResults, fields: ISSUE_FIELDS }
-      : { jql, startAt: issues.length, maxResults, fields: ISSUE_FIELDS };
+    // The first page's token is undefined, and so left out of the JSON.
+    const position = cloud ? { nextPageToken: token } : { startAt: issues.length };
+    const body = { jql, ...position, maxResults, fields: ISSUE_FIELDS };
     const response = await client.request({ method: "POST", path, body, schema: PageSchema, purpose }, signal);
     if (!response.ok) return response;
     const got = response.value;
     issues.push(...got.issues);
     const atLimit = issues.length >= limit;
-    let hasMore: boolean;
-    let stop: boolean;
     if (cloud) {
       const next = got.nextPageToken ?? undefined;
       const last = got.isLast ?? next === undefined;
-      hasMore = atLimit ? issues.length > limit || !last : !last && next !== undefined;
       // A token that repeats itself, or an empty page, would loop forever.
-      stop = last || next === undefined || next === token || got.issues.length === 0;
+      const stop = atLimit || last || next === undefined || next === token || got.issues.length === 0;
+      if (stop) return ok(outcome(atLimit ? issues.length > limit || !last : !last && next !== undefined));
       token = next;
     } else {
       total = got.total ?? total;
-      hasMore = total === undefined ? atLimit : atLimit ? total > limit : issues.length < total;
-      stop = got.issues.length === 0 || total === undefined || issues.length >= total;
+      const stop = atLimit || got.issues.length === 0 || total === undefined || issues.length >= total;
+      if (stop) return ok(outcome(total === undefined ? atLimit : atLimit ? total > limit : issues.length < total));
     }
-    if (atLimit || stop) return ok(outcome(hasMore));
   }
   return ok(outcome(total === undefined || issues.length < total));
 }

@@ -13,50 +13,52 @@ import {
   withinRoom,
 } from "./adf.ts";
 
-const OPEN = "\uE000";
-const CLOSE = "\uE001";
 const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 
-/** Holds pieces of output that later passes must not touch (code, links, URLs). */
-class Shelf {
-  readonly #items: string[] = [];
-  put = (text: string) => `${OPEN}${this.#items.push(text) - 1}${CLOSE}`;
+/** Output later passes must not touch (code, links, URLs), as `\uE000n\uE001`; emptied after each (synchronous) rendering. */
+const shelf: string[] = [];
+const put = (text: string) => `\uE000${shelf.push(text) - 1}\uE001`;
 
-  restore(text: string): string {
-    let out = text;
-    for (let round = 0; round < 4 && out.includes(OPEN); round++) {
-      out = out.replace(PLACEHOLDER, (_, index: string) => this.#items[Number(index)] ?? "");
-    }
-    return out;
+function restore(text: string): string {
+  let out = text;
+  for (let round = 0; round < 4 && out.includes("\uE000"); round++) {
+    out = out.replace(PLACEHOLDER, (_, index: string) => shelf[Number(index)] ?? "");
   }
+  return out;
 }
 
 /** At most about `maxChars` characters of rendered wiki markup, as `renderAdf` gives them. */
 export function renderWiki(source: string, maxChars: number): Rendered {
-  return withinBudget(maxChars, () => {
-    const shelf = new Shelf();
-    const text = source.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
-    return render(convertQuotes(extractPreformatted(text, shelf), shelf), shelf);
-  });
+  const text = source.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
+  try {
+    return withinBudget(maxChars, () => render(shelveBlocks(text)));
+  } finally {
+    shelf.length = 0;
+  }
 }
 
 /** Blocks and inline markup, once code blocks are shelved: the whole text, or a quote's body. */
-function render(text: string, shelf: Shelf): string {
-  return withinRoom(shelf.restore(tidy(convertLines(stripLayoutMacros(text), shelf))));
+function render(text: string): string {
+  return withinRoom(restore(tidy(convertLines(stripLayoutMacros(text)))));
 }
 
-/** `{code[:params]}…{code}` and `{noformat}…{noformat}` become fenced blocks (an unclosed one runs to the end). */
+/** `{code}` and `{noformat}` blocks fenced, then `{quote}`s quoted (one in code stays code); an unclosed one runs to the end. */
 // Jira authors are untrusted: no pattern here scans past the next opener (macro parameters hold no
 // `{`, a `{{…}}` span no `{{`), so a run of unclosed openers costs linear time, not quadratic.
-function extractPreformatted(text: string, shelf: Shelf): string {
-  return text.replace(
-    /(?<!\{)\{(code|noformat)(?::([^{}\n]*))?\}(?!\})([\s\S]*?)(?:\{\1\}|$(?![\s\S]))/g,
-    (_match, kind: string, params: string | undefined, body: string) => {
-      const language = kind === "code" ? codeLanguage(params) : "";
-      const code = body.replace(/^[ \t]*\n/, "").replace(/\n[ \t]*$/, "");
-      return `\n${shelf.put(fencedCode(code, language))}\n`;
-    },
-  );
+function shelveBlocks(text: string): string {
+  return text
+    .replace(
+      /(?<!\{)\{(code|noformat)(?::([^{}\n]*))?\}(?!\})([\s\S]*?)(?:\{\1\}|$(?![\s\S]))/g,
+      (_match, kind: string, params: string | undefined, body: string) => {
+        const language = kind === "code" ? codeLanguage(params) : "";
+        const code = body.replace(/^[ \t]*\n/, "").replace(/\n[ \t]*$/, "");
+        return `\n${put(fencedCode(code, language))}\n`;
+      },
+    )
+    .replace(
+      /(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g,
+      (_match, body: string) => `\n${put(quote(render(body)))}\n`,
+    );
 }
 
 function codeLanguage(params: string | undefined): string {
@@ -65,13 +67,6 @@ function codeLanguage(params: string | undefined): string {
     if ((key === undefined || key.trim().toLowerCase() === "language") && value) return value.trim();
   }
   return "";
-}
-
-function convertQuotes(text: string, shelf: Shelf): string {
-  return text.replace(
-    /(?<!\{)\{quote\}(?!\})([\s\S]*?)(?:\{quote\}|$(?![\s\S]))/g,
-    (_match, body: string) => `\n${shelf.put(quote(render(body, shelf)))}\n`,
-  );
 }
 
 /** Layout and colour macros carry no text of their own; a panel or expand title is kept as a bold line. */
@@ -87,9 +82,10 @@ function stripLayoutMacros(text: string): string {
     .replace(/\{(?:color|section|column|div|span|anchor|toc)(?::[^{}\n]*)?\}/g, "");
 }
 
-function convertLines(text: string, shelf: Shelf): string {
+function convertLines(text: string): string {
   const out: string[] = [];
-  const levels: Array<{ ordered: boolean; count: number; marker: string }> = [];
+  /** Each open list level's marker: `-`, or the last number given, as `3.`. */
+  let levels: string[] = [];
   let tableOpen = false;
   let length = 0;
   for (const rawLine of text.split("\n")) {
@@ -99,34 +95,28 @@ function convertLines(text: string, shelf: Shelf): string {
     const line = rawLine.trimEnd();
 
     const list = /^\s*([*#]+|-)\s+(.*)$/.exec(line);
-    if (list && !/^\s*-{4,}\s*$/.test(line)) {
+    if (list) {
       tableOpen = false;
       const markers = list[1] as string;
       const depth = markers === "-" ? 1 : markers.length;
-      const ordered = markers.endsWith("#");
-      levels.length = Math.min(levels.length, depth);
-      while (levels.length < depth) levels.push({ ordered: false, count: 0, marker: "-" });
-      const level = levels[depth - 1]!;
+      levels = Array.from({ length: depth }, (_, i) => levels[i] ?? "-");
       // Numbering restarts when the kind of list changes at this level.
-      level.count = level.ordered === ordered ? level.count + 1 : 1;
-      level.ordered = ordered;
-      level.marker = ordered ? `${level.count}.` : "-";
-      const indentWidth = levels.slice(0, depth - 1).reduce((sum, l) => sum + l.marker.length + 1, 0);
-      out.push(`${" ".repeat(indentWidth)}${level.marker} ${inline(list[2] as string, shelf)}`);
+      const previous = Number.parseInt(levels[depth - 1] as string, 10) || 0;
+      levels[depth - 1] = markers.endsWith("#") ? `${previous + 1}.` : "-";
+      const indent = levels.slice(0, depth - 1).map((marker) => " ".repeat(marker.length + 1));
+      out.push(`${indent.join("")}${levels[depth - 1]} ${inline(list[2] as string)}`);
       continue;
     }
-    levels.length = 0;
+    levels = [];
 
     if (/^\s*\|/.test(line)) {
-      const parts = protectInline(line.trim(), shelf).split(/^\s*\|\|/.test(line) ? /\|\|?/ : /\|/);
+      const parts = protectInline(line.trim()).split(/^\s*\|\|/.test(line) ? /\|\|?/ : /\|/);
       if (parts[0]?.trim() === "") parts.shift();
       if (parts.at(-1)?.trim() === "") parts.pop();
       // Each cell is cut without half a shelf placeholder at the cut.
       const cells = parts
         .slice(0, MAX_TABLE_COLUMNS)
-        .map((cell) =>
-          clip(inline(cell.trim(), shelf).replace(/\|/g, "\\|"), MAX_CELL_CHARS).replace(/\uE000\d*…$/, "…"),
-        );
+        .map((cell) => clip(inline(cell.trim()).replace(/\|/g, "\\|"), MAX_CELL_CHARS).replace(/\uE000\d*…$/, "…"));
       if (!tableOpen && out.length > 0 && out.at(-1) !== "") out.push("");
       out.push(`| ${cells.join(" | ")} |`);
       // Markdown needs a separator under the first row, header or not.
@@ -137,12 +127,10 @@ function convertLines(text: string, shelf: Shelf): string {
     if (tableOpen && line.trim() !== "") out.push("");
     tableOpen = false;
 
-    const heading = /^\s*h([1-6])\.\s*(.*)$/.exec(line);
-    const blockquote = /^\s*bq\.\s*(.*)$/.exec(line);
-    if (heading) out.push(`${"#".repeat(Number(heading[1]))} ${inline(heading[2] as string, shelf)}`);
-    else if (blockquote) out.push(`> ${inline(blockquote[1] as string, shelf)}`);
+    const block = /^\s*(?:h([1-6])|bq)\.\s*(.*)$/.exec(line);
+    if (block) out.push(`${block[1] ? "#".repeat(Number(block[1])) : ">"} ${inline(block[2] as string)}`);
     else if (/^\s*-{4,}\s*$/.test(line)) out.push("---");
-    else out.push(inline(line, shelf));
+    else out.push(inline(line));
   }
   return out.join("\n");
 }
@@ -153,34 +141,31 @@ const EMOTICONS = Object.fromEntries(
 );
 
 /** Links, mentions, monospace, URLs, images and escapes are shelved so emphasis rules cannot reach into them. */
-function protectInline(text: string, shelf: Shelf): string {
+function protectInline(text: string): string {
   return (
     text
       // `\\` is a forced line break; `\x` escapes a special character.
-      .replace(/\\\\/g, () => shelf.put("\n"))
-      .replace(/\\([*_\-+[\]{}!|^~?#])/g, (_m, ch: string) => shelf.put(ch))
-      .replace(/\{\{((?:(?!\{\{)[\s\S])+?)\}\}/g, (_m, code: string) => shelf.put(inlineCode(code)))
-      .replace(/\[([^[\]\n]+)\]/g, (match, inner: string) => link(inner, shelf) ?? match)
+      .replace(/\\\\/g, () => put("\n"))
+      .replace(/\\([*_\-+[\]{}!|^~?#])/g, (_m, ch: string) => put(ch))
+      .replace(/\{\{((?:(?!\{\{)[\s\S])+?)\}\}/g, (_m, code: string) => put(inlineCode(code)))
+      .replace(/\[([^[\]\n]+)\]/g, (match, inner: string) => link(inner) ?? match)
       .replace(/!([^!\s|]+\.[A-Za-z0-9]{2,5}|https?:\/\/[^!\s|]+)(?:\|[^!\n]*)?!/g, (_m, target: string) =>
-        shelf.put(/^https?:\/\//.test(target) ? `![image](${target})` : `[attachment: ${target}]`),
+        put(/^https?:\/\//.test(target) ? `![image](${target})` : `[attachment: ${target}]`),
       )
-      .replace(/\b(?:https?|ftp):\/\/[^\s<>"\]|]+/g, (url) => shelf.put(url))
+      .replace(/\b(?:https?|ftp):\/\/[^\s<>"\]|]+/g, (url) => put(url))
       .replace(/\((?:\/|x|!|i|\?|y|n|on|\*)\)/g, (emoticon) => EMOTICONS[emoticon] ?? emoticon)
   );
 }
 
-function link(inner: string, shelf: Shelf): string | null {
-  if (inner.startsWith("~")) {
-    const user = inner.slice(1).trim();
-    return user ? shelf.put(`@${user}`) : null;
-  }
-  if (inner.startsWith("^")) return shelf.put(`[attachment: ${inner.slice(1).trim()}]`);
+function link(inner: string): string | null {
+  if (inner.startsWith("~")) return inner.trim() === "~" ? null : put(`@${inner.slice(1).trim()}`);
+  if (inner.startsWith("^")) return put(`[attachment: ${inner.slice(1).trim()}]`);
   // `[label|target|tip]`, or a bare `[target]` (a URL or an `#anchor`; other brackets are text).
   const [label = "", target = ""] = inner.split("|").map((part) => part.trim());
-  if (!inner.includes("|")) return /^(?:[a-z][a-z0-9+.-]*:\/\/|mailto:|#)/i.test(label) ? shelf.put(label) : null;
+  if (!inner.includes("|")) return /^(?:[a-z][a-z0-9+.-]*:\/\/|mailto:|#)/i.test(label) ? put(label) : null;
   if (target === "") return null;
-  if (target.startsWith("~")) return shelf.put(`${label} (@${target.slice(1)})`);
-  return shelf.put(label === "" || label === target ? target : `[${emphasis(label)}](${target})`);
+  if (target.startsWith("~")) return put(`${label} (@${target.slice(1)})`);
+  return put(label === "" || label === target ? target : `[${emphasis(label)}](${target})`);
 }
 
 /** Wiki emphasis → Markdown: `*b*` → `**b**`, `_i_` → `*i*`, `-s-` → `~~s~~`, `+u+` → `u`. */
@@ -192,6 +177,6 @@ function emphasis(text: string): string {
     .replace(/(^|[^\w+])\+(?!\s)([^+\n]+?)(?<!\s)\+(?![\w+])/g, "$1$2");
 }
 
-function inline(text: string, shelf: Shelf): string {
-  return emphasis(protectInline(text, shelf));
+function inline(text: string): string {
+  return emphasis(protectInline(text));
 }

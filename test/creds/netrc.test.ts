@@ -9,7 +9,7 @@ import { CachedFileReader } from "../../src/fs/cached-file.ts";
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.
 setDefaultTimeout(60_000);
 
-const lookup = (text: string, machine: string) => findNetrcEntry(parseNetrc(text), machine);
+const lookup = (text: string, machine: string) => findNetrcEntry(parseNetrc(text), [machine]);
 
 describe("parseNetrc", () => {
   test.each([
@@ -64,17 +64,17 @@ describe("lookupNetrc", () => {
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
   test("a missing file is no entry", async () => {
-    const result = await lookupNetrc({ home: join(home, "none"), files: new CachedFileReader() }, "github.com");
+    const result = await lookupNetrc({ home: join(home, "none"), files: new CachedFileReader() }, ["github.com"]);
     expect(result).toEqual({ ok: true, value: null });
   });
 
   test("reads <home>/.netrc and never echoes its content in errors", async () => {
     writeFileSync(join(home, ".netrc"), "machine github.com login me password s3cret\n");
     const files = new CachedFileReader();
-    const result = await lookupNetrc({ home, files }, "github.com");
+    const result = await lookupNetrc({ home, files }, ["github.com"]);
     expect(result.ok && result.value?.password).toBe("s3cret");
     writeFileSync(join(home, ".netrc"), new Uint8Array([0x6d, 0xff, 0x73, 0x33, 0x63]));
-    const broken = await lookupNetrc({ home, files }, "github.com");
+    const broken = await lookupNetrc({ home, files }, ["github.com"]);
     expect(broken.ok).toBe(false);
     expect(JSON.stringify(broken)).not.toContain("s3c");
   });

@@ -197,7 +197,7 @@ describe(".netrc parser", () => {
             expect(typeof entry.login).toBe("string");
             expect(typeof entry.password).toBe("string");
           }
-          findNetrcEntry(entries, "github.com");
+          findNetrcEntry(entries, ["github.com"]);
         },
       ),
       { numRuns: 3000 },
@@ -236,7 +236,7 @@ describe(".netrc parser", () => {
         for (const e of entries) {
           if (e.machine === null) continue;
           const first = entries.find((x) => x.machine?.toLowerCase() === e.machine?.toLowerCase());
-          expect(findNetrcEntry(parsed, e.machine.toUpperCase())).toMatchObject({
+          expect(findNetrcEntry(parsed, [e.machine.toUpperCase()])).toMatchObject({
             login: first?.login,
             password: first?.password,
           });
