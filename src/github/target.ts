@@ -12,7 +12,7 @@ import {
   readGhHosts,
 } from "../creds/github-hosts.ts";
 import { readSshHostNames, type SshHostNames } from "../creds/ssh-config.ts";
-import { readEffectiveConfig } from "../git/config-levels.ts";
+import { readEffectiveConfig } from "../git/config.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { type Remote, remoteUrls } from "../git/remotes.ts";
 

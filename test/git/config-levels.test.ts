@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Env } from "../../src/core/context.ts";
 import { ok } from "../../src/core/result.ts";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import { readEffectiveConfig, userConfigPaths } from "../../src/git/config-levels.ts";
+import { readEffectiveConfig, userConfigPaths } from "../../src/git/config.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
 import { remoteUrls } from "../../src/git/remotes.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
