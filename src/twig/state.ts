@@ -15,20 +15,9 @@ import {
   StateFileSchema,
 } from "./schemas.ts";
 
-export interface TwigState {
-  branches: ReadonlyMap<string, BranchMetadata>;
-  dependencies: Readonly<StateFile["dependencies"]>;
-  roots: Readonly<StateFile["root_branches"]>;
-  worktrees: Readonly<StateFile["worktrees"]>;
-  /** Declared parents of a branch in file order; the first one is "the parent" everywhere. */
-  parentsOf(branch: string): readonly string[];
-  /** Names git's ref rules refuse (made up, perhaps to smuggle text into a prompt): prompts leave them out. */
-  invalidNames: ReadonlySet<string>;
-  /** Checked on load: branches whose `jira_issue` is not a key twig writes ({@link STORED_JIRA_KEY}). */
-  invalidJiraKeys: ReadonlySet<string>;
-}
+export type TwigState = ReturnType<typeof buildState>;
 
-const EMPTY_STATE: TwigState = buildState(new Map(), { dependencies: [], root_branches: [], worktrees: [] });
+const EMPTY_STATE = buildState(new Map(), { dependencies: [], root_branches: [], worktrees: [] });
 
 const statePath = (workTree: string) => join(workTree, ".twig", "state.json");
 
@@ -111,11 +100,15 @@ function legacyBranches(
   return ok(records);
 }
 
-/** Parents indexed by child, and the names and Jira keys twig would not write, found once per parsed file. */
+/**
+ * Parents indexed by child (`parentsOf`: in file order, the first is "the parent" everywhere), and the names git's
+ * ref rules refuse (prompts leave them out: perhaps made up to smuggle text) and the `jira_issue` values twig would not
+ * write ({@link STORED_JIRA_KEY}), found once per parsed file.
+ */
 function buildState(
-  branches: Map<string, BranchMetadata>,
+  branches: ReadonlyMap<string, BranchMetadata>,
   { dependencies, root_branches: roots, worktrees }: Omit<StateFile, "branches">,
-): TwigState {
+) {
   const grouped = Map.groupBy(dependencies, (dependency) => dependency.child);
   const parents = new Map([...grouped].map(([child, edges]) => [child, edges.map((edge) => edge.parent)]));
   // Each name checked once: a hostile state may repeat one thousands of times.
@@ -126,6 +119,6 @@ function buildState(
   for (const [name, { jira_issue: key }] of branches) {
     if (key != null && key !== "" && !STORED_JIRA_KEY.test(key)) invalidJiraKeys.add(name);
   }
-  const parentsOf = (branch: string) => parents.get(branch) ?? [];
-  return { branches, dependencies, roots, worktrees, parentsOf, invalidNames, invalidJiraKeys };
+  const parentsOf = (branch: string): readonly string[] => parents.get(branch) ?? [];
+  return { branches, dependencies, roots, worktrees, parentsOf, invalidNames, invalidJiraKeys } as const;
 }
