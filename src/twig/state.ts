@@ -6,14 +6,38 @@ import { lstatIfExists } from "../fs/local-fs.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { describeIssueIn, loadTwigFile, parseJsonFile } from "./json-errors.ts";
-import {
-  type BranchMetadata,
-  BranchMetadataSchema,
-  isPlainObject,
-  STORED_JIRA_KEY,
-  type StateFile,
-  StateFileSchema,
-} from "./schemas.ts";
+
+/** A Jira key as twig stores it; any other `jira_issue` was not written by twig. */
+export const STORED_JIRA_KEY = /^[A-Z]{2,}-[0-9]{1,18}$/;
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `.twig/state.json`: unknown fields ignored, missing lists empty. */
+const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
+
+const BranchMetadataSchema = v.object({
+  jira_issue: v.nullish(v.string(), null),
+  github_pr: v.nullish(u32, null),
+  created_at: v.optional(v.string()),
+});
+
+const StateFileSchema = v.object({
+  version: v.optional(v.number()),
+  updated_at: v.optional(v.string()),
+  worktrees: v.optional(
+    v.array(v.object({ name: v.string(), path: v.string(), branch: v.string(), created_at: v.optional(v.string()) })),
+    [],
+  ),
+  // Validated entry by entry (see parseStateBytes): a record schema would silently drop branches
+  // named `constructor` or `__proto__`, which are valid git branch names.
+  branches: v.optional(v.custom<Record<string, unknown>>(isPlainObject, "Expected an object"), {}),
+  dependencies: v.optional(v.array(v.object({ child: v.string(), parent: v.string() })), []),
+  root_branches: v.optional(v.array(v.object({ branch: v.string(), is_default: v.optional(v.boolean(), false) })), []),
+});
+
+export type BranchMetadata = v.InferOutput<typeof BranchMetadataSchema>;
 
 export type TwigState = ReturnType<typeof buildState>;
 
@@ -107,7 +131,7 @@ function legacyBranches(
  */
 function buildState(
   branches: ReadonlyMap<string, BranchMetadata>,
-  { dependencies, root_branches: roots, worktrees }: Omit<StateFile, "branches">,
+  { dependencies, root_branches: roots, worktrees }: Omit<v.InferOutput<typeof StateFileSchema>, "branches">,
 ) {
   const grouped = Map.groupBy(dependencies, (dependency) => dependency.child);
   const parents = new Map([...grouped].map(([child, edges]) => [child, edges.map((edge) => edge.parent)]));
