@@ -7,17 +7,9 @@ import { lstatIfExists, readlink, realpath, statIfExists } from "../fs/local-fs.
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
 import { fail, unsupported } from "./hints.ts";
-import { GIT_SPACE, type RefValue, readLooseRef } from "./loose-ref.ts";
+import { GIT_SPACE, type RefValue, type RepoLocation, readLooseRef } from "./refs.ts";
 
-/** Where a repository's files are; all paths absolute and canonical. */
-export interface RepoLocation {
-  /** The per-worktree git dir (HEAD lives here). */
-  gitDir: string;
-  /** The shared dir (refs/, packed-refs, config, worktrees/); `gitDir` unless a linked worktree. */
-  commonDir: string;
-  workTree: string;
-  isLinkedWorktree: boolean;
-}
+export type { RepoLocation };
 
 /** May discovery follow a repository file to this path? Judged on text: looking up `//host/x` contacts the host. */
 export type PointerGuard = (path: string) => Promise<boolean>;

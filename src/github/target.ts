@@ -12,9 +12,8 @@ import {
   readGhHosts,
 } from "../creds/github-hosts.ts";
 import { readSshHostNames, type SshHostNames } from "../creds/ssh-config.ts";
-import { readEffectiveConfig } from "../git/config-levels.ts";
+import { type Remote, readEffectiveConfig, remoteUrls } from "../git/config.ts";
 import type { DiscoveredRepo } from "../git/discover.ts";
-import { type Remote, remoteUrls } from "../git/remotes.ts";
 import { openWorkspace } from "../repo/workspace.ts";
 
 /** The repository a GitHub call is about: `host` lowercase, with a port only when it matters. */

@@ -2,7 +2,7 @@ import type { ToolError } from "../core/errors.ts";
 import { inline, plainText, quoted } from "../core/plain-text.ts";
 import { checkBranchName } from "../git/refname.ts";
 import type { JiraSummary, PrSummary } from "../tools/branch-context.ts";
-import { STORED_JIRA_KEY } from "../twig/schemas.ts";
+import { STORED_JIRA_KEY } from "../twig/state.ts";
 
 /** Others' text in a prompt (sent as the *user's* message) must read as data: one line, quoted or fenced. */
 

@@ -4,8 +4,7 @@ import { compareBytewise } from "../git/bytewise.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { loadRegistry } from "../twig/registry.ts";
-import { STORED_JIRA_KEY } from "../twig/schemas.ts";
-import { loadState } from "../twig/state.ts";
+import { loadState, STORED_JIRA_KEY } from "../twig/state.ts";
 import { openWorkspace, workspaceAndState } from "./workspace.ts";
 
 /** Values a client may offer while the user types; failures mean "no suggestions", never an error. */

@@ -3,12 +3,7 @@ import type { Context, RepoSelector } from "../core/context.ts";
 import { printable } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { isInside } from "../fs/path-inside.ts";
-import {
-  canonicalOrNull as canonicalPath,
-  discoverRepository,
-  type PointerGuard,
-  type RepoLocation,
-} from "../git/discover.ts";
+import { canonicalOrNull, discoverRepository, type PointerGuard, type RepoLocation } from "../git/discover.ts";
 import { fail } from "../git/hints.ts";
 import { listLinkedWorktrees } from "../git/worktrees.ts";
 import { loadRegistry } from "../twig/registry.ts";
@@ -39,7 +34,7 @@ export class ExposedRepoSelector implements RepoSelector {
     const roots: string[] = [];
     let rootRepo: string | null = null;
     for (const directory of directories) {
-      const canonical = await canonicalPath(directory);
+      const canonical = await canonicalOrNull(directory);
       if (canonical === null) continue;
       roots.push(canonical);
       if (rootRepo !== null) continue;
@@ -93,7 +88,7 @@ export class ExposedRepoSelector implements RepoSelector {
     const path = (matches[0] as { path: string }).path;
     const label = `Registered repository '${name}' at ${path}`;
     // A moved or deleted checkout is the registry's to fix, not "run inside a git repository".
-    if ((await canonicalPath(path)) === null) {
+    if ((await canonicalOrNull(path)) === null) {
       return fail(
         "repo_missing",
         `${label} no longer exists`,
@@ -111,7 +106,7 @@ export class ExposedRepoSelector implements RepoSelector {
 
   async #selectPath(path: string): Promise<Result<string>> {
     const bases = await this.#exposedBases();
-    const canonical = await canonicalPath(path);
+    const canonical = await canonicalOrNull(path);
     // Only called missing inside an exposed place: elsewhere answers must not tell what exists.
     const exposed = bases.some((base) => isInside(canonical ?? resolve(path), base));
     if (canonical !== null && exposed) return this.#openInside(canonical, path, bases);
@@ -132,7 +127,7 @@ export class ExposedRepoSelector implements RepoSelector {
     const bases = current.ok ? [...this.#roots, current.value] : [...this.#roots];
     const registry = await loadRegistry(this.ctx);
     if (registry.ok) {
-      for (const entry of registry.value) bases.push((await canonicalPath(entry.path)) ?? entry.path);
+      for (const entry of registry.value) bases.push((await canonicalOrNull(entry.path)) ?? entry.path);
     }
     return bases;
   }

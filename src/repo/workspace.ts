@@ -6,7 +6,7 @@ import { type DiscoveredRepo, discoverRepository, type RepoLocation } from "../g
 import { fail } from "../git/hints.ts";
 import { readHead } from "../git/refs.ts";
 import { divergenceBase } from "../twig/graph.ts";
-import type { BranchMetadata } from "../twig/schemas.ts";
+import type { BranchMetadata } from "../twig/state.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
 
 /** Opens the default repository afresh: it may have been deleted or converted since start-up. */

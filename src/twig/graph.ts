@@ -1,14 +1,10 @@
 import { compareBytewise } from "../git/bytewise.ts";
 import type { TwigState } from "./state.ts";
 
-export interface BranchGraph {
-  /** Children in byte-wise order (declared dependencies plus orphans under the default root). */
-  childrenOf(branch: string): readonly string[];
-  defaultRoot: string | null;
-}
+export type BranchGraph = ReturnType<typeof buildBranchGraph>;
 
 /** twig's branch graph: local branches, their declared dependencies, orphans under the default root. */
-export function buildBranchGraph(localBranches: readonly string[], state: TwigState): BranchGraph {
+export function buildBranchGraph(localBranches: readonly string[], state: TwigState) {
   const nodes = new Set(localBranches);
   const defaultRoot = defaultRootOf(localBranches, state);
   const configuredRoots = new Set(state.roots.map((root) => root.branch));
@@ -29,7 +25,7 @@ export function buildBranchGraph(localBranches: readonly string[], state: TwigSt
       addChild(defaultRoot, node);
     }
   }
-  return { childrenOf: (branch) => children.get(branch) ?? [], defaultRoot };
+  return { childrenOf: (branch: string): readonly string[] => children.get(branch) ?? [], defaultRoot };
 }
 
 /** The default root: the first root flagged default, else the first root; `null` unless it is a local branch. */

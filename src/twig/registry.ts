@@ -3,7 +3,12 @@ import type { Context } from "../core/context.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { registryPath } from "./dirs.ts";
 import { describeIssueIn, loadTwigFile, parseJsonFile } from "./json-errors.ts";
-import { type RegistryEntry, RegistryFileSchema } from "./schemas.ts";
+
+/** `registry.json`: unknown fields ignored. */
+const RegistryFileSchema = v.array(
+  v.object({ path: v.string(), name: v.string(), last_fetch: v.nullish(v.string(), null) }),
+);
+type RegistryEntry = v.InferOutput<typeof RegistryFileSchema>[number];
 
 /** No registry file: one shared list, so answers drawn from it can be kept like any other's. */
 const NO_REPOSITORIES: RegistryEntry[] = [];

@@ -6,29 +6,42 @@ import { lstatIfExists } from "../fs/local-fs.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
 import { describeIssueIn, loadTwigFile, parseJsonFile } from "./json-errors.ts";
-import {
-  type BranchMetadata,
-  BranchMetadataSchema,
-  isPlainObject,
-  STORED_JIRA_KEY,
-  type StateFile,
-  StateFileSchema,
-} from "./schemas.ts";
 
-export interface TwigState {
-  branches: ReadonlyMap<string, BranchMetadata>;
-  dependencies: Readonly<StateFile["dependencies"]>;
-  roots: Readonly<StateFile["root_branches"]>;
-  worktrees: Readonly<StateFile["worktrees"]>;
-  /** Declared parents of a branch in file order; the first one is "the parent" everywhere. */
-  parentsOf(branch: string): readonly string[];
-  /** Names git's ref rules refuse (made up, perhaps to smuggle text into a prompt): prompts leave them out. */
-  invalidNames: ReadonlySet<string>;
-  /** Checked on load: branches whose `jira_issue` is not a key twig writes ({@link STORED_JIRA_KEY}). */
-  invalidJiraKeys: ReadonlySet<string>;
+/** A Jira key as twig stores it; any other `jira_issue` was not written by twig. */
+export const STORED_JIRA_KEY = /^[A-Z]{2,}-[0-9]{1,18}$/;
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-const EMPTY_STATE: TwigState = buildState(new Map(), { dependencies: [], root_branches: [], worktrees: [] });
+/** `.twig/state.json`: unknown fields ignored, missing lists empty. */
+const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295));
+
+const BranchMetadataSchema = v.object({
+  jira_issue: v.nullish(v.string(), null),
+  github_pr: v.nullish(u32, null),
+  created_at: v.optional(v.string()),
+});
+
+const StateFileSchema = v.object({
+  version: v.optional(v.number()),
+  updated_at: v.optional(v.string()),
+  worktrees: v.optional(
+    v.array(v.object({ name: v.string(), path: v.string(), branch: v.string(), created_at: v.optional(v.string()) })),
+    [],
+  ),
+  // Validated entry by entry (see parseStateBytes): a record schema would silently drop branches
+  // named `constructor` or `__proto__`, which are valid git branch names.
+  branches: v.optional(v.custom<Record<string, unknown>>(isPlainObject, "Expected an object"), {}),
+  dependencies: v.optional(v.array(v.object({ child: v.string(), parent: v.string() })), []),
+  root_branches: v.optional(v.array(v.object({ branch: v.string(), is_default: v.optional(v.boolean(), false) })), []),
+});
+
+export type BranchMetadata = v.InferOutput<typeof BranchMetadataSchema>;
+
+export type TwigState = ReturnType<typeof buildState>;
+
+const EMPTY_STATE = buildState(new Map(), { dependencies: [], root_branches: [], worktrees: [] });
 
 const statePath = (workTree: string) => join(workTree, ".twig", "state.json");
 
@@ -111,11 +124,15 @@ function legacyBranches(
   return ok(records);
 }
 
-/** Parents indexed by child, and the names and Jira keys twig would not write, found once per parsed file. */
+/**
+ * Parents indexed by child (`parentsOf`: in file order, the first is "the parent" everywhere), and the names git's
+ * ref rules refuse (prompts leave them out: perhaps made up to smuggle text) and the `jira_issue` values twig would not
+ * write ({@link STORED_JIRA_KEY}), found once per parsed file.
+ */
 function buildState(
-  branches: Map<string, BranchMetadata>,
-  { dependencies, root_branches: roots, worktrees }: Omit<StateFile, "branches">,
-): TwigState {
+  branches: ReadonlyMap<string, BranchMetadata>,
+  { dependencies, root_branches: roots, worktrees }: Omit<v.InferOutput<typeof StateFileSchema>, "branches">,
+) {
   const grouped = Map.groupBy(dependencies, (dependency) => dependency.child);
   const parents = new Map([...grouped].map(([child, edges]) => [child, edges.map((edge) => edge.parent)]));
   // Each name checked once: a hostile state may repeat one thousands of times.
@@ -126,6 +143,6 @@ function buildState(
   for (const [name, { jira_issue: key }] of branches) {
     if (key != null && key !== "" && !STORED_JIRA_KEY.test(key)) invalidJiraKeys.add(name);
   }
-  const parentsOf = (branch: string) => parents.get(branch) ?? [];
-  return { branches, dependencies, roots, worktrees, parentsOf, invalidNames, invalidJiraKeys };
+  const parentsOf = (branch: string): readonly string[] => parents.get(branch) ?? [];
+  return { branches, dependencies, roots, worktrees, parentsOf, invalidNames, invalidJiraKeys } as const;
 }

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { inline, quoted } from "../core/plain-text.ts";
 import type { BranchGraph } from "./graph.ts";
-import { STORED_JIRA_KEY } from "./schemas.ts";
 import type { TwigState } from "./state.ts";
+import { STORED_JIRA_KEY } from "./state.ts";
 
 export interface TreeNode {
   branch: string;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import * as boundedRead from "../../src/fs/bounded-read.ts";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import * as localFs from "../../src/fs/local-fs.ts";
-import { readLooseRef } from "../../src/git/loose-ref.ts";
+import { readLooseRef } from "../../src/git/refs.ts";
 
 const dirs: string[] = [];
 const spies: { mockRestore(): void }[] = [];

@@ -3,9 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import { parseConfigBool, parseGitConfig, readConfigFile } from "../../src/git/config.ts";
+import { parseConfigBool, parseGitConfig, readConfigFile, remoteUrls } from "../../src/git/config.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
-import { remoteUrls } from "../../src/git/remotes.ts";
 import { type GitRepo, makeRepo, makeSandbox, runGit, type Sandbox } from "../support/git-repo.ts";
 
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.

@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { join, normalize, posix, relative } from "node:path";
 import fc from "fast-check";
 import { findNetrcEntry, type NetrcEntry, parseNetrc } from "../../src/creds/netrc.ts";
-import { parseLooseRef } from "../../src/git/loose-ref.ts";
 import { checkBranchName, checkRefnameFormat } from "../../src/git/refname.ts";
-import { parsePackedRefs } from "../../src/git/refs.ts";
+import { parseLooseRef, parsePackedRefs } from "../../src/git/refs.ts";
 import { GITHUB_NAME, parseRemoteUrl } from "../../src/github/target.ts";
 import { buildSearchJql, normalizeIssueKey, normalizeProjectKey } from "../../src/jira/jql.ts";
 import { parseRegistryBytes } from "../../src/twig/registry.ts";

@@ -16,7 +16,7 @@ import {
 } from "jsonc-parser";
 import { err, ok, type Result } from "../../core/result.ts";
 import { lineColumn } from "../../twig/json-errors.ts";
-import { isPlainObject } from "../../twig/schemas.ts";
+import { isPlainObject } from "../../twig/state.ts";
 import type { ExistingEntry } from "./entry-update.ts";
 
 type ServerEntry = Record<string, string | string[] | Record<string, string>>;

@@ -7,8 +7,6 @@ import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
 import { readConfigFile } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
 import { unsupported } from "../hints.ts";
-import { CommitGraph } from "../objects/commit-graph.ts";
-import { corrupt, ObjectReadError } from "../objects/positional-file.ts";
 import { HEADS, resolveRef } from "../refs.ts";
 import { countDivergence, INFINITE_GENERATION, type WalkCommit } from "./divergence.ts";
 
@@ -70,30 +68,12 @@ export async function readBranchCommits(
     else tips.set(name, { oid: ref.value });
   }
 
-  const objectsDir = join(repo.commonDir, "objects");
   const shallow = readShallow(repo.commonDir);
-  const notes: string[] = [];
   // Loaded on the first commit read, not at start-up: with its zlib, 0.27 MiB of peak RSS and ~1 ms.
-  const { ObjectStore } = await import("../objects/object-store.ts");
-  const store = ObjectStore.open(objectsDir, [repo.commonDir, repo.workTree]);
-  let graph: CommitGraph | null = null;
-  // git ignores the commit-graph in a shallow repository: its parents would cross the boundary.
-  if (shallow.size === 0) {
-    try {
-      graph = CommitGraph.open(objectsDir);
-    } catch (error) {
-      if (!(error instanceof ObjectReadError)) throw error;
-      notes.push(`commit-graph not used: ${error.message}`);
-    }
-  }
-  // The commit object: for a branch tip's subject, and for commits the graph lacks.
-  const readCommit = (oid: string) => {
-    const object = store.read(oid);
-    if (object.type !== "commit") corrupt(`${oid} is a ${object.type}, not a commit`);
-    return parseCommit(object.data, oid);
-  };
-  // From the graph when it covers the commit, parents' positions remembered; a shallow repository has
-  // no graph (git ignores it there), so only an object can be a boundary.
+  const { ObjectStore, ObjectReadError } = await import("../objects/object-store.ts");
+  using store = ObjectStore.open(join(repo.commonDir, "objects"), [repo.commonDir, repo.workTree], shallow.size === 0);
+  const { graph } = store;
+  // From the graph when it covers the commit, parents' positions remembered; only an object can be a shallow boundary.
   const positions = new Map<string, number>();
   const walk = (oid: string): WalkCommit => {
     const position = graph === null ? null : (positions.get(oid) ?? graph.find(Buffer.from(oid, "hex")));
@@ -106,49 +86,44 @@ export async function readBranchCommits(
       });
       return { parents: names, generation, time, shallow: false };
     }
-    const { parents, time } = readCommit(oid);
+    const { parents, time } = store.readCommit(oid);
     const boundary = shallow.has(oid);
     return { parents: boundary ? [] : parents, generation: INFINITE_GENERATION, time, shallow: boundary };
   };
-  try {
-    return ok(
-      pairs.map(({ branch, base }) => {
-        const warnings: string[] = [];
-        const tipOf = (name: string) => {
-          const { oid = null, warning } = tips.get(name) ?? {};
-          if (warning !== undefined) warnings.push(warning);
-          return oid;
-        };
-        const tip = tipOf(branch);
-        const entry: BranchCommits = {};
-        if (tip !== null) {
-          try {
-            const commit = readCommit(tip);
-            entry.head = {
-              sha: tip,
-              subject: inline(commit.subject, SUBJECT_CHARS),
-              committed_at: isoWithZone(commit.time, commit.zone),
-            };
-            const baseTip = base === null ? null : tipOf(base);
-            if (base !== null && baseTip !== null) {
-              const { ahead, behind, truncated } = countDivergence(walk, baseTip, tip, limit);
-              Object.assign(entry, { base, ahead, behind, needs_restack: behind > 0 });
-              if (truncated !== undefined) entry.counts_limited_by = truncated;
-            }
-          } catch (error) {
-            if (!(error instanceof ObjectReadError)) throw error;
-            warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
+  return ok(
+    pairs.map(({ branch, base }) => {
+      const warnings: string[] = [];
+      const tipOf = (name: string) => {
+        const { oid = null, warning } = tips.get(name) ?? {};
+        if (warning !== undefined) warnings.push(warning);
+        return oid;
+      };
+      const tip = tipOf(branch);
+      const entry: BranchCommits = {};
+      if (tip !== null) {
+        try {
+          const commit = store.readCommit(tip);
+          entry.head = {
+            sha: tip,
+            subject: inline(commit.subject, SUBJECT_CHARS),
+            committed_at: isoWithZone(commit.time, commit.zone),
+          };
+          const baseTip = base === null ? null : tipOf(base);
+          if (base !== null && baseTip !== null) {
+            const { ahead, behind, truncated } = countDivergence(walk, baseTip, tip, limit);
+            Object.assign(entry, { base, ahead, behind, needs_restack: behind > 0 });
+            if (truncated !== undefined) entry.counts_limited_by = truncated;
           }
+        } catch (error) {
+          if (!(error instanceof ObjectReadError)) throw error;
+          warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
         }
-        warnings.push(...notes, ...store.notes);
-        if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
-        return entry;
-      }),
-    );
-  } finally {
-    store.close();
-    graph?.close();
-  }
+      }
+      warnings.push(...store.notes);
+      if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
+      return entry;
+    }),
+  );
 }
 
 /** The boundary commits of a shallow clone (`<common dir>/shallow`); empty when it is a full clone. */
@@ -156,48 +131,6 @@ function readShallow(commonDir: string): Set<string> {
   const read = readBounded(join(commonDir, "shallow"), MAX_SHALLOW_BYTES);
   if (read.kind !== "found") return new Set();
   return new Set((decodeUtf8(read.bytes) ?? "").split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line)));
-}
-
-const decoder = new TextDecoder("utf-8", { fatal: false });
-/** A subject is shown as one line; the rest of a long first line is never decoded. */
-const MAX_SUBJECT_BYTES = 4096;
-
-/** A commit object's parents, committer and subject; continuation lines (`gpgsig`) are skipped unread. */
-function parseCommit(data: Uint8Array, oid: string) {
-  const parents: string[] = [];
-  let committer: RegExpExecArray | null = null;
-  let pos = 0;
-  for (;;) {
-    const end = data.indexOf(0x0a, pos);
-    if (end < 0) corrupt(`commit ${oid} ends inside its headers`);
-    if (end === pos) {
-      pos = end + 1;
-      break;
-    }
-    if (data[pos] !== 0x20) {
-      const line = decoder.decode(data.subarray(pos, Math.min(end, pos + 1024)));
-      if (line.startsWith("parent ")) {
-        const parent = line.slice(7);
-        if (!/^[0-9a-f]{40}$/.test(parent)) corrupt(`commit ${oid} has a malformed parent line`);
-        parents.push(parent);
-      } else if (line.startsWith("committer ")) {
-        // Seconds since the epoch, and the zone as git writes it (`+0200`).
-        committer = / (\d{1,15}) ([+-]\d{4})$/.exec(line);
-      }
-    }
-    pos = end + 1;
-  }
-  if (committer === null) corrupt(`commit ${oid} has no valid committer line`);
-  // As `%s`: blank lines before the message's first line are skipped.
-  while (data[pos] === 0x0a) pos++;
-  const lineEnd = data.indexOf(0x0a, pos);
-  const subjectEnd = Math.min(lineEnd < 0 ? data.length : lineEnd, pos + MAX_SUBJECT_BYTES);
-  return {
-    parents,
-    time: Number(committer[1]),
-    zone: committer[2] as string,
-    subject: decoder.decode(data.subarray(pos, subjectEnd)).trim(),
-  };
 }
 
 /** git's `%cI`: the committer's local time with its zone, strict ISO 8601. */
