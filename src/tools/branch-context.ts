@@ -104,7 +104,11 @@ export const getBranchContextTool = defineTool({
     const record = stack.value.stack[0] ?? { branch: branch ?? "" };
     const [commits, pull_request, jira_issue] = await Promise.all([
       commitsPart(ctx, workspace, state, record.branch),
-      prPart(ctx, workspace, record, enabled?.("github") !== false ? signal : null),
+      // A PR lookup that throws fails its part only, as one through a tool call would.
+      prPart(ctx, workspace, record, enabled?.("github") !== false ? signal : null).catch(
+        (error: unknown): PrPart =>
+          failed(toolError("internal", `The PR lookup failed unexpectedly: ${String(error)}`)),
+      ),
       jiraPart(invoke, record.jira_issue),
     ]);
     return ok({

@@ -52,4 +52,22 @@ describe("the typed tool invoker", () => {
     expect(context.value.pull_request).toEqual({ status: "disabled" });
     expect(context.value.jira_issue).toEqual({ status: "disabled" });
   });
+
+  test("a part that throws is that part's error: the stack and the other parts still answer", async () => {
+    repo.git("remote", "add", "origin", "https://github.com/octo/shop.git");
+    const throwing = {
+      ...ctx,
+      github: () => {
+        throw new Error("client exploded");
+      },
+    };
+    const registry = createToolRegistry(new Set(["jira"]));
+    const context = await registry.invoker(throwing, signal)(getBranchContextTool, { branch: "feature/a" });
+    if (!context?.ok) throw new Error(JSON.stringify(context));
+    expect(context.value.stack.map((record) => record.branch)).toEqual(["feature/a", "main"]);
+    expect(context.value.pull_request.status).toBe("error");
+    expect(context.value.pull_request.error?.code).toBe("internal");
+    expect(context.value.pull_request.error?.message).toContain("client exploded");
+    expect(context.value.jira_issue).toEqual({ status: "disabled" });
+  });
 });
