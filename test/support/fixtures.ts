@@ -62,6 +62,24 @@ export const EXAMPLE_STATE = {
 
 export const EXAMPLE_BRANCHES = ["main", "feature/auth", "feature/auth-ui", "feature/billing", "hotfix/typo"];
 
+/** A state linking no PR or issue: a record per name, and `parent(i)`'s dependency where it gives one. */
+export function unlinkedState(names: readonly string[], parent: (index: number) => string | undefined): unknown {
+  const at = "2025-06-01T10:00:00Z";
+  return {
+    version: 1,
+    updated_at: at,
+    worktrees: [],
+    branches: Object.fromEntries(
+      names.map((name) => [name, { branch: name, jira_issue: null, github_pr: null, created_at: at }]),
+    ),
+    dependencies: names.flatMap((child, i) => {
+      const of = parent(i);
+      return of === undefined ? [] : [{ id: String(i), child, parent: of, created_at: at }];
+    }),
+    root_branches: [],
+  };
+}
+
 /** twig writes pretty JSON with two-space indent and no trailing newline. */
 export function twigJson(value: unknown): string {
   return JSON.stringify(value, null, 2);

@@ -6,6 +6,7 @@ import { localTools } from "../../src/tools/all.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
+import { unlinkedState } from "../support/fixtures.ts";
 import { makeRepo } from "../support/git-repo.ts";
 
 const repo = makeRepo({ commit: true });
@@ -14,20 +15,7 @@ afterAll(() => repo.cleanup());
 test("a stack deeper than the budget is cut near its start, and the hint's branch goes on from there", async () => {
   // A hostile state file: one chain 3,000 branches deep.
   const names = Array.from({ length: 3000 }, (_, i) => `chain/${String(i).padStart(4, "0")}`);
-  const at = "2025-06-01T10:00:00Z";
-  repo.write(
-    ".twig/state.json",
-    JSON.stringify({
-      version: 1,
-      updated_at: at,
-      worktrees: [],
-      branches: Object.fromEntries(
-        names.map((name) => [name, { branch: name, jira_issue: null, github_pr: null, created_at: at }]),
-      ),
-      dependencies: names.slice(1).map((child, i) => ({ id: String(i), child, parent: names[i], created_at: at })),
-      root_branches: [],
-    }),
-  );
+  repo.write(".twig/state.json", JSON.stringify(unlinkedState(names, (i) => names[i - 1])));
   const ctx = createTestContext({ home: repo.sandbox, dirs: twigDirs({}, "linux", repo.sandbox), repo: ok(repo.root) });
   const registry = new ToolRegistry(localTools, new Set(), 5000);
   const tool = registry.get("get_branch_stack") as ToolDefinition;

@@ -12,6 +12,7 @@ import { cleanupTemp, git, makeContext, makeRepo, TOKEN } from "../github/helper
 import { API_TOKEN, BASIC_AUTH, EMAIL } from "../jira/helpers.ts";
 import { FakeGitHub } from "../support/fake-github.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
+import { unlinkedState } from "../support/fixtures.ts";
 import {
   OWNER,
   REPO,
@@ -379,21 +380,8 @@ describe("get_stack_status pages", () => {
     const hidden = makeRepo({ branch: "main" });
     const names = Array.from({ length: 8 }, (_, i) => `zw/${i}${"\u200b".repeat(60)}`);
     for (const name of names) git(hidden, "branch", name);
-    const at = "2025-06-01T10:00:00Z";
     mkdirSync(join(hidden, ".twig"));
-    writeFileSync(
-      join(hidden, ".twig", "state.json"),
-      JSON.stringify({
-        version: 1,
-        updated_at: at,
-        worktrees: [],
-        branches: Object.fromEntries(
-          names.map((name) => [name, { branch: name, jira_issue: null, github_pr: null, created_at: at }]),
-        ),
-        dependencies: names.map((child, i) => ({ id: String(i), child, parent: "main", created_at: at })),
-        root_branches: [],
-      }),
-    );
+    writeFileSync(join(hidden, ".twig", "state.json"), JSON.stringify(unlinkedState(names, () => "main")));
     const ctx = context({ repoPath: hidden, jira: null });
     // Budgets from one branch's worth to all eight: each is answered with a page, never refused.
     for (let tokens = 1500; tokens <= 8000; tokens += 250) {
