@@ -16,10 +16,8 @@ const LAYERS = [
   ["services"], // typed, lazily built clients on the context
   ["tools"], // tool declarations and handlers
   ["prompts"],
-  ["resources"],
-  ["mcp"], // the wire
-  ["packaging"], // release artefacts (build.ts and the CLI)
-  ["cli"],
+  ["mcp"], // the wire, resource subscriptions included
+  ["cli"], // the command line; release packaging lives outside src/, in build/
 ];
 
 const layerRules = LAYERS.flatMap((layer, index) => {

@@ -19,12 +19,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { type BundleInfo, type RegistryInfo, serverJson } from "./build/mcpb.ts";
+import { buildRelease } from "./build/release.ts";
+import { fetchRuntime } from "./build/runtime.ts";
+import { selectTargets, TARGETS, type Target } from "./build/targets.ts";
 import pkg from "./package.json" with { type: "json" };
 import { err, ok, type Result } from "./src/core/result.ts";
-import { type BundleInfo, type RegistryInfo, serverJson } from "./src/packaging/mcpb.ts";
-import { buildRelease } from "./src/packaging/release.ts";
-import { fetchRuntime } from "./src/packaging/runtime.ts";
-import { selectTargets, TARGETS, type Target } from "./src/packaging/targets.ts";
 
 export interface BuildOptions {
   outfile: string;
@@ -34,7 +34,7 @@ export interface BuildOptions {
   executablePath?: string;
   /**
    * The build of a package published on npm: only then may `config` register `bunx twig-mcp` or
-   * `npx -y twig-mcp` (src/cli/config/self-command.ts); off, it registers paths that exist.
+   * `npx -y twig-mcp` (src/cli/config-self-command.ts); off, it registers paths that exist.
    */
   published?: boolean;
 }
@@ -186,7 +186,7 @@ async function main(): Promise<number> {
     return 2;
   }
   if (values["server-json"]) {
-    // ./server.json from package.json, after a version bump (no checksums: see serverJson in src/packaging/mcpb.ts).
+    // ./server.json from package.json, after a version bump (no checksums: see serverJson in build/mcpb.ts).
     const path = new URL("./server.json", import.meta.url).pathname;
     writeFileSync(path, serverJson(registryInfo(urls.value)));
     log(`wrote ${path} for version ${pkg.version}`);
@@ -212,7 +212,7 @@ async function main(): Promise<number> {
     registry: registryInfo(urls.value),
     formulaDescription: "Read-only MCP server for twig branch stacks, GitHub PRs and Jira issues",
     npm: values.npm as boolean,
-    launcher: readFileSync(join(here, "src", "packaging", "npm-launcher.cjs"), "utf8"),
+    launcher: readFileSync(join(here, "build", "npm-launcher.cjs"), "utf8"),
     readme: readFileSync(join(here, "README.md"), "utf8"),
     compile: (target, outfile) => compileTarget(target, outfile, log, values.published as boolean),
     log,

@@ -248,7 +248,7 @@ function disableGroup(word: string): DisableGroup | null {
 }
 
 /**
- * `--repo` and `--disable` from the environment (src/packaging/mcpb.ts); a flag wins; empty or an unfilled
+ * `--repo` and `--disable` from the environment (build/mcpb.ts); a flag wins; empty or an unfilled
  * `${user_config.…}` is unset. An unknown word goes to `ignored`, never an error: a bundle's free-text
  * field that stopped the server would leave the user with nothing but the client's "connection closed".
  */

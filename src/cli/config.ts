@@ -5,10 +5,10 @@ import { err, ok, type Result } from "../core/result.ts";
 import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import type { ClientName, ConfigOptions, ConfigScope } from "./args.ts";
-import { updateEntry } from "./config/entry-update.ts";
-import { type Format, mergeServerEntry, readServerEntry } from "./config/merge.ts";
-import { describeLaunch, type LaunchCommand, launchCommand, shellQuote, typedCommand } from "./config/self-command.ts";
-import { readConfigFile, replaceConfigFile } from "./config/write-file.ts";
+import { updateEntry } from "./config-entry-update.ts";
+import { type Format, mergeServerEntry, readServerEntry } from "./config-merge.ts";
+import { describeLaunch, type LaunchCommand, launchCommand, shellQuote, typedCommand } from "./config-self-command.ts";
+import { readConfigFile, replaceConfigFile } from "./config-write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { userHome } from "./runtime.ts";
 

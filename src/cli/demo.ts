@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
 import { CLIENTS, type DemoOptions } from "./args.ts";
-import { typedCommand } from "./config/self-command.ts";
+import { typedCommand } from "./config-self-command.ts";
 import { renderToolData, toolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 

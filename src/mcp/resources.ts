@@ -13,12 +13,12 @@ import { escapeInvisibles, plainText } from "../core/plain-text.ts";
 import type { Result } from "../core/result.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
-import { RepoWatcher } from "../resources/watch.ts";
 import type { ServiceContext } from "../services/services.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import { getBranchTreeTool } from "../tools/get-branch-tree.ts";
 import { listBranchesTool } from "../tools/list-branches.ts";
 import { contextForRepo } from "./prompts.ts";
+import { RepoWatcher } from "./resource-watch.ts";
 import { RESOURCE_NOT_FOUND } from "./stateless.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 

@@ -2,8 +2,8 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tarGz, zip } from "../../build/archive.ts";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
-import { tarGz, zip } from "../../src/packaging/archive.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);

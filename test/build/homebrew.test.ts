@@ -2,9 +2,9 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tarGz } from "../../build/archive.ts";
+import { type HomebrewSlot, renderFormula, rubyString } from "../../build/homebrew.ts";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
-import { tarGz } from "../../src/packaging/archive.ts";
-import { type HomebrewSlot, renderFormula, rubyString } from "../../src/packaging/homebrew.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);

@@ -5,20 +5,14 @@ import { join } from "node:path";
 import { getMcpConfigForManifest, type McpbManifestAny } from "@anthropic-ai/mcpb";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { BUNDLE_ICON, type BundleInfo, bundleEntryPoint, bundleManifest, bundleTargets } from "../../build/mcpb.ts";
+import { buildRelease, type ReleaseResult } from "../../build/release.ts";
+import { hostTarget, type Target } from "../../build/targets.ts";
 import { bundleInfo, projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
 import { PROMPTS } from "../../src/mcp/prompts.ts";
-import {
-  BUNDLE_ICON,
-  type BundleInfo,
-  bundleEntryPoint,
-  bundleManifest,
-  bundleTargets,
-} from "../../src/packaging/mcpb.ts";
-import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
-import { hostTarget, type Target } from "../../src/packaging/targets.ts";
 import { binaryPath } from "../support/binary.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { mainPackage, type PackageInfo, platformPackage } from "../../build/npm.ts";
+import { hostTarget, TARGETS, type Target } from "../../build/targets.ts";
 import pkg from "../../package.json" with { type: "json" };
-import { mainPackage, type PackageInfo, platformPackage } from "../../src/packaging/npm.ts";
-import { hostTarget, TARGETS, type Target } from "../../src/packaging/targets.ts";
 import { binaryPath } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 
@@ -15,7 +15,7 @@ setDefaultTimeout(60_000);
 
 const host = hostTarget();
 const info: PackageInfo = { name: "twig-mcp", version: pkg.version, description: pkg.description, license: "MIT" };
-const launcher = readFileSync(join(import.meta.dir, "..", "..", "src", "packaging", "npm-launcher.cjs"), "utf8");
+const launcher = readFileSync(join(import.meta.dir, "..", "..", "build", "npm-launcher.cjs"), "utf8");
 const dir = mkdtempSync(join(tmpdir(), "twig-mcp-npm-"));
 const mainFile = join(dir, `twig-mcp-${pkg.version}.tgz`);
 let platformFile = "";

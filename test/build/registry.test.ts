@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { serverJson } from "../../build/mcpb.ts";
+import { mainPackage } from "../../build/npm.ts";
 import { projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
-import { serverJson } from "../../src/packaging/mcpb.ts";
-import { mainPackage } from "../../src/packaging/npm.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const read = (name: string) => readFileSync(join(root, name), "utf8");

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildRelease, type ReleaseResult } from "../../build/release.ts";
+import { hostTarget, type Target } from "../../build/targets.ts";
 import { compileTarget } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
-import { buildRelease, type ReleaseResult } from "../../src/packaging/release.ts";
-import { hostTarget, type Target } from "../../src/packaging/targets.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);

@@ -2,11 +2,11 @@ import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tarGz } from "../../build/archive.ts";
+import { fetchRuntime } from "../../build/runtime.ts";
+import { hostTarget, type Target } from "../../build/targets.ts";
 import { compileBinary } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
-import { tarGz } from "../../src/packaging/archive.ts";
-import { fetchRuntime } from "../../src/packaging/runtime.ts";
-import { hostTarget, type Target } from "../../src/packaging/targets.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { hostTarget, selectTargets, TARGETS } from "../../src/packaging/targets.ts";
+import { hostTarget, selectTargets, TARGETS } from "../../build/targets.ts";
 
 test("the matrix: eight platforms, files named <os>-<arch>, .exe and .zip for Windows", () => {
   expect(TARGETS.map((t) => t.id)).toEqual([

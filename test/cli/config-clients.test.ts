@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { shellQuote } from "../../src/cli/config/self-command.ts";
 import { configPath, renderSnippet } from "../../src/cli/config.ts";
+import { shellQuote } from "../../src/cli/config-self-command.ts";
 
 const mac = { env: {}, platform: "darwin" as const, home: "/Users/alice", projectRoot: "/Users/alice/src/shop" };
 const linux = { env: {}, platform: "linux" as const, home: "/home/alice", projectRoot: null };

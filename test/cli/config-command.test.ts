@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { mergeServerEntry } from "../../src/cli/config/merge.ts";
+import { mergeServerEntry } from "../../src/cli/config-merge.ts";
 import { binaryPath } from "../support/binary.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { type ExistingEntry, serverArgsOf, updateEntry } from "../../src/cli/config/entry-update.ts";
-import { readServerEntry } from "../../src/cli/config/merge.ts";
+import { type ExistingEntry, serverArgsOf, updateEntry } from "../../src/cli/config-entry-update.ts";
+import { readServerEntry } from "../../src/cli/config-merge.ts";
 
 const ours = { command: "/opt/homebrew/bin/twig-mcp", args: [] };
 const entry = (command: string, args: unknown[], env: Record<string, unknown> = {}, otherKeys: string[] = []) =>

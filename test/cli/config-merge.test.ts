@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { mergeServerEntry, plainValue, setJsonValue } from "../../src/cli/config/merge.ts";
+import { mergeServerEntry, plainValue, setJsonValue } from "../../src/cli/config-merge.ts";
 import type { Result } from "../../src/core/result.ts";
 
 // Property runs are CPU-bound: their hundreds of cases take seconds on a busy machine, beyond bun's 5 s default.

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Host, portableCommand, selfCommand, typedCommand } from "../../src/cli/config/self-command.ts";
+import { type Host, portableCommand, selfCommand, typedCommand } from "../../src/cli/config-self-command.ts";
 
 /**
  * A machine described by its files: `files` maps each path to the file it leads to (links and

@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readConfigFile, replaceConfigFile } from "../../src/cli/config/write-file.ts";
+import { readConfigFile, replaceConfigFile } from "../../src/cli/config-write-file.ts";
 
 let dir: string;
 beforeEach(() => {

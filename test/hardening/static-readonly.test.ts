@@ -19,7 +19,7 @@ const SRC = join(ROOT, "src");
  */
 const ALLOWLIST: Array<{ pattern: RegExp; reason: string }> = [
   {
-    pattern: /^src\/cli\/config(\.ts|\/)/,
+    pattern: /^src\/cli\/config[.-]/,
     reason:
       "`twig-mcp config --write` edits an AI client's configuration file when the user asks; it is not the server",
   },
@@ -27,11 +27,6 @@ const ALLOWLIST: Array<{ pattern: RegExp; reason: string }> = [
     pattern: /^src\/cli\/demo(\.ts|\/)/,
     reason:
       "`twig-mcp demo` builds a throwaway sample repository with git in a temporary directory and removes it; it is not the server",
-  },
-  {
-    pattern: /^src\/packaging\//,
-    reason:
-      "release tooling run by build.ts (archives, checksums, npm tarballs); never part of the compiled binary's code paths",
   },
 ];
 

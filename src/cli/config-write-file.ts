@@ -19,11 +19,11 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type ToolError, toolError } from "../../core/errors.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import { readBounded } from "../../fs/bounded-read.ts";
-import { describeFsError } from "../../fs/cached-file.ts";
-import { isInside } from "../../fs/path-inside.ts";
+import { type ToolError, toolError } from "../core/errors.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { readBounded } from "../fs/bounded-read.ts";
+import { describeFsError } from "../fs/cached-file.ts";
+import { isInside } from "../fs/path-inside.ts";
 
 /** Client files are a few KiB; a larger one is not a client's file. */
 const MAX_CONFIG_BYTES = 1024 * 1024;

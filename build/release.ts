@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Result } from "../core/result.ts";
-import { sha256Hex } from "../core/sha256.ts";
+import type { Result } from "../src/core/result.ts";
+import { sha256Hex } from "../src/core/sha256.ts";
 import { entry, tarGz, zip } from "./archive.ts";
 import { type FormulaInput, HOMEBREW_SLOTS, renderFormula } from "./homebrew.ts";
 import { type BundleInfo, bundle, bundleTargets, type RegistryInfo, serverJson } from "./mcpb.ts";

@@ -14,10 +14,10 @@ import {
   parseTree,
   printParseErrorCode,
 } from "jsonc-parser";
-import { err, ok, type Result } from "../../core/result.ts";
-import { lineColumn } from "../../twig/json-errors.ts";
-import { isPlainObject } from "../../twig/state.ts";
-import type { ExistingEntry } from "./entry-update.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { lineColumn } from "../twig/json-errors.ts";
+import { isPlainObject } from "../twig/state.ts";
+import type { ExistingEntry } from "./config-entry-update.ts";
 
 type ServerEntry = Record<string, string | string[] | Record<string, string>>;
 export type Format = "json" | "toml";

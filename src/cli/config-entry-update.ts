@@ -1,6 +1,6 @@
-import { clip, escapeInvisibles, plainText } from "../../core/plain-text.ts";
-import { parseArgs } from "../args.ts";
-import type { LaunchCommand } from "./self-command.ts";
+import { clip, escapeInvisibles, plainText } from "../core/plain-text.ts";
+import { parseArgs } from "./args.ts";
+import type { LaunchCommand } from "./config-self-command.ts";
 
 const SERVER_FLAG = /^(?:--repo|--disable|--max-reply-tokens|--verbose|-v+)(?:=|$)/;
 const VALUE_FLAG = /^(?:--repo|--disable|--max-reply-tokens)$/;

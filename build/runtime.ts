@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { err, ok, type Result } from "../core/result.ts";
+import { err, ok, type Result } from "../src/core/result.ts";
 import type { Target } from "./targets.ts";
 
 /**

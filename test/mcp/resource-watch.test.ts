@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { discoverRepository, type RepoLocation } from "../../src/git/discover.ts";
-import { type ChangeKind, MAX_WATCHED_REF_DIRS, RepoWatcher } from "../../src/resources/watch.ts";
+import { type ChangeKind, MAX_WATCHED_REF_DIRS, RepoWatcher } from "../../src/mcp/resource-watch.ts";
 import { makeRepo } from "../support/git-repo.ts";
 
 const repo = makeRepo({ commit: true });
