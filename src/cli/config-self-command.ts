@@ -13,7 +13,10 @@ export type Host = ReturnType<typeof currentHost>;
 
 function currentHost() {
   return {
+    /** The resolved file when compiled: a link on PATH (Homebrew's bin/) is already followed here. */
     execPath: process.execPath,
+    /** What the user typed to run it, a bare name or a path, links not followed. */
+    ran: process.argv0,
     /** In Bun's virtual file system when compiled, the entry script when run from source. */
     main: Bun.main,
     platform: process.platform,
@@ -43,6 +46,9 @@ export function selfCommand(host: Host): LaunchCommand {
     return { command: execPath, args: [`--config=${bunfig}`, "--no-env-file", main] };
   }
   const parts = execPath.split(/[\\/]/);
+  // The link the user ran outlives an upgrade; the versioned file behind it does not.
+  const ran = /[\\/]/.test(host.ran) ? path.resolve(host.ran) : host.which(host.ran);
+  if (ran !== null && ran !== execPath && sameFile(host, ran, execPath)) return { command: ran, args: [] };
   if (host.published && parts.includes("_npx")) return { command: "npx", args: ["-y", "twig-mcp"] };
   if (host.published && parts.some((part) => part.startsWith("bunx-"))) return { command: "bunx", args: ["twig-mcp"] };
   const cellar = parts.lastIndexOf("Cellar");
@@ -75,13 +81,16 @@ export function portableCommand(self: LaunchCommand, host: Host): LaunchCommand 
   const onPath = host.which("twig-mcp");
   // From source the entry script is the last word; a binary is the command itself.
   const file = self.args.at(-1) ?? self.command;
-  if (onPath !== null && host.identity(onPath) !== null && host.identity(onPath) === host.identity(file)) {
-    return { command: "twig-mcp", args: [] };
-  }
+  if (onPath !== null && sameFile(host, onPath, file)) return { command: "twig-mcp", args: [] };
   if (!host.published) return self;
   return host.which("bun") !== null
     ? { command: "bunx", args: ["twig-mcp"] }
     : { command: "npx", args: ["-y", "twig-mcp"] };
+}
+
+function sameFile(host: Host, a: string, b: string): boolean {
+  const identity = host.identity(a);
+  return identity !== null && identity === host.identity(b);
 }
 
 /** What the client runs, before the server's own args; `note` says when it is not this executable's path. */

@@ -10,6 +10,7 @@ import { type Host, portableCommand, selfCommand, typedCommand } from "../../src
  */
 function host(facts: {
   execPath: string;
+  ran?: string;
   main?: string;
   platform?: NodeJS.Platform;
   published?: boolean;
@@ -19,6 +20,7 @@ function host(facts: {
   const files = facts.files ?? {};
   return {
     execPath: facts.execPath,
+    ran: facts.ran ?? facts.execPath,
     main: facts.main ?? "/$bunfs/root/twig-mcp",
     platform: facts.platform ?? "linux",
     published: facts.published ?? false,
@@ -43,6 +45,28 @@ describe("selfCommand: what a client should run", () => {
       args: [],
     });
     expect(selfCommand(host({ execPath }))).toEqual({ command: execPath, args: [] });
+  });
+
+  test("a link the user ran (by path, or by name on PATH) is registered, not the versioned file behind it", () => {
+    const execPath = "/opt/twig-mcp-0.1.0/bin/twig-mcp";
+    const link = "/home/alice/.local/bin/twig-mcp";
+    const files = { [link]: "f1", [execPath]: "f1", "/usr/bin/twig-mcp": "f2" };
+    expect(selfCommand(host({ execPath, ran: link, files }))).toEqual({ command: link, args: [] });
+    expect(selfCommand(host({ execPath, ran: "twig-mcp", path: { "twig-mcp": link }, files }))).toEqual({
+      command: link,
+      args: [],
+    });
+    // A name on PATH that is some other file is not what ran.
+    const other = host({ execPath, ran: "twig-mcp", path: { "twig-mcp": "/usr/bin/twig-mcp" }, files });
+    expect(selfCommand(other)).toEqual({ command: execPath, args: [] });
+    // Linuxbrew's Cellar, run through the link on PATH.
+    const cellar = "/home/linuxbrew/.linuxbrew/Cellar/twig-mcp/0.2.0/bin/twig-mcp";
+    const brew = "/home/linuxbrew/.linuxbrew/bin/twig-mcp";
+    expect(
+      selfCommand(
+        host({ execPath: cellar, ran: "twig-mcp", path: { "twig-mcp": brew }, files: { [brew]: "b", [cellar]: "b" } }),
+      ),
+    ).toEqual({ command: brew, args: [] });
   });
 
   test("npx and bunx caches: the package runner only when the package is published", () => {
