@@ -2,11 +2,13 @@ import { isAbsolute, posix, resolve, win32 } from "node:path";
 import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { CachedFileReader } from "../fs/cached-file.ts";
+import { readBounded } from "../fs/bounded-read.ts";
+import { CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
+import { isPlainObject } from "../twig/state.ts";
 import type { ClientName, ConfigOptions, ConfigScope } from "./args.ts";
-import { updateEntry } from "./config-entry-update.ts";
-import { type Format, mergeServerEntry, readServerEntry } from "./config-merge.ts";
+import { type ExistingEntry, quoteWords, updateEntry } from "./config-entry-update.ts";
+import { type Format, mergeServerEntry, plainValue, readServerEntry } from "./config-merge.ts";
 import { describeLaunch, type LaunchCommand, launchCommand, shellQuote, typedCommand } from "./config-self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config-write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
@@ -37,8 +39,9 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   const path = options.file !== null ? ok(resolve(options.file)) : configPath(options.client, scope, locations);
 
   if (!options.write) {
-    await writeOut(snippet);
-    return writeErr(`${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
+    const existing = path.ok ? registered(options, scope, path.value, projectRoot ?? process.cwd()) : null;
+    await writeOut(existing?.replace ? `${existing.replace}\n${snippet}` : snippet);
+    return writeErr(`${existing?.note ?? ""}${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
   }
   if (options.client === "claude-code" && scope === "user" && options.file === null) {
     await writeOut(snippet);
@@ -78,6 +81,53 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   } finally {
     if (launcher.note !== null) await writeErr(launcher.note);
   }
+}
+
+/** Room for the project history Claude Code keeps in ~/.claude.json; only read, never written. */
+const MAX_CLAUDE_JSON_BYTES = 32 * 1024 * 1024;
+
+/**
+ * What the client's file already registers under the name: the note to print and, for Claude Code's
+ * user scope (where \`claude mcp add\` refuses to overwrite), the command to run before the snippet.
+ */
+function registered(
+  options: ConfigOptions,
+  scope: ConfigScope,
+  path: string,
+  project: string,
+): { note: string; replace?: string } | null {
+  const name = options.name;
+  // A project file may come with a hostile clone: its words are clipped and made visible.
+  const runs = (entry: ExistingEntry) => quoteWords([entry.command, ...entry.args.map(String)]);
+  if (options.client !== "claude-code" || scope !== "user") {
+    const file = readConfigFile(path, null);
+    const spec = CLIENT_SPECS[options.client];
+    const entry = file.ok ? readServerEntry(spec.format, file.value.text ?? "", spec.serversKey, name) : null;
+    if (entry === null) return null;
+    return { note: `${path} already has a server '${name}' (runs ${runs(entry)}); --write replaces it.\n` };
+  }
+  const read = readBounded(path, MAX_CLAUDE_JSON_BYTES);
+  const text = read.kind === "found" ? decodeUtf8(read.bytes) : null;
+  if (text === null) return null;
+  const user = readServerEntry("json", text, "mcpServers", name);
+  const projects = plainValue(text);
+  const local = isPlainObject(projects) && isPlainObject(projects.projects) ? projects.projects[project] : undefined;
+  const projectEntry = isPlainObject(local) ? readServerEntry("json", JSON.stringify(local), "mcpServers", name) : null;
+  const quoted = shellQuote(name, process.platform);
+  const lines: string[] = [];
+  if (user !== null) {
+    lines.push(
+      `Claude Code already has a user-scope server '${name}' in ${path} (runs ${runs(user)}), and 'claude mcp add' does not replace one: run both commands above, the remove and then the add.`,
+    );
+  }
+  if (projectEntry !== null) {
+    lines.push(
+      `Claude Code also has a local-scope '${name}' for ${project} (runs ${runs(projectEntry)}), which wins there: remove it with 'claude mcp remove ${quoted} -s local' run in that directory.`,
+    );
+  }
+  if (lines.length === 0) return null;
+  const note = `${lines.join("\n")}\n`;
+  return user === null ? { note } : { note, replace: `claude mcp remove ${quoted} -s user` };
 }
 
 function describeError(error: ToolError): string {

@@ -171,6 +171,42 @@ describe("Claude Code", () => {
     expect(result.stderr).not.toContain("Note:");
   });
 
+  test("an existing user-scope twig in ~/.claude.json: says so and prints the remove before the add; a local one is named too", async () => {
+    const claudeJson = join(home.home, ".claude.json");
+    const before = JSON.stringify({
+      mcpServers: { twig: { type: "stdio", command: "/old/dist/twig-mcp", args: [], env: {} } },
+      projects: { [repo.root]: { mcpServers: { twig: { command: "/older/twig-mcp", args: ["--repo", "x"] } } } },
+    });
+    writeFileSync(claudeJson, before);
+    try {
+      const result = await twigMcp(["config", "claude-code"]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(`claude mcp remove twig -s user\nclaude mcp add --scope user twig -- ${binary}\n`);
+      expect(result.stderr).toContain(`user-scope server 'twig' in ${claudeJson} (runs /old/dist/twig-mcp)`);
+      expect(result.stderr).toContain(`local-scope 'twig' for ${repo.root} (runs /older/twig-mcp --repo x)`);
+      expect(result.stderr).toContain("'claude mcp remove twig -s local'");
+      // Read, never written.
+      expect(readFileSync(claudeJson, "utf8")).toBe(before);
+    } finally {
+      rmSync(claudeJson);
+    }
+  });
+
+  test("an existing entry in another client's file: says so, and that --write replaces it", async () => {
+    const cursor = join(home.home, ".cursor", "mcp.json");
+    place(cursor, JSON.stringify({ mcpServers: { twig: { command: "/old/twig-mcp\u001b[2J", args: [] } } }));
+    try {
+      const result = await twigMcp(["config", "cursor"]);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(
+        `${cursor} already has a server 'twig' (runs "/old/twig-mcp\\u001b[2J"); --write replaces it.`,
+      );
+      expect(result.stderr).not.toContain("\u001b");
+    } finally {
+      rmSync(cursor);
+    }
+  });
+
   test("--write --scope user is refused: ~/.claude.json belongs to Claude Code", async () => {
     const result = await twigMcp(["config", "claude-code", "--write", "--scope", "user"]);
     expect(result.code).toBe(2);
