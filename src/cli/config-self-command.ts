@@ -93,6 +93,17 @@ function sameFile(host: Host, a: string, b: string): boolean {
   return identity !== null && identity === host.identity(b);
 }
 
+/**
+ * The `twig-mcp` that PATH finds first, and whether it is this program (a link or the npm launcher
+ * counts): upstream twig ships a different program under the same name.
+ */
+export function twigMcpOnPath(host = currentHost()): { onPath: string | null; self: string; same: boolean } {
+  const self = selfCommand(host);
+  const onPath = host.which("twig-mcp");
+  const files = [self.args.at(-1) ?? self.command, host.execPath];
+  return { onPath, self: describeLaunch(self), same: onPath !== null && files.some((f) => sameFile(host, onPath, f)) };
+}
+
 /** What the client runs, before the server's own args; `note` says when it is not this executable's path. */
 export function launchCommand(
   commandPath: string | null,

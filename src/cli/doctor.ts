@@ -21,6 +21,7 @@ import { registryPath } from "../twig/dirs.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, stateFileFor } from "../twig/state.ts";
 import type { DoctorOptions } from "./args.ts";
+import { twigMcpOnPath } from "./config-self-command.ts";
 import { writeErr, writeJson, writeOut } from "./output.ts";
 import { processContext, userHome } from "./runtime.ts";
 
@@ -38,15 +39,18 @@ export async function runDoctor(options: DoctorOptions, ignored: readonly string
     await checkState(ctx),
     await checkRegistry(ctx),
     checkDirectories(ctx),
+    checkPath(),
     await checkNetrc(ctx),
   ];
   // What the server would ignore in its settings, and therefore does not do.
   if (ignored.length > 0) checks.push(checker("settings", "Settings")("warn", ignored.join("; ")));
 
-  const off = (group: string, title: string) =>
-    checker(group, title)("info", `turned off (--disable ${group} or TWIG_MCP_DISABLE)`);
-  checks.push(...(options.disabled.has("github") ? [off("github", "GitHub")] : await checkGitHub(ctx, options.online)));
-  checks.push(...(options.disabled.has("jira") ? [off("jira", "Jira")] : await checkJira(ctx, options.online)));
+  const off = (group: string, title: string) => {
+    const check = checker(group, title)("info", `turned off (--disable ${group} or TWIG_MCP_DISABLE)`);
+    return options.online ? [check, skipped(`${group}-online`, `${title} sign-in`, "it is turned off")] : [check];
+  };
+  checks.push(...(options.disabled.has("github") ? off("github", "GitHub") : await checkGitHub(ctx, options.online)));
+  checks.push(...(options.disabled.has("jira") ? off("jira", "Jira") : await checkJira(ctx, options.online)));
 
   if (options.json) {
     await writeJson(`${JSON.stringify({ version: pkg.version, checks, summary: summary(checks) }, null, 2)}\n`);
@@ -145,6 +149,28 @@ export function checkDirectories(ctx: Pick<Context, "dirs">): Check {
   return result("info", detail, "Normal before twig's first run; XDG_CONFIG_HOME / XDG_DATA_HOME move them on Linux.");
 }
 
+/** The `twig-mcp` a client started by bare name would run. */
+export function checkPath(): Check {
+  const { onPath, self, same } = twigMcpOnPath();
+  const result = checker("path", "twig-mcp on PATH");
+  if (onPath === null) {
+    return result(
+      "info",
+      "none",
+      "Clients then need this program's full path, which `twig-mcp config <client>` registers; copy it onto PATH to run it by name.",
+    );
+  }
+  if (same) return result("ok", onPath);
+  return result(
+    "warn",
+    `${onPath} is another program, not this twig-mcp (${self})`,
+    "A client that starts `twig-mcp` by name runs that one (upstream twig ships a twig-mcp of its own). Register this one by its path (`twig-mcp config <client>` prints it), or put its directory first on PATH.",
+  );
+}
+
+/** `--online` without the credentials to sign in: said, so that the report differs from a plain run. */
+const skipped = (id: string, title: string, why: string) => checker(id, title)("info", `skipped: ${why}`);
+
 function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
@@ -206,7 +232,11 @@ export async function checkGitHub(ctx: ServiceContext, online: boolean): Promise
   else if (access.error.code !== "credentials_missing")
     checks.push(token("fail", access.error.message, access.error.hint));
   else checks.push(token("warn", `none for ${host}; GitHub tools answer credentials_missing`, access.error.hint));
-  if (!access.ok || !online) return checks;
+  if (!online) return checks;
+  if (!access.ok) {
+    const why = access.error.code === "credentials_missing" ? `no token for ${host}` : "the token check failed";
+    return [...checks, skipped("github-online", "GitHub sign-in", why)];
+  }
 
   const signedIn = await signIn("github-online", "GitHub sign-in", ctx.github(host), async (connection, signal) => {
     const request = { connection, target: { host, owner: "", repo: "" }, now: ctx.now, signal };
@@ -225,10 +255,14 @@ export async function checkJira(ctx: ServiceContext, online: boolean): Promise<C
   const raw = ctx.env.JIRA_HOST;
   if (raw === undefined || raw === "") {
     const hint = `Set JIRA_HOST to your Jira site (company.atlassian.net), or pass --disable jira. ${CLIENT_ENV_HINT}`;
-    return [host("warn", "not set; Jira tools answer credentials_missing", hint)];
+    const check = host("warn", "not set; Jira tools answer credentials_missing", hint);
+    return online ? [check, skipped("jira-online", "Jira sign-in", "JIRA_HOST is not set")] : [check];
   }
   const checked = checkJiraHost(raw);
-  if (!checked.ok) return [host("fail", `${checked.error.code}: ${checked.error.message}`, checked.error.hint)];
+  if (!checked.ok) {
+    const check = host("fail", `${checked.error.code}: ${checked.error.message}`, checked.error.hint);
+    return online ? [check, skipped("jira-online", "Jira sign-in", "JIRA_HOST is not usable")] : [check];
+  }
   const { base, note } = checked.value;
   const kind = isAtlassianCloudHost(base.hostname)
     ? "Jira Cloud"
@@ -238,7 +272,8 @@ export async function checkJira(ctx: ServiceContext, online: boolean): Promise<C
   const credential = await resolveJiraCredential(ctx, normalizeHost(base.baseUrl));
   if (!credential.ok) {
     const { message, hint } = credential.error;
-    return [...checks, credentials("fail", message, `${hint ?? ""} ${CLIENT_ENV_HINT}`.trim())];
+    const check = credentials("fail", message, `${hint ?? ""} ${CLIENT_ENV_HINT}`.trim());
+    return [...checks, check, ...(online ? [skipped("jira-online", "Jira sign-in", "no Jira credentials")] : [])];
   }
   checks.push(credentials("ok", `from ${credential.value.source}`));
   if (!online) return checks;

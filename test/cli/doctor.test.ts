@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaryPath } from "../support/binary.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
@@ -82,6 +82,11 @@ function expectNoSecrets(run: DoctorRun): void {
 describe("twig-mcp doctor", () => {
   test("a complete setup: every check passes, credentials are named by source only", async () => {
     const home = healthyHome();
+    // twig-mcp on PATH is a link to this very binary, as Homebrew's bin/ or ~/.local/bin make it.
+    const bin = join(home.home, "bin");
+    mkdirSync(bin);
+    symlinkSync(await binaryPath(), join(bin, "twig-mcp"));
+    home.env.PATH = `${bin}:${home.env.PATH}`;
     try {
       const before = [...listFiles(home.home), ...listFiles(repo.root)];
       const run = await doctor(home);
@@ -92,6 +97,7 @@ describe("twig-mcp doctor", () => {
         ["state", "ok"],
         ["registry", "ok"],
         ["dirs", "ok"],
+        ["path", "ok"],
         ["netrc", "ok"],
         ["github-repo", "ok"],
         ["github-credentials", "ok"],
@@ -112,6 +118,37 @@ describe("twig-mcp doctor", () => {
     } finally {
       home.cleanup();
     }
+  });
+
+  test("another program called twig-mcp first on PATH is a warning naming both paths", async () => {
+    const home = healthyHome();
+    const bin = join(home.home, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "twig-mcp"), "#!/bin/sh\necho upstream twig-mcp\n", { mode: 0o755 });
+    home.env.PATH = `${bin}:${home.env.PATH}`;
+    try {
+      const run = await doctor(home);
+      const path = run.checks.find((c) => c.id === "path");
+      expect(path?.status).toBe("warn");
+      expect(path?.detail).toBe(
+        `${join(bin, "twig-mcp")} is another program, not this twig-mcp (${await binaryPath()})`,
+      );
+      expect(path?.hint).toContain("upstream twig ships a twig-mcp of its own");
+      expect(run.stdout).toContain("twig-mcp on PATH");
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  test("the README's troubleshooting table has a row for each check, under the name doctor prints", () => {
+    const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+    const table = readme.slice(readme.indexOf("| Check |"));
+    const rows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
+    const named = rows.flatMap((row) => (row.split("|")[1] ?? "").replace(/\(`--online`\)/, "").split(","));
+    const source = readFileSync(join(import.meta.dir, "..", "..", "src", "cli", "doctor.ts"), "utf8");
+    const titles = [...source.matchAll(/checker\("[^"]+", "([^"]+)"\)/g)].map((m) => m[1]);
+    titles.push("GitHub sign-in", "Jira sign-in");
+    expect(named.map((name) => name.trim()).sort()).toEqual([...new Set(titles)].sort());
   });
 
   test("a .netrc others can read is a warning with the chmod to run", async () => {
@@ -259,6 +296,22 @@ describe("twig-mcp doctor", () => {
 });
 
 describe("twig-mcp doctor --online", () => {
+  test("without credentials says which sign-ins it skipped, and why", async () => {
+    const home = makeHermeticHome();
+    try {
+      const plain = await doctor(home, [], home.home);
+      const run = await doctor(home, ["--online"], home.home);
+      expect(run.stdout).not.toBe(plain.stdout);
+      const detail = (id: string) => run.checks.find((c) => c.id === id)?.detail;
+      expect(detail("github-online")).toBe("skipped: no token for github.com");
+      expect(detail("jira-online")).toBe("skipped: JIRA_HOST is not set");
+      const off = await doctor(home, ["--online", "--disable", "github"], home.home);
+      expect(off.checks.find((c) => c.id === "github-online")?.detail).toBe("skipped: it is turned off");
+    } finally {
+      home.cleanup();
+    }
+  });
+
   const github = useFakeGitHub({ token: GITHUB_TOKEN, resetAfterEach: false });
   let jira: ReturnType<typeof Bun.serve>;
   const jiraAuth = `Basic ${Buffer.from(`alice@acme.com:${JIRA_TOKEN}`).toString("base64")}`;

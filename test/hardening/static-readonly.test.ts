@@ -19,7 +19,7 @@ const SRC = join(ROOT, "src");
  */
 const ALLOWLIST: Array<{ pattern: RegExp; reason: string }> = [
   {
-    pattern: /^src\/cli\/config[.-]/,
+    pattern: /^src\/cli\/config(-write-file)?\.ts$/,
     reason:
       "`twig-mcp config --write` edits an AI client's configuration file when the user asks; it is not the server",
   },
