@@ -35,6 +35,10 @@ export function describeArgumentIssue(input: v.GenericSchema, issues: readonly v
   const where = keys.map((key) => printable(key)).join(".");
   const options = keys.length === 1 ? picklistOptions(input, keys[0] as string) : null;
   let problem: string;
+  if (keys.length === 1 && issue.type === "object" && issue.input === undefined) {
+    // valibot's words for an absent key ("Invalid key: Expected … but received undefined") read as a type error.
+    return `missing required argument "${where}" (arguments: ${Object.keys(entriesOf(input) ?? {}).join(", ")})`;
+  }
   if (options !== null && issue.type === "picklist") {
     const guess = typeof issue.input === "string" ? closest(issue.input, options) : null;
     problem = `${quoteReceived(issue.input)} is not one of ${options.map((o) => `'${o}'`).join(", ")}${guess ? `; did you mean '${guess}'?` : ""}`;

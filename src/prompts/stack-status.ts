@@ -109,8 +109,9 @@ async function liveStack(invoke: ToolInvoker, branch: string | null, repo: strin
   if (lines.length === 0) return { section: null, github: answered };
   const more = next_cursor === undefined ? "" : "\n… more branches on the next page of get_stack_status";
   const heading = answered ? "Stack status (live from GitHub)" : "Stack status";
+  // The summary line already quotes GitHub's message; what to do about it is said here, once.
   const missing = answered
     ? ""
-    : `\nGitHub: ${github.status.replace("_", " ")}${github.error ? ` (${failure(github.error)})` : ""}`;
+    : `\nGitHub: ${github.status.replace("_", " ")}${github.error?.hint ? `. ${github.error.hint}` : ""}`;
   return { section: `${heading}:\n${fenced([summary, ...lines].join("\n"))}${more}${missing}`, github: answered };
 }

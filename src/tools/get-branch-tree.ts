@@ -122,7 +122,10 @@ function cutTreeText(
   // room by the last one's overshoot. The first runs whatever the room (the kept path is always drawn).
   for (let attempt = 0; attempt < 4 && (attempt === 0 || room > 0); attempt++) {
     const cut = cutTrees(trees, focus, room - closingRoom);
-    const closing = cut.omitted === 0 ? "" : `… ${count(cut.omitted)} more branches (pass branch=<root> or depth)\n`;
+    const closing =
+      cut.omitted === 0
+        ? ""
+        : `… ${count(cut.omitted)} more ${cut.omitted === 1 ? "branch" : "branches"} (pass branch=<root> or depth)\n`;
     fitted = cutAnswer(cut.trees.map(renderTreeText).join("\n") + closing, cut.omitted);
     const size = budget.size(fitted);
     if (size <= budget.units) return fitted;

@@ -96,7 +96,7 @@ function more(branches: BranchRecord[], left: number, query: string | null, ctx:
   return {
     omitted: { branches: left },
     ...(last === undefined ? {} : { next_cursor: encodeCursor({ after: last, query }, cursorScope(ctx)) }),
-    hint: `${count(left)} more branches${cut ? " (cut to fit the reply budget)" : ""}: pass next_cursor as cursor${
+    hint: `${count(left)} more ${left === 1 ? "branch" : "branches"}${cut ? " (cut to fit the reply budget)" : ""}: pass next_cursor as cursor${
       query === null ? ", or narrow with query" : ""
     }.`,
   };

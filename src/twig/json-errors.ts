@@ -17,12 +17,12 @@ export async function loadTwigFile<T>(
   parse: (bytes: Uint8Array) => Result<T, string>,
   hints: { unreadable: string; invalid: string },
 ): Promise<Result<T> | null> {
-  const [code, label, within, outside] =
+  const [code, within, outside] =
     kind === "state"
-      ? (["no_twig_state", "twig state", dirname(dirname(path)), "the repository"] as const)
-      : (["invalid_registry", "registry", dirname(path), "its directory"] as const);
+      ? (["no_twig_state", dirname(dirname(path)), "the repository"] as const)
+      : (["invalid_registry", dirname(path), "its directory"] as const);
   const fail = (verb: string, why: string, hint: string) =>
-    err(toolError(code, `Failed to load ${label}: Failed to ${verb} ${kind} file ${path} (${why})`, hint));
+    err(toolError(code, `Failed to ${verb} ${kind} file ${path} (${why})`, hint));
   if (!(await resolvesInside(path, within))) {
     return fail(
       "read",

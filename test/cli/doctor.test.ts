@@ -146,7 +146,7 @@ describe("twig-mcp doctor", () => {
     const rows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
     const named = rows.flatMap((row) => (row.split("|")[1] ?? "").replace(/\(`--online`\)/, "").split(","));
     const source = readFileSync(join(import.meta.dir, "..", "..", "src", "cli", "doctor.ts"), "utf8");
-    const titles = [...source.matchAll(/checker\("[^"]+", "([^"]+)"\)/g)].map((m) => m[1]);
+    const titles = [...source.matchAll(/checker\("[^"]+", "([^"]+)"\)/g)].map((m) => m[1] as string);
     titles.push("GitHub sign-in", "Jira sign-in");
     expect(named.map((name) => name.trim()).sort()).toEqual([...new Set(titles)].sort());
   });

@@ -83,7 +83,9 @@ describe("prompts without credentials (upstream's exact text)", () => {
     const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
     const local = STACK_STATUS_LOCAL.slice(0, STACK_STATUS_LOCAL.lastIndexOf("\n\n"));
     expect(text.startsWith(`${local}\n\nStack status:\n`)).toBe(true);
-    expect(text).toContain("\nGitHub: not configured (");
+    expect(text).toContain("\nGitHub: not configured. Export GH_TOKEN");
+    // The missing-credentials message is said once (in the summary), not quoted again below it.
+    expect(text.split("GitHub credentials not found").length).toBe(2);
     expect(text).toEndWith(
       "GitHub's review status and CI results are not available here: say so, and do not describe or guess them.",
     );

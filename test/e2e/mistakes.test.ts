@@ -227,7 +227,7 @@ describe("the twig registry", () => {
       for (const call of [server.call("list_repositories"), server.call("list_branches", { repo: "shop" })]) {
         const { envelope } = await call;
         expect(envelope.error?.code).toBe("invalid_registry");
-        expect(envelope.error?.message).toStartWith("Failed to load registry: Failed to parse registry file ");
+        expect(envelope.error?.message).toStartWith("Failed to parse registry file ");
         expect(envelope.error?.hint).not.toContain("git repository");
         expect(envelope.error?.hint).toContain("Tools without `repo` still read the current repository.");
       }
@@ -280,11 +280,9 @@ describe("prompts say what the tools would say", () => {
     const there = await startServer({ cwd: broken, env: home.env });
     try {
       const context = promptText(await there.client.getPrompt({ name: "branch-context" }));
-      expect(context).toStartWith(
-        "Branch: main\nno_twig_state: Failed to load twig state: Failed to parse state file ",
-      );
+      expect(context).toStartWith("Branch: main\nno_twig_state: Failed to parse state file ");
       const stack = promptText(await there.client.getPrompt({ name: "stack-status" }));
-      expect(stack).toContain("\n\nno_twig_state: Failed to load twig state: ");
+      expect(stack).toContain("\n\nno_twig_state: Failed to parse state file ");
     } finally {
       await there.close();
     }

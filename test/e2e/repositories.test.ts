@@ -174,7 +174,7 @@ describe("twig data", () => {
     expect(data.branch).toBe("main");
     expect(data.warnings).toHaveLength(1);
     const state = join(repo, ".twig", "state.json");
-    expect(data.warnings[0]).toStartWith(`Failed to load twig state: Failed to parse state file ${state}`);
+    expect(data.warnings[0]).toStartWith(`Failed to parse state file ${state}`);
     expect(data.warnings[0]).toContain("at line 1, column 37 (branches.*.github_pr)");
     expect(data.warnings[0]).toContain("jira_issue, pr_number and parent_branch are unknown");
     expect(current.envelope.data).toEqual(data);

@@ -54,6 +54,17 @@ describe("validation problems", () => {
   });
 });
 
+describe("a missing required argument", () => {
+  test("is named, with the tool's arguments", () => {
+    const required = v.object({ branch: v.string(), repo: v.optional(v.string()) });
+    const parsed = v.safeParse(required, {});
+    if (parsed.success) throw new Error("expected a failure");
+    expect(describeArgumentIssue(required, parsed.issues)).toBe(
+      'missing required argument "branch" (arguments: branch, repo)',
+    );
+  });
+});
+
 describe("quoting and suggesting", () => {
   test("printable cuts on whole characters and replaces controls, separators and bidi overrides", () => {
     expect(printable("😀".repeat(50))).toBe(`${"😀".repeat(40)}…`);

@@ -210,7 +210,7 @@ describe("get_branch_tree under random budgets (property)", () => {
             for (let at: string | undefined = head; at !== undefined; at = parentOf.get(at))
               expect(drawn).toContain(at);
           }
-          if (!data.truncated) expect(data.tree_text).not.toContain("more branches");
+          if (!data.truncated) expect(data.tree_text).not.toContain("more branch");
           outcomes[data.truncated ? "cut" : "whole"]++;
         },
       ),

@@ -160,7 +160,8 @@ describe("loadState", () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error.code).toBe("no_twig_state");
-    expect(result.error.message).toContain("Failed to load twig state: Failed to parse state file");
+    // Said once, not "Failed to load twig state: Failed to parse state file …".
+    expect(result.error.message).toStartWith("Failed to parse state file");
     expect(result.error.message).toContain(join(work, ".twig", "state.json"));
     expect(result.error.hint).toBeString();
   });
