@@ -60,7 +60,7 @@ export class ExposedRepoSelector implements RepoSelector {
     if (/[\\/]/.test(arg) || arg === "." || arg === "..") {
       return invalid(
         `repo '${printable(arg, NAME_SHOWN)}' is neither a registered repository name nor an absolute path`,
-        "Pass a name from `list_repositories`, or an absolute path.",
+        "Pass a name from `list_repositories`, or an absolute path inside a registered repository, a client root or the default repository.",
       );
     }
     return this.#selectName(arg);
@@ -76,7 +76,7 @@ export class ExposedRepoSelector implements RepoSelector {
         `No repository named '${printable(name, NAME_SHOWN)}' is registered with twig`,
         names.length > 0
           ? `Registered repositories: ${names.join(", ")}. An absolute path inside one of them also works.`
-          : "No repositories are registered; run `twig git add <path>` to register one, or pass an absolute path.",
+          : "No repositories are registered: register it with `twig git add <path>`, open it as a client root, or start twig-mcp in it (or with --repo PATH).",
       );
     }
     if (matches.length > 1) {
