@@ -39,7 +39,7 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   const path = options.file !== null ? ok(resolve(options.file)) : configPath(options.client, scope, locations);
 
   if (!options.write) {
-    const existing = path.ok ? registered(options, scope, path.value, projectRoot ?? process.cwd()) : null;
+    const existing = path.ok ? registered(options, scope, path.value, projectRoot ?? process.cwd(), launch) : null;
     await writeOut(existing?.replace ? `${existing.replace}\n${snippet}` : snippet);
     return writeErr(`${existing?.note ?? ""}${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
   }
@@ -95,6 +95,7 @@ function registered(
   scope: ConfigScope,
   path: string,
   project: string,
+  launch: LaunchCommand,
 ): { note: string; replace?: string } | null {
   const name = options.name;
   // A project file may come with a hostile clone: its words are clipped and made visible.
@@ -115,7 +116,10 @@ function registered(
   const projectEntry = isPlainObject(local) ? readServerEntry("json", JSON.stringify(local), "mcpServers", name) : null;
   const quoted = shellQuote(name, process.platform);
   const lines: string[] = [];
-  if (user !== null) {
+  const same = user !== null && user.command === launch.command && Bun.deepEquals(user.args, launch.args);
+  if (same)
+    lines.push(`Claude Code already runs this as its user-scope server '${name}' (${path}); nothing to change.`);
+  else if (user !== null) {
     lines.push(
       `Claude Code already has a user-scope server '${name}' in ${path} (runs ${runs(user)}), and 'claude mcp add' does not replace one: run both commands above, the remove and then the add.`,
     );
@@ -127,7 +131,7 @@ function registered(
   }
   if (lines.length === 0) return null;
   const note = `${lines.join("\n")}\n`;
-  return user === null ? { note } : { note, replace: `claude mcp remove ${quoted} -s user` };
+  return user === null || same ? { note } : { note, replace: `claude mcp remove ${quoted} -s user` };
 }
 
 function describeError(error: ToolError): string {
@@ -139,7 +143,7 @@ function guidance(options: ConfigOptions, scope: ConfigScope, path: Result<strin
   const lines: string[] = [];
   if (options.client === "claude-code" && scope === "user") {
     lines.push(
-      "Run the command above to register twig-mcp for every project (Claude Code starts it in the project).",
+      "Run what is printed above to register twig-mcp for every project (Claude Code starts it in the project).",
       "For the project's shared .mcp.json instead: twig-mcp config claude-code --write",
     );
   } else if (path.ok) {

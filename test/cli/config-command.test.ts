@@ -192,6 +192,18 @@ describe("Claude Code", () => {
     }
   });
 
+  test("the same user-scope entry already there: nothing to change, no remove", async () => {
+    const claudeJson = join(home.home, ".claude.json");
+    writeFileSync(claudeJson, JSON.stringify({ mcpServers: { twig: { type: "stdio", command: binary, args: [] } } }));
+    try {
+      const result = await twigMcp(["config", "claude-code"]);
+      expect(result.stdout).toBe(`claude mcp add --scope user twig -- ${binary}\n`);
+      expect(result.stderr).toContain("Claude Code already runs this as its user-scope server 'twig'");
+    } finally {
+      rmSync(claudeJson);
+    }
+  });
+
   test("an existing entry in another client's file: says so, and that --write replaces it", async () => {
     const cursor = join(home.home, ".cursor", "mcp.json");
     place(cursor, JSON.stringify({ mcpServers: { twig: { command: "/old/twig-mcp\u001b[2J", args: [] } } }));

@@ -65,6 +65,18 @@ describe.skipIf(!claude)("Claude Code", () => {
     expect(listed.stdout).toMatch(/^twig: .*Connected$/m);
   }, 60_000);
 
+  test("re-registering (a moved or upgraded binary): the printed remove-then-add replaces the entry", async () => {
+    const printed = await exec([binary, "config", "claude-code", "--disable", "jira"]);
+    expect(printed.stdout).toStartWith("claude mcp remove twig -s user\nclaude mcp add --scope user twig -- ");
+    expect(printed.stderr).toContain("Claude Code already has a user-scope server 'twig'");
+    // The add alone is what fails without the remove.
+    const addOnly = printed.stdout.split("\n")[1] as string;
+    expect((await exec(["sh", "-c", addOnly])).code).not.toBe(0);
+    expect((await exec(["sh", "-ec", printed.stdout])).code).toBe(0);
+    const got = await exec([claude as string, "mcp", "get", "twig"]);
+    expect(got.stdout).toContain("--disable jira");
+  }, 60_000);
+
   test("reads the .mcp.json that --write makes", async () => {
     expect((await exec([binary, "config", "claude-code", "--write", "--name", "twig-project"])).code).toBe(0);
     const got = await exec([claude as string, "mcp", "get", "twig-project"]);
