@@ -16,7 +16,6 @@ const AUTHOR_ENV = new Set([
   ...["JIRA_EMAIL", "JIRA_USERNAME", "JIRA_API_TOKEN", "JIRA_PERSONAL_TOKEN"],
 ]);
 
-/** The variables the server reads. */
 const SERVER_ENV = new Set([
   ...AUTHOR_ENV,
   ...["TWIG_MCP_DISABLE", "TWIG_MCP_MAX_REPLY_TOKENS", "TWIG_MCP_HTTP_TIMEOUT_MS", "TWIG_MCP_GITHUB_RETRIES"],

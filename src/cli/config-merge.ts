@@ -155,7 +155,6 @@ export function setJsonValue(text: string, path: readonly string[], value: unkno
   return ok(bom + applyEdits(body, modify(body, [...path], value, oneLine ? {} : { formattingOptions })));
 }
 
-/** Sets `[parent.name]` to `values`, replacing what was there. */
 function setTomlTable(text: string, parent: string, name: string, values: object): Result<string, string> {
   const key = (part: string) => (/^[A-Za-z0-9_-]+$/.test(part) ? part : JSON.stringify(part));
   try {

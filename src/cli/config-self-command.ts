@@ -2,7 +2,6 @@ import { statSync } from "node:fs";
 import { posix, resolve, win32 } from "node:path";
 import type { ConfigScope } from "./args.ts";
 
-/** A program and the arguments before the server's own. */
 export type LaunchCommand = { command: string; args: string[] };
 
 /** Defined by `bun build.ts --published`: the build of a package that is on npm. */

@@ -194,7 +194,6 @@ const AFTERWARDS: Record<ClientName, string> = {
 /** `projectRoot`: the repository's working tree, for project-scoped files; `null` outside a repository. */
 type Locations = Pick<Context, "env" | "platform" | "home"> & { projectRoot: string | null };
 
-/** The configuration file a client reads for `scope`, at its real per-platform location. */
 export function configPath(client: ClientName, scope: ConfigScope, at: Locations): Result<string, string> {
   const path = at.platform === "win32" ? win32 : posix;
   if (scope === "project") {

@@ -300,7 +300,7 @@ async function signIn<C>(
 }
 
 export interface Check {
-  /** Stable name, listed in the README's troubleshooting section. */
+  /** Stable, for `--json`; the README's troubleshooting table names each check by its `title`. */
   id: string;
   title: string;
   /** `fail`: broken, blocks use (exit 1); `warn`: works, but a feature is off or something is risky. */
