@@ -11,13 +11,19 @@ export interface WalkCommit {
 export const INFINITE_GENERATION = 2 ** 32;
 
 /** `git rev-list --left-right --count base...branch`; `truncated`: why they are lower bounds. */
-export type Divergence = { ahead: number; behind: number; truncated?: "walk_limit" | "shallow" };
+export type Divergence = {
+  ahead: number;
+  behind: number;
+  /** The first commits only `branch` has, newest first (by when the walk took them), at most `listed`. */
+  aheadOids: string[];
+  truncated?: "walk_limit" | "shallow";
+};
 
 const BASE = 1;
 const BRANCH = 2;
 const BOTH = BASE | BRANCH;
 
-type Node = { commit: WalkCommit; flags: number; taken: boolean; queued: boolean };
+type Node = { oid: string; commit: WalkCommit; flags: number; taken: number; queued: boolean };
 
 /** Later first: higher generation, then later commit time. */
 const before = ({ commit: a }: Node, { commit: b }: Node) =>
@@ -33,6 +39,7 @@ export function countDivergence(
   baseOid: string,
   branchOid: string,
   limit: number,
+  listed = 0,
 ): Divergence {
   const nodes = new Map<string, Node>();
   const heap: Node[] = [];
@@ -46,7 +53,7 @@ export function countDivergence(
   const paint = (oid: string, flags: number) => {
     let node = nodes.get(oid);
     if (node === undefined) {
-      node = { commit: load(oid), flags: 0, taken: false, queued: false };
+      node = { oid, commit: load(oid), flags: 0, taken: 0, queued: false };
       nodes.set(oid, node);
     }
     const merged = node.flags | flags;
@@ -70,25 +77,30 @@ export function countDivergence(
     }
     pop(heap);
     taken++;
+    top.taken = taken;
     top.queued = false;
     if (top.flags !== BOTH) {
       oneSided--;
       if (top.commit.shallow) truncated ??= "shallow";
       if (top.commit.generation === INFINITE_GENERATION) oldestOneSided = Math.min(oldestOneSided, top.commit.time);
     }
-    top.taken = true;
     for (const parent of top.commit.parents) paint(parent, top.flags);
   }
 
-  let ahead = 0;
   let behind = 0;
+  const aheadNodes: Node[] = [];
   for (const node of nodes.values()) {
     // Only commits already taken count: a queued one's paint may still change.
-    if (!node.taken || node.queued) continue;
-    if (node.flags === BRANCH) ahead++;
+    if (node.taken === 0 || node.queued) continue;
+    if (node.flags === BRANCH) aheadNodes.push(node);
     else if (node.flags === BASE) behind++;
   }
-  return truncated === undefined ? { ahead, behind } : { ahead, behind, truncated };
+  const aheadOids = aheadNodes
+    .sort((a, b) => a.taken - b.taken)
+    .slice(0, listed)
+    .map((node) => node.oid);
+  const counts = { ahead: aheadNodes.length, behind, aheadOids };
+  return truncated === undefined ? counts : { ...counts, truncated };
 }
 
 function push(heap: Node[], node: Node): void {

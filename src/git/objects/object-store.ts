@@ -180,6 +180,12 @@ export class ObjectStore {
     return parseCommit(object.data, oid);
   }
 
+  /** Whether the object named `oid` is here at all (packed or loose), without reading it. */
+  has(oid: string): boolean {
+    if (this.#findPacked(Buffer.from(oid, "hex")) !== null) return true;
+    return this.dirs.some((dir) => lstatSync(join(dir, oid.slice(0, 2), oid.slice(2)), { throwIfNoEntry: false }));
+  }
+
   #read(oid: string): GitObject {
     const packed = this.#findPacked(Buffer.from(oid, "hex"));
     if (packed !== null) return this.#fromPack(packed);
