@@ -1,10 +1,11 @@
 /**
  * How long the commit reader takes to count ahead/behind for a 10-branch stack, against git
- * itself in the same run: `bun bench/commits.ts [--commits=N] [--behind=N] [--runs=N]`.
+ * itself in the same run: `bun bench/commits.ts [--commits=N] [--per-branch=N] [--behind=N] [--runs=N]`.
  *
  * The repository (made with `git fast-import`, then repacked) has a linear main of N commits; the
  * stack's first branch forks `--behind` commits below main's tip, each later branch forks from its
- * parent (one from the middle of its parent, so that it too needs a restack). git's side is what a
+ * parent (every third from the middle of its parent, so that it too needs a restack), each
+ * `--per-branch` commits long: by default 10,000 + 10 × 2,000 = 30,000 commits. git's side is what a
  * caller with a shell pays: `git rev-list --left-right --count parent...branch` once per pair.
  * Both are timed with and without a commit-graph; the counts must agree or the bench fails.
  */
@@ -23,7 +24,8 @@ import { formatMs, formatRatio, formatTable } from "./lib/table.ts";
 
 const { values } = parseArgs({
   options: {
-    commits: { type: "string", default: "30000" },
+    commits: { type: "string", default: "10000" },
+    "per-branch": { type: "string", default: "2000" },
     behind: { type: "string", default: "200" },
     runs: { type: "string", default: "9" },
   },
@@ -32,7 +34,7 @@ const COMMITS = Number(values.commits);
 const BEHIND = Number(values.behind);
 const RUNS = Number(values.runs);
 const STACK = 10;
-const PER_BRANCH = 5;
+const PER_BRANCH = Number(values["per-branch"]);
 
 const sandbox = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-bench-commits-")));
 const dir = join(sandbox, "repo");
@@ -68,13 +70,13 @@ try {
     pairs.push({ branch: name, base: previous });
     previous = name;
     // Every third branch forks from the middle of its parent, so it lacks its parent's last commits.
-    forkFrom = b % 3 === 0 ? (made[2] as number) : at;
+    forkFrom = b % 3 === 0 ? (made[Math.floor(PER_BRANCH / 2)] as number) : at;
   }
   const started = performance.now();
   importHistory(dir, commits, refs, env);
   git("repack", "-a", "-d", "-q");
   console.log(
-    `${COMMITS.toLocaleString("en-US")}-commit repository built in ${formatMs(performance.now() - started)} ms`,
+    `${commits.length.toLocaleString("en-US")}-commit repository built in ${formatMs(performance.now() - started)} ms`,
   );
 
   const found = await discoverRepository(dir, new CachedFileReader());

@@ -7,6 +7,7 @@ import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
 import { readConfigFile } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
 import { unsupported } from "../hints.ts";
+import { WorkBudget } from "../objects/budget.ts";
 import { HEADS, resolveRef } from "../refs.ts";
 import { countDivergence, INFINITE_GENERATION, type WalkCommit } from "./divergence.ts";
 
@@ -14,6 +15,8 @@ import { countDivergence, INFINITE_GENERATION, type WalkCommit } from "./diverge
 const WALK_LIMIT = 10_000;
 /** A commit subject is one line of a few words; a longer one is clipped. */
 const SUBJECT_CHARS = 200;
+/** Commits a call remembers between its walks; past it the memory starts afresh. */
+const MAX_REMEMBERED_COMMITS = 200_000;
 /** The `shallow` file lists one boundary commit per line. */
 const MAX_SHALLOW_BYTES = 4 * 1024 * 1024;
 
@@ -51,8 +54,8 @@ export const BranchCommitsSchema = v.object({
   ),
   /** The PR's head commit on GitHub (what its CI and reviews are for), when the local tip differs from it. */
   pr_head: v.optional(v.object({ sha: v.string(), local_ahead: v.number(), local_behind: v.number() })),
-  /** Present when the counts above are lower bounds: the walk limit, or a shallow clone's boundary. */
-  counts_limited_by: v.optional(v.picklist(["walk_limit", "shallow"])),
+  /** Present when the counts above are lower bounds: the walk limit, a shallow clone's boundary, or the call's work budget. */
+  counts_limited_by: v.optional(v.picklist(["walk_limit", "shallow", "budget"])),
   /** Why some of the above is missing (an unreadable or corrupt object, a missing branch). */
   commit_warnings: v.optional(v.array(v.string())),
 });
@@ -105,24 +108,43 @@ export async function readBranchCommits(
   const shallow = readShallow(repo.commonDir);
   // Loaded on the first commit read, not at start-up: with its zlib, 0.27 MiB of peak RSS and ~1 ms.
   const { ObjectStore, ObjectReadError } = await import("../objects/object-store.ts");
-  using store = ObjectStore.open(join(repo.commonDir, "objects"), [repo.commonDir, repo.workTree], shallow.size === 0);
+  const budget = new WorkBudget();
+  using store = ObjectStore.open(
+    join(repo.commonDir, "objects"),
+    [repo.commonDir, repo.workTree],
+    shallow.size === 0,
+    budget,
+  );
   const { graph } = store;
-  // From the graph when it covers the commit, parents' positions remembered; only an object can be a shallow boundary.
-  const positions = new Map<string, number>();
-  const walk = (oid: string): WalkCommit => {
-    const position = graph === null ? null : (positions.get(oid) ?? graph.find(Buffer.from(oid, "hex")));
-    if (graph !== null && position !== null) {
-      const { parents, generation, time } = graph.commitAt(position);
-      const names = parents.map((parent) => {
-        const name = graph.oidAt(parent);
-        positions.set(name, parent);
-        return name;
-      });
-      return { parents: names, generation, time, shallow: false };
+  // Ids: graph positions, then commits the graph lacks (read from their objects) numbered on from its end.
+  const inGraph = graph?.total ?? 0;
+  const ids = new Map<string, number>();
+  const outside: string[] = [];
+  const idOf = (oid: string) => {
+    let id = ids.get(oid);
+    if (id === undefined) {
+      id = graph?.find(Buffer.from(oid, "hex")) ?? inGraph + outside.push(oid) - 1;
+      ids.set(oid, id);
     }
-    const { parents, time } = store.readCommit(oid);
-    const boundary = shallow.has(oid);
-    return { parents: boundary ? [] : parents, generation: INFINITE_GENERATION, time, shallow: boundary };
+    return id;
+  };
+  const oidOf = (id: number) => (graph !== null && id < inGraph ? graph.oidAt(id) : (outside[id - inGraph] as string));
+  // Every walk of the call shares what was read; only an object can be a shallow boundary.
+  const remembered = new Map<number, WalkCommit>();
+  const load = (id: number): WalkCommit => {
+    let commit = remembered.get(id);
+    if (commit !== undefined) return commit;
+    if (graph !== null && id < inGraph) commit = { ...graph.commitAt(id), shallow: false };
+    else {
+      const oid = outside[id - inGraph] as string;
+      const boundary = shallow.has(oid);
+      const { parents, time } = store.readCommit(oid);
+      commit = { parents: boundary ? [] : parents.map(idOf), generation: INFINITE_GENERATION, time, shallow: boundary };
+    }
+    budget.parentEdges += commit.parents.length;
+    if (remembered.size >= MAX_REMEMBERED_COMMITS) remembered.clear();
+    remembered.set(id, commit);
+    return commit;
   };
 
   const entries: BranchCommits[] = [];
@@ -136,9 +158,9 @@ export async function readBranchCommits(
       return oid;
     };
     /** One count; a broken object is this entry's warning, and the rest of the entry is still answered. */
-    const count = (left: string, right: string, listed = 0) => {
+    const count = async (left: string, right: string, listed = 0) => {
       try {
-        const counted = countDivergence(walk, left, right, limit, listed);
+        const counted = await countDivergence(load, idOf(left), idOf(right), { limit, listed, budget, signal });
         if (counted.truncated !== undefined) entry.counts_limited_by ??= counted.truncated;
         return counted;
       } catch (error) {
@@ -158,12 +180,12 @@ export async function readBranchCommits(
           committed_at: isoWithZone(commit.time, commit.zone),
         };
         const baseTip = base === null ? null : tipOf(HEADS + base);
-        const counted = baseTip === null ? null : count(baseTip, tip, LISTED_COMMITS);
+        const counted = baseTip === null ? null : await count(baseTip, tip, LISTED_COMMITS);
         if (counted !== null) {
-          const { ahead, behind, aheadOids } = counted;
+          const { ahead, behind, aheadIds } = counted;
           Object.assign(entry, { base, ahead, behind, needs_restack: behind > 0 });
-          if (ahead > 0) entry.commits = aheadOids.map((sha) => ({ sha, subject: subjectOf(sha) }));
-          if (ahead > aheadOids.length) entry.commits_omitted = ahead - aheadOids.length;
+          if (ahead > 0) entry.commits = aheadIds.map(oidOf).map((sha) => ({ sha, subject: subjectOf(sha) }));
+          if (ahead > aheadIds.length) entry.commits_omitted = ahead - aheadIds.length;
         }
       } catch (error) {
         if (!(error instanceof ObjectReadError)) throw error;
@@ -174,7 +196,7 @@ export async function readBranchCommits(
         if (remote?.oid === null) entry.push = { remote_ref: upstream, missing: true };
         else {
           const remoteTip = tipOf(upstream);
-          const counted = remoteTip === null ? null : count(remoteTip, tip);
+          const counted = remoteTip === null ? null : await count(remoteTip, tip);
           if (counted !== null)
             entry.push = { remote_ref: upstream, unpushed: counted.ahead, unpulled: counted.behind };
         }
@@ -187,7 +209,7 @@ export async function readBranchCommits(
             `The PR head ${prTip} is not in the local repository: \`git fetch\` to compare '${branch}' with it`,
           );
         } else {
-          const counted = count(prTip, tip);
+          const counted = await count(prTip, tip);
           if (counted !== null)
             entry.pr_head = { sha: prTip, local_ahead: counted.ahead, local_behind: counted.behind };
         }
