@@ -34,8 +34,6 @@ export type WalkOptions = {
 
 /** Work between two yields to the event loop: other requests (a `ping`, a cancel) are read meanwhile. */
 const SLICE_MS = 10;
-/** Commits taken between two looks at the clock. */
-const SLICE_CHECK = 64;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -101,7 +99,7 @@ export async function countDivergence(
       truncated = "budget";
       break;
     }
-    if (taken % SLICE_CHECK === 0 && performance.now() - sliceStart > SLICE_MS) {
+    if (performance.now() - sliceStart > SLICE_MS) {
       await yieldToEventLoop();
       signal?.throwIfAborted();
       sliceStart = performance.now();
