@@ -5,23 +5,11 @@
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
-import { deflateSync } from "node:zlib";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { type BranchPair, readBranchCommits } from "../../src/git/commits/branch-commits.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
-import {
-  commitText,
-  delta,
-  entryHeader,
-  OBJ_COMMIT,
-  OBJ_OFS_DELTA,
-  objectId,
-  ofsDistance,
-  writeCommitGraph,
-  writeLoose,
-  writePack,
-} from "../support/hostile-git.ts";
+import { commitText, deltaChainHistory, objectId, writeCommitGraph, writeLoose } from "../support/hostile-git.ts";
 
 setDefaultTimeout(60_000);
 
@@ -49,46 +37,10 @@ function setBranch(repo: GitRepo, name: string, oid: string): void {
   writeFileSync(repo.path(".git", "refs", "heads", name), `${oid}\n`);
 }
 
-/**
- * A linear history of `count` commits in one pack, each stored as a delta of the one before; every
- * `restart` commits a whole object starts a new chain. `filler` bytes of message make each commit large.
- */
-function deltaChainHistory(repo: GitRepo, count: number, restart: number, filler: number): string {
-  const tail = Buffer.from(`${"a".repeat(filler)}\n`);
-  const entries: { oid: string; bytes: Uint8Array }[] = [];
-  let previous: { text: Buffer; length: number } | null = null;
-  let parents: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const head = commitText({ parents, message: `c${i}`, time: 1_700_000_000 + i });
-    const text = Buffer.concat([head, tail]);
-    const oid = objectId("commit", text);
-    let bytes: Uint8Array;
-    if (previous === null || i % restart === 0) {
-      bytes = new Uint8Array([...entryHeader(OBJ_COMMIT, text.length), ...deflateSync(text)]);
-    } else {
-      // The new headers inserted, the message's body copied from the commit before.
-      const raw = delta(previous.text.length, text.length, [
-        { insert: head },
-        { copy: previous.text.length - tail.length, size: tail.length },
-      ]);
-      bytes = new Uint8Array([
-        ...entryHeader(OBJ_OFS_DELTA, raw.length),
-        ...ofsDistance(previous.length),
-        ...deflateSync(raw),
-      ]);
-    }
-    entries.push({ oid, bytes });
-    previous = { text, length: bytes.length };
-    parents = [oid];
-  }
-  writePack(repo.path(".git", "objects"), entries);
-  return parents[0] as string;
-}
-
 describe("deep delta chains under every walked commit", () => {
   test("3,000 commits each a delta of the one before: every base is built once, counts exact", async () => {
     const repo = newRepo();
-    const tip = deltaChainHistory(repo, 3000, Number.POSITIVE_INFINITY, 0);
+    const tip = deltaChainHistory(repo.path(".git", "objects"), 3000, Number.POSITIVE_INFINITY, 0);
     setBranch(repo, "evil", tip);
     // Without the cache of resolved bases: 4.5 million delta applications.
     const [entry] = await read(repo, [{ branch: "evil", base: "main" }]);
@@ -101,7 +53,7 @@ describe("deep delta chains under every walked commit", () => {
     const repo = newRepo();
     repo.git("branch", "feat");
     // 300 KiB commits in chains 150 deep: about 22 MiB built for each commit read.
-    const tip = deltaChainHistory(repo, 300, 150, 300 * 1024);
+    const tip = deltaChainHistory(repo.path(".git", "objects"), 300, 150, 300 * 1024);
     setBranch(repo, "evil", tip);
     const [evil, main, feat] = await read(repo, [
       { branch: "evil", base: "main" },
@@ -117,7 +69,7 @@ describe("deep delta chains under every walked commit", () => {
 
   test("a cancelled call stops its walk", async () => {
     const repo = newRepo();
-    setBranch(repo, "evil", deltaChainHistory(repo, 300, 150, 300 * 1024));
+    setBranch(repo, "evil", deltaChainHistory(repo.path(".git", "objects"), 300, 150, 300 * 1024));
     const controller = new AbortController();
     // Runs at the walk's first yield to the event loop.
     setImmediate(() => controller.abort(new Error("cancelled by the test")));

@@ -10,6 +10,7 @@
  *   commitText({ parents, message, … })      a commit object's body
  *   writeLoose(objectsDir, type, body)       a loose object; returns its name
  *   writeCommitGraph(objectsDir, commits, edges)  a single-file commit-graph
+ *   deltaChainHistory(objectsDir, count, restart, filler)  a linear history stored as delta chains
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -203,4 +204,41 @@ export function writeCommitGraph(
     join(info, "commit-graph"),
     Buffer.concat([header, table, ...chunks.map(([, body]) => body), Buffer.alloc(20)]),
   );
+}
+
+/**
+ * A linear history of `count` commits in one pack, each stored as a delta of the one before; every
+ * `restart` commits a whole object starts a new chain. `filler` bytes of message make each commit large.
+ * Returns the tip.
+ */
+export function deltaChainHistory(objectsDir: string, count: number, restart: number, filler: number): string {
+  const tail = Buffer.from(`${"a".repeat(filler)}\n`);
+  const entries: { oid: string; bytes: Uint8Array }[] = [];
+  let previous: { text: Buffer; length: number } | null = null;
+  let parents: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const head = commitText({ parents, message: `c${i}`, time: 1_700_000_000 + i });
+    const text = Buffer.concat([head, tail]);
+    const oid = objectId("commit", text);
+    let bytes: Uint8Array;
+    if (previous === null || i % restart === 0) {
+      bytes = new Uint8Array([...entryHeader(OBJ_COMMIT, text.length), ...deflateSync(text)]);
+    } else {
+      // The new headers inserted, the message's body copied from the commit before.
+      const raw = delta(previous.text.length, text.length, [
+        { insert: head },
+        { copy: previous.text.length - tail.length, size: tail.length },
+      ]);
+      bytes = new Uint8Array([
+        ...entryHeader(OBJ_OFS_DELTA, raw.length),
+        ...ofsDistance(previous.length),
+        ...deflateSync(raw),
+      ]);
+    }
+    entries.push({ oid, bytes });
+    previous = { text, length: bytes.length };
+    parents = [oid];
+  }
+  writePack(objectsDir, entries);
+  return parents[0] as string;
 }
