@@ -8,9 +8,10 @@
  * `--per-branch` commits long: by default 10,000 + 10 × 2,000 = 30,000 commits. git's side is what a
  * caller with a shell pays: `git rev-list --left-right --count parent...branch` once per pair.
  * Both are timed with and without a commit-graph; the counts must agree or the bench fails.
+ * The table goes to docs/performance.md between its `bench:commits` markers.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -34,6 +35,10 @@ const COMMITS = Number(values.commits);
 const BEHIND = Number(values.behind);
 const RUNS = Number(values.runs);
 const STACK = 10;
+/** get_stack_status's counts at most this many times git's own, with a commit-graph (issue #38). */
+const TARGET_RATIO = 1.5;
+const MARK_START = "<!-- bench:commits start -->";
+const MARK_END = "<!-- bench:commits end -->";
 const PER_BRANCH = Number(values["per-branch"]);
 
 const sandbox = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-bench-commits-")));
@@ -105,16 +110,43 @@ try {
       }
     }
     const [ours, theirs] = [median(ourTimes), median(gitTimes)];
-    return [label, formatMs(ours), formatMs(theirs), formatRatio(ours / theirs)];
+    return { row: [label, formatMs(ours), formatMs(theirs), formatRatio(ours / theirs)], ratio: ours / theirs };
   };
 
-  const rows = [await measure("no commit-graph")];
+  const plain = await measure("no commit-graph");
   git("commit-graph", "write", "--reachable");
-  rows.push(await measure("commit-graph"));
+  const graphed = await measure("commit-graph");
+  const rows = [plain.row, graphed.row];
   console.log(
     `\n${STACK} pairs (${pairs.map((p) => `${p.base}...${p.branch}`).join(", ")}), ${BEHIND} commits behind at the bottom, median of ${RUNS} runs\n`,
   );
   console.log(formatTable(["ms", "twig-mcp", "git rev-list ×10", "ratio"], rows, ["left", "right", "right", "right"]));
+  const pass = graphed.ratio <= TARGET_RATIO;
+  const section = [
+    "## Commit counts: readBranchCommits against git rev-list",
+    "",
+    `Written by \`bun run bench:commits\` on ${new Date().toISOString().slice(0, 10)}: a ${commits.length.toLocaleString("en-US")}-commit repository ` +
+      `(main of ${COMMITS.toLocaleString("en-US")}, then ${STACK} stacked branches ${PER_BRANCH.toLocaleString("en-US")} commits apart), ` +
+      `the ${STACK} pairs get_stack_status counts, read in one call, against \`git rev-list --left-right --count\` once per pair ` +
+      `(a process each, as a caller with a shell pays); median of ${RUNS} runs, side by side in one run; the counts agree.`,
+    "",
+    "| ms | twig-mcp | git rev-list ×10 | ratio |",
+    "| --- | ---: | ---: | ---: |",
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+    "",
+    `Target with a commit-graph ≤ ${TARGET_RATIO}× git: ${formatRatio(graphed.ratio)}, ${pass ? "PASS" : "MISS"}.`,
+  ].join("\n");
+  const docs = join(import.meta.dir, "..", "docs", "performance.md");
+  const marked = `${MARK_START}\n${section}\n${MARK_END}`;
+  const page = existsSync(docs) ? readFileSync(docs, "utf8") : "# Performance\n";
+  const start = page.indexOf(MARK_START);
+  const end = page.indexOf(MARK_END);
+  writeFileSync(
+    docs,
+    start >= 0 && end > start
+      ? `${page.slice(0, start)}${marked}${page.slice(end + MARK_END.length)}`
+      : `${page.trimEnd()}\n\n${marked}\n`,
+  );
 } finally {
   rmSync(sandbox, { recursive: true, force: true });
 }
