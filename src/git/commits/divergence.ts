@@ -41,6 +41,7 @@ const BASE = 1;
 const BRANCH = 2;
 const BOTH = BASE | BRANCH;
 
+/** `taken`: when the walk took it (1, 2, …), 0 while it has not. */
 type Node = { id: number; commit: WalkCommit; flags: number; taken: number; queued: boolean };
 
 /** Later first: higher generation, then later commit time. */
@@ -67,7 +68,6 @@ export async function countDivergence(
   let oldestOneSided = Number.POSITIVE_INFINITY;
   let taken = 0;
   let truncated: Divergence["truncated"];
-
   let sliceStart = performance.now();
 
   const paint = (id: number, flags: number) => {

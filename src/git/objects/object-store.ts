@@ -673,6 +673,7 @@ class CommitGraph {
     return null;
   }
 
+  /** The hex name at `position`: only for a commit a reply names. */
   oidAt(position: number): string {
     const [layer, index] = this.#locate(position);
     return Buffer.from(layer.file.read(layer.oids + index * HASH_BYTES, HASH_BYTES)).toString("hex");
