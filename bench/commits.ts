@@ -1,15 +1,17 @@
 /**
  * How long the commit reader takes to count ahead/behind for a 10-branch stack, against git
- * itself in the same run: `bun bench/commits.ts [--commits=N] [--behind=N] [--runs=N]`.
+ * itself in the same run: `bun bench/commits.ts [--commits=N] [--per-branch=N] [--behind=N] [--runs=N]`.
  *
  * The repository (made with `git fast-import`, then repacked) has a linear main of N commits; the
  * stack's first branch forks `--behind` commits below main's tip, each later branch forks from its
- * parent (one from the middle of its parent, so that it too needs a restack). git's side is what a
+ * parent (every third from the middle of its parent, so that it too needs a restack), each
+ * `--per-branch` commits long: by default 10,000 + 10 × 2,000 = 30,000 commits. git's side is what a
  * caller with a shell pays: `git rev-list --left-right --count parent...branch` once per pair.
  * Both are timed with and without a commit-graph; the counts must agree or the bench fails.
+ * The table goes to docs/performance.md between its `bench:commits` markers.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -23,7 +25,8 @@ import { formatMs, formatRatio, formatTable } from "./lib/table.ts";
 
 const { values } = parseArgs({
   options: {
-    commits: { type: "string", default: "30000" },
+    commits: { type: "string", default: "10000" },
+    "per-branch": { type: "string", default: "2000" },
     behind: { type: "string", default: "200" },
     runs: { type: "string", default: "9" },
   },
@@ -32,7 +35,11 @@ const COMMITS = Number(values.commits);
 const BEHIND = Number(values.behind);
 const RUNS = Number(values.runs);
 const STACK = 10;
-const PER_BRANCH = 5;
+/** get_stack_status's counts at most this many times git's own, with a commit-graph (issue #38). */
+const TARGET_RATIO = 1.5;
+const MARK_START = "<!-- bench:commits start -->";
+const MARK_END = "<!-- bench:commits end -->";
+const PER_BRANCH = Number(values["per-branch"]);
 
 const sandbox = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-bench-commits-")));
 const dir = join(sandbox, "repo");
@@ -68,13 +75,13 @@ try {
     pairs.push({ branch: name, base: previous });
     previous = name;
     // Every third branch forks from the middle of its parent, so it lacks its parent's last commits.
-    forkFrom = b % 3 === 0 ? (made[2] as number) : at;
+    forkFrom = b % 3 === 0 ? (made[Math.floor(PER_BRANCH / 2)] as number) : at;
   }
   const started = performance.now();
   importHistory(dir, commits, refs, env);
   git("repack", "-a", "-d", "-q");
   console.log(
-    `${COMMITS.toLocaleString("en-US")}-commit repository built in ${formatMs(performance.now() - started)} ms`,
+    `${commits.length.toLocaleString("en-US")}-commit repository built in ${formatMs(performance.now() - started)} ms`,
   );
 
   const found = await discoverRepository(dir, new CachedFileReader());
@@ -103,16 +110,43 @@ try {
       }
     }
     const [ours, theirs] = [median(ourTimes), median(gitTimes)];
-    return [label, formatMs(ours), formatMs(theirs), formatRatio(ours / theirs)];
+    return { row: [label, formatMs(ours), formatMs(theirs), formatRatio(ours / theirs)], ratio: ours / theirs };
   };
 
-  const rows = [await measure("no commit-graph")];
+  const plain = await measure("no commit-graph");
   git("commit-graph", "write", "--reachable");
-  rows.push(await measure("commit-graph"));
+  const graphed = await measure("commit-graph");
+  const rows = [plain.row, graphed.row];
   console.log(
     `\n${STACK} pairs (${pairs.map((p) => `${p.base}...${p.branch}`).join(", ")}), ${BEHIND} commits behind at the bottom, median of ${RUNS} runs\n`,
   );
   console.log(formatTable(["ms", "twig-mcp", "git rev-list ×10", "ratio"], rows, ["left", "right", "right", "right"]));
+  const pass = graphed.ratio <= TARGET_RATIO;
+  const section = [
+    "## Commit counts: readBranchCommits against git rev-list",
+    "",
+    `Written by \`bun run bench:commits\` on ${new Date().toISOString().slice(0, 10)}: a ${commits.length.toLocaleString("en-US")}-commit repository ` +
+      `(main of ${COMMITS.toLocaleString("en-US")}, then ${STACK} stacked branches ${PER_BRANCH.toLocaleString("en-US")} commits apart), ` +
+      `the ${STACK} pairs get_stack_status counts, read in one call, against \`git rev-list --left-right --count\` once per pair ` +
+      `(a process each, as a caller with a shell pays); median of ${RUNS} runs, side by side in one run; the counts agree.`,
+    "",
+    "| ms | twig-mcp | git rev-list ×10 | ratio |",
+    "| --- | ---: | ---: | ---: |",
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+    "",
+    `Target with a commit-graph ≤ ${TARGET_RATIO}× git: ${formatRatio(graphed.ratio)}, ${pass ? "PASS" : "MISS"}.`,
+  ].join("\n");
+  const docs = join(import.meta.dir, "..", "docs", "performance.md");
+  const marked = `${MARK_START}\n${section}\n${MARK_END}`;
+  const page = existsSync(docs) ? readFileSync(docs, "utf8") : "# Performance\n";
+  const start = page.indexOf(MARK_START);
+  const end = page.indexOf(MARK_END);
+  writeFileSync(
+    docs,
+    start >= 0 && end > start
+      ? `${page.slice(0, start)}${marked}${page.slice(end + MARK_END.length)}`
+      : `${page.trimEnd()}\n\n${marked}\n`,
+  );
 } finally {
   rmSync(sandbox, { recursive: true, force: true });
 }

@@ -8,6 +8,7 @@ import {
   type RequestId,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import { inline } from "../core/plain-text.ts";
 
 /** The stateless revision: no `initialize`; every request carries its version and capabilities in `_meta`. */
 export const STATELESS_PROTOCOL_VERSION = "2026-07-28";
@@ -33,6 +34,13 @@ const CACHING: Readonly<Record<string, typeof FIXED | typeof LIVE>> = {
   "resources/list": LIVE,
   "resources/read": LIVE,
 };
+
+/** A request of the stateless revision for a method it removed: answered `-32601` here, whatever its params. */
+export function isRemovedStateless(message: JSONRPCMessage): boolean {
+  if (!("method" in message && "id" in message) || !REMOVED.has(message.method)) return false;
+  const meta: Record<string, unknown> = message.params?._meta ?? {};
+  return meta[VERSION_KEY] !== undefined || meta[CAPABILITIES_KEY] !== undefined;
+}
 
 /**
  * Serves MCP 2026-07-28 beside the `initialize`-based revisions, as a Transport in front of the SDK's:
@@ -92,7 +100,8 @@ export class StatelessRequests implements Transport {
     if (missing !== null) {
       reply({ error: { code: ErrorCode.InvalidParams, message: `Invalid params: _meta needs "${missing}"` } });
     } else if (version !== STATELESS_PROTOCOL_VERSION) {
-      const data = { supported: [STATELESS_PROTOCOL_VERSION], requested: version };
+      // The client's value, clipped: echoed whole, an 8 MB version would be an 8 MB answer.
+      const data = { supported: [STATELESS_PROTOCOL_VERSION], requested: inline(String(version), 64) };
       reply({ error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data } });
     } else if (message.method === "server/discover") {
       const { serverInfo: _, ...discovery } = this.discovery;

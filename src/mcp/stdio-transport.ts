@@ -8,6 +8,7 @@ import {
   JSONRPCMessageSchema,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isRemovedStateless } from "./stateless.ts";
 
 /** The longest line accepted as one message; longer ones are refused without being buffered. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -107,7 +108,7 @@ export class StdioServerTransport implements Transport {
       return this.#refuse(idToAnswer(json), ErrorCode.InvalidRequest, why, "invalid JSON-RPC message");
     }
     try {
-      const refusal = invalidParamsReply(parsed.data);
+      const refusal = isRemovedStateless(parsed.data) ? null : invalidParamsReply(parsed.data);
       if (refusal !== null) this.send(refusal);
       else this.onmessage?.(parsed.data);
     } catch (error) {

@@ -1,7 +1,7 @@
 import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { type BranchCommits, readBranchCommits } from "../git/commits/branch-commits.ts";
+import { type BranchCommits, type ReadCommitsOptions, readBranchCommits } from "../git/commits/branch-commits.ts";
 import { type DiscoveredRepo, discoverRepository, type RepoLocation } from "../git/discover.ts";
 import { fail } from "../git/hints.ts";
 import { readHead } from "../git/refs.ts";
@@ -68,8 +68,9 @@ export async function branchCommits(
   state: TwigState,
   sorted: readonly string[],
   branches: readonly string[],
+  options: ReadCommitsOptions = {},
 ): Promise<BranchCommits[]> {
   const pairs = branches.map((branch) => ({ branch, base: divergenceBase(sorted, state, branch) }));
-  const read = await readBranchCommits(repo, pairs, ctx.files);
+  const read = await readBranchCommits(repo, pairs, ctx.files, options);
   return read.ok ? read.value : branches.map(() => ({ commit_warnings: [read.error.message] }));
 }

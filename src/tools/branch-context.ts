@@ -103,7 +103,7 @@ export const getBranchContextTool = defineTool({
     if (!stack.ok) return stack;
     const record = stack.value.stack[0] ?? { branch: branch ?? "" };
     const [commits, pull_request, jira_issue] = await Promise.all([
-      commitsPart(ctx, workspace, state, record.branch),
+      commitsPart(ctx, workspace, state, record.branch, signal),
       // A PR lookup that throws fails its part only, as one through a tool call would.
       prPart(ctx, workspace, record, enabled?.("github") !== false ? signal : null).catch(
         (error: unknown): PrPart =>
@@ -128,10 +128,11 @@ async function commitsPart(
   workspace: DiscoveredRepo,
   state: TwigState,
   branch: string,
+  signal: AbortSignal,
 ): Promise<BranchCommits> {
   const local = await listLocalBranches(workspace, ctx.files);
   if (!local.ok) return { commit_warnings: [local.error.message] };
-  const [commits] = await branchCommits(ctx, workspace, state, local.value, [branch]);
+  const [commits] = await branchCommits(ctx, workspace, state, local.value, [branch], { signal });
   return commits ?? {};
 }
 

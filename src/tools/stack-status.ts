@@ -144,7 +144,7 @@ export const getStackStatusTool = defineTool({
     const links = names.map((branch) => state.branches.get(branch));
     const queries = names.map((branch, i) => ({ branch, linked: links[i]?.github_pr ?? null }));
     const [commits, github, jira] = await Promise.all([
-      branchCommits(ctx, repo, state, sorted, names),
+      branchCommits(ctx, repo, state, sorted, names, { signal: info.signal }),
       githubPart(ctx, info, repo, queries),
       jiraPart(ctx, info, links),
     ]);

@@ -146,6 +146,9 @@ describe("2026-07-28: no initialize, _meta on every request", () => {
           : { code: -32602 };
       expect(refused.error).toMatchObject(expected);
     }
+    // An 8 MB version is named back clipped, not echoed whole.
+    const huge = await stateless.request("server/discover", { _meta: meta("9".repeat(8 * 1024 * 1024)) });
+    expect(huge.error).toMatchObject({ code: -32022, data: { requested: `${"9".repeat(63)}…` } });
   });
 
   test("methods the revision removed are unknown; the session stays served and silent", async () => {
@@ -157,6 +160,8 @@ describe("2026-07-28: no initialize, _meta on every request", () => {
     ];
     for (const [method, params] of removed) {
       expect((await stateless.request(method, { ...params, _meta: meta() })).error?.code).toBe(-32601);
+      // Without the params the old revision required: still unknown, not refused for its params.
+      expect((await stateless.request(method, { _meta: meta() })).error?.code).toBe(-32601);
     }
     expect((await stateless.request("tools/list", { _meta: meta() })).result?.resultType).toBe("complete");
     // Nothing but answers: no roots request, no log notification, and every line JSON-RPC.

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import fc from "fast-check";
@@ -27,7 +27,7 @@ function newRepo(options: Parameters<typeof makeRepo>[0] = {}): GitRepo {
 async function read(dir: string, pairs: BranchPair[], limit?: number) {
   const found = await discoverRepository(dir, files);
   if (!found.ok) throw new Error(found.error.message);
-  return readBranchCommits(found.value, pairs, files, limit);
+  return readBranchCommits(found.value, pairs, files, { limit });
 }
 
 async function readOk(dir: string, pairs: BranchPair[], limit?: number) {
@@ -475,4 +475,80 @@ describe("property: counts equal git rev-list --left-right --count on random his
     },
     { timeout: 120_000 },
   );
+});
+
+describe("a branch's own commits, its upstream and its PR head", () => {
+  /** main, and `feature` 25 commits ahead of it; a pushed copy of `feature` 3 commits back, plus one from elsewhere. */
+  function pushedHistory() {
+    const repo = newRepo({ commit: true });
+    repo.commit("main 1");
+    repo.git("checkout", "-q", "-b", "feature");
+    for (let i = 0; i < 25; i++) repo.commit(`feature ${i}`);
+    repo.git("checkout", "-q", "-b", "pushed", "feature~3");
+    repo.commit("pushed by a colleague");
+    repo.git("update-ref", "refs/remotes/origin/feature", "pushed");
+    repo.git("checkout", "-q", "feature");
+    repo.git("branch", "-q", "-D", "pushed");
+    return repo;
+  }
+
+  test("newest first, 20 listed and the rest counted, as git rev-list lists them", async () => {
+    const repo = pushedHistory();
+    const [entry] = await readOk(repo.root, [{ branch: "feature", base: "main" }]);
+    const listed = repo.git("log", "-20", "--format=%H %s", "main..feature").split("\n");
+    expect(entry?.commits?.map(({ sha, subject }) => `${sha} ${subject}`)).toEqual(listed);
+    expect(entry?.commits_omitted).toBe(5);
+    const [none] = await readOk(repo.root, [{ branch: "main", base: "feature" }]);
+    expect(none?.commits).toBeUndefined();
+    expect(none?.commits_omitted).toBeUndefined();
+  });
+
+  test("unpushed and unpulled against the upstream, loose and packed, equal git's counts", async () => {
+    const repo = pushedHistory();
+    const upstream = "refs/remotes/origin/feature";
+    const [unpushed, unpulled] = gitCounts(repo, upstream, "feature");
+    expect([unpushed, unpulled]).toEqual([3, 1]);
+    const pair = { branch: "feature", base: "main", upstream };
+    const [loose] = await readOk(repo.root, [pair]);
+    expect(loose?.push).toEqual({ remote_ref: upstream, unpushed: 3, unpulled: 1 });
+    repo.git("pack-refs", "--all");
+    expect(existsSync(repo.path(".git", ...upstream.split("/")))).toBe(false);
+    const [packed] = await readOk(repo.root, [pair]);
+    expect(packed?.push).toEqual({ remote_ref: upstream, unpushed: 3, unpulled: 1 });
+    expect(packed?.commit_warnings).toBeUndefined();
+  });
+
+  test("a branch never pushed: its remote ref is missing", async () => {
+    const repo = pushedHistory();
+    const [entry] = await readOk(repo.root, [
+      { branch: "feature", base: "main", upstream: "refs/remotes/origin/never" },
+    ]);
+    expect(entry?.push).toEqual({ remote_ref: "refs/remotes/origin/never", missing: true });
+    expect(entry?.commit_warnings).toBeUndefined();
+    expect(entry?.ahead).toBe(25);
+  });
+
+  test("a PR head behind the local branch, one that diverged, one equal, and one not fetched", async () => {
+    const repo = pushedHistory();
+    const behindHead = repo.git("rev-parse", "feature~4");
+    const divergedHead = repo.git("rev-parse", "refs/remotes/origin/feature");
+    const tip = repo.git("rev-parse", "feature");
+    const missing = "ab".repeat(20);
+    const entries = await readOk(
+      repo.root,
+      [behindHead, divergedHead, tip, missing].map((prHead) => ({ branch: "feature", base: "main", prHead })),
+    );
+    const [behind, diverged, equal, absent] = entries;
+    const [localAhead, localBehind] = gitCounts(repo, behindHead, "feature");
+    expect(behind?.pr_head).toEqual({ sha: behindHead, local_ahead: localAhead, local_behind: localBehind });
+    expect(behind?.pr_head).toMatchObject({ local_ahead: 4, local_behind: 0 });
+    const [divergedAhead, divergedBehind] = gitCounts(repo, divergedHead, "feature");
+    expect(diverged?.pr_head).toEqual({ sha: divergedHead, local_ahead: divergedAhead, local_behind: divergedBehind });
+    expect(diverged?.pr_head).toMatchObject({ local_ahead: 3, local_behind: 1 });
+    expect(equal?.pr_head).toBeUndefined();
+    expect(equal?.commit_warnings).toBeUndefined();
+    expect(absent?.pr_head).toBeUndefined();
+    expect(absent?.commit_warnings?.join("\n")).toContain(`The PR head ${missing} is not in the local repository`);
+    expect(absent?.ahead).toBe(25);
+  });
 });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { deltaChainHistory } from "../support/hostile-git.ts";
 import { RawServer, type ToolResult } from "./support/raw-server.ts";
 import { readTrace, straceWrapper } from "./support/strace.ts";
 import { makeWorld, type World } from "./support/world.ts";
@@ -350,5 +351,33 @@ describe("state and registry files linked out, and parse errors (4)", () => {
       expect(result?.text).not.toContain("hunter2");
       expect(result?.text).not.toContain("prod-db");
     }
+  });
+});
+
+describe("a long commit walk (issue #38)", () => {
+  test("the server answers a ping while it walks, and a cancel ends the walk", async () => {
+    let tip = "";
+    const dir = caseRepo((d) => {
+      // 300 KiB commits in delta chains 150 deep: the walk runs until the call's work budget is spent.
+      tip = deltaChainHistory(join(d, ".git", "objects"), 300, 150, 300 * 1024);
+      writeFileSync(join(d, ".git", "refs", "heads", "evil"), `${tip}\n`);
+    });
+    await withServer(async (server) => {
+      const args = { name: "get_branch_context", arguments: { repo: dir, branch: "evil" } };
+      // Answered in full when not cancelled: the budget stops the counts, the head is there.
+      const whole = await call(server, "get_branch_context", { repo: dir, branch: "evil" });
+      expect(JSON.stringify(whole.structured)).toContain('"counts_limited_by":"budget"');
+      const walking = "walking";
+      server.send({ jsonrpc: "2.0", id: walking, method: "tools/call", params: args });
+      const pong = await server.request("ping", {}, { timeoutMs: CALL_TIMEOUT_MS });
+      expect(pong.result).toEqual({});
+      expect(server.responsesTo(walking)).toEqual([]);
+      const reason = "walk cancelled by the test";
+      server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: walking, reason } });
+      // The walk sees the cancel at its next slice and stops; the server says why on stderr.
+      await server.until(() => server.stderr().includes(reason));
+      expect((await server.request("ping", {}, { timeoutMs: CALL_TIMEOUT_MS })).result).toEqual({});
+      expect(server.responsesTo(walking)).toEqual([]);
+    });
   });
 });

@@ -7,6 +7,7 @@ import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
 import { readConfigFile } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
 import { unsupported } from "../hints.ts";
+import { WorkBudget } from "../objects/budget.ts";
 import { HEADS, resolveRef } from "../refs.ts";
 import { countDivergence, INFINITE_GENERATION, type WalkCommit } from "./divergence.ts";
 
@@ -14,8 +15,15 @@ import { countDivergence, INFINITE_GENERATION, type WalkCommit } from "./diverge
 const WALK_LIMIT = 10_000;
 /** A commit subject is one line of a few words; a longer one is clipped. */
 const SUBJECT_CHARS = 200;
+/** Commits a call remembers between its walks; past it the memory starts afresh. */
+const MAX_REMEMBERED_COMMITS = 200_000;
 /** The `shallow` file lists one boundary commit per line. */
 const MAX_SHALLOW_BYTES = 4 * 1024 * 1024;
+
+/** Commits listed per branch; `commits_omitted` says how many more there are. */
+const LISTED_COMMITS = 20;
+
+const CommitLineSchema = v.object({ sha: v.string(), subject: v.string() });
 
 export const BranchCommitsSchema = v.object({
   head: v.optional(
@@ -33,22 +41,45 @@ export const BranchCommitsSchema = v.object({
   behind: v.optional(v.number()),
   /** The base has commits the branch lacks: rebase the branch onto it (`twig sync` / restack). */
   needs_restack: v.optional(v.boolean()),
-  /** Present when `ahead` and `behind` are lower bounds: the walk limit, or a shallow clone's boundary. */
-  counts_limited_by: v.optional(v.picklist(["walk_limit", "shallow"])),
+  /** The branch's own commits (the `ahead` ones), newest first, at most 20. */
+  commits: v.optional(v.array(CommitLineSchema)),
+  /** How many of the branch's own commits `commits` leaves out. */
+  commits_omitted: v.optional(v.number()),
+  /** Against the branch's upstream: commits not pushed yet, commits pushed by others; `missing`: never pushed. */
+  push: v.optional(
+    v.union([
+      v.object({ remote_ref: v.string(), unpushed: v.number(), unpulled: v.number() }),
+      v.object({ remote_ref: v.string(), missing: v.literal(true) }),
+    ]),
+  ),
+  /** The PR's head commit on GitHub (what its CI and reviews are for), when the local tip differs from it. */
+  pr_head: v.optional(v.object({ sha: v.string(), local_ahead: v.number(), local_behind: v.number() })),
+  /** Present when the counts above are lower bounds: the walk limit, a shallow clone's boundary, or the call's work budget. */
+  counts_limited_by: v.optional(v.picklist(["walk_limit", "shallow", "budget"])),
   /** Why some of the above is missing (an unreadable or corrupt object, a missing branch). */
   commit_warnings: v.optional(v.array(v.string())),
 });
 export type BranchCommits = v.InferOutput<typeof BranchCommitsSchema>;
 
-/** A branch and the branch it is compared against (`null`: show its head only). */
-export type BranchPair = { branch: string; base: string | null };
+/**
+ * A branch and the branch it is compared against (`null`: show its head only); `upstream`: its remote-tracking
+ * ref (`refs/remotes/origin/x`) for `push`; `prHead`: its PR's head commit on GitHub for `pr_head`.
+ */
+export type BranchPair = { branch: string; base: string | null; upstream?: string; prHead?: string };
+
+export type ReadCommitsOptions = {
+  /** The tool call's cancellation signal: a cancelled call stops walking. */
+  signal?: AbortSignal;
+  /** Commits one walk may take (tests lower it). */
+  limit?: number;
+};
 
 /** Each pair's tip commit and drift from its base; a problem with one branch is that entry's warning. */
 export async function readBranchCommits(
   repo: RepoLocation,
   pairs: readonly BranchPair[],
   files: CachedFileReader,
-  limit = WALK_LIMIT,
+  { signal, limit = WALK_LIMIT }: ReadCommitsOptions = {},
 ): Promise<Result<BranchCommits[]>> {
   const config = await readConfigFile(join(repo.commonDir, "config"), files);
   if (!config.ok) return config;
@@ -59,71 +90,136 @@ export async function readBranchCommits(
       "twig-mcp reads SHA-1 repositories; branch names and twig metadata are still available.",
     );
   }
-  const tips = new Map<string, { oid?: string; warning?: string }>();
-  for (const name of new Set(pairs.flatMap(({ branch, base }) => (base === null ? [branch] : [branch, base])))) {
-    const ref = await resolveRef(repo, HEADS + name, files);
-    if (!ref.ok) tips.set(name, { warning: ref.error.message });
-    else if (ref.value === null) tips.set(name, { warning: `Branch '${name}' does not exist or has no commits` });
-    else if (ref.value.length !== 40) tips.set(name, { warning: `Branch '${name}' names a non-SHA-1 object` });
-    else tips.set(name, { oid: ref.value });
+  const tips = new Map<string, { oid?: string | null; warning?: string }>();
+  const resolve = async (refname: string, label: string) => {
+    const ref = await resolveRef(repo, refname, files);
+    if (!ref.ok) tips.set(refname, { warning: ref.error.message });
+    else if (ref.value === null) tips.set(refname, { oid: null, warning: `${label} does not exist or has no commits` });
+    else if (ref.value.length !== 40) tips.set(refname, { warning: `${label} names a non-SHA-1 object` });
+    else tips.set(refname, { oid: ref.value });
+  };
+  for (const { branch, base, upstream } of pairs) {
+    for (const name of base === null ? [branch] : [branch, base]) {
+      if (!tips.has(HEADS + name)) await resolve(HEADS + name, `Branch '${name}'`);
+    }
+    if (upstream !== undefined && !tips.has(upstream)) await resolve(upstream, `Remote ref '${upstream}'`);
   }
 
   const shallow = readShallow(repo.commonDir);
   // Loaded on the first commit read, not at start-up: with its zlib, 0.27 MiB of peak RSS and ~1 ms.
   const { ObjectStore, ObjectReadError } = await import("../objects/object-store.ts");
-  using store = ObjectStore.open(join(repo.commonDir, "objects"), [repo.commonDir, repo.workTree], shallow.size === 0);
+  const budget = new WorkBudget();
+  using store = ObjectStore.open(
+    join(repo.commonDir, "objects"),
+    [repo.commonDir, repo.workTree],
+    shallow.size === 0,
+    budget,
+  );
   const { graph } = store;
-  // From the graph when it covers the commit, parents' positions remembered; only an object can be a shallow boundary.
-  const positions = new Map<string, number>();
-  const walk = (oid: string): WalkCommit => {
-    const position = graph === null ? null : (positions.get(oid) ?? graph.find(Buffer.from(oid, "hex")));
-    if (graph !== null && position !== null) {
-      const { parents, generation, time } = graph.commitAt(position);
-      const names = parents.map((parent) => {
-        const name = graph.oidAt(parent);
-        positions.set(name, parent);
-        return name;
-      });
-      return { parents: names, generation, time, shallow: false };
+  // Ids: graph positions, then commits the graph lacks (read from their objects) numbered on from its end.
+  const inGraph = graph?.total ?? 0;
+  const ids = new Map<string, number>();
+  const outside: string[] = [];
+  const idOf = (oid: string) => {
+    let id = ids.get(oid);
+    if (id === undefined) {
+      id = graph?.find(Buffer.from(oid, "hex")) ?? inGraph + outside.push(oid) - 1;
+      ids.set(oid, id);
     }
-    const { parents, time } = store.readCommit(oid);
-    const boundary = shallow.has(oid);
-    return { parents: boundary ? [] : parents, generation: INFINITE_GENERATION, time, shallow: boundary };
+    return id;
   };
-  return ok(
-    pairs.map(({ branch, base }) => {
-      const warnings: string[] = [];
-      const tipOf = (name: string) => {
-        const { oid = null, warning } = tips.get(name) ?? {};
-        if (warning !== undefined) warnings.push(warning);
-        return oid;
-      };
-      const tip = tipOf(branch);
-      const entry: BranchCommits = {};
-      if (tip !== null) {
-        try {
-          const commit = store.readCommit(tip);
-          entry.head = {
-            sha: tip,
-            subject: inline(commit.subject, SUBJECT_CHARS),
-            committed_at: isoWithZone(commit.time, commit.zone),
-          };
-          const baseTip = base === null ? null : tipOf(base);
-          if (base !== null && baseTip !== null) {
-            const { ahead, behind, truncated } = countDivergence(walk, baseTip, tip, limit);
-            Object.assign(entry, { base, ahead, behind, needs_restack: behind > 0 });
-            if (truncated !== undefined) entry.counts_limited_by = truncated;
-          }
-        } catch (error) {
-          if (!(error instanceof ObjectReadError)) throw error;
-          warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
+  const oidOf = (id: number) => (graph !== null && id < inGraph ? graph.oidAt(id) : (outside[id - inGraph] as string));
+  // Every walk of the call shares what was read; only an object can be a shallow boundary.
+  const remembered = new Map<number, WalkCommit>();
+  const load = (id: number): WalkCommit => {
+    let commit = remembered.get(id);
+    if (commit !== undefined) return commit;
+    if (graph !== null && id < inGraph) commit = { ...graph.commitAt(id), shallow: false };
+    else {
+      const oid = outside[id - inGraph] as string;
+      const boundary = shallow.has(oid);
+      const { parents, time } = store.readCommit(oid);
+      commit = { parents: boundary ? [] : parents.map(idOf), generation: INFINITE_GENERATION, time, shallow: boundary };
+    }
+    budget.parentEdges += commit.parents.length;
+    if (remembered.size >= MAX_REMEMBERED_COMMITS) remembered.clear();
+    remembered.set(id, commit);
+    return commit;
+  };
+
+  const entries: BranchCommits[] = [];
+  for (const { branch, base, upstream, prHead } of pairs) {
+    signal?.throwIfAborted();
+    const warnings: string[] = [];
+    const entry: BranchCommits = {};
+    const tipOf = (refname: string) => {
+      const { oid = null, warning } = tips.get(refname) ?? {};
+      if (warning !== undefined) warnings.push(warning);
+      return oid;
+    };
+    /** One count; a broken object is this entry's warning, and the rest of the entry is still answered. */
+    const count = async (left: string, right: string, listed = 0) => {
+      try {
+        const counted = await countDivergence(load, idOf(left), idOf(right), { limit, listed, budget, signal });
+        if (counted.truncated !== undefined) entry.counts_limited_by ??= counted.truncated;
+        return counted;
+      } catch (error) {
+        if (!(error instanceof ObjectReadError)) throw error;
+        warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
+        return null;
+      }
+    };
+    const subjectOf = (oid: string) => inline(store.readCommit(oid).subject, SUBJECT_CHARS);
+    const tip = tipOf(HEADS + branch);
+    if (tip !== null) {
+      try {
+        const commit = store.readCommit(tip);
+        entry.head = {
+          sha: tip,
+          subject: inline(commit.subject, SUBJECT_CHARS),
+          committed_at: isoWithZone(commit.time, commit.zone),
+        };
+        const baseTip = base === null ? null : tipOf(HEADS + base);
+        const counted = baseTip === null ? null : await count(baseTip, tip, LISTED_COMMITS);
+        if (counted !== null) {
+          const { ahead, behind, aheadIds } = counted;
+          Object.assign(entry, { base, ahead, behind, needs_restack: behind > 0 });
+          if (ahead > 0) entry.commits = aheadIds.map(oidOf).map((sha) => ({ sha, subject: subjectOf(sha) }));
+          if (ahead > aheadIds.length) entry.commits_omitted = ahead - aheadIds.length;
+        }
+      } catch (error) {
+        if (!(error instanceof ObjectReadError)) throw error;
+        warnings.push(`Commits of '${branch}' could not be read: ${error.message}`);
+      }
+      if (upstream !== undefined) {
+        const remote = tips.get(upstream);
+        if (remote?.oid === null) entry.push = { remote_ref: upstream, missing: true };
+        else {
+          const remoteTip = tipOf(upstream);
+          const counted = remoteTip === null ? null : await count(remoteTip, tip);
+          if (counted !== null)
+            entry.push = { remote_ref: upstream, unpushed: counted.ahead, unpulled: counted.behind };
         }
       }
-      warnings.push(...store.notes);
-      if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
-      return entry;
-    }),
-  );
+      const prTip = prHead?.toLowerCase();
+      if (prTip !== undefined && prTip !== tip) {
+        if (!/^[0-9a-f]{40}$/.test(prTip)) warnings.push(`The PR head '${prHead}' is not a commit id`);
+        else if (!store.has(prTip)) {
+          warnings.push(
+            `The PR head ${prTip} is not in the local repository: \`git fetch\` to compare '${branch}' with it`,
+          );
+        } else {
+          const counted = await count(prTip, tip);
+          if (counted !== null)
+            entry.pr_head = { sha: prTip, local_ahead: counted.ahead, local_behind: counted.behind };
+        }
+      }
+    }
+    warnings.push(...store.notes);
+    if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
+    entries.push(entry);
+  }
+  return ok(entries);
 }
 
 /** The boundary commits of a shallow clone (`<common dir>/shallow`); empty when it is a full clone. */

@@ -1,5 +1,8 @@
+import type { WorkBudget } from "../objects/budget.ts";
+
+/** A commit as the walk sees it; commits are named by integer ids (graph positions), hex only for a reply. */
 export interface WalkCommit {
-  parents: string[];
+  parents: number[];
   /** Topological level from the commit-graph; `INFINITE_GENERATION` for a commit it does not cover. */
   generation: number;
   time: number;
@@ -11,13 +14,35 @@ export interface WalkCommit {
 export const INFINITE_GENERATION = 2 ** 32;
 
 /** `git rev-list --left-right --count base...branch`; `truncated`: why they are lower bounds. */
-export type Divergence = { ahead: number; behind: number; truncated?: "walk_limit" | "shallow" };
+export type Divergence = {
+  ahead: number;
+  behind: number;
+  /** The first commits only `branch` has, newest first (by when the walk took them), at most `listed`. */
+  aheadIds: number[];
+  truncated?: "walk_limit" | "shallow" | "budget";
+};
+
+export type WalkOptions = {
+  /** Commits this walk may take. */
+  limit: number;
+  /** How many of the branch's own commits to name. */
+  listed: number;
+  /** Shared by every walk of the call. */
+  budget: WorkBudget;
+  signal?: AbortSignal;
+};
+
+/** Work between two yields to the event loop: other requests (a `ping`, a cancel) are read meanwhile. */
+const SLICE_MS = 10;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const BASE = 1;
 const BRANCH = 2;
 const BOTH = BASE | BRANCH;
 
-type Node = { commit: WalkCommit; flags: number; taken: boolean; queued: boolean };
+/** `taken`: when the walk took it (1, 2, …), 0 while it has not. */
+type Node = { id: number; commit: WalkCommit; flags: number; taken: number; queued: boolean };
 
 /** Later first: higher generation, then later commit time. */
 const before = ({ commit: a }: Node, { commit: b }: Node) =>
@@ -26,15 +51,16 @@ const before = ({ commit: a }: Node, { commit: b }: Node) =>
 /**
  * git's `paint_down_to_common`: both tips paint their parents, newest first, until nothing one-sided
  * is left. Exact by generation number; commits the graph lacks go by time until nothing queued is newer
- * than the oldest one-sided one (clock skew fools this, as it does git). Past `limit`: lower bounds.
+ * than the oldest one-sided one (clock skew fools this, as it does git). Past `limit` or the budget: lower
+ * bounds. Yields to the event loop every few milliseconds; a cancelled `signal` ends the walk by throwing.
  */
-export function countDivergence(
-  load: (oid: string) => WalkCommit,
-  baseOid: string,
-  branchOid: string,
-  limit: number,
-): Divergence {
-  const nodes = new Map<string, Node>();
+export async function countDivergence(
+  load: (id: number) => WalkCommit,
+  baseId: number,
+  branchId: number,
+  { limit, listed, budget, signal }: WalkOptions,
+): Promise<Divergence> {
+  const nodes = new Map<number, Node>();
   const heap: Node[] = [];
   /** Queued nodes painted by one side only: while there are any, the fork is not found. */
   let oneSided = 0;
@@ -42,12 +68,13 @@ export function countDivergence(
   let oldestOneSided = Number.POSITIVE_INFINITY;
   let taken = 0;
   let truncated: Divergence["truncated"];
+  let sliceStart = performance.now();
 
-  const paint = (oid: string, flags: number) => {
-    let node = nodes.get(oid);
+  const paint = (id: number, flags: number) => {
+    let node = nodes.get(id);
     if (node === undefined) {
-      node = { commit: load(oid), flags: 0, taken: false, queued: false };
-      nodes.set(oid, node);
+      node = { id, commit: load(id), flags: 0, taken: 0, queued: false };
+      nodes.set(id, node);
     }
     const merged = node.flags | flags;
     if (merged === node.flags) return;
@@ -59,8 +86,8 @@ export function countDivergence(
     push(heap, node);
   };
 
-  paint(baseOid, BASE);
-  paint(branchOid, BRANCH);
+  paint(baseId, BASE);
+  paint(branchId, BRANCH);
   while (heap.length > 0) {
     const top = heap[0] as Node;
     if (oneSided === 0 && (top.commit.generation !== INFINITE_GENERATION || top.commit.time < oldestOneSided)) break;
@@ -68,27 +95,41 @@ export function countDivergence(
       truncated = "walk_limit";
       break;
     }
+    if (budget.spent) {
+      truncated = "budget";
+      break;
+    }
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToEventLoop();
+      signal?.throwIfAborted();
+      sliceStart = performance.now();
+    }
     pop(heap);
     taken++;
+    top.taken = taken;
     top.queued = false;
     if (top.flags !== BOTH) {
       oneSided--;
       if (top.commit.shallow) truncated ??= "shallow";
       if (top.commit.generation === INFINITE_GENERATION) oldestOneSided = Math.min(oldestOneSided, top.commit.time);
     }
-    top.taken = true;
     for (const parent of top.commit.parents) paint(parent, top.flags);
   }
 
-  let ahead = 0;
   let behind = 0;
+  const aheadNodes: Node[] = [];
   for (const node of nodes.values()) {
     // Only commits already taken count: a queued one's paint may still change.
-    if (!node.taken || node.queued) continue;
-    if (node.flags === BRANCH) ahead++;
+    if (node.taken === 0 || node.queued) continue;
+    if (node.flags === BRANCH) aheadNodes.push(node);
     else if (node.flags === BASE) behind++;
   }
-  return truncated === undefined ? { ahead, behind } : { ahead, behind, truncated };
+  const aheadIds = aheadNodes
+    .sort((a, b) => a.taken - b.taken)
+    .slice(0, listed)
+    .map((node) => node.id);
+  const counts = { ahead: aheadNodes.length, behind, aheadIds };
+  return truncated === undefined ? counts : { ...counts, truncated };
 }
 
 function push(heap: Node[], node: Node): void {

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { inflateSync } from "node:zlib";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
 import { isInside } from "../../fs/path-inside.ts";
+import { WorkBudget } from "./budget.ts";
 
 /** Thrown by the byte-level readers (a `Result` through every varint costs more than it says); a branch's warning. */
 export class ObjectReadError extends Error {
@@ -129,22 +130,36 @@ const MAX_DELTA_DEPTH = 4095;
 const MAX_CHAIN_BYTES = 64 * 1024 * 1024;
 /** git reads alternates five levels deep. */
 const MAX_ALTERNATE_DEPTH = 5;
+/** Resolved pack objects kept for the call: a delta's base is read once however many deltas build on it. */
+const MAX_CACHED_BYTES = 32 * 1024 * 1024;
+/** A larger object is not kept: it would push out hundreds of commits. */
+const MAX_CACHED_OBJECT_BYTES = 256 * 1024;
 
 /** A repository's packs and loose objects, and its alternates' inside `places`; files open on first use. */
 export class ObjectStore {
   #packs: Pack[] | null = null;
+  readonly #resolved = new Map<string, GitObject>();
+  #resolvedBytes = 0;
   readonly notes: string[] = [];
   graph: CommitGraph | null = null;
 
-  private constructor(readonly dirs: string[]) {}
+  private constructor(
+    readonly dirs: string[],
+    readonly budget: WorkBudget,
+  ) {}
 
   /**
    * An alternate is followed only when its canonical path is inside `places`: it could name any directory.
    * `withGraph`: git ignores the commit-graph in a shallow repository, as its parents would cross the boundary.
    */
-  static open(objectsDir: string, places: readonly string[], withGraph: boolean): ObjectStore {
+  static open(
+    objectsDir: string,
+    places: readonly string[],
+    withGraph: boolean,
+    budget = new WorkBudget(),
+  ): ObjectStore {
     const dirs: string[] = [];
-    const store = new ObjectStore(dirs);
+    const store = new ObjectStore(dirs, budget);
     try {
       if (withGraph) store.graph = CommitGraph.open(objectsDir);
     } catch (error) {
@@ -174,10 +189,16 @@ export class ObjectStore {
   }
 
   /** The commit named `oid` (40 hex digits); throws `ObjectReadError` when it is missing or broken. */
-  readCommit(oid: string) {
+  readCommit(oid: string): Commit {
     const object = this.#read(oid);
     if (object.type !== "commit") corrupt(`${oid} is a ${object.type}, not a commit`);
     return parseCommit(object.data, oid);
+  }
+
+  /** Whether the object named `oid` is here at all (packed or loose), without reading it. */
+  has(oid: string): boolean {
+    if (this.#findPacked(Buffer.from(oid, "hex")) !== null) return true;
+    return this.dirs.some((dir) => lstatSync(join(dir, oid.slice(0, 2), oid.slice(2)), { throwIfNoEntry: false }));
   }
 
   #read(oid: string): GitObject {
@@ -187,7 +208,10 @@ export class ObjectStore {
       const fanout = join(dir, oid.slice(0, 2));
       if (isLink(fanout)) corrupt(`${fanout} is a link, not read`);
       const found = readLoose(join(fanout, oid.slice(2)));
-      if (found !== null) return found;
+      if (found !== null) {
+        this.budget.inflatedBytes += found.data.length;
+        return found;
+      }
     }
     return corrupt(`object ${oid} is missing`);
   }
@@ -229,29 +253,29 @@ export class ObjectStore {
     return packs;
   }
 
-  /** Resolves a delta chain without recursion: headers collected down to the base, then applied up. */
+  /** Resolves a delta chain without recursion: headers collected down to a base (or one already resolved), then applied up. */
   #fromPack(start: { pack: Pack; offset: number }): GitObject {
-    const chain: { pack: Pack; entry: PackEntry }[] = [];
+    const chain: { pack: Pack; entry: PackEntry; key: string }[] = [];
     const seen = new Set<string>();
     let chainBytes = 0;
     let at = start;
+    let base: GitObject;
     for (;;) {
-      const key = `${at.pack.path}:${at.offset}`;
+      const key = `${at.offset}:${at.pack.path}`;
+      const cached = this.#resolved.get(key);
+      if (cached !== undefined) {
+        base = cached;
+        break;
+      }
       if (seen.has(key)) corrupt(`${at.pack.path} has a delta loop at offset ${at.offset}`);
       seen.add(key);
       const entry = at.pack.entry(at.offset);
       if (entry.type !== OBJ_OFS_DELTA && entry.type !== OBJ_REF_DELTA) {
-        let data = at.pack.inflate(entry);
-        let built = 0;
-        for (const step of chain.toReversed()) {
-          data = applyDelta(data, step.pack.inflate(step.entry));
-          built += data.length;
-          if (built > MAX_CHAIN_BYTES)
-            corrupt(`${start.pack.path} has a delta chain building over ${MAX_CHAIN_BYTES} bytes`);
-        }
-        return { type: OBJECT_TYPES[entry.type] as GitObject["type"], data };
+        base = { type: OBJECT_TYPES[entry.type] as GitObject["type"], data: this.#inflate(at.pack, entry) };
+        this.#remember(key, base);
+        break;
       }
-      chain.push({ pack: at.pack, entry });
+      chain.push({ pack: at.pack, entry, key });
       chainBytes += entry.size;
       if (chain.length > MAX_DELTA_DEPTH)
         corrupt(`${start.pack.path} has a delta chain deeper than ${MAX_DELTA_DEPTH}`);
@@ -260,11 +284,39 @@ export class ObjectStore {
       if (entry.baseOffset !== undefined) at = { pack: at.pack, offset: entry.baseOffset };
       else {
         // A REF_DELTA entry always names its base.
-        const base = entry.baseOid as Uint8Array;
+        const oid = entry.baseOid as Uint8Array;
         at =
-          this.#findPacked(base) ??
-          corrupt(`delta base ${Buffer.from(base).toString("hex")} is missing from every pack`);
+          this.#findPacked(oid) ?? corrupt(`delta base ${Buffer.from(oid).toString("hex")} is missing from every pack`);
       }
+    }
+    let { data } = base;
+    let built = 0;
+    for (const step of chain.toReversed()) {
+      data = applyDelta(data, this.#inflate(step.pack, step.entry));
+      this.budget.deltaApplications++;
+      this.budget.inflatedBytes += data.length;
+      built += data.length;
+      if (built > MAX_CHAIN_BYTES)
+        corrupt(`${start.pack.path} has a delta chain building over ${MAX_CHAIN_BYTES} bytes`);
+      this.#remember(step.key, { type: base.type, data });
+    }
+    return { type: base.type, data };
+  }
+
+  #inflate(pack: Pack, entry: PackEntry): Uint8Array {
+    this.budget.inflatedBytes += entry.size;
+    return pack.inflate(entry);
+  }
+
+  /** Keeps a resolved object for the rest of the call, the oldest dropped past the cache's size. */
+  #remember(key: string, object: GitObject): void {
+    if (object.data.length > MAX_CACHED_OBJECT_BYTES) return;
+    this.#resolved.set(key, object);
+    this.#resolvedBytes += object.data.length;
+    for (const [oldKey, old] of this.#resolved) {
+      if (this.#resolvedBytes <= MAX_CACHED_BYTES) break;
+      this.#resolved.delete(oldKey);
+      this.#resolvedBytes -= old.data.length;
     }
   }
 
@@ -298,43 +350,70 @@ function readLoose(path: string): GitObject | null {
 const decoder = new TextDecoder("utf-8", { fatal: false });
 /** A subject is shown as one line; the rest of a long first line is never decoded. */
 const MAX_SUBJECT_BYTES = 4096;
+/** git writes tree, parents, author, then committer: all within this, even with hundreds of parents. */
+const MAX_HEADER_BYTES = 64 * 1024;
+/** git's own octopus merges stay far below this; more is a hostile commit. */
+export const MAX_PARENTS = 256;
 
-/** A commit object's parents, committer and subject; continuation lines (`gpgsig`) are skipped unread. */
-function parseCommit(data: Uint8Array, oid: string) {
+const PARENT = Buffer.from("parent ");
+const COMMITTER = Buffer.from("committer ");
+const HEX_OID = /^[0-9a-f]{40}$/;
+
+function startsWith(data: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  for (let i = 0; i < prefix.length; i++) if (data[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+export type Commit = { parents: string[]; time: number; zone: string; readonly subject: string };
+
+/**
+ * A commit's parents and committer, found by comparing bytes up to the committer line; only the subject
+ * is decoded, and only when asked for. Headers after the committer (`gpgsig`, `mergetag`) are never read.
+ */
+function parseCommit(data: Uint8Array, oid: string): Commit {
   const parents: string[] = [];
-  let committer: RegExpExecArray | null = null;
   let pos = 0;
   for (;;) {
     const end = data.indexOf(0x0a, pos);
-    if (end < 0) corrupt(`commit ${oid} ends inside its headers`);
-    if (end === pos) {
-      pos = end + 1;
-      break;
-    }
-    if (data[pos] !== 0x20) {
-      const line = decoder.decode(data.subarray(pos, Math.min(end, pos + 1024)));
-      if (line.startsWith("parent ")) {
-        const parent = line.slice(7);
-        if (!/^[0-9a-f]{40}$/.test(parent)) corrupt(`commit ${oid} has a malformed parent line`);
-        parents.push(parent);
-      } else if (line.startsWith("committer ")) {
-        // Seconds since the epoch, and the zone as git writes it (`+0200`).
-        committer = / (\d{1,15}) ([+-]\d{4})$/.exec(line);
-      }
+    if (end < 0 || end === pos) corrupt(`commit ${oid} has no valid committer line`);
+    if (end > MAX_HEADER_BYTES)
+      corrupt(`commit ${oid} has over ${MAX_HEADER_BYTES} bytes of headers before its committer`);
+    if (startsWith(data, pos, PARENT)) {
+      const parent = Buffer.from(data.buffer, data.byteOffset + pos + 7, end - pos - 7).toString("latin1");
+      if (!HEX_OID.test(parent)) corrupt(`commit ${oid} has a malformed parent line`);
+      if (parents.length === MAX_PARENTS) corrupt(`commit ${oid} has more than ${MAX_PARENTS} parents`);
+      parents.push(parent);
+    } else if (startsWith(data, pos, COMMITTER)) {
+      // Seconds since the epoch, and the zone as git writes it (`+0200`), at the line's end.
+      const tail = Buffer.from(data.buffer, data.byteOffset + Math.max(pos, end - 40), end - Math.max(pos, end - 40));
+      const committer = / (\d{1,15}) ([+-]\d{4})$/.exec(tail.toString("latin1"));
+      if (committer === null) corrupt(`commit ${oid} has no valid committer line`);
+      const time = Number(committer[1]);
+      const zone = committer[2] as string;
+      const bodyFrom = end;
+      return {
+        parents,
+        time,
+        zone,
+        get subject() {
+          return subjectOf(data, bodyFrom);
+        },
+      };
     }
     pos = end + 1;
   }
-  if (committer === null) corrupt(`commit ${oid} has no valid committer line`);
-  // As `%s`: blank lines before the message's first line are skipped.
-  while (data[pos] === 0x0a) pos++;
-  const lineEnd = data.indexOf(0x0a, pos);
-  const subjectEnd = Math.min(lineEnd < 0 ? data.length : lineEnd, pos + MAX_SUBJECT_BYTES);
-  return {
-    parents,
-    time: Number(committer[1]),
-    zone: committer[2] as string,
-    subject: decoder.decode(data.subarray(pos, subjectEnd)).trim(),
-  };
+}
+
+/** As `%s`: the first line after the headers, blank lines before it skipped. */
+function subjectOf(data: Uint8Array, from: number): string {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const blank = bytes.indexOf("\n\n", from);
+  if (blank < 0) return "";
+  let pos = blank + 2;
+  while (bytes[pos] === 0x0a) pos++;
+  const lineEnd = bytes.indexOf(0x0a, pos);
+  const subjectEnd = Math.min(lineEnd < 0 ? bytes.length : lineEnd, pos + MAX_SUBJECT_BYTES);
+  return decoder.decode(bytes.subarray(pos, subjectEnd)).trim();
 }
 
 /** The alternates file's directories: one per line, `#` comments and blank lines skipped, quoted paths refused. */
@@ -543,8 +622,6 @@ type Layer = ReturnType<typeof openLayer>;
 const CDAT_BYTES = HASH_BYTES + 16;
 const NO_PARENT = 0x70000000;
 const EXTRA_EDGES = 0x80000000;
-/** A merge with more parents than this is a hostile edge list, not history. */
-const MAX_PARENTS = 100_000;
 /** git reads split chains of at most this many layers in practice; more is a broken chain file. */
 const MAX_LAYERS = 64;
 
@@ -596,6 +673,7 @@ class CommitGraph {
     return null;
   }
 
+  /** The hex name at `position`: only for a commit a reply names. */
   oidAt(position: number): string {
     const [layer, index] = this.#locate(position);
     return Buffer.from(layer.file.read(layer.oids + index * HASH_BYTES, HASH_BYTES)).toString("hex");
@@ -617,7 +695,9 @@ class CommitGraph {
       // An octopus merge: the second slot points into the edge list, whose last entry has the top bit set.
       if (edges === undefined) corrupt(`${file.path} lacks the EDGE chunk a merge needs`);
       for (let at = edges.start + (second & ~EXTRA_EDGES) * 4; ; at += 4) {
-        if (at + 4 > edges.end || parents.length > MAX_PARENTS) corrupt(`${file.path} has a broken edge list`);
+        if (at + 4 > edges.end) corrupt(`${file.path} has a broken edge list`);
+        if (parents.length === MAX_PARENTS)
+          corrupt(`commit-graph position ${position} has more than ${MAX_PARENTS} parents`);
         const edge = view(file.read(at, 4)).getUint32(0);
         add(edge & ~EXTRA_EDGES);
         if (edge & EXTRA_EDGES) break;
