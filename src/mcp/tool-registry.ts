@@ -148,6 +148,11 @@ export class ToolRegistry {
       }
       return ok(json === undefined ? { data: answer } : { data: answer, json });
     } catch (error) {
+      // A cancelled call gets no reply (the client withdrew it); it is no failure of the tool.
+      if (signal?.aborted) {
+        ctx.log.warn(`${tool.name} cancelled by the client: ${String(signal.reason)}`);
+        return err(toolError("network_error", `${tool.name} was cancelled`));
+      }
       ctx.log.error(`${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return err(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
     }
