@@ -13,8 +13,7 @@ const LAYERS = [
   ["repo"], // which repository a call is about
   ["creds"], // netrc, gh hosts, credential chains
   ["github", "jira"], // the services
-  ["services"], // typed, lazily built clients on the context
-  ["tools"], // tool declarations and handlers
+  ["tools"], // tool declarations and handlers, the context with its lazily built clients
   ["prompts"],
   ["mcp"], // the wire, resource subscriptions included
   ["cli"], // the command line; release packaging lives outside src/, in build/

@@ -7,7 +7,7 @@ import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
-import { withServices } from "../services/services.ts";
+import { withServices } from "../tools/context.ts";
 import { allTools } from "../tools/all.ts";
 import type { ToolGroup } from "../tools/define.ts";
 import { homeDir, twigDirs } from "../twig/dirs.ts";

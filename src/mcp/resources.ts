@@ -13,7 +13,7 @@ import { escapeInvisibles, plainText } from "../core/plain-text.ts";
 import type { Result } from "../core/result.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
-import type { ServiceContext } from "../services/services.ts";
+import type { ServiceContext } from "../tools/context.ts";
 import { getBranchContextTool } from "../tools/branch-context.ts";
 import { getBranchTreeTool } from "../tools/get-branch-tree.ts";
 import { listBranchesTool } from "../tools/list-branches.ts";

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { describeIssues, type ToolError, toolError } from "../core/errors.ts";
 import { visible, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { ServiceContext } from "../services/services.ts";
+import type { ServiceContext } from "../tools/context.ts";
 import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker, ToolMeta } from "../tools/define.ts";
 import { cutList } from "../tools/fit.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";

@@ -2,7 +2,8 @@ import type { Context } from "../core/context.ts";
 import type { ToolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type BranchCommits, type ReadCommitsOptions, readBranchCommits } from "../git/commits/branch-commits.ts";
-import { type DiscoveredRepo, discoverRepository, type RepoLocation } from "../git/discover.ts";
+import { type GitConfig, readEffectiveConfig, remoteUrls } from "../git/config.ts";
+import { type DiscoveredRepo, discoverRepository } from "../git/discover.ts";
 import { fail } from "../git/hints.ts";
 import { readHead } from "../git/refs.ts";
 import { divergenceBase } from "../twig/graph.ts";
@@ -61,16 +62,38 @@ export async function checkedOutRecord(
   return ok({ branch: head.value.branch, record: state.value.branches.get(head.value.branch) });
 }
 
-/** Each branch's tip and drift from its divergence base; an unreadable repository is each one's warning. */
+/** The remote-tracking ref a branch pushes to: git's `branch.<name>.remote`/`.merge`, else `origin/<name>`. */
+function upstreamOf(config: GitConfig | null, branch: string): string {
+  const remote = config?.get(`branch.${branch}.remote`);
+  const merge = config?.get(`branch.${branch}.merge`);
+  // `.` is the repository itself: a local branch, no remote to push to; `origin` is what `git push -u` would set.
+  if (remote !== undefined && remote !== "." && merge?.startsWith("refs/heads/")) {
+    return `refs/remotes/${remote}/${merge.slice("refs/heads/".length)}`;
+  }
+  return `refs/remotes/origin/${branch}`;
+}
+
+/**
+ * Each branch's tip, drift from its divergence base, push state and (given its PR's head, `prHeads[i]`) how far the
+ * PR is from the local tip; an unreadable repository is each one's warning.
+ */
 export async function branchCommits(
-  ctx: Pick<Context, "files">,
-  repo: RepoLocation,
+  ctx: Pick<Context, "files" | "env" | "home" | "platform">,
+  repo: DiscoveredRepo,
   state: TwigState,
   sorted: readonly string[],
   branches: readonly string[],
-  options: ReadCommitsOptions = {},
+  options: ReadCommitsOptions & { prHeads?: ReadonlyArray<string | undefined> } = {},
 ): Promise<BranchCommits[]> {
-  const pairs = branches.map((branch) => ({ branch, base: divergenceBase(sorted, state, branch) }));
+  const config = await readEffectiveConfig(repo, ctx);
+  const remotes = config.ok && remoteUrls(config.value).length > 0;
+  const pairs = branches.map((branch, i) => {
+    const prHead = options.prHeads?.[i];
+    const base = divergenceBase(sorted, state, branch);
+    // A repository with no remote at all has nothing to push to: no "no remote branch" on every line.
+    const upstream = remotes ? { upstream: upstreamOf(config.ok ? config.value : null, branch) } : {};
+    return { branch, base, ...upstream, ...(prHead && { prHead }) };
+  });
   const read = await readBranchCommits(repo, pairs, ctx.files, options);
   return read.ok ? read.value : branches.map(() => ({ commit_warnings: [read.error.message] }));
 }

@@ -8,7 +8,7 @@ import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
 import { type CheckRun, type CommitStatus, commitChecks, judged } from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
-import type { ServiceContext } from "../services/services.ts";
+import type { ServiceContext } from "./context.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields, largestFitting } from "./fit.ts";
 import { openPr, PrNumberSchema, targetParams } from "./github-params.ts";

@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { Result } from "../core/result.ts";
-import type { ServiceContext } from "../services/services.ts";
+import type { ServiceContext } from "./context.ts";
 
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */
 export type ToolGroup = "local" | "github" | "jira";

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { ServiceContext } from "../services/services.ts";
+import type { ServiceContext } from "./context.ts";
 import type { ListCut, ReplyBudget } from "./define.ts";
 import { unpublished } from "./params.ts";
 

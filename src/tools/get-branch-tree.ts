@@ -5,9 +5,17 @@ import { err, ok } from "../core/result.ts";
 import type { DiscoveredRepo } from "../git/discover.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
-import { buildBranchGraph, configuredRoots, includesSorted, rootCandidates } from "../twig/graph.ts";
+import {
+  buildBranchGraph,
+  buildTree,
+  configuredRoots,
+  includesSorted,
+  rootCandidates,
+  TREE_NODE_BUDGET,
+  TreeNodeSchema,
+} from "../twig/graph.ts";
 import { loadState } from "../twig/state.ts";
-import { buildTree, cutTrees, measureTrees, renderTreeText, TREE_NODE_BUDGET, TreeNodeSchema } from "../twig/tree.ts";
+import { cutTrees, measureTrees, renderTreeText } from "../twig/tree.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields } from "./fit.ts";
 import { BranchNameSchema, branchNotFound, integerIn, unpublished } from "./params.ts";

@@ -2,19 +2,13 @@ import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, toolError } from "../core/errors.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import {
-  FULL_DESCRIPTION_CHARS,
-  ISSUE_FIELDS,
-  JiraIssuePayloadSchema,
-  JiraIssueSchema,
-  toJiraIssue,
-  truncate,
-} from "../jira/issue.ts";
+import { FULL_DESCRIPTION_CHARS, JiraIssueSchema, truncate } from "../jira/issue.ts";
 import { ISSUE_KEY_PATTERN, normalizeIssueKey } from "../jira/jql.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { defineTool } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
 import { unpublished } from "./params.ts";
+import { notAKey, readJiraIssue, shown } from "./shared/jira-issue.ts";
 
 const IssueOutputSchema = v.object({
   ...JiraIssueSchema.entries,
@@ -22,22 +16,6 @@ const IssueOutputSchema = v.object({
   hint: HintSchema,
 });
 type IssueOutput = v.InferOutput<typeof IssueOutputSchema>;
-
-/** Shows a caller's value in a message without letting a huge or multi-line one through. */
-function shown(value: string): string {
-  const oneLine = JSON.stringify(value);
-  return oneLine.length <= 80 ? oneLine : `${oneLine.slice(0, 79)}…"`;
-}
-
-const KEY_SHAPES = {
-  issue: 'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
-  project: 'Project keys look like "PROJ": a letter followed by letters, digits or underscores.',
-};
-
-/** The `invalid_params` error for an issue or project key that only looks like one. */
-export function notAKey(value: string, kind: keyof typeof KEY_SHAPES) {
-  return err(toolError("invalid_params", `${shown(value)} is not a Jira ${kind} key`, KEY_SHAPES[kind]));
-}
 
 export const getJiraIssueTool = defineTool({
   name: "get_jira_issue",
@@ -64,20 +42,9 @@ export const getJiraIssueTool = defineTool({
     if (!client.ok) return client;
     const linked = explicit === null ? await linkedIssueKey(ctx) : ok(explicit);
     if (!linked.ok) return linked;
-    const deployment = await client.value.deployment(call.signal);
-    if (!deployment.ok) return deployment;
-    const issue = await client.value.request(
-      {
-        method: "GET",
-        path: `/rest/api/${deployment.value === "cloud" ? 3 : 2}/issue/${encodeURIComponent(linked.value)}`,
-        query: { fields: ISSUE_FIELDS.join(",") },
-        schema: JiraIssuePayloadSchema,
-        purpose: { notFound: `Issue ${linked.value} does not exist or is not visible to you` },
-      },
-      call.signal,
-    );
+    const issue = await readJiraIssue(client.value, linked.value, call.signal);
     if (!issue.ok) return issue;
-    const found = toJiraIssue(issue.value, client.value.browseUrl(issue.value.key), FULL_DESCRIPTION_CHARS);
+    const found = issue.value;
     return ok(found.truncated ? { ...found, hint: cutHint(count(FULL_DESCRIPTION_CHARS)) } : found);
   },
   // Only the description can be long: it is cut to fit, saying its whole length when known (rendered whole).

@@ -5,7 +5,7 @@ import type { DiscoveredRepo } from "../git/discover.ts";
 import { getPullRequest, resolvePrNumber } from "../github/pull-request.ts";
 import { GITHUB_NAME, type GitHubTarget, resolveTarget, type TargetArgs } from "../github/target.ts";
 import { openWorkspace } from "../repo/workspace.ts";
-import type { ServiceContext } from "../services/services.ts";
+import type { ServiceContext } from "./context.ts";
 import type { CallInfo } from "./define.ts";
 import { TruncatedSchema } from "./fit.ts";
 import { integerIn, unpublished } from "./params.ts";

@@ -5,8 +5,8 @@ import { buildSearchJql, normalizeProjectKey, PROJECT_KEY_PATTERN } from "../jir
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { defineTool } from "./define.ts";
 import { cutFields, limitCut } from "./fit.ts";
-import { notAKey } from "./get-jira-issue.ts";
 import { integerIn, unpublished } from "./params.ts";
+import { notAKey } from "./shared/jira-issue.ts";
 
 const DEFAULT_LIST_LIMIT = 20;
 

@@ -1,57 +1,37 @@
 import * as v from "valibot";
-import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
+import { toolError } from "../core/errors.ts";
 import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
-import type { DiscoveredRepo } from "../git/discover.ts";
 import { listLocalBranches } from "../git/refs.ts";
-import { getPrDetails, type PrStatus } from "../github/pr-status.ts";
-import { type FoundBy, findBranchPr, getPullRequest } from "../github/pull-request.ts";
-import { failureKinds } from "../github/request.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
 import { branchCommits, currentBranch, openWorkspace } from "../repo/workspace.ts";
-import type { ServiceContext } from "../services/services.ts";
-import { buildBranchGraph, includesSorted, rootCandidates } from "../twig/graph.ts";
-import { stackMembers } from "../twig/stack-members.ts";
-import { loadState } from "../twig/state.ts";
+import { buildBranchGraph, includesSorted, rootCandidates, type StackMember, stackMembers } from "../twig/graph.ts";
+import { loadState, type TwigState } from "../twig/state.ts";
+import type { ServiceContext } from "./context.ts";
 import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
-import { getPrStatusTool } from "./get-pr-status.ts";
-import { openCall, PullRequestSchema } from "./github-params.ts";
 import { BranchNameSchema, branchNotFound, unpublished } from "./params.ts";
+import {
+  branchPrs,
+  type Part,
+  PartSchema,
+  type StackPr,
+  StackPrSchema,
+  stackPr,
+  unanswered,
+} from "./shared/branch-pr.ts";
+import { ActionSchema, planStack, StepSchema, stateWords } from "./shared/next-steps.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
 const STACK_PAGE_SIZE = 30;
-/** Reasons listed per PR in a stack (each kind); get_pr_status lists up to ten. */
-const MAX_STACK_REASONS = 3;
 /** How much of a reason the one-line summary quotes; the entry holds the longer excerpt. */
 const LINE_QUOTE_CHARS = 60;
 
 const DriftSchema = v.picklist(["base_differs", "retarget", "native_order"]);
 type Drift = v.InferOutput<typeof DriftSchema>;
-const PartSchema = v.object({
-  status: v.picklist(["disabled", "not_configured", "error"]),
-  error: v.optional(ToolErrorSchema),
-});
-type Part = v.InferOutput<typeof PartSchema>;
-
-const StackPrSchema = v.object({
-  number: v.number(),
-  /** Absent when GitHub was not asked (not configured, disabled) or could not be read (`error`). */
-  state: v.optional(v.picklist(["open", "draft", "merged", "closed"])),
-  base: v.optional(v.string()),
-  review: v.optional(getPrStatusTool.output.entries.summary.entries.review),
-  ci: v.optional(v.picklist(["passing", "failing", "pending", "none"])),
-  found_by: v.picklist(["twig_link", "head_ref"]),
-  stack: PullRequestSchema.entries.stack,
-  ...v.partial(getPrStatusTool.output.entries.reasons).entries,
-  requested: v.optional(v.array(v.string())),
-  error: v.optional(ToolErrorSchema),
-});
-type StackPr = v.InferOutput<typeof StackPrSchema>;
-
 const EntrySchema = v.object({
   branch: v.string(),
   parent: v.optional(v.string()),
@@ -60,7 +40,13 @@ const EntrySchema = v.object({
   /** base_differs: the PR's base is not the twig parent; retarget: the parent's PR is merged; native_order: GitHub's stack orders them otherwise. */
   drift: v.optional(v.array(DriftSchema)),
   jira: v.optional(v.object({ key: v.string(), status: v.optional(v.string()) })),
-  ...BranchCommitsSchema.entries,
+  action: v.optional(ActionSchema),
+  /** Not in twig's state (scope "all" lists every local branch). */
+  tracked: v.optional(v.literal(false)),
+  /** twig tracks it, git has no such branch. */
+  gone: v.optional(v.literal(true)),
+  // The own commits' list is get_branch_context's: 20 subjects × 30 branches would crowd out the rest.
+  ...v.omit(BranchCommitsSchema, ["commits", "commits_omitted"]).entries,
 });
 type Entry = v.InferOutput<typeof EntrySchema>;
 
@@ -77,6 +63,8 @@ const StackStatusSchema = v.object({
   github: v.optional(hidden(PartSchema)),
   jira: v.optional(hidden(PartSchema)),
   /** Names get_ci_log when a PR on the page has failing CI. */
+  /** What to do, parents before children, each with its command (never run by the server). */
+  next_steps: v.array(StepSchema),
   hint: HintSchema,
   next_cursor: v.optional(hidden(v.string())),
 });
@@ -122,7 +110,12 @@ export const getStackStatusTool = defineTool({
       }
     }
     const graph = buildBranchGraph(sorted, state);
-    const members = stackMembers(graph, state, sorted, rootCandidates(sorted, state, current), asked);
+    const members = withGone(
+      stackMembers(graph, state, sorted, rootCandidates(sorted, state, current), asked),
+      state,
+      sorted,
+      scope,
+    );
 
     const repository = ctx.repo.ok ? ctx.repo.value : "";
     const query = `get_stack_status\u0000${scope}\u0000${args.branch ?? ""}`;
@@ -140,16 +133,17 @@ export const getStackStatusTool = defineTool({
       start = at + 1;
     }
     const page = members.slice(start, start + STACK_PAGE_SIZE);
-    const names = page.map(({ branch }) => branch);
-    const links = names.map((branch) => state.branches.get(branch));
-    const queries = names.map((branch, i) => ({ branch, linked: links[i]?.github_pr ?? null }));
-    const [commits, github, jira] = await Promise.all([
-      branchCommits(ctx, repo, state, sorted, names, { signal: info.signal }),
-      githubPart(ctx, info, repo, queries),
-      jiraPart(ctx, info, links),
-    ]);
+    const names = page.flatMap((member) => (member.gone ? [] : [member.branch]));
+    const links = page.map(({ branch }) => state.branches.get(branch));
+    const queries = names.map((branch) => ({ branch, linked: state.branches.get(branch)?.github_pr ?? null }));
+    // The PRs first: their heads say whether CI and reviews are for the local tip.
+    const [github, jira] = await Promise.all([branchPrs(ctx, info, repo, queries), jiraPart(ctx, info, links)]);
+    const prs = github.prs.map((pr) => (pr === null ? undefined : stackPr(pr)));
+    const prHeads = github.prs.map((pr) => pr?.status?.pull_request.head_sha);
+    const commits = await branchCommits(ctx, repo, state, sorted, names, { signal: info.signal, prHeads });
+    const prOf = new Map(names.map((branch, i) => [branch, prs[i]]));
+    const commitsOf = new Map(names.map((branch, i) => [branch, commits[i]]));
 
-    const prOf = new Map(page.map(({ branch }, index) => [branch, github.prs[index] ?? undefined]));
     const entries = page.map((member, index): Entry => {
       const pr = prOf.get(member.branch);
       const entry: Entry = pr === undefined ? { ...member } : { ...member, pr };
@@ -162,11 +156,33 @@ export const getStackStatusTool = defineTool({
       }
       const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
       if (drift.length > 0) entry.drift = drift;
+      if (!isTracked(state, member.branch)) entry.tracked = false;
+      const { commits: _list, commits_omitted: _omitted, ...counts } = commitsOf.get(member.branch) ?? { commits: [] };
+      // A PR head not fetched yet is get_branch_context's note: on thirty branches it would crowd the page.
+      const warnings = counts.commit_warnings?.filter((warning) => !warning.startsWith("The PR head "));
+      if (warnings?.length) counts.commit_warnings = warnings;
+      else delete counts.commit_warnings;
       // Only a repository the reader cannot read at all fails the whole read: each branch says so.
-      return Object.assign(entry, commits[index]);
+      return Object.assign(entry, counts);
     });
-    const lines = entries.map((entry) => lineOf(entry, github.part === undefined) + commitWords(entry));
-    const parts = { ...(github.part && { github: github.part }), ...(jira.part && { jira: jira.part }) };
+    const facts = entries.map((entry) => ({
+      branch: entry.branch,
+      gone: entry.gone === true,
+      tracked: entry.tracked !== false,
+      ...(entry.pr && { pr: entry.pr }),
+      ...(commitsOf.has(entry.branch) && { commits: commitsOf.get(entry.branch) }),
+    }));
+    const root = graph.defaultRoot ?? rootCandidates(sorted, state, current)[0] ?? null;
+    const plan = planStack(facts, state, (branch) => includesSorted(sorted, branch), root);
+    for (const [i, action] of plan.actions.entries()) if (action !== undefined) (entries[i] as Entry).action = action;
+    const lines = entries.map((entry) =>
+      [lineOf(entry, github.answered) + commitWords(entry), ...stateWords(entry.action, entry)].join(" · "),
+    );
+    const parts = {
+      ...(github.part && { github: github.part }),
+      ...(jira.part && { jira: jira.part }),
+    };
+    const unread = github.failed;
 
     // The first `n` branches of the page; the cursor resumes after the last one.
     const reply = (n: number): StackStatus => {
@@ -178,9 +194,10 @@ export const getStackStatusTool = defineTool({
       const hint = `CI failing on ${failing.join(", ")}: get_ci_log with pr_number has the logs.`;
       return {
         scope,
-        summary: summaryLine(branches, members.length, start, parts),
+        summary: summaryLine(branches, members.length, start, parts, unread),
         branches,
         lines: lines.slice(0, n),
+        next_steps: plan.steps.filter((step) => branches.some((entry) => entry.branch === step.branch)),
         ...parts,
         ...(failing.length > 0 ? { hint } : {}),
         ...(start + n < members.length && last !== undefined
@@ -198,79 +215,48 @@ export const getStackStatusTool = defineTool({
 });
 
 /** The line's commit part, when there is news: commits of its own, and a base that moved on. */
-function commitWords({ ahead, behind, base, needs_restack, counts_limited_by }: Entry): string {
+function commitWords({ ahead, behind, base, needs_restack, counts_limited_by, action }: Entry): string {
   if (ahead === undefined || behind === undefined || base === undefined) return "";
   const atLeast = counts_limited_by === undefined ? "" : "≥";
   const words = [
     ...(ahead > 0 ? [`${atLeast}${count(ahead)} ahead`] : []),
-    ...(needs_restack ? [`${atLeast}${count(behind)} behind ${base}: needs restack`] : []),
+    // A merged branch being behind is expected: it is to be cleaned up, not restacked.
+    ...(needs_restack && action?.kind !== "clean_up" ? [`${atLeast}${count(behind)} behind ${base}`] : []),
   ];
   return words.length === 0 ? "" : ` · ${words.join(", ")}`;
 }
 
-/** A service part that did not answer: disabled, not configured (no credentials or remote), or failed. */
-function missing(error: ToolError): Part {
-  const unconfigured = ["credentials_missing", "not_found", "unsupported_repo", "no_repo"].includes(error.code);
-  return { status: unconfigured ? "not_configured" : "error", error };
+/** In twig's state: a record, a dependency or a root. */
+function isTracked(state: TwigState, branch: string): boolean {
+  return (
+    state.branches.has(branch) ||
+    state.parentsOf(branch).length > 0 ||
+    state.dependencies.some((dep) => dep.parent === branch) ||
+    state.roots.some((root) => root.branch === branch)
+  );
 }
 
-/** One PR (or none) per branch of the page; without GitHub's answer, only the PRs twig links. */
-async function githubPart(
-  ctx: ServiceContext,
-  info: CallInfo,
-  repo: DiscoveredRepo,
-  queries: Array<{ branch: string; linked: number | null }>,
-): Promise<{ prs: Array<StackPr | null>; part?: Part }> {
-  const linkedOnly = queries.map(({ linked }): StackPr | null =>
-    linked === null ? null : { number: linked, found_by: "twig_link" },
-  );
-  const unanswered = (part: Part) => ({ part, prs: linkedOnly });
-  if (info.enabled?.("github") === false) return unanswered({ status: "disabled" });
-  if (queries.length === 0) return { prs: [] };
-  const opened = await openCall(ctx, null, info, async () => ok(repo));
-  if (!opened.ok) return unanswered(missing(opened.error));
-  const call = opened.value;
-  // All branches in parallel, two round trips; a failure is only that branch's (an entry if its PR number is known).
-  const found = await Promise.all(
-    queries.map(async ({ branch, linked }): Promise<StackPr | { error: ToolError } | null> => {
-      const failed = (error: ToolError, number = linked): StackPr | { error: ToolError } =>
-        number === null ? { error } : { number, found_by: linked === null ? "head_ref" : "twig_link", error };
-      const found = await findBranchPr(call, branch, linked);
-      if (!found.ok) return failed(found.error);
-      if (found.value === null) return null;
-      const { number, found_by = "twig_link", listed } = found.value;
-      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
-      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
-      return status.ok ? stackPr(found_by, status.value) : failed(status.error, number);
-    }),
-  );
-  // A rate limit or a refused token is the same for every branch: said once, with its reset time.
-  // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
-  const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
-  const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
-  const shared = errors.find((error) => once.includes(error.code) && failureKinds.get(error) !== "refused");
-  const prs = found.map((pr): StackPr | null => {
-    if (pr === null || !("number" in pr)) return null;
-    return pr.error !== undefined && pr.error.code === shared?.code ? { number: pr.number, found_by: pr.found_by } : pr;
-  });
-  return shared === undefined ? { prs } : { prs, part: missing(shared) };
-}
-
-function stackPr(found_by: FoundBy, { pull_request: pr, summary, reasons }: PrStatus): StackPr {
-  const { changes_requested, failing } = reasons;
-  const requested = pr.state === "open" ? pr.requested_reviewers.slice(0, MAX_STACK_REASONS) : [];
-  return {
-    number: pr.number,
-    state: pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open",
-    base: inline(pr.base, 255),
-    review: summary.review,
-    ci: summary.verdict === "no_checks" ? "none" : summary.verdict,
-    found_by,
-    ...(pr.stack !== undefined && { stack: pr.stack }),
-    ...(changes_requested.length > 0 && { changes_requested: changes_requested.slice(0, MAX_STACK_REASONS) }),
-    ...(failing.length > 0 && { failing: failing.slice(0, MAX_STACK_REASONS) }),
-    ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),
-  };
+/**
+ * The members, with each branch twig tracks that git no longer has placed after its parent (scope "all": the rest
+ * at the end), so it is said, not silently missing.
+ */
+function withGone(
+  members: StackMember[],
+  state: TwigState,
+  sorted: readonly string[],
+  scope: "stack" | "all",
+): Array<StackMember & { gone?: true }> {
+  const out: Array<StackMember & { gone?: true }> = [...members];
+  for (const branch of [...state.branches.keys()].sort()) {
+    if (includesSorted(sorted, branch)) continue;
+    const parent = state.parentsOf(branch)[0];
+    const at = parent === undefined ? -1 : out.findIndex((member) => member.branch === parent);
+    if (at >= 0) {
+      const depth = (out[at] as StackMember).depth + 1;
+      out.splice(at + 1, 0, { branch, ...(parent !== undefined && { parent }), depth, gone: true });
+    } else if (scope === "all") out.push({ branch, ...(parent !== undefined && { parent }), depth: 0, gone: true });
+  }
+  return out;
 }
 
 /** Where the PR and twig disagree, judged only for PRs still open (a merged PR's base is history). */
@@ -298,9 +284,9 @@ async function jiraPart(
   if (keys.length === 0) return {};
   if (info.enabled?.("jira") === false) return { part: { status: "disabled" } };
   const client = await ctx.jira();
-  if (!client.ok) return { part: missing(client.error) };
+  if (!client.ok) return { part: unanswered(client.error) };
   const deployment = await client.value.deployment(info.signal);
-  if (!deployment.ok) return { part: missing(deployment.error) };
+  if (!deployment.ok) return { part: unanswered(deployment.error) };
   const found = await searchIssueStatuses(client.value, deployment.value, keys, info.signal);
   return found.ok ? { statuses: found.value } : { part: { status: "error", error: found.error } };
 }
@@ -312,10 +298,14 @@ async function jiraPart(
 function lineOf(entry: Entry, githubAnswered: boolean): string {
   const parts: string[] = [];
   const pr = entry.pr;
+  if (entry.gone) parts.push("tracked by twig, gone from git");
+  else if (entry.tracked === false) parts.push("not tracked by twig");
   // Without GitHub, a branch twig links to nothing may still have a PR: only the link is known.
-  if (pr === undefined) parts.push(githubAnswered ? "no PR" : "no linked PR");
-  else if (pr.error !== undefined) parts.push(`#${pr.number} could not be read (${pr.error.code})`);
-  else if (pr.state === undefined) parts.push(`#${pr.number}`);
+  if (entry.gone && pr === undefined) {
+  } else if (pr === undefined) parts.push(githubAnswered ? "no PR" : "no linked PR");
+  else if (pr.error !== undefined) {
+    parts.push(`${pr.number === undefined ? "PR" : `#${pr.number}`} could not be read (${pr.error.code})`);
+  } else if (pr.state === undefined) parts.push(`#${pr.number}`);
   else {
     parts.push(`#${pr.number} ${pr.state}${pr.found_by === "head_ref" ? " (found by branch)" : ""}`);
     if (pr.state === "open" || pr.state === "draft") {
@@ -336,7 +326,8 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
     }
   }
   for (const drift of entry.drift ?? []) {
-    if (drift === "retarget") parts.push(`parent ${entry.parent} merged: retarget`);
+    if (drift === "retarget" && entry.action?.retarget === undefined)
+      parts.push(`parent ${entry.parent} merged: retarget`);
     if (drift === "base_differs") parts.push(`base ${pr?.base} ≠ twig parent ${entry.parent}`);
     if (drift === "native_order") parts.push("GitHub stack order differs from twig's");
   }
@@ -350,7 +341,13 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
 }
 
 /** Ready: open, approved, CI passing or absent. Blocked: changes requested, CI failing, or drift. */
-function summaryLine(entries: Entry[], total: number, start: number, live: { github?: Part; jira?: Part }): string {
+function summaryLine(
+  entries: Entry[],
+  total: number,
+  start: number,
+  live: { github?: Part; jira?: Part },
+  unread: number,
+): string {
   const tally = { ready: 0, blocked: 0, draft: 0, waiting: 0, merged: 0, closed: 0 };
   let prs = 0;
   for (const { pr, drift } of entries) {
@@ -372,6 +369,8 @@ function summaryLine(entries: Entry[], total: number, start: number, live: { git
       ? []
       : [`${name} ${part.status.replace("_", " ")}${part.error ? ` (${part.error.message})` : ""}`],
   );
+  // Unread PRs are neither "no PR" nor counted: the reader is told how many are unknown.
+  if (unread > 0) notes.unshift(`GitHub did not answer for ${plural(unread, "branch", "branches")}`);
   const prText =
     live.github === undefined || prs > 0
       ? `, ${plural(prs, "PR", "PRs")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`

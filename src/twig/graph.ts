@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { compareBytewise } from "../git/bytewise.ts";
 import type { TwigState } from "./state.ts";
 
@@ -70,4 +71,127 @@ export function sortedIndex(sorted: readonly string[], name: string): number {
 
 export function includesSorted(sorted: readonly string[], name: string): boolean {
   return sorted[sortedIndex(sorted, name)] === name;
+}
+
+export interface TreeNode {
+  branch: string;
+  children: TreeNode[];
+  jira_issue?: string;
+  pr_number?: number;
+  /** This branch is already an ancestor on this path; its subtree is not repeated. */
+  cycle?: true;
+  /** Some or all of this node's children are not listed (node budget, `depth`, or reply budget). */
+  truncated?: true;
+}
+
+export const TreeNodeSchema: v.GenericSchema<TreeNode> = v.object({
+  branch: v.string(),
+  children: v.array(v.lazy(() => TreeNodeSchema)),
+  jira_issue: v.optional(v.string()),
+  pr_number: v.optional(v.number()),
+  cycle: v.optional(v.literal(true)),
+  truncated: v.optional(v.literal(true)),
+});
+
+/** Diamonds repeat a shared subtree under each parent (as twig does): exponential at worst, so capped. */
+export const TREE_NODE_BUDGET = 50_000;
+
+/** Levels built below a root: each nests twice in JSON, and parsers refuse deep nesting (serde_json at 128). */
+export const MAX_TREE_DEPTH = 48;
+
+/** Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and the cap) deep. */
+export function buildTree(
+  graph: BranchGraph,
+  state: TwigState,
+  root: string,
+  budget = { left: TREE_NODE_BUDGET },
+  maxDepth = Number.POSITIVE_INFINITY,
+): TreeNode {
+  const limit = Math.min(maxDepth, MAX_TREE_DEPTH);
+  const onPath = new Set<string>();
+  const expand = (branch: string, depth: number): TreeNode => {
+    budget.left--;
+    const node: TreeNode = { branch, children: [] };
+    const meta = state.branches.get(branch);
+    if (meta?.jira_issue != null) node.jira_issue = meta.jira_issue;
+    if (meta?.github_pr != null) node.pr_number = meta.github_pr;
+    if (onPath.has(branch)) return { ...node, cycle: true };
+    const children = graph.childrenOf(branch);
+    if (depth >= limit) return children.length > 0 ? { ...node, truncated: true } : node;
+    onPath.add(branch);
+    for (const child of children) {
+      if (budget.left <= 0) {
+        node.truncated = true;
+        break;
+      }
+      node.children.push(expand(child, depth + 1));
+    }
+    onPath.delete(branch);
+    return node;
+  };
+  return expand(root, 0);
+}
+
+/** One branch of a stack as get_branch_tree draws it: its drawn parent and its depth below the trunk. */
+export interface StackMember {
+  branch: string;
+  /** The branch it is drawn under (twig's first declared parent that exists, or the default root for an orphan). */
+  parent?: string;
+  /** 0 for a stack's bottom branch (the one on the trunk). */
+  depth: number;
+}
+
+/** The branches of the stacks under `trunks` (not members), or of the one holding `branch`, as drawn. */
+export function stackMembers(
+  graph: BranchGraph,
+  state: TwigState,
+  localBranches: readonly string[],
+  trunks: readonly string[],
+  branch: string | null,
+): StackMember[] {
+  const drawnParent = (name: string) => {
+    const declared = state.parentsOf(name).find((parent) => includesSorted(localBranches, parent));
+    if (declared !== undefined) return declared;
+    const root = graph.defaultRoot;
+    return root !== null && root !== name && graph.childrenOf(root).includes(name) ? root : undefined;
+  };
+  const isTrunk = new Set(trunks);
+  if (branch === null || isTrunk.has(branch)) {
+    return members(
+      (branch === null ? trunks : [branch]).map((trunk) => buildTree(graph, state, trunk)),
+      true,
+    );
+  }
+  // Up the first parents to the stack's bottom; a parent loop ends where it repeats, with no trunk.
+  let bottom = branch;
+  let parent = drawnParent(bottom);
+  const seen = new Set([branch]);
+  while (parent !== undefined && !isTrunk.has(parent) && !seen.has(parent)) {
+    seen.add(parent);
+    bottom = parent;
+    parent = drawnParent(bottom);
+  }
+  const tree = buildTree(graph, state, bottom);
+  if (parent !== undefined && isTrunk.has(parent)) return members([{ branch: parent, children: [tree] }], true);
+  return members([tree], false);
+}
+
+/** The nodes in drawing order, each once; with `skipRoots`, the roots (trunks) themselves are left out. */
+function members(trees: readonly TreeNode[], skipRoots: boolean): StackMember[] {
+  const listed = new Set<string>();
+  const out: StackMember[] = [];
+  const walk = (node: TreeNode, parent: string | undefined, depth: number) => {
+    if (node.cycle || listed.has(node.branch)) return;
+    listed.add(node.branch);
+    out.push(parent === undefined ? { branch: node.branch, depth } : { branch: node.branch, parent, depth });
+    for (const child of node.children) walk(child, node.branch, depth + 1);
+  };
+  for (const tree of trees) {
+    if (!skipRoots) walk(tree, undefined, 0);
+    else {
+      listed.add(tree.branch);
+      for (const child of tree.children) walk(child, tree.branch, 0);
+    }
+  }
+  return out;
 }

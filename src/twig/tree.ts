@@ -1,67 +1,6 @@
-import * as v from "valibot";
 import { inline, quoted } from "../core/plain-text.ts";
-import type { BranchGraph } from "./graph.ts";
-import type { TwigState } from "./state.ts";
+import { MAX_TREE_DEPTH, type TreeNode } from "./graph.ts";
 import { STORED_JIRA_KEY } from "./state.ts";
-
-export interface TreeNode {
-  branch: string;
-  children: TreeNode[];
-  jira_issue?: string;
-  pr_number?: number;
-  /** This branch is already an ancestor on this path; its subtree is not repeated. */
-  cycle?: true;
-  /** Some or all of this node's children are not listed (node budget, `depth`, or reply budget). */
-  truncated?: true;
-}
-
-export const TreeNodeSchema: v.GenericSchema<TreeNode> = v.object({
-  branch: v.string(),
-  children: v.array(v.lazy(() => TreeNodeSchema)),
-  jira_issue: v.optional(v.string()),
-  pr_number: v.optional(v.number()),
-  cycle: v.optional(v.literal(true)),
-  truncated: v.optional(v.literal(true)),
-});
-
-/** Diamonds repeat a shared subtree under each parent (as twig does): exponential at worst, so capped. */
-export const TREE_NODE_BUDGET = 50_000;
-
-/** Levels built below a root: each nests twice in JSON, and parsers refuse deep nesting (serde_json at 128). */
-export const MAX_TREE_DEPTH = 48;
-
-/** Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and the cap) deep. */
-export function buildTree(
-  graph: BranchGraph,
-  state: TwigState,
-  root: string,
-  budget = { left: TREE_NODE_BUDGET },
-  maxDepth = Number.POSITIVE_INFINITY,
-): TreeNode {
-  const limit = Math.min(maxDepth, MAX_TREE_DEPTH);
-  const onPath = new Set<string>();
-  const expand = (branch: string, depth: number): TreeNode => {
-    budget.left--;
-    const node: TreeNode = { branch, children: [] };
-    const meta = state.branches.get(branch);
-    if (meta?.jira_issue != null) node.jira_issue = meta.jira_issue;
-    if (meta?.github_pr != null) node.pr_number = meta.github_pr;
-    if (onPath.has(branch)) return { ...node, cycle: true };
-    const children = graph.childrenOf(branch);
-    if (depth >= limit) return children.length > 0 ? { ...node, truncated: true } : node;
-    onPath.add(branch);
-    for (const child of children) {
-      if (budget.left <= 0) {
-        node.truncated = true;
-        break;
-      }
-      node.children.push(expand(child, depth + 1));
-    }
-    onPath.delete(branch);
-    return node;
-  };
-  return expand(root, 0);
-}
 
 /** Nodes in the trees, each occurrence counted, and a lower bound on their text's JSON bytes. */
 export function measureTrees(trees: readonly TreeNode[]): { nodes: number; textBytes: number } {

@@ -5,7 +5,7 @@ import type { Env } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { err, ok, type Result } from "../../src/core/result.ts";
-import type { ServiceContext } from "../../src/services/services.ts";
+import type { ServiceContext } from "../../src/tools/context.ts";
 import { githubTools } from "../../src/tools/all.ts";
 import type { CallInfo, ToolDefinition } from "../../src/tools/define.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toolError } from "../../src/core/errors.ts";
 import { err, ok, type Result } from "../../src/core/result.ts";
-import type { ServiceContext } from "../../src/services/services.ts";
+import type { ServiceContext } from "../../src/tools/context.ts";
 import { jiraTools } from "../../src/tools/all.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { sortBytewise } from "../../src/git/bytewise.ts";
-import { buildBranchGraph, configuredRoots, divergenceBase, rootCandidates } from "../../src/twig/graph.ts";
+import { buildBranchGraph, buildTree, configuredRoots, divergenceBase, rootCandidates } from "../../src/twig/graph.ts";
 import { parseStateBytes, type TwigState } from "../../src/twig/state.ts";
-import { buildTree, renderTreeText } from "../../src/twig/tree.ts";
+import { renderTreeText } from "../../src/twig/tree.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, EXAMPLE_TREE_TEXT } from "../support/fixtures.ts";
 
 function state(json: unknown): TwigState {

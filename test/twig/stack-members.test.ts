@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { sortBytewise } from "../../src/git/bytewise.ts";
-import { buildBranchGraph } from "../../src/twig/graph.ts";
-import { stackMembers } from "../../src/twig/stack-members.ts";
+import { buildBranchGraph, stackMembers } from "../../src/twig/graph.ts";
 import { parseStateBytes, type TwigState } from "../../src/twig/state.ts";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE } from "../support/fixtures.ts";
 

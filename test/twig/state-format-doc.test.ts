@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBranchGraph } from "../../src/twig/graph.ts";
+import { buildBranchGraph, buildTree } from "../../src/twig/graph.ts";
 import { parseRegistryBytes } from "../../src/twig/registry.ts";
 import { parseStateBytes } from "../../src/twig/state.ts";
-import { buildTree, renderTreeText } from "../../src/twig/tree.ts";
+import { renderTreeText } from "../../src/twig/tree.ts";
 
 /** The fenced ```json blocks of a section of docs/state-format.md, in order. */
 function jsonBlocks(heading: string): string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { buildBranchGraph } from "../../src/twig/graph.ts";
+import { buildBranchGraph, buildTree, MAX_TREE_DEPTH, type TreeNode } from "../../src/twig/graph.ts";
 import { parseStateBytes, type TwigState } from "../../src/twig/state.ts";
-import { buildTree, MAX_TREE_DEPTH, renderTreeText, type TreeNode } from "../../src/twig/tree.ts";
+import { renderTreeText } from "../../src/twig/tree.ts";
 
 function state(json: unknown): TwigState {
   const result = parseStateBytes(new TextEncoder().encode(JSON.stringify(json)));

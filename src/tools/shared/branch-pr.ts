@@ -1,0 +1,190 @@
+import * as v from "valibot";
+import { type ToolError, ToolErrorSchema } from "../../core/errors.ts";
+import { inline } from "../../core/plain-text.ts";
+import { ok } from "../../core/result.ts";
+import type { DiscoveredRepo } from "../../git/discover.ts";
+import { getPrDetails, judged, type PrStatus } from "../../github/pr-status.ts";
+import { type FoundBy, findBranchPr, getPullRequest } from "../../github/pull-request.ts";
+import { failureKinds } from "../../github/request.ts";
+import type { ServiceContext } from "../context.ts";
+import type { CallInfo } from "../define.ts";
+import { openCall, PullRequestSchema } from "../github-params.ts";
+
+/** What get_pr_status, get_stack_status and get_branch_context say of a PR's review and CI, alike. */
+export const ReviewSchema = v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]);
+export const VerdictSchema = v.picklist(["passing", "failing", "pending", "no_checks"]);
+export const CheckCountsSchema = v.object({
+  total: v.number(),
+  passing: v.number(),
+  failing: v.number(),
+  pending: v.number(),
+});
+export const ReasonsSchema = v.object({
+  changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
+  failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
+});
+
+/** A service that did not answer: disabled, not configured (no credentials or remote), or failed. */
+export const PartSchema = v.object({
+  status: v.picklist(["disabled", "not_configured", "error"]),
+  error: v.optional(ToolErrorSchema),
+});
+export type Part = v.InferOutput<typeof PartSchema>;
+
+/** The one decision for "not configured": no credentials, no GitHub remote, no repository. Anything else failed. */
+export function unanswered(error: ToolError): Part {
+  const unconfigured = ["credentials_missing", "not_found", "unsupported_repo", "no_repo"].includes(error.code);
+  return { status: unconfigured ? "not_configured" : "error", error };
+}
+
+/** A branch's PR as GitHub answered, or its number (when known) and why it could not be read. */
+export type BranchPr = { number?: number; found_by: FoundBy; status?: PrStatus; error?: ToolError };
+
+/**
+ * One PR (or none, `null`) per branch, all in parallel (two round trips); without GitHub's answer, only the PRs
+ * twig links. `part` says why GitHub did not answer, or that it failed for some branches.
+ */
+export async function branchPrs(
+  ctx: ServiceContext,
+  info: CallInfo,
+  repo: DiscoveredRepo,
+  queries: ReadonlyArray<{ branch: string; linked: number | null }>,
+): Promise<{ prs: Array<BranchPr | null>; part?: Part; failed: number; answered: boolean }> {
+  const linkedOnly = queries.map(({ linked }): BranchPr | null =>
+    linked === null ? null : { number: linked, found_by: "twig_link" },
+  );
+  const whole = (part: Part) => ({ part, prs: linkedOnly, failed: 0, answered: false });
+  if (info.enabled?.("github") === false) return whole({ status: "disabled" });
+  if (queries.length === 0) return { prs: [], failed: 0, answered: true };
+  const opened = await openCall(ctx, null, info, async () => ok(repo));
+  if (!opened.ok) return whole(unanswered(opened.error));
+  const call = opened.value;
+  const found = await Promise.all(
+    queries.map(async ({ branch, linked }): Promise<BranchPr | null> => {
+      const by: FoundBy = linked === null ? "head_ref" : "twig_link";
+      const failed = (error: ToolError, number = linked): BranchPr =>
+        number === null ? { found_by: by, error } : { number, found_by: by, error };
+      const resolved = await findBranchPr(call, branch, linked);
+      if (!resolved.ok) return failed(resolved.error);
+      if (resolved.value === null) return null;
+      const { number, found_by = "twig_link", listed } = resolved.value;
+      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
+      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
+      return status.ok ? { number, found_by, status: status.value } : failed(status.error, number);
+    }),
+  );
+  // A rate limit or a refused token is the same for every branch: said once, with its reset time.
+  // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
+  const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
+  const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
+  const shared = errors.find((error) => once.includes(error.code) && failureKinds.get(error) !== "refused");
+  const prs = found.map((pr) =>
+    pr?.error !== undefined && pr.error.code === shared?.code ? { ...pr, error: undefined } : pr,
+  );
+  const first = errors[0];
+  // Some PRs unread is a failure all the same: the part says so, never "no PR".
+  const part =
+    shared !== undefined
+      ? unanswered(shared)
+      : first === undefined
+        ? undefined
+        : { status: "error" as const, error: first };
+  return {
+    prs,
+    failed: shared === undefined ? errors.length : 0,
+    answered: shared === undefined,
+    ...(part && { part }),
+  };
+}
+
+/** Reasons listed per PR in a stack (each kind); get_pr_status lists up to ten. */
+const MAX_STACK_REASONS = 3;
+
+export const StackPrSchema = v.object({
+  /** Absent only when the lookup failed before a number was known (`error` says why). */
+  number: v.optional(v.number()),
+  /** Absent when GitHub was not asked (not configured, disabled) or could not be read (`error`). */
+  state: v.optional(v.picklist(["open", "draft", "merged", "closed"])),
+  base: v.optional(v.string()),
+  review: v.optional(ReviewSchema),
+  ci: v.optional(v.picklist(["passing", "failing", "pending", "none"])),
+  found_by: v.picklist(["twig_link", "head_ref"]),
+  stack: PullRequestSchema.entries.stack,
+  ...v.partial(ReasonsSchema).entries,
+  requested: v.optional(v.array(v.string())),
+  error: v.optional(ToolErrorSchema),
+});
+export type StackPr = v.InferOutput<typeof StackPrSchema>;
+
+/** A PR in the size a stack's entry affords: the state, the verdicts, a few reasons. */
+export function stackPr({ number, found_by, status, error }: BranchPr): StackPr {
+  const known = { ...(number !== undefined && { number }), found_by, ...(error && { error }) };
+  if (status === undefined) return known;
+  const { pull_request: pr, summary, reasons } = status;
+  const { changes_requested, failing } = reasons;
+  const requested = pr.state === "open" ? pr.requested_reviewers.slice(0, MAX_STACK_REASONS) : [];
+  return {
+    number: pr.number,
+    state: pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open",
+    base: inline(pr.base, 255),
+    review: summary.review,
+    ci: summary.verdict === "no_checks" ? "none" : summary.verdict,
+    found_by,
+    ...(pr.stack !== undefined && { stack: pr.stack }),
+    ...(changes_requested.length > 0 && { changes_requested: changes_requested.slice(0, MAX_STACK_REASONS) }),
+    ...(failing.length > 0 && { failing: failing.slice(0, MAX_STACK_REASONS) }),
+    ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),
+  };
+}
+
+/** Names listed per kind (failing checks, approvers, …); the counts cover the rest. */
+const MAX_NAMES = 10;
+/** A check or reviewer name longer than this is cut: CI configs and logins are not ours to trust. */
+const MAX_NAME_CHARS = 80;
+
+export const PrSummarySchema = v.object({
+  ...v.pick(PullRequestSchema, ["number", "title", "url", "draft", "mergeable", "base", "head_sha"]).entries,
+  state: v.picklist(["open", "closed", "merged"]),
+  review_decision: ReviewSchema,
+  approved_by: v.array(v.string()),
+  changes_requested_by: v.array(v.string()),
+  /** Reviewers with a standing review of any kind. */
+  reviewers: v.number(),
+  verdict: VerdictSchema,
+  checks: CheckCountsSchema,
+  failing_checks: v.array(v.string()),
+  pending_checks: v.array(v.string()),
+  found_by: v.optional(v.picklist(["twig_link", "head_ref"])),
+});
+export type PrSummary = v.InferOutput<typeof PrSummarySchema>;
+
+/** A PR's status in a size that does not grow with its checks or reviews. */
+export function summarizePr(status: PrStatus): PrSummary {
+  const { pull_request: pr, summary } = status;
+  const latest = summary.latest_reviews;
+  const reviewed = (state: string) => names(latest.filter((review) => review.state === state).map((r) => r.author));
+  const checks = judged(status.checks, status.statuses);
+  const checked = (outcome: string) => names(checks.filter((c) => c.outcome === outcome).map((c) => c.name));
+  return {
+    number: pr.number,
+    title: pr.title,
+    url: pr.url,
+    state: pr.merged ? "merged" : pr.state === "open" ? "open" : "closed",
+    draft: pr.draft,
+    mergeable: pr.mergeable,
+    base: inline(pr.base, 255),
+    head_sha: pr.head_sha,
+    review_decision: summary.review,
+    approved_by: reviewed("APPROVED"),
+    changes_requested_by: reviewed("CHANGES_REQUESTED"),
+    reviewers: latest.length,
+    verdict: summary.verdict,
+    checks: summary.checks,
+    failing_checks: checked("failing"),
+    pending_checks: checked("pending"),
+  };
+}
+
+function names(list: readonly string[]): string[] {
+  return list.slice(0, MAX_NAMES).map((name) => inline(name, MAX_NAME_CHARS));
+}
