@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import * as v from "valibot";
 import { ok, type Result } from "../../src/core/result.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import type { ServiceContext } from "../../src/tools/context.ts";
 import { jiraTools } from "../../src/tools/all.ts";
+import type { ServiceContext } from "../../src/tools/context.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { REPO_PARAM_DESCRIPTION } from "../../src/tools/params.ts";
 import { type FakeDeployment, type FakeIssue, FakeJira, USERS } from "../support/fake-jira.ts";
