@@ -2,8 +2,8 @@ import * as v from "valibot";
 import { inline, quoted } from "../core/plain-text.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
-import { summarizePr } from "../tools/branch-context.ts";
 import { getPrStatusTool } from "../tools/get-pr-status.ts";
+import { summarizePr } from "../tools/shared/branch-pr.ts";
 import { definePrompt, PrNumberArg, RepoArg } from "./define.ts";
 import { describeFailure, fenced, formatPrStatus, isUnconfigured, listLine } from "./quote.ts";
 

@@ -1,7 +1,8 @@
 import type { ToolError } from "../core/errors.ts";
 import { inline, plainText, quoted } from "../core/plain-text.ts";
 import { checkBranchName } from "../git/refname.ts";
-import type { JiraSummary, PrSummary } from "../tools/branch-context.ts";
+import type { JiraSummary } from "../tools/branch-context.ts";
+import type { PrSummary } from "../tools/shared/branch-pr.ts";
 import { STORED_JIRA_KEY } from "../twig/state.ts";
 
 /** Others' text in a prompt (sent as the *user's* message) must read as data: one line, quoted or fenced. */

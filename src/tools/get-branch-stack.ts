@@ -1,14 +1,10 @@
 import * as v from "valibot";
-import { ok } from "../core/result.ts";
-import type { DiscoveredRepo } from "../git/discover.ts";
-import { listLocalBranches } from "../git/refs.ts";
-import { currentBranch, workspaceAndState } from "../repo/workspace.ts";
-import { BranchRecordSchema, branchStack } from "../twig/branch-record.ts";
-import type { TwigState } from "../twig/state.ts";
-import type { ServiceContext } from "./context.ts";
+import { workspaceAndState } from "../repo/workspace.ts";
+import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { defineTool } from "./define.ts";
 import { count, cutFields } from "./fit.ts";
-import { BranchNameSchema, branchNotFound } from "./params.ts";
+import { BranchNameSchema } from "./params.ts";
+import { readStack } from "./shared/ancestors.ts";
 
 export const getBranchStackTool = defineTool({
   name: "get_branch_stack",
@@ -38,30 +34,3 @@ export const getBranchStackTool = defineTool({
     }),
   },
 });
-
-/** The stack from `branch` (default: the checked-out one); get_branch_context reads it from its own workspace. */
-export async function readStack(
-  ctx: ServiceContext,
-  workspace: DiscoveredRepo,
-  state: TwigState,
-  branch: string | undefined,
-) {
-  let start = branch;
-  if (start === undefined) {
-    const current = await currentBranch(ctx, workspace);
-    if (!current.ok) return current;
-    start = current.value.branch;
-  } else if (
-    !state.branches.has(start) &&
-    !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
-    !state.roots.some((root) => root.branch === start)
-  ) {
-    const local = await listLocalBranches(workspace, ctx.files);
-    if (!local.ok) return local;
-    if (!local.value.includes(start)) {
-      return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);
-    }
-  }
-  const { stack, cycle } = branchStack(state, start);
-  return ok(cycle ? { stack, cycle: true as const } : { stack });
-}

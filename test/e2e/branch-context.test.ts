@@ -155,7 +155,22 @@ describe("get_branch_context", () => {
       ahead: 0,
       behind: 1,
       needs_restack: true,
+      push: { remote_ref: "refs/remotes/origin/feature/auth", missing: true },
+      // The fake PR's head is no commit here: said, not guessed.
+      commit_warnings: [
+        "The PR head aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa is not in the local repository: `git fetch` to compare 'feature/auth' with it",
+      ],
+      action: { kind: "restack", onto: "main", why: "1 commits behind main" },
+      children: [{ branch: "feature/auth-ui", pr_number: 43 }],
     });
+    expect(doc.next_steps).toEqual([
+      {
+        branch: "feature/auth",
+        what: "restack onto main",
+        why: "1 commits behind main",
+        command: "git switch feature/auth && twig rebase",
+      },
+    ]);
     expect(doc.stack.map((record) => record.branch)).toEqual(["feature/auth", "main"]);
     expect(doc.pull_request).toEqual({
       status: "ok",
@@ -166,6 +181,7 @@ describe("get_branch_context", () => {
         state: "open",
         draft: false,
         mergeable: true,
+        base: "main",
         review_decision: "approved",
         approved_by: ["alice"],
         changes_requested_by: [],

@@ -143,7 +143,7 @@ const MAX_NAMES = 10;
 const MAX_NAME_CHARS = 80;
 
 export const PrSummarySchema = v.object({
-  ...v.pick(PullRequestSchema, ["number", "title", "url", "draft", "mergeable", "base", "head_sha"]).entries,
+  ...v.pick(PullRequestSchema, ["number", "title", "url", "draft", "mergeable", "base"]).entries,
   state: v.picklist(["open", "closed", "merged"]),
   review_decision: ReviewSchema,
   approved_by: v.array(v.string()),
@@ -173,7 +173,6 @@ export function summarizePr(status: PrStatus): PrSummary {
     draft: pr.draft,
     mergeable: pr.mergeable,
     base: inline(pr.base, 255),
-    head_sha: pr.head_sha,
     review_decision: summary.review,
     approved_by: reviewed("APPROVED"),
     changes_requested_by: reviewed("CHANGES_REQUESTED"),
