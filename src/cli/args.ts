@@ -1,7 +1,7 @@
 import { parseArgs as parseNodeArgs } from "node:util";
 import { quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { closest } from "../core/suggest.ts";
+import { closeNames, orList } from "../core/suggest.ts";
 import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
 
 const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
@@ -237,8 +237,8 @@ function unknownFlag(arg: string, flag: string, subcommand: Subcommand | null) {
 }
 
 function didYouMean(word: string, choices: readonly string[], prefix = ""): string {
-  const guess = closest(word, choices);
-  return guess ? ` Did you mean '${prefix}${guess}'?` : "";
+  const guesses = closeNames(word, choices);
+  return guesses.length > 0 ? ` Did you mean ${orList(guesses, (name) => prefix + name)}?` : "";
 }
 
 /** A `--disable` or `TWIG_MCP_DISABLE` word as a group, in any letter case; `null` for an unknown word. */
@@ -266,9 +266,9 @@ export function withEnvironment<T extends CommonOptions>(
         disabled.add(group);
         continue;
       }
-      const guess = closest(word, DISABLE_GROUPS);
+      const guesses = closeNames(word, DISABLE_GROUPS);
       ignored.push(
-        `TWIG_MCP_DISABLE: ignored ${quoteReceived(word)}${guess ? ` (did you mean '${guess}'?)` : ""}; it takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}`,
+        `TWIG_MCP_DISABLE: ignored ${quoteReceived(word)}${guesses.length > 0 ? ` (did you mean ${orList(guesses)}?)` : ""}; it takes a comma-separated list of ${DISABLE_GROUPS.join(", ")}`,
       );
     }
   }

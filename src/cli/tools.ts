@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "../core/result.ts";
-import { closest } from "../core/suggest.ts";
+import { closeNames, orList } from "../core/suggest.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
 import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions, ToolsOptions } from "./args.ts";
@@ -36,9 +36,9 @@ export async function runCall(options: CallOptions): Promise<number> {
   const registry = createToolRegistry(options.disabled, maxReplyTokens);
   const tool = registry.get(options.tool);
   if (!tool) {
-    const guess = closest(options.tool, registry.names());
+    const guesses = closeNames(options.tool, registry.names());
     const off = options.disabled.size > 0 ? ` (groups turned off: ${[...options.disabled].join(", ")})` : "";
-    const advice = guess ? ` Did you mean 'twig-mcp call ${guess}'?` : "";
+    const advice = guesses.length > 0 ? ` Did you mean ${orList(guesses, (name) => `twig-mcp call ${name}`)}?` : "";
     return writeErr(`error: unknown tool '${options.tool}'${off}.${advice} List the tools with 'twig-mcp tools'.\n`, 2);
   }
   const schema = registry.list().find((t) => t.name === tool.name)?.inputSchema ?? {};

@@ -1,7 +1,7 @@
 import type * as v from "valibot";
 import { type ToolError, toolError } from "../core/errors.ts";
 import { printable, quoteReceived } from "../core/plain-text.ts";
-import { closest } from "../core/suggest.ts";
+import { closeNames, orList } from "../core/suggest.ts";
 
 /** How many unknown names one message lists; a flood of keys is summarised by its count. */
 const LISTED_UNKNOWN = 3;
@@ -19,10 +19,10 @@ export function unknownArgumentError(toolName: string, input: v.GenericSchema, a
   const listed = unknown.slice(0, LISTED_UNKNOWN).map((key) => `'${printable(key)}'`);
   const more = unknown.length > LISTED_UNKNOWN ? ` and ${unknown.length - LISTED_UNKNOWN} more` : "";
   const what = unknown.length === 1 ? "unknown argument" : "unknown arguments";
-  const suggestion = unknown.length === 1 ? closest(first, known) : null;
+  const suggestions = unknown.length === 1 ? closeNames(first, known) : [];
   return toolError(
     "invalid_params",
-    `Invalid arguments for ${toolName}: ${what} ${listed.join(", ")}${more}${suggestion ? `; did you mean '${suggestion}'?` : ""}`,
+    `Invalid arguments for ${toolName}: ${what} ${listed.join(", ")}${more}${suggestions.length > 0 ? `; did you mean ${orList(suggestions)}?` : ""}`,
     known.length === 0 ? `${toolName} takes no arguments.` : `${toolName} takes: ${known.join(", ")}.`,
   );
 }
@@ -40,8 +40,8 @@ export function describeArgumentIssue(input: v.GenericSchema, issues: readonly v
     return `missing required argument "${where}" (arguments: ${Object.keys(entriesOf(input) ?? {}).join(", ")})`;
   }
   if (options !== null && issue.type === "picklist") {
-    const guess = typeof issue.input === "string" ? closest(issue.input, options) : null;
-    problem = `${quoteReceived(issue.input)} is not one of ${options.map((o) => `'${o}'`).join(", ")}${guess ? `; did you mean '${guess}'?` : ""}`;
+    const guesses = typeof issue.input === "string" ? closeNames(issue.input, options) : [];
+    problem = `${quoteReceived(issue.input)} is not one of ${options.map((o) => `'${o}'`).join(", ")}${guesses.length > 0 ? `; did you mean ${orList(guesses)}?` : ""}`;
   } else if (issue.received?.startsWith('"') && issue.message.endsWith(`received ${issue.received}`)) {
     // valibot repeats a received string whole; a 1 MB argument must not come back in the error.
     problem = `${issue.message.slice(0, -issue.received.length)}${quoteReceived(issue.input)}`;

@@ -15,7 +15,7 @@ import {
 import pkg from "../../package.json" with { type: "json" };
 import type { Logger, LogLevel } from "../core/log.ts";
 import { plainText, printable } from "../core/plain-text.ts";
-import { closest } from "../core/suggest.ts";
+import { closeNames, orList } from "../core/suggest.ts";
 import {
   branchCandidates,
   completeFrom,
@@ -58,8 +58,8 @@ export function createMcpServer(
     if (!tool) {
       // An unknown tool is a protocol error in MCP; it names the enabled tools for the model.
       const enabled = tools.names();
-      const guess = closest(name, enabled);
-      const message = `tool not found: '${printable(name)}'${guess ? `; did you mean '${guess}'?` : ""} Enabled tools: ${enabled.join(", ")}.`;
+      const guesses = closeNames(name, enabled);
+      const message = `tool not found: '${printable(name)}'${guesses.length > 0 ? `; did you mean ${orList(guesses)}?` : ""} Enabled tools: ${enabled.join(", ")}.`;
       throw new McpError(ErrorCode.InvalidParams, message, { available_tools: enabled });
     }
     ctx.log.debug(`tools/call ${name}`);

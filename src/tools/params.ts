@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { printable } from "../core/plain-text.ts";
 import { err } from "../core/result.ts";
-import { closest } from "../core/suggest.ts";
+import { closeNames, orList } from "../core/suggest.ts";
 import { checkBranchName } from "../git/refname.ts";
 
 /** A branch name as git accepts it, checked first: `../../etc/passwd` or `-x` never reach a path. */
@@ -31,8 +31,9 @@ export function branchNotFound(
     .filter((name) => name !== branch)
     .take(MAX_CANDIDATES)
     .toArray();
-  const guess = closest(branch, names);
-  const advice = guess === null ? "" : `. Did you mean '${printable(guess, SHOWN_CHARS)}'?`;
+  const guesses = closeNames(branch, names);
+  const advice =
+    guesses.length === 0 ? "" : `. Did you mean ${orList(guesses, (name) => printable(name, SHOWN_CHARS))}?`;
   return err(toolError("not_found", `Branch '${printable(branch, SHOWN_CHARS)}' not found in ${where}${advice}`, hint));
 }
 

@@ -17,6 +17,17 @@ describe("branchNotFound", () => {
     );
   });
 
+  test("every close name, closest first, at most five", () => {
+    const names = ["feature/auth-ui", "feature/auth", "feature/auths", "main", "feature/aut", "feature/oauth"];
+    expect(message("feature/auht", names)).toBe(
+      "Branch 'feature/auht' not found in twig state. Did you mean 'feature/aut', 'feature/auth', 'feature/auths', 'feature/oauth' or 'feature/auth-ui'?",
+    );
+    const six = ["fix-a1", "fix-a2", "fix-a3", "fix-a4", "fix-a5", "fix-a6"];
+    expect(message("fix-a0", six)).toBe(
+      "Branch 'fix-a0' not found in twig state. Did you mean 'fix-a1', 'fix-a2', 'fix-a3', 'fix-a4' or 'fix-a5'?",
+    );
+  });
+
   test("suggests nothing when no name is close", () => {
     expect(message("release/2026", ["main", "feature/auth"])).toBe("Branch 'release/2026' not found in twig state");
     expect(message("feature/auth", [])).toBe("Branch 'feature/auth' not found in twig state");
