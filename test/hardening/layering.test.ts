@@ -6,7 +6,7 @@
  * purpose, and every break must be reported.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
@@ -133,5 +133,28 @@ describe("the layering rules bite", () => {
     expect(violations.filter((v) => v.from === "src/twig/state.ts")).toEqual([]);
     // One per cycle (dependency-cruiser reports a cycle once) and one per layer break.
     expect(violations).toHaveLength(4);
+  });
+});
+
+/** A tool file declares a tool; what tools share lives in modules of its own (src/tools/shared/, params, fit, …). */
+describe("no tool file imports another tool file", () => {
+  const toolsDir = join(ROOT, "src", "tools");
+  const files = [...new Bun.Glob("**/*.ts").scanSync(toolsDir)].map((path) => join(toolsDir, path));
+  const isTool = (path: string) => /\bdefineTool\(/.test(readFileSync(path, "utf8"));
+  const tools = new Set(files.filter(isTool));
+
+  test("the tools are found", () => {
+    expect(tools.size).toBeGreaterThanOrEqual(15);
+    expect(tools.has(join(toolsDir, "stack-status.ts"))).toBe(true);
+  });
+
+  test("each tool file's imports are no tool files", () => {
+    const crossings = [...tools].flatMap((path) =>
+      [...readFileSync(path, "utf8").matchAll(/from "(\.[^"]+)"/g)].flatMap(([, spec]) => {
+        const target = resolve(dirname(path), spec as string);
+        return tools.has(target) ? [`${path.slice(ROOT.length + 1)} → ${target.slice(ROOT.length + 1)}`] : [];
+      }),
+    );
+    expect(crossings).toEqual([]);
   });
 });
