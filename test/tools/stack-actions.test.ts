@@ -1,0 +1,210 @@
+/**
+ * What get_stack_status and get_branch_context say to do next, on real repositories made with git: a squash-merged
+ * parent, children without PRs, a bottom behind main, unpushed and never-pushed branches, a branch twig tracks and git
+ * deleted, untracked branches, a linked worktree. Counts are git's own.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import * as v from "valibot";
+import { ok } from "../../src/core/result.ts";
+import { getBranchContextTool } from "../../src/tools/branch-context.ts";
+import type { ServiceContext } from "../../src/tools/context.ts";
+import { getStackStatusTool } from "../../src/tools/stack-status.ts";
+import { cleanupTemp, git, makeContext, makeRepo, TOKEN, tempDir } from "../github/helpers.ts";
+import { FakeGitHub } from "../support/fake-github.ts";
+
+let github: FakeGitHub;
+let repo: string;
+let worktree: string;
+let oldC: string;
+
+const at = "2025-06-01T10:00:00Z";
+const dep = (child: string, parent: string, i: number) => ({ id: String(i), child, parent, created_at: at });
+const record = (branch: string, pr: number | null = null) => ({
+  branch,
+  jira_issue: null,
+  github_pr: pr,
+  created_at: at,
+});
+
+beforeAll(async () => {
+  github = await FakeGitHub.start({ token: TOKEN });
+  repo = makeRepo({
+    branch: "main",
+    remotes: [["origin", "git@github.com:acme/shop.git"]],
+    state: {
+      version: 1,
+      updated_at: at,
+      worktrees: [],
+      // `d` is tracked but deleted from git; `scratch` is in git but not tracked.
+      branches: Object.fromEntries(
+        [record("a", 1), record("b"), record("c", 3), record("d"), record("e"), record("x")].map((r) => [r.branch, r]),
+      ),
+      dependencies: [
+        dep("a", "main", 0),
+        dep("b", "a", 1),
+        dep("c", "b", 2),
+        dep("d", "c", 3),
+        dep("e", "d", 4),
+        dep("x", "main", 5),
+      ],
+      root_branches: [{ branch: "main", is_default: true, created_at: at }],
+    },
+  });
+  const commit = (message: string) => git(repo, "commit", "-q", "--allow-empty", "-m", message);
+  git(repo, "checkout", "-q", "-b", "x");
+  commit("x1");
+  git(repo, "checkout", "-q", "main");
+  git(repo, "checkout", "-q", "-b", "a");
+  git(repo, "commit", "-q", "--allow-empty", "-m", "a1");
+  git(repo, "checkout", "-q", "-b", "b");
+  commit("b1");
+  commit("b2");
+  git(repo, "checkout", "-q", "-b", "c");
+  commit("c1");
+  oldC = git(repo, "rev-parse", "c");
+  // Pushed once, then one more commit.
+  git(repo, "update-ref", "refs/remotes/origin/c", "c");
+  commit("c2");
+  git(repo, "checkout", "-q", "-b", "e");
+  commit("e1");
+  git(repo, "checkout", "-q", "main");
+  git(repo, "branch", "-q", "scratch");
+  // `a` squash-merged into main: a new commit on main, `a` itself unmerged in git's eyes.
+  git(repo, "merge", "-q", "--squash", "a");
+  commit("a (#1)");
+  worktree = join(tempDir("twig-mcp-wt-"), "x");
+  git(repo, "worktree", "add", "-q", worktree, "x");
+  github.addPull({
+    owner: "acme",
+    repo: "shop",
+    number: 1,
+    head: "a",
+    base: "main",
+    merged: true,
+    state: "closed",
+    headSha: git(repo, "rev-parse", "a"),
+  });
+  github.addPull({ owner: "acme", repo: "shop", number: 3, head: "c", base: "b", headSha: oldC });
+});
+afterAll(async () => {
+  await github.stop();
+  cleanupTemp();
+});
+
+function context(path = repo): ServiceContext {
+  return makeContext({ env: github.env(TOKEN), repo: ok(path) }).ctx;
+}
+
+async function call<O extends v.GenericSchema>(
+  tool: { handler: (a: never, c: ServiceContext, i: never) => Promise<unknown>; output: O },
+  args: Record<string, unknown>,
+  path = repo,
+): Promise<v.InferOutput<O>> {
+  const info = { signal: new AbortController().signal, enabled: () => true };
+  const result = (await tool.handler(args as never, context(path), info as never)) as {
+    ok: boolean;
+    value: unknown;
+    error?: unknown;
+  };
+  if (!result.ok) throw new Error(JSON.stringify(result.error));
+  expect(v.safeParse(tool.output, result.value).success).toBe(true);
+  return result.value as v.InferOutput<O>;
+}
+
+const count = (range: string) => Number(git(repo, "rev-list", "--count", range));
+
+describe("actions and next steps", () => {
+  test("a squash-merged parent: it is cleaned up, its child without a PR moves onto main, the grandchild follows", async () => {
+    const answer = await call(getStackStatusTool, { scope: "all" });
+    const of = (name: string) => answer.branches.find((entry) => entry.branch === name);
+    expect(of("a")?.action).toEqual({ kind: "clean_up", why: "its PR #1 is merged" });
+    // Behind main after the squash, and still never "restack".
+    expect(of("a")?.needs_restack).toBe(true);
+    expect(answer.lines.find((line) => line.includes("a  #1"))).not.toContain("restack");
+    expect(of("b")?.action).toEqual({ kind: "move", onto: "main", why: "its parent a is merged" });
+    expect(of("c")?.action).toEqual({ kind: "follow", onto: "b", why: "its parent b is about to move" });
+    const steps = answer.next_steps.map(({ branch, command }) => [branch, command]);
+    expect(steps).toContainEqual(["a", "git branch -D a && twig sync"]);
+    expect(steps).toContainEqual(["b", "twig branch depend b main --exclusive && git rebase --onto main a b"]);
+    expect(steps).toContainEqual(["c", "git switch c && twig rebase"]);
+    // Parents before children.
+    const order = answer.next_steps.map((step) => step.branch);
+    expect(order.indexOf("a")).toBeLessThan(order.indexOf("b"));
+    expect(order.indexOf("b")).toBeLessThan(order.indexOf("c"));
+  });
+
+  test("a bottom behind main is restacked onto it; counts are git's", async () => {
+    const answer = await call(getStackStatusTool, { scope: "all" });
+    const x = answer.branches.find((entry) => entry.branch === "x");
+    expect(x).toMatchObject({ ahead: count("main..x"), behind: count("x..main"), needs_restack: true });
+    expect(x?.action).toEqual({ kind: "restack", onto: "main", why: `${count("x..main")} commits behind main` });
+    expect(answer.next_steps).toContainEqual({
+      branch: "x",
+      what: "restack onto main",
+      why: "1 commits behind main",
+      command: "git switch x && twig rebase",
+    });
+  });
+
+  test("unpushed commits are counted as git counts them; a never-pushed branch says there is no remote branch", async () => {
+    const answer = await call(getStackStatusTool, { scope: "all" });
+    const c = answer.branches.find((entry) => entry.branch === "c");
+    expect(c?.push).toEqual({ remote_ref: "refs/remotes/origin/c", unpushed: count("origin/c..c"), unpulled: 0 });
+    expect(git(repo, "for-each-ref", "--format=%(refname)", "refs/remotes/origin/b")).toBe("");
+    expect(answer.branches.find((entry) => entry.branch === "b")?.push).toEqual({
+      remote_ref: "refs/remotes/origin/b",
+      missing: true,
+    });
+    const line = answer.lines[answer.branches.indexOf(c as (typeof answer.branches)[number])];
+    expect(line).toContain("1 unpushed");
+    // The PR is for the commit before: its CI and reviews are for an older commit.
+    expect(c?.pr_head).toEqual({ sha: oldC, local_ahead: count(`${oldC}..c`), local_behind: 0 });
+    expect(line).toContain("PR CI/reviews are for an older commit (1 behind local)");
+  });
+
+  test("a branch twig tracks and git deleted is listed and forgotten by twig sync; its child moves onto the nearest live ancestor", async () => {
+    const answer = await call(getStackStatusTool, { scope: "all" });
+    const d = answer.branches.find((entry) => entry.branch === "d");
+    expect(d).toMatchObject({ gone: true, action: { kind: "forget" } });
+    expect(answer.next_steps).toContainEqual({
+      branch: "d",
+      what: "forget",
+      why: "twig tracks it, but git has no such branch",
+      command: "twig sync",
+    });
+    const e = answer.branches.find((entry) => entry.branch === "e");
+    expect(e?.action).toMatchObject({ kind: "move", onto: "c", why: "its parent d is gone from git" });
+    expect(answer.next_steps.find((step) => step.branch === "e")?.command).toBe(
+      "twig branch depend e c --exclusive && git rebase c e",
+    );
+  });
+
+  test("untracked branches say so and get no action", async () => {
+    const answer = await call(getStackStatusTool, { scope: "all" });
+    const scratch = answer.branches.find((entry) => entry.branch === "scratch");
+    expect(scratch).toMatchObject({ tracked: false });
+    expect(scratch?.action).toBeUndefined();
+    expect(answer.branches.find((entry) => entry.branch === "b")?.tracked).toBeUndefined();
+  });
+
+  test("from a linked worktree the same stack and the same steps", async () => {
+    const main = await call(getStackStatusTool, { scope: "all" });
+    const linked = await call(getStackStatusTool, { scope: "all" }, worktree);
+    expect(linked.next_steps).toEqual(main.next_steps);
+    expect(linked.branches.map((entry) => entry.action)).toEqual(main.branches.map((entry) => entry.action));
+  });
+
+  test("get_branch_context: own commits newest first, children with their PRs, push state, action and steps", async () => {
+    const doc = await call(getBranchContextTool, { branch: "b" });
+    expect(doc.branch.commits?.map((commit) => commit.subject)).toEqual(["b2", "b1"]);
+    expect(doc.branch.ahead).toBe(count("a..b"));
+    expect(doc.branch.children).toEqual([{ branch: "c", pr_number: 3 }]);
+    expect(doc.branch.push).toEqual({ remote_ref: "refs/remotes/origin/b", missing: true });
+    expect(doc.branch.action).toEqual({ kind: "move", onto: "main", why: "its parent a is merged" });
+    expect(doc.next_steps.map((step) => step.branch)).toEqual(["a", "b"]);
+    const c = await call(getBranchContextTool, { branch: "c" });
+    expect(c.branch.pr_head).toEqual({ sha: oldC, local_ahead: 1, local_behind: 0 });
+    expect(c.branch.action).toMatchObject({ kind: "follow", onto: "b" });
+  });
+});
