@@ -4,6 +4,7 @@ import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields, largestFitting } from "./fit.ts";
 import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
+import { CheckCountsSchema, ReasonsSchema, ReviewSchema, VerdictSchema } from "./shared/branch-pr.ts";
 
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,
@@ -21,14 +22,11 @@ const PrStatusSchema = v.object({
   ),
   summary: v.object({
     latest_reviews: v.array(v.object({ author: v.string(), state: v.string() })),
-    checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
-    verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
-    review: v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]),
+    checks: CheckCountsSchema,
+    verdict: VerdictSchema,
+    review: ReviewSchema,
   }),
-  reasons: v.object({
-    changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
-    failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
-  }),
+  reasons: ReasonsSchema,
   found_by: FoundBySchema,
   unavailable: v.optional(v.array(v.string())),
   ...cutFields(["reviews", "checks", "statuses"]),

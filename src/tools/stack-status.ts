@@ -78,7 +78,7 @@ export const getStackStatusTool = defineTool({
   name: "get_stack_status",
   title: "Stack status",
   description:
-    'For "state of my stack", "what\'s blocked", standup: each branch in tree order with its PR, review, CI, why blocked (quoted), drift, commits ahead/behind, Jira status. No PR bodies or logs (get_ci_log).',
+    'For "state of my stack", "what\'s blocked", standup: each branch in tree order with its PR, review, CI, why blocked (quoted), drift, commits ahead/behind, push state, Jira status; next steps with commands. No PR bodies or logs (get_ci_log).',
   group: "local",
   annotations: REMOTE_ANNOTATIONS,
   input: v.object({

@@ -27,6 +27,7 @@ interface Entry {
   pr?: { number: number; state?: string; review?: string; ci?: string; found_by: string; error?: { code: string } };
   drift?: string[];
   jira?: { key: string; status?: string };
+  action?: { kind: string; onto?: string; retarget?: number };
 }
 interface Doc {
   scope: string;
@@ -35,6 +36,7 @@ interface Doc {
   branches: Entry[];
   github?: { status: string; error?: { code: string; hint?: string } };
   jira?: { status: string };
+  next_steps: Array<{ branch: string; what: string; why: string; command: string }>;
 }
 
 let root: string;
@@ -123,8 +125,12 @@ describe("get_stack_status through the binary", () => {
     expect(doc.lines[1]).toContain('changes requested by carol: "Token refresh');
     expect(doc.branches[4]?.pr).toMatchObject({ number: 105, found_by: "head_ref" });
     expect(cloud.requests.filter((r) => r.path === "/rest/api/3/issue/bulkfetch")).toHaveLength(1);
-    // Well under 1,500 tokens as the model reads it.
-    expect(countTokens(text)).toBeLessThan(1500);
+    // What to do next, parents first: the merged PR's branch cleaned up, its child moved onto main and retargeted.
+    expect(doc.branches[0]?.action).toMatchObject({ kind: "clean_up" });
+    expect(oauth.action).toMatchObject({ kind: "move", onto: "main", retarget: 102 });
+    expect(doc.next_steps[1]?.command).toContain("gh pr edit 102 --base main");
+    // Well under 2,000 tokens as the model reads it, actions and steps included.
+    expect(countTokens(text)).toBeLessThan(2000);
   });
 
   test("Jira Data Center answers the statuses with one search too", async () => {
