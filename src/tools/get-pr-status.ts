@@ -39,7 +39,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. summary.verdict is CI only; reasons quotes what blocks. No comments, diff or logs (get_ci_log).",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. summary.verdict is CI only; reasons quotes what blocks. No threads (get_review_threads) or logs (get_ci_log).",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,

@@ -44,7 +44,7 @@ const ReviewThreadsSchema = v.object({
     head_sha: v.string(),
   }),
   unresolved_threads: v.number(),
-  total_threads: v.number(),
+  total_threads: hidden(v.number()),
   threads: v.array(ThreadSchema),
   lines: v.array(v.string()),
   conversation: v.optional(v.array(v.object({ author: v.string(), created_at: v.string(), excerpt: v.string() }))),
@@ -56,13 +56,13 @@ type ReviewThreadsOutput = v.InferOutput<typeof ReviewThreadsSchema>;
 
 export const getReviewThreadsTool = defineTool({
   name: "get_review_threads",
-  title: "GitHub PR review threads",
+  title: "PR review threads",
   description:
-    "A PR's inline review threads in file order: path, line, the commented code, every comment, suggestions, resolved/outdated. Default: unresolved threads of the current branch's PR. For addressing review comments.",
+    "A PR's inline review threads in file order: commented code, every comment, suggestions, resolved/outdated. Default: the current branch's PR, unresolved only.",
   group: "github",
   input: v.object({
     pr_number: v.optional(PrNumberSchema),
-    state: v.optional(v.pipe(v.picklist(["unresolved", "all"]), v.description('Default "unresolved".'))),
+    state: v.optional(v.picklist(["unresolved", "all"])),
     path: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("File or folder."))),
     cursor: v.optional(CursorSchema),
     ...targetParams,
