@@ -206,3 +206,37 @@ export function threadLine(thread: ReviewThread): string {
   ];
   return `${where}${said}${marks.length > 0 ? ` ${marks.join(" · ")}` : ""}`;
 }
+
+const Counted = v.nullable(
+  v.object({
+    reviewThreads: v.object({
+      pageInfo: v.object({ hasNextPage: v.boolean() }),
+      nodes: v.array(v.object({ isResolved: v.boolean() })),
+    }),
+  }),
+);
+
+/** Unresolved threads of each PR among its first 100, all PRs in one request (aliases); `atLeast` when more exist. */
+export async function countUnresolvedThreads(call: GitHubCall, numbers: readonly number[]) {
+  const { owner, repo } = call.target;
+  const fields = numbers.map(
+    (_, i) =>
+      `p${i}: pullRequest(number: $n${i}) { reviewThreads(first: 100) { pageInfo { hasNextPage } nodes { isResolved } } }`,
+  );
+  const query = `query($owner: String!, $name: String!${numbers.map((_, i) => `, $n${i}: Int!`).join("")}) {
+  repository(owner: $owner, name: $name) { ${fields.join("\n")} }
+}`;
+  const variables = Object.fromEntries([["owner", owner], ["name", repo], ...numbers.map((n, i) => [`n${i}`, n])]);
+  const schema = v.object({ repository: v.nullable(v.record(v.string(), Counted)) });
+  const what = `review threads of pull requests ${numbers.map((n) => `#${n}`).join(", ")} in ${owner}/${repo}`;
+  const answer = await githubGraphql(call, query, variables, schema, what);
+  if (!answer.ok) return answer;
+  const counts = new Map<number, { unresolved: number; atLeast: boolean }>();
+  numbers.forEach((number, i) => {
+    const threads = answer.value.repository?.[`p${i}`]?.reviewThreads;
+    if (!threads) return;
+    const unresolved = threads.nodes.filter((t) => !t.isResolved).length;
+    counts.set(number, { unresolved, atLeast: threads.pageInfo.hasNextPage });
+  });
+  return ok(counts);
+}

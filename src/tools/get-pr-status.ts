@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status.ts";
+import { countUnresolvedThreads } from "../github/review-threads.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields, largestFitting } from "./fit.ts";
 import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
@@ -24,11 +25,20 @@ const PrStatusSchema = v.object({
     checks: v.object({ total: v.number(), passing: v.number(), failing: v.number(), pending: v.number() }),
     verdict: v.picklist(["passing", "failing", "pending", "no_checks"]),
     review: v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]),
+    unresolved_threads: v.optional(v.number()),
   }),
   reasons: v.object({
     changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
     failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
   }),
+  reviewers: v.array(
+    v.object({
+      author: v.string(),
+      state: v.string(),
+      submitted_at: v.nullable(v.string()),
+      excerpt: v.optional(v.string()),
+    }),
+  ),
   found_by: FoundBySchema,
   unavailable: v.optional(v.array(v.string())),
   ...cutFields(["reviews", "checks", "statuses"]),
@@ -48,8 +58,15 @@ export const getPrStatusTool = defineTool({
     const opened = await openPr(ctx, args, info);
     if (!opened.ok) return opened;
     const { call, pr, foundBy } = opened.value;
-    const status = await getPrDetails(call, pr);
-    return status.ok ? ok({ ...status.value, ...foundBy }) : status;
+    const [status, threads] = await Promise.all([getPrDetails(call, pr), countUnresolvedThreads(call, [pr.number])]);
+    if (!status.ok) return status;
+    // Threads come from GraphQL: its failure is named, the REST status still answers.
+    const counted = threads.ok ? threads.value.get(pr.number) : undefined;
+    const summary = { ...status.value.summary, ...(counted && { unresolved_threads: counted.unresolved }) };
+    const unavailable = threads.ok
+      ? status.value.unavailable
+      : [...(status.value.unavailable ?? []), threads.error.message];
+    return ok({ ...status.value, summary, ...(unavailable && { unavailable }), ...foundBy });
   },
   fit: fitPrStatus,
 });

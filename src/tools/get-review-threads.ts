@@ -58,7 +58,7 @@ export const getReviewThreadsTool = defineTool({
   name: "get_review_threads",
   title: "PR review threads",
   description:
-    "A PR's inline review threads in file order: commented code, every comment, suggestions, resolved/outdated. Default: the current branch's PR, unresolved only.",
+    "A PR's inline review threads in file order: commented code, comments, suggestions, resolved/outdated. Default: current branch's PR, unresolved only.",
   group: "github",
   input: v.object({
     pr_number: v.optional(PrNumberSchema),
