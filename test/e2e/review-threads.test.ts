@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { warmGitHubSchema } from "../support/fake-github-graphql.ts";
 import { makeExampleRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
@@ -12,6 +13,7 @@ setDefaultTimeout(60_000);
 
 const TOKEN = "ghp_reviewthreadstesttoken000000000000";
 const fake = useFakeGitHub({ token: TOKEN, resetAfterEach: false });
+beforeAll(() => warmGitHubSchema(), 60_000);
 let home: HermeticHome;
 let root: string;
 let server: RunningServer;

@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
 import { checkRunPayload, commitStatusPayload, reviewPayload } from "../support/fake-github.ts";
+import { warmGitHubSchema } from "../support/fake-github-graphql.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 import {
   callTool,
@@ -16,6 +17,7 @@ import {
 } from "./helpers.ts";
 
 const fake = useFakeGitHub({ token: TOKEN });
+beforeAll(() => warmGitHubSchema(), 60_000);
 afterAll(cleanupTemp);
 
 const SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e";

@@ -1,14 +1,15 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import type { ServiceContext } from "../../src/services/services.ts";
 import { githubTools } from "../../src/tools/all.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
-import type { ThreadFixture } from "../support/fake-github-graphql.ts";
+import { type ThreadFixture, warmGitHubSchema } from "../support/fake-github-graphql.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { callTool, cleanupTemp, expectErr, expectOk, makeContext, makeRepo, stateWith, TOKEN } from "./helpers.ts";
 
 const fake = useFakeGitHub({ token: TOKEN });
+beforeAll(() => warmGitHubSchema(), 60_000);
 afterAll(cleanupTemp);
 
 const ARGS = { pr_number: 7, owner: "octo", repo: "r" };
@@ -242,5 +243,32 @@ describe("get_review_threads", () => {
     const error = expectErr(await callTool("get_review_threads", ARGS, context()));
     expect(error.code).toBe("credentials_invalid");
     expect(error.message).toContain("GraphQL API");
+  });
+});
+
+describe("the fake's GraphQL endpoint is GitHub's schema", () => {
+  test("a field GitHub lacks fails validation, with no data, as on GitHub", async () => {
+    const response = await fetch(`${fake.url}/graphql`, {
+      method: "POST",
+      headers: { authorization: `bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        query: '{ repository(owner: "o", name: "r") { pullRequest(number: 1) { reviewThreadz } } }',
+      }),
+    });
+    const body = (await response.json()) as { data?: unknown; errors?: Array<{ message: string }> };
+    expect(body.data).toBeUndefined();
+    expect(body.errors?.[0]?.message).toContain('Cannot query field "reviewThreadz" on type "PullRequest"');
+  });
+});
+
+describe("suggestion blocks", () => {
+  test("the first block's lines; an empty block deletes; other fences are not suggestions", async () => {
+    const { suggestionOf } = await import("../../src/github/review-threads.ts");
+    expect(suggestionOf("Try:\n```suggestion\na\n  b\n```\nthanks")).toEqual(["a", "  b"]);
+    expect(suggestionOf("```suggestion\r\nx\r\n```")).toEqual(["x"]);
+    expect(suggestionOf("Delete it:\n```suggestion\n```")).toEqual([]);
+    expect(suggestionOf("````suggestion\nhas ``` inside\n````")).toEqual(["has ``` inside"]);
+    expect(suggestionOf("```ts\ncode\n```")).toBeNull();
+    expect(suggestionOf("no block")).toBeNull();
   });
 });
