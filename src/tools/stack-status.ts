@@ -8,6 +8,7 @@ import { listLocalBranches } from "../git/refs.ts";
 import { getPrDetails, type PrStatus } from "../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../github/pull-request.ts";
 import { failureKinds } from "../github/request.ts";
+import { countUnresolvedThreads } from "../github/review-threads.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
 import { branchCommits, currentBranch, openWorkspace } from "../repo/workspace.ts";
@@ -48,6 +49,7 @@ const StackPrSchema = v.object({
   stack: PullRequestSchema.entries.stack,
   ...v.partial(getPrStatusTool.output.entries.reasons).entries,
   requested: v.optional(v.array(v.string())),
+  unresolved_threads: v.optional(v.number()),
   error: v.optional(ToolErrorSchema),
 });
 type StackPr = v.InferOutput<typeof StackPrSchema>;
@@ -75,6 +77,8 @@ const StackStatusSchema = v.object({
   lines: v.array(v.string()),
   branches: v.array(EntrySchema),
   github: v.optional(hidden(PartSchema)),
+  /** What GitHub would not give though it answered (review threads, from GraphQL). */
+  unavailable: v.optional(hidden(v.array(v.string()))),
   jira: v.optional(hidden(PartSchema)),
   /** Names get_ci_log when a PR on the page has failing CI. */
   hint: HintSchema,
@@ -182,6 +186,7 @@ export const getStackStatusTool = defineTool({
         branches,
         lines: lines.slice(0, n),
         ...parts,
+        ...(github.unavailable && { unavailable: github.unavailable }),
         ...(failing.length > 0 ? { hint } : {}),
         ...(start + n < members.length && last !== undefined
           ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) }
@@ -220,7 +225,7 @@ async function githubPart(
   info: CallInfo,
   repo: DiscoveredRepo,
   queries: Array<{ branch: string; linked: number | null }>,
-): Promise<{ prs: Array<StackPr | null>; part?: Part }> {
+): Promise<{ prs: Array<StackPr | null>; part?: Part; unavailable?: string[] }> {
   const linkedOnly = queries.map(({ linked }): StackPr | null =>
     linked === null ? null : { number: linked, found_by: "twig_link" },
   );
@@ -230,12 +235,23 @@ async function githubPart(
   const opened = await openCall(ctx, null, info, async () => ok(repo));
   if (!opened.ok) return unanswered(missing(opened.error));
   const call = opened.value;
+  // Once every branch's PR number is known (end of the first round trip), one aliased GraphQL request counts threads.
+  const numbers: number[] = [];
+  let unknown = queries.length;
+  let allKnown = () => {};
+  const known = new Promise<void>((resolve) => (allKnown = resolve));
+  const report = (number: number | null) => {
+    if (number !== null) numbers.push(number);
+    if (--unknown === 0) allKnown();
+  };
+  const threads = known.then(() => (numbers.length === 0 ? ok(new Map()) : countUnresolvedThreads(call, numbers)));
   // All branches in parallel, two round trips; a failure is only that branch's (an entry if its PR number is known).
   const found = await Promise.all(
     queries.map(async ({ branch, linked }): Promise<StackPr | { error: ToolError } | null> => {
       const failed = (error: ToolError, number = linked): StackPr | { error: ToolError } =>
         number === null ? { error } : { number, found_by: linked === null ? "head_ref" : "twig_link", error };
       const found = await findBranchPr(call, branch, linked);
+      report(found.ok ? (found.value?.number ?? null) : null);
       if (!found.ok) return failed(found.error);
       if (found.value === null) return null;
       const { number, found_by = "twig_link", listed } = found.value;
@@ -249,11 +265,17 @@ async function githubPart(
   const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
   const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
   const shared = errors.find((error) => once.includes(error.code) && failureKinds.get(error) !== "refused");
+  const counted = await threads;
   const prs = found.map((pr): StackPr | null => {
     if (pr === null || !("number" in pr)) return null;
-    return pr.error !== undefined && pr.error.code === shared?.code ? { number: pr.number, found_by: pr.found_by } : pr;
+    if (pr.error !== undefined && pr.error.code === shared?.code) return { number: pr.number, found_by: pr.found_by };
+    const unresolved = counted.ok ? counted.value.get(pr.number)?.unresolved : undefined;
+    // Only a count worth acting on: none unresolved reads as nothing to say, as a PR without reasons does.
+    return !unresolved || pr.error !== undefined ? pr : { ...pr, unresolved_threads: unresolved };
   });
-  return shared === undefined ? { prs } : { prs, part: missing(shared) };
+  // Threads come from GraphQL: when it fails, the stack still answers and says so.
+  const unavailable = counted.ok ? {} : { unavailable: [counted.error.message] };
+  return shared === undefined ? { prs, ...unavailable } : { prs, part: missing(shared), ...unavailable };
 }
 
 function stackPr(found_by: FoundBy, { pull_request: pr, summary, reasons }: PrStatus): StackPr {
@@ -333,6 +355,8 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
         );
         parts.push(`CI failing: ${failing.join(", ") || "see get_pr_status"}`);
       } else if (pr.ci !== undefined) parts.push(pr.ci === "none" ? "no CI" : `CI ${pr.ci}`);
+      const open = pr.unresolved_threads ?? 0;
+      if (open > 0) parts.push(`${open} unresolved thread${open === 1 ? "" : "s"}`);
     }
   }
   for (const drift of entry.drift ?? []) {
