@@ -1,7 +1,8 @@
 /** A PR's review threads, with resolution, from GitHub's GraphQL API (REST has no `isResolved`). */
 import * as v from "valibot";
+import { toolError } from "../core/errors.ts";
 import { clip, inline, plainText, quoted } from "../core/plain-text.ts";
-import { ok, type Result } from "../core/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { githubGraphql } from "./graphql.ts";
 import type { GitHubCall } from "./request.ts";
 
@@ -128,14 +129,13 @@ export async function getReviewThreads(call: GitHubCall, number: number) {
 
 function notFound(call: GitHubCall, number: number) {
   const { owner, repo } = call.target;
-  return {
-    ok: false as const,
-    error: {
-      code: "not_found" as const,
-      message: `GitHub's GraphQL API found no pull request #${number} in ${owner}/${repo}`,
-      hint: `Check the number and ${owner}/${repo}; private repositories look missing to a token that cannot see them.`,
-    },
-  };
+  return err(
+    toolError(
+      "not_found",
+      `GitHub's GraphQL API found no pull request #${number} in ${owner}/${repo}`,
+      `Check the number and ${owner}/${repo}; private repositories look missing to a token that cannot see them.`,
+    ),
+  );
 }
 
 /** One thread as a reply shows it; `key` orders threads and places a cursor. */

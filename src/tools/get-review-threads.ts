@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
-import { visibleDeep } from "../core/plain-text.ts";
+import { clip, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { DiscoveredRepo } from "../git/discover.ts";
 import { resolvePrNumber } from "../github/pull-request.ts";
@@ -12,6 +12,8 @@ import { count, HintSchema, largestFitting } from "./fit.ts";
 import { FoundBySchema, openCall, PrNumberSchema, targetParams } from "./github-params.ts";
 import { unpublished } from "./params.ts";
 
+/** A comment's length in a page that must be cut to fit (a very small budget, or one thread of 30 long comments). */
+const SHORT_BODY_CHARS = 300;
 const hidden = <S extends v.GenericSchema>(schema: S) => v.pipe(schema, unpublished("field"));
 const Lines = v.object({ start_line: v.nullable(v.number()), end_line: v.nullable(v.number()) });
 const ThreadSchema = v.object({
@@ -105,19 +107,27 @@ export const getReviewThreadsTool = defineTool({
         (under === "" || t.path === under || t.path.startsWith(`${under}/`)) &&
         (after === null || compareKeys(t.key, after) > 0),
     );
-    const reply = (n: number): ReviewThreadsOutput => {
+    // `short`: bodies cut to an excerpt, for a budget that one whole thread would overrun.
+    const reply = (n: number, short = false): ReviewThreadsOutput => {
       const page = asked.slice(0, n);
       const last = page.at(-1);
       const rest = asked.length - page.length;
       const hints = [
         ...(rest > 0 ? [`${count(rest)} more threads: pass next_cursor for the next page.`] : []),
         ...(limited ? [`Only the first ${count(MAX_THREADS)} of ${count(total)} threads were read.`] : []),
+        ...(short
+          ? [`Comments cut to ${SHORT_BODY_CHARS} characters to fit the reply budget; the thread's url has them whole.`]
+          : []),
       ];
       return {
         pull_request,
         unresolved_threads: unresolved,
         total_threads: total,
-        threads: page.map(({ key: _, ...thread }) => thread),
+        threads: page.map(({ key: _, ...thread }) =>
+          short
+            ? { ...thread, comments: thread.comments.map((c) => ({ ...c, body: clip(c.body, SHORT_BODY_CHARS) })) }
+            : thread,
+        ),
         lines: page.map(threadLine),
         ...(after === null ? { conversation } : {}),
         ...(found_by === undefined ? {} : { found_by }),
@@ -129,9 +139,13 @@ export const getReviewThreadsTool = defineTool({
     };
     // Measured as sent: escaping invisible characters can double a body's cost.
     const { budget } = info;
-    const sent = (n: number) => visibleDeep(reply(n));
-    if (budget === undefined || budget.size(sent(asked.length)) <= budget.units) return ok(reply(asked.length));
-    return ok(largestFitting(budget, sent, Math.min(1, asked.length), asked.length));
+    const sent = (n: number, short = false) => visibleDeep(reply(n, short));
+    const fits = (answer: ReviewThreadsOutput) => budget === undefined || budget.size(answer) <= budget.units;
+    if (fits(sent(asked.length))) return ok(reply(asked.length));
+    if (budget === undefined) return ok(reply(asked.length));
+    const min = Math.min(1, asked.length);
+    const page = largestFitting(budget, sent, min, asked.length);
+    return ok(fits(page) ? page : largestFitting(budget, (n) => sent(n, true), min, asked.length));
   },
 });
 

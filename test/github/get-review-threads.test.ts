@@ -83,8 +83,8 @@ async function callWithin(args: Record<string, unknown>, ctx: ServiceContext, ma
   const registry = new ToolRegistry(githubTools, new Set(), maxTokens);
   const tool = registry.get("get_review_threads") as ToolDefinition;
   const result = await registry.call(tool, args, ctx, new AbortController().signal);
-  expect(result.isError).toBe(false);
   const text = result.content[0]?.text ?? "";
+  expect({ isError: result.isError, text: result.isError ? text : "" }).toEqual({ isError: false, text: "" });
   expect(Buffer.byteLength(text)).toBeLessThanOrEqual(maxTokens * 3);
   expect(v.safeParse(tool.output, result.structuredContent).success).toBe(true);
   return result.structuredContent as Record<string, unknown> & { threads: Thread[]; next_cursor?: string };
@@ -170,6 +170,22 @@ describe("get_review_threads", () => {
     expect(seen).toHaveLength(250);
     expect(new Set(seen).size).toBe(250);
   }, 60_000);
+
+  test("a thread too long for a small budget comes with its comments cut short, said in the hint", async () => {
+    seed([
+      {
+        path: "a.ts",
+        line: 1,
+        comments: Array.from({ length: 30 }, (_, i) => ({ author: "a", body: `${i} ${"words ".repeat(300)}` })),
+      },
+    ]);
+    // The whole thread is about 32,000 tokens; cut short, about 8,000.
+    const page = await callWithin(ARGS, context(), 10_000);
+    expect(page.threads).toHaveLength(1);
+    expect(page.threads[0]?.comments).toHaveLength(30);
+    expect(page.threads[0]?.comments[0]?.body.length).toBeLessThanOrEqual(300);
+    expect(page.hint).toContain("Comments cut to 300 characters");
+  });
 
   test("a cursor from another PR or filter is refused", async () => {
     seed(
