@@ -49,7 +49,9 @@ const ReviewThreadsSchema = v.object({
   total_threads: hidden(v.number()),
   threads: v.array(ThreadSchema),
   lines: v.array(v.string()),
-  conversation: v.optional(v.array(v.object({ author: v.string(), created_at: v.string(), excerpt: v.string() }))),
+  conversation: v.optional(
+    hidden(v.array(v.object({ author: v.string(), created_at: v.string(), excerpt: v.string() }))),
+  ),
   found_by: FoundBySchema,
   next_cursor: v.optional(hidden(v.string())),
   hint: HintSchema,
@@ -64,7 +66,7 @@ export const getReviewThreadsTool = defineTool({
   group: "github",
   input: v.object({
     pr_number: v.optional(PrNumberSchema),
-    state: v.optional(v.picklist(["unresolved", "all"])),
+    state: v.optional(v.pipe(v.picklist(["unresolved", "all"]), v.description("Default: unresolved."))),
     path: v.optional(v.pipe(v.string(), v.maxLength(4096), unpublished("maxLength"), v.description("File or folder."))),
     cursor: v.optional(CursorSchema),
     ...targetParams,
