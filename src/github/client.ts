@@ -100,6 +100,8 @@ export function resilienceOptions(
       retryAfterBaseValue: settings.rateLimitSecondMs,
       onRateLimit: waitOnce("primary"),
       onSecondaryRateLimit: waitOnce("secondary"),
+      // GraphQL queries count as writes to the plugin, paced one a second; this server only reads.
+      write: new Bottleneck.Group({ maxConcurrent: Math.max(1, maxInFlight) }),
     },
   };
 }

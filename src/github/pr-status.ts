@@ -91,6 +91,7 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
     statuses: commitStatuses,
     summary: summarize(withBodies, runs, commitStatuses, pr.requested_reviewers),
     reasons: reasonsOf(withBodies, runs, commitStatuses),
+    reviewers: latestPerReviewer(withBodies),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
 }
@@ -133,6 +134,19 @@ function standingReviews<R extends Review>(reviews: readonly R[]): Map<string, R
     }
   }
   return latest;
+}
+
+/** Every reviewer's latest submitted review, whatever its state (a question asked in a comment too), excerpted. */
+function latestPerReviewer(reviews: readonly ReviewWithBody[]) {
+  const latest = new Map<string, ReviewWithBody>();
+  for (const review of reviews)
+    if (review.state !== "PENDING" && review.submitted_at !== null) latest.set(review.author, review);
+  return [...latest.values()].map(({ author, state, submitted_at, body }) => ({
+    author: inline(author, 80),
+    state,
+    submitted_at,
+    ...excerpt(body, REVIEW_EXCERPT_CHARS),
+  }));
 }
 
 /** As the PR page shows it: a standing change request wins, then an approval, then requested reviewers. */

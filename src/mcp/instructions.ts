@@ -12,6 +12,7 @@ const QUESTIONS: ReadonlyArray<readonly [tool: string, question: string]> = [
   ["get_stack_status", "What is the state of my stack, what is blocked, what do I say at standup?"],
   ["get_ci_log", "Why is CI failing? The failing job's log"],
   ["get_pr_status", "Can this PR merge? Its checks and reviews"],
+  ["get_review_threads", "What did reviewers ask, and where? The unresolved review threads"],
   ["get_branch_tree", "How do all stacked branches relate?"],
   ["get_branch_stack", "What is this branch stacked on?"],
   ["list_branches", "Which branches does twig track?"],

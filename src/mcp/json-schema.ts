@@ -21,7 +21,7 @@ export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
 
 /**
  * The published output schema: top-level fields and their types only, so `tools/list` stays within
- * 12 KB; results are still checked server-side against the full valibot schema.
+ * 12.8 KB; results are still checked server-side against the full valibot schema.
  */
 export function outputSchemaOf(schema: v.GenericSchema): JsonObject {
   const json = jsonSchemaOf(schema);

@@ -1,8 +1,10 @@
 import * as v from "valibot";
 import { inline, quoted } from "../core/plain-text.ts";
+import type { Result } from "../core/result.ts";
 import { classifyCheck, classifyStatus } from "../github/pr-status.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { getPrStatusTool } from "../tools/get-pr-status.ts";
+import { getReviewThreadsTool } from "../tools/get-review-threads.ts";
 import { summarizePr } from "../tools/shared/branch-pr.ts";
 import { definePrompt, PrNumberArg, RepoArg } from "./define.ts";
 import { describeFailure, fenced, formatPrStatus, isUnconfigured, listLine } from "./quote.ts";
@@ -22,6 +24,9 @@ export const reviewPrPrompt = definePrompt({
     const local = prNumber === undefined ? await checkedOutRecord(ctx) : null;
     const linked = prNumber ?? (local?.ok ? local.value.record?.github_pr : null) ?? null;
     // Without a number or a link, get_pr_status looks the branch's PR up on GitHub.
+    // With the number known, the threads are asked for beside the status.
+    const threadsOf = (pr_number: number) => invoke(getReviewThreadsTool, { pr_number, repo });
+    const early = linked === null ? null : threadsOf(linked);
     const status = await invoke(getPrStatusTool, linked === null ? { repo } : { pr_number: linked, repo });
     const which = linked === null ? "The current branch's pull request" : `Pull request #${linked}`;
     if (status === null) return `${which}: GitHub is turned off in this server.\n\n${CLOSING_WITHOUT_GITHUB}`;
@@ -57,6 +62,7 @@ export const reviewPrPrompt = definePrompt({
     if (summary.checks.failing > 0) {
       lines.push(`For why they fail, call get_ci_log with pr_number ${pr.number}: it reads the failing checks' logs.`);
     }
+    lines.push(...threadLines(await (early ?? threadsOf(pr.number)), pr.number));
     const pending = [
       ...checks.filter((c) => classifyCheck(c) === "pending").map((c) => inline(c.name, 120)),
       ...statuses.filter((s) => classifyStatus(s) === "pending").map((s) => inline(s.context, 120)),
@@ -75,4 +81,21 @@ function countedList(heading: string, items: readonly string[], total: number): 
   const shown = items.slice(0, 50);
   const more = total > shown.length ? [`… and ${total - shown.length} more (get_pr_status lists them all)`] : [];
   return [`${heading} (${total}): ${[...shown, ...more].join(", ")}`];
+}
+
+/** The unresolved threads, one line each (a reviewer's words quoted), or why they are missing. */
+function threadLines(
+  threads: Result<v.InferOutput<typeof getReviewThreadsTool.output>> | null,
+  number: number,
+): string[] {
+  if (threads === null) return [];
+  if (!threads.ok) return [`Review threads: unavailable (${describeFailure(threads.error)}).`];
+  const { unresolved_threads: open, lines } = threads.value;
+  if (open === 0) return ["Unresolved review threads: none."];
+  const more = open > lines.length ? [`… and ${open - lines.length} more`] : [];
+  return [
+    `Unresolved review threads (${open}):`,
+    ...[...lines, ...more].map((line) => `- ${line}`),
+    `For the commented code, every reply and suggestions, call get_review_threads with pr_number ${number}.`,
+  ];
 }

@@ -8,6 +8,7 @@ import { getCurrentBranchTool } from "./get-current-branch.ts";
 import { getJiraIssueTool } from "./get-jira-issue.ts";
 import { getPrStatusTool } from "./get-pr-status.ts";
 import { getPullRequestTool } from "./get-pull-request.ts";
+import { getReviewThreadsTool } from "./get-review-threads.ts";
 import { getWorktreesTool } from "./get-worktrees.ts";
 import { listBranchesTool } from "./list-branches.ts";
 import { listJiraIssuesTool } from "./list-jira-issues.ts";
@@ -25,7 +26,13 @@ export const localTools: ToolDefinition[] = [
   listBranchesTool,
   listRepositoriesTool,
 ];
-export const githubTools: ToolDefinition[] = [getPrStatusTool, getPullRequestTool, listPullRequestsTool, getCiLogTool];
+export const githubTools: ToolDefinition[] = [
+  getPrStatusTool,
+  getPullRequestTool,
+  getReviewThreadsTool,
+  listPullRequestsTool,
+  getCiLogTool,
+];
 export const jiraTools: ToolDefinition[] = [getJiraIssueTool, listJiraIssuesTool];
 
 /** Every tool; get_branch_context and get_stack_status are local but also ask GitHub and Jira. */

@@ -67,7 +67,7 @@ export const getBranchContextTool = defineTool({
   name: "get_branch_context",
   title: "Branch context",
   description:
-    "Start here: the branch, its stack and children, own commits, push state, PR and Jira status, and what to do next (commands) in one call. Summaries only.",
+    "Start here: the branch, stack, children, own commits, push state, PR and Jira status, next steps. Summaries only.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Default: the current branch."))),

@@ -64,7 +64,7 @@ export const getCiLogTool = defineTool({
   name: "get_ci_log",
   title: "Why CI failed",
   description:
-    "Why a PR's CI failed: each failing check's job log (failed step's tail, error lines) or report. Defaults to the current branch's PR.",
+    "Why a PR's CI failed: each failing check's job log (failed step's tail, error lines) or report. Default: the current branch's PR.",
   group: "github",
   input: v.object({
     pr_number: v.optional(PrNumberSchema),

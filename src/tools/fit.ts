@@ -78,7 +78,7 @@ export function limitCut(list: string, noun: string, narrow: string): ListCut<Re
 /** Formats a count the way a reader scans it: 9,412. */
 export const count = (n: number): string => n.toLocaleString("en-US");
 
-// The fields a cut reply adds are unpublished (tools/list must stay within 11.5 KB): its `hint` explains them.
+// The fields a cut reply adds are unpublished (tools/list must stay within 12.8 KB): its `hint` explains them.
 export const TruncatedSchema = v.optional(v.pipe(v.literal(true), unpublished("field")));
 export const HintSchema = v.optional(v.pipe(v.string(), unpublished("field")));
 

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status.ts";
+import { countUnresolvedThreads } from "../github/review-threads.ts";
 import { defineTool, type ReplyBudget } from "./define.ts";
 import { count, cutFields, largestFitting } from "./fit.ts";
 import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
@@ -25,8 +26,17 @@ const PrStatusSchema = v.object({
     checks: CheckCountsSchema,
     verdict: VerdictSchema,
     review: ReviewSchema,
+    unresolved_threads: v.optional(v.number()),
   }),
   reasons: ReasonsSchema,
+  reviewers: v.array(
+    v.object({
+      author: v.string(),
+      state: v.string(),
+      submitted_at: v.nullable(v.string()),
+      excerpt: v.optional(v.string()),
+    }),
+  ),
   found_by: FoundBySchema,
   unavailable: v.optional(v.array(v.string())),
   ...cutFields(["reviews", "checks", "statuses"]),
@@ -37,7 +47,7 @@ export const getPrStatusTool = defineTool({
   name: "get_pr_status",
   title: "GitHub PR reviews and CI status",
   description:
-    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. summary.verdict is CI only; reasons quotes what blocks. No comments, diff or logs (get_ci_log).",
+    "Get PR details with reviews and CI check status. Defaults to the current branch's PR. summary.verdict is CI only; reasons quotes what blocks. No threads (get_review_threads) or logs (get_ci_log).",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: PrStatusSchema,
@@ -46,8 +56,15 @@ export const getPrStatusTool = defineTool({
     const opened = await openPr(ctx, args, info);
     if (!opened.ok) return opened;
     const { call, pr, foundBy } = opened.value;
-    const status = await getPrDetails(call, pr);
-    return status.ok ? ok({ ...status.value, ...foundBy }) : status;
+    const [status, threads] = await Promise.all([getPrDetails(call, pr), countUnresolvedThreads(call, [pr.number])]);
+    if (!status.ok) return status;
+    // Threads come from GraphQL: its failure is named, the REST status still answers.
+    const counted = threads.ok ? threads.value.get(pr.number) : undefined;
+    const summary = { ...status.value.summary, ...(counted && { unresolved_threads: counted.unresolved }) };
+    const unavailable = threads.ok
+      ? status.value.unavailable
+      : [...(status.value.unavailable ?? []), threads.error.message];
+    return ok({ ...status.value, summary, ...(unavailable && { unavailable }), ...foundBy });
   },
   fit: fitPrStatus,
 });

@@ -7,7 +7,7 @@ export const getPullRequestTool = defineTool({
   name: "get_pull_request",
   title: "GitHub pull request",
   description:
-    "Get full details for a GitHub pull request. Defaults to the current branch's PR. No reviews or CI (get_pr_status), comments or diff.",
+    "Get full details for a GitHub pull request. Defaults to the current branch's PR. No reviews, CI (get_pr_status) or diff.",
   group: "github",
   input: v.object({ pr_number: v.optional(PrNumberSchema), ...targetParams }),
   output: v.object({ ...PullRequestSchema.entries, found_by: FoundBySchema }),

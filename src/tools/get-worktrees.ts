@@ -21,7 +21,7 @@ export const getWorktreesTool = defineTool({
   name: "get_worktrees",
   title: "Worktrees",
   description:
-    "Get the repository's linked worktrees (name, path, branch; not the main checkout), twig's records merged with git's; `source` shows stale ones.",
+    "Linked worktrees (name, path, branch; not the main checkout): twig's records merged with git's; `source` marks stale ones.",
   group: "local",
   input: NoParamsSchema,
   output: v.object({ worktrees: v.array(WorktreeSchema) }),

@@ -61,6 +61,8 @@ const StackStatusSchema = v.object({
   lines: v.array(v.string()),
   branches: v.array(EntrySchema),
   github: v.optional(hidden(PartSchema)),
+  /** What GitHub would not give though it answered (review threads, from GraphQL). */
+  unavailable: v.optional(hidden(v.array(v.string()))),
   jira: v.optional(hidden(PartSchema)),
   /** Names get_ci_log when a PR on the page has failing CI. */
   /** What to do, parents before children, each with its command (never run by the server). */
@@ -78,7 +80,7 @@ export const getStackStatusTool = defineTool({
   name: "get_stack_status",
   title: "Stack status",
   description:
-    'For "state of my stack", "what\'s blocked", standup: each branch in tree order with its PR, review, CI, why blocked (quoted), drift, commits ahead/behind, push state, Jira status; next steps with commands. No PR bodies or logs (get_ci_log).',
+    'For "state of my stack", "what\'s blocked", standup: each branch in tree order with PR, review, CI, why blocked, drift, ahead/behind, push, Jira; next steps. No PR bodies or logs (get_ci_log).',
   group: "local",
   annotations: REMOTE_ANNOTATIONS,
   input: v.object({
@@ -137,7 +139,7 @@ export const getStackStatusTool = defineTool({
     const links = page.map(({ branch }) => state.branches.get(branch));
     const queries = names.map((branch) => ({ branch, linked: state.branches.get(branch)?.github_pr ?? null }));
     // The PRs first: their heads say whether CI and reviews are for the local tip.
-    const [github, jira] = await Promise.all([branchPrs(ctx, info, repo, queries), jiraPart(ctx, info, links)]);
+    const [github, jira] = await Promise.all([branchPrs(ctx, info, repo, queries, true), jiraPart(ctx, info, links)]);
     const prs = github.prs.map((pr) => (pr === null ? undefined : stackPr(pr)));
     const prHeads = github.prs.map((pr) => pr?.status?.pull_request.head_sha);
     const commits = await branchCommits(ctx, repo, state, sorted, names, { signal: info.signal, prHeads });
@@ -199,6 +201,7 @@ export const getStackStatusTool = defineTool({
         lines: lines.slice(0, n),
         next_steps: plan.steps.filter((step) => branches.some((entry) => entry.branch === step.branch)),
         ...parts,
+        ...(github.unavailable && { unavailable: github.unavailable }),
         ...(failing.length > 0 ? { hint } : {}),
         ...(start + n < members.length && last !== undefined
           ? { next_cursor: encodeCursor({ after: last.branch, query }, repository) }
@@ -323,6 +326,8 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
         );
         parts.push(`CI failing: ${failing.join(", ") || "see get_pr_status"}`);
       } else if (pr.ci !== undefined) parts.push(pr.ci === "none" ? "no CI" : `CI ${pr.ci}`);
+      const open = pr.unresolved_threads ?? 0;
+      if (open > 0) parts.push(`${open} unresolved thread${open === 1 ? "" : "s"}`);
     }
   }
   for (const drift of entry.drift ?? []) {

@@ -242,7 +242,7 @@ describe("network figures", () => {
   });
 
   // Structural, not timed: how many of a call's requests the fake GitHub had in flight at once.
-  test("get_pr_status by number and from the PR's branch: the PR, then its three lists together", async () => {
+  test("get_pr_status by number and from the PR's branch: the PR, then its three lists and threads together", async () => {
     const latencyMs = 100;
     const figures = await measureNetwork({
       binary: await binaryPath(),
@@ -253,15 +253,15 @@ describe("network figures", () => {
       sessions: 1,
     });
     const [byNumber, pushed] = figures.github;
-    // Either way: the PR first (twig links the branch's), then its three lists together.
-    expect(byNumber?.firstRequests).toBe(4);
-    expect(byNumber?.firstConcurrency).toBe(3);
-    expect(pushed?.firstRequests).toBe(4);
-    expect(pushed?.firstConcurrency).toBe(3);
-    // Repeated: the same two rounds, and GitHub answers every request 304.
+    // Either way: the PR first (twig links the branch's), then its three lists and the GraphQL thread count together.
+    expect(byNumber?.firstRequests).toBe(5);
+    expect(byNumber?.firstConcurrency).toBe(4);
+    expect(pushed?.firstRequests).toBe(5);
+    expect(pushed?.firstConcurrency).toBe(4);
+    // Repeated: the same two rounds, and GitHub answers every GET 304 (a GraphQL POST has no ETag).
     for (const call of figures.github) {
-      expect(call.maxConcurrency).toBe(3);
-      expect(call.repeatRequests).toBe(4);
+      expect(call.maxConcurrency).toBe(4);
+      expect(call.repeatRequests).toBe(5);
       expect(call.repeatNotModified).toBe(4);
     }
     expect(figures.jira.firstRequests).toBe(2);

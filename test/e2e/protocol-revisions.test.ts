@@ -57,9 +57,9 @@ describe("2025-11-25: initialize first", () => {
     expect(call.result).not.toHaveProperty("_meta");
   });
 
-  test("tools/list is sorted, at most 12 KB, and carries Claude Code's _meta", async () => {
+  test("tools/list is sorted, at most 12.8 KB, and carries Claude Code's _meta", async () => {
     const tools = (await legacy.request("tools/list")).result?.tools as Array<{ name: string; _meta?: object }>;
-    expect(bytes({ tools })).toBeLessThanOrEqual(12 * 1024);
+    expect(bytes({ tools })).toBeLessThanOrEqual(12.8 * 1024);
     const names = tools.map((tool) => tool.name);
     expect(names).toEqual([...names].sort());
     expect(tools.find((tool) => tool.name === "get_branch_context")?._meta).toEqual({ "anthropic/alwaysLoad": true });

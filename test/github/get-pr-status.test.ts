@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
 import { checkRunPayload, commitStatusPayload, reviewPayload } from "../support/fake-github.ts";
+import { warmGitHubSchema } from "../support/fake-github-graphql.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 import {
   callTool,
@@ -16,6 +17,7 @@ import {
 } from "./helpers.ts";
 
 const fake = useFakeGitHub({ token: TOKEN });
+beforeAll(() => warmGitHubSchema(), 60_000);
 afterAll(cleanupTemp);
 
 const SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e";
@@ -53,7 +55,15 @@ describe("get_pr_status", () => {
     seed();
     const { ctx } = context();
     const data = expectOk(await callTool("get_pr_status", ARGS, ctx));
-    expect(Object.keys(data)).toEqual(["pull_request", "reviews", "checks", "statuses", "summary", "reasons"]);
+    expect(Object.keys(data)).toEqual([
+      "pull_request",
+      "reviews",
+      "checks",
+      "statuses",
+      "summary",
+      "reasons",
+      "reviewers",
+    ]);
     expect((data.pull_request as Record<string, unknown>).number).toBe(12);
     expect(data.reviews).toEqual([
       { author: "alice", state: "APPROVED", submitted_at: "2024-01-01T00:00:00Z" },
@@ -92,6 +102,7 @@ describe("get_pr_status", () => {
       checks: { total: 6, passing: 4, failing: 0, pending: 2 },
       verdict: "pending",
       review: "approved",
+      unresolved_threads: 0,
     });
     expect(data.reasons).toEqual({ changes_requested: [], failing: [] });
     expect(v.safeParse(tool("get_pr_status").output, data).success).toBe(true);
@@ -99,11 +110,13 @@ describe("get_pr_status", () => {
     const paths = fake.requests.map((r) => r.path);
     expect(paths[0]).toBe("/repos/octo/r/pulls/12");
     expect(paths.slice(1).sort()).toEqual([
+      "/graphql",
       `/repos/octo/r/commits/${SHA}/check-runs`,
       `/repos/octo/r/commits/${SHA}/status`,
       "/repos/octo/r/pulls/12/reviews",
     ]);
-    for (const request of fake.requests.slice(1)) expect(request.query).toMatchObject({ per_page: "100", page: "1" });
+    for (const request of fake.requests.slice(1).filter((r) => r.method === "GET"))
+      expect(request.query).toMatchObject({ per_page: "100", page: "1" });
   });
 
   test("a failing check makes the verdict failing; nothing at all is no_checks", async () => {
@@ -128,16 +141,23 @@ describe("get_pr_status", () => {
       checks: { total: 0, passing: 0, failing: 0, pending: 0 },
       verdict: "no_checks",
       review: "review_required",
+      unresolved_threads: 0,
     });
   });
 
-  test("a first call asks for the PR, then for its three lists at once: two round trips", async () => {
+  test("a first call asks for the PR, then for its three lists and its threads at once: two round trips", async () => {
     seed();
     const { ctx } = context();
-    fake.latencyMs = 30;
-    expectOk(await callTool("get_pr_status", ARGS, ctx));
-    expect(fake.requests).toHaveLength(4);
-    expect(fake.maxConcurrency).toBe(3);
+    // Each round's answers are held until the whole round has arrived: four requests wait on no answer.
+    fake.holdEveryAnswer = true;
+    const answer = callTool("get_pr_status", ARGS, ctx);
+    await fake.awaitRequestCount(1);
+    fake.release();
+    await fake.awaitRequestCount(5);
+    fake.holdEveryAnswer = false;
+    fake.release();
+    expectOk(await answer);
+    expect(fake.requests).toHaveLength(5);
     const [pr, ...rest] = fake.requests;
     expect(pr?.path).toBe("/repos/octo/r/pulls/12");
     for (const request of rest) expect(request.startedAt).toBeGreaterThanOrEqual((pr?.finishedAt ?? 0) - 1);
@@ -229,8 +249,10 @@ describe("get_pr_status", () => {
     fake.reset();
     const second = expectOk(await callTool("get_pr_status", ARGS, ctx));
     expect(second).toEqual(first);
-    expect(fake.requests.map((r) => r.status)).toEqual([304, 304, 304, 304]);
-    for (const request of fake.requests) expect(request.headers["if-none-match"]).toBeDefined();
+    // GraphQL is a POST: never cached, asked again.
+    const gets = fake.requests.filter((r) => r.method === "GET");
+    expect(gets.map((r) => r.status)).toEqual([304, 304, 304, 304]);
+    for (const request of gets) expect(request.headers["if-none-match"]).toBeDefined();
   });
 });
 
@@ -328,5 +350,47 @@ describe("get_pr_status: the current branch's PR", () => {
     const error = expectErr(await callTool("get_pr_status", {}, clone({})));
     expect(error.code).toBe("not_found");
     expect(error.message).toContain("has no linked GitHub PR, and octo/r has no PR from it");
+  });
+});
+
+describe("get_pr_status: every reviewer's latest review, unresolved threads", () => {
+  test("each reviewer's latest submitted review, a comment too, with an excerpt; threads counted", async () => {
+    fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA });
+    const data = fake.repo("octo", "r");
+    data.reviews.set(12, [
+      { ...reviewPayload({ id: 1, login: "erin", state: "APPROVED" }), body: "ok" },
+      {
+        ...reviewPayload({ id: 2, login: "erin", state: "COMMENTED" }),
+        body: "Why a second cache?\n\nIt duplicates X.",
+      },
+      { ...reviewPayload({ id: 3, login: "carol", state: "PENDING" }), body: "draft" },
+    ]);
+    data.reviewThreads.set(12, [
+      { path: "a.ts", line: 1, comments: [{ author: "erin", body: "x" }] },
+      { path: "b.ts", line: 2, isResolved: true, comments: [{ author: "erin", body: "y" }] },
+    ]);
+    const status = expectOk(await callTool("get_pr_status", ARGS, context().ctx));
+    expect(status.reviewers).toEqual([
+      {
+        author: "erin",
+        state: "COMMENTED",
+        submitted_at: "2019-11-17T17:43:43Z",
+        excerpt: "Why a second cache? It duplicates X.",
+      },
+    ]);
+    expect((status.summary as { unresolved_threads?: number }).unresolved_threads).toBe(1);
+  });
+
+  test("a GraphQL failure is named in `unavailable`; the REST status still answers", async () => {
+    fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA });
+    fake.inject("POST", "/graphql", {
+      body: {
+        data: null,
+        errors: [{ type: "FORBIDDEN", message: "Resource protected by organization SAML enforcement." }],
+      },
+    });
+    const status = expectOk(await callTool("get_pr_status", ARGS, context().ctx));
+    expect(status.summary).not.toHaveProperty("unresolved_threads");
+    expect((status.unavailable as string[]).join(" ")).toContain("GraphQL API refused access");
   });
 });

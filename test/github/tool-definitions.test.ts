@@ -20,6 +20,7 @@ describe("GitHub tool definitions", () => {
       "get_ci_log",
       "get_pr_status",
       "get_pull_request",
+      "get_review_threads",
       "list_pull_requests",
     ]);
     for (const definition of githubTools) {

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Server, Socket, TCPSocketListener } from "bun";
 import examples from "../github/fixtures/github-openapi-examples.json" with { type: "json" };
+import { type CommentFixture, serveGraphql, type ThreadFixture } from "./fake-github-graphql.ts";
 
 type Json = Record<string, unknown>;
 
@@ -26,6 +27,8 @@ export interface FakeRequest {
   query: URLSearchParams;
   headers: Headers;
   params: Record<string, string>;
+  /** A POST's JSON body. */
+  body?: unknown;
 }
 
 export interface FakeResponse {
@@ -62,6 +65,9 @@ export interface RepoData {
   reviews: Map<number, Json[]>;
   checkRuns: Map<string, Json[]>;
   statuses: Map<string, Json[]>;
+  /** GraphQL only: each PR's review threads and conversation comments. */
+  reviewThreads: Map<number, ThreadFixture[]>;
+  issueComments: Map<number, CommentFixture[]>;
 }
 
 const DOCS = "https://docs.github.com/rest";
@@ -342,7 +348,14 @@ export class FakeGitHub {
     const key = `${owner}/${repo}`.toLowerCase();
     let data = this.repos.get(key);
     if (!data) {
-      data = { pulls: new Map(), reviews: new Map(), checkRuns: new Map(), statuses: new Map() };
+      data = {
+        pulls: new Map(),
+        reviews: new Map(),
+        checkRuns: new Map(),
+        statuses: new Map(),
+        reviewThreads: new Map(),
+        issueComments: new Map(),
+      };
       this.repos.set(key, data);
     }
     return data;
@@ -442,6 +455,7 @@ export class FakeGitHub {
         query: url.searchParams,
         headers: request.headers,
         params,
+        ...(request.method === "POST" ? { body: await request.json().catch(() => null) } : {}),
       });
     }
     return notFound();
@@ -475,6 +489,11 @@ export class FakeGitHub {
   #installDefaultRoutes(): void {
     const repoOr404 = (params: Record<string, string>) =>
       this.repos.get(`${params.owner}/${params.repo}`.toLowerCase()) ?? null;
+
+    const graphql: RouteHandler = (req) =>
+      serveGraphql({ ...req, body: req.body }, (owner, name) => this.repos.get(`${owner}/${name}`.toLowerCase()));
+    this.route("POST", "/graphql", graphql);
+    this.route("POST", "/api/graphql", graphql);
 
     this.route("GET", "/repos/:owner/:repo/pulls", (req) => {
       const data = repoOr404(req.params);

@@ -11,6 +11,7 @@ import { getStackStatusTool } from "../../src/tools/stack-status.ts";
 import { cleanupTemp, git, makeContext, makeRepo, TOKEN } from "../github/helpers.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL } from "../jira/helpers.ts";
 import { FakeGitHub } from "../support/fake-github.ts";
+import { warmGitHubSchema } from "../support/fake-github-graphql.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { unlinkedState } from "../support/fixtures.ts";
 import {
@@ -33,6 +34,7 @@ let server: FakeJira;
 let repo: string;
 
 beforeAll(async () => {
+  await warmGitHubSchema();
   github = await FakeGitHub.start({ token: TOKEN });
   cloud = FakeJira.start({ deployment: "cloud", expectedAuthorization: BASIC_AUTH, me: USERS.alice });
   server = FakeJira.start({ deployment: "server", expectedAuthorization: BASIC_AUTH, me: USERS.alice });
@@ -220,19 +222,45 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     await github.awaitRequestCount(6);
     const first = github.requests.map((r) => r.path);
     github.release();
-    // Round two: 3 lists for each of the 6 PRs, all sent before any of them is answered.
-    await github.awaitRequestCount(24);
+    // Round two: 3 lists for each of the 6 PRs and one GraphQL request for all their threads, all sent before any
+    // of them is answered.
+    await github.awaitRequestCount(25);
     github.holdEveryAnswer = false;
     github.release();
     await answer;
     expect(first.filter((path) => path.startsWith("/repos/acme/shop/pulls"))).toHaveLength(6);
-    expect(github.requests).toHaveLength(6 + 18);
+    expect(github.requests).toHaveLength(6 + 18 + 1);
+    expect(first).not.toContain("/graphql");
+    expect(github.requestsTo("/graphql")).toHaveLength(1);
     expect(github.requestsTo(/\/pulls$/).map((r) => r.query.head)).toEqual(["acme:feature/auth-tests"]);
     // Cloud: one bulk fetch of the page's keys, never a request per issue.
     const asked = cloud.requests.filter((r) => r.path !== "/rest/api/2/serverInfo").map((r) => r.path);
     expect(asked).toEqual(["/rest/api/3/issue/bulkfetch"]);
     const fetch = cloud.requests.find((r) => r.path === "/rest/api/3/issue/bulkfetch");
     expect(fetch?.body).toMatchObject({ issueIdsOrKeys: ["SHOP-1", "SHOP-2", "SHOP-3"] });
+  });
+
+  test("each PR's unresolved threads in its entry and line; a GraphQL failure leaves the rest answering", async () => {
+    seedGitHub(github);
+    const thread = (isResolved: boolean) => ({
+      path: "a.ts",
+      line: 1,
+      isResolved,
+      comments: [{ author: "eve", body: "?" }],
+    });
+    github.repo(OWNER, REPO).reviewThreads.set(102, [thread(false), thread(false), thread(true), thread(false)]);
+    const answer = await stackStatus({}, context());
+    expect(byBranch(answer).get("feature/auth-oauth")?.pr?.unresolved_threads).toBe(3);
+    expect(answer.lines.find((line) => line.includes("#102"))).toContain(
+      " · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…) · 3 unresolved threads · ",
+    );
+    expect(byBranch(answer).get("feature/auth-ui")?.pr).not.toHaveProperty("unresolved_threads");
+
+    github.inject("POST", "/graphql", { body: { errors: [{ type: "FORBIDDEN", message: "SAML enforcement" }] } });
+    const degraded = await stackStatus({}, context());
+    expect(degraded.unavailable?.join(" ")).toContain("GraphQL API");
+    expect(byBranch(degraded).get("feature/auth-oauth")?.pr).toMatchObject({ number: 102, state: "open" });
+    expect(degraded.lines.join("\n")).not.toContain("unresolved");
   });
 
   // With each branch's action and the next steps (commands included) it is still a small part of the reply budget.

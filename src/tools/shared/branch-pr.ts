@@ -6,6 +6,7 @@ import type { DiscoveredRepo } from "../../git/discover.ts";
 import { getPrDetails, judged, type PrStatus } from "../../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../../github/pull-request.ts";
 import { failureKinds } from "../../github/request.ts";
+import { countUnresolvedThreads } from "../../github/review-threads.ts";
 import type { ServiceContext } from "../context.ts";
 import type { CallInfo } from "../define.ts";
 import { openCall, PullRequestSchema } from "../github-params.ts";
@@ -38,18 +39,26 @@ export function unanswered(error: ToolError): Part {
 }
 
 /** A branch's PR as GitHub answered, or its number (when known) and why it could not be read. */
-export type BranchPr = { number?: number; found_by: FoundBy; status?: PrStatus; error?: ToolError };
+export type BranchPr = {
+  number?: number;
+  found_by: FoundBy;
+  status?: PrStatus;
+  unresolved_threads?: number;
+  error?: ToolError;
+};
 
 /**
  * One PR (or none, `null`) per branch, all in parallel (two round trips); without GitHub's answer, only the PRs
- * twig links. `part` says why GitHub did not answer, or that it failed for some branches.
+ * twig links. `part` says why GitHub did not answer, or that it failed for some branches. With `threads`, each PR's
+ * unresolved review threads too (one GraphQL request); `unavailable` says when they could not be counted.
  */
 export async function branchPrs(
   ctx: ServiceContext,
   info: CallInfo,
   repo: DiscoveredRepo,
   queries: ReadonlyArray<{ branch: string; linked: number | null }>,
-): Promise<{ prs: Array<BranchPr | null>; part?: Part; failed: number; answered: boolean }> {
+  threads = false,
+): Promise<{ prs: Array<BranchPr | null>; part?: Part; failed: number; answered: boolean; unavailable?: string[] }> {
   const linkedOnly = queries.map(({ linked }): BranchPr | null =>
     linked === null ? null : { number: linked, found_by: "twig_link" },
   );
@@ -59,12 +68,25 @@ export async function branchPrs(
   const opened = await openCall(ctx, null, info, async () => ok(repo));
   if (!opened.ok) return whole(unanswered(opened.error));
   const call = opened.value;
+  // Once every branch's PR number is known (end of the first round trip), one aliased GraphQL request counts threads.
+  const numbers: number[] = [];
+  let unknown = queries.length;
+  let allKnown = () => {};
+  const known = new Promise<void>((resolve) => (allKnown = resolve));
+  const report = (number: number | null) => {
+    if (number !== null) numbers.push(number);
+    if (--unknown === 0) allKnown();
+  };
+  const counting = known.then(() =>
+    !threads || numbers.length === 0 ? ok(new Map()) : countUnresolvedThreads(call, numbers),
+  );
   const found = await Promise.all(
     queries.map(async ({ branch, linked }): Promise<BranchPr | null> => {
       const by: FoundBy = linked === null ? "head_ref" : "twig_link";
       const failed = (error: ToolError, number = linked): BranchPr =>
         number === null ? { found_by: by, error } : { number, found_by: by, error };
       const resolved = await findBranchPr(call, branch, linked);
+      report(resolved.ok ? (resolved.value?.number ?? null) : null);
       if (!resolved.ok) return failed(resolved.error);
       if (resolved.value === null) return null;
       const { number, found_by = "twig_link", listed } = resolved.value;
@@ -78,9 +100,16 @@ export async function branchPrs(
   const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
   const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
   const shared = errors.find((error) => once.includes(error.code) && failureKinds.get(error) !== "refused");
-  const prs = found.map((pr) =>
-    pr?.error !== undefined && pr.error.code === shared?.code ? { ...pr, error: undefined } : pr,
-  );
+  const counted = await counting;
+  const prs = found.map((pr): BranchPr | null => {
+    if (pr === null) return null;
+    if (pr.error !== undefined && pr.error.code === shared?.code) return { ...pr, error: undefined };
+    const unresolved = counted.ok ? counted.value.get(pr.number ?? -1)?.unresolved : undefined;
+    // Only a count worth acting on: none unresolved reads as nothing to say, as a PR without reasons does.
+    return !unresolved || pr.error !== undefined ? pr : { ...pr, unresolved_threads: unresolved };
+  });
+  // Threads come from GraphQL: when it fails, the PRs still answer and say so.
+  const unavailable = counted.ok ? {} : { unavailable: [counted.error.message] };
   const first = errors[0];
   // Some PRs unread is a failure all the same: the part says so, never "no PR".
   const part =
@@ -94,6 +123,7 @@ export async function branchPrs(
     failed: shared === undefined ? errors.length : 0,
     answered: shared === undefined,
     ...(part && { part }),
+    ...unavailable,
   };
 }
 
@@ -112,12 +142,13 @@ export const StackPrSchema = v.object({
   stack: PullRequestSchema.entries.stack,
   ...v.partial(ReasonsSchema).entries,
   requested: v.optional(v.array(v.string())),
+  unresolved_threads: v.optional(v.number()),
   error: v.optional(ToolErrorSchema),
 });
 export type StackPr = v.InferOutput<typeof StackPrSchema>;
 
 /** A PR in the size a stack's entry affords: the state, the verdicts, a few reasons. */
-export function stackPr({ number, found_by, status, error }: BranchPr): StackPr {
+export function stackPr({ number, found_by, status, unresolved_threads, error }: BranchPr): StackPr {
   const known = { ...(number !== undefined && { number }), found_by, ...(error && { error }) };
   if (status === undefined) return known;
   const { pull_request: pr, summary, reasons } = status;
@@ -134,6 +165,7 @@ export function stackPr({ number, found_by, status, error }: BranchPr): StackPr 
     ...(changes_requested.length > 0 && { changes_requested: changes_requested.slice(0, MAX_STACK_REASONS) }),
     ...(failing.length > 0 && { failing: failing.slice(0, MAX_STACK_REASONS) }),
     ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),
+    ...(unresolved_threads !== undefined && { unresolved_threads }),
   };
 }
 
