@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { createFetch, FetchError } from "ofetch";
+import pkg from "../../package.json" with { type: "json" };
 import type { Env } from "./context.ts";
 import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
-import { clip } from "./plain-text.ts";
+import { clip, scrubControl } from "./plain-text.ts";
 
 /** Shared network policy. Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -112,6 +114,132 @@ export function isSameOrigin(url: string, base: string): boolean {
   return origin !== undefined && URL.parse(url, base)?.origin === origin;
 }
 
+/** What Jira and blob storage document as "try again": rate limited, or a gateway briefly without a backend. */
+const RETRY_STATUSES = [429, 502, 503, 504];
+const ATTEMPTS = 3;
+const BACKOFF_BASE_MS = 500;
+
+export interface HttpSettings {
+  /** The context's `fetch`: tests point it at their fakes. */
+  fetch: typeof fetch;
+  log: Logger;
+  now: () => Date;
+  timeoutMs: number;
+  /** For `Authorization` and the like: sent to `origin` only, so never after a redirect elsewhere. */
+  headers?: Record<string, string>;
+  origin?: string;
+  /** Tests inject one (it must reject when `signal` aborts) so that retries cost no wall-clock time. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** A longer `Retry-After` ends the retries instead. */
+  maxRetryWaitMs?: number;
+}
+
+export interface HttpRequest {
+  method?: "GET" | "POST";
+  query?: Readonly<Record<string, string>>;
+  body?: unknown;
+  signal: AbortSignal;
+  /** `follow` only where nothing secret is sent; with credentials a redirect is the caller's to report. */
+  redirect?: "manual" | "follow";
+}
+
+export type Sent =
+  | {
+      kind: "response";
+      /** The body as sent: still encoded, unread (see {@link readCapped}). */
+      response: Response;
+      /** The caller's cancellation and the attempt's deadline, for reading the body. */
+      signal: AbortSignal;
+      /** Restarts the deadline: a long body read chunk by chunk waits at most the timeout for each. */
+      refresh: () => void;
+      /** Why reading stopped, if the signal did it. */
+      stopped: () => "cancelled" | "timeout" | null;
+    }
+  | { kind: "cancelled" | "timeout" }
+  | { kind: "failed"; cause: unknown };
+
+/**
+ * The client for every host but GitHub's API (which Octokit serves): ofetch with the shared policy. Each attempt
+ * under its own deadline and the caller's cancellation; 429/502/503/504 retried up to three attempts in all, after
+ * `Retry-After` or a backoff doubling from 500 ms; bodies raw (see {@link ACCEPT_ENCODING}); redirects not followed
+ * unless asked. Never throws.
+ */
+export function httpClient(settings: HttpSettings) {
+  const { log, now, timeoutMs, sleep = abortableSleep, maxRetryWaitMs = 10_000 } = settings;
+  const $fetch = createFetch({ fetch: settings.fetch }).create({
+    headers: { "accept-encoding": ACCEPT_ENCODING, "user-agent": `twig-mcp/${pkg.version}` },
+    // ofetch's own wait is an uncancellable timer: the wait is in `onResponseError` instead.
+    retryStatusCodes: RETRY_STATUSES,
+    retryDelay: 0,
+    responseType: "stream",
+    ...RAW_BODY,
+  });
+
+  return async function send(url: string, request: HttpRequest): Promise<Sent> {
+    const { signal } = request;
+    if (signal.aborted) return { kind: "cancelled" };
+    const target = URL.parse(url);
+    const trusted = target !== null && settings.origin !== undefined && target.origin === settings.origin;
+    const endpoint = `${request.method ?? "GET"} ${target?.pathname ?? "(unparseable URL)"}`;
+    let attempt = 0;
+    let deadline = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stopped = () => (signal.aborted ? "cancelled" : deadline.signal.aborted ? "timeout" : null);
+    try {
+      const response = await $fetch.raw(url, {
+        method: request.method ?? "GET",
+        query: request.query,
+        body: request.body as Record<string, unknown> | undefined,
+        headers: trusted ? settings.headers : undefined,
+        redirect: request.redirect ?? "manual",
+        retry: ATTEMPTS - 1,
+        onRequest: ({ options }) => {
+          clearTimeout(timer);
+          deadline = new AbortController();
+          timer = setTimeout(() => deadline.abort(), timeoutMs);
+          options.signal = AbortSignal.any([signal, deadline.signal]);
+          attempt++;
+        },
+        onResponse: ({ response }) =>
+          log.debug(`${hostOf(url)} ${endpoint} → HTTP ${response.status} (attempt ${attempt})`),
+        onResponseError: async ({ response, options }) => {
+          if (!options.retry || !RETRY_STATUSES.includes(response.status)) return;
+          const wait =
+            parseRetryAfter(response.headers.get("retry-after"), now()) ?? BACKOFF_BASE_MS * 2 ** (attempt - 1);
+          if (wait > maxRetryWaitMs) {
+            options.retry = false;
+            return;
+          }
+          log.info(`${hostOf(url)} answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
+          await response.body?.cancel().catch(() => {});
+          await sleep(wait, signal);
+        },
+      });
+      return {
+        kind: "response",
+        response,
+        signal: AbortSignal.any([signal, deadline.signal]),
+        refresh: () => timer?.refresh(),
+        stopped,
+      };
+    } catch (error) {
+      // A status that is not retried (any more) arrives as ofetch's error, with its response.
+      const answered = error instanceof FetchError ? error.response : undefined;
+      if (answered !== undefined && !signal.aborted) {
+        return {
+          kind: "response",
+          response: answered,
+          signal: AbortSignal.any([signal, deadline.signal]),
+          refresh: () => timer?.refresh(),
+          stopped,
+        };
+      }
+      clearTimeout(timer);
+      return { kind: stopped() ?? "failed", cause: error } as Sent;
+    }
+  };
+}
+
 /** Error codes by kind, in Bun's and Node's spelling. */
 const KINDS = [
   ["dns", /^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_NODATA|EAI_FAIL|DNSException)$/, "DNS lookup failed"],
@@ -137,11 +265,6 @@ export function hostOf(url: string, fallback = url): string {
   return URL.parse(url)?.host ?? fallback;
 }
 
-/** C0/C1 controls become spaces: received text is shown in terminals and prompts. */
-export function scrubControl(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, " ");
-}
-
 const AUTHORIZATION = /\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi;
 
 /** Known secrets (4+ characters) and echoed Authorization values redacted: scrub before clipping. */
@@ -154,5 +277,5 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 /** An error value with every known secret removed from its message and hint: the last line of defence. */
 export function scrubToolError(error: ToolError, secrets: readonly string[]): ToolError {
   const hint = error.hint === undefined ? undefined : scrubSecrets(error.hint, secrets);
-  return toolError(error.code, scrubSecrets(error.message, secrets), hint);
+  return toolError(error.code, scrubSecrets(error.message, secrets), hint, error.kind);
 }

@@ -8,6 +8,7 @@ const INVISIBLES = new RegExp(`[${INVISIBLE}]`, "gu");
 const HIDDEN = new RegExp(`[${CONTROL}${INVISIBLE}]`, "u");
 const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
 const CONTROLS = new RegExp(`[${CONTROL}]`, "g");
+const CONTROL_ANY = /[\u0000-\u001f\u007f-\u009f]/g;
 /** Anything `plainText` changes; `escapeInvisibles` writes each as `\uXXXX` in JSON text. */
 const UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "u");
 const JSON_UNSAFE = new RegExp(UNSAFE.source, "gu");
@@ -55,8 +56,16 @@ export function visibleDeep<T>(value: T): T {
   return (out ?? value) as T;
 }
 
+/** At most `max` UTF-16 units, `…` marking a cut, which never falls inside a surrogate pair. */
 export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 2] ?? "") ? max - 2 : max - 1;
+  return `${text.slice(0, Math.max(0, end))}…`;
+}
+
+/** Every C0 and C1 control, `\t` and `\n` included, as a space: for text shown on one line. */
+export function scrubControl(text: string): string {
+  return text.replace(CONTROL_ANY, " ");
 }
 
 /** One line of plain text: no newline or tab survives, and a long value is clipped. */

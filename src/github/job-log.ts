@@ -5,16 +5,8 @@
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import {
-  decodedResponse,
-  hostOf,
-  httpTimeoutMs,
-  RAW_BODY,
-  readCapped,
-  scrubControl,
-  transportFailure,
-} from "../core/http-policy.ts";
-import { clip } from "../core/plain-text.ts";
+import { decodedResponse, hostOf, httpTimeoutMs, RAW_BODY, readCapped, transportFailure } from "../core/http-policy.ts";
+import { clip, scrubControl } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
 import { JobLogFilter } from "./log-filter.ts";
