@@ -21,17 +21,19 @@ export const ErrorCodeSchema = v.picklist([
 ]);
 export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
 
+/**
+ * `kind` is what code that handles a failure decides on, never its words: `refused`, a 403 or 404 on one resource
+ * (the rest of a call goes on); `cancelled`, a request its caller stopped. An additive field: a tool's error reply
+ * carries code, message and hint only; an error inside a reply (a stack's PR) keeps it.
+ */
 export const ToolErrorSchema = v.object({
   code: ErrorCodeSchema,
   message: v.string(),
   hint: v.optional(v.string()),
+  kind: v.optional(v.picklist(["refused", "cancelled"])),
 });
-/**
- * What the code that handles a failure decides on, never its words: `refused`, a 403 or 404 on one resource (the
- * rest of a call goes on); `cancelled`, a request its caller stopped. Internal: replies carry code, message, hint.
- */
-export type FailureKind = "refused" | "cancelled";
-export type ToolError = v.InferOutput<typeof ToolErrorSchema> & { kind?: FailureKind };
+export type ToolError = v.InferOutput<typeof ToolErrorSchema>;
+type FailureKind = NonNullable<ToolError["kind"]>;
 
 /** `hint` and `kind` are left out (not `undefined`) when absent so the JSON matches upstream. */
 export function toolError(code: ErrorCode, message: string, hint?: string, kind?: FailureKind): ToolError {
