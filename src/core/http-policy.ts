@@ -125,6 +125,8 @@ export interface HttpSettings {
   log: Logger;
   now: () => Date;
   timeoutMs: number;
+  /** The service as logs name it ("Jira"); the host when absent. */
+  name?: string;
   /** For `Authorization` and the like: sent to `origin` only, so never after a redirect elsewhere. */
   headers?: Record<string, string>;
   origin?: string;
@@ -181,6 +183,7 @@ export function httpClient(settings: HttpSettings) {
     const target = URL.parse(url);
     const trusted = target !== null && settings.origin !== undefined && target.origin === settings.origin;
     const endpoint = `${request.method ?? "GET"} ${target?.pathname ?? "(unparseable URL)"}`;
+    const name = settings.name ?? hostOf(url);
     let attempt = 0;
     let deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -200,8 +203,7 @@ export function httpClient(settings: HttpSettings) {
           options.signal = AbortSignal.any([signal, deadline.signal]);
           attempt++;
         },
-        onResponse: ({ response }) =>
-          log.debug(`${hostOf(url)} ${endpoint} → HTTP ${response.status} (attempt ${attempt})`),
+        onResponse: ({ response }) => log.debug(`${name} ${endpoint} → HTTP ${response.status} (attempt ${attempt})`),
         onResponseError: async ({ response, options }) => {
           if (!options.retry || !RETRY_STATUSES.includes(response.status)) return;
           const wait =
@@ -210,7 +212,7 @@ export function httpClient(settings: HttpSettings) {
             options.retry = false;
             return;
           }
-          log.info(`${hostOf(url)} answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
+          log.info(`${name} answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
           await response.body?.cancel().catch(() => {});
           await sleep(wait, signal);
         },

@@ -89,6 +89,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
     ...ctx,
     ...options,
     timeoutMs,
+    name: "Jira",
     origin: new URL(site).origin,
     headers: { Accept: "application/json", Authorization: auth.authorization },
   });
