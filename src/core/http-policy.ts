@@ -148,17 +148,14 @@ export interface HttpRequest {
 export type Sent =
   | {
       kind: "response";
-      /** The body as sent: still encoded, unread (see {@link readCapped}). */
+      /** Still encoded and unread: the body is read under the last attempt's deadline (see {@link readCapped}). */
       response: Response;
-      /** The caller's cancellation and the attempt's deadline, for reading the body. */
-      signal: AbortSignal;
-      /** Restarts the deadline: a long body read chunk by chunk waits at most the timeout for each. */
+      /** Restarts that deadline: a long body read chunk by chunk waits at most the timeout for each. */
       refresh: () => void;
-      /** Why reading stopped, if the signal did it. */
+      /** Why reading the body stopped, if the caller or the deadline did it. */
       stopped: () => "cancelled" | "timeout" | null;
     }
-  | { kind: "cancelled" | "timeout" }
-  | { kind: "failed"; cause: unknown };
+  | { kind: "cancelled" | "timeout" | "failed"; cause?: unknown };
 
 /**
  * The client for every host but GitHub's API (which Octokit serves): ofetch with the shared policy. Each attempt
@@ -181,13 +178,16 @@ export function httpClient(settings: HttpSettings) {
     const { signal } = request;
     if (signal.aborted) return { kind: "cancelled" };
     const target = URL.parse(url);
-    const trusted = target !== null && settings.origin !== undefined && target.origin === settings.origin;
+    // A redirect followed by the runtime could carry them elsewhere: credentials only where none is followed.
+    const trusted =
+      target?.origin === settings.origin && settings.origin !== undefined && request.redirect !== "follow";
     const endpoint = `${request.method ?? "GET"} ${target?.pathname ?? "(unparseable URL)"}`;
     const name = settings.name ?? hostOf(url);
     let attempt = 0;
     let deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stopped = () => (signal.aborted ? "cancelled" : deadline.signal.aborted ? "timeout" : null);
+    const refresh = () => void timer?.refresh();
     try {
       const response = await $fetch.raw(url, {
         method: request.method ?? "GET",
@@ -199,7 +199,7 @@ export function httpClient(settings: HttpSettings) {
         onRequest: ({ options }) => {
           clearTimeout(timer);
           deadline = new AbortController();
-          timer = setTimeout(() => deadline.abort(), timeoutMs);
+          timer = setTimeout(() => deadline.abort(), timeoutMs).unref();
           options.signal = AbortSignal.any([signal, deadline.signal]);
           attempt++;
         },
@@ -217,27 +217,13 @@ export function httpClient(settings: HttpSettings) {
           await sleep(wait, signal);
         },
       });
-      return {
-        kind: "response",
-        response,
-        signal: AbortSignal.any([signal, deadline.signal]),
-        refresh: () => timer?.refresh(),
-        stopped,
-      };
+      return { kind: "response", response, refresh, stopped };
     } catch (error) {
       // A status that is not retried (any more) arrives as ofetch's error, with its response.
       const answered = error instanceof FetchError ? error.response : undefined;
-      if (answered !== undefined && !signal.aborted) {
-        return {
-          kind: "response",
-          response: answered,
-          signal: AbortSignal.any([signal, deadline.signal]),
-          refresh: () => timer?.refresh(),
-          stopped,
-        };
-      }
+      if (answered !== undefined && !signal.aborted) return { kind: "response", response: answered, refresh, stopped };
       clearTimeout(timer);
-      return { kind: stopped() ?? "failed", cause: error } as Sent;
+      return { kind: stopped() ?? "failed", cause: error };
     }
   };
 }

@@ -56,11 +56,13 @@ export function visibleDeep<T>(value: T): T {
   return (out ?? value) as T;
 }
 
-/** At most `max` UTF-16 units, `…` marking a cut, which never falls inside a surrogate pair. */
+/** At most `max` code points, `…` marking a cut: a surrogate pair is never split. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[max - 2] ?? "") ? max - 2 : max - 1;
-  return `${text.slice(0, Math.max(0, end))}…`;
+  // No more than 2 × max units are looked at: a clipped value may be megabytes long.
+  const head = Array.from(text.slice(0, 2 * max));
+  if (head.length <= max && text.length <= 2 * max) return text;
+  return `${head.slice(0, max - 1).join("")}…`;
 }
 
 /** Every C0 and C1 control, `\t` and `\n` included, as a space: for text shown on one line. */

@@ -118,9 +118,9 @@ export async function readJobLog(
       const log = call.log ?? silentLogger;
       const http = httpClient({ fetch: request.fetch, log, now: call.now, timeoutMs });
       const stored = await http(url.href, { signal: call.signal, redirect: "follow" });
-      if (stored.kind !== "response") throw stored.kind === "failed" ? stored.cause : new Error(stored.kind);
+      timedOut = () => (stored.kind === "response" ? stored.stopped() : stored.kind) === "timeout";
+      if (stored.kind !== "response") throw stored.cause;
       ({ response, refresh } = stored);
-      timedOut = () => stored.stopped() === "timeout";
       if (!response.ok) {
         await response.body?.cancel().catch(() => {});
         const hint = "The signed log address lasts a minute; call get_ci_log again.";

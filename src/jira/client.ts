@@ -112,8 +112,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
         `Check JIRA_HOST${dns ? " for a typo," : ""} and the network connection (VPN, proxy).`,
       );
     };
-    if (sent.kind !== "response")
-      return failed(sent.kind === "failed" ? null : sent.kind, "cause" in sent ? sent.cause : null);
+    if (sent.kind !== "response") return failed(sent.kind === "failed" ? null : sent.kind, sent.cause);
     const { response } = sent;
     const read = await readCapped(response, maxResponseBytes);
     if (read.kind === "failed") return failed(sent.stopped(), read.cause);
