@@ -1,3 +1,7 @@
+/**
+ * The one network policy. GitHub's API goes through Octokit, whose `fetch` (github/http.ts) is built from the pieces
+ * here; every other host (Jira, the CI log storage) through {@link httpClient}, ofetch configured once.
+ */
 import { setTimeout as sleep } from "node:timers/promises";
 import { createFetch, FetchError } from "ofetch";
 import pkg from "../../package.json" with { type: "json" };
@@ -6,7 +10,7 @@ import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import { clip, scrubControl } from "./plain-text.ts";
 
-/** Shared network policy. Bodies beyond this are refused: no answer these tools ask for comes near it. */
+/** Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -105,7 +109,6 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
   return Number.isNaN(date) ? null : Math.max(0, date - now.getTime());
 }
 
-/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
 export const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal });
 
 /** Whether a URL the server handed back stays on the origin (else the token would go with it). */
@@ -248,7 +251,6 @@ export function transportFailure(error: unknown) {
   return { kind: "other", code, detail: detail || "connection failed" } as const;
 }
 
-/** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
 export function hostOf(url: string, fallback = url): string {
   return URL.parse(url)?.host ?? fallback;
 }
