@@ -198,7 +198,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
 }
 
 const networkError = (message: string, hint?: string): Result<never> => err(toolError("network_error", message, hint));
-const cancelled = (endpoint: string) => networkError(`Jira request ${endpoint} was cancelled`);
+const cancelled = (endpoint: string): Result<never> =>
+  err(toolError("network_error", `Jira request ${endpoint} was cancelled`, undefined, "cancelled"));
 
 /** What a failed request was for: `notFound` is the sentence for a 404, `unknownProject` for a 400 naming one. */
 type RequestPurpose = { notFound?: string; unknownProject?: string };
