@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { PullRequest } from "./pull-request.ts";
-import { failureKinds, fetchPages, type GitHubCall, type Pages } from "./request.ts";
+import { fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
 export const Text = v.nullish(v.string(), null);
 
@@ -53,7 +53,7 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
   const stopOthersOnFatal = <T>(result: Result<Pages<T>>): Result<Pages<T>> => {
-    if (!result.ok && failureKinds.get(result.error) !== "refused") siblings.abort();
+    if (!result.ok && result.error.kind !== "refused") siblings.abort();
     return result;
   };
   const commit = commitChecks(fanout, pr.head_sha);
@@ -71,10 +71,8 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
   ]);
 
   // Report the failure that caused the others to stop, not their cancellation.
-  const failed = [reviews, checks, statuses].flatMap((r) =>
-    r.ok || failureKinds.get(r.error) === "refused" ? [] : [r.error],
-  );
-  const fatal = failed.find((error) => failureKinds.get(error) !== "cancelled") ?? failed[0];
+  const failed = [reviews, checks, statuses].flatMap((r) => (r.ok || r.error.kind === "refused" ? [] : [r.error]));
+  const fatal = failed.find((error) => error.kind !== "cancelled") ?? failed[0];
   if (fatal) return err(fatal);
 
   const unavailable: string[] = [];

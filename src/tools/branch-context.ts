@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
+import { clip } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { type BranchCommits, BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import type { DiscoveredRepo } from "../git/discover.ts";
@@ -205,10 +206,4 @@ export function summarizePr(status: PrStatus): PrSummary {
 
 function names(list: readonly string[]): string[] {
   return list.slice(0, MAX_NAMES).map((name) => clip(name, MAX_NAME_CHARS));
-}
-
-/** At most `max` characters, cut between code points, with `…` marking the cut. */
-function clip(text: string, max: number): string {
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join("")}…`;
 }

@@ -7,7 +7,6 @@ import type { DiscoveredRepo } from "../git/discover.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { getPrDetails, type PrStatus } from "../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../github/pull-request.ts";
-import { failureKinds } from "../github/request.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
 import { branchCommits, currentBranch, openWorkspace } from "../repo/workspace.ts";
@@ -248,7 +247,7 @@ async function githubPart(
   // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
   const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
   const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
-  const shared = errors.find((error) => once.includes(error.code) && failureKinds.get(error) !== "refused");
+  const shared = errors.find((error) => once.includes(error.code) && error.kind !== "refused");
   const prs = found.map((pr): StackPr | null => {
     if (pr === null || !("number" in pr)) return null;
     return pr.error !== undefined && pr.error.code === shared?.code ? { number: pr.number, found_by: pr.found_by } : pr;
