@@ -82,7 +82,7 @@ describe("get_ci_log end to end", () => {
         {
           name: "test (ubuntu-latest)",
           id: 9001,
-          source: "actions",
+          source: "job_log",
           status: "completed",
           conclusion: "failure",
           url: "https://github.com/github/hello-world/runs/4",

@@ -114,7 +114,7 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     expect(check).toMatchObject({
       name: "test",
       id: 101,
-      source: "actions",
+      source: "job_log",
       status: "completed",
       conclusion: "failure",
       url: "https://github.com/octo/r/actions/runs/777/job/101",
@@ -403,7 +403,7 @@ describe("get_ci_log: other checks", () => {
       {
         name: "codecheck",
         id: 201,
-        source: "check_run",
+        source: "check_run_report",
         status: "completed",
         conclusion: "failure",
         url: "https://github.com/github/hello-world/runs/4",
@@ -418,7 +418,7 @@ describe("get_ci_log: other checks", () => {
       {
         name: "ci/jenkins",
         id: null,
-        source: "status",
+        source: "commit_status",
         status: "failure",
         conclusion: null,
         url: "https://ci.example.com/1000/output",
@@ -437,7 +437,7 @@ describe("get_ci_log: other checks", () => {
     };
     seed({ runs: [external, actionsRun(101, "test", "success")], logs: { 101: failingTestLog(0) } });
     const data = expectOk(await callTool("get_ci_log", { ...ARGS, check: "lookalike" }, context()));
-    expect((data.checks as Json[])[0]).toMatchObject({ source: "check_run", summary: "its own report" });
+    expect((data.checks as Json[])[0]).toMatchObject({ source: "check_run_report", summary: "its own report" });
     expect(fake.requestsTo(/\/actions\/jobs\//)).toEqual([]);
   });
 
