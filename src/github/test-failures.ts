@@ -131,7 +131,14 @@ export class TestFailureParser {
         return;
       case "jest":
       case "vitest":
-        if (trimmed.startsWith("at ") || trimmed.startsWith("❯ ") || trimmed.startsWith("⎯") || isCodeFrame(trimmed)) {
+        // jest indents a failure's lines; vitest does not.
+        if (
+          (this.#mode === "jest" && !indented && trimmed !== "") ||
+          trimmed.startsWith("at ") ||
+          trimmed.startsWith("❯ ") ||
+          trimmed.startsWith("⎯") ||
+          isCodeFrame(trimmed)
+        ) {
           this.#mode = "none";
         } else if (trimmed !== "") this.#keep(trimmed);
         return;

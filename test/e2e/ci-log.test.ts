@@ -78,6 +78,7 @@ describe("get_ci_log end to end", () => {
     expect(result.structured).toEqual({
       pull_request: 43,
       head_sha: sha,
+      summary: ["test (ubuntu-latest): failure: Unit tests: Process completed with exit code 1."],
       checks: [
         {
           name: "test (ubuntu-latest)",
