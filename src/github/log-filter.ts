@@ -1,12 +1,12 @@
 /**
  * The parts of a GitHub Actions job log that say why it failed, read as it streams in: each step's last lines (a ring
- * per step, so memory stays bounded), the failing tests its test runner names, and every `##[error]` line. Lines start
+ * per step, so memory stays bounded, without the lines saying a test passed), the failing tests its test runner names, and every `##[error]` line. Lines start
  * with an ISO timestamp; steps start at `##[group]Run <what>`, and the post-job part at `Post job cleanup.` (or a
  * `##[group]Post …`) and (the last step) `Cleaning up orphan processes`, after "Set up job".
  */
 import { scrubSecrets } from "../core/http-policy.ts";
 import { clip, plainText } from "../core/plain-text.ts";
-import { detach, MAX_FAILURES, MAX_MESSAGE_CHARS, TestFailureParser } from "./test-failures.ts";
+import { detach, isPassingTest, MAX_FAILURES, MAX_MESSAGE_CHARS, TestFailureParser } from "./test-failures.ts";
 
 /** Longer lines (minified output, base64 blobs) are clipped: a line is for reading. */
 export const MAX_LINE_CHARS = 2000;
@@ -24,6 +24,8 @@ interface Section {
   total: number;
   errors: number;
   tests: TestFailureParser;
+  /** Lines saying a test passed: left out of the ring, counted. */
+  passing: number;
 }
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
@@ -63,15 +65,7 @@ export class JobLogFilter {
     this.#jobSteps = options.jobSteps.filter((step) => step.conclusion !== "skipped");
     const failed = this.#jobSteps.flatMap((step, index) => (isFailure(step.conclusion) ? [index] : []));
     this.#failedByOrder = new Set(failed.slice(0, MAX_HELD_SECTIONS));
-    this.#current = {
-      index: 0,
-      title: "Set up job",
-      ring: [],
-      next: 0,
-      total: 0,
-      errors: 0,
-      tests: new TestFailureParser(),
-    };
+    this.#current = section(0, "Set up job");
   }
 
   push(text: string): void {
@@ -111,7 +105,8 @@ export class JobLogFilter {
         const lines = [...section.ring.slice(section.next), ...section.ring.slice(0, section.next)];
         return {
           step: title(section.index, section.title),
-          earlier_lines: section.total - lines.length,
+          earlier_lines: section.total - section.passing - lines.length,
+          ...(section.passing > 0 ? { passing_lines: section.passing } : {}),
           lines: lines.map((line) => this.#clean(line)),
         };
       }),
@@ -162,7 +157,14 @@ export class JobLogFilter {
     }
     const section = this.#current;
     section.total++;
-    if (!line.startsWith("##[")) section.tests.line(line.includes("\u001b") ? line.replace(ANSI, "") : line);
+    if (!line.startsWith("##[")) {
+      const plain = line.includes("\u001b") ? line.replace(ANSI, "") : line;
+      section.tests.line(plain);
+      if (isPassingTest(plain)) {
+        section.passing++;
+        return;
+      }
+    }
     if (this.#lines === 0) return;
     if (section.ring.length < this.#lines) section.ring.push(line);
     else {
@@ -174,8 +176,7 @@ export class JobLogFilter {
   #start(title: string): void {
     this.#close(this.#current);
     const index = this.#sections++;
-    const shown = detach(clip(this.#clean(title), 200));
-    this.#current = { index, title: shown, ring: [], next: 0, total: 0, errors: 0, tests: new TestFailureParser() };
+    this.#current = section(index, detach(clip(this.#clean(title), 200)));
   }
 
   #close(section: Section): void {
@@ -208,6 +209,10 @@ export class JobLogFilter {
 /** CI text for a model: no escape sequence or control, no known secret, nothing shaped like a GitHub token. */
 export function cleanCiText(text: string, secrets: readonly string[]): string {
   return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
+}
+
+function section(index: number, title: string): Section {
+  return { index, title, ring: [], next: 0, total: 0, errors: 0, tests: new TestFailureParser(), passing: 0 };
 }
 
 /** Detaches a section's `count` newest ring lines (those cut from the chunk just read), at most the ring. */

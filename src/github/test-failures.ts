@@ -244,3 +244,23 @@ function totalsOf(trimmed: string): string | null {
 export function detach(text: string): string {
   return Buffer.from(text, "utf8").toString("utf8");
 }
+
+/** A runner's line for a test that passed (pytest -v, jest, vitest, go, cargo, Gradle, bun): noise in a tail. */
+export function isPassingTest(line: string): boolean {
+  const text = line.trim();
+  return (
+    text.startsWith("✓ ") ||
+    text.startsWith("√ ") ||
+    text.startsWith("PASS ") ||
+    text.startsWith("(pass) ") ||
+    text.startsWith("--- PASS: ") ||
+    text.startsWith("=== RUN ") ||
+    text.startsWith("=== PAUSE ") ||
+    text.startsWith("=== CONT ") ||
+    text.startsWith("ok \t") ||
+    text.startsWith("ok  \t") ||
+    (text.startsWith("test ") && text.endsWith(" ... ok")) ||
+    (text.includes(" > ") && text.endsWith(" PASSED")) ||
+    (text.includes("::") && (text.endsWith(" PASSED") || (text.includes(" PASSED ") && text.endsWith("%]"))))
+  );
+}

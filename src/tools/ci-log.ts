@@ -39,7 +39,16 @@ const CiCheckSchema = v.object({
   totals: v.optional(v.string()),
   errors: v.optional(v.array(v.object({ step: v.string(), message: v.string() }))),
   errors_omitted: v.optional(v.number()),
-  log: v.optional(v.array(v.object({ step: v.string(), earlier_lines: v.number(), lines: v.array(v.string()) }))),
+  log: v.optional(
+    v.array(
+      v.object({
+        step: v.string(),
+        earlier_lines: v.number(),
+        passing_lines: v.optional(v.number()),
+        lines: v.array(v.string()),
+      }),
+    ),
+  ),
   log_bytes: v.optional(v.number()),
   title: v.optional(v.nullable(v.string())),
   summary: v.optional(v.nullable(v.string())),

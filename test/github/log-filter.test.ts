@@ -34,8 +34,8 @@ describe("JobLogFilter", () => {
           "bun test",
           "shell: /usr/bin/bash -e {0}",
           "bun test v1.4.5",
-          "✓ passing test 1",
-          "✓ passing test 2",
+          "debug: loaded fixture 1",
+          "debug: loaded fixture 2",
           "✗ parses the config ",
           "error: expect(received).toBe(expected)",
           "  Expected: 3",
@@ -226,6 +226,29 @@ describe("JobLogFilter: failing tests", () => {
       expect(result.steps[0]?.lines.at(-1)).toBe("##[error]Process completed with exit code 1.");
       expect(result.steps[0]?.lines[0]).toBe(`##[group]Run ${runner.command}`);
     }
+  });
+
+  test("lines saying a test passed are left out of the tail and counted", () => {
+    const passed = [
+      "tests/test_api.py::test_a \u001b[32mPASSED\u001b[0m [ 50%]",
+      "  ✓ adds 1 + 2 (3 ms)",
+      "PASS src/a.test.js",
+      "--- PASS: TestSub (0.00s)",
+      "ok  \texample.com/app\t0.01s",
+      "test tests::subtracts ... ok",
+      "AppTest > testSub() PASSED",
+    ];
+    const result = filter(timestamped(["##[group]Run make test", ...passed, "boom", "##[error]exit 1"]), {
+      lines: 500,
+    });
+    expect(result.steps).toEqual([
+      {
+        step: "Run make test",
+        earlier_lines: 0,
+        passing_lines: passed.length,
+        lines: ["##[group]Run make test", "boom", "##[error]exit 1"],
+      },
+    ]);
   });
 
   test("a post step that opens a group ends the failed step too", () => {

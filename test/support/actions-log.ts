@@ -30,7 +30,7 @@ export const FAILING_TEST_STEPS = [
   { name: "Complete job", number: 8, status: "completed", conclusion: "success" },
 ];
 
-/** A job whose "Unit tests" step fails after `noise` lines of passing output. */
+/** A job whose "Unit tests" step fails after `noise` lines of debug output. */
 export function failingTestLog(noise = 5): string {
   return `\ufeff${timestamped([
     "Current runner version: '2.317.0'",
@@ -50,7 +50,7 @@ export function failingTestLog(noise = 5): string {
     "shell: /usr/bin/bash -e {0}",
     "##[endgroup]",
     "bun test v1.4.5",
-    ...Array.from({ length: noise }, (_, i) => `${ESC}[32m✓${ESC}[0m passing test ${i + 1}`),
+    ...Array.from({ length: noise }, (_, i) => `${ESC}[2mdebug: loaded fixture ${i + 1}${ESC}[0m`),
     `${ESC}[31m✗${ESC}[0m parses the config ${ESC}]0;pwned${ESC}\\`,
     "error: expect(received).toBe(expected)",
     "  Expected: 3",
