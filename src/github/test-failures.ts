@@ -61,7 +61,7 @@ export class TestFailureParser {
     };
   }
 
-  /** A line naming a failure (or starting a block of them): sets what follows is collected into. */
+  /** A line naming a failure, or opening a block of them: it decides what the lines after it are collected into. */
   #marker(line: string, trimmed: string): boolean {
     // pytest: `____ test_name ____` opens a failure's section; `FAILED path::test - message` sums it up.
     if (trimmed.length > 6 && trimmed.startsWith("___") && trimmed.endsWith("___")) {
