@@ -6,7 +6,7 @@
  */
 import { scrubSecrets } from "../core/http-policy.ts";
 import { clip, plainText } from "../core/plain-text.ts";
-import { detach, isPassingTest, MAX_FAILURES, MAX_MESSAGE_CHARS, TestFailureParser } from "./test-failures.ts";
+import { detach, MAX_FAILURES, MAX_MESSAGE_CHARS, TestFailureParser } from "./test-failures.ts";
 
 /** Longer lines (minified output, base64 blobs) are clipped: a line is for reading. */
 export const MAX_LINE_CHARS = 2000;
@@ -158,9 +158,7 @@ export class JobLogFilter {
     const section = this.#current;
     section.total++;
     if (!line.startsWith("##[")) {
-      const plain = line.includes("\u001b") ? line.replace(ANSI, "") : line;
-      section.tests.line(plain);
-      if (isPassingTest(plain)) {
+      if (section.tests.line(line.includes("\u001b") ? line.replace(ANSI, "") : line)) {
         section.passing++;
         return;
       }

@@ -33,17 +33,19 @@ export class TestFailureParser {
   /** Where collected message lines go (`null`: a failure left out or already described). */
   #into: Entry | null = null;
 
-  line(raw: string): void {
+  /** Reads one line (escape sequences removed); `true` when it only says a test passed: noise in a tail. */
+  line(raw: string): boolean {
     const line = raw.length > MAX_PARSED_CHARS ? raw.slice(0, MAX_PARSED_CHARS) : raw;
     const trimmed = line.trim();
-    if (this.#marker(line, trimmed)) return;
+    if (this.#marker(line, trimmed)) return false;
     const totals = totalsOf(trimmed);
     if (totals !== null) {
       this.#totals = detach(totals);
       this.#mode = "none";
-      return;
+      return false;
     }
     if (this.#mode !== "none") this.#collect(line, trimmed);
+    return isPassingTest(trimmed);
   }
 
   /** The failures in the order the runner named them, how many more it named, and its totals line. */
@@ -245,9 +247,8 @@ export function detach(text: string): string {
   return Buffer.from(text, "utf8").toString("utf8");
 }
 
-/** A runner's line for a test that passed (pytest -v, jest, vitest, go, cargo, Gradle, bun): noise in a tail. */
-export function isPassingTest(line: string): boolean {
-  const text = line.trim();
+/** A runner's line for a test that passed (pytest -v, jest, vitest, go, cargo, Gradle, bun), trimmed. */
+function isPassingTest(text: string): boolean {
   return (
     text.startsWith("✓ ") ||
     text.startsWith("√ ") ||
