@@ -155,11 +155,18 @@ function reasonsOf(reviews: readonly ReviewWithBody[], checks: readonly CheckRun
   const failing = judged(checks, statuses)
     .filter(({ outcome }) => outcome === "failing")
     .map((c) => {
-      const parts = "run" in c ? [c.run.output?.title, c.run.output?.summary] : [c.status.description];
-      const text = parts.filter((part) => part != null && part.trim() !== "").join(": ");
+      const text = "run" in c ? titled(c.run.output?.title, c.run.output?.summary) : c.status.description;
       return { name: inline(c.name, 80), ...excerpt(text, CHECK_EXCERPT_CHARS) };
     });
   return { changes_requested: changes.slice(0, MAX_REASONS), failing: failing.slice(0, MAX_REASONS) };
+}
+
+/** A check's title and summary as one text; a summary that opens with its title (many apps write both) alone. */
+function titled(title: string | null | undefined, summary: string | null | undefined): string {
+  const [head, body] = [title ?? "", summary ?? ""].map((part) => part.replace(/\s+/g, " ").trim()) as [string, string];
+  const bare = body.replace(/^[#*_>\s]+/, "").toLowerCase();
+  if (head === "" || bare.startsWith(head.toLowerCase())) return body;
+  return body === "" ? head : `${head}: ${body}`;
 }
 
 const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);
