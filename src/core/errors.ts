@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { clip } from "./plain-text.ts";
+import { clip, scrubControl } from "./plain-text.ts";
 
 /** Tool error codes: upstream's first seven, then failures that each need their own fix. */
 export const ErrorCodeSchema = v.picklist([
@@ -21,16 +21,25 @@ export const ErrorCodeSchema = v.picklist([
 ]);
 export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
 
+/**
+ * `kind` is what code that handles a failure decides on, never its words: `refused`, a 403 or 404 on one resource
+ * (the rest of a call goes on); `cancelled`, a request its caller stopped. An additive field: a tool's error reply
+ * carries code, message and hint only; an error inside a reply (a stack's PR) keeps it.
+ */
 export const ToolErrorSchema = v.object({
   code: ErrorCodeSchema,
   message: v.string(),
   hint: v.optional(v.string()),
+  kind: v.optional(v.picklist(["refused", "cancelled"])),
 });
 export type ToolError = v.InferOutput<typeof ToolErrorSchema>;
+type FailureKind = NonNullable<ToolError["kind"]>;
 
-/** Builds an error value; `hint` is left out (not `undefined`) when absent so the JSON matches upstream. */
-export function toolError(code: ErrorCode, message: string, hint?: string): ToolError {
-  return hint === undefined ? { code, message } : { code, message, hint };
+/** `hint` and `kind` are left out (not `undefined`) when absent so the JSON matches upstream. */
+export function toolError(code: ErrorCode, message: string, hint?: string, kind?: FailureKind): ToolError {
+  const error: ToolError = hint === undefined ? { code, message } : { code, message, hint };
+  if (kind !== undefined) error.kind = kind;
+  return error;
 }
 
 /** `worktrees[0].path: expected string`: never the value received, which may be a secret. */
@@ -54,5 +63,5 @@ export function issueMessage(issue: v.BaseIssue<unknown>): string {
 
 /** Object keys are received text too: shown short and without control characters. */
 function pathKey(key: unknown): string {
-  return clip(String(key).replace(/[\u0000-\u001f\u007f-\u009f]/g, " "), 40);
+  return clip(scrubControl(String(key)), 40);
 }

@@ -1,10 +1,16 @@
+/**
+ * The one network policy. GitHub's API goes through Octokit, whose `fetch` (github/http.ts) is built from the pieces
+ * here; every other host (Jira, the CI log storage) through {@link httpClient}, ofetch configured once.
+ */
 import { setTimeout as sleep } from "node:timers/promises";
+import { createFetch, FetchError } from "ofetch";
+import pkg from "../../package.json" with { type: "json" };
 import type { Env } from "./context.ts";
 import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
-import { clip } from "./plain-text.ts";
+import { clip, scrubControl } from "./plain-text.ts";
 
-/** Shared network policy. Bodies beyond this are refused: no answer these tools ask for comes near it. */
+/** Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -103,13 +109,126 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
   return Number.isNaN(date) ? null : Math.max(0, date - now.getTime());
 }
 
-/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
 export const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal });
 
 /** Whether a URL the server handed back stays on the origin (else the token would go with it). */
 export function isSameOrigin(url: string, base: string): boolean {
   const origin = URL.parse(base)?.origin;
   return origin !== undefined && URL.parse(url, base)?.origin === origin;
+}
+
+/** What Jira and blob storage document as "try again": rate limited, or a gateway briefly without a backend. */
+const RETRY_STATUSES = [429, 502, 503, 504];
+const ATTEMPTS = 3;
+const BACKOFF_BASE_MS = 500;
+
+export interface HttpSettings {
+  /** The context's `fetch`: tests point it at their fakes. */
+  fetch: typeof fetch;
+  log: Logger;
+  now: () => Date;
+  timeoutMs: number;
+  /** The service as logs name it ("Jira"); the host when absent. */
+  name?: string;
+  /** For `Authorization` and the like: sent to `origin` only, so never after a redirect elsewhere. */
+  headers?: Record<string, string>;
+  origin?: string;
+  /** Tests inject one (it must reject when `signal` aborts) so that retries cost no wall-clock time. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** A longer `Retry-After` ends the retries instead. */
+  maxRetryWaitMs?: number;
+}
+
+export interface HttpRequest {
+  method?: "GET" | "POST";
+  query?: Readonly<Record<string, string>>;
+  body?: unknown;
+  signal: AbortSignal;
+  /** `follow` only where nothing secret is sent; with credentials a redirect is the caller's to report. */
+  redirect?: "manual" | "follow";
+}
+
+export type Sent =
+  | {
+      kind: "response";
+      /** Still encoded and unread: the body is read under the last attempt's deadline (see {@link readCapped}). */
+      response: Response;
+      /** Restarts that deadline: a long body read chunk by chunk waits at most the timeout for each. */
+      refresh: () => void;
+      /** Why reading the body stopped, if the caller or the deadline did it. */
+      stopped: () => "cancelled" | "timeout" | null;
+    }
+  | { kind: "cancelled" | "timeout" | "failed"; cause?: unknown };
+
+/**
+ * The client for every host but GitHub's API (which Octokit serves): ofetch with the shared policy. Each attempt
+ * under its own deadline and the caller's cancellation; 429/502/503/504 retried up to three attempts in all, after
+ * `Retry-After` or a backoff doubling from 500 ms; bodies raw (see {@link ACCEPT_ENCODING}); redirects not followed
+ * unless asked. Never throws.
+ */
+export function httpClient(settings: HttpSettings) {
+  const { log, now, timeoutMs, sleep = abortableSleep, maxRetryWaitMs = 10_000 } = settings;
+  const $fetch = createFetch({ fetch: settings.fetch }).create({
+    headers: { "accept-encoding": ACCEPT_ENCODING, "user-agent": `twig-mcp/${pkg.version}` },
+    // ofetch's own wait is an uncancellable timer: the wait is in `onResponseError` instead.
+    retryStatusCodes: RETRY_STATUSES,
+    retryDelay: 0,
+    responseType: "stream",
+    ...RAW_BODY,
+  });
+
+  return async function send(url: string, request: HttpRequest): Promise<Sent> {
+    const { signal } = request;
+    if (signal.aborted) return { kind: "cancelled" };
+    const target = URL.parse(url);
+    // A redirect followed by the runtime could carry them elsewhere: credentials only where none is followed.
+    const trusted =
+      target?.origin === settings.origin && settings.origin !== undefined && request.redirect !== "follow";
+    const endpoint = `${request.method ?? "GET"} ${target?.pathname ?? "(unparseable URL)"}`;
+    const name = settings.name ?? hostOf(url);
+    let attempt = 0;
+    let deadline = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stopped = () => (signal.aborted ? "cancelled" : deadline.signal.aborted ? "timeout" : null);
+    const refresh = () => void timer?.refresh();
+    try {
+      const response = await $fetch.raw(url, {
+        method: request.method ?? "GET",
+        query: request.query,
+        body: request.body as Record<string, unknown> | undefined,
+        headers: trusted ? settings.headers : undefined,
+        redirect: request.redirect ?? "manual",
+        retry: ATTEMPTS - 1,
+        onRequest: ({ options }) => {
+          clearTimeout(timer);
+          deadline = new AbortController();
+          timer = setTimeout(() => deadline.abort(), timeoutMs).unref();
+          options.signal = AbortSignal.any([signal, deadline.signal]);
+          attempt++;
+        },
+        onResponse: ({ response }) => log.debug(`${name} ${endpoint} → HTTP ${response.status} (attempt ${attempt})`),
+        onResponseError: async ({ response, options }) => {
+          if (!options.retry || !RETRY_STATUSES.includes(response.status)) return;
+          const wait =
+            parseRetryAfter(response.headers.get("retry-after"), now()) ?? BACKOFF_BASE_MS * 2 ** (attempt - 1);
+          if (wait > maxRetryWaitMs) {
+            options.retry = false;
+            return;
+          }
+          log.info(`${name} answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
+          await response.body?.cancel().catch(() => {});
+          await sleep(wait, signal);
+        },
+      });
+      return { kind: "response", response, refresh, stopped };
+    } catch (error) {
+      // A status that is not retried (any more) arrives as ofetch's error, with its response.
+      const answered = error instanceof FetchError ? error.response : undefined;
+      if (answered !== undefined && !signal.aborted) return { kind: "response", response: answered, refresh, stopped };
+      clearTimeout(timer);
+      return { kind: stopped() ?? "failed", cause: error };
+    }
+  };
 }
 
 /** Error codes by kind, in Bun's and Node's spelling. */
@@ -132,14 +251,8 @@ export function transportFailure(error: unknown) {
   return { kind: "other", code, detail: detail || "connection failed" } as const;
 }
 
-/** The `host[:port]` of a URL, for messages; `fallback` when it cannot be parsed. */
 export function hostOf(url: string, fallback = url): string {
   return URL.parse(url)?.host ?? fallback;
-}
-
-/** C0/C1 controls become spaces: received text is shown in terminals and prompts. */
-export function scrubControl(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, " ");
 }
 
 const AUTHORIZATION = /\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi;
@@ -154,5 +267,5 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 /** An error value with every known secret removed from its message and hint: the last line of defence. */
 export function scrubToolError(error: ToolError, secrets: readonly string[]): ToolError {
   const hint = error.hint === undefined ? undefined : scrubSecrets(error.hint, secrets);
-  return toolError(error.code, scrubSecrets(error.message, secrets), hint);
+  return toolError(error.code, scrubSecrets(error.message, secrets), hint, error.kind);
 }

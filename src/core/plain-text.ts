@@ -8,6 +8,7 @@ const INVISIBLES = new RegExp(`[${INVISIBLE}]`, "gu");
 const HIDDEN = new RegExp(`[${CONTROL}${INVISIBLE}]`, "u");
 const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
 const CONTROLS = new RegExp(`[${CONTROL}]`, "g");
+const CONTROL_ANY = /[\u0000-\u001f\u007f-\u009f]/g;
 /** Anything `plainText` changes; `escapeInvisibles` writes each as `\uXXXX` in JSON text. */
 const UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "u");
 const JSON_UNSAFE = new RegExp(UNSAFE.source, "gu");
@@ -55,8 +56,18 @@ export function visibleDeep<T>(value: T): T {
   return (out ?? value) as T;
 }
 
+/** At most `max` code points, `…` marking a cut: a surrogate pair is never split. */
 export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (text.length <= max) return text;
+  // No more than 2 × max units are looked at: a clipped value may be megabytes long.
+  const head = Array.from(text.slice(0, 2 * max));
+  if (head.length <= max && text.length <= 2 * max) return text;
+  return `${head.slice(0, max - 1).join("")}…`;
+}
+
+/** Every C0 and C1 control, `\t` and `\n` included, as a space: for text shown on one line. */
+export function scrubControl(text: string): string {
+  return text.replace(CONTROL_ANY, " ");
 }
 
 /** One line of plain text: no newline or tab survives, and a long value is clipped. */

@@ -84,7 +84,11 @@ export function createGitHubFetch(
     const method = (init.method ?? "GET").toUpperCase();
     const callSignal = init.signal ?? undefined;
     if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
-    const { signal, deadline } = attemptSignal(callSignal, timeoutMs);
+    // `manual`, asked for by get_ci_log: a redirect and a log body are the caller's, read under its own deadline.
+    const passThrough = init.redirect === "manual";
+    const { signal, deadline } = passThrough
+      ? { signal: callSignal, deadline: undefined }
+      : attemptSignal(callSignal, timeoutMs);
 
     const headers = new Headers(init.headers);
     const cacheKey = method === "GET" ? `${tokenId} ${url}` : null;
@@ -100,7 +104,8 @@ export function createGitHubFetch(
         // Redirects are followed here, and only within the API's origin, never by fetch itself.
         response = await send(url, { ...init, ...RAW_BODY, headers, signal, redirect: "manual" });
         const location = response.headers.get("location");
-        if (response.status < 300 || response.status >= 400 || response.status === 304 || location === null) break;
+        if (passThrough || response.status < 300 || response.status >= 400 || response.status === 304) break;
+        if (location === null) break;
         await response.body?.cancel().catch(() => {});
         const next = new URL(location, url).href;
         const sameOrigin = isSameOrigin(next, url);
@@ -113,6 +118,10 @@ export function createGitHubFetch(
           );
         }
         url = next;
+      }
+      if (passThrough && response.status < 400) {
+        log.debug(`GitHub ${method} ${safePath(url)} -> ${response.status}, read by the caller`);
+        return response;
       }
       if (!NULL_BODY_STATUSES.has(response.status)) {
         const read = await readCapped(response, MAX_RESPONSE_BYTES);
@@ -128,7 +137,7 @@ export function createGitHubFetch(
       }
     } catch (error) {
       if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
-      if (deadline.aborted) throw new RequestAborted("timeout", timeoutMs);
+      if (deadline?.aborted) throw new RequestAborted("timeout", timeoutMs);
       if (error instanceof RequestAborted) throw error;
       const transport = transportFailure(error);
       log.debug(`GitHub ${method} ${hostOf(url, "(unparseable URL)")}: ${transport.detail}`);

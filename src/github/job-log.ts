@@ -5,16 +5,9 @@
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import {
-  decodedResponse,
-  hostOf,
-  httpTimeoutMs,
-  RAW_BODY,
-  readCapped,
-  scrubControl,
-  transportFailure,
-} from "../core/http-policy.ts";
-import { clip } from "../core/plain-text.ts";
+import { decodedResponse, hostOf, httpClient, httpTimeoutMs, transportFailure } from "../core/http-policy.ts";
+import { silentLogger } from "../core/log.ts";
+import { clip, scrubControl } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
 import { JobLogFilter } from "./log-filter.ts";
@@ -23,10 +16,6 @@ import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure } from 
 
 /** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
 export const MAX_LOG_BYTES = 512 * 1024 * 1024;
-/** Redirects followed from the signed URL on (storage may hop once more). */
-const MAX_LOG_REDIRECTS = 3;
-/** An error answer is read only this far: it is a message, not a log. */
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 const JobPayload = v.object({
   id: v.number(),
@@ -80,7 +69,7 @@ type JobLog =
   /** HTTP 404: not written yet (the job is running) or not visible to this token. */
   | { kind: "missing" };
 
-/** The job's log, filtered as it streams; every hop under one idle deadline and the caller's cancellation. */
+/** The job's log, filtered as it streams; each host waited for at most the timeout between two chunks. */
 export async function readJobLog(
   call: GitHubCall,
   request: { jobId: number; steps: Job["steps"]; lines: number; fetch: typeof fetch; env: Env },
@@ -89,64 +78,49 @@ export async function readJobLog(
   const timeoutMs = httpTimeoutMs(request.env);
   const idle = new AbortController();
   const timer = setTimeout(() => idle.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
-  const signal = AbortSignal.any([call.signal, idle.signal]);
+  let refresh: () => void = () => timer.refresh();
+  let timedOut = () => idle.signal.aborted;
   const what = `the log of Actions job ${request.jobId} in ${target.owner}/${target.repo}`;
   let where = hostOf(connection.baseUrl, "the log host");
-  // The API is asked with the token and follows no redirect: its answer is where the log is.
-  const noRedirect = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const response = await request.fetch(url, { ...init, ...RAW_BODY, redirect: "manual" }).catch((error: unknown) => {
-      if (call.signal.aborted) throw new RequestAborted("cancelled", timeoutMs);
-      if (signal.aborted) throw new RequestAborted("timeout", timeoutMs);
-      throw error;
-    });
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel().catch(() => {});
-      return new Response(null, { status: response.status, headers: response.headers });
-    }
-    if (response.status >= 400) {
-      const read = await readCapped(response, MAX_ERROR_BODY_BYTES);
-      return new Response(read.kind === "ok" ? read.text : "", { status: response.status, headers: response.headers });
-    }
-    return response;
-  };
   try {
+    // With the token, and no redirect followed: the answer is where the log is (or, from some servers, the log).
     const sent = connection.octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
       owner: target.owner,
       repo: target.repo,
       job_id: request.jobId,
-      request: { signal, fetch: noRedirect, parseSuccessResponseBody: false },
+      request: {
+        signal: AbortSignal.any([call.signal, idle.signal]),
+        redirect: "manual",
+        parseSuccessResponseBody: false,
+      },
     });
     const raw = await untilCancelled(sent, call.signal).catch((error: unknown) => ({ error }));
     if ("error" in raw) {
+      if (timedOut() && !call.signal.aborted) throw raw.error;
       const status = httpFailure(raw.error)?.status;
       if (status === 410) return ok({ kind: "expired" });
       if (status === 404) return ok({ kind: "missing" });
       return err(githubErrorToToolError(raw.error, call, { what }));
     }
-    // Some servers answer with the log itself.
     const body = raw.data instanceof ReadableStream ? raw.data : null;
     let response = new Response(body, { headers: raw.headers as Record<string, string> });
     let sender = "GitHub";
     if (raw.status >= 300) {
-      let url = raw.headers.location === undefined ? null : URL.parse(raw.headers.location, connection.baseUrl);
-      if (!isWeb(url)) {
+      await body?.cancel().catch(() => {});
+      const url = raw.headers.location === undefined ? null : URL.parse(raw.headers.location, connection.baseUrl);
+      if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) {
         return err(toolError("network_error", `GitHub answered the request for ${what} without a usable log address`));
       }
       where = url.host;
-      for (let hops = 0; ; hops++) {
-        // The signed URL, and every hop after it, gets no credential of any kind. Raw, as every other body here:
-        // inflated by the runtime, a small body could grow whole in memory.
-        response = await request.fetch(url.href, { ...RAW_BODY, redirect: "manual", signal, credentials: "omit" });
-        const next = response.headers.get("location");
-        if (response.status < 300 || response.status >= 400 || next === null || hops >= MAX_LOG_REDIRECTS) break;
-        await response.body?.cancel().catch(() => {});
-        url = URL.parse(next, url.href);
-        if (!isWeb(url)) {
-          return err(toolError("network_error", "The log host redirected too often or to an unusable address"));
-        }
-      }
-      where = url.host;
       sender = `The log host ${where}`;
+      clearTimeout(timer);
+      // A signed URL: no credential of any kind goes there, so its redirects may be followed.
+      const log = call.log ?? silentLogger;
+      const http = httpClient({ fetch: request.fetch, log, now: call.now, timeoutMs });
+      const stored = await http(url.href, { signal: call.signal, redirect: "follow" });
+      timedOut = () => (stored.kind === "response" ? stored.stopped() : stored.kind) === "timeout";
+      if (stored.kind !== "response") throw stored.cause;
+      ({ response, refresh } = stored);
       if (!response.ok) {
         await response.body?.cancel().catch(() => {});
         const hint = "The signed log address lasts a minute; call get_ci_log again.";
@@ -165,9 +139,8 @@ export async function readJobLog(
     const decoder = new TextDecoder();
     let bytes = 0;
     let cut = false;
-    // Leaving the loop early cancels the stream.
     for await (const chunk of decoded.body ?? []) {
-      timer.refresh();
+      refresh();
       cut = bytes + chunk.byteLength > MAX_LOG_BYTES;
       if (cut) break;
       bytes += chunk.byteLength;
@@ -176,9 +149,9 @@ export async function readJobLog(
     filter.push(decoder.decode());
     return ok({ kind: "read", log: filter.end(), bytes, cut });
   } catch (error) {
-    // The download or the stream failed: cancelled, stalled, or cut off.
-    if (call.signal.aborted) return err(toolError("network_error", `Request for ${what} was cancelled`));
-    if (!idle.signal.aborted) {
+    if (call.signal.aborted)
+      return err(toolError("network_error", `Request for ${what} was cancelled`, undefined, "cancelled"));
+    if (!timedOut()) {
       return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
     }
     const hint = "Try again; set TWIG_MCP_HTTP_TIMEOUT_MS to wait longer.";
@@ -186,8 +159,4 @@ export async function readJobLog(
   } finally {
     clearTimeout(timer);
   }
-}
-
-function isWeb(url: URL | null): url is URL {
-  return url !== null && (url.protocol === "https:" || url.protocol === "http:");
 }

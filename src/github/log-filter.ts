@@ -1,10 +1,12 @@
 /**
  * The parts of a GitHub Actions job log that say why it failed, read as it streams in: each step's last lines (a ring
- * per step, so memory stays bounded) and every `##[error]` line. Lines start with an ISO timestamp; steps start at
- * `##[group]Run <what>`, `Post job cleanup.` and (the last) `Cleaning up orphan processes`, after "Set up job".
+ * per step, so memory stays bounded, without the lines saying a test passed), the failing tests its test runner names, and every `##[error]` line. Lines start
+ * with an ISO timestamp; steps start at `##[group]Run <what>`, and the post-job part at `Post job cleanup.` (or a
+ * `##[group]Post …`) and (the last step) `Cleaning up orphan processes`, after "Set up job".
  */
 import { scrubSecrets } from "../core/http-policy.ts";
 import { clip, plainText } from "../core/plain-text.ts";
+import { detach, MAX_FAILURES, MAX_MESSAGE_CHARS, TestFailureParser } from "./test-failures.ts";
 
 /** Longer lines (minified output, base64 blobs) are clipped: a line is for reading. */
 export const MAX_LINE_CHARS = 2000;
@@ -21,6 +23,9 @@ interface Section {
   next: number;
   total: number;
   errors: number;
+  tests: TestFailureParser;
+  /** Lines saying a test passed: left out of the ring, counted. */
+  passing: number;
 }
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
@@ -60,7 +65,7 @@ export class JobLogFilter {
     this.#jobSteps = options.jobSteps.filter((step) => step.conclusion !== "skipped");
     const failed = this.#jobSteps.flatMap((step, index) => (isFailure(step.conclusion) ? [index] : []));
     this.#failedByOrder = new Set(failed.slice(0, MAX_HELD_SECTIONS));
-    this.#current = { index: 0, title: "Set up job", ring: [], next: 0, total: 0, errors: 0 };
+    this.#current = section(0, "Set up job");
   }
 
   push(text: string): void {
@@ -86,12 +91,22 @@ export class JobLogFilter {
     const byOrder = matched ? this.#held.filter((s) => this.#failedByOrder.has(s.index)) : [];
     const errored = this.#held.filter((s) => s.errors > 0).slice(-MAX_HELD_SECTIONS);
     const chosen = byOrder.length > 0 ? byOrder : errored.length > 0 ? errored : this.#lastRun ? [this.#lastRun] : [];
+    const parsed = chosen.map((section) => section.tests.result());
+    const failures = parsed.flatMap((tests) => tests.failures);
+    const omitted = parsed.reduce((sum, tests) => sum + tests.omitted, 0) + Math.max(0, failures.length - MAX_FAILURES);
     return {
+      failures: failures.slice(0, MAX_FAILURES).map(({ test, message }) => ({
+        test: this.#clean(test).replace(/[\n\t]/g, " "),
+        message: clip(this.#clean(message), MAX_MESSAGE_CHARS),
+      })),
+      failures_omitted: omitted,
+      totals: parsed.flatMap((tests) => (tests.totals === null ? [] : [this.#clean(tests.totals)])),
       steps: chosen.map((section) => {
         const lines = [...section.ring.slice(section.next), ...section.ring.slice(0, section.next)];
         return {
           step: title(section.index, section.title),
-          earlier_lines: section.total - lines.length,
+          earlier_lines: section.total - section.passing - lines.length,
+          ...(section.passing > 0 ? { passing_lines: section.passing } : {}),
           lines: lines.map((line) => this.#clean(line)),
         };
       }),
@@ -133,6 +148,7 @@ export class JobLogFilter {
     if (line.startsWith("##[")) {
       if (line.startsWith("##[endgroup]")) return;
       if (line.startsWith("##[group]Run ")) this.#start(line.slice("##[group]".length));
+      else if (line.startsWith("##[group]Post ")) this.#start(line.slice("##[group]".length));
       else if (line.startsWith("##[error]")) this.#error(line.slice("##[error]".length));
     } else if (line.startsWith("Post job cleanup.")) {
       this.#start("Post job cleanup");
@@ -141,6 +157,12 @@ export class JobLogFilter {
     }
     const section = this.#current;
     section.total++;
+    if (!line.startsWith("##[")) {
+      if (section.tests.line(line.includes("\u001b") ? line.replace(ANSI, "") : line)) {
+        section.passing++;
+        return;
+      }
+    }
     if (this.#lines === 0) return;
     if (section.ring.length < this.#lines) section.ring.push(line);
     else {
@@ -152,7 +174,7 @@ export class JobLogFilter {
   #start(title: string): void {
     this.#close(this.#current);
     const index = this.#sections++;
-    this.#current = { index, title: detach(clip(this.#clean(title), 200)), ring: [], next: 0, total: 0, errors: 0 };
+    this.#current = section(index, detach(clip(this.#clean(title), 200)));
   }
 
   #close(section: Section): void {
@@ -187,9 +209,8 @@ export function cleanCiText(text: string, secrets: readonly string[]): string {
   return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
 }
 
-/** A copy sharing no memory with its source: JavaScriptCore's substrings keep their 64 KB chunk alive. */
-function detach(text: string): string {
-  return Buffer.from(text, "utf8").toString("utf8");
+function section(index: number, title: string): Section {
+  return { index, title, ring: [], next: 0, total: 0, errors: 0, tests: new TestFailureParser(), passing: 0 };
 }
 
 /** Detaches a section's `count` newest ring lines (those cut from the chunk just read), at most the ring. */

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { PullRequest } from "./pull-request.ts";
-import { failureKinds, fetchPages, type GitHubCall, type Pages } from "./request.ts";
+import { fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
 export const Text = v.nullish(v.string(), null);
 
@@ -53,7 +53,7 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
   const stopOthersOnFatal = <T>(result: Result<Pages<T>>): Result<Pages<T>> => {
-    if (!result.ok && failureKinds.get(result.error) !== "refused") siblings.abort();
+    if (!result.ok && result.error.kind !== "refused") siblings.abort();
     return result;
   };
   const commit = commitChecks(fanout, pr.head_sha);
@@ -71,10 +71,8 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
   ]);
 
   // Report the failure that caused the others to stop, not their cancellation.
-  const failed = [reviews, checks, statuses].flatMap((r) =>
-    r.ok || failureKinds.get(r.error) === "refused" ? [] : [r.error],
-  );
-  const fatal = failed.find((error) => failureKinds.get(error) !== "cancelled") ?? failed[0];
+  const failed = [reviews, checks, statuses].flatMap((r) => (r.ok || r.error.kind === "refused" ? [] : [r.error]));
+  const fatal = failed.find((error) => error.kind !== "cancelled") ?? failed[0];
   if (fatal) return err(fatal);
 
   const unavailable: string[] = [];
@@ -171,11 +169,18 @@ function reasonsOf(reviews: readonly ReviewWithBody[], checks: readonly CheckRun
   const failing = judged(checks, statuses)
     .filter(({ outcome }) => outcome === "failing")
     .map((c) => {
-      const parts = "run" in c ? [c.run.output?.title, c.run.output?.summary] : [c.status.description];
-      const text = parts.filter((part) => part != null && part.trim() !== "").join(": ");
+      const text = "run" in c ? titled(c.run.output?.title, c.run.output?.summary) : c.status.description;
       return { name: inline(c.name, 80), ...excerpt(text, CHECK_EXCERPT_CHARS) };
     });
   return { changes_requested: changes.slice(0, MAX_REASONS), failing: failing.slice(0, MAX_REASONS) };
+}
+
+/** A check's title and summary as one text; a summary that opens with its title (many apps write both) alone. */
+function titled(title: string | null | undefined, summary: string | null | undefined): string {
+  const [head, body] = [title ?? "", summary ?? ""].map((part) => part.replace(/\s+/g, " ").trim()) as [string, string];
+  const bare = body.replace(/^[#*_>\s]+/, "").toLowerCase();
+  if (head === "" || bare.startsWith(head.toLowerCase())) return body;
+  return body === "" ? head : `${head}: ${body}`;
 }
 
 const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { type ToolError, toolError } from "../core/errors.ts";
 import { hostOf, isSameOrigin, scrubSecrets, scrubToolError, transportFailure } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
-import { clip } from "../core/plain-text.ts";
+import { clip, scrubControl } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
@@ -51,13 +51,7 @@ export async function githubGet<S extends v.GenericSchema>(
     }
     link = raw.headers.link;
   } catch (error) {
-    const failure = githubErrorToToolError(error, call, subject);
-    const status = httpFailure(error)?.status;
-    if (error instanceof RequestAborted && error.reason === "cancelled") failureKinds.set(failure, "cancelled");
-    else if ((status === 403 || status === 404 || status === 410) && failure.code !== "rate_limited") {
-      failureKinds.set(failure, "refused");
-    }
-    return err(failure);
+    return err(githubErrorToToolError(error, call, subject));
   }
   const parsed = v.safeParse(schema, data);
   if (parsed.success) return ok({ data: parsed.output, link });
@@ -132,9 +126,6 @@ export async function fetchPages<S extends v.GenericSchema, T>(
   return done(links.next !== undefined);
 }
 
-/** Why a request failed, not by its words: `refused` is a 403/404 on one resource, `cancelled` a stopped request. */
-export const failureKinds = new WeakMap<ToolError, "refused" | "cancelled">();
-
 type HttpFailure = NonNullable<ReturnType<typeof httpFailure>>;
 
 /** The parts of an Octokit `RequestError` read here; `null` for anything without a status. */
@@ -170,7 +161,7 @@ function mapError(error: unknown, call: GitHubCall, subject: Subject) {
   const stopped = [error, (error as { cause?: unknown } | null)?.cause].find((e) => e instanceof RequestAborted);
   switch (stopped?.reason) {
     case "cancelled":
-      return toolError("network_error", `Request for ${what} was cancelled`);
+      return toolError("network_error", `Request for ${what} was cancelled`, undefined, "cancelled");
     case "timeout":
       return toolError(
         "network_error",
@@ -223,6 +214,7 @@ function mapError(error: unknown, call: GitHubCall, subject: Subject) {
       "credentials_invalid",
       `GitHub refused access to ${what} (HTTP 403${github ? `: ${github}` : ""})`,
       `The token from ${source} lacks permission: classic tokens need the \`repo\` scope for private repositories; fine-grained tokens need read access to Pull requests, Checks and Commit statuses; organizations using SAML SSO require authorizing the token.`,
+      "refused",
     );
   }
   if (status === 404 || status === 410) {
@@ -230,6 +222,7 @@ function mapError(error: unknown, call: GitHubCall, subject: Subject) {
       "not_found",
       `${missing.charAt(0).toUpperCase()}${missing.slice(1)} not found (HTTP ${status})`,
       `Check that ${call.target.owner}/${call.target.repo} (and any number given) is right. Private repositories also answer 404 when the token from ${source} cannot see them: classic tokens need the \`repo\` scope, fine-grained tokens need access to the repository.`,
+      "refused",
     );
   }
   if (status === 422 || status === 400) {
@@ -253,7 +246,7 @@ function mapError(error: unknown, call: GitHubCall, subject: Subject) {
 function githubMessage({ data }: HttpFailure, secrets: readonly string[] = []): string {
   const field = (data as { message?: unknown } | null)?.message;
   const text = typeof field === "string" ? field : typeof data === "string" && !/^\s*</.test(data) ? data : "";
-  return clip(scrubSecrets(text.replace(/\s+/g, " ").trim(), secrets), 301);
+  return clip(scrubSecrets(scrubControl(text).replace(/\s+/g, " ").trim(), secrets), 301);
 }
 
 function rateLimitInfo(failure: HttpFailure, now: Date): ToolError | null {

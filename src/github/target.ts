@@ -1,7 +1,6 @@
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
-import { scrubControl } from "../core/http-policy.ts";
-import { clip, trimChars } from "../core/plain-text.ts";
+import { clip, scrubControl, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import {
   GITHUB_COM,

@@ -1,24 +1,21 @@
 import { once } from "node:events";
 import * as v from "valibot";
-import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../core/context.ts";
 import { describeIssues, type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import {
-  ACCEPT_ENCODING,
-  abortableSleep,
-  attemptSignal,
   formatBytes,
+  type HttpSettings,
   hostOf,
+  httpClient,
   httpTimeoutMs,
   MAX_RESPONSE_BYTES,
   parseRetryAfter,
-  RAW_BODY,
   readCapped,
   scrubSecrets,
   scrubToolError,
   transportFailure,
 } from "../core/http-policy.ts";
-import { clip } from "../core/plain-text.ts";
+import { clip, scrubControl } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials.ts";
@@ -27,16 +24,8 @@ import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, nor
 /** Jira Cloud (REST v3, ADF descriptions, enhanced search) or Server/Data Center (REST v2). */
 export type Deployment = "cloud" | "server";
 
-/** Tunables: tests inject `sleep` (it must reject when `signal` aborts) so retries cost no wall-clock time. */
-export interface JiraClientOptions {
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  maxRetryWaitMs?: number;
-  maxResponseBytes?: number;
-}
-
-/** 429/503 are retried: three attempts in all, after `Retry-After` or a backoff doubling from 500 ms. */
-const MAX_ATTEMPTS = 3;
-const BACKOFF_BASE_MS = 500;
+/** Tunables for tests: a recorded `sleep` instead of real retry waits, a smaller body cap. */
+export type JiraClientOptions = Pick<HttpSettings, "sleep" | "maxRetryWaitMs"> & { maxResponseBytes?: number };
 
 /** `note`: what was dropped from a pasted `$JIRA_HOST`, if anything. */
 type JiraSetup = { base: JiraBase; auth: ResolvedJiraCredential; note: string | null };
@@ -91,29 +80,26 @@ const ServerInfoSchema = v.object({ deploymentType: v.optional(v.string()) });
 
 function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClientOptions, deployments: Deployments) {
   const site = base.apiRoot;
-  const { log, now } = ctx;
-  const { sleep = abortableSleep, maxRetryWaitMs = 10_000, maxResponseBytes = MAX_RESPONSE_BYTES } = options;
+  const { log } = ctx;
+  const { maxResponseBytes = MAX_RESPONSE_BYTES } = options;
   // The token itself, and the header that encodes it (Basic is only base64 of user:token).
   const secrets = [auth.token, auth.authorization.slice(auth.authorization.indexOf(" ") + 1)];
-  const requestHeaders: Record<string, string> = {
-    Accept: "application/json",
-    "Accept-Encoding": ACCEPT_ENCODING,
-    Authorization: auth.authorization,
-    "User-Agent": `twig-mcp/${pkg.version}`,
-  };
+  const timeoutMs = httpTimeoutMs(ctx.env, log);
+  const http = httpClient({
+    ...ctx,
+    ...options,
+    timeoutMs,
+    name: "Jira",
+    origin: new URL(site).origin,
+    headers: { Accept: "application/json", Authorization: auth.authorization },
+  });
 
   async function send<S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) {
     const endpoint = `${spec.method} ${spec.path}`;
-    const timeoutMs = httpTimeoutMs(ctx.env, log);
-    const url = new URL(`${base.apiRoot}${spec.path}`);
-    for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    let started = 0;
-    let deadline: AbortSignal | undefined;
-    const failed = (cause: unknown): Result<never> => {
-      if (signal.aborted) return cancelled(endpoint);
-      if (deadline?.aborted) {
-        log.debug(`Jira ${endpoint} timed out after ${Math.round(performance.now() - started)} ms`);
+    const sent = await http(`${site}${spec.path}`, { method: spec.method, query: spec.query, body: spec.body, signal });
+    const failed = (why: "cancelled" | "timeout" | null, cause: unknown): Result<never> => {
+      if (why === "cancelled") return cancelled(endpoint);
+      if (why === "timeout") {
         const hint = "Check the network or VPN; TWIG_MCP_HTTP_TIMEOUT_MS raises the timeout.";
         return networkError(`Jira at ${site} did not answer ${endpoint} within ${timeoutMs} ms`, hint);
       }
@@ -126,40 +112,10 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
         `Check JIRA_HOST${dns ? " for a typo," : ""} and the network connection (VPN, proxy).`,
       );
     };
-
-    let response: Response;
-    for (let tries = 1; ; tries++) {
-      if (signal.aborted) return cancelled(endpoint);
-      const attempt = attemptSignal(signal, timeoutMs);
-      deadline = attempt.deadline;
-      started = performance.now();
-      try {
-        response = await ctx.fetch(url, {
-          method: spec.method,
-          headers: body === undefined ? requestHeaders : { ...requestHeaders, "Content-Type": "application/json" },
-          body,
-          signal: attempt.signal,
-          // A redirect is reported, not followed: following it would send the credentials elsewhere.
-          redirect: "manual",
-          ...RAW_BODY,
-        });
-      } catch (error) {
-        return failed(error);
-      }
-      const elapsed = Math.round(performance.now() - started);
-      log.debug(`Jira ${endpoint} → HTTP ${response.status} in ${elapsed} ms (attempt ${tries})`);
-      if ((response.status !== 429 && response.status !== 503) || tries === MAX_ATTEMPTS) break;
-      const wait = parseRetryAfter(response.headers.get("retry-after"), now()) ?? BACKOFF_BASE_MS * 2 ** (tries - 1);
-      // A longer wait ends the retries instead.
-      if (wait > maxRetryWaitMs) break;
-      log.info(`Jira answered HTTP ${response.status}; retrying ${endpoint} in ${wait} ms`);
-      response.body?.cancel().catch(() => {});
-      const stopped = await sleep(wait, signal).catch(() => cancelled(endpoint));
-      if (stopped) return stopped;
-    }
-
+    if (sent.kind !== "response") return failed(sent.kind === "failed" ? null : sent.kind, sent.cause);
+    const { response } = sent;
     const read = await readCapped(response, maxResponseBytes);
-    if (read.kind === "failed") return failed(read.cause);
+    if (read.kind === "failed") return failed(sent.stopped(), read.cause);
     if (read.kind === "too-large") {
       const limit = formatBytes(maxResponseBytes);
       return networkError(`Jira at ${site} sent more than ${limit} for ${endpoint}; the rest was not read`);
@@ -168,7 +124,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
     if (status >= 300 && status < 400) {
       // Shown without its query, which may carry a token; an unreadable Location is not shown.
       const location = headers.get("location");
-      const url = location === null ? null : URL.parse(location, `${base.apiRoot}/`);
+      const url = location === null ? null : URL.parse(location, `${site}/`);
       const target = url === null ? "elsewhere" : `${url.protocol}//${url.host}${url.pathname}`;
       return networkError(
         `Jira at ${site} redirected ${endpoint} to ${clip(target, 200)} (HTTP ${status}); redirects are not followed`,
@@ -180,7 +136,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
       json = JSON.parse(read.text);
     } catch {}
     if (status < 200 || status >= 300) {
-      const retryAfterMs = parseRetryAfter(headers.get("retry-after"), now());
+      const retryAfterMs = parseRetryAfter(headers.get("retry-after"), ctx.now());
       const extra = {
         loginReason: headers.get("x-seraph-loginreason"),
         ...(retryAfterMs === null ? {} : { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) }),
@@ -202,7 +158,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
     return networkError(`Jira at ${site} returned an unexpected response for ${endpoint}: ${issues}`);
   }
 
-  /** One JSON request (timeout, cancellation, 429/503 retries; never throws); errors lose credentials proxies echo. */
+  /** One JSON request (never throws); its errors lose any credential a proxy echoes. */
   const request = <S extends v.GenericSchema>(spec: RequestSpec<S>, signal: AbortSignal) =>
     send(spec, signal).then((result) => (result.ok ? result : err(scrubToolError(result.error, secrets))));
 
@@ -242,7 +198,8 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
 }
 
 const networkError = (message: string, hint?: string): Result<never> => err(toolError("network_error", message, hint));
-const cancelled = (endpoint: string) => networkError(`Jira request ${endpoint} was cancelled`);
+const cancelled = (endpoint: string): Result<never> =>
+  err(toolError("network_error", `Jira request ${endpoint} was cancelled`, undefined, "cancelled"));
 
 /** What a failed request was for: `notFound` is the sentence for a 404, `unknownProject` for a 400 naming one. */
 type RequestPurpose = { notFound?: string; unknownProject?: string };
@@ -258,7 +215,7 @@ export function jiraErrorMessages(body: unknown, secrets: readonly string[] = []
     message,
   ].flatMap((text) => {
     if (typeof text !== "string") return [];
-    const plain = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+    const plain = scrubControl(text).replace(/\s+/g, " ").trim();
     return plain === "" ? [] : [clip(scrubSecrets(plain, secrets), 300)];
   });
   return [...new Set(cleaned)].slice(0, 3);

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
+import { clip } from "../core/plain-text.ts";
 import { ok } from "../core/result.ts";
 import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
@@ -10,7 +11,7 @@ import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { buildBranchGraph, includesSorted } from "../twig/graph.ts";
 import type { ServiceContext } from "./context.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
-import { BranchNameSchema } from "./params.ts";
+import { BranchNameSchema, unpublished } from "./params.ts";
 import { readStack } from "./shared/ancestors.ts";
 import { branchPrs, PrSummarySchema, summarizePr, unanswered } from "./shared/branch-pr.ts";
 import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
@@ -49,7 +50,8 @@ const BranchContextSchema = v.object({
     children: v.array(v.object({ branch: v.string(), pr_number: v.optional(v.number()) })),
   }),
   stack: v.array(BranchRecordSchema),
-  cycle: v.optional(v.literal(true)),
+  // Rare (a hand-edited loop), so left out of tools/list; docs/tools.md describes it.
+  cycle: v.optional(v.pipe(v.literal(true), unpublished("field"))),
   pull_request: livePart(PrSummarySchema),
   jira_issue: livePart(JiraSummarySchema),
   /** What to do for the branch and its ancestors, parents first; the server never runs the commands. */
@@ -66,8 +68,7 @@ const failed = (error: ToolError) => ({ status: "error" as const, error });
 export const getBranchContextTool = defineTool({
   name: "get_branch_context",
   title: "Branch context",
-  description:
-    "Start here: the branch, stack, children, own commits, push state, PR and Jira status, next steps. Summaries only.",
+  description: "Start here: the branch, stack, children, own commits, push state, PR and Jira summaries, next steps.",
   group: "local",
   input: v.object({
     branch: v.optional(v.pipe(BranchNameSchema, v.description("Default: the current branch."))),
@@ -168,10 +169,4 @@ async function jiraPart(ctx: ServiceContext, info: CallInfo, linked: string | un
   if (text === undefined) return { status: "ok", data };
   const preview = { description: clip(text, DESCRIPTION_PREVIEW_CHARS), description_length: Array.from(text).length };
   return { status: "ok", data: { ...data, ...preview } };
-}
-
-/** At most `max` characters, cut between code points, with `…` marking the cut. */
-function clip(text: string, max: number): string {
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join("")}…`;
 }

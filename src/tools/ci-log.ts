@@ -29,14 +29,26 @@ const LOG_EXPIRED =
 const CiCheckSchema = v.object({
   name: v.string(),
   id: v.nullable(v.number()),
-  source: v.picklist(["actions", "check_run", "status"]),
+  source: v.picklist(["job_log", "check_run_report", "commit_status"]),
   status: v.string(),
   conclusion: v.nullable(v.string()),
   url: v.nullable(v.string()),
   failed_steps: v.optional(v.array(v.string())),
-  log: v.optional(v.array(v.object({ step: v.string(), earlier_lines: v.number(), lines: v.array(v.string()) }))),
+  failures: v.optional(v.array(v.object({ test: v.string(), message: v.string() }))),
+  failures_omitted: v.optional(v.number()),
+  totals: v.optional(v.string()),
   errors: v.optional(v.array(v.object({ step: v.string(), message: v.string() }))),
   errors_omitted: v.optional(v.number()),
+  log: v.optional(
+    v.array(
+      v.object({
+        step: v.string(),
+        earlier_lines: v.number(),
+        passing_lines: v.optional(v.number()),
+        lines: v.array(v.string()),
+      }),
+    ),
+  ),
   log_bytes: v.optional(v.number()),
   title: v.optional(v.nullable(v.string())),
   summary: v.optional(v.nullable(v.string())),
@@ -54,6 +66,8 @@ type CiCheck = v.InferOutput<typeof CiCheckSchema>;
 const CiLogSchema = v.object({
   pull_request: v.number(),
   head_sha: v.string(),
+  /** One line per check read: its failing tests, else its first error, report title or status. */
+  summary: v.array(v.string()),
   checks: v.array(CiCheckSchema),
   notes: v.optional(v.array(v.string())),
   ...cutFields(["lines"]),
@@ -64,7 +78,7 @@ export const getCiLogTool = defineTool({
   name: "get_ci_log",
   title: "Why CI failed",
   description:
-    "Why a PR's CI failed: each failing check's job log (failed step's tail, error lines) or report. Default: the current branch's PR.",
+    "Why a PR's CI failed: each failing check's failing tests (pytest, jest, go, …), error lines and failed step's log tail, or its report. Default: the current branch's PR.",
   group: "github",
   input: v.object({
     pr_number: v.optional(PrNumberSchema),
@@ -104,7 +118,8 @@ export const getCiLogTool = defineTool({
     const checks = await Promise.all(
       chosen.value.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
     );
-    return ok({ pull_request: number, head_sha: pr.head_sha, checks, ...(notes.length > 0 ? { notes } : {}) });
+    const summary = checks.map(headline);
+    return ok({ pull_request: number, head_sha: pr.head_sha, summary, checks, ...(notes.length > 0 ? { notes } : {}) });
   },
   fit: fitCiLog,
 });
@@ -157,33 +172,41 @@ function chooseChecks(all: Candidate[], check: string | undefined, pr: number, n
 async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun, lines: number): Promise<CiCheck> {
   const jobId = actionsJobId(run);
   const base = { name: inline(run.name), id: run.id, status: run.status, conclusion: run.conclusion, url: run.url };
-  if (jobId === null) return readReport(call, run, { ...base, source: "check_run" });
+  if (jobId === null) return readReport(call, run, { ...base, source: "check_run_report" });
   const job = await getJob(call, jobId);
   const steps = job.ok ? job.value.steps : [];
   const failed = steps.filter((step) => isFailure(step.conclusion));
   const failed_steps = failed.map((step) => inline(cleanCiText(step.name, call.connection.secrets), 200));
-  const check: CiCheck = { ...base, source: "actions", failed_steps };
+  const check: CiCheck = { ...base, source: "job_log", failed_steps };
   const log = await readJobLog(call, { jobId, steps, lines, fetch: ctx.fetch, env: ctx.env });
-  if (!log.ok) return { ...check, note: errorNote(log.error) };
-  const read = log.value;
-  if (read.kind === "expired") return { ...check, note: LOG_EXPIRED };
-  if (read.kind === "missing") {
+  if (!log.ok || log.value.kind !== "read") {
     const status = job.ok ? job.value.status : run.status;
-    const note =
-      status === "completed"
-        ? "GitHub has no log for this job (HTTP 404): it was deleted, or the token cannot read Actions."
-        : `The log is not available yet: the job is ${inline(status, 40)}. GitHub serves it once the job finishes.`;
-    return { ...check, note };
+    const note = !log.ok
+      ? errorNote(log.error)
+      : log.value.kind === "expired"
+        ? LOG_EXPIRED
+        : status === "completed"
+          ? "GitHub has no log for this job (HTTP 404): it was deleted, or the token cannot read Actions."
+          : `The log is not available yet: the job is ${inline(status, 40)}. GitHub serves it once the job finishes.`;
+    // Without the log, the check run's own report (its title, summary and the job's error annotations) says why.
+    if (!run.output?.title && !run.output?.summary && !run.output?.annotations_count) return { ...check, note };
+    const report = await readReport(call, run, { ...check, source: "check_run_report" });
+    return { ...report, note: report.note === undefined ? note : `${note} ${report.note}` };
   }
+  const read = log.value;
   const notes = [
     ...(job.ok ? [] : [`The job's steps could not be read: ${errorNote(job.error)}`]),
     ...(read.cut ? [`Only the first ${formatBytes(MAX_LOG_BYTES)} of the log were read.`] : []),
   ];
+  const { failures, failures_omitted, totals } = read.log;
   return {
     ...check,
-    log: read.log.steps,
+    ...(failures.length > 0 ? { failures } : {}),
+    ...(failures_omitted > 0 ? { failures_omitted } : {}),
+    ...(totals.length > 0 ? { totals: totals.join("; ") } : {}),
     errors: read.log.errors,
     ...(read.log.errors_omitted > 0 ? { errors_omitted: read.log.errors_omitted } : {}),
+    log: read.log.steps,
     log_bytes: read.bytes,
     ...(notes.length > 0 ? { note: notes.join(" ") } : {}),
   };
@@ -221,13 +244,33 @@ function fromStatus(status: CommitStatus, call: GitHubCall): CiCheck {
   return {
     name: inline(status.context),
     id: null,
-    source: "status",
+    source: "commit_status",
     status: status.state,
     conclusion: null,
     url: status.url,
     description:
       status.description === null ? null : inline(cleanCiText(status.description, call.connection.secrets), 1000),
   };
+}
+
+/** The check in one line: `name: 2 failed: test: message`, else its first error, report title or status. */
+function headline(check: CiCheck): string {
+  const first = (text: string | null | undefined) => inline((text ?? "").split("\n", 1)[0] ?? "", 300);
+  const failures = check.failures ?? [];
+  const [failure] = failures;
+  if (failure !== undefined) {
+    const failed = failures.length + (check.failures_omitted ?? 0);
+    const more = failed > 1 ? ` (and ${count(failed - 1)} more)` : "";
+    const message = failure.message === "" ? "" : `: ${first(failure.message)}`;
+    return `${check.name}: ${count(failed)} failed: ${inline(failure.test, 300)}${message}${more}`;
+  }
+  const [error] = check.errors ?? [];
+  const said =
+    error !== undefined
+      ? `${error.step}: ${first(error.message)}`
+      : first(check.title ?? check.summary ?? check.description ?? check.note ?? "");
+  const state = check.conclusion ?? check.status;
+  return said === "" ? `${check.name}: ${state}` : `${check.name}: ${state}: ${said}`;
 }
 
 function errorNote(error: { message: string; hint?: string | undefined }): string {
@@ -240,6 +283,7 @@ function fitCiLog(answer: CiLog, budget: ReplyBudget): CiLog {
     0,
     ...answer.checks.flatMap((c) => [
       ...(c.log ?? []).map((step) => step.lines.length),
+      c.failures?.length ?? 0,
       c.errors?.length ?? 0,
       c.annotations?.length ?? 0,
       Math.ceil(Math.max(c.summary?.length ?? 0, c.text?.length ?? 0) / 100),
@@ -256,6 +300,10 @@ function fitCiLog(answer: CiLog, budget: ReplyBudget): CiLog {
           return { ...step, earlier_lines: step.earlier_lines + step.lines.length - kept.length, lines: kept };
         });
       }
+      if (c.failures && c.failures.length > n) {
+        cut.failures = c.failures.slice(0, n);
+        cut.failures_omitted = (c.failures_omitted ?? 0) + c.failures.length - n;
+      }
       if (c.errors && c.errors.length > n) {
         cut.errors = c.errors.slice(0, n);
         cut.errors_omitted = (c.errors_omitted ?? 0) + c.errors.length - n;
@@ -270,7 +318,7 @@ function fitCiLog(answer: CiLog, budget: ReplyBudget): CiLog {
       checks,
       truncated: true,
       omitted: { lines: left },
-      hint: `Cut to fit the reply budget: each step keeps its last ${count(n)} lines, ${count(left)} left out; errors, annotations and reports were shortened alike. Lower lines, or name one check.`,
+      hint: `Cut to fit the reply budget: each step keeps its last ${count(n)} lines, ${count(left)} left out; failures, errors, annotations and reports were shortened alike. Lower lines, or name one check.`,
     };
   };
   return largestFitting(budget, build, 0, most);

@@ -80,7 +80,7 @@ export const getStackStatusTool = defineTool({
   name: "get_stack_status",
   title: "Stack status",
   description:
-    'For "state of my stack", "what\'s blocked", standup: each branch in tree order with PR, review, CI, why blocked, drift, ahead/behind, push, Jira; next steps. No PR bodies or logs (get_ci_log).',
+    'For "state of my stack", "what\'s blocked", standup: each branch: PR, review, CI, why blocked, drift, ahead/behind, push, Jira; next steps. Logs: get_ci_log.',
   group: "local",
   annotations: REMOTE_ANNOTATIONS,
   input: v.object({

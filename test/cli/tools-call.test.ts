@@ -43,7 +43,7 @@ describe("twig-mcp tools", () => {
       /^get_current_branch +local +Get the current git branch name and its linked Jira issue and GitHub PR\.$/m,
     );
     expect(stdout).toMatch(
-      /^get_branch_context +local +Start here: the current branch, its stack, commits ahead\/behind its parent, PR and Jira status in one call\.$/m,
+      /^get_branch_context +local +Start here: the branch, stack, children, own commits, push state, PR and Jira summaries, next steps\.$/m,
     );
     expect(stdout).toMatch(/^list_pull_requests +github +/m);
     expect(stdout).toMatch(/^get_jira_issue +jira +/m);

@@ -5,6 +5,8 @@ import {
   FAILING_TEST_STEPS,
   failingTestLog,
   type LogHost,
+  RUNNER_OUTPUTS,
+  runnerLog,
   startLogHost,
   streamingLog,
 } from "../support/actions-log.ts";
@@ -78,11 +80,12 @@ describe("get_ci_log end to end", () => {
     expect(result.structured).toEqual({
       pull_request: 43,
       head_sha: sha,
+      summary: ["test (ubuntu-latest): failure: Unit tests: Process completed with exit code 1."],
       checks: [
         {
           name: "test (ubuntu-latest)",
           id: 9001,
-          source: "actions",
+          source: "job_log",
           status: "completed",
           conclusion: "failure",
           url: "https://github.com/github/hello-world/runs/4",
@@ -110,6 +113,25 @@ describe("get_ci_log end to end", () => {
     expect(fake.requestsTo("/repos/octo/shop/actions/jobs/9001/logs").at(-1)?.headers.authorization).toBe(
       `token ${TOKEN}`,
     );
+  });
+
+  test("a jest job: the failing tests lead the reply, cleaned, and its summary line names the first", async () => {
+    const jest = RUNNER_OUTPUTS.jest;
+    fake.inject("GET", "/repos/octo/shop/actions/jobs/9001/logs", {
+      status: 302,
+      headers: { location: logHost.serve("/job/jest", runnerLog(jest.command, jest.output)) },
+    });
+    const result = await server.call("get_ci_log", {});
+    expect(result.isError).toBe(false);
+    const data = result.structured as { summary: string[]; checks: Array<Record<string, unknown>> };
+    expect(data.summary).toEqual([
+      "test (ubuntu-latest): 2 failed: sum › adds 1 + 2: expect(received).toBe(expected) // Object.is equality (and 1 more)",
+    ]);
+    const [check] = data.checks;
+    expect(check?.failures).toEqual(jest.failures);
+    expect(check?.totals).toBe(jest.totals);
+    expect(Object.keys(check ?? {}).indexOf("failures")).toBeLessThan(Object.keys(check ?? {}).indexOf("log"));
+    expect(result.text).not.toMatch(/\\u001b|Post job cleanup|orphan/);
   });
 
   test("an unknown check is a tool error with a did-you-mean", async () => {

@@ -131,7 +131,8 @@ describe("a misspelled branch", () => {
     for (const [tool, args, start] of cases) {
       const result = await server.call(tool, args);
       expect(result.envelope.error?.code).toBe("not_found");
-      expect(result.envelope.error?.message).toBe(`${start} Did you mean 'feature/auth'?`);
+      // Every close name, closest first.
+      expect(result.envelope.error?.message).toBe(`${start} Did you mean 'feature/auth' or 'feature/auth-ui'?`);
     }
     const far = await server.call("get_branch_stack", { branch: "release/2026" });
     expect(far.envelope.error?.message).toBe("Branch 'release/2026' not found in twig state or the repository");
@@ -169,7 +170,7 @@ describe("an unknown tool", () => {
     expect(error.code).toBe(-32602);
     const enabled = (await server.client.listTools()).tools.map((tool) => tool.name);
     expect(error.message).toContain(
-      `tool not found: 'get_pul_request'; did you mean 'get_pull_request'? Enabled tools: ${enabled.join(", ")}.`,
+      `tool not found: 'get_pul_request'; did you mean 'get_pull_request' or 'list_pull_requests'? Enabled tools: ${enabled.join(", ")}.`,
     );
     expect(error.data).toEqual({ available_tools: enabled });
   });

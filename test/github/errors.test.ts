@@ -124,10 +124,25 @@ describe("HTTP errors map to tool errors", () => {
 
   test("404 is not_found with an access hint", async () => {
     const { ctx } = context();
-    const error = expectErr(await callTool("get_pull_request", { ...ARGS, pr_number: 404 }, ctx));
+    const result = await callTool("get_pull_request", { ...ARGS, pr_number: 404 }, ctx);
+    const error = expectErr(result);
     expect(error.code).toBe("not_found");
     expect(error.message).toBe("Pull request #404 in octo/r not found (HTTP 404)");
     expect(error.hint).toContain("token from $GH_TOKEN");
+    // The kind is a field of the value: a copy (as a reply part or a scrubbed error is) keeps it.
+    expect(!result.ok && { ...result.error }.kind).toBe("refused");
+  });
+
+  test("an error's kind: a 5xx has none, a cancelled call's is cancelled", async () => {
+    fake.inject("GET", PATH, { status: 500, body: { message: "boom" } }, 10);
+    const failed = await callTool("get_pull_request", ARGS, context({ TWIG_MCP_GITHUB_RETRIES: "0" }).ctx);
+    expect(expectErr(failed).code).toBe("network_error");
+    expect(!failed.ok && failed.error.kind).toBeUndefined();
+
+    const controller = new AbortController();
+    controller.abort();
+    const cancelled = await callTool("get_pull_request", ARGS, context().ctx, callInfo(controller.signal));
+    expect(!cancelled.ok && cancelled.error.kind).toBe("cancelled");
   });
 
   test("422 is invalid_params with GitHub's message", async () => {

@@ -4,6 +4,9 @@ import {
   FAILING_TEST_STEPS,
   failingTestLog,
   type LogHost,
+  POST_JOB_LINES,
+  RUNNER_OUTPUTS,
+  runnerLog,
   startLogHost,
   streamingLog,
   timestamped,
@@ -114,7 +117,7 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     expect(check).toMatchObject({
       name: "test",
       id: 101,
-      source: "actions",
+      source: "job_log",
       status: "completed",
       conclusion: "failure",
       url: "https://github.com/octo/r/actions/runs/777/job/101",
@@ -160,6 +163,52 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     expect(manyLog[0]?.earlier_lines).toBe(411);
   });
 
+  test("a pytest job: its failing test leads, then the error lines, then the tail; one summary line per check", async () => {
+    const pytest = RUNNER_OUTPUTS.pytest;
+    seed({
+      runs: [actionsRun(101, "test (ubuntu-latest, py3.12)", "failure")],
+      logs: { 101: runnerLog(pytest.command, pytest.output) },
+    });
+    const data = expectOk(await callTool("get_ci_log", { ...ARGS, lines: 500 }, context()));
+    expect(data.summary).toEqual([
+      "test (ubuntu-latest, py3.12): 1 failed: tests/test_oauth.py::test_refresh_token: AssertionError: refreshed token was not persisted",
+    ]);
+    const [check] = data.checks as Json[];
+    expect(check).toMatchObject({
+      source: "job_log",
+      failures: pytest.failures,
+      totals: pytest.totals,
+      errors: [{ step: "Unit tests", message: "Process completed with exit code 1." }],
+    });
+    const keys = Object.keys(check ?? {});
+    expect(keys.indexOf("failures")).toBeLessThan(keys.indexOf("errors"));
+    expect(keys.indexOf("errors")).toBeLessThan(keys.indexOf("log"));
+    for (const line of POST_JOB_LINES) expect(JSON.stringify(check?.log)).not.toContain(line);
+  });
+
+  test("a job whose log is gone answers from its check run's report, and says so", async () => {
+    const run = {
+      ...actionsRun(101, "old", "failure"),
+      output: { title: "1 error", summary: "Process completed with exit code 1.", text: null, annotations_count: 1 },
+    };
+    annotationsByRun.set(101, [
+      { path: ".github", start_line: null, annotation_level: "failure", title: null, message: "pytest failed" },
+    ]);
+    seed({ runs: [run] });
+    fake.inject("GET", "/repos/octo/r/actions/jobs/101/logs", { status: 410, body: { message: "Gone" } });
+    const data = expectOk(await callTool("get_ci_log", { ...ARGS, check: "old" }, context()));
+    const [check] = data.checks as Json[];
+    expect(check).toMatchObject({
+      source: "check_run_report",
+      title: "1 error",
+      summary: "Process completed with exit code 1.",
+      annotations: [{ path: ".github", line: null, title: null, message: "pytest failed" }],
+    });
+    expect(check?.note).toMatch(/no longer keeps this job's log \(HTTP 410\)/);
+    expect(data.summary).toEqual(["old: failure: 1 error"]);
+    annotationsByRun.delete(101);
+  });
+
   test("an expired log (410) and one not written yet (404 while the job runs) say so", async () => {
     seed({
       runs: [actionsRun(101, "old", "failure"), actionsRun(102, "running", null, "in_progress")],
@@ -184,10 +233,14 @@ describe("get_ci_log: GitHub Actions jobs", () => {
     const data = expectOk(await callTool("get_ci_log", { ...ARGS, check: "huge", lines: 500 }, context()));
     const [check] = data.checks as Json[];
     expect(check?.log_bytes as number).toBeGreaterThan(50 * 1024 * 1024);
-    expect(check?.errors).toEqual([{ step: "Run make", message: "Process completed with exit code 2." }]);
+    expect(check?.errors).toEqual([{ step: "Unit tests", message: "Process completed with exit code 2." }]);
+    expect(check?.failures).toEqual([
+      { test: "tests/test_big.py::test_last", message: "AssertionError: the end was reached" },
+    ]);
     const log = check?.log as Array<{ step: string; lines: string[]; earlier_lines: number }>;
     expect(log[0]?.lines).toHaveLength(500);
     expect(log[0]?.lines.at(-2)).toBe("make: *** [all] Error 2");
+    expect(JSON.stringify(log)).not.toContain("post-job-marker");
     expect(log[0]?.earlier_lines).toBeGreaterThan(500_000);
   }, 60_000);
 
@@ -403,7 +456,7 @@ describe("get_ci_log: other checks", () => {
       {
         name: "codecheck",
         id: 201,
-        source: "check_run",
+        source: "check_run_report",
         status: "completed",
         conclusion: "failure",
         url: "https://github.com/github/hello-world/runs/4",
@@ -418,7 +471,7 @@ describe("get_ci_log: other checks", () => {
       {
         name: "ci/jenkins",
         id: null,
-        source: "status",
+        source: "commit_status",
         status: "failure",
         conclusion: null,
         url: "https://ci.example.com/1000/output",
@@ -437,7 +490,7 @@ describe("get_ci_log: other checks", () => {
     };
     seed({ runs: [external, actionsRun(101, "test", "success")], logs: { 101: failingTestLog(0) } });
     const data = expectOk(await callTool("get_ci_log", { ...ARGS, check: "lookalike" }, context()));
-    expect((data.checks as Json[])[0]).toMatchObject({ source: "check_run", summary: "its own report" });
+    expect((data.checks as Json[])[0]).toMatchObject({ source: "check_run_report", summary: "its own report" });
     expect(fake.requestsTo(/\/actions\/jobs\//)).toEqual([]);
   });
 
@@ -517,5 +570,29 @@ describe("get_ci_log: reply budget", () => {
     expect((log[0]?.earlier_lines ?? 0) + kept.length).toBe(402);
     expect((cut.omitted as Json).lines).toBe(402 - kept.length);
     expect(cut.hint).toContain(`keeps its last ${kept.length} lines`);
+  });
+
+  test("over the budget, the failures are kept longest: the tail is cut first", async () => {
+    const failed = Array.from(
+      { length: 12 },
+      (_, i) => `FAILED tests/test_t.py::test_${i} - AssertionError: case ${i}`,
+    );
+    const long = timestamped([
+      "##[group]Run pytest",
+      ...Array.from({ length: 400 }, (_, i) => `tests/test_${i}.py ${"·".repeat(60)} [ ${i}%]`),
+      ...failed,
+      "##[error]Process completed with exit code 1.",
+    ]);
+    seed({ runs: [actionsRun(101, "test", "failure")], logs: { 101: long } });
+    const data = expectOk(await callTool("get_ci_log", { ...ARGS, lines: 500 }, context()));
+    const budget = replyBudget(2000);
+    if (budget === null) throw new Error("no budget");
+    expect(budget.size(data)).toBeGreaterThan(budget.units);
+    const cut = (await tool("get_ci_log").fit?.(data, budget, ARGS, context())) as Json;
+    expect(budget.size(cut)).toBeLessThanOrEqual(budget.units);
+    const [check] = cut.checks as Json[];
+    expect(check?.failures).toHaveLength(12);
+    const log = check?.log as Array<{ lines: string[] }>;
+    expect(log[0]?.lines.length).toBeLessThan(400);
   });
 });

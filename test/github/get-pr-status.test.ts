@@ -274,6 +274,11 @@ describe("get_pr_status: reasons and the review decision", () => {
       },
       checkRunPayload({ id: 2, name: "lint", conclusion: "success" }),
       { ...checkRunPayload({ id: 3, name: "build", conclusion: "timed_out" }), output: { title: null, summary: null } },
+      // A summary that opens with its title (as a heading) is quoted once.
+      {
+        ...checkRunPayload({ id: 4, name: "sonar", conclusion: "failure" }),
+        output: { title: "Quality Gate failed", summary: "## Quality Gate failed\n2 conditions failed" },
+      },
     ]);
     data.statuses.set(SHA, [
       commitStatusPayload({ id: 1, context: "ci/jenkins", state: "error", description: "Build broke" }),
@@ -291,6 +296,7 @@ describe("get_pr_status: reasons and the review decision", () => {
     expect(reasons.failing).toEqual([
       { name: "pytest", excerpt: "2 failed, 148 passed: test_refresh_token FAILED AssertionError" },
       { name: "build" },
+      { name: "sonar", excerpt: "## Quality Gate failed 2 conditions failed" },
       { name: "ci/jenkins", excerpt: "Build broke" },
     ]);
     expect(answer.summary).toMatchObject({ verdict: "failing", review: "changes_requested" });

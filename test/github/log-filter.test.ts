@@ -1,11 +1,22 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { cleanCiText, JobLogFilter, MAX_ERROR_LINES, MAX_LINE_CHARS } from "../../src/github/log-filter.ts";
-import { FAILING_TEST_STEPS, failingTestLog, timestamped } from "../support/actions-log.ts";
+import {
+  FAILING_TEST_STEPS,
+  failingTestLog,
+  POST_JOB_LINES,
+  RUNNER_OUTPUTS,
+  RUNNER_STEPS,
+  runnerLog,
+  timestamped,
+} from "../support/actions-log.ts";
 
 const TOKEN = "ghp_testTOKEN0123456789abcdefSECRET";
 
-function filter(text: string | string[], options: { lines?: number; steps?: typeof FAILING_TEST_STEPS } = {}) {
+function filter(
+  text: string | string[],
+  options: { lines?: number; steps?: readonly (typeof FAILING_TEST_STEPS)[number][] } = {},
+) {
   const log = new JobLogFilter({ lines: options.lines ?? 50, jobSteps: options.steps ?? [], secrets: [TOKEN] });
   for (const part of typeof text === "string" ? [text] : text) log.push(part);
   return log.end();
@@ -23,8 +34,8 @@ describe("JobLogFilter", () => {
           "bun test",
           "shell: /usr/bin/bash -e {0}",
           "bun test v1.4.5",
-          "✓ passing test 1",
-          "✓ passing test 2",
+          "debug: loaded fixture 1",
+          "debug: loaded fixture 2",
           "✗ parses the config ",
           "error: expect(received).toBe(expected)",
           "  Expected: 3",
@@ -172,7 +183,8 @@ describe("JobLogFilter", () => {
     expect(log.end().steps[0]?.lines.at(-1)).toBe("line");
     // Buffered, the input would take 256 MB; pinned, the 500 kept lines would hold 250 chunks (60 MB).
     expect(growth).toBeLessThan(48 * 1024 * 1024);
-  });
+    // 256 MB through the filter takes seconds on a loaded 2-core runner; this test bounds memory, not time.
+  }, 120_000);
 
   test("error lines are kept up to a bound and the rest counted", () => {
     const errors = Array.from({ length: MAX_ERROR_LINES + 7 }, (_, i) => `##[error]file${i}.ts: type error`);
@@ -191,5 +203,143 @@ describe("JobLogFilter", () => {
 
   test("cleanCiText keeps line breaks of a report", () => {
     expect(cleanCiText("a\n\u001b[31mb\u001b[0m\tc", [])).toBe("a\nb\tc");
+  });
+});
+
+describe("JobLogFilter: failing tests", () => {
+  const runners = Object.entries(RUNNER_OUTPUTS);
+
+  test.each(runners)("%s: the failures, with their expected/received lines, and the totals", (_, runner) => {
+    const result = filter(runnerLog(runner.command, runner.output), { steps: RUNNER_STEPS });
+    expect(result.failures).toEqual([...runner.failures]);
+    expect(result.failures_omitted).toBe(0);
+    expect(result.totals).toEqual(runner.totals === undefined ? [] : [runner.totals]);
+    expect(result.steps.map((s) => s.step)).toEqual(["Test"]);
+  });
+
+  test.each(runners)("%s: the failed step ends where it ends, whatever lines asks for", (_, runner) => {
+    const log = runnerLog(runner.command, runner.output);
+    // With the job's steps, and without them (the sections then chosen by their errors).
+    for (const steps of [RUNNER_STEPS, []]) {
+      const result = filter(log, { steps, lines: 500 });
+      const shown = JSON.stringify(result);
+      for (const line of POST_JOB_LINES) expect(shown).not.toContain(line);
+      expect(result.steps[0]?.lines.at(-1)).toBe("##[error]Process completed with exit code 1.");
+      expect(result.steps[0]?.lines[0]).toBe(`##[group]Run ${runner.command}`);
+    }
+  });
+
+  test("lines saying a test passed are left out of the tail and counted", () => {
+    const passed = [
+      "tests/test_api.py::test_a \u001b[32mPASSED\u001b[0m [ 50%]",
+      "  ✓ adds 1 + 2 (3 ms)",
+      "PASS src/a.test.js",
+      "--- PASS: TestSub (0.00s)",
+      "ok  \texample.com/app\t0.01s",
+      "test tests::subtracts ... ok",
+      "AppTest > testSub() PASSED",
+    ];
+    const result = filter(timestamped(["##[group]Run make test", ...passed, "boom", "##[error]exit 1"]), {
+      lines: 500,
+    });
+    expect(result.steps).toEqual([
+      {
+        step: "Run make test",
+        earlier_lines: 0,
+        passing_lines: passed.length,
+        lines: ["##[group]Run make test", "boom", "##[error]exit 1"],
+      },
+    ]);
+  });
+
+  test("a post step that opens a group ends the failed step too", () => {
+    const log = timestamped([
+      "##[group]Run go test ./...",
+      "--- FAIL: TestAdd (0.00s)",
+      "    sum_test.go:12: Add(1, 2) = 4; want 3",
+      "##[error]Process completed with exit code 1.",
+      "##[group]Post Run actions/setup-go@v5",
+      "--- FAIL: TestNotInTheStep (0.00s)",
+      "Cache saved",
+      "##[endgroup]",
+    ]);
+    const result = filter(log);
+    expect(result.failures.map((f) => f.test)).toEqual(["TestAdd"]);
+    expect(result.steps[0]?.lines.at(-1)).toBe("##[error]Process completed with exit code 1.");
+  });
+
+  test("go test -v: the lines a test logs before its --- FAIL line are its message", () => {
+    const result = filter(
+      timestamped([
+        "##[group]Run go test -v ./...",
+        "=== RUN   TestAdd",
+        "    sum_test.go:12: Add(1, 2) = 4; want 3",
+        "--- FAIL: TestAdd (0.00s)",
+        "=== RUN   TestSub",
+        "--- PASS: TestSub (0.00s)",
+        "FAIL",
+      ]),
+    );
+    expect(result.failures).toEqual([{ test: "TestAdd", message: "sum_test.go:12: Add(1, 2) = 4; want 3" }]);
+  });
+
+  test("pytest without its summary: each failure section, by its name; jest's repeated summary counted once", () => {
+    const pytest = filter(
+      timestamped([
+        "##[group]Run pytest -rN",
+        "___________ TestOAuth.test_refresh ___________",
+        "E       assert 1 == 2",
+        "___________ test_other ___________",
+        "E       KeyError: 'id'",
+        "=========== 2 failed in 0.1s ===========",
+      ]),
+    );
+    expect(pytest.failures).toEqual([
+      { test: "TestOAuth.test_refresh", message: "assert 1 == 2" },
+      { test: "test_other", message: "KeyError: 'id'" },
+    ]);
+    const jest = filter(
+      timestamped([
+        "##[group]Run jest",
+        "  ● sum › adds",
+        "    expect(received).toBe(expected)",
+        "Summary of all failing tests",
+        "  ● sum › adds",
+        "    expect(received).toBe(expected)",
+      ]),
+    );
+    expect(jest.failures).toEqual([{ test: "sum › adds", message: "expect(received).toBe(expected)" }]);
+  });
+
+  test("several failing tests: at most 20, each message at most 500 characters, the rest counted", () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `FAILED tests/test_many.py::test_${i} - ${"x".repeat(900)}`);
+    // A runner that prints a failure twice still counts it once.
+    const result = filter(timestamped(["##[group]Run pytest", ...lines, ...lines]));
+    expect(result.failures).toHaveLength(20);
+    expect(result.failures[19]?.test).toBe("tests/test_many.py::test_19");
+    for (const failure of result.failures) expect(failure.message.length).toBeLessThanOrEqual(500);
+    expect(result.failures_omitted).toBe(10);
+  });
+
+  test("an unknown format names no failures; the tail and the error lines stay", () => {
+    const result = filter(failingTestLog(3), { steps: FAILING_TEST_STEPS });
+    expect(result.failures).toEqual([]);
+    expect(result.failures_omitted).toBe(0);
+    expect(result.errors).toEqual([{ step: "Unit tests", message: "Process completed with exit code 1." }]);
+    expect(result.steps[0]?.lines.at(-1)).toBe("##[error]Process completed with exit code 1.");
+  });
+
+  test("failures are cleaned like every line: no escape, control or token reaches the reply", () => {
+    const result = filter(
+      timestamped([
+        "##[group]Run pytest",
+        `FAILED tests/t.py::test_\u001b]0;title\u0007x - AssertionError: ${TOKEN} \u202e\u0007leaked`,
+      ]),
+    );
+    expect(result.failures).toHaveLength(1);
+    const shown = JSON.stringify(result.failures);
+    expect(shown).not.toContain(TOKEN);
+    expect(shown).not.toMatch(/\\u001b|\\u0007|\u202e/);
+    expect(result.failures[0]?.message).toContain("[REDACTED]");
   });
 });

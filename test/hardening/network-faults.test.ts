@@ -290,7 +290,7 @@ describe("Jira", () => {
     expect(html.hint).toBeString();
   });
 
-  test("503 bursts are retried (bounded); 500 and 502 are reported at once", async () => {
+  test("503 bursts are retried (bounded); 500 is reported at once, 502 after the same bounded retries", async () => {
     jiraProxy.add({ path: ISSUE, times: 2, fault: { kind: "respond", status: 503, headers: { "retry-after": "0" } } });
     expect((await getIssue()).structured).toMatchObject({ key: "SHOP-123" });
     expect(jiraProxy.requestsTo(ISSUE)).toHaveLength(3);
@@ -305,11 +305,15 @@ describe("Jira", () => {
     expect(exhausted.message).toContain("HTTP 503");
     expect(jiraProxy.requestsTo(ISSUE)).toHaveLength(3);
 
-    for (const status of [500, 502]) {
+    for (const [status, attempts] of [
+      [500, 1],
+      [502, 3],
+    ] as const) {
       jiraProxy.reset();
-      jiraProxy.add({ path: ISSUE, fault: { kind: "respond", status, body: HTML_ERROR_PAGE } });
+      const fault = { kind: "respond", status, headers: { "retry-after": "0" }, body: HTML_ERROR_PAGE } as const;
+      jiraProxy.add({ path: ISSUE, times: Number.POSITIVE_INFINITY, fault });
       expect(expectError(await getIssue(), "network_error").message).toContain(`HTTP ${status}`);
-      expect(jiraProxy.requestsTo(ISSUE)).toHaveLength(1);
+      expect(jiraProxy.requestsTo(ISSUE)).toHaveLength(attempts);
     }
   });
 

@@ -1,6 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/core/log.ts";
-import { escapeInvisibles, inline, plainText, quoted, visible, visibleDeep } from "../../src/core/plain-text.ts";
+import {
+  clip,
+  escapeInvisibles,
+  inline,
+  plainText,
+  quoted,
+  scrubControl,
+  visible,
+  visibleDeep,
+} from "../../src/core/plain-text.ts";
 import { parseTwigUri } from "../../src/mcp/resources.ts";
 import { fenced } from "../../src/prompts/quote.ts";
 
@@ -38,6 +47,24 @@ describe("plainText", () => {
       "k\\u{200B}": ["v\\u{1B}\\u{2060}", 1, null],
     });
     expect(visible("a\tb\nc")).toBe("a\tb\nc");
+  });
+});
+
+describe("clip and scrubControl", () => {
+  test("clip counts code points and never leaves half a surrogate pair", () => {
+    expect(clip("abcdef", 6)).toBe("abcdef");
+    expect(clip("abcdef", 4)).toBe("abc…");
+    expect(clip("🔥🔥🔥", 3)).toBe("🔥🔥🔥");
+    expect(clip("a🔥🔥🔥", 3)).toBe("a🔥…");
+    for (let max = 1; max < 8; max++) {
+      const cut = clip(`x${"\u{1F525}".repeat(8)}`, max);
+      expect(cut).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+      expect(Array.from(cut)).toHaveLength(max);
+    }
+  });
+
+  test("scrubControl turns every C0 and C1 control, newline and tab included, into a space", () => {
+    expect(scrubControl(`a${ESC}]52;c\u0007b\n\tc\u0085d`)).toBe("a ]52;c b  c d");
   });
 });
 

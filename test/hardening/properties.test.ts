@@ -10,7 +10,9 @@ import fc from "fast-check";
 import { findNetrcEntry, type NetrcEntry, parseNetrc } from "../../src/creds/netrc.ts";
 import { checkBranchName, checkRefnameFormat } from "../../src/git/refname.ts";
 import { parseLooseRef, parsePackedRefs } from "../../src/git/refs.ts";
+import { JobLogFilter } from "../../src/github/log-filter.ts";
 import { GITHUB_NAME, parseRemoteUrl } from "../../src/github/target.ts";
+import { MAX_FAILURES, MAX_MESSAGE_CHARS } from "../../src/github/test-failures.ts";
 import { buildSearchJql, normalizeIssueKey, normalizeProjectKey } from "../../src/jira/jql.ts";
 import { parseRegistryBytes } from "../../src/twig/registry.ts";
 import { parseStateBytes } from "../../src/twig/state.ts";
@@ -375,5 +377,79 @@ describe("state and registry loaders", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("test-failure parsers in a job log", () => {
+  // Pieces of every runner's markers, so random logs reach every parser state.
+  const marker = fc.constantFrom(
+    "FAILED a.py::t - ",
+    "ERROR a.py::t",
+    "___ t ___",
+    "E    ",
+    "  ● s › t",
+    " FAIL  f > s > t",
+    "--- FAIL: T (0.00s)",
+    "    --- FAIL: T/sub",
+    "=== RUN   T",
+    "    x_test.go:1: ",
+    "[ERROR] Failures:",
+    "[ERROR]   C.m:1 ",
+    "C > m() FAILED",
+    "---- t stdout ----",
+    "failures:",
+    "    t::x",
+    "test result: ",
+    "Tests run: 1",
+    "##[group]Run t",
+    "Post job cleanup.",
+    "##[error]",
+    "\u001b[31m",
+    "\u001b]0;",
+    "   ",
+    "\t",
+  );
+  const line = fc.array(fc.oneof(marker, anyString), { maxLength: 6 }).map((parts) => parts.join(""));
+  const log = fc.array(line, { maxLength: 60 }).map((lines) => lines.join("\n"));
+
+  test("never throw; failures stay capped, clipped and free of escapes and controls", () => {
+    fc.assert(
+      fc.property(log, fc.integer({ min: 1, max: 40 }), (text, chunk) => {
+        const filter = new JobLogFilter({ lines: 20, jobSteps: [], secrets: [] });
+        for (let at = 0; at < text.length; at += chunk) filter.push(text.slice(at, at + chunk));
+        const { failures, failures_omitted } = filter.end();
+        expect(failures.length).toBeLessThanOrEqual(MAX_FAILURES);
+        expect(failures_omitted).toBeGreaterThanOrEqual(0);
+        for (const { test: id, message } of failures) {
+          expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
+          expect(id).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+          expect(message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  test("lines built to make a backtracking parser stall are read in one pass, each to a bounded length", () => {
+    const long = 200_000;
+    const lines = [
+      "##[group]Run pytest",
+      `___${" _".repeat(long)}`,
+      `FAILED ${"::".repeat(long)}${" -".repeat(long)}`,
+      `  ● ${"› ".repeat(long)}`,
+      `--- FAIL: ${"T".repeat(long)}`,
+      `${"9 |".repeat(long)}`,
+      `${"= failed ".repeat(long)}=`,
+      `${" > ".repeat(long)} FAILED`,
+      `---- ${"-".repeat(long)} stdout ----`,
+    ];
+    const filter = new JobLogFilter({ lines: 5, jobSteps: [], secrets: [] });
+    for (const text of lines) filter.push(`${text}\n`);
+    const { failures } = filter.end();
+    for (const failure of failures) {
+      expect(failure.test.length).toBeLessThanOrEqual(2000);
+      expect(failure.message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
+    }
+    expect(failures.map((f) => f.test)).toContain("T".repeat(300));
   });
 });

@@ -5,7 +5,6 @@ import { ok } from "../../core/result.ts";
 import type { DiscoveredRepo } from "../../git/discover.ts";
 import { getPrDetails, judged, type PrStatus } from "../../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../../github/pull-request.ts";
-import { failureKinds } from "../../github/request.ts";
 import { countUnresolvedThreads } from "../../github/review-threads.ts";
 import type { ServiceContext } from "../context.ts";
 import type { CallInfo } from "../define.ts";
@@ -99,7 +98,7 @@ export async function branchPrs(
   // A 403 or 404 on one PR is that PR's own (no access to it, deleted), not the call's.
   const once = ["rate_limited", "credentials_invalid", "credentials_missing"];
   const errors = found.flatMap((pr) => (pr?.error === undefined ? [] : [pr.error]));
-  const shared = errors.find((error) => once.includes(error.code) && failureKinds.get(error) !== "refused");
+  const shared = errors.find((error) => once.includes(error.code) && error.kind !== "refused");
   const counted = await counting;
   const prs = found.map((pr): BranchPr | null => {
     if (pr === null) return null;
