@@ -104,14 +104,16 @@ function firstLines(text: string, max: number): string {
 async function liveStack(invoke: ToolInvoker, branch: string | null, repo: string | undefined) {
   const result = await invoke(getStackStatusTool, branch === null ? { scope: "all", repo } : { branch, repo });
   if (result === null || !result.ok) return { section: null, github: false };
-  const { summary, lines, github, next_cursor } = result.value;
-  const answered = github === undefined;
+  const { summary, lines, github, next_cursor, branches } = result.value;
+  // Some PRs unread is GitHub's error too, but what it did answer is live: only a whole failure is "not answered".
+  const answered = github === undefined || (github.status === "error" && branches.some((b) => b.pr?.state));
   if (lines.length === 0) return { section: null, github: answered };
   const more = next_cursor === undefined ? "" : "\n… more branches on the next page of get_stack_status";
   const heading = answered ? "Stack status (live from GitHub)" : "Stack status";
   // The summary line already quotes GitHub's message; what to do about it is said here, once.
-  const missing = answered
-    ? ""
-    : `\nGitHub: ${github.status.replace("_", " ")}${github.error?.hint ? `. ${github.error.hint}` : ""}`;
+  const missing =
+    github === undefined
+      ? ""
+      : `\nGitHub: ${github.status.replace("_", " ")}${github.error?.hint ? `. ${github.error.hint}` : ""}`;
   return { section: `${heading}:\n${fenced([summary, ...lines].join("\n"))}${more}${missing}`, github: answered };
 }

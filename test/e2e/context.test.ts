@@ -214,9 +214,9 @@ describe("prompts with GitHub configured", () => {
     const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
     const [local, live] = text.split("\n\nStack status (live from GitHub):\n");
     expect(`${local}\n\n${STACK_STATUS_LOCAL.split("\n\n").at(-1)}`).toBe(STACK_STATUS_LOCAL);
-    expect(live).toContain("\nfeature/auth  #42 open · approved · CI passing · SHOP-123\n");
+    expect(live).toContain("\nfeature/auth  #42 open · approved · CI passing · SHOP-123 · no remote branch\n");
     expect(live).toContain(
-      '\n  feature/auth-ui  #43 open · changes requested by bob: "Here is the body for the review." · CI pending · base main ≠ twig parent feature/auth\n',
+      '\n  feature/auth-ui  #43 open · changes requested by bob: "Here is the body for the review." · CI pending · base main ≠ twig parent feature/auth · no remote branch\n',
     );
     expect(text).toEndWith("For each branch, describe its review status and CI results.");
     expect(text).not.toContain(TOKEN);
@@ -267,7 +267,9 @@ describe("prompts with GitHub configured", () => {
   test("a failing PR lookup is reported inline, never fatal", async () => {
     fake.repo("octo", "shop").pulls.delete(43);
     const text = promptText(await server.client.getPrompt({ name: "stack-status" }));
-    expect(text).toContain("\n  feature/auth-ui  #43 could not be read (not_found)\n");
+    expect(text).toContain("\n  feature/auth-ui  #43 could not be read (not_found) · no remote branch\n");
+    // The rest is live: GitHub answered for the other PR.
+    expect(text).toContain("Stack status (live from GitHub):");
     expect(text).toContain("Branch details:");
   });
 });
