@@ -161,14 +161,14 @@ describe("get_branch_context", () => {
       commit_warnings: [
         "The PR head aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa is not in the local repository: `git fetch` to compare 'feature/auth' with it",
       ],
-      action: { kind: "restack", onto: "main", why: "1 commits behind main" },
+      action: { kind: "restack", onto: "main", why: "1 commit behind main" },
       children: [{ branch: "feature/auth-ui", pr_number: 43 }],
     });
     expect(doc.next_steps).toEqual([
       {
         branch: "feature/auth",
         what: "restack onto main",
-        why: "1 commits behind main",
+        why: "1 commit behind main",
         command: "git switch feature/auth && twig rebase",
       },
     ]);

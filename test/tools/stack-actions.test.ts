@@ -138,11 +138,16 @@ describe("actions and next steps", () => {
     const answer = await call(getStackStatusTool, { scope: "all" });
     const x = answer.branches.find((entry) => entry.branch === "x");
     expect(x).toMatchObject({ ahead: count("main..x"), behind: count("x..main"), needs_restack: true });
-    expect(x?.action).toEqual({ kind: "restack", onto: "main", why: `${count("x..main")} commits behind main` });
+    const behind = count("x..main");
+    expect(x?.action).toEqual({
+      kind: "restack",
+      onto: "main",
+      why: `${behind} commit${behind === 1 ? "" : "s"} behind main`,
+    });
     expect(answer.next_steps).toContainEqual({
       branch: "x",
       what: "restack onto main",
-      why: "1 commits behind main",
+      why: "1 commit behind main",
       command: "git switch x && twig rebase",
     });
   });

@@ -503,7 +503,7 @@ describe("get_stack_status reads each branch's commits", () => {
     expect(docs).toMatchObject({ base: "feature/auth-oauth", ahead: 0, behind: 1, needs_restack: true });
     const line = answer.lines[answer.branches.indexOf(oauth as (typeof answer.branches)[number])];
     expect(line).toContain("1 ahead, 1 behind feature/auth · restack onto feature/auth");
-    expect(oauth?.action).toEqual({ kind: "restack", onto: "feature/auth", why: "1 commits behind feature/auth" });
+    expect(oauth?.action).toEqual({ kind: "restack", onto: "feature/auth", why: "1 commit behind feature/auth" });
     expect(docs?.action).toMatchObject({ kind: "follow", onto: "feature/auth-oauth" });
     expect(answer.next_steps.map(({ branch, command }) => [branch, command])).toEqual([
       ["feature/auth", "git push -u origin feature/auth"],

@@ -91,7 +91,7 @@ export function planStack(
       action = {
         kind: "restack",
         onto: commits.base,
-        why: `${commits.behind ?? "some"} commits behind ${commits.base}`,
+        why: `${commits.behind === undefined ? "some commits" : commitCount(commits.behind)} behind ${commits.base}`,
       };
       step(`restack onto ${commits.base}`, action.why, `git switch ${b} && twig rebase`);
     }
@@ -102,12 +102,14 @@ export function planStack(
       if ("missing" in push && (commits?.ahead ?? 0) > 0) {
         step("push", "it has never been pushed", `git push -u origin ${b}`);
       } else if ("unpushed" in push && push.unpushed > 0) {
-        step("push", `${push.unpushed} commits not pushed`, `git push`);
+        step("push", `${commitCount(push.unpushed)} not pushed`, `git push`);
       }
     }
   }
   return { actions: facts.map((fact) => actions.get(fact.branch)), steps };
 }
+
+const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
 
 /** The line's words for an action, push state and a PR head that is not the local tip. */
 export function stateWords(action: Action | undefined, commits: BranchCommits | undefined): string[] {
