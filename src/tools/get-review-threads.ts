@@ -1,15 +1,12 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { clip, visibleDeep } from "../core/plain-text.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import type { DiscoveredRepo } from "../git/discover.ts";
-import { resolvePrNumber } from "../github/pull-request.ts";
+import { err, ok } from "../core/result.ts";
 import { compareKeys, getReviewThreads, MAX_THREADS, type ReviewThread, threadLine } from "../github/review-threads.ts";
-import { openWorkspace } from "../repo/workspace.ts";
 import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
 import { defineTool } from "./define.ts";
 import { count, HintSchema, largestFitting } from "./fit.ts";
-import { FoundBySchema, openCall, PrNumberSchema, targetParams } from "./github-params.ts";
+import { FoundBySchema, openPrNumber, PrNumberSchema, targetParams } from "./github-params.ts";
 import { unpublished } from "./params.ts";
 
 /** A comment's length in a page that must be cut to fit (a very small budget, or one thread of 30 long comments). */
@@ -74,14 +71,10 @@ export const getReviewThreadsTool = defineTool({
   output: ReviewThreadsSchema,
   repoScoped: true,
   async handler(args, ctx, info) {
-    let opened: Promise<Result<DiscoveredRepo>> | undefined;
-    const open = () => (opened ??= openWorkspace(ctx));
-    const call = await openCall(ctx, args, info, open);
-    if (!call.ok) return call;
-    const resolved = await resolvePrNumber(ctx, args.pr_number, call.value, open);
-    if (!resolved.ok) return resolved;
-    const { number, found_by } = resolved.value;
-    const { host, owner, repo } = call.value.target;
+    const opened = await openPrNumber(ctx, args, info);
+    if (!opened.ok) return opened;
+    const { call, number, found_by } = opened.value;
+    const { host, owner, repo } = call.target;
     const state = args.state ?? "unresolved";
     const under = (args.path ?? "").replace(/^\.?\/+|\/+$/g, "");
     const repository = `${host}/${owner}/${repo}`;
@@ -99,7 +92,7 @@ export const getReviewThreadsTool = defineTool({
       after = key;
     }
 
-    const read = await getReviewThreads(call.value, number);
+    const read = await getReviewThreads(call, number);
     if (!read.ok) return read;
     const { pull_request, total, limited, threads, conversation } = read.value;
     const unresolved = threads.filter((t) => !t.resolved).length;

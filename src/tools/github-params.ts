@@ -59,18 +59,24 @@ export async function connect(ctx: ServiceContext, target: GitHubTarget, signal:
   return ok({ connection: connection.value, target, signal, now: ctx.now, log: ctx.log });
 }
 
-/** {@link openCall}, then the PR asked for or the current branch's, fetched; the workspace opened once, if at all. */
-export async function openPr(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
+/** {@link openCall}, then the number of the PR asked for or the current branch's; the workspace opened once, if at all. */
+export async function openPrNumber(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
   let opened: Promise<Result<DiscoveredRepo>> | undefined;
   const open = () => (opened ??= openWorkspace(ctx));
   const call = await openCall(ctx, args, info, open);
   if (!call.ok) return call;
   const resolved = await resolvePrNumber(ctx, args.pr_number, call.value, open);
-  if (!resolved.ok) return resolved;
-  const { number, found_by } = resolved.value;
-  const pr = await getPullRequest(call.value, number);
+  return resolved.ok ? ok({ call: call.value, ...resolved.value }) : resolved;
+}
+
+/** {@link openPrNumber}, then that PR, fetched. */
+export async function openPr(ctx: ServiceContext, args: TargetArgs & { pr_number?: number }, info: CallInfo) {
+  const opened = await openPrNumber(ctx, args, info);
+  if (!opened.ok) return opened;
+  const { call, number, found_by } = opened.value;
+  const pr = await getPullRequest(call, number);
   if (!pr.ok) return pr;
-  return ok({ call: call.value, number, pr: pr.value, foundBy: found_by === undefined ? {} : { found_by } });
+  return ok({ call, number, pr: pr.value, foundBy: found_by === undefined ? {} : { found_by } });
 }
 
 // Results: docs/tools.md describes their fields; published output schemas carry only top-level types.

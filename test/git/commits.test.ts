@@ -8,6 +8,7 @@ import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { type BranchPair, readBranchCommits } from "../../src/git/commits/branch-commits.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
 import { type GitRepo, gitEnv, makeRepo } from "../support/git-repo.ts";
+import { entryHeader, writePack as writeHostilePack } from "../support/hostile-git.ts";
 
 // Each test runs git a few dozen times; on a busy two-core machine that can take longer than 5 s.
 setDefaultTimeout(30_000);
@@ -260,56 +261,8 @@ describe("readBranchCommits", () => {
 });
 
 describe("hostile object stores give that branch a warning", () => {
-  /** A pack holding `entries` (raw entry bytes) under the given names, with its version-2 index. */
-  function writePack(repo: GitRepo, entries: { oid: string; bytes: Uint8Array }[]): void {
-    const header = Buffer.alloc(12);
-    header.write("PACK", 0, "latin1");
-    header.writeUInt32BE(2, 4);
-    header.writeUInt32BE(entries.length, 8);
-    const offsets: number[] = [];
-    let size = 12;
-    for (const entry of entries) {
-      offsets.push(size);
-      size += entry.bytes.length;
-    }
-    const pack = Buffer.concat([header, ...entries.map((entry) => entry.bytes), Buffer.alloc(20)]);
-    const sorted = entries.map((entry, i) => ({ oid: entry.oid, offset: offsets[i] as number }));
-    sorted.sort((a, b) => a.oid.localeCompare(b.oid));
-    const fanout = Buffer.alloc(1024);
-    for (let byte = 0; byte < 256; byte++) {
-      fanout.writeUInt32BE(
-        sorted.filter((entry) => Number.parseInt(entry.oid.slice(0, 2), 16) <= byte).length,
-        byte * 4,
-      );
-    }
-    const idx = Buffer.concat([
-      Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]),
-      fanout,
-      ...sorted.map((entry) => Buffer.from(entry.oid, "hex")),
-      Buffer.alloc(4 * sorted.length),
-      ...sorted.map((entry) => {
-        const offset = Buffer.alloc(4);
-        offset.writeUInt32BE(entry.offset);
-        return offset;
-      }),
-      Buffer.alloc(40),
-    ]);
-    const base = repo.path(".git", "objects", "pack", "pack-0000000000000000000000000000000000000bad");
-    writeFileSync(`${base}.pack`, pack);
-    writeFileSync(`${base}.idx`, idx);
-  }
-
-  /** A pack entry header: type and size in git's varint. */
-  function entryHeader(type: number, size: number): number[] {
-    const bytes = [(type << 4) | (size & 0x0f)];
-    let rest = Math.floor(size / 16);
-    while (rest > 0) {
-      bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) | 0x80;
-      bytes.push(rest & 0x7f);
-      rest = Math.floor(rest / 128);
-    }
-    return bytes;
-  }
+  const writePack = (repo: GitRepo, entries: { oid: string; bytes: Uint8Array }[]) =>
+    writeHostilePack(repo.path(".git", "objects"), entries);
 
   async function warningsFor(repo: GitRepo, oid: string): Promise<string[]> {
     writeFileSync(repo.path(".git", "refs", "heads", "evil"), `${oid}\n`);
