@@ -5,29 +5,14 @@ import { localTools } from "../../src/tools/all.ts";
 import type { ToolDefinition } from "../../src/tools/define.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
+import { unlinkedState } from "../support/fixtures.ts";
 import { makeRepo } from "../support/git-repo.ts";
 
 const repo = makeRepo({ commit: true });
 afterAll(() => repo.cleanup());
 
 test("one branch left over is '1 more branch'", async () => {
-  const record = (branch: string) => ({
-    branch,
-    jira_issue: null,
-    github_pr: null,
-    created_at: "2025-06-01T10:00:00Z",
-  });
-  repo.write(
-    ".twig/state.json",
-    JSON.stringify({
-      version: 1,
-      updated_at: "2025-06-01T10:00:00Z",
-      worktrees: [],
-      branches: { a: record("a"), b: record("b") },
-      dependencies: [],
-      root_branches: [],
-    }),
-  );
+  repo.write(".twig/state.json", JSON.stringify(unlinkedState(["a", "b"], () => undefined)));
   const registry = new ToolRegistry(localTools, new Set(), 20_000);
   const ctx = createTestContext({ home: repo.sandbox, dirs: twigDirs({}, "linux", repo.sandbox), repo: ok(repo.root) });
   const tool = registry.get("list_branches") as ToolDefinition;
