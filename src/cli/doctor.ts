@@ -16,7 +16,7 @@ import { resolveGitHubAccess } from "../github/client.ts";
 import { githubGet } from "../github/request.ts";
 import { resolveTarget } from "../github/target.ts";
 import { checkJiraHost, isAtlassianCloudHost, normalizeHost } from "../jira/host.ts";
-import type { ServiceContext } from "../tools/context.ts";
+import type { ServiceContext } from "../tools/shared/context.ts";
 import { registryPath } from "../twig/dirs.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { loadState, stateFileFor } from "../twig/state.ts";

@@ -8,8 +8,8 @@ import { discoverRepository } from "../git/discover.ts";
 import { ToolRegistry } from "../mcp/tool-registry.ts";
 import { ExposedRepoSelector } from "../repo/selection.ts";
 import { allTools } from "../tools/all.ts";
-import { withServices } from "../tools/context.ts";
-import type { ToolGroup } from "../tools/define.ts";
+import { withServices } from "../tools/shared/context.ts";
+import type { ToolGroup } from "../tools/shared/define.ts";
 import { homeDir, twigDirs } from "../twig/dirs.ts";
 import type { DisableGroup } from "./args.ts";
 

@@ -1,6 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
-import { UNPUBLISHED } from "../tools/params.ts";
+import { UNPUBLISHED } from "../tools/shared/params.ts";
 
 export type JsonObject = { [key: string]: unknown };
 

@@ -12,7 +12,7 @@ import type { PromptDefinition } from "../prompts/define.ts";
 import { planIssuePrompt } from "../prompts/jira-issue.ts";
 import { reviewPrPrompt } from "../prompts/pr-review.ts";
 import { stackStatusPrompt } from "../prompts/stack-status.ts";
-import type { ServiceContext } from "../tools/context.ts";
+import type { ServiceContext } from "../tools/shared/context.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
 /** Every prompt, sorted by name as `prompts/list` shows them. */

@@ -1,4 +1,4 @@
-import type { ReplyBudget } from "../tools/define.ts";
+import type { ReplyBudget } from "../tools/shared/define.ts";
 
 /** Claude Code refuses a tool result over 25,000 tokens by default (`MAX_MCP_OUTPUT_TOKENS`); this leaves room. */
 export const DEFAULT_MAX_REPLY_TOKENS = 20_000;

@@ -22,7 +22,7 @@ import {
   linkedCandidates,
   repositoryCandidates,
 } from "../repo/completion-candidates.ts";
-import type { ServiceContext } from "../tools/context.ts";
+import type { ServiceContext } from "../tools/shared/context.ts";
 import { serverInstructions } from "./instructions.ts";
 import { contextForRepo, registerPrompts } from "./prompts.ts";
 import { BRANCH_CONTEXT_TEMPLATE, registerResources } from "./resources.ts";

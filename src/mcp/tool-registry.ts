@@ -2,10 +2,17 @@ import * as v from "valibot";
 import { describeIssues, type ToolError, toolError } from "../core/errors.ts";
 import { visible, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { ServiceContext } from "../tools/context.ts";
-import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker, ToolMeta } from "../tools/define.ts";
-import { cutList } from "../tools/fit.ts";
-import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/params.ts";
+import type { ServiceContext } from "../tools/shared/context.ts";
+import type {
+  InvokeArgs,
+  ReplyBudget,
+  ToolDefinition,
+  ToolGroup,
+  ToolInvoker,
+  ToolMeta,
+} from "../tools/shared/define.ts";
+import { cutList } from "../tools/shared/fit.ts";
+import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/shared/params.ts";
 import { describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
 import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
 import {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { inline } from "../core/plain-text.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
-import { getBranchContextTool } from "../tools/branch-context.ts";
+import { getBranchContextTool } from "../tools/get-branch-context.ts";
 import { getBranchMetadataTool } from "../tools/get-branch-metadata.ts";
 import { BranchArg, definePrompt, RepoArg } from "./define.ts";
 import {

@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import type { ToolInvoker } from "../tools/define.ts";
 import { getJiraIssueTool } from "../tools/get-jira-issue.ts";
 import { getPrStatusTool } from "../tools/get-pr-status.ts";
-import { BranchNameSchema, REPO_PARAM_DESCRIPTION } from "../tools/params.ts";
+import type { ToolInvoker } from "../tools/shared/define.ts";
+import { BranchNameSchema, REPO_PARAM_DESCRIPTION } from "../tools/shared/params.ts";
 
 /** A prompt's arguments: MCP sends them as strings, so each entry's schema starts from one. */
 type PromptArgsSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;

@@ -1,7 +1,7 @@
 import type { ToolError } from "../core/errors.ts";
 import { inline, plainText, quoted } from "../core/plain-text.ts";
 import { checkBranchName } from "../git/refname.ts";
-import type { JiraSummary } from "../tools/branch-context.ts";
+import type { JiraSummary } from "../tools/get-branch-context.ts";
 import type { PrSummary } from "../tools/shared/branch-pr.ts";
 import { STORED_JIRA_KEY } from "../twig/state.ts";
 

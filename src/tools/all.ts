@@ -1,20 +1,20 @@
-import { getBranchContextTool } from "./branch-context.ts";
-import { getCiLogTool } from "./ci-log.ts";
-import type { ToolDefinition } from "./define.ts";
+import { getBranchContextTool } from "./get-branch-context.ts";
 import { getBranchMetadataTool } from "./get-branch-metadata.ts";
 import { getBranchStackTool } from "./get-branch-stack.ts";
 import { getBranchTreeTool } from "./get-branch-tree.ts";
+import { getCiLogTool } from "./get-ci-log.ts";
 import { getCurrentBranchTool } from "./get-current-branch.ts";
 import { getJiraIssueTool } from "./get-jira-issue.ts";
 import { getPrStatusTool } from "./get-pr-status.ts";
 import { getPullRequestTool } from "./get-pull-request.ts";
 import { getReviewThreadsTool } from "./get-review-threads.ts";
+import { getStackStatusTool } from "./get-stack-status.ts";
 import { getWorktreesTool } from "./get-worktrees.ts";
 import { listBranchesTool } from "./list-branches.ts";
 import { listJiraIssuesTool } from "./list-jira-issues.ts";
 import { listPullRequestsTool } from "./list-pull-requests.ts";
 import { listRepositoriesTool } from "./list-repositories.ts";
-import { getStackStatusTool } from "./stack-status.ts";
+import type { ToolDefinition } from "./shared/define.ts";
 
 /** The tools that read only this machine's files. */
 export const localTools: ToolDefinition[] = [

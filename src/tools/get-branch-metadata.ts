@@ -2,8 +2,8 @@ import * as v from "valibot";
 import { ok } from "../core/result.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema, branchRecord } from "../twig/branch-record.ts";
-import { defineTool } from "./define.ts";
-import { BranchNameSchema, branchNotFound } from "./params.ts";
+import { defineTool } from "./shared/define.ts";
+import { BranchNameSchema, branchNotFound } from "./shared/params.ts";
 
 export const getBranchMetadataTool = defineTool({
   name: "get_branch_metadata",

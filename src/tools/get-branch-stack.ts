@@ -1,10 +1,10 @@
 import * as v from "valibot";
 import { workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
-import { defineTool } from "./define.ts";
-import { count, cutFields } from "./fit.ts";
-import { BranchNameSchema } from "./params.ts";
 import { readStack } from "./shared/ancestors.ts";
+import { defineTool } from "./shared/define.ts";
+import { count, cutFields } from "./shared/fit.ts";
+import { BranchNameSchema } from "./shared/params.ts";
 
 export const getBranchStackTool = defineTool({
   name: "get_branch_stack",

@@ -16,9 +16,9 @@ import {
 } from "../twig/graph.ts";
 import { loadState } from "../twig/state.ts";
 import { cutTrees, measureTrees, renderTreeText } from "../twig/tree.ts";
-import { defineTool, type ReplyBudget } from "./define.ts";
-import { count, cutFields } from "./fit.ts";
-import { BranchNameSchema, branchNotFound, integerIn, unpublished } from "./params.ts";
+import { defineTool, type ReplyBudget } from "./shared/define.ts";
+import { count, cutFields } from "./shared/fit.ts";
+import { BranchNameSchema, branchNotFound, integerIn, unpublished } from "./shared/params.ts";
 
 const BranchTreeOutputSchema = v.object({
   root: v.string(),

@@ -3,8 +3,8 @@ import { ok } from "../core/result.ts";
 import { currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { BranchRecordSchema, branchRecord } from "../twig/branch-record.ts";
 import { loadState } from "../twig/state.ts";
-import { defineTool } from "./define.ts";
-import { NoParamsSchema } from "./params.ts";
+import { defineTool } from "./shared/define.ts";
+import { NoParamsSchema } from "./shared/params.ts";
 
 export const getCurrentBranchTool = defineTool({
   name: "get_current_branch",

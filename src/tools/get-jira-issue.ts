@@ -5,10 +5,10 @@ import { err, ok, type Result } from "../core/result.ts";
 import { FULL_DESCRIPTION_CHARS, JiraIssueSchema, truncate } from "../jira/issue.ts";
 import { ISSUE_KEY_PATTERN, normalizeIssueKey } from "../jira/jql.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
-import { defineTool } from "./define.ts";
-import { count, HintSchema, largestFitting } from "./fit.ts";
-import { unpublished } from "./params.ts";
+import { defineTool } from "./shared/define.ts";
+import { count, HintSchema, largestFitting } from "./shared/fit.ts";
 import { notAKey, readJiraIssue, shown } from "./shared/jira-issue.ts";
+import { unpublished } from "./shared/params.ts";
 
 const IssueOutputSchema = v.object({
   ...JiraIssueSchema.entries,

@@ -2,10 +2,10 @@ import * as v from "valibot";
 import { ok } from "../core/result.ts";
 import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status.ts";
 import { countUnresolvedThreads } from "../github/review-threads.ts";
-import { defineTool, type ReplyBudget } from "./define.ts";
-import { count, cutFields, largestFitting } from "./fit.ts";
-import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
 import { CheckCountsSchema, ReasonsSchema, ReviewSchema, VerdictSchema } from "./shared/branch-pr.ts";
+import { defineTool, type ReplyBudget } from "./shared/define.ts";
+import { count, cutFields, largestFitting } from "./shared/fit.ts";
+import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./shared/github-params.ts";
 
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../core/result.ts";
-import { defineTool } from "./define.ts";
-import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./github-params.ts";
+import { defineTool } from "./shared/define.ts";
+import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./shared/github-params.ts";
 
 export const getPullRequestTool = defineTool({
   name: "get_pull_request",

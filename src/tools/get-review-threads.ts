@@ -3,11 +3,11 @@ import { toolError } from "../core/errors.ts";
 import { clip, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { compareKeys, getReviewThreads, MAX_THREADS, type ReviewThread, threadLine } from "../github/review-threads.ts";
-import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
-import { defineTool } from "./define.ts";
-import { count, HintSchema, largestFitting } from "./fit.ts";
-import { FoundBySchema, openPrNumber, PrNumberSchema, targetParams } from "./github-params.ts";
-import { unpublished } from "./params.ts";
+import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
+import { defineTool } from "./shared/define.ts";
+import { count, HintSchema, largestFitting } from "./shared/fit.ts";
+import { FoundBySchema, openPrNumber, PrNumberSchema, targetParams } from "./shared/github-params.ts";
+import { unpublished } from "./shared/params.ts";
 
 /** A comment's length in a page that must be cut to fit (a very small budget, or one thread of 30 long comments). */
 const SHORT_BODY_CHARS = 300;

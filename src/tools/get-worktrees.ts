@@ -4,8 +4,8 @@ import { trimChars } from "../core/plain-text.ts";
 import { ok } from "../core/result.ts";
 import { type LiveWorktree, listLinkedWorktrees, readLinkedHead } from "../git/worktrees.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
-import { defineTool } from "./define.ts";
-import { NoParamsSchema } from "./params.ts";
+import { defineTool } from "./shared/define.ts";
+import { NoParamsSchema } from "./shared/params.ts";
 
 const WorktreeSchema = v.object({
   name: v.string(),

@@ -7,10 +7,10 @@ import { workspaceAndState } from "../repo/workspace.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord } from "../twig/branch-record.ts";
 import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
-import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
-import { defineTool } from "./define.ts";
-import { count, cutFields } from "./fit.ts";
-import { integerIn, unpublished } from "./params.ts";
+import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
+import { defineTool } from "./shared/define.ts";
+import { count, cutFields } from "./shared/fit.ts";
+import { integerIn, unpublished } from "./shared/params.ts";
 
 const MAX_LIST_LIMIT = 10_000;
 

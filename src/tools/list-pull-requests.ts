@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { listPullRequests } from "../github/pull-request.ts";
-import { defineTool } from "./define.ts";
-import { cutFields, limitCut } from "./fit.ts";
-import { openCall, PullRequestSchema, targetParams } from "./github-params.ts";
-import { integerIn, unpublished } from "./params.ts";
+import { defineTool } from "./shared/define.ts";
+import { cutFields, limitCut } from "./shared/fit.ts";
+import { openCall, PullRequestSchema, targetParams } from "./shared/github-params.ts";
+import { integerIn, unpublished } from "./shared/params.ts";
 
 /** What git accepts in a branch name, loosely: printable, no spaces, bounded. */
 const RefFilterSchema = v.pipe(

@@ -2,8 +2,8 @@ import * as v from "valibot";
 import { ok } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { loadRegistry } from "../twig/registry.ts";
-import { defineTool } from "./define.ts";
-import { NoParamsSchema } from "./params.ts";
+import { defineTool } from "./shared/define.ts";
+import { NoParamsSchema } from "./shared/params.ts";
 
 export const listRepositoriesTool = defineTool({
   name: "list_repositories",

@@ -3,7 +3,7 @@ import Ajv from "ajv";
 import * as v from "valibot";
 import { jsonSchemaOf, outputSchemaOf } from "../../src/mcp/json-schema.ts";
 import { githubTools } from "../../src/tools/all.ts";
-import { REMOTE_ANNOTATIONS } from "../../src/tools/define.ts";
+import { REMOTE_ANNOTATIONS } from "../../src/tools/shared/define.ts";
 import { checkRunPayload, commitStatusPayload, reviewPayload } from "../support/fake-github.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 import { callTool, cleanupTemp, expectOk, makeContext, TOKEN, tool } from "./helpers.ts";

@@ -6,9 +6,10 @@
  * purpose, and every break must be reported.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { allTools } from "../../src/tools/all.ts";
 
 // Each run starts a dependency-cruiser process that parses every module with TypeScript: seconds
 // on a quiet machine, several times that on a busy one.
@@ -136,7 +137,7 @@ describe("the layering rules bite", () => {
   });
 });
 
-/** A tool file declares a tool; what tools share lives in modules of its own (src/tools/shared/, params, fit, …). */
+/** A tool file declares a tool; what tools share lives in modules of its own (src/tools/shared/). */
 describe("no tool file imports another tool file", () => {
   const toolsDir = join(ROOT, "src", "tools");
   const files = [...new Bun.Glob("**/*.ts").scanSync(toolsDir)].map((path) => join(toolsDir, path));
@@ -144,8 +145,17 @@ describe("no tool file imports another tool file", () => {
   const tools = new Set(files.filter(isTool));
 
   test("the tools are found", () => {
-    expect(tools.size).toBeGreaterThanOrEqual(15);
-    expect(tools.has(join(toolsDir, "stack-status.ts"))).toBe(true);
+    expect(tools.size).toBe(allTools.length);
+  });
+
+  test("src/tools/ holds the tools, each in a file named after it, and all.ts; shared parts live in shared/", () => {
+    const topLevel = readdirSync(toolsDir, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name)
+      .sort();
+    const expected = [...allTools.map((tool) => `${tool.name.replaceAll("_", "-")}.ts`), "all.ts"].sort();
+    expect(topLevel).toEqual(expected);
+    for (const name of expected.filter((n) => n !== "all.ts")) expect(tools.has(join(toolsDir, name))).toBe(true);
   });
 
   test("each tool file's imports are no tool files", () => {

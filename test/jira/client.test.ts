@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { abortableSleep, parseRetryAfter } from "../../src/core/http-policy.ts";
 import type { Result } from "../../src/core/result.ts";
 import type { JiraClient, JiraClientOptions } from "../../src/jira/client.ts";
-import type { ServiceContext } from "../../src/tools/context.ts";
+import type { ServiceContext } from "../../src/tools/shared/context.ts";
 import { FakeJira } from "../support/fake-jira.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL, type JiraTestContext, jiraContext, never, recordingSleep } from "./helpers.ts";
 

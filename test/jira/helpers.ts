@@ -5,7 +5,7 @@ import type { Context } from "../../src/core/context.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { err, type Result } from "../../src/core/result.ts";
 import type { JiraClientOptions } from "../../src/jira/client.ts";
-import type { ServiceContext } from "../../src/tools/context.ts";
+import type { ServiceContext } from "../../src/tools/shared/context.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 

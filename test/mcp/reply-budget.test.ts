@@ -18,8 +18,8 @@ import {
   unitsUpTo,
 } from "../../src/mcp/reply-budget.ts";
 import { okResult, ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "../../src/tools/define.ts";
-import { cutFields } from "../../src/tools/fit.ts";
+import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "../../src/tools/shared/define.ts";
+import { cutFields } from "../../src/tools/shared/fit.ts";
 import { createTestContext } from "../support/context.ts";
 
 const ctx = createTestContext({

@@ -3,8 +3,8 @@ import * as v from "valibot";
 import { toolError } from "../../src/core/errors.ts";
 import { err, ok } from "../../src/core/result.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
-import { defineTool, LOCAL_ANNOTATIONS, REMOTE_ANNOTATIONS } from "../../src/tools/define.ts";
-import { unpublished } from "../../src/tools/params.ts";
+import { defineTool, LOCAL_ANNOTATIONS, REMOTE_ANNOTATIONS } from "../../src/tools/shared/define.ts";
+import { unpublished } from "../../src/tools/shared/params.ts";
 import { createTestContext } from "../support/context.ts";
 
 const ctx = createTestContext({

@@ -1,7 +1,7 @@
 import type { Context } from "../../src/core/context.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
-import { type ServiceContext, withServices } from "../../src/tools/context.ts";
+import { type ServiceContext, withServices } from "../../src/tools/shared/context.ts";
 
 /**
  * A context for one test: nothing read from the real environment, logs dropped. Its GitHub and

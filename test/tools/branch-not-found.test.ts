@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { branchNotFound } from "../../src/tools/params.ts";
+import { branchNotFound } from "../../src/tools/shared/params.ts";
 
 function message(branch: string, candidates: Iterable<string>): string {
   const result = branchNotFound(branch, "twig state", candidates);

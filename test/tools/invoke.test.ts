@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { ok } from "../../src/core/result.ts";
-import { getBranchContextTool } from "../../src/tools/branch-context.ts";
+import { getBranchContextTool } from "../../src/tools/get-branch-context.ts";
 import { getBranchStackTool } from "../../src/tools/get-branch-stack.ts";
 import { getPrStatusTool } from "../../src/tools/get-pr-status.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";

@@ -8,7 +8,7 @@ import { compareBytewise } from "../../src/git/bytewise.ts";
 import { textUnits } from "../../src/mcp/reply-budget.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { localTools } from "../../src/tools/all.ts";
-import type { ToolDefinition } from "../../src/tools/define.ts";
+import type { ToolDefinition } from "../../src/tools/shared/define.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 import { makeRepo } from "../support/git-repo.ts";

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { ok } from "../../src/core/result.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { localTools } from "../../src/tools/all.ts";
-import type { ToolDefinition } from "../../src/tools/define.ts";
+import type { ToolDefinition } from "../../src/tools/shared/define.ts";
 import { twigDirs } from "../../src/twig/dirs.ts";
 import { createTestContext } from "../support/context.ts";
 import { unlinkedState } from "../support/fixtures.ts";

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import * as v from "valibot";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { githubTools, jiraTools } from "../../src/tools/all.ts";
-import type { ServiceContext } from "../../src/tools/context.ts";
-import type { ToolDefinition } from "../../src/tools/define.ts";
+import type { ServiceContext } from "../../src/tools/shared/context.ts";
+import type { ToolDefinition } from "../../src/tools/shared/define.ts";
 import { cleanupTemp, makeContext, TOKEN } from "../github/helpers.ts";
 import {
   API_TOKEN,

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
-import { getBranchContextTool } from "../../src/tools/branch-context.ts";
-import type { ServiceContext } from "../../src/tools/context.ts";
-import { getStackStatusTool } from "../../src/tools/stack-status.ts";
+import { getBranchContextTool } from "../../src/tools/get-branch-context.ts";
+import { getStackStatusTool } from "../../src/tools/get-stack-status.ts";
+import type { ServiceContext } from "../../src/tools/shared/context.ts";
 import { cleanupTemp, git, makeContext, makeRepo, TOKEN, tempDir } from "../github/helpers.ts";
 import { FakeGitHub } from "../support/fake-github.ts";
 

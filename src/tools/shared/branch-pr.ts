@@ -6,9 +6,9 @@ import type { DiscoveredRepo } from "../../git/discover.ts";
 import { getPrDetails, judged, type PrStatus } from "../../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../../github/pull-request.ts";
 import { countUnresolvedThreads } from "../../github/review-threads.ts";
-import type { ServiceContext } from "../context.ts";
-import type { CallInfo } from "../define.ts";
-import { openCall, PullRequestSchema } from "../github-params.ts";
+import type { ServiceContext } from "./context.ts";
+import type { CallInfo } from "./define.ts";
+import { openCall, PullRequestSchema } from "./github-params.ts";
 
 /** What get_pr_status, get_stack_status and get_branch_context say of a PR's review and CI, alike. */
 export const ReviewSchema = v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]);

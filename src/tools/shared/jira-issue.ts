@@ -1,7 +1,7 @@
 import { toolError } from "../../core/errors.ts";
 import { err } from "../../core/result.ts";
 import { FULL_DESCRIPTION_CHARS, ISSUE_FIELDS, JiraIssuePayloadSchema, toJiraIssue } from "../../jira/issue.ts";
-import type { ServiceContext } from "../context.ts";
+import type { ServiceContext } from "./context.ts";
 
 /** Shows a caller's value in a message without letting a huge or multi-line one through. */
 export function shown(value: string): string {

@@ -1,5 +1,5 @@
 import type * as v from "valibot";
-import type { Result } from "../core/result.ts";
+import type { Result } from "../../core/result.ts";
 import type { ServiceContext } from "./context.ts";
 
 /** Tools come in groups so `--disable github|jira` can remove a whole integration. */

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { sha256Hex } from "../core/sha256.ts";
+import { sha256Hex } from "../../core/sha256.ts";
 import { unpublished } from "./params.ts";
 
 /**

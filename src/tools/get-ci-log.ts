@@ -8,11 +8,11 @@ import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
 import { type CheckRun, type CommitStatus, commitChecks, judged } from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
-import type { ServiceContext } from "./context.ts";
-import { defineTool, type ReplyBudget } from "./define.ts";
-import { count, cutFields, largestFitting } from "./fit.ts";
-import { openPr, PrNumberSchema, targetParams } from "./github-params.ts";
-import { integerIn, unpublished } from "./params.ts";
+import type { ServiceContext } from "./shared/context.ts";
+import { defineTool, type ReplyBudget } from "./shared/define.ts";
+import { count, cutFields, largestFitting } from "./shared/fit.ts";
+import { openPr, PrNumberSchema, targetParams } from "./shared/github-params.ts";
+import { integerIn, unpublished } from "./shared/params.ts";
 
 const DEFAULT_LOG_LINES = 50;
 const MAX_LOG_LINES = 500;

@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { toolError } from "../core/errors.ts";
-import { printable } from "../core/plain-text.ts";
-import { err } from "../core/result.ts";
-import { closeNames, orList } from "../core/suggest.ts";
-import { checkBranchName } from "../git/refname.ts";
+import { toolError } from "../../core/errors.ts";
+import { printable } from "../../core/plain-text.ts";
+import { err } from "../../core/result.ts";
+import { closeNames, orList } from "../../core/suggest.ts";
+import { checkBranchName } from "../../git/refname.ts";
 
 /** A branch name as git accepts it, checked first: `../../etc/passwd` or `-x` never reach a path. */
 export const BranchNameSchema = v.pipe(

@@ -1,10 +1,10 @@
 /** What the GitHub tools share: their arguments (the PR number, the `owner`/`repo` target), how a call opens, the PR they answer with. */
 import * as v from "valibot";
-import { err, ok, type Result } from "../core/result.ts";
-import type { DiscoveredRepo } from "../git/discover.ts";
-import { getPullRequest, resolvePrNumber } from "../github/pull-request.ts";
-import { GITHUB_NAME, type GitHubTarget, resolveTarget, type TargetArgs } from "../github/target.ts";
-import { openWorkspace } from "../repo/workspace.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { DiscoveredRepo } from "../../git/discover.ts";
+import { getPullRequest, resolvePrNumber } from "../../github/pull-request.ts";
+import { GITHUB_NAME, type GitHubTarget, resolveTarget, type TargetArgs } from "../../github/target.ts";
+import { openWorkspace } from "../../repo/workspace.ts";
 import type { ServiceContext } from "./context.ts";
 import type { CallInfo } from "./define.ts";
 import { TruncatedSchema } from "./fit.ts";

@@ -9,13 +9,13 @@ import { normalizeIssueKey } from "../jira/jql.ts";
 import { branchCommits, workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { buildBranchGraph, includesSorted } from "../twig/graph.ts";
-import type { ServiceContext } from "./context.ts";
-import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
-import { BranchNameSchema, unpublished } from "./params.ts";
 import { readStack } from "./shared/ancestors.ts";
 import { branchPrs, PrSummarySchema, summarizePr, unanswered } from "./shared/branch-pr.ts";
+import type { ServiceContext } from "./shared/context.ts";
+import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
 import { ActionSchema, planStack, StepSchema } from "./shared/next-steps.ts";
+import { BranchNameSchema, unpublished } from "./shared/params.ts";
 
 /** "A few hundred characters" of the Jira description: enough to say what the issue is about. */
 const DESCRIPTION_PREVIEW_CHARS = 300;

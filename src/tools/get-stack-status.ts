@@ -9,11 +9,6 @@ import { searchIssueStatuses } from "../jira/search.ts";
 import { branchCommits, currentBranch, openWorkspace } from "../repo/workspace.ts";
 import { buildBranchGraph, includesSorted, rootCandidates, type StackMember, stackMembers } from "../twig/graph.ts";
 import { loadState, type TwigState } from "../twig/state.ts";
-import type { ServiceContext } from "./context.ts";
-import { CursorSchema, decodeCursor, encodeCursor } from "./cursor.ts";
-import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./define.ts";
-import { count, HintSchema, largestFitting } from "./fit.ts";
-import { BranchNameSchema, branchNotFound, unpublished } from "./params.ts";
 import {
   branchPrs,
   type Part,
@@ -23,7 +18,12 @@ import {
   stackPr,
   unanswered,
 } from "./shared/branch-pr.ts";
+import type { ServiceContext } from "./shared/context.ts";
+import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
+import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
+import { count, HintSchema, largestFitting } from "./shared/fit.ts";
 import { ActionSchema, planStack, StepSchema, stateWords } from "./shared/next-steps.ts";
+import { BranchNameSchema, branchNotFound, unpublished } from "./shared/params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
 const STACK_PAGE_SIZE = 30;

@@ -1,6 +1,6 @@
-import type { Context } from "../core/context.ts";
-import { GitHubClients } from "../github/client.ts";
-import { type JiraClientOptions, JiraClients } from "../jira/client.ts";
+import type { Context } from "../../core/context.ts";
+import { GitHubClients } from "../../github/client.ts";
+import { type JiraClientOptions, JiraClients } from "../../jira/client.ts";
 
 /** `ctx` with the remote services' clients, built on first use; copies share them, credentials come from `this`. */
 export function withServices(ctx: Context) {
