@@ -7,13 +7,13 @@ import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
 const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
 export type DisableGroup = (typeof DISABLE_GROUPS)[number];
 
-export const SUBCOMMANDS = ["tools", "call", "config", "doctor", "demo"] as const;
+const SUBCOMMANDS = ["tools", "call", "config", "doctor", "demo"] as const;
 export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "codex", "vscode"] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
-export const SCOPES = ["user", "project"] as const;
+const SCOPES = ["user", "project"] as const;
 export type ConfigScope = (typeof SCOPES)[number];
 
 export interface CommonOptions {

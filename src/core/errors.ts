@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { clip, scrubControl } from "./plain-text.ts";
 
 /** Tool error codes: upstream's first seven, then failures that each need their own fix. */
-export const ErrorCodeSchema = v.picklist([
+const ErrorCodeSchema = v.picklist([
   "no_repo",
   "no_twig_state",
   "credentials_missing",

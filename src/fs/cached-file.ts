@@ -5,7 +5,7 @@ import { statIfExists } from "./local-fs.ts";
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
 
 /** Files we parse are small, but a state file can be hand-edited into anything; refuse the absurd. */
-export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /** What says a file is unchanged: its inode, size, and last modification and status change. */
 const STAMP = ["mtimeMs", "ctimeMs", "size", "ino"] as const;

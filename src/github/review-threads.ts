@@ -77,7 +77,6 @@ const Response = v.object({
 });
 
 export type ReviewThread = ReturnType<typeof toThread>;
-export type ReviewThreads = Extract<Awaited<ReturnType<typeof getReviewThreads>>, { ok: true }>["value"];
 
 /** Every thread of PR `number` (up to {@link MAX_THREADS}), in file order, and its latest conversation comments. */
 export async function getReviewThreads(call: GitHubCall, number: number) {

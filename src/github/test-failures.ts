@@ -255,7 +255,6 @@ function isPassingTest(text: string): boolean {
     text.startsWith("PASS ") ||
     text.startsWith("(pass) ") ||
     text.startsWith("--- PASS: ") ||
-    text.startsWith("=== RUN ") ||
     text.startsWith("=== PAUSE ") ||
     text.startsWith("=== CONT ") ||
     text.startsWith("ok \t") ||

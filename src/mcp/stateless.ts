@@ -11,7 +11,7 @@ import {
 import { inline } from "../core/plain-text.ts";
 
 /** The stateless revision: no `initialize`; every request carries its version and capabilities in `_meta`. */
-export const STATELESS_PROTOCOL_VERSION = "2026-07-28";
+const STATELESS_PROTOCOL_VERSION = "2026-07-28";
 
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";

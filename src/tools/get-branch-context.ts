@@ -26,7 +26,7 @@ const FULL_DETAIL = "Summaries: get_pr_status has every review and check, get_ji
 /** Only said when the PR part answered, which needs the github group that get_ci_log belongs to. */
 const CI_FAILING_DETAIL = " CI is failing: get_ci_log has the failing checks' logs.";
 
-export const JiraSummarySchema = v.object({
+const JiraSummarySchema = v.object({
   ...v.pick(JiraIssueSchema, ["key", "summary", "status", "assignee", "issue_type", "url", "description"]).entries,
   description_length: v.optional(v.number()),
 });

@@ -64,8 +64,7 @@ const StackStatusSchema = v.object({
   /** What GitHub would not give though it answered (review threads, from GraphQL). */
   unavailable: v.optional(hidden(v.array(v.string()))),
   jira: v.optional(hidden(PartSchema)),
-  /** Names get_ci_log when a PR on the page has failing CI. */
-  /** What to do, parents before children, each with its command (never run by the server). */
+  /** What to do, parents before children, each with its command (never run by the server); get_ci_log for failing CI. */
   next_steps: v.array(StepSchema),
   hint: HintSchema,
   next_cursor: v.optional(hidden(v.string())),
@@ -304,9 +303,9 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
   if (entry.gone) parts.push("tracked by twig, gone from git");
   else if (entry.tracked === false) parts.push("not tracked by twig");
   // Without GitHub, a branch twig links to nothing may still have a PR: only the link is known.
-  if (entry.gone && pr === undefined) {
-  } else if (pr === undefined) parts.push(githubAnswered ? "no PR" : "no linked PR");
-  else if (pr.error !== undefined) {
+  if (pr === undefined) {
+    if (!entry.gone) parts.push(githubAnswered ? "no PR" : "no linked PR");
+  } else if (pr.error !== undefined) {
     parts.push(`${pr.number === undefined ? "PR" : `#${pr.number}`} could not be read (${pr.error.code})`);
   } else if (pr.state === undefined) parts.push(`#${pr.number}`);
   else {

@@ -559,7 +559,7 @@ function matches(pattern: string | RegExp, path: string): boolean {
   return typeof pattern === "string" ? pattern === path : pattern.test(path);
 }
 
-export function notFound(): FakeResponse {
+function notFound(): FakeResponse {
   return { status: 404, body: { message: "Not Found", documentation_url: DOCS, status: "404" } };
 }
 
@@ -567,11 +567,7 @@ export function notFound(): FakeResponse {
  * One page of `items` as GitHub serves it: `per_page` (default 30, max 100) and `page` from the
  * query, and a `Link` header with `next`/`last`/`prev`/`first` built from the request URL.
  */
-export function paginate(
-  req: FakeRequest,
-  items: readonly unknown[],
-  wrap?: (page: unknown[]) => unknown,
-): FakeResponse {
+function paginate(req: FakeRequest, items: readonly unknown[], wrap?: (page: unknown[]) => unknown): FakeResponse {
   const perPage = Math.min(100, Math.max(1, Number(req.query.get("per_page") ?? 30) || 30));
   const page = Math.max(1, Number(req.query.get("page") ?? 1) || 1);
   const last = Math.max(1, Math.ceil(items.length / perPage));

@@ -17,9 +17,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 
-export const OBJ_COMMIT = 1;
-export const OBJ_OFS_DELTA = 6;
-export const OBJ_REF_DELTA = 7;
+const OBJ_COMMIT = 1;
+const OBJ_OFS_DELTA = 6;
 
 /** A pack holding `entries` (raw entry bytes, in order) under the given names, with its version-2 index. */
 export function writePack(objectsDir: string, entries: { oid: string; bytes: Uint8Array }[], name = "bad"): void {
@@ -74,7 +73,7 @@ export function entryHeader(type: number, size: number): number[] {
 }
 
 /** An OFS_DELTA base distance, in git's encoding (each continuation byte adds one). */
-export function ofsDistance(distance: number): number[] {
+function ofsDistance(distance: number): number[] {
   const bytes = [distance & 0x7f];
   for (let rest = Math.floor(distance / 128); rest > 0; rest = Math.floor(rest / 128)) {
     rest--;
@@ -90,10 +89,10 @@ function varint(n: number): number[] {
 }
 
 /** Delta instructions: copy `size` bytes of the base at `offset`, or insert `data`. */
-export type DeltaOp = { copy: number; size: number } | { insert: Uint8Array };
+type DeltaOp = { copy: number; size: number } | { insert: Uint8Array };
 
 /** A raw (not deflated) delta building `targetSize` bytes from a `baseSize`-byte base. */
-export function delta(baseSize: number, targetSize: number, ops: DeltaOp[]): Buffer {
+function delta(baseSize: number, targetSize: number, ops: DeltaOp[]): Buffer {
   const out = [...varint(baseSize), ...varint(targetSize)];
   for (const op of ops) {
     if ("insert" in op) {

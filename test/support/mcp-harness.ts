@@ -4,7 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { binaryPath } from "./binary.ts";
 
-export interface Envelope {
+interface Envelope {
   status: "ok" | "error";
   data?: unknown;
   error?: { code: string; message: string; hint?: string };

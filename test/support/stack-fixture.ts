@@ -150,7 +150,7 @@ export function seedGitHub(github: FakeGitHub): void {
   data.statuses.set(sha(4), [commitStatusPayload({ id: 16, context: "ci/preview", state: "success" })]);
 }
 
-export const STACK_ISSUES: FakeIssue[] = [
+const STACK_ISSUES: FakeIssue[] = [
   { key: "SHOP-1", summary: "Sign-in", status: "Done", issueType: "Story" },
   { key: "SHOP-2", summary: "OAuth sign-in", status: "In Progress", issueType: "Story" },
   { key: "SHOP-3", summary: "Sign-in page", status: "In Review", issueType: "Story" },

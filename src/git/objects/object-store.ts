@@ -353,7 +353,7 @@ const MAX_SUBJECT_BYTES = 4096;
 /** git writes tree, parents, author, then committer: all within this, even with hundreds of parents. */
 const MAX_HEADER_BYTES = 64 * 1024;
 /** git's own octopus merges stay far below this; more is a hostile commit. */
-export const MAX_PARENTS = 256;
+const MAX_PARENTS = 256;
 
 const PARENT = Buffer.from("parent ");
 const COMMITTER = Buffer.from("committer ");

@@ -53,7 +53,7 @@ export async function openCall(
 }
 
 /** A call to `target`'s GitHub host. */
-export async function connect(ctx: ServiceContext, target: GitHubTarget, signal: AbortSignal) {
+async function connect(ctx: ServiceContext, target: GitHubTarget, signal: AbortSignal) {
   const connection = await ctx.github(target.host);
   if (!connection.ok) return err(connection.error);
   return ok({ connection: connection.value, target, signal, now: ctx.now, log: ctx.log });

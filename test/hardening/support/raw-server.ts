@@ -35,7 +35,7 @@ export interface RawServerOptions {
   wrapper?: string[];
 }
 
-export const LATEST_PROTOCOL = "2025-11-25";
+const LATEST_PROTOCOL = "2025-11-25";
 
 export class RawServer {
   readonly proc: Subprocess<"pipe", "pipe", "pipe">;
@@ -284,7 +284,7 @@ export class RawServer {
 }
 
 /** A JSON-RPC 2.0 request, notification, or response (result xor error), as the server may write it. */
-export function isJsonRpcMessage(value: unknown): boolean {
+function isJsonRpcMessage(value: unknown): boolean {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const message = value as Record<string, unknown>;
   if (message.jsonrpc !== "2.0") return false;

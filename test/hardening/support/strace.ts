@@ -18,7 +18,7 @@ export interface FileSyscall {
 
 let available: boolean | null = null;
 
-export function straceAvailable(): boolean {
+function straceAvailable(): boolean {
   if (available === null) {
     const strace = Bun.which("strace");
     available =
