@@ -385,9 +385,9 @@ describe("repositories", () => {
         expectHandled(await call(tool, {}, local), ["no_repo"]);
       }
       const prompt = await local.request("prompts/get", { name: "branch-context", arguments: {} });
-      expect(prompt.result ?? prompt.error).toBeDefined();
+      expect(JSON.stringify(prompt.result)).toContain("no_repo: ");
       const resource = await local.request("resources/read", { uri: "twig://repo/tree" });
-      expect(resource.result ?? resource.error).toBeDefined();
+      expect(resource.error).toMatchObject({ data: { code: "no_repo" } });
       renameSync(backup, dir);
       expect((await call("get_current_branch", {}, local)).structured).toMatchObject({ branch: "feature/auth-ui" });
       expect(local.stdoutProblems()).toEqual([]);

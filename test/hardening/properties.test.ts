@@ -419,7 +419,10 @@ describe("test-failure parsers in a job log", () => {
         for (let at = 0; at < text.length; at += chunk) filter.push(text.slice(at, at + chunk));
         const { failures, failures_omitted } = filter.end();
         expect(failures.length).toBeLessThanOrEqual(MAX_FAILURES);
-        expect(failures_omitted).toBeGreaterThanOrEqual(0);
+        // Failures are left out only once a runner's list is full; a go parent hidden by its subtest is the one gap.
+        if (failures.length < MAX_FAILURES && !failures.some(({ test: id }) => id.includes("/"))) {
+          expect(failures_omitted).toBe(0);
+        }
         for (const { test: id, message } of failures) {
           expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
           expect(id).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
