@@ -8,7 +8,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { Env } from "./context.ts";
 import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
-import { clip, scrubControl } from "./plain-text.ts";
+import { clip, scrubControl, scrubSecrets } from "./plain-text.ts";
 
 /** Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -253,15 +253,6 @@ export function transportFailure(error: unknown) {
 
 export function hostOf(url: string, fallback = url): string {
   return URL.parse(url)?.host ?? fallback;
-}
-
-const AUTHORIZATION = /\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi;
-
-/** Known secrets (4+ characters) and echoed Authorization values redacted: scrub before clipping. */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
-  return out.replace(AUTHORIZATION, "$1$2 [REDACTED]");
 }
 
 /** An error value with every known secret removed from its message and hint: the last line of defence. */

@@ -1,19 +1,33 @@
 /**
- * Terminals act on control sequences (OSC 52); bidi overrides, tag characters and joiners carry text a model reads
- * and a person never sees. So invisibles show as `\u{E0041}`; controls are removed from text, escaped in values.
+ * Text someone else wrote, made safe to show. Terminals act on control sequences (OSC 52); bidi overrides, tag
+ * characters and joiners carry text a model reads and a person never sees. So invisibles show as `\u{E0041}`; controls
+ * are removed from text, escaped in values; escape sequences and secrets are taken out. No other module defines a
+ * control-character or escape-sequence pattern (test/hardening/control-patterns.test.ts holds it to that).
  */
+
+/** C0 controls and DEL, as a character class's body: what git and the other parsers here call a control. */
+export const ASCII_CONTROLS = "\\u0000-\\u001f\\u007f";
+/** Every C0 and C1 control and DEL, `\t` and `\n` included. */
+export const ALL_CONTROLS = `${ASCII_CONTROLS}\\u0080-\\u009f`;
 const INVISIBLE = "\\p{Default_Ignorable_Code_Point}\\p{Cf}";
 const CONTROL = "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f";
 const INVISIBLES = new RegExp(`[${INVISIBLE}]`, "gu");
 const HIDDEN = new RegExp(`[${CONTROL}${INVISIBLE}]`, "u");
 const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
 const CONTROLS = new RegExp(`[${CONTROL}]`, "g");
-const CONTROL_ANY = /[\u0000-\u001f\u007f-\u009f]/g;
+const CONTROL_ANY = new RegExp(`[${ALL_CONTROLS}]`, "g");
 /** Anything `plainText` changes; `escapeInvisibles` writes each as `\uXXXX` in JSON text. */
 const UNSAFE = new RegExp(`[${CONTROL}\\u2028\\u2029${INVISIBLE}]`, "u");
 const JSON_UNSAFE = new RegExp(UNSAFE.source, "gu");
 /** Line and paragraph separators break lines in some viewers: they become the newline they mean. */
 const SEPARATORS = /[\u2028\u2029]/g;
+
+/** CSI (colours, cursor), OSC (titles, hyperlinks, clipboard) and two-character escape sequences. */
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]/g;
+const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b/g;
+/** The start of a GitHub token at the end of a cut line: too short to match {@link GITHUB_TOKEN}. */
+const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
+const AUTHORIZATION = /\b(authorization:\s*)(token|bearer|basic)\s+\S+/gi;
 
 const escaped = (ch: string) => `\\u{${(ch.codePointAt(0) as number).toString(16).toUpperCase()}}`;
 
@@ -122,4 +136,27 @@ export function trimChars(text: string, chars: string, both = false): string {
   while (both && start < end && chars.includes(text[start] as string)) start++;
   while (end > start && chars.includes(text[end - 1] as string)) end--;
   return text.slice(start, end);
+}
+
+/** `text` without terminal escape sequences. */
+export function stripAnsi(text: string): string {
+  return text.includes("\u001b") ? text.replace(ANSI, "") : text;
+}
+
+/** Known secrets (4+ characters) and echoed Authorization values redacted: scrub before clipping. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
+  return out.replace(AUTHORIZATION, "$1$2 [REDACTED]");
+}
+
+/** Text shaped like a GitHub token redacted; with `cut`, also a token's start ending the text, as a cut line may. */
+export function redactGitHubTokens(text: string, cut = false): string {
+  const out = text.replace(GITHUB_TOKEN, "[REDACTED]");
+  return cut ? out.replace(TOKEN_START, "[REDACTED]") : out;
+}
+
+/** A copy sharing no memory with its source: JavaScriptCore's substrings keep their 64 KB chunk alive. */
+export function detach(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
 }

@@ -1,3 +1,7 @@
+import { ASCII_CONTROLS } from "../core/plain-text.ts";
+
+/** What git refuses anywhere in a name: a control, a space, `~ ^ : ? * [` and backslash. */
+const BAD_CHARACTER = new RegExp(`[${ASCII_CONTROLS} ~^:?*[\\\\]`);
 /** Letters, digits, `_` and `-` in `/`-separated components break no rule: nearly every branch, checked fast. */
 const PLAIN_REFNAME = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/;
 
@@ -7,9 +11,9 @@ export function checkRefnameFormat(refname: string): string | null {
   if (refname === "") return "is empty";
   if (refname === "@") return "is '@'";
   if (!refname.isWellFormed()) return "is not valid Unicode";
-  const bad = /[\x00-\x20\x7f~^:?*[\\]/.exec(refname)?.[0];
+  const bad = BAD_CHARACTER.exec(refname)?.[0];
   if (bad === " ") return "contains a space";
-  if (bad !== undefined) return bad < " " || bad === "\x7f" ? "contains a control character" : `contains '${bad}'`;
+  if (bad !== undefined) return "~^:?*[\\".includes(bad) ? `contains '${bad}'` : "contains a control character";
   if (refname.includes("..")) return "contains '..'";
   if (refname.includes("@{")) return "contains '@{'";
   if (refname.startsWith("/")) return "starts with '/'";

@@ -4,9 +4,8 @@
  * with an ISO timestamp; steps start at `##[group]Run <what>`, and the post-job part at `Post job cleanup.` (or a
  * `##[group]Post …`) and (the last step) `Cleaning up orphan processes`, after "Set up job".
  */
-import { scrubSecrets } from "../core/http-policy.ts";
-import { clip, plainText } from "../core/plain-text.ts";
-import { detach, MAX_FAILURES, MAX_MESSAGE_CHARS, TestFailureParser } from "./test-failures.ts";
+import { clip, detach, plainText, redactGitHubTokens, scrubSecrets, stripAnsi } from "../core/plain-text.ts";
+import { MAX_FAILURES, MAX_MESSAGE_CHARS, TestFailureParser } from "./test-failures.ts";
 
 /** Longer lines (minified output, base64 blobs) are clipped: a line is for reading. */
 export const MAX_LINE_CHARS = 2000;
@@ -29,11 +28,6 @@ interface Section {
 }
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
-/** CSI (colours, cursor), OSC (titles, hyperlinks, clipboard) and two-character escape sequences. */
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]/g;
-const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b/g;
-/** The start of a GitHub token at the end of a cut line: too short to match {@link GITHUB_TOKEN}. */
-const TOKEN_START = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]*$/;
 
 type Step = { name: string; conclusion: string | null };
 
@@ -133,7 +127,7 @@ export class JobLogFilter {
         return longest;
       }, 0);
       const kept = `${line.slice(0, line.length - prefix)}${prefix > 0 ? "[REDACTED]" : ""}`;
-      line = kept.replace(TOKEN_START, "[REDACTED]");
+      line = redactGitHubTokens(kept, true);
     }
     this.#partial = "";
     this.#partialCut = false;
@@ -158,7 +152,7 @@ export class JobLogFilter {
     const section = this.#current;
     section.total++;
     if (!line.startsWith("##[")) {
-      if (section.tests.line(line.includes("\u001b") ? line.replace(ANSI, "") : line)) {
+      if (section.tests.line(stripAnsi(line))) {
         section.passing++;
         return;
       }
@@ -206,7 +200,7 @@ export class JobLogFilter {
 
 /** CI text for a model: no escape sequence or control, no known secret, nothing shaped like a GitHub token. */
 export function cleanCiText(text: string, secrets: readonly string[]): string {
-  return scrubSecrets(plainText(text.replace(ANSI, "")), secrets).replace(GITHUB_TOKEN, "[REDACTED]");
+  return redactGitHubTokens(scrubSecrets(plainText(stripAnsi(text)), secrets));
 }
 
 function section(index: number, title: string): Section {

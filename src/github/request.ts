@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { type ToolError, toolError } from "../core/errors.ts";
-import { hostOf, isSameOrigin, scrubSecrets, scrubToolError, transportFailure } from "../core/http-policy.ts";
+import { hostOf, isSameOrigin, scrubToolError, transportFailure } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
-import { clip, scrubControl } from "../core/plain-text.ts";
+import { clip, scrubControl, scrubSecrets } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";

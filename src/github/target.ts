@@ -182,7 +182,7 @@ function isGitHubName(name: string): boolean {
  * a local path is left whole. Controls become spaces.
  */
 export function displayRemoteUrl(url: string): string {
-  const text = url.trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+  const text = scrubControl(url.trim());
   const at = text.indexOf("@");
   const colon = text.indexOf(":");
   const slash = text.indexOf("/");

@@ -4,6 +4,7 @@
  * can backtrack, and only a line's first {@link MAX_PARSED_CHARS} are looked at: hostile text costs linear time.
  * Memory is bounded: {@link MAX_FAILURES} failures of a few lines each, and a bounded set of ids left out.
  */
+import { detach, trimChars } from "../core/plain-text.ts";
 
 export const MAX_FAILURES = 20;
 export const MAX_MESSAGE_CHARS = 500;
@@ -67,7 +68,7 @@ export class TestFailureParser {
   #marker(line: string, trimmed: string): boolean {
     // pytest: `____ test_name ____` opens a failure's section; `FAILED path::test - message` sums it up.
     if (trimmed.length > 6 && trimmed.startsWith("___") && trimmed.endsWith("___")) {
-      const name = trimChar(trimmed, "_").trim();
+      const name = trimChars(trimmed, "_", true).trim();
       if (name === "" || this.#pytestSections.size >= MAX_FAILURES) return this.#enter("none", null);
       const section = entry(name);
       this.#pytestSections.set(section.test, section);
@@ -211,15 +212,6 @@ function clipped(test: string): string {
   return test.length > 300 ? test.slice(0, 300) : test;
 }
 
-/** `text` without `char` at either end. */
-function trimChar(text: string, char: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && text[start] === char) start++;
-  while (end > start && text[end - 1] === char) end--;
-  return text.slice(start, end);
-}
-
 /** A jest code frame line: `  12 |   expect(x)` or `> 12 |`. */
 function isCodeFrame(trimmed: string): boolean {
   const bar = trimmed.indexOf(" |");
@@ -239,12 +231,7 @@ function totalsOf(trimmed: string): string | null {
     text.startsWith("test result: ") || // cargo
     (text.startsWith("=") && text.endsWith("=") && / (failed|passed|errors?) /.test(text)) || // pytest
     (/^\d+ tests? completed, /.test(text) && text.includes(" failed")); // Gradle
-  return counted ? trimChar(text, "=").trim().replace(/\s+/g, " ") : null;
-}
-
-/** A copy sharing no memory with its source: JavaScriptCore's substrings keep their 64 KB chunk alive. */
-export function detach(text: string): string {
-  return Buffer.from(text, "utf8").toString("utf8");
+  return counted ? trimChars(text, "=", true).trim().replace(/\s+/g, " ") : null;
 }
 
 /** A runner's line for a test that passed (pytest -v, jest, vitest, go, cargo, Gradle, bun), trimmed. */

@@ -11,11 +11,10 @@ import {
   MAX_RESPONSE_BYTES,
   parseRetryAfter,
   readCapped,
-  scrubSecrets,
   scrubToolError,
   transportFailure,
 } from "../core/http-policy.ts";
-import { clip, scrubControl } from "../core/plain-text.ts";
+import { clip, scrubControl, scrubSecrets } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials.ts";

@@ -1,5 +1,5 @@
 import { type ToolError, toolError } from "../core/errors.ts";
-import { trimChars } from "../core/plain-text.ts";
+import { ALL_CONTROLS, trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
 /** twig's `normalize_host`, a base URL's netrc machine: leading `https://`s, then `http://`s, and trailing `/`s off. */
@@ -23,6 +23,8 @@ export const JIRA_HOST_FORM =
 const HOST_AND_PORT =
   /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.?)(?::[0-9]{1,5})?$/;
 
+const SPACE_OR_CONTROL = new RegExp(`[\\s${ALL_CONTROLS}]`);
+
 /** Path segments of Jira's own pages: a pasted browser address ends where one of these starts. */
 const UI_SEGMENTS = new Set(
   "browse secure projects issues plugins servicedesk rest login.jsp dashboard jira".split(" "),
@@ -33,7 +35,7 @@ export function checkJiraHost(raw: string): Result<{ base: JiraBase; note: strin
   const text = raw.trim();
   const invalid = (why: string) => err(toolError("invalid_config", `JIRA_HOST ${why}`, JIRA_HOST_FORM));
   if (text === "") return invalid("is empty");
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(text)) return invalid("contains a space or a control character");
+  if (SPACE_OR_CONTROL.test(text)) return invalid("contains a space or a control character");
   const [prefix, scheme = ""] = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text) ?? [];
   if (prefix && !/^https?$/i.test(scheme)) return invalid(`must be an http(s) address, not ${scheme.toLowerCase()}://`);
   const afterScheme = prefix ? text.slice(prefix.length) : text.replace(/^https?:\/*/i, "");

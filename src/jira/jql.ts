@@ -1,10 +1,13 @@
 /** JQL from tool arguments: each value a quoted, escaped literal, so none can add clauses (twig's were raw). */
+import { ALL_CONTROLS } from "../core/plain-text.ts";
 
 const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /** What a JQL string cannot hold raw: quote, backslash, controls, non-characters, lone surrogates (no UTF-8 form). */
-const NEEDS_ESCAPE =
-  /["\\\u0000-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NEEDS_ESCAPE = new RegExp(
+  `["\\\\${ALL_CONTROLS}\\ufdd0-\\ufdef\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]`,
+  "g",
+);
 
 export function quoteJqlString(value: string): string {
   const escaped = (ch: string) => ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;

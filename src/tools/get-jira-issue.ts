@@ -1,13 +1,14 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
 import { type ErrorCode, toolError } from "../core/errors.ts";
+import { quoted } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { FULL_DESCRIPTION_CHARS, JiraIssueSchema, truncate } from "../jira/issue.ts";
 import { ISSUE_KEY_PATTERN, normalizeIssueKey } from "../jira/jql.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { defineTool } from "./shared/define.ts";
 import { count, HintSchema, largestFitting } from "./shared/fit.ts";
-import { notAKey, readJiraIssue, shown } from "./shared/jira-issue.ts";
+import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
 import { unpublished } from "./shared/params.ts";
 
 const IssueOutputSchema = v.object({
@@ -90,7 +91,7 @@ async function linkedIssueKey(ctx: Context): Promise<Result<string>> {
   if (key !== null) return ok(key);
   return fail(
     "invalid_params",
-    `Branch '${branch}' is linked to ${shown(linked)}, which is not a Jira issue key`,
+    `Branch '${branch}' is linked to ${quoted(linked, 80)}, which is not a Jira issue key`,
     "The link in .twig/state.json can be fixed with twig.",
   );
 }

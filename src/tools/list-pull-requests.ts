@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { ASCII_CONTROLS } from "../core/plain-text.ts";
 import { listPullRequests } from "../github/pull-request.ts";
 import { defineTool } from "./shared/define.ts";
 import { cutFields, limitCut } from "./shared/fit.ts";
@@ -10,7 +11,7 @@ const RefFilterSchema = v.pipe(
   v.string(),
   v.minLength(1),
   v.maxLength(255),
-  v.regex(/^[^\s\u0000-\u001f\u007f~^?*[\\]+$/),
+  v.regex(new RegExp(`^[^\\s${ASCII_CONTROLS}~^?*[\\\\]+$`)),
   // A lone surrogate has no UTF-8 form, so it cannot be put in a URL.
   v.check((name) => name.isWellFormed(), "not valid Unicode"),
   unpublished("minLength", "maxLength", "pattern"),

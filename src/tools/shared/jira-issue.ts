@@ -1,13 +1,8 @@
 import { toolError } from "../../core/errors.ts";
+import { quoted } from "../../core/plain-text.ts";
 import { err } from "../../core/result.ts";
 import { FULL_DESCRIPTION_CHARS, ISSUE_FIELDS, JiraIssuePayloadSchema, toJiraIssue } from "../../jira/issue.ts";
 import type { ServiceContext } from "./context.ts";
-
-/** Shows a caller's value in a message without letting a huge or multi-line one through. */
-export function shown(value: string): string {
-  const oneLine = JSON.stringify(value);
-  return oneLine.length <= 80 ? oneLine : `${oneLine.slice(0, 79)}…"`;
-}
 
 const KEY_SHAPES = {
   issue: 'Issue keys look like "PROJ-123": a project key, a hyphen, a number.',
@@ -16,7 +11,7 @@ const KEY_SHAPES = {
 
 /** The `invalid_params` error for an issue or project key that only looks like one. */
 export function notAKey(value: string, kind: keyof typeof KEY_SHAPES) {
-  return err(toolError("invalid_params", `${shown(value)} is not a Jira ${kind} key`, KEY_SHAPES[kind]));
+  return err(toolError("invalid_params", `${quoted(value, 80)} is not a Jira ${kind} key`, KEY_SHAPES[kind]));
 }
 
 type JiraClient = Extract<Awaited<ReturnType<ServiceContext["jira"]>>, { ok: true }>["value"];
