@@ -1,8 +1,8 @@
 import { parseArgs as parseNodeArgs } from "node:util";
 import { quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { parseSetting } from "../core/settings.ts";
 import { closeNames, orList } from "../core/suggest.ts";
-import { parseMaxReplyTokens } from "../mcp/reply-budget.ts";
 
 const DISABLE_GROUPS = ["github", "jira", "prompts", "resources"] as const;
 export type DisableGroup = (typeof DISABLE_GROUPS)[number];
@@ -122,7 +122,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, UsageErro
       // An empty value is a host's blank setting (a Claude Desktop bundle's empty field): not set.
       if (value !== "") common.repo = value;
     } else if (token.name === "max-reply-tokens") {
-      const budget = parseMaxReplyTokens(value ?? "");
+      const budget = parseSetting("maxReplyTokens", value ?? "");
       if (budget === null)
         return usage(
           "--max-reply-tokens takes a whole number of tokens (0 = unlimited): twig-mcp --max-reply-tokens 40000",

@@ -5,28 +5,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createFetch, FetchError } from "ofetch";
 import pkg from "../../package.json" with { type: "json" };
-import type { Env } from "./context.ts";
 import { type ToolError, toolError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import { clip, scrubControl, scrubSecrets } from "./plain-text.ts";
 
 /** Bodies beyond this are refused: no answer these tools ask for comes near it. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-
-const DEFAULT_TIMEOUT_MS = 10_000;
-const MAX_TIMEOUT_MS = 10 * 60_000;
-
-/** Per attempt, from `TWIG_MCP_HTTP_TIMEOUT_MS`; a value that is not 1..10 min in ms is ignored (and logged when `log` is given). */
-export function httpTimeoutMs(env: Env, log?: Logger): number {
-  const raw = env.TWIG_MCP_HTTP_TIMEOUT_MS;
-  if (raw === undefined || raw.trim() === "") return DEFAULT_TIMEOUT_MS;
-  const value = Number(raw);
-  if (/^\s*\d+\s*$/.test(raw) && value > 0 && value <= MAX_TIMEOUT_MS) return value;
-  log?.warn(
-    `Ignoring TWIG_MCP_HTTP_TIMEOUT_MS=${clip(scrubControl(raw), 20)}: expected milliseconds (1..${MAX_TIMEOUT_MS})`,
-  );
-  return DEFAULT_TIMEOUT_MS;
-}
 
 /** The signal one attempt runs under: the caller's cancellation, or the per-attempt deadline. */
 export function attemptSignal(callSignal: AbortSignal | undefined, timeoutMs: number) {

@@ -1,10 +1,11 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { Context, Env } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { hostOf, httpTimeoutMs } from "../core/http-policy.ts";
+import { hostOf } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
 import { trimChars } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { readSettings } from "../core/settings.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type GitHubCredential, resolveGitHubCredential } from "../creds/credentials.ts";
 import { GITHUB_COM, isGheCom, parseHostSetting } from "../creds/github-hosts.ts";
@@ -43,15 +44,14 @@ export async function resolveGitHubAccess(
 }
 
 /** Network behaviour of the GitHub client; tests shrink the delays. Retry n waits n² × `retryDelayMs`. */
-function githubSettings(env: Env) {
-  const int = (value: string | undefined, max: number, fallback: number) =>
-    value !== undefined && /^\s*\d+\s*$/.test(value) && Number(value) <= max ? Number(value) : fallback;
+function githubSettings(ctx: Pick<Context, "env" | "log">) {
+  const settings = readSettings(ctx.env, (message) => ctx.log.warn(message));
   return {
-    timeoutMs: httpTimeoutMs(env),
-    retries: int(env.TWIG_MCP_GITHUB_RETRIES, 10, 2),
-    retryDelayMs: int(env.TWIG_MCP_GITHUB_RETRY_DELAY_MS, 60_000, 500),
+    timeoutMs: settings.httpTimeoutMs,
+    retries: settings.githubRetries,
+    retryDelayMs: settings.githubRetryDelayMs,
     maxRateLimitWaitSeconds: 5,
-    rateLimitSecondMs: int(env.TWIG_MCP_GITHUB_RATE_LIMIT_SECOND_MS, 1000, 1000),
+    rateLimitSecondMs: settings.githubRateLimitSecondMs,
   };
 }
 
@@ -131,7 +131,7 @@ export class GitHubClients {
       // A promise, so that concurrent first calls share one client.
       octokit = loadOctokit().then(({ Octokit, Bottleneck }) => {
         const { log } = ctx;
-        const settings = githubSettings(ctx.env);
+        const settings = githubSettings(ctx);
         return new Octokit({
           ...resilienceOptions(Bottleneck, settings, log),
           auth: token,

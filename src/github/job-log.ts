@@ -5,10 +5,11 @@
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
 import { toolError } from "../core/errors.ts";
-import { decodedResponse, hostOf, httpClient, httpTimeoutMs, transportFailure } from "../core/http-policy.ts";
+import { decodedResponse, hostOf, httpClient, transportFailure } from "../core/http-policy.ts";
 import { silentLogger } from "../core/log.ts";
 import { clip, scrubControl } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { readSettings } from "../core/settings.ts";
 import { RequestAborted, untilCancelled } from "./http.ts";
 import { JobLogFilter } from "./log-filter.ts";
 import { type CheckRun, Text } from "./pr-status.ts";
@@ -75,7 +76,7 @@ export async function readJobLog(
   request: { jobId: number; steps: Job["steps"]; lines: number; fetch: typeof fetch; env: Env },
 ): Promise<Result<JobLog>> {
   const { connection, target } = call;
-  const timeoutMs = httpTimeoutMs(request.env);
+  const timeoutMs = readSettings(request.env).httpTimeoutMs;
   const idle = new AbortController();
   const timer = setTimeout(() => idle.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
   let refresh: () => void = () => timer.refresh();

@@ -7,7 +7,6 @@ import {
   type HttpSettings,
   hostOf,
   httpClient,
-  httpTimeoutMs,
   MAX_RESPONSE_BYTES,
   parseRetryAfter,
   readCapped,
@@ -16,6 +15,7 @@ import {
 } from "../core/http-policy.ts";
 import { clip, scrubControl, scrubSecrets } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { readSettings } from "../core/settings.ts";
 import { sha256Hex } from "../core/sha256.ts";
 import { type ResolvedJiraCredential, resolveJiraCredential } from "../creds/credentials.ts";
 import { checkJiraHost, isAtlassianCloudHost, JIRA_HOST_FORM, type JiraBase, normalizeHost } from "./host.ts";
@@ -83,7 +83,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
   const { maxResponseBytes = MAX_RESPONSE_BYTES } = options;
   // The token itself, and the header that encodes it (Basic is only base64 of user:token).
   const secrets = [auth.token, auth.authorization.slice(auth.authorization.indexOf(" ") + 1)];
-  const timeoutMs = httpTimeoutMs(ctx.env, log);
+  const timeoutMs = readSettings(ctx.env, (message) => log.warn(message)).httpTimeoutMs;
   const http = httpClient({
     ...ctx,
     ...options,

@@ -1,12 +1,9 @@
+import type { Env } from "../core/context.ts";
+import { readSettings } from "../core/settings.ts";
 import type { ReplyBudget } from "../tools/shared/define.ts";
-
-/** Claude Code refuses a tool result over 25,000 tokens by default (`MAX_MCP_OUTPUT_TOKENS`); this leaves room. */
-export const DEFAULT_MAX_REPLY_TOKENS = 20_000;
 
 /** The budget's unit: a third of a token, so ordinary ASCII JSON costs about a unit a character. */
 export const UNITS_PER_TOKEN = 3;
-
-export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";
 
 /** `{"status":"ok","data":` and `}`: what the text envelope adds around the answer's JSON. */
 const ENVELOPE_UNITS = 40;
@@ -122,24 +119,8 @@ export function replyBudget(maxTokens: number): ReplyBudget | null {
   return { tokens: maxTokens, units, size: (value) => textUnits(JSON.stringify(value) ?? "") };
 }
 
-/** A token count as the flag or variable gives it: a whole number, 0 or more. `null` when it is not one. */
-export function parseMaxReplyTokens(text: string): number | null {
-  return /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : null;
-}
-
-/** Which budget applies: the flag, else the environment variable, else the default. Warns about a bad variable. */
-export function chooseMaxReplyTokens(
-  flag: number | null,
-  env: Readonly<Record<string, string | undefined>>,
-  warn: (message: string) => void,
-): number {
-  if (flag !== null) return flag;
-  const raw = env[MAX_REPLY_TOKENS_ENV];
-  if (raw === undefined || raw.trim() === "") return DEFAULT_MAX_REPLY_TOKENS;
-  const parsed = parseMaxReplyTokens(raw);
-  if (parsed !== null) return parsed;
-  warn(
-    `${MAX_REPLY_TOKENS_ENV}=${JSON.stringify(raw.slice(0, 40))} is not a whole number of tokens; using ${DEFAULT_MAX_REPLY_TOKENS}`,
-  );
-  return DEFAULT_MAX_REPLY_TOKENS;
+/** Which budget applies: the flag, else the environment variable, else the default. Warns about any bad variable. */
+export function chooseMaxReplyTokens(flag: number | null, env: Env, warn: (message: string) => void): number {
+  const fromEnv = readSettings(env, warn).maxReplyTokens;
+  return flag ?? fromEnv;
 }

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { describeIssues, type ToolError, toolError } from "../core/errors.ts";
 import { visible, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { DEFAULT_MAX_REPLY_TOKENS, MAX_REPLY_TOKENS_ENV } from "../core/settings.ts";
 import type { ServiceContext } from "../tools/shared/context.ts";
 import type {
   InvokeArgs,
@@ -15,15 +16,7 @@ import { cutList } from "../tools/shared/fit.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/shared/params.ts";
 import { describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
 import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
-import {
-  DEFAULT_MAX_REPLY_TOKENS,
-  MAX_REPLY_TOKENS_ENV,
-  maxResultSizeChars,
-  replyBudget,
-  textUnits,
-  UNITS_PER_TOKEN,
-  unitsUpTo,
-} from "./reply-budget.ts";
+import { maxResultSizeChars, replyBudget, textUnits, UNITS_PER_TOKEN, unitsUpTo } from "./reply-budget.ts";
 
 export interface CallToolResult {
   [key: string]: unknown;

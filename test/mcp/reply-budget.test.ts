@@ -4,14 +4,12 @@ import * as v from "valibot";
 import { parseArgs } from "../../src/cli/args.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { err, ok } from "../../src/core/result.ts";
+import { DEFAULT_MAX_REPLY_TOKENS, MAX_REPLY_TOKENS_ENV, parseSetting } from "../../src/core/settings.ts";
 import {
   chooseMaxReplyTokens,
-  DEFAULT_MAX_REPLY_TOKENS,
   KNOWN_PUNCTUATION,
   KNOWN_WORDS,
-  MAX_REPLY_TOKENS_ENV,
   MOST_PER_CHARACTER,
-  parseMaxReplyTokens,
   replyBudget,
   textUnits,
   UNITS_PER_TOKEN,
@@ -181,9 +179,10 @@ describe("choosing the budget", () => {
   });
 
   test("a token count is a whole number", () => {
-    expect(parseMaxReplyTokens("40000")).toBe(40000);
-    expect(parseMaxReplyTokens("0")).toBe(0);
-    for (const bad of ["-1", "1.5", "1e6", "", "twenty", "9999999999"]) expect(parseMaxReplyTokens(bad)).toBeNull();
+    expect(parseSetting("maxReplyTokens", "40000")).toBe(40000);
+    expect(parseSetting("maxReplyTokens", "0")).toBe(0);
+    for (const bad of ["-1", "1.5", "1e6", "", "twenty", "9999999999"])
+      expect(parseSetting("maxReplyTokens", bad)).toBeNull();
   });
 
   test("--max-reply-tokens on the command line", () => {
