@@ -25,7 +25,7 @@ const SETTINGS = {
 export type Settings = { readonly [K in keyof typeof SETTINGS]: number };
 
 const wholeNumber = (min: number, max: number) =>
-  v.pipe(v.string(), v.trim(), v.regex(/^\d{1,9}$/), v.transform(Number), v.minValue(min), v.maxValue(max));
+  v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number), v.minValue(min), v.maxValue(max));
 
 /** `text` as a value of setting `key` (as a flag may give it): a whole number in its range, else `null`. */
 export function parseSetting(key: keyof Settings, text: string): number | null {
