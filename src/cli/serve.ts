@@ -1,4 +1,4 @@
-import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
+import { readSettings } from "../core/settings.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { StdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { ServeOptions } from "./args.ts";
@@ -11,8 +11,9 @@ export async function serve(options: ServeOptions, ignored: readonly string[] = 
   const ctx = await createRuntimeContext(options);
   if (ctx === null) return 1;
   for (const note of ignored) ctx.log.warn(note);
-  // --max-reply-tokens, else TWIG_MCP_MAX_REPLY_TOKENS, else the default.
-  const budget = chooseMaxReplyTokens(options.maxReplyTokens ?? null, ctx.env, (message) => ctx.log.warn(message));
+  // Every setting read (and a bad one reported) at start; --max-reply-tokens wins over TWIG_MCP_MAX_REPLY_TOKENS.
+  const settings = readSettings(ctx.env, (message) => ctx.log.warn(message));
+  const budget = options.maxReplyTokens ?? settings.maxReplyTokens;
   const tools = createToolRegistry(options.disabled, budget);
   const { server, connect, dispose } = createMcpServer(ctx, tools, {
     prompts: !options.disabled.has("prompts"),

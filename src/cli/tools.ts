@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "../core/result.ts";
+import { readSettings } from "../core/settings.ts";
 import { closeNames, orList } from "../core/suggest.ts";
 import type { JsonObject } from "../mcp/json-schema.ts";
-import { chooseMaxReplyTokens } from "../mcp/reply-budget.ts";
 import type { CallOptions, ToolsOptions } from "./args.ts";
 import { renderToolData, toolData, writeErr, writeJson, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
@@ -32,7 +32,7 @@ function firstSentence(description: string): string {
 
 /** `twig-mcp call <tool> [args]`: one tools/call through the server's registry, validation and envelope. */
 export async function runCall(options: CallOptions): Promise<number> {
-  const maxReplyTokens = chooseMaxReplyTokens(options.maxReplyTokens ?? null, process.env, () => {});
+  const maxReplyTokens = options.maxReplyTokens ?? readSettings(process.env).maxReplyTokens;
   const registry = createToolRegistry(options.disabled, maxReplyTokens);
   const tool = registry.get(options.tool);
   if (!tool) {

@@ -1,5 +1,3 @@
-import type { Env } from "../core/context.ts";
-import { readSettings } from "../core/settings.ts";
 import type { ReplyBudget } from "../tools/shared/define.ts";
 
 /** The budget's unit: a third of a token, so ordinary ASCII JSON costs about a unit a character. */
@@ -117,10 +115,4 @@ export function replyBudget(maxTokens: number): ReplyBudget | null {
   if (maxTokens === 0) return null;
   const units = Math.max(0, maxTokens * UNITS_PER_TOKEN - ENVELOPE_UNITS);
   return { tokens: maxTokens, units, size: (value) => textUnits(JSON.stringify(value) ?? "") };
-}
-
-/** Which budget applies: the flag, else the environment variable, else the default. Warns about any bad variable. */
-export function chooseMaxReplyTokens(flag: number | null, env: Env, warn: (message: string) => void): number {
-  const fromEnv = readSettings(env, warn).maxReplyTokens;
-  return flag ?? fromEnv;
 }

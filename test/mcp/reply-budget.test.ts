@@ -4,9 +4,8 @@ import * as v from "valibot";
 import { parseArgs } from "../../src/cli/args.ts";
 import { toolError } from "../../src/core/errors.ts";
 import { err, ok } from "../../src/core/result.ts";
-import { DEFAULT_MAX_REPLY_TOKENS, MAX_REPLY_TOKENS_ENV, parseSetting } from "../../src/core/settings.ts";
+import { DEFAULT_MAX_REPLY_TOKENS, MAX_REPLY_TOKENS_ENV, parseSetting, readSettings } from "../../src/core/settings.ts";
 import {
-  chooseMaxReplyTokens,
   KNOWN_PUNCTUATION,
   KNOWN_WORDS,
   MOST_PER_CHARACTER,
@@ -167,14 +166,13 @@ describe("the reply budget in the registry", () => {
 });
 
 describe("choosing the budget", () => {
-  test("the flag wins over the environment, which wins over the default", () => {
+  test("the environment's budget, else the default; a bad value is reported (the flag wins: test/e2e/reply-budget)", () => {
     const warnings: string[] = [];
     const warn = (message: string) => warnings.push(message);
-    expect(chooseMaxReplyTokens(0, { [MAX_REPLY_TOKENS_ENV]: "5000" }, warn)).toBe(0);
-    expect(chooseMaxReplyTokens(null, { [MAX_REPLY_TOKENS_ENV]: "5000" }, warn)).toBe(5000);
-    expect(chooseMaxReplyTokens(null, {}, warn)).toBe(DEFAULT_MAX_REPLY_TOKENS);
+    expect(readSettings({ [MAX_REPLY_TOKENS_ENV]: "5000" }, warn).maxReplyTokens).toBe(5000);
+    expect(readSettings({}, warn).maxReplyTokens).toBe(DEFAULT_MAX_REPLY_TOKENS);
     expect(warnings).toEqual([]);
-    expect(chooseMaxReplyTokens(null, { [MAX_REPLY_TOKENS_ENV]: "lots" }, warn)).toBe(DEFAULT_MAX_REPLY_TOKENS);
+    expect(readSettings({ [MAX_REPLY_TOKENS_ENV]: "lots" }, warn).maxReplyTokens).toBe(DEFAULT_MAX_REPLY_TOKENS);
     expect(warnings[0]).toContain(MAX_REPLY_TOKENS_ENV);
   });
 
