@@ -164,7 +164,7 @@ export function checkPath(): Check {
       : missingDir;
   const addDir = `To run it by name, add its directory to PATH in your shell's rc file (~/.bashrc, ~/.zshrc): export PATH="${dir}:$PATH", then open a new shell.`;
   if (onPath === null) {
-    if (missingDir !== null) return result("warn", `none: this one's directory, ${missingDir}, is not on PATH`, addDir);
+    if (missingDir !== null) return result("info", `none: this one's directory, ${missingDir}, is not on PATH`, addDir);
     return result(
       "info",
       "none",
