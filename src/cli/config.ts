@@ -132,10 +132,17 @@ function registered(
       `Claude Code also has a ${r.scope}-scope '${name}' ${r.scope === "local" ? `for ${at.projectRoot}` : `in ${r.path}`} (runs ${runs(r.entry)}).`,
   );
   if (others.length > 0) {
-    const chosen = claudeCodeChoice([scope, ...others.map((r) => r.scope)]);
+    const scopes = [scope, ...others.map((r) => r.scope)];
+    const chosen = claudeCodeChoice(scopes);
+    // A project's .mcp.json entry counts only once approved; until then Claude Code starts the next.
+    const before = claudeCodeChoice(scopes.filter((s) => s !== "project"));
+    // Claude Code's "Conflicting scopes" warning is for one name with different commands.
+    const differ = others.some((r) => r.entry.command !== launch.command || !Bun.deepEquals(r.entry.args, launch.args));
+    const warns = differ ? " and warns of conflicting scopes" : "";
+    const approval = chosen === "project" && before ? ` once you approve it, the ${before}-scope one until then` : "";
     const removes = others.map((r) => `'claude mcp remove ${quoted} -s ${r.scope}'`).join(", then ");
     conflicts.push(
-      `In ${at.projectRoot ?? "this project"} Claude Code starts the ${chosen}-scope one (local wins over project, project over user) and warns of conflicting scopes; to keep only the ${scope}-scope one, run ${removes} in that directory.`,
+      `In ${at.projectRoot ?? "this project"} Claude Code starts the ${chosen}-scope one${approval} (local wins over project, project over user)${warns}; to keep only the ${scope}-scope one, run ${removes} in that directory.`,
     );
   }
   if (lines.length === 0 && conflicts.length === 0) return null;

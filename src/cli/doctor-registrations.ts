@@ -60,7 +60,8 @@ export function checkRegistrations(at: Locations, env: Record<string, string | u
       hints.push("The client starts the server with its own environment: add them to the entry's env.");
     }
     if (r.client === "claude-code" && chosen !== undefined && chosen !== r.scope) {
-      problems.push(`not used in this project: Claude Code starts the ${chosen}-scope entry`);
+      const approved = chosen === "project" ? " once the project's .mcp.json entry is approved" : "";
+      problems.push(`not used in this project${approved}: Claude Code starts the ${chosen}-scope entry`);
       hints.push(`Keep one: claude mcp remove twig -s ${r.scope}`);
     }
     if (problems.length === 0) return result("ok", `${where}: runs this twig-mcp`);

@@ -216,7 +216,7 @@ describe("Claude Code", () => {
       expect(written.code).toBe(0);
       expect(written.stderr).toContain(`Claude Code also has a user-scope 'twig' in ${claudeJson} (runs ${binary}).`);
       expect(written.stderr).toContain(
-        `In ${repo.root} Claude Code starts the project-scope one (local wins over project, project over user)`,
+        `In ${repo.root} Claude Code starts the project-scope one once you approve it, the user-scope one until then (local wins over project, project over user)`,
       );
       expect(written.stderr).toContain("run 'claude mcp remove twig -s user'");
       const printed = await twigMcp(["config", "claude-code"]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { CLIENT_SPECS } from "../../src/cli/config-paths.ts";
 import { binaryPath } from "../support/binary.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
@@ -179,7 +180,7 @@ describe("twig-mcp doctor", () => {
         [
           "registration-claude-code-user",
           "warn",
-          `${claudeJson}: not used in this project: Claude Code starts the project-scope entry`,
+          `${claudeJson}: not used in this project once the project's .mcp.json entry is approved: Claude Code starts the project-scope entry`,
         ],
         ["registration-claude-code-project", "warn", `${repo.path(".mcp.json")}: its command twig-mcp is not on PATH`],
         [
@@ -216,6 +217,11 @@ describe("twig-mcp doctor", () => {
     const source = ["doctor.ts", "doctor-registrations.ts"].map((f) => readFileSync(join(cli, f), "utf8")).join("");
     const titles = [...source.matchAll(/checker\("[^"]+", "([^"]+)"\)/g)].map((m) => m[1] as string);
     titles.push("GitHub sign-in", "Jira sign-in");
+    // One per client file with a twig entry, titled by client and scope.
+    for (const [client, spec] of Object.entries(CLIENT_SPECS)) {
+      const scopes = ["user", ...(spec.projectFile ? ["project"] : []), ...(client === "claude-code" ? ["local"] : [])];
+      titles.push(...scopes.map((scope) => `${spec.title} (${scope})`));
+    }
     expect(named.map((name) => name.trim()).sort()).toEqual([...new Set(titles)].sort());
   });
 
