@@ -39,11 +39,9 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
 
   if (!options.write) {
     const existing = path.ok ? registered(options, scope, path.value, locations, launch) : null;
-    if (existing?.same && options.client === "claude-code" && scope === "user") {
-      return writeErr(`${existing.note}${existing.others}`);
-    }
+    if (existing?.same) return writeErr(`${existing.note}${existing.others}`);
     await writeOut(existing?.replace ? `${existing.replace}\n${snippet}` : snippet);
-    const { note = "", others = "" } = existing ?? {};
+    const { note, others } = existing ?? { note: "", others: "" };
     return writeErr(`${note}${others}${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
   }
   if (options.client === "claude-code" && scope === "user" && options.file === null) {
@@ -63,8 +61,8 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     const text = file.value.text ?? "";
     const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
     const { launch: written, env, notes } = updateEntry(existing, launcher.launch, given, scope === "project");
-    const conflicts =
-      options.client === "claude-code" ? (registered(options, scope, path.value, locations, launch)?.others ?? "") : "";
+    const claudeCode = options.client === "claude-code";
+    const conflicts = claudeCode ? registered(options, scope, path.value, locations, launch).others : "";
     const changes = notes.map((note) => `  ${note}\n`).join("") + conflicts;
     const entry = serverEntry(options.client, scope, written, env ?? undefined);
     const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
@@ -93,64 +91,48 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
  * scope (where `claude mcp add` refuses to overwrite) the command to run first, or `same` when there
  * is nothing to run; and `others`, Claude Code's entries in its other scopes, which fight this one.
  */
-function registered(
-  options: ConfigOptions,
-  scope: ConfigScope,
-  path: string,
-  at: Locations,
-  launch: LaunchCommand,
-): { note: string; others: string; replace?: string; same?: boolean } | null {
+function registered(options: ConfigOptions, scope: ConfigScope, path: string, at: Locations, launch: LaunchCommand) {
   const name = options.name;
   // A project file may come with a hostile clone: its words are clipped and made visible.
   const runs = (entry: ExistingEntry) => quoteWords([entry.command, ...entry.args.map(String)]);
-  if (options.client !== "claude-code") {
-    const spec = CLIENT_SPECS[options.client];
-    const file = readConfigFile(path, null);
-    const entry = file.ok ? readServerEntry(spec.format, file.value.text ?? "", spec.serversKey, name) : null;
-    if (entry === null) return null;
-    return { note: `${path} already has a server '${name}' (runs ${runs(entry)}); --write replaces it.\n`, others: "" };
-  }
-  const found = findRegistrations(at, name, ["claude-code"]);
-  const mine = found.find((r) => r.scope === scope);
-  const same =
-    mine !== undefined && mine.entry.command === launch.command && Bun.deepEquals(mine.entry.args, launch.args);
+  const runsThis = (entry: ExistingEntry) =>
+    entry.command === launch.command && Bun.deepEquals(entry.args, launch.args);
+  const spec = CLIENT_SPECS[options.client];
+  const found = options.client === "claude-code" ? findRegistrations(at, name, ["claude-code"]) : [];
+  const file = options.client === "claude-code" ? null : readConfigFile(path, null);
+  const entry = file?.ok
+    ? readServerEntry(spec.format, file.value.text ?? "", spec.serversKey, name)
+    : (found.find((r) => r.scope === scope)?.entry ?? null);
+  const userAdd = options.client === "claude-code" && scope === "user";
+  const same = userAdd && entry !== null && runsThis(entry);
   const quoted = shellQuote(name, process.platform);
-  const lines: string[] = [];
+  let note = "";
   if (same)
-    lines.push(
-      `Claude Code already has this twig-mcp as its ${scope}-scope server '${name}' (${mine.path}): nothing to run.`,
-    );
-  else if (mine !== undefined && scope === "user") {
-    lines.push(
-      `Claude Code already has a user-scope server '${name}' in ${path} (runs ${runs(mine.entry)}), and 'claude mcp add' does not replace one: run both commands above, the remove and then the add.`,
-    );
-  } else if (mine !== undefined)
-    lines.push(`${path} already has a server '${name}' (runs ${runs(mine.entry)}); --write replaces it.`);
+    note = `Claude Code already has this twig-mcp as its user-scope server '${name}' (${path}): nothing to run.\n`;
+  else if (entry !== null && userAdd) {
+    note = `Claude Code already has a user-scope server '${name}' in ${path} (runs ${runs(entry)}), and 'claude mcp add' does not replace one: run both commands above, the remove and then the add.\n`;
+  } else if (entry !== null)
+    note = `${path} already has a server '${name}' (runs ${runs(entry)}); --write replaces it.\n`;
   const others = found.filter((r) => r.scope !== scope);
-  const conflicts = others.map(
-    (r) =>
-      `Claude Code also has a ${r.scope}-scope '${name}' ${r.scope === "local" ? `for ${at.projectRoot}` : `in ${r.path}`} (runs ${runs(r.entry)}).`,
-  );
+  let conflicts = others
+    .map((r) => {
+      const where = r.scope === "local" ? `for ${at.projectRoot}` : `in ${r.path}`;
+      return `Claude Code also has a ${r.scope}-scope '${name}' ${where} (runs ${runs(r.entry)}).\n`;
+    })
+    .join("");
   if (others.length > 0) {
     const scopes = [scope, ...others.map((r) => r.scope)];
     const chosen = claudeCodeChoice(scopes);
     // A project's .mcp.json entry counts only once approved; until then Claude Code starts the next.
     const before = claudeCodeChoice(scopes.filter((s) => s !== "project"));
-    // Claude Code's "Conflicting scopes" warning is for one name with different commands.
-    const differ = others.some((r) => r.entry.command !== launch.command || !Bun.deepEquals(r.entry.args, launch.args));
-    const warns = differ ? " and warns of conflicting scopes" : "";
     const approval = chosen === "project" && before ? ` once you approve it, the ${before}-scope one until then` : "";
+    // Claude Code's "Conflicting scopes" warning is for one name with different commands.
+    const warns = others.some((r) => !runsThis(r.entry)) ? " and warns of conflicting scopes" : "";
     const removes = others.map((r) => `'claude mcp remove ${quoted} -s ${r.scope}'`).join(", then ");
-    conflicts.push(
-      `In ${at.projectRoot ?? "this project"} Claude Code starts the ${chosen}-scope one${approval} (local wins over project, project over user)${warns}; to keep only the ${scope}-scope one, run ${removes} in that directory.`,
-    );
+    conflicts += `In ${at.projectRoot ?? "this project"} Claude Code starts the ${chosen}-scope one${approval} (local wins over project, project over user)${warns}; to keep only the ${scope}-scope one, run ${removes} in that directory.\n`;
   }
-  if (lines.length === 0 && conflicts.length === 0) return null;
-  const note = lines.map((line) => `${line}\n`).join("");
-  const all = { note, others: conflicts.map((line) => `${line}\n`).join(""), same };
-  return mine === undefined || same || scope !== "user"
-    ? all
-    : { ...all, replace: `claude mcp remove ${quoted} -s user` };
+  const replace = entry !== null && userAdd && !same ? `claude mcp remove ${quoted} -s user` : undefined;
+  return { note, others: conflicts, replace, same };
 }
 
 function describeError(error: ToolError): string {

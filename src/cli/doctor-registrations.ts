@@ -1,24 +1,13 @@
+import { existsSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
 import type { ClientName } from "./args.ts";
-import { quoteWords } from "./config-entry-update.ts";
+import { AUTHOR_ENV, quoteWords } from "./config-entry-update.ts";
 import { CLIENT_SPECS, type Locations } from "./config-paths.ts";
 import { runsThisProgram } from "./config-self-command.ts";
 import { type Check, checker } from "./doctor-check.ts";
 import { claudeCodeChoice, findRegistrations } from "./registrations.ts";
 
 const CLIENT_ORDER: ClientName[] = ["claude-code", "claude-desktop", "cursor", "codex", "vscode"];
-
-/** Settings and credentials a server started without the shell's environment would miss. */
-const SHELL_SETTINGS = [
-  "GH_TOKEN",
-  "GITHUB_TOKEN",
-  "GH_ENTERPRISE_TOKEN",
-  "GH_HOST",
-  "JIRA_HOST",
-  "JIRA_EMAIL",
-  "JIRA_API_TOKEN",
-  "JIRA_PERSONAL_TOKEN",
-];
 
 /**
  * One check per `twig` entry in a client's files (only read): whether it starts this twig-mcp, and
@@ -38,7 +27,8 @@ export function checkRegistrations(at: Locations, env: Record<string, string | u
     ];
   }
   const chosen = claudeCodeChoice(found.filter((r) => r.client === "claude-code").map((r) => r.scope));
-  const inShell = SHELL_SETTINGS.filter((name) => env[name]);
+  // The hosts and credentials the server reads; the repository may rightly differ per client.
+  const inShell = [...AUTHOR_ENV].filter((name) => name !== "TWIG_MCP_REPO" && env[name]);
   return found.map((r) => {
     const result = checker(`registration-${r.client}-${r.scope}`, `${CLIENT_SPECS[r.client].title} (${r.scope})`);
     const where = r.scope === "local" ? `${r.path}, for ${at.projectRoot}` : r.path;
@@ -71,6 +61,7 @@ export function checkRegistrations(at: Locations, env: Record<string, string | u
 
 /** The file a client would start: a path as written (a project file's relative to the project), else PATH's. */
 function resolveCommand(command: string, project: string | null, env: Record<string, string | undefined>) {
-  if (/[\\/]/.test(command)) return isAbsolute(command) ? command : resolve(project ?? ".", command);
-  return Bun.which(command, { PATH: env.PATH ?? "" });
+  if (!/[\\/]/.test(command)) return Bun.which(command, { PATH: env.PATH ?? "" });
+  const path = isAbsolute(command) ? command : resolve(project ?? ".", command);
+  return existsSync(path) ? path : null;
 }

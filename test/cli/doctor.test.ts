@@ -170,6 +170,9 @@ describe("twig-mcp doctor", () => {
     const env = { GH_TOKEN: "x", JIRA_HOST: "acme.atlassian.net" };
     place(join(home.home, ".cursor", "mcp.json"), servers({ command: "/usr/bin/env", args: ["twig-mcp"], env }));
     place(join(home.home, ".config", "Code", "User", "mcp.json"), { servers: { twig: { command: binary, env } } });
+    const codex = join(home.home, ".codex", "config.toml");
+    mkdirSync(dirname(codex), { recursive: true });
+    writeFileSync(codex, '[mcp_servers.twig]\ncommand = "/gone/twig-mcp"\n');
     try {
       const before = [...listFiles(home.home), ...listFiles(repo.root)];
       const run = await doctor(home);
@@ -186,12 +189,17 @@ describe("twig-mcp doctor", () => {
         [
           "registration-claude-desktop-user",
           "warn",
-          `${join(home.home, ".config", "Claude", "claude_desktop_config.json")}: its env lacks GH_TOKEN, JIRA_HOST, set in this shell`,
+          `${join(home.home, ".config", "Claude", "claude_desktop_config.json")}: its env lacks JIRA_HOST, GH_TOKEN, set in this shell`,
         ],
         [
           "registration-cursor-user",
           "warn",
           `${join(home.home, ".cursor", "mcp.json")}: it runs another program (/usr/bin/env twig-mcp), not this one`,
+        ],
+        [
+          "registration-codex-user",
+          "warn",
+          `${codex}: its command /gone/twig-mcp does not exist; its env lacks JIRA_HOST, GH_TOKEN, set in this shell`,
         ],
         [
           "registration-vscode-user",
