@@ -169,6 +169,8 @@ describe("twig-mcp doctor", () => {
     place(join(home.home, ".config", "Claude", "claude_desktop_config.json"), servers({ command: binary, env: {} }));
     const env = { GH_TOKEN: "x", JIRA_HOST: "acme.atlassian.net" };
     place(join(home.home, ".cursor", "mcp.json"), servers({ command: "/usr/bin/env", args: ["twig-mcp"], env }));
+    // A clone's project file: what it names reaches the terminal escaped.
+    place(repo.path(".cursor", "mcp.json"), servers({ command: "evil\u001b[2J", env }));
     place(join(home.home, ".config", "Code", "User", "mcp.json"), { servers: { twig: { command: binary, env } } });
     const codex = join(home.home, ".codex", "config.toml");
     mkdirSync(dirname(codex), { recursive: true });
@@ -197,6 +199,11 @@ describe("twig-mcp doctor", () => {
           `${join(home.home, ".cursor", "mcp.json")}: it runs another program (/usr/bin/env twig-mcp), not this one`,
         ],
         [
+          "registration-cursor-project",
+          "warn",
+          `${repo.path(".cursor", "mcp.json")}: its command "evil\\u001b[2J" is not on PATH`,
+        ],
+        [
           "registration-codex-user",
           "warn",
           `${codex}: its command /gone/twig-mcp does not exist; its env lacks JIRA_HOST, GH_TOKEN, set in this shell`,
@@ -209,10 +216,12 @@ describe("twig-mcp doctor", () => {
       ]);
       expect(run.stdout).toContain("Claude Code (project)");
       expect(registrations[0]?.hint).toContain("claude mcp remove twig -s user");
+      expect(run.stdout).not.toContain("\u001b");
       expectNoSecrets(run);
     } finally {
       home.cleanup();
       rmSync(repo.path(".mcp.json"));
+      rmSync(repo.path(".cursor"), { recursive: true });
     }
   });
 
