@@ -96,9 +96,8 @@ export async function compileTarget(
  * a child process, that stays out of the build's report.
  */
 async function compileInChild(target: Target, outfile: string, published: boolean): Promise<Result<void, string>> {
-  const script = new URL(import.meta.url).pathname;
   const flags = ["--outfile", outfile, "--bun-target", target.bun, ...(published ? ["--published"] : [])];
-  const proc = Bun.spawn([process.execPath, script, ...flags], { stdout: "ignore", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, import.meta.path, ...flags], { stdout: "ignore", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   return code === 0 ? ok(undefined) : err(stderr.trim() || `exit status ${code}`);
 }
