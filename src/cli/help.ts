@@ -146,10 +146,10 @@ Usage: twig-mcp demo [--keep]
 
 Builds a sample repository with git in a temporary directory (a main branch, two stacks with
 Jira keys and PR numbers, a linked worktree, and the .twig/state.json twig would write), prints
-the answers of get_current_branch, get_branch_stack and get_branch_tree exactly as the server
-gives them, then the command that registers twig-mcp with your assistant. Needs git; no twig,
-no network, no credentials. Your own repositories and twig files are not read. Everything it
-made is removed when it ends, on Ctrl-C and on error too.
+the answers of get_current_branch, get_branch_stack, get_branch_tree and get_stack_status as the
+server gives them, then how to install twig-mcp (from a clone's dist/) and register it with your
+assistant. Needs git; no twig, no network, no credentials. Your own repositories and twig files
+are not read. Everything it made is removed when it ends, on Ctrl-C and on error too.
 
 Options:
   --keep             Keep the sample repository until Ctrl-C, to try 'twig-mcp call' in it
