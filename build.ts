@@ -73,11 +73,9 @@ export async function compileTarget(
   log: (line: string) => void,
   published = false,
 ): Promise<Result<void, string>> {
-  try {
-    await compileBinary({ outfile, target: target.bun, published });
-    return ok(undefined);
-  } catch (error) {
-    const reason = describe(error);
+  const first = await compileInChild(target, outfile, published);
+  if (!first.ok) {
+    const reason = first.error;
     log(`Bun could not build ${target.id} by itself (${reason}); fetching ${target.runtimePackage} with npm pack`);
     const runtime = await fetchRuntime(target, Bun.version, join(tmpdir(), "twig-mcp-bun-runtimes"));
     if (!runtime.ok) {
@@ -90,6 +88,18 @@ export async function compileTarget(
       return err(`build failed with the runtime from ${target.runtimePackage}: ${describe(again)}`);
     }
   }
+  return ok(undefined);
+}
+
+/**
+ * Bun prints its download of another platform's runtime ("Decompressing...") on stdout; compiled in
+ * a child process, that stays out of the build's report.
+ */
+async function compileInChild(target: Target, outfile: string, published: boolean): Promise<Result<void, string>> {
+  const flags = ["--outfile", outfile, "--bun-target", target.bun, ...(published ? ["--published"] : [])];
+  const proc = Bun.spawn([process.execPath, import.meta.path, ...flags], { stdout: "ignore", stderr: "pipe" });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  return code === 0 ? ok(undefined) : err(stderr.trim() || `exit status ${code}`);
 }
 
 function describe(error: unknown): string {
@@ -148,6 +158,21 @@ export async function bundleInfo(urls: ProjectUrls): Promise<BundleInfo> {
   };
 }
 
+/** `mcpb validate`'s check of a manifest (its schema for the manifest's version), without its console output. */
+export async function mcpbValidator() {
+  const { MANIFEST_SCHEMAS } = await import("@anthropic-ai/mcpb");
+  return {
+    by: `@anthropic-ai/mcpb ${pkg.devDependencies["@anthropic-ai/mcpb"]}'s schema (mcpb validate)`,
+    problems: (manifest: unknown) => {
+      const key = (manifest as { manifest_version?: string }).manifest_version as keyof typeof MANIFEST_SCHEMAS;
+      const schema = MANIFEST_SCHEMAS[key];
+      if (schema === undefined) return [`manifest_version ${String(key)} is not one mcpb knows`];
+      const parsed = schema.safeParse(manifest);
+      return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    },
+  };
+}
+
 /** The MCP Registry entry's data. */
 export function registryInfo(urls: ProjectUrls): RegistryInfo {
   return {
@@ -170,9 +195,21 @@ async function main(): Promise<number> {
       "out-dir": { type: "string", default: "dist" },
       "server-json": { type: "boolean", default: false },
       published: { type: "boolean", default: false },
+      "bun-target": { type: "string" },
     },
   });
   const log = (line: string) => console.log(line);
+  const bunTarget = values["bun-target"] as Bun.Build.CompileTarget | undefined;
+  if (bunTarget !== undefined && values.outfile !== undefined) {
+    // One target's binary, for compileTarget's child process; its stderr is the reason of a failure.
+    try {
+      await compileBinary({ outfile: values.outfile, target: bunTarget, published: values.published as boolean });
+      return 0;
+    } catch (error) {
+      console.error(describe(error));
+      return 1;
+    }
+  }
   if (!values["server-json"] && !values.target && !values.npm) {
     const outfile = values.outfile ?? join(values["out-dir"] as string, "twig-mcp");
     const started = performance.now();
@@ -208,7 +245,11 @@ async function main(): Promise<number> {
       values["release-url"] ||
       process.env.TWIG_MCP_RELEASE_URL ||
       `${urls.value.repositoryUrl}/releases/download/{tag}/{file}`,
-    bundles: { info: await bundleInfo(urls.value), license: readFileSync(join(here, "LICENSE"), "utf8") },
+    bundles: {
+      info: await bundleInfo(urls.value),
+      license: readFileSync(join(here, "LICENSE"), "utf8"),
+      validate: await mcpbValidator(),
+    },
     registry: registryInfo(urls.value),
     formulaDescription: "Read-only MCP server for twig branch stacks, GitHub PRs and Jira issues",
     npm: values.npm as boolean,

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Result } from "../src/core/result.ts";
 import { sha256Hex } from "../src/core/sha256.ts";
 import { entry, tarGz, zip } from "./archive.ts";
 import { type FormulaInput, HOMEBREW_SLOTS, renderFormula } from "./homebrew.ts";
-import { type BundleInfo, bundle, bundleTargets, type RegistryInfo, serverJson } from "./mcpb.ts";
+import { type BundleInfo, bundle, bundleManifest, bundleTargets, type RegistryInfo, serverJson } from "./mcpb.ts";
 import { mainPackage, type PackageInfo, platformPackage } from "./npm.ts";
 import { TARGETS, type Target } from "./targets.ts";
 
@@ -23,7 +23,8 @@ export interface ReleaseOptions {
   /** gzip/deflate level; 9 for releases, lower in tests. */
   level?: number;
   mtime?: Date;
-  bundles?: { info: BundleInfo; license: string };
+  /** `validate`: the bundle manifest's problems by the MCPB tooling's own schema (`by` names it). */
+  bundles?: { info: BundleInfo; license: string; validate?: { by: string; problems: (manifest: unknown) => string[] } };
   registry?: RegistryInfo;
 }
 
@@ -64,10 +65,18 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
 
   const present = TARGETS.filter((t) => existsSync(join(outDir, t.binary)));
   if (options.bundles) {
-    const { info, license } = options.bundles;
-    for (const target of bundleTargets().filter((t) => present.includes(t))) {
+    const { info, license, validate } = options.bundles;
+    const targets = bundleTargets().filter((t) => present.includes(t));
+    for (const target of targets) {
+      const problems = validate?.problems(bundleManifest(info, target)) ?? [];
+      if (problems.length > 0) {
+        result.failed.push({ target, error: `${target.bundle}'s manifest.json: ${problems.join("; ")}` });
+        log(`FAILED ${target.bundle}: its manifest.json does not pass ${validate?.by}: ${problems.join("; ")}`);
+        continue;
+      }
       await write(target.bundle, bundle(info, target, await binaryOf(target), license, mtime, level));
     }
+    if (validate && targets.length > 0) log(`each .mcpb's manifest.json passes ${validate.by}`);
   }
   const sums = new Map<string, string>();
   for (const target of present) {
@@ -107,5 +116,18 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
     await write(`npm/${main.file}`, main.bytes);
     log(`npm packages in ${join(outDir, "npm")}: publish the platform packages first, then twig-mcp`);
   }
+  log(listArtifacts(outDir, result.files));
   return result;
+}
+
+/** What a run wrote, one file a line with its exact size, so a person sees the release at a glance. */
+export function listArtifacts(outDir: string, files: readonly string[]): string {
+  const rows = files.map((name) => [name, statSync(join(outDir, name)).size] as const);
+  const width = Math.max(0, ...rows.map(([name]) => name.length));
+  const sizeWidth = Math.max(0, ...rows.map(([, size]) => size.toLocaleString("en-US").length));
+  const lines = rows.map(
+    ([name, size]) =>
+      `  ${name.padEnd(width)}  ${size.toLocaleString("en-US").padStart(sizeWidth)} bytes${size >= 1e6 ? ` (${(size / 1e6).toFixed(1)} MB)` : ""}`,
+  );
+  return [`wrote ${files.length === 1 ? "1 file" : `${files.length} files`} in ${outDir}:`, ...lines].join("\n");
 }

@@ -10,7 +10,7 @@ const VALUE_FLAG = /^(?:--repo|--disable|--max-reply-tokens)$/;
  * author's file would send them to the author), the author's own tokens (the assistant would act as
  * them), the repository.
  */
-const AUTHOR_ENV = new Set([
+export const AUTHOR_ENV = new Set([
   ...["GH_HOST", "GITHUB_API_URL", "GITHUB_SERVER_URL", "GH_CONFIG_DIR", "JIRA_HOST", "TWIG_MCP_REPO"],
   ...["GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"],
   ...["JIRA_EMAIL", "JIRA_USERNAME", "JIRA_API_TOKEN", "JIRA_PERSONAL_TOKEN"],

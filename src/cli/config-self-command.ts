@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { posix, resolve, win32 } from "node:path";
+import { delimiter, dirname, posix, resolve, win32 } from "node:path";
 import type { ConfigScope } from "./args.ts";
 
 export type LaunchCommand = { command: string; args: string[] };
@@ -94,13 +94,30 @@ function sameFile(host: Host, a: string, b: string): boolean {
 
 /**
  * The `twig-mcp` that PATH finds first, and whether it is this program (a link or the npm launcher
- * counts): upstream twig ships a different program under the same name.
+ * counts): upstream twig ships a different program under the same name. `dir`: this binary's
+ * directory when PATH does not hold it (a fresh account's ~/.local/bin), else `null`.
  */
-export function twigMcpOnPath(host = currentHost()): { onPath: string | null; self: string; same: boolean } {
+export function twigMcpOnPath(host = currentHost()) {
   const self = selfCommand(host);
   const onPath = host.which("twig-mcp");
-  const files = [self.args.at(-1) ?? self.command, host.execPath];
-  return { onPath, self: describeLaunch(self), same: onPath !== null && files.some((f) => sameFile(host, onPath, f)) };
+  const dir = self.args.length === 0 ? dirname(self.command) : null;
+  const dirs = (process.env.PATH ?? "").split(delimiter).map((entry) => resolve(entry));
+  return {
+    onPath,
+    self: describeLaunch(self),
+    same: onPath !== null && runsThisProgram(onPath, [], host),
+    missingDir: dir !== null && !dirs.includes(dir) ? dir : null,
+  };
+}
+
+/** Whether a client's `command args` starts this program: the command itself, or the script after a runtime. */
+export function runsThisProgram(command: string, args: readonly unknown[], host = currentHost()): boolean {
+  const self = selfCommand(host);
+  // From source, the script names this program; the runtime before it runs any script.
+  const files = self.args.length > 0 ? self.args.slice(-1) : [self.command, host.execPath];
+  const script = args.at(-1);
+  const candidates = [command, ...(typeof script === "string" && /[\\/]/.test(script) ? [script] : [])];
+  return candidates.some((file) => files.some((f) => sameFile(host, file, f)));
 }
 
 /** What the client runs, before the server's own args; `note` says when it is not this executable's path. */

@@ -1,17 +1,16 @@
-import { isAbsolute, posix, resolve, win32 } from "node:path";
-import type { Context } from "../core/context.ts";
+import { isAbsolute, resolve } from "node:path";
 import type { ToolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import { readBounded } from "../fs/bounded-read.ts";
-import { CachedFileReader, decodeUtf8 } from "../fs/cached-file.ts";
+import { ok, type Result } from "../core/result.ts";
+import { CachedFileReader } from "../fs/cached-file.ts";
 import { discoverRepository } from "../git/discover.ts";
-import { isPlainObject } from "../twig/state.ts";
 import type { ClientName, ConfigOptions, ConfigScope } from "./args.ts";
 import { type ExistingEntry, quoteWords, updateEntry } from "./config-entry-update.ts";
-import { type Format, mergeServerEntry, plainValue, readServerEntry } from "./config-merge.ts";
+import { mergeServerEntry, readServerEntry } from "./config-merge.ts";
+import { CLIENT_SPECS, configPath, type Locations } from "./config-paths.ts";
 import { describeLaunch, type LaunchCommand, launchCommand, shellQuote, typedCommand } from "./config-self-command.ts";
 import { readConfigFile, replaceConfigFile } from "./config-write-file.ts";
 import { writeErr, writeOut } from "./output.ts";
+import { claudeCodeChoice, findRegistrations } from "./registrations.ts";
 import { userHome } from "./runtime.ts";
 
 /** `twig-mcp config <client>`: the snippet alone on stdout (to pipe or paste), guidance on stderr; or `--write`. */
@@ -39,9 +38,11 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   const path = options.file !== null ? ok(resolve(options.file)) : configPath(options.client, scope, locations);
 
   if (!options.write) {
-    const existing = path.ok ? registered(options, scope, path.value, projectRoot ?? process.cwd(), launch) : null;
+    const existing = path.ok ? registered(options, scope, path.value, locations, launch) : null;
+    if (existing?.same) return writeErr(`${existing.note}${existing.others}`);
     await writeOut(existing?.replace ? `${existing.replace}\n${snippet}` : snippet);
-    return writeErr(`${existing?.note ?? ""}${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
+    const { note, others } = existing ?? { note: "", others: "" };
+    return writeErr(`${note}${others}${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
   }
   if (options.client === "claude-code" && scope === "user" && options.file === null) {
     await writeOut(snippet);
@@ -60,7 +61,9 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
     const text = file.value.text ?? "";
     const existing = readServerEntry(spec.format, text, spec.serversKey, options.name);
     const { launch: written, env, notes } = updateEntry(existing, launcher.launch, given, scope === "project");
-    const changes = notes.map((note) => `  ${note}\n`).join("");
+    const claudeCode = options.client === "claude-code";
+    const conflicts = claudeCode ? registered(options, scope, path.value, locations, launch).others : "";
+    const changes = notes.map((note) => `  ${note}\n`).join("") + conflicts;
     const entry = serverEntry(options.client, scope, written, env ?? undefined);
     const merged = mergeServerEntry(spec.format, text, spec.serversKey, options.name, entry);
     if (!merged.ok) {
@@ -83,55 +86,53 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
   }
 }
 
-/** Room for the project history Claude Code keeps in ~/.claude.json; only read, never written. */
-const MAX_CLAUDE_JSON_BYTES = 32 * 1024 * 1024;
-
 /**
- * What the client's file already registers under the name: the note to print and, for Claude Code's
- * user scope (where \`claude mcp add\` refuses to overwrite), the command to run before the snippet.
+ * What the client's files already register under the name: the note to print; for Claude Code's user
+ * scope (where `claude mcp add` refuses to overwrite) the command to run first, or `same` when there
+ * is nothing to run; and `others`, Claude Code's entries in its other scopes, which fight this one.
  */
-function registered(
-  options: ConfigOptions,
-  scope: ConfigScope,
-  path: string,
-  project: string,
-  launch: LaunchCommand,
-): { note: string; replace?: string } | null {
+function registered(options: ConfigOptions, scope: ConfigScope, path: string, at: Locations, launch: LaunchCommand) {
   const name = options.name;
   // A project file may come with a hostile clone: its words are clipped and made visible.
   const runs = (entry: ExistingEntry) => quoteWords([entry.command, ...entry.args.map(String)]);
-  if (options.client !== "claude-code" || scope !== "user") {
-    const file = readConfigFile(path, null);
-    const spec = CLIENT_SPECS[options.client];
-    const entry = file.ok ? readServerEntry(spec.format, file.value.text ?? "", spec.serversKey, name) : null;
-    if (entry === null) return null;
-    return { note: `${path} already has a server '${name}' (runs ${runs(entry)}); --write replaces it.\n` };
-  }
-  const read = readBounded(path, MAX_CLAUDE_JSON_BYTES);
-  const text = read.kind === "found" ? decodeUtf8(read.bytes) : null;
-  if (text === null) return null;
-  const user = readServerEntry("json", text, "mcpServers", name);
-  const projects = plainValue(text);
-  const local = isPlainObject(projects) && isPlainObject(projects.projects) ? projects.projects[project] : undefined;
-  const projectEntry = isPlainObject(local) ? readServerEntry("json", JSON.stringify(local), "mcpServers", name) : null;
+  const runsThis = (entry: ExistingEntry) =>
+    entry.command === launch.command && Bun.deepEquals(entry.args, launch.args);
+  const spec = CLIENT_SPECS[options.client];
+  const found = options.client === "claude-code" ? findRegistrations(at, name, ["claude-code"]) : [];
+  const file = options.client === "claude-code" ? null : readConfigFile(path, null);
+  const entry = file?.ok
+    ? readServerEntry(spec.format, file.value.text ?? "", spec.serversKey, name)
+    : (found.find((r) => r.scope === scope)?.entry ?? null);
+  const userAdd = options.client === "claude-code" && scope === "user";
+  const same = userAdd && entry !== null && runsThis(entry);
   const quoted = shellQuote(name, process.platform);
-  const lines: string[] = [];
-  const same = user !== null && user.command === launch.command && Bun.deepEquals(user.args, launch.args);
+  let note = "";
   if (same)
-    lines.push(`Claude Code already runs this as its user-scope server '${name}' (${path}); nothing to change.`);
-  else if (user !== null) {
-    lines.push(
-      `Claude Code already has a user-scope server '${name}' in ${path} (runs ${runs(user)}), and 'claude mcp add' does not replace one: run both commands above, the remove and then the add.`,
-    );
+    note = `Claude Code already has this twig-mcp as its user-scope server '${name}' (${path}): nothing to run.\n`;
+  else if (entry !== null && userAdd) {
+    note = `Claude Code already has a user-scope server '${name}' in ${path} (runs ${runs(entry)}), and 'claude mcp add' does not replace one: run both commands above, the remove and then the add.\n`;
+  } else if (entry !== null)
+    note = `${path} already has a server '${name}' (runs ${runs(entry)}); --write replaces it.\n`;
+  const others = found.filter((r) => r.scope !== scope);
+  let conflicts = others
+    .map((r) => {
+      const where = r.scope === "local" ? `for ${at.projectRoot}` : `in ${r.path}`;
+      return `Claude Code also has a ${r.scope}-scope '${name}' ${where} (runs ${runs(r.entry)}).\n`;
+    })
+    .join("");
+  if (others.length > 0) {
+    const scopes = [scope, ...others.map((r) => r.scope)];
+    const chosen = claudeCodeChoice(scopes);
+    // A project's .mcp.json entry counts only once approved; until then Claude Code starts the next.
+    const before = claudeCodeChoice(scopes.filter((s) => s !== "project"));
+    const approval = chosen === "project" && before ? ` once you approve it, the ${before}-scope one until then` : "";
+    // Claude Code's "Conflicting scopes" warning is for one name with different commands.
+    const warns = others.some((r) => !runsThis(r.entry)) ? " and warns of conflicting scopes" : "";
+    const removes = others.map((r) => `'claude mcp remove ${quoted} -s ${r.scope}'`).join(", then ");
+    conflicts += `In ${at.projectRoot ?? "this project"} Claude Code starts the ${chosen}-scope one${approval} (local wins over project, project over user)${warns}; to keep only the ${scope}-scope one, run ${removes} in that directory.\n`;
   }
-  if (projectEntry !== null) {
-    lines.push(
-      `Claude Code also has a local-scope '${name}' for ${project} (runs ${runs(projectEntry)}), which wins there: remove it with 'claude mcp remove ${quoted} -s local' run in that directory.`,
-    );
-  }
-  if (lines.length === 0) return null;
-  const note = `${lines.join("\n")}\n`;
-  return user === null || same ? { note } : { note, replace: `claude mcp remove ${quoted} -s user` };
+  const replace = entry !== null && userAdd && !same ? `claude mcp remove ${quoted} -s user` : undefined;
+  return { note, others: conflicts, replace, same };
 }
 
 function describeError(error: ToolError): string {
@@ -172,15 +173,6 @@ function rebuildArgs(options: ConfigOptions): string {
   return typedCommand(words);
 }
 
-/** `serversKey`: the object (JSON) or table (TOML) holding the servers; `projectFile`: for `--scope project`. */
-const CLIENT_SPECS: Record<ClientName, { title: string; format: Format; serversKey: string; projectFile?: string }> = {
-  "claude-desktop": { title: "Claude Desktop", format: "json", serversKey: "mcpServers" },
-  "claude-code": { title: "Claude Code", format: "json", serversKey: "mcpServers", projectFile: ".mcp.json" },
-  cursor: { title: "Cursor", format: "json", serversKey: "mcpServers", projectFile: ".cursor/mcp.json" },
-  codex: { title: "Codex", format: "toml", serversKey: "mcp_servers" },
-  vscode: { title: "VS Code", format: "json", serversKey: "servers", projectFile: ".vscode/mcp.json" },
-};
-
 /** What to do once the entry is in the client's file: restart, reload, approve. */
 const AFTERWARDS: Record<ClientName, string> = {
   "claude-desktop": "Quit and reopen Claude Desktop to load it.",
@@ -190,38 +182,6 @@ const AFTERWARDS: Record<ClientName, string> = {
   codex: "Start a new Codex session to load it; check with 'codex mcp list'.",
   vscode: "VS Code offers to start the server from the file (or run 'MCP: List Servers').",
 };
-
-/** `projectRoot`: the repository's working tree, for project-scoped files; `null` outside a repository. */
-type Locations = Pick<Context, "env" | "platform" | "home"> & { projectRoot: string | null };
-
-export function configPath(client: ClientName, scope: ConfigScope, at: Locations): Result<string, string> {
-  const path = at.platform === "win32" ? win32 : posix;
-  if (scope === "project") {
-    if (at.projectRoot === null)
-      return err("--scope project needs a repository: run this inside it or pass --repo PATH");
-    return ok(path.join(at.projectRoot, CLIENT_SPECS[client].projectFile ?? ""));
-  }
-  const user: Record<ClientName, () => string> = {
-    "claude-desktop": () => path.join(appDataDir(at), "Claude", "claude_desktop_config.json"),
-    "claude-code": () => path.join(absolute(at.env.CLAUDE_CONFIG_DIR, at) ?? at.home, ".claude.json"),
-    cursor: () => path.join(at.home, ".cursor", "mcp.json"),
-    codex: () => path.join(absolute(at.env.CODEX_HOME, at) ?? path.join(at.home, ".codex"), "config.toml"),
-    vscode: () => path.join(appDataDir(at), "Code", "User", "mcp.json"),
-  };
-  return ok(user[client]());
-}
-
-/** Where Electron apps keep per-user data: Application Support, %APPDATA%, or the XDG config dir. */
-function appDataDir(at: Locations): string {
-  if (at.platform === "darwin") return posix.join(at.home, "Library", "Application Support");
-  if (at.platform === "win32") return absolute(at.env.APPDATA, at) ?? win32.join(at.home, "AppData", "Roaming");
-  return absolute(at.env.XDG_CONFIG_HOME, at) ?? posix.join(at.home, ".config");
-}
-
-function absolute(value: string | undefined, at: Locations): string | null {
-  if (!value) return null;
-  return (at.platform === "win32" ? win32 : posix).isAbsolute(value) ? value : null;
-}
 
 /** The server's entry as the client expects it; key order as in each client's documentation. */
 function serverEntry(client: ClientName, scope: ConfigScope, launch: LaunchCommand, env?: Record<string, string>) {

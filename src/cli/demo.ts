@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
 import { CLIENTS, type DemoOptions } from "./args.ts";
-import { typedCommand } from "./config-self-command.ts";
+import { shellQuote, twigMcpOnPath, typedCommand } from "./config-self-command.ts";
 import { renderToolData, toolData, writeErr, writeOut } from "./output.ts";
 import { createRuntimeContext, createToolRegistry } from "./runtime.ts";
 
@@ -178,9 +178,17 @@ async function showDemo(git: string, dir: string, options: DemoOptions): Promise
     await writeOut(`\n── What an assistant sees from ${called} ──\n${describeData(name, data.value)}`);
   }
 
+  // A client keeps the path it is registered with: from a clone (its dist/, or the source), install first.
+  const fromSource = !/^twig-mcp(\.exe)?$/i.test(basename(process.execPath));
+  const inClone = fromSource || /[\\/]dist[\\/]/.test(process.execPath);
+  const install = fromSource
+    ? "bun run build && mkdir -p ~/.local/bin && cp dist/twig-mcp ~/.local/bin/"
+    : `mkdir -p ~/.local/bin && cp ${shellQuote(process.execPath, process.platform)} ~/.local/bin/`;
   await writeOut(
-    "\nNext: register twig-mcp with your assistant (it then serves the repository it is started in):\n" +
-      `  ${typedCommand(["config", "claude-code"])}\n` +
+    (inClone && !twigMcpOnPath().same
+      ? "\nNext: put twig-mcp where it stays (a client keeps the path it is registered with), then register it\n" +
+        `with your assistant (it then serves the repository it is started in):\n  ${install}\n  ~/.local/bin/twig-mcp config claude-code\n`
+      : `\nNext: register twig-mcp with your assistant (it then serves the repository it is started in):\n  ${typedCommand(["config", "claude-code"])}\n`) +
       `  (or ${CLIENTS.filter((c) => c !== "claude-code").join(", ")}; add --write to edit the client's file)\n`,
   );
   if (!options.keep) return 0;

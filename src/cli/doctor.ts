@@ -22,6 +22,8 @@ import { loadRegistry } from "../twig/registry.ts";
 import { loadState, stateFileFor } from "../twig/state.ts";
 import type { DoctorOptions } from "./args.ts";
 import { twigMcpOnPath } from "./config-self-command.ts";
+import { type Check, checker } from "./doctor-check.ts";
+import { checkRegistrations } from "./doctor-registrations.ts";
 import { writeErr, writeJson, writeOut } from "./output.ts";
 import { processContext, userHome } from "./runtime.ts";
 
@@ -40,6 +42,7 @@ export async function runDoctor(options: DoctorOptions, ignored: readonly string
     await checkRegistry(ctx),
     checkDirectories(ctx),
     checkPath(),
+    ...checkRegistrations({ ...ctx, projectRoot: repository.repo.ok ? repository.repo.value : null }, ctx.env),
     await checkNetrc(ctx),
   ];
   // What the server would ignore in its settings, and therefore does not do.
@@ -149,11 +152,19 @@ export function checkDirectories(ctx: Pick<Context, "dirs">): Check {
   return result("info", detail, "Normal before twig's first run; XDG_CONFIG_HOME / XDG_DATA_HOME move them on Linux.");
 }
 
-/** The `twig-mcp` a client started by bare name would run. */
+/** The `twig-mcp` a client started by bare name would run, and whether this one's directory is on PATH. */
 export function checkPath(): Check {
-  const { onPath, self, same } = twigMcpOnPath();
+  const { onPath, self, same, missingDir } = twigMcpOnPath();
   const result = checker("path", "twig-mcp on PATH");
+  // Quoted for the shell rc file, where $HOME stays a variable.
+  const home = userHome();
+  const dir =
+    missingDir !== null && home !== null && missingDir.startsWith(`${home}/`)
+      ? `$HOME${missingDir.slice(home.length)}`
+      : missingDir;
+  const addDir = `To run it by name, add its directory to PATH in your shell's rc file (~/.bashrc, ~/.zshrc): export PATH="${dir}:$PATH", then open a new shell.`;
   if (onPath === null) {
+    if (missingDir !== null) return result("info", `none: this one's directory, ${missingDir}, is not on PATH`, addDir);
     return result(
       "info",
       "none",
@@ -163,7 +174,7 @@ export function checkPath(): Check {
   if (same) return result("ok", onPath);
   return result(
     "warn",
-    `${onPath} is another program, not this twig-mcp (${self})`,
+    `${onPath} is another program, not this twig-mcp (${self})${missingDir === null ? "" : `; ${missingDir} is not on PATH`}`,
     "A client that starts `twig-mcp` by name runs that one (upstream twig ships a twig-mcp of its own). Register this one by its path (`twig-mcp config <client>` prints it), or put its directory first on PATH.",
   );
 }
@@ -298,21 +309,6 @@ async function signIn<C>(
   const me = client.ok ? await whoAmI(client.value, AbortSignal.timeout(15_000)) : client;
   return me.ok ? checker(id, title)("ok", me.value) : checker(id, title)("fail", me.error.message, me.error.hint);
 }
-
-export interface Check {
-  /** Stable, for `--json`; the README's troubleshooting table names each check by its `title`. */
-  id: string;
-  title: string;
-  /** `fail`: broken, blocks use (exit 1); `warn`: works, but a feature is off or something is risky. */
-  status: "ok" | "info" | "warn" | "fail";
-  detail: string;
-  hint?: string;
-}
-
-/** A check's outcome, with the id and title fixed, for a check that can end in several ways. */
-export const checker =
-  (id: string, title: string) =>
-  (status: Check["status"], detail: string, hint?: string): Check => ({ id, title, status, detail, hint });
 
 export function renderReport(header: string, checks: readonly Check[]): string {
   const width = Math.max(...checks.map((c) => c.title.length));

@@ -89,17 +89,22 @@ Clients:
   codex             ~/.codex/config.toml ($CODEX_HOME), [mcp_servers.twig]
   vscode            the user mcp.json (user) or .vscode/mcp.json (project), "servers"
 
-The snippet runs this executable by its absolute path (a Homebrew install uses the stable
-'bin' link; a bunx/npx run registers 'bunx twig-mcp' / 'npx -y twig-mcp'). Project files are
-shared through git, so they run 'twig-mcp' from PATH, else 'bunx twig-mcp' / 'npx -y twig-mcp'
-(--command overrides). --repo and --disable given here are added to the server's arguments.
+The entry runs this executable by its absolute path (a link on PATH stays the link; a Homebrew
+install uses its 'bin' link). A project file is shared through git, so it runs 'twig-mcp' when
+the twig-mcp on PATH is this one, else this executable's path (with a note); only a build for a
+published npm package writes 'bunx twig-mcp' / 'npx -y twig-mcp'. --command overrides.
+--repo and --disable given here are added to the server's arguments. For Claude Code, config says
+when a twig entry is already in another scope (user, project, local) and which one Claude Code
+starts; when this twig-mcp is already registered, it prints nothing to run.
 
---write merges the entry into the client's file: every other server, key, comment and the
-formatting stay as they are; an existing twig entry gets a new command and keeps its other keys
-(such as env). Without --repo/--disable it keeps the server arguments already in the entry; with
-them, they replace the old ones. It says what it kept or changed. The old file is copied to
-<file>.bak first. A file that cannot be parsed is left alone. This is the only command that
-writes a file, and it writes only there. More: docs/config-write.md.
+--write merges the entry into the client's file: every other server, key and comment stays. An
+existing twig entry gets the new command and keeps only what twig-mcp reads: its server arguments
+(--repo, --disable, --max-reply-tokens, -v; not --repo in a project file) unless --repo/--disable
+replace them, and in env the TWIG_MCP_* settings plus, in a user's own file, the GitHub and Jira
+token and host variables. Everything else (other env variables, keys such as cwd) is dropped, and
+the message lists it. The old file is copied to <file>.bak first; a file that cannot be parsed is
+left alone. This is the only command that writes a file, and it writes only there.
+More: docs/config-write.md.
 
 Options:
   --write            Merge the entry into the client's configuration file
@@ -120,8 +125,11 @@ Examples:
 Usage: twig-mcp doctor [--repo PATH] [--online] [--json]
 
 Checks the repository (from --repo or the current directory), its twig state file, twig's
-repository registry and directories, ~/.netrc (present, parseable, not readable by others),
-which credential GitHub and Jira requests would use (never the secret itself), and JIRA_HOST.
+repository registry and directories, whether this twig-mcp is on PATH, each MCP client's 'twig'
+entry (Claude Code's user, project and local scopes, Claude Desktop, Cursor, Codex, VS Code: does
+it run this twig-mcp, does its env carry this shell's GitHub and Jira settings; only read),
+~/.netrc (present, parseable, not readable by others), which credential GitHub and Jira requests
+would use (never the secret itself), and JIRA_HOST.
 With --online it also signs in to GitHub and Jira once to prove the credentials work.
 
 Exit status: 0 when nothing blocks use (warnings may remain), 1 when a check failed.
@@ -138,10 +146,10 @@ Usage: twig-mcp demo [--keep]
 
 Builds a sample repository with git in a temporary directory (a main branch, two stacks with
 Jira keys and PR numbers, a linked worktree, and the .twig/state.json twig would write), prints
-the answers of get_current_branch, get_branch_stack and get_branch_tree exactly as the server
-gives them, then the command that registers twig-mcp with your assistant. Needs git; no twig,
-no network, no credentials. Your own repositories and twig files are not read. Everything it
-made is removed when it ends, on Ctrl-C and on error too.
+the answers of get_current_branch, get_branch_stack, get_branch_tree and get_stack_status as the
+server gives them, then how to install twig-mcp (from a clone's dist/) and register it with your
+assistant. Needs git; no twig, no network, no credentials. Your own repositories and twig files
+are not read. Everything it made is removed when it ends, on Ctrl-C and on error too.
 
 Options:
   --keep             Keep the sample repository until Ctrl-C, to try 'twig-mcp call' in it

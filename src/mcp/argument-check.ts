@@ -23,8 +23,16 @@ export function unknownArgumentError(toolName: string, input: v.GenericSchema, a
   return toolError(
     "invalid_params",
     `Invalid arguments for ${toolName}: ${what} ${listed.join(", ")}${more}${suggestions.length > 0 ? `; did you mean ${orList(suggestions)}?` : ""}`,
-    known.length === 0 ? `${toolName} takes no arguments.` : `${toolName} takes: ${known.join(", ")}.`,
+    argumentsHint(toolName, input),
   );
+}
+
+/** The tool's argument names, for a caller who cannot see its inputSchema (a shell user). */
+export function argumentsHint(toolName: string, input: v.GenericSchema): string {
+  const entries = Object.entries(entriesOf(input) ?? {});
+  const optional = (schema: unknown) => /optional|nullish/.test((schema as { type?: string }).type ?? "");
+  const named = entries.map(([key, schema]) => (optional(schema) ? key : `${key} (required)`));
+  return named.length === 0 ? `${toolName} takes no arguments.` : `${toolName} takes: ${named.join(", ")}.`;
 }
 
 /** The first validation problem in words a model can act on; what was received is quoted short and printable. */
@@ -37,7 +45,7 @@ export function describeArgumentIssue(input: v.GenericSchema, issues: readonly v
   let problem: string;
   if (keys.length === 1 && issue.type === "object" && issue.input === undefined) {
     // valibot's words for an absent key ("Invalid key: Expected … but received undefined") read as a type error.
-    return `missing required argument "${where}" (arguments: ${Object.keys(entriesOf(input) ?? {}).join(", ")})`;
+    return `missing required argument "${where}"`;
   }
   if (options !== null && issue.type === "picklist") {
     const guesses = typeof issue.input === "string" ? closeNames(issue.input, options) : [];

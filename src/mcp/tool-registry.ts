@@ -14,7 +14,7 @@ import type {
 } from "../tools/shared/define.ts";
 import { cutList } from "../tools/shared/fit.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/shared/params.ts";
-import { describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
+import { argumentsHint, describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
 import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
 import { maxResultSizeChars, replyBudget, textUnits, UNITS_PER_TOKEN, unitsUpTo } from "./reply-budget.ts";
 
@@ -95,8 +95,13 @@ export class ToolRegistry {
     const args = v.safeParse(tool.input, given);
     if (!args.success) {
       const problem = describeArgumentIssue(tool.input, args.issues);
-      const hint = "Check the argument names and types against the tool's inputSchema.";
-      return err(toolError("invalid_params", `Invalid arguments for ${tool.name}: ${problem}`, hint));
+      return err(
+        toolError(
+          "invalid_params",
+          `Invalid arguments for ${tool.name}: ${problem}`,
+          argumentsHint(tool.name, tool.input),
+        ),
+      );
     }
     let callCtx = ctx;
     let callArgs = args.output as Record<string, unknown>;

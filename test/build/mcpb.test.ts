@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getMcpConfigForManifest, type McpbManifestAny } from "@anthropic-ai/mcpb";
@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { BUNDLE_ICON, type BundleInfo, bundleEntryPoint, bundleManifest, bundleTargets } from "../../build/mcpb.ts";
 import { buildRelease, type ReleaseResult } from "../../build/release.ts";
 import { hostTarget, type Target } from "../../build/targets.ts";
-import { bundleInfo, projectUrls, registryInfo } from "../../build.ts";
+import { bundleInfo, mcpbValidator, projectUrls, registryInfo } from "../../build.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { sha256Hex as sha256 } from "../../src/core/sha256.ts";
@@ -101,6 +101,41 @@ describe("manifests", () => {
       expect(output).toContain("Manifest schema validation passes");
       expect(output).toContain("Icon validation passed");
       expect(code).toBe(0);
+    },
+  );
+
+  test("build:release's own check is mcpb validate's schema: every manifest passes, a broken one names its field", async () => {
+    const validator = await mcpbValidator();
+    for (const target of bundleTargets()) expect(validator.problems(bundleManifest(info, target))).toEqual([]);
+    const { name: _, ...nameless } = bundleManifest(info, host);
+    expect(validator.problems(nameless).join("\n")).toStartWith("name: ");
+    expect(validator.problems({ ...nameless, manifest_version: "9.9" })).toEqual([
+      "manifest_version 9.9 is not one mcpb knows",
+    ]);
+  });
+
+  test.skipIf(!hostBundled)(
+    "a manifest that fails the check: no bundle is written, and the target is reported as failed",
+    async () => {
+      const dir = mkdtempSync(join(outDir, "rejected-"));
+      copyFileSync(join(outDir, host.binary), join(dir, host.binary));
+      const logs: string[] = [];
+      const rejected = await buildRelease({
+        targets: [],
+        outDir: dir,
+        info: { name: pkg.name, version: pkg.version, description: pkg.description, license: pkg.license },
+        urlPattern: "https://example.com/{tag}/{file}",
+        npm: false,
+        launcher: "",
+        readme: "",
+        compile: async () => ({ ok: true, value: undefined }),
+        log: (line) => logs.push(line),
+        level: 1,
+        bundles: { info, license: "", validate: { by: "the test's check", problems: () => ["name: Required"] } },
+      });
+      expect(existsSync(join(dir, host.bundle))).toBe(false);
+      expect(rejected.failed.map((f) => f.error)).toEqual([`${host.bundle}'s manifest.json: name: Required`]);
+      expect(logs).toContain(`FAILED ${host.bundle}: its manifest.json does not pass the test's check: name: Required`);
     },
   );
 

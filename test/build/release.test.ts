@@ -55,6 +55,17 @@ describe("bun build.ts for the host", () => {
     expect(result.files).toContain("sha256sums.txt");
   });
 
+  test("the report ends with every file written, each with its exact size", () => {
+    const listing = logs.at(-1) as string;
+    expect(listing.split("\n")[0]).toBe(`wrote ${result.files.length} files in ${outDir}:`);
+    for (const file of result.files) {
+      const size = statSync(join(outDir, file)).size.toLocaleString("en-US");
+      expect(listing).toMatch(new RegExp(`\\n  ${file.replace(/[.]/g, "\\.")} +${size} bytes`));
+    }
+    expect(listing.split("\n").length).toBe(result.files.length + 1);
+    expect(logs.join("\n")).not.toContain("Decompressing");
+  });
+
   test("the binary runs and reports the package version", () => {
     const binary = join(outDir, host.binary);
     const run = Bun.spawnSync([binary, "--version"], {

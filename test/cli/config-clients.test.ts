@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { configPath, renderSnippet } from "../../src/cli/config.ts";
+import { renderSnippet } from "../../src/cli/config.ts";
+import { configPath } from "../../src/cli/config-paths.ts";
 import { shellQuote } from "../../src/cli/config-self-command.ts";
 
 const mac = { env: {}, platform: "darwin" as const, home: "/Users/alice", projectRoot: "/Users/alice/src/shop" };

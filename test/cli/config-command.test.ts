@@ -169,6 +169,7 @@ describe("Claude Code", () => {
       mcpServers: { twig: { type: "stdio", command: binary, args: [] } },
     });
     expect(result.stderr).not.toContain("Note:");
+    rmSync(repo.path(".mcp.json"));
   });
 
   test("an existing user-scope twig in ~/.claude.json: says so and prints the remove before the add; a local one is named too", async () => {
@@ -197,10 +198,37 @@ describe("Claude Code", () => {
     writeFileSync(claudeJson, JSON.stringify({ mcpServers: { twig: { type: "stdio", command: binary, args: [] } } }));
     try {
       const result = await twigMcp(["config", "claude-code"]);
-      expect(result.stdout).toBe(`claude mcp add --scope user twig -- ${binary}\n`);
-      expect(result.stderr).toContain("Claude Code already runs this as its user-scope server 'twig'");
+      // Run, the add would fail with "already exists": nothing to run.
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe(
+        `Claude Code already has this twig-mcp as its user-scope server 'twig' (${claudeJson}): nothing to run.\n`,
+      );
     } finally {
       rmSync(claudeJson);
+    }
+  });
+
+  test("twig in both Claude Code scopes: config says so from either side, and which one Claude Code starts", async () => {
+    const claudeJson = join(home.home, ".claude.json");
+    writeFileSync(claudeJson, JSON.stringify({ mcpServers: { twig: { type: "stdio", command: binary, args: [] } } }));
+    try {
+      const written = await twigMcp(["config", "claude-code", "--write", "--command", "twig-mcp"]);
+      expect(written.code).toBe(0);
+      expect(written.stderr).toContain(`Claude Code also has a user-scope 'twig' in ${claudeJson} (runs ${binary}).`);
+      expect(written.stderr).toContain(
+        `In ${repo.root} Claude Code starts the project-scope one once you approve it, the user-scope one until then (local wins over project, project over user)`,
+      );
+      expect(written.stderr).toContain("run 'claude mcp remove twig -s user'");
+      const printed = await twigMcp(["config", "claude-code"]);
+      expect(printed.stdout).toBe("");
+      expect(printed.stderr).toContain(
+        `Claude Code also has a project-scope 'twig' in ${repo.path(".mcp.json")} (runs twig-mcp).`,
+      );
+      expect(printed.stderr).toContain("to keep only the user-scope one, run 'claude mcp remove twig -s project'");
+    } finally {
+      rmSync(claudeJson);
+      rmSync(repo.path(".mcp.json"));
+      rmSync(repo.path(".mcp.json.bak"), { force: true });
     }
   });
 

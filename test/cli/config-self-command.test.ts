@@ -2,7 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Host, portableCommand, selfCommand, typedCommand } from "../../src/cli/config-self-command.ts";
+import {
+  type Host,
+  portableCommand,
+  runsThisProgram,
+  selfCommand,
+  typedCommand,
+} from "../../src/cli/config-self-command.ts";
 
 /**
  * A machine described by its files: `files` maps each path to the file it leads to (links and
@@ -197,4 +203,22 @@ describe("the command registered from source, run where a client runs it", () =>
       rmSync(clone, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("runsThisProgram: whether a client's entry starts this twig-mcp", () => {
+  const execPath = "/home/alice/.local/bin/twig-mcp";
+  const files = { [execPath]: "f1", "/home/alice/bin/twig-mcp": "f1", "/opt/upstream/twig-mcp": "f2" };
+
+  test("a compiled binary: its own path or a link to it, not another file of the same name", () => {
+    expect(runsThisProgram(execPath, [], host({ execPath, files }))).toBe(true);
+    expect(runsThisProgram("/home/alice/bin/twig-mcp", ["--repo", "/src"], host({ execPath, files }))).toBe(true);
+    expect(runsThisProgram("/opt/upstream/twig-mcp", [], host({ execPath, files }))).toBe(false);
+  });
+
+  test("from source, the script after the runtime decides, not the runtime every Bun script shares", () => {
+    const main = "/src/twig-mcp/src/main.ts";
+    const source = host({ execPath: "/usr/bin/bun", main, files: { "/usr/bin/bun": "bun", [main]: "m" } });
+    expect(runsThisProgram("/usr/bin/bun", ["--no-env-file", main], source)).toBe(true);
+    expect(runsThisProgram("/usr/bin/bun", ["/elsewhere/server.ts"], source)).toBe(false);
+  });
 });

@@ -41,10 +41,12 @@ describe("twig-mcp demo", () => {
     // The stack's lines, with the commits each branch has of its own, and the parts not asked for.
     expect(stdout).toContain("get_stack_status branch=feature/auth-ui");
     expect(stdout).toContain("2 branches. GitHub disabled. Jira disabled\nfeature/auth  #42 · SHOP-123 · 1 ahead\n");
-    // twig-mcp is not on the test's PATH: the line names this binary by its path, and runs.
-    const next = /\n {2}(\S+ config claude-code)\n/.exec(stdout)?.[1] as string;
-    expect(next).toBe(`${realpathSync(await binaryPath())} config claude-code`);
-    const ran = await runBinary(next.split(" ").slice(1), { cwd: home.home, env });
+    // twig-mcp is not on the test's PATH: the install step comes first, then the installed copy registers.
+    const binary = realpathSync(await binaryPath());
+    expect(stdout).toContain(
+      `\n  mkdir -p ~/.local/bin && cp ${binary} ~/.local/bin/\n  ~/.local/bin/twig-mcp config claude-code\n`,
+    );
+    const ran = await runBinary(["config", "claude-code"], { cwd: home.home, env });
     expect(ran.stdout).toStartWith("claude mcp add --scope user twig -- ");
     expect(existsSync(dirname(root))).toBe(false);
     expect(readdirSync(tmp)).toEqual([]);

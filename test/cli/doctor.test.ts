@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { CLIENT_SPECS } from "../../src/cli/config-paths.ts";
 import { binaryPath } from "../support/binary.ts";
 import { EXAMPLE_STATE, twigJson } from "../support/fixtures.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
@@ -98,6 +99,7 @@ describe("twig-mcp doctor", () => {
         ["registry", "ok"],
         ["dirs", "ok"],
         ["path", "ok"],
+        ["registrations", "info"],
         ["netrc", "ok"],
         ["github-repo", "ok"],
         ["github-credentials", "ok"],
@@ -131,7 +133,7 @@ describe("twig-mcp doctor", () => {
       const path = run.checks.find((c) => c.id === "path");
       expect(path?.status).toBe("warn");
       expect(path?.detail).toBe(
-        `${join(bin, "twig-mcp")} is another program, not this twig-mcp (${await binaryPath()})`,
+        `${join(bin, "twig-mcp")} is another program, not this twig-mcp (${await binaryPath()}); ${dirname(await binaryPath())} is not on PATH`,
       );
       expect(path?.hint).toContain("upstream twig ships a twig-mcp of its own");
       expect(run.stdout).toContain("twig-mcp on PATH");
@@ -140,14 +142,103 @@ describe("twig-mcp doctor", () => {
     }
   });
 
+  test("run by its full path from a directory not on PATH: says so, with the line for the shell's rc file", async () => {
+    const home = healthyHome();
+    try {
+      const run = await doctor(home);
+      const path = run.checks.find((c) => c.id === "path");
+      const dir = dirname(await binaryPath());
+      expect(path?.status).toBe("info");
+      expect(path?.detail).toBe(`none: this one's directory, ${dir}, is not on PATH`);
+      expect(path?.hint).toContain(`export PATH="${dir}:$PATH"`);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  test("each client's twig entry: this binary or not, env against the shell, Claude Code's scope that wins; nothing written", async () => {
+    const home = healthyHome({ GH_TOKEN: GITHUB_TOKEN });
+    const binary = await binaryPath();
+    const place = (path: string, value: unknown) => {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, JSON.stringify(value));
+    };
+    const servers = (twig: unknown) => ({ mcpServers: { other: { command: "x" }, twig } });
+    place(join(home.home, ".claude.json"), servers({ type: "stdio", command: binary, args: [] }));
+    place(repo.path(".mcp.json"), servers({ command: "twig-mcp", args: [] }));
+    place(join(home.home, ".config", "Claude", "claude_desktop_config.json"), servers({ command: binary, env: {} }));
+    const env = { GH_TOKEN: "x", JIRA_HOST: "acme.atlassian.net" };
+    place(join(home.home, ".cursor", "mcp.json"), servers({ command: "/usr/bin/env", args: ["twig-mcp"], env }));
+    // A clone's project file: what it names reaches the terminal escaped.
+    place(repo.path(".cursor", "mcp.json"), servers({ command: "evil\u001b[2J", env }));
+    place(join(home.home, ".config", "Code", "User", "mcp.json"), { servers: { twig: { command: binary, env } } });
+    const codex = join(home.home, ".codex", "config.toml");
+    mkdirSync(dirname(codex), { recursive: true });
+    writeFileSync(codex, '[mcp_servers.twig]\ncommand = "/gone/twig-mcp"\n');
+    try {
+      const before = [...listFiles(home.home), ...listFiles(repo.root)];
+      const run = await doctor(home);
+      expect([...listFiles(home.home), ...listFiles(repo.root)]).toEqual(before);
+      const claudeJson = join(home.home, ".claude.json");
+      const registrations = run.checks.filter((c) => c.id.startsWith("registration"));
+      expect(registrations.map((c) => [c.id, c.status, c.detail])).toEqual([
+        [
+          "registration-claude-code-user",
+          "warn",
+          `${claudeJson}: not used in this project once the project's .mcp.json entry is approved: Claude Code starts the project-scope entry`,
+        ],
+        ["registration-claude-code-project", "warn", `${repo.path(".mcp.json")}: its command twig-mcp is not on PATH`],
+        [
+          "registration-claude-desktop-user",
+          "warn",
+          `${join(home.home, ".config", "Claude", "claude_desktop_config.json")}: its env lacks JIRA_HOST, GH_TOKEN, set in this shell`,
+        ],
+        [
+          "registration-cursor-user",
+          "warn",
+          `${join(home.home, ".cursor", "mcp.json")}: it runs another program (/usr/bin/env twig-mcp), not this one`,
+        ],
+        [
+          "registration-cursor-project",
+          "warn",
+          `${repo.path(".cursor", "mcp.json")}: its command "evil\\u001b[2J" is not on PATH`,
+        ],
+        [
+          "registration-codex-user",
+          "warn",
+          `${codex}: its command /gone/twig-mcp does not exist; its env lacks JIRA_HOST, GH_TOKEN, set in this shell`,
+        ],
+        [
+          "registration-vscode-user",
+          "ok",
+          `${join(home.home, ".config", "Code", "User", "mcp.json")}: runs this twig-mcp`,
+        ],
+      ]);
+      expect(run.stdout).toContain("Claude Code (project)");
+      expect(registrations[0]?.hint).toContain("claude mcp remove twig -s user");
+      expect(run.stdout).not.toContain("\u001b");
+      expectNoSecrets(run);
+    } finally {
+      home.cleanup();
+      rmSync(repo.path(".mcp.json"));
+      rmSync(repo.path(".cursor"), { recursive: true });
+    }
+  });
+
   test("the README's troubleshooting table has a row for each check, under the name doctor prints", () => {
     const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
     const table = readme.slice(readme.indexOf("| Check |"));
     const rows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
     const named = rows.flatMap((row) => (row.split("|")[1] ?? "").replace(/\(`--online`\)/, "").split(","));
-    const source = readFileSync(join(import.meta.dir, "..", "..", "src", "cli", "doctor.ts"), "utf8");
+    const cli = join(import.meta.dir, "..", "..", "src", "cli");
+    const source = ["doctor.ts", "doctor-registrations.ts"].map((f) => readFileSync(join(cli, f), "utf8")).join("");
     const titles = [...source.matchAll(/checker\("[^"]+", "([^"]+)"\)/g)].map((m) => m[1] as string);
     titles.push("GitHub sign-in", "Jira sign-in");
+    // One per client file with a twig entry, titled by client and scope.
+    for (const [client, spec] of Object.entries(CLIENT_SPECS)) {
+      const scopes = ["user", ...(spec.projectFile ? ["project"] : []), ...(client === "claude-code" ? ["local"] : [])];
+      titles.push(...scopes.map((scope) => `${spec.title} (${scope})`));
+    }
     expect(named.map((name) => name.trim()).sort()).toEqual([...new Set(titles)].sort());
   });
 

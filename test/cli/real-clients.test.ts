@@ -65,6 +65,27 @@ describe.skipIf(!claude)("Claude Code", () => {
     expect(listed.stdout).toMatch(/^twig: .*Connected$/m);
   }, 60_000);
 
+  test("run again with the same binary: nothing to run (claude's add would fail), and it says so", async () => {
+    const again = await exec([binary, "config", "claude-code"]);
+    expect(again.stdout).toBe("");
+    expect(again.stderr).toContain("Claude Code already has this twig-mcp as its user-scope server 'twig'");
+    const add = `claude mcp add --scope user twig -- ${binary}`;
+    expect((await exec(["sh", "-c", add])).stderr).toContain("already exists");
+  }, 60_000);
+
+  test("a project entry beside the user one: config says which Claude Code starts, and Claude Code sees the conflict", async () => {
+    // As in the README's two ways: the user scope by path, the project file by name.
+    const written = await exec([binary, "config", "claude-code", "--write", "--command", "twig-mcp"]);
+    expect(written.stderr).toContain("Claude Code also has a user-scope 'twig'");
+    expect(written.stderr).toContain("and warns of conflicting scopes; to keep only the project-scope one");
+    expect(written.stderr).toContain("'claude mcp remove twig -s user'");
+    const listed = await exec([claude as string, "mcp", "list"]);
+    expect(`${listed.stdout}${listed.stderr}`).toContain("Conflicting scopes");
+    // Until the project's entry is approved, Claude Code keeps starting the user-scope one.
+    expect((await exec([claude as string, "mcp", "get", "twig"])).stdout).toContain("Scope: User config");
+    expect((await exec([claude as string, "mcp", "remove", "twig", "-s", "project"])).code).toBe(0);
+  }, 60_000);
+
   test("re-registering (a moved or upgraded binary): the printed remove-then-add replaces the entry", async () => {
     const printed = await exec([binary, "config", "claude-code", "--disable", "jira"]);
     expect(printed.stdout).toStartWith("claude mcp remove twig -s user\nclaude mcp add --scope user twig -- ");

@@ -172,6 +172,15 @@ describe("twig-mcp call", () => {
     expect(code).toBe(1);
     expect(stderr).toStartWith("error [invalid_params]:");
   });
+
+  test("a missing argument lists the tool's arguments, not its inputSchema a shell user cannot see", async () => {
+    const { stderr, code } = await twigMcp(["call", "get_branch_metadata"]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      'error [invalid_params]: Invalid arguments for get_branch_metadata: missing required argument "branch"\n' +
+        "hint: get_branch_metadata takes: branch (required), repo.\n",
+    );
+  });
 });
 
 describe("--help", () => {

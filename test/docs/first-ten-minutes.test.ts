@@ -32,3 +32,19 @@ test("one measured test time, in docs/development.md; the README links to it", (
   expect(development).toContain("end-to-end tests (see Test time below)");
   expect(development).not.toMatch(/tests \(about [\d.]+ min/);
 });
+
+test("the quick start puts ~/.local/bin on PATH, for this shell and the next, before running twig-mcp by name", () => {
+  const quick = section(readme, "## Quick start");
+  const path = quick.indexOf(
+    `echo 'export PATH="$HOME/.local/bin:$PATH"' >> ~/.bashrc && export PATH="$HOME/.local/bin:$PATH"`,
+  );
+  expect(path).toBeGreaterThan(quick.indexOf("cp dist/twig-mcp ~/.local/bin/"));
+  expect(quick.indexOf("\ntwig-mcp call ")).toBeGreaterThan(path);
+});
+
+test("getting Bun without bun.sh: npm installs the version .ci/run pins", () => {
+  const pinned = /^BUN_VERSION="([^"]+)"$/m.exec(read(".ci", "run"))?.[1];
+  expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+  expect(section(readme, "## Prerequisites")).toContain(`\`npm install -g bun@${pinned}\``);
+  expect(read("docs", "install.md")).toContain(`npm install -g bun@${pinned}`);
+});

@@ -93,7 +93,7 @@ describe("a misspelled enum value", () => {
       code: "invalid_params",
       message:
         "Invalid arguments for list_pull_requests: state: 'opne' is not one of 'open', 'closed', 'all'; did you mean 'open'?",
-      hint: "Check the argument names and types against the tool's inputSchema.",
+      hint: "list_pull_requests takes: state, limit, head, base, owner, repo.",
     });
   });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { MAX_INSTRUCTIONS_BYTES } from "../../src/mcp/instructions.ts";
 import { RawServer, toolResult } from "../hardening/support/raw-server.ts";
 import { makeWorld, type World } from "../hardening/support/world.ts";
+import { TOOLS_LIST_MAX_BYTES } from "../support/tools-list.ts";
 
 // Each test drives a compiled server; on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(30_000);
@@ -59,7 +60,7 @@ describe("2025-11-25: initialize first", () => {
 
   test("tools/list is sorted, at most 12.8 KB, and carries Claude Code's _meta", async () => {
     const tools = (await legacy.request("tools/list")).result?.tools as Array<{ name: string; _meta?: object }>;
-    expect(bytes({ tools })).toBeLessThanOrEqual(12.8 * 1024);
+    expect(bytes({ tools })).toBeLessThanOrEqual(TOOLS_LIST_MAX_BYTES);
     const names = tools.map((tool) => tool.name);
     expect(names).toEqual([...names].sort());
     expect(tools.find((tool) => tool.name === "get_branch_context")?._meta).toEqual({ "anthropic/alwaysLoad": true });

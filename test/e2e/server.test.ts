@@ -7,6 +7,7 @@ import { createToolRegistry } from "../../src/cli/runtime.ts";
 import { binaryPath, runBinary } from "../support/binary.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { startServer } from "../support/mcp-harness.ts";
+import { TOOLS_LIST_MAX_BYTES } from "../support/tools-list.ts";
 
 // These tests start processes (the compiled binary, git, builds); on a busy machine that takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
@@ -185,7 +186,7 @@ describe("tools/list", () => {
     expect(reply).toBeDefined();
     const published = JSON.parse(reply as string).result.tools;
     expect(published).toHaveLength(16);
-    expect(Buffer.byteLength(reply as string)).toBeLessThanOrEqual(12.8 * 1024);
+    expect(Buffer.byteLength(reply as string)).toBeLessThanOrEqual(TOOLS_LIST_MAX_BYTES);
     // What the binary serves is what the registry derives.
     expect(published).toEqual(JSON.parse(JSON.stringify(createToolRegistry(new Set()).list())));
   });

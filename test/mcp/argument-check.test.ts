@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { printable, quoteReceived } from "../../src/core/plain-text.ts";
 import { closest } from "../../src/core/suggest.ts";
-import { describeArgumentIssue, unknownArgumentError } from "../../src/mcp/argument-check.ts";
+import { argumentsHint, describeArgumentIssue, unknownArgumentError } from "../../src/mcp/argument-check.ts";
 
 const input = v.object({
   branch: v.optional(v.string()),
@@ -59,9 +59,9 @@ describe("a missing required argument", () => {
     const required = v.object({ branch: v.string(), repo: v.optional(v.string()) });
     const parsed = v.safeParse(required, {});
     if (parsed.success) throw new Error("expected a failure");
-    expect(describeArgumentIssue(required, parsed.issues)).toBe(
-      'missing required argument "branch" (arguments: branch, repo)',
-    );
+    expect(describeArgumentIssue(required, parsed.issues)).toBe('missing required argument "branch"');
+    expect(argumentsHint("get_branch_metadata", required)).toBe("get_branch_metadata takes: branch (required), repo.");
+    expect(argumentsHint("get_current_branch", v.object({}))).toBe("get_current_branch takes no arguments.");
   });
 });
 
