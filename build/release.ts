@@ -121,7 +121,7 @@ export async function buildRelease(options: ReleaseOptions): Promise<ReleaseResu
 }
 
 /** What a run wrote, one file a line with its exact size, so a person sees the release at a glance. */
-export function listArtifacts(outDir: string, files: readonly string[]): string {
+function listArtifacts(outDir: string, files: readonly string[]): string {
   const rows = files.map((name) => [name, statSync(join(outDir, name)).size] as const);
   const width = Math.max(0, ...rows.map(([name]) => name.length));
   const sizeWidth = Math.max(0, ...rows.map(([, size]) => size.toLocaleString("en-US").length));

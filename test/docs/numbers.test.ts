@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { helpText } from "../../src/cli/help.ts";
 import { createToolRegistry } from "../../src/cli/runtime.ts";
-import { DEFAULT_MAX_REPLY_TOKENS } from "../../src/mcp/reply-budget.ts";
+import { DEFAULT_MAX_REPLY_TOKENS } from "../../src/core/settings.ts";
 import { TOOLS_LIST_MAX_BYTES } from "../support/tools-list.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
