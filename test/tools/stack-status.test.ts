@@ -136,6 +136,12 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
             name: "pytest",
             excerpt:
               "2 failed, 148 passed: FAILED tests/test_oauth.py::test_refresh_expired - AssertionError: 401 != 200",
+            // Its base is the merged #101's branch, whose head passes pytest.
+            triage: {
+              verdict: "new",
+              why: "pytest passes on feature/auth (head 111111111111)",
+              hint: "Caused by this PR: fix it (feature/auth does not fail it).",
+            },
           },
         ],
       },
@@ -173,7 +179,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
 
     expect(answer.summary).toBe("6 branches, 6 PRs: 2 ready, 2 blocked, 1 draft, 1 merged");
     expect(answer.lines[1]).toBe(
-      '  feature/auth-oauth  #102 open · changes requested by carol: "Token refresh isn\'t handled when the access token expires m…" · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…) · SHOP-2 In Progress · move onto main, retarget #102 · no remote branch',
+      '  feature/auth-oauth  #102 open · changes requested by carol: "Token refresh isn\'t handled when the access token expires m…" · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…), new · SHOP-2 In Progress · move onto main, retarget #102 · no remote branch',
     );
     expect(answer.lines[4]).toBe(
       "      feature/auth-tests  #105 open (found by branch) · approved · CI passing · restack after feature/auth-ui · no remote branch",
@@ -222,14 +228,16 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     await github.awaitRequestCount(6);
     const first = github.requests.map((r) => r.path);
     github.release();
-    // Round two: 3 lists for each of the 6 PRs and one GraphQL request for all their threads, all sent before any
-    // of them is answered.
-    await github.awaitRequestCount(25);
+    // Round two: 3 lists for each of the 6 PRs, one GraphQL request for all their threads, and main's head checks
+    // (runs and statuses, once for the three PRs on it: the other bases are PRs' heads already listed), all sent
+    // before any of them is answered.
+    await github.awaitRequestCount(27);
     github.holdEveryAnswer = false;
     github.release();
     await answer;
     expect(first.filter((path) => path.startsWith("/repos/acme/shop/pulls"))).toHaveLength(6);
-    expect(github.requests).toHaveLength(6 + 18 + 1);
+    expect(github.requests).toHaveLength(6 + 18 + 1 + 2);
+    expect(github.requestsTo(/\/commits\/main\//)).toHaveLength(2);
     expect(first).not.toContain("/graphql");
     expect(github.requestsTo("/graphql")).toHaveLength(1);
     expect(github.requestsTo(/\/pulls$/).map((r) => r.query.head)).toEqual(["acme:feature/auth-tests"]);
@@ -252,7 +260,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     const answer = await stackStatus({}, context());
     expect(byBranch(answer).get("feature/auth-oauth")?.pr?.unresolved_threads).toBe(3);
     expect(answer.lines.find((line) => line.includes("#102"))).toContain(
-      " · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…) · 3 unresolved threads · ",
+      " · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…), new · 3 unresolved threads · ",
     );
     expect(byBranch(answer).get("feature/auth-ui")?.pr).not.toHaveProperty("unresolved_threads");
 
