@@ -22,12 +22,15 @@ export const TriageSchema = v.object({
   hint: v.string(),
   /** flaky: every attempt on the commit, oldest first. */
   attempts: v.optional(v.array(AttemptSchema)),
-  /** The base branch's head as compared; `tests`: this check's failing tests that fail there too (get_ci_log). */
+  /**
+   * The base branch's head as compared (a stack's entry keeps `ref` and `pr`); `tests`: this check's failing tests
+   * that fail there too (get_ci_log).
+   */
   base: v.optional(
     v.object({
       ref: v.string(),
-      sha: v.nullable(v.string()),
-      conclusion: v.nullable(v.string()),
+      sha: v.optional(v.nullable(v.string())),
+      conclusion: v.optional(v.nullable(v.string())),
       pr: v.optional(v.number()),
       tests: v.optional(v.array(v.string())),
     }),

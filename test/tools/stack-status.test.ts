@@ -10,7 +10,7 @@ import type { ServiceContext } from "../../src/tools/shared/context.ts";
 import type { ToolDefinition, ToolGroup } from "../../src/tools/shared/define.ts";
 import { cleanupTemp, git, makeContext, makeRepo, TOKEN } from "../github/helpers.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL } from "../jira/helpers.ts";
-import { FakeGitHub } from "../support/fake-github.ts";
+import { checkRunPayload, FakeGitHub } from "../support/fake-github.ts";
 import { warmGitHubSchema } from "../support/fake-github-graphql.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { unlinkedState } from "../support/fixtures.ts";
@@ -141,6 +141,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
               verdict: "new",
               why: "pytest passes on feature/auth (head 111111111111)",
               hint: "Caused by this PR: fix it (feature/auth does not fail it).",
+              base: { ref: "feature/auth" },
             },
           },
         ],
@@ -277,6 +278,34 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     const answer = await stackStatus({}, context());
     const tokens = countTokens(JSON.stringify({ status: "ok", data: answer }));
     expect(tokens).toBeLessThan(2000);
+  });
+
+  test("each failing check says whose it is: inherited from the parent PR, also failing on main", async () => {
+    seedGitHub(github);
+    const data = github.repo(OWNER, REPO);
+    // #103 (on #102's branch) fails the pytest #102 fails; main's head fails #104's docs too.
+    const failing = (id: number, name: string) => checkRunPayload({ id, name, conclusion: "failure" });
+    data.checkRuns.set("3".repeat(40), [failing(30, "pytest")]);
+    data.branches.set("main", "e".repeat(40));
+    data.checkRuns.set("e".repeat(40), [{ ...failing(31, "docs"), head_sha: "e".repeat(40) }]);
+    const answer = await stackStatus({}, context());
+    const entries = byBranch(answer);
+    expect(entries.get("feature/auth-ui")?.pr?.failing?.[0]?.triage).toEqual({
+      verdict: "inherited",
+      why: "pytest fails on feature/auth-oauth (head 222222222222) (#102) too",
+      hint: "Not caused by this PR: fix or wait on feature/auth-oauth (#102).",
+      base: { ref: "feature/auth-oauth", pr: 102 },
+    });
+    expect(entries.get("feature/auth-docs")?.pr?.failing?.[0]?.triage).toMatchObject({ verdict: "also_on_base" });
+    expect(answer.lines.find((line) => line.includes("#104"))).toContain(
+      "CI failing: docs (mkdocs build failed: Broken link: guides/oauth.md -> setup.…), also failing on main · ",
+    );
+    expect(answer.lines.find((line) => line.includes("#103"))).toContain(
+      "…), inherited from #102 (feature/auth-oauth) · ",
+    );
+    // main's head was read once for the three PRs on it; #102's listing served #103 as its base.
+    expect(github.requestsTo(/\/commits\/main\/check-runs$/)).toHaveLength(1);
+    expect(github.requestsTo(/\/commits\/feature/)).toHaveLength(0);
   });
 
   test("scope all: every stack, the other stack's PR too", async () => {

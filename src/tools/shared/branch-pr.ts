@@ -193,11 +193,12 @@ export function stackPr({ number, found_by, status, unresolved_threads, error }:
     ...(changes_requested.length > 0 && { changes_requested: changes_requested.slice(0, MAX_STACK_REASONS) }),
     // A stack's entry keeps each verdict in words (`why` holds its evidence); get_pr_status has the attempts and base.
     ...(failing.length > 0 && {
-      failing: failing
-        .slice(0, MAX_STACK_REASONS)
-        .map(({ triage, ...check }) =>
-          triage ? { ...check, triage: { verdict: triage.verdict, why: triage.why, hint: triage.hint } } : check,
-        ),
+      failing: failing.slice(0, MAX_STACK_REASONS).map(({ triage, ...check }) => {
+        if (triage === undefined) return check;
+        const { verdict, why, hint, base } = triage;
+        const compared = base && { base: { ref: base.ref, ...(base.pr !== undefined && { pr: base.pr }) } };
+        return { ...check, triage: { verdict, why, hint, ...compared } };
+      }),
     }),
     ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),
     ...(unresolved_threads !== undefined && { unresolved_threads }),
