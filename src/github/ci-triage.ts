@@ -69,9 +69,13 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
         : `re-run its failed jobs: gh run rerun ${runId} --failed -R ${repo}`;
     return {
       verdict: "flaky",
-      why: `${name} passed on an earlier attempt on this commit (${passed.at(-1)?.completed_at ?? "time unknown"}) and failed on attempt ${attempts.length}`,
+      why: `${name} passed on an earlier attempt on this commit (${time(passed.at(-1)?.completed_at) ?? "time unknown"}) and failed on attempt ${attempts.length}`,
       hint: `Probably not caused by this PR: ${rerun}.`,
-      attempts: attempts.map(({ conclusion, started_at, completed_at }) => ({ conclusion, started_at, completed_at })),
+      attempts: attempts.map((a) => ({
+        conclusion: a.conclusion,
+        started_at: time(a.started_at),
+        completed_at: time(a.completed_at),
+      })),
     };
   }
   if (base === null) return undefined;
@@ -105,6 +109,9 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
     base: evidence,
   };
 }
+
+/** GitHub's timestamp, as untrusted as any of its text. */
+const time = (at: string | null | undefined) => (at == null ? null : inline(at, 40));
 
 function unknown(why: string, base?: Triage["base"]): Triage {
   return { verdict: "unknown", why, hint: "Not compared: read the failure and judge.", ...(base && { base }) };

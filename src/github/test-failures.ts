@@ -113,7 +113,11 @@ export class TestFailureParser {
     }
     if (trimmed.startsWith("=== RUN ")) return this.#enter("go-run", entry(trimmed.slice(8).trim()));
     // Maven Surefire's results: `[ERROR] Failures:` then `[ERROR]   Class.method:line message`.
-    if (line.startsWith("[ERROR] Failures:") || line.startsWith("[ERROR] Errors:")) return this.#enter("maven", null);
+    // A list's heading says no more than the failures listed.
+    if (line.startsWith("[ERROR] Failures:") || line.startsWith("[ERROR] Errors:")) {
+      this.#said = true;
+      return this.#enter("maven", null);
+    }
     if (this.#mode === "maven" && line.startsWith("[ERROR]   ") && !trimmed.startsWith("[ERROR]   Run ")) {
       const rest = line.slice("[ERROR]".length).trim();
       const space = rest.indexOf(" ");
@@ -129,12 +133,17 @@ export class TestFailureParser {
     if (trimmed.startsWith("---- ") && trimmed.endsWith(" stdout ----")) {
       return this.#enter("cargo", this.#add(trimmed.slice(5, -" stdout ----".length).trim()));
     }
-    if (trimmed === "failures:") return this.#enter("cargo-list", null);
+    if (trimmed === "failures:") {
+      this.#said = true;
+      return this.#enter("cargo-list", null);
+    }
     return false;
   }
 
   #collect(line: string, trimmed: string): void {
     const indented = line.startsWith(" ") || line.startsWith("\t");
+    // A blank line inside a failure's block only spaces out what the failure says.
+    if (trimmed === "" && (this.#into !== null || this.#repeat)) this.#said = true;
     switch (this.#mode) {
       case "pytest":
         if (line.startsWith("E ")) this.#keep(line.slice(2).trim());

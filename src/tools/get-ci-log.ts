@@ -139,9 +139,7 @@ export const getCiLogTool = defineTool({
         ]);
         if (verdict === undefined) return check;
         const mine = check.failures?.map((failure) => failure.test) ?? [];
-        const found: Triage = theirs
-          ? compareTests(verdict, mine, theirs.tests, theirs.complete && !check.failures_omitted)
-          : verdict;
+        const found: Triage = theirs ? compareTests(verdict, mine, theirs.tests, theirs.complete) : verdict;
         return { ...check, triage: found };
       }),
     );

@@ -259,8 +259,8 @@ describe("tails without repeats", () => {
     seed([job(101, "pytest", "failure")], { baseRuns: [], logs: { 101: PYTEST_LOG } });
     const answer = expectOk(await callTool("get_ci_log", { ...ARGS, lines: 500 }, context()));
     const [step] = (answer.checks as Array<{ log: Array<{ lines: string[]; failure_lines?: number }> }>)[0]?.log ?? [];
-    // The section's header, its three `E` lines and the summary's FAILED line.
-    expect(step?.failure_lines).toBe(5);
+    // The section's header, its three `E` lines, the two blank lines inside it and the summary's FAILED line.
+    expect(step?.failure_lines).toBe(7);
     const tail = step?.lines.join("\n") ?? "";
     expect(tail).not.toContain("E       ");
     expect(tail).not.toContain("FAILED tests/test_oauth.py");
