@@ -105,6 +105,12 @@ describe("get_ci_log end to end", () => {
           ],
           errors: [{ step: "Unit tests", message: "Process completed with exit code 1." }],
           log_bytes: Buffer.byteLength(failingTestLog(2000)),
+          // The fake's main has no checks: nothing to tell whose the failure is by.
+          triage: {
+            verdict: "unknown",
+            why: "main has no checks to compare with",
+            hint: "Not compared: read the failure and judge.",
+          },
         },
       ],
     });
