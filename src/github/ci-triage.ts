@@ -1,5 +1,5 @@
 /**
- * Whose a failing check is, from evidence: `flaky` (an earlier attempt on the same commit passed), `inherited` (the
+ * Whose a failing check is, from evidence: `flaky` (another attempt on the same commit passed), `inherited` (the
  * base branch heads an open PR that fails the same check), `also_on_base` (the base branch's head fails it), `new`
  * (it passes there, or the base has no such check), `unknown` (nothing to compare with), each with the next move.
  */
@@ -20,7 +20,7 @@ export const TriageSchema = v.object({
   why: v.string(),
   /** What to do next. */
   hint: v.string(),
-  /** flaky: every attempt on the commit, oldest first. */
+  /** flaky: every run of the check on the commit, oldest first. */
   attempts: v.optional(v.array(AttemptSchema)),
   /**
    * The base branch's head as compared (a stack's entry keeps `ref` and `pr`); `tests`: this check's failing tests
@@ -40,11 +40,11 @@ export type Triage = v.InferOutput<typeof TriageSchema>;
 
 type Outcome = "passing" | "failing" | "pending";
 type Attempt = v.InferOutput<typeof AttemptSchema> & { id: number };
-/** A check as judged (`judged` in pr-status.ts): a run with the attempts it superseded, or a commit status. */
+/** A check as judged (`judged` in pr-status.ts): a run with every run of its name on the commit, or a commit status. */
 export type JudgedCheck = {
   name: string;
   outcome: Outcome;
-  run?: Attempt & { details_url: string | null; url: string | null; earlier?: readonly Attempt[] };
+  run?: Attempt & { details_url: string | null; url: string | null; attempts?: readonly Attempt[] };
   status?: { state: string };
 };
 /** The base branch's head: its checks, and the open PR whose head it is (then a failure there is inherited). */
@@ -58,9 +58,10 @@ const PASSED = new Set(["success", "neutral", "skipped"]);
 export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, target: GitHubTarget): Triage | undefined {
   const { run } = check;
   const name = inline(check.name, 80);
-  const passed = run?.earlier?.filter((attempt) => PASSED.has(attempt.conclusion ?? "")) ?? [];
+  const passed = run?.attempts?.filter((attempt) => PASSED.has(attempt.conclusion ?? "")) ?? [];
   if (run !== undefined && passed.length > 0) {
-    const attempts = [...(run.earlier ?? []), run].slice(-MAX_ATTEMPTS);
+    const attempts = (run.attempts ?? []).slice(-MAX_ATTEMPTS);
+    const when = (passed.at(-1)?.id ?? 0) < run.id ? "an earlier" : "a later";
     const runId = /\/actions\/runs\/(\d+)\//.exec(run.details_url ?? "")?.[1];
     const repo = `${target.host === "github.com" ? "" : `${target.host}/`}${target.owner}/${target.repo}`;
     const rerun =
@@ -69,7 +70,7 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
         : `re-run its failed jobs: gh run rerun ${runId} --failed -R ${repo}`;
     return {
       verdict: "flaky",
-      why: `${name} passed on an earlier attempt on this commit (${time(passed.at(-1)?.completed_at) ?? "time unknown"}) and failed on attempt ${attempts.length}`,
+      why: `${name} passed on ${when} run on this commit (${time(passed.at(-1)?.completed_at) ?? "time unknown"}); the latest of its suite failed`,
       hint: `Probably not caused by this PR: ${rerun}.`,
       attempts: attempts.map((a) => ({
         conclusion: a.conclusion,
@@ -142,7 +143,7 @@ export function compareTests(found: Triage, mine: readonly string[], theirs: rea
 export function triageWords(found: Triage | undefined): string {
   switch (found?.verdict) {
     case "flaky":
-      return "flaky: passed on an earlier attempt";
+      return "flaky: passed on another attempt";
     case "also_on_base":
       return `also failing on ${inline(found.base?.ref ?? "", 60)}`;
     case "inherited":

@@ -118,7 +118,7 @@ export type CommitChecks = ReturnType<typeof commitChecks>;
 
 /**
  * A commit's check runs and statuses; by SHA every attempt is listed (`filter=all`) and each check is its latest
- * attempt with the ones it superseded in `earlier`; a branch name is its head commit's latest runs.
+ * attempt with the other runs of its name in `attempts`; a branch name is its head commit's latest runs.
  */
 export function commitChecks(call: GitHubCall, ref: string, filter: "all" | "latest" = "all") {
   const of = `of ${filter === "all" ? `commit ${ref.slice(0, 12)}` : inline(ref, 100)} in ${call.target.owner}/${call.target.repo}`;
@@ -142,17 +142,19 @@ export function commitChecks(call: GitHubCall, ref: string, filter: "all" | "lat
   };
 }
 
-/** Each check's latest attempt (a re-run is a new run in the same suite, with a higher id), with the earlier ones. */
-function latestAttempts(runs: readonly CheckRun[]): Array<CheckRun & { earlier: CheckRun[] }> {
-  const attempts = new Map<string, CheckRun[]>();
-  for (const run of runs) {
-    const key = `${run.check_suite?.id ?? ""}\u0000${run.name}`;
-    attempts.set(key, [...(attempts.get(key) ?? []), run]);
+/**
+ * Each check's latest attempt in its suite (a re-run is a new run of the suite, with a higher id: GitHub's `latest`),
+ * with every run of its name on the commit, oldest first: a workflow triggered again runs in a suite of its own, and
+ * two workflows may name a job alike, so another suite's run is evidence, never a replacement.
+ */
+function latestAttempts(runs: readonly CheckRun[]): Array<CheckRun & { attempts: CheckRun[] }> {
+  const latest = new Map<string, CheckRun>();
+  const byName = new Map<string, CheckRun[]>();
+  for (const run of [...runs].sort((a, b) => a.id - b.id)) {
+    latest.set(`${run.check_suite?.id ?? ""}\u0000${run.name}`, run);
+    byName.set(run.name, [...(byName.get(run.name) ?? []), run]);
   }
-  return [...attempts.values()].map((group) => {
-    const [latest, ...earlier] = group.sort((a, b) => b.id - a.id) as [CheckRun, ...CheckRun[]];
-    return { ...latest, earlier: earlier.reverse() };
-  });
+  return [...latest.values()].map((run) => ({ ...run, attempts: byName.get(run.name) ?? [run] }));
 }
 
 /** The head of branch `ref` as a base to compare with: its latest checks, and the open PR it heads, if any. */

@@ -119,7 +119,7 @@ describe("flaky: attempts on the same commit", () => {
         name: "lint",
         triage: {
           verdict: "flaky",
-          why: "lint passed on an earlier attempt on this commit (2026-11-28T09:00:00Z) and failed on attempt 2",
+          why: "lint passed on an earlier run on this commit (2026-11-28T09:00:00Z); the latest of its suite failed",
           hint: "Probably not caused by this PR: re-run its failed jobs: gh run rerun 777 --failed -R octo/r.",
           attempts: [
             { conclusion: "success", started_at: "2026-11-28T09:00:00Z", completed_at: "2026-11-28T09:00:00Z" },
@@ -131,8 +131,19 @@ describe("flaky: attempts on the same commit", () => {
     expect(v.safeParse(tool("get_pr_status").output, answer).success).toBe(true);
 
     const log = expectOk(await callTool("get_ci_log", ARGS, context()));
-    expect((log.summary as string[])[0]).toEndWith(", flaky: passed on an earlier attempt");
+    expect((log.summary as string[])[0]).toEndWith(", flaky: passed on another attempt");
     expect((log.checks as Json[])[0]?.triage).toMatchObject({ verdict: "flaky" });
+  });
+
+  test("a workflow triggered again runs in a suite of its own: both are listed, the failed one is flaky", async () => {
+    seed([job(1, "e2e", "failure"), { ...job(2, "e2e", "success"), check_suite: { id: 6 } }], { baseRuns: [] });
+    const answer = expectOk(await callTool("get_pr_status", ARGS, context()));
+    // As GitHub lists them by default: the latest of each suite, so a job two workflows name alike is never hidden.
+    expect(answer.summary).toMatchObject({ checks: { total: 2, passing: 1, failing: 1 } });
+    expect(failingOf(answer)[0]?.triage).toMatchObject({
+      verdict: "flaky",
+      why: "e2e passed on a later run on this commit (2026-11-28T10:02:30Z); the latest of its suite failed",
+    });
   });
 
   test("the filter=all listing past 100 runs costs its extra page, and finds the attempt that passed on page one", async () => {
