@@ -84,15 +84,16 @@ export async function branchPrs(
   const counting = known.then(() =>
     !threads || numbers.length === 0 ? ok(new Map()) : countUnresolvedThreads(call, numbers),
   );
-  // Once every PR is read (end of the first round trip), each base is a PR's listing on the page or read by name.
-  const heads = new Map<string, { sha: string; open: number | null; commit: ReturnType<typeof commitChecks> }>();
+  // A base that is a branch of the page is its PR's own listing (known once that PR is read); any other is read by
+  // name, once, as soon as a PR on it is.
+  type Head = { sha: string; open: number | null; commit: ReturnType<typeof commitChecks> };
+  const settle = new Map<string, (head: Head | undefined) => void>();
+  const heads = new Map(
+    queries.map(({ branch }) => [branch, new Promise<Head | undefined>((resolve) => settle.set(branch, resolve))]),
+  );
   const bases = new Map<string, Promise<Result<BaseChecks>>>();
-  let unread = queries.length;
-  let allRead = () => {};
-  const read = new Promise<void>((resolve) => (allRead = resolve));
   const baseOf = async (ref: string): Promise<Result<BaseChecks>> => {
-    await read;
-    const head = heads.get(ref);
+    const head = await heads.get(ref);
     if (head === undefined) {
       const once = bases.get(ref) ?? baseChecks(call, ref);
       bases.set(ref, once);
@@ -114,8 +115,8 @@ export async function branchPrs(
         number === undefined ? undefined : listed === undefined ? await getPullRequest(call, number) : ok(listed);
       const commit = pr?.ok ? commitChecks(call, pr.value.head_sha) : undefined;
       const open = pr?.ok && pr.value.state === "open" && !pr.value.merged ? (number ?? null) : null;
-      if (commit && pr?.ok) heads.set(pr.value.head, { sha: pr.value.head_sha, open, commit });
-      if (--unread === 0) allRead();
+      const head = commit && pr?.ok && pr.value.head === branch ? { sha: pr.value.head_sha, open, commit } : undefined;
+      settle.get(branch)?.(head);
       if (!resolved.ok) return failed(resolved.error);
       if (pr === undefined || number === undefined) return null;
       const base = triage && pr.ok ? baseOf(pr.value.base) : null;
