@@ -41,7 +41,7 @@ export type Triage = v.InferOutput<typeof TriageSchema>;
 type Outcome = "passing" | "failing" | "pending";
 type Attempt = v.InferOutput<typeof AttemptSchema> & { id: number };
 /** A check as judged (`judged` in pr-status.ts): a run with every run of its name on the commit, or a commit status. */
-export type JudgedCheck = {
+type JudgedCheck = {
   name: string;
   outcome: Outcome;
   run?: Attempt & { details_url: string | null; url: string | null; attempts?: readonly Attempt[] };

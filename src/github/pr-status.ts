@@ -114,7 +114,7 @@ export async function getPrDetails(
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
 const EVERY_PAGE = { perPage: 100, maxItems: 1000 };
 
-export type CommitChecks = ReturnType<typeof commitChecks>;
+type CommitChecks = ReturnType<typeof commitChecks>;
 
 /**
  * A commit's check runs and statuses; by SHA every attempt is listed (`filter=all`) and each check is its latest
