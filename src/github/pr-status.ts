@@ -1,6 +1,8 @@
 import * as v from "valibot";
+import { toolError } from "../core/errors.ts";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { checkBranchName } from "../git/refname.ts";
 import { type BaseChecks, type Triage, triage } from "./ci-triage.ts";
 import type { PullRequest } from "./pull-request.ts";
 import { fetchPages, type GitHubCall, type Pages } from "./request.ts";
@@ -157,8 +159,13 @@ function latestAttempts(runs: readonly CheckRun[]): Array<CheckRun & { attempts:
   return [...latest.values()].map((run) => ({ ...run, attempts: byName.get(run.name) ?? [run] }));
 }
 
-/** The head of branch `ref` as a base to compare with: its latest checks, and the open PR it heads, if any. */
+/**
+ * The head of branch `ref` as a base to compare with: its latest checks, and the open PR it heads, if any. The name is
+ * GitHub's (a PR's base) and goes into a path: only a name git accepts as a branch is asked for.
+ */
 export async function baseChecks(call: GitHubCall, ref: string): Promise<Result<BaseChecks & { runs: CheckRun[] }>> {
+  const bad = checkBranchName(ref);
+  if (bad !== null) return err(toolError("invalid_params", `the base ${JSON.stringify(inline(ref, 100))} ${bad}`));
   const commit = commitChecks(call, ref, "latest");
   const [runs, statuses] = await Promise.all([commit.runs, commit.statuses]);
   if (!runs.ok) return runs;

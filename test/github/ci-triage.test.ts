@@ -187,6 +187,17 @@ describe("the base branch's head", () => {
     );
   });
 
+  test("a base name git would not take as a branch is never put in a path: unknown, and why", async () => {
+    seed([job(1, "test", "failure")], { base: "../../orgs" });
+    const answer = expectOk(await callTool("get_pr_status", ARGS, context()));
+    expect(failingOf(answer)[0]?.triage).toMatchObject({
+      verdict: "unknown",
+      why: `the base branch's checks could not be read: the base "../../orgs" contains '..'`,
+    });
+    expect(fake.requests.map((r) => r.path).filter((path) => !path.startsWith("/repos/octo/r/"))).toEqual(["/graphql"]);
+    expect(fake.requests.filter((r) => r.path.includes("orgs"))).toHaveLength(0);
+  });
+
   test("the same check and test failing on main: also_on_base, main's job log read with the same parsers", async () => {
     seed([job(101, "pytest", "failure")], {
       baseRuns: [job(201, "pytest", "failure", { sha: MAIN })],
