@@ -82,7 +82,8 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
   if (base === null) return undefined;
   if (!base.ok) return unknown(`the base branch's checks could not be read: ${base.error.message}`);
   const { ref, sha, pr, checks } = base.value;
-  const where = `${inline(ref, 100)}${sha === null ? "" : ` (head ${sha.slice(0, 12)})`}`;
+  const about = [...(sha === null ? [] : [`head ${sha.slice(0, 12)}`]), ...(pr === null ? [] : [`#${pr}`])];
+  const where = `${inline(ref, 100)}${about.length === 0 ? "" : ` (${about.join(", ")})`}`;
   if (checks.length === 0) return unknown(`${where} has no checks to compare with`);
   const same = checks.filter((other) => other.name === check.name);
   const there = same.find((other) => other.outcome === "failing") ?? same.find((o) => o.outcome === "pending");
@@ -92,7 +93,10 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
     conclusion: there?.run?.conclusion ?? there?.status?.state ?? same[0]?.run?.conclusion ?? null,
     ...(pr !== null && { pr }),
   };
-  if (there?.outcome === "pending") return unknown(`${name} is still running on ${where}`, evidence);
+  if (there?.outcome === "pending") {
+    const hint = `Ask again once it finishes on ${inline(ref, 100)}, or read the failure and judge.`;
+    return { ...unknown(`${name} is still running on ${where}`), hint, base: evidence };
+  }
   if (there === undefined) {
     const why = same.length === 0 ? `${where} has no check named ${name}` : `${name} passes on ${where}`;
     return {
@@ -102,11 +106,10 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
       base: evidence,
     };
   }
-  const parent = pr === null ? "" : ` (#${pr})`;
   return {
     verdict: pr === null ? "also_on_base" : "inherited",
-    why: `${name} fails on ${where}${parent} too`,
-    hint: `Not caused by this PR: fix or wait on ${inline(ref, 100)}${parent}.`,
+    why: `${name} fails on ${where} too`,
+    hint: `Not caused by this PR: fix or wait on ${inline(ref, 100)}${pr === null ? "" : ` (#${pr})`}.`,
     base: evidence,
   };
 }
@@ -114,8 +117,8 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
 /** GitHub's timestamp, as untrusted as any of its text. */
 const time = (at: string | null | undefined) => (at == null ? null : inline(at, 40));
 
-function unknown(why: string, base?: Triage["base"]): Triage {
-  return { verdict: "unknown", why, hint: "Not compared: read the failure and judge.", ...(base && { base }) };
+function unknown(why: string): Triage {
+  return { verdict: "unknown", why, hint: "Not compared: read the failure and judge." };
 }
 
 /**

@@ -235,6 +235,19 @@ describe("the base branch's head", () => {
     expect((answer.summary as string[])[0]).toEndWith(", new");
   });
 
+  test("the check still running on main: unknown until it finishes", async () => {
+    seed([job(1, "test", "failure")], {
+      baseRuns: [{ ...job(9, "test", null, { sha: MAIN }), status: "in_progress" }],
+    });
+    const answer = expectOk(await callTool("get_pr_status", ARGS, context()));
+    expect(failingOf(answer)[0]?.triage).toEqual({
+      verdict: "unknown",
+      why: "test is still running on main (head aaaaaaaaaaaa)",
+      hint: "Ask again once it finishes on main, or read the failure and judge.",
+      base: { ref: "main", sha: MAIN, conclusion: null },
+    });
+  });
+
   test("a new failure: main passes the check, and its log is not read", async () => {
     seed([job(101, "pytest", "failure")], {
       baseRuns: [job(201, "pytest", "success", { sha: MAIN })],
@@ -262,7 +275,7 @@ describe("the base branch's head", () => {
     const answer = expectOk(await callTool("get_ci_log", ARGS, context()));
     expect((answer.checks as Json[])[0]?.triage).toEqual({
       verdict: "inherited",
-      why: "pytest fails on feature/a (head bbbbbbbbbbbb) (#11) too",
+      why: "pytest fails on feature/a (head bbbbbbbbbbbb, #11) too",
       hint: "Not caused by this PR: fix or wait on feature/a (#11).",
       base: {
         ref: "feature/a",

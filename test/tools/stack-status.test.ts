@@ -292,7 +292,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     const entries = byBranch(answer);
     expect(entries.get("feature/auth-ui")?.pr?.failing?.[0]?.triage).toEqual({
       verdict: "inherited",
-      why: "pytest fails on feature/auth-oauth (head 222222222222) (#102) too",
+      why: "pytest fails on feature/auth-oauth (head 222222222222, #102) too",
       hint: "Not caused by this PR: fix or wait on feature/auth-oauth (#102).",
       base: { ref: "feature/auth-oauth", pr: 102 },
     });
