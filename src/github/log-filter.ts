@@ -25,6 +25,8 @@ interface Section {
   tests: TestFailureParser;
   /** Lines saying a test passed: left out of the ring, counted. */
   passing: number;
+  /** Lines a failure reported already says (its name, its message): left out of the ring, counted. */
+  said: number;
 }
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
@@ -99,8 +101,9 @@ export class JobLogFilter {
         const lines = [...section.ring.slice(section.next), ...section.ring.slice(0, section.next)];
         return {
           step: title(section.index, section.title),
-          earlier_lines: section.total - section.passing - lines.length,
+          earlier_lines: section.total - section.passing - section.said - lines.length,
           ...(section.passing > 0 ? { passing_lines: section.passing } : {}),
+          ...(section.said > 0 ? { failure_lines: section.said } : {}),
           lines: lines.map((line) => this.#clean(line)),
         };
       }),
@@ -152,8 +155,9 @@ export class JobLogFilter {
     const section = this.#current;
     section.total++;
     if (!line.startsWith("##[")) {
-      if (section.tests.line(stripAnsi(line))) {
-        section.passing++;
+      const noise = section.tests.line(stripAnsi(line));
+      if (noise !== undefined) {
+        section[noise === "passing" ? "passing" : "said"]++;
         return;
       }
     }
@@ -204,7 +208,7 @@ export function cleanCiText(text: string, secrets: readonly string[]): string {
 }
 
 function section(index: number, title: string): Section {
-  return { index, title, ring: [], next: 0, total: 0, errors: 0, tests: new TestFailureParser(), passing: 0 };
+  return { index, title, ring: [], next: 0, total: 0, errors: 0, tests: new TestFailureParser(), passing: 0, said: 0 };
 }
 
 /** Detaches a section's `count` newest ring lines (those cut from the chunk just read), at most the ring. */

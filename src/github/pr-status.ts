@@ -1,6 +1,9 @@
 import * as v from "valibot";
+import { toolError } from "../core/errors.ts";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { checkBranchName } from "../git/refname.ts";
+import { type BaseChecks, type Triage, triage } from "./ci-triage.ts";
 import type { PullRequest } from "./pull-request.ts";
 import { fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
@@ -18,10 +21,16 @@ const CheckRunPayload = v.pipe(
   v.object({
     id: v.number(),
     name: v.string(),
+    head_sha: v.optional(v.string(), ""),
     status: v.string(),
     conclusion: Text,
+    started_at: Text,
+    completed_at: Text,
     html_url: Text,
     details_url: Text,
+    check_suite: v.nullish(v.object({ id: v.number() }), null),
+    // The open PRs whose head is this commit: on a base branch's head, the parent PR of a stack.
+    pull_requests: v.nullish(v.array(v.object({ number: v.number(), head: v.object({ ref: v.string() }) })), []),
     app: v.nullish(v.object({ slug: Text }), null),
     output: v.nullish(
       v.object({ title: Text, summary: Text, text: Text, annotations_count: v.nullish(v.number(), 0) }),
@@ -48,16 +57,25 @@ const REVIEW_EXCERPT_CHARS = 300;
 const CHECK_EXCERPT_CHARS = 400;
 const MAX_REASONS = 10;
 
-/** A PR's reviews, checks and statuses in one round trip; a 403/404 on one list only names it in `unavailable`. */
-export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
+/**
+ * A PR's reviews, checks and statuses in one round trip; a 403/404 on one list only names it in `unavailable`. An open
+ * PR's failing checks are triaged against `base` (default: its base branch's head checks, read in the same round).
+ */
+export async function getPrDetails(
+  call: GitHubCall,
+  pr: PullRequest,
+  options: { commit?: CommitChecks; base?: Promise<Result<BaseChecks>> | null } = {},
+) {
   const siblings = new AbortController();
   const fanout: GitHubCall = { ...call, signal: AbortSignal.any([call.signal, siblings.signal]) };
   const stopOthersOnFatal = <T>(result: Result<Pages<T>>): Result<Pages<T>> => {
     if (!result.ok && result.error.kind !== "refused") siblings.abort();
     return result;
   };
-  const commit = commitChecks(fanout, pr.head_sha);
-  const [reviews, checks, statuses] = await Promise.all([
+  const commit = options.commit ?? commitChecks(fanout, pr.head_sha);
+  const open = pr.state === "open" && !pr.merged;
+  const comparing = !open ? null : options.base === undefined ? baseChecks(fanout, pr.base) : options.base;
+  const [reviews, checks, statuses, base] = await Promise.all([
     fetchPages(fanout, {
       ...EVERY_PAGE,
       route: "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
@@ -68,6 +86,7 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
     }).then(stopOthersOnFatal),
     commit.runs.then(stopOthersOnFatal),
     commit.statuses.then(stopOthersOnFatal),
+    comparing,
   ]);
 
   // Report the failure that caused the others to stop, not their cancellation.
@@ -88,7 +107,7 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
     checks: runs.map(({ name, status, conclusion, url }) => ({ name, status, conclusion, url })),
     statuses: commitStatuses,
     summary: summarize(withBodies, runs, commitStatuses, pr.requested_reviewers),
-    reasons: reasonsOf(withBodies, runs, commitStatuses),
+    reasons: reasonsOf(withBodies, runs, commitStatuses, (check) => triage(check, base, call.target)),
     reviewers: latestPerReviewer(withBodies),
     ...(unavailable.length > 0 ? { unavailable } : {}),
   });
@@ -97,26 +116,73 @@ export async function getPrDetails(call: GitHubCall, pr: PullRequest) {
 /** Everything GitHub returns for one PR's reviews / checks / statuses is fetched, up to this many. */
 const EVERY_PAGE = { perPage: 100, maxItems: 1000 };
 
-export function commitChecks(call: GitHubCall, sha: string) {
-  const of = `of commit ${sha.slice(0, 12)} in ${call.target.owner}/${call.target.repo}`;
+type CommitChecks = ReturnType<typeof commitChecks>;
+
+/**
+ * A commit's check runs and statuses; by SHA every attempt is listed (`filter=all`) and each check is its latest
+ * attempt with the other runs of its name in `attempts`; a branch name is its head commit's latest runs.
+ */
+export function commitChecks(call: GitHubCall, ref: string, filter: "all" | "latest" = "all") {
+  const of = `of ${filter === "all" ? `commit ${ref.slice(0, 12)}` : inline(ref, 100)} in ${call.target.owner}/${call.target.repo}`;
   return {
     runs: fetchPages(call, {
       ...EVERY_PAGE,
       route: "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
-      params: { ref: sha },
+      params: { ref, filter },
       schema: v.object({ check_runs: v.array(CheckRunPayload) }),
       items: (data) => data.check_runs,
       what: `check runs ${of}`,
-    }),
+    }).then((listed) => (listed.ok ? ok({ ...listed.value, items: latestAttempts(listed.value.items) }) : listed)),
     statuses: fetchPages(call, {
       ...EVERY_PAGE,
       route: "GET /repos/{owner}/{repo}/commits/{ref}/status",
-      params: { ref: sha },
+      params: { ref },
       schema: v.object({ statuses: v.array(CommitStatusPayload) }),
       items: (data) => data.statuses,
       what: `commit statuses ${of}`,
     }),
   };
+}
+
+/**
+ * Each check's latest attempt in its suite (a re-run is a new run of the suite, with a higher id: GitHub's `latest`),
+ * with every run of its name on the commit, oldest first: a workflow triggered again runs in a suite of its own, and
+ * two workflows may name a job alike, so another suite's run is evidence, never a replacement.
+ */
+function latestAttempts(runs: readonly CheckRun[]): Array<CheckRun & { attempts: CheckRun[] }> {
+  const latest = new Map<string, CheckRun>();
+  const byName = new Map<string, CheckRun[]>();
+  for (const run of [...runs].sort((a, b) => a.id - b.id)) {
+    latest.set(`${run.check_suite?.id ?? ""}\u0000${run.name}`, run);
+    byName.set(run.name, [...(byName.get(run.name) ?? []), run]);
+  }
+  return [...latest.values()].map((run) => ({ ...run, attempts: byName.get(run.name) ?? [run] }));
+}
+
+/**
+ * The head of branch `ref` as a base to compare with: its latest checks, and the open PR it heads, if any. The name is
+ * GitHub's (a PR's base) and goes into a path: only a name git accepts as a branch is asked for.
+ */
+export async function baseChecks(call: GitHubCall, ref: string): Promise<Result<BaseChecks & { runs: CheckRun[] }>> {
+  const bad = checkBranchName(ref);
+  if (bad !== null) return err(toolError("invalid_params", `the base ${JSON.stringify(inline(ref, 100))} ${bad}`));
+  const commit = commitChecks(call, ref, "latest");
+  const [runs, statuses] = await Promise.all([commit.runs, commit.statuses]);
+  if (!runs.ok) return runs;
+  if (!statuses.ok) return statuses;
+  return ok({ ...asBase(ref, runs.value.items, statuses.value.items), runs: runs.value.items });
+}
+
+/** `head`: the PR whose head `ref` is, when known (`open`: its number while open); else read from the runs. */
+export function asBase(
+  ref: string,
+  runs: readonly CheckRun[],
+  statuses: readonly CommitStatus[],
+  head?: { sha: string; open: number | null },
+): BaseChecks {
+  const pr = runs.flatMap((run) => run.pull_requests).find((open) => open.head.ref === ref)?.number ?? null;
+  const sha = head?.sha ?? (runs[0]?.head_sha || null);
+  return { ref, sha, pr: head === undefined ? pr : head.open, checks: judged(runs, statuses) };
 }
 
 const DECISIVE = new Set(["APPROVED", "CHANGES_REQUESTED", "DISMISSED"]);
@@ -162,7 +228,12 @@ function excerpt(text: string | null | undefined, max: number): { excerpt?: stri
 }
 
 /** Why a PR is not ready, in excerpts: reviewers whose standing review asks for changes; failing checks, statuses. */
-function reasonsOf(reviews: readonly ReviewWithBody[], checks: readonly CheckRun[], statuses: readonly CommitStatus[]) {
+function reasonsOf(
+  reviews: readonly ReviewWithBody[],
+  checks: readonly CheckRun[],
+  statuses: readonly CommitStatus[],
+  triaged: (check: ReturnType<typeof judged<CheckRun, CommitStatus>>[number]) => Triage | undefined,
+) {
   const changes = [...standingReviews(reviews).values()]
     .filter((review) => review.state === "CHANGES_REQUESTED")
     .map((review) => ({ author: inline(review.author, 80), ...excerpt(review.body, REVIEW_EXCERPT_CHARS) }));
@@ -170,7 +241,8 @@ function reasonsOf(reviews: readonly ReviewWithBody[], checks: readonly CheckRun
     .filter(({ outcome }) => outcome === "failing")
     .map((c) => {
       const text = "run" in c ? titled(c.run.output?.title, c.run.output?.summary) : c.status.description;
-      return { name: inline(c.name, 80), ...excerpt(text, CHECK_EXCERPT_CHARS) };
+      const verdict = triaged(c);
+      return { name: inline(c.name, 80), ...excerpt(text, CHECK_EXCERPT_CHARS), ...(verdict && { triage: verdict }) };
     });
   return { changes_requested: changes.slice(0, MAX_REASONS), failing: failing.slice(0, MAX_REASONS) };
 }

@@ -33,20 +33,28 @@ export class TestFailureParser {
   #mode: Mode = "none";
   /** Where collected message lines go (`null`: a failure left out or already described). */
   #into: Entry | null = null;
+  /** The lines collected repeat a failure already described (jest's summary). */
+  #repeat = false;
+  /** The line being read names a failure kept, or is part of its message. */
+  #said = false;
 
-  /** Reads one line (escape sequences removed); `true` when it only says a test passed: noise in a tail. */
-  line(raw: string): boolean {
+  /**
+   * Reads one line (escape sequences removed). Noise in a tail: `passing` when it only says a test passed, `failure`
+   * when a failure kept says it (its name, its message, or the runner repeating them).
+   */
+  line(raw: string): "passing" | "failure" | undefined {
     const line = raw.length > MAX_PARSED_CHARS ? raw.slice(0, MAX_PARSED_CHARS) : raw;
     const trimmed = line.trim();
-    if (this.#marker(line, trimmed)) return false;
+    this.#said = false;
+    if (this.#marker(line, trimmed)) return this.#said ? "failure" : undefined;
     const totals = totalsOf(trimmed);
     if (totals !== null) {
       this.#totals = detach(totals);
       this.#mode = "none";
-      return false;
+      return undefined;
     }
     if (this.#mode !== "none") this.#collect(line, trimmed);
-    return isPassingTest(trimmed);
+    return this.#said ? "failure" : isPassingTest(trimmed) ? "passing" : undefined;
   }
 
   /** The failures in the order the runner named them, how many more it named, and its totals line. */
@@ -72,6 +80,7 @@ export class TestFailureParser {
       if (name === "" || this.#pytestSections.size >= MAX_FAILURES) return this.#enter("none", null);
       const section = entry(name);
       this.#pytestSections.set(section.test, section);
+      this.#said = true;
       return this.#enter("pytest", section);
     }
     if ((line.startsWith("FAILED ") || line.startsWith("ERROR ")) && line.includes("::")) {
@@ -105,7 +114,11 @@ export class TestFailureParser {
     }
     if (trimmed.startsWith("=== RUN ")) return this.#enter("go-run", entry(trimmed.slice(8).trim()));
     // Maven Surefire's results: `[ERROR] Failures:` then `[ERROR]   Class.method:line message`.
-    if (line.startsWith("[ERROR] Failures:") || line.startsWith("[ERROR] Errors:")) return this.#enter("maven", null);
+    // A list's heading says no more than the failures listed.
+    if (line.startsWith("[ERROR] Failures:") || line.startsWith("[ERROR] Errors:")) {
+      this.#said = true;
+      return this.#enter("maven", null);
+    }
     if (this.#mode === "maven" && line.startsWith("[ERROR]   ") && !trimmed.startsWith("[ERROR]   Run ")) {
       const rest = line.slice("[ERROR]".length).trim();
       const space = rest.indexOf(" ");
@@ -121,12 +134,17 @@ export class TestFailureParser {
     if (trimmed.startsWith("---- ") && trimmed.endsWith(" stdout ----")) {
       return this.#enter("cargo", this.#add(trimmed.slice(5, -" stdout ----".length).trim()));
     }
-    if (trimmed === "failures:") return this.#enter("cargo-list", null);
+    if (trimmed === "failures:") {
+      this.#said = true;
+      return this.#enter("cargo-list", null);
+    }
     return false;
   }
 
   #collect(line: string, trimmed: string): void {
     const indented = line.startsWith(" ") || line.startsWith("\t");
+    // A blank line inside a failure's block only spaces out what the failure says.
+    if (trimmed === "" && (this.#into !== null || this.#repeat)) this.#said = true;
     switch (this.#mode) {
       case "pytest":
         if (line.startsWith("E ")) this.#keep(line.slice(2).trim());
@@ -173,7 +191,8 @@ export class TestFailureParser {
   #enter(mode: Mode, into: Entry | null): true {
     this.#mode = mode;
     // A failure already described (jest repeats them in its summary) gets no second message.
-    this.#into = into !== null && (into.lines.length === 0 || mode === "go-run") ? into : null;
+    this.#repeat = into !== null && into.lines.length > 0 && mode !== "go-run";
+    this.#into = this.#repeat ? null : into;
     return true;
   }
 
@@ -181,6 +200,7 @@ export class TestFailureParser {
   #add(test: string, from?: Entry): Entry | null {
     const id = clipped(test);
     const known = this.#failures.get(id);
+    this.#said ||= known !== undefined || this.#failures.size < MAX_FAILURES;
     if (known !== undefined) return known;
     if (this.#failures.size >= MAX_FAILURES) {
       if (this.#omitted.size < MAX_OMITTED_IDS) this.#omitted.add(detach(id));
@@ -193,7 +213,8 @@ export class TestFailureParser {
   }
 
   #keep(text: string): void {
-    if (this.#into !== null) push(this.#into, text);
+    if (this.#into !== null) this.#said ||= push(this.#into, text);
+    else this.#said ||= this.#repeat;
   }
 }
 
@@ -201,11 +222,12 @@ function entry(test: string): Entry {
   return { test: detach(clipped(test)), lines: [], chars: 0 };
 }
 
-function push(target: Entry, text: string): void {
-  if (target.lines.length >= MAX_MESSAGE_LINES || target.chars >= MAX_MESSAGE_CHARS || text === "") return;
+function push(target: Entry, text: string): boolean {
+  if (target.lines.length >= MAX_MESSAGE_LINES || target.chars >= MAX_MESSAGE_CHARS || text === "") return false;
   const kept = text.slice(0, MAX_MESSAGE_CHARS - target.chars);
   target.lines.push(detach(kept));
   target.chars += kept.length + 1;
+  return true;
 }
 
 function clipped(test: string): string {

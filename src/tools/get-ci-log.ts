@@ -4,9 +4,17 @@ import { formatBytes } from "../core/http-policy.ts";
 import { clip, inline, quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
+import { compareTests, type Triage, TriageSchema, triage, triageWords } from "../github/ci-triage.ts";
 import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
-import { type CheckRun, type CommitStatus, commitChecks, judged } from "../github/pr-status.ts";
+import {
+  baseChecks,
+  type CheckRun,
+  type CommitStatus,
+  classifyCheck,
+  commitChecks,
+  judged,
+} from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { defineTool, type ReplyBudget } from "./shared/define.ts";
@@ -45,6 +53,7 @@ const CiCheckSchema = v.object({
         step: v.string(),
         earlier_lines: v.number(),
         passing_lines: v.optional(v.number()),
+        failure_lines: v.optional(v.number()),
         lines: v.array(v.string()),
       }),
     ),
@@ -60,6 +69,7 @@ const CiCheckSchema = v.object({
   ),
   description: v.optional(v.nullable(v.string())),
   note: v.optional(v.string()),
+  triage: v.optional(TriageSchema),
 });
 type CiCheck = v.InferOutput<typeof CiCheckSchema>;
 
@@ -107,7 +117,9 @@ export const getCiLogTool = defineTool({
     if (!opened.ok) return opened;
     const { call, number, pr } = opened.value;
     const commit = commitChecks(call, pr.head_sha);
-    const [runs, statuses] = await Promise.all([commit.runs, commit.statuses]);
+    // The base branch's head, read in the same round trip: whose a failure is.
+    const base = pr.state === "open" && !pr.merged ? baseChecks(call, pr.base) : null;
+    const [runs, statuses, compared] = await Promise.all([commit.runs, commit.statuses, base]);
     if (!runs.ok) return runs;
     if (!statuses.ok) return statuses;
     const asked = args.lines ?? DEFAULT_LOG_LINES;
@@ -116,7 +128,20 @@ export const getCiLogTool = defineTool({
     const chosen = chooseChecks(judged(runs.value.items, statuses.value.items), args.check, number, notes);
     if (!chosen.ok) return chosen;
     const checks = await Promise.all(
-      chosen.value.map((c) => ("run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call))),
+      chosen.value.map(async (c) => {
+        const verdict = c.outcome === "failing" ? triage(c, compared, call.target) : undefined;
+        // Failing on the base too: its job's failing tests, read with the same parsers, say whether they are the same.
+        const onBase = verdict?.verdict === "also_on_base" || verdict?.verdict === "inherited";
+        const there = onBase && compared?.ok ? compared.value.runs.find((r) => failingNamed(r, c.name)) : undefined;
+        const [check, theirs] = await Promise.all([
+          "run" in c ? readCheckRun(call, ctx, c.run, lines) : fromStatus(c.status, call),
+          there && baseTests(call, ctx, there),
+        ]);
+        if (verdict === undefined) return check;
+        const mine = check.failures?.map((failure) => failure.test) ?? [];
+        const found: Triage = theirs ? compareTests(verdict, mine, theirs.tests, theirs.complete) : verdict;
+        return { ...check, triage: found };
+      }),
     );
     const summary = checks.map(headline);
     return ok({ pull_request: number, head_sha: pr.head_sha, summary, checks, ...(notes.length > 0 ? { notes } : {}) });
@@ -166,6 +191,20 @@ function chooseChecks(all: Candidate[], check: string | undefined, pr: number, n
     notes.push(`${count(left.length)} more not read: ${names.join(", ")}. Pass check to read one.`);
   }
   return ok(found.slice(0, MAX_CHECKS));
+}
+
+const failingNamed = (run: CheckRun, name: string) => run.name === name && classifyCheck(run) === "failing";
+
+/** The failing tests of the base's same check, from its Actions job's log; `null` for another app's or no log. */
+async function baseTests(call: GitHubCall, ctx: ServiceContext, run: CheckRun) {
+  const jobId = actionsJobId(run);
+  if (jobId === null) return null;
+  const job = await getJob(call, jobId);
+  const steps = job.ok ? job.value.steps : [];
+  const log = await readJobLog(call, { jobId, steps, lines: 0, fetch: ctx.fetch, env: ctx.env });
+  if (!log.ok || log.value.kind !== "read") return null;
+  const { failures, failures_omitted } = log.value.log;
+  return { tests: failures.map((failure) => failure.test), complete: failures_omitted === 0 };
 }
 
 /** A check run: an Actions job's log, or another app's report and failure annotations. */
@@ -253,8 +292,14 @@ function fromStatus(status: CommitStatus, call: GitHubCall): CiCheck {
   };
 }
 
-/** The check in one line: `name: 2 failed: test: message`, else its first error, report title or status. */
+/** The check in one line, then whose it is: `name: 2 failed: test: message, also failing on main`. */
 function headline(check: CiCheck): string {
+  const words = triageWords(check.triage);
+  return words === "" ? said(check) : `${said(check)}, ${words}`;
+}
+
+/** `name: 2 failed: test: message`, else its first error, report title or status. */
+function said(check: CiCheck): string {
   const first = (text: string | null | undefined) => inline((text ?? "").split("\n", 1)[0] ?? "", 300);
   const failures = check.failures ?? [];
   const [failure] = failures;

@@ -4,6 +4,7 @@ import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
+import { triageWords } from "../github/ci-triage.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
 import { searchIssueStatuses } from "../jira/search.ts";
 import { branchCommits, currentBranch, openWorkspace } from "../repo/workspace.ts";
@@ -138,7 +139,10 @@ export const getStackStatusTool = defineTool({
     const links = page.map(({ branch }) => state.branches.get(branch));
     const queries = names.map((branch) => ({ branch, linked: state.branches.get(branch)?.github_pr ?? null }));
     // The PRs first: their heads say whether CI and reviews are for the local tip.
-    const [github, jira] = await Promise.all([branchPrs(ctx, info, repo, queries, true), jiraPart(ctx, info, links)]);
+    const [github, jira] = await Promise.all([
+      branchPrs(ctx, info, repo, queries, true, true),
+      jiraPart(ctx, info, links),
+    ]);
     const prs = github.prs.map((pr) => (pr === null ? undefined : stackPr(pr)));
     const prHeads = github.prs.map((pr) => pr?.status?.pull_request.head_sha);
     const commits = await branchCommits(ctx, repo, state, sorted, names, { signal: info.signal, prHeads });
@@ -323,7 +327,12 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
         const failing = (pr.failing ?? []).map((f) =>
           f.excerpt === undefined ? f.name : `${f.name} (${inline(f.excerpt, LINE_QUOTE_CHARS)})`,
         );
-        parts.push(`CI failing: ${failing.join(", ") || "see get_pr_status"}`);
+        // Whose each failure is: said once when it is the same for all.
+        const words = (pr.failing ?? []).map((f) => triageWords(f.triage));
+        const same = words.every((w) => w === words[0]);
+        const said = same ? failing.join(", ") : failing.map((f, i) => (words[i] ? `${f}, ${words[i]}` : f)).join("; ");
+        const after = same && words[0] ? `, ${words[0]}` : "";
+        parts.push(`CI failing: ${said || "see get_pr_status"}${after}`);
       } else if (pr.ci !== undefined) parts.push(pr.ci === "none" ? "no CI" : `CI ${pr.ci}`);
       const open = pr.unresolved_threads ?? 0;
       if (open > 0) parts.push(`${open} unresolved thread${open === 1 ? "" : "s"}`);

@@ -69,6 +69,13 @@ function seed(options: { runs: Json[]; statuses?: Json[]; logs?: Record<number, 
 
 const annotationsByRun = new Map<number, Json[]>();
 
+/** What a failing check's triage says when main's head has no checks at all. */
+const NOT_COMPARED = {
+  verdict: "unknown",
+  why: "main has no checks to compare with",
+  hint: "Not compared: read the failure and judge.",
+};
+
 function routeActions(api: FakeGitHub, logs: Record<number, string | (() => Response)>) {
   api.route("GET", "/repos/:owner/:repo/actions/jobs/:job", (req) => {
     const run = api
@@ -467,6 +474,7 @@ describe("get_ci_log: other checks", () => {
           { path: "src/a.ts", line: 4, title: "TS2322", message: "Type 'string' is not assignable to type 'number'." },
           { path: "src/b.ts", line: 9, title: null, message: "Unused variable" },
         ],
+        triage: NOT_COMPARED,
       },
       {
         name: "ci/jenkins",
@@ -476,6 +484,7 @@ describe("get_ci_log: other checks", () => {
         conclusion: null,
         url: "https://ci.example.com/1000/output",
         description: "Build #88 failed",
+        triage: NOT_COMPARED,
       },
     ]);
     expect(fake.requestsTo(/\/actions\//)).toHaveLength(0);
@@ -579,7 +588,7 @@ describe("get_ci_log: reply budget", () => {
     );
     const long = timestamped([
       "##[group]Run pytest",
-      ...Array.from({ length: 400 }, (_, i) => `tests/test_${i}.py ${"·".repeat(60)} [ ${i}%]`),
+      ...Array.from({ length: 400 }, (_, i) => `tests/test_${i}.py ${".".repeat(60)} [ ${i}%]`),
       ...failed,
       "##[error]Process completed with exit code 1.",
     ]);

@@ -109,12 +109,18 @@ describe("get_pr_status", () => {
 
     const paths = fake.requests.map((r) => r.path);
     expect(paths[0]).toBe("/repos/octo/r/pulls/12");
+    // The base branch's head lists too, in the same round: whose a failure would be.
     expect(paths.slice(1).sort()).toEqual([
       "/graphql",
       `/repos/octo/r/commits/${SHA}/check-runs`,
       `/repos/octo/r/commits/${SHA}/status`,
+      "/repos/octo/r/commits/main/check-runs",
+      "/repos/octo/r/commits/main/status",
       "/repos/octo/r/pulls/12/reviews",
     ]);
+    // Every attempt of the head's checks (re-runs too), the base's latest only.
+    expect(fake.requestsTo(`/repos/octo/r/commits/${SHA}/check-runs`)[0]?.query.filter).toBe("all");
+    expect(fake.requestsTo("/repos/octo/r/commits/main/check-runs")[0]?.query.filter).toBe("latest");
     for (const request of fake.requests.slice(1).filter((r) => r.method === "GET"))
       expect(request.query).toMatchObject({ per_page: "100", page: "1" });
   });
@@ -153,15 +159,16 @@ describe("get_pr_status", () => {
     const answer = callTool("get_pr_status", ARGS, ctx);
     await fake.awaitRequestCount(1);
     fake.release();
-    await fake.awaitRequestCount(5);
+    await fake.awaitRequestCount(7);
     fake.holdEveryAnswer = false;
     fake.release();
     expectOk(await answer);
-    expect(fake.requests).toHaveLength(5);
+    expect(fake.requests).toHaveLength(7);
     const [pr, ...rest] = fake.requests;
     expect(pr?.path).toBe("/repos/octo/r/pulls/12");
     for (const request of rest) expect(request.startedAt).toBeGreaterThanOrEqual((pr?.finishedAt ?? 0) - 1);
     expect(rest.filter((request) => request.path.includes(SHA))).toHaveLength(2);
+    expect(rest.filter((request) => request.path.includes("/commits/main/"))).toHaveLength(2);
   });
 
   test("every page of every list, later pages in parallel", async () => {
@@ -251,7 +258,7 @@ describe("get_pr_status", () => {
     expect(second).toEqual(first);
     // GraphQL is a POST: never cached, asked again.
     const gets = fake.requests.filter((r) => r.method === "GET");
-    expect(gets.map((r) => r.status)).toEqual([304, 304, 304, 304]);
+    expect(gets.map((r) => r.status)).toEqual([304, 304, 304, 304, 304, 304]);
     for (const request of gets) expect(request.headers["if-none-match"]).toBeDefined();
   });
 });
@@ -283,6 +290,13 @@ describe("get_pr_status: reasons and the review decision", () => {
     data.statuses.set(SHA, [
       commitStatusPayload({ id: 1, context: "ci/jenkins", state: "error", description: "Build broke" }),
     ]);
+    // main's head: pytest and ci/jenkins fail there too, build passes, sonar does not run.
+    data.branches.set("main", "a".repeat(40));
+    data.checkRuns.set("a".repeat(40), [
+      checkRunPayload({ id: 7, name: "pytest", conclusion: "failure", headSha: "a".repeat(40) }),
+      checkRunPayload({ id: 8, name: "build", conclusion: "success", headSha: "a".repeat(40) }),
+    ]);
+    data.statuses.set("a".repeat(40), [commitStatusPayload({ id: 2, context: "ci/jenkins", state: "failure" })]);
     const { ctx } = context();
     const answer = expectOk(await callTool("get_pr_status", ARGS, ctx));
     const reasons = answer.reasons as {
@@ -293,11 +307,47 @@ describe("get_pr_status: reasons and the review decision", () => {
     expect(reasons.changes_requested[0]?.author).toBe("carol");
     expect(reasons.changes_requested[0]?.excerpt?.startsWith("Token refresh isn't handled. xxx")).toBe(true);
     expect(reasons.changes_requested[0]?.excerpt?.length).toBe(300);
+    const onMain = { ref: "main", sha: "a".repeat(40) };
     expect(reasons.failing).toEqual([
-      { name: "pytest", excerpt: "2 failed, 148 passed: test_refresh_token FAILED AssertionError" },
-      { name: "build" },
-      { name: "sonar", excerpt: "## Quality Gate failed 2 conditions failed" },
-      { name: "ci/jenkins", excerpt: "Build broke" },
+      {
+        name: "pytest",
+        excerpt: "2 failed, 148 passed: test_refresh_token FAILED AssertionError",
+        triage: {
+          verdict: "also_on_base",
+          why: "pytest fails on main (head aaaaaaaaaaaa) too",
+          hint: "Not caused by this PR: fix or wait on main.",
+          base: { ...onMain, conclusion: "failure" },
+        },
+      },
+      {
+        name: "build",
+        triage: {
+          verdict: "new",
+          why: "build passes on main (head aaaaaaaaaaaa)",
+          hint: "Caused by this PR: fix it (main does not fail it).",
+          base: { ...onMain, conclusion: "success" },
+        },
+      },
+      {
+        name: "sonar",
+        excerpt: "## Quality Gate failed 2 conditions failed",
+        triage: {
+          verdict: "new",
+          why: "main (head aaaaaaaaaaaa) has no check named sonar",
+          hint: "Caused by this PR: fix it (main does not fail it).",
+          base: { ...onMain, conclusion: null },
+        },
+      },
+      {
+        name: "ci/jenkins",
+        excerpt: "Build broke",
+        triage: {
+          verdict: "also_on_base",
+          why: "ci/jenkins fails on main (head aaaaaaaaaaaa) too",
+          hint: "Not caused by this PR: fix or wait on main.",
+          base: { ...onMain, conclusion: "failure" },
+        },
+      },
     ]);
     expect(answer.summary).toMatchObject({ verdict: "failing", review: "changes_requested" });
     // Bodies and outputs stay out of the lists themselves.

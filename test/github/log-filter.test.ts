@@ -309,6 +309,19 @@ describe("JobLogFilter: failing tests", () => {
       ]),
     );
     expect(jest.failures).toEqual([{ test: "sum › adds", message: "expect(received).toBe(expected)" }]);
+    // Both tellings are said by the failure: only the step's header and the runner's own line stay in the tail.
+    expect(jest.steps[0]).toMatchObject({
+      failure_lines: 4,
+      lines: ["##[group]Run jest", "Summary of all failing tests"],
+    });
+    expect(jest.steps[0]?.earlier_lines).toBe(0);
+  });
+
+  test("a failure left out (past 20) keeps its lines in the tail: nothing listed says them", () => {
+    const lines = Array.from({ length: 21 }, (_, i) => `FAILED tests/test_many.py::test_${i} - boom ${i}`);
+    const result = filter(timestamped(["##[group]Run pytest", ...lines]));
+    expect(result.steps[0]?.failure_lines).toBe(20);
+    expect(result.steps[0]?.lines).toEqual(["##[group]Run pytest", "FAILED tests/test_many.py::test_20 - boom 20"]);
   });
 
   test("several failing tests: at most 20, each message at most 500 characters, the rest counted", () => {

@@ -63,8 +63,11 @@ interface Injection {
 export interface RepoData {
   pulls: Map<number, Json>;
   reviews: Map<number, Json[]>;
+  /** Every check run of a commit, superseded attempts too (`filter=latest`, the default, lists each check's latest). */
   checkRuns: Map<string, Json[]>;
   statuses: Map<string, Json[]>;
+  /** Branch heads: a branch name where a commit is expected (`commits/{ref}/…`) reads its head commit's lists. */
+  branches: Map<string, string>;
   /** GraphQL only: each PR's review threads and conversation comments. */
   reviewThreads: Map<number, ThreadFixture[]>;
   issueComments: Map<number, CommentFixture[]>;
@@ -353,6 +356,7 @@ export class FakeGitHub {
         reviews: new Map(),
         checkRuns: new Map(),
         statuses: new Map(),
+        branches: new Map(),
         reviewThreads: new Map(),
         issueComments: new Map(),
       };
@@ -530,14 +534,21 @@ export class FakeGitHub {
     this.route("GET", "/repos/:owner/:repo/commits/:ref/check-runs", (req) => {
       const data = repoOr404(req.params);
       if (!data) return notFound();
-      const runs = data.checkRuns.get(req.params.ref as string) ?? [];
+      const ref = req.params.ref as string;
+      const all = data.checkRuns.get(data.branches.get(ref) ?? ref) ?? [];
+      // GitHub's default: each check's most recent run (a re-run is a new run of the same suite).
+      const key = (run: Json) => `${(run.check_suite as Json | null)?.id}/${run.name}`;
+      const latest = (run: Json) =>
+        !all.some((other) => key(other) === key(run) && (other.id as number) > (run.id as number));
+      const runs = req.query.get("filter") === "all" ? all : all.filter(latest);
       return paginate(req, runs, (page) => ({ total_count: runs.length, check_runs: page }));
     });
 
     this.route("GET", "/repos/:owner/:repo/commits/:ref/status", (req) => {
       const data = repoOr404(req.params);
       if (!data) return notFound();
-      const statuses = data.statuses.get(req.params.ref as string) ?? [];
+      const ref = req.params.ref as string;
+      const statuses = data.statuses.get(data.branches.get(ref) ?? ref) ?? [];
       const combined = clone(examples["combined-commit-status"] as Json);
       const state = statuses.some((s) => s.state === "failure" || s.state === "error")
         ? "failure"

@@ -10,7 +10,7 @@ import type { ServiceContext } from "../../src/tools/shared/context.ts";
 import type { ToolDefinition, ToolGroup } from "../../src/tools/shared/define.ts";
 import { cleanupTemp, git, makeContext, makeRepo, TOKEN } from "../github/helpers.ts";
 import { API_TOKEN, BASIC_AUTH, EMAIL } from "../jira/helpers.ts";
-import { FakeGitHub } from "../support/fake-github.ts";
+import { checkRunPayload, FakeGitHub } from "../support/fake-github.ts";
 import { warmGitHubSchema } from "../support/fake-github-graphql.ts";
 import { FakeJira, USERS } from "../support/fake-jira.ts";
 import { unlinkedState } from "../support/fixtures.ts";
@@ -136,6 +136,13 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
             name: "pytest",
             excerpt:
               "2 failed, 148 passed: FAILED tests/test_oauth.py::test_refresh_expired - AssertionError: 401 != 200",
+            // Its base is the merged #101's branch, whose head passes pytest.
+            triage: {
+              verdict: "new",
+              why: "pytest passes on feature/auth (head 111111111111)",
+              hint: "Caused by this PR: fix it (feature/auth does not fail it).",
+              base: { ref: "feature/auth" },
+            },
           },
         ],
       },
@@ -173,7 +180,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
 
     expect(answer.summary).toBe("6 branches, 6 PRs: 2 ready, 2 blocked, 1 draft, 1 merged");
     expect(answer.lines[1]).toBe(
-      '  feature/auth-oauth  #102 open · changes requested by carol: "Token refresh isn\'t handled when the access token expires m…" · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…) · SHOP-2 In Progress · move onto main, retarget #102 · no remote branch',
+      '  feature/auth-oauth  #102 open · changes requested by carol: "Token refresh isn\'t handled when the access token expires m…" · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…), new · SHOP-2 In Progress · move onto main, retarget #102 · no remote branch',
     );
     expect(answer.lines[4]).toBe(
       "      feature/auth-tests  #105 open (found by branch) · approved · CI passing · restack after feature/auth-ui · no remote branch",
@@ -222,14 +229,16 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     await github.awaitRequestCount(6);
     const first = github.requests.map((r) => r.path);
     github.release();
-    // Round two: 3 lists for each of the 6 PRs and one GraphQL request for all their threads, all sent before any
-    // of them is answered.
-    await github.awaitRequestCount(25);
+    // Round two: 3 lists for each of the 6 PRs, one GraphQL request for all their threads, and main's head checks
+    // (runs and statuses, once for the three PRs on it: the other bases are PRs' heads already listed), all sent
+    // before any of them is answered.
+    await github.awaitRequestCount(27);
     github.holdEveryAnswer = false;
     github.release();
     await answer;
     expect(first.filter((path) => path.startsWith("/repos/acme/shop/pulls"))).toHaveLength(6);
-    expect(github.requests).toHaveLength(6 + 18 + 1);
+    expect(github.requests).toHaveLength(6 + 18 + 1 + 2);
+    expect(github.requestsTo(/\/commits\/main\//)).toHaveLength(2);
     expect(first).not.toContain("/graphql");
     expect(github.requestsTo("/graphql")).toHaveLength(1);
     expect(github.requestsTo(/\/pulls$/).map((r) => r.query.head)).toEqual(["acme:feature/auth-tests"]);
@@ -252,7 +261,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     const answer = await stackStatus({}, context());
     expect(byBranch(answer).get("feature/auth-oauth")?.pr?.unresolved_threads).toBe(3);
     expect(answer.lines.find((line) => line.includes("#102"))).toContain(
-      " · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…) · 3 unresolved threads · ",
+      " · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…), new · 3 unresolved threads · ",
     );
     expect(byBranch(answer).get("feature/auth-ui")?.pr).not.toHaveProperty("unresolved_threads");
 
@@ -269,6 +278,34 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     const answer = await stackStatus({}, context());
     const tokens = countTokens(JSON.stringify({ status: "ok", data: answer }));
     expect(tokens).toBeLessThan(2000);
+  });
+
+  test("each failing check says whose it is: inherited from the parent PR, also failing on main", async () => {
+    seedGitHub(github);
+    const data = github.repo(OWNER, REPO);
+    // #103 (on #102's branch) fails the pytest #102 fails; main's head fails #104's docs too.
+    const failing = (id: number, name: string) => checkRunPayload({ id, name, conclusion: "failure" });
+    data.checkRuns.set("3".repeat(40), [failing(30, "pytest")]);
+    data.branches.set("main", "e".repeat(40));
+    data.checkRuns.set("e".repeat(40), [{ ...failing(31, "docs"), head_sha: "e".repeat(40) }]);
+    const answer = await stackStatus({}, context());
+    const entries = byBranch(answer);
+    expect(entries.get("feature/auth-ui")?.pr?.failing?.[0]?.triage).toEqual({
+      verdict: "inherited",
+      why: "pytest fails on feature/auth-oauth (head 222222222222, #102) too",
+      hint: "Not caused by this PR: fix or wait on feature/auth-oauth (#102).",
+      base: { ref: "feature/auth-oauth", pr: 102 },
+    });
+    expect(entries.get("feature/auth-docs")?.pr?.failing?.[0]?.triage).toMatchObject({ verdict: "also_on_base" });
+    expect(answer.lines.find((line) => line.includes("#104"))).toContain(
+      "CI failing: docs (mkdocs build failed: Broken link: guides/oauth.md -> setup.…), also failing on main · ",
+    );
+    expect(answer.lines.find((line) => line.includes("#103"))).toContain(
+      "…), inherited from #102 (feature/auth-oauth) · ",
+    );
+    // main's head was read once for the three PRs on it; #102's listing served #103 as its base.
+    expect(github.requestsTo(/\/commits\/main\/check-runs$/)).toHaveLength(1);
+    expect(github.requestsTo(/\/commits\/feature/)).toHaveLength(0);
   });
 
   test("scope all: every stack, the other stack's PR too", async () => {

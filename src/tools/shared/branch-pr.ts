@@ -1,9 +1,10 @@
 import * as v from "valibot";
 import { type ToolError, ToolErrorSchema } from "../../core/errors.ts";
 import { inline } from "../../core/plain-text.ts";
-import { ok } from "../../core/result.ts";
+import { ok, type Result } from "../../core/result.ts";
 import type { DiscoveredRepo } from "../../git/discover.ts";
-import { getPrDetails, judged, type PrStatus } from "../../github/pr-status.ts";
+import { type BaseChecks, TriageSchema } from "../../github/ci-triage.ts";
+import { asBase, baseChecks, commitChecks, getPrDetails, judged, type PrStatus } from "../../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../../github/pull-request.ts";
 import { countUnresolvedThreads } from "../../github/review-threads.ts";
 import type { ServiceContext } from "./context.ts";
@@ -21,7 +22,8 @@ export const CheckCountsSchema = v.object({
 });
 export const ReasonsSchema = v.object({
   changes_requested: v.array(v.object({ author: v.string(), excerpt: v.optional(v.string()) })),
-  failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()) })),
+  /** `triage`: whose the failure is (open PRs; see ci-triage.ts). */
+  failing: v.array(v.object({ name: v.string(), excerpt: v.optional(v.string()), triage: v.optional(TriageSchema) })),
 });
 
 /** A service that did not answer: disabled, not configured (no credentials or remote), or failed. */
@@ -49,7 +51,9 @@ export type BranchPr = {
 /**
  * One PR (or none, `null`) per branch, all in parallel (two round trips); without GitHub's answer, only the PRs
  * twig links. `part` says why GitHub did not answer, or that it failed for some branches. With `threads`, each PR's
- * unresolved review threads too (one GraphQL request); `unavailable` says when they could not be counted.
+ * unresolved review threads too (one GraphQL request); `unavailable` says when they could not be counted. With
+ * `triage`, each open PR's failing checks are compared with its base branch's head: a base that is another PR's
+ * head on the page is read from that PR's listing, the others once per branch name, in the second round trip.
  */
 export async function branchPrs(
   ctx: ServiceContext,
@@ -57,6 +61,7 @@ export async function branchPrs(
   repo: DiscoveredRepo,
   queries: ReadonlyArray<{ branch: string; linked: number | null }>,
   threads = false,
+  triage = false,
 ): Promise<{ prs: Array<BranchPr | null>; part?: Part; failed: number; answered: boolean; unavailable?: string[] }> {
   const linkedOnly = queries.map(({ linked }): BranchPr | null =>
     linked === null ? null : { number: linked, found_by: "twig_link" },
@@ -79,6 +84,25 @@ export async function branchPrs(
   const counting = known.then(() =>
     !threads || numbers.length === 0 ? ok(new Map()) : countUnresolvedThreads(call, numbers),
   );
+  // A base that is a branch of the page is its PR's own listing (known once that PR is read); any other is read by
+  // name, once, as soon as a PR on it is.
+  type Head = { sha: string; open: number | null; commit: ReturnType<typeof commitChecks> };
+  const settle = new Map<string, (head: Head | undefined) => void>();
+  const heads = new Map(
+    queries.map(({ branch }) => [branch, new Promise<Head | undefined>((resolve) => settle.set(branch, resolve))]),
+  );
+  const bases = new Map<string, Promise<Result<BaseChecks>>>();
+  const baseOf = async (ref: string): Promise<Result<BaseChecks>> => {
+    const head = await heads.get(ref);
+    if (head === undefined) {
+      const once = bases.get(ref) ?? baseChecks(call, ref);
+      bases.set(ref, once);
+      return once;
+    }
+    const [runs, statuses] = await Promise.all([head.commit.runs, head.commit.statuses]);
+    if (!runs.ok) return runs;
+    return statuses.ok ? ok(asBase(ref, runs.value.items, statuses.value.items, head)) : statuses;
+  };
   const found = await Promise.all(
     queries.map(async ({ branch, linked }): Promise<BranchPr | null> => {
       const by: FoundBy = linked === null ? "head_ref" : "twig_link";
@@ -86,11 +110,17 @@ export async function branchPrs(
         number === null ? { found_by: by, error } : { number, found_by: by, error };
       const resolved = await findBranchPr(call, branch, linked);
       report(resolved.ok ? (resolved.value?.number ?? null) : null);
+      const { number, found_by = "twig_link", listed } = (resolved.ok && resolved.value) || {};
+      const pr =
+        number === undefined ? undefined : listed === undefined ? await getPullRequest(call, number) : ok(listed);
+      const commit = pr?.ok ? commitChecks(call, pr.value.head_sha) : undefined;
+      const open = pr?.ok && pr.value.state === "open" && !pr.value.merged ? (number ?? null) : null;
+      const head = commit && pr?.ok && pr.value.head === branch ? { sha: pr.value.head_sha, open, commit } : undefined;
+      settle.get(branch)?.(head);
       if (!resolved.ok) return failed(resolved.error);
-      if (resolved.value === null) return null;
-      const { number, found_by = "twig_link", listed } = resolved.value;
-      const pr = listed === undefined ? await getPullRequest(call, number) : ok(listed);
-      const status = pr.ok ? await getPrDetails(call, pr.value) : pr;
+      if (pr === undefined || number === undefined) return null;
+      const base = triage && pr.ok ? baseOf(pr.value.base) : null;
+      const status = pr.ok ? await getPrDetails(call, pr.value, { commit, base }) : pr;
       return status.ok ? { number, found_by, status: status.value } : failed(status.error, number);
     }),
   );
@@ -162,7 +192,15 @@ export function stackPr({ number, found_by, status, unresolved_threads, error }:
     found_by,
     ...(pr.stack !== undefined && { stack: pr.stack }),
     ...(changes_requested.length > 0 && { changes_requested: changes_requested.slice(0, MAX_STACK_REASONS) }),
-    ...(failing.length > 0 && { failing: failing.slice(0, MAX_STACK_REASONS) }),
+    // A stack's entry keeps each verdict in words (`why` holds its evidence); get_pr_status has the attempts and base.
+    ...(failing.length > 0 && {
+      failing: failing.slice(0, MAX_STACK_REASONS).map(({ triage, ...check }) => {
+        if (triage === undefined) return check;
+        const { verdict, why, hint, base } = triage;
+        const compared = base && { base: { ref: base.ref, ...(base.pr !== undefined && { pr: base.pr }) } };
+        return { ...check, triage: { verdict, why, hint, ...compared } };
+      }),
+    }),
     ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),
     ...(unresolved_threads !== undefined && { unresolved_threads }),
   };
