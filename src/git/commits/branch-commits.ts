@@ -102,6 +102,7 @@ export async function readBranchCommits(
     shallow.size === 0,
     budget,
   );
+  await store.openPacks(signal);
   const { graph } = store;
   // Ids: graph positions, then commits the graph lacks (read from their objects) numbered on from its end.
   const inGraph = graph?.total ?? 0;
