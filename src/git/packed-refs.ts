@@ -2,10 +2,12 @@ import { closeSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { ok, type Result } from "../core/result.ts";
 import { openBounded } from "../fs/bounded-read.ts";
-import { decodeUtf8, MAX_FILE_BYTES, whyUnreadable } from "../fs/cached-file.ts";
+import { decodeUtf8, whyUnreadable } from "../fs/cached-file.ts";
 import { unreadable } from "./hints.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
+/** The cap every parsed repository file has: an unsorted file is scanned whole. */
+const MAX_PACKED_REFS_BYTES = 64 * 1024 * 1024;
 /** Bytes read at a time when scanning; a longer line is not one git writes (it is skipped). */
 const CHUNK_BYTES = 64 * 1024;
 /** Bytes read at each step of the bisection: many whole lines of git's own. */
@@ -21,9 +23,9 @@ export function leadingOid(text: string): string | null {
   return hex.length === text.length || GIT_SPACE.includes(text.charAt(hex.length)) ? hex.toLowerCase() : null;
 }
 
-export type PackedRef = { refname: string; oid: string };
+type PackedRef = { refname: string; oid: string };
 /** Filled in when given: how many bytes the lookup read (tests show it is a bisection, not a scan). */
-export type ReadStats = { bytesRead: number };
+type ReadStats = { bytesRead: number };
 
 /** `packed-refs`, read by offset through one descriptor; `sorted`: its header has git's `sorted` trait. */
 class PackedRefsFile {
@@ -129,7 +131,7 @@ export function parsePackedLine(bytes: Uint8Array): PackedRef | null {
 /** Runs `use` on the repository's `packed-refs` (`null`: there is none), through one descriptor closed after. */
 function withPackedRefs<T>(commonDir: string, stats: ReadStats, use: (file: PackedRefsFile | null) => T): Result<T> {
   const path = join(commonDir, "packed-refs");
-  const opened = openBounded(path, MAX_FILE_BYTES);
+  const opened = openBounded(path, MAX_PACKED_REFS_BYTES);
   if (opened.kind === "missing") return ok(use(null));
   if (opened.kind !== "open") return unreadable(path, whyUnreadable(opened));
   try {

@@ -17,7 +17,6 @@ import {
 } from "./pack.ts";
 import { corrupt, FilePool, isLink, ObjectReadError, PositionalFile, readLines } from "./positional-file.ts";
 
-export { MAX_PARENTS } from "./commit-graph.ts";
 export { ObjectReadError } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
