@@ -128,14 +128,21 @@ export function parsePackedLine(bytes: Uint8Array): PackedRef | null {
   return checkRefnameFormat(refname) === null ? { refname, oid } : null;
 }
 
-/** Runs `use` on the repository's `packed-refs` (`null`: there is none), through one descriptor closed after. */
-function withPackedRefs<T>(commonDir: string, stats: ReadStats, use: (file: PackedRefsFile | null) => T): Result<T> {
+/**
+ * The packed refs named `prefix` (`exact`) or under it (such as `refs/heads/`), in file order: found by bisection
+ * and read as one contiguous range when the file is sorted, as git reads it; never a map of every ref.
+ */
+export function listPackedRefs(
+  commonDir: string,
+  prefix: string,
+  { exact = false, stats = { bytesRead: 0 } } = {},
+): Result<PackedRef[]> {
   const path = join(commonDir, "packed-refs");
   const opened = openBounded(path, MAX_PACKED_REFS_BYTES);
-  if (opened.kind === "missing") return ok(use(null));
+  if (opened.kind === "missing") return ok([]);
   if (opened.kind !== "open") return unreadable(path, whyUnreadable(opened));
   try {
-    return ok(use(new PackedRefsFile(opened.fd, opened.info.size, stats)));
+    return ok([...new PackedRefsFile(opened.fd, opened.info.size, stats).refs(prefix, exact)]);
   } catch (error) {
     return unreadable(path, whyUnreadable({ kind: "unreadable", error }));
   } finally {
@@ -143,20 +150,8 @@ function withPackedRefs<T>(commonDir: string, stats: ReadStats, use: (file: Pack
   }
 }
 
-/** The object id packed for `refname`, `null` when it is not packed: a bisection when sorted, as git does. */
-export function findPackedRef(commonDir: string, refname: string, stats = { bytesRead: 0 }): Result<string | null> {
-  return withPackedRefs(commonDir, stats, (file) => {
-    let found: string | null = null;
-    // Unsorted, the last line naming it wins, as when git sorts the file in memory; sorted, there is one.
-    for (const ref of file?.refs(refname, true) ?? []) {
-      found = ref.oid;
-      if (file?.sorted) break;
-    }
-    return found;
-  });
-}
-
-/** The packed refs under `prefix` (such as `refs/heads/`): a contiguous range of a sorted file, never all of it. */
-export function listPackedRefs(commonDir: string, prefix: string, stats = { bytesRead: 0 }): Result<PackedRef[]> {
-  return withPackedRefs(commonDir, stats, (file) => [...(file?.refs(prefix, false) ?? [])]);
+/** The object id packed for `refname`, `null` when it is not; the last line naming it wins, as when git sorts. */
+export function findPackedRef(commonDir: string, refname: string, stats?: ReadStats): Result<string | null> {
+  const found = listPackedRefs(commonDir, refname, { exact: true, stats });
+  return found.ok ? ok(found.value.at(-1)?.oid ?? null) : found;
 }

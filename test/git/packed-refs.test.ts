@@ -133,7 +133,7 @@ describe("a large sorted packed-refs (issue #47.4)", () => {
 
   test("the branches are one range, read without the remote refs around them", () => {
     const stats = { bytesRead: 0 };
-    const listed = listPackedRefs(dir, "refs/heads/", stats);
+    const listed = listPackedRefs(dir, "refs/heads/", { stats });
     expect(listed).toEqual({ ok: true, value: heads.map((refname, i) => ({ refname, oid: oidOf(i) })) });
     expect(stats.bytesRead).toBeLessThan(256 * 1024);
     expect(listPackedRefs(dir, "refs/tags/")).toEqual({
