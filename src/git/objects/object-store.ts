@@ -145,7 +145,7 @@ export class ObjectStore {
 
   #packsHolding(first: number): Pack[] {
     while (!this.#opening.next().done); // what `openPacks` did not open, at once
-    return this.#packsByFirstByte[first] as Pack[];
+    return this.#packsByFirstByte[first] ?? [];
   }
 
   /** One pass over the pack directories, a step per pack, shared by `openPacks` and the first lookup. */
