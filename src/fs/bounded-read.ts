@@ -1,8 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 
 /** What reading a file under a cap gave; `info` is the `fstat` of the very descriptor that was read. */
-export type BoundedRead =
-  | { kind: "found"; bytes: Uint8Array; info: Stats }
+export type BoundedRead = { kind: "found"; bytes: Uint8Array; info: Stats } | BoundedFailure;
+export type BoundedFailure =
   | { kind: "missing" }
   | { kind: "directory" }
   /** A FIFO, socket or device: never read, since it may block or never end. */
@@ -13,11 +13,11 @@ export type BoundedRead =
 /** Non-blocking, so opening a FIFO does not wait for a writer; no controlling terminal taken. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
-/**
- * The one way the server reads a file: a file can be swapped after `stat`, a FIFO blocks, a `/proc` file says size
- * 0. So: opened once, `fstat`ed (regular files only), at most `maxBytes + 1` bytes read. Synchronous: see local-fs.ts.
- */
-export function readBounded(path: string, maxBytes: number): BoundedRead {
+/** {@link readBounded}'s checks without the read: a regular file of at most `maxBytes`, its descriptor for the caller to close. */
+export function openBounded(
+  path: string,
+  maxBytes: number,
+): { kind: "open"; fd: number; info: Stats } | BoundedFailure {
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
@@ -29,18 +29,37 @@ export function readBounded(path: string, maxBytes: number): BoundedRead {
     if (code === "ENXIO") return { kind: "special" };
     return { kind: "unreadable", error };
   }
+  let failure: BoundedFailure;
   try {
     const info = fstatSync(fd);
-    if (info.isDirectory()) return { kind: "directory" };
-    if (!info.isFile()) return { kind: "special" };
-    if (info.size > maxBytes) return { kind: "too-large", limit: maxBytes };
-    const bytes = readUpTo(fd, maxBytes + 1, info.size);
+    if (info.isFile() && info.size <= maxBytes) return { kind: "open", fd, info };
+    failure = info.isDirectory()
+      ? { kind: "directory" }
+      : info.isFile()
+        ? { kind: "too-large", limit: maxBytes }
+        : { kind: "special" };
+  } catch (error) {
+    failure = { kind: "unreadable", error };
+  }
+  closeSync(fd);
+  return failure;
+}
+
+/**
+ * The one way the server reads a file: a file can be swapped after `stat`, a FIFO blocks, a `/proc` file says size
+ * 0. So: opened once, `fstat`ed (regular files only), at most `maxBytes + 1` bytes read. Synchronous: see local-fs.ts.
+ */
+export function readBounded(path: string, maxBytes: number): BoundedRead {
+  const opened = openBounded(path, maxBytes);
+  if (opened.kind !== "open") return opened;
+  try {
+    const bytes = readUpTo(opened.fd, maxBytes + 1, opened.info.size);
     if (bytes.length > maxBytes) return { kind: "too-large", limit: maxBytes };
-    return { kind: "found", bytes, info };
+    return { kind: "found", bytes, info: opened.info };
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EISDIR" ? { kind: "directory" } : { kind: "unreadable", error };
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
 }
 

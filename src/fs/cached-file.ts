@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { readBounded } from "./bounded-read.ts";
+import { type BoundedFailure, readBounded } from "./bounded-read.ts";
 import { statIfExists } from "./local-fs.ts";
 
 export type FileRead<T> = { kind: "found"; value: T } | { kind: "missing" } | { kind: "unreadable"; cause: string };
@@ -49,9 +49,7 @@ export class CachedFileReader {
     // One descriptor, `fstat`ed: what was read is judged, and stamped, by what was opened.
     const read = readBounded(path, Math.min(options.maxBytes ?? MAX_FILE_BYTES, MAX_FILE_BYTES));
     if (read.kind === "missing") return read;
-    if (read.kind === "too-large") return { kind: "unreadable", cause: `file is over the ${read.limit}-byte limit` };
-    if (read.kind === "unreadable") return { kind: "unreadable", cause: describeFsError(read.error) };
-    if (read.kind !== "found") return { kind: "unreadable", cause: FS_ERRORS[read.kind] as string };
+    if (read.kind !== "found") return { kind: "unreadable", cause: whyUnreadable(read) };
     const value = parse(read.bytes);
     this.#entries.set(key, { value, stamp: read.info, settled: isSettled(read.info, this.now()) });
     const oldest = this.#entries.keys().next().value;
@@ -74,6 +72,12 @@ const FS_ERRORS: Record<string, string> = {
   ENOENT: "no such file or directory",
   ENOTDIR: "a path component is not a directory",
 };
+
+/** Why a file that is there could not be read, in a few words. */
+export function whyUnreadable(failure: Exclude<BoundedFailure, { kind: "missing" }>): string {
+  if (failure.kind === "too-large") return `file is over the ${failure.limit}-byte limit`;
+  return failure.kind === "unreadable" ? describeFsError(failure.error) : (FS_ERRORS[failure.kind] as string);
+}
 
 export function describeFsError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException)?.code;

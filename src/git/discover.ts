@@ -7,7 +7,8 @@ import { lstatIfExists, readlink, realpath, statIfExists } from "../fs/local-fs.
 import { isInside } from "../fs/path-inside.ts";
 import { parseConfigBool, readConfigFile } from "./config.ts";
 import { fail, unsupported } from "./hints.ts";
-import { GIT_SPACE, type RefValue, type RepoLocation, readLooseRef } from "./refs.ts";
+import { GIT_SPACE } from "./packed-refs.ts";
+import { type RefValue, type RepoLocation, readLooseRef } from "./refs.ts";
 
 export type { RepoLocation };
 

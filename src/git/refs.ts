@@ -8,6 +8,7 @@ import { listDirectory } from "../fs/dir-listing.ts";
 import { lstatIfExists, readlink } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
 import { fail, unreadable, unsupported } from "./hints.ts";
+import { findPackedRef, GIT_SPACE, leadingOid, listPackedRefs } from "./packed-refs.ts";
 import { checkRefnameFormat } from "./refname.ts";
 
 /** Where a repository's files are; all paths absolute and canonical. */
@@ -26,16 +27,6 @@ export const HEADS = "refs/heads/";
 export type RefValue = { kind: "oid"; oid: string } | { kind: "symbolic"; target: string };
 
 type LooseRead = FileRead<RefValue> | { kind: "malformed" };
-
-/** git's own `isspace`: space, tab, LF, CR — not vertical tab or form feed. */
-export const GIT_SPACE = " \t\n\r";
-
-/** The SHA-1 or SHA-256 object name starting `text`, lower-cased, when followed by nothing or whitespace. */
-function leadingOid(text: string): string | null {
-  const hex = /^[0-9a-f]*/i.exec(text)?.[0] ?? "";
-  if (hex.length !== 40 && hex.length !== 64) return null;
-  return hex.length === text.length || GIT_SPACE.includes(text.charAt(hex.length)) ? hex.toLowerCase() : null;
-}
 
 /** git's `parse_loose_ref_contents`: `ref: <name>`, or an object name (trailing data allowed); else `null`. */
 export function parseLooseRef(bytes: Uint8Array): RefValue | null {
@@ -86,8 +77,15 @@ const MAX_SYMREF_DEPTH = 5;
 /** Refs each worktree keeps in its own git dir: pseudorefs, refs/worktree, refs/bisect, refs/rewritten. */
 const SHARED_REF = /^refs\/(?!(?:worktree|bisect|rewritten)\/)/;
 
-/** One ref as stored, without following it: the loose file wins over packed-refs. */
-async function readRef(repo: RepoLocation, refname: string, files: CachedFileReader): Promise<Result<RefValue | null>> {
+/**
+ * One ref as stored, without following it: the loose file wins over packed-refs. `_files`: packed-refs is read by
+ * offset, not through the cache; the callers' reader still comes down the chain until they stop passing it.
+ */
+async function readRef(
+  repo: RepoLocation,
+  refname: string,
+  _files: CachedFileReader,
+): Promise<Result<RefValue | null>> {
   // git's `refname_is_safe`: outside `refs/` only all-caps names, so `config` is never read as a ref.
   const safe = refname.startsWith("refs/") || /^[A-Z_]+$/.test(refname);
   const bad = checkRefnameFormat(refname) ?? (safe ? null : "is neither under refs/ nor an all-caps name such as HEAD");
@@ -106,10 +104,9 @@ async function readRef(repo: RepoLocation, refname: string, files: CachedFileRea
   }
   // Per-worktree refs are never written to the shared packed-refs file.
   if (perWorktree) return ok(null);
-  const packed = await readPackedRefs(repo.commonDir, files);
+  const packed = findPackedRef(repo.commonDir, refname);
   if (!packed.ok) return packed;
-  const oid = packed.value.get(refname);
-  return ok(oid === undefined ? null : { kind: "oid", oid });
+  return ok(packed.value === null ? null : { kind: "oid", oid: packed.value });
 }
 
 /** The last ref of `refname`'s symbolic chain and its object id (`null`: unborn); `stored`: if just read. */
@@ -149,7 +146,7 @@ const MAX_LOOSE_REF_ENTRIES = 100_000;
  * Short names of all local branches, loose (listed, never opened) and packed, in git's byte order. Links are
  * not followed: `refs/heads -> /` would walk the disk (refused), `a -> .` inside it loops (skipped).
  */
-export async function listLocalBranches(repo: RepoLocation, files: CachedFileReader): Promise<Result<string[]>> {
+export async function listLocalBranches(repo: RepoLocation, _files: CachedFileReader): Promise<Result<string[]>> {
   const headsDir = join(repo.commonDir, "refs", "heads");
   for (const dir of [dirname(headsDir), headsDir]) {
     if ((await lstatIfExists(dir).catch(() => undefined))?.isSymbolicLink()) {
@@ -174,7 +171,7 @@ export async function listLocalBranches(repo: RepoLocation, files: CachedFileRea
     if (visited > MAX_LOOSE_REF_ENTRIES) {
       return unsupported(
         `${headsDir} holds more than ${MAX_LOOSE_REF_ENTRIES} files and directories; twig-mcp stops listing there`,
-        "`git pack-refs --all` moves branches into packed-refs, which is read whole; prune branches you no longer need.",
+        "`git pack-refs --all` moves branches into packed-refs, where they are read as one sorted range; prune branches you no longer need.",
       );
     }
     // A name that is not UTF-8 comes back with U+FFFD: only then are raw names read to tell them apart.
@@ -186,9 +183,9 @@ export async function listLocalBranches(repo: RepoLocation, files: CachedFileRea
     }
     for (const dir of dirs) pending.push({ path: join(path, dir), prefix: `${prefix}${dir}/` });
   }
-  const packed = await readPackedRefs(repo.commonDir, files);
+  const packed = listPackedRefs(repo.commonDir, HEADS);
   if (!packed.ok) return packed;
-  for (const refname of packed.value.keys()) if (refname.startsWith(HEADS)) names.add(refname.slice(HEADS.length));
+  for (const { refname } of packed.value) names.add(refname.slice(HEADS.length));
   return ok(sortBytewise([...names]));
 }
 
@@ -199,32 +196,6 @@ function decodableNames(dir: string): Set<string> {
   } catch {
     return new Set(); // Unreadable now: every replaced name is dropped.
   }
-}
-
-/** `packed-refs` as ref name → object id; a line git would reject is skipped, not the whole file. */
-export function parsePackedRefs(bytes: Uint8Array): Map<string, string> {
-  const refs = new Map<string, string>();
-  let start = 0;
-  while (start < bytes.length) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end === -1) end = bytes.length;
-    const line = decodeUtf8(bytes.subarray(start, end));
-    start = end + 1;
-    if (line === null) continue;
-    const oid = leadingOid(line);
-    if (oid === null || line.charAt(oid.length) !== " ") continue;
-    const refname = line.slice(oid.length + 1);
-    if (checkRefnameFormat(refname) === null) refs.set(refname, oid);
-  }
-  return refs;
-}
-
-/** The repository's packed refs; a missing file means none are packed. */
-async function readPackedRefs(commonDir: string, files: CachedFileReader): Promise<Result<Map<string, string>>> {
-  const path = join(commonDir, "packed-refs");
-  const read = await files.read(path, "git:packed-refs", parsePackedRefs);
-  if (read.kind === "unreadable") return unreadable(path, read.cause);
-  return ok(read.kind === "found" ? read.value : new Map());
 }
 
 export type Head =

@@ -2,7 +2,6 @@ import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
-import { BranchCommitsSchema } from "../git/commits/branch-commits.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { triageWords } from "../github/ci-triage.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
@@ -19,6 +18,7 @@ import {
   stackPr,
   unanswered,
 } from "./shared/branch-pr.ts";
+import { BranchCommitsSchema } from "./shared/commits-schema.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";

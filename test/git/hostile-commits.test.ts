@@ -4,12 +4,20 @@
  * call still answered.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { type BranchPair, readBranchCommits } from "../../src/git/commits/branch-commits.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
+import { ObjectStore } from "../../src/git/objects/object-store.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
-import { commitText, deltaChainHistory, objectId, writeCommitGraph, writeLoose } from "../support/hostile-git.ts";
+import {
+  commitText,
+  deltaChainHistory,
+  objectId,
+  packPerCommit,
+  writeCommitGraph,
+  writeLoose,
+} from "../support/hostile-git.ts";
 
 setDefaultTimeout(60_000);
 
@@ -74,6 +82,39 @@ describe("deep delta chains under every walked commit", () => {
     // Runs at the walk's first yield to the event loop.
     setImmediate(() => controller.abort(new Error("cancelled by the test")));
     expect(read(repo, [{ branch: "evil", base: "main" }], controller.signal)).rejects.toThrow("cancelled by the test");
+  });
+});
+
+describe("thousands of packs (issue #47.3)", () => {
+  test.skipIf(process.platform !== "linux")(
+    "500 one-commit packs: every commit read, at most 64 descriptors open while the store is",
+    () => {
+      const repo = newRepo();
+      const main = repo.git("rev-parse", "HEAD");
+      const tip = packPerCommit(repo.path(".git", "objects"), 500, main);
+      const before = readdirSync("/proc/self/fd").length;
+      using store = ObjectStore.open(repo.path(".git", "objects"), [repo.root], true);
+      const walked: string[] = [];
+      for (let oid = tip; oid !== main; oid = store.readCommit(oid).parents[0] as string) walked.push(oid);
+      expect(walked).toHaveLength(500);
+      expect(store.readCommit(tip).subject).toBe("p499");
+      // Two files a pack: 1,000 descriptors when every pack stays open.
+      expect(readdirSync("/proc/self/fd").length - before).toBeLessThanOrEqual(64 + 2);
+      expect(store.notes).toEqual([]);
+    },
+  );
+
+  test("30 broken packs are five notes and a count in the branch's warnings", async () => {
+    const repo = newRepo();
+    for (let i = 0; i < 30; i++) {
+      const broken = repo.path(".git", "objects", "pack", `pack-${String(i).padStart(40, "e")}`);
+      writeFileSync(`${broken}.idx`, "not an index");
+      writeFileSync(`${broken}.pack`, "not a pack");
+    }
+    const [main] = await read(repo, [{ branch: "main", base: null }]);
+    expect(main?.commit_warnings).toHaveLength(6);
+    expect(main?.commit_warnings?.[0]).toContain("is truncated");
+    expect(main?.commit_warnings?.at(-1)).toBe("25 more object files not read");
   });
 });
 

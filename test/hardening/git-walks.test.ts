@@ -3,13 +3,14 @@
  * through the compiled binary: config includes that fan out, `refs/heads` linked out or holding
  * links back up, thousands of ref directories to watch, `core.worktree = /`, worktree paths in
  * `.twig/state.json` that name another host, and state or registry files linked to a secret.
+ * thousands of packs against a low descriptor limit, and a packed-refs of hundreds of thousands of refs.
  * Each call must come back with an answer or a structured error that quotes nothing it should not.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { deltaChainHistory } from "../support/hostile-git.ts";
+import { deltaChainHistory, packPerCommit } from "../support/hostile-git.ts";
 import { RawServer, type ToolResult } from "./support/raw-server.ts";
 import { readTrace, straceWrapper } from "./support/strace.ts";
 import { makeWorld, type World } from "./support/world.ts";
@@ -381,3 +382,103 @@ describe("a long commit walk (issue #38)", () => {
     });
   });
 });
+
+/** The server with at most `limit` descriptors (soft and hard: the runtime may raise a soft one). */
+const fdLimit = (limit: number) => ["sh", "-c", `ulimit -n ${limit} && exec "$@"`, "sh"];
+
+describe("many packs and large ref files (issue #47.3, #47.4)", () => {
+  test("3,000 one-commit packs under a 256-descriptor limit: exact counts, warnings capped, ping answered", async () => {
+    let tip = "";
+    const dir = caseRepo((d) => {
+      const objects = join(d, ".git", "objects");
+      const main = world.repo.git("-C", d, "rev-parse", "main");
+      // Each pack open at once takes two descriptors: 6,000 where 256 are allowed.
+      tip = packPerCommit(objects, 3000, main);
+      writeFileSync(join(d, ".git", "refs", "heads", "evil"), `${tip}\n`);
+      for (let i = 0; i < 40; i++) {
+        const broken = join(objects, "pack", `pack-${String(i).padStart(40, "f")}`);
+        writeFileSync(`${broken}.idx`, "not an index");
+        writeFileSync(`${broken}.pack`, "not a pack");
+      }
+    });
+    await withServer(
+      async (server) => {
+        const id = "packs";
+        server.send({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "get_branch_context", arguments: { repo: dir, branch: "evil" } },
+        });
+        expect((await server.request("ping", {}, { timeoutMs: CALL_TIMEOUT_MS })).result).toEqual({});
+        await server.until(() => server.responsesTo(id).length > 0);
+        const { branch } = structuredOf(server, id);
+        expect(branch).toMatchObject({ head: { sha: tip }, base: "main", ahead: 3000, behind: 0 });
+        expect(branch.counts_limited_by).toBeUndefined();
+        // 40 broken indexes: five named, the rest counted, nothing lost to the descriptor limit.
+        expect(branch.commit_warnings).toHaveLength(6);
+        expect(branch.commit_warnings?.at(-1)).toBe("35 more object files not read");
+        expect(JSON.stringify(branch.commit_warnings)).not.toContain("EMFILE");
+      },
+      { wrapper: fdLimit(256) },
+    );
+  });
+
+  test.skipIf(process.platform !== "linux")(
+    "a 62 MB packed-refs of 900,000 remote refs: branches listed, the upstream found, memory bounded, ping answered",
+    async () => {
+      const dir = caseRepo((d) => {
+        const tip = world.repo.git("-C", d, "rev-parse", "feature/auth");
+        const lines = [`${tip} refs/remotes/origin/feature/auth`];
+        for (let i = 0; i < 900_000; i++) lines.push(`${tip} refs/remotes/origin/topic-${String(i).padStart(6, "0")}`);
+        lines.push(`${tip} refs/heads/packed-only`);
+        lines.sort((a, b) => (a.slice(41) < b.slice(41) ? -1 : 1));
+        writeFileSync(
+          join(d, ".git", "packed-refs"),
+          `# pack-refs with: peeled fully-peeled sorted \n${lines.join("\n")}\n`,
+        );
+      });
+      await withServer(async (server) => {
+        const id = "refs";
+        server.send({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "get_branch_context", arguments: { repo: dir, branch: "feature/auth" } },
+        });
+        expect((await server.request("ping", {}, { timeoutMs: CALL_TIMEOUT_MS })).result).toEqual({});
+        await server.until(() => server.responsesTo(id).length > 0);
+        expect(structuredOf(server, id).branch.push).toEqual({
+          remote_ref: "refs/remotes/origin/feature/auth",
+          unpushed: 0,
+          unpulled: 0,
+        });
+        const tree = await call(server, "get_branch_tree", { repo: dir });
+        expect(tree.isError).toBe(false);
+        expect(JSON.stringify(tree.structured)).toContain('"packed-only"');
+        expect(JSON.stringify(tree.structured)).not.toContain("topic-");
+        // Read as a map of every ref, the file took 520 MB; by bisection, a few windows of it.
+        expect(peakRssMb(server.pid)).toBeLessThan(200);
+      });
+    },
+  );
+});
+
+/** The most memory the process `pid` has held (Linux). */
+function peakRssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmHWM:\s+(\d+) kB$/m);
+  return Number(line?.[1]) / 1024;
+}
+
+/** The structured reply to the request `id` that was sent without waiting. */
+function structuredOf(server: RawServer, id: string): { branch: Branch } {
+  return server.responsesTo(id)[0]?.result?.structuredContent as { branch: Branch };
+}
+
+type Branch = {
+  head?: { sha: string };
+  ahead?: number;
+  counts_limited_by?: string;
+  commit_warnings?: string[];
+  push?: unknown;
+};

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { join, normalize, posix, relative } from "node:path";
 import fc from "fast-check";
 import { findNetrcEntry, type NetrcEntry, parseNetrc } from "../../src/creds/netrc.ts";
+import { parsePackedLine } from "../../src/git/packed-refs.ts";
 import { checkBranchName, checkRefnameFormat } from "../../src/git/refname.ts";
-import { parseLooseRef, parsePackedRefs } from "../../src/git/refs.ts";
+import { parseLooseRef } from "../../src/git/refs.ts";
 import { JobLogFilter } from "../../src/github/log-filter.ts";
 import { GITHUB_NAME, parseRemoteUrl } from "../../src/github/target.ts";
 import { MAX_FAILURES, MAX_MESSAGE_CHARS } from "../../src/github/test-failures.ts";
@@ -297,7 +298,7 @@ describe("state and registry loaders", () => {
           if (!state.ok) expect(typeof state.error).toBe("string");
           const registry = parseRegistryBytes(bytes);
           if (!registry.ok) expect(typeof registry.error).toBe("string");
-          parsePackedRefs(bytes);
+          parsePackedLine(bytes);
           parseLooseRef(bytes);
         },
       ),

@@ -11,6 +11,7 @@
  *   writeLoose(objectsDir, type, body)       a loose object; returns its name
  *   writeCommitGraph(objectsDir, commits, edges)  a single-file commit-graph
  *   deltaChainHistory(objectsDir, count, restart, filler)  a linear history stored as delta chains
+ *   packPerCommit(objectsDir, count, parent)  a linear history, each commit alone in its own pack
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -239,5 +240,18 @@ export function deltaChainHistory(objectsDir: string, count: number, restart: nu
     parents = [oid];
   }
   writePack(objectsDir, entries);
+  return parents[0] as string;
+}
+
+/** A linear history of `count` commits on `parent`, each alone in its own pack (as many fetches leave them); the tip. */
+export function packPerCommit(objectsDir: string, count: number, parent?: string): string {
+  let parents = parent === undefined ? [] : [parent];
+  for (let i = 0; i < count; i++) {
+    const text = commitText({ parents, message: `p${i}`, time: 1_700_000_000 + i });
+    const oid = objectId("commit", text);
+    const bytes = new Uint8Array([...entryHeader(OBJ_COMMIT, text.length), ...deflateSync(text)]);
+    writePack(objectsDir, [{ oid, bytes }], `p${i}`);
+    parents = [oid];
+  }
   return parents[0] as string;
 }

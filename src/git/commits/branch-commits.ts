@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import * as v from "valibot";
 import { inline } from "../../core/plain-text.ts";
 import { ok, type Result } from "../../core/result.ts";
 import { readBounded } from "../../fs/bounded-read.ts";
@@ -23,43 +22,31 @@ const MAX_SHALLOW_BYTES = 4 * 1024 * 1024;
 /** Commits listed per branch; `commits_omitted` says how many more there are. */
 const LISTED_COMMITS = 20;
 
-const CommitLineSchema = v.object({ sha: v.string(), subject: v.string() });
+/** Warnings kept per branch word for word; a hostile repository can cause thousands, the rest are counted. */
+const MAX_WARNINGS = 10;
 
-export const BranchCommitsSchema = v.object({
-  head: v.optional(
-    v.object({
-      sha: v.string(),
-      /** The first line of the tip's message, as plain text. */
-      subject: v.string(),
-      /** Committer date, ISO 8601 with the committer's zone (git's `%cI`). */
-      committed_at: v.string(),
-    }),
-  ),
+/** A branch's tip and drift from its base, as read from `.git`; tools/shared/commits-schema.ts is its reply schema. */
+export type BranchCommits = {
+  /** `subject`: the first line of the tip's message; `committed_at`: ISO 8601 with the committer's zone (`%cI`). */
+  head?: { sha: string; subject: string; committed_at: string };
   /** The branch `ahead`/`behind` count against: its twig parent, or the default root for one without. */
-  base: v.optional(v.string()),
-  ahead: v.optional(v.number()),
-  behind: v.optional(v.number()),
+  base?: string;
+  ahead?: number;
+  behind?: number;
   /** The base has commits the branch lacks: rebase the branch onto it (`twig sync` / restack). */
-  needs_restack: v.optional(v.boolean()),
-  /** The branch's own commits (the `ahead` ones), newest first, at most 20. */
-  commits: v.optional(v.array(CommitLineSchema)),
-  /** How many of the branch's own commits `commits` leaves out. */
-  commits_omitted: v.optional(v.number()),
+  needs_restack?: boolean;
+  /** The branch's own commits (the `ahead` ones), newest first, at most 20; `commits_omitted`: how many more. */
+  commits?: { sha: string; subject: string }[];
+  commits_omitted?: number;
   /** Against the branch's upstream: commits not pushed yet, commits pushed by others; `missing`: never pushed. */
-  push: v.optional(
-    v.union([
-      v.object({ remote_ref: v.string(), unpushed: v.number(), unpulled: v.number() }),
-      v.object({ remote_ref: v.string(), missing: v.literal(true) }),
-    ]),
-  ),
+  push?: { remote_ref: string; unpushed: number; unpulled: number } | { remote_ref: string; missing: true };
   /** The PR's head commit on GitHub (what its CI and reviews are for), when the local tip differs from it. */
-  pr_head: v.optional(v.object({ sha: v.string(), local_ahead: v.number(), local_behind: v.number() })),
+  pr_head?: { sha: string; local_ahead: number; local_behind: number };
   /** Present when the counts above are lower bounds: the walk limit, a shallow clone's boundary, or the call's work budget. */
-  counts_limited_by: v.optional(v.picklist(["walk_limit", "shallow", "budget"])),
-  /** Why some of the above is missing (an unreadable or corrupt object, a missing branch). */
-  commit_warnings: v.optional(v.array(v.string())),
-});
-export type BranchCommits = v.InferOutput<typeof BranchCommitsSchema>;
+  counts_limited_by?: "walk_limit" | "shallow" | "budget";
+  /** Why some of the above is missing (an unreadable or corrupt object, a missing branch): the first 10, then a count. */
+  commit_warnings?: string[];
+};
 
 /**
  * A branch and the branch it is compared against (`null`: show its head only); `upstream`: its remote-tracking
@@ -115,6 +102,7 @@ export async function readBranchCommits(
     shallow.size === 0,
     budget,
   );
+  await store.openPacks(signal);
   const { graph } = store;
   // Ids: graph positions, then commits the graph lacks (read from their objects) numbered on from its end.
   const inGraph = graph?.total ?? 0;
@@ -216,7 +204,9 @@ export async function readBranchCommits(
       }
     }
     warnings.push(...store.notes);
-    if (warnings.length > 0) entry.commit_warnings = [...new Set(warnings)].map((warning) => inline(warning, 500));
+    const unique = [...new Set(warnings)];
+    if (unique.length > 0) entry.commit_warnings = unique.slice(0, MAX_WARNINGS).map((warning) => inline(warning, 500));
+    if (unique.length > MAX_WARNINGS) entry.commit_warnings?.push(`${unique.length - MAX_WARNINGS} more warnings`);
     entries.push(entry);
   }
   return ok(entries);

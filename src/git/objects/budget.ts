@@ -26,3 +26,21 @@ export class WorkBudget {
     );
   }
 }
+
+/** Work between two yields to the event loop: other requests (a `ping`, a cancel) are read meanwhile. */
+const SLICE_MS = 10;
+
+/** Long synchronous work checks `due` as it goes, and yields when it is, ending there if the call was cancelled. */
+export class TimeSlice {
+  #start = performance.now();
+
+  get due(): boolean {
+    return performance.now() - this.#start > SLICE_MS;
+  }
+
+  async yield(signal?: AbortSignal): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    this.#start = performance.now();
+  }
+}

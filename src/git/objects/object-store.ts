@@ -1,129 +1,27 @@
 // Hand-written: isomorphic-git reads a whole pack into memory; this reader stays bounded on any pack.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { inflateSync } from "node:zlib";
 import { decodeUtf8 } from "../../fs/cached-file.ts";
 import { isInside } from "../../fs/path-inside.ts";
-import { WorkBudget } from "./budget.ts";
+import { TimeSlice, WorkBudget } from "./budget.ts";
+import { CommitGraph, MAX_PARENTS } from "./commit-graph.ts";
+import {
+  applyDelta,
+  inflateCapped,
+  MAX_OBJECT_BYTES,
+  maxDeflatedBytes,
+  OBJ_OFS_DELTA,
+  OBJ_REF_DELTA,
+  Pack,
+  type PackEntry,
+} from "./pack.ts";
+import { corrupt, FilePool, isLink, ObjectReadError, PositionalFile, readLines } from "./positional-file.ts";
 
-/** Thrown by the byte-level readers (a `Result` through every varint costs more than it says); a branch's warning. */
-export class ObjectReadError extends Error {
-  override readonly name = "ObjectReadError";
-}
-
-function corrupt(message: string): never {
-  throw new ObjectReadError(message);
-}
-
-/** Object files are never links (git writes none): a link in `objects/` could point anywhere. */
-const OPEN_FLAGS =
-  constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0) | (constants.O_NOFOLLOW ?? 0);
-
-const PAGE_BYTES = 4096;
-/** Pages kept per file (2 MiB): a walk returns to the same pages; bench/commits.ts: 64 took 57 ms, 512 10 ms. */
-const MAX_PAGES = 512;
-
-/** git makes no links in an object directory; `open` refuses a link only as the file's own name. */
-function isLink(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
-}
-
-/** A pack, index or commit-graph read by offset: only the pages asked for are in memory, never the file. */
-class PositionalFile {
-  readonly #pages = new Map<number, Uint8Array>();
-
-  private constructor(
-    readonly path: string,
-    readonly fd: number,
-    readonly size: number,
-  ) {}
-
-  /** `null` when missing; throws `ObjectReadError` when it is a link, a directory or a device. */
-  static open(path: string): PositionalFile | null {
-    let fd: number;
-    try {
-      fd = openSync(path, OPEN_FLAGS);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return null;
-      throw new ObjectReadError(`cannot open ${path}: ${code ?? String(error)}`);
-    }
-    try {
-      const info = fstatSync(fd);
-      if (!info.isFile()) corrupt(`${path} is not a regular file`);
-      return new PositionalFile(path, fd, info.size);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-  }
-
-  /** Exactly `length` bytes at `offset`; a read past the end means the file is truncated. */
-  read(offset: number, length: number): Uint8Array {
-    if (!Number.isSafeInteger(offset) || offset < 0 || length < 0 || offset + length > this.size) {
-      corrupt(`${this.path} is truncated: ${length} bytes at offset ${offset} lie past its end (${this.size} bytes)`);
-    }
-    const first = Math.floor(offset / PAGE_BYTES);
-    if (length === 0 || first !== Math.floor((offset + length - 1) / PAGE_BYTES)) return this.#direct(offset, length);
-    let page = this.#pages.get(first);
-    if (page === undefined) {
-      page = this.#direct(first * PAGE_BYTES, Math.min(PAGE_BYTES, this.size - first * PAGE_BYTES));
-      if (this.#pages.size >= MAX_PAGES) this.#pages.clear();
-      this.#pages.set(first, page);
-    }
-    const start = offset - first * PAGE_BYTES;
-    return page.subarray(start, start + length);
-  }
-
-  [Symbol.dispose](): void {
-    this.#pages.clear();
-    closeSync(this.fd);
-  }
-
-  #direct(offset: number, length: number): Uint8Array {
-    const buffer = Buffer.allocUnsafe(length);
-    for (let done = 0; done < length; ) {
-      const n = readSync(this.fd, buffer, done, length - done, offset + done);
-      if (n === 0) corrupt(`${this.path} shrank while being read`);
-      done += n;
-    }
-    return buffer;
-  }
-}
-
-/** The lines of a small file's first `max` bytes, with {@link PositionalFile.open}'s refusals; `null` when missing. */
-function readLines(path: string, max: number): string[] | null {
-  using file = PositionalFile.open(path);
-  return file && (decodeUtf8(file.read(0, Math.min(file.size, max))) ?? "").split("\n");
-}
-
-function view(bytes: Uint8Array): DataView {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** The index of `oid` (20 raw bytes) in the sorted names at `namesAt`, through its 256-entry fan-out. */
-function findOid(file: PositionalFile, fanout: DataView, namesAt: number, oid: Uint8Array): number | null {
-  const first = oid[0] as number;
-  let low = first === 0 ? 0 : fanout.getUint32((first - 1) * 4);
-  let high = fanout.getUint32(first * 4);
-  if (low > high || high > fanout.getUint32(255 * 4)) corrupt(`${file.path} has a fan-out table out of order`);
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const name = file.read(namesAt + middle * 20, 20);
-    let order = 0;
-    for (let i = 0; i < 20 && order === 0; i++) order = (name[i] as number) - (oid[i] as number);
-    if (order === 0) return middle;
-    if (order < 0) low = middle + 1;
-    else high = middle;
-  }
-  return null;
-}
+export { ObjectReadError } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 type GitObject = { type: Exclude<(typeof OBJECT_TYPES)[number], "">; data: Uint8Array };
 
-/** Commits are small; a larger object is refused before it is read (a message of megabytes is an attack). */
-const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
 /** git's own ceiling for `--depth` (pack-objects clamps to 4095); anything longer is a loop or an attack. */
 const MAX_DELTA_DEPTH = 4095;
 /** All deltas of one chain, and apart all the objects they build: either could otherwise take minutes. */
@@ -134,13 +32,19 @@ const MAX_ALTERNATE_DEPTH = 5;
 const MAX_CACHED_BYTES = 32 * 1024 * 1024;
 /** A larger object is not kept: it would push out hundreds of commits. */
 const MAX_CACHED_OBJECT_BYTES = 256 * 1024;
+/** Notes kept word for word; thousands of broken packs are the rest's count. */
+const MAX_NOTES = 5;
 
 /** A repository's packs and loose objects, and its alternates' inside `places`; files open on first use. */
 export class ObjectStore {
   #packs: Pack[] | null = null;
+  /** The packs holding names that start with each byte: 19,000 one-commit packs took 18 s to search one by one. */
+  #packsByFirstByte: Pack[][] = [];
   readonly #resolved = new Map<string, GitObject>();
   #resolvedBytes = 0;
-  readonly notes: string[] = [];
+  readonly #files = new FilePool();
+  readonly #notes: string[] = [];
+  #notesOmitted = 0;
   graph: CommitGraph | null = null;
 
   private constructor(
@@ -164,7 +68,7 @@ export class ObjectStore {
       if (withGraph) store.graph = CommitGraph.open(objectsDir);
     } catch (error) {
       if (!(error instanceof ObjectReadError)) throw error;
-      store.notes.push(`commit-graph not used: ${error.message}`);
+      store.#note(`commit-graph not used: ${error.message}`);
     }
     const visit = (dir: string, depth: number) => {
       let canonical: string;
@@ -175,7 +79,7 @@ export class ObjectStore {
       }
       if (dirs.includes(canonical)) return;
       if (!places.some((place) => isInside(canonical, place))) {
-        store.notes.push(`object directory ${dir} is outside the repository, not read`);
+        store.#note(`object directory ${dir} is outside the repository, not read`);
         return;
       }
       dirs.push(canonical);
@@ -186,6 +90,17 @@ export class ObjectStore {
     };
     visit(objectsDir, 0);
     return store;
+  }
+
+  /** Object files not read, and why: the first few, then how many more. */
+  get notes(): string[] {
+    const more = this.#notesOmitted;
+    return more === 0 ? this.#notes : [...this.#notes, `${more} more object file${more === 1 ? "" : "s"} not read`];
+  }
+
+  #note(message: string): void {
+    if (this.#notes.length < MAX_NOTES) this.#notes.push(message);
+    else this.#notesOmitted++;
   }
 
   /** The commit named `oid` (40 hex digits); throws `ObjectReadError` when it is missing or broken. */
@@ -222,14 +137,27 @@ export class ObjectStore {
     this.graph?.[Symbol.dispose]();
   }
 
-  #openPacks(): Pack[] {
-    if (this.#packs !== null) return this.#packs;
+  /** Opens every pack before the walks, yielding to the event loop as it goes: 19,000 packs take seconds. */
+  async openPacks(signal?: AbortSignal): Promise<void> {
+    const slice = new TimeSlice();
+    while (!this.#opening.next().done) if (slice.due) await slice.yield(signal);
+  }
+
+  #packsHolding(first: number): Pack[] {
+    while (!this.#opening.next().done); // what `openPacks` did not open, at once
+    return this.#packsByFirstByte[first] ?? [];
+  }
+
+  /** One pass over the pack directories, a step per pack, shared by `openPacks` and the first lookup. */
+  readonly #opening = this.#openPacks();
+
+  *#openPacks(): Generator<void> {
     const packs: Pack[] = [];
     this.#packs = packs;
     for (const dir of this.dirs) {
       const packDir = join(dir, "pack");
       if (isLink(packDir)) {
-        this.notes.push(`${packDir} is a link, not read`);
+        this.#note(`${packDir} is a link, not read`);
         continue;
       }
       let names: string[];
@@ -241,16 +169,17 @@ export class ObjectStore {
       for (const name of names.sort()) {
         if (!name.startsWith("pack-") || !name.endsWith(".idx")) continue;
         try {
-          const pack = Pack.open(join(packDir, name.slice(0, -".idx".length)));
+          const pack = Pack.open(join(packDir, name.slice(0, -".idx".length)), this.#files);
           if (pack !== null) packs.push(pack);
         } catch (error) {
           // One broken pack must not hide the objects of the others; an object only it holds is reported missing.
           if (!(error instanceof ObjectReadError)) throw error;
-          this.notes.push(error.message);
+          this.#note(error.message);
         }
+        yield;
       }
     }
-    return packs;
+    this.#packsByFirstByte = Array.from({ length: 256 }, (_, byte) => packs.filter((pack) => pack.holds(byte)));
   }
 
   /** Resolves a delta chain without recursion: headers collected down to a base (or one already resolved), then applied up. */
@@ -322,7 +251,7 @@ export class ObjectStore {
 
   /** Where an object is packed; a REF_DELTA's base may be in any pack (git completes thin packs). */
   #findPacked(oid: Uint8Array): { pack: Pack; offset: number } | null {
-    for (const pack of this.#openPacks()) {
+    for (const pack of this.#packsHolding(oid[0] as number)) {
       const offset = pack.find(oid);
       if (offset !== null) return { pack, offset };
     }
@@ -352,8 +281,6 @@ const decoder = new TextDecoder("utf-8", { fatal: false });
 const MAX_SUBJECT_BYTES = 4096;
 /** git writes tree, parents, author, then committer: all within this, even with hundreds of parents. */
 const MAX_HEADER_BYTES = 64 * 1024;
-/** git's own octopus merges stay far below this; more is a hostile commit. */
-const MAX_PARENTS = 256;
 
 const PARENT = Buffer.from("parent ");
 const COMMITTER = Buffer.from("committer ");
@@ -425,325 +352,4 @@ function readAlternates(path: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** Pack entry types (pack-format.txt); 5 is reserved. */
-const OBJ_OFS_DELTA = 6;
-const OBJ_REF_DELTA = 7;
-
-/** `type`: 1 commit, 2 tree, 3 blob, 4 tag, or a delta naming its base by offset here or by object name. */
-interface PackEntry {
-  type: number;
-  /** Inflated: of the object, or of the delta for a delta entry. */
-  size: number;
-  dataOffset: number;
-  baseOffset?: number;
-  baseOid?: Uint8Array;
-}
-
-const OIDS_AT = 8 + 256 * 4;
-const HASH_BYTES = 20;
-
-/** A pack and its version-2 index, read by offset (a binary search, then the object's own bytes), never whole. */
-class Pack {
-  readonly #fanout: DataView;
-  readonly #count: number;
-
-  private constructor(
-    readonly idx: PositionalFile,
-    readonly pack: PositionalFile,
-    readonly path = pack.path,
-  ) {
-    const bytes = idx.read(0, OIDS_AT);
-    const header = view(bytes);
-    if (header.getUint32(0) !== 0xff744f63 || header.getUint32(4) !== 2)
-      corrupt(`${idx.path} is not a version 2 pack index`);
-    this.#fanout = view(bytes.subarray(8));
-    this.#count = this.#fanout.getUint32(255 * 4);
-    // Names, CRCs and offsets, then the two trailing hashes: a shorter file is truncated.
-    if (OIDS_AT + this.#count * 28 + 2 * HASH_BYTES > idx.size) corrupt(`${idx.path} is truncated`);
-    if (pack.size < 12 + HASH_BYTES) corrupt(`${pack.path} is truncated`);
-    const packHeader = view(pack.read(0, 12));
-    const version = packHeader.getUint32(4);
-    if (packHeader.getUint32(0) !== 0x5041434b || (version !== 2 && version !== 3))
-      corrupt(`${pack.path} is not a pack`);
-    if (packHeader.getUint32(8) !== this.#count) corrupt(`${pack.path} and its index disagree on the object count`);
-  }
-
-  /** `null` when either file is missing; throws `ObjectReadError` when one is malformed. */
-  static open(base: string): Pack | null {
-    using opened = new DisposableStack();
-    const idx = opened.use(PositionalFile.open(`${base}.idx`));
-    const pack = idx && opened.use(PositionalFile.open(`${base}.pack`));
-    if (idx === null || pack === null) return null;
-    const result = new Pack(idx, pack);
-    opened.move();
-    return result;
-  }
-
-  /** The offset of the object named `oid` (20 raw bytes) in the pack, `null` when it is not here. */
-  find(oid: Uint8Array): number | null {
-    const index = findOid(this.idx, this.#fanout, OIDS_AT, oid);
-    if (index === null) return null;
-    const offsetsAt = OIDS_AT + this.#count * (HASH_BYTES + 4);
-    const small = view(this.idx.read(offsetsAt + index * 4, 4)).getUint32(0);
-    if ((small & 0x80000000) === 0) return small;
-    // Offsets past 2 GiB live in a table of 8-byte values after the 4-byte ones.
-    const largeAt = offsetsAt + this.#count * 4 + (small & 0x7fffffff) * 8;
-    if (largeAt + 8 > this.idx.size - 2 * HASH_BYTES) corrupt(`${this.idx.path} names a large offset it lacks`);
-    const large = view(this.idx.read(largeAt, 8));
-    return large.getUint32(0) * 2 ** 32 + large.getUint32(4);
-  }
-
-  /** The entry header at `offset`: its type, declared size, and where its base and data are. */
-  entry(offset: number): PackEntry {
-    const at = `${this.path} entry at ${offset}`;
-    if (!Number.isSafeInteger(offset) || offset < 12 || offset >= this.pack.size - HASH_BYTES)
-      corrupt(`${this.path} has no entry at ${offset}`);
-    const bytes = this.pack.read(offset, Math.min(32, this.pack.size - offset));
-    let pos = 0;
-    const next = () => (pos < bytes.length ? (bytes[pos++] as number) : corrupt(`${at} is truncated`));
-    let byte = next();
-    const type = (byte >> 4) & 7;
-    let size = byte & 0x0f;
-    for (let shift = 4; byte & 0x80; shift += 7) {
-      if (shift > 46) corrupt(`${at} declares an impossible size`);
-      byte = next();
-      size += (byte & 0x7f) * 2 ** shift;
-    }
-    if (type === OBJ_OFS_DELTA) {
-      // Each continuation byte adds one before shifting, so every distance has a single encoding.
-      byte = next();
-      let distance = byte & 0x7f;
-      while (byte & 0x80) {
-        if (distance > 2 ** 45) corrupt(`${at} has an impossible base distance`);
-        byte = next();
-        distance = (distance + 1) * 128 + (byte & 0x7f);
-      }
-      const baseOffset = offset - distance;
-      if (distance === 0 || baseOffset < 12) corrupt(`${at} names a base outside the pack`);
-      return { type, size, dataOffset: offset + pos, baseOffset };
-    }
-    if (type === OBJ_REF_DELTA) {
-      if (pos + HASH_BYTES > bytes.length) corrupt(`${at} is truncated`);
-      return { type, size, dataOffset: offset + pos + HASH_BYTES, baseOid: bytes.slice(pos, pos + HASH_BYTES) };
-    }
-    if (type < 1 || type > 4) corrupt(`${at} has the invalid type ${type}`);
-    return { type, size, dataOffset: offset + pos };
-  }
-
-  /** The entry's inflated data, refused unread when it declares more than the object limit. */
-  inflate(entry: PackEntry): Uint8Array {
-    const what = `${this.path} entry at ${entry.dataOffset}`;
-    if (entry.size > MAX_OBJECT_BYTES)
-      corrupt(`${what} declares ${entry.size} bytes, over the ${MAX_OBJECT_BYTES}-byte limit`);
-    const length = Math.max(0, Math.min(maxDeflatedBytes(entry.size), this.pack.size - HASH_BYTES - entry.dataOffset));
-    const data = inflateCapped(this.pack.read(entry.dataOffset, length), entry.size, what);
-    if (data.length !== entry.size)
-      corrupt(`${what} inflates to ${data.length} bytes, not the ${entry.size} it declares`);
-    return data;
-  }
-
-  [Symbol.dispose](): void {
-    this.idx[Symbol.dispose]();
-    this.pack[Symbol.dispose]();
-  }
-}
-
-/** The most bytes a zlib stream of `size` bytes takes: 5 per stored block, 6 of wrapper, and a margin. */
-function maxDeflatedBytes(size: number): number {
-  return size + Math.ceil(size / 16_384) * 5 + 64;
-}
-
-/** Below this `Bun.inflateSync` (5× node:zlib) needs no cap: deflate expands ≤1,032-fold, 4 MiB (the limit). */
-const FAST_INPUT_BYTES = 4096;
-
-/** Inflates to at most about `maxBytes` (callers check the length); bytes after the stream are ignored. */
-function inflateCapped(input: Uint8Array, maxBytes: number, what: string): Uint8Array {
-  try {
-    return input.length <= FAST_INPUT_BYTES
-      ? // Pages and reads are plain `ArrayBuffer`s, never shared memory.
-        Bun.inflateSync(input as Uint8Array<ArrayBuffer>, { windowBits: 15 })
-      : inflateSync(input, { maxOutputLength: Math.max(1, maxBytes) });
-  } catch (error) {
-    return corrupt(`${what} does not inflate within ${maxBytes} bytes (${(error as Error).message})`);
-  }
-}
-
-/** Applies a git delta to `base`, every copy and insert checked against both buffers and the object limit. */
-function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
-  let pos = 0;
-  // Sizes are varints: little-endian groups of 7 bits.
-  const readSize = () => {
-    let size = 0;
-    for (let shift = 0; ; shift += 7) {
-      if (pos >= delta.length || shift > 49) corrupt("delta header is truncated or too long");
-      const byte = delta[pos++] as number;
-      size += (byte & 0x7f) * 2 ** shift;
-      if ((byte & 0x80) === 0) return size;
-    }
-  };
-  const sourceSize = readSize();
-  if (sourceSize !== base.length) corrupt(`delta expects a ${sourceSize}-byte base, found ${base.length} bytes`);
-  const targetSize = readSize();
-  if (targetSize > MAX_OBJECT_BYTES)
-    corrupt(`delta result of ${targetSize} bytes exceeds the ${MAX_OBJECT_BYTES}-byte limit`);
-  const out = new Uint8Array(targetSize);
-  let written = 0;
-  while (pos < delta.length) {
-    const op = delta[pos++] as number;
-    if (op & 0x80) {
-      let offset = 0;
-      let size = 0;
-      for (let bit = 0; bit < 4; bit++) if (op & (1 << bit)) offset += (delta[pos++] ?? 0) * 2 ** (8 * bit);
-      for (let bit = 0; bit < 3; bit++) if (op & (0x10 << bit)) size += (delta[pos++] ?? 0) * 2 ** (8 * bit);
-      if (size === 0) size = 0x10000;
-      if (pos > delta.length) corrupt("delta copy instruction is truncated");
-      if (offset + size > base.length || written + size > targetSize)
-        corrupt("delta copies outside its base or result");
-      out.set(base.subarray(offset, offset + size), written);
-      written += size;
-    } else if (op !== 0) {
-      if (pos + op > delta.length || written + op > targetSize) corrupt("delta insert runs past its data or result");
-      out.set(delta.subarray(pos, pos + op), written);
-      pos += op;
-      written += op;
-    } else {
-      corrupt("delta holds the reserved instruction 0");
-    }
-  }
-  if (written !== targetSize) corrupt(`delta builds ${written} bytes, not the ${targetSize} it declares`);
-  return out;
-}
-
-/** One graph file, its chunks located; a position in it is `base` (commits in the layers below) + index. */
-type Layer = ReturnType<typeof openLayer>;
-
-const CDAT_BYTES = HASH_BYTES + 16;
-const NO_PARENT = 0x70000000;
-const EXTRA_EDGES = 0x80000000;
-/** git reads split chains of at most this many layers in practice; more is a broken chain file. */
-const MAX_LAYERS = 64;
-
-/** The commit-graph, single or split (base layer first): parents and generations without reading commits. */
-class CommitGraph {
-  private constructor(
-    readonly layers: Layer[],
-    readonly total: number,
-  ) {}
-
-  /** `null` when the repository has none; throws `ObjectReadError` when the graph is malformed. */
-  static open(objectsDir: string): CommitGraph | null {
-    using opened = new DisposableStack();
-    const files: PositionalFile[] = [];
-    const info = join(objectsDir, "info");
-    if (isLink(info)) corrupt(`${info} is a link, not read`);
-    const single = opened.use(PositionalFile.open(join(info, "commit-graph")));
-    if (single !== null) files.push(single);
-    else {
-      const chainDir = join(info, "commit-graphs");
-      if (isLink(chainDir)) corrupt(`${chainDir} is a link, not read`);
-      const chain = readLines(join(chainDir, "commit-graph-chain"), MAX_LAYERS * 42);
-      if (chain === null) return null;
-      const names = chain.filter((line) => line !== "");
-      if (names.length === 0 || names.length > MAX_LAYERS || names.some((name) => !/^[0-9a-f]{40}$/.test(name)))
-        corrupt(`${chainDir}/commit-graph-chain is malformed`);
-      for (const name of names) {
-        const file = opened.use(PositionalFile.open(join(chainDir, `graph-${name}.graph`)));
-        files.push(file ?? corrupt(`commit-graph layer graph-${name}.graph is missing`));
-      }
-    }
-    const layers: Layer[] = [];
-    let total = 0;
-    for (const file of files) {
-      const layer = openLayer(file, total);
-      layers.push(layer);
-      total += layer.count;
-    }
-    opened.move();
-    return new CommitGraph(layers, total);
-  }
-
-  /** The position of `oid` (20 raw bytes), newest layer first; `null` when the graph lacks it. */
-  find(oid: Uint8Array): number | null {
-    for (const layer of this.layers.toReversed()) {
-      const index = findOid(layer.file, layer.fanout, layer.oids, oid);
-      if (index !== null) return layer.base + index;
-    }
-    return null;
-  }
-
-  /** The hex name at `position`: only for a commit a reply names. */
-  oidAt(position: number): string {
-    const [layer, index] = this.#locate(position);
-    return Buffer.from(layer.file.read(layer.oids + index * HASH_BYTES, HASH_BYTES)).toString("hex");
-  }
-
-  /** Parents by position; generation is the topological level (v1), above every ancestor's. */
-  commitAt(position: number): { parents: number[]; generation: number; time: number } {
-    const [{ file, data, edges }, index] = this.#locate(position);
-    const entry = view(file.read(data + index * CDAT_BYTES + HASH_BYTES, 16));
-    const parents: number[] = [];
-    const add = (parent: number) => {
-      if (parent >= this.total) corrupt(`${file.path} names parent position ${parent} of ${this.total}`);
-      parents.push(parent);
-    };
-    const first = entry.getUint32(0);
-    const second = entry.getUint32(4);
-    if (first !== NO_PARENT) add(first);
-    if (second & EXTRA_EDGES) {
-      // An octopus merge: the second slot points into the edge list, whose last entry has the top bit set.
-      if (edges === undefined) corrupt(`${file.path} lacks the EDGE chunk a merge needs`);
-      for (let at = edges.start + (second & ~EXTRA_EDGES) * 4; ; at += 4) {
-        if (at + 4 > edges.end) corrupt(`${file.path} has a broken edge list`);
-        if (parents.length === MAX_PARENTS)
-          corrupt(`commit-graph position ${position} has more than ${MAX_PARENTS} parents`);
-        const edge = view(file.read(at, 4)).getUint32(0);
-        add(edge & ~EXTRA_EDGES);
-        if (edge & EXTRA_EDGES) break;
-      }
-    } else if (second !== NO_PARENT) {
-      add(second);
-    }
-    const high = entry.getUint32(8);
-    return { parents, generation: high >>> 2, time: (high & 3) * 2 ** 32 + entry.getUint32(12) };
-  }
-
-  [Symbol.dispose](): void {
-    for (const layer of this.layers) layer.file[Symbol.dispose]();
-  }
-
-  #locate(position: number): [Layer, number] {
-    for (const layer of this.layers) {
-      if (position < layer.base + layer.count) return [layer, position - layer.base];
-    }
-    return corrupt(`commit-graph position ${position} is out of range`);
-  }
-}
-
-function openLayer(file: PositionalFile, base: number) {
-  const header = view(file.read(0, 8));
-  if (header.getUint32(0) !== 0x43475048) corrupt(`${file.path} is not a commit-graph`);
-  if (header.getUint8(4) !== 1) corrupt(`${file.path} has an unknown commit-graph version`);
-  if (header.getUint8(5) !== 1) corrupt(`${file.path} is not a SHA-1 commit-graph`);
-  const chunkCount = header.getUint8(6);
-  const chunks = new Map<string, { start: number; end: number }>();
-  const table = view(file.read(8, (chunkCount + 1) * 12));
-  for (let i = 0; i < chunkCount; i++) {
-    const id = String.fromCharCode(...file.read(8 + i * 12, 4));
-    const start = table.getUint32(i * 12 + 4) * 2 ** 32 + table.getUint32(i * 12 + 8);
-    const end = table.getUint32(i * 12 + 16) * 2 ** 32 + table.getUint32(i * 12 + 20);
-    if (start > end || end > file.size) corrupt(`${file.path} has chunk ${id} outside the file`);
-    chunks.set(id, { start, end });
-  }
-  const need = (id: string) => chunks.get(id) ?? corrupt(`${file.path} lacks its ${id} chunk`);
-  const fanout = need("OIDF");
-  if (fanout.end - fanout.start !== 1024) corrupt(`${file.path} has a malformed fan-out chunk`);
-  const fanoutView = view(new Uint8Array(file.read(fanout.start, 1024)));
-  const count = fanoutView.getUint32(255 * 4);
-  const oids = need("OIDL");
-  const data = need("CDAT");
-  if (oids.end - oids.start !== count * HASH_BYTES || data.end - data.start !== count * CDAT_BYTES)
-    corrupt(`${file.path} has chunks that disagree on the commit count`);
-  return { file, base, count, fanout: fanoutView, oids: oids.start, data: data.start, edges: chunks.get("EDGE") };
 }
