@@ -11,10 +11,10 @@ import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { buildBranchGraph, includesSorted } from "../twig/graph.ts";
 import { readStack } from "./shared/ancestors.ts";
 import { branchPrs, PrSummarySchema, summarizePr, unanswered } from "./shared/branch-pr.ts";
+import { readCheckouts, remoteTips } from "./shared/checkouts.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
-import { readCheckouts, remoteTips } from "./shared/checkouts.ts";
 import { ActionSchema, planStack, prFacts, prHeadWords, StepSchema } from "./shared/next-steps.ts";
 import { BranchNameSchema, unpublished } from "./shared/params.ts";
 
@@ -144,7 +144,11 @@ export const getBranchContextTool = defineTool({
         return pr == null ? { branch: child } : { branch: child, pr_number: pr };
       });
     const own = at(record.branch) < 0 ? {} : { ...read[at(record.branch)] };
-    const pull_request = prPart(record.pr_number, github, queries.findIndex((q) => q.branch === record.branch));
+    const pull_request = prPart(
+      record.pr_number,
+      github,
+      queries.findIndex((q) => q.branch === record.branch),
+    );
     const older = prHeadWords(own);
     // A merged branch is to be cleaned up, never restacked.
     if (pull_request.data?.state === "merged") delete own.needs_restack;

@@ -63,8 +63,11 @@ export const getPrStatusTool = defineTool({
     if (!status.ok) return status;
     // Threads come from GraphQL: its failure is named, the REST status still answers.
     const counted = threads.ok ? threads.value.get(pr.number) : undefined;
-    const summary = { ...status.value.summary, ...(counted && { unresolved_threads: counted.unresolved }),
-      ...(counted?.atLeast && { unresolved_threads_at_least: true as const }) };
+    const summary = {
+      ...status.value.summary,
+      ...(counted && { unresolved_threads: counted.unresolved }),
+      ...(counted?.atLeast && { unresolved_threads_at_least: true as const }),
+    };
     const unavailable = threads.ok
       ? status.value.unavailable
       : [...(status.value.unavailable ?? []), threads.error.message];

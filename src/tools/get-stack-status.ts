@@ -18,18 +18,16 @@ import {
   stackPr,
   unanswered,
 } from "./shared/branch-pr.ts";
+import { readCheckouts, remoteTips } from "./shared/checkouts.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { count, HintSchema, largestFitting } from "./shared/fit.ts";
-import { readCheckouts, remoteTips } from "./shared/checkouts.ts";
 import { ActionSchema, planStack, prFacts, StepSchema, shown, stateWords } from "./shared/next-steps.ts";
 import { BranchNameSchema, branchNotFound, unpublished } from "./shared/params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
 const STACK_PAGE_SIZE = 30;
-/** How much of a reason the one-line summary quotes; the entry holds the longer excerpt. */
-const LINE_QUOTE_CHARS = 60;
 
 const DriftSchema = v.picklist(["base_differs", "retarget", "native_order"]);
 type Drift = v.InferOutput<typeof DriftSchema>;
@@ -179,8 +177,8 @@ export const getStackStatusTool = defineTool({
       const warnings = counts.commit_warnings?.filter((warning) => !warning.startsWith("The PR head "));
       if (warnings?.length) counts.commit_warnings = warnings;
       else delete counts.commit_warnings;
-      // A merged branch is to be cleaned up, never restacked.
-      if (pr?.state === "merged") delete counts.needs_restack;
+      // Said only when true; a merged branch is to be cleaned up, never restacked.
+      if (!counts.needs_restack || pr?.state === "merged") delete counts.needs_restack;
       // Only a repository the reader cannot read at all fails the whole read: each branch says so.
       return Object.assign(entry, counts);
     });
@@ -197,7 +195,8 @@ export const getStackStatusTool = defineTool({
       };
     });
     const root = graph.defaultRoot ?? rootCandidates(sorted, state, current)[0] ?? null;
-    const plan = (n: number) => planStack(facts.slice(0, n), state, (branch) => includesSorted(sorted, branch), root, where);
+    const plan = (n: number) =>
+      planStack(facts.slice(0, n), state, (branch) => includesSorted(sorted, branch), root, where);
     const { actions } = plan(facts.length);
     for (const [i, action] of actions.entries()) if (action !== undefined) (entries[i] as Entry).action = action;
     const lines = entries.map((entry) =>
@@ -343,17 +342,14 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
     if (pr.state === "open" || pr.state === "draft") {
       const [first, ...others] = pr.changes_requested ?? [];
       if (first !== undefined) {
-        const quote = first.excerpt === undefined ? "" : `: ${JSON.stringify(inline(first.excerpt, LINE_QUOTE_CHARS))}`;
-        parts.push(`changes requested by ${first.author}${others.length > 0 ? ` +${others.length}` : ""}${quote}`);
+        // The excerpts are the entry's: the line names who and what only.
+        parts.push(`changes requested by ${first.author}${others.length > 0 ? ` +${others.length}` : ""}`);
       } else if (pr.review !== undefined) {
         const waiting = pr.review === "review_required" && pr.requested?.length ? ` (${pr.requested.join(", ")})` : "";
         parts.push(`${pr.review === "none" ? "no reviews" : pr.review.replace("_", " ")}${waiting}`);
       }
       if (pr.ci === "failing") {
-        const failing = (pr.failing ?? []).map((f) =>
-          f.excerpt === undefined ? f.name : `${f.name} (${inline(f.excerpt, LINE_QUOTE_CHARS)})`,
-        );
-        parts.push(`CI failing: ${failing.join(", ") || "see get_pr_status"}`);
+        parts.push(`CI failing: ${(pr.failing ?? []).map((f) => f.name).join(", ") || "see get_pr_status"}`);
       } else if (pr.ci !== undefined) parts.push(pr.ci === "none" ? "no CI" : `CI ${pr.ci}`);
       const open = pr.unresolved_threads ?? 0;
       const plus = pr.threads_at_least ? "+" : "";
@@ -363,7 +359,8 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
   for (const drift of entry.drift ?? []) {
     if (drift === "retarget" && entry.action?.retarget === undefined)
       parts.push(`parent ${shown(entry.parent ?? "")} merged: retarget`);
-    if (drift === "base_differs") parts.push(`base ${shown(pr?.base ?? "")} ≠ twig parent ${shown(entry.parent ?? "")}`);
+    if (drift === "base_differs")
+      parts.push(`base ${shown(pr?.base ?? "")} ≠ twig parent ${shown(entry.parent ?? "")}`);
     if (drift === "native_order") parts.push("GitHub stack order differs from twig's");
   }
   if (entry.jira !== undefined) {

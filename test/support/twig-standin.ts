@@ -20,7 +20,10 @@ export function twigOnPath(): string {
   const dir = mkdtempSync(join(tmpdir(), "twig-standin-"));
   const twig = `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(import.meta.path)} "$@"\n`;
   const gh = `#!/bin/sh\n[ "$1 $2 $4" = "pr edit --base" ] && [ $# -eq 5 ] || exit 2\necho "$@" >> ${JSON.stringify(join(dir, "gh.log"))}\n`;
-  for (const [name, text] of [["twig", twig], ["gh", gh]] as const) {
+  for (const [name, text] of [
+    ["twig", twig],
+    ["gh", gh],
+  ] as const) {
     writeFileSync(join(dir, name), text);
     chmodSync(join(dir, name), 0o755);
   }
@@ -86,7 +89,10 @@ if (import.meta.main) {
       process.exit(0);
     }
     for (const { parent } of parents) {
-      const extra = [...(flags.has("--force") ? ["--force-rebase"] : []), ...(flags.has("--autostash") ? ["--autostash"] : [])];
+      const extra = [
+        ...(flags.has("--force") ? ["--force-rebase"] : []),
+        ...(flags.has("--autostash") ? ["--autostash"] : []),
+      ];
       if (git(root, "rebase", ...extra, parent).status !== 0) fail(`Error: rebase onto ${parent} failed`);
     }
   } else if (command === "branch" && (rest[0] === "depend" || rest[0] === "remove-dep" || rest[0] === "rm-dep")) {

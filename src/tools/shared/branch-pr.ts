@@ -113,7 +113,11 @@ export async function branchPrs(
     const threads = counted.ok ? counted.value.get(pr.number ?? -1) : undefined;
     // Only a count worth acting on: none unresolved reads as nothing to say, as a PR without reasons does.
     if (!threads?.unresolved || pr.error !== undefined) return pr;
-    return { ...pr, unresolved_threads: threads.unresolved, ...(threads.atLeast && { threads_at_least: true as const }) };
+    return {
+      ...pr,
+      unresolved_threads: threads.unresolved,
+      ...(threads.atLeast && { threads_at_least: true as const }),
+    };
   });
   // Threads come from GraphQL: when it fails, the PRs still answer and say so.
   const unavailable = counted.ok ? {} : { unavailable: [counted.error.message] };

@@ -62,7 +62,15 @@ export function prFacts(found: BranchPr | null | undefined): BranchFacts["pr"] {
   const state = pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open";
   const { review, verdict } = found.status?.summary ?? {};
   const ready = state === "open" && review === "approved" && (verdict === "passing" || verdict === "no_checks");
-  return { number: pr.number, state, base: pr.base, head: pr.head, head_sha: pr.head_sha, ready, mergeable: pr.mergeable };
+  return {
+    number: pr.number,
+    state,
+    base: pr.base,
+    head: pr.head,
+    head_sha: pr.head_sha,
+    ready,
+    mergeable: pr.mergeable,
+  };
 }
 
 /** Where a branch's own commits start when its parent is rewritten or merged: a commit id, or why none is known. */
@@ -90,7 +98,7 @@ export function oldBaseOf(parent: BranchFacts | undefined): OldBase {
 export const shown = (name: string) => (checkBranchName(name) === null ? name : quoted(name, 40));
 
 /** A shell word: paths and names may hold characters a shell reads. */
-const sh = (word: string) => (/^[\w./@+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+const sh = (word: string) => (/^[\w./@+:=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
 
@@ -120,15 +128,25 @@ export function planStack(
   const warnings: string[] = [];
   let tidy: string | undefined;
   let leftCwd = false;
-  /** Why a command with these names would be unsafe, or `undefined`. */
-  const refused = (names: Record<string, string | undefined>) => {
+  /** Why a command with these names would be unsafe (the first refused, by role), or `undefined`. */
+  const refusal = (names: Record<string, string>) => {
     for (const [role, name] of Object.entries(names)) {
-      const why = name === undefined ? null : checkBranchName(name);
-      if (why !== null) return `${role} ${quoted(name as string, 40)} ${why}`;
+      const why = checkBranchName(name);
+      if (why !== null) return `${role} ${quoted(name, 40)} ${why}`;
     }
     return undefined;
   };
-  const twigArgs = `-r ${sh(where.stateRoot)}`;
+  /** The refusal, said in `warnings` once per branch. */
+  const said = new Set<string>();
+  const warned = (names: Record<string, string>) => {
+    const why = refusal(names);
+    const branch = names.branch ?? "";
+    if (why !== undefined && !said.has(branch)) warnings.push(`No step for ${shown(branch)}: ${why}`);
+    if (why !== undefined) said.add(branch);
+    return why;
+  };
+  // twig reads the state of the work tree it runs in (§3.4): a linked one without its own names the right one.
+  const twigArgs = where.stateRoot === where.cwd ? "" : ` -r ${sh(where.stateRoot)}`;
 
   for (const fact of facts) {
     const { branch, commits } = fact;
@@ -138,7 +156,13 @@ export function planStack(
     const name = shown(branch);
     let action: Action | undefined;
     let rewrite: Rewrite | undefined;
-    let blocked: string | undefined;
+    /** The names the branch's step would hold, by role: any git would refuse means no step. */
+    let names: Record<string, string> = { branch };
+    // A remote git would read as an option spoils every step of its branch, and is said even when none was due.
+    if (fact.remote !== undefined && (fact.tracked || pr?.number !== undefined)) {
+      names.remote = fact.remote;
+      warned(names);
+    }
     if (fact.pr !== undefined && pr === undefined) {
       warnings.push(`${name}: twig links PR #${fact.pr.number}, a PR of another branch; relink it (twig sync)`);
     }
@@ -149,7 +173,7 @@ export function planStack(
       action = { kind: "clean_up", why: `its PR #${pr.number} is merged` };
       const unverified = deleteBlocker(fact, where);
       if (unverified !== undefined) action.why += `; not deleted: ${unverified}`;
-      else if ((blocked = refused({ branch })) === undefined) {
+      else if (warned(names) === undefined) {
         deletes.push({ branch, what: "delete the branch", why: action.why, command: `git branch -D -- ${sh(branch)}` });
         tidy ??= branch;
       }
@@ -166,10 +190,11 @@ export function planStack(
         const open = pr?.number !== undefined && (pr.state === "open" || pr.state === "draft");
         const retarget = open && pr.base !== onto ? pr.number : undefined;
         action = { kind: "move", onto, ...(retarget !== undefined && { retarget }), why };
+        names = { ...names, "old parent": parent };
         const base = oldBaseOf(byName.get(parent));
-        if ((blocked = refused({ "old parent": parent })) !== undefined) {
-        } else if ("why" in base) action.why += `; no step: ${base.why}`;
-        else rewrite = { branch, onto, oldBase: base.sha };
+        if ("sha" in base) rewrite = { branch, onto, oldBase: base.sha };
+        else if (refusal(names) === undefined) action.why += `; no step: ${base.why}`;
+        else warned(names);
       }
     } else if (fact.tracked && parent !== undefined && rewritten.has(parent)) {
       action = { kind: "follow", onto: parent, why: `its parent ${shown(parent)} is about to move` };
@@ -183,64 +208,66 @@ export function planStack(
       rewrite = { branch, onto: commits.base };
     }
     if (action !== undefined) actions.set(branch, action);
-    if (fact.remote !== undefined && blocked === undefined && (fact.tracked || pr?.number !== undefined)) {
-      blocked = refused({ remote: fact.remote });
-    }
-    if (rewrite !== undefined && blocked === undefined) {
+    const push = commits?.push;
+    if (rewrite !== undefined) {
       const worktree = where.at.get(branch);
       if (worktree !== undefined) rewrite.worktree = worktree;
-      else leftCwd ||= where.cwdBranch !== branch;
-      const moved = action?.kind === "move" && parent !== undefined && rewrite.onto !== parent;
-      const pushed = (commits?.push !== undefined && !("missing" in commits.push)) || pr?.number !== undefined;
-      blocked = refused({
-        branch,
-        "new parent": rewrite.onto,
-        ...(moved && { "old parent": parent }),
-        ...(pushed && { remote }),
-      });
-      if (blocked === undefined && worktree !== undefined && !/^\/[^\0-\x1f\x7f]*$/.test(worktree)) {
-        blocked = `its work tree path ${quoted(worktree, 60)} is not a plain absolute path`;
-      }
-      if (blocked === undefined) {
+      // The lease: the remote-tracking ref, else (never fetched) the PR's head as GitHub has it.
+      const headSha = pr?.head === branch ? pr.head_sha : undefined;
+      const lease =
+        push !== undefined && !("missing" in push)
+          ? ""
+          : headSha !== undefined && /^[0-9a-f]{40}$/.test(headSha)
+            ? `=${branch}:${headSha}`
+            : undefined;
+      names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
+      if (worktree !== undefined && !/^\/[^\0-\x1f\x7f]*$/.test(worktree)) {
+        warnings.push(`No step for ${name}: its work tree path ${quoted(worktree, 60)} is not a plain absolute path`);
+      } else if (warned(names) === undefined) {
         rewritten.add(branch);
+        leftCwd ||= worktree === undefined && where.cwdBranch !== branch;
         const commands = [renderRewrite(rewrite, where.cwd)];
-        if (moved) {
+        if (action?.kind === "move" && parent !== undefined) {
           const [b, p, o] = [sh(branch), sh(parent), sh(rewrite.onto)];
-          commands.push(`twig branch depend ${b} ${o} ${twigArgs}`, `twig branch remove-dep ${b} ${p} ${twigArgs}`);
+          commands.push(`twig branch depend ${b} ${o}${twigArgs}`, `twig branch remove-dep ${b} ${p}${twigArgs}`);
         }
-        if (pushed) commands.push(`git push --force-with-lease ${sh(remote)} -- ${sh(branch)}`);
+        if (lease !== undefined) {
+          commands.push(`git push ${sh(`--force-with-lease${lease}`)} ${sh(remote)} -- ${sh(branch)}`);
+        }
         const retarget = action?.retarget;
         if (retarget !== undefined) commands.push(`gh pr edit ${retarget} --base ${sh(rewrite.onto)}`);
-        const what = `${action?.kind === "move" ? "move" : "restack"} onto ${rewrite.onto}${pushed ? ", push" : ""}`;
-        rewrites.push({ branch, what, why: action?.why ?? "", command: commands.join(" && "), rewrite });
+        const verb = action?.kind === "move" ? "move" : "restack";
+        const what = `${verb} onto ${rewrite.onto}${retarget === undefined ? "" : `, retarget #${retarget}`}`;
+        const why = action?.kind === "follow" ? "its parent moves first" : (action?.why ?? "");
+        rewrites.push({ branch, what, why, command: commands.join(" && "), rewrite });
       }
-    } else if (action === undefined && blocked === undefined && !fact.gone && (fact.tracked || pr?.number !== undefined)) {
+    } else if (action === undefined && push !== undefined && (fact.tracked || pr?.number !== undefined)) {
       // A rewrite pushes its own; a branch outside any stack without a PR is nobody's to publish.
-      const push = commits?.push;
       const plain =
-        push !== undefined && "unpushed" in push && push.unpushed > 0
-          ? { why: `${commitCount(push.unpushed)} not pushed`, flag: "" }
-          : push !== undefined && "missing" in push && (commits?.ahead ?? 0) > 0
-            ? { why: "it has never been pushed", flag: "-u " }
-            : undefined;
-      if (plain !== undefined && (blocked = refused({ branch, remote })) === undefined) {
+        "unpushed" in push
+          ? push.unpushed > 0 && { why: `${commitCount(push.unpushed)} not pushed`, flag: "" }
+          : (commits?.ahead ?? 0) > 0 && { why: "it has never been pushed", flag: "-u " };
+      if (plain && warned({ branch, remote }) === undefined) {
         const command = `git push ${plain.flag}${sh(remote)} -- ${sh(branch)}`;
         pushes.push({ branch, what: "push", why: plain.why, command });
       }
     }
-    if (blocked !== undefined) warnings.push(`No step for ${name}: ${blocked}`);
   }
   const back: PlannedStep[] = [];
   if (leftCwd && rewrites.some((step) => step.rewrite?.worktree === undefined)) {
     const to = where.cwdBranch === null ? `--detach ${where.cwdHead}` : sh(where.cwdBranch);
     const branch = where.cwdBranch ?? where.cwdHead;
-    back.push({ branch, what: "back to where you were", why: "the rebases above check out", command: `git switch ${to}` });
+    back.push({ branch, what: "switch back", why: "the rebases above check out", command: `git switch ${to}` });
   }
   if (tidy !== undefined) {
-    const command = `twig sync --no-github --no-jira ${twigArgs}`;
+    const command = `twig sync --no-github --no-jira${twigArgs}`;
     deletes.push({ branch: tidy, what: "tidy twig's state", why: "forgets branches git no longer has", command });
   }
-  return { actions: facts.map((fact) => actions.get(fact.branch)), steps: [...rewrites, ...pushes, ...back, ...deletes], warnings };
+  return {
+    actions: facts.map((fact) => actions.get(fact.branch)),
+    steps: [...rewrites, ...pushes, ...back, ...deletes],
+    warnings,
+  };
 }
 
 /**
@@ -262,7 +289,7 @@ function deleteBlocker({ branch, pr, commits }: BranchFacts, where: Checkouts): 
   if (tip === pr.head_sha) return undefined;
   const prHead = commits?.pr_head;
   if (prHead === undefined || prHead.sha !== pr.head_sha || commits?.counts_limited_by !== undefined) {
-    return "the merged PR's head is not in the local repository (git fetch)";
+    return "the merged PR's head is not here (git fetch)";
   }
   if (prHead.local_ahead > 0) return `${commitCount(prHead.local_ahead)} here not in the merged PR`;
   return undefined;
@@ -296,5 +323,5 @@ export function stateWords(action: Action | undefined, commits: BranchCommits | 
 export function prHeadWords(commits: BranchCommits | undefined): string | undefined {
   const prHead = commits?.pr_head;
   if (prHead === undefined || prHead.local_ahead === 0) return undefined;
-  return `PR CI/reviews are for an older commit (${commitCount(prHead.local_ahead)} behind local)`;
+  return `PR CI/reviews are for an older commit (${prHead.local_ahead} behind local)`;
 }
