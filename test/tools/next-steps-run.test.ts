@@ -15,6 +15,7 @@ import { ok } from "../../src/core/result.ts";
 import { getBranchContextTool } from "../../src/tools/get-branch-context.ts";
 import { getStackStatusTool } from "../../src/tools/get-stack-status.ts";
 import { cleanupTemp, git, makeContext, makeRepo, TOKEN, tempDir } from "../github/helpers.ts";
+import { checkRunPayload, reviewPayload } from "../support/fake-github.ts";
 import { gitEnv } from "../support/git-repo.ts";
 import { twigOnPath } from "../support/twig-standin.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
@@ -184,6 +185,18 @@ describe("the steps run to the intended stack", () => {
     expect(blind.next_steps.filter((step) => step.command.includes("rebase"))).toEqual([]);
   });
 
+  test("a parent gone with no PR: its remote-tracking ref is the old base", async () => {
+    const { repo, aTip } = mergedParent();
+    git(repo, "branch", "-q", "-D", "a");
+    github.repos.clear();
+    // Still on the remote, as before the merge; no PR says where it was.
+    const answer = await call(getStackStatusTool, { branch: "c" }, repo);
+    expect(answer.next_steps[0]?.command).toStartWith(`git rebase --onto main ${aTip} b && `);
+    run(answer.next_steps, repo);
+    expect(ownCommits(repo, "b", "main")).toEqual(["b2", "b1"]);
+    expect(ownCommits(repo, "c", "b")).toEqual(["c1"]);
+  });
+
   for (const from of ["main checkout", "linked worktree"] as const) {
     test(`a stack behind main with a branch in a linked worktree, asked from the ${from}`, async () => {
       const { repo } = setup({ a: { parent: "main" }, b: { parent: "a" } });
@@ -291,6 +304,56 @@ describe("the steps run to the intended stack", () => {
       "its PR #1 is merged; not deleted: 1 commit here not in the merged PR",
     );
     expect(answer.next_steps).toEqual([]);
+  });
+});
+
+describe("what is said besides the steps", () => {
+  /** main ← a (#1 open, approved, green) one commit behind main. */
+  function readyBehind(mergeable: boolean) {
+    const { repo } = setup({ a: { parent: "main", pr: 1 } });
+    git(repo, "checkout", "-q", "-b", "a");
+    const tip = commit(repo, "a1");
+    git(repo, "push", "-q", "-u", "origin", "a");
+    git(repo, "checkout", "-q", "main");
+    commit(repo, "m2");
+    github.addPull({ owner: "acme", repo: "shop", number: 1, head: "a", base: "main", headSha: tip, mergeable });
+    const data = github.repo("acme", "shop");
+    data.reviews.set(1, [reviewPayload({ id: 1, login: "alice", state: "APPROVED" })]);
+    data.checkRuns.set(tip, [checkRunPayload({ id: 2, name: "test" })]);
+    return repo;
+  }
+
+  test("a bottom PR ready to merge is not told to restack unless GitHub says it cannot merge cleanly", async () => {
+    const clean = await call(getStackStatusTool, { branch: "a" }, readyBehind(true));
+    expect(clean.branches[0]).toMatchObject({ behind: 1, needs_restack: true });
+    expect(clean.branches[0]?.action).toBeUndefined();
+    expect(clean.next_steps).toEqual([]);
+    github.repos.clear();
+    const repo = readyBehind(false);
+    const conflicted = await call(getStackStatusTool, { branch: "a" }, repo);
+    expect(conflicted.branches[0]?.action).toMatchObject({ kind: "restack", onto: "main" });
+    run(conflicted.next_steps, repo);
+    expect(ownCommits(repo, "a", "main")).toEqual(["a1"]);
+    expect(head(repo)).toBe("main");
+  });
+
+  test("unresolved threads past the first 100 read say so: 100+", async () => {
+    const repo = readyBehind(true);
+    const thread = { path: "a.ts", line: 1, isResolved: false, comments: [{ author: "eve", body: "?" }] };
+    github.repo("acme", "shop").reviewThreads.set(1, Array.from({ length: 250 }, () => thread));
+    const answer = await call(getStackStatusTool, { branch: "a" }, repo);
+    expect(answer.branches[0]?.pr).toMatchObject({ unresolved_threads: 100, threads_at_least: true });
+    expect(answer.lines[0]).toContain(" · 100+ unresolved threads");
+  });
+
+  test("get_branch_context says in words that the PR's CI and reviews are for an older commit", async () => {
+    const repo = readyBehind(true);
+    git(repo, "checkout", "-q", "a");
+    commit(repo, "a2");
+    commit(repo, "a3");
+    const answer = await call(getBranchContextTool, {}, repo);
+    expect(answer.branch.pr_head).toMatchObject({ local_ahead: 2 });
+    expect(answer.detail).toStartWith("PR CI/reviews are for an older commit (2 behind local): a push updates them.");
   });
 });
 
