@@ -44,8 +44,10 @@ const EntrySchema = v.object({
   tracked: v.optional(v.literal(false)),
   /** twig tracks it, git has no such branch. */
   gone: v.optional(v.literal(true)),
-  // The own commits' list is get_branch_context's: 20 subjects × 30 branches would crowd out the rest.
-  ...v.omit(BranchCommitsSchema, ["commits", "commits_omitted"]).entries,
+  // The own commits' list, the tip's subject and date are get_branch_context's: on 30 branches they would crowd out
+  // the rest. `base` is said only when it is not the parent, `push` only when not in step with the remote branch.
+  ...v.omit(BranchCommitsSchema, ["commits", "commits_omitted", "head"]).entries,
+  head: v.optional(v.object({ sha: v.string() })),
 });
 type Entry = v.InferOutput<typeof EntrySchema>;
 
@@ -172,7 +174,12 @@ export const getStackStatusTool = defineTool({
       const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
       if (drift.length > 0) entry.drift = drift;
       if (!isTracked(state, member.branch)) entry.tracked = false;
-      const { commits: _list, commits_omitted: _omitted, ...counts } = commitsOf.get(member.branch) ?? { commits: [] };
+      const { commits: _list, commits_omitted: _omitted, head, ...rest } = commitsOf.get(member.branch) ?? {};
+      const counts: Omit<Entry, "branch" | "depth"> = { ...(head && { head: { sha: head.sha } }), ...rest };
+      if (counts.base === member.parent) delete counts.base;
+      // In step with its remote branch: nothing to say.
+      if (counts.push && "unpushed" in counts.push && counts.push.unpushed + counts.push.unpulled === 0)
+        delete counts.push;
       // A PR head not fetched yet is get_branch_context's note: on thirty branches it would crowd the page.
       const warnings = counts.commit_warnings?.filter((warning) => !warning.startsWith("The PR head "));
       if (warnings?.length) counts.commit_warnings = warnings;
@@ -243,13 +250,15 @@ export const getStackStatusTool = defineTool({
 });
 
 /** The line's commit part, when there is news: commits of its own, and a base that moved on. */
-function commitWords({ ahead, behind, base, needs_restack, counts_limited_by, action }: Entry): string {
-  if (ahead === undefined || behind === undefined || base === undefined) return "";
+function commitWords({ ahead, behind, base = "", parent, needs_restack, counts_limited_by, action }: Entry): string {
+  if (ahead === undefined || behind === undefined) return "";
   const atLeast = counts_limited_by === undefined ? "" : "≥";
   const words = [
     ...(ahead > 0 ? [`${atLeast}${count(ahead)} ahead`] : []),
     // A merged branch being behind is expected: it is to be cleaned up, not restacked.
-    ...(needs_restack && action?.kind !== "clean_up" ? [`${atLeast}${count(behind)} behind ${base}`] : []),
+    ...(needs_restack && action?.kind !== "clean_up"
+      ? [`${atLeast}${count(behind)} behind ${shown(base || parent || "")}`]
+      : []),
   ];
   return words.length === 0 ? "" : ` · ${words.join(", ")}`;
 }

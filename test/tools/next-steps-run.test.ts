@@ -340,7 +340,10 @@ describe("what is said besides the steps", () => {
   test("unresolved threads past the first 100 read say so: 100+", async () => {
     const repo = readyBehind(true);
     const thread = { path: "a.ts", line: 1, isResolved: false, comments: [{ author: "eve", body: "?" }] };
-    github.repo("acme", "shop").reviewThreads.set(1, Array.from({ length: 250 }, () => thread));
+    github.repo("acme", "shop").reviewThreads.set(
+      1,
+      Array.from({ length: 250 }, () => thread),
+    );
     const answer = await call(getStackStatusTool, { branch: "a" }, repo);
     expect(answer.branches[0]?.pr).toMatchObject({ unresolved_threads: 100, threads_at_least: true });
     expect(answer.lines[0]).toContain(" · 100+ unresolved threads");

@@ -197,7 +197,7 @@ export function planStack(
         else warned(names);
       }
     } else if (fact.tracked && parent !== undefined && rewritten.has(parent)) {
-      action = { kind: "follow", onto: parent, why: `its parent ${shown(parent)} is about to move` };
+      action = { kind: "follow", onto: parent, why: "its parent is about to move" };
       const base = oldBaseOf(byName.get(parent));
       if ("sha" in base) rewrite = { branch, onto: parent, oldBase: base.sha };
     }
@@ -296,7 +296,10 @@ function deleteBlocker({ branch, pr, commits }: BranchFacts, where: Checkouts): 
 }
 
 /** The line's words for an action, push state and a PR head that is not the local tip. */
-export function stateWords(action: Action | undefined, commits: BranchCommits | undefined): string[] {
+export function stateWords(
+  action: Action | undefined,
+  commits: Pick<BranchCommits, "push" | "pr_head"> | undefined,
+): string[] {
   const words: string[] = [];
   if (action !== undefined) {
     const where = action.onto === undefined ? "" : ` onto ${shown(action.onto)}`;
@@ -320,7 +323,7 @@ export function stateWords(action: Action | undefined, commits: BranchCommits | 
 }
 
 /** When the PR's head is behind the local tip: its CI and reviews are for an older commit. */
-export function prHeadWords(commits: BranchCommits | undefined): string | undefined {
+export function prHeadWords(commits: Pick<BranchCommits, "pr_head"> | undefined): string | undefined {
   const prHead = commits?.pr_head;
   if (prHead === undefined || prHead.local_ahead === 0) return undefined;
   return `PR CI/reviews are for an older commit (${prHead.local_ahead} behind local)`;
