@@ -11,11 +11,11 @@ import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { buildBranchGraph, includesSorted } from "../twig/graph.ts";
 import { readStack } from "./shared/ancestors.ts";
 import { branchPrs, PrSummarySchema, summarizePr, unanswered } from "./shared/branch-pr.ts";
-import { readCheckouts, remoteTips } from "./shared/checkouts.ts";
+import { readCheckouts } from "./shared/checkouts.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
-import { ActionSchema, planStack, prFacts, prHeadWords, StepSchema } from "./shared/next-steps.ts";
+import { ActionSchema, branchFacts, planStack, prHeadWords, StepSchema } from "./shared/next-steps.ts";
 import { BranchNameSchema, unpublished } from "./shared/params.ts";
 
 /** "A few hundred characters" of the Jira description: enough to say what the issue is about. */
@@ -110,30 +110,18 @@ export const getBranchContextTool = defineTool({
         part: failed(toolError("internal", `The PR lookup failed unexpectedly: ${String(error)}`)),
       })),
       jiraPart(ctx, info, record.jira_issue),
-      readCheckouts(ctx, workspace),
+      readCheckouts(ctx, workspace, gone),
     ]);
     const names = local.map((r) => r.branch);
     const foundOf = (name: string) => github.prs[queries.findIndex((q) => q.branch === name)];
     const prHeads = names.map((name) => foundOf(name)?.status?.pull_request.head_sha);
-    const [read, tips] = await Promise.all([
-      listed.ok
-        ? branchCommits(ctx, workspace, state, sorted, names, { signal: info.signal, prHeads })
-        : names.map(() => ({ commit_warnings: [listed.error.message] })),
-      remoteTips(ctx, workspace, where, gone),
-    ]);
+    const read = listed.ok
+      ? await branchCommits(ctx, workspace, state, sorted, names, { signal: info.signal, prHeads })
+      : names.map(() => ({ commit_warnings: [listed.error.message] }));
     const at = (name: string) => names.indexOf(name);
-    const facts = asked.map((r) => {
-      const [pr, remote, tip] = [prFacts(foundOf(r.branch)), where.remoteOf(r.branch), tips.get(r.branch)];
-      return {
-        branch: r.branch,
-        gone: at(r.branch) < 0,
-        tracked: true,
-        ...(pr && { pr }),
-        ...(at(r.branch) >= 0 && { commits: read[at(r.branch)] }),
-        ...(remote !== undefined && { remote }),
-        ...(tip !== undefined && { remote_tip: tip }),
-      };
-    });
+    const facts = asked.map(({ branch }) =>
+      branchFacts({ branch, gone: at(branch) < 0, tracked: true }, foundOf(branch), read[at(branch)], where),
+    );
     const root = buildBranchGraph(sorted, state).defaultRoot ?? chain[0]?.branch ?? null;
     const plan = planStack(facts, state, (name) => includesSorted(sorted, name), root, where);
     const action = plan.actions.at(-1);

@@ -18,12 +18,12 @@ import {
   stackPr,
   unanswered,
 } from "./shared/branch-pr.ts";
-import { readCheckouts, remoteTips } from "./shared/checkouts.ts";
+import { readCheckouts } from "./shared/checkouts.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { count, HintSchema, largestFitting } from "./shared/fit.ts";
-import { ActionSchema, planStack, prFacts, StepSchema, shown, stateWords } from "./shared/next-steps.ts";
+import { ActionSchema, branchFacts, planStack, StepSchema, shown, stateWords } from "./shared/next-steps.ts";
 import { BranchNameSchema, branchNotFound, unpublished } from "./shared/params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
@@ -150,14 +150,11 @@ export const getStackStatusTool = defineTool({
     const [github, jira, where] = await Promise.all([
       branchPrs(ctx, info, repo, queries, true),
       jiraPart(ctx, info, links),
-      readCheckouts(ctx, repo),
+      readCheckouts(ctx, repo, gone),
     ]);
     const found = new Map(queries.map(({ branch }, i) => [branch, github.prs[i]]));
     const prHeads = names.map((branch) => found.get(branch)?.status?.pull_request.head_sha);
-    const [commits, tips] = await Promise.all([
-      branchCommits(ctx, repo, state, sorted, names, { signal: info.signal, prHeads }),
-      remoteTips(ctx, repo, where, gone),
-    ]);
+    const commits = await branchCommits(ctx, repo, state, sorted, names, { signal: info.signal, prHeads });
     const prOf = new Map(queries.map(({ branch }, i) => [branch, github.prs[i] ? stackPr(github.prs[i]) : undefined]));
     const commitsOf = new Map(names.map((branch, i) => [branch, commits[i]]));
 
@@ -189,18 +186,14 @@ export const getStackStatusTool = defineTool({
       // Only a repository the reader cannot read at all fails the whole read: each branch says so.
       return Object.assign(entry, counts);
     });
-    const facts = entries.map(({ branch, gone, tracked }) => {
-      const [remote, tip, pr] = [where.remoteOf(branch), tips.get(branch), prFacts(found.get(branch))];
-      return {
-        branch,
-        gone: gone === true,
-        tracked: tracked !== false,
-        ...(pr && { pr }),
-        ...(commitsOf.has(branch) && { commits: commitsOf.get(branch) }),
-        ...(remote !== undefined && { remote }),
-        ...(tip !== undefined && { remote_tip: tip }),
-      };
-    });
+    const facts = entries.map(({ branch, gone, tracked }) =>
+      branchFacts(
+        { branch, gone: gone === true, tracked: tracked !== false },
+        found.get(branch),
+        commitsOf.get(branch),
+        where,
+      ),
+    );
     const root = graph.defaultRoot ?? rootCandidates(sorted, state, current)[0] ?? null;
     const plan = (n: number) =>
       planStack(facts.slice(0, n), state, (branch) => includesSorted(sorted, branch), root, where);

@@ -19,28 +19,26 @@ export interface Checkouts {
   stateRoot: string;
   /** `branch.<name>.remote`, when it names a remote. */
   remoteOf: (branch: string) => string | undefined;
-}
-
-/** The commit of each branch's remote-tracking ref (its own remote's, else origin's), where one exists. */
-export async function remoteTips(
-  ctx: Pick<Context, "files">,
-  repo: DiscoveredRepo,
-  where: Checkouts,
-  branches: readonly string[],
-): Promise<Map<string, string>> {
-  const tips = new Map<string, string>();
-  for (const branch of branches) {
-    const tip = await resolveRef(repo, `refs/remotes/${where.remoteOf(branch) ?? "origin"}/${branch}`, ctx.files);
-    if (tip.ok && tip.value !== null) tips.set(branch, tip.value);
-  }
-  return tips;
+  /** The remote-tracking ref's commit (its own remote's, else origin's) of each gone branch asked: its last known tip. */
+  tips: Map<string, string>;
 }
 
 export async function readCheckouts(
   ctx: Pick<Context, "files" | "env" | "home" | "platform">,
   repo: DiscoveredRepo,
+  gone: readonly string[],
 ): Promise<Checkouts> {
   const config = await readEffectiveConfig(repo, ctx);
+  const remoteOf = (branch: string) => {
+    const remote = config.ok ? config.value.get(`branch.${branch}.remote`) : undefined;
+    // `.` is the repository itself: nothing to push to.
+    return remote === "." ? undefined : remote;
+  };
+  const tips = new Map<string, string>();
+  for (const branch of gone) {
+    const tip = await resolveRef(repo, `refs/remotes/${remoteOf(branch) ?? "origin"}/${branch}`, ctx.files);
+    if (tip.ok && tip.value !== null) tips.set(branch, tip.value);
+  }
   const at = new Map<string, string>();
   const note = (head: Head | null, path: string) => {
     if (head?.kind === "branch") at.set(head.branch, path);
@@ -66,10 +64,7 @@ export async function readCheckouts(
     cwdHead: head?.kind === "detached" ? head.oid : "HEAD",
     at,
     stateRoot: dirname(dirname(await stateFileFor(ctx, repo.workTree))),
-    remoteOf: (branch) => {
-      const remote = config.ok ? config.value.get(`branch.${branch}.remote`) : undefined;
-      // `.` is the repository itself: nothing to push to.
-      return remote === "." ? undefined : remote;
-    },
+    remoteOf,
+    tips,
   };
 }

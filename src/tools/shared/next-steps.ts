@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { quoted } from "../../core/plain-text.ts";
 import type { BranchCommits } from "../../git/commits/branch-commits.ts";
 import { checkBranchName } from "../../git/refname.ts";
+import type { PullRequest } from "../../github/pull-request.ts";
 import type { TwigState } from "../../twig/state.ts";
 import type { BranchPr } from "./branch-pr.ts";
 import type { Checkouts } from "./checkouts.ts";
@@ -37,16 +38,10 @@ export interface BranchFacts {
   branch: string;
   gone?: boolean;
   tracked: boolean;
-  pr?: {
-    number?: number;
+  /** `ready`: open, approved, CI green or absent; `mergeable`: GitHub's word on a clean merge (`null`: not known). */
+  pr?: Partial<Pick<PullRequest, "number" | "base" | "head" | "head_sha" | "mergeable">> & {
     state?: string;
-    base?: string;
-    /** The PR's head branch and commit as GitHub has them. */
-    head?: string;
-    head_sha?: string;
-    /** Open, approved, CI green or absent; `mergeable`: GitHub's word on a clean merge (`null`: not computed yet). */
     ready?: boolean;
-    mergeable?: boolean | null;
   };
   commits?: BranchCommits;
   /** `branch.<name>.remote`. */
@@ -55,22 +50,22 @@ export interface BranchFacts {
   remote_tip?: string;
 }
 
-/** What the plan reads of a branch's PR as GitHub answered it. */
-export function prFacts(found: BranchPr | null | undefined): BranchFacts["pr"] {
-  const pr = found?.status?.pull_request;
-  if (found == null || pr === undefined) return found?.number === undefined ? undefined : { number: found.number };
+/** A branch's facts from what the call read: its PR lookup, its commits, its remote and remote-tracking tip. */
+export function branchFacts(
+  { branch, gone, tracked }: Pick<BranchFacts, "branch" | "gone" | "tracked">,
+  found: BranchPr | null | undefined,
+  commits: BranchCommits | undefined,
+  where: Checkouts,
+): BranchFacts {
+  const [remote, tip, pr] = [where.remoteOf(branch), where.tips.get(branch), found?.status?.pull_request];
+  const facts: BranchFacts = { branch, gone, tracked, ...(commits && { commits }), ...(remote && { remote }) };
+  if (tip !== undefined) facts.remote_tip = tip;
+  if (pr === undefined) return found?.number === undefined ? facts : { ...facts, pr: { number: found.number } };
   const state = pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open";
-  const { review, verdict } = found.status?.summary ?? {};
+  const { review, verdict } = found?.status?.summary ?? {};
   const ready = state === "open" && review === "approved" && (verdict === "passing" || verdict === "no_checks");
-  return {
-    number: pr.number,
-    state,
-    base: pr.base,
-    head: pr.head,
-    head_sha: pr.head_sha,
-    ready,
-    mergeable: pr.mergeable,
-  };
+  const { number, base, head, head_sha, mergeable } = pr;
+  return { ...facts, pr: { number, base, head, head_sha, mergeable, state, ready } };
 }
 
 /** Where a branch's own commits start when its parent is rewritten or merged: a commit id, or why none is known. */
@@ -128,22 +123,14 @@ export function planStack(
   const warnings: string[] = [];
   let tidy: string | undefined;
   let leftCwd = false;
-  /** Why a command with these names would be unsafe (the first refused, by role), or `undefined`. */
-  const refusal = (names: Record<string, string>) => {
-    for (const [role, name] of Object.entries(names)) {
-      const why = checkBranchName(name);
-      if (why !== null) return `${role} ${quoted(name, 40)} ${why}`;
-    }
-    return undefined;
-  };
-  /** The refusal, said in `warnings` once per branch. */
+  /** Whether a command with these names (by role) would be unsafe: the first such is said once per branch. */
   const said = new Set<string>();
-  const warned = (names: Record<string, string>) => {
-    const why = refusal(names);
-    const branch = names.branch ?? "";
-    if (why !== undefined && !said.has(branch)) warnings.push(`No step for ${shown(branch)}: ${why}`);
-    if (why !== undefined) said.add(branch);
-    return why;
+  const warned = (names: { branch: string } & Record<string, string>) => {
+    const [role, name] = Object.entries(names).find(([, name]) => checkBranchName(name) !== null) ?? [];
+    if (name === undefined || said.has(names.branch)) return name !== undefined;
+    said.add(names.branch);
+    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${checkBranchName(name)}`);
+    return true;
   };
   // twig reads the state of the work tree it runs in (§3.4): a linked one without its own names the right one.
   const twigArgs = where.stateRoot === where.cwd ? "" : ` -r ${sh(where.stateRoot)}`;
@@ -157,7 +144,7 @@ export function planStack(
     let action: Action | undefined;
     let rewrite: Rewrite | undefined;
     /** The names the branch's step would hold, by role: any git would refuse means no step. */
-    let names: Record<string, string> = { branch };
+    let names: { branch: string } & Record<string, string> = { branch };
     // A remote git would read as an option spoils every step of its branch, and is said even when none was due.
     if (fact.remote !== undefined && (fact.tracked || pr?.number !== undefined)) {
       names.remote = fact.remote;
@@ -173,7 +160,7 @@ export function planStack(
       action = { kind: "clean_up", why: `its PR #${pr.number} is merged` };
       const unverified = deleteBlocker(fact, where);
       if (unverified !== undefined) action.why += `; not deleted: ${unverified}`;
-      else if (warned(names) === undefined) {
+      else if (!warned(names)) {
         deletes.push({ branch, what: "delete the branch", why: action.why, command: `git branch -D -- ${sh(branch)}` });
         tidy ??= branch;
       }
@@ -193,8 +180,7 @@ export function planStack(
         names = { ...names, "old parent": parent };
         const base = oldBaseOf(byName.get(parent));
         if ("sha" in base) rewrite = { branch, onto, oldBase: base.sha };
-        else if (refusal(names) === undefined) action.why += `; no step: ${base.why}`;
-        else warned(names);
+        else if (!warned(names)) action.why += `; no step: ${base.why}`;
       }
     } else if (fact.tracked && parent !== undefined && rewritten.has(parent)) {
       action = { kind: "follow", onto: parent, why: "its parent is about to move" };
@@ -223,7 +209,7 @@ export function planStack(
       names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
       if (worktree !== undefined && !/^\/[^\0-\x1f\x7f]*$/.test(worktree)) {
         warnings.push(`No step for ${name}: its work tree path ${quoted(worktree, 60)} is not a plain absolute path`);
-      } else if (warned(names) === undefined) {
+      } else if (!warned(names)) {
         rewritten.add(branch);
         leftCwd ||= worktree === undefined && where.cwdBranch !== branch;
         const commands = [renderRewrite(rewrite, where.cwd)];
@@ -247,7 +233,7 @@ export function planStack(
         "unpushed" in push
           ? push.unpushed > 0 && { why: `${commitCount(push.unpushed)} not pushed`, flag: "" }
           : (commits?.ahead ?? 0) > 0 && { why: "it has never been pushed", flag: "-u " };
-      if (plain && warned({ branch, remote }) === undefined) {
+      if (plain && !warned({ branch, remote })) {
         const command = `git push ${plain.flag}${sh(remote)} -- ${sh(branch)}`;
         pushes.push({ branch, what: "push", why: plain.why, command });
       }
