@@ -6,7 +6,7 @@
  * checked with git and the state file: each branch on its parent with exactly its own commits, twig's parents, every
  * work tree on the branch it was on.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,6 +22,8 @@ import { useFakeGitHub } from "../support/use-fake-github.ts";
 
 const github = useFakeGitHub({ token: TOKEN });
 const bin = twigOnPath();
+// Each case makes a repository and runs a dozen git and twig processes: seconds on a busy machine.
+setDefaultTimeout(60_000);
 afterAll(cleanupTemp);
 
 const at = "2025-06-01T10:00:00Z";
@@ -220,6 +222,28 @@ describe("the steps run to the intended stack", () => {
       expect(head(repo)).toBe("a");
       expect(head(worktree)).toBe("b");
       expect(parents(repo)).toEqual({ a: ["main"], b: ["a"] });
+    });
+  }
+
+  for (const from of ["main checkout", "linked worktree"] as const) {
+    test(`all at once: a squash-merged parent, its child in a linked worktree with unpushed work, asked from the ${from}`, async () => {
+      const { repo, bare } = mergedParent();
+      git(repo, "checkout", "-q", "c");
+      const worktree = join(tempDir("twig-mcp-wt-"), "b");
+      git(repo, "worktree", "add", "-q", worktree, "b");
+      writeFileSync(join(worktree, "b3.txt"), "b3\n");
+      git(worktree, "add", "b3.txt");
+      git(worktree, "commit", "-q", "-m", "b3");
+      const cwd = from === "main checkout" ? repo : worktree;
+      const answer = await call(getStackStatusTool, { branch: "b" }, cwd);
+      run(answer.next_steps, cwd);
+      expect(ownCommits(repo, "b", "main")).toEqual(["b3", "b2", "b1"]);
+      expect(ownCommits(repo, "c", "b")).toEqual(["c1"]);
+      expect(exists(repo, "refs/heads/a")).toBe(false);
+      // twig's state is the main checkout's, whichever work tree the steps ran from.
+      expect(parents(repo)).toEqual({ b: ["main"], c: ["b"] });
+      expect([head(repo), head(worktree)]).toEqual(["c", "b"]);
+      expect(git(bare, "rev-parse", "b")).toBe(git(repo, "rev-parse", "b"));
     });
   }
 

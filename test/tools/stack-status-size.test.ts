@@ -4,7 +4,7 @@
  * pushes, a merged parent. Three branches stay within 5,000 B; scope "all" over ten branches in three stacks within
  * 11,000 B.
  */
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ok } from "../../src/core/result.ts";
@@ -17,6 +17,8 @@ import { useFakeGitHub } from "../support/use-fake-github.ts";
 
 const github = useFakeGitHub({ token: TOKEN });
 afterAll(cleanupTemp);
+// Ten branches of commits and pushes made with git: seconds on a busy machine.
+setDefaultTimeout(60_000);
 
 const at = "2025-06-01T10:00:00Z";
 const REVIEW =
