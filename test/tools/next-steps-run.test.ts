@@ -430,4 +430,18 @@ describe("hostile names get no step, and prose quotes them as data", () => {
     expect(git(repo, "rev-parse", "refs/heads/--exec=touch_pwned")).toBe(old);
     expect(head(repo)).toBe("main");
   });
+
+  test("on a branch git would read as an option, no rebase runs here: its way back would be `git switch -…`", async () => {
+    const { repo } = setup({ f: { parent: "main" } });
+    const old = git(repo, "rev-parse", "HEAD");
+    commit(repo, "m2");
+    git(repo, "branch", "f", old);
+    const plain = await call(getStackStatusTool, { branch: "f" }, repo);
+    expect(plain.next_steps.map((step) => step.command)).toEqual(["git rebase main f", "git switch main"]);
+    git(repo, "update-ref", "refs/heads/--exec=touch_pwned", "main");
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/--exec=touch_pwned");
+    const answer = await call(getStackStatusTool, { branch: "f" }, repo);
+    expect(answer.next_steps).toEqual([]);
+    expect(answer.warnings).toEqual([`No step for f: checked-out branch "--exec=touch_pwned" starts with '-'`]);
+  });
 });

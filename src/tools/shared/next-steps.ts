@@ -206,7 +206,9 @@ export function planStack(
           : headSha !== undefined && /^[0-9a-f]{40}$/.test(headSha)
             ? `=${branch}:${headSha}`
             : undefined;
+      // Run here, a rebase is followed by `git switch` back to this work tree's branch: that name too.
       names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
+      if (worktree === undefined && where.cwdBranch !== null) names["checked-out branch"] = where.cwdBranch;
       if (worktree !== undefined && !/^\/[^\0-\x1f\x7f]*$/.test(worktree)) {
         warnings.push(`No step for ${name}: its work tree path ${quoted(worktree, 60)} is not a plain absolute path`);
       } else if (!warned(names)) {
