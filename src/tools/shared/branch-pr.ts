@@ -165,12 +165,7 @@ export type StackPr = v.InferOutput<typeof StackPrSchema>;
 /** A PR in the size a stack's entry affords: the state, the verdicts, a few reasons. */
 export function stackPr(found: BranchPr): StackPr {
   const { number, found_by, status, unresolved_threads, threads_at_least, other_head, error } = found;
-  const known = {
-    ...(number !== undefined && { number }),
-    found_by,
-    ...(other_head !== undefined && { other_head }),
-    ...(error && { error }),
-  };
+  const known = { ...(number !== undefined && { number }), found_by, ...(error && { error }) };
   if (status === undefined) return known;
   const { pull_request: pr, summary, reasons } = status;
   const { changes_requested, failing } = reasons;
