@@ -10,11 +10,12 @@ import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { buildBranchGraph, includesSorted } from "../twig/graph.ts";
 import { readStack } from "./shared/ancestors.ts";
 import { branchPrs, PrSummarySchema, summarizePr, unanswered } from "./shared/branch-pr.ts";
+import { readCheckouts } from "./shared/checkouts.ts";
 import { BranchCommitsSchema } from "./shared/commits-schema.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
-import { ActionSchema, planStack, StepSchema } from "./shared/next-steps.ts";
+import { ActionSchema, branchFacts, planStack, prHeadWords, StepSchema } from "./shared/next-steps.ts";
 import { BranchNameSchema, unpublished } from "./shared/params.ts";
 
 /** "A few hundred characters" of the Jira description: enough to say what the issue is about. */
@@ -56,6 +57,8 @@ const BranchContextSchema = v.object({
   jira_issue: livePart(JiraSummarySchema),
   /** What to do for the branch and its ancestors, parents first; the server never runs the commands. */
   next_steps: v.array(StepSchema),
+  /** Branches given no step, and why (a name git would refuse, a twig link to another branch's PR). */
+  warnings: v.optional(v.pipe(v.array(v.string()), unpublished("field"))),
   detail: v.string(),
 });
 type PrPart = v.InferOutput<typeof BranchContextSchema.entries.pull_request>;
@@ -91,8 +94,14 @@ export const getBranchContextTool = defineTool({
     const chain = stack.value.stack.slice(0, MAX_ASKED_ANCESTORS + 1).reverse();
     const asked = chain.filter((r) => r.parent_branch !== undefined || r.branch === record.branch);
     const local = asked.filter((r) => includesSorted(sorted, r.branch));
-    const queries = local.map((r) => ({ branch: r.branch, linked: r.pr_number ?? null }));
-    const [github, jira_issue] = await Promise.all([
+    // A gone ancestor's linked PR still says where its old tip was (its merged head): a child's old base.
+    const queries = asked.flatMap((r) =>
+      includesSorted(sorted, r.branch) || r.pr_number !== undefined
+        ? [{ branch: r.branch, linked: r.pr_number ?? null }]
+        : [],
+    );
+    const gone = asked.flatMap((r) => (includesSorted(sorted, r.branch) ? [] : [r.branch]));
+    const [github, jira_issue, where] = await Promise.all([
       // A lookup that throws fails the PR part only; the stack and the issue still answer.
       branchPrs(ctx, info, workspace, queries).catch((error: unknown) => ({
         prs: [],
@@ -101,26 +110,20 @@ export const getBranchContextTool = defineTool({
         part: failed(toolError("internal", `The PR lookup failed unexpectedly: ${String(error)}`)),
       })),
       jiraPart(ctx, info, record.jira_issue),
+      readCheckouts(ctx, workspace, gone),
     ]);
     const names = local.map((r) => r.branch);
-    const prHeads = github.prs.map((pr) => pr?.status?.pull_request.head_sha);
+    const foundOf = (name: string) => github.prs[queries.findIndex((q) => q.branch === name)];
+    const prHeads = names.map((name) => foundOf(name)?.status?.pull_request.head_sha);
     const read = listed.ok
       ? await branchCommits(ctx, workspace, state, sorted, names, { signal: info.signal, prHeads })
       : names.map(() => ({ commit_warnings: [listed.error.message] }));
     const at = (name: string) => names.indexOf(name);
-    const facts = asked.map((r) => {
-      const pr = github.prs[at(r.branch)]?.status?.pull_request;
-      const state = pr === undefined ? undefined : pr.merged ? "merged" : pr.state;
-      return {
-        branch: r.branch,
-        gone: at(r.branch) < 0,
-        tracked: true,
-        ...(pr && { pr: { number: pr.number, state, base: pr.base } }),
-        ...(at(r.branch) >= 0 && { commits: read[at(r.branch)] }),
-      };
-    });
+    const facts = asked.map(({ branch }) =>
+      branchFacts({ branch, gone: at(branch) < 0, tracked: true }, foundOf(branch), read[at(branch)], where),
+    );
     const root = buildBranchGraph(sorted, state).defaultRoot ?? chain[0]?.branch ?? null;
-    const plan = planStack(facts, state, (name) => includesSorted(sorted, name), root);
+    const plan = planStack(facts, state, (name) => includesSorted(sorted, name), root, where);
     const action = plan.actions.at(-1);
     const children = buildBranchGraph(sorted, state)
       .childrenOf(record.branch)
@@ -128,16 +131,24 @@ export const getBranchContextTool = defineTool({
         const pr = state.branches.get(child)?.github_pr;
         return pr == null ? { branch: child } : { branch: child, pr_number: pr };
       });
-    const own = at(record.branch) < 0 ? {} : read[at(record.branch)];
-    const pull_request = prPart(record.pr_number, github, at(record.branch));
+    const own = at(record.branch) < 0 ? {} : { ...read[at(record.branch)] };
+    const pull_request = prPart(
+      record.pr_number,
+      github,
+      queries.findIndex((q) => q.branch === record.branch),
+    );
+    const older = prHeadWords(own);
+    // A merged branch is to be cleaned up, never restacked.
+    if (pull_request.data?.state === "merged") delete own.needs_restack;
     return ok({
       branch: { ...record, ...own, ...(action && { action }), children },
       stack: stack.value.stack,
       ...(stack.value.cycle ? { cycle: true as const } : {}),
       pull_request,
       jira_issue,
-      next_steps: plan.steps,
-      detail: pull_request.data?.verdict === "failing" ? FULL_DETAIL + CI_FAILING_DETAIL : FULL_DETAIL,
+      next_steps: plan.steps.map(({ rewrite: _parts, ...step }) => step),
+      ...(plan.warnings.length > 0 && { warnings: plan.warnings }),
+      detail: `${older === undefined ? "" : `${older}: a push updates them. `}${FULL_DETAIL}${pull_request.data?.verdict === "failing" ? CI_FAILING_DETAIL : ""}`,
     });
   },
 });

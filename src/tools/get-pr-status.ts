@@ -6,6 +6,7 @@ import { CheckCountsSchema, ReasonsSchema, ReviewSchema, VerdictSchema } from ".
 import { defineTool, type ReplyBudget } from "./shared/define.ts";
 import { count, cutFields, largestFitting } from "./shared/fit.ts";
 import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./shared/github-params.ts";
+import { unpublished } from "./shared/params.ts";
 
 const PrStatusSchema = v.object({
   pull_request: PullRequestSchema,
@@ -27,6 +28,8 @@ const PrStatusSchema = v.object({
     verdict: VerdictSchema,
     review: ReviewSchema,
     unresolved_threads: v.optional(v.number()),
+    /** More threads than the first 100 exist: `unresolved_threads` is a lower bound. */
+    unresolved_threads_at_least: v.optional(v.pipe(v.literal(true), unpublished("field"))),
   }),
   reasons: ReasonsSchema,
   reviewers: v.array(
@@ -60,7 +63,11 @@ export const getPrStatusTool = defineTool({
     if (!status.ok) return status;
     // Threads come from GraphQL: its failure is named, the REST status still answers.
     const counted = threads.ok ? threads.value.get(pr.number) : undefined;
-    const summary = { ...status.value.summary, ...(counted && { unresolved_threads: counted.unresolved }) };
+    const summary = {
+      ...status.value.summary,
+      ...(counted && { unresolved_threads: counted.unresolved }),
+      ...(counted?.atLeast && { unresolved_threads_at_least: true as const }),
+    };
     const unavailable = threads.ok
       ? status.value.unavailable
       : [...(status.value.unavailable ?? []), threads.error.message];

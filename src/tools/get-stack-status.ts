@@ -18,17 +18,18 @@ import {
   stackPr,
   unanswered,
 } from "./shared/branch-pr.ts";
+import { readCheckouts } from "./shared/checkouts.ts";
 import { BranchCommitsSchema } from "./shared/commits-schema.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { count, HintSchema, largestFitting } from "./shared/fit.ts";
-import { ActionSchema, planStack, StepSchema, stateWords } from "./shared/next-steps.ts";
+import { ActionSchema, branchFacts, planStack, StepSchema, shown, stateWords } from "./shared/next-steps.ts";
 import { BranchNameSchema, branchNotFound, unpublished } from "./shared/params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
 const STACK_PAGE_SIZE = 30;
-/** How much of a reason the one-line summary quotes; the entry holds the longer excerpt. */
+/** How much of a failing check's excerpt the line quotes: its first failure; the entry holds the longer excerpt. */
 const LINE_QUOTE_CHARS = 60;
 
 const DriftSchema = v.picklist(["base_differs", "retarget", "native_order"]);
@@ -46,8 +47,10 @@ const EntrySchema = v.object({
   tracked: v.optional(v.literal(false)),
   /** twig tracks it, git has no such branch. */
   gone: v.optional(v.literal(true)),
-  // The own commits' list is get_branch_context's: 20 subjects × 30 branches would crowd out the rest.
-  ...v.omit(BranchCommitsSchema, ["commits", "commits_omitted"]).entries,
+  // The own commits' list, the tip's subject and date are get_branch_context's: on 30 branches they would crowd out
+  // the rest. `base` is said only when it is not the parent, `push` only when not in step with the remote branch.
+  ...v.omit(BranchCommitsSchema, ["commits", "commits_omitted", "head"]).entries,
+  head: v.optional(v.object({ sha: v.string() })),
 });
 type Entry = v.InferOutput<typeof EntrySchema>;
 
@@ -65,8 +68,11 @@ const StackStatusSchema = v.object({
   /** What GitHub would not give though it answered (review threads, from GraphQL). */
   unavailable: v.optional(hidden(v.array(v.string()))),
   jira: v.optional(hidden(PartSchema)),
-  /** What to do, parents before children, each with its command (never run by the server); get_ci_log for failing CI. */
+  /** What to do, in order, each with its command (never run by the server). */
   next_steps: v.array(StepSchema),
+  /** Branches given no step, and why (a name git would refuse, a twig link to another branch's PR). */
+  warnings: v.optional(hidden(v.array(v.string()))),
+  /** Names get_ci_log when a PR on the page has failing CI. */
   hint: HintSchema,
   next_cursor: v.optional(hidden(v.string())),
 });
@@ -136,17 +142,23 @@ export const getStackStatusTool = defineTool({
     }
     const page = members.slice(start, start + STACK_PAGE_SIZE);
     const names = page.flatMap((member) => (member.gone ? [] : [member.branch]));
+    const gone = page.flatMap((member) => (member.gone ? [member.branch] : []));
     const links = page.map(({ branch }) => state.branches.get(branch));
-    const queries = names.map((branch) => ({ branch, linked: state.branches.get(branch)?.github_pr ?? null }));
+    // A gone branch's linked PR still says where its old tip was (its merged head): a child's old base.
+    const queries = page.flatMap(({ branch, gone }) => {
+      const linked = state.branches.get(branch)?.github_pr ?? null;
+      return gone && linked === null ? [] : [{ branch, linked }];
+    });
     // The PRs first: their heads say whether CI and reviews are for the local tip.
-    const [github, jira] = await Promise.all([
+    const [github, jira, where] = await Promise.all([
       branchPrs(ctx, info, repo, queries, true, true),
       jiraPart(ctx, info, links),
+      readCheckouts(ctx, repo, gone),
     ]);
-    const prs = github.prs.map((pr) => (pr === null ? undefined : stackPr(pr)));
-    const prHeads = github.prs.map((pr) => pr?.status?.pull_request.head_sha);
+    const found = new Map(queries.map(({ branch }, i) => [branch, github.prs[i]]));
+    const prHeads = names.map((branch) => found.get(branch)?.status?.pull_request.head_sha);
     const commits = await branchCommits(ctx, repo, state, sorted, names, { signal: info.signal, prHeads });
-    const prOf = new Map(names.map((branch, i) => [branch, prs[i]]));
+    const prOf = new Map(queries.map(({ branch }, i) => [branch, github.prs[i] ? stackPr(github.prs[i]) : undefined]));
     const commitsOf = new Map(names.map((branch, i) => [branch, commits[i]]));
 
     const entries = page.map((member, index): Entry => {
@@ -162,24 +174,34 @@ export const getStackStatusTool = defineTool({
       const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
       if (drift.length > 0) entry.drift = drift;
       if (!isTracked(state, member.branch)) entry.tracked = false;
-      const { commits: _list, commits_omitted: _omitted, ...counts } = commitsOf.get(member.branch) ?? { commits: [] };
+      const { commits: _list, commits_omitted: _omitted, head, ...rest } = commitsOf.get(member.branch) ?? {};
+      const counts: Omit<Entry, "branch" | "depth"> = { ...(head && { head: { sha: head.sha } }), ...rest };
+      if (counts.base === member.parent) delete counts.base;
+      // In step with its remote branch: nothing to say.
+      if (counts.push && "unpushed" in counts.push && counts.push.unpushed + counts.push.unpulled === 0)
+        delete counts.push;
       // A PR head not fetched yet is get_branch_context's note: on thirty branches it would crowd the page.
       const warnings = counts.commit_warnings?.filter((warning) => !warning.startsWith("The PR head "));
       if (warnings?.length) counts.commit_warnings = warnings;
       else delete counts.commit_warnings;
+      // Said only when true; a merged branch is to be cleaned up, never restacked.
+      if (!counts.needs_restack || pr?.state === "merged") delete counts.needs_restack;
       // Only a repository the reader cannot read at all fails the whole read: each branch says so.
       return Object.assign(entry, counts);
     });
-    const facts = entries.map((entry) => ({
-      branch: entry.branch,
-      gone: entry.gone === true,
-      tracked: entry.tracked !== false,
-      ...(entry.pr && { pr: entry.pr }),
-      ...(commitsOf.has(entry.branch) && { commits: commitsOf.get(entry.branch) }),
-    }));
+    const facts = entries.map(({ branch, gone, tracked }) =>
+      branchFacts(
+        { branch, gone: gone === true, tracked: tracked !== false },
+        found.get(branch),
+        commitsOf.get(branch),
+        where,
+      ),
+    );
     const root = graph.defaultRoot ?? rootCandidates(sorted, state, current)[0] ?? null;
-    const plan = planStack(facts, state, (branch) => includesSorted(sorted, branch), root);
-    for (const [i, action] of plan.actions.entries()) if (action !== undefined) (entries[i] as Entry).action = action;
+    const plan = (n: number) =>
+      planStack(facts.slice(0, n), state, (branch) => includesSorted(sorted, branch), root, where);
+    const { actions } = plan(facts.length);
+    for (const [i, action] of actions.entries()) if (action !== undefined) (entries[i] as Entry).action = action;
     const lines = entries.map((entry) =>
       [lineOf(entry, github.answered) + commitWords(entry), ...stateWords(entry.action, entry)].join(" · "),
     );
@@ -193,6 +215,8 @@ export const getStackStatusTool = defineTool({
     const reply = (n: number): StackStatus => {
       const branches = entries.slice(0, n);
       const last = branches.at(-1);
+      // The page's own plan: its last step returns the work tree to its branch.
+      const { steps, warnings } = plan(n);
       const failing = branches.flatMap(({ pr }) =>
         pr?.ci === "failing" && (pr.state === "open" || pr.state === "draft") ? [`#${pr.number}`] : [],
       );
@@ -202,7 +226,8 @@ export const getStackStatusTool = defineTool({
         summary: summaryLine(branches, members.length, start, parts, unread),
         branches,
         lines: lines.slice(0, n),
-        next_steps: plan.steps.filter((step) => branches.some((entry) => entry.branch === step.branch)),
+        next_steps: steps.map(({ rewrite: _parts, ...step }) => step),
+        ...(warnings.length > 0 && { warnings }),
         ...parts,
         ...(github.unavailable && { unavailable: github.unavailable }),
         ...(failing.length > 0 ? { hint } : {}),
@@ -221,13 +246,15 @@ export const getStackStatusTool = defineTool({
 });
 
 /** The line's commit part, when there is news: commits of its own, and a base that moved on. */
-function commitWords({ ahead, behind, base, needs_restack, counts_limited_by, action }: Entry): string {
-  if (ahead === undefined || behind === undefined || base === undefined) return "";
+function commitWords({ ahead, behind, base = "", parent, needs_restack, counts_limited_by, action }: Entry): string {
+  if (ahead === undefined || behind === undefined) return "";
   const atLeast = counts_limited_by === undefined ? "" : "≥";
   const words = [
     ...(ahead > 0 ? [`${atLeast}${count(ahead)} ahead`] : []),
     // A merged branch being behind is expected: it is to be cleaned up, not restacked.
-    ...(needs_restack && action?.kind !== "clean_up" ? [`${atLeast}${count(behind)} behind ${base}`] : []),
+    ...(needs_restack && action?.kind !== "clean_up"
+      ? [`${atLeast}${count(behind)} behind ${shown(base || parent || "")}`]
+      : []),
   ];
   return words.length === 0 ? "" : ` · ${words.join(", ")}`;
 }
@@ -257,10 +284,12 @@ function withGone(
     if (includesSorted(sorted, branch)) continue;
     const parent = state.parentsOf(branch)[0];
     const at = parent === undefined ? -1 : out.findIndex((member) => member.branch === parent);
-    if (at >= 0) {
-      const depth = (out[at] as StackMember).depth + 1;
-      out.splice(at + 1, 0, { branch, ...(parent !== undefined && { parent }), depth, gone: true });
-    } else if (scope === "all") out.push({ branch, ...(parent !== undefined && { parent }), depth: 0, gone: true });
+    // Under a root (not listed), it goes before its first child: the child's old base is its old tip.
+    const child = at >= 0 ? -1 : out.findIndex((member) => state.parentsOf(member.branch)[0] === branch);
+    const gone = { branch, ...(parent !== undefined && { parent }), gone: true as const };
+    if (at >= 0) out.splice(at + 1, 0, { ...gone, depth: (out[at] as StackMember).depth + 1 });
+    else if (child >= 0) out.splice(child, 0, { ...gone, depth: (out[child] as StackMember).depth });
+    else if (scope === "all") out.push({ ...gone, depth: 0 });
   }
   return out;
 }
@@ -314,11 +343,12 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
   } else if (pr.state === undefined) parts.push(`#${pr.number}`);
   else {
     parts.push(`#${pr.number} ${pr.state}${pr.found_by === "head_ref" ? " (found by branch)" : ""}`);
+    if (pr.other_head !== undefined) parts.push(`twig's link is wrong: #${pr.number} is ${shown(pr.other_head)}'s PR`);
     if (pr.state === "open" || pr.state === "draft") {
       const [first, ...others] = pr.changes_requested ?? [];
       if (first !== undefined) {
-        const quote = first.excerpt === undefined ? "" : `: ${JSON.stringify(inline(first.excerpt, LINE_QUOTE_CHARS))}`;
-        parts.push(`changes requested by ${first.author}${others.length > 0 ? ` +${others.length}` : ""}${quote}`);
+        // The excerpts are the entry's: the line names who and what only.
+        parts.push(`changes requested by ${first.author}${others.length > 0 ? ` +${others.length}` : ""}`);
       } else if (pr.review !== undefined) {
         const waiting = pr.review === "review_required" && pr.requested?.length ? ` (${pr.requested.join(", ")})` : "";
         parts.push(`${pr.review === "none" ? "no reviews" : pr.review.replace("_", " ")}${waiting}`);
@@ -335,13 +365,15 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
         parts.push(`CI failing: ${said || "see get_pr_status"}${after}`);
       } else if (pr.ci !== undefined) parts.push(pr.ci === "none" ? "no CI" : `CI ${pr.ci}`);
       const open = pr.unresolved_threads ?? 0;
-      if (open > 0) parts.push(`${open} unresolved thread${open === 1 ? "" : "s"}`);
+      const plus = pr.threads_at_least ? "+" : "";
+      if (open > 0) parts.push(`${open}${plus} unresolved thread${open === 1 && !plus ? "" : "s"}`);
     }
   }
   for (const drift of entry.drift ?? []) {
     if (drift === "retarget" && entry.action?.retarget === undefined)
-      parts.push(`parent ${entry.parent} merged: retarget`);
-    if (drift === "base_differs") parts.push(`base ${pr?.base} ≠ twig parent ${entry.parent}`);
+      parts.push(`parent ${shown(entry.parent ?? "")} merged: retarget`);
+    if (drift === "base_differs")
+      parts.push(`base ${shown(pr?.base ?? "")} ≠ twig parent ${shown(entry.parent ?? "")}`);
     if (drift === "native_order") parts.push("GitHub stack order differs from twig's");
   }
   if (entry.jira !== undefined) {
@@ -350,7 +382,7 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
     const shown = normalizeIssueKey(key) === null ? `${quoted(key, 40)} (not a Jira key)` : key;
     parts.push(`${shown}${status === undefined ? "" : ` ${status}`}`);
   }
-  return `${"  ".repeat(entry.depth)}${inline(entry.branch, 255)}  ${parts.join(" · ")}`;
+  return `${"  ".repeat(entry.depth)}${inline(shown(entry.branch), 255)}  ${parts.join(" · ")}`;
 }
 
 /** Ready: open, approved, CI passing or absent. Blocked: changes requested, CI failing, or drift. */

@@ -169,7 +169,8 @@ describe("get_branch_context", () => {
         branch: "feature/auth",
         what: "restack onto main",
         why: "1 commit behind main",
-        command: "git switch feature/auth && twig rebase",
+        // Checked out here: rebased here. Never fetched: the lease is the PR's head on GitHub.
+        command: `git rebase main feature/auth && git push --force-with-lease=feature/auth:${SHA_42} origin -- feature/auth`,
       },
     ]);
     expect(doc.stack.map((record) => record.branch)).toEqual(["feature/auth", "main"]);

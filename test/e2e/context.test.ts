@@ -216,7 +216,7 @@ describe("prompts with GitHub configured", () => {
     expect(`${local}\n\n${STACK_STATUS_LOCAL.split("\n\n").at(-1)}`).toBe(STACK_STATUS_LOCAL);
     expect(live).toContain("\nfeature/auth  #42 open · approved · CI passing · SHOP-123 · no remote branch\n");
     expect(live).toContain(
-      '\n  feature/auth-ui  #43 open · changes requested by bob: "Here is the body for the review." · CI pending · base main ≠ twig parent feature/auth · no remote branch\n',
+      "\n  feature/auth-ui  #43 open · changes requested by bob · CI pending · base main ≠ twig parent feature/auth · no remote branch\n",
     );
     expect(text).toEndWith("For each branch, describe its review status and CI results.");
     expect(text).not.toContain(TOKEN);

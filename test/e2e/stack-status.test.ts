@@ -110,13 +110,15 @@ describe("get_stack_status through the binary", () => {
       drift: ["retarget"],
       jira: { key: "SHOP-2", status: "In Progress" },
     });
-    expect(doc.lines[1]).toContain('changes requested by carol: "Token refresh');
+    // The excerpts are the entry's; the line names who and what.
+    expect(doc.lines[1]).toContain("changes requested by carol · CI failing: pytest");
     expect(doc.branches[4]?.pr).toMatchObject({ number: 105, found_by: "head_ref" });
     expect(cloud.requests.filter((r) => r.path === "/rest/api/3/issue/bulkfetch")).toHaveLength(1);
-    // What to do next, parents first: the merged PR's branch cleaned up, its child moved onto main and retargeted.
+    // What to do next, parents first: the merged PR's branch cleaned up (not deleted: its PR head is not in the
+    // clone), its child moved onto main and retargeted.
     expect(doc.branches[0]?.action).toMatchObject({ kind: "clean_up" });
     expect(oauth.action).toMatchObject({ kind: "move", onto: "main", retarget: 102 });
-    expect(doc.next_steps[1]?.command).toContain("gh pr edit 102 --base main");
+    expect(doc.next_steps[0]?.command).toContain("gh pr edit 102 --base main");
     // Well under 2,000 tokens as the model reads it, actions and steps included.
     expect(countTokens(text)).toBeLessThan(2000);
   });

@@ -437,6 +437,17 @@ describe("get_pr_status: every reviewer's latest review, unresolved threads", ()
     expect((status.summary as { unresolved_threads?: number }).unresolved_threads).toBe(1);
   });
 
+  test("more than the 100 threads read: the count says it is a lower bound", async () => {
+    fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA });
+    const open = { path: "a.ts", line: 1, comments: [{ author: "erin", body: "x" }] };
+    fake.repo("octo", "r").reviewThreads.set(
+      12,
+      Array.from({ length: 250 }, () => open),
+    );
+    const status = expectOk(await callTool("get_pr_status", ARGS, context().ctx));
+    expect(status.summary).toMatchObject({ unresolved_threads: 100, unresolved_threads_at_least: true });
+  });
+
   test("a GraphQL failure is named in `unavailable`; the REST status still answers", async () => {
     fake.addPull({ owner: "octo", repo: "r", number: 12, headSha: SHA });
     fake.inject("POST", "/graphql", {

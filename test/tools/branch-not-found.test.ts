@@ -20,11 +20,18 @@ describe("branchNotFound", () => {
   test("every close name, closest first, at most five", () => {
     const names = ["feature/auth-ui", "feature/auth", "feature/auths", "main", "feature/aut", "feature/oauth"];
     expect(message("feature/auht", names)).toBe(
-      "Branch 'feature/auht' not found in twig state. Did you mean 'feature/aut', 'feature/auth', 'feature/auths', 'feature/oauth' or 'feature/auth-ui'?",
+      "Branch 'feature/auht' not found in twig state. Did you mean 'feature/auth', 'feature/aut', 'feature/auths', 'feature/auth-ui' or 'feature/oauth'?",
     );
     const six = ["fix-a1", "fix-a2", "fix-a3", "fix-a4", "fix-a5", "fix-a6"];
     expect(message("fix-a0", six)).toBe(
       "Branch 'fix-a0' not found in twig state. Did you mean 'fix-a1', 'fix-a2', 'fix-a3', 'fix-a4' or 'fix-a5'?",
+    );
+  });
+
+  test("names that begin as the word but for one slip are as close, ranked by the whole name", () => {
+    const names = ["main", "feature/auth-ui", "feature/billing-api", "feature/auth-base", "feature/auth-oauth"];
+    expect(message("feature/auht", names)).toBe(
+      "Branch 'feature/auht' not found in twig state. Did you mean 'feature/auth-ui', 'feature/auth-base' or 'feature/auth-oauth'?",
     );
   });
 

@@ -120,17 +120,24 @@ describe("actions and next steps", () => {
     const of = (name: string) => answer.branches.find((entry) => entry.branch === name);
     expect(of("a")?.action).toEqual({ kind: "clean_up", why: "its PR #1 is merged" });
     // Behind main after the squash, and still never "restack".
-    expect(of("a")?.needs_restack).toBe(true);
+    expect(of("a")?.needs_restack).toBeUndefined();
     expect(answer.lines.find((line) => line.includes("a  #1"))).not.toContain("restack");
     expect(of("b")?.action).toEqual({ kind: "move", onto: "main", why: "its parent a is merged" });
-    expect(of("c")?.action).toEqual({ kind: "follow", onto: "b", why: "its parent b is about to move" });
+    expect(of("c")?.action).toEqual({ kind: "follow", onto: "b", why: "its parent is about to move" });
     const steps = answer.next_steps.map(({ branch, command }) => [branch, command]);
-    expect(steps).toContainEqual(["a", "git branch -D a && twig sync"]);
-    expect(steps).toContainEqual(["b", "twig branch depend b main --exclusive && git rebase --onto main a b"]);
-    expect(steps).toContainEqual(["c", "git switch c && twig rebase"]);
+    const [a, b] = [git(repo, "rev-parse", "a"), git(repo, "rev-parse", "b")];
+    // Old bases by commit id: the delete of `a` comes last, and nothing after it names it.
+    expect(steps).toContainEqual([
+      "b",
+      `git rebase --onto main ${a} b && twig branch depend b main && twig branch remove-dep b a`,
+    ]);
+    expect(steps).toContainEqual(["c", `git rebase --onto b ${b} c && git push --force-with-lease origin -- c`]);
+    expect(steps.slice(-2)).toEqual([
+      ["a", "git branch -D -- a"],
+      ["a", "twig sync --no-github --no-jira"],
+    ]);
     // Parents before children.
     const order = answer.next_steps.map((step) => step.branch);
-    expect(order.indexOf("a")).toBeLessThan(order.indexOf("b"));
     expect(order.indexOf("b")).toBeLessThan(order.indexOf("c"));
   });
 
@@ -144,11 +151,12 @@ describe("actions and next steps", () => {
       onto: "main",
       why: `${behind} commit${behind === 1 ? "" : "s"} behind main`,
     });
+    // x is checked out in the linked worktree: it is rebased there.
     expect(answer.next_steps).toContainEqual({
       branch: "x",
       what: "restack onto main",
       why: "1 commit behind main",
-      command: "git switch x && twig rebase",
+      command: `git -C ${worktree} rebase main x`,
     });
   });
 
@@ -172,17 +180,15 @@ describe("actions and next steps", () => {
     const answer = await call(getStackStatusTool, { scope: "all" });
     const d = answer.branches.find((entry) => entry.branch === "d");
     expect(d).toMatchObject({ gone: true, action: { kind: "forget" } });
-    expect(answer.next_steps).toContainEqual({
-      branch: "d",
-      what: "forget",
-      why: "twig tracks it, but git has no such branch",
-      command: "twig sync",
-    });
+    expect(answer.next_steps.at(-1)?.command).toBe("twig sync --no-github --no-jira");
+    // d's old tip is unknown (no PR, no remote-tracking ref): e is not rewritten on a guess.
     const e = answer.branches.find((entry) => entry.branch === "e");
-    expect(e?.action).toMatchObject({ kind: "move", onto: "c", why: "its parent d is gone from git" });
-    expect(answer.next_steps.find((step) => step.branch === "e")?.command).toBe(
-      "twig branch depend e c --exclusive && git rebase c e",
-    );
+    expect(e?.action).toMatchObject({
+      kind: "move",
+      onto: "c",
+      why: "its parent d is gone from git; no step: its parent's old tip is unknown (no merged PR head, no remote-tracking ref)",
+    });
+    expect(answer.next_steps.find((step) => step.branch === "e")).toBeUndefined();
   });
 
   test("untracked branches say so and get no action", async () => {
@@ -196,7 +202,17 @@ describe("actions and next steps", () => {
   test("from a linked worktree the same stack and the same steps", async () => {
     const main = await call(getStackStatusTool, { scope: "all" });
     const linked = await call(getStackStatusTool, { scope: "all" }, worktree);
-    expect(linked.next_steps).toEqual(main.next_steps);
+    // The same steps, each run where it must be: x in its own work tree, the rest here; twig told where its state is.
+    const same = (steps: typeof main.next_steps) =>
+      steps.flatMap((step) =>
+        step.what === "switch back"
+          ? []
+          : [{ ...step, command: step.command.replace(`git -C ${worktree} `, "git ").replaceAll(` -r ${repo}`, "") }],
+      );
+    expect(same(linked.next_steps)).toEqual(same(main.next_steps));
+    // Each work tree goes back to its own branch.
+    expect(main.next_steps.find((step) => step.what === "switch back")?.command).toBe("git switch main");
+    expect(linked.next_steps.find((step) => step.what === "switch back")?.command).toBe("git switch x");
     expect(linked.branches.map((entry) => entry.action)).toEqual(main.branches.map((entry) => entry.action));
   });
 
@@ -207,7 +223,12 @@ describe("actions and next steps", () => {
     expect(doc.branch.children).toEqual([{ branch: "c", pr_number: 3 }]);
     expect(doc.branch.push).toEqual({ remote_ref: "refs/remotes/origin/b", missing: true });
     expect(doc.branch.action).toEqual({ kind: "move", onto: "main", why: "its parent a is merged" });
-    expect(doc.next_steps.map((step) => step.branch)).toEqual(["a", "b"]);
+    expect(doc.next_steps.map((step) => step.what)).toEqual([
+      "move onto main",
+      "switch back",
+      "delete the branch",
+      "tidy twig's state",
+    ]);
     const c = await call(getBranchContextTool, { branch: "c" });
     expect(c.branch.pr_head).toEqual({ sha: oldC, local_ahead: 1, local_behind: 0 });
     expect(c.branch.action).toMatchObject({ kind: "follow", onto: "b" });

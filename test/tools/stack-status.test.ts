@@ -180,7 +180,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
 
     expect(answer.summary).toBe("6 branches, 6 PRs: 2 ready, 2 blocked, 1 draft, 1 merged");
     expect(answer.lines[1]).toBe(
-      '  feature/auth-oauth  #102 open · changes requested by carol: "Token refresh isn\'t handled when the access token expires m…" · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…), new · SHOP-2 In Progress · move onto main, retarget #102 · no remote branch',
+      "  feature/auth-oauth  #102 open · changes requested by carol · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…), new · SHOP-2 In Progress · move onto main, retarget #102 · no remote branch",
     );
     expect(answer.lines[4]).toBe(
       "      feature/auth-tests  #105 open (found by branch) · approved · CI passing · restack after feature/auth-ui · no remote branch",
@@ -196,21 +196,20 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
         ["feature/auth-session", "move", "main", undefined],
       ],
     );
-    expect(answer.next_steps.slice(0, 2)).toEqual([
-      {
-        branch: "feature/auth",
-        what: "delete the branch",
-        why: "its PR #101 is merged; twig sync then forgets it",
-        command: "git branch -D feature/auth && twig sync",
-      },
-      {
-        branch: "feature/auth-oauth",
-        what: "move onto main, retarget #102",
-        why: "its parent feature/auth is merged",
-        command:
-          "twig branch depend feature/auth-oauth main --exclusive && git rebase --onto main feature/auth feature/auth-oauth && gh pr edit 102 --base main",
-      },
-    ]);
+    // #101's head is not in the clone: the merged branch is not deleted on unverified evidence.
+    expect(answer.branches[0]?.action?.why).toBe(
+      "its PR #101 is merged; not deleted: the merged PR's head is not here (git fetch)",
+    );
+    const [first] = answer.next_steps;
+    expect(first).toMatchObject({
+      branch: "feature/auth-oauth",
+      what: "move onto main, retarget #102",
+      why: "its parent feature/auth is merged",
+    });
+    // Never pushed from here: the lease is the PR's head on GitHub.
+    expect(first?.command).toMatch(
+      /^git rebase --onto main [0-9a-f]{40} feature\/auth-oauth && twig branch depend feature\/auth-oauth main && twig branch remove-dep feature\/auth-oauth feature\/auth && git push --force-with-lease=feature\/auth-oauth:2{40} origin -- feature\/auth-oauth && gh pr edit 102 --base main$/,
+    );
     expect(answer.github).toBeUndefined();
     expect(answer.jira).toBeUndefined();
     expect(answer.next_cursor).toBeUndefined();
@@ -272,7 +271,8 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
     expect(degraded.lines.join("\n")).not.toContain("unresolved");
   });
 
-  // With each branch's action and the next steps (commands included) it is still a small part of the reply budget.
+  // With each branch's action and the next steps (commands with old bases and leases by commit id, pushes included)
+  // it is still a small part of the reply budget.
   test("a six-branch stack with two failing PRs stays well under 2,000 tokens", async () => {
     seedGitHub(github);
     const answer = await stackStatus({}, context());
@@ -534,21 +534,27 @@ describe("get_stack_status reads each branch's commits", () => {
     git(diverged, "checkout", "-q", "feature/auth-oauth");
     const answer = await stackStatus({}, context({ github: false, jira: null, repoPath: diverged }));
     const oauth = answer.branches.find((entry) => entry.branch === "feature/auth-oauth");
-    expect(oauth).toMatchObject({ base: "feature/auth", ahead: 1, behind: 1, needs_restack: true });
-    expect(oauth?.head?.subject).toBe("Refresh tokens before they expire");
+    // The base is the parent: said once.
+    expect(oauth).toMatchObject({ parent: "feature/auth", ahead: 1, behind: 1, needs_restack: true });
+    expect(oauth).not.toHaveProperty("base");
+    expect(oauth?.head?.sha).toBe(git(diverged, "rev-parse", "feature/auth-oauth").trim());
     const docs = answer.branches.find((entry) => entry.branch === "feature/auth-docs");
-    expect(docs).toMatchObject({ base: "feature/auth-oauth", ahead: 0, behind: 1, needs_restack: true });
+    expect(docs).toMatchObject({ parent: "feature/auth-oauth", ahead: 0, behind: 1, needs_restack: true });
     const line = answer.lines[answer.branches.indexOf(oauth as (typeof answer.branches)[number])];
     expect(line).toContain("1 ahead, 1 behind feature/auth · restack onto feature/auth");
     expect(oauth?.action).toEqual({ kind: "restack", onto: "feature/auth", why: "1 commit behind feature/auth" });
     expect(docs?.action).toMatchObject({ kind: "follow", onto: "feature/auth-oauth" });
+    // Parents first; children by their parent's old tip; the work tree back on its branch before the pushes.
+    const oldOauth = git(diverged, "rev-parse", "feature/auth-oauth").trim();
+    const oldUi = git(diverged, "rev-parse", "feature/auth-ui").trim();
     expect(answer.next_steps.map(({ branch, command }) => [branch, command])).toEqual([
-      ["feature/auth", "git push -u origin feature/auth"],
-      ["feature/auth-oauth", "git switch feature/auth-oauth && twig rebase"],
-      ["feature/auth-docs", "git switch feature/auth-docs && twig rebase"],
-      ["feature/auth-ui", "git switch feature/auth-ui && twig rebase"],
-      ["feature/auth-tests", "git switch feature/auth-tests && twig rebase"],
-      ["feature/auth-session", "git switch feature/auth-session && twig rebase"],
+      ["feature/auth-oauth", "git rebase feature/auth feature/auth-oauth"],
+      ["feature/auth-docs", `git rebase --onto feature/auth-oauth ${oldOauth} feature/auth-docs`],
+      ["feature/auth-ui", `git rebase --onto feature/auth-oauth ${oldOauth} feature/auth-ui`],
+      ["feature/auth-tests", `git rebase --onto feature/auth-ui ${oldUi} feature/auth-tests`],
+      ["feature/auth-session", "git rebase feature/auth feature/auth-session"],
+      ["feature/auth", "git push -u origin -- feature/auth"],
+      ["feature/auth-oauth", "git switch feature/auth-oauth"],
     ]);
   });
 });

@@ -10,6 +10,7 @@ import { countUnresolvedThreads } from "../../github/review-threads.ts";
 import type { ServiceContext } from "./context.ts";
 import type { CallInfo } from "./define.ts";
 import { openCall, PullRequestSchema } from "./github-params.ts";
+import { unpublished } from "./params.ts";
 
 /** What get_pr_status, get_stack_status and get_branch_context say of a PR's review and CI, alike. */
 export const ReviewSchema = v.picklist(["approved", "changes_requested", "review_required", "commented", "none"]);
@@ -45,6 +46,10 @@ export type BranchPr = {
   found_by: FoundBy;
   status?: PrStatus;
   unresolved_threads?: number;
+  /** More threads exist than were read: `unresolved_threads` is a lower bound. */
+  threads_at_least?: true;
+  /** The PR's head branch, when twig links this branch to a PR of another branch. */
+  other_head?: string;
   error?: ToolError;
 };
 
@@ -121,7 +126,9 @@ export async function branchPrs(
       if (pr === undefined || number === undefined) return null;
       const base = triage && pr.ok ? baseOf(pr.value.base) : null;
       const status = pr.ok ? await getPrDetails(call, pr.value, { commit, base }) : pr;
-      return status.ok ? { number, found_by, status: status.value } : failed(status.error, number);
+      if (!status.ok) return failed(status.error, number);
+      const prHead = status.value.pull_request.head;
+      return { number, found_by, status: status.value, ...(prHead !== branch && { other_head: inline(prHead, 255) }) };
     }),
   );
   // A rate limit or a refused token is the same for every branch: said once, with its reset time.
@@ -133,9 +140,14 @@ export async function branchPrs(
   const prs = found.map((pr): BranchPr | null => {
     if (pr === null) return null;
     if (pr.error !== undefined && pr.error.code === shared?.code) return { ...pr, error: undefined };
-    const unresolved = counted.ok ? counted.value.get(pr.number ?? -1)?.unresolved : undefined;
+    const threads = counted.ok ? counted.value.get(pr.number ?? -1) : undefined;
     // Only a count worth acting on: none unresolved reads as nothing to say, as a PR without reasons does.
-    return !unresolved || pr.error !== undefined ? pr : { ...pr, unresolved_threads: unresolved };
+    if (!threads?.unresolved || pr.error !== undefined) return pr;
+    return {
+      ...pr,
+      unresolved_threads: threads.unresolved,
+      ...(threads.atLeast && { threads_at_least: true as const }),
+    };
   });
   // Threads come from GraphQL: when it fails, the PRs still answer and say so.
   const unavailable = counted.ok ? {} : { unavailable: [counted.error.message] };
@@ -172,12 +184,17 @@ export const StackPrSchema = v.object({
   ...v.partial(ReasonsSchema).entries,
   requested: v.optional(v.array(v.string())),
   unresolved_threads: v.optional(v.number()),
+  /** `unresolved_threads` counts the first 100 threads only: a lower bound. */
+  threads_at_least: v.optional(v.pipe(v.literal(true), unpublished("field"))),
+  /** The PR's head branch: twig links this branch to a PR of another branch. */
+  other_head: v.optional(v.pipe(v.string(), unpublished("field"))),
   error: v.optional(ToolErrorSchema),
 });
 export type StackPr = v.InferOutput<typeof StackPrSchema>;
 
 /** A PR in the size a stack's entry affords: the state, the verdicts, a few reasons. */
-export function stackPr({ number, found_by, status, unresolved_threads, error }: BranchPr): StackPr {
+export function stackPr(found: BranchPr): StackPr {
+  const { number, found_by, status, unresolved_threads, threads_at_least, other_head, error } = found;
   const known = { ...(number !== undefined && { number }), found_by, ...(error && { error }) };
   if (status === undefined) return known;
   const { pull_request: pr, summary, reasons } = status;
@@ -203,6 +220,8 @@ export function stackPr({ number, found_by, status, unresolved_threads, error }:
     }),
     ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),
     ...(unresolved_threads !== undefined && { unresolved_threads }),
+    ...(threads_at_least && { threads_at_least }),
+    ...(other_head !== undefined && { other_head }),
   };
 }
 

@@ -1,6 +1,11 @@
 import * as v from "valibot";
+import { quoted } from "../../core/plain-text.ts";
 import type { BranchCommits } from "../../git/commits/branch-commits.ts";
+import { checkBranchName } from "../../git/refname.ts";
+import type { PullRequest } from "../../github/pull-request.ts";
 import type { TwigState } from "../../twig/state.ts";
+import type { BranchPr } from "./branch-pr.ts";
+import type { Checkouts } from "./checkouts.ts";
 
 /**
  * What a branch needs next, judged parents first: `clean_up` (its PR merged), `move` (its parent merged or gone:
@@ -16,50 +21,149 @@ export const ActionSchema = v.object({
 });
 export type Action = v.InferOutput<typeof ActionSchema>;
 
-/** One command for the user to run (the server never runs it), parents before children. */
+/** One command for the user to run (the server never runs it), in order: rewrites parents first, deletes last. */
 export const StepSchema = v.object({ branch: v.string(), what: v.string(), why: v.string(), command: v.string() });
-export type Step = v.InferOutput<typeof StepSchema>;
+type Step = v.InferOutput<typeof StepSchema>;
+
+/**
+ * A branch's commits moved onto `onto`: those after `oldBase` (a commit id), or without it those `onto` lacks (git's
+ * own choice, for a parent that is not rewritten). `worktree`: the work tree that has it checked out.
+ */
+type Rewrite = { branch: string; onto: string; oldBase?: string; worktree?: string };
+/** A step as planned: a rewrite step keeps its parts (for a forecast) beside the command they render to. */
+export type PlannedStep = Step & { rewrite?: Rewrite };
 
 /** What the plan reads of a branch: its twig parent, its PR, its commits; `gone`: tracked by twig, not in git. */
 export interface BranchFacts {
   branch: string;
   gone?: boolean;
   tracked: boolean;
-  pr?: { number?: number; state?: string; base?: string };
+  /** `ready`: open, approved, CI green or absent; `mergeable`: GitHub's word on a clean merge (`null`: not known). */
+  pr?: Partial<Pick<PullRequest, "number" | "base" | "head" | "head_sha" | "mergeable">> & {
+    state?: string;
+    ready?: boolean;
+  };
   commits?: BranchCommits;
+  /** `branch.<name>.remote`. */
+  remote?: string;
+  /** Its remote-tracking ref's commit: a gone branch's last known tip. */
+  remote_tip?: string;
 }
 
-/** A shell word: branch names may hold characters a shell reads. */
-const sh = (word: string) => (/^[\w./@+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+/** A branch's facts from what the call read: its PR lookup, its commits, its remote and remote-tracking tip. */
+export function branchFacts(
+  { branch, gone, tracked }: Pick<BranchFacts, "branch" | "gone" | "tracked">,
+  found: BranchPr | null | undefined,
+  commits: BranchCommits | undefined,
+  where: Checkouts,
+): BranchFacts {
+  const [remote, tip, pr] = [where.remoteOf(branch), where.tips.get(branch), found?.status?.pull_request];
+  const facts: BranchFacts = { branch, gone, tracked, ...(commits && { commits }), ...(remote && { remote }) };
+  if (tip !== undefined) facts.remote_tip = tip;
+  if (pr === undefined) return found?.number === undefined ? facts : { ...facts, pr: { number: found.number } };
+  const state = pr.merged ? "merged" : pr.state !== "open" ? "closed" : pr.draft ? "draft" : "open";
+  const { review, verdict } = found?.status?.summary ?? {};
+  const ready = state === "open" && review === "approved" && (verdict === "passing" || verdict === "no_checks");
+  const { number, base, head, head_sha, mergeable } = pr;
+  return { ...facts, pr: { number, base, head, head_sha, mergeable, state, ready } };
+}
+
+/** Where a branch's own commits start when its parent is rewritten or merged: a commit id, or why none is known. */
+type OldBase = { sha: string; from: "parent_tip" | "merged_pr_head" | "remote_ref" } | { why: string };
 
 /**
- * Each branch's action (in `facts`' order: parents before children) and the steps to take. `isLocal` says whether a
- * branch exists in git; `root` is where a stack goes when every ancestor is merged.
+ * The old tip of `parent` (its facts, if read): the local branch, else its merged PR's head, else its remote-tracking
+ * ref. The one place an old base is found: a finder by content (the squash on the new base) belongs last.
+ */
+function oldBaseOf(parent: BranchFacts | undefined): OldBase {
+  if (parent === undefined) return { why: "its parent's old tip was not read" };
+  // GitHub's answer is someone else's text: only a commit id goes into a command.
+  const id = (sha: string | undefined) => (sha !== undefined && /^[0-9a-f]{40}$/.test(sha) ? sha : undefined);
+  const tip = parent.gone ? undefined : id(parent.commits?.head?.sha);
+  if (tip !== undefined) return { sha: tip, from: "parent_tip" };
+  const pr = parent.pr;
+  const prHead = pr?.state === "merged" && pr.head === parent.branch ? id(pr.head_sha) : undefined;
+  if (prHead !== undefined) return { sha: prHead, from: "merged_pr_head" };
+  const remoteTip = id(parent.remote_tip);
+  if (remoteTip !== undefined) return { sha: remoteTip, from: "remote_ref" };
+  return { why: "its parent's old tip is unknown (no merged PR head, no remote-tracking ref)" };
+}
+
+/** A name as prose shows it: a name git accepts as is; any other quoted as data, clipped. */
+export const shown = (name: string) => (checkBranchName(name) === null ? name : quoted(name, 40));
+
+/** A shell word: paths and names may hold characters a shell reads. */
+const sh = (word: string) => (/^[\w./@+:=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+
+const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
+
+/**
+ * Each branch's action (in `facts`' order: parents before children) and the steps to take, to be run in order from
+ * `where.cwd`: rewrites (each in the work tree that has the branch, with its push and twig's new parent), pushes,
+ * the way back to the branch the work tree was on, then deletes and twig's tidying. `isLocal` says whether a
+ * branch exists in git; `root` is where a stack goes when every ancestor is merged. A name git would refuse, or one
+ * starting with `-`, gets no step: `warnings` says so.
  */
 export function planStack(
   facts: readonly BranchFacts[],
   state: TwigState,
   isLocal: (branch: string) => boolean,
   root: string | null,
-): { actions: Array<Action | undefined>; steps: Step[] } {
+  where: Checkouts,
+): { actions: Array<Action | undefined>; steps: PlannedStep[]; warnings: string[] } {
   const byName = new Map(facts.map((fact) => [fact.branch, fact]));
   const parentOf = (branch: string) => state.parentsOf(branch).find((parent) => parent !== branch);
-  const merged = (branch: string) => !isLocal(branch) || byName.get(branch)?.pr?.state === "merged";
+  // A twig link to a PR of another branch is not this branch's PR.
+  const ownPr = (fact: BranchFacts | undefined) =>
+    fact?.pr?.head === undefined || fact.pr.head === fact.branch ? fact?.pr : undefined;
+  const merged = (branch: string) => !isLocal(branch) || ownPr(byName.get(branch))?.state === "merged";
   const actions = new Map<string, Action>();
-  const steps: Step[] = [];
+  const rewritten = new Set<string>();
+  const [rewrites, pushes, deletes]: [PlannedStep[], PlannedStep[], PlannedStep[]] = [[], [], []];
+  const warnings: string[] = [];
+  let tidy: string | undefined;
+  let leftCwd = false;
+  /** Whether a command with these names (by role) would be unsafe: the first such is said once per branch. */
+  const said = new Set<string>();
+  const warned = (names: { branch: string } & Record<string, string>) => {
+    const [role, name] = Object.entries(names).find(([, name]) => checkBranchName(name) !== null) ?? [];
+    if (name === undefined || said.has(names.branch)) return name !== undefined;
+    said.add(names.branch);
+    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${checkBranchName(name)}`);
+    return true;
+  };
+  // twig reads the state of the work tree it runs in (§3.4): a linked one without its own names the right one.
+  const twigArgs = where.stateRoot === where.cwd ? "" : ` -r ${sh(where.stateRoot)}`;
+
   for (const fact of facts) {
-    const { branch, pr, commits } = fact;
-    const b = sh(branch);
-    const step = (what: string, why: string, command: string) => steps.push({ branch, what, why, command });
+    const { branch, commits } = fact;
+    const pr = ownPr(fact);
     const parent = parentOf(branch);
+    const remote = fact.remote ?? "origin";
+    const name = shown(branch);
     let action: Action | undefined;
+    let rewrite: Rewrite | undefined;
+    /** The names the branch's step would hold, by role: any git would refuse means no step. */
+    let names: { branch: string } & Record<string, string> = { branch };
+    // A remote git would read as an option spoils every step of its branch, and is said even when none was due.
+    if (fact.remote !== undefined && (fact.tracked || pr?.number !== undefined)) {
+      names.remote = fact.remote;
+      warned(names);
+    }
+    if (fact.pr !== undefined && pr === undefined) {
+      warnings.push(`${name}: twig links PR #${fact.pr.number}, a PR of another branch; relink it (twig sync)`);
+    }
     if (fact.gone) {
       action = { kind: "forget", why: "twig tracks it, but git has no such branch" };
-      step("forget", action.why, "twig sync");
+      tidy ??= branch;
     } else if (pr?.state === "merged") {
       action = { kind: "clean_up", why: `its PR #${pr.number} is merged` };
-      // A squash merge leaves the branch unmerged in git's eyes: -d would refuse it.
-      step("delete the branch", `${action.why}; twig sync then forgets it`, `git branch -D ${b} && twig sync`);
+      const unverified = deleteBlocker(fact, where);
+      if (unverified !== undefined) action.why += `; not deleted: ${unverified}`;
+      else if (!warned(names)) {
+        deletes.push({ branch, what: "delete the branch", why: action.why, command: `git branch -D -- ${sh(branch)}` });
+        tidy ??= branch;
+      }
     } else if (fact.tracked && parent !== undefined && merged(parent)) {
       const seen = new Set([branch]);
       let onto: string | undefined = parent;
@@ -69,53 +173,124 @@ export function planStack(
       }
       if (onto === undefined || seen.has(onto)) onto = root ?? undefined;
       if (onto !== undefined) {
-        const why = isLocal(parent) ? `its parent ${parent} is merged` : `its parent ${parent} is gone from git`;
+        const why = `its parent ${shown(parent)} is ${isLocal(parent) ? "merged" : "gone from git"}`;
         const open = pr?.number !== undefined && (pr.state === "open" || pr.state === "draft");
         const retarget = open && pr.base !== onto ? pr.number : undefined;
         action = { kind: "move", onto, ...(retarget !== undefined && { retarget }), why };
-        const o = sh(onto);
-        // --onto the old parent replays only the branch's own commits, not a squash-merged parent's.
-        const rebase = isLocal(parent) ? `git rebase --onto ${o} ${sh(parent)} ${b}` : `git rebase ${o} ${b}`;
-        const commands = [`twig branch depend ${b} ${o} --exclusive`, rebase];
-        if (retarget !== undefined) commands.push(`gh pr edit ${retarget} --base ${o}`);
-        step(`move onto ${onto}${retarget !== undefined ? `, retarget #${retarget}` : ""}`, why, commands.join(" && "));
+        names = { ...names, "old parent": parent };
+        const base = oldBaseOf(byName.get(parent));
+        if ("sha" in base) rewrite = { branch, onto, oldBase: base.sha };
+        else if (!warned(names)) action.why += `; no step: ${base.why}`;
       }
-    } else if (fact.tracked && parent !== undefined && actions.has(parent)) {
-      const kind = actions.get(parent)?.kind;
-      if (kind === "move" || kind === "restack" || kind === "follow") {
-        action = { kind: "follow", onto: parent, why: `its parent ${parent} is about to move` };
-        step(`restack onto ${parent}`, `after ${parent} moves`, `git switch ${b} && twig rebase`);
-      }
+    } else if (fact.tracked && parent !== undefined && rewritten.has(parent)) {
+      action = { kind: "follow", onto: parent, why: "its parent is about to move" };
+      const base = oldBaseOf(byName.get(parent));
+      if ("sha" in base) rewrite = { branch, onto: parent, oldBase: base.sha };
     }
-    if (action === undefined && fact.tracked && commits?.needs_restack && commits.base !== undefined) {
-      action = {
-        kind: "restack",
-        onto: commits.base,
-        why: `${commits.behind === undefined ? "some commits" : commitCount(commits.behind)} behind ${commits.base}`,
-      };
-      step(`restack onto ${commits.base}`, action.why, `git switch ${b} && twig rebase`);
+    const ready = pr?.ready === true && pr.mergeable !== false;
+    if (action === undefined && fact.tracked && commits?.needs_restack && commits.base !== undefined && !ready) {
+      const behind = commits.behind === undefined ? "some commits" : commitCount(commits.behind);
+      action = { kind: "restack", onto: commits.base, why: `${behind} behind ${shown(commits.base)}` };
+      rewrite = { branch, onto: commits.base };
     }
     if (action !== undefined) actions.set(branch, action);
-    // Pushing waits for a move or restack, which rewrites the commits anyway.
     const push = commits?.push;
-    if (action === undefined && push !== undefined && !fact.gone) {
-      if ("missing" in push && (commits?.ahead ?? 0) > 0) {
-        step("push", "it has never been pushed", `git push -u origin ${b}`);
-      } else if ("unpushed" in push && push.unpushed > 0) {
-        step("push", `${commitCount(push.unpushed)} not pushed`, `git push`);
+    if (rewrite !== undefined) {
+      const worktree = where.at.get(branch);
+      if (worktree !== undefined) rewrite.worktree = worktree;
+      // The lease: the remote-tracking ref, else (never fetched) the PR's head as GitHub has it.
+      const headSha = pr?.head === branch ? pr.head_sha : undefined;
+      const lease =
+        push !== undefined && !("missing" in push)
+          ? ""
+          : headSha !== undefined && /^[0-9a-f]{40}$/.test(headSha)
+            ? `=${branch}:${headSha}`
+            : undefined;
+      // Run here, a rebase is followed by `git switch` back to this work tree's branch: that name too.
+      names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
+      if (worktree === undefined && where.cwdBranch !== null) names["checked-out branch"] = where.cwdBranch;
+      if (worktree !== undefined && !/^\/[^\0-\x1f\x7f]*$/.test(worktree)) {
+        warnings.push(`No step for ${name}: its work tree path ${quoted(worktree, 60)} is not a plain absolute path`);
+      } else if (!warned(names)) {
+        rewritten.add(branch);
+        leftCwd ||= worktree === undefined && where.cwdBranch !== branch;
+        const commands = [renderRewrite(rewrite, where.cwd)];
+        if (action?.kind === "move" && parent !== undefined) {
+          const [b, p, o] = [sh(branch), sh(parent), sh(rewrite.onto)];
+          commands.push(`twig branch depend ${b} ${o}${twigArgs}`, `twig branch remove-dep ${b} ${p}${twigArgs}`);
+        }
+        if (lease !== undefined) {
+          commands.push(`git push ${sh(`--force-with-lease${lease}`)} ${sh(remote)} -- ${sh(branch)}`);
+        }
+        const retarget = action?.retarget;
+        if (retarget !== undefined) commands.push(`gh pr edit ${retarget} --base ${sh(rewrite.onto)}`);
+        const verb = action?.kind === "move" ? "move" : "restack";
+        const what = `${verb} onto ${rewrite.onto}${retarget === undefined ? "" : `, retarget #${retarget}`}`;
+        const why = action?.kind === "follow" ? "its parent moves first" : (action?.why ?? "");
+        rewrites.push({ branch, what, why, command: commands.join(" && "), rewrite });
+      }
+    } else if (action === undefined && push !== undefined && (fact.tracked || pr?.number !== undefined)) {
+      // A rewrite pushes its own; a branch outside any stack without a PR is nobody's to publish.
+      const plain =
+        "unpushed" in push
+          ? push.unpushed > 0 && { why: `${commitCount(push.unpushed)} not pushed`, flag: "" }
+          : (commits?.ahead ?? 0) > 0 && { why: "it has never been pushed", flag: "-u " };
+      if (plain && !warned({ branch, remote })) {
+        const command = `git push ${plain.flag}${sh(remote)} -- ${sh(branch)}`;
+        pushes.push({ branch, what: "push", why: plain.why, command });
       }
     }
   }
-  return { actions: facts.map((fact) => actions.get(fact.branch)), steps };
+  const back: PlannedStep[] = [];
+  if (leftCwd && rewrites.some((step) => step.rewrite?.worktree === undefined)) {
+    const to = where.cwdBranch === null ? `--detach ${where.cwdHead}` : sh(where.cwdBranch);
+    const branch = where.cwdBranch ?? where.cwdHead;
+    back.push({ branch, what: "switch back", why: "the rebases above check out", command: `git switch ${to}` });
+  }
+  if (tidy !== undefined) {
+    const command = `twig sync --no-github --no-jira${twigArgs}`;
+    deletes.push({ branch: tidy, what: "tidy twig's state", why: "forgets branches git no longer has", command });
+  }
+  return {
+    actions: facts.map((fact) => actions.get(fact.branch)),
+    steps: [...rewrites, ...pushes, ...back, ...deletes],
+    warnings,
+  };
 }
 
-const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
+/**
+ * `git rebase --onto NEW OLD B` in the work tree that has B checked out (git refuses B elsewhere), else where the plan
+ * runs. Names reaching here were checked: none starts with `-`, so git reads none as an option.
+ */
+function renderRewrite({ branch, onto, oldBase, worktree }: Rewrite, cwd: string): string {
+  const where = worktree === undefined || worktree === cwd ? "git" : `git -C ${sh(worktree)}`;
+  const upstream = oldBase === undefined ? sh(onto) : `--onto ${sh(onto)} ${oldBase}`;
+  return `${where} rebase ${upstream} ${sh(branch)}`;
+}
+
+/** Why a merged branch may not be deleted yet, or `undefined`: its PR's head is this branch and holds its tip. */
+function deleteBlocker({ branch, pr, commits }: BranchFacts, where: Checkouts): string | undefined {
+  const tip = commits?.head?.sha;
+  const worktree = where.at.get(branch);
+  if (worktree !== undefined) return `it is checked out at ${quoted(worktree, 60)}; switch that work tree away first`;
+  if (pr?.head_sha === undefined || tip === undefined) return "the merged PR's head commit is unknown";
+  if (tip === pr.head_sha) return undefined;
+  const prHead = commits?.pr_head;
+  if (prHead === undefined || prHead.sha !== pr.head_sha || commits?.counts_limited_by !== undefined) {
+    return "the merged PR's head is not here (git fetch)";
+  }
+  if (prHead.local_ahead > 0) return `${commitCount(prHead.local_ahead)} here not in the merged PR`;
+  return undefined;
+}
 
 /** The line's words for an action, push state and a PR head that is not the local tip. */
-export function stateWords(action: Action | undefined, commits: BranchCommits | undefined): string[] {
+export function stateWords(
+  action: Action | undefined,
+  commits: Pick<BranchCommits, "push" | "pr_head"> | undefined,
+): string[] {
   const words: string[] = [];
   if (action !== undefined) {
-    const where = action.onto === undefined ? "" : ` onto ${action.onto}`;
+    const where = action.onto === undefined ? "" : ` onto ${shown(action.onto)}`;
     const verb = {
       clean_up: "merged: clean up",
       move: `move${where}`,
@@ -130,9 +305,14 @@ export function stateWords(action: Action | undefined, commits: BranchCommits | 
     if ("missing" in push) words.push("no remote branch");
     else if (push.unpushed > 0) words.push(`${push.unpushed} unpushed`);
   }
-  const prHead = commits?.pr_head;
-  if (prHead !== undefined && prHead.local_ahead > 0) {
-    words.push(`PR CI/reviews are for an older commit (${prHead.local_ahead} behind local)`);
-  }
+  const words2 = prHeadWords(commits);
+  if (words2 !== undefined) words.push(words2);
   return words;
+}
+
+/** When the PR's head is behind the local tip: its CI and reviews are for an older commit. */
+export function prHeadWords(commits: Pick<BranchCommits, "pr_head"> | undefined): string | undefined {
+  const prHead = commits?.pr_head;
+  if (prHead === undefined || prHead.local_ahead === 0) return undefined;
+  return `PR CI/reviews are for an older commit (${prHead.local_ahead} behind local)`;
 }
