@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { countTokens } from "@anthropic-ai/tokenizer";
 import { type GeneratedRepo, generateRepo, planBranches } from "../../bench/lib/repo-gen.ts";
 import { compareBytewise } from "../../src/git/bytewise.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer, type ToolCall } from "../support/mcp-harness.ts";
+import { countTokens } from "../support/tokens.ts";
 
 /** The default budget, counted by the real tokenizer. */
 const BUDGET_TOKENS = 20_000;
