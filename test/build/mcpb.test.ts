@@ -44,7 +44,7 @@ beforeAll(async () => {
     npm: false,
     launcher: "",
     readme: "",
-    // The binary the other end-to-end tests drive: compiling is release.test.ts's job.
+    // The binary the other end-to-end tests drive, compiled for the host as a release compiles it (support/binary.ts).
     compile: async (_target, outfile) => {
       copyFileSync(prebuilt, outfile);
       return { ok: true, value: undefined };

@@ -9,6 +9,7 @@
 import { beforeAll } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { hostTarget } from "../../build/targets.ts";
 import { compileBinary } from "../../build.ts";
 
 /**
@@ -27,7 +28,9 @@ export function binaryPath(): Promise<string> {
     const dir = join(import.meta.dir, "..", "..", "dist", "test");
     mkdirSync(dir, { recursive: true });
     const binary = join(dir, process.platform === "win32" ? "twig-mcp.exe" : "twig-mcp");
-    await compileBinary({ outfile: binary });
+    // For the host target, as a release builds it (compileTarget's first try), so that
+    // test/build/release.test.ts and mcpb.test.ts package this binary instead of building their own.
+    await compileBinary({ outfile: binary, target: hostTarget()?.bun });
     return binary;
   })();
   return built;
