@@ -56,7 +56,9 @@ async function everyPage(server: RunningServer, args: Record<string, unknown> = 
 setDefaultTimeout(60_000);
 
 for (const count of [1_000, 10_000]) {
-  describe(`reply budget at ${count.toLocaleString("en-US")} branches`, () => {
+  // The tests only read: they share the server and run side by side, the server answering one while
+  // this process counts the tokens of another's replies.
+  describe.concurrent(`reply budget at ${count.toLocaleString("en-US")} branches`, () => {
     let home: HermeticHome;
     let repo: GeneratedRepo;
     let server: RunningServer;
