@@ -28,7 +28,8 @@ beforeAll(async () => {
   const main = mainPackage(info, launcher, "# twig-mcp\n");
   writeFileSync(mainFile, main.bytes);
   if (host) {
-    const platform = platformPackage(info, host, await Bun.file(await binaryPath()).bytes(), 1);
+    // Level 0: the tarball is stored, not compressed; what is tested is what npm and bun install from it.
+    const platform = platformPackage(info, host, await Bun.file(await binaryPath()).bytes(), 0);
     platformFile = join(dir, platform.file);
     writeFileSync(platformFile, platform.bytes);
   }
