@@ -28,7 +28,8 @@ beforeAll(async () => {
   const main = mainPackage(info, launcher, "# twig-mcp\n");
   writeFileSync(mainFile, main.bytes);
   if (host) {
-    const platform = platformPackage(info, host, await Bun.file(await binaryPath()).bytes(), 1);
+    // Level 0: the tarball is stored, not compressed; what is tested is what npm and bun install from it.
+    const platform = platformPackage(info, host, await Bun.file(await binaryPath()).bytes(), 0);
     platformFile = join(dir, platform.file);
     writeFileSync(platformFile, platform.bytes);
   }
@@ -45,9 +46,15 @@ function project(name: string): string {
   return path;
 }
 
-function run(argv: string[], cwd: string, env: Record<string, string> = {}) {
-  const result = Bun.spawnSync(argv, { cwd, env: { ...home.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+/** Runs `argv` to completion without blocking: the bun and npm installs below run side by side. */
+async function run(argv: string[], cwd: string, env: Record<string, string> = {}) {
+  const proc = Bun.spawn(argv, { cwd, env: { ...home.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
 }
 
 async function handshake(command: string, args: string[], cwd: string): Promise<string | undefined> {
@@ -90,11 +97,11 @@ describe("the npm packages", () => {
     },
   );
 
-  test.skipIf(host === null)(
+  test.concurrent.skipIf(host === null)(
     "bun installs the tarballs offline; twig-mcp runs through the launcher on Bun and on Node",
     async () => {
       const cwd = project("with-bun");
-      const install = run(["bun", "add", mainFile, platformFile], cwd, {
+      const install = await run(["bun", "add", mainFile, platformFile], cwd, {
         BUN_INSTALL_CACHE_DIR: join(dir, "bun-cache"),
       });
       expect(install.code).toBe(0);
@@ -103,21 +110,21 @@ describe("the npm packages", () => {
       const bin = join(cwd, "node_modules", ".bin", process.platform === "win32" ? "twig-mcp.exe" : "twig-mcp");
       const launcherPath = join(cwd, "node_modules", "twig-mcp", "bin", "twig-mcp.js");
       // bunx runs a package's bin with Bun when Node is absent (or with --bun); npx runs it with Node.
-      expect(run(["bun", launcherPath, "--version"], cwd).stdout).toBe(`twig-mcp ${pkg.version}\n`);
+      expect((await run(["bun", launcherPath, "--version"], cwd)).stdout).toBe(`twig-mcp ${pkg.version}\n`);
       expect(await handshake("bun", [launcherPath], cwd)).toBe(pkg.version);
       if (Bun.which("node") && process.platform !== "win32") {
-        expect(run([bin, "--version"], cwd).stdout).toBe(`twig-mcp ${pkg.version}\n`);
+        expect((await run([bin, "--version"], cwd)).stdout).toBe(`twig-mcp ${pkg.version}\n`);
         expect(await handshake(bin, [], cwd)).toBe(pkg.version);
       }
     },
     60_000,
   );
 
-  test.skipIf(host === null || !Bun.which("npm"))(
+  test.concurrent.skipIf(host === null || !Bun.which("npm"))(
     "npm installs the tarballs offline and npx runs twig-mcp",
     async () => {
       const cwd = project("with-npm");
-      const install = run(
+      const install = await run(
         [
           "npm",
           "install",
@@ -132,7 +139,7 @@ describe("the npm packages", () => {
         cwd,
       );
       expect(install.code).toBe(0);
-      const npx = run(["npx", "--offline", "--cache", join(dir, "npm-cache"), "twig-mcp", "--version"], cwd);
+      const npx = await run(["npx", "--offline", "--cache", join(dir, "npm-cache"), "twig-mcp", "--version"], cwd);
       expect(npx.stdout).toBe(`twig-mcp ${pkg.version}\n`);
       expect(await handshake("npx", ["--offline", "--cache", join(dir, "npm-cache"), "twig-mcp"], cwd)).toBe(
         pkg.version,
@@ -141,12 +148,12 @@ describe("the npm packages", () => {
     60_000,
   );
 
-  test("the launcher explains a missing platform package", () => {
+  test("the launcher explains a missing platform package", async () => {
     const cwd = project("no-binary");
     mkdirSync(join(cwd, "node_modules", "twig-mcp", "bin"), { recursive: true });
     const path = join(cwd, "node_modules", "twig-mcp", "bin", "twig-mcp.js");
     writeFileSync(path, launcher);
-    const result = run(["bun", path, "--version"], cwd);
+    const result = await run(["bun", path, "--version"], cwd);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("no prebuilt binary");
     expect(result.stderr).toContain("TWIG_MCP_BINARY");

@@ -65,6 +65,8 @@ describe("the test suite", () => {
     const before = stamp();
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
     delete env.TWIG_MCP_BIN;
+    // Under `bun test --parallel` a worker would build into a folder of its own (binary.ts), not the one stamped above.
+    delete env.BUN_TEST_WORKER_ID;
     const child = Bun.spawn([process.execPath, "test", "test/git/bytewise.test.ts"], {
       cwd: ROOT,
       env,

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { countTokens } from "@anthropic-ai/tokenizer";
 import { compareBytewise } from "../../src/git/bytewise.ts";
 import { type GitRepo, makeRepo } from "../support/git-repo.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer } from "../support/mcp-harness.ts";
+import { countTokens } from "../support/tokens.ts";
 
 setDefaultTimeout(120_000);
 

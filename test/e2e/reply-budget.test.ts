@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { countTokens } from "@anthropic-ai/tokenizer";
 import { type GeneratedRepo, generateRepo, planBranches } from "../../bench/lib/repo-gen.ts";
 import { compareBytewise } from "../../src/git/bytewise.ts";
 import { type HermeticHome, makeHermeticHome } from "../support/hermetic-env.ts";
 import { type RunningServer, startServer, type ToolCall } from "../support/mcp-harness.ts";
+import { countTokens } from "../support/tokens.ts";
 
 /** The default budget, counted by the real tokenizer. */
 const BUDGET_TOKENS = 20_000;
@@ -56,7 +56,9 @@ async function everyPage(server: RunningServer, args: Record<string, unknown> = 
 setDefaultTimeout(60_000);
 
 for (const count of [1_000, 10_000]) {
-  describe(`reply budget at ${count.toLocaleString("en-US")} branches`, () => {
+  // The tests only read: they share the server and run side by side, the server answering one while
+  // this process counts the tokens of another's replies.
+  describe.concurrent(`reply budget at ${count.toLocaleString("en-US")} branches`, () => {
     let home: HermeticHome;
     let repo: GeneratedRepo;
     let server: RunningServer;

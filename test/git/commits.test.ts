@@ -7,7 +7,7 @@ import { importHistory } from "../../bench/lib/history-gen.ts";
 import { CachedFileReader } from "../../src/fs/cached-file.ts";
 import { type BranchPair, readBranchCommits } from "../../src/git/commits/branch-commits.ts";
 import { discoverRepository } from "../../src/git/discover.ts";
-import { type GitRepo, gitEnv, makeRepo } from "../support/git-repo.ts";
+import { copyRepo, type GitRepo, gitEnv, makeRepo } from "../support/git-repo.ts";
 import { entryHeader, writePack as writeHostilePack } from "../support/hostile-git.ts";
 
 // Each test runs git a few dozen times; on a busy two-core machine that can take longer than 5 s.
@@ -23,6 +23,17 @@ function newRepo(options: Parameters<typeof makeRepo>[0] = {}): GitRepo {
   const repo = makeRepo(options);
   repos.push(repo);
   return repo;
+}
+
+/** `build()` runs git dozens of times: it runs once per file, and each call gets a copy to change. */
+function copied(build: () => GitRepo): () => GitRepo {
+  let template: GitRepo | undefined;
+  return () => {
+    template ??= build();
+    const repo = copyRepo(template);
+    repos.push(repo);
+    return repo;
+  };
 }
 
 async function read(dir: string, pairs: BranchPair[], limit?: number) {
@@ -63,7 +74,7 @@ async function expectGitCounts(repo: GitRepo, branches: string[], cwd = repo.roo
 }
 
 /** main with a feature branch, a merge of it, a second feature and a branch from a merge. */
-function mergedHistory(): GitRepo {
+const mergedHistory = copied(() => {
   const repo = newRepo({ commit: true });
   // Long, similar messages, so that a repack stores most commits as deltas of each other.
   const body = Array.from({ length: 80 }, (_, i) => `line ${i} of a long commit message body`).join("\n");
@@ -82,7 +93,7 @@ function mergedHistory(): GitRepo {
   commit("after merge");
   repo.git("checkout", "-q", "main");
   return repo;
-}
+});
 
 const BRANCHES = ["main", "feat", "feat2", "after-merge"];
 
@@ -432,7 +443,7 @@ describe("property: counts equal git rev-list --left-right --count on random his
 
 describe("a branch's own commits, its upstream and its PR head", () => {
   /** main, and `feature` 25 commits ahead of it; a pushed copy of `feature` 3 commits back, plus one from elsewhere. */
-  function pushedHistory() {
+  const pushedHistory = copied(() => {
     const repo = newRepo({ commit: true });
     repo.commit("main 1");
     repo.git("checkout", "-q", "-b", "feature");
@@ -443,7 +454,7 @@ describe("a branch's own commits, its upstream and its PR head", () => {
     repo.git("checkout", "-q", "feature");
     repo.git("branch", "-q", "-D", "pushed");
     return repo;
-  }
+  });
 
   test("newest first, 20 listed and the rest counted, as git rev-list lists them", async () => {
     const repo = pushedHistory();

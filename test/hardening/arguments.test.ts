@@ -228,6 +228,7 @@ let jira: FakeJira;
 let server: RawServer;
 let trace: { wrapper: string[]; output: string } | null;
 const answered: Array<{ label: string; value: unknown; response: RpcResponse }> = [];
+let asked = 0;
 
 beforeAll(async () => {
   github.addPull({ owner: "octo", repo: "shop", number: 43, head: "feature/auth-ui" });
@@ -254,7 +255,7 @@ afterAll(async () => {
 /** Sends one request; a value containing {@link NOT_UTF8} has raw bytes that are not UTF-8 spliced in. */
 async function ask(param: Param, value: unknown): Promise<RpcResponse> {
   const [method, params] = param.request(value);
-  const id = `a${answered.length}`;
+  const id = `a${++asked}`;
   const pending = server.response(id, 30_000);
   const line = `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
   const marker = JSON.stringify(NOT_UTF8).slice(1, -1);
@@ -268,6 +269,14 @@ async function ask(param: Param, value: unknown): Promise<RpcResponse> {
   const response = await pending;
   answered.push({ label: param.label, value, response });
   return response;
+}
+
+/**
+ * Sends every value at once; each value with its response. The server answers one while this
+ * process reads another's reply, instead of each waiting its turn.
+ */
+function askAll(param: Param, values: readonly unknown[]): Promise<Array<[unknown, RpcResponse]>> {
+  return Promise.all(values.map(async (value): Promise<[unknown, RpcResponse]> => [value, await ask(param, value)]));
 }
 
 function describeValue(value: unknown): string {
@@ -295,9 +304,10 @@ function expectProtocolAnswer(param: Param, value: unknown, response: RpcRespons
 describe("every string parameter", () => {
   for (const param of TOOL_PARAMS) {
     test(`${param.label}: hostile values are invalid_params or a correct answer`, async () => {
-      for (const value of [...HOSTILE, `a${NOT_UTF8}b`]) expectToolAnswer(param, value, await ask(param, value));
-      for (const value of WRONG_TYPES) {
-        const response = await ask(param, value);
+      for (const [value, response] of await askAll(param, [...HOSTILE, `a${NOT_UTF8}b`])) {
+        expectToolAnswer(param, value, response);
+      }
+      for (const [value, response] of await askAll(param, WRONG_TYPES)) {
         expectToolAnswer(param, value, response);
         expect(toolResult(response).envelope.error?.code).toBe("invalid_params");
       }
@@ -305,8 +315,8 @@ describe("every string parameter", () => {
   }
   for (const param of OTHER_PARAMS) {
     test(`${param.label}: hostile values are -32602/-32002 or a correct answer`, async () => {
-      for (const value of [...HOSTILE, `a${NOT_UTF8}b`, ...WRONG_TYPES]) {
-        expectProtocolAnswer(param, value, await ask(param, value));
+      for (const [value, response] of await askAll(param, [...HOSTILE, `a${NOT_UTF8}b`, ...WRONG_TYPES])) {
+        expectProtocolAnswer(param, value, response);
       }
     }, 30_000);
   }

@@ -5,20 +5,15 @@
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { getTokenizer } from "@anthropic-ai/tokenizer";
 import fc from "fast-check";
 import { planBranches } from "../../bench/lib/repo-gen.ts";
 import { KNOWN_PUNCTUATION, KNOWN_WORDS, textUnits, UNITS_PER_TOKEN } from "../../src/mcp/reply-budget.ts";
+import { countTokens } from "../support/tokens.ts";
 
 // The tokenizer takes seconds over these corpora on a busy machine.
 setDefaultTimeout(120_000);
 
 const estimate = (text: string) => textUnits(text) / UNITS_PER_TOKEN;
-
-// `countTokens` as the package defines it, on one tokenizer: the package builds a new one per call,
-// which costs tens of milliseconds, and this file counts thousands of texts.
-const tokenizer = getTokenizer();
-const countTokens = (text: string) => tokenizer.encode(text.normalize("NFKC"), "all").length;
 
 function random(seed: number): () => number {
   let state = seed;

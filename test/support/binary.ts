@@ -1,6 +1,6 @@
 /**
  * The compiled binary the end-to-end, build and hardening tests drive, so they test exactly what
- * users install. Built at most once per test run (all test files share one process), and only when
+ * users install. Built at most once per test process (plain `bun test` runs every file in one), and only when
  * a test file that drives it runs: importing this module (directly or through mcp-harness.ts)
  * registers a `beforeAll` that builds it, under a hook limit of its own. Unit tests never import
  * it, so `bun test test/git/refs.test.ts` builds nothing. TWIG_MCP_BIN points at a prebuilt binary.
@@ -9,6 +9,7 @@
 import { beforeAll } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { hostTarget } from "../../build/targets.ts";
 import { compileBinary } from "../../build.ts";
 
 /**
@@ -24,10 +25,15 @@ export function binaryPath(): Promise<string> {
   const prebuilt = process.env.TWIG_MCP_BIN;
   if (prebuilt) return Promise.resolve(prebuilt);
   built ??= (async () => {
-    const dir = join(import.meta.dir, "..", "..", "dist", "test");
+    // Under `bun test --parallel` each worker process builds its own: a binary replaced while
+    // another process runs it reports its own path as deleted.
+    const worker = process.env.BUN_TEST_WORKER_ID;
+    const dir = join(import.meta.dir, "..", "..", "dist", "test", ...(worker ? [`worker-${worker}`] : []));
     mkdirSync(dir, { recursive: true });
     const binary = join(dir, process.platform === "win32" ? "twig-mcp.exe" : "twig-mcp");
-    await compileBinary({ outfile: binary });
+    // For the host target, as a release builds it (compileTarget's first try), so that
+    // test/build/release.test.ts and mcpb.test.ts package this binary instead of building their own.
+    await compileBinary({ outfile: binary, target: hostTarget()?.bun });
     return binary;
   })();
   return built;

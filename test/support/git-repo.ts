@@ -16,6 +16,8 @@
  *   repo.write("f.txt", "hi")   writes a file under repo.root, creating parent dirs
  *   repo.commit("msg")          commits everything (`git add -A`, empty allowed); returns the new oid
  *   repo.cleanup()              deletes the sandbox; call it in afterAll
+ *   copyRepo(repo)              a copy of the whole sandbox in a new one: build a fixture once per
+ *                               file, then give each test a copy it may change
  *
  * Every git call runs with GIT_CONFIG_GLOBAL=/dev/null, GIT_CONFIG_NOSYSTEM=1, HOME set to the
  * sandbox, fixed author/committer identity and dates, no inherited GIT_* variables, and
@@ -23,9 +25,9 @@
  * `runGit(cwd, args, home)`, `gitOrThrow(cwd, home, ...args)` and `gitEnv(home)` expose the same
  * for code that has no repo.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { EXAMPLE_BRANCHES, EXAMPLE_STATE, twigJson } from "./fixtures.ts";
 
 export interface GitResult {
@@ -102,14 +104,7 @@ export function gitOrThrow(cwd: string, home: string, ...args: string[]): string
 export function makeRepo(options: RepoOptions = {}): GitRepo {
   const sandbox = makeSandbox();
   const root = join(sandbox.dir, options.bare ? "repo.git" : "repo");
-  const run = (cwd: string, args: string[]): string => {
-    const result = runGit(cwd, args, sandbox.dir);
-    if (result.exitCode !== 0) {
-      throw new Error(`git ${args.join(" ")} (in ${cwd}) exited ${result.exitCode}: ${result.stderr.trim()}`);
-    }
-    return result.stdout.endsWith("\n") ? result.stdout.slice(0, -1) : result.stdout;
-  };
-  run(sandbox.dir, [
+  runGitIn(sandbox.dir, sandbox.dir, [
     "init",
     "-q",
     "-b",
@@ -118,7 +113,30 @@ export function makeRepo(options: RepoOptions = {}): GitRepo {
     ...(options.initArgs ?? []),
     root,
   ]);
-  const repo: GitRepo = {
+  const repo = repoIn(sandbox, root);
+  if (options.commit) repo.commit("initial");
+  return repo;
+}
+
+/** A copy of `repo`'s sandbox in a new one (not for linked worktrees: git records them by absolute path). */
+export function copyRepo(repo: GitRepo): GitRepo {
+  const sandbox = makeSandbox();
+  cpSync(repo.sandbox, sandbox.dir, { recursive: true });
+  return repoIn(sandbox, join(sandbox.dir, relative(repo.sandbox, repo.root)));
+}
+
+/** `git args` in `cwd` with `home` as HOME: stdout without its final newline; throws on a non-zero exit. */
+function runGitIn(home: string, cwd: string, args: string[]): string {
+  const result = runGit(cwd, args, home);
+  if (result.exitCode !== 0) {
+    throw new Error(`git ${args.join(" ")} (in ${cwd}) exited ${result.exitCode}: ${result.stderr.trim()}`);
+  }
+  return result.stdout.endsWith("\n") ? result.stdout.slice(0, -1) : result.stdout;
+}
+
+function repoIn(sandbox: Sandbox, root: string): GitRepo {
+  const run = (cwd: string, args: string[]): string => runGitIn(sandbox.dir, cwd, args);
+  return {
     root,
     sandbox: sandbox.dir,
     path: (...parts) => join(root, ...parts),
@@ -137,8 +155,6 @@ export function makeRepo(options: RepoOptions = {}): GitRepo {
     },
     cleanup: sandbox.cleanup,
   };
-  if (options.commit) repo.commit("initial");
-  return repo;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { countTokens } from "@anthropic-ai/tokenizer";
 import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
@@ -24,6 +23,7 @@ import {
   stackState,
   writeStack,
 } from "../support/stack-fixture.ts";
+import { countTokens } from "../support/tokens.ts";
 
 type Output = v.InferOutput<typeof getStackStatusTool.output>;
 type Entry = Output["branches"][number];
