@@ -120,7 +120,7 @@ function findOid(file: PositionalFile, fanout: DataView, namesAt: number, oid: U
 }
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
-type GitObject = { type: Exclude<(typeof OBJECT_TYPES)[number], "">; data: Uint8Array };
+export type GitObject = { type: Exclude<(typeof OBJECT_TYPES)[number], "">; data: Uint8Array };
 
 /** Commits are small; a larger object is refused before it is read (a message of megabytes is an attack). */
 const MAX_OBJECT_BYTES = 4 * 1024 * 1024;
@@ -193,6 +193,11 @@ export class ObjectStore {
     const object = this.#read(oid);
     if (object.type !== "commit") corrupt(`${oid} is a ${object.type}, not a commit`);
     return parseCommit(object.data, oid);
+  }
+
+  /** Any object (a tree, a blob), up to the object limit; throws `ObjectReadError` when it is missing or broken. */
+  readObject(oid: string): GitObject {
+    return this.#read(oid);
   }
 
   /** Whether the object named `oid` is here at all (packed or loose), without reading it. */
