@@ -26,3 +26,17 @@ export class WorkBudget {
     );
   }
 }
+
+/** Work between two yields to the event loop: other requests (a `ping`, a cancel) are read meanwhile. */
+const SLICE_MS = 10;
+
+/** A pause to call often in a long walk: every 10 ms it yields to the event loop, then checks `signal`. */
+export function timeSlices(signal?: AbortSignal): () => Promise<void> {
+  let sliceStart = performance.now();
+  return async () => {
+    if (performance.now() - sliceStart < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    sliceStart = performance.now();
+  };
+}
