@@ -102,7 +102,10 @@ export async function mergeTrees(
     await pause();
     const [to, ta, tb] = [entryTree(store, o), entryTree(store, a), entryTree(store, b)];
     const tree: Tree = new Map();
-    for (const name of new Set([...to.keys(), ...ta.keys(), ...tb.keys()])) {
+    const names = new Set(to.keys());
+    for (const key of ta.keys()) names.add(key);
+    for (const key of tb.keys()) names.add(key);
+    for (const name of names) {
       const merged = await mergeEntry(path === "" ? name : `${path}/${name}`, to.get(name), ta.get(name), tb.get(name));
       if (merged !== undefined) tree.set(name, merged);
     }

@@ -10,6 +10,8 @@ export type TextMerge = { merged: Uint8Array } | { conflicts: LineRange[] } | { 
  * repeated lines takes seconds (2,000 equal lines: 5 s): past these the file is `unknown`, not a stall.
  */
 const MAX_EQUAL_LINE_PAIRS = 1_000_000;
+/** Below this many lines in the middle, even all-equal lines cost little: the pairs are not counted. */
+const CHEAP_LINES = 200;
 const MAX_LINE_PRODUCT = 25_000_000;
 
 /** As git (`buffer_is_binary`): a NUL byte in the first 8,000 bytes. */
@@ -20,7 +22,13 @@ export function isBinary(data: Uint8Array): boolean {
 /** Lines as git compares them: split after each `\n`, the `\r` of CRLF kept, byte-exact (latin1). */
 function linesOf(data: Uint8Array): string[] {
   const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("latin1");
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const lines: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf("\n", start);
+    lines.push(text.slice(start, end < 0 ? text.length : end + 1));
+    start = end < 0 ? text.length : end + 1;
+  }
+  return lines;
 }
 
 function equalLinePairs(x: string[], y: string[]): number {
@@ -56,7 +64,8 @@ export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array
   ];
   if (
     mo.length * Math.max(ma.length, mb.length) > MAX_LINE_PRODUCT ||
-    equalLinePairs(mo, ma) + equalLinePairs(mo, mb) > MAX_EQUAL_LINE_PAIRS
+    (Math.max(mo.length, ma.length, mb.length) > CHEAP_LINES &&
+      equalLinePairs(mo, ma) + equalLinePairs(mo, mb) > MAX_EQUAL_LINE_PAIRS)
   )
     return { tooCostly: true };
   const merged: string[] = [];

@@ -10,7 +10,7 @@ import {
 import { findSquashedBase } from "../../../src/git/merge/squash-base.ts";
 import { DIR_MODE, entryTree, type TreeEntry } from "../../../src/git/merge/trees.ts";
 import { WorkBudget } from "../../../src/git/objects/budget.ts";
-import { type GitRepo, makeRepo } from "../../support/git-repo.ts";
+import { type GitRepo, gitEnv, makeRepo } from "../../support/git-repo.ts";
 
 // Each case runs git a few dozen times; on a busy two-core machine that can take longer than 5 s.
 setDefaultTimeout(30_000);
@@ -60,7 +60,7 @@ function gitRebase(repo: GitRepo, steps: { onto: string; old: string; tip: strin
     repo.gitIn(scratch, "checkout", "-q", "--detach", tip);
     const result = Bun.spawnSync(["git", "rebase", "-q", "--onto", previous ?? onto, old], {
       cwd: scratch,
-      env: { ...process.env, HOME: repo.sandbox, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      env: gitEnv(repo.sandbox),
       stderr: "pipe",
       stdout: "pipe",
     });
