@@ -32,6 +32,7 @@ export async function mergeTrees(
 ): Promise<TreeMerge> {
   const conflicts: ConflictFile[] = [];
   const undecided: UndecidedFile[] = [];
+  const deletions: { path: string; old: TreeEntry; side: TreeEntry }[] = [];
   const pause = timeSlices(signal);
   const blob = (entry: TreeEntry) => entry.data ?? store.readObject(entry.oid as string).data;
 
@@ -88,7 +89,10 @@ export async function mergeTrees(
     const dirs = [o, a, b].filter((entry) => entry !== undefined).map((entry) => entry.mode === DIR_MODE);
     if (dirs.every(Boolean)) return mergeDir(path, o, a, b);
     if (dirs.some(Boolean)) return undecide(path, "a file on one side is a directory on the other", a);
-    if (a === undefined || b === undefined) return conflict(path, "modify/delete", a);
+    if (a === undefined || b === undefined) {
+      deletions.push({ path, old: o as TreeEntry, side: a === undefined ? root.ours : root.theirs });
+      return conflict(path, "modify/delete", a);
+    }
     return mergeFile(path, o, a, b);
   };
 
@@ -113,40 +117,20 @@ export async function mergeTrees(
   };
 
   const tree = (await mergeDir("", root.base, root.ours, root.theirs)) ?? { mode: DIR_MODE, tree: new Map() };
-  const renamed = new Map<TreeEntry, Map<string, TreeEntry | undefined>>();
-  const addedOn = (side: TreeEntry) => {
-    let added = renamed.get(side);
-    if (added === undefined) {
-      added = diffTrees(store, root.base, side);
-      renamed.set(side, added);
-    }
-    return added;
-  };
-  for (const file of conflicts.filter(({ kind }) => kind === "modify/delete")) {
-    const deletedBy = lookup(store, root.ours, file.path) === undefined ? root.ours : root.theirs;
-    const name = file.path.slice(file.path.lastIndexOf("/") + 1);
-    const old = lookup(store, root.base, file.path);
-    for (const [path, entry] of addedOn(deletedBy)) {
-      if (entry === undefined || lookup(store, root.base, path) !== undefined) continue;
-      if (path.endsWith(`/${name}`) || path === name || (old?.oid !== undefined && entry.oid === old.oid)) {
-        conflicts.splice(conflicts.indexOf(file), 1);
-        undecided.push({
-          path: file.path,
-          reason: "renamed on one side and changed on the other (renames are not followed)",
-        });
-        break;
-      }
-    }
+  // A deleted file whose deleting side has a file of its name or its content elsewhere was likely renamed.
+  const changedOn = new Map<TreeEntry, Map<string, TreeEntry | undefined>>();
+  for (const { path, old, side } of deletions) {
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    if (!changedOn.has(side)) changedOn.set(side, diffTrees(store, root.base, side));
+    const changed = [...(changedOn.get(side) as Map<string, TreeEntry | undefined>)];
+    const moved = ([other, entry]: [string, TreeEntry | undefined]) =>
+      entry !== undefined && other !== path && (other === name || other.endsWith(`/${name}`) || entry.oid === old.oid);
+    if (!changed.some(moved)) continue;
+    conflicts.splice(
+      conflicts.findIndex((file) => file.path === path),
+      1,
+    );
+    undecided.push({ path, reason: "renamed on one side and changed on the other (renames are not followed)" });
   }
   return { tree, conflicts, undecided };
-}
-
-/** The entry at `path` (names joined by `/`), undefined when absent. */
-function lookup(store: ObjectStore, root: TreeEntry, path: string): TreeEntry | undefined {
-  let entry: TreeEntry | undefined = root;
-  for (const name of path.split("/")) {
-    if (entry?.mode !== DIR_MODE) return undefined;
-    entry = entryTree(store, entry).get(name);
-  }
-  return entry;
 }
