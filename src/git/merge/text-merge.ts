@@ -39,6 +39,17 @@ function equalLinePairs(x: string[], y: string[]): number {
   return pairs;
 }
 
+/** Where `x` differs from `o`, in `o`'s lines: past their common first and last lines, as xdiff trims. */
+function changedSpan(o: string[], x: string[]): [number, number] {
+  let head = 0;
+  while (head < o.length && head < x.length && o[head] === x[head]) head++;
+  let tail = 0;
+  while (tail < o.length - head && tail < x.length - head && o[o.length - 1 - tail] === x[x.length - 1 - tail]) tail++;
+  return [head, o.length - tail];
+}
+
+const bytesOf = (lines: string[]) => ({ merged: Buffer.from(lines.join(""), "latin1") });
+
 /**
  * git's default 3-way merge of text (`xdl_merge`): the same change on both sides is clean; changes to
  * the same or adjacent lines conflict. Lines common to all three at both ends are set aside first, as
@@ -46,6 +57,10 @@ function equalLinePairs(x: string[], y: string[]): number {
  */
 export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array): TextMerge {
   const [o, a, b] = [linesOf(base), linesOf(ours), linesOf(theirs)];
+  // xdiff's hunks lie inside these spans; spans a line or more apart cannot conflict, and need no diff.
+  const [[fromA, toA], [fromB, toB]] = [changedSpan(o, a), changedSpan(o, b)];
+  if (toA < fromB) return bytesOf([...a.slice(0, fromB + a.length - o.length), ...b.slice(fromB)]);
+  if (toB < fromA) return bytesOf([...b.slice(0, fromA + b.length - o.length), ...a.slice(fromA)]);
   let head = 0;
   while (head < o.length && head < a.length && head < b.length && o[head] === a[head] && o[head] === b[head]) head++;
   let tail = 0;
@@ -78,5 +93,5 @@ export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array
     }
   }
   if (conflicts.length > 0) return { conflicts };
-  return { merged: Buffer.from([...o.slice(0, head), ...merged, ...o.slice(o.length - tail)].join(""), "latin1") };
+  return bytesOf([...o.slice(0, head), ...merged, ...o.slice(o.length - tail)]);
 }

@@ -36,6 +36,9 @@ const cases: [string, string, string, string][] = [
   ["no newline at the end", "a\nb\nc", "a\nb\nc\n", "a\nb\nC"],
   ["insertions at one place", text({}), text({ 4: "line 4\nours\n" }), text({ 4: "line 4\ntheirs\n" })],
   ["deletion beside an edit", text({}), text({ 5: "" }), text({ 6: "theirs\n" })],
+  ["deletions one line apart", text({}), text({ 2: "", 3: "" }), text({ 5: "" })],
+  ["an insertion right before an edit", text({}), text({ 4: "line 4\nours\n" }), text({ 5: "theirs\n" })],
+  ["edits at both ends and the middle", text({}), text({ 1: "o1\n", 12: "o12\n" }), text({ 6: "t6\n" })],
 ];
 
 for (const [name, base, ours, theirs] of cases) {
@@ -53,9 +56,12 @@ test("a conflict's lines are the branch's (theirs) lines", () => {
 });
 
 test("thousands of repeated lines changed on both sides are refused, not merged for seconds", () => {
-  const same = (n: number, at: number, line: string) =>
-    Array.from({ length: n }, (_, i) => (i === at ? line : "x\n")).join("");
-  expect(mergeText(bytes(same(3000, -1, "")), bytes(same(3000, 5, "a\n")), bytes(same(3000, 2990, "b\n")))).toEqual({
-    tooCostly: true,
-  });
+  const same = (n: number, changes: Record<number, string>) =>
+    Array.from({ length: n }, (_, i) => changes[i] ?? "x\n").join("");
+  const [base, ours, theirs] = [
+    same(3000, {}),
+    same(3000, { 5: "a\n", 2990: "a\n" }),
+    same(3000, { 10: "b\n", 2980: "b\n" }),
+  ];
+  expect(mergeText(bytes(base), bytes(ours), bytes(theirs))).toEqual({ tooCostly: true });
 });
