@@ -100,9 +100,9 @@ export async function forecastRestack(context: ForecastContext, step: RestackSte
     const omitted = parent === undefined ? walk.ahead - dropped.length : 0;
     const forecast: RestackForecast = {
       result: merge.conflicts.length > 0 ? "conflicts" : merge.undecided.length > 0 ? "unknown" : "clean",
-      files: merge.conflicts.slice(0, LISTED_FILES),
+      files: merge.conflicts.slice(0, LISTED_FILES).map((file) => ({ ...file, path: decoded(file.path) })),
       files_omitted: Math.max(0, merge.conflicts.length - LISTED_FILES),
-      undecided: merge.undecided.slice(0, LISTED_FILES),
+      undecided: merge.undecided.slice(0, LISTED_FILES).map((file) => ({ ...file, path: decoded(file.path) })),
       undecided_omitted: Math.max(0, merge.undecided.length - LISTED_FILES),
       dropped: dropped.slice(0, LISTED_DROPPED),
       dropped_omitted: Math.max(0, dropped.length - LISTED_DROPPED) + omitted,
@@ -121,5 +121,8 @@ export async function forecastRestack(context: ForecastContext, step: RestackSte
     return unknown("object_missing", error.message);
   }
 }
+
+/** Paths are kept as bytes (latin1) while merging; shown as git shows them, UTF-8 (control characters are the caller's to escape). */
+const decoded = (path: string) => Buffer.from(path, "latin1").toString("utf8");
 
 const EMPTY = { files: [], files_omitted: 0, undecided: [], undecided_omitted: 0, dropped: [], dropped_omitted: 0 };

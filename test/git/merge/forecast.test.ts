@@ -64,7 +64,10 @@ function gitRebase(repo: GitRepo, steps: { onto: string; old: string; tip: strin
       stderr: "pipe",
       stdout: "pipe",
     });
-    const conflicted = repo.gitIn(scratch, "diff", "--name-only", "--diff-filter=U").split("\n").filter(Boolean);
+    const conflicted = repo
+      .gitIn(scratch, "-c", "core.quotePath=false", "diff", "--name-only", "--diff-filter=U")
+      .split("\n")
+      .filter(Boolean);
     answers.push(conflicted.sort());
     if (result.exitCode !== 0) {
       repo.gitIn(scratch, "rebase", "--abort");
@@ -116,15 +119,15 @@ describe("forecastRestack against git rebase --onto", () => {
 
   test("one content conflict, its lines in the branch's version", async () => {
     const s = scenario(
-      { "src/f.txt": text(lines(10)) },
-      { "src/f.txt": text(lines(10), { 5: "main\n" }) },
+      { "src/café.txt": text(lines(10)) },
+      { "src/café.txt": text(lines(10), { 5: "main\n" }) },
       {
-        "src/f.txt": text(lines(10), { 5: "topic a\ntopic b\n" }),
+        "src/café.txt": text(lines(10), { 5: "topic a\ntopic b\n" }),
       },
     );
     const link = await one(s);
     expect(link.forecast.result).toBe("conflicts");
-    expect(link.forecast.files).toEqual([{ path: "src/f.txt", kind: "content", lines: [{ start: 5, end: 6 }] }]);
+    expect(link.forecast.files).toEqual([{ path: "src/café.txt", kind: "content", lines: [{ start: 5, end: 6 }] }]);
     expect(gitRebase(s.repo, [{ onto: s.onto, old: s.old, tip: s.tip }])).toEqual([conflictedPaths(link)]);
   });
 
