@@ -71,6 +71,7 @@ const WALK_LIMIT = 10_000;
 
 export async function forecastRestack(context: ForecastContext, step: RestackStep): Promise<ForecastLink> {
   const { store, ids, signal } = context;
+  signal?.throwIfAborted();
   const parent = typeof step.onto === "string" ? undefined : step.onto;
   const rootBase = parent?.rootBase ?? (step.onto as string);
   const link = (forecast: RestackForecast, tree?: TreeEntry, droppedAll: ReadonlySet<string> = new Set()) => ({

@@ -360,6 +360,19 @@ describe("bounded on a hostile repository", () => {
     expect(tight.inflatedBytes).toBeLessThan(4096 + 64 * 1024);
   });
 
+  test("a cancelled call stops", async () => {
+    const s = scenario({ "f.txt": "a\n" }, { "f.txt": "b\n" }, { "f.txt": "c\n" });
+    const controller = new AbortController();
+    controller.abort();
+    using context = openForecastContext(
+      { commonDir: s.repo.path(".git"), workTree: s.repo.root },
+      { signal: controller.signal },
+    );
+    await expect(
+      forecastRestack(context, { branch: "topic", tip: s.tip, oldBase: s.old, onto: s.onto }),
+    ).rejects.toThrow();
+  });
+
   test("a missing object gives `unknown`, not a throw", async () => {
     const s = scenario({ "f.txt": "a\n" }, { "f.txt": "b\n" }, { "f.txt": "c\n" });
     const blob = s.repo.git("rev-parse", `${s.tip}:f.txt`);
