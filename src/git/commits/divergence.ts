@@ -1,4 +1,4 @@
-import type { WorkBudget } from "../objects/budget.ts";
+import { timeSlices, type WorkBudget } from "../objects/budget.ts";
 
 /** A commit as the walk sees it; commits are named by integer ids (graph positions), hex only for a reply. */
 export interface WalkCommit {
@@ -32,11 +32,6 @@ export type WalkOptions = {
   signal?: AbortSignal;
 };
 
-/** Work between two yields to the event loop: other requests (a `ping`, a cancel) are read meanwhile. */
-const SLICE_MS = 10;
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 const BASE = 1;
 const BRANCH = 2;
 const BOTH = BASE | BRANCH;
@@ -68,7 +63,7 @@ export async function countDivergence(
   let oldestOneSided = Number.POSITIVE_INFINITY;
   let taken = 0;
   let truncated: Divergence["truncated"];
-  let sliceStart = performance.now();
+  const pause = timeSlices(signal);
 
   const paint = (id: number, flags: number) => {
     let node = nodes.get(id);
@@ -99,11 +94,7 @@ export async function countDivergence(
       truncated = "budget";
       break;
     }
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await yieldToEventLoop();
-      signal?.throwIfAborted();
-      sliceStart = performance.now();
-    }
+    await pause();
     pop(heap);
     taken++;
     top.taken = taken;

@@ -52,8 +52,7 @@ const bytesOf = (lines: string[]) => ({ merged: Buffer.from(lines.join(""), "lat
 
 /**
  * git's default 3-way merge of text (`xdl_merge`): the same change on both sides is clean; changes to
- * the same or adjacent lines conflict. Lines common to all three at both ends are set aside first, as
- * xdiff trims them, so the library sees only the changed middle.
+ * the same or adjacent lines conflict.
  */
 export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array): TextMerge {
   const [o, a, b] = [linesOf(base), linesOf(ours), linesOf(theirs)];
@@ -61,22 +60,10 @@ export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array
   const [[fromA, toA], [fromB, toB]] = [changedSpan(o, a), changedSpan(o, b)];
   if (toA < fromB) return bytesOf([...a.slice(0, fromB + a.length - o.length), ...b.slice(fromB)]);
   if (toB < fromA) return bytesOf([...b.slice(0, fromA + b.length - o.length), ...a.slice(fromA)]);
-  let head = 0;
-  while (head < o.length && head < a.length && head < b.length && o[head] === a[head] && o[head] === b[head]) head++;
-  let tail = 0;
-  while (
-    tail < o.length - head &&
-    tail < a.length - head &&
-    tail < b.length - head &&
-    o[o.length - 1 - tail] === a[a.length - 1 - tail] &&
-    o[o.length - 1 - tail] === b[b.length - 1 - tail]
-  )
-    tail++;
-  const [mo, ma, mb] = [o, a, b].map((lines) => lines.slice(head, lines.length - tail)) as [
-    string[],
-    string[],
-    string[],
-  ];
+  // Lines common to all three at both ends are set aside: the library sees only the changed middle.
+  const [head, tail] = [Math.min(fromA, fromB), o.length - Math.max(toA, toB)];
+  const middle = (lines: string[]) => lines.slice(head, lines.length - tail);
+  const [mo, ma, mb] = [middle(o), middle(a), middle(b)];
   if (
     mo.length * Math.max(ma.length, mb.length) > MAX_LINE_PRODUCT ||
     (Math.max(mo.length, ma.length, mb.length) > CHEAP_LINES &&
