@@ -1,23 +1,19 @@
 import { join } from "node:path";
 import { inline } from "../../core/plain-text.ts";
 import { ok, type Result } from "../../core/result.ts";
-import { readBounded } from "../../fs/bounded-read.ts";
-import { type CachedFileReader, decodeUtf8 } from "../../fs/cached-file.ts";
+import type { CachedFileReader } from "../../fs/cached-file.ts";
 import { readConfigFile } from "../config.ts";
 import type { RepoLocation } from "../discover.ts";
 import { unsupported } from "../hints.ts";
 import { WorkBudget } from "../objects/budget.ts";
 import { HEADS, resolveRef } from "../refs.ts";
-import { countDivergence, INFINITE_GENERATION, type WalkCommit } from "./divergence.ts";
+import { commitIds, readShallow } from "./commit-ids.ts";
+import { countDivergence } from "./divergence.ts";
 
 /** Commits one walk may take per branch: enough for any real stack, bounded on any history. */
 const WALK_LIMIT = 10_000;
 /** A commit subject is one line of a few words; a longer one is clipped. */
 const SUBJECT_CHARS = 200;
-/** Commits a call remembers between its walks; past it the memory starts afresh. */
-const MAX_REMEMBERED_COMMITS = 200_000;
-/** The `shallow` file lists one boundary commit per line. */
-const MAX_SHALLOW_BYTES = 4 * 1024 * 1024;
 
 /** Commits listed per branch; `commits_omitted` says how many more there are. */
 const LISTED_COMMITS = 20;
@@ -59,6 +55,8 @@ export type ReadCommitsOptions = {
   signal?: AbortSignal;
   /** Commits one walk may take (tests lower it). */
   limit?: number;
+  /** The call's budget, when other work of the call (a restack forecast) shares it. */
+  budget?: WorkBudget;
 };
 
 /** Each pair's tip commit and drift from its base; a problem with one branch is that entry's warning. */
@@ -66,7 +64,7 @@ export async function readBranchCommits(
   repo: RepoLocation,
   pairs: readonly BranchPair[],
   files: CachedFileReader,
-  { signal, limit = WALK_LIMIT }: ReadCommitsOptions = {},
+  { signal, limit = WALK_LIMIT, budget = new WorkBudget() }: ReadCommitsOptions = {},
 ): Promise<Result<BranchCommits[]>> {
   const config = await readConfigFile(join(repo.commonDir, "config"), files);
   if (!config.ok) return config;
@@ -95,7 +93,6 @@ export async function readBranchCommits(
   const shallow = readShallow(repo.commonDir);
   // Loaded on the first commit read, not at start-up: with its zlib, 0.27 MiB of peak RSS and ~1 ms.
   const { ObjectStore, ObjectReadError } = await import("../objects/object-store.ts");
-  const budget = new WorkBudget();
   using store = ObjectStore.open(
     join(repo.commonDir, "objects"),
     [repo.commonDir, repo.workTree],
@@ -103,37 +100,7 @@ export async function readBranchCommits(
     budget,
   );
   await store.openPacks(signal);
-  const { graph } = store;
-  // Ids: graph positions, then commits the graph lacks (read from their objects) numbered on from its end.
-  const inGraph = graph?.total ?? 0;
-  const ids = new Map<string, number>();
-  const outside: string[] = [];
-  const idOf = (oid: string) => {
-    let id = ids.get(oid);
-    if (id === undefined) {
-      id = graph?.find(Buffer.from(oid, "hex")) ?? inGraph + outside.push(oid) - 1;
-      ids.set(oid, id);
-    }
-    return id;
-  };
-  const oidOf = (id: number) => (graph !== null && id < inGraph ? graph.oidAt(id) : (outside[id - inGraph] as string));
-  // Every walk of the call shares what was read; only an object can be a shallow boundary.
-  const remembered = new Map<number, WalkCommit>();
-  const load = (id: number): WalkCommit => {
-    let commit = remembered.get(id);
-    if (commit !== undefined) return commit;
-    if (graph !== null && id < inGraph) commit = { ...graph.commitAt(id), shallow: false };
-    else {
-      const oid = outside[id - inGraph] as string;
-      const boundary = shallow.has(oid);
-      const { parents, time } = store.readCommit(oid);
-      commit = { parents: boundary ? [] : parents.map(idOf), generation: INFINITE_GENERATION, time, shallow: boundary };
-    }
-    budget.parentEdges += commit.parents.length;
-    if (remembered.size >= MAX_REMEMBERED_COMMITS) remembered.clear();
-    remembered.set(id, commit);
-    return commit;
-  };
+  const { idOf, oidOf, load } = commitIds(store, shallow);
 
   const entries: BranchCommits[] = [];
   for (const { branch, base, upstream, prHead } of pairs) {
@@ -210,13 +177,6 @@ export async function readBranchCommits(
     entries.push(entry);
   }
   return ok(entries);
-}
-
-/** The boundary commits of a shallow clone (`<common dir>/shallow`); empty when it is a full clone. */
-function readShallow(commonDir: string): Set<string> {
-  const read = readBounded(join(commonDir, "shallow"), MAX_SHALLOW_BYTES);
-  if (read.kind !== "found") return new Set();
-  return new Set((decodeUtf8(read.bytes) ?? "").split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line)));
 }
 
 /** git's `%cI`: the committer's local time with its zone, strict ISO 8601. */

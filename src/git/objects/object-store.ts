@@ -20,7 +20,7 @@ import { corrupt, FilePool, isLink, ObjectReadError, PositionalFile, readLines }
 export { ObjectReadError } from "./positional-file.ts";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
-type GitObject = { type: Exclude<(typeof OBJECT_TYPES)[number], "">; data: Uint8Array };
+export type GitObject = { type: Exclude<(typeof OBJECT_TYPES)[number], "">; data: Uint8Array };
 
 /** git's own ceiling for `--depth` (pack-objects clamps to 4095); anything longer is a loop or an attack. */
 const MAX_DELTA_DEPTH = 4095;
@@ -108,6 +108,11 @@ export class ObjectStore {
     const object = this.#read(oid);
     if (object.type !== "commit") corrupt(`${oid} is a ${object.type}, not a commit`);
     return parseCommit(object.data, oid);
+  }
+
+  /** Any object (a tree, a blob), up to the object limit; throws `ObjectReadError` when it is missing or broken. */
+  readObject(oid: string): GitObject {
+    return this.#read(oid);
   }
 
   /** Whether the object named `oid` is here at all (packed or loose), without reading it. */
