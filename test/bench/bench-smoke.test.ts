@@ -242,7 +242,7 @@ describe("network figures", () => {
   });
 
   // Structural, not timed: how many of a call's requests the fake GitHub had in flight at once.
-  test("get_pr_status by number and from the PR's branch: the PR, then its three lists and threads together", async () => {
+  test("get_pr_status by number and from the PR's branch: the PR, then its lists, threads and base checks together", async () => {
     const latencyMs = 100;
     const figures = await measureNetwork({
       binary: await binaryPath(),
@@ -253,16 +253,17 @@ describe("network figures", () => {
       sessions: 1,
     });
     const [byNumber, pushed] = figures.github;
-    // Either way: the PR first (twig links the branch's), then its three lists and the GraphQL thread count together.
-    expect(byNumber?.firstRequests).toBe(5);
-    expect(byNumber?.firstConcurrency).toBe(4);
-    expect(pushed?.firstRequests).toBe(5);
-    expect(pushed?.firstConcurrency).toBe(4);
+    // Either way: the PR first (twig links the branch's), then together its three lists, the GraphQL thread count and
+    // the base branch's head checks and statuses (whose a failure is).
+    expect(byNumber?.firstRequests).toBe(7);
+    expect(byNumber?.firstConcurrency).toBe(6);
+    expect(pushed?.firstRequests).toBe(7);
+    expect(pushed?.firstConcurrency).toBe(6);
     // Repeated: the same two rounds, and GitHub answers every GET 304 (a GraphQL POST has no ETag).
     for (const call of figures.github) {
-      expect(call.maxConcurrency).toBe(4);
-      expect(call.repeatRequests).toBe(5);
-      expect(call.repeatNotModified).toBe(4);
+      expect(call.maxConcurrency).toBe(6);
+      expect(call.repeatRequests).toBe(7);
+      expect(call.repeatNotModified).toBe(6);
     }
     expect(figures.jira.firstRequests).toBe(2);
     expect(figures.jira.repeatRequests).toBe(1);

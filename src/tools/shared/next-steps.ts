@@ -1,11 +1,14 @@
 import * as v from "valibot";
-import { quoted } from "../../core/plain-text.ts";
+import { ASCII_CONTROLS, quoted } from "../../core/plain-text.ts";
 import type { BranchCommits } from "../../git/commits/branch-commits.ts";
 import { checkBranchName } from "../../git/refname.ts";
 import type { PullRequest } from "../../github/pull-request.ts";
 import type { TwigState } from "../../twig/state.ts";
 import type { BranchPr } from "./branch-pr.ts";
 import type { Checkouts } from "./checkouts.ts";
+
+/** A work tree path a step may name in `git -C`: absolute, no control character. */
+const PLAIN_ABSOLUTE_PATH = new RegExp(`^/[^${ASCII_CONTROLS}]*$`);
 
 /**
  * What a branch needs next, judged parents first: `clean_up` (its PR merged), `move` (its parent merged or gone:
@@ -209,7 +212,7 @@ export function planStack(
       // Run here, a rebase is followed by `git switch` back to this work tree's branch: that name too.
       names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
       if (worktree === undefined && where.cwdBranch !== null) names["checked-out branch"] = where.cwdBranch;
-      if (worktree !== undefined && !/^\/[^\0-\x1f\x7f]*$/.test(worktree)) {
+      if (worktree !== undefined && !PLAIN_ABSOLUTE_PATH.test(worktree)) {
         warnings.push(`No step for ${name}: its work tree path ${quoted(worktree, 60)} is not a plain absolute path`);
       } else if (!warned(names)) {
         rewritten.add(branch);
