@@ -11,7 +11,7 @@ import type {
   ToolInvoker,
   ToolMeta,
 } from "../tools/shared/define.ts";
-import { cutList } from "../tools/shared/fit.ts";
+import { cutList } from "../tools/shared/paging.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/shared/params.ts";
 import { describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
 import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { listPullRequests } from "../github/pull-request.ts";
 import { defineTool } from "./shared/define.ts";
-import { cutFields, limitCut } from "./shared/fit.ts";
+import { cutFields, limitCut } from "./shared/paging.ts";
 import { openCall, PullRequestSchema, targetParams } from "./shared/github-params.ts";
 import { integerIn, unpublished } from "./shared/params.ts";
 

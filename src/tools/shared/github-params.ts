@@ -7,7 +7,7 @@ import { GITHUB_NAME, type GitHubTarget, resolveTarget, type TargetArgs } from "
 import { openWorkspace } from "../../repo/workspace.ts";
 import type { ServiceContext } from "./context.ts";
 import type { CallInfo } from "./define.ts";
-import { TruncatedSchema } from "./fit.ts";
+import { TruncatedSchema } from "./paging.ts";
 import { integerIn, unpublished } from "./params.ts";
 
 export const PrNumberSchema = v.pipe(
