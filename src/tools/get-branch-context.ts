@@ -15,6 +15,7 @@ import type { ServiceContext } from "./shared/context.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
 import { ActionSchema, planStack, StepSchema } from "./shared/next-steps.ts";
+import { count, cutFields, cutLists } from "./shared/paging.ts";
 import { BranchNameSchema, unpublished } from "./shared/params.ts";
 
 /** "A few hundred characters" of the Jira description: enough to say what the issue is about. */
@@ -57,6 +58,7 @@ const BranchContextSchema = v.object({
   /** What to do for the branch and its ancestors, parents first; the server never runs the commands. */
   next_steps: v.array(StepSchema),
   detail: v.string(),
+  ...cutFields(["children", "stack"]),
 });
 type PrPart = v.InferOutput<typeof BranchContextSchema.entries.pull_request>;
 export type JiraSummary = v.InferOutput<typeof JiraSummarySchema>;
@@ -139,6 +141,29 @@ export const getBranchContextTool = defineTool({
       next_steps: plan.steps,
       detail: pull_request.data?.verdict === "failing" ? FULL_DETAIL + CI_FAILING_DETAIL : FULL_DETAIL,
     });
+  },
+  // Thousands of children or a chain thousands deep: the nearest of each are kept, and the rest counted.
+  fit(answer, budget) {
+    type Answer = typeof answer;
+    const children = (a: Answer, n: number): Answer => ({
+      ...a,
+      branch: { ...a.branch, children: a.branch.children.slice(0, n) },
+    });
+    const stack = (a: Answer, n: number): Answer => ({ ...a, stack: a.stack.slice(0, n) });
+    const lists = {
+      children: { length: answer.branch.children.length, cut: children },
+      stack: { length: answer.stack.length, cut: stack },
+    };
+    return cutLists(answer, budget, lists, (left) =>
+      [
+        ...(left.children
+          ? [`${count(left.children)} more children: get_branch_tree with this branch lists them.`]
+          : []),
+        ...(left.stack
+          ? [`${count(left.stack)} more ancestors: get_branch_stack from the last one listed goes on.`]
+          : []),
+      ].join(" "),
+    );
   },
 });
 

@@ -10,8 +10,8 @@ import { type CheckRun, type CommitStatus, commitChecks, judged } from "../githu
 import type { GitHubCall } from "../github/request.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { defineTool, type ReplyBudget } from "./shared/define.ts";
-import { count, cutFields, largestFitting } from "./shared/paging.ts";
 import { openPr, PrNumberSchema, targetParams } from "./shared/github-params.ts";
+import { count, cutFields, largestFitting } from "./shared/paging.ts";
 import { integerIn, unpublished } from "./shared/params.ts";
 
 const DEFAULT_LOG_LINES = 50;

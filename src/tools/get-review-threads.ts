@@ -4,7 +4,7 @@ import { ok } from "../core/result.ts";
 import { compareKeys, getReviewThreads, MAX_THREADS, type ReviewThread, threadLine } from "../github/review-threads.ts";
 import { defineTool } from "./shared/define.ts";
 import { FoundBySchema, openPrNumber, PrNumberSchema, targetParams } from "./shared/github-params.ts";
-import { count, CursorSchema, encodeCursor, fitPage, HintSchema, hidden, resumeAfter } from "./shared/paging.ts";
+import { CursorSchema, count, encodeCursor, fitPage, HintSchema, hidden, resumeAfter } from "./shared/paging.ts";
 import { unpublished } from "./shared/params.ts";
 
 /** A comment's length in a page that must be cut to fit (a very small budget, or one thread of 30 long comments). */

@@ -19,8 +19,8 @@ import {
 } from "./shared/branch-pr.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
-import { count, CursorSchema, encodeCursor, fitPage, HintSchema, hidden, resumeAfter } from "./shared/paging.ts";
 import { ActionSchema, planStack, StepSchema, stateWords } from "./shared/next-steps.ts";
+import { CursorSchema, count, encodeCursor, fitPage, HintSchema, hidden, resumeAfter } from "./shared/paging.ts";
 import { BranchNameSchema, branchNotFound } from "./shared/params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */

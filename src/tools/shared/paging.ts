@@ -40,7 +40,10 @@ export function encodeCursor(position: Position, repository: string): string {
 }
 
 /** The position, or why the cursor cannot be used (for an `invalid_params` message). */
-export function decodeCursor(text: string, repository: string): { ok: true; value: Position } | { ok: false; why: string } {
+export function decodeCursor(
+  text: string,
+  repository: string,
+): { ok: true; value: Position } | { ok: false; why: string } {
   const dot = text.indexOf(".");
   if (text.length > MAX_CURSOR_CHARS || dot < 0) return { ok: false, why: "it is not a cursor this server made" };
   const payload = text.slice(0, dot);
