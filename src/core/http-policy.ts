@@ -94,7 +94,7 @@ export async function readCapped(response: Response, maxBytes: number) {
   } catch (error) {
     return { kind: "failed", cause: error as unknown } as const;
   }
-  return { kind: "ok", text: new TextDecoder().decode(Buffer.concat(chunks)) } as const;
+  return { kind: "ok", text: new TextDecoder().decode(Buffer.concat(chunks)), bytes: total } as const;
 }
 
 export function formatBytes(bytes: number): string {

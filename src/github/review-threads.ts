@@ -2,9 +2,9 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
 import { clip, inline, plainText, quoted } from "../core/plain-text.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { err, ok } from "../core/result.ts";
 import { githubGraphql } from "./graphql.ts";
-import type { GitHubCall } from "./request.ts";
+import { followCursors, type GitHubCall } from "./request.ts";
 
 /** Threads per request, comments per thread, and the most threads one call reads (bounded work per call). */
 const THREADS_PER_REQUEST = 100;
@@ -76,6 +76,7 @@ const Response = v.object({
   ),
 });
 
+type PullRequest = NonNullable<NonNullable<v.InferOutput<typeof Response>["repository"]>["pullRequest"]>;
 export type ReviewThread = ReturnType<typeof toThread>;
 export type ReviewThreads = Extract<Awaited<ReturnType<typeof getReviewThreads>>, { ok: true }>["value"];
 
@@ -83,31 +84,24 @@ export type ReviewThreads = Extract<Awaited<ReturnType<typeof getReviewThreads>>
 export async function getReviewThreads(call: GitHubCall, number: number) {
   const { owner, repo } = call.target;
   const what = `review threads of pull request #${number} in ${owner}/${repo}`;
-  const nodes: ThreadNode[] = [];
-  let after: string | null = null;
-  let first: v.InferOutput<typeof Response> | undefined;
-  let more = true;
+  let first: PullRequest | undefined;
   // GitHub pages threads by cursor only, so pages follow one another.
-  while (more && nodes.length < MAX_THREADS) {
-    const variables: Record<string, string | number | boolean | null> = {
-      owner,
-      name: repo,
-      number,
-      after,
-      first: after === null,
-    };
-    const page: Result<v.InferOutput<typeof Response>> = await githubGraphql(call, QUERY, variables, Response, what);
+  const read = await followCursors(call, Math.ceil(MAX_THREADS / THREADS_PER_REQUEST), async (paged, after) => {
+    const variables = { owner, name: repo, number, after, first: after === null };
+    const page = await githubGraphql(paged, QUERY, variables, Response, what);
     if (!page.ok) return page;
-    const threads = page.value.repository?.pullRequest?.reviewThreads;
-    if (!threads) return notFound(call, number);
-    first ??= page.value;
-    nodes.push(...threads.nodes);
-    more = threads.pageInfo.hasNextPage && threads.pageInfo.endCursor !== null;
-    after = threads.pageInfo.endCursor;
-  }
-  const pr = first?.repository?.pullRequest;
+    const pr = page.value.repository?.pullRequest;
+    if (!pr) return notFound(call, number);
+    first ??= pr;
+    const { hasNextPage, endCursor } = pr.reviewThreads.pageInfo;
+    return ok({ items: pr.reviewThreads.nodes, next: hasNextPage ? endCursor : null });
+  });
+  if (!read.ok) return read;
+  const pr = first;
   if (!pr) return notFound(call, number);
+  const { items: nodes, stopped } = read.value;
   const threads = nodes.slice(0, MAX_THREADS).map(toThread).sort(compareThreads);
+  const total = pr.reviewThreads.totalCount;
   return ok({
     pull_request: {
       number,
@@ -116,8 +110,10 @@ export async function getReviewThreads(call: GitHubCall, number: number) {
       url: pr.url,
       head_sha: pr.headRefOid,
     },
-    total: pr.reviewThreads.totalCount,
-    limited: more || nodes.length > MAX_THREADS,
+    total,
+    /** Why threads were left unread (`null`: none were). */
+    unread:
+      stopped === null && nodes.length <= MAX_THREADS ? null : (stopped ?? `only the first ${MAX_THREADS} are read`),
     threads,
     conversation: (pr.comments?.nodes ?? []).map((c) => ({
       author: inline(c.author, 80),

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { clip, visibleDeep } from "../core/plain-text.ts";
 import { ok } from "../core/result.ts";
-import { compareKeys, getReviewThreads, MAX_THREADS, type ReviewThread, threadLine } from "../github/review-threads.ts";
+import { compareKeys, getReviewThreads, type ReviewThread, threadLine } from "../github/review-threads.ts";
 import { defineTool } from "./shared/define.ts";
 import { FoundBySchema, openPrNumber, PrNumberSchema, targetParams } from "./shared/github-params.ts";
 import { CursorSchema, count, encodeCursor, fitPage, HintSchema, hidden, resumeAfter } from "./shared/paging.ts";
@@ -82,7 +82,7 @@ export const getReviewThreadsTool = defineTool({
 
     const read = await getReviewThreads(call, number);
     if (!read.ok) return read;
-    const { pull_request, total, limited, threads, conversation } = read.value;
+    const { pull_request, total, unread, threads, conversation } = read.value;
     const unresolved = threads.filter((t) => !t.resolved).length;
     const asked = threads.filter(
       (t) =>
@@ -97,7 +97,11 @@ export const getReviewThreadsTool = defineTool({
       const rest = asked.length - page.length;
       const hints = [
         ...(rest > 0 ? [`${count(rest)} more threads: pass next_cursor for the next page.`] : []),
-        ...(limited ? [`Only the first ${count(MAX_THREADS)} of ${count(total)} threads were read.`] : []),
+        ...(unread === null
+          ? []
+          : [
+              `Only ${count(threads.length)} of ${count(total)} threads were read: ${unread}; the PR's page has them all.`,
+            ]),
         ...(short
           ? [`Comments cut to ${SHORT_BODY_CHARS} characters to fit the reply budget; the thread's url has them whole.`]
           : []),
