@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
+import { cancelledError, toolError } from "../core/errors.ts";
 import { decodedResponse, hostOf, httpClient, httpTimeoutMs, transportFailure } from "../core/http-policy.ts";
 import { silentLogger } from "../core/log.ts";
 import { clip, scrubControl } from "../core/plain-text.ts";
@@ -149,8 +149,7 @@ export async function readJobLog(
     filter.push(decoder.decode());
     return ok({ kind: "read", log: filter.end(), bytes, cut });
   } catch (error) {
-    if (call.signal.aborted)
-      return err(toolError("network_error", `Request for ${what} was cancelled`, undefined, "cancelled"));
+    if (call.signal.aborted) return err(cancelledError(`The request for ${what}`));
     if (!timedOut()) {
       return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
     }

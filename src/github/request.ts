@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { type ToolError, toolError } from "../core/errors.ts";
+import { cancelledError, type ToolError, toolError } from "../core/errors.ts";
 import {
   formatBytes,
   hostOf,
@@ -231,7 +231,7 @@ function mapError(error: unknown, call: GitHubCall, subject: Subject) {
   const stopped = [error, (error as { cause?: unknown } | null)?.cause].find((e) => e instanceof RequestAborted);
   switch (stopped?.reason) {
     case "cancelled":
-      return toolError("network_error", `Request for ${what} was cancelled`, undefined, "cancelled");
+      return cancelledError(`The request for ${what}`);
     case "timeout":
       return toolError(
         "network_error",

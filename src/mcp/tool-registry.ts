@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { describeIssues, type ToolError, toolError } from "../core/errors.ts";
+import { cancelledError, describeIssues, type ToolError, toolError } from "../core/errors.ts";
 import { visible, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ServiceContext } from "../tools/shared/context.ts";
@@ -124,7 +124,8 @@ export class ToolRegistry {
       const { repos: _, ...pinned } = callCtx;
       const info = { signal, invoke: this.invoker(pinned, signal), enabled: (g: ToolGroup) => !this.disabled.has(g) };
       const result = await tool.handler(callArgs, callCtx, budget === null ? info : { ...info, budget });
-      if (!result.ok) return result;
+      // Whatever failed after the client withdrew the call failed because of it.
+      if (!result.ok) return signal.aborted ? err(cancelledError(tool.name)) : result;
       // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
       let answer = (reply ? visibleDeep(result.value) : result.value) as Record<string, unknown>;
       let json: string | undefined;
@@ -158,7 +159,7 @@ export class ToolRegistry {
       // A cancelled call gets no reply (the client withdrew it); it is no failure of the tool.
       if (signal?.aborted) {
         ctx.log.warn(`${tool.name} cancelled by the client: ${String(signal.reason)}`);
-        return err(toolError("network_error", `${tool.name} was cancelled`));
+        return err(cancelledError(tool.name));
       }
       ctx.log.error(`${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return err(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
