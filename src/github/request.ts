@@ -231,7 +231,7 @@ function mapError(error: unknown, call: GitHubCall, subject: Subject) {
   const stopped = [error, (error as { cause?: unknown } | null)?.cause].find((e) => e instanceof RequestAborted);
   switch (stopped?.reason) {
     case "cancelled":
-      return cancelledError(`The request for ${what}`);
+      return cancelledError(`Request for ${what}`);
     case "timeout":
       return toolError(
         "network_error",

@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
-import { formatBytes } from "../core/http-policy.ts";
 import { clip, inline, quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
-import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
+import { actionsJobId, getJob, listAnnotations, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
 import { type CheckRun, type CommitStatus, commitChecks, judged } from "../github/pr-status.ts";
 import type { GitHubCall } from "../github/request.ts";
@@ -196,7 +195,7 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
   const read = log.value;
   const notes = [
     ...(job.ok ? [] : [`The job's steps could not be read: ${errorNote(job.error)}`]),
-    ...(read.cut ? [`Only the first ${formatBytes(MAX_LOG_BYTES)} of the log were read.`] : []),
+    ...(read.cut === null ? [] : [read.cut]),
   ];
   const { failures, failures_omitted, totals } = read.log;
   return {
