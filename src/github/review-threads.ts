@@ -1,7 +1,7 @@
 /** A PR's review threads, with resolution, from GitHub's GraphQL API (REST has no `isResolved`). */
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
-import { clip, inline, plainText, quoted } from "../core/plain-text.ts";
+import { clip, inline, plainText, quoted, trimChars } from "../core/plain-text.ts";
 import { err, ok } from "../core/result.ts";
 import { githubGraphql } from "./graphql.ts";
 import { followCursors, type GitHubCall } from "./request.ts";
@@ -180,12 +180,35 @@ function commentedCode(hunk: string): string[] {
   return lines.slice(-CODE_LINES).map((line) => clip(plainText(line), CODE_LINE_CHARS));
 }
 
-/** The replacement lines of a comment's first ```suggestion block, or null. */
+/**
+ * The replacement lines of a comment's first ```suggestion block, or null. A scan of lines, linear in the
+ * body's length: each fence's closing lines are found once, and every opening takes the next after it.
+ */
 export function suggestionOf(body: string): string[] | null {
-  const match = /^[ \t]*(`{3,}|~{3,})[ \t]*suggestion[^\n]*\r?\n([\s\S]*?)^[ \t]*\1[ \t]*$/m.exec(body);
-  if (!match) return null;
-  const text = (match[2] ?? "").replace(/\r?\n$/, "");
-  return text === "" ? [] : text.split(/\r?\n/).map((line) => clip(plainText(line), CODE_LINE_CHARS));
+  const lines = body.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  const closings = new Map<string, number[]>();
+  lines.forEach((line, i) => {
+    const fence = trimChars(line, " \t", true);
+    if (!/^(?:`{3,}|~{3,})$/.test(fence)) return;
+    const ends = closings.get(fence);
+    if (ends === undefined) closings.set(fence, [i]);
+    else ends.push(i);
+  });
+  const next = new Map<string, number>();
+  for (const [i, line] of lines.entries()) {
+    const open = /^[ \t]*(`{3,}|~{3,})[ \t]*suggestion/.exec(line);
+    const fence = open?.[1];
+    if (fence === undefined) continue;
+    const ends = closings.get(fence) ?? [];
+    let at = next.get(fence) ?? 0;
+    while ((ends[at] ?? Number.POSITIVE_INFINITY) <= i) at++;
+    next.set(fence, at);
+    const end = ends[at];
+    if (end === undefined) continue;
+    const text = lines.slice(i + 1, end).join("\n");
+    return text === "" ? [] : text.split("\n").map((code) => clip(plainText(code), CODE_LINE_CHARS));
+  }
+  return null;
 }
 
 /** One line for the model: `path:line · author: "first words…" (2 replies)`, marked when outdated or resolved. */
