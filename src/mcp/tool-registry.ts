@@ -125,7 +125,7 @@ export class ToolRegistry {
       const info = { signal, invoke: this.invoker(pinned, signal), enabled: (g: ToolGroup) => !this.disabled.has(g) };
       const result = await tool.handler(callArgs, callCtx, budget === null ? info : { ...info, budget });
       // Whatever failed after the client withdrew the call failed because of it.
-      if (!result.ok) return signal.aborted ? err(cancelledError(tool.name)) : result;
+      if (!result.ok) return signal.aborted ? cancelled(tool.name, signal, ctx) : result;
       // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
       let answer = (reply ? visibleDeep(result.value) : result.value) as Record<string, unknown>;
       let json: string | undefined;
@@ -156,15 +156,17 @@ export class ToolRegistry {
       }
       return ok(json === undefined ? { data: answer } : { data: answer, json });
     } catch (error) {
-      // A cancelled call gets no reply (the client withdrew it); it is no failure of the tool.
-      if (signal?.aborted) {
-        ctx.log.warn(`${tool.name} cancelled by the client: ${String(signal.reason)}`);
-        return err(cancelledError(tool.name));
-      }
+      if (signal?.aborted) return cancelled(tool.name, signal, ctx);
       ctx.log.error(`${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return err(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
     }
   }
+}
+
+/** A call the client withdrew: no failure of the tool, and no reply (the SDK sends none for it). */
+function cancelled(name: string, signal: AbortSignal, ctx: ServiceContext) {
+  ctx.log.warn(`${name} cancelled by the client: ${String(signal.reason)}`);
+  return err(cancelledError(name));
 }
 
 /** Upstream's envelope `{ status: "ok", data }` byte-for-byte in the text; `structuredContent` the bare data. */
