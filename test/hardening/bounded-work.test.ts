@@ -222,9 +222,9 @@ describe("one reply per request (47.6)", () => {
       ["tools/call", { name: big, arguments: {} }],
     ];
     const ids = requests.map((_, i) => `stateless-${i}`);
-    requests.forEach(([method, params], i) =>
-      server.send({ jsonrpc: "2.0", id: ids[i], method, params: { ...params, _meta: meta } }),
-    );
+    for (const [i, [method, params]] of requests.entries()) {
+      server.send({ jsonrpc: "2.0", id: ids[i], method, params: { ...params, _meta: meta } });
+    }
     const replies = await Promise.all(ids.map((id) => server.response(id)));
     // A ping after them all is answered after them all: nothing more for those ids is on its way.
     expect(await pingMs(server)).toBeLessThan(PING_BAR_MS);
