@@ -181,32 +181,26 @@ function commentedCode(hunk: string): string[] {
 }
 
 /**
- * The replacement lines of a comment's first ```suggestion block, or null. A scan of lines, linear in the
- * body's length: each fence's closing lines are found once, and every opening takes the next after it.
+ * The replacement lines of a comment's first ```suggestion block, or null. Lines are scanned once, as
+ * Markdown reads fences: a fence inside another block opens nothing; the block ends at a line of its
+ * fence's character at least as long.
  */
 export function suggestionOf(body: string): string[] | null {
   const lines = body.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
-  const closings = new Map<string, number[]>();
-  lines.forEach((line, i) => {
-    const fence = trimChars(line, " \t", true);
-    if (!/^(?:`{3,}|~{3,})$/.test(fence)) return;
-    const ends = closings.get(fence);
-    if (ends === undefined) closings.set(fence, [i]);
-    else ends.push(i);
-  });
-  const next = new Map<string, number>();
+  let open: { fence: string; suggestion: boolean; from: number } | null = null;
   for (const [i, line] of lines.entries()) {
-    const open = /^[ \t]*(`{3,}|~{3,})[ \t]*suggestion/.exec(line);
-    const fence = open?.[1];
-    if (fence === undefined) continue;
-    const ends = closings.get(fence) ?? [];
-    let at = next.get(fence) ?? 0;
-    while ((ends[at] ?? Number.POSITIVE_INFINITY) <= i) at++;
-    next.set(fence, at);
-    const end = ends[at];
-    if (end === undefined) continue;
-    const text = lines.slice(i + 1, end).join("\n");
-    return text === "" ? [] : text.split("\n").map((code) => clip(plainText(code), CODE_LINE_CHARS));
+    const bare = trimChars(line, " \t", true);
+    if (open === null) {
+      const start = /^(`{3,}|~{3,})[ \t]*(\S*)/.exec(bare);
+      if (start)
+        open = { fence: start[1] as string, suggestion: (start[2] as string).startsWith("suggestion"), from: i + 1 };
+    } else if (bare.length >= open.fence.length && /^(?:`+|~+)$/.test(bare) && bare[0] === open.fence[0]) {
+      if (!open.suggestion) open = null;
+      else {
+        const text = lines.slice(open.from, i).join("\n");
+        return text === "" ? [] : text.split("\n").map((code) => clip(plainText(code), CODE_LINE_CHARS));
+      }
+    }
   }
   return null;
 }
