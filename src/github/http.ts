@@ -71,14 +71,14 @@ export class EtagCache {
  * What a paged read may still take in, keyed by the signal all its requests carry (Octokit hands `fetch` only
  * the signal): every page draws on one budget, and a body is cut where the budget ends, not after.
  */
-const byteBudgets = new WeakMap<AbortSignal, { left: number; spent: boolean }>();
+const byteBudgets = new WeakMap<AbortSignal, { left: number }>();
 
 /** A signal for one paged read, stopping with `signal`, whose requests together take in at most `bytes`. */
 export function byteBudget(signal: AbortSignal, bytes: number): { signal: AbortSignal; spent: () => boolean } {
   const own = AbortSignal.any([signal]);
-  const budget = { left: bytes, spent: false };
+  const budget = { left: bytes };
   byteBudgets.set(own, budget);
-  return { signal: own, spent: () => budget.spent || budget.left <= 0 };
+  return { signal: own, spent: () => budget.left <= 0 };
 }
 
 /** Same-origin redirects GitHub uses for renamed repositories; more than this is a loop. */
@@ -139,19 +139,18 @@ export function createGitHubFetch(
         return response;
       }
       if (!NULL_BODY_STATUSES.has(response.status)) {
-        const cap = Math.min(MAX_RESPONSE_BYTES, budget?.left ?? MAX_RESPONSE_BYTES);
-        const read = await readCapped(response, cap);
+        const read = await readCapped(response, MAX_RESPONSE_BYTES, budget);
         if (read.kind === "failed") throw read.cause;
         if (read.kind === "too-large") {
-          if (budget && cap < MAX_RESPONSE_BYTES) budget.spent = true;
+          const spent = budget !== undefined && budget.left < 0;
+          const cap = spent ? "what its read may still take in" : `more than ${formatBytes(MAX_RESPONSE_BYTES)}`;
           throw new RequestAborted(
             "too-large",
             timeoutMs,
-            `GitHub sent more than ${formatBytes(cap)} for ${method} ${safePath(url)}; the rest was not read`,
+            `GitHub sent ${cap} for ${method} ${safePath(url)}; the rest was not read`,
           );
         }
         body = read.text;
-        if (budget) budget.left -= read.bytes;
       }
     } catch (error) {
       if (callSignal?.aborted) throw new RequestAborted("cancelled", timeoutMs);
