@@ -111,7 +111,7 @@ export async function readJobLog(
     });
     const raw = await untilCancelled(sent, signal).catch((error: unknown) => ({ error }));
     if ("error" in raw) {
-      if (timedOut() && !call.signal.aborted) throw raw.error;
+      if ((timedOut() || late.aborted) && !call.signal.aborted) throw raw.error;
       const status = httpFailure(raw.error)?.status;
       if (status === 410) return ok({ kind: "expired" });
       if (status === 404) return ok({ kind: "missing" });
