@@ -196,7 +196,7 @@ function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   const { openWorldHint, ...rest } = tool.annotations;
   const meta: ToolMeta = {
     ...tool.meta,
-    ...((tool.cut ?? tool.fit) !== undefined && maxResultChars !== null
+    ...((tool.cut ?? tool.fit) !== undefined && !tool.seldomCut && maxResultChars !== null
       ? { "anthropic/maxResultSizeChars": maxResultChars }
       : {}),
   };

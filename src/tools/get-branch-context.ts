@@ -143,6 +143,7 @@ export const getBranchContextTool = defineTool({
     });
   },
   // Thousands of children or a chain thousands deep: the nearest of each are kept, and the rest counted.
+  seldomCut: true,
   fit(answer, budget) {
     type Answer = typeof answer;
     const children = (a: Answer, n: number): Answer => ({

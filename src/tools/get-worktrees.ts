@@ -52,6 +52,7 @@ export const getWorktreesTool = defineTool({
     }
     return ok({ worktrees });
   },
+  seldomCut: true,
   cut: {
     list: "worktrees",
     rest: (_answer, _kept, left) => ({ hint: `${count(left)} more worktrees left out to fit the reply budget.` }),

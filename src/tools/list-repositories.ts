@@ -35,6 +35,7 @@ export const listRepositoriesTool = defineTool({
     );
     return ok({ repositories, default_repository: current });
   },
+  seldomCut: true,
   cut: {
     list: "repositories",
     rest: (_answer, _kept, left) => ({ hint: `${count(left)} more repositories left out to fit the reply budget.` }),
