@@ -144,28 +144,25 @@ export const getBranchContextTool = defineTool({
   },
   // Thousands of children or a chain thousands deep: the nearest of each are kept, and the rest counted.
   seldomCut: true,
-  fit(answer, budget) {
-    type Answer = typeof answer;
-    const children = (a: Answer, n: number): Answer => ({
-      ...a,
-      branch: { ...a.branch, children: a.branch.children.slice(0, n) },
-    });
-    const stack = (a: Answer, n: number): Answer => ({ ...a, stack: a.stack.slice(0, n) });
-    const lists = {
-      children: { length: answer.branch.children.length, cut: children },
-      stack: { length: answer.stack.length, cut: stack },
-    };
-    return cutLists(answer, budget, lists, (left) =>
-      [
-        ...(left.children
-          ? [`${count(left.children)} more children: get_branch_tree with this branch lists them.`]
-          : []),
-        ...(left.stack
-          ? [`${count(left.stack)} more ancestors: get_branch_stack from the last one listed goes on.`]
-          : []),
-      ].join(" "),
-    );
-  },
+  fit: (answer, budget) =>
+    cutLists(
+      budget,
+      { children: answer.branch.children.length, stack: answer.stack.length },
+      (n) => ({
+        ...answer,
+        branch: { ...answer.branch, children: answer.branch.children.slice(0, n) },
+        stack: answer.stack.slice(0, n),
+      }),
+      (left) =>
+        [
+          ...(left.children
+            ? [`${count(left.children)} more children: get_branch_tree with this branch lists them.`]
+            : []),
+          ...(left.stack
+            ? [`${count(left.stack)} more ancestors: get_branch_stack from the last one listed goes on.`]
+            : []),
+        ].join(" "),
+    ),
 });
 
 /** The branch's PR part from the stack's lookup: one decision for "not configured", shared with get_stack_status. */

@@ -171,24 +171,21 @@ export function cutList<A extends Record<string, unknown>, I>(
 }
 
 /**
- * Several lists cut to the same length `n`, the largest that fits: `lists` names each (for `omitted`) and
- * cuts it to `n`. Each keeps its first items, the ones nearest what was asked.
+ * Several lists cut to the same length `n`, the largest that fits: `lengths` names each list (for `omitted`),
+ * `cut(n)` is the answer with each cut to its first `n`, the ones nearest what was asked.
  */
 export function cutLists<A extends Record<string, unknown>>(
-  answer: A,
   budget: ReplyBudget,
-  lists: Record<string, { length: number; cut: (answer: A, n: number) => A }>,
+  lengths: Record<string, number>,
+  cut: (n: number) => A,
   hint: (omitted: Record<string, number>) => string,
 ): A {
-  const longest = Math.max(0, ...Object.values(lists).map((list) => list.length));
+  const longest = Math.max(0, ...Object.values(lengths));
   const build = (n: number): A => {
-    let cut = answer;
-    const omitted: Record<string, number> = {};
-    for (const [name, list] of Object.entries(lists)) {
-      cut = list.cut(cut, n);
-      if (list.length > n) omitted[name] = list.length - n;
-    }
-    return { ...cut, truncated: true, omitted, hint: hint(omitted) };
+    const omitted = Object.fromEntries(
+      Object.entries(lengths).flatMap(([list, all]) => (all > n ? [[list, all - n]] : [])),
+    );
+    return { ...cut(n), truncated: true, omitted, hint: hint(omitted) };
   };
   return largestFitting(budget, build, Math.min(1, longest), longest);
 }
