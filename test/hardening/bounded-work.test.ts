@@ -142,7 +142,7 @@ describe("review-thread paging ends (47.1)", () => {
     const data = result.structured as { threads: unknown[]; hint: string };
     expect(data.threads).toHaveLength(2);
     expect(data.hint).toContain("its pages passed the 32 MiB one read takes in");
-    expect(server.rssKiB() - before).toBeLessThan(512 * 1024);
+    expect(server.rssKiB() - before).toBeLessThan(256 * 1024);
     for (const latency of await Promise.all(pings)) expect(latency).toBeLessThan(PING_BAR_MS);
   });
 });
