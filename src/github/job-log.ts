@@ -23,7 +23,7 @@ import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure } from 
 
 /** Read at most this much of one log, for at most this long; past either, what was read is kept and the cut said. */
 const MAX_LOG_BYTES = 512 * 1024 * 1024;
-export const LOG_DEADLINE_MS = 60_000;
+const LOG_DEADLINE_MS = 60_000;
 
 const JobPayload = v.object({
   id: v.number(),

@@ -86,13 +86,12 @@ export function parseLinkHeader(header: string | undefined): Record<string, stri
 export const MAX_PAGED_BYTES = 32 * 1024 * 1024;
 
 /** `call` for one paged read: its requests share one byte budget ({@link MAX_PAGED_BYTES}). */
-export function pagedRead(call: GitHubCall): { call: GitHubCall; spent: () => boolean } {
+function pagedRead(call: GitHubCall): { call: GitHubCall; spent: () => boolean } {
   const { signal, spent } = byteBudget(call.signal, MAX_PAGED_BYTES);
   return { call: { ...call, signal }, spent };
 }
 
-/** Why a paged read stopped before its end, for the reply to say; `null` when it read everything. */
-export type Stopped = string | null;
+/** Why a paged read stopped before its end, for the reply to say. */
 const stoppedBy = {
   bytes: `its pages passed the ${formatBytes(MAX_PAGED_BYTES)} one read takes in`,
   empty: "GitHub sent an empty page that claimed more",
@@ -109,7 +108,7 @@ export async function followCursors<T>(
   call: GitHubCall,
   maxPages: number,
   page: (call: GitHubCall, after: string | null) => Promise<Result<{ items: T[]; next: string | null }>>,
-): Promise<Result<{ items: T[]; stopped: Stopped }>> {
+): Promise<Result<{ items: T[]; stopped: string | null }>> {
   const read = pagedRead(call);
   const items: T[] = [];
   const seen = new Set<string>();
