@@ -143,7 +143,9 @@ export function createGitHubFetch(
         if (read.kind === "failed") throw read.cause;
         if (read.kind === "too-large") {
           const spent = budget !== undefined && budget.left < 0;
-          const cap = spent ? "what its read may still take in" : `more than ${formatBytes(MAX_RESPONSE_BYTES)}`;
+          const cap = spent
+            ? "more than the pages of one read may take in together"
+            : `more than ${formatBytes(MAX_RESPONSE_BYTES)}`;
           throw new RequestAborted(
             "too-large",
             timeoutMs,
