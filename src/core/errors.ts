@@ -18,19 +18,20 @@ const ErrorCodeSchema = v.picklist([
   "invalid_registry",
   "repo_missing",
   "reply_too_large",
+  "cancelled",
 ]);
 export type ErrorCode = v.InferOutput<typeof ErrorCodeSchema>;
 
 /**
  * `kind` is what code that handles a failure decides on, never its words: `refused`, a 403 or 404 on one resource
- * (the rest of a call goes on); `cancelled`, a request its caller stopped. An additive field: a tool's error reply
- * carries code, message and hint only; an error inside a reply (a stack's PR) keeps it.
+ * (the rest of a call goes on). An additive field: a tool's error reply carries code, message and hint only; an
+ * error inside a reply (a stack's PR) keeps it. A request its caller stopped is code `cancelled`, never a failure.
  */
 export const ToolErrorSchema = v.object({
   code: ErrorCodeSchema,
   message: v.string(),
   hint: v.optional(v.string()),
-  kind: v.optional(v.picklist(["refused", "cancelled"])),
+  kind: v.optional(v.picklist(["refused"])),
 });
 export type ToolError = v.InferOutput<typeof ToolErrorSchema>;
 type FailureKind = NonNullable<ToolError["kind"]>;
@@ -41,6 +42,9 @@ export function toolError(code: ErrorCode, message: string, hint?: string, kind?
   if (kind !== undefined) error.kind = kind;
   return error;
 }
+
+/** What stopped because its caller withdrew it: `cancelled`, no network failure. */
+export const cancelledError = (what: string): ToolError => toolError("cancelled", `${what} was cancelled`);
 
 /** `worktrees[0].path: expected string`: never the value received, which may be a secret. */
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {

@@ -55,8 +55,11 @@ export function decodedResponse(response: Response): Response {
   return new Response(body, { status: response.status, headers });
 }
 
-/** A response's body as text, up to `maxBytes` counted as they are inflated; then it is cancelled. */
-export async function readCapped(response: Response, maxBytes: number) {
+/**
+ * A response's body as text, up to `maxBytes` counted as they are inflated; then it is cancelled. `shared`:
+ * a budget other bodies draw on too, taken from chunk by chunk, so bodies read at once cannot all overrun it.
+ */
+export async function readCapped(response: Response, maxBytes: number, shared?: { left: number }) {
   const encoding = response.headers.get("content-encoding");
   const body = response.body === null ? null : decoded(response.body, encoding);
   if (body === null && response.body !== null) {
@@ -71,8 +74,9 @@ export async function readCapped(response: Response, maxBytes: number) {
   try {
     for await (const chunk of body ?? []) {
       total += chunk.byteLength;
+      if (shared !== undefined) shared.left -= chunk.byteLength;
       // Leaving the loop cancels the stream, and with it the decoder and the connection.
-      if (total > maxBytes) return { kind: "too-large" } as const;
+      if (total > maxBytes || (shared?.left ?? 0) < 0) return { kind: "too-large" } as const;
       chunks.push(chunk);
     }
   } catch (error) {

@@ -67,6 +67,20 @@ export class EtagCache {
   }
 }
 
+/**
+ * What a paged read may still take in, keyed by the signal all its requests carry (Octokit hands `fetch` only
+ * the signal): every page draws on one budget, and a body is cut where the budget ends, not after.
+ */
+const byteBudgets = new WeakMap<AbortSignal, { left: number }>();
+
+/** A signal for one paged read, stopping with `signal`, whose requests together take in at most `bytes`. */
+export function byteBudget(signal: AbortSignal, bytes: number): { signal: AbortSignal; spent: () => boolean } {
+  const own = AbortSignal.any([signal]);
+  const budget = { left: bytes };
+  byteBudgets.set(own, budget);
+  return { signal: own, spent: () => budget.left <= 0 };
+}
+
 /** Same-origin redirects GitHub uses for renamed repositories; more than this is a loop. */
 const MAX_REDIRECTS = 3;
 
@@ -90,6 +104,7 @@ export function createGitHubFetch(
       ? { signal: callSignal, deadline: undefined }
       : attemptSignal(callSignal, timeoutMs);
 
+    const budget = callSignal === undefined ? undefined : byteBudgets.get(callSignal);
     const headers = new Headers(init.headers);
     const cacheKey = method === "GET" ? `${tokenId} ${url}` : null;
     const cached = cacheKey ? etags.get(cacheKey) : undefined;
@@ -124,13 +139,17 @@ export function createGitHubFetch(
         return response;
       }
       if (!NULL_BODY_STATUSES.has(response.status)) {
-        const read = await readCapped(response, MAX_RESPONSE_BYTES);
+        const read = await readCapped(response, MAX_RESPONSE_BYTES, budget);
         if (read.kind === "failed") throw read.cause;
         if (read.kind === "too-large") {
+          const spent = budget !== undefined && budget.left < 0;
+          const cap = spent
+            ? "more than the pages of one read may take in together"
+            : `more than ${formatBytes(MAX_RESPONSE_BYTES)}`;
           throw new RequestAborted(
             "too-large",
             timeoutMs,
-            `GitHub sent more than ${formatBytes(MAX_RESPONSE_BYTES)} for ${method} ${safePath(url)}; the rest was not read`,
+            `GitHub sent ${cap} for ${method} ${safePath(url)}; the rest was not read`,
           );
         }
         body = read.text;
@@ -154,6 +173,7 @@ export function createGitHubFetch(
     if (response.status === 304 && cached && cacheKey) {
       log.debug(`GitHub ${method} ${safePath(url)} -> 304, cached body reused (${elapsed} ms)`);
       for (const [name, value] of cached.headers) if (value !== null) copy.set(name, value);
+      if (budget) budget.left -= cached.body.length;
       return new Response(cached.body, { status: 200, statusText: "OK", headers: copy });
     }
     log.debug(`GitHub ${method} ${safePath(url)} -> ${response.status} (${elapsed} ms)`);

@@ -4,8 +4,8 @@
  */
 import * as v from "valibot";
 import type { Env } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
-import { decodedResponse, hostOf, httpClient, transportFailure } from "../core/http-policy.ts";
+import { cancelledError, toolError } from "../core/errors.ts";
+import { decodedResponse, formatBytes, hostOf, httpClient, transportFailure } from "../core/http-policy.ts";
 import { silentLogger } from "../core/log.ts";
 import { clip, scrubControl } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
@@ -15,8 +15,9 @@ import { JobLogFilter } from "./log-filter.ts";
 import { type CheckRun, Text } from "./pr-status.ts";
 import { type GitHubCall, githubErrorToToolError, githubGet, httpFailure } from "./request.ts";
 
-/** Read at most this much of one log; a longer one is reported as cut (its tail was not reached). */
-export const MAX_LOG_BYTES = 512 * 1024 * 1024;
+/** Read at most this much of one log, for at most this long; past either, what was read is kept and the cut said. */
+const MAX_LOG_BYTES = 512 * 1024 * 1024;
+const LOG_DEADLINE_MS = 60_000;
 
 const JobPayload = v.object({
   id: v.number(),
@@ -64,21 +65,28 @@ export async function listAnnotations(call: GitHubCall, checkRunId: number) {
 }
 
 type JobLog =
-  | { kind: "read"; log: ReturnType<JobLogFilter["end"]>; bytes: number; cut: boolean }
+  /** `cut`: why the log's tail was not read, or `null`. */
+  | { kind: "read"; log: ReturnType<JobLogFilter["end"]>; bytes: number; cut: string | null }
   /** GitHub no longer has the log (HTTP 410: past the repository's retention). */
   | { kind: "expired" }
   /** HTTP 404: not written yet (the job is running) or not visible to this token. */
   | { kind: "missing" };
 
-/** The job's log, filtered as it streams; each host waited for at most the timeout between two chunks. */
+/**
+ * The job's log, filtered as it streams; each host waited for at most the timeout between two chunks, and the
+ * whole read for at most `deadlineMs` (a log that trickles in is cut there, not waited for).
+ */
 export async function readJobLog(
   call: GitHubCall,
-  request: { jobId: number; steps: Job["steps"]; lines: number; fetch: typeof fetch; env: Env },
+  request: { jobId: number; steps: Job["steps"]; lines: number; fetch: typeof fetch; env: Env; deadlineMs?: number },
 ): Promise<Result<JobLog>> {
   const { connection, target } = call;
   const timeoutMs = readSettings(request.env).httpTimeoutMs;
   const idle = new AbortController();
   const timer = setTimeout(() => idle.abort(new RequestAborted("timeout", timeoutMs)), timeoutMs);
+  const deadlineMs = request.deadlineMs ?? LOG_DEADLINE_MS;
+  const late = AbortSignal.timeout(deadlineMs);
+  const signal = AbortSignal.any([call.signal, late]);
   let refresh: () => void = () => timer.refresh();
   let timedOut = () => idle.signal.aborted;
   const what = `the log of Actions job ${request.jobId} in ${target.owner}/${target.repo}`;
@@ -90,14 +98,14 @@ export async function readJobLog(
       repo: target.repo,
       job_id: request.jobId,
       request: {
-        signal: AbortSignal.any([call.signal, idle.signal]),
+        signal: AbortSignal.any([signal, idle.signal]),
         redirect: "manual",
         parseSuccessResponseBody: false,
       },
     });
-    const raw = await untilCancelled(sent, call.signal).catch((error: unknown) => ({ error }));
+    const raw = await untilCancelled(sent, signal).catch((error: unknown) => ({ error }));
     if ("error" in raw) {
-      if (timedOut() && !call.signal.aborted) throw raw.error;
+      if ((timedOut() || late.aborted) && !call.signal.aborted) throw raw.error;
       const status = httpFailure(raw.error)?.status;
       if (status === 410) return ok({ kind: "expired" });
       if (status === 404) return ok({ kind: "missing" });
@@ -118,7 +126,7 @@ export async function readJobLog(
       // A signed URL: no credential of any kind goes there, so its redirects may be followed.
       const log = call.log ?? silentLogger;
       const http = httpClient({ fetch: request.fetch, log, now: call.now, timeoutMs });
-      const stored = await http(url.href, { signal: call.signal, redirect: "follow" });
+      const stored = await http(url.href, { signal, redirect: "follow" });
       timedOut = () => (stored.kind === "response" ? stored.stopped() : stored.kind) === "timeout";
       if (stored.kind !== "response") throw stored.cause;
       ({ response, refresh } = stored);
@@ -136,22 +144,33 @@ export async function readJobLog(
       return err(toolError("network_error", `${sender} sent the log as ${encoding}, an encoding not known here`));
     }
     const filter = new JobLogFilter({ lines: request.lines, jobSteps: request.steps, secrets: connection.secrets });
-    // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES.
+    // Streamed, never held whole (logs of 100 MB exist), and cut at MAX_LOG_BYTES or the deadline.
     const decoder = new TextDecoder();
     let bytes = 0;
-    let cut = false;
-    for await (const chunk of decoded.body ?? []) {
-      refresh();
-      cut = bytes + chunk.byteLength > MAX_LOG_BYTES;
-      if (cut) break;
-      bytes += chunk.byteLength;
-      filter.push(decoder.decode(chunk, { stream: true }));
+    let cut: string | null = null;
+    try {
+      for await (const chunk of decoded.body ?? []) {
+        refresh();
+        if (bytes + chunk.byteLength > MAX_LOG_BYTES) {
+          cut = `Only the first ${formatBytes(MAX_LOG_BYTES)} of the log were read.`;
+          break;
+        }
+        bytes += chunk.byteLength;
+        filter.push(decoder.decode(chunk, { stream: true }));
+        if (late.aborted) break;
+      }
+    } catch (error) {
+      if (!late.aborted || call.signal.aborted) throw error;
     }
+    if (late.aborted && cut === null) cut = `Only what came within ${deadlineMs / 1000} s was read; the rest was not.`;
     filter.push(decoder.decode());
     return ok({ kind: "read", log: filter.end(), bytes, cut });
   } catch (error) {
-    if (call.signal.aborted)
-      return err(toolError("network_error", `Request for ${what} was cancelled`, undefined, "cancelled"));
+    if (call.signal.aborted) return err(cancelledError(`Request for ${what}`));
+    if (late.aborted) {
+      const hint = "Try again later, or read the log on the check's page.";
+      return err(toolError("network_error", `${where} did not send ${what} within ${deadlineMs / 1000} s`, hint));
+    }
     if (!timedOut()) {
       return err(toolError("network_error", `Could not read ${what} from ${where}: ${transportFailure(error).detail}`));
     }

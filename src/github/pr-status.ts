@@ -91,7 +91,7 @@ export async function getPrDetails(
 
   // Report the failure that caused the others to stop, not their cancellation.
   const failed = [reviews, checks, statuses].flatMap((r) => (r.ok || r.error.kind === "refused" ? [] : [r.error]));
-  const fatal = failed.find((error) => error.kind !== "cancelled") ?? failed[0];
+  const fatal = failed.find((error) => error.code !== "cancelled") ?? failed[0];
   if (fatal) return err(fatal);
 
   const unavailable: string[] = [];

@@ -1,11 +1,11 @@
 import * as v from "valibot";
-import { type ToolError, toolError } from "../core/errors.ts";
-import { hostOf, isSameOrigin, scrubToolError, transportFailure } from "../core/http-policy.ts";
+import { cancelledError, type ToolError, toolError } from "../core/errors.ts";
+import { formatBytes, hostOf, isSameOrigin, scrubToolError, transportFailure } from "../core/http-policy.ts";
 import type { Logger } from "../core/log.ts";
 import { clip, scrubControl, scrubSecrets } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { GitHubConnection } from "./client.ts";
-import { RequestAborted, untilCancelled } from "./http.ts";
+import { byteBudget, RequestAborted, untilCancelled } from "./http.ts";
 import type { GitHubTarget } from "./target.ts";
 
 export interface GitHubCall {
@@ -75,11 +75,60 @@ export function parseLinkHeader(header: string | undefined): Record<string, stri
   return links;
 }
 
-export type Pages<T> = { items: T[]; hasMore: boolean };
+/** What one paged read (all its pages together) takes in at most: beyond it, what was read is kept and said. */
+export const MAX_PAGED_BYTES = 32 * 1024 * 1024;
 
-/** Every page of a list, up to `maxItems`; page 1's `rel="last"` lets the rest go in parallel (not `octokit.paginate`). */
-export async function fetchPages<S extends v.GenericSchema, T>(
+/** `call` for one paged read: its requests share one byte budget ({@link MAX_PAGED_BYTES}). */
+function pagedRead(call: GitHubCall): { call: GitHubCall; spent: () => boolean } {
+  const { signal, spent } = byteBudget(call.signal, MAX_PAGED_BYTES);
+  return { call: { ...call, signal }, spent };
+}
+
+/** Why a paged read stopped before its end, for the reply to say. */
+const stoppedBy = {
+  bytes: `its pages passed the ${formatBytes(MAX_PAGED_BYTES)} one read takes in`,
+  empty: "GitHub sent an empty page that claimed more",
+  repeat: "GitHub sent a page cursor it had sent before",
+  pages: (n: number) => `one read takes at most ${n} pages`,
+};
+
+/**
+ * Pages that follow one another by cursor (GraphQL), at most `maxPages`, stopping early on a page with
+ * nothing, a cursor seen before, or the byte budget spent (what was read is kept). `page` returns a page's
+ * items and the cursor of the next, `null` at the end.
+ */
+export async function followCursors<T>(
   call: GitHubCall,
+  maxPages: number,
+  page: (call: GitHubCall, after: string | null) => Promise<Result<{ items: T[]; next: string | null }>>,
+): Promise<Result<{ items: T[]; stopped: string | null }>> {
+  const read = pagedRead(call);
+  const items: T[] = [];
+  const seen = new Set<string>();
+  let after: string | null = null;
+  for (let pages = 0; pages < maxPages; pages++) {
+    if (pages > 0 && read.spent()) return ok({ items, stopped: stoppedBy.bytes });
+    const got = await page(read.call, after);
+    if (!got.ok) return pages > 0 && read.spent() ? ok({ items, stopped: stoppedBy.bytes }) : got;
+    items.push(...got.value.items);
+    const { next } = got.value;
+    if (next === null) return ok({ items, stopped: null });
+    if (got.value.items.length === 0) return ok({ items, stopped: stoppedBy.empty });
+    if (seen.has(next)) return ok({ items, stopped: stoppedBy.repeat });
+    seen.add(next);
+    after = next;
+  }
+  return ok({ items, stopped: stoppedBy.pages(maxPages) });
+}
+
+export type Pages<T> = { items: T[]; hasMore: boolean; stopped?: string };
+
+/**
+ * Every page of a list, up to `maxItems`; page 1's `rel="last"` lets the rest go in parallel (not `octokit.paginate`).
+ * At most `ceil(maxItems / perPage)` pages and {@link MAX_PAGED_BYTES} in all; an empty page or a repeated link ends it.
+ */
+export async function fetchPages<S extends v.GenericSchema, T>(
+  outer: GitHubCall,
   request: {
     route: string;
     params: Record<string, string | number | undefined>;
@@ -90,6 +139,7 @@ export async function fetchPages<S extends v.GenericSchema, T>(
     what: Subject;
   },
 ): Promise<Result<Pages<T>>> {
+  const { call, spent } = pagedRead(outer);
   const perPage = Math.min(100, Math.max(1, request.perPage));
   const page = (n: number) =>
     githubGet(call, request.route, { ...request.params, per_page: perPage, page: n }, request.schema, request.what);
@@ -99,28 +149,40 @@ export async function fetchPages<S extends v.GenericSchema, T>(
   let links = parseLinkHeader(first.value.link);
   const pagesWanted = Math.ceil(request.maxItems / perPage);
   const lastPage = Number(URL.parse(links.last ?? "")?.searchParams.get("page"));
-  const done = (morePages: boolean) =>
-    ok({ items: items.slice(0, request.maxItems), hasMore: morePages || items.length > request.maxItems });
+  const done = (morePages: boolean, stopped?: string) =>
+    ok({
+      items: items.slice(0, request.maxItems),
+      hasMore: morePages || items.length > request.maxItems,
+      ...(stopped === undefined ? {} : { stopped }),
+    });
 
   if (Number.isInteger(lastPage) && lastPage > 0) {
     const upTo = Math.min(lastPage, pagesWanted);
     const rest = await Promise.all(Array.from({ length: Math.max(0, upTo - 1) }, (_, i) => page(i + 2)));
     for (const next of rest) {
-      if (!next.ok) return next;
+      if (!next.ok) return spent() ? done(true, stoppedBy.bytes) : next;
       items.push(...request.items(next.value.data));
     }
     return done(lastPage > upTo);
   }
 
+  const seen = new Set<string>();
+  let added = items.length;
   for (let fetched = 1; links.next && fetched < pagesWanted && items.length < request.maxItems; fetched++) {
+    if (added === 0) return done(true, stoppedBy.empty);
+    if (seen.has(links.next)) return done(true, stoppedBy.repeat);
+    seen.add(links.next);
+    if (spent()) return done(true, stoppedBy.bytes);
     // The token goes wherever the link points.
     if (!isSameOrigin(links.next, `${call.connection.baseUrl}/`)) {
       call.log?.warn(`GitHub sent a next-page link to another origin for ${whatOf(request.what)}; not followed`);
       break;
     }
     const next = await githubGet(call, `GET ${links.next}`, {}, request.schema, request.what);
-    if (!next.ok) return next;
-    items.push(...request.items(next.value.data));
+    if (!next.ok) return spent() ? done(true, stoppedBy.bytes) : next;
+    const found = request.items(next.value.data);
+    added = found.length;
+    items.push(...found);
     links = parseLinkHeader(next.value.link);
   }
   return done(links.next !== undefined);
@@ -161,7 +223,7 @@ function mapError(error: unknown, call: GitHubCall, subject: Subject) {
   const stopped = [error, (error as { cause?: unknown } | null)?.cause].find((e) => e instanceof RequestAborted);
   switch (stopped?.reason) {
     case "cancelled":
-      return toolError("network_error", `Request for ${what} was cancelled`, undefined, "cancelled");
+      return cancelledError(`Request for ${what}`);
     case "timeout":
       return toolError(
         "network_error",

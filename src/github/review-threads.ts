@@ -1,15 +1,15 @@
 /** A PR's review threads, with resolution, from GitHub's GraphQL API (REST has no `isResolved`). */
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
-import { clip, inline, plainText, quoted } from "../core/plain-text.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { clip, inline, plainText, quoted, trimChars } from "../core/plain-text.ts";
+import { err, ok } from "../core/result.ts";
 import { githubGraphql } from "./graphql.ts";
-import type { GitHubCall } from "./request.ts";
+import { followCursors, type GitHubCall } from "./request.ts";
 
 /** Threads per request, comments per thread, and the most threads one call reads (bounded work per call). */
 const THREADS_PER_REQUEST = 100;
 const COMMENTS_PER_THREAD = 30;
-export const MAX_THREADS = 1000;
+const MAX_THREADS = 1000;
 /** How much of a comment body a thread carries, and the commented code's lines and their width. */
 const BODY_CHARS = 1500;
 const CODE_LINES = 8;
@@ -76,37 +76,31 @@ const Response = v.object({
   ),
 });
 
+type PullRequest = NonNullable<NonNullable<v.InferOutput<typeof Response>["repository"]>["pullRequest"]>;
 export type ReviewThread = ReturnType<typeof toThread>;
 
 /** Every thread of PR `number` (up to {@link MAX_THREADS}), in file order, and its latest conversation comments. */
 export async function getReviewThreads(call: GitHubCall, number: number) {
   const { owner, repo } = call.target;
   const what = `review threads of pull request #${number} in ${owner}/${repo}`;
-  const nodes: ThreadNode[] = [];
-  let after: string | null = null;
-  let first: v.InferOutput<typeof Response> | undefined;
-  let more = true;
+  let first: PullRequest | undefined;
   // GitHub pages threads by cursor only, so pages follow one another.
-  while (more && nodes.length < MAX_THREADS) {
-    const variables: Record<string, string | number | boolean | null> = {
-      owner,
-      name: repo,
-      number,
-      after,
-      first: after === null,
-    };
-    const page: Result<v.InferOutput<typeof Response>> = await githubGraphql(call, QUERY, variables, Response, what);
+  const read = await followCursors(call, Math.ceil(MAX_THREADS / THREADS_PER_REQUEST), async (paged, after) => {
+    const variables = { owner, name: repo, number, after, first: after === null };
+    const page = await githubGraphql(paged, QUERY, variables, Response, what);
     if (!page.ok) return page;
-    const threads = page.value.repository?.pullRequest?.reviewThreads;
-    if (!threads) return notFound(call, number);
-    first ??= page.value;
-    nodes.push(...threads.nodes);
-    more = threads.pageInfo.hasNextPage && threads.pageInfo.endCursor !== null;
-    after = threads.pageInfo.endCursor;
-  }
-  const pr = first?.repository?.pullRequest;
+    const pr = page.value.repository?.pullRequest;
+    if (!pr) return notFound(call, number);
+    first ??= pr;
+    const { hasNextPage, endCursor } = pr.reviewThreads.pageInfo;
+    return ok({ items: pr.reviewThreads.nodes, next: hasNextPage ? endCursor : null });
+  });
+  if (!read.ok) return read;
+  const pr = first;
   if (!pr) return notFound(call, number);
+  const { items: nodes, stopped } = read.value;
   const threads = nodes.slice(0, MAX_THREADS).map(toThread).sort(compareThreads);
+  const total = pr.reviewThreads.totalCount;
   return ok({
     pull_request: {
       number,
@@ -115,8 +109,10 @@ export async function getReviewThreads(call: GitHubCall, number: number) {
       url: pr.url,
       head_sha: pr.headRefOid,
     },
-    total: pr.reviewThreads.totalCount,
-    limited: more || nodes.length > MAX_THREADS,
+    total,
+    /** Why threads were left unread (`null`: none were). */
+    unread:
+      stopped === null && nodes.length <= MAX_THREADS ? null : (stopped ?? `only the first ${MAX_THREADS} are read`),
     threads,
     conversation: (pr.comments?.nodes ?? []).map((c) => ({
       author: inline(c.author, 80),
@@ -183,12 +179,29 @@ function commentedCode(hunk: string): string[] {
   return lines.slice(-CODE_LINES).map((line) => clip(plainText(line), CODE_LINE_CHARS));
 }
 
-/** The replacement lines of a comment's first ```suggestion block, or null. */
+/**
+ * The replacement lines of a comment's first ```suggestion block, or null. Lines are scanned once, as
+ * Markdown reads fences: a fence inside another block opens nothing; the block ends at a line of its
+ * fence's character at least as long.
+ */
 export function suggestionOf(body: string): string[] | null {
-  const match = /^[ \t]*(`{3,}|~{3,})[ \t]*suggestion[^\n]*\r?\n([\s\S]*?)^[ \t]*\1[ \t]*$/m.exec(body);
-  if (!match) return null;
-  const text = (match[2] ?? "").replace(/\r?\n$/, "");
-  return text === "" ? [] : text.split(/\r?\n/).map((line) => clip(plainText(line), CODE_LINE_CHARS));
+  const lines = body.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  let open: { fence: string; suggestion: boolean; from: number } | null = null;
+  for (const [i, line] of lines.entries()) {
+    const bare = trimChars(line, " \t", true);
+    if (open === null) {
+      const start = /^(`{3,}|~{3,})[ \t]*(\S*)/.exec(bare);
+      if (start)
+        open = { fence: start[1] as string, suggestion: (start[2] as string).startsWith("suggestion"), from: i + 1 };
+    } else if (bare.length >= open.fence.length && /^(?:`+|~+)$/.test(bare) && bare[0] === open.fence[0]) {
+      if (!open.suggestion) open = null;
+      else {
+        const text = lines.slice(open.from, i).join("\n");
+        return text === "" ? [] : text.split("\n").map((code) => clip(plainText(code), CODE_LINE_CHARS));
+      }
+    }
+  }
+  return null;
 }
 
 /** One line for the model: `path:line · author: "first words…" (2 replies)`, marked when outdated or resolved. */

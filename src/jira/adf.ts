@@ -248,8 +248,11 @@ function renderInline(nodes: readonly AdfNode[], depth: number): string {
 function applyMarks(text: string, marks: AdfNode["marks"]): string {
   if (text === "" || marks.length === 0) return text;
   const types = new Set(marks.map((m) => m.type));
-  const [, lead = "", core = "", trail = ""] = /^(\s*)([\s\S]*?)(\s*)$/.exec(text) ?? [];
+  // Trimmed, not matched: a lazy pattern between two `\s*` backtracks quadratically on long runs of spaces.
+  const core = text.trim();
   if (core === "") return text;
+  const lead = text.slice(0, text.length - text.trimStart().length);
+  const trail = text.slice(lead.length + core.length);
   let out = core;
   if (types.has("code")) out = inlineCode(core);
   else {

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import { describeIssues, type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
+import { cancelledError, describeIssues, type ErrorCode, type ToolError, toolError } from "../core/errors.ts";
 import {
   formatBytes,
   type HttpSettings,
@@ -197,8 +197,7 @@ function jiraClient(ctx: Context, { base, auth }: JiraSetup, options: JiraClient
 }
 
 const networkError = (message: string, hint?: string): Result<never> => err(toolError("network_error", message, hint));
-const cancelled = (endpoint: string): Result<never> =>
-  err(toolError("network_error", `Jira request ${endpoint} was cancelled`, undefined, "cancelled"));
+const cancelled = (endpoint: string): Result<never> => err(cancelledError(`Jira request ${endpoint}`));
 
 /** What a failed request was for: `notFound` is the sentence for a 404, `unknownProject` for a 400 naming one. */
 type RequestPurpose = { notFound?: string; unknownProject?: string };

@@ -6,7 +6,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
-import { plainText } from "../core/plain-text.ts";
+import { plainText, printable } from "../core/plain-text.ts";
 import { branchContextPrompt } from "../prompts/branch-context.ts";
 import type { PromptDefinition } from "../prompts/define.ts";
 import { planIssuePrompt } from "../prompts/jira-issue.ts";
@@ -50,7 +50,7 @@ export function registerPrompts(server: Server, ctx: ServiceContext, tools: Tool
     const { name, arguments: raw = {} } = request.params;
     const prompt = PROMPTS.find((p) => p.name === name);
     if (!prompt) {
-      throw new McpError(ErrorCode.InvalidParams, `prompt '${name}' not found`, {
+      throw new McpError(ErrorCode.InvalidParams, `prompt '${printable(name)}' not found`, {
         available_prompts: PROMPTS.map((p) => p.name),
       });
     }

@@ -9,7 +9,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type ToolError, toolError } from "../core/errors.ts";
-import { escapeInvisibles, plainText } from "../core/plain-text.ts";
+import { escapeInvisibles, plainText, printable } from "../core/plain-text.ts";
 import type { Result } from "../core/result.ts";
 import { discoverRepository } from "../git/discover.ts";
 import { checkBranchName } from "../git/refname.ts";
@@ -152,8 +152,9 @@ export function parseTwigUri(uri: string): TwigResource | null {
 function parseOrThrow(uri: string): TwigResource {
   const resource = parseTwigUri(uri);
   if (resource) return resource;
-  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, {
-    uri,
+  // Echoed clipped: a 100,000-character URI would make a 200,000-character error.
+  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${printable(uri)}`, {
+    uri: printable(uri),
     hint: `Use ${TREE_URI}, ${BRANCHES_URI} or ${BRANCH_CONTEXT_TEMPLATE} (each takes ?repo=NAME).`,
   });
 }

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { describeIssues, type ToolError, toolError } from "../core/errors.ts";
+import { cancelledError, describeIssues, type ToolError, toolError } from "../core/errors.ts";
 import { visible, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { DEFAULT_MAX_REPLY_TOKENS, MAX_REPLY_TOKENS_ENV } from "../core/settings.ts";
@@ -12,7 +12,7 @@ import type {
   ToolInvoker,
   ToolMeta,
 } from "../tools/shared/define.ts";
-import { cutList } from "../tools/shared/fit.ts";
+import { cutList } from "../tools/shared/paging.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/shared/params.ts";
 import { argumentsHint, describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
 import { jsonSchemaOf, outputSchemaOf } from "./json-schema.ts";
@@ -122,7 +122,8 @@ export class ToolRegistry {
       const { repos: _, ...pinned } = callCtx;
       const info = { signal, invoke: this.invoker(pinned, signal), enabled: (g: ToolGroup) => !this.disabled.has(g) };
       const result = await tool.handler(callArgs, callCtx, budget === null ? info : { ...info, budget });
-      if (!result.ok) return result;
+      // Whatever failed after the client withdrew the call failed because of it.
+      if (!result.ok) return signal.aborted ? cancelled(tool.name, signal, ctx) : result;
       // A reply's every string with its invisible characters shown; a composing caller escapes its own output.
       let answer = (reply ? visibleDeep(result.value) : result.value) as Record<string, unknown>;
       let json: string | undefined;
@@ -153,15 +154,17 @@ export class ToolRegistry {
       }
       return ok(json === undefined ? { data: answer } : { data: answer, json });
     } catch (error) {
-      // A cancelled call gets no reply (the client withdrew it); it is no failure of the tool.
-      if (signal?.aborted) {
-        ctx.log.warn(`${tool.name} cancelled by the client: ${String(signal.reason)}`);
-        return err(toolError("network_error", `${tool.name} was cancelled`));
-      }
+      if (signal?.aborted) return cancelled(tool.name, signal, ctx);
       ctx.log.error(`${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return err(toolError("internal", `${tool.name} failed unexpectedly: ${String(error)}`));
     }
   }
+}
+
+/** A call the client withdrew: no failure of the tool, and no reply (the SDK sends none for it). */
+function cancelled(name: string, signal: AbortSignal, ctx: ServiceContext) {
+  ctx.log.warn(`${name} cancelled by the client: ${String(signal.reason)}`);
+  return err(cancelledError(name));
 }
 
 /** Upstream's envelope `{ status: "ok", data }` byte-for-byte in the text; `structuredContent` the bare data. */
@@ -191,7 +194,7 @@ function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   const { openWorldHint, ...rest } = tool.annotations;
   const meta: ToolMeta = {
     ...tool.meta,
-    ...((tool.cut ?? tool.fit) !== undefined && maxResultChars !== null
+    ...((tool.cut ?? tool.fit) !== undefined && !tool.seldomCut && maxResultChars !== null
       ? { "anthropic/maxResultSizeChars": maxResultChars }
       : {}),
   };

@@ -16,6 +16,7 @@ import type { ServiceContext } from "./shared/context.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
 import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
 import { ActionSchema, branchFacts, planStack, prHeadWords, StepSchema } from "./shared/next-steps.ts";
+import { count, cutFields, cutLists } from "./shared/paging.ts";
 import { BranchNameSchema, unpublished } from "./shared/params.ts";
 
 /** "A few hundred characters" of the Jira description: enough to say what the issue is about. */
@@ -60,6 +61,7 @@ const BranchContextSchema = v.object({
   /** Branches given no step, and why (a name git would refuse, a twig link to another branch's PR). */
   warnings: v.optional(v.pipe(v.array(v.string()), unpublished("field"))),
   detail: v.string(),
+  ...cutFields(["children", "stack"]),
 });
 type PrPart = v.InferOutput<typeof BranchContextSchema.entries.pull_request>;
 export type JiraSummary = v.InferOutput<typeof JiraSummarySchema>;
@@ -151,6 +153,27 @@ export const getBranchContextTool = defineTool({
       detail: `${older === undefined ? "" : `${older}: a push updates them. `}${FULL_DETAIL}${pull_request.data?.verdict === "failing" ? CI_FAILING_DETAIL : ""}`,
     });
   },
+  // Thousands of children or a chain thousands deep: the nearest of each are kept, and the rest counted.
+  seldomCut: true,
+  fit: (answer, budget) =>
+    cutLists(
+      budget,
+      { children: answer.branch.children.length, stack: answer.stack.length },
+      (n) => ({
+        ...answer,
+        branch: { ...answer.branch, children: answer.branch.children.slice(0, n) },
+        stack: answer.stack.slice(0, n),
+      }),
+      (left) =>
+        [
+          ...(left.children
+            ? [`${count(left.children)} more children: get_branch_tree with this branch lists them.`]
+            : []),
+          ...(left.stack
+            ? [`${count(left.stack)} more ancestors: get_branch_stack from the last one listed goes on.`]
+            : []),
+        ].join(" "),
+    ),
 });
 
 /** The branch's PR part from the stack's lookup: one decision for "not configured", shared with get_stack_status. */

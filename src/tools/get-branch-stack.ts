@@ -3,7 +3,7 @@ import { workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { readStack } from "./shared/ancestors.ts";
 import { defineTool } from "./shared/define.ts";
-import { count, cutFields } from "./shared/fit.ts";
+import { count, cutFields } from "./shared/paging.ts";
 import { BranchNameSchema } from "./shared/params.ts";
 
 export const getBranchStackTool = defineTool({

@@ -17,7 +17,7 @@ import {
 import { loadState } from "../twig/state.ts";
 import { cutTrees, measureTrees, renderTreeText } from "../twig/tree.ts";
 import { defineTool, type ReplyBudget } from "./shared/define.ts";
-import { count, cutFields } from "./shared/fit.ts";
+import { count, cutFields } from "./shared/paging.ts";
 import { BranchNameSchema, branchNotFound, integerIn, unpublished } from "./shared/params.ts";
 
 const BranchTreeOutputSchema = v.object({

@@ -1,11 +1,10 @@
 import * as v from "valibot";
 import { toolError } from "../core/errors.ts";
-import { formatBytes } from "../core/http-policy.ts";
 import { clip, inline, quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
 import { compareTests, type Triage, TriageSchema, triage, triageWords } from "../github/ci-triage.ts";
-import { actionsJobId, getJob, listAnnotations, MAX_LOG_BYTES, readJobLog } from "../github/job-log.ts";
+import { actionsJobId, getJob, listAnnotations, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
 import {
   baseChecks,
@@ -18,8 +17,8 @@ import {
 import type { GitHubCall } from "../github/request.ts";
 import type { ServiceContext } from "./shared/context.ts";
 import { defineTool, type ReplyBudget } from "./shared/define.ts";
-import { count, cutFields, largestFitting } from "./shared/fit.ts";
 import { openPr, PrNumberSchema, targetParams } from "./shared/github-params.ts";
+import { count, cutFields, largestFitting } from "./shared/paging.ts";
 import { integerIn, unpublished } from "./shared/params.ts";
 
 const DEFAULT_LOG_LINES = 50;
@@ -235,7 +234,7 @@ async function readCheckRun(call: GitHubCall, ctx: ServiceContext, run: CheckRun
   const read = log.value;
   const notes = [
     ...(job.ok ? [] : [`The job's steps could not be read: ${errorNote(job.error)}`]),
-    ...(read.cut ? [`Only the first ${formatBytes(MAX_LOG_BYTES)} of the log were read.`] : []),
+    ...(read.cut === null ? [] : [read.cut]),
   ];
   const { failures, failures_omitted, totals } = read.log;
   return {

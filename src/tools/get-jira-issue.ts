@@ -7,8 +7,8 @@ import { FULL_DESCRIPTION_CHARS, JiraIssueSchema, truncate } from "../jira/issue
 import { ISSUE_KEY_PATTERN, normalizeIssueKey } from "../jira/jql.ts";
 import { checkedOutRecord } from "../repo/workspace.ts";
 import { defineTool } from "./shared/define.ts";
-import { count, HintSchema, largestFitting } from "./shared/fit.ts";
 import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
+import { count, HintSchema, largestFitting } from "./shared/paging.ts";
 import { unpublished } from "./shared/params.ts";
 
 const IssueOutputSchema = v.object({

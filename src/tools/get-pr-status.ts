@@ -4,8 +4,8 @@ import { classifyCheck, classifyStatus, getPrDetails } from "../github/pr-status
 import { countUnresolvedThreads } from "../github/review-threads.ts";
 import { CheckCountsSchema, ReasonsSchema, ReviewSchema, VerdictSchema } from "./shared/branch-pr.ts";
 import { defineTool, type ReplyBudget } from "./shared/define.ts";
-import { count, cutFields, largestFitting } from "./shared/fit.ts";
 import { FoundBySchema, openPr, PrNumberSchema, PullRequestSchema, targetParams } from "./shared/github-params.ts";
+import { count, cutFields, largestFitting } from "./shared/paging.ts";
 import { unpublished } from "./shared/params.ts";
 
 const PrStatusSchema = v.object({

@@ -1,17 +1,14 @@
 import * as v from "valibot";
-import { toolError } from "../core/errors.ts";
 import { clip, visibleDeep } from "../core/plain-text.ts";
-import { err, ok } from "../core/result.ts";
-import { compareKeys, getReviewThreads, MAX_THREADS, type ReviewThread, threadLine } from "../github/review-threads.ts";
-import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
+import { ok } from "../core/result.ts";
+import { compareKeys, getReviewThreads, type ReviewThread, threadLine } from "../github/review-threads.ts";
 import { defineTool } from "./shared/define.ts";
-import { count, HintSchema, largestFitting } from "./shared/fit.ts";
 import { FoundBySchema, openPrNumber, PrNumberSchema, targetParams } from "./shared/github-params.ts";
+import { CursorSchema, count, encodeCursor, fitPage, HintSchema, hidden, resumeAfter } from "./shared/paging.ts";
 import { unpublished } from "./shared/params.ts";
 
 /** A comment's length in a page that must be cut to fit (a very small budget, or one thread of 30 long comments). */
 const SHORT_BODY_CHARS = 300;
-const hidden = <S extends v.GenericSchema>(schema: S) => v.pipe(schema, unpublished("field"));
 const Lines = v.object({ start_line: v.nullable(v.number()), end_line: v.nullable(v.number()) });
 const ThreadSchema = v.object({
   path: v.string(),
@@ -79,22 +76,13 @@ export const getReviewThreadsTool = defineTool({
     const under = (args.path ?? "").replace(/^\.?\/+|\/+$/g, "");
     const repository = `${host}/${owner}/${repo}`;
     const query = `get_review_threads\u0000${number}\u0000${state}\u0000${under}`;
-    let after: ReviewThread["key"] | null = null;
-    if (args.cursor !== undefined) {
-      const decoded = decodeCursor(args.cursor, repository);
-      const key = decoded.ok && decoded.value.query === query ? parseKey(decoded.value.after) : null;
-      if (key === null) {
-        const why = decoded.ok ? "it pages through another PR or filter" : decoded.why;
-        const hint =
-          "Pass next_cursor exactly as the previous page gave it, with the same arguments, or start again without cursor.";
-        return err(toolError("invalid_params", `cursor cannot be used: ${why}`, hint));
-      }
-      after = key;
-    }
+    const resumed = resumeAfter(args.cursor, repository, query, (position) => parseKey(position.after));
+    if (!resumed.ok) return resumed;
+    const after = resumed.value;
 
     const read = await getReviewThreads(call, number);
     if (!read.ok) return read;
-    const { pull_request, total, limited, threads, conversation } = read.value;
+    const { pull_request, total, unread, threads, conversation } = read.value;
     const unresolved = threads.filter((t) => !t.resolved).length;
     const asked = threads.filter(
       (t) =>
@@ -109,7 +97,11 @@ export const getReviewThreadsTool = defineTool({
       const rest = asked.length - page.length;
       const hints = [
         ...(rest > 0 ? [`${count(rest)} more threads: pass next_cursor for the next page.`] : []),
-        ...(limited ? [`Only the first ${count(MAX_THREADS)} of ${count(total)} threads were read.`] : []),
+        ...(unread === null
+          ? []
+          : [
+              `Only ${count(threads.length)} of ${count(total)} threads were read: ${unread}; the PR's page has them all.`,
+            ]),
         ...(short
           ? [`Comments cut to ${SHORT_BODY_CHARS} characters to fit the reply budget; the thread's url has them whole.`]
           : []),
@@ -133,14 +125,9 @@ export const getReviewThreadsTool = defineTool({
       };
     };
     // Measured as sent: escaping invisible characters can double a body's cost.
-    const { budget } = info;
-    const sent = (n: number, short = false) => visibleDeep(reply(n, short));
-    const fits = (answer: ReviewThreadsOutput) => budget === undefined || budget.size(answer) <= budget.units;
-    if (fits(sent(asked.length))) return ok(reply(asked.length));
-    if (budget === undefined) return ok(reply(asked.length));
-    const min = Math.min(1, asked.length);
-    const page = largestFitting(budget, sent, min, asked.length);
-    return ok(fits(page) ? page : largestFitting(budget, (n) => sent(n, true), min, asked.length));
+    const sent = (n: number) => visibleDeep(reply(n));
+    const shorter = (n: number) => visibleDeep(reply(n, true));
+    return ok(fitPage(info.budget, asked.length, { build: reply, sent, shorter }));
   },
 });
 

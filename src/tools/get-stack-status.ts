@@ -1,7 +1,6 @@
 import * as v from "valibot";
-import { toolError } from "../core/errors.ts";
 import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
-import { err, ok } from "../core/result.ts";
+import { ok } from "../core/result.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { triageWords } from "../github/ci-triage.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
@@ -21,11 +20,10 @@ import {
 import { readCheckouts } from "./shared/checkouts.ts";
 import { BranchCommitsSchema } from "./shared/commits-schema.ts";
 import type { ServiceContext } from "./shared/context.ts";
-import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
 import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.ts";
-import { count, HintSchema, largestFitting } from "./shared/fit.ts";
 import { ActionSchema, branchFacts, planStack, StepSchema, shown, stateWords } from "./shared/next-steps.ts";
-import { BranchNameSchema, branchNotFound, unpublished } from "./shared/params.ts";
+import { CursorSchema, count, encodeCursor, fitPage, HintSchema, hidden, resumeAfter } from "./shared/paging.ts";
+import { BranchNameSchema, branchNotFound } from "./shared/params.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
 const STACK_PAGE_SIZE = 30;
@@ -53,10 +51,6 @@ const EntrySchema = v.object({
   head: v.optional(v.object({ sha: v.string() })),
 });
 type Entry = v.InferOutput<typeof EntrySchema>;
-
-// Only what a model reads first is published (tools/list stays within 11.5 KB); the rest is
-// checked all the same, and docs/tools.md describes it.
-const hidden = <S extends v.GenericSchema>(schema: S) => v.pipe(schema, unpublished("field"));
 
 const StackStatusSchema = v.object({
   scope: hidden(v.picklist(["stack", "all"])),
@@ -127,19 +121,12 @@ export const getStackStatusTool = defineTool({
 
     const repository = ctx.repo.ok ? ctx.repo.value : "";
     const query = `get_stack_status\u0000${scope}\u0000${args.branch ?? ""}`;
-    let start = 0;
-    if (args.cursor !== undefined) {
-      const decoded = decodeCursor(args.cursor, repository);
-      const at =
-        decoded.ok && decoded.value.query === query ? members.findIndex((m) => m.branch === decoded.value.after) : -1;
-      if (at < 0) {
-        const why = decoded.ok ? "it pages through another question, or the stack changed since" : decoded.why;
-        const hint =
-          "Pass next_cursor exactly as the previous page gave it, with the same branch and scope, or start again without cursor.";
-        return err(toolError("invalid_params", `cursor cannot be used: ${why}`, hint));
-      }
-      start = at + 1;
-    }
+    const resumed = resumeAfter(args.cursor, repository, query, ({ after }) => {
+      const at = members.findIndex((m) => m.branch === after);
+      return at < 0 ? null : at + 1;
+    });
+    if (!resumed.ok) return resumed;
+    const start = resumed.value ?? 0;
     const page = members.slice(start, start + STACK_PAGE_SIZE);
     const names = page.flatMap((member) => (member.gone ? [] : [member.branch]));
     const gone = page.flatMap((member) => (member.gone ? [member.branch] : []));
@@ -238,10 +225,7 @@ export const getStackStatusTool = defineTool({
     };
     // Thirty branches with every reason at its longest would pass the budget: fewer go on this page, and the
     // cursor carries on. Measured as sent: escaping invisible characters can double a branch name's cost.
-    const { budget } = info;
-    const sent = (n: number) => visibleDeep(reply(n));
-    if (budget === undefined || budget.size(sent(page.length)) <= budget.units) return ok(reply(page.length));
-    return ok(largestFitting(budget, sent, 1, page.length));
+    return ok(fitPage(info.budget, page.length, { build: reply, sent: (n) => visibleDeep(reply(n)), min: 1 }));
   },
 });
 

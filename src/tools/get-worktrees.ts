@@ -5,6 +5,7 @@ import { ok } from "../core/result.ts";
 import { type LiveWorktree, listLinkedWorktrees, readLinkedHead } from "../git/worktrees.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
 import { defineTool } from "./shared/define.ts";
+import { count, cutFields } from "./shared/paging.ts";
 import { NoParamsSchema } from "./shared/params.ts";
 
 const WorktreeSchema = v.object({
@@ -24,7 +25,7 @@ export const getWorktreesTool = defineTool({
     "Linked worktrees (name, path, branch; not the main checkout): twig's records merged with git's; `source` marks stale ones.",
   group: "local",
   input: NoParamsSchema,
-  output: v.object({ worktrees: v.array(WorktreeSchema) }),
+  output: v.object({ worktrees: v.array(WorktreeSchema), ...cutFields(["worktrees"]) }),
   repoScoped: true,
   async handler(_args, ctx) {
     const loaded = await workspaceAndState(ctx);
@@ -50,6 +51,11 @@ export const getWorktreesTool = defineTool({
       worktrees.push({ name: git.id, path: git.path, branch, source: "git", ...gitFlags(git) });
     }
     return ok({ worktrees });
+  },
+  seldomCut: true,
+  cut: {
+    list: "worktrees",
+    rest: (_answer, _kept, left) => ({ hint: `${count(left)} more worktrees left out to fit the reply budget.` }),
   },
 });
 

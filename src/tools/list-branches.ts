@@ -1,15 +1,13 @@
 import * as v from "valibot";
 import type { Context } from "../core/context.ts";
-import { toolError } from "../core/errors.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import { ok, type Result } from "../core/result.ts";
 import { sortBytewise } from "../git/bytewise.ts";
 import { workspaceAndState } from "../repo/workspace.ts";
 import { type BranchRecord, BranchRecordSchema, branchRecord } from "../twig/branch-record.ts";
 import { sortedIndex } from "../twig/graph.ts";
 import type { TwigState } from "../twig/state.ts";
-import { CursorSchema, decodeCursor, encodeCursor } from "./shared/cursor.ts";
 import { defineTool } from "./shared/define.ts";
-import { count, cutFields } from "./shared/fit.ts";
+import { CursorSchema, count, cutFields, encodeCursor, resumeAfter } from "./shared/paging.ts";
 import { integerIn, unpublished } from "./shared/params.ts";
 
 const MAX_LIST_LIMIT = 10_000;
@@ -77,17 +75,10 @@ function pageStart(
   ctx: Context,
 ): Result<{ after: string | null; query: string | null }> {
   const query = args.query ?? null;
-  if (args.cursor === undefined) return ok({ after: null, query });
-  const decoded = decodeCursor(args.cursor, cursorScope(ctx));
-  const paged = decoded.ok ? decoded.value.query : null;
-  if (decoded.ok && (query === null || query === paged)) return ok(decoded.value);
-  const [message, hint] = decoded.ok
-    ? [
-        `cursor pages through ${paged === null ? "every branch" : `query ${JSON.stringify(paged)}`}, not query ${JSON.stringify(query)}`,
-        "Keep the query of the first page while following next_cursor",
-      ]
-    : [`cursor cannot be used: ${decoded.why}`, "Pass next_cursor exactly as the previous list_branches page gave it"];
-  return err(toolError("invalid_params", message, `${hint}, or start again without cursor.`));
+  // Following next_cursor, the query may be left out: the cursor keeps it.
+  const same = (paged: string | null) => query === null || query === paged;
+  const resumed = resumeAfter(args.cursor, cursorScope(ctx), same, (position) => position);
+  return resumed.ok ? ok(resumed.value ?? { after: null, query }) : resumed;
 }
 
 /** What a page that is not the last says beside its branches: how many are left and how to go on. */

@@ -4,8 +4,8 @@ import { JiraIssueSchema, LIST_DESCRIPTION_CHARS, toJiraIssue } from "../jira/is
 import { buildSearchJql, normalizeProjectKey, PROJECT_KEY_PATTERN } from "../jira/jql.ts";
 import { MAX_PAGE_SIZE, searchIssues } from "../jira/search.ts";
 import { defineTool } from "./shared/define.ts";
-import { cutFields, limitCut } from "./shared/fit.ts";
 import { notAKey } from "./shared/jira-issue.ts";
+import { cutFields, limitCut } from "./shared/paging.ts";
 import { integerIn, unpublished } from "./shared/params.ts";
 
 const DEFAULT_LIST_LIMIT = 20;

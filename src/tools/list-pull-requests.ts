@@ -2,8 +2,8 @@ import * as v from "valibot";
 import { ASCII_CONTROLS } from "../core/plain-text.ts";
 import { listPullRequests } from "../github/pull-request.ts";
 import { defineTool } from "./shared/define.ts";
-import { cutFields, limitCut } from "./shared/fit.ts";
 import { openCall, PullRequestSchema, targetParams } from "./shared/github-params.ts";
+import { cutFields, limitCut } from "./shared/paging.ts";
 import { integerIn, unpublished } from "./shared/params.ts";
 
 /** What git accepts in a branch name, loosely: printable, no spaces, bounded. */

@@ -3,6 +3,7 @@ import { ok } from "../core/result.ts";
 import { statIfExists } from "../fs/local-fs.ts";
 import { loadRegistry } from "../twig/registry.ts";
 import { defineTool } from "./shared/define.ts";
+import { count, cutFields } from "./shared/paging.ts";
 import { NoParamsSchema } from "./shared/params.ts";
 
 export const listRepositoriesTool = defineTool({
@@ -17,6 +18,7 @@ export const listRepositoriesTool = defineTool({
       v.object({ name: v.string(), path: v.string(), exists: v.boolean(), is_default: v.optional(v.literal(true)) }),
     ),
     default_repository: v.nullable(v.string()),
+    ...cutFields(["repositories"]),
   }),
   async handler(_args, ctx) {
     const registry = await loadRegistry(ctx);
@@ -32,6 +34,11 @@ export const listRepositoriesTool = defineTool({
       }),
     );
     return ok({ repositories, default_repository: current });
+  },
+  seldomCut: true,
+  cut: {
+    list: "repositories",
+    rest: (_answer, _kept, left) => ({ hint: `${count(left)} more repositories left out to fit the reply budget.` }),
   },
 });
 

@@ -133,7 +133,7 @@ describe("HTTP errors map to tool errors", () => {
     expect(!result.ok && { ...result.error }.kind).toBe("refused");
   });
 
-  test("an error's kind: a 5xx has none, a cancelled call's is cancelled", async () => {
+  test("an error's kind: a 5xx has none; a cancelled call is code cancelled, no network_error", async () => {
     fake.inject("GET", PATH, { status: 500, body: { message: "boom" } }, 10);
     const failed = await callTool("get_pull_request", ARGS, context({ TWIG_MCP_GITHUB_RETRIES: "0" }).ctx);
     expect(expectErr(failed).code).toBe("network_error");
@@ -142,7 +142,7 @@ describe("HTTP errors map to tool errors", () => {
     const controller = new AbortController();
     controller.abort();
     const cancelled = await callTool("get_pull_request", ARGS, context().ctx, callInfo(controller.signal));
-    expect(!cancelled.ok && cancelled.error.kind).toBe("cancelled");
+    expect(!cancelled.ok && cancelled.error.code).toBe("cancelled");
   });
 
   test("422 is invalid_params with GitHub's message", async () => {
@@ -196,7 +196,7 @@ describe("HTTP errors map to tool errors", () => {
     await fake.awaitRequest(PATH);
     controller.abort();
     const error = expectErr(await answer);
-    expect(error.code).toBe("network_error");
+    expect(error.code).toBe("cancelled");
     expect(error.message).toContain("cancelled");
   });
 
@@ -205,7 +205,7 @@ describe("HTTP errors map to tool errors", () => {
     const controller = new AbortController();
     controller.abort();
     const error = expectErr(await callTool("get_pull_request", ARGS, ctx, callInfo(controller.signal)));
-    expect(error.code).toBe("network_error");
+    expect(error.code).toBe("cancelled");
     expect(fake.requests).toHaveLength(0);
   });
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readJobLog } from "../../src/github/job-log.ts";
 import { replyBudget } from "../../src/mcp/reply-budget.ts";
+import { connect } from "../../src/tools/shared/github-params.ts";
 import {
   FAILING_TEST_STEPS,
   failingTestLog,
@@ -603,5 +605,44 @@ describe("get_ci_log: reply budget", () => {
     expect(check?.failures).toHaveLength(12);
     const log = check?.log as Array<{ lines: string[] }>;
     expect(log[0]?.lines.length).toBeLessThan(400);
+  });
+});
+
+describe("get_ci_log: a log that trickles in", () => {
+  test("the read ends at its overall deadline: what came is kept, and the note says the rest was not read", async () => {
+    const { ctx } = makeContext({ env: fake.env() });
+    const target = { host: "github.com", owner: "octo", repo: "r" } as const;
+    const call = await connect(ctx, target, new AbortController().signal);
+    if (!call.ok) throw new Error(call.error.message);
+    // A step's failure, then a byte every 50 ms, forever: well within the idle timeout, never done.
+    const head = new TextEncoder().encode(failingTestLog(0));
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const trickle = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(head);
+            timer = setInterval(() => controller.enqueue(new TextEncoder().encode(" ")), 50);
+          },
+          cancel: () => clearInterval(timer),
+        }),
+      );
+    fake.route("GET", "/repos/:owner/:repo/actions/jobs/:job/logs", () => ({
+      status: 302,
+      headers: { location: logHost.serve("/trickle", trickle) },
+    }));
+    const read = await readJobLog(call.value, {
+      jobId: 101,
+      steps: FAILING_TEST_STEPS,
+      lines: 50,
+      fetch: ctx.fetch,
+      env: ctx.env,
+      deadlineMs: 1000,
+    });
+    clearInterval(timer);
+    if (!read.ok || read.value.kind !== "read") throw new Error(JSON.stringify(read));
+    expect(read.value.cut).toBe("Only what came within 1 s was read; the rest was not.");
+    expect(read.value.bytes).toBeGreaterThanOrEqual(head.byteLength);
+    expect(JSON.stringify(read.value.log.errors)).toContain("exit code 1");
   });
 });

@@ -286,5 +286,9 @@ describe("suggestion blocks", () => {
     expect(suggestionOf("````suggestion\nhas ``` inside\n````")).toEqual(["has ``` inside"]);
     expect(suggestionOf("```ts\ncode\n```")).toBeNull();
     expect(suggestionOf("no block")).toBeNull();
+    // As Markdown reads fences: one inside another block opens nothing; a longer fence of its character closes.
+    expect(suggestionOf("```md\n```suggestion\nx\n```\n")).toBeNull();
+    expect(suggestionOf("```md\ny\n```\n~~~suggestion\nx\n~~~~\n")).toEqual(["x"]);
+    expect(suggestionOf("```suggestion\nnever closed")).toBeNull();
   });
 });

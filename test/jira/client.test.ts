@@ -212,7 +212,7 @@ describe("deployment detection", () => {
       await cloud.awaitRequest("/rest/api/2/serverInfo");
       controller.abort();
       // The server is still holding its answer: the cancelled caller returns without it.
-      expectError(await first, "network_error");
+      expectError(await first, "cancelled");
       release();
       expect(await second).toEqual({ ok: true, value: "cloud" });
     } finally {
@@ -416,7 +416,7 @@ describe("retries", () => {
       },
     });
     server.fail({ respond: { status: 503, headers: { "Retry-After": "300" } } });
-    const error = expectError(await getIssue(client, controller.signal), "network_error");
+    const error = expectError(await getIssue(client, controller.signal), "cancelled");
     expect(error.message).toContain("cancelled");
     expect(waits).toEqual([300_000]);
     expect(server.apiRequests()).toHaveLength(1);
@@ -473,7 +473,7 @@ describe("timeouts and cancellation", () => {
     // hangs up: an abort the client ignored would time the test out.
     await server.awaitRequest("/rest/api/2/issue/SHOP-1");
     controller.abort();
-    const error = expectError(await answer, "network_error");
+    const error = expectError(await answer, "cancelled");
     expect(error.message).toBe("Jira request GET /rest/api/2/issue/SHOP-1 was cancelled");
   });
 
@@ -481,7 +481,7 @@ describe("timeouts and cancellation", () => {
     const client = await clientFor(contextFor(server));
     const controller = new AbortController();
     controller.abort();
-    expectError(await getIssue(client, controller.signal), "network_error");
+    expectError(await getIssue(client, controller.signal), "cancelled");
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -16,7 +16,7 @@ import {
 } from "../../src/mcp/reply-budget.ts";
 import { okResult, ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { defineTool, LOCAL_ANNOTATIONS, type ReplyBudget, type ToolDefinition } from "../../src/tools/shared/define.ts";
-import { cutFields } from "../../src/tools/shared/fit.ts";
+import { cutFields } from "../../src/tools/shared/paging.ts";
 import { createTestContext } from "../support/context.ts";
 
 const ctx = createTestContext({

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { sha256Hex } from "../../src/core/sha256.ts";
-import { decodeCursor, encodeCursor } from "../../src/tools/shared/cursor.ts";
+import { decodeCursor, encodeCursor } from "../../src/tools/shared/paging.ts";
 
 describe("list_branches cursors", () => {
   test("round-trip any position and query, for the repository they were made for", () => {

@@ -59,6 +59,8 @@ export interface ToolDefinition<
   repoScoped?: boolean;
   // Method syntax on purpose: it lets a ToolDefinition<I, O> stand in a list of ToolDefinition.
   handler(args: v.InferOutput<I>, ctx: ServiceContext, call: CallInfo): Promise<Result<v.InferOutput<O>>>;
+  /** Cut only for a pathological repository: tools/list (12.8 KB) does not announce a budget-sized result for it. */
+  seldomCut?: true;
   /** The list the registry cuts at its end when the answer is over the reply budget. */
   cut?: ListCut<v.InferOutput<O>, v.InferOutput<I>>;
   /** Cuts an over-budget answer that a list cut cannot, saying what was left out; without either, an error. */

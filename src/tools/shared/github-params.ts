@@ -7,7 +7,7 @@ import { GITHUB_NAME, type GitHubTarget, resolveTarget, type TargetArgs } from "
 import { openWorkspace } from "../../repo/workspace.ts";
 import type { ServiceContext } from "./context.ts";
 import type { CallInfo } from "./define.ts";
-import { TruncatedSchema } from "./fit.ts";
+import { TruncatedSchema } from "./paging.ts";
 import { integerIn, unpublished } from "./params.ts";
 
 export const PrNumberSchema = v.pipe(
@@ -53,7 +53,7 @@ export async function openCall(
 }
 
 /** A call to `target`'s GitHub host. */
-async function connect(ctx: ServiceContext, target: GitHubTarget, signal: AbortSignal) {
+export async function connect(ctx: ServiceContext, target: GitHubTarget, signal: AbortSignal) {
   const connection = await ctx.github(target.host);
   if (!connection.ok) return err(connection.error);
   return ok({ connection: connection.value, target, signal, now: ctx.now, log: ctx.log });
