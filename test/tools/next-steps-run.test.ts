@@ -165,7 +165,7 @@ describe("the steps run to the intended stack", () => {
     expect(readFileSync(join(bin, "gh.log"), "utf8")).toContain("pr edit 2 --base main");
   });
 
-  test("a parent already deleted: the merged PR's head is the old base; without it, no rewrite and why", async () => {
+  test("a parent already deleted: the merged PR's head is the old base", async () => {
     const { repo, aTip } = mergedParent();
     git(repo, "branch", "-q", "-D", "a");
     git(repo, "update-ref", "-d", "refs/remotes/origin/a");
@@ -175,13 +175,47 @@ describe("the steps run to the intended stack", () => {
     expect(ownCommits(repo, "b", "main")).toEqual(["b2", "b1"]);
     expect(parents(repo).b).toEqual(["main"]);
     expect(head(repo)).toBe("main");
+  });
 
-    // No PR, no remote-tracking ref: nothing says where b's own commits start.
-    const other = mergedParent();
-    git(other.repo, "branch", "-q", "-D", "a");
-    git(other.repo, "update-ref", "-d", "refs/remotes/origin/a");
+  test("a parent deleted with no PR head here and no remote-tracking ref: the old base is found by content", async () => {
+    const { repo, aTip } = mergedParent();
+    git(repo, "branch", "-q", "-D", "a");
+    git(repo, "update-ref", "-d", "refs/remotes/origin/a");
+    const [a1, a2] = [git(repo, "rev-parse", `${aTip}~1`), aTip];
+    // The merged PR names a head this clone never fetched: no rebase can start there.
     github.repos.clear();
-    const blind = await call(getStackStatusTool, { branch: "c" }, other.repo);
+    const unfetched = "1234567890123456789012345678901234567890";
+    const merged = { owner: "acme", repo: "shop", head: "a", base: "main", merged: true, state: "closed" } as const;
+    github.addPull({ ...merged, number: 1, headSha: unfetched });
+    for (const tool of [getStackStatusTool, getBranchContextTool]) {
+      const answer = await call(tool, { branch: "c" }, repo);
+      const [move, follow] = answer.next_steps;
+      expect(move?.command).toStartWith(`git rebase --onto main ${aTip} b && `);
+      // a's commits are on main as its squash: the move leaves them out, and c follows b.
+      expect(move?.forecast).toEqual({ result: "clean", dropped: [a2, a1] });
+      expect(follow?.command).toStartWith(`git rebase --onto b ${git(repo, "rev-parse", "b")} c`);
+      expect(follow?.forecast?.result).toBe("clean");
+    }
+    const answer = await call(getStackStatusTool, { branch: "c" }, repo);
+    expect(answer.lines[1]).toContain("b  #2 open");
+    expect(answer.lines[1]).toContain("move onto main: clean");
+    run(answer.next_steps, repo);
+    expect(ownCommits(repo, "b", "main")).toEqual(["b2", "b1"]);
+    expect(ownCommits(repo, "c", "b")).toEqual(["c1"]);
+    expect(parents(repo)).toEqual({ b: ["main"], c: ["b"] });
+    expect(head(repo)).toBe("main");
+  });
+
+  test("a parent gone with no squash of it on main: no rewrite, and why", async () => {
+    const { repo } = setup({ a: { parent: "main" }, b: { parent: "a" } });
+    git(repo, "checkout", "-q", "-b", "a");
+    commit(repo, "a1");
+    git(repo, "checkout", "-q", "-b", "b");
+    commit(repo, "b1");
+    git(repo, "checkout", "-q", "main");
+    commit(repo, "m2");
+    git(repo, "branch", "-q", "-D", "a");
+    const blind = await call(getStackStatusTool, { branch: "b" }, repo);
     const b = blind.branches.find((entry) => entry.branch === "b");
     expect(b?.action?.why).toContain("no step: its parent's old tip is unknown");
     expect(blind.next_steps.filter((step) => step.command.includes("rebase"))).toEqual([]);
@@ -380,7 +414,7 @@ describe("what is said besides the steps", () => {
     commit(repo, "a3");
     const answer = await call(getBranchContextTool, {}, repo);
     expect(answer.branch.pr_head).toMatchObject({ local_ahead: 2 });
-    expect(answer.detail).toStartWith("PR CI/reviews are for an older commit (2 behind local): a push updates them.");
+    expect(answer.detail).toStartWith("PR CI/reviews lag local by 2 commits: a push updates them.");
   });
 });
 
