@@ -335,7 +335,9 @@ export function stateWords(
       follow: `restack after${where.replace(" onto", "")}`,
       forget: "gone from git: twig sync forgets it",
     }[action.kind];
-    words.push(`${action.retarget === undefined ? verb : `${verb}, retarget #${action.retarget}`}${forecastWords(forecast)}`);
+    words.push(
+      `${action.retarget === undefined ? verb : `${verb}, retarget #${action.retarget}`}${forecastWords(forecast)}`,
+    );
   }
   const push = commits?.push;
   if (push !== undefined) {
@@ -359,7 +361,8 @@ function forecastWords(forecast: Forecast | undefined): string {
   if (forecast === undefined) return "";
   const { result, unknown } = forecast;
   if (result === "clean") return ": clean";
-  if (result === "unknown") return unknown?.reason === "waits_on_parent" ? `: ${unknown.message}` : ": forecast unknown";
+  if (result === "unknown")
+    return unknown?.reason === "waits_on_parent" ? `: ${unknown.message}` : ": forecast unknown";
   const count = (forecast.files?.length ?? 0) + (forecast.files_omitted ?? 0);
   const more = count > LINE_FILES ? `, +${count - LINE_FILES}` : "";
   const paths = (forecast.files ?? []).slice(0, LINE_FILES).map((file) => shownPath(file.path));

@@ -1,9 +1,9 @@
 import { clip, inline, plainText } from "../../core/plain-text.ts";
+import type { CachedFileReader } from "../../fs/cached-file.ts";
 import type { DiscoveredRepo } from "../../git/discover.ts";
 import type { ForecastLink, RestackForecast } from "../../git/merge/forecast.ts";
 import type { WorkBudget } from "../../git/objects/budget.ts";
 import { resolveRef } from "../../git/refs.ts";
-import type { CachedFileReader } from "../../fs/cached-file.ts";
 import { type Action, type BranchFacts, type Forecast, type PlannedStep, shown, shownPath } from "./next-steps.ts";
 
 type Plan = { actions: Array<Action | undefined>; steps: PlannedStep[]; warnings: string[] };
@@ -82,7 +82,12 @@ export function withForecasts(steps: readonly PlannedStep[], forecasts: Readonly
     if (forecast.result !== "conflicts") return { ...step, forecast };
     const first = (forecast.files ?? []).slice(0, FIRST_FILES).map(({ path, kind, lines }) => {
       const [range] = lines ?? [];
-      const at = range === undefined ? kind : range.start === range.end ? `line ${range.start}` : `lines ${range.start}–${range.end}`;
+      const at =
+        range === undefined
+          ? kind
+          : range.start === range.end
+            ? `line ${range.start}`
+            : `lines ${range.start}–${range.end}`;
       return `${shownPath(path)} (${at})`;
     });
     const why = `${step.why}; it will stop for conflicts: look first at ${first.join(", ")}`;
