@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { quoted } from "../../core/plain-text.ts";
+import { ASCII_CONTROLS, quoted } from "../../core/plain-text.ts";
 import type { BranchCommits } from "../../git/commits/branch-commits.ts";
 import { checkBranchName } from "../../git/refname.ts";
 import type { PullRequest } from "../../github/pull-request.ts";
@@ -22,7 +22,7 @@ export const ActionSchema = v.object({
 export type Action = v.InferOutput<typeof ActionSchema>;
 
 /** What a rewrite will do, before it is run (docs/tools.md, "Restack forecast"): empty lists and zero counts left out. */
-export const ForecastSchema = v.object({
+const ForecastSchema = v.object({
   result: v.picklist(["clean", "conflicts", "unknown"]),
   unknown: v.optional(v.object({ reason: v.string(), message: v.string() })),
   files: v.optional(
@@ -59,7 +59,7 @@ type Step = v.InferOutput<typeof StepSchema>;
  * A branch's commits moved onto `onto`: those after `oldBase` (a commit id), or without it those `onto` lacks (git's
  * own choice, for a parent that is not rewritten). `worktree`: the work tree that has it checked out.
  */
-export type Rewrite = { branch: string; onto: string; oldBase?: string; worktree?: string };
+type Rewrite = { branch: string; onto: string; oldBase?: string; worktree?: string };
 /** A step as planned: a rewrite step keeps its parts (for a forecast) beside the command they render to. */
 export type PlannedStep = Step & { rewrite?: Rewrite };
 
@@ -130,6 +130,9 @@ export const shown = (name: string) => (checkBranchName(name) === null ? name : 
 
 /** A shell word: paths and names may hold characters a shell reads. */
 const sh = (word: string) => (/^[\w./@+:=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+
+/** An absolute path without controls: a work tree a command may name. */
+const PLAIN_PATH = new RegExp(`^/[^${ASCII_CONTROLS}]*$`);
 
 const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
 
@@ -245,7 +248,7 @@ export function planStack(
       // Run here, a rebase is followed by `git switch` back to this work tree's branch: that name too.
       names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
       if (worktree === undefined && where.cwdBranch !== null) names["checked-out branch"] = where.cwdBranch;
-      if (worktree !== undefined && !/^\/[^\0-\x1f\x7f]*$/.test(worktree)) {
+      if (worktree !== undefined && !PLAIN_PATH.test(worktree)) {
         warnings.push(`No step for ${name}: its work tree path ${quoted(worktree, 60)} is not a plain absolute path`);
       } else if (!warned(names)) {
         rewritten.add(branch);
