@@ -34,7 +34,7 @@ interface Doc {
   stack: Array<{ branch: string }>;
   pull_request: Part;
   jira_issue: Part;
-  next_steps: Array<{ branch: string; what: string; why: string; command: string }>;
+  next_steps: Array<{ branch: string; what: string; why: string; command: string; forecast?: { result: string } }>;
   detail: string;
 }
 

@@ -7,6 +7,9 @@ import type { TwigState } from "../../twig/state.ts";
 import type { BranchPr } from "./branch-pr.ts";
 import type { Checkouts } from "./checkouts.ts";
 
+/** A work tree path a step may name in `git -C`: absolute, no control character. */
+const PLAIN_ABSOLUTE_PATH = new RegExp(`^/[^${ASCII_CONTROLS}]*$`);
+
 /**
  * What a branch needs next, judged parents first: `clean_up` (its PR merged), `move` (its parent merged or gone:
  * onto `onto`), `restack` (behind its parent), `follow` (its parent is about to move), `forget` (twig tracks it, git
@@ -131,9 +134,6 @@ export const shown = (name: string) => (checkBranchName(name) === null ? name : 
 /** A shell word: paths and names may hold characters a shell reads. */
 const sh = (word: string) => (/^[\w./@+:=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
-/** An absolute path without controls: a work tree a command may name. */
-const PLAIN_PATH = new RegExp(`^/[^${ASCII_CONTROLS}]*$`);
-
 const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
 
 /**
@@ -248,7 +248,7 @@ export function planStack(
       // Run here, a rebase is followed by `git switch` back to this work tree's branch: that name too.
       names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
       if (worktree === undefined && where.cwdBranch !== null) names["checked-out branch"] = where.cwdBranch;
-      if (worktree !== undefined && !PLAIN_PATH.test(worktree)) {
+      if (worktree !== undefined && !PLAIN_ABSOLUTE_PATH.test(worktree)) {
         warnings.push(`No step for ${name}: its work tree path ${quoted(worktree, 60)} is not a plain absolute path`);
       } else if (!warned(names)) {
         rewritten.add(branch);
