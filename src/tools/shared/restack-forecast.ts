@@ -67,7 +67,10 @@ export async function forecastPlan(
       const own = await ownRun(context, { branchTip: tip, newBase: ontoTip });
       oldBase = own === undefined ? undefined : context.ids.oidOf(own.fork);
     }
-    const link = await forecastRestack(context, { branch, tip, oldBase, onto: parent ?? ontoTip ?? "" });
+    // A new base that cannot be read leaves nothing to forecast onto: `unknown`, as an unknown old base.
+    const newBase = parent ?? ontoTip;
+    const step = { branch, tip, oldBase: newBase === undefined ? undefined : oldBase, onto: newBase ?? "" };
+    const link = await forecastRestack(context, step);
     links.set(branch, link);
     forecasts.set(branch, shownForecast(link.forecast, parent));
   }
