@@ -83,15 +83,10 @@ export function withForecasts(steps: readonly PlannedStep[], forecasts: Readonly
     const forecast = rewrite && forecasts.get(rewrite.branch);
     if (forecast === undefined) return step;
     if (forecast.result !== "conflicts") return { ...step, forecast };
-    const first = (forecast.files ?? []).slice(0, FIRST_FILES).map(({ path, kind, lines }) => {
-      const [range] = lines ?? [];
-      const at =
-        range === undefined
-          ? kind
-          : range.start === range.end
-            ? `line ${range.start}`
-            : `lines ${range.start}–${range.end}`;
-      return `${shownPath(path)} (${at})`;
+    const first = (forecast.files ?? []).slice(0, FIRST_FILES).map(({ path, kind, lines: ranges }) => {
+      const [range] = ranges ?? [];
+      const lines = range && (range.start === range.end ? `line ${range.start}` : `lines ${range.start}–${range.end}`);
+      return `${shownPath(path)} (${lines ?? kind})`;
     });
     const why = `${step.why}; it will stop for conflicts: look first at ${first.join(", ")}`;
     return { ...step, what: `${step.what} (stops for conflicts)`, why, forecast };
@@ -100,25 +95,17 @@ export function withForecasts(steps: readonly PlannedStep[], forecasts: Readonly
 
 /** The engine's forecast as a reply holds it: paths as plain text, clipped; empty lists and zero counts left out. */
 function shownForecast(forecast: RestackForecast, parent: ForecastLink | undefined): Forecast {
-  const path = (text: string) => clip(plainText(text), 255);
-  const { result, unknown, files, files_omitted, undecided, undecided_omitted } = forecast;
-  const { dropped, dropped_omitted, dropped_limited_by } = forecast;
+  const plain = <T extends { path: string }>(files: T[]) =>
+    files.map((file) => ({ ...file, path: clip(plainText(file.path), 255) }));
+  const { unknown, files, undecided } = forecast;
   // The parent's name is someone's text: prose shows it as data.
   const message =
     unknown?.reason === "waits_on_parent" && parent !== undefined
       ? `waits on ${shown(parent.branch)}'s ${parent.forecast.result === "conflicts" ? "conflicts" : "unknown result"}`
       : inline(unknown?.message ?? "", 300);
-  return {
-    result,
-    ...(unknown && { unknown: { reason: unknown.reason, message } }),
-    ...(files.length > 0 && { files: files.map((file) => ({ ...file, path: path(file.path) })) }),
-    ...(files_omitted > 0 && { files_omitted }),
-    ...(undecided.length > 0 && {
-      undecided: undecided.map((file) => ({ ...file, path: path(file.path) })),
-    }),
-    ...(undecided_omitted > 0 && { undecided_omitted }),
-    ...(dropped.length > 0 && { dropped }),
-    ...(dropped_omitted > 0 && { dropped_omitted }),
-    ...(dropped_limited_by && { dropped_limited_by }),
-  };
+  const shownParts = { ...forecast, files: plain(files), undecided: plain(undecided) };
+  const said = Object.entries(shownParts).filter(
+    ([, value]) => value !== 0 && !(Array.isArray(value) && !value.length),
+  );
+  return { ...Object.fromEntries(said), ...(unknown && { unknown: { reason: unknown.reason, message } }) } as Forecast;
 }
