@@ -117,8 +117,11 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
 /** GitHub's timestamp, as untrusted as any of its text. */
 const time = (at: string | null | undefined) => (at == null ? null : inline(at, 40));
 
+/** The hint of a failure nothing could be compared with: a stack's entry leaves it out. */
+export const NOT_COMPARED = "Not compared: read the failure and judge.";
+
 function unknown(why: string): Triage {
-  return { verdict: "unknown", why, hint: "Not compared: read the failure and judge." };
+  return { verdict: "unknown", why, hint: NOT_COMPARED };
 }
 
 /**
@@ -143,7 +146,7 @@ export function compareTests(found: Triage, mine: readonly string[], theirs: rea
 }
 
 /** The verdict in a few words, for a summary or a stack line; empty when there is nothing to add. */
-export function triageWords(found: Triage | undefined): string {
+export function triageWords(found: Pick<Triage, "verdict" | "base"> | undefined): string {
   switch (found?.verdict) {
     case "flaky":
       return "flaky: passed on another attempt";

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { type ToolError, ToolErrorSchema, toolError } from "../core/errors.ts";
 import { clip } from "../core/plain-text.ts";
 import { ok } from "../core/result.ts";
+import { WorkBudget } from "../git/objects/budget.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { JiraIssueSchema } from "../jira/issue.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
@@ -18,6 +19,7 @@ import { notAKey, readJiraIssue } from "./shared/jira-issue.ts";
 import { ActionSchema, branchFacts, planStack, prHeadWords, StepSchema } from "./shared/next-steps.ts";
 import { count, cutFields, cutLists } from "./shared/paging.ts";
 import { BranchNameSchema, unpublished } from "./shared/params.ts";
+import { forecastPlan, withForecasts } from "./shared/restack-forecast.ts";
 
 /** "A few hundred characters" of the Jira description: enough to say what the issue is about. */
 const DESCRIPTION_PREVIEW_CHARS = 300;
@@ -117,15 +119,19 @@ export const getBranchContextTool = defineTool({
     const names = local.map((r) => r.branch);
     const foundOf = (name: string) => github.prs[queries.findIndex((q) => q.branch === name)];
     const prHeads = names.map((name) => foundOf(name)?.status?.pull_request.head_sha);
+    // One budget for the call's commit walks and its restack forecasts.
+    const budget = new WorkBudget();
     const read = listed.ok
-      ? await branchCommits(ctx, workspace, state, sorted, names, { signal: info.signal, prHeads })
+      ? await branchCommits(ctx, workspace, state, sorted, names, { signal: info.signal, prHeads, budget })
       : names.map(() => ({ commit_warnings: [listed.error.message] }));
     const at = (name: string) => names.indexOf(name);
     const facts = asked.map(({ branch }) =>
       branchFacts({ branch, gone: at(branch) < 0, tracked: true }, foundOf(branch), read[at(branch)], where),
     );
     const root = buildBranchGraph(sorted, state).defaultRoot ?? chain[0]?.branch ?? null;
-    const plan = planStack(facts, state, (name) => includesSorted(sorted, name), root, where);
+    const planned = () => planStack(facts, state, (name) => includesSorted(sorted, name), root, where);
+    const forecasts = await forecastPlan(ctx.files, workspace, facts, planned, { budget, signal: info.signal });
+    const plan = planned();
     const action = plan.actions.at(-1);
     const children = buildBranchGraph(sorted, state)
       .childrenOf(record.branch)
@@ -148,7 +154,7 @@ export const getBranchContextTool = defineTool({
       ...(stack.value.cycle ? { cycle: true as const } : {}),
       pull_request,
       jira_issue,
-      next_steps: plan.steps.map(({ rewrite: _parts, ...step }) => step),
+      next_steps: withForecasts(plan.steps, forecasts),
       ...(plan.warnings.length > 0 && { warnings: plan.warnings }),
       detail: `${older === undefined ? "" : `${older}: a push updates them. `}${FULL_DETAIL}${pull_request.data?.verdict === "failing" ? CI_FAILING_DETAIL : ""}`,
     });

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { clip, inline, quoted, visibleDeep } from "../core/plain-text.ts";
 import { ok } from "../core/result.ts";
+import { WorkBudget } from "../git/objects/budget.ts";
 import { listLocalBranches } from "../git/refs.ts";
 import { triageWords } from "../github/ci-triage.ts";
 import { normalizeIssueKey } from "../jira/jql.ts";
@@ -24,6 +25,7 @@ import { type CallInfo, defineTool, REMOTE_ANNOTATIONS } from "./shared/define.t
 import { ActionSchema, branchFacts, planStack, StepSchema, shown, stateWords } from "./shared/next-steps.ts";
 import { CursorSchema, count, encodeCursor, fitPage, HintSchema, hidden, resumeAfter } from "./shared/paging.ts";
 import { BranchNameSchema, branchNotFound } from "./shared/params.ts";
+import { forecastPlan, withForecasts } from "./shared/restack-forecast.ts";
 
 /** Branches per page: 30 PRs stay within two GitHub round trips and a reply of a few thousand tokens. */
 const STACK_PAGE_SIZE = 30;
@@ -47,8 +49,10 @@ const EntrySchema = v.object({
   gone: v.optional(v.literal(true)),
   // The own commits' list, the tip's subject and date are get_branch_context's: on 30 branches they would crowd out
   // the rest. `base` is said only when it is not the parent, `push` only when not in step with the remote branch.
-  ...v.omit(BranchCommitsSchema, ["commits", "commits_omitted", "head"]).entries,
+  ...v.omit(BranchCommitsSchema, ["commits", "commits_omitted", "head", "pr_head"]).entries,
   head: v.optional(v.object({ sha: v.string() })),
+  /** Beside the tip, the PR's head is said by how far it is: `local_behind` only when not 0. */
+  pr_head: v.optional(v.object({ local_ahead: v.number(), local_behind: v.optional(v.number()) })),
 });
 type Entry = v.InferOutput<typeof EntrySchema>;
 
@@ -144,7 +148,13 @@ export const getStackStatusTool = defineTool({
     ]);
     const found = new Map(queries.map(({ branch }, i) => [branch, github.prs[i]]));
     const prHeads = names.map((branch) => found.get(branch)?.status?.pull_request.head_sha);
-    const commits = await branchCommits(ctx, repo, state, sorted, names, { signal: info.signal, prHeads });
+    // One budget for the call's commit walks and its restack forecasts.
+    const work = new WorkBudget();
+    const commits = await branchCommits(ctx, repo, state, sorted, names, {
+      signal: info.signal,
+      prHeads,
+      budget: work,
+    });
     const prOf = new Map(queries.map(({ branch }, i) => [branch, github.prs[i] ? stackPr(github.prs[i]) : undefined]));
     const commitsOf = new Map(names.map((branch, i) => [branch, commits[i]]));
 
@@ -161,8 +171,12 @@ export const getStackStatusTool = defineTool({
       const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
       if (drift.length > 0) entry.drift = drift;
       if (!isTracked(state, member.branch)) entry.tracked = false;
-      const { commits: _list, commits_omitted: _omitted, head, ...rest } = commitsOf.get(member.branch) ?? {};
+      const { commits: _list, commits_omitted: _omitted, head, pr_head, ...rest } = commitsOf.get(member.branch) ?? {};
       const counts: Omit<Entry, "branch" | "depth"> = { ...(head && { head: { sha: head.sha } }), ...rest };
+      if (pr_head !== undefined) {
+        const { local_ahead, local_behind } = pr_head;
+        counts.pr_head = { local_ahead, ...(local_behind > 0 && { local_behind }) };
+      }
       if (counts.base === member.parent) delete counts.base;
       // In step with its remote branch: nothing to say.
       if (counts.push && "unpushed" in counts.push && counts.push.unpushed + counts.push.unpulled === 0)
@@ -185,12 +199,23 @@ export const getStackStatusTool = defineTool({
       ),
     );
     const root = graph.defaultRoot ?? rootCandidates(sorted, state, current)[0] ?? null;
-    const plan = (n: number) =>
+    const planned = (n: number) =>
       planStack(facts.slice(0, n), state, (branch) => includesSorted(sorted, branch), root, where);
+    const forecasts = await forecastPlan(ctx.files, repo, facts, () => planned(facts.length), {
+      budget: work,
+      signal: info.signal,
+    });
+    const plan = (n: number) => {
+      const { steps, ...rest } = planned(n);
+      return { ...rest, steps: withForecasts(steps, forecasts) };
+    };
     const { actions } = plan(facts.length);
     for (const [i, action] of actions.entries()) if (action !== undefined) (entries[i] as Entry).action = action;
     const lines = entries.map((entry) =>
-      [lineOf(entry, github.answered) + commitWords(entry), ...stateWords(entry.action, entry)].join(" · "),
+      [
+        lineOf(entry, github.answered) + commitWords(entry),
+        ...stateWords(entry.action, entry, forecasts.get(entry.branch)),
+      ].join(" · "),
     );
     const parts = {
       ...(github.part && { github: github.part }),

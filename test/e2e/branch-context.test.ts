@@ -34,7 +34,7 @@ interface Doc {
   stack: Array<{ branch: string }>;
   pull_request: Part;
   jira_issue: Part;
-  next_steps: Array<{ branch: string; what: string; why: string; command: string }>;
+  next_steps: Array<{ branch: string; what: string; why: string; command: string; forecast?: { result: string } }>;
   detail: string;
 }
 
@@ -171,6 +171,7 @@ describe("get_branch_context", () => {
         why: "1 commit behind main",
         // Checked out here: rebased here. Never fetched: the lease is the PR's head on GitHub.
         command: `git rebase main feature/auth && git push --force-with-lease=feature/auth:${SHA_42} origin -- feature/auth`,
+        forecast: { result: "clean" },
       },
     ]);
     expect(doc.stack.map((record) => record.branch)).toEqual(["feature/auth", "main"]);

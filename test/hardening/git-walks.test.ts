@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { gitEnv } from "../support/git-repo.ts";
 import { deltaChainHistory, packPerCommit } from "../support/hostile-git.ts";
 import { RawServer, type ToolResult } from "./support/raw-server.ts";
 import { readTrace, straceWrapper } from "./support/strace.ts";
@@ -379,6 +380,69 @@ describe("a long commit walk (issue #38)", () => {
       await server.until(() => server.stderr().includes(reason));
       expect((await server.request("ping", {}, { timeoutMs: CALL_TIMEOUT_MS })).result).toEqual({});
       expect(server.responsesTo(walking)).toEqual([]);
+    });
+  });
+});
+
+describe("a long restack forecast (issue #44)", () => {
+  test("the server answers a ping while it forecasts, and a cancel ends the forecast", async () => {
+    const dir = caseRepo((d) => {
+      // 2,000 files, each ~1 MB and changed on both sides: every merge inflates three blobs too large to cache, so
+      // the forecast runs until the call's work budget is spent, while the commit walk is three commits long.
+      const run = (args: string[], stdin?: string) => {
+        const done = Bun.spawnSync(["git", ...args], {
+          cwd: d,
+          env: { ...gitEnv(world.repo.sandbox), GIT_INDEX_FILE: join(d, ".git", "forecast-index") },
+          stdin: stdin === undefined ? undefined : Buffer.from(stdin),
+        });
+        if (done.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${done.stderr}`);
+        return done.stdout.toString().trim();
+      };
+      const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${"x".repeat(40)}\n`);
+      const blob = (first: string, last: string) => {
+        const text = [first, ...lines.slice(1, -1), last].join("");
+        writeFileSync(join(d, ".git", "blob"), text);
+        return run(["hash-object", "-w", join(d, ".git", "blob")]);
+      };
+      const [base, ours, theirs] = [
+        blob(lines[0] ?? "", lines.at(-1) ?? ""),
+        blob("main\n", lines.at(-1) ?? ""),
+        blob(lines[0] ?? "", "topic\n"),
+      ];
+      const commit = (content: string, parent: string) => {
+        rmSync(join(d, ".git", "forecast-index"), { force: true });
+        run(
+          ["update-index", "--index-info"],
+          Array.from({ length: 2_000 }, (_, i) => `100644 ${content}\tf${i}.txt\n`).join(""),
+        );
+        return run(["commit-tree", run(["write-tree"]), "-p", parent, "-m", content.slice(0, 7)]);
+      };
+      const fork = commit(base, "main");
+      run(["update-ref", "refs/heads/main", commit(ours, fork)]);
+      run(["update-ref", "refs/heads/feature/auth", commit(theirs, fork)]);
+    });
+    await withServer(async (server) => {
+      const args = { name: "get_branch_context", arguments: { repo: dir, branch: "feature/auth" } };
+      // Answered in full when not cancelled: the walk is exact, the forecast is stopped by the budget.
+      const whole = await call(server, "get_branch_context", { repo: dir, branch: "feature/auth" });
+      const reply = whole.structured as {
+        branch: { behind?: number; counts_limited_by?: string };
+        next_steps: Array<{ forecast?: unknown }>;
+      };
+      expect(reply.branch).toMatchObject({ ahead: 1, behind: 1 });
+      expect(reply.branch.counts_limited_by).toBeUndefined();
+      expect(reply.next_steps[0]?.forecast).toMatchObject({ result: "unknown", unknown: { reason: "budget" } });
+      const forecasting = "forecasting";
+      server.send({ jsonrpc: "2.0", id: forecasting, method: "tools/call", params: args });
+      const pong = await server.request("ping", {}, { timeoutMs: CALL_TIMEOUT_MS });
+      expect(pong.result).toEqual({});
+      expect(server.responsesTo(forecasting)).toEqual([]);
+      const reason = "forecast cancelled by the test";
+      server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: forecasting, reason } });
+      // The forecast sees the cancel at its next slice and stops; the server says why on stderr.
+      await server.until(() => server.stderr().includes(reason));
+      expect((await server.request("ping", {}, { timeoutMs: CALL_TIMEOUT_MS })).result).toEqual({});
+      expect(server.responsesTo(forecasting)).toEqual([]);
     });
   });
 });

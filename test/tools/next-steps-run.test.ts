@@ -165,7 +165,7 @@ describe("the steps run to the intended stack", () => {
     expect(readFileSync(join(bin, "gh.log"), "utf8")).toContain("pr edit 2 --base main");
   });
 
-  test("a parent already deleted: the merged PR's head is the old base; without it, no rewrite and why", async () => {
+  test("a parent already deleted: the merged PR's head is the old base", async () => {
     const { repo, aTip } = mergedParent();
     git(repo, "branch", "-q", "-D", "a");
     git(repo, "update-ref", "-d", "refs/remotes/origin/a");
@@ -175,13 +175,46 @@ describe("the steps run to the intended stack", () => {
     expect(ownCommits(repo, "b", "main")).toEqual(["b2", "b1"]);
     expect(parents(repo).b).toEqual(["main"]);
     expect(head(repo)).toBe("main");
+  });
 
-    // No PR, no remote-tracking ref: nothing says where b's own commits start.
-    const other = mergedParent();
-    git(other.repo, "branch", "-q", "-D", "a");
-    git(other.repo, "update-ref", "-d", "refs/remotes/origin/a");
+  test("a parent deleted with no PR head here and no remote-tracking ref: the old base is found by content", async () => {
+    const { repo, aTip } = mergedParent();
+    git(repo, "branch", "-q", "-D", "a");
+    git(repo, "update-ref", "-d", "refs/remotes/origin/a");
+    const [a1, a2] = [git(repo, "rev-parse", `${aTip}~1`), aTip];
+    // The merged PR names a head this clone never fetched: no rebase can start there.
     github.repos.clear();
-    const blind = await call(getStackStatusTool, { branch: "c" }, other.repo);
+    const unfetched = "1234567890123456789012345678901234567890";
+    const merged = { owner: "acme", repo: "shop", head: "a", base: "main", merged: true, state: "closed" } as const;
+    github.addPull({ ...merged, number: 1, headSha: unfetched });
+    for (const tool of [getStackStatusTool, getBranchContextTool]) {
+      const answer = await call(tool, { branch: "c" }, repo);
+      const [move, follow] = answer.next_steps;
+      expect(move?.command).toStartWith(`git rebase --onto main ${aTip} b && `);
+      // a's commits are on main as its squash: the move leaves them out, and c follows b.
+      expect(move?.forecast).toEqual({ result: "clean", dropped: [a2, a1] });
+      expect(follow?.command).toStartWith(`git rebase --onto b ${git(repo, "rev-parse", "b")} c`);
+      expect(follow?.forecast?.result).toBe("clean");
+    }
+    const answer = await call(getStackStatusTool, { branch: "c" }, repo);
+    expect(answer.lines[1]).toEndWith("move onto main: clean");
+    run(answer.next_steps, repo);
+    expect(ownCommits(repo, "b", "main")).toEqual(["b2", "b1"]);
+    expect(ownCommits(repo, "c", "b")).toEqual(["c1"]);
+    expect(parents(repo)).toEqual({ b: ["main"], c: ["b"] });
+    expect(head(repo)).toBe("main");
+  });
+
+  test("a parent gone with no squash of it on main: no rewrite, and why", async () => {
+    const { repo } = setup({ a: { parent: "main" }, b: { parent: "a" } });
+    git(repo, "checkout", "-q", "-b", "a");
+    commit(repo, "a1");
+    git(repo, "checkout", "-q", "-b", "b");
+    commit(repo, "b1");
+    git(repo, "checkout", "-q", "main");
+    commit(repo, "m2");
+    git(repo, "branch", "-q", "-D", "a");
+    const blind = await call(getStackStatusTool, { branch: "b" }, repo);
     const b = blind.branches.find((entry) => entry.branch === "b");
     expect(b?.action?.why).toContain("no step: its parent's old tip is unknown");
     expect(blind.next_steps.filter((step) => step.command.includes("rebase"))).toEqual([]);
@@ -331,6 +364,101 @@ describe("the steps run to the intended stack", () => {
   });
 });
 
+describe("each rewrite's forecast, checked by running it", () => {
+  /** `file` of ten numbered lines, line 5 as `line5`. */
+  function write(repo: string, file: string, line5: string, message: string): void {
+    const lines = Array.from({ length: 10 }, (_, i) => (i === 4 ? line5 : `line ${i + 1}`));
+    writeFileSync(join(repo, file), `${lines.join("\n")}\n`);
+    git(repo, "add", file);
+    git(repo, "commit", "-q", "-m", message);
+  }
+
+  /** The files a stopped rebase left conflicted, as git names them. */
+  function conflicted(dir: string): string[] {
+    return git(dir, "diff", "--name-only", "--diff-filter=U").split("\n").filter(Boolean);
+  }
+
+  /** Runs the steps until one fails, which must be the step marked to stop: git's conflicted files are the forecast's. */
+  function runToStop(steps: ReadonlyArray<{ command: string; forecast?: { result: string } }>, cwd: string): string[] {
+    const env = { ...gitEnv(cwd), PATH: `${bin}:${process.env.PATH}` };
+    for (const step of steps) {
+      const done = spawnSync("sh", ["-c", step.command], { cwd, env, encoding: "utf8" });
+      expect(done.status === 0).toBe(step.forecast?.result !== "conflicts");
+      if (done.status !== 0) return conflicted(cwd);
+    }
+    return [];
+  }
+
+  test("main ← a ← b ← c ← d behind main: a and b are clean, c stops for conflicts, d waits on it", async () => {
+    const { repo } = setup({ a: { parent: "main" }, b: { parent: "a" }, c: { parent: "b" }, d: { parent: "c" } });
+    write(repo, "shared.txt", "line 5", "shared");
+    for (const [branch, parent] of [
+      ["a", "main"],
+      ["b", "a"],
+      ["c", "b"],
+      ["d", "c"],
+    ] as const) {
+      git(repo, "checkout", "-q", "-b", branch, parent);
+      if (branch === "c") write(repo, "shared.txt", "c's line 5", "c1");
+      else commit(repo, `${branch}1`);
+    }
+    git(repo, "checkout", "-q", "main");
+    write(repo, "shared.txt", "main's line 5", "m2");
+    const answer = await call(getStackStatusTool, { branch: "a" }, repo);
+    const forecasts = Object.fromEntries(answer.next_steps.map((step) => [step.branch, step.forecast]));
+    expect(forecasts.a).toEqual({ result: "clean" });
+    expect(forecasts.b).toEqual({ result: "clean" });
+    expect(forecasts.c).toEqual({
+      result: "conflicts",
+      files: [{ path: "shared.txt", kind: "content", lines: [{ start: 5, end: 5 }] }],
+    });
+    expect(forecasts.d).toMatchObject({
+      result: "unknown",
+      unknown: { reason: "waits_on_parent", message: "waits on c's conflicts" },
+    });
+    const c = answer.next_steps.find((step) => step.branch === "c");
+    expect(c?.what).toBe("restack onto b (stops for conflicts)");
+    expect(c?.why).toBe("its parent moves first; it will stop for conflicts: look first at shared.txt (line 5)");
+    expect(answer.lines.map((line) => line.split(" · ").find((words) => words.startsWith("restack")))).toEqual([
+      "restack onto main: clean",
+      "restack after a: clean",
+      "restack after b: 1 conflict (shared.txt)",
+      "restack after c: waits on c's conflicts",
+    ]);
+    expect(runToStop(answer.next_steps, repo)).toEqual(["shared.txt"]);
+    // What ran before the stop is as forecast: a and b moved cleanly.
+    expect(ownCommits(repo, "a", "main")).toEqual(["a1"]);
+    expect(ownCommits(repo, "b", "a")).toEqual(["b1"]);
+    git(repo, "rebase", "--abort");
+  });
+
+  test("get_branch_context: a restack onto main that conflicts in two files names both, and where", async () => {
+    const { repo } = setup({ a: { parent: "main" } });
+    write(repo, "one.txt", "line 5", "one");
+    write(repo, "two file.txt", "line 5", "two");
+    git(repo, "checkout", "-q", "-b", "a");
+    write(repo, "one.txt", "a's line 5", "a1");
+    write(repo, "two file.txt", "a's line 5", "a2");
+    // One commit: git's replay stops on it with both files conflicted.
+    git(repo, "reset", "-q", "--soft", "HEAD~2");
+    git(repo, "commit", "-q", "-m", "a1");
+    git(repo, "checkout", "-q", "main");
+    write(repo, "one.txt", "main's line 5", "m1");
+    write(repo, "two file.txt", "main's line 5", "m2");
+    git(repo, "checkout", "-q", "a");
+    const answer = await call(getBranchContextTool, {}, repo);
+    const [step] = answer.next_steps;
+    expect(step?.command).toBe("git rebase main a");
+    expect(step?.forecast?.files?.map((file) => file.path)).toEqual(["one.txt", "two file.txt"]);
+    // A path with a space is data in prose: quoted.
+    expect(step?.why).toBe(
+      '2 commits behind main; it will stop for conflicts: look first at one.txt (line 5), "two file.txt" (line 5)',
+    );
+    expect(runToStop(answer.next_steps, repo)).toEqual(["one.txt", "two file.txt"]);
+    git(repo, "rebase", "--abort");
+  });
+});
+
 describe("what is said besides the steps", () => {
   /** main ← a (#1 open, approved, green) one commit behind main. */
   function readyBehind(mergeable: boolean) {
@@ -380,7 +508,7 @@ describe("what is said besides the steps", () => {
     commit(repo, "a3");
     const answer = await call(getBranchContextTool, {}, repo);
     expect(answer.branch.pr_head).toMatchObject({ local_ahead: 2 });
-    expect(answer.detail).toStartWith("PR CI/reviews are for an older commit (2 behind local): a push updates them.");
+    expect(answer.detail).toStartWith("PR CI/reviews lag local by 2 commits: a push updates them.");
   });
 });
 

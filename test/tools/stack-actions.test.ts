@@ -157,6 +157,7 @@ describe("actions and next steps", () => {
       what: "restack onto main",
       why: "1 commit behind main",
       command: `git -C ${worktree} rebase main x`,
+      forecast: { result: "clean" },
     });
   });
 
@@ -172,8 +173,8 @@ describe("actions and next steps", () => {
     const line = answer.lines[answer.branches.indexOf(c as (typeof answer.branches)[number])];
     expect(line).toContain("1 unpushed");
     // The PR is for the commit before: its CI and reviews are for an older commit.
-    expect(c?.pr_head).toEqual({ sha: oldC, local_ahead: count(`${oldC}..c`), local_behind: 0 });
-    expect(line).toContain("PR CI/reviews are for an older commit (1 behind local)");
+    expect(c?.pr_head).toEqual({ local_ahead: count(`${oldC}..c`) });
+    expect(line).toContain("PR CI/reviews lag local by 1 commit");
   });
 
   test("a branch twig tracks and git deleted is listed and forgotten by twig sync; its child moves onto the nearest live ancestor", async () => {
@@ -186,7 +187,7 @@ describe("actions and next steps", () => {
     expect(e?.action).toMatchObject({
       kind: "move",
       onto: "c",
-      why: "its parent d is gone from git; no step: its parent's old tip is unknown (no merged PR head, no remote-tracking ref)",
+      why: "its parent d is gone from git; no step: its parent's old tip is unknown (no merged PR head here, no remote-tracking ref, no squash found)",
     });
     expect(answer.next_steps.find((step) => step.branch === "e")).toBeUndefined();
   });

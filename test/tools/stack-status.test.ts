@@ -115,7 +115,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
       branch: "feature/auth",
       parent: "main",
       depth: 0,
-      pr: { number: 101, state: "merged", base: "main", review: "approved", ci: "passing", found_by: "twig_link" },
+      pr: { number: 101, state: "merged", base: "main", review: "approved", ci: "passing" },
       jira: { key: "SHOP-1", status: "Done" },
     });
     expect(entries.get("feature/auth-oauth")).toEqual({
@@ -128,7 +128,6 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
         base: "feature/auth",
         review: "changes_requested",
         ci: "failing",
-        found_by: "twig_link",
         stack: { number: 7, position: 2, size: 4 },
         changes_requested: [{ author: "carol", excerpt: REVIEW_BODY }],
         failing: [
@@ -180,10 +179,10 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
 
     expect(answer.summary).toBe("6 branches, 6 PRs: 2 ready, 2 blocked, 1 draft, 1 merged");
     expect(answer.lines[1]).toBe(
-      "  feature/auth-oauth  #102 open · changes requested by carol · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…), new · SHOP-2 In Progress · move onto main, retarget #102 · no remote branch",
+      "  feature/auth-oauth  #102 open · changes requested by carol · CI failing: pytest (2 failed, 148 passed: FAILED tests/test_oauth.py::test_refr…), new · SHOP-2 In Progress · move onto main, retarget #102: clean · no remote branch",
     );
     expect(answer.lines[4]).toBe(
-      "      feature/auth-tests  #105 open (found by branch) · approved · CI passing · restack after feature/auth-ui · no remote branch",
+      "      feature/auth-tests  #105 open (found by branch) · approved · CI passing · restack after feature/auth-ui: clean · no remote branch",
     );
     // The merged PR's branch is cleaned up, never restacked; its children move onto main, theirs follow.
     expect(answer.branches.map(({ branch, action }) => [branch, action?.kind, action?.onto, action?.retarget])).toEqual(
@@ -375,7 +374,7 @@ describe("get_stack_status degrades part by part", () => {
       branch: "feature/auth-oauth",
       parent: "feature/auth",
       depth: 1,
-      pr: { number: 102, found_by: "twig_link" },
+      pr: { number: 102 },
       jira: { key: "SHOP-2", status: "In Progress" },
     });
     expect(byBranch(answer).get("feature/auth-tests")?.pr).toBeUndefined();
@@ -400,7 +399,7 @@ describe("get_stack_status degrades part by part", () => {
     });
     const answer = await stackStatus({}, context());
     const docs = byBranch(answer).get("feature/auth-docs") as Entry;
-    expect(docs.pr).toMatchObject({ number: 104, found_by: "twig_link", error: { code: "not_found" } });
+    expect(docs.pr).toMatchObject({ number: 104, error: { code: "not_found" } });
     expect(docs.pr?.error?.message).toContain("#104");
     expect(answer.lines[2]).toContain("#104 could not be read (not_found)");
     expect(byBranch(answer).get("feature/auth-oauth")?.pr?.state).toBe("open");

@@ -25,10 +25,10 @@ export function openForecastContext(
   return { store, ids: commitIds(store, shallow), shallow, signal, [Symbol.dispose]: () => store[Symbol.dispose]() };
 }
 
-type UnknownReason = "budget" | "object_missing" | "shallow" | "waits_on_parent" | "undecided_files";
+type UnknownReason = "budget" | "object_missing" | "shallow" | "waits_on_parent" | "undecided_files" | "old_base";
 
 /** What rebasing a branch's own commits onto its new base will do, decided before anything is run. */
-type RestackForecast = {
+export type RestackForecast = {
   result: "clean" | "conflicts" | "unknown";
   /** For `unknown`: why, as a code and in plain words. */
   unknown?: { reason: UnknownReason; message: string };
@@ -60,9 +60,10 @@ export type ForecastLink = {
 /**
  * `branch` (`tip`) rebased from `oldBase` onto `onto`, as `git rebase --onto NEW OLD B` with merge-ort,
  * i.e. `git merge-tree --write-tree --merge-base=OLD NEW B`: `onto` is a commit, or the parent's link
- * when the parent is rewritten first (its result tree stands for the new base).
+ * when the parent is rewritten first (its result tree stands for the new base). Without `tip` or `oldBase` (not
+ * read, not found) the forecast is `unknown` (`old_base`), and so are its children's.
  */
-export type RestackStep = { branch: string; tip: string; oldBase: string; onto: string | ForecastLink };
+export type RestackStep = { branch: string; tip?: string; oldBase?: string; onto: string | ForecastLink };
 
 const LISTED_FILES = 20;
 const LISTED_DROPPED = 20;
@@ -87,11 +88,13 @@ export async function forecastRestack(context: ForecastContext, step: RestackSte
     const why = parent.forecast.result === "conflicts" ? "conflicts" : "unknown result";
     return unknown("waits_on_parent", `waits on ${parent.branch}'s ${why}`);
   }
+  const { tip, oldBase } = step;
+  if (tip === undefined || oldBase === undefined) return unknown("old_base", "where its own commits start is unknown");
   try {
     const root = (commit: string): TreeEntry => ({ mode: DIR_MODE, oid: treeOfCommit(store, commit) });
     const ours = parent?.tree ?? root(rootBase);
-    const merge = await mergeTrees(store, { base: root(step.oldBase), ours, theirs: root(step.tip) }, signal);
-    const walk = await countDivergence(ids.load, ids.idOf(rootBase), ids.idOf(step.oldBase), {
+    const merge = await mergeTrees(store, { base: root(oldBase), ours, theirs: root(tip) }, signal);
+    const walk = await countDivergence(ids.load, ids.idOf(rootBase), ids.idOf(oldBase), {
       limit: WALK_LIMIT,
       listed: WALK_LIMIT,
       budget: store.budget,

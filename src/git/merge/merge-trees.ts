@@ -93,6 +93,9 @@ export async function mergeTrees(
       deletions.push({ path, old: o as TreeEntry, side: a === undefined ? root.ours : root.theirs });
       return conflict(path, "modify/delete", a);
     }
+    // A file merged on both sides can take milliseconds: a directory of many yields between them too.
+    if (slice.due) await slice.yield(signal);
+    if (store.budget.spent) throw new BudgetSpent();
     return mergeFile(path, o, a, b);
   };
 

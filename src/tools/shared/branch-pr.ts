@@ -3,7 +3,7 @@ import { type ToolError, ToolErrorSchema } from "../../core/errors.ts";
 import { inline } from "../../core/plain-text.ts";
 import { ok, type Result } from "../../core/result.ts";
 import type { DiscoveredRepo } from "../../git/discover.ts";
-import { type BaseChecks, TriageSchema } from "../../github/ci-triage.ts";
+import { type BaseChecks, NOT_COMPARED, TriageSchema } from "../../github/ci-triage.ts";
 import { asBase, baseChecks, commitChecks, getPrDetails, judged, type PrStatus } from "../../github/pr-status.ts";
 import { type FoundBy, findBranchPr, getPullRequest } from "../../github/pull-request.ts";
 import { countUnresolvedThreads } from "../../github/review-threads.ts";
@@ -179,9 +179,19 @@ export const StackPrSchema = v.object({
   base: v.optional(v.string()),
   review: v.optional(ReviewSchema),
   ci: v.optional(v.picklist(["passing", "failing", "pending", "none"])),
-  found_by: v.picklist(["twig_link", "head_ref"]),
+  /** Said when the PR was found by its head branch; absent: twig's link. */
+  found_by: v.optional(v.literal("head_ref")),
   stack: PullRequestSchema.entries.stack,
   ...v.partial(ReasonsSchema).entries,
+  /** A triage's hint is left out where it says only that nothing was compared (`why` says why). */
+  failing: v.optional(
+    v.array(
+      v.object({
+        ...ReasonsSchema.entries.failing.item.entries,
+        triage: v.optional(v.object({ ...TriageSchema.entries, hint: v.optional(v.string()) })),
+      }),
+    ),
+  ),
   requested: v.optional(v.array(v.string())),
   unresolved_threads: v.optional(v.number()),
   /** `unresolved_threads` counts the first 100 threads only: a lower bound. */
@@ -195,7 +205,8 @@ export type StackPr = v.InferOutput<typeof StackPrSchema>;
 /** A PR in the size a stack's entry affords: the state, the verdicts, a few reasons. */
 export function stackPr(found: BranchPr): StackPr {
   const { number, found_by, status, unresolved_threads, threads_at_least, other_head, error } = found;
-  const known = { ...(number !== undefined && { number }), found_by, ...(error && { error }) };
+  const by = found_by === "head_ref" ? { found_by } : {};
+  const known = { ...(number !== undefined && { number }), ...by, ...(error && { error }) };
   if (status === undefined) return known;
   const { pull_request: pr, summary, reasons } = status;
   const { changes_requested, failing } = reasons;
@@ -206,7 +217,7 @@ export function stackPr(found: BranchPr): StackPr {
     base: inline(pr.base, 255),
     review: summary.review,
     ci: summary.verdict === "no_checks" ? "none" : summary.verdict,
-    found_by,
+    ...by,
     ...(pr.stack !== undefined && { stack: pr.stack }),
     ...(changes_requested.length > 0 && { changes_requested: changes_requested.slice(0, MAX_STACK_REASONS) }),
     // A stack's entry keeps each verdict in words (`why` holds its evidence); get_pr_status has the attempts and base.
@@ -215,7 +226,7 @@ export function stackPr(found: BranchPr): StackPr {
         if (triage === undefined) return check;
         const { verdict, why, hint, base } = triage;
         const compared = base && { base: { ref: base.ref, ...(base.pr !== undefined && { pr: base.pr }) } };
-        return { ...check, triage: { verdict, why, hint, ...compared } };
+        return { ...check, triage: { verdict, why, ...(hint !== NOT_COMPARED && { hint }), ...compared } };
       }),
     }),
     ...(requested.length > 0 && { requested: requested.map((name) => inline(name, 80)) }),

@@ -24,8 +24,38 @@ export const ActionSchema = v.object({
 });
 export type Action = v.InferOutput<typeof ActionSchema>;
 
+/** What a rewrite will do, before it is run (docs/tools.md, "Restack forecast"): empty lists and zero counts left out. */
+const ForecastSchema = v.object({
+  result: v.picklist(["clean", "conflicts", "unknown"]),
+  unknown: v.optional(v.object({ reason: v.string(), message: v.string() })),
+  files: v.optional(
+    v.array(
+      v.object({
+        path: v.string(),
+        kind: v.string(),
+        lines: v.optional(v.array(v.object({ start: v.number(), end: v.number() }))),
+        lines_omitted: v.optional(v.number()),
+      }),
+    ),
+  ),
+  files_omitted: v.optional(v.number()),
+  undecided: v.optional(v.array(v.object({ path: v.string(), reason: v.string() }))),
+  undecided_omitted: v.optional(v.number()),
+  dropped: v.optional(v.array(v.string())),
+  dropped_omitted: v.optional(v.number()),
+  dropped_limited_by: v.optional(v.string()),
+});
+export type Forecast = v.InferOutput<typeof ForecastSchema>;
+
 /** One command for the user to run (the server never runs it), in order: rewrites parents first, deletes last. */
-export const StepSchema = v.object({ branch: v.string(), what: v.string(), why: v.string(), command: v.string() });
+export const StepSchema = v.object({
+  branch: v.string(),
+  what: v.string(),
+  why: v.string(),
+  command: v.string(),
+  /** A rewrite's: will it stop for conflicts, and where. */
+  forecast: v.optional(ForecastSchema),
+});
 type Step = v.InferOutput<typeof StepSchema>;
 
 /**
@@ -51,6 +81,10 @@ export interface BranchFacts {
   remote?: string;
   /** Its remote-tracking ref's commit: a gone branch's last known tip. */
   remote_tip?: string;
+  /** Whether its merged PR's head commit is in the local object store: only then can a rebase start from it. */
+  pr_head_stored?: boolean;
+  /** Where its own commits start when its parent is gone, found by content: the parent's squash on the new base. */
+  squashed_base?: string;
 }
 
 /** A branch's facts from what the call read: its PR lookup, its commits, its remote and remote-tracking tip. */
@@ -72,24 +106,26 @@ export function branchFacts(
 }
 
 /** Where a branch's own commits start when its parent is rewritten or merged: a commit id, or why none is known. */
-type OldBase = { sha: string; from: "parent_tip" | "merged_pr_head" | "remote_ref" } | { why: string };
+type OldBase = { sha: string; from: "parent_tip" | "merged_pr_head" | "remote_ref" | "content" } | { why: string };
 
 /**
- * The old tip of `parent` (its facts, if read): the local branch, else its merged PR's head, else its remote-tracking
- * ref. The one place an old base is found: a finder by content (the squash on the new base) belongs last.
+ * Where `child`'s own commits start: the old tip of `parent` (its facts, if read), i.e. the local branch, else its
+ * merged PR's head (when here), else its remote-tracking ref; last, the child's own facts' squash found by content.
  */
-function oldBaseOf(parent: BranchFacts | undefined): OldBase {
-  if (parent === undefined) return { why: "its parent's old tip was not read" };
+function oldBaseOf(parent: BranchFacts | undefined, child: BranchFacts): OldBase {
   // GitHub's answer is someone else's text: only a commit id goes into a command.
   const id = (sha: string | undefined) => (sha !== undefined && /^[0-9a-f]{40}$/.test(sha) ? sha : undefined);
-  const tip = parent.gone ? undefined : id(parent.commits?.head?.sha);
+  const tip = parent?.gone ? undefined : id(parent?.commits?.head?.sha);
   if (tip !== undefined) return { sha: tip, from: "parent_tip" };
-  const pr = parent.pr;
-  const prHead = pr?.state === "merged" && pr.head === parent.branch ? id(pr.head_sha) : undefined;
+  const pr = parent?.pr;
+  const merged = pr?.state === "merged" && pr.head === parent?.branch && parent?.pr_head_stored === true;
+  const prHead = merged ? id(pr?.head_sha) : undefined;
   if (prHead !== undefined) return { sha: prHead, from: "merged_pr_head" };
-  const remoteTip = id(parent.remote_tip);
+  const remoteTip = id(parent?.remote_tip);
   if (remoteTip !== undefined) return { sha: remoteTip, from: "remote_ref" };
-  return { why: "its parent's old tip is unknown (no merged PR head, no remote-tracking ref)" };
+  const found = id(child.squashed_base);
+  if (found !== undefined) return { sha: found, from: "content" };
+  return { why: "its parent's old tip is unknown (no merged PR head here, no remote-tracking ref, no squash found)" };
 }
 
 /** A name as prose shows it: a name git accepts as is; any other quoted as data, clipped. */
@@ -181,13 +217,13 @@ export function planStack(
         const retarget = open && pr.base !== onto ? pr.number : undefined;
         action = { kind: "move", onto, ...(retarget !== undefined && { retarget }), why };
         names = { ...names, "old parent": parent };
-        const base = oldBaseOf(byName.get(parent));
+        const base = oldBaseOf(byName.get(parent), fact);
         if ("sha" in base) rewrite = { branch, onto, oldBase: base.sha };
         else if (!warned(names)) action.why += `; no step: ${base.why}`;
       }
     } else if (fact.tracked && parent !== undefined && rewritten.has(parent)) {
       action = { kind: "follow", onto: parent, why: "its parent is about to move" };
-      const base = oldBaseOf(byName.get(parent));
+      const base = oldBaseOf(byName.get(parent), fact);
       if ("sha" in base) rewrite = { branch, onto: parent, oldBase: base.sha };
     }
     const ready = pr?.ready === true && pr.mergeable !== false;
@@ -286,10 +322,11 @@ function deleteBlocker({ branch, pr, commits }: BranchFacts, where: Checkouts): 
   return undefined;
 }
 
-/** The line's words for an action, push state and a PR head that is not the local tip. */
+/** The line's words for an action (with its step's forecast), push state and a PR head that is not the local tip. */
 export function stateWords(
   action: Action | undefined,
-  commits: Pick<BranchCommits, "push" | "pr_head"> | undefined,
+  commits: { push?: BranchCommits["push"]; pr_head?: { local_ahead: number } } | undefined,
+  forecast?: Forecast,
 ): string[] {
   const words: string[] = [];
   if (action !== undefined) {
@@ -301,7 +338,9 @@ export function stateWords(
       follow: `restack after${where.replace(" onto", "")}`,
       forget: "gone from git: twig sync forgets it",
     }[action.kind];
-    words.push(action.retarget === undefined ? verb : `${verb}, retarget #${action.retarget}`);
+    words.push(
+      `${action.retarget === undefined ? verb : `${verb}, retarget #${action.retarget}`}${forecastWords(forecast)}`,
+    );
   }
   const push = commits?.push;
   if (push !== undefined) {
@@ -314,8 +353,27 @@ export function stateWords(
 }
 
 /** When the PR's head is behind the local tip: its CI and reviews are for an older commit. */
-export function prHeadWords(commits: Pick<BranchCommits, "pr_head"> | undefined): string | undefined {
+export function prHeadWords(commits: { pr_head?: { local_ahead: number } } | undefined): string | undefined {
   const prHead = commits?.pr_head;
   if (prHead === undefined || prHead.local_ahead === 0) return undefined;
-  return `PR CI/reviews are for an older commit (${prHead.local_ahead} behind local)`;
+  return `PR CI/reviews lag local by ${commitCount(prHead.local_ahead)}`;
 }
+
+/** A forecast as the line says it: `: clean`, `: 2 conflicts (a.py, b.py)`, `: waits on a's conflicts`. */
+function forecastWords(forecast: Forecast | undefined): string {
+  if (forecast === undefined) return "";
+  const { result, unknown } = forecast;
+  if (result === "clean") return ": clean";
+  if (result === "unknown")
+    return unknown?.reason === "waits_on_parent" ? `: ${unknown.message}` : ": forecast unknown";
+  const count = (forecast.files?.length ?? 0) + (forecast.files_omitted ?? 0);
+  const more = count > LINE_FILES ? `, +${count - LINE_FILES}` : "";
+  const paths = (forecast.files ?? []).slice(0, LINE_FILES).map((file) => shownPath(file.path));
+  return `: ${count} conflict${count === 1 ? "" : "s"} (${paths.join(", ")}${more})`;
+}
+
+/** Files a line names of a conflicting rewrite; the step's forecast lists up to 20. */
+const LINE_FILES = 3;
+
+/** A path as prose shows it: plain as is, any other (spaces, quotes, controls) quoted as data, clipped. */
+export const shownPath = (path: string) => (/^[\w./@+-]{1,120}$/.test(path) ? path : quoted(path, 60));
