@@ -27,7 +27,7 @@ test("one measured test time, in docs/development.md; the README links to it", (
   expect(readme).toContain("docs/development.md#test-time");
   expect(readme).not.toMatch(/\(\d+ s\)|minute and a half|two minutes/);
   const development = read("docs", "development.md");
-  expect(section(development, "## Test time")).toMatch(/`bun test` took \d+ s/);
+  expect(section(development, "## Test time")).toMatch(/`bun run test` took \d+ s/);
   // The command list points at that section rather than repeating a figure.
   expect(development).toContain("end-to-end tests (see Test time below)");
   expect(development).not.toMatch(/tests \(about [\d.]+ min/);
