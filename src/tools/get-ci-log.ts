@@ -142,7 +142,8 @@ export const getCiLogTool = defineTool({
         return { ...check, triage: found };
       }),
     );
-    const summary = checks.map(headline);
+    // Each check in one line, then whose it is: `name: 2 failed: test: message, also failing on main`.
+    const summary = checks.map((check) => [headline(check), triageWords(check.triage)].filter(Boolean).join(", "));
     return ok({ pull_request: number, head_sha: pr.head_sha, summary, checks, ...(notes.length > 0 ? { notes } : {}) });
   },
   fit: fitCiLog,
@@ -291,14 +292,8 @@ function fromStatus(status: CommitStatus, call: GitHubCall): CiCheck {
   };
 }
 
-/** The check in one line, then whose it is: `name: 2 failed: test: message, also failing on main`. */
+/** The check in one line: `name: 2 failed: test: message`, else its first error, report title or status. */
 function headline(check: CiCheck): string {
-  const words = triageWords(check.triage);
-  return words === "" ? said(check) : `${said(check)}, ${words}`;
-}
-
-/** `name: 2 failed: test: message`, else its first error, report title or status. */
-function said(check: CiCheck): string {
   const first = (text: string | null | undefined) => inline((text ?? "").split("\n", 1)[0] ?? "", 300);
   const failures = check.failures ?? [];
   const [failure] = failures;
