@@ -3,7 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { clip, inline, quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
-import { compareTests, type Triage, TriageSchema, triage, triageWords } from "../github/ci-triage.ts";
+import { compareTests, TriageSchema, triage, triageWords } from "../github/ci-triage.ts";
 import { actionsJobId, getJob, listAnnotations, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
 import {
@@ -138,8 +138,7 @@ export const getCiLogTool = defineTool({
         ]);
         if (verdict === undefined) return check;
         const mine = check.failures?.map((failure) => failure.test) ?? [];
-        const found: Triage = theirs ? compareTests(verdict, mine, theirs.tests, theirs.complete) : verdict;
-        return { ...check, triage: found };
+        return { ...check, triage: theirs ? compareTests(verdict, mine, theirs.tests, theirs.complete) : verdict };
       }),
     );
     // Each check in one line, then whose it is: `name: 2 failed: test: message, also failing on main`.

@@ -271,7 +271,7 @@ export function planStack(
     }
   }
   const back: PlannedStep[] = [];
-  if (leftCwd && rewrites.some((step) => step.rewrite?.worktree === undefined)) {
+  if (leftCwd) {
     const to = where.cwdBranch === null ? `--detach ${where.cwdHead}` : sh(where.cwdBranch);
     const branch = where.cwdBranch ?? where.cwdHead;
     back.push({ branch, what: "switch back", why: "the rebases above check out", command: `git switch ${to}` });
@@ -337,8 +337,8 @@ export function stateWords(
     if ("missing" in push) words.push("no remote branch");
     else if (push.unpushed > 0) words.push(`${push.unpushed} unpushed`);
   }
-  const words2 = prHeadWords(commits);
-  if (words2 !== undefined) words.push(words2);
+  const lag = prHeadWords(commits);
+  if (lag !== undefined) words.push(lag);
   return words;
 }
 
