@@ -97,13 +97,11 @@ export const getBranchContextTool = defineTool({
     // Root-most first, the branch last: the plan judges parents before children. The root itself has no PR to ask.
     const chain = stack.value.stack.slice(0, MAX_ASKED_ANCESTORS + 1).reverse();
     const asked = chain.filter((r) => r.parent_branch !== undefined || r.branch === record.branch);
-    const local = asked.filter((r) => includesSorted(sorted, r.branch));
+    const names = asked.filter((r) => includesSorted(sorted, r.branch)).map((r) => r.branch);
     // A gone ancestor's linked PR still says where its old tip was (its merged head): a child's old base.
-    const queries = asked.flatMap((r) =>
-      includesSorted(sorted, r.branch) || r.pr_number !== undefined
-        ? [{ branch: r.branch, linked: r.pr_number ?? null }]
-        : [],
-    );
+    const queries = asked
+      .filter((r) => includesSorted(sorted, r.branch) || r.pr_number !== undefined)
+      .map((r) => ({ branch: r.branch, linked: r.pr_number ?? null }));
     const gone = asked.flatMap((r) => (includesSorted(sorted, r.branch) ? [] : [r.branch]));
     const [github, jira_issue, where] = await Promise.all([
       // A lookup that throws fails the PR part only; the stack and the issue still answer.
@@ -116,7 +114,6 @@ export const getBranchContextTool = defineTool({
       jiraPart(ctx, info, record.jira_issue),
       readCheckouts(ctx, workspace, gone),
     ]);
-    const names = local.map((r) => r.branch);
     const foundOf = (name: string) => github.prs[queries.findIndex((q) => q.branch === name)];
     const prHeads = names.map((name) => foundOf(name)?.status?.pull_request.head_sha);
     // One budget for the call's commit walks and its restack forecasts.

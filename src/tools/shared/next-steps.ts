@@ -65,6 +65,8 @@ type Step = v.InferOutput<typeof StepSchema>;
 type Rewrite = { branch: string; onto: string; oldBase?: string; worktree?: string };
 /** A step as planned: a rewrite step keeps its parts (for a forecast) beside the command they render to. */
 export type PlannedStep = Step & { rewrite?: Rewrite };
+/** Each branch's action, in the order of its facts; the steps in the order to run them; why a branch got none. */
+export type Plan = { actions: Array<Action | undefined>; steps: PlannedStep[]; warnings: string[] };
 
 /** What the plan reads of a branch: its twig parent, its PR, its commits; `gone`: tracked by twig, not in git. */
 export interface BranchFacts {
@@ -143,7 +145,7 @@ export function planStack(
   isLocal: (branch: string) => boolean,
   root: string | null,
   where: Checkouts,
-): { actions: Array<Action | undefined>; steps: PlannedStep[]; warnings: string[] } {
+): Plan {
   const byName = new Map(facts.map((fact) => [fact.branch, fact]));
   const parentOf = (branch: string) => state.parentsOf(branch).find((parent) => parent !== branch);
   // A twig link to a PR of another branch is not this branch's PR.
