@@ -242,12 +242,10 @@ function commitWords({ ahead, behind, base = "", parent, needs_restack, counts_l
   if (ahead === undefined || behind === undefined) return "";
   const atLeast = counts_limited_by === undefined ? "" : "≥";
   const words = [
-    ...(ahead > 0 ? [`${atLeast}${count(ahead)} ahead`] : []),
+    ahead > 0 && `${atLeast}${count(ahead)} ahead`,
     // A merged branch being behind is expected: it is to be cleaned up, not restacked.
-    ...(needs_restack && action?.kind !== "clean_up"
-      ? [`${atLeast}${count(behind)} behind ${shown(base || parent || "")}`]
-      : []),
-  ];
+    needs_restack && action?.kind !== "clean_up" && `${atLeast}${count(behind)} behind ${shown(base || parent || "")}`,
+  ].filter(Boolean);
   return words.length === 0 ? "" : ` · ${words.join(", ")}`;
 }
 
