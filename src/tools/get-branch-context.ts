@@ -10,7 +10,7 @@ import { branchCommits, workspaceAndState } from "../repo/workspace.ts";
 import { BranchRecordSchema } from "../twig/branch-record.ts";
 import { buildBranchGraph, includesSorted } from "../twig/graph.ts";
 import { readStack } from "./shared/ancestors.ts";
-import { branchPrs, PrSummarySchema, summarizePr, unanswered } from "./shared/branch-pr.ts";
+import { type BranchPr, branchPrs, PrSummarySchema, summarizePr, unanswered } from "./shared/branch-pr.ts";
 import { readCheckouts } from "./shared/checkouts.ts";
 import { BranchCommitsSchema } from "./shared/commits-schema.ts";
 import type { ServiceContext } from "./shared/context.ts";
@@ -97,13 +97,11 @@ export const getBranchContextTool = defineTool({
     // Root-most first, the branch last: the plan judges parents before children. The root itself has no PR to ask.
     const chain = stack.value.stack.slice(0, MAX_ASKED_ANCESTORS + 1).reverse();
     const asked = chain.filter((r) => r.parent_branch !== undefined || r.branch === record.branch);
-    const local = asked.filter((r) => includesSorted(sorted, r.branch));
+    const names = asked.filter((r) => includesSorted(sorted, r.branch)).map((r) => r.branch);
     // A gone ancestor's linked PR still says where its old tip was (its merged head): a child's old base.
-    const queries = asked.flatMap((r) =>
-      includesSorted(sorted, r.branch) || r.pr_number !== undefined
-        ? [{ branch: r.branch, linked: r.pr_number ?? null }]
-        : [],
-    );
+    const queries = asked
+      .filter((r) => includesSorted(sorted, r.branch) || r.pr_number !== undefined)
+      .map((r) => ({ branch: r.branch, linked: r.pr_number ?? null }));
     const gone = asked.flatMap((r) => (includesSorted(sorted, r.branch) ? [] : [r.branch]));
     const [github, jira_issue, where] = await Promise.all([
       // A lookup that throws fails the PR part only; the stack and the issue still answer.
@@ -116,7 +114,6 @@ export const getBranchContextTool = defineTool({
       jiraPart(ctx, info, record.jira_issue),
       readCheckouts(ctx, workspace, gone),
     ]);
-    const names = local.map((r) => r.branch);
     const foundOf = (name: string) => github.prs[queries.findIndex((q) => q.branch === name)];
     const prHeads = names.map((name) => foundOf(name)?.status?.pull_request.head_sha);
     // One budget for the call's commit walks and its restack forecasts.
@@ -128,23 +125,18 @@ export const getBranchContextTool = defineTool({
     const facts = asked.map(({ branch }) =>
       branchFacts({ branch, gone: at(branch) < 0, tracked: true }, foundOf(branch), read[at(branch)], where),
     );
-    const root = buildBranchGraph(sorted, state).defaultRoot ?? chain[0]?.branch ?? null;
+    const graph = buildBranchGraph(sorted, state);
+    const root = graph.defaultRoot ?? chain[0]?.branch ?? null;
     const planned = () => planStack(facts, state, (name) => includesSorted(sorted, name), root, where);
     const forecasts = await forecastPlan(ctx.files, workspace, facts, planned, { budget, signal: info.signal });
     const plan = planned();
     const action = plan.actions.at(-1);
-    const children = buildBranchGraph(sorted, state)
-      .childrenOf(record.branch)
-      .map((child) => {
-        const pr = state.branches.get(child)?.github_pr;
-        return pr == null ? { branch: child } : { branch: child, pr_number: pr };
-      });
+    const children = graph.childrenOf(record.branch).map((child) => {
+      const pr = state.branches.get(child)?.github_pr;
+      return pr == null ? { branch: child } : { branch: child, pr_number: pr };
+    });
     const own = at(record.branch) < 0 ? {} : { ...read[at(record.branch)] };
-    const pull_request = prPart(
-      record.pr_number,
-      github,
-      queries.findIndex((q) => q.branch === record.branch),
-    );
+    const pull_request = prPart(record.pr_number, github, foundOf(record.branch));
     const older = prHeadWords(own);
     // A merged branch is to be cleaned up, never restacked.
     if (pull_request.data?.state === "merged") delete own.needs_restack;
@@ -170,21 +162,22 @@ export const getBranchContextTool = defineTool({
         branch: { ...answer.branch, children: answer.branch.children.slice(0, n) },
         stack: answer.stack.slice(0, n),
       }),
-      (left) =>
+      ({ children, stack }) =>
         [
-          ...(left.children
-            ? [`${count(left.children)} more children: get_branch_tree with this branch lists them.`]
-            : []),
-          ...(left.stack
-            ? [`${count(left.stack)} more ancestors: get_branch_stack from the last one listed goes on.`]
-            : []),
-        ].join(" "),
+          children && `${count(children)} more children: get_branch_tree with this branch lists them.`,
+          stack && `${count(stack)} more ancestors: get_branch_stack from the last one listed goes on.`,
+        ]
+          .filter(Boolean)
+          .join(" "),
     ),
 });
 
 /** The branch's PR part from the stack's lookup: one decision for "not configured", shared with get_stack_status. */
-function prPart(linked: number | undefined, github: Awaited<ReturnType<typeof branchPrs>>, index: number): PrPart {
-  const found = index < 0 ? null : github.prs[index];
+function prPart(
+  linked: number | undefined,
+  github: Awaited<ReturnType<typeof branchPrs>>,
+  found: BranchPr | null | undefined,
+): PrPart {
   if (github.part?.status === "disabled") return { status: linked === undefined ? "not_linked" : "disabled" };
   if (!github.answered && github.part !== undefined) {
     return linked === undefined && github.part.status === "not_configured" ? { status: "not_linked" } : github.part;

@@ -3,7 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { clip, inline, quoteReceived } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { closest } from "../core/suggest.ts";
-import { compareTests, type Triage, TriageSchema, triage, triageWords } from "../github/ci-triage.ts";
+import { compareTests, TriageSchema, triage, triageWords } from "../github/ci-triage.ts";
 import { actionsJobId, getJob, listAnnotations, readJobLog } from "../github/job-log.ts";
 import { cleanCiText, isFailure } from "../github/log-filter.ts";
 import {
@@ -138,11 +138,11 @@ export const getCiLogTool = defineTool({
         ]);
         if (verdict === undefined) return check;
         const mine = check.failures?.map((failure) => failure.test) ?? [];
-        const found: Triage = theirs ? compareTests(verdict, mine, theirs.tests, theirs.complete) : verdict;
-        return { ...check, triage: found };
+        return { ...check, triage: theirs ? compareTests(verdict, mine, theirs.tests, theirs.complete) : verdict };
       }),
     );
-    const summary = checks.map(headline);
+    // Each check in one line, then whose it is: `name: 2 failed: test: message, also failing on main`.
+    const summary = checks.map((check) => [headline(check), triageWords(check.triage)].filter(Boolean).join(", "));
     return ok({ pull_request: number, head_sha: pr.head_sha, summary, checks, ...(notes.length > 0 ? { notes } : {}) });
   },
   fit: fitCiLog,
@@ -291,14 +291,8 @@ function fromStatus(status: CommitStatus, call: GitHubCall): CiCheck {
   };
 }
 
-/** The check in one line, then whose it is: `name: 2 failed: test: message, also failing on main`. */
+/** The check in one line: `name: 2 failed: test: message`, else its first error, report title or status. */
 function headline(check: CiCheck): string {
-  const words = triageWords(check.triage);
-  return words === "" ? said(check) : `${said(check)}, ${words}`;
-}
-
-/** `name: 2 failed: test: message`, else its first error, report title or status. */
-function said(check: CiCheck): string {
   const first = (text: string | null | undefined) => inline((text ?? "").split("\n", 1)[0] ?? "", 300);
   const failures = check.failures ?? [];
   const [failure] = failures;

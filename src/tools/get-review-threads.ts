@@ -96,16 +96,12 @@ export const getReviewThreadsTool = defineTool({
       const last = page.at(-1);
       const rest = asked.length - page.length;
       const hints = [
-        ...(rest > 0 ? [`${count(rest)} more threads: pass next_cursor for the next page.`] : []),
-        ...(unread === null
-          ? []
-          : [
-              `Only ${count(threads.length)} of ${count(total)} threads were read: ${unread}; the PR's page has them all.`,
-            ]),
-        ...(short
-          ? [`Comments cut to ${SHORT_BODY_CHARS} characters to fit the reply budget; the thread's url has them whole.`]
-          : []),
-      ];
+        rest > 0 && `${count(rest)} more threads: pass next_cursor for the next page.`,
+        unread !== null &&
+          `Only ${count(threads.length)} of ${count(total)} threads were read: ${unread}; the PR's page has them all.`,
+        short &&
+          `Comments cut to ${SHORT_BODY_CHARS} characters to fit the reply budget; the thread's url has them whole.`,
+      ].filter(Boolean);
       return {
         pull_request,
         unresolved_threads: unresolved,

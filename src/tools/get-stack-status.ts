@@ -149,12 +149,8 @@ export const getStackStatusTool = defineTool({
     const found = new Map(queries.map(({ branch }, i) => [branch, github.prs[i]]));
     const prHeads = names.map((branch) => found.get(branch)?.status?.pull_request.head_sha);
     // One budget for the call's commit walks and its restack forecasts.
-    const work = new WorkBudget();
-    const commits = await branchCommits(ctx, repo, state, sorted, names, {
-      signal: info.signal,
-      prHeads,
-      budget: work,
-    });
+    const budget = new WorkBudget();
+    const commits = await branchCommits(ctx, repo, state, sorted, names, { signal: info.signal, prHeads, budget });
     const prOf = new Map(queries.map(({ branch }, i) => [branch, github.prs[i] ? stackPr(github.prs[i]) : undefined]));
     const commitsOf = new Map(names.map((branch, i) => [branch, commits[i]]));
 
@@ -190,26 +186,14 @@ export const getStackStatusTool = defineTool({
       // Only a repository the reader cannot read at all fails the whole read: each branch says so.
       return Object.assign(entry, counts);
     });
-    const facts = entries.map(({ branch, gone, tracked }) =>
-      branchFacts(
-        { branch, gone: gone === true, tracked: tracked !== false },
-        found.get(branch),
-        commitsOf.get(branch),
-        where,
-      ),
+    const facts = entries.map(({ branch, gone = false, tracked = true }) =>
+      branchFacts({ branch, gone, tracked }, found.get(branch), commitsOf.get(branch), where),
     );
     const root = graph.defaultRoot ?? rootCandidates(sorted, state, current)[0] ?? null;
-    const planned = (n: number) =>
+    const plan = (n = facts.length) =>
       planStack(facts.slice(0, n), state, (branch) => includesSorted(sorted, branch), root, where);
-    const forecasts = await forecastPlan(ctx.files, repo, facts, () => planned(facts.length), {
-      budget: work,
-      signal: info.signal,
-    });
-    const plan = (n: number) => {
-      const { steps, ...rest } = planned(n);
-      return { ...rest, steps: withForecasts(steps, forecasts) };
-    };
-    const { actions } = plan(facts.length);
+    const forecasts = await forecastPlan(ctx.files, repo, facts, plan, { budget, signal: info.signal });
+    const { actions } = plan();
     for (const [i, action] of actions.entries()) if (action !== undefined) (entries[i] as Entry).action = action;
     const lines = entries.map((entry) =>
       [
@@ -221,7 +205,6 @@ export const getStackStatusTool = defineTool({
       ...(github.part && { github: github.part }),
       ...(jira.part && { jira: jira.part }),
     };
-    const unread = github.failed;
 
     // The first `n` branches of the page; the cursor resumes after the last one.
     const reply = (n: number): StackStatus => {
@@ -235,10 +218,10 @@ export const getStackStatusTool = defineTool({
       const hint = `CI failing on ${failing.join(", ")}: get_ci_log with pr_number has the logs.`;
       return {
         scope,
-        summary: summaryLine(branches, members.length, start, parts, unread),
+        summary: summaryLine(branches, members.length, start, parts, github.failed),
         branches,
         lines: lines.slice(0, n),
-        next_steps: steps.map(({ rewrite: _parts, ...step }) => step),
+        next_steps: withForecasts(steps, forecasts),
         ...(warnings.length > 0 && { warnings }),
         ...parts,
         ...(github.unavailable && { unavailable: github.unavailable }),
@@ -259,12 +242,10 @@ function commitWords({ ahead, behind, base = "", parent, needs_restack, counts_l
   if (ahead === undefined || behind === undefined) return "";
   const atLeast = counts_limited_by === undefined ? "" : "≥";
   const words = [
-    ...(ahead > 0 ? [`${atLeast}${count(ahead)} ahead`] : []),
+    ahead > 0 && `${atLeast}${count(ahead)} ahead`,
     // A merged branch being behind is expected: it is to be cleaned up, not restacked.
-    ...(needs_restack && action?.kind !== "clean_up"
-      ? [`${atLeast}${count(behind)} behind ${shown(base || parent || "")}`]
-      : []),
-  ];
+    needs_restack && action?.kind !== "clean_up" && `${atLeast}${count(behind)} behind ${shown(base || parent || "")}`,
+  ].filter(Boolean);
   return words.length === 0 ? "" : ` · ${words.join(", ")}`;
 }
 

@@ -14,9 +14,10 @@ import * as v from "valibot";
 import { ok } from "../../src/core/result.ts";
 import { getBranchContextTool } from "../../src/tools/get-branch-context.ts";
 import { getStackStatusTool } from "../../src/tools/get-stack-status.ts";
-import { cleanupTemp, git, makeContext, makeRepo, TOKEN, tempDir } from "../github/helpers.ts";
+import { cleanupTemp, git, makeContext, TOKEN, tempDir } from "../github/helpers.ts";
 import { checkRunPayload, reviewPayload } from "../support/fake-github.ts";
 import { gitEnv } from "../support/git-repo.ts";
+import { addShopPull, type ShopStack, shopRepo } from "../support/shop-stack.ts";
 import { twigOnPath } from "../support/twig-standin.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 
@@ -26,34 +27,10 @@ const bin = twigOnPath();
 setDefaultTimeout(60_000);
 afterAll(cleanupTemp);
 
-const at = "2025-06-01T10:00:00Z";
-const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
-
 /** A repository on main whose `origin` is acme/shop on GitHub but pushes to a local bare repository. */
-function setup(stack: Record<string, { parent: string; pr?: number }>): { repo: string; bare: string } {
+function setup(stack: ShopStack): { repo: string; bare: string } {
   const bare = join(tempDir("twig-mcp-bare-"), "shop.git");
-  const repo = makeRepo({
-    branch: "main",
-    remotes: [["origin", "git@github.com:acme/shop.git"]],
-    state: {
-      version: 1,
-      updated_at: at,
-      worktrees: [],
-      branches: Object.fromEntries(
-        Object.entries(stack).map(([branch, { pr }]) => [
-          branch,
-          { branch, jira_issue: null, github_pr: pr ?? null, created_at: at },
-        ]),
-      ),
-      dependencies: Object.entries(stack).map(([child, { parent }], i) => ({
-        id: uuid(i),
-        child,
-        parent,
-        created_at: at,
-      })),
-      root_branches: [{ id: uuid(99), branch: "main", is_default: true, created_at: at }],
-    },
-  });
+  const repo = shopRepo(stack);
   git(repo, "init", "-q", "--bare", bare);
   git(repo, "config", "remote.origin.pushurl", bare);
   writeFileSync(join(repo, ".git", "info", "exclude"), ".twig/\n");
@@ -107,6 +84,18 @@ const head = (dir: string) => git(dir, "symbolic-ref", "--short", "HEAD");
 const exists = (repo: string, ref: string) =>
   spawnSync("git", ["show-ref", "--verify", "--quiet", ref], { cwd: repo, env: gitEnv(repo) }).status === 0;
 
+/** main ← a ← b, each with a commit of its own, and main one commit further on; main checked out. */
+function behindMain(): string {
+  const { repo } = setup({ a: { parent: "main" }, b: { parent: "a" } });
+  git(repo, "checkout", "-q", "-b", "a");
+  commit(repo, "a1");
+  git(repo, "checkout", "-q", "-b", "b");
+  commit(repo, "b1");
+  git(repo, "checkout", "-q", "main");
+  commit(repo, "m2");
+  return repo;
+}
+
 /** main ← a (#1, squash-merged) ← b (#2, pushed) ← c (no PR, never pushed). */
 function mergedParent(): { repo: string; bare: string; aTip: string } {
   const { repo, bare } = setup({ a: { parent: "main", pr: 1 }, b: { parent: "a", pr: 2 }, c: { parent: "b" } });
@@ -122,24 +111,8 @@ function mergedParent(): { repo: string; bare: string; aTip: string } {
   git(repo, "checkout", "-q", "main");
   git(repo, "merge", "-q", "--squash", "a");
   git(repo, "commit", "-q", "-m", "a (#1)");
-  github.addPull({
-    owner: "acme",
-    repo: "shop",
-    number: 1,
-    head: "a",
-    base: "main",
-    merged: true,
-    state: "closed",
-    headSha: aTip,
-  });
-  github.addPull({
-    owner: "acme",
-    repo: "shop",
-    number: 2,
-    head: "b",
-    base: "a",
-    headSha: git(repo, "rev-parse", "b"),
-  });
+  addShopPull(github, { number: 1, head: "a", base: "main", merged: true, state: "closed", headSha: aTip });
+  addShopPull(github, { number: 2, head: "b", base: "a", headSha: git(repo, "rev-parse", "b") });
   return { repo, bare, aTip };
 }
 
@@ -185,8 +158,7 @@ describe("the steps run to the intended stack", () => {
     // The merged PR names a head this clone never fetched: no rebase can start there.
     github.repos.clear();
     const unfetched = "1234567890123456789012345678901234567890";
-    const merged = { owner: "acme", repo: "shop", head: "a", base: "main", merged: true, state: "closed" } as const;
-    github.addPull({ ...merged, number: 1, headSha: unfetched });
+    addShopPull(github, { number: 1, head: "a", base: "main", merged: true, state: "closed", headSha: unfetched });
     for (const tool of [getStackStatusTool, getBranchContextTool]) {
       const answer = await call(tool, { branch: "c" }, repo);
       const [move, follow] = answer.next_steps;
@@ -206,13 +178,7 @@ describe("the steps run to the intended stack", () => {
   });
 
   test("a parent gone with no squash of it on main: no rewrite, and why", async () => {
-    const { repo } = setup({ a: { parent: "main" }, b: { parent: "a" } });
-    git(repo, "checkout", "-q", "-b", "a");
-    commit(repo, "a1");
-    git(repo, "checkout", "-q", "-b", "b");
-    commit(repo, "b1");
-    git(repo, "checkout", "-q", "main");
-    commit(repo, "m2");
+    const repo = behindMain();
     git(repo, "branch", "-q", "-D", "a");
     const blind = await call(getStackStatusTool, { branch: "b" }, repo);
     const b = blind.branches.find((entry) => entry.branch === "b");
@@ -234,13 +200,7 @@ describe("the steps run to the intended stack", () => {
 
   for (const from of ["main checkout", "linked worktree"] as const) {
     test(`a stack behind main with a branch in a linked worktree, asked from the ${from}`, async () => {
-      const { repo } = setup({ a: { parent: "main" }, b: { parent: "a" } });
-      git(repo, "checkout", "-q", "-b", "a");
-      commit(repo, "a1");
-      git(repo, "checkout", "-q", "-b", "b");
-      commit(repo, "b1");
-      git(repo, "checkout", "-q", "main");
-      commit(repo, "m2");
+      const repo = behindMain();
       // The main checkout has `a`, the linked worktree `b`: neither may be switched to the other's.
       git(repo, "checkout", "-q", "a");
       const worktree = join(tempDir("twig-mcp-wt-"), "b");
@@ -281,13 +241,7 @@ describe("the steps run to the intended stack", () => {
   }
 
   test("a restack of branches checked out nowhere returns the work tree to its branch", async () => {
-    const { repo } = setup({ a: { parent: "main" }, b: { parent: "a" } });
-    git(repo, "checkout", "-q", "-b", "a");
-    commit(repo, "a1");
-    git(repo, "checkout", "-q", "-b", "b");
-    commit(repo, "b1");
-    git(repo, "checkout", "-q", "main");
-    commit(repo, "m2");
+    const repo = behindMain();
     const answer = await call(getStackStatusTool, { branch: "b" }, repo);
     expect(answer.next_steps.at(-1)?.command).toBe("git switch main");
     run(answer.next_steps, repo);
@@ -321,15 +275,7 @@ describe("the steps run to the intended stack", () => {
     commit(repo, "a1");
     git(repo, "push", "-q", "-u", "origin", "a");
     git(repo, "checkout", "-q", "main");
-    github.addPull({
-      owner: "acme",
-      repo: "shop",
-      number: 7,
-      head: "other",
-      base: "main",
-      merged: true,
-      state: "closed",
-    });
+    addShopPull(github, { number: 7, head: "other", base: "main", merged: true, state: "closed" });
     const answer = await call(getStackStatusTool, { branch: "a" }, repo);
     const a = answer.branches.find((entry) => entry.branch === "a");
     expect(a?.action).toBeUndefined();
@@ -346,16 +292,7 @@ describe("the steps run to the intended stack", () => {
     const merged = commit(repo, "a1");
     commit(repo, "a2 after the merge");
     git(repo, "checkout", "-q", "main");
-    github.addPull({
-      owner: "acme",
-      repo: "shop",
-      number: 1,
-      head: "a",
-      base: "main",
-      merged: true,
-      state: "closed",
-      headSha: merged,
-    });
+    addShopPull(github, { number: 1, head: "a", base: "main", merged: true, state: "closed", headSha: merged });
     const answer = await call(getStackStatusTool, { branch: "a" }, repo);
     expect(answer.branches[0]?.action?.why).toBe(
       "its PR #1 is merged; not deleted: 1 commit here not in the merged PR",
@@ -468,7 +405,7 @@ describe("what is said besides the steps", () => {
     git(repo, "push", "-q", "-u", "origin", "a");
     git(repo, "checkout", "-q", "main");
     commit(repo, "m2");
-    github.addPull({ owner: "acme", repo: "shop", number: 1, head: "a", base: "main", headSha: tip, mergeable });
+    addShopPull(github, { number: 1, head: "a", base: "main", headSha: tip, mergeable });
     const data = github.repo("acme", "shop");
     data.reviews.set(1, [reviewPayload({ id: 1, login: "alice", state: "APPROVED" })]);
     data.checkRuns.set(tip, [checkRunPayload({ id: 2, name: "test" })]);
@@ -533,14 +470,7 @@ describe("hostile names get no step, and prose quotes them as data", () => {
       join(repo, ".git", "config"),
       '[branch "d"]\n\tremote = --upload-pack=touch pwned\n\tmerge = refs/heads/d\n',
     );
-    github.addPull({
-      owner: "acme",
-      repo: "shop",
-      number: 5,
-      head: "e",
-      base: "--x y",
-      headSha: git(repo, "rev-parse", "e"),
-    });
+    addShopPull(github, { number: 5, head: "e", base: "--x y", headSha: git(repo, "rev-parse", "e") });
     const answer = await call(getStackStatusTool, { scope: "all" }, repo);
     const commands = answer.next_steps.map((step) => step.command).join("\n");
     for (const bad of ["--exec", "curl", "--upload-pack", "--x"]) expect(commands).not.toContain(bad);

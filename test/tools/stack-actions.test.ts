@@ -10,46 +10,25 @@ import { ok } from "../../src/core/result.ts";
 import { getBranchContextTool } from "../../src/tools/get-branch-context.ts";
 import { getStackStatusTool } from "../../src/tools/get-stack-status.ts";
 import type { ServiceContext } from "../../src/tools/shared/context.ts";
-import { cleanupTemp, git, makeContext, makeRepo, TOKEN, tempDir } from "../github/helpers.ts";
+import { cleanupTemp, git, makeContext, TOKEN, tempDir } from "../github/helpers.ts";
 import { FakeGitHub } from "../support/fake-github.ts";
+import { addShopPull, shopRepo } from "../support/shop-stack.ts";
 
 let github: FakeGitHub;
 let repo: string;
 let worktree: string;
 let oldC: string;
 
-const at = "2025-06-01T10:00:00Z";
-const dep = (child: string, parent: string, i: number) => ({ id: String(i), child, parent, created_at: at });
-const record = (branch: string, pr: number | null = null) => ({
-  branch,
-  jira_issue: null,
-  github_pr: pr,
-  created_at: at,
-});
-
 beforeAll(async () => {
   github = await FakeGitHub.start({ token: TOKEN });
-  repo = makeRepo({
-    branch: "main",
-    remotes: [["origin", "git@github.com:acme/shop.git"]],
-    state: {
-      version: 1,
-      updated_at: at,
-      worktrees: [],
-      // `d` is tracked but deleted from git; `scratch` is in git but not tracked.
-      branches: Object.fromEntries(
-        [record("a", 1), record("b"), record("c", 3), record("d"), record("e"), record("x")].map((r) => [r.branch, r]),
-      ),
-      dependencies: [
-        dep("a", "main", 0),
-        dep("b", "a", 1),
-        dep("c", "b", 2),
-        dep("d", "c", 3),
-        dep("e", "d", 4),
-        dep("x", "main", 5),
-      ],
-      root_branches: [{ branch: "main", is_default: true, created_at: at }],
-    },
+  // `d` is tracked but deleted from git; `scratch` is in git but not tracked.
+  repo = shopRepo({
+    a: { parent: "main", pr: 1 },
+    b: { parent: "a" },
+    c: { parent: "b", pr: 3 },
+    d: { parent: "c" },
+    e: { parent: "d" },
+    x: { parent: "main" },
   });
   const commit = (message: string) => git(repo, "commit", "-q", "--allow-empty", "-m", message);
   git(repo, "checkout", "-q", "-b", "x");
@@ -75,9 +54,7 @@ beforeAll(async () => {
   commit("a (#1)");
   worktree = join(tempDir("twig-mcp-wt-"), "x");
   git(repo, "worktree", "add", "-q", worktree, "x");
-  github.addPull({
-    owner: "acme",
-    repo: "shop",
+  addShopPull(github, {
     number: 1,
     head: "a",
     base: "main",
@@ -85,7 +62,7 @@ beforeAll(async () => {
     state: "closed",
     headSha: git(repo, "rev-parse", "a"),
   });
-  github.addPull({ owner: "acme", repo: "shop", number: 3, head: "c", base: "b", headSha: oldC });
+  addShopPull(github, { number: 3, head: "c", base: "b", headSha: oldC });
 });
 afterAll(async () => {
   await github.stop();

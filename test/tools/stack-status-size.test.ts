@@ -11,8 +11,9 @@ import { ok } from "../../src/core/result.ts";
 import { ToolRegistry } from "../../src/mcp/tool-registry.ts";
 import { allTools } from "../../src/tools/all.ts";
 import type { ToolDefinition } from "../../src/tools/shared/define.ts";
-import { cleanupTemp, git, makeContext, makeRepo, TOKEN } from "../github/helpers.ts";
+import { cleanupTemp, git, makeContext, TOKEN } from "../github/helpers.ts";
 import { checkRunPayload, reviewPayload } from "../support/fake-github.ts";
+import { addShopPull, shopRepo } from "../support/shop-stack.ts";
 import { useFakeGitHub } from "../support/use-fake-github.ts";
 
 const github = useFakeGitHub({ token: TOKEN });
@@ -20,7 +21,6 @@ afterAll(cleanupTemp);
 // Ten branches of commits and pushes made with git: seconds on a busy machine.
 setDefaultTimeout(60_000);
 
-const at = "2025-06-01T10:00:00Z";
 const REVIEW =
   "The retry replays the expired token; refresh it first and add a test for a token that expires mid-request.";
 
@@ -35,25 +35,9 @@ function repository(stacks: readonly number[]): string {
     const n = Number(name.slice(name.lastIndexOf("part") + 4));
     return n === 0 ? "main" : name.replace(/part\d+$/, `part${n - 1}`);
   };
-  const repo = makeRepo({
-    branch: "main",
-    remotes: [["origin", "git@github.com:acme/shop.git"]],
-    state: {
-      version: 1,
-      updated_at: at,
-      worktrees: [],
-      branches: Object.fromEntries(
-        names.map((branch, i) => [branch, { branch, jira_issue: null, github_pr: 100 + i, created_at: at }]),
-      ),
-      dependencies: names.map((child, i) => ({
-        id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-        child,
-        parent: parentOf(child),
-        created_at: at,
-      })),
-      root_branches: [{ id: "00000000-0000-4000-8000-999999999999", branch: "main", is_default: true, created_at: at }],
-    },
-  });
+  const repo = shopRepo(
+    Object.fromEntries(names.map((branch, i) => [branch, { parent: parentOf(branch), pr: 100 + i }])),
+  );
   const data = github.repo("acme", "shop");
   for (const [i, branch] of names.entries()) {
     git(repo, "checkout", "-q", "-b", branch, parentOf(branch));
@@ -65,7 +49,7 @@ function repository(stacks: readonly number[]): string {
     git(repo, "push", "-q", ".", `${branch}:refs/remotes/origin/${branch}`);
     const sha = git(repo, "rev-parse", "HEAD~1");
     const [base, draft] = [parentOf(branch), i % 3 === 2];
-    github.addPull({ owner: "acme", repo: "shop", number: 100 + i, head: branch, base, headSha: sha, draft });
+    addShopPull(github, { number: 100 + i, head: branch, base, headSha: sha, draft });
     if (i % 3 === 0) {
       data.reviews.set(100 + i, [
         { ...reviewPayload({ id: i, login: "carol", state: "CHANGES_REQUESTED" }), body: REVIEW },

@@ -44,7 +44,8 @@ export async function readCheckouts(
     if (head?.kind === "branch") at.set(head.branch, path);
   };
   const own = await readHead(repo, ctx.files, repo.head);
-  note(own.ok ? own.value : null, repo.workTree);
+  const head = own.ok ? own.value : null;
+  note(head, repo.workTree);
   const main = dirname(repo.commonDir);
   // A bare repository's worktrees have no main checkout.
   if (repo.isLinkedWorktree && basename(repo.commonDir) === ".git") {
@@ -57,7 +58,6 @@ export async function readCheckouts(
     if (worktree.prunable || worktree.path === repo.workTree) continue;
     note(await readLinkedHead(repo, worktree, ctx.files), worktree.path);
   }
-  const head = own.ok ? own.value : null;
   return {
     cwd: repo.workTree,
     cwdBranch: head?.kind === "branch" ? head.branch : null,

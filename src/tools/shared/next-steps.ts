@@ -65,6 +65,8 @@ type Step = v.InferOutput<typeof StepSchema>;
 type Rewrite = { branch: string; onto: string; oldBase?: string; worktree?: string };
 /** A step as planned: a rewrite step keeps its parts (for a forecast) beside the command they render to. */
 export type PlannedStep = Step & { rewrite?: Rewrite };
+/** Each branch's action, in the order of its facts; the steps in the order to run them; why a branch got none. */
+export type Plan = { actions: Array<Action | undefined>; steps: PlannedStep[]; warnings: string[] };
 
 /** What the plan reads of a branch: its twig parent, its PR, its commits; `gone`: tracked by twig, not in git. */
 export interface BranchFacts {
@@ -105,28 +107,22 @@ export function branchFacts(
   return { ...facts, pr: { number, base, head, head_sha, mergeable, state, ready } };
 }
 
-/** Where a branch's own commits start when its parent is rewritten or merged: a commit id, or why none is known. */
-type OldBase = { sha: string; from: "parent_tip" | "merged_pr_head" | "remote_ref" | "content" } | { why: string };
-
 /**
- * Where `child`'s own commits start: the old tip of `parent` (its facts, if read), i.e. the local branch, else its
- * merged PR's head (when here), else its remote-tracking ref; last, the child's own facts' squash found by content.
+ * Where `child`'s own commits start when its parent is rewritten or merged, or `undefined`: the old tip of `parent`
+ * (its facts, if read), i.e. the local branch, else its merged PR's head (when here), else its remote-tracking ref;
+ * last, the child's own facts' squash found by content.
  */
-function oldBaseOf(parent: BranchFacts | undefined, child: BranchFacts): OldBase {
-  // GitHub's answer is someone else's text: only a commit id goes into a command.
-  const id = (sha: string | undefined) => (sha !== undefined && /^[0-9a-f]{40}$/.test(sha) ? sha : undefined);
-  const tip = parent?.gone ? undefined : id(parent?.commits?.head?.sha);
-  if (tip !== undefined) return { sha: tip, from: "parent_tip" };
+function oldBaseOf(parent: BranchFacts | undefined, child: BranchFacts): string | undefined {
   const pr = parent?.pr;
   const merged = pr?.state === "merged" && pr.head === parent?.branch && parent?.pr_head_stored === true;
-  const prHead = merged ? id(pr?.head_sha) : undefined;
-  if (prHead !== undefined) return { sha: prHead, from: "merged_pr_head" };
-  const remoteTip = id(parent?.remote_tip);
-  if (remoteTip !== undefined) return { sha: remoteTip, from: "remote_ref" };
-  const found = id(child.squashed_base);
-  if (found !== undefined) return { sha: found, from: "content" };
-  return { why: "its parent's old tip is unknown (no merged PR head here, no remote-tracking ref, no squash found)" };
+  const tips = [parent?.gone ? undefined : parent?.commits?.head?.sha, merged ? pr?.head_sha : undefined];
+  // GitHub's answer is someone else's text: only a commit id goes into a command.
+  return [...tips, parent?.remote_tip, child.squashed_base].find(isCommitId);
 }
+
+const NO_OLD_BASE = "its parent's old tip is unknown (no merged PR head here, no remote-tracking ref, no squash found)";
+
+const isCommitId = (sha: string | undefined): sha is string => sha !== undefined && /^[0-9a-f]{40}$/.test(sha);
 
 /** A name as prose shows it: a name git accepts as is; any other quoted as data, clipped. */
 export const shown = (name: string) => (checkBranchName(name) === null ? name : quoted(name, 40));
@@ -149,7 +145,7 @@ export function planStack(
   isLocal: (branch: string) => boolean,
   root: string | null,
   where: Checkouts,
-): { actions: Array<Action | undefined>; steps: PlannedStep[]; warnings: string[] } {
+): Plan {
   const byName = new Map(facts.map((fact) => [fact.branch, fact]));
   const parentOf = (branch: string) => state.parentsOf(branch).find((parent) => parent !== branch);
   // A twig link to a PR of another branch is not this branch's PR.
@@ -217,14 +213,14 @@ export function planStack(
         const retarget = open && pr.base !== onto ? pr.number : undefined;
         action = { kind: "move", onto, ...(retarget !== undefined && { retarget }), why };
         names = { ...names, "old parent": parent };
-        const base = oldBaseOf(byName.get(parent), fact);
-        if ("sha" in base) rewrite = { branch, onto, oldBase: base.sha };
-        else if (!warned(names)) action.why += `; no step: ${base.why}`;
+        const oldBase = oldBaseOf(byName.get(parent), fact);
+        if (oldBase !== undefined) rewrite = { branch, onto, oldBase };
+        else if (!warned(names)) action.why += `; no step: ${NO_OLD_BASE}`;
       }
     } else if (fact.tracked && parent !== undefined && rewritten.has(parent)) {
       action = { kind: "follow", onto: parent, why: "its parent is about to move" };
-      const base = oldBaseOf(byName.get(parent), fact);
-      if ("sha" in base) rewrite = { branch, onto: parent, oldBase: base.sha };
+      const oldBase = oldBaseOf(byName.get(parent), fact);
+      if (oldBase !== undefined) rewrite = { branch, onto: parent, oldBase };
     }
     const ready = pr?.ready === true && pr.mergeable !== false;
     if (action === undefined && fact.tracked && commits?.needs_restack && commits.base !== undefined && !ready) {
@@ -240,11 +236,7 @@ export function planStack(
       // The lease: the remote-tracking ref, else (never fetched) the PR's head as GitHub has it.
       const headSha = pr?.head === branch ? pr.head_sha : undefined;
       const lease =
-        push !== undefined && !("missing" in push)
-          ? ""
-          : headSha !== undefined && /^[0-9a-f]{40}$/.test(headSha)
-            ? `=${branch}:${headSha}`
-            : undefined;
+        push !== undefined && !("missing" in push) ? "" : isCommitId(headSha) ? `=${branch}:${headSha}` : undefined;
       // Run here, a rebase is followed by `git switch` back to this work tree's branch: that name too.
       names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
       if (worktree === undefined && where.cwdBranch !== null) names["checked-out branch"] = where.cwdBranch;
@@ -281,7 +273,7 @@ export function planStack(
     }
   }
   const back: PlannedStep[] = [];
-  if (leftCwd && rewrites.some((step) => step.rewrite?.worktree === undefined)) {
+  if (leftCwd) {
     const to = where.cwdBranch === null ? `--detach ${where.cwdHead}` : sh(where.cwdBranch);
     const branch = where.cwdBranch ?? where.cwdHead;
     back.push({ branch, what: "switch back", why: "the rebases above check out", command: `git switch ${to}` });
@@ -347,8 +339,8 @@ export function stateWords(
     if ("missing" in push) words.push("no remote branch");
     else if (push.unpushed > 0) words.push(`${push.unpushed} unpushed`);
   }
-  const words2 = prHeadWords(commits);
-  if (words2 !== undefined) words.push(words2);
+  const lag = prHeadWords(commits);
+  if (lag !== undefined) words.push(lag);
   return words;
 }
 

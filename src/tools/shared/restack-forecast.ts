@@ -4,9 +4,7 @@ import type { DiscoveredRepo } from "../../git/discover.ts";
 import type { ForecastLink, RestackForecast } from "../../git/merge/forecast.ts";
 import type { WorkBudget } from "../../git/objects/budget.ts";
 import { resolveRef } from "../../git/refs.ts";
-import { type Action, type BranchFacts, type Forecast, type PlannedStep, shown, shownPath } from "./next-steps.ts";
-
-type Plan = { actions: Array<Action | undefined>; steps: PlannedStep[]; warnings: string[] };
+import { type BranchFacts, type Forecast, type Plan, type PlannedStep, shown, shownPath } from "./next-steps.ts";
 
 /** Files a conflicting step's `why` names to look at first. */
 const FIRST_FILES = 3;
