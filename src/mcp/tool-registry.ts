@@ -4,14 +4,7 @@ import { visible, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { DEFAULT_MAX_REPLY_TOKENS, MAX_REPLY_TOKENS_ENV } from "../core/settings.ts";
 import type { ServiceContext } from "../tools/shared/context.ts";
-import type {
-  InvokeArgs,
-  ReplyBudget,
-  ToolDefinition,
-  ToolGroup,
-  ToolInvoker,
-  ToolMeta,
-} from "../tools/shared/define.ts";
+import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/shared/define.ts";
 import { cutList } from "../tools/shared/paging.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/shared/params.ts";
 import { argumentsHint, describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
@@ -95,13 +88,8 @@ export class ToolRegistry {
     const args = v.safeParse(tool.input, given);
     if (!args.success) {
       const problem = describeArgumentIssue(tool.input, args.issues);
-      return err(
-        toolError(
-          "invalid_params",
-          `Invalid arguments for ${tool.name}: ${problem}`,
-          argumentsHint(tool.name, tool.input),
-        ),
-      );
+      const hint = argumentsHint(tool.name, tool.input);
+      return err(toolError("invalid_params", `Invalid arguments for ${tool.name}: ${problem}`, hint));
     }
     let callCtx = ctx;
     let callArgs = args.output as Record<string, unknown>;
@@ -192,7 +180,7 @@ function overBudget(name: string, units: number, budget: ReplyBudget) {
 function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
   const { openWorldHint, ...rest } = tool.annotations;
-  const meta: ToolMeta = {
+  const meta = {
     ...tool.meta,
     ...((tool.cut ?? tool.fit) !== undefined && !tool.seldomCut && maxResultChars !== null
       ? { "anthropic/maxResultSizeChars": maxResultChars }
