@@ -38,12 +38,11 @@ export const TriageSchema = v.object({
 });
 export type Triage = v.InferOutput<typeof TriageSchema>;
 
-type Outcome = "passing" | "failing" | "pending";
 type Attempt = v.InferOutput<typeof AttemptSchema> & { id: number };
 /** A check as judged (`judged` in pr-status.ts): a run with every run of its name on the commit, or a commit status. */
 type JudgedCheck = {
   name: string;
-  outcome: Outcome;
+  outcome: "passing" | "failing" | "pending";
   run?: Attempt & { details_url: string | null; url: string | null; attempts?: readonly Attempt[] };
   status?: { state: string };
 };
@@ -60,7 +59,6 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
   const name = inline(check.name, 80);
   const passed = run?.attempts?.filter((attempt) => PASSED.has(attempt.conclusion ?? "")) ?? [];
   if (run !== undefined && passed.length > 0) {
-    const attempts = (run.attempts ?? []).slice(-MAX_ATTEMPTS);
     const when = (passed.at(-1)?.id ?? 0) < run.id ? "an earlier" : "a later";
     const runId = /\/actions\/runs\/(\d+)\//.exec(run.details_url ?? "")?.[1];
     const repo = `${target.host === "github.com" ? "" : `${target.host}/`}${target.owner}/${target.repo}`;
@@ -72,7 +70,7 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
       verdict: "flaky",
       why: `${name} passed on ${when} run on this commit (${time(passed.at(-1)?.completed_at) ?? "time unknown"}); the latest of its suite failed`,
       hint: `Probably not caused by this PR: ${rerun}.`,
-      attempts: attempts.map((a) => ({
+      attempts: (run.attempts ?? []).slice(-MAX_ATTEMPTS).map((a) => ({
         conclusion: a.conclusion,
         started_at: time(a.started_at),
         completed_at: time(a.completed_at),
