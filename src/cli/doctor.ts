@@ -42,7 +42,7 @@ export async function runDoctor(options: DoctorOptions, ignored: readonly string
     await checkRegistry(ctx),
     checkDirectories(ctx),
     checkPath(),
-    ...checkRegistrations({ ...ctx, projectRoot: repository.repo.ok ? repository.repo.value : null }, ctx.env),
+    ...checkRegistrations({ ...ctx, projectRoot: repository.repo.ok ? repository.repo.value : null }),
     await checkNetrc(ctx),
   ];
   // What the server would ignore in its settings, and therefore does not do.
