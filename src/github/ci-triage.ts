@@ -51,13 +51,13 @@ export type BaseChecks = { ref: string; sha: string | null; pr: number | null; c
 
 /** Attempts shown as evidence; a check re-run more often keeps its latest. */
 const MAX_ATTEMPTS = 10;
-const PASSED = new Set(["success", "neutral", "skipped"]);
+export const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);
 
 /** The verdict on one failing check; `base` is `null` when the PR is not compared (closed, merged). */
 export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, target: GitHubTarget): Triage | undefined {
   const { run } = check;
   const name = inline(check.name, 80);
-  const passed = run?.attempts?.filter((attempt) => PASSED.has(attempt.conclusion ?? "")) ?? [];
+  const passed = run?.attempts?.filter((attempt) => PASSING_CONCLUSIONS.has(attempt.conclusion ?? "")) ?? [];
   if (run !== undefined && passed.length > 0) {
     const when = (passed.at(-1)?.id ?? 0) < run.id ? "an earlier" : "a later";
     const runId = /\/actions\/runs\/(\d+)\//.exec(run.details_url ?? "")?.[1];

@@ -3,7 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { checkBranchName } from "../git/refname.ts";
-import { type BaseChecks, type Triage, triage } from "./ci-triage.ts";
+import { type BaseChecks, PASSING_CONCLUSIONS, type Triage, triage } from "./ci-triage.ts";
 import type { PullRequest } from "./pull-request.ts";
 import { fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
@@ -254,8 +254,6 @@ function titled(title: string | null | undefined, summary: string | null | undef
   if (head === "" || bare.startsWith(head.toLowerCase())) return body;
   return body === "" ? head : `${head}: ${body}`;
 }
-
-const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);
 
 export function classifyCheck(check: Pick<Check, "status" | "conclusion">): "passing" | "failing" | "pending" {
   if (check.status !== "completed" || check.conclusion === null) return "pending";
