@@ -24,12 +24,11 @@ const SETTINGS = {
 
 export type Settings = { readonly [K in keyof typeof SETTINGS]: number };
 
-const wholeNumber = (min: number, max: number) =>
-  v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number), v.minValue(min), v.maxValue(max));
-
 /** `text` as a value of setting `key` (as a flag may give it): a whole number in its range, else `null`. */
 export function parseSetting(key: keyof Settings, text: string): number | null {
-  const parsed = v.safeParse(wholeNumber(SETTINGS[key].min, SETTINGS[key].max), text);
+  const { min, max } = SETTINGS[key];
+  const schema = v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number), v.minValue(min), v.maxValue(max));
+  const parsed = v.safeParse(schema, text);
   return parsed.success ? parsed.output : null;
 }
 

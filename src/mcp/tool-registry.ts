@@ -4,7 +4,14 @@ import { visible, visibleDeep } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { DEFAULT_MAX_REPLY_TOKENS, MAX_REPLY_TOKENS_ENV } from "../core/settings.ts";
 import type { ServiceContext } from "../tools/shared/context.ts";
-import type { InvokeArgs, ReplyBudget, ToolDefinition, ToolGroup, ToolInvoker } from "../tools/shared/define.ts";
+import type {
+  InvokeArgs,
+  ReplyBudget,
+  ToolDefinition,
+  ToolGroup,
+  ToolInvoker,
+  ToolMeta,
+} from "../tools/shared/define.ts";
 import { cutList } from "../tools/shared/paging.ts";
 import { REPO_PARAM_DESCRIPTION, unpublished } from "../tools/shared/params.ts";
 import { argumentsHint, describeArgumentIssue, entriesOf, unknownArgumentError } from "./argument-check.ts";
@@ -180,7 +187,7 @@ function overBudget(name: string, units: number, budget: ReplyBudget) {
 function publishTool(tool: ToolDefinition, maxResultChars: number | null) {
   // `openWorldHint` defaults to true in MCP, so only its `false` (the local tools) is worth sending.
   const { openWorldHint, ...rest } = tool.annotations;
-  const meta = {
+  const meta: ToolMeta = {
     ...tool.meta,
     ...((tool.cut ?? tool.fit) !== undefined && !tool.seldomCut && maxResultChars !== null
       ? { "anthropic/maxResultSizeChars": maxResultChars }
