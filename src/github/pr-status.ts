@@ -150,12 +150,9 @@ export function commitChecks(call: GitHubCall, ref: string, filter: "all" | "lat
  * two workflows may name a job alike, so another suite's run is evidence, never a replacement.
  */
 function latestAttempts(runs: readonly CheckRun[]): Array<CheckRun & { attempts: CheckRun[] }> {
-  const latest = new Map<string, CheckRun>();
-  const byName = new Map<string, CheckRun[]>();
-  for (const run of [...runs].sort((a, b) => a.id - b.id)) {
-    latest.set(`${run.check_suite?.id ?? ""}\u0000${run.name}`, run);
-    byName.set(run.name, [...(byName.get(run.name) ?? []), run]);
-  }
+  const sorted = runs.toSorted((a, b) => a.id - b.id);
+  const latest = new Map(sorted.map((run) => [`${run.check_suite?.id ?? ""}\u0000${run.name}`, run]));
+  const byName = Map.groupBy(sorted, (run) => run.name);
   return [...latest.values()].map((run) => ({ ...run, attempts: byName.get(run.name) ?? [run] }));
 }
 
