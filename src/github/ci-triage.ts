@@ -145,16 +145,13 @@ export function compareTests(found: Triage, mine: readonly string[], theirs: rea
 
 /** The verdict in a few words, for a summary or a stack line; empty when there is nothing to add. */
 export function triageWords(found: Pick<Triage, "verdict" | "base"> | undefined): string {
-  switch (found?.verdict) {
-    case "flaky":
-      return "flaky: passed on another attempt";
-    case "also_on_base":
-      return `also failing on ${inline(found.base?.ref ?? "", 60)}`;
-    case "inherited":
-      return `inherited from #${found.base?.pr} (${inline(found.base?.ref ?? "", 60)})`;
-    case "new":
-      return "new";
-    default:
-      return "";
-  }
+  const ref = inline(found?.base?.ref ?? "", 60);
+  const words = {
+    flaky: "flaky: passed on another attempt",
+    also_on_base: `also failing on ${ref}`,
+    inherited: `inherited from #${found?.base?.pr} (${ref})`,
+    new: "new",
+    unknown: "",
+  };
+  return found === undefined ? "" : words[found.verdict];
 }
