@@ -10,7 +10,6 @@ import { clip, scrubControl } from "./plain-text.ts";
 export const DEFAULT_MAX_REPLY_TOKENS = 20_000;
 export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";
 
-/** Each setting's variable, range and default. */
 const SETTINGS = {
   /** Per attempt (and, for a job log, between two chunks). */
   httpTimeoutMs: { name: "TWIG_MCP_HTTP_TIMEOUT_MS", min: 1, max: 10 * 60_000, fallback: 10_000 },
