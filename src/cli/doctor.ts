@@ -158,10 +158,7 @@ export function checkPath(): Check {
   const result = checker("path", "twig-mcp on PATH");
   // Quoted for the shell rc file, where $HOME stays a variable.
   const home = userHome();
-  const dir =
-    missingDir !== null && home !== null && missingDir.startsWith(`${home}/`)
-      ? `$HOME${missingDir.slice(home.length)}`
-      : missingDir;
+  const dir = home && missingDir?.startsWith(`${home}/`) ? `$HOME${missingDir.slice(home.length)}` : missingDir;
   const addDir = `To run it by name, add its directory to PATH in your shell's rc file (~/.bashrc, ~/.zshrc): export PATH="${dir}:$PATH", then open a new shell.`;
   if (onPath === null) {
     if (missingDir !== null) return result("info", `none: this one's directory, ${missingDir}, is not on PATH`, addDir);
