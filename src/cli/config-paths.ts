@@ -5,10 +5,9 @@ import type { ClientName, ConfigScope } from "./args.ts";
 import type { Format } from "./config-merge.ts";
 
 /** `serversKey`: the object (JSON) or table (TOML) holding the servers; `projectFile`: for `--scope project`. */
-export const CLIENT_SPECS: Record<
-  ClientName,
-  { title: string; format: Format; serversKey: string; projectFile?: string }
-> = {
+type ClientSpec = { title: string; format: Format; serversKey: string; projectFile?: string };
+
+export const CLIENT_SPECS: Record<ClientName, ClientSpec> = {
   "claude-desktop": { title: "Claude Desktop", format: "json", serversKey: "mcpServers" },
   "claude-code": { title: "Claude Code", format: "json", serversKey: "mcpServers", projectFile: ".mcp.json" },
   cursor: { title: "Cursor", format: "json", serversKey: "mcpServers", projectFile: ".cursor/mcp.json" },

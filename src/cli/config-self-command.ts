@@ -94,7 +94,7 @@ function sameFile(host: Host, a: string, b: string): boolean {
 
 /**
  * The `twig-mcp` that PATH finds first, and whether it is this program (a link or the npm launcher
- * counts): upstream twig ships a different program under the same name. `dir`: this binary's
+ * counts): upstream twig ships a different program under the same name. `missingDir`: this binary's
  * directory when PATH does not hold it (a fresh account's ~/.local/bin), else `null`.
  */
 export function twigMcpOnPath(host = currentHost()) {

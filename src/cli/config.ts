@@ -39,10 +39,10 @@ export async function runConfig(options: ConfigOptions): Promise<number> {
 
   if (!options.write) {
     const existing = path.ok ? registered(options, scope, path.value, locations, launch) : null;
-    if (existing?.same) return writeErr(`${existing.note}${existing.others}`);
+    const said = existing === null ? "" : `${existing.note}${existing.others}`;
+    if (existing?.same) return writeErr(said);
     await writeOut(existing?.replace ? `${existing.replace}\n${snippet}` : snippet);
-    const { note, others } = existing ?? { note: "", others: "" };
-    return writeErr(`${note}${others}${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
+    return writeErr(`${said}${guidance(options, scope, path)}\n${launcher.note ?? ""}`);
   }
   if (options.client === "claude-code" && scope === "user" && options.file === null) {
     await writeOut(snippet);

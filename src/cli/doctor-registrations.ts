@@ -14,7 +14,7 @@ const CLIENT_ORDER: ClientName[] = ["claude-code", "claude-desktop", "cursor", "
  * whether its `env` carries the settings this shell has. Claude Code is started from a shell and
  * passes that shell's environment on; the others start the server with their own.
  */
-export function checkRegistrations(at: Locations, env: Record<string, string | undefined>): Check[] {
+export function checkRegistrations(at: Locations): Check[] {
   const found = findRegistrations(at, "twig", CLIENT_ORDER);
   if (found.length === 0) {
     const clients = CLIENT_ORDER.map((client) => CLIENT_SPECS[client].title).join(", ");
@@ -28,14 +28,14 @@ export function checkRegistrations(at: Locations, env: Record<string, string | u
   }
   const chosen = claudeCodeChoice(found.filter((r) => r.client === "claude-code").map((r) => r.scope));
   // The hosts and credentials the server reads; the repository may rightly differ per client.
-  const inShell = [...AUTHOR_ENV].filter((name) => name !== "TWIG_MCP_REPO" && env[name]);
+  const inShell = [...AUTHOR_ENV].filter((name) => name !== "TWIG_MCP_REPO" && at.env[name]);
   return found.map((r) => {
     const result = checker(`registration-${r.client}-${r.scope}`, `${CLIENT_SPECS[r.client].title} (${r.scope})`);
     const where = r.scope === "local" ? `${r.path}, for ${at.projectRoot}` : r.path;
     const runs = quoteWords([r.entry.command, ...r.entry.args.map(String)]);
     const problems: string[] = [];
     const hints: string[] = [];
-    const program = resolveCommand(r.entry.command, at.projectRoot, env);
+    const program = resolveCommand(r.entry.command, at.projectRoot, at.env);
     if (program === null) {
       const missing = /[\\/]/.test(r.entry.command) ? "does not exist" : "is not on PATH";
       problems.push(`its command ${quoteWords([r.entry.command])} ${missing}`);

@@ -42,7 +42,7 @@ export async function runDoctor(options: DoctorOptions, ignored: readonly string
     await checkRegistry(ctx),
     checkDirectories(ctx),
     checkPath(),
-    ...checkRegistrations({ ...ctx, projectRoot: repository.repo.ok ? repository.repo.value : null }, ctx.env),
+    ...checkRegistrations({ ...ctx, projectRoot: repository.repo.ok ? repository.repo.value : null }),
     await checkNetrc(ctx),
   ];
   // What the server would ignore in its settings, and therefore does not do.
@@ -158,10 +158,7 @@ export function checkPath(): Check {
   const result = checker("path", "twig-mcp on PATH");
   // Quoted for the shell rc file, where $HOME stays a variable.
   const home = userHome();
-  const dir =
-    missingDir !== null && home !== null && missingDir.startsWith(`${home}/`)
-      ? `$HOME${missingDir.slice(home.length)}`
-      : missingDir;
+  const dir = home && missingDir?.startsWith(`${home}/`) ? `$HOME${missingDir.slice(home.length)}` : missingDir;
   const addDir = `To run it by name, add its directory to PATH in your shell's rc file (~/.bashrc, ~/.zshrc): export PATH="${dir}:$PATH", then open a new shell.`;
   if (onPath === null) {
     if (missingDir !== null) return result("info", `none: this one's directory, ${missingDir}, is not on PATH`, addDir);

@@ -138,7 +138,6 @@ export function trimChars(text: string, chars: string, both = false): string {
   return text.slice(start, end);
 }
 
-/** `text` without terminal escape sequences. */
 export function stripAnsi(text: string): string {
   return text.includes("\u001b") ? text.replace(ANSI, "") : text;
 }

@@ -10,7 +10,6 @@ import { clip, scrubControl } from "./plain-text.ts";
 export const DEFAULT_MAX_REPLY_TOKENS = 20_000;
 export const MAX_REPLY_TOKENS_ENV = "TWIG_MCP_MAX_REPLY_TOKENS";
 
-/** Each setting's variable, range and default. */
 const SETTINGS = {
   /** Per attempt (and, for a job log, between two chunks). */
   httpTimeoutMs: { name: "TWIG_MCP_HTTP_TIMEOUT_MS", min: 1, max: 10 * 60_000, fallback: 10_000 },
@@ -24,12 +23,11 @@ const SETTINGS = {
 
 export type Settings = { readonly [K in keyof typeof SETTINGS]: number };
 
-const wholeNumber = (min: number, max: number) =>
-  v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number), v.minValue(min), v.maxValue(max));
-
 /** `text` as a value of setting `key` (as a flag may give it): a whole number in its range, else `null`. */
 export function parseSetting(key: keyof Settings, text: string): number | null {
-  const parsed = v.safeParse(wholeNumber(SETTINGS[key].min, SETTINGS[key].max), text);
+  const { min, max } = SETTINGS[key];
+  const schema = v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number), v.minValue(min), v.maxValue(max));
+  const parsed = v.safeParse(schema, text);
   return parsed.success ? parsed.output : null;
 }
 

@@ -38,12 +38,11 @@ export const TriageSchema = v.object({
 });
 export type Triage = v.InferOutput<typeof TriageSchema>;
 
-type Outcome = "passing" | "failing" | "pending";
 type Attempt = v.InferOutput<typeof AttemptSchema> & { id: number };
 /** A check as judged (`judged` in pr-status.ts): a run with every run of its name on the commit, or a commit status. */
 type JudgedCheck = {
   name: string;
-  outcome: Outcome;
+  outcome: "passing" | "failing" | "pending";
   run?: Attempt & { details_url: string | null; url: string | null; attempts?: readonly Attempt[] };
   status?: { state: string };
 };
@@ -52,15 +51,14 @@ export type BaseChecks = { ref: string; sha: string | null; pr: number | null; c
 
 /** Attempts shown as evidence; a check re-run more often keeps its latest. */
 const MAX_ATTEMPTS = 10;
-const PASSED = new Set(["success", "neutral", "skipped"]);
+export const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);
 
 /** The verdict on one failing check; `base` is `null` when the PR is not compared (closed, merged). */
 export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, target: GitHubTarget): Triage | undefined {
   const { run } = check;
   const name = inline(check.name, 80);
-  const passed = run?.attempts?.filter((attempt) => PASSED.has(attempt.conclusion ?? "")) ?? [];
+  const passed = run?.attempts?.filter((attempt) => PASSING_CONCLUSIONS.has(attempt.conclusion ?? "")) ?? [];
   if (run !== undefined && passed.length > 0) {
-    const attempts = (run.attempts ?? []).slice(-MAX_ATTEMPTS);
     const when = (passed.at(-1)?.id ?? 0) < run.id ? "an earlier" : "a later";
     const runId = /\/actions\/runs\/(\d+)\//.exec(run.details_url ?? "")?.[1];
     const repo = `${target.host === "github.com" ? "" : `${target.host}/`}${target.owner}/${target.repo}`;
@@ -72,7 +70,7 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
       verdict: "flaky",
       why: `${name} passed on ${when} run on this commit (${time(passed.at(-1)?.completed_at) ?? "time unknown"}); the latest of its suite failed`,
       hint: `Probably not caused by this PR: ${rerun}.`,
-      attempts: attempts.map((a) => ({
+      attempts: (run.attempts ?? []).slice(-MAX_ATTEMPTS).map((a) => ({
         conclusion: a.conclusion,
         started_at: time(a.started_at),
         completed_at: time(a.completed_at),
@@ -147,16 +145,13 @@ export function compareTests(found: Triage, mine: readonly string[], theirs: rea
 
 /** The verdict in a few words, for a summary or a stack line; empty when there is nothing to add. */
 export function triageWords(found: Pick<Triage, "verdict" | "base"> | undefined): string {
-  switch (found?.verdict) {
-    case "flaky":
-      return "flaky: passed on another attempt";
-    case "also_on_base":
-      return `also failing on ${inline(found.base?.ref ?? "", 60)}`;
-    case "inherited":
-      return `inherited from #${found.base?.pr} (${inline(found.base?.ref ?? "", 60)})`;
-    case "new":
-      return "new";
-    default:
-      return "";
-  }
+  const ref = inline(found?.base?.ref ?? "", 60);
+  const words = {
+    flaky: "flaky: passed on another attempt",
+    also_on_base: `also failing on ${ref}`,
+    inherited: `inherited from #${found?.base?.pr} (${ref})`,
+    new: "new",
+    unknown: "",
+  };
+  return found === undefined ? "" : words[found.verdict];
 }

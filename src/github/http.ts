@@ -73,12 +73,12 @@ export class EtagCache {
  */
 const byteBudgets = new WeakMap<AbortSignal, { left: number }>();
 
-/** A signal for one paged read, stopping with `signal`, whose requests together take in at most `bytes`. */
-export function byteBudget(signal: AbortSignal, bytes: number): { signal: AbortSignal; spent: () => boolean } {
-  const own = AbortSignal.any([signal]);
+/** `call` for one paged read, on a signal of its own stopping with it: its requests take in at most `bytes` together. */
+export function byteBudget<C extends { signal: AbortSignal }>(call: C, bytes: number) {
+  const signal = AbortSignal.any([call.signal]);
   const budget = { left: bytes };
-  byteBudgets.set(own, budget);
-  return { signal: own, spent: () => budget.left <= 0 };
+  byteBudgets.set(signal, budget);
+  return { call: { ...call, signal }, spent: () => budget.left <= 0 };
 }
 
 /** Same-origin redirects GitHub uses for renamed repositories; more than this is a loop. */

@@ -3,7 +3,7 @@ import { toolError } from "../core/errors.ts";
 import { inline } from "../core/plain-text.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { checkBranchName } from "../git/refname.ts";
-import { type BaseChecks, type Triage, triage } from "./ci-triage.ts";
+import { type BaseChecks, PASSING_CONCLUSIONS, type Triage, triage } from "./ci-triage.ts";
 import type { PullRequest } from "./pull-request.ts";
 import { fetchPages, type GitHubCall, type Pages } from "./request.ts";
 
@@ -150,12 +150,9 @@ export function commitChecks(call: GitHubCall, ref: string, filter: "all" | "lat
  * two workflows may name a job alike, so another suite's run is evidence, never a replacement.
  */
 function latestAttempts(runs: readonly CheckRun[]): Array<CheckRun & { attempts: CheckRun[] }> {
-  const latest = new Map<string, CheckRun>();
-  const byName = new Map<string, CheckRun[]>();
-  for (const run of [...runs].sort((a, b) => a.id - b.id)) {
-    latest.set(`${run.check_suite?.id ?? ""}\u0000${run.name}`, run);
-    byName.set(run.name, [...(byName.get(run.name) ?? []), run]);
-  }
+  const sorted = runs.toSorted((a, b) => a.id - b.id);
+  const latest = new Map(sorted.map((run) => [`${run.check_suite?.id ?? ""}\u0000${run.name}`, run]));
+  const byName = Map.groupBy(sorted, (run) => run.name);
   return [...latest.values()].map((run) => ({ ...run, attempts: byName.get(run.name) ?? [run] }));
 }
 
@@ -254,8 +251,6 @@ function titled(title: string | null | undefined, summary: string | null | undef
   if (head === "" || bare.startsWith(head.toLowerCase())) return body;
   return body === "" ? head : `${head}: ${body}`;
 }
-
-const PASSING_CONCLUSIONS = new Set(["success", "neutral", "skipped"]);
 
 export function classifyCheck(check: Pick<Check, "status" | "conclusion">): "passing" | "failing" | "pending" {
   if (check.status !== "completed" || check.conclusion === null) return "pending";

@@ -78,12 +78,6 @@ export function parseLinkHeader(header: string | undefined): Record<string, stri
 /** What one paged read (all its pages together) takes in at most: beyond it, what was read is kept and said. */
 export const MAX_PAGED_BYTES = 32 * 1024 * 1024;
 
-/** `call` for one paged read: its requests share one byte budget ({@link MAX_PAGED_BYTES}). */
-function pagedRead(call: GitHubCall): { call: GitHubCall; spent: () => boolean } {
-  const { signal, spent } = byteBudget(call.signal, MAX_PAGED_BYTES);
-  return { call: { ...call, signal }, spent };
-}
-
 /** Why a paged read stopped before its end, for the reply to say. */
 const stoppedBy = {
   bytes: `its pages passed the ${formatBytes(MAX_PAGED_BYTES)} one read takes in`,
@@ -102,7 +96,7 @@ export async function followCursors<T>(
   maxPages: number,
   page: (call: GitHubCall, after: string | null) => Promise<Result<{ items: T[]; next: string | null }>>,
 ): Promise<Result<{ items: T[]; stopped: string | null }>> {
-  const read = pagedRead(call);
+  const read = byteBudget(call, MAX_PAGED_BYTES);
   const items: T[] = [];
   const seen = new Set<string>();
   let after: string | null = null;
@@ -139,7 +133,7 @@ export async function fetchPages<S extends v.GenericSchema, T>(
     what: Subject;
   },
 ): Promise<Result<Pages<T>>> {
-  const { call, spent } = pagedRead(outer);
+  const { call, spent } = byteBudget(outer, MAX_PAGED_BYTES);
   const perPage = Math.min(100, Math.max(1, request.perPage));
   const page = (n: number) =>
     githubGet(call, request.route, { ...request.params, per_page: perPage, page: n }, request.schema, request.what);

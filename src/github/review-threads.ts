@@ -83,24 +83,22 @@ export type ReviewThread = ReturnType<typeof toThread>;
 export async function getReviewThreads(call: GitHubCall, number: number) {
   const { owner, repo } = call.target;
   const what = `review threads of pull request #${number} in ${owner}/${repo}`;
-  let first: PullRequest | undefined;
+  let pr: PullRequest | undefined;
   // GitHub pages threads by cursor only, so pages follow one another.
   const read = await followCursors(call, Math.ceil(MAX_THREADS / THREADS_PER_REQUEST), async (paged, after) => {
     const variables = { owner, name: repo, number, after, first: after === null };
     const page = await githubGraphql(paged, QUERY, variables, Response, what);
     if (!page.ok) return page;
-    const pr = page.value.repository?.pullRequest;
-    if (!pr) return notFound(call, number);
-    first ??= pr;
-    const { hasNextPage, endCursor } = pr.reviewThreads.pageInfo;
-    return ok({ items: pr.reviewThreads.nodes, next: hasNextPage ? endCursor : null });
+    const found = page.value.repository?.pullRequest;
+    if (!found) return notFound(call, number);
+    pr ??= found;
+    const { hasNextPage, endCursor } = found.reviewThreads.pageInfo;
+    return ok({ items: found.reviewThreads.nodes, next: hasNextPage ? endCursor : null });
   });
   if (!read.ok) return read;
-  const pr = first;
   if (!pr) return notFound(call, number);
   const { items: nodes, stopped } = read.value;
   const threads = nodes.slice(0, MAX_THREADS).map(toThread).sort(compareThreads);
-  const total = pr.reviewThreads.totalCount;
   return ok({
     pull_request: {
       number,
@@ -109,7 +107,7 @@ export async function getReviewThreads(call: GitHubCall, number: number) {
       url: pr.url,
       head_sha: pr.headRefOid,
     },
-    total,
+    total: pr.reviewThreads.totalCount,
     /** Why threads were left unread (`null`: none were). */
     unread:
       stopped === null && nodes.length <= MAX_THREADS ? null : (stopped ?? `only the first ${MAX_THREADS} are read`),

@@ -39,14 +39,14 @@ export class TestFailureParser {
   #said = false;
 
   /**
-   * Reads one line (escape sequences removed). Noise in a tail: `passing` when it only says a test passed, `failure`
+   * Reads one line (escape sequences removed). Noise in a tail: `passing` when it only says a test passed, `said`
    * when a failure kept says it (its name, its message, or the runner repeating them).
    */
-  line(raw: string): "passing" | "failure" | undefined {
+  line(raw: string): "passing" | "said" | undefined {
     const line = raw.length > MAX_PARSED_CHARS ? raw.slice(0, MAX_PARSED_CHARS) : raw;
     const trimmed = line.trim();
     this.#said = false;
-    if (this.#marker(line, trimmed)) return this.#said ? "failure" : undefined;
+    if (this.#marker(line, trimmed)) return this.#said ? "said" : undefined;
     const totals = totalsOf(trimmed);
     if (totals !== null) {
       this.#totals = detach(totals);
@@ -54,7 +54,7 @@ export class TestFailureParser {
       return undefined;
     }
     if (this.#mode !== "none") this.#collect(line, trimmed);
-    return this.#said ? "failure" : isPassingTest(trimmed) ? "passing" : undefined;
+    return this.#said ? "said" : isPassingTest(trimmed) ? "passing" : undefined;
   }
 
   /** The failures in the order the runner named them, how many more it named, and its totals line. */

@@ -30,8 +30,7 @@ export function unknownArgumentError(toolName: string, input: v.GenericSchema, a
 /** The tool's argument names, for a caller who cannot see its inputSchema (a shell user). */
 export function argumentsHint(toolName: string, input: v.GenericSchema): string {
   const entries = Object.entries(entriesOf(input) ?? {});
-  const optional = (schema: unknown) => /optional|nullish/.test((schema as { type?: string }).type ?? "");
-  const named = entries.map(([key, schema]) => (optional(schema) ? key : `${key} (required)`));
+  const named = entries.map(([key, schema]) => (/optional|nullish/.test(schema.type) ? key : `${key} (required)`));
   return named.length === 0 ? `${toolName} takes no arguments.` : `${toolName} takes: ${named.join(", ")}.`;
 }
 

@@ -95,13 +95,8 @@ export class ToolRegistry {
     const args = v.safeParse(tool.input, given);
     if (!args.success) {
       const problem = describeArgumentIssue(tool.input, args.issues);
-      return err(
-        toolError(
-          "invalid_params",
-          `Invalid arguments for ${tool.name}: ${problem}`,
-          argumentsHint(tool.name, tool.input),
-        ),
-      );
+      const hint = argumentsHint(tool.name, tool.input);
+      return err(toolError("invalid_params", `Invalid arguments for ${tool.name}: ${problem}`, hint));
     }
     let callCtx = ctx;
     let callArgs = args.output as Record<string, unknown>;
