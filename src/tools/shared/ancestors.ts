@@ -16,7 +16,7 @@ export async function readStack(
 ) {
   let start = branch;
   if (start === undefined) {
-    const current = await currentBranch(ctx, workspace);
+    const current = await currentBranch(workspace);
     if (!current.ok) return current;
     start = current.value.branch;
   } else if (
@@ -24,7 +24,7 @@ export async function readStack(
     !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
     !state.roots.some((root) => root.branch === start)
   ) {
-    const local = await listLocalBranches(workspace, ctx.files);
+    const local = await listLocalBranches(workspace);
     if (!local.ok) return local;
     if (!local.value.includes(start)) {
       return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);
