@@ -11,7 +11,7 @@ import { commitIds, readShallow } from "./commit-ids.ts";
 import { countDivergence } from "./divergence.ts";
 
 /** Commits one walk may take per branch: enough for any real stack, bounded on any history. */
-const WALK_LIMIT = 10_000;
+export const WALK_LIMIT = 10_000;
 /** A commit subject is one line of a few words; a longer one is clipped. */
 const SUBJECT_CHARS = 200;
 
