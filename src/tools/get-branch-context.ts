@@ -89,7 +89,7 @@ export const getBranchContextTool = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { workspace, state } = loaded.value;
-    const stack = await readStack(ctx, workspace, state, branch);
+    const stack = await readStack(workspace, state, branch);
     if (!stack.ok) return stack;
     const record = stack.value.stack[0] ?? { branch: branch ?? "" };
     const listed = await listLocalBranches(workspace);

@@ -4,16 +4,10 @@ import { listLocalBranches } from "../../git/refs.ts";
 import { currentBranch } from "../../repo/workspace.ts";
 import { branchStack } from "../../twig/branch-record.ts";
 import type { TwigState } from "../../twig/state.ts";
-import type { ServiceContext } from "./context.ts";
 import { branchNotFound } from "./params.ts";
 
 /** The stack from `branch` (default: the checked-out one): get_branch_stack's and get_branch_context's. */
-export async function readStack(
-  ctx: ServiceContext,
-  workspace: DiscoveredRepo,
-  state: TwigState,
-  branch: string | undefined,
-) {
+export async function readStack(workspace: DiscoveredRepo, state: TwigState, branch: string | undefined) {
   let start = branch;
   if (start === undefined) {
     const current = await currentBranch(workspace);
