@@ -11,7 +11,7 @@
  * The table goes to docs/performance.md between its `bench:commits` markers.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,6 +19,7 @@ import { CachedFileReader } from "../src/fs/cached-file.ts";
 import { type BranchPair, readBranchCommits } from "../src/git/commits/branch-commits.ts";
 import { discoverRepository } from "../src/git/discover.ts";
 import { type HistoryCommit, importHistory } from "./lib/history-gen.ts";
+import { writePerformanceSection } from "./lib/performance-page.ts";
 import { gitEnv } from "./lib/repo-gen.ts";
 import { median } from "./lib/stats.ts";
 import { formatMs, formatRatio, formatTable } from "./lib/table.ts";
@@ -37,8 +38,6 @@ const RUNS = Number(values.runs);
 const STACK = 10;
 /** get_stack_status's counts at most this many times git's own, with a commit-graph (issue #38). */
 const TARGET_RATIO = 1.5;
-const MARK_START = "<!-- bench:commits start -->";
-const MARK_END = "<!-- bench:commits end -->";
 const PER_BRANCH = Number(values["per-branch"]);
 
 const sandbox = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-bench-commits-")));
@@ -136,17 +135,7 @@ try {
     "",
     `Target with a commit-graph ≤ ${TARGET_RATIO}× git: ${formatRatio(graphed.ratio)}, ${pass ? "PASS" : "MISS"}.`,
   ].join("\n");
-  const docs = join(import.meta.dir, "..", "docs", "performance.md");
-  const marked = `${MARK_START}\n${section}\n${MARK_END}`;
-  const page = existsSync(docs) ? readFileSync(docs, "utf8") : "# Performance\n";
-  const start = page.indexOf(MARK_START);
-  const end = page.indexOf(MARK_END);
-  writeFileSync(
-    docs,
-    start >= 0 && end > start
-      ? `${page.slice(0, start)}${marked}${page.slice(end + MARK_END.length)}`
-      : `${page.trimEnd()}\n\n${marked}\n`,
-  );
+  writePerformanceSection("commits", section);
 } finally {
   rmSync(sandbox, { recursive: true, force: true });
 }

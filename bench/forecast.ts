@@ -14,11 +14,12 @@
  * `bench:forecast` markers.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type ForecastLink, forecastRestack, openForecastContext } from "../src/git/merge/forecast.ts";
+import { writePerformanceSection } from "./lib/performance-page.ts";
 import { gitEnv } from "./lib/repo-gen.ts";
 import { median } from "./lib/stats.ts";
 import { formatMs, formatRatio, formatTable } from "./lib/table.ts";
@@ -42,8 +43,6 @@ const STACK = 10;
 const LINES = 20;
 /** Issue #44: the forecast at most this many times git's own merge-tree. */
 const TARGET_RATIO = 1.5;
-const MARK_START = "<!-- bench:forecast start -->";
-const MARK_END = "<!-- bench:forecast end -->";
 
 const sandbox = realpathSync(mkdtempSync(join(tmpdir(), "twig-mcp-bench-forecast-")));
 const dir = join(sandbox, "repo");
@@ -202,17 +201,7 @@ try {
     "",
     `Target ≤ ${TARGET_RATIO}× git: ${formatRatio(ratio)}, ${pass ? "PASS" : "MISS"}.`,
   ].join("\n");
-  const docs = join(import.meta.dir, "..", "docs", "performance.md");
-  const marked = `${MARK_START}\n${section}\n${MARK_END}`;
-  const page = existsSync(docs) ? readFileSync(docs, "utf8") : "# Performance\n";
-  const start = page.indexOf(MARK_START);
-  const end = page.indexOf(MARK_END);
-  writeFileSync(
-    docs,
-    start >= 0 && end > start
-      ? `${page.slice(0, start)}${marked}${page.slice(end + MARK_END.length)}`
-      : `${page.trimEnd()}\n\n${marked}\n`,
-  );
+  writePerformanceSection("forecast", section);
 } finally {
   if (values.keep) console.log(`kept ${dir}`);
   else rmSync(sandbox, { recursive: true, force: true });

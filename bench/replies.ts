@@ -10,7 +10,7 @@
  * of a default `get_branch_tree` at 10,000 branches. Writes docs/replies.md and the same section
  * between markers in docs/performance.md.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -18,6 +18,7 @@ import { countTokens } from "@anthropic-ai/tokenizer";
 import { RACY_WINDOW_MS } from "../src/fs/cached-file.ts";
 import { makeHermeticHome } from "../test/support/hermetic-env.ts";
 import { buildExecutable } from "./lib/build.ts";
+import { writePerformanceSection } from "./lib/performance-page.ts";
 import { type GeneratedRepo, generateRepo } from "./lib/repo-gen.ts";
 import { makeStackWorld } from "./lib/stack-world.ts";
 import { summarize } from "./lib/stats.ts";
@@ -29,8 +30,6 @@ const TREE_TARGET_MS = 40;
 const STACK_TARGET_TOKENS = 1_500;
 /** Past this size a reply's tokens are estimated from its bytes at the ratio measured below it (the tokenizer is slow on megabytes). */
 const TOKENIZE_UP_TO = 300_000;
-const MARK_START = "<!-- bench:replies start -->";
-const MARK_END = "<!-- bench:replies end -->";
 
 const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false } } });
 const treeCalls = flags.quick ? 10 : 40;
@@ -192,17 +191,7 @@ try {
     join(docs, "replies.md"),
     `# Reply sizes\n\nSee also [performance.md](performance.md).\n\n${section.replace(/^## Reply sizes\n\n/, "")}\n`,
   );
-  const performancePage = join(docs, "performance.md");
-  const marked = `${MARK_START}\n${section}\n${MARK_END}`;
-  const page = existsSync(performancePage) ? readFileSync(performancePage, "utf8") : "# Performance\n";
-  const start = page.indexOf(MARK_START);
-  const end = page.indexOf(MARK_END);
-  writeFileSync(
-    performancePage,
-    start >= 0 && end > start
-      ? `${page.slice(0, start)}${marked}${page.slice(end + MARK_END.length)}`
-      : `${page.trimEnd()}\n\n${marked}\n`,
-  );
+  writePerformanceSection("replies", section);
 } finally {
   rmSync(work, { recursive: true, force: true });
   home.cleanup();

@@ -10,12 +10,13 @@
  * answered is one round later), wall time, and the tokens of the replies the model reads, counted
  * with `@anthropic-ai/tokenizer`. Writes the table between markers in docs/performance.md.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "@anthropic-ai/tokenizer";
 import { roundTrips } from "../test/support/stack-fixture.ts";
 import { buildExecutable } from "./lib/build.ts";
+import { writePerformanceSection } from "./lib/performance-page.ts";
 import { makeStackWorld } from "./lib/stack-world.ts";
 import { StdioServer } from "./lib/stdio-rpc.ts";
 import { formatMarkdownTable, formatMs } from "./lib/table.ts";
@@ -23,8 +24,6 @@ import { formatMarkdownTable, formatMs } from "./lib/table.ts";
 const arg = (name: string, fallback: number) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
 const LATENCY_MS = arg("latency", 50);
-const MARK_START = "<!-- bench:stack-status start -->";
-const MARK_END = "<!-- bench:stack-status end -->";
 
 interface Cost {
   calls: number;
@@ -146,17 +145,7 @@ try {
       table,
     ].join("\n");
     process.stdout.write(`${section}\n`);
-    const page = join(import.meta.dir, "..", "docs", "performance.md");
-    const text = existsSync(page) ? readFileSync(page, "utf8") : "# Performance\n";
-    const marked = `${MARK_START}\n${section}\n${MARK_END}`;
-    const start = text.indexOf(MARK_START);
-    const end = text.indexOf(MARK_END);
-    writeFileSync(
-      page,
-      start >= 0 && end > start
-        ? `${text.slice(0, start)}${marked}${text.slice(end + MARK_END.length)}`
-        : `${text.trimEnd()}\n\n${marked}\n`,
-    );
+    writePerformanceSection("stack-status", section);
   } finally {
     await server.close();
   }

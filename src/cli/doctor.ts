@@ -82,7 +82,7 @@ async function checkRepository(files: CachedFileReader, repoArg: string | null) 
     return { check, repo: found };
   }
   const workTree = found.value.workTree;
-  const head = await readHead(found.value, files);
+  const head = await readHead(found.value);
   let where: string;
   if (!head.ok) where = head.error.message;
   else if (head.value.kind === "detached") where = `detached HEAD at ${head.value.oid.slice(0, 12)}`;

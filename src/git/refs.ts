@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { trimChars } from "../core/plain-text.ts";
 import { ok, type Result } from "../core/result.ts";
 import { readBounded } from "../fs/bounded-read.ts";
-import { type CachedFileReader, decodeUtf8, describeFsError, type FileRead } from "../fs/cached-file.ts";
+import { decodeUtf8, describeFsError, type FileRead } from "../fs/cached-file.ts";
 import { listDirectory } from "../fs/dir-listing.ts";
 import { lstatIfExists, readlink } from "../fs/local-fs.ts";
 import { sortBytewise } from "./bytewise.ts";
@@ -77,15 +77,8 @@ const MAX_SYMREF_DEPTH = 5;
 /** Refs each worktree keeps in its own git dir: pseudorefs, refs/worktree, refs/bisect, refs/rewritten. */
 const SHARED_REF = /^refs\/(?!(?:worktree|bisect|rewritten)\/)/;
 
-/**
- * One ref as stored, without following it: the loose file wins over packed-refs. `_files`: packed-refs is read by
- * offset, not through the cache; the callers' reader still comes down the chain until they stop passing it.
- */
-async function readRef(
-  repo: RepoLocation,
-  refname: string,
-  _files: CachedFileReader,
-): Promise<Result<RefValue | null>> {
+/** One ref as stored, without following it: the loose file wins over packed-refs. */
+async function readRef(repo: RepoLocation, refname: string): Promise<Result<RefValue | null>> {
   // git's `refname_is_safe`: outside `refs/` only all-caps names, so `config` is never read as a ref.
   const safe = refname.startsWith("refs/") || /^[A-Z_]+$/.test(refname);
   const bad = checkRefnameFormat(refname) ?? (safe ? null : "is neither under refs/ nor an all-caps name such as HEAD");
@@ -113,14 +106,13 @@ async function readRef(
 async function resolveRefChain(
   repo: RepoLocation,
   refname: string,
-  files: CachedFileReader,
   stored?: RefValue,
 ): Promise<Result<{ refname: string; oid: string | null }>> {
   const hint = `Point it at a branch: git symbolic-ref ${refname} refs/heads/<branch>`;
   const broken = (problem: string) => fail("internal", `Symbolic ref '${refname}' ${problem}`, hint);
   let current = refname;
   for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
-    const value = depth === 0 && stored !== undefined ? ok(stored) : await readRef(repo, current, files);
+    const value = depth === 0 && stored !== undefined ? ok(stored) : await readRef(repo, current);
     if (!value.ok) return current === refname ? value : broken(`points to an invalid ref: ${value.error.message}`);
     if (value.value === null) return ok({ refname: current, oid: null });
     if (value.value.kind === "oid") return ok({ refname: current, oid: value.value.oid });
@@ -130,12 +122,8 @@ async function resolveRefChain(
 }
 
 /** The object id `refname` (a full name such as `refs/heads/main`, or `HEAD`) resolves to; `null` when absent. */
-export async function resolveRef(
-  repo: RepoLocation,
-  refname: string,
-  files: CachedFileReader,
-): Promise<Result<string | null>> {
-  const resolved = await resolveRefChain(repo, refname, files);
+export async function resolveRef(repo: RepoLocation, refname: string): Promise<Result<string | null>> {
+  const resolved = await resolveRefChain(repo, refname);
   return resolved.ok ? ok(resolved.value.oid) : resolved;
 }
 
@@ -146,7 +134,7 @@ const MAX_LOOSE_REF_ENTRIES = 100_000;
  * Short names of all local branches, loose (listed, never opened) and packed, in git's byte order. Links are
  * not followed: `refs/heads -> /` would walk the disk (refused), `a -> .` inside it loops (skipped).
  */
-export async function listLocalBranches(repo: RepoLocation, _files: CachedFileReader): Promise<Result<string[]>> {
+export async function listLocalBranches(repo: RepoLocation): Promise<Result<string[]>> {
   const headsDir = join(repo.commonDir, "refs", "heads");
   for (const dir of [dirname(headsDir), headsDir]) {
     if ((await lstatIfExists(dir).catch(() => undefined))?.isSymbolicLink()) {
@@ -203,9 +191,9 @@ export type Head =
   { kind: "branch"; branch: string; unborn: boolean; oid: string | null } | { kind: "detached"; oid: string };
 
 /** What the worktree at `repo.gitDir` has checked out; `stored`: HEAD as discovery just read it. */
-export async function readHead(repo: RepoLocation, files: CachedFileReader, stored?: RefValue): Promise<Result<Head>> {
+export async function readHead(repo: RepoLocation, stored?: RefValue): Promise<Result<Head>> {
   // A chain that stops at HEAD itself means HEAD holds an object id (detached) or is missing.
-  const resolved = await resolveRefChain(repo, "HEAD", files, stored);
+  const resolved = await resolveRefChain(repo, "HEAD", stored);
   if (!resolved.ok) return resolved;
   const { refname, oid } = resolved.value;
   if (refname.startsWith(HEADS)) {

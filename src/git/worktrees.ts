@@ -57,14 +57,7 @@ export async function listLinkedWorktrees(
 }
 
 /** What a linked worktree has checked out, `null` when its HEAD cannot be read; apart, as most callers need none. */
-export async function readLinkedHead(
-  repo: RepoLocation,
-  worktree: LiveWorktree,
-  files: CachedFileReader,
-): Promise<Head | null> {
-  const head = await readHead(
-    { ...repo, gitDir: worktree.gitDir, workTree: worktree.path, isLinkedWorktree: true },
-    files,
-  );
+export async function readLinkedHead(repo: RepoLocation, worktree: LiveWorktree): Promise<Head | null> {
+  const head = await readHead({ ...repo, gitDir: worktree.gitDir, workTree: worktree.path, isLinkedWorktree: true });
   return head.ok ? head.value : null;
 }

@@ -31,7 +31,7 @@ export const branchContextPrompt = definePrompt({
       // Outside a repository, say what the tools would (no_repo), not "not on a branch".
       const workspace = await openWorkspace(ctx);
       if (!workspace.ok) return `${failure(workspace.error)}\n\n${NO_REPO_CLOSING}`;
-      const current = await currentBranch(ctx, workspace.value);
+      const current = await currentBranch(workspace.value);
       if (!current.ok) return NO_BRANCH;
       branch = current.value.branch;
     }

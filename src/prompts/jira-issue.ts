@@ -18,7 +18,7 @@ export const planIssuePrompt = definePrompt({
   args: v.object({ issue_key: IssueKeyArg, repo: RepoArg }),
   async render({ issue_key: issueKey, repo }, ctx, invoke) {
     const local = await workspaceAndState(ctx);
-    const head = local.ok ? await currentBranch(ctx, local.value.workspace) : null;
+    const head = local.ok ? await currentBranch(local.value.workspace) : null;
     const current = local.ok && head?.ok ? local.value.state.branches.get(head.value.branch) : undefined;
     const key = issueKey ?? current?.jira_issue ?? null;
     if (key === null) return "The current branch has no linked Jira issue. Which issue should I look at?";

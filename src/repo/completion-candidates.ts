@@ -12,7 +12,7 @@ export async function branchCandidates(ctx: Context): Promise<string[]> {
   const workspace = await openWorkspace(ctx);
   if (!workspace.ok) return [];
   const [local, state] = await Promise.all([
-    listLocalBranches(workspace.value, ctx.files),
+    listLocalBranches(workspace.value),
     loadState(ctx, workspace.value.workTree),
   ]);
   const names = new Set(local.ok ? local.value : []);

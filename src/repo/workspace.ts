@@ -27,11 +27,8 @@ export async function workspaceAndState(
 }
 
 /** The checked-out branch, or `not_found` on a detached HEAD (upstream wrongly reports "HEAD"). */
-export async function currentBranch(
-  ctx: Pick<Context, "files">,
-  workspace: DiscoveredRepo,
-): Promise<Result<{ branch: string; unborn: boolean }>> {
-  const found = await readHead(workspace, ctx.files, workspace.head);
+export async function currentBranch(workspace: DiscoveredRepo): Promise<Result<{ branch: string; unborn: boolean }>> {
+  const found = await readHead(workspace, workspace.head);
   if (!found.ok) return found;
   const head = found.value;
   if (head.kind === "detached") {
@@ -54,7 +51,7 @@ export async function checkedOutRecord(
 ): Promise<Result<{ branch: string; record: BranchMetadata | undefined }, NoCheckedOutRecord>> {
   const workspace = await opened;
   if (!workspace.ok) return err({ why: "workspace", error: workspace.error });
-  const head = await readHead(workspace.value, ctx.files, workspace.value.head);
+  const head = await readHead(workspace.value, workspace.value.head);
   if (!head.ok) return err({ why: "head", error: head.error });
   if (head.value.kind === "detached") return err({ why: "detached", oid: head.value.oid });
   const state = await loadState(ctx, workspace.value.workTree);

@@ -89,10 +89,10 @@ export const getBranchContextTool = defineTool({
     const loaded = await workspaceAndState(ctx);
     if (!loaded.ok) return loaded;
     const { workspace, state } = loaded.value;
-    const stack = await readStack(ctx, workspace, state, branch);
+    const stack = await readStack(workspace, state, branch);
     if (!stack.ok) return stack;
     const record = stack.value.stack[0] ?? { branch: branch ?? "" };
-    const listed = await listLocalBranches(workspace, ctx.files);
+    const listed = await listLocalBranches(workspace);
     const sorted = listed.ok ? listed.value : [];
     // Root-most first, the branch last: the plan judges parents before children. The root itself has no PR to ask.
     const chain = stack.value.stack.slice(0, MAX_ASKED_ANCESTORS + 1).reverse();
@@ -128,7 +128,7 @@ export const getBranchContextTool = defineTool({
     const graph = buildBranchGraph(sorted, state);
     const root = graph.defaultRoot ?? chain[0]?.branch ?? null;
     const planned = () => planStack(facts, state, (name) => includesSorted(sorted, name), root, where);
-    const forecasts = await forecastPlan(ctx.files, workspace, facts, planned, { budget, signal: info.signal });
+    const forecasts = await forecastPlan(workspace, facts, planned, { budget, signal: info.signal });
     const plan = planned();
     const action = plan.actions.at(-1);
     const children = graph.childrenOf(record.branch).map((child) => {

@@ -23,7 +23,7 @@ export const getBranchStackTool = defineTool({
   repoScoped: true,
   async handler({ branch }, ctx) {
     const loaded = await workspaceAndState(ctx);
-    return loaded.ok ? readStack(ctx, loaded.value.workspace, loaded.value.state, branch) : loaded;
+    return loaded.ok ? readStack(loaded.value.workspace, loaded.value.state, branch) : loaded;
   },
   // Only a pathological state file makes a stack this deep: the walk can go on from the last one kept.
   cut: {

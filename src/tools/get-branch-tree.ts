@@ -50,7 +50,7 @@ export const getBranchTreeTool = defineTool({
     const opened = await openWorkspace(ctx);
     if (!opened.ok) return opened;
     const repo = opened.value;
-    const [local, state] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, repo.workTree)]);
+    const [local, state] = await Promise.all([listLocalBranches(repo), loadState(ctx, repo.workTree)]);
     if (!local.ok) return local;
     if (!state.ok) return state;
     if (local.value.length === 0) {
@@ -101,7 +101,7 @@ export const getBranchTreeTool = defineTool({
 /** The checked-out branch, or `null` (no repository, detached or unreadable HEAD): trees are drawn without one. */
 async function checkedOut(ctx: Context, opened?: DiscoveredRepo): Promise<string | null> {
   const workspace = opened === undefined ? await openWorkspace(ctx) : ok(opened);
-  const head = workspace.ok ? await currentBranch(ctx, workspace.value) : null;
+  const head = workspace.ok ? await currentBranch(workspace.value) : null;
   return head?.ok ? head.value.branch : null;
 }
 

@@ -21,7 +21,7 @@ export const getCurrentBranchTool = defineTool({
   async handler(_args, ctx) {
     const workspace = await openWorkspace(ctx);
     if (!workspace.ok) return workspace;
-    const current = await currentBranch(ctx, workspace.value);
+    const current = await currentBranch(workspace.value);
     if (!current.ok) return current;
     const state = await loadState(ctx, workspace.value.workTree);
     const { branch, unborn } = current.value;

@@ -100,11 +100,11 @@ export const getStackStatusTool = defineTool({
     const workspace = await openWorkspace(ctx);
     if (!workspace.ok) return workspace;
     const repo = workspace.value;
-    const [local, loaded] = await Promise.all([listLocalBranches(repo, ctx.files), loadState(ctx, repo.workTree)]);
+    const [local, loaded] = await Promise.all([listLocalBranches(repo), loadState(ctx, repo.workTree)]);
     if (!local.ok) return local;
     if (!loaded.ok) return loaded;
     const [sorted, state] = [local.value, loaded.value];
-    const head = await currentBranch(ctx, workspace.value);
+    const head = await currentBranch(workspace.value);
     const current = head.ok ? head.value.branch : null;
     let asked: string | null = null;
     if (scope === "stack") {
@@ -192,7 +192,7 @@ export const getStackStatusTool = defineTool({
     const root = graph.defaultRoot ?? rootCandidates(sorted, state, current)[0] ?? null;
     const plan = (n = facts.length) =>
       planStack(facts.slice(0, n), state, (branch) => includesSorted(sorted, branch), root, where);
-    const forecasts = await forecastPlan(ctx.files, repo, facts, plan, { budget, signal: info.signal });
+    const forecasts = await forecastPlan(repo, facts, plan, { budget, signal: info.signal });
     const { actions } = plan();
     for (const [i, action] of actions.entries()) if (action !== undefined) (entries[i] as Entry).action = action;
     const lines = entries.map((entry) =>

@@ -46,7 +46,7 @@ export const getWorktreesTool = defineTool({
     // twig's record names the branch of a worktree it knows; only the others' HEADs are read.
     for (const git of live.value) {
       if (matched.has(git)) continue;
-      const head = await readLinkedHead(workspace, git, ctx.files);
+      const head = await readLinkedHead(workspace, git);
       const branch = head?.kind === "branch" ? head.branch : null;
       worktrees.push({ name: git.id, path: git.path, branch, source: "git", ...gitFlags(git) });
     }

@@ -15,7 +15,7 @@ async function locate(dir: string): Promise<RepoLocation> {
 }
 
 async function headAt(dir: string): Promise<Head> {
-  const head = await readHead(await locate(dir), files);
+  const head = await readHead(await locate(dir));
   if (!head.ok) throw new Error(`${head.error.code}: ${head.error.message}`);
   return head.value;
 }
@@ -98,7 +98,7 @@ describe("readHead", () => {
     const location = await locate(repo.root);
     writeFileSync(repo.path(".git", "HEAD"), "ref: refs/heads/loop-a\n");
     try {
-      const head = await readHead(location, files);
+      const head = await readHead(location);
       expect(head.ok).toBe(false);
       if (!head.ok) expect(head.error.message).toContain("levels deep");
     } finally {
@@ -114,7 +114,7 @@ describe("readHead", () => {
     symlinkSync("refs/heads/main", repo.path(".git", "HEAD"));
     try {
       expect(repo.git("symbolic-ref", "HEAD")).toBe("refs/heads/main");
-      expect(await readHead(location, files)).toEqual({
+      expect(await readHead(location)).toEqual({
         ok: true,
         value: { kind: "branch", branch: "main", unborn: false, oid: repo.git("rev-parse", "main") },
       });
@@ -129,7 +129,7 @@ describe("readHead", () => {
     repo.git("update-ref", "refs/remotes/origin/main", "HEAD");
     writeFileSync(repo.path(".git", "HEAD"), "ref: refs/remotes/origin/main\n");
     try {
-      expect(await readHead(location, files)).toEqual({
+      expect(await readHead(location)).toEqual({
         ok: true,
         value: { kind: "detached", oid: repo.git("rev-parse", "refs/remotes/origin/main") },
       });
@@ -146,7 +146,7 @@ describe("readHead", () => {
     const location = await locate(repo.root);
     writeFileSync(repo.path(".git", "HEAD"), content);
     try {
-      const head = await readHead(location, files);
+      const head = await readHead(location);
       expect(head.ok).toBe(false);
     } finally {
       writeFileSync(repo.path(".git", "HEAD"), "ref: refs/heads/main\n");

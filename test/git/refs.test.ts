@@ -14,7 +14,7 @@ async function locate(repo: GitRepo, files: CachedFileReader): Promise<RepoLocat
 }
 
 async function branches(repo: GitRepo, files = new CachedFileReader()): Promise<string[]> {
-  const listed = await listLocalBranches(await locate(repo, files), files);
+  const listed = await listLocalBranches(await locate(repo, files));
   if (!listed.ok) throw new Error(listed.error.message);
   return listed.value;
 }
@@ -53,7 +53,7 @@ describe("listLocalBranches and resolveRef against git", () => {
     expect([...expected].sort(compareBytewise)).toEqual(expected);
     const location = await locate(repo, files);
     for (const name of listed) {
-      expect(await resolveRef(location, `refs/heads/${name}`, files)).toEqual({
+      expect(await resolveRef(location, `refs/heads/${name}`)).toEqual({
         ok: true,
         value: repo.git("rev-parse", "--verify", `refs/heads/${name}`),
       });
@@ -112,16 +112,16 @@ describe("listLocalBranches and resolveRef against git", () => {
 
   test("resolveRef: HEAD, absent refs, tags, and refused names", async () => {
     const location = await locate(repo, files);
-    expect(await resolveRef(location, "HEAD", files)).toEqual({ ok: true, value: repo.git("rev-parse", "HEAD") });
-    expect(await resolveRef(location, "refs/heads/nope", files)).toEqual({ ok: true, value: null });
-    expect(await resolveRef(location, "refs/heads/feature", files)).toEqual({ ok: true, value: null });
+    expect(await resolveRef(location, "HEAD")).toEqual({ ok: true, value: repo.git("rev-parse", "HEAD") });
+    expect(await resolveRef(location, "refs/heads/nope")).toEqual({ ok: true, value: null });
+    expect(await resolveRef(location, "refs/heads/feature")).toEqual({ ok: true, value: null });
     repo.git("tag", "-a", "-m", "t", "v1");
-    expect(await resolveRef(location, "refs/tags/v1", files)).toEqual({
+    expect(await resolveRef(location, "refs/tags/v1")).toEqual({
       ok: true,
       value: repo.git("rev-parse", "refs/tags/v1"),
     });
     for (const bad of ["refs/heads/../../config", "config", "../HEAD", "refs/heads/a..b", ""]) {
-      const result = await resolveRef(location, bad, files);
+      const result = await resolveRef(location, bad);
       expect(result.ok ? result.value : result.error.code).toBe("invalid_params");
     }
   });
@@ -129,7 +129,7 @@ describe("listLocalBranches and resolveRef against git", () => {
   test("a loose ref that is corrupt is an error value", async () => {
     const location = await locate(repo, files);
     writeFileSync(repo.path(".git", "refs", "heads", "corrupt"), "not an oid\n");
-    const result = await resolveRef(location, "refs/heads/corrupt", files);
+    const result = await resolveRef(location, "refs/heads/corrupt");
     expect(result.ok ? result.value : result.error.code).toBe("internal");
   });
 
@@ -139,7 +139,7 @@ describe("listLocalBranches and resolveRef against git", () => {
     const outside = join(repo.sandbox, "other-ref");
     writeFileSync(outside, `${"ab".repeat(20)}\n`);
     symlinkSync(outside, repo.path(".git", "refs", "heads", "linked"));
-    const result = await resolveRef(location, "refs/heads/linked", files);
+    const result = await resolveRef(location, "refs/heads/linked");
     expect(result.ok ? result.value : result.error.code).toBe("internal");
     rmSync(repo.path(".git", "refs", "heads", "linked"));
   });
@@ -163,7 +163,7 @@ describe("listLocalBranches edge repositories", () => {
       rmSync(heads, { recursive: true });
       symlinkSync(outside, heads);
       const files = new CachedFileReader();
-      const listed = await listLocalBranches(await locate(repo, files), files);
+      const listed = await listLocalBranches(await locate(repo, files));
       expect(listed.ok).toBe(false);
       if (!listed.ok) expect(listed.error.code).toBe("unsupported_repo");
     } finally {

@@ -20,7 +20,7 @@ type ListedWorktree = LiveWorktree & { head: Awaited<ReturnType<typeof readLinke
 async function withHeads(repo: RepoLocation, reader: CachedFileReader): Promise<ListedWorktree[]> {
   const listed = await listLinkedWorktrees(repo, reader);
   if (!listed.ok) throw new Error(listed.error.message);
-  return Promise.all(listed.value.map(async (w) => ({ ...w, head: await readLinkedHead(repo, w, reader) })));
+  return Promise.all(listed.value.map(async (w) => ({ ...w, head: await readLinkedHead(repo, w) })));
 }
 
 const worktreesFrom = async (dir: string) => withHeads(await locate(dir), files);

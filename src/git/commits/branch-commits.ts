@@ -11,7 +11,7 @@ import { commitIds, readShallow } from "./commit-ids.ts";
 import { countDivergence } from "./divergence.ts";
 
 /** Commits one walk may take per branch: enough for any real stack, bounded on any history. */
-const WALK_LIMIT = 10_000;
+export const WALK_LIMIT = 10_000;
 /** A commit subject is one line of a few words; a longer one is clipped. */
 const SUBJECT_CHARS = 200;
 
@@ -77,7 +77,7 @@ export async function readBranchCommits(
   }
   const tips = new Map<string, { oid?: string | null; warning?: string }>();
   const resolve = async (refname: string, label: string) => {
-    const ref = await resolveRef(repo, refname, files);
+    const ref = await resolveRef(repo, refname);
     if (!ref.ok) tips.set(refname, { warning: ref.error.message });
     else if (ref.value === null) tips.set(refname, { oid: null, warning: `${label} does not exist or has no commits` });
     else if (ref.value.length !== 40) tips.set(refname, { warning: `${label} names a non-SHA-1 object` });

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { WALK_LIMIT } from "../commits/branch-commits.ts";
 import { type CommitIds, commitIds, readShallow } from "../commits/commit-ids.ts";
 import { countDivergence } from "../commits/divergence.ts";
 import { WorkBudget } from "../objects/budget.ts";
@@ -67,8 +68,6 @@ export type RestackStep = { branch: string; tip?: string; oldBase?: string; onto
 
 const LISTED_FILES = 20;
 const LISTED_DROPPED = 20;
-/** Commits one walk for `dropped` may take, as the commit reader's walks. */
-const WALK_LIMIT = 10_000;
 
 export async function forecastRestack(context: ForecastContext, step: RestackStep): Promise<ForecastLink> {
   const { store, ids, signal } = context;

@@ -13,6 +13,9 @@ export type TreeMerge = { tree: TreeEntry; conflicts: ConflictFile[]; undecided:
 /** Thrown when the call's work budget runs out mid-merge. */
 export class BudgetSpent extends Error {}
 
+/** A path's entry on one side; `undefined` where that side has none. */
+type Side = TreeEntry | undefined;
+
 /** As the issue's limit: a larger file is `unknown`, not merged. */
 const MAX_MERGED_BLOB_BYTES = 1024 * 1024;
 const LINES_PER_FILE = 5;
@@ -49,7 +52,7 @@ export async function mergeTrees(
     x !== undefined && sameEntry({ ...x, mode: "" }, { ...y, mode: "" });
 
   /** Both sides changed the file differently: its mode and its content merge apart, as in git. */
-  const mergeFile = (path: string, o: TreeEntry | undefined, a: TreeEntry, b: TreeEntry): TreeEntry | undefined => {
+  const mergeFile = (path: string, o: Side, a: TreeEntry, b: TreeEntry) => {
     const mode = a.mode === b.mode || b.mode === o?.mode ? a.mode : a.mode === o?.mode ? b.mode : undefined;
     const pick = sameContent(a, b) || sameContent(o, b) ? a : sameContent(o, a) ? b : undefined;
     if (pick !== undefined) return mode === undefined ? conflict(path, "mode", a) : { ...pick, mode };
@@ -78,12 +81,7 @@ export async function mergeTrees(
     return mode === undefined ? conflict(path, "mode", a) : { mode, data: merged.merged };
   };
 
-  const mergeEntry = async (
-    path: string,
-    o: TreeEntry | undefined,
-    a: TreeEntry | undefined,
-    b: TreeEntry | undefined,
-  ): Promise<TreeEntry | undefined> => {
+  const mergeEntry = async (path: string, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry) => {
     if (sameEntry(a, b) || sameEntry(o, b)) return a;
     if (sameEntry(o, a)) return b;
     const dirs = [o, a, b].filter((entry) => entry !== undefined).map((entry) => entry.mode === DIR_MODE);
@@ -99,20 +97,12 @@ export async function mergeTrees(
     return mergeFile(path, o, a, b);
   };
 
-  const mergeDir = async (
-    path: string,
-    o: TreeEntry | undefined,
-    a: TreeEntry | undefined,
-    b: TreeEntry | undefined,
-  ): Promise<TreeEntry | undefined> => {
+  const mergeDir = async (path: string, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry): Promise<Side> => {
     if (store.budget.spent) throw new BudgetSpent();
     if (slice.due) await slice.yield(signal);
     const [to, ta, tb] = [entryTree(store, o), entryTree(store, a), entryTree(store, b)];
     const tree: Tree = new Map();
-    const names = new Set(to.keys());
-    for (const key of ta.keys()) names.add(key);
-    for (const key of tb.keys()) names.add(key);
-    for (const name of names) {
+    for (const name of new Set([...to.keys(), ...ta.keys(), ...tb.keys()])) {
       const merged = await mergeEntry(path === "" ? name : `${path}/${name}`, to.get(name), ta.get(name), tb.get(name));
       if (merged !== undefined) tree.set(name, merged);
     }
@@ -121,18 +111,16 @@ export async function mergeTrees(
 
   const tree = (await mergeDir("", root.base, root.ours, root.theirs)) ?? { mode: DIR_MODE, tree: new Map() };
   // A deleted file whose deleting side has a file of its name or its content elsewhere was likely renamed.
-  const changedOn = new Map<TreeEntry, Map<string, TreeEntry | undefined>>();
+  const changedOn = new Map<TreeEntry, [string, Side][]>();
   for (const { path, old, side } of deletions) {
     const name = path.slice(path.lastIndexOf("/") + 1);
-    if (!changedOn.has(side)) changedOn.set(side, diffTrees(store, root.base, side));
-    const changed = [...(changedOn.get(side) as Map<string, TreeEntry | undefined>)];
-    const moved = ([other, entry]: [string, TreeEntry | undefined]) =>
+    const changed = changedOn.get(side) ?? [...diffTrees(store, root.base, side)];
+    changedOn.set(side, changed);
+    const moved = ([other, entry]: [string, Side]) =>
       entry !== undefined && other !== path && (other === name || other.endsWith(`/${name}`) || entry.oid === old.oid);
     if (!changed.some(moved)) continue;
-    conflicts.splice(
-      conflicts.findIndex((file) => file.path === path),
-      1,
-    );
+    const at = conflicts.findIndex((file) => file.path === path);
+    conflicts.splice(at, 1);
     undecided.push({ path, reason: "renamed on one side and changed on the other (renames are not followed)" });
   }
   return { tree, conflicts, undecided };

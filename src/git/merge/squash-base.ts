@@ -59,8 +59,7 @@ export async function findSquashedBase(
     const { run, fork } = own;
     const root = (id: number): TreeEntry => ({ mode: DIR_MODE, oid: treeOfCommit(store, ids.oidOf(id)) });
     const change = (from: number, to: number) => {
-      const paths = diffTrees(store, root(from), root(to));
-      return [...paths]
+      return [...diffTrees(store, root(from), root(to))]
         .map(([path, entry]) => `${path}\0${entry?.mode ?? ""} ${entry?.oid ?? ""}`)
         .sort()
         .join("\n");

@@ -24,15 +24,8 @@ function readTree(store: ObjectStore, oid: string): Tree {
     trees = new Map();
     parsed.set(store, trees);
   }
-  let tree = trees.get(oid);
-  if (tree === undefined) {
-    tree = parseTree(store, oid);
-    trees.set(oid, tree);
-  }
-  return tree;
-}
-
-function parseTree(store: ObjectStore, oid: string): Tree {
+  const cached = trees.get(oid);
+  if (cached !== undefined) return cached;
   const object = store.readObject(oid);
   if (object.type !== "tree") throw new ObjectReadError(`${oid} is a ${object.type}, not a tree`);
   const { data } = object;
@@ -46,6 +39,7 @@ function parseTree(store: ObjectStore, oid: string): Tree {
     tree.set(bytes.toString("latin1", space + 1, nul), { mode, oid: bytes.toString("hex", nul + 1, nul + 21) });
     pos = nul + 21;
   }
+  trees.set(oid, tree);
   return tree;
 }
 

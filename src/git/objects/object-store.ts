@@ -105,14 +105,9 @@ export class ObjectStore {
 
   /** The commit named `oid` (40 hex digits); throws `ObjectReadError` when it is missing or broken. */
   readCommit(oid: string): Commit {
-    const object = this.#read(oid);
+    const object = this.readObject(oid);
     if (object.type !== "commit") corrupt(`${oid} is a ${object.type}, not a commit`);
     return parseCommit(object.data, oid);
-  }
-
-  /** Any object (a tree, a blob), up to the object limit; throws `ObjectReadError` when it is missing or broken. */
-  readObject(oid: string): GitObject {
-    return this.#read(oid);
   }
 
   /** Whether the object named `oid` is here at all (packed or loose), without reading it. */
@@ -121,7 +116,8 @@ export class ObjectStore {
     return this.dirs.some((dir) => lstatSync(join(dir, oid.slice(0, 2), oid.slice(2)), { throwIfNoEntry: false }));
   }
 
-  #read(oid: string): GitObject {
+  /** Any object (a tree, a blob), up to the object limit; throws `ObjectReadError` when it is missing or broken. */
+  readObject(oid: string): GitObject {
     const packed = this.#findPacked(Buffer.from(oid, "hex"));
     if (packed !== null) return this.#fromPack(packed);
     for (const dir of this.dirs) {
@@ -146,11 +142,6 @@ export class ObjectStore {
   async openPacks(signal?: AbortSignal): Promise<void> {
     const slice = new TimeSlice();
     while (!this.#opening.next().done) if (slice.due) await slice.yield(signal);
-  }
-
-  #packsHolding(first: number): Pack[] {
-    while (!this.#opening.next().done); // what `openPacks` did not open, at once
-    return this.#packsByFirstByte[first] ?? [];
   }
 
   /** One pass over the pack directories, a step per pack, shared by `openPacks` and the first lookup. */
@@ -256,7 +247,8 @@ export class ObjectStore {
 
   /** Where an object is packed; a REF_DELTA's base may be in any pack (git completes thin packs). */
   #findPacked(oid: Uint8Array): { pack: Pack; offset: number } | null {
-    for (const pack of this.#packsHolding(oid[0] as number)) {
+    while (!this.#opening.next().done); // what `openPacks` did not open, at once
+    for (const pack of this.#packsByFirstByte[oid[0] as number] ?? []) {
       const offset = pack.find(oid);
       if (offset !== null) return { pack, offset };
     }
@@ -320,15 +312,12 @@ function parseCommit(data: Uint8Array, oid: string): Commit {
       const tail = Buffer.from(data.buffer, data.byteOffset + Math.max(pos, end - 40), end - Math.max(pos, end - 40));
       const committer = / (\d{1,15}) ([+-]\d{4})$/.exec(tail.toString("latin1"));
       if (committer === null) corrupt(`commit ${oid} has no valid committer line`);
-      const time = Number(committer[1]);
-      const zone = committer[2] as string;
-      const bodyFrom = end;
       return {
         parents,
-        time,
-        zone,
+        time: Number(committer[1]),
+        zone: committer[2] as string,
         get subject() {
-          return subjectOf(data, bodyFrom);
+          return subjectOf(data, end);
         },
       };
     }

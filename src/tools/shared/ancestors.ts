@@ -4,19 +4,13 @@ import { listLocalBranches } from "../../git/refs.ts";
 import { currentBranch } from "../../repo/workspace.ts";
 import { branchStack } from "../../twig/branch-record.ts";
 import type { TwigState } from "../../twig/state.ts";
-import type { ServiceContext } from "./context.ts";
 import { branchNotFound } from "./params.ts";
 
 /** The stack from `branch` (default: the checked-out one): get_branch_stack's and get_branch_context's. */
-export async function readStack(
-  ctx: ServiceContext,
-  workspace: DiscoveredRepo,
-  state: TwigState,
-  branch: string | undefined,
-) {
+export async function readStack(workspace: DiscoveredRepo, state: TwigState, branch: string | undefined) {
   let start = branch;
   if (start === undefined) {
-    const current = await currentBranch(ctx, workspace);
+    const current = await currentBranch(workspace);
     if (!current.ok) return current;
     start = current.value.branch;
   } else if (
@@ -24,7 +18,7 @@ export async function readStack(
     !state.dependencies.some((dep) => dep.child === start || dep.parent === start) &&
     !state.roots.some((root) => root.branch === start)
   ) {
-    const local = await listLocalBranches(workspace, ctx.files);
+    const local = await listLocalBranches(workspace);
     if (!local.ok) return local;
     if (!local.value.includes(start)) {
       return branchNotFound(start, "twig state or the repository", [...state.branches.keys(), ...local.value]);

@@ -36,27 +36,27 @@ export async function readCheckouts(
   };
   const tips = new Map<string, string>();
   for (const branch of gone) {
-    const tip = await resolveRef(repo, `refs/remotes/${remoteOf(branch) ?? "origin"}/${branch}`, ctx.files);
+    const tip = await resolveRef(repo, `refs/remotes/${remoteOf(branch) ?? "origin"}/${branch}`);
     if (tip.ok && tip.value !== null) tips.set(branch, tip.value);
   }
   const at = new Map<string, string>();
   const note = (head: Head | null, path: string) => {
     if (head?.kind === "branch") at.set(head.branch, path);
   };
-  const own = await readHead(repo, ctx.files, repo.head);
+  const own = await readHead(repo, repo.head);
   const head = own.ok ? own.value : null;
   note(head, repo.workTree);
   const main = dirname(repo.commonDir);
   // A bare repository's worktrees have no main checkout.
   if (repo.isLinkedWorktree && basename(repo.commonDir) === ".git") {
     const location = { ...repo, gitDir: repo.commonDir, workTree: main, isLinkedWorktree: false };
-    const head = await readHead(location, ctx.files);
+    const head = await readHead(location);
     note(head.ok ? head.value : null, main);
   }
   const linked = await listLinkedWorktrees(repo, ctx.files);
   for (const worktree of linked.ok ? linked.value : []) {
     if (worktree.prunable || worktree.path === repo.workTree) continue;
-    note(await readLinkedHead(repo, worktree, ctx.files), worktree.path);
+    note(await readLinkedHead(repo, worktree), worktree.path);
   }
   return {
     cwd: repo.workTree,

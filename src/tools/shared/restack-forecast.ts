@@ -1,5 +1,4 @@
 import { clip, inline, plainText } from "../../core/plain-text.ts";
-import type { CachedFileReader } from "../../fs/cached-file.ts";
 import type { DiscoveredRepo } from "../../git/discover.ts";
 import type { ForecastLink, RestackForecast } from "../../git/merge/forecast.ts";
 import type { WorkBudget } from "../../git/objects/budget.ts";
@@ -17,7 +16,6 @@ const FIRST_FILES = 3;
  * is no start-up cost. Shares the call's `budget` with the commit reads; a cancelled `signal` ends it by throwing.
  */
 export async function forecastPlan(
-  files: CachedFileReader,
   repo: DiscoveredRepo,
   facts: BranchFacts[],
   plan: () => Plan,
@@ -35,7 +33,7 @@ export async function forecastPlan(
   const tipOf = async (branch: string) => {
     const read = facts.find((fact) => fact.branch === branch)?.commits?.head?.sha;
     if (read !== undefined) return read;
-    const ref = await resolveRef(repo, `refs/heads/${branch}`, files);
+    const ref = await resolveRef(repo, `refs/heads/${branch}`);
     return ref.ok && ref.value?.length === 40 ? ref.value : undefined;
   };
   const here = (sha: string | undefined) => sha !== undefined && /^[0-9a-f]{40}$/.test(sha) && context.store.has(sha);
