@@ -27,7 +27,11 @@ import { formatBytes, formatMarkdownTable, formatMs } from "./lib/table.ts";
 
 const SIZES = [20, 100, 1_000, 10_000] as const;
 const TREE_TARGET_MS = 40;
-const STACK_TARGET_TOKENS = 1_500;
+/**
+ * The six-branch stack's reply now carries commands that run as given (old bases by commit id, leased pushes), a
+ * restack forecast per rewrite and whose each failure is: test/tools/stack-status.test.ts holds it under this too.
+ */
+const STACK_TARGET_TOKENS = 2_000;
 /** Past this size a reply's tokens are estimated from its bytes at the ratio measured below it (the tokenizer is slow on megabytes). */
 const TOKENIZE_UP_TO = 300_000;
 

@@ -272,7 +272,7 @@ describe("get_stack_status with GitHub and Jira Cloud", () => {
 
   // With each branch's action and the next steps (commands with old bases and leases by commit id, pushes included)
   // it is still a small part of the reply budget.
-  test("a six-branch stack with two failing PRs stays well under 2,000 tokens", async () => {
+  test("a six-branch stack with two failing PRs stays under 2,000 tokens", async () => {
     seedGitHub(github);
     const answer = await stackStatus({}, context());
     const tokens = countTokens(JSON.stringify({ status: "ok", data: answer }));
