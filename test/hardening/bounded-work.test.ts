@@ -4,6 +4,7 @@
  * asserts its bound, and that `ping` answers within 1 s while the work goes on (the issue's bar).
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { unlinkedState } from "../support/fixtures.ts";
 import { RawServer } from "./support/raw-server.ts";
 import { makeWorld } from "./support/world.ts";
 
@@ -151,21 +152,7 @@ describe("replies cut, never refused (47.2)", () => {
   /** `names` in twig's state (parent by `parentOf`) and in git, all at the one commit. */
   function repository(names: string[], parentOf: (i: number) => string | undefined) {
     return (world: ReturnType<typeof makeWorld>) => {
-      const at = "2025-06-01T10:00:00Z";
-      const state = {
-        version: 1,
-        updated_at: at,
-        worktrees: [],
-        branches: Object.fromEntries(
-          names.map((name) => [name, { branch: name, jira_issue: null, github_pr: null, created_at: at }]),
-        ),
-        dependencies: names.flatMap((child, i) => {
-          const parent = parentOf(i);
-          return parent === undefined ? [] : [{ id: String(i), child, parent, created_at: at }];
-        }),
-        root_branches: [],
-      };
-      world.repo.write(".twig/state.json", JSON.stringify(state));
+      world.repo.write(".twig/state.json", JSON.stringify(unlinkedState(names, parentOf)));
       const head = world.repo.git("rev-parse", "HEAD").trim();
       const refs = [...names].sort().map((name) => `${head} refs/heads/${name}\n`);
       world.repo.write(".git/packed-refs", `# pack-refs with: peeled fully-peeled sorted \n${refs.join("")}`);
