@@ -161,3 +161,33 @@ test("development.md's 'Tests that skip' names every test file that can skip", (
   const basename = (file: string) => file.split("/").at(-1) as string;
   expect(skipping.filter((file) => !section.includes(basename(file)))).toEqual([]);
 });
+
+test("architecture.md's Size table: its last count per folder is src/'s line count now", () => {
+  const lines = (path: string): number =>
+    readdirSync(join(ROOT, path), { withFileTypes: true }).reduce(
+      (sum, entry) =>
+        sum +
+        (entry.isDirectory()
+          ? lines(join(path, entry.name))
+          : entry.name.endsWith(".ts")
+            ? (read(path, entry.name).match(/\n/g) ?? []).length
+            : 0),
+      0,
+    );
+  const size = page("docs/architecture.md").split("## Size")[1] as string;
+  const rows = [...size.matchAll(/^\| (`[^`]+`|all of `src\/`) \|(.*)\|$/gm)].map(([, name, rest]) => {
+    const counts = (rest as string)
+      .split("|")
+      .map((cell) => cell.trim())
+      .slice(0, -1);
+    return { name: (name as string).replaceAll("`", ""), now: counts.at(-1) as string };
+  });
+  const folders = readdirSync(join(ROOT, "src"), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  const expected = Object.fromEntries([
+    ...folders.map((folder) => [folder.name, lines(join("src", folder.name)).toLocaleString("en-US")]),
+    ["main.ts", (read("src", "main.ts").match(/\n/g) ?? []).length.toLocaleString("en-US")],
+    ["all of src/", lines("src").toLocaleString("en-US")],
+  ]);
+  const stated = Object.fromEntries(rows.filter((row) => row.now !== "—").map((row) => [row.name, row.now]));
+  expect(stated).toEqual(expected);
+});
