@@ -9,8 +9,8 @@ const ABOUT =
 /** Which question each tool answers, most asked first; only enabled tools are named. */
 const QUESTIONS: ReadonlyArray<readonly [tool: string, question: string]> = [
   ["get_branch_context", "What am I working on? Start here: the branch, its stack, PR and Jira issue in one call"],
-  ["get_stack_status", "What is the state of my stack, what is blocked, what do I say at standup?"],
-  ["get_ci_log", "Why is CI failing? The failing job's log"],
+  ["get_stack_status", "What is blocked in my stack, what do I run next, will it conflict, what do I say at standup?"],
+  ["get_ci_log", "Why is CI failing, and is it mine (flaky, failing on the base too, or new)?"],
   ["get_pr_status", "Can this PR merge? Its checks and reviews"],
   ["get_review_threads", "What did reviewers ask, and where? The unresolved review threads"],
   ["get_branch_tree", "How do all stacked branches relate?"],

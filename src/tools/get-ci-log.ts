@@ -87,7 +87,7 @@ export const getCiLogTool = defineTool({
   name: "get_ci_log",
   title: "Why CI failed",
   description:
-    "Why a PR's CI failed: each failing check's failing tests (pytest, jest, go, …), error lines and failed step's log tail, or its report. Default: the current branch's PR.",
+    "Why a PR's CI failed, whose it is (flaky, on base, new): failing tests (pytest, jest, go, …), errors, failed step's log tail, report. Default: the current branch's PR.",
   group: "github",
   input: v.object({
     pr_number: v.optional(PrNumberSchema),

@@ -84,7 +84,7 @@ export const getStackStatusTool = defineTool({
   name: "get_stack_status",
   title: "Stack status",
   description:
-    'For "state of my stack", "what\'s blocked", standup: each branch: PR, review, CI, why blocked, drift, ahead/behind, push, Jira; next steps. Logs: get_ci_log.',
+    'For "state of my stack", "what\'s blocked", standup: per branch PR, review, CI, why blocked, drift, ahead/behind, push, Jira; next steps, conflicts. Logs: get_ci_log.',
   group: "local",
   annotations: REMOTE_ANNOTATIONS,
   input: v.object({
