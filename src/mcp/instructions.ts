@@ -10,7 +10,7 @@ const ABOUT =
 const QUESTIONS: ReadonlyArray<readonly [tool: string, question: string]> = [
   ["get_branch_context", "What am I working on? Start here: the branch, its stack, PR and Jira issue in one call"],
   ["get_stack_status", "What is blocked in my stack, what do I run next, will it conflict, what do I say at standup?"],
-  ["get_ci_log", "Why is CI failing, and is it mine (flaky, failing on the base too, or new)?"],
+  ["get_ci_log", "Why is CI failing? Is it mine: flaky, failing on the base too, or new?"],
   ["get_pr_status", "Can this PR merge? Its checks and reviews"],
   ["get_review_threads", "What did reviewers ask, and where? The unresolved review threads"],
   ["get_branch_tree", "How do all stacked branches relate?"],
