@@ -65,7 +65,7 @@ export function triage(check: JudgedCheck, base: Result<BaseChecks> | null, targ
     const rerun =
       runId === undefined
         ? `re-run it from its page${run.url ? ` (${inline(run.url, 300)})` : ""}`
-        : `re-run its failed jobs: gh run rerun ${runId} --failed -R ${repo}`;
+        : `re-run its failed jobs with \`gh run rerun ${runId} --failed -R ${repo}\``;
     return {
       verdict: "flaky",
       why: `${name} passed on ${when} run on this commit (${time(passed.at(-1)?.completed_at) ?? "time unknown"}); the latest of its suite failed`,

@@ -164,7 +164,9 @@ export const getStackStatusTool = defineTool({
         // Not a key: clipped only, since the line quotes it and the reply escapes what must be.
         entry.jira = { key: normal ?? clip(key, 80), ...(status === undefined ? {} : { status: inline(status, 80) }) };
       }
-      const drift = driftOf(entry, entry.parent === undefined ? undefined : prOf.get(entry.parent));
+      // Judged against twig's parent, which may be gone from git: the entry's parent is then where the stack hangs.
+      const parent = state.parentsOf(member.branch)[0] ?? entry.parent;
+      const drift = driftOf({ ...entry, parent }, parent === undefined ? undefined : prOf.get(parent));
       if (drift.length > 0) entry.drift = drift;
       if (!isTracked(state, member.branch)) entry.tracked = false;
       const { commits: _list, commits_omitted: _omitted, head, pr_head, ...rest } = commitsOf.get(member.branch) ?? {};
@@ -361,7 +363,7 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
   }
   for (const drift of entry.drift ?? []) {
     if (drift === "retarget" && entry.action?.retarget === undefined)
-      parts.push(`parent ${shown(entry.parent ?? "")} merged: retarget`);
+      parts.push(`parent ${shown(pr?.base ?? "")} merged: retarget`);
     if (drift === "base_differs")
       parts.push(`base ${shown(pr?.base ?? "")} ≠ twig parent ${shown(entry.parent ?? "")}`);
     if (drift === "native_order") parts.push("GitHub stack order differs from twig's");

@@ -120,7 +120,7 @@ describe("flaky: attempts on the same commit", () => {
         triage: {
           verdict: "flaky",
           why: "lint passed on an earlier run on this commit (2026-11-28T09:00:00Z); the latest of its suite failed",
-          hint: "Probably not caused by this PR: re-run its failed jobs: gh run rerun 777 --failed -R octo/r.",
+          hint: "Probably not caused by this PR: re-run its failed jobs with `gh run rerun 777 --failed -R octo/r`.",
           attempts: [
             { conclusion: "success", started_at: "2026-11-28T09:00:00Z", completed_at: "2026-11-28T09:00:00Z" },
             { conclusion: "failure", started_at: "2026-11-28T09:30:00Z", completed_at: "2026-11-28T09:30:00Z" },

@@ -489,6 +489,21 @@ describe("hostile names get no step, and prose quotes them as data", () => {
     expect(head(repo)).toBe("main");
   });
 
+  test("a name with an invisible character, escaped in the reply, is in no command: git would get the escapes", async () => {
+    const hidden = "fix\u202Etxt";
+    const { repo } = setup({ [hidden]: { parent: "main" } });
+    git(repo, "branch", hidden);
+    commit(repo, "m2");
+    git(repo, "checkout", "-q", hidden);
+    commit(repo, "f1");
+    git(repo, "checkout", "-q", "main");
+    const answer = await call(getStackStatusTool, { branch: hidden }, repo);
+    expect(answer.branches[0]?.action?.kind).toBe("restack");
+    expect(answer.next_steps).toEqual([]);
+    // The reply escapes the name where it stands bare; the quoted one is escaped already.
+    expect(answer.warnings).toEqual([`No step for ${hidden}: branch "fix\\u{202E}txt" holds an invisible character`]);
+  });
+
   test("on a branch git would read as an option, no rebase runs here: its way back would be `git switch -…`", async () => {
     const { repo } = setup({ f: { parent: "main" } });
     const old = git(repo, "rev-parse", "HEAD");

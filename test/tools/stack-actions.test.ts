@@ -100,7 +100,7 @@ describe("actions and next steps", () => {
     expect(of("a")?.needs_restack).toBeUndefined();
     expect(answer.lines.find((line) => line.includes("a  #1"))).not.toContain("restack");
     expect(of("b")?.action).toEqual({ kind: "move", onto: "main", why: "its parent a is merged" });
-    expect(of("c")?.action).toEqual({ kind: "follow", onto: "b", why: "its parent is about to move" });
+    expect(of("c")?.action).toEqual({ kind: "follow", onto: "b", why: "its parent moves first" });
     const steps = answer.next_steps.map(({ branch, command }) => [branch, command]);
     const [a, b] = [git(repo, "rev-parse", "a"), git(repo, "rev-parse", "b")];
     // Old bases by commit id: the delete of `a` comes last, and nothing after it names it.

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { ASCII_CONTROLS, quoted } from "../../core/plain-text.ts";
+import { ASCII_CONTROLS, quoted, visible } from "../../core/plain-text.ts";
 import type { BranchCommits } from "../../git/commits/branch-commits.ts";
 import { checkBranchName } from "../../git/refname.ts";
 import type { PullRequest } from "../../github/pull-request.ts";
@@ -7,12 +7,12 @@ import type { TwigState } from "../../twig/state.ts";
 import type { BranchPr } from "./branch-pr.ts";
 import type { Checkouts } from "./checkouts.ts";
 
-/** A work tree path a step may name in `git -C`: absolute, no control character. */
+/** A work tree path a step may name in `git -C`: absolute, no control character; invisible ones are checked apart. */
 const PLAIN_ABSOLUTE_PATH = new RegExp(`^/[^${ASCII_CONTROLS}]*$`);
 
 /**
  * What a branch needs next, judged parents first: `clean_up` (its PR merged), `move` (its parent merged or gone:
- * onto `onto`), `restack` (behind its parent), `follow` (its parent is about to move), `forget` (twig tracks it, git
+ * onto `onto`), `restack` (behind its parent), `follow` (its parent moves first), `forget` (twig tracks it, git
  * has no such branch).
  */
 export const ActionSchema = v.object({
@@ -160,11 +160,14 @@ export function planStack(
   let leftCwd = false;
   /** Whether a command with these names (by role) would be unsafe: the first such is said once per branch. */
   const said = new Set<string>();
+  // A name the reply escapes (`\u{202E}`) would reach git as those escapes: no command can hold it.
+  const unusable = (name: string) =>
+    checkBranchName(name) ?? (visible(name) === name ? null : "holds an invisible character");
   const warned = (names: { branch: string } & Record<string, string>) => {
-    const [role, name] = Object.entries(names).find(([, name]) => checkBranchName(name) !== null) ?? [];
+    const [role, name] = Object.entries(names).find(([, name]) => unusable(name) !== null) ?? [];
     if (name === undefined || said.has(names.branch)) return name !== undefined;
     said.add(names.branch);
-    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${checkBranchName(name)}`);
+    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${unusable(name)}`);
     return true;
   };
   // twig reads the state of the work tree it runs in (§3.4): a linked one without its own names the right one.
@@ -218,7 +221,7 @@ export function planStack(
         else if (!warned(names)) action.why += `; no step: ${NO_OLD_BASE}`;
       }
     } else if (fact.tracked && parent !== undefined && rewritten.has(parent)) {
-      action = { kind: "follow", onto: parent, why: "its parent is about to move" };
+      action = { kind: "follow", onto: parent, why: "its parent moves first" };
       const oldBase = oldBaseOf(byName.get(parent), fact);
       if (oldBase !== undefined) rewrite = { branch, onto: parent, oldBase };
     }
@@ -240,7 +243,7 @@ export function planStack(
       // Run here, a rebase is followed by `git switch` back to this work tree's branch: that name too.
       names = { ...names, "new parent": rewrite.onto, ...(lease !== undefined && { remote }) };
       if (worktree === undefined && where.cwdBranch !== null) names["checked-out branch"] = where.cwdBranch;
-      if (worktree !== undefined && !PLAIN_ABSOLUTE_PATH.test(worktree)) {
+      if (worktree !== undefined && !(PLAIN_ABSOLUTE_PATH.test(worktree) && visible(worktree) === worktree)) {
         warnings.push(`No step for ${name}: its work tree path ${quoted(worktree, 60)} is not a plain absolute path`);
       } else if (!warned(names)) {
         rewritten.add(branch);
@@ -257,8 +260,7 @@ export function planStack(
         if (retarget !== undefined) commands.push(`gh pr edit ${retarget} --base ${sh(rewrite.onto)}`);
         const verb = action?.kind === "move" ? "move" : "restack";
         const what = `${verb} onto ${rewrite.onto}${retarget === undefined ? "" : `, retarget #${retarget}`}`;
-        const why = action?.kind === "follow" ? "its parent moves first" : (action?.why ?? "");
-        rewrites.push({ branch, what, why, command: commands.join(" && "), rewrite });
+        rewrites.push({ branch, what, why: action?.why ?? "", command: commands.join(" && "), rewrite });
       }
     } else if (action === undefined && push !== undefined && (fact.tracked || pr?.number !== undefined)) {
       // A rewrite pushes its own; a branch outside any stack without a PR is nobody's to publish.
