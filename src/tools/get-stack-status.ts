@@ -154,7 +154,7 @@ export const getStackStatusTool = defineTool({
     const prOf = new Map(queries.map(({ branch }, i) => [branch, github.prs[i] ? stackPr(github.prs[i]) : undefined]));
     const commitsOf = new Map(names.map((branch, i) => [branch, commits[i]]));
 
-    const entries = page.map((member, index): Entry => {
+    const entries = page.map(({ cut: _cut, ...member }, index): Entry => {
       const pr = prOf.get(member.branch);
       const entry: Entry = pr === undefined ? { ...member } : { ...member, pr };
       const key = links[index]?.jira_issue;
@@ -220,7 +220,7 @@ export const getStackStatusTool = defineTool({
       const hint = `CI failing on ${failing.join(", ")}: get_ci_log with pr_number has the logs.`;
       return {
         scope,
-        summary: summaryLine(branches, members.length, start, parts, github.failed),
+        summary: summaryLine(branches, members, start, parts, github.failed),
         branches,
         lines: lines.slice(0, n),
         next_steps: withForecasts(steps, forecasts),
@@ -380,7 +380,7 @@ function lineOf(entry: Entry, githubAnswered: boolean): string {
 /** Ready: open, approved, CI passing or absent. Blocked: changes requested, CI failing, or drift. */
 function summaryLine(
   entries: Entry[],
-  total: number,
+  members: ReadonlyArray<{ cut?: true }>,
   start: number,
   live: { github?: Part; jira?: Part },
   unread: number,
@@ -396,10 +396,11 @@ function summaryLine(
     else tally.waiting++;
   }
   const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
+  const [total, more] = [members.length, members.some((member) => member.cut) ? "+" : ""];
   const shown =
-    entries.length === total
+    entries.length === total && !more
       ? plural(total, "branch", "branches")
-      : `branches ${count(start + 1)}–${count(start + entries.length)} of ${count(total)}`;
+      : `branches ${count(start + 1)}–${count(start + entries.length)} of ${count(total)}${more}`;
   const counts = Object.entries(tally).flatMap(([what, n]) => (n > 0 ? [`${n} ${what}`] : []));
   const notes = Object.entries({ GitHub: live.github, Jira: live.jira }).flatMap(([name, part]) =>
     part === undefined

@@ -99,15 +99,19 @@ export const TREE_NODE_BUDGET = 50_000;
 /** Levels built below a root: each nests twice in JSON, and parsers refuse deep nesting (serde_json at 128). */
 export const MAX_TREE_DEPTH = 48;
 
-/** Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and the cap) deep. */
+/** A stack's flat listing (get_stack_status) nests nothing: it follows far deeper than a tree, and says where it stops. */
+const MAX_STACK_DEPTH = 1_000;
+
+/** Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and `cap`) deep. */
 export function buildTree(
   graph: BranchGraph,
   state: TwigState,
   root: string,
   budget = { left: TREE_NODE_BUDGET },
   maxDepth = Number.POSITIVE_INFINITY,
+  cap = MAX_TREE_DEPTH,
 ): TreeNode {
-  const limit = Math.min(maxDepth, MAX_TREE_DEPTH);
+  const limit = Math.min(maxDepth, cap);
   const onPath = new Set<string>();
   const expand = (branch: string, depth: number): TreeNode => {
     budget.left--;
@@ -139,6 +143,8 @@ export interface StackMember {
   parent?: string;
   /** 0 for a stack's bottom branch (the one on the trunk). */
   depth: number;
+  /** Branches below it are not listed: the stack goes on past the depth or the node budget. */
+  cut?: true;
 }
 
 /** The branches of the stacks under `trunks` (not members), or of the one holding `branch`, as drawn. */
@@ -158,7 +164,9 @@ export function stackMembers(
   const isTrunk = new Set(trunks);
   if (branch === null || isTrunk.has(branch)) {
     return members(
-      (branch === null ? trunks : [branch]).map((trunk) => buildTree(graph, state, trunk)),
+      (branch === null ? trunks : [branch]).map((trunk) =>
+        buildTree(graph, state, trunk, undefined, undefined, MAX_STACK_DEPTH),
+      ),
       true,
     );
   }
@@ -171,7 +179,7 @@ export function stackMembers(
     bottom = parent;
     parent = drawnParent(bottom);
   }
-  const tree = buildTree(graph, state, bottom);
+  const tree = buildTree(graph, state, bottom, undefined, undefined, MAX_STACK_DEPTH);
   if (parent !== undefined && isTrunk.has(parent)) return members([{ branch: parent, children: [tree] }], true);
   return members([tree], false);
 }
@@ -183,7 +191,12 @@ function members(trees: readonly TreeNode[], skipRoots: boolean): StackMember[] 
   const walk = (node: TreeNode, parent: string | undefined, depth: number) => {
     if (node.cycle || listed.has(node.branch)) return;
     listed.add(node.branch);
-    out.push(parent === undefined ? { branch: node.branch, depth } : { branch: node.branch, parent, depth });
+    out.push({
+      branch: node.branch,
+      ...(parent !== undefined && { parent }),
+      depth,
+      ...(node.truncated && { cut: true }),
+    });
     for (const child of node.children) walk(child, node.branch, depth + 1);
   };
   for (const tree of trees) {
