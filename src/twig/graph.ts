@@ -99,7 +99,7 @@ export const TREE_NODE_BUDGET = 50_000;
 /** Levels built below a root: each nests twice in JSON, and parsers refuse deep nesting (serde_json at 128). */
 export const MAX_TREE_DEPTH = 48;
 
-/** A stack's flat listing (get_stack_status) nests nothing: it follows far deeper than a tree, and says where it stops. */
+/** A stack's flat listing nests nothing: it goes far deeper than a tree, and says where it stops (`cut`). */
 const MAX_STACK_DEPTH = 1_000;
 
 /** Expands the graph below `root`, a repeat on the path marked `cycle`, at most `maxDepth` (and `cap`) deep. */
@@ -162,13 +162,9 @@ export function stackMembers(
     return root !== null && root !== name && graph.childrenOf(root).includes(name) ? root : undefined;
   };
   const isTrunk = new Set(trunks);
+  const grow = (root: string) => buildTree(graph, state, root, undefined, undefined, MAX_STACK_DEPTH);
   if (branch === null || isTrunk.has(branch)) {
-    return members(
-      (branch === null ? trunks : [branch]).map((trunk) =>
-        buildTree(graph, state, trunk, undefined, undefined, MAX_STACK_DEPTH),
-      ),
-      true,
-    );
+    return members((branch === null ? trunks : [branch]).map(grow), true);
   }
   // Up the first parents to the stack's bottom; a parent loop ends where it repeats, with no trunk.
   let bottom = branch;
@@ -179,7 +175,7 @@ export function stackMembers(
     bottom = parent;
     parent = drawnParent(bottom);
   }
-  const tree = buildTree(graph, state, bottom, undefined, undefined, MAX_STACK_DEPTH);
+  const tree = grow(bottom);
   if (parent !== undefined && isTrunk.has(parent)) return members([{ branch: parent, children: [tree] }], true);
   return members([tree], false);
 }
@@ -191,12 +187,10 @@ function members(trees: readonly TreeNode[], skipRoots: boolean): StackMember[] 
   const walk = (node: TreeNode, parent: string | undefined, depth: number) => {
     if (node.cycle || listed.has(node.branch)) return;
     listed.add(node.branch);
-    out.push({
-      branch: node.branch,
-      ...(parent !== undefined && { parent }),
-      depth,
-      ...(node.truncated && { cut: true }),
-    });
+    const member: StackMember =
+      parent === undefined ? { branch: node.branch, depth } : { branch: node.branch, parent, depth };
+    if (node.truncated) member.cut = true;
+    out.push(member);
     for (const child of node.children) walk(child, node.branch, depth + 1);
   };
   for (const tree of trees) {
