@@ -355,7 +355,9 @@ describe("each rewrite's forecast, checked by running it", () => {
     });
     const c = answer.next_steps.find((step) => step.branch === "c");
     expect(c?.what).toBe("restack onto b (stops for conflicts)");
-    expect(c?.why).toBe("its parent moves first; it will stop for conflicts: look first at shared.txt (line 5)");
+    expect(c?.why).toBe(
+      "its parent moves first; it will stop for conflicts: look first at shared.txt (line 5); once resolved, `git rebase --continue`",
+    );
     expect(answer.lines.map((line) => line.split(" · ").find((words) => words.startsWith("restack")))).toEqual([
       "restack onto main: clean",
       "restack after a: clean",
@@ -367,6 +369,36 @@ describe("each rewrite's forecast, checked by running it", () => {
     expect(ownCommits(repo, "a", "main")).toEqual(["a1"]);
     expect(ownCommits(repo, "b", "a")).toEqual(["b1"]);
     git(repo, "rebase", "--abort");
+  });
+
+  test("a conflicting rebase in a linked worktree, then a push: its why says how to go on, and that runs verbatim", async () => {
+    const { repo, bare } = setup({ a: { parent: "main" } });
+    write(repo, "shared.txt", "line 5", "shared");
+    git(repo, "checkout", "-q", "-b", "a");
+    write(repo, "shared.txt", "a's line 5", "a1");
+    git(repo, "push", "-q", "-u", "origin", "a");
+    git(repo, "checkout", "-q", "main");
+    write(repo, "shared.txt", "main's line 5", "m2");
+    const worktree = join(tempDir("twig-mcp-wt-"), "a");
+    git(repo, "worktree", "add", "-q", worktree, "a");
+    const [step] = (await call(getStackStatusTool, { branch: "a" }, repo)).next_steps;
+    const rebase = `git -C ${worktree} rebase main a`;
+    expect(step?.command).toStartWith(`${rebase} && git push `);
+    expect(step?.why).toEndWith(
+      `; once resolved, \`git -C ${worktree} rebase --continue\`, then the rest of this command`,
+    );
+    expect(runToStop([step as { command: string }], repo)).toEqual([]);
+    expect(conflicted(worktree)).toEqual(["shared.txt"]);
+    // The developer resolves in the worktree; the assistant runs what the step said, from where it stands.
+    writeFileSync(join(worktree, "shared.txt"), "resolved\n");
+    git(worktree, "add", "shared.txt");
+    const resume = /`([^`]+)`, then the rest/.exec(step?.why ?? "")?.[1] ?? "";
+    run(
+      [{ command: `GIT_EDITOR=true ${resume}` }, { command: (step?.command ?? "").slice(`${rebase} && `.length) }],
+      repo,
+    );
+    expect(ownCommits(repo, "a", "main")).toEqual(["a1"]);
+    expect(git(bare, "rev-parse", "a")).toBe(git(repo, "rev-parse", "a"));
   });
 
   test("get_branch_context: a restack onto main that conflicts in two files names both, and where", async () => {
@@ -389,7 +421,7 @@ describe("each rewrite's forecast, checked by running it", () => {
     expect(step?.forecast?.files?.map((file) => file.path)).toEqual(["one.txt", "two file.txt"]);
     // A path with a space is data in prose: quoted.
     expect(step?.why).toBe(
-      '2 commits behind main; it will stop for conflicts: look first at one.txt (line 5), "two file.txt" (line 5)',
+      '2 commits behind main; it will stop for conflicts: look first at one.txt (line 5), "two file.txt" (line 5); once resolved, `git rebase --continue`',
     );
     expect(runToStop(answer.next_steps, repo)).toEqual(["one.txt", "two file.txt"]);
     git(repo, "rebase", "--abort");

@@ -62,7 +62,8 @@ type Step = v.InferOutput<typeof StepSchema>;
  * A branch's commits moved onto `onto`: those after `oldBase` (a commit id), or without it those `onto` lacks (git's
  * own choice, for a parent that is not rewritten). `worktree`: the work tree that has it checked out.
  */
-type Rewrite = { branch: string; onto: string; oldBase?: string; worktree?: string };
+/** `git`: the command's git, `git -C <work tree>` in the work tree that has the branch checked out. */
+type Rewrite = { branch: string; onto: string; oldBase?: string; worktree?: string; git?: string };
 /** A step as planned: a rewrite step keeps its parts (for a forecast) beside the command they render to. */
 export type PlannedStep = Step & { rewrite?: Rewrite };
 /** Each branch's action, in the order of its facts; the steps in the order to run them; why a branch got none. */
@@ -248,7 +249,8 @@ export function planStack(
       } else if (!warned(names)) {
         rewritten.add(branch);
         leftCwd ||= worktree === undefined && where.cwdBranch !== branch;
-        const commands = [renderRewrite(rewrite, where.cwd)];
+        rewrite.git = worktree === undefined || worktree === where.cwd ? "git" : `git -C ${sh(worktree)}`;
+        const commands = [renderRewrite(rewrite)];
         if (action?.kind === "move" && parent !== undefined) {
           const [b, p, o] = [sh(branch), sh(parent), sh(rewrite.onto)];
           commands.push(`twig branch depend ${b} ${o}${twigArgs}`, `twig branch remove-dep ${b} ${p}${twigArgs}`);
@@ -295,10 +297,9 @@ export function planStack(
  * `git rebase --onto NEW OLD B` in the work tree that has B checked out (git refuses B elsewhere), else where the plan
  * runs. Names reaching here were checked: none starts with `-`, so git reads none as an option.
  */
-function renderRewrite({ branch, onto, oldBase, worktree }: Rewrite, cwd: string): string {
-  const where = worktree === undefined || worktree === cwd ? "git" : `git -C ${sh(worktree)}`;
+export function renderRewrite({ branch, onto, oldBase, git = "git" }: Rewrite): string {
   const upstream = oldBase === undefined ? sh(onto) : `--onto ${sh(onto)} ${oldBase}`;
-  return `${where} rebase ${upstream} ${sh(branch)}`;
+  return `${git} rebase ${upstream} ${sh(branch)}`;
 }
 
 /** Why a merged branch may not be deleted yet, or `undefined`: its PR's head is this branch and holds its tip. */

@@ -3,7 +3,15 @@ import type { DiscoveredRepo } from "../../git/discover.ts";
 import type { ForecastLink, RestackForecast } from "../../git/merge/forecast.ts";
 import type { WorkBudget } from "../../git/objects/budget.ts";
 import { resolveRef } from "../../git/refs.ts";
-import { type BranchFacts, type Forecast, type Plan, type PlannedStep, shown, shownPath } from "./next-steps.ts";
+import {
+  type BranchFacts,
+  type Forecast,
+  type Plan,
+  type PlannedStep,
+  renderRewrite,
+  shown,
+  shownPath,
+} from "./next-steps.ts";
 
 /** Files a conflicting step's `why` names to look at first. */
 const FIRST_FILES = 3;
@@ -77,14 +85,17 @@ export async function forecastPlan(
 export function withForecasts(steps: readonly PlannedStep[], forecasts: ReadonlyMap<string, Forecast>): PlannedStep[] {
   return steps.map(({ rewrite, ...step }) => {
     const forecast = rewrite && forecasts.get(rewrite.branch);
-    if (forecast === undefined) return step;
+    if (rewrite === undefined || forecast === undefined) return step;
     if (forecast.result !== "conflicts") return { ...step, forecast };
     const first = (forecast.files ?? []).slice(0, FIRST_FILES).map(({ path, kind, lines: ranges }) => {
       const [range] = ranges ?? [];
       const lines = range && (range.start === range.end ? `line ${range.start}` : `lines ${range.start}–${range.end}`);
       return `${shownPath(path)} (${lines ?? kind})`;
     });
-    const why = `${step.why}; it will stop for conflicts: look first at ${first.join(", ")}`;
+    // The rebase stops with the rest of its command (push, retarget) not run: the step goes on from there.
+    const rest = step.command === renderRewrite(rewrite) ? "" : ", then the rest of this command";
+    const resume = `once resolved, \`${rewrite.git} rebase --continue\`${rest}`;
+    const why = `${step.why}; it will stop for conflicts: look first at ${first.join(", ")}; ${resume}`;
     return { ...step, what: `${step.what} (stops for conflicts)`, why, forecast };
   });
 }
