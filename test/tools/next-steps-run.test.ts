@@ -127,6 +127,8 @@ describe("the steps run to the intended stack", () => {
     expect(commands.at(-2)).toBe("git branch -D -- a");
     expect(commands.at(-1)).toBe("twig sync --no-github --no-jira");
     expect(answer.branches.find((entry) => entry.branch === "a")?.needs_restack).toBeUndefined();
+    // The line says "merged" once: the PR's state, then what to do.
+    expect(answer.lines[0]).toStartWith("a  #1 merged · 2 ahead · clean up");
     run(answer.next_steps, repo);
     expect(ownCommits(repo, "b", "main")).toEqual(["b2", "b1"]);
     expect(ownCommits(repo, "c", "b")).toEqual(["c1"]);
@@ -142,6 +144,8 @@ describe("the steps run to the intended stack", () => {
     const { repo, aTip } = mergedParent();
     git(repo, "branch", "-q", "-D", "a");
     git(repo, "update-ref", "-d", "refs/remotes/origin/a");
+    const stack = await call(getStackStatusTool, { branch: "b" }, repo);
+    expect(stack.lines[0]).toBe("a  tracked by twig, gone from git · #1 merged · twig sync forgets it");
     const answer = await call(getBranchContextTool, { branch: "b" }, repo);
     expect(answer.next_steps[0]?.command).toStartWith(`git rebase --onto main ${aTip} b && `);
     run(answer.next_steps, repo);

@@ -327,11 +327,11 @@ export function stateWords(
   if (action !== undefined) {
     const where = action.onto === undefined ? "" : ` onto ${shown(action.onto)}`;
     const verb = {
-      clean_up: "merged: clean up",
+      clean_up: "clean up",
       move: `move${where}`,
       restack: `restack${where}`,
       follow: `restack after${where.replace(" onto", "")}`,
-      forget: "gone from git: twig sync forgets it",
+      forget: "twig sync forgets it",
     }[action.kind];
     words.push(
       `${action.retarget === undefined ? verb : `${verb}, retarget #${action.retarget}`}${forecastWords(forecast)}`,
