@@ -146,6 +146,8 @@ describe("the steps run to the intended stack", () => {
     git(repo, "update-ref", "-d", "refs/remotes/origin/a");
     const stack = await call(getStackStatusTool, { branch: "b" }, repo);
     expect(stack.lines[0]).toBe("a  tracked by twig, gone from git · #1 merged · twig sync forgets it");
+    // Deleted after its PR merged: the reason b moves is the merge.
+    expect(stack.branches[1]?.action?.why).toBe("its parent a is merged");
     const answer = await call(getBranchContextTool, { branch: "b" }, repo);
     expect(answer.next_steps[0]?.command).toStartWith(`git rebase --onto main ${aTip} b && `);
     run(answer.next_steps, repo);

@@ -212,7 +212,8 @@ export function planStack(
       }
       if (onto === undefined || seen.has(onto)) onto = root ?? undefined;
       if (onto !== undefined) {
-        const why = `its parent ${shown(parent)} is ${isLocal(parent) ? "merged" : "gone from git"}`;
+        // A parent deleted after its PR merged is said merged: the reason, not the trace.
+        const why = `its parent ${shown(parent)} is ${ownPr(byName.get(parent))?.state === "merged" ? "merged" : "gone from git"}`;
         const open = pr?.number !== undefined && (pr.state === "open" || pr.state === "draft");
         const retarget = open && pr.base !== onto ? pr.number : undefined;
         action = { kind: "move", onto, ...(retarget !== undefined && { retarget }), why };
