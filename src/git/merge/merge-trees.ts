@@ -1,7 +1,7 @@
 import { TimeSlice } from "../objects/budget.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
 import { isBinary, type LineRange, mergeText } from "./text-merge.ts";
-import { DIR_MODE, diffTrees, entryTree, sameEntry, type Tree, type TreeEntry } from "./trees.ts";
+import { BudgetSpent, DIR_MODE, diffTrees, entryTree, sameEntry, type Tree, type TreeEntry } from "./trees.ts";
 
 type ConflictKind = "content" | "modify/delete" | "add/add" | "binary" | "mode";
 /** `lines`: content conflicts in the branch's version, at most 5; `lines_omitted`: how many more. */
@@ -9,9 +9,6 @@ export type ConflictFile = { path: string; kind: ConflictKind; lines?: LineRange
 /** A file the merge cannot decide, and why. */
 export type UndecidedFile = { path: string; reason: string };
 export type TreeMerge = { tree: TreeEntry; conflicts: ConflictFile[]; undecided: UndecidedFile[] };
-
-/** Thrown when the call's work budget runs out mid-merge. */
-export class BudgetSpent extends Error {}
 
 /** A path's entry on one side; `undefined` where that side has none. */
 type Side = TreeEntry | undefined;
@@ -102,7 +99,9 @@ export async function mergeTrees(
     if (slice.due) await slice.yield(signal);
     const [to, ta, tb] = [entryTree(store, o), entryTree(store, a), entryTree(store, b)];
     const tree: Tree = new Map();
-    for (const name of new Set([...to.keys(), ...ta.keys(), ...tb.keys()])) {
+    const names = new Set([...to.keys(), ...ta.keys(), ...tb.keys()]);
+    store.budget.treeEntries += names.size;
+    for (const name of names) {
       const merged = await mergeEntry(path === "" ? name : `${path}/${name}`, to.get(name), ta.get(name), tb.get(name));
       if (merged !== undefined) tree.set(name, merged);
     }
@@ -110,18 +109,23 @@ export async function mergeTrees(
   };
 
   const tree = (await mergeDir("", root.base, root.ours, root.theirs)) ?? { mode: DIR_MODE, tree: new Map() };
-  // A deleted file whose deleting side has a file of its name or its content elsewhere was likely renamed.
-  const changedOn = new Map<TreeEntry, [string, Side][]>();
+  // A deleted file whose deleting side has a file of its name or its content elsewhere was likely renamed. Names and
+  // ids are looked up in sets: tens of thousands of deletions against as many changes must not cost their product.
+  const changedOn = new Map<TreeEntry, Set<string>>();
+  const renamed = new Set<string>();
+  const nameOf = (path: string) => `/${path.slice(path.lastIndexOf("/") + 1)}`;
   for (const { path, old, side } of deletions) {
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    const changed = changedOn.get(side) ?? [...diffTrees(store, root.base, side)];
-    changedOn.set(side, changed);
-    const moved = ([other, entry]: [string, Side]) =>
-      entry !== undefined && other !== path && (other === name || other.endsWith(`/${name}`) || entry.oid === old.oid);
-    if (!changed.some(moved)) continue;
-    const at = conflicts.findIndex((file) => file.path === path);
-    conflicts.splice(at, 1);
+    let changed = changedOn.get(side);
+    if (changed === undefined) {
+      changed = new Set();
+      for (const [other, entry] of diffTrees(store, root.base, side)) {
+        if (entry !== undefined) changed.add(nameOf(other)).add(entry.oid ?? "");
+      }
+      changedOn.set(side, changed);
+    }
+    if (!changed.has(nameOf(path)) && !changed.has(old.oid ?? "-")) continue;
+    renamed.add(path);
     undecided.push({ path, reason: "renamed on one side and changed on the other (renames are not followed)" });
   }
-  return { tree, conflicts, undecided };
+  return { tree, conflicts: conflicts.filter((file) => !renamed.has(file.path)), undecided };
 }

@@ -9,6 +9,9 @@ export type Tree = Map<string, TreeEntry>;
 
 export const DIR_MODE = "40000";
 
+/** Thrown when the call's work budget runs out mid-merge or mid-diff; a kind of read failure to the squash search. */
+export class BudgetSpent extends ObjectReadError {}
+
 /**
  * Trees parsed in this call, per store: a stack's forecasts share the old and new bases' trees
  * (bench/forecast.ts, 10 pairs: 60.1 MB inflated and 15,328 deltas applied without it, 54.4 MB and
@@ -84,6 +87,8 @@ export function diffTrees(
   if (isDir(before) !== isDir(after)) out.set(prefix, isDir(after) ? undefined : after);
   const left = isDir(before) ? entryTree(store, before) : new Map<string, TreeEntry>();
   const right = isDir(after) ? entryTree(store, after) : new Map<string, TreeEntry>();
+  store.budget.treeEntries += left.size + right.size;
+  if (store.budget.spent) throw new BudgetSpent("the call's work budget ran out");
   for (const name of new Set([...left.keys(), ...right.keys()])) {
     diffTrees(store, left.get(name), right.get(name), prefix === "" ? name : `${prefix}/${name}`, out);
   }

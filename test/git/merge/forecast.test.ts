@@ -360,6 +360,57 @@ describe("bounded on a hostile repository", () => {
     expect(tight.inflatedBytes).toBeLessThan(4096 + 64 * 1024);
   });
 
+  /**
+   * A commit whose tree names one subtree twice at each of `depth` levels: 2^depth paths from `depth` trees. `leaf`
+   * is the bottom directory's entries, as `git mktree` reads them.
+   */
+  function dagCommit(repo: GitRepo, leaf: (blob: string) => string, content: string, parent?: string) {
+    const git = (args: string[], input: string) => {
+      const run = Bun.spawnSync(["git", ...args], {
+        cwd: repo.root,
+        env: gitEnv(repo.sandbox),
+        stdin: Buffer.from(input),
+      });
+      if (run.exitCode !== 0) throw new Error(run.stderr.toString());
+      return run.stdout.toString().trim();
+    };
+    let tree = git(["mktree"], leaf(git(["hash-object", "-w", "--stdin"], content)));
+    for (let level = 0; level < 40; level++) tree = git(["mktree"], `040000 tree ${tree}\ta\n040000 tree ${tree}\tb\n`);
+    return repo.git("commit-tree", tree, "-m", content.trim(), ...(parent === undefined ? [] : ["-p", parent]));
+  }
+  const twoFiles = (blob: string) => `100644 blob ${blob}\tx\n100644 blob ${blob}\ty\n`;
+  const budgetOf = (treeEntries: number) => new WorkBudget({ treeEntries });
+
+  test("a tree of 2^40 paths, changed on both sides, stops at the call's budget with `unknown`", async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const old = dagCommit(repo, twoFiles, "base\n");
+    // Every file changed on both sides: a content conflict at each path; deleted on one: a modify/delete at each.
+    const onto = dagCommit(repo, twoFiles, "main\n", old);
+    for (const theirs of [twoFiles, (blob: string) => `100644 blob ${blob}\tz\n`]) {
+      const tip = dagCommit(repo, theirs, "topic\n", old);
+      const budget = budgetOf(20_000);
+      const [link] = await forecast(repo, [{ branch: "topic", tip, oldBase: old }], onto, budget);
+      expect(link?.forecast.unknown?.reason).toBe("budget");
+      // Stopped within one directory's entries of the limit.
+      expect(budget.treeEntries).toBeLessThanOrEqual(20_000 + 4);
+    }
+  });
+
+  test("the squash search stops at the budget on a new base whose commit names 2^40 paths", async () => {
+    const repo = makeRepo({ commit: true });
+    repos.push(repo);
+    const fork = repo.git("rev-parse", "HEAD");
+    repo.write("own.txt", "own\n");
+    const tip = repo.commit("own");
+    const newBase = dagCommit(repo, twoFiles, "main\n", fork);
+    const budget = budgetOf(20_000);
+    using context = openForecastContext({ commonDir: repo.path(".git"), workTree: repo.root }, { budget });
+    expect(await findSquashedBase(context, { branchTip: tip, newBase })).toBeUndefined();
+    expect(budget.spent).toBe(true);
+    expect(budget.treeEntries).toBeLessThanOrEqual(20_000 + 4);
+  });
+
   test("a cancelled call stops", async () => {
     const s = scenario({ "f.txt": "a\n" }, { "f.txt": "b\n" }, { "f.txt": "c\n" });
     const controller = new AbortController();
