@@ -5,6 +5,7 @@ import type { ClientName } from "./args.ts";
 import type { ExistingEntry } from "./config-entry-update.ts";
 import { plainValue, readServerEntry } from "./config-merge.ts";
 import { CLIENT_SPECS, configPath, type Locations } from "./config-paths.ts";
+import { readConfigFile } from "./config-write-file.ts";
 
 /** A client's entry for the server, as read (never written) from one of its files. */
 export interface Registration {
@@ -27,10 +28,14 @@ export function findRegistrations(at: Locations, name: string, clients: readonly
     for (const scope of ["user", "project"] as const) {
       if (scope === "project" && spec.projectFile === undefined) continue;
       const path = configPath(client, scope, at);
+      if (!path.ok) continue;
       const claudeJson = client === "claude-code" && scope === "user";
-      const read = path.ok ? readBounded(path.value, claudeJson ? MAX_CLAUDE_JSON_BYTES : MAX_CONFIG_BYTES) : null;
-      const text = read?.kind === "found" ? decodeUtf8(read.bytes) : null;
-      if (!path.ok || text === null) continue;
+      // A project file is the clone's: read only where its real path stays in the working tree, as `config --write`.
+      const file = scope === "project" ? readConfigFile(path.value, at.projectRoot) : null;
+      const read =
+        file === null ? readBounded(path.value, claudeJson ? MAX_CLAUDE_JSON_BYTES : MAX_CONFIG_BYTES) : null;
+      const text = file?.ok ? file.value.text : read?.kind === "found" ? decodeUtf8(read.bytes) : null;
+      if (text === null) continue;
       const entry = readServerEntry(spec.format, text, spec.serversKey, name);
       if (entry !== null) found.push({ client, scope, path: path.value, entry });
       if (!claudeJson || at.projectRoot === null) continue;
