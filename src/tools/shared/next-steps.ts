@@ -127,8 +127,12 @@ const isCommitId = (sha: string | undefined): sha is string => sha !== undefined
 /** A name as prose shows it: a name git accepts as is; any other quoted as data, clipped. */
 export const shown = (name: string) => (checkBranchName(name) === null ? name : quoted(name, 40));
 
-/** A shell word: paths and names may hold characters a shell reads. */
-const sh = (word: string) => (/^[\w./@+:=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+/** Why a name may not go into a step: git refuses it, reads it as an option, or (`git push`) `+b` as a forced update. */
+const unsafeName = (name: string) =>
+  checkBranchName(name) ?? (name.startsWith("+") ? "starts with '+', which git push reads as a forced update" : null);
+
+/** A shell word: paths and names may hold characters a shell reads (zsh expands a leading `=cmd` to cmd's path). */
+const sh = (word: string) => (/^[\w./@+:-][\w./@+:=-]*$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
 
@@ -137,7 +141,7 @@ const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
  * `where.cwd`: rewrites (each in the work tree that has the branch, with its push and twig's new parent), pushes,
  * the way back to the branch the work tree was on, then deletes and twig's tidying. `isLocal` says whether a
  * branch exists in git; `root` is where a stack goes when every ancestor is merged. A name git would refuse, or one
- * starting with `-`, gets no step: `warnings` says so.
+ * starting with `-` or `+`, gets no step: `warnings` says so.
  */
 export function planStack(
   facts: readonly BranchFacts[],
@@ -161,10 +165,10 @@ export function planStack(
   /** Whether a command with these names (by role) would be unsafe: the first such is said once per branch. */
   const said = new Set<string>();
   const warned = (names: { branch: string } & Record<string, string>) => {
-    const [role, name] = Object.entries(names).find(([, name]) => checkBranchName(name) !== null) ?? [];
+    const [role, name] = Object.entries(names).find(([, name]) => unsafeName(name) !== null) ?? [];
     if (name === undefined || said.has(names.branch)) return name !== undefined;
     said.add(names.branch);
-    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${checkBranchName(name)}`);
+    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${unsafeName(name)}`);
     return true;
   };
   // twig reads the state of the work tree it runs in (§3.4): a linked one without its own names the right one.
