@@ -519,6 +519,23 @@ describe("hostile names get no step, and prose quotes them as data", () => {
     expect(git(bare, "rev-parse", "refs/heads/a")).toBe(remoteA);
   });
 
+  test("a tag named like the new base (fetched from a PR author's fork) gets no rebase: git would take the tag", async () => {
+    const { repo } = setup({ f: { parent: "main" } });
+    const old = git(repo, "rev-parse", "HEAD");
+    git(repo, "checkout", "-q", "-b", "f");
+    commit(repo, "f1");
+    git(repo, "checkout", "-q", "--detach", old);
+    git(repo, "tag", "main", commit(repo, "evil"));
+    git(repo, "checkout", "-q", "main");
+    commit(repo, "m2");
+    const answer = await call(getStackStatusTool, { branch: "f" }, repo);
+    expect(answer.warnings).toEqual([
+      `No step for f: new parent "main" is also refs/tags/main, which git rebase would take first`,
+    ]);
+    run(answer.next_steps, repo);
+    expect(git(repo, "log", "--format=%s", "f")).not.toContain("evil");
+  });
+
   test("on a branch git would read as an option, no rebase runs here: its way back would be `git switch -…`", async () => {
     const { repo } = setup({ f: { parent: "main" } });
     const old = git(repo, "rev-parse", "HEAD");

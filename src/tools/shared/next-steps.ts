@@ -164,11 +164,15 @@ export function planStack(
   let leftCwd = false;
   /** Whether a command with these names (by role) would be unsafe: the first such is said once per branch. */
   const said = new Set<string>();
+  const unsafe = (name: string) => {
+    const other = where.shadowed.get(name);
+    return unsafeName(name) ?? (other === undefined ? null : `is also ${other}, which git rebase would take first`);
+  };
   const warned = (names: { branch: string } & Record<string, string>) => {
-    const [role, name] = Object.entries(names).find(([, name]) => unsafeName(name) !== null) ?? [];
+    const [role, name] = Object.entries(names).find(([, name]) => unsafe(name) !== null) ?? [];
     if (name === undefined || said.has(names.branch)) return name !== undefined;
     said.add(names.branch);
-    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${unsafeName(name)}`);
+    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${unsafe(name)}`);
     return true;
   };
   // twig reads the state of the work tree it runs in (§3.4): a linked one without its own names the right one.
