@@ -1,7 +1,16 @@
 import { TimeSlice } from "../objects/budget.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
 import { isBinary, type LineRange, mergeText } from "./text-merge.ts";
-import { BudgetSpent, DIR_MODE, diffTrees, entryTree, sameEntry, type Tree, type TreeEntry } from "./trees.ts";
+import {
+  BudgetSpent,
+  checkTreeDepth,
+  DIR_MODE,
+  diffTrees,
+  entryTree,
+  sameEntry,
+  type Tree,
+  type TreeEntry,
+} from "./trees.ts";
 
 type ConflictKind = "content" | "modify/delete" | "add/add" | "binary" | "mode";
 /** `lines`: content conflicts in the branch's version, at most 5; `lines_omitted`: how many more. */
@@ -78,11 +87,11 @@ export async function mergeTrees(
     return mode === undefined ? conflict(path, "mode", a) : { mode, data: merged.merged };
   };
 
-  const mergeEntry = async (path: string, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry) => {
+  const mergeEntry = async (path: string, depth: number, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry) => {
     if (sameEntry(a, b) || sameEntry(o, b)) return a;
     if (sameEntry(o, a)) return b;
     const dirs = [o, a, b].filter((entry) => entry !== undefined).map((entry) => entry.mode === DIR_MODE);
-    if (dirs.every(Boolean)) return mergeDir(path, o, a, b);
+    if (dirs.every(Boolean)) return mergeDir(path, depth, o, a, b);
     if (dirs.some(Boolean)) return undecide(path, "a file on one side is a directory on the other", a);
     if (a === undefined || b === undefined) {
       deletions.push({ path, old: o as TreeEntry, side: a === undefined ? root.ours : root.theirs });
@@ -94,21 +103,23 @@ export async function mergeTrees(
     return mergeFile(path, o, a, b);
   };
 
-  const mergeDir = async (path: string, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry): Promise<Side> => {
+  const mergeDir = async (path: string, depth: number, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry): Promise<Side> => {
     if (store.budget.spent) throw new BudgetSpent();
+    checkTreeDepth(depth);
     if (slice.due) await slice.yield(signal);
     const [to, ta, tb] = [entryTree(store, o), entryTree(store, a), entryTree(store, b)];
     const tree: Tree = new Map();
     const names = new Set([...to.keys(), ...ta.keys(), ...tb.keys()]);
     store.budget.treeEntries += names.size;
     for (const name of names) {
-      const merged = await mergeEntry(path === "" ? name : `${path}/${name}`, to.get(name), ta.get(name), tb.get(name));
+      const at = path === "" ? name : `${path}/${name}`;
+      const merged = await mergeEntry(at, depth + 1, to.get(name), ta.get(name), tb.get(name));
       if (merged !== undefined) tree.set(name, merged);
     }
     return tree.size === 0 ? undefined : { mode: DIR_MODE, tree };
   };
 
-  const tree = (await mergeDir("", root.base, root.ours, root.theirs)) ?? { mode: DIR_MODE, tree: new Map() };
+  const tree = (await mergeDir("", 0, root.base, root.ours, root.theirs)) ?? { mode: DIR_MODE, tree: new Map() };
   // A deleted file whose deleting side has a file of its name or its content elsewhere was likely renamed. Names and
   // ids are looked up in sets: tens of thousands of deletions against as many changes must not cost their product.
   const changedOn = new Map<TreeEntry, Set<string>>();

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import {
   type ForecastLink,
   forecastRestack,
@@ -409,6 +410,43 @@ describe("bounded on a hostile repository", () => {
     expect(await findSquashedBase(context, { branchTip: tip, newBase })).toBeUndefined();
     expect(budget.spent).toBe(true);
     expect(budget.treeEntries).toBeLessThanOrEqual(20_000 + 4);
+  });
+
+  test("a tree stored under an id it names itself by (depth without end): `unknown`, in the merge and the squash search", async () => {
+    const repo = makeRepo({ commit: true });
+    repos.push(repo);
+    const object = (type: string, body: Buffer, oid?: string) => {
+      const raw = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
+      const id = oid ?? new Bun.CryptoHasher("sha1").update(raw).digest("hex");
+      mkdirSync(repo.path(".git", "objects", id.slice(0, 2)), { recursive: true });
+      writeFileSync(repo.path(".git", "objects", id.slice(0, 2), id.slice(2)), deflateSync(raw));
+      return id;
+    };
+    const fork = repo.git("rev-parse", "HEAD");
+    /** A commit whose tree `d` names itself, beside a file `f` of `content`. */
+    const looped = (digit: string, content: string, parent: string) => {
+      const [tree, blob] = [digit.repeat(40), object("blob", Buffer.from(content))];
+      const entry = (mode: string, name: string, id: string) => [
+        Buffer.from(`${mode} ${name}\0`),
+        Buffer.from(id, "hex"),
+      ];
+      object("tree", Buffer.concat([...entry("40000", "d", tree), ...entry("100644", "f", blob)]), tree);
+      return object(
+        "commit",
+        Buffer.from(`tree ${tree}\nparent ${parent}\nauthor a <a@b> 0 +0000\ncommitter a <a@b> 0 +0000\n\nx\n`),
+      );
+    };
+    const old = looped("1", "base\n", fork);
+    const [onto, tip] = [looped("2", "main\n", old), looped("3", "topic\n", old)];
+    const [link] = await forecast(repo, [{ branch: "topic", tip, oldBase: old }], onto);
+    expect(link?.forecast.unknown).toEqual({
+      reason: "object_missing",
+      message: "a tree is over 2048 directories deep",
+    });
+    repo.write("own.txt", "own\n");
+    const own = repo.commit("own");
+    using context = openForecastContext({ commonDir: repo.path(".git"), workTree: repo.root });
+    expect(await findSquashedBase(context, { branchTip: own, newBase: looped("4", "main\n", fork) })).toBeUndefined();
   });
 
   test("a cancelled call stops", async () => {
