@@ -72,7 +72,7 @@ export async function mergeTrees(
     if ([base, ours, theirs].some((data) => data.length > MAX_MERGED_BLOB_BYTES))
       return undecide(path, "over 1 MiB, not merged", a);
     if ([base, ours, theirs].some(isBinary)) return conflict(path, o === undefined ? "add/add" : "binary", a);
-    const merged = mergeText(base, ours, theirs);
+    const merged = mergeText(base, ours, theirs, store.budget);
     if ("tooCostly" in merged) return undecide(path, "too many repeated lines to merge within the budget", a);
     if ("conflicts" in merged) {
       const { conflicts: lines } = merged;

@@ -10,6 +10,8 @@ export const CALL_BUDGET = {
   parentEdges: 4_000_000,
   /** Tree entries a restack forecast compares: a tree can name one subtree many times, so paths grow as its powers. */
   treeEntries: 1_000_000,
+  /** Equal-line pairs (and lines) a forecast's text merges compare: node-diff3's work, ~0.2 s per 1,000,000. */
+  mergeLinePairs: 20_000_000,
 };
 
 /** One per call, shared by every walk: past any limit, walks stop and their counts are lower bounds. */
@@ -18,6 +20,7 @@ export class WorkBudget {
   deltaApplications = 0;
   parentEdges = 0;
   treeEntries = 0;
+  mergeLinePairs = 0;
   readonly limits: typeof CALL_BUDGET;
 
   constructor(limits: Partial<typeof CALL_BUDGET> = {}) {
@@ -29,7 +32,8 @@ export class WorkBudget {
       this.inflatedBytes > this.limits.inflatedBytes ||
       this.deltaApplications > this.limits.deltaApplications ||
       this.parentEdges > this.limits.parentEdges ||
-      this.treeEntries > this.limits.treeEntries
+      this.treeEntries > this.limits.treeEntries ||
+      this.mergeLinePairs > this.limits.mergeLinePairs
     );
   }
 }

@@ -398,6 +398,20 @@ describe("bounded on a hostile repository", () => {
     }
   });
 
+  test("one costly file at 2^41 paths (700 equal lines: 0.2 s a merge) stops at the budget's merge work", async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const equal = "x\n".repeat(700);
+    const old = dagCommit(repo, twoFiles, `${equal}o\n`);
+    const onto = dagCommit(repo, twoFiles, `a\n${equal}a\n`, old);
+    const tip = dagCommit(repo, twoFiles, `b\n${equal}b\n`, old);
+    const budget = new WorkBudget({ mergeLinePairs: 3_000_000 });
+    const [link] = await forecast(repo, [{ branch: "topic", tip, oldBase: old }], onto, budget);
+    expect(link?.forecast.unknown?.reason).toBe("budget");
+    // 980,000 equal-line pairs and 2,105 lines a merge: stopped within one file of the limit.
+    expect(budget.mergeLinePairs).toBeLessThanOrEqual(3_000_000 + 982_105);
+  });
+
   test("the squash search stops at the budget on a new base whose commit names 2^40 paths", async () => {
     const repo = makeRepo({ commit: true });
     repos.push(repo);
