@@ -1,5 +1,7 @@
+import { realpathSync } from "node:fs";
 import { readBounded } from "../fs/bounded-read.ts";
 import { decodeUtf8 } from "../fs/cached-file.ts";
+import { isInside } from "../fs/path-inside.ts";
 import { isPlainObject } from "../twig/state.ts";
 import type { ClientName } from "./args.ts";
 import type { ExistingEntry } from "./config-entry-update.ts";
@@ -27,10 +29,13 @@ export function findRegistrations(at: Locations, name: string, clients: readonly
     for (const scope of ["user", "project"] as const) {
       if (scope === "project" && spec.projectFile === undefined) continue;
       const path = configPath(client, scope, at);
+      if (!path.ok) continue;
       const claudeJson = client === "claude-code" && scope === "user";
-      const read = path.ok ? readBounded(path.value, claudeJson ? MAX_CLAUDE_JSON_BYTES : MAX_CONFIG_BYTES) : null;
-      const text = read?.kind === "found" ? decodeUtf8(read.bytes) : null;
-      if (!path.ok || text === null) continue;
+      // A project file is the clone's: read only where its real path stays in the working tree, as `config --write`.
+      if (scope === "project" && !staysIn(path.value, at.projectRoot ?? "")) continue;
+      const read = readBounded(path.value, claudeJson ? MAX_CLAUDE_JSON_BYTES : MAX_CONFIG_BYTES);
+      const text = read.kind === "found" ? decodeUtf8(read.bytes) : null;
+      if (text === null) continue;
       const entry = readServerEntry(spec.format, text, spec.serversKey, name);
       if (entry !== null) found.push({ client, scope, path: path.value, entry });
       if (!claudeJson || at.projectRoot === null) continue;
@@ -46,4 +51,17 @@ export function findRegistrations(at: Locations, name: string, clients: readonly
 /** Which scope Claude Code starts when a name is in several: local, then project, then user. */
 export function claudeCodeChoice(scopes: readonly Registration["scope"][]): Registration["scope"] | undefined {
   return (["local", "project", "user"] as const).find((scope) => scopes.includes(scope));
+}
+
+/** Whether `path`, links followed, lies in `root`; one that does not resolve counts (reading it finds nothing). */
+function staysIn(path: string, root: string): boolean {
+  const real = (at: string) => {
+    try {
+      return realpathSync(at);
+    } catch {
+      return null;
+    }
+  };
+  const target = real(path);
+  return target === null || isInside(target, real(root) ?? root);
 }

@@ -128,7 +128,11 @@ export const getBranchContextTool = defineTool({
     const graph = buildBranchGraph(sorted, state);
     const root = graph.defaultRoot ?? chain[0]?.branch ?? null;
     const planned = () => planStack(facts, state, (name) => includesSorted(sorted, name), root, where);
-    const forecasts = await forecastPlan(workspace, facts, planned, { budget, signal: info.signal });
+    const forecasts = await forecastPlan(workspace, facts, planned, {
+      budget,
+      signal: info.signal,
+      shadowed: where.shadowed,
+    });
     const plan = planned();
     const action = plan.actions.at(-1);
     const children = graph.childrenOf(record.branch).map((child) => {

@@ -194,7 +194,7 @@ export const getStackStatusTool = defineTool({
     const root = graph.defaultRoot ?? rootCandidates(sorted, state, current)[0] ?? null;
     const plan = (n = facts.length) =>
       planStack(facts.slice(0, n), state, (branch) => includesSorted(sorted, branch), root, where);
-    const forecasts = await forecastPlan(repo, facts, plan, { budget, signal: info.signal });
+    const forecasts = await forecastPlan(repo, facts, plan, { budget, signal: info.signal, shadowed: where.shadowed });
     const { actions } = plan();
     for (const [i, action] of actions.entries()) if (action !== undefined) (entries[i] as Entry).action = action;
     const lines = entries.map((entry) =>

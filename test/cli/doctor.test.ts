@@ -225,6 +225,27 @@ describe("twig-mcp doctor", () => {
     }
   });
 
+  test("a clone's project file that leads out of the repository (a linked .vscode, a linked .mcp.json) is not read", async () => {
+    const home = healthyHome();
+    const outside = join(home.home, "elsewhere");
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(outside, "mcp.json"), JSON.stringify({ servers: { twig: { command: "/out/of/repo" } } }));
+    writeFileSync(join(outside, "any.json"), JSON.stringify({ mcpServers: { twig: { command: "/out/of/repo" } } }));
+    symlinkSync(outside, repo.path(".vscode"));
+    symlinkSync(join(outside, "any.json"), repo.path(".mcp.json"));
+    try {
+      const run = await doctor(home);
+      const ids = run.checks.map((c) => c.id);
+      expect(ids).not.toContain("registration-vscode-project");
+      expect(ids).not.toContain("registration-claude-code-project");
+      expect(run.stdout).not.toContain("/out/of/repo");
+    } finally {
+      home.cleanup();
+      rmSync(repo.path(".vscode"));
+      rmSync(repo.path(".mcp.json"));
+    }
+  });
+
   test("the README's troubleshooting table has a row for each check, under the name doctor prints", () => {
     const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
     const table = readme.slice(readme.indexOf("| Check |"));

@@ -542,6 +542,53 @@ describe("hostile names get no step, and prose quotes them as data", () => {
     expect(answer.warnings).toEqual([`No step for ${hidden}: branch "fix\\u{202E}txt" holds an invisible character`]);
   });
 
+  test("a branch named `=git`, which zsh would expand to git's path unquoted, is quoted in every step", async () => {
+    const { repo } = setup({ "=git": { parent: "main" } });
+    git(repo, "checkout", "-q", "-b", "=git");
+    commit(repo, "own");
+    git(repo, "checkout", "-q", "main");
+    commit(repo, "m2");
+    const answer = await call(getStackStatusTool, { branch: "=git" }, repo);
+    expect(answer.next_steps.map((step) => step.command)).toEqual(["git rebase main '=git'", "git switch main"]);
+    run(answer.next_steps, repo);
+    expect(ownCommits(repo, "=git", "main")).toEqual(["own"]);
+  });
+
+  test("a branch named `+a` gets no push: git push reads `+a` as a forced update of `a`", async () => {
+    const { repo, bare } = setup({ "+a": { parent: "main" } });
+    git(repo, "checkout", "-q", "-b", "a");
+    const remoteA = commit(repo, "someone's a");
+    git(repo, "push", "-q", "origin", "a");
+    git(repo, "checkout", "-q", "-b", "+a", "main");
+    commit(repo, "plus1");
+    git(repo, "push", "-q", "-u", "origin", "refs/heads/+a:refs/heads/+a");
+    commit(repo, "plus2");
+    git(repo, "branch", "-q", "-f", "a", "main");
+    const answer = await call(getStackStatusTool, { branch: "+a" }, repo);
+    expect(answer.warnings).toEqual([
+      `No step for +a: branch "+a" starts with '+', which git push reads as a forced update`,
+    ]);
+    run(answer.next_steps, repo);
+    expect(git(bare, "rev-parse", "refs/heads/a")).toBe(remoteA);
+  });
+
+  test("a tag named like the new base (fetched from a PR author's fork) gets no rebase: git would take the tag", async () => {
+    const { repo } = setup({ f: { parent: "main" } });
+    const old = git(repo, "rev-parse", "HEAD");
+    git(repo, "checkout", "-q", "-b", "f");
+    commit(repo, "f1");
+    git(repo, "checkout", "-q", "--detach", old);
+    git(repo, "tag", "main", commit(repo, "evil"));
+    git(repo, "checkout", "-q", "main");
+    commit(repo, "m2");
+    const answer = await call(getStackStatusTool, { branch: "f" }, repo);
+    expect(answer.warnings).toEqual([
+      `No step for f: new parent "main" is also refs/tags/main, which git rebase would take first`,
+    ]);
+    run(answer.next_steps, repo);
+    expect(git(repo, "log", "--format=%s", "f")).not.toContain("evil");
+  });
+
   test("on a branch git would read as an option, no rebase runs here: its way back would be `git switch -…`", async () => {
     const { repo } = setup({ f: { parent: "main" } });
     const old = git(repo, "rev-parse", "HEAD");

@@ -5,8 +5,8 @@ import { countDivergence } from "../commits/divergence.ts";
 import { WorkBudget } from "../objects/budget.ts";
 import { ObjectReadError, ObjectStore } from "../objects/object-store.ts";
 import type { RepoLocation } from "../refs.ts";
-import { BudgetSpent, type ConflictFile, mergeTrees, type UndecidedFile } from "./merge-trees.ts";
-import { DIR_MODE, type TreeEntry, treeOfCommit } from "./trees.ts";
+import { type ConflictFile, mergeTrees, type UndecidedFile } from "./merge-trees.ts";
+import { BudgetSpent, DIR_MODE, type TreeEntry, treeOfCommit } from "./trees.ts";
 
 /** One call's reading of the repository: its store (and the call's budget), commit ids, cancellation. */
 export type ForecastContext = {

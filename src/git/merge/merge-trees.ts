@@ -1,7 +1,16 @@
 import { TimeSlice } from "../objects/budget.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
 import { isBinary, type LineRange, mergeText } from "./text-merge.ts";
-import { DIR_MODE, diffTrees, entryTree, sameEntry, type Tree, type TreeEntry } from "./trees.ts";
+import {
+  BudgetSpent,
+  checkTreeDepth,
+  DIR_MODE,
+  diffTrees,
+  entryTree,
+  sameEntry,
+  type Tree,
+  type TreeEntry,
+} from "./trees.ts";
 
 type ConflictKind = "content" | "modify/delete" | "add/add" | "binary" | "mode";
 /** `lines`: content conflicts in the branch's version, at most 5; `lines_omitted`: how many more. */
@@ -9,9 +18,6 @@ export type ConflictFile = { path: string; kind: ConflictKind; lines?: LineRange
 /** A file the merge cannot decide, and why. */
 export type UndecidedFile = { path: string; reason: string };
 export type TreeMerge = { tree: TreeEntry; conflicts: ConflictFile[]; undecided: UndecidedFile[] };
-
-/** Thrown when the call's work budget runs out mid-merge. */
-export class BudgetSpent extends Error {}
 
 /** A path's entry on one side; `undefined` where that side has none. */
 type Side = TreeEntry | undefined;
@@ -66,7 +72,7 @@ export async function mergeTrees(
     if ([base, ours, theirs].some((data) => data.length > MAX_MERGED_BLOB_BYTES))
       return undecide(path, "over 1 MiB, not merged", a);
     if ([base, ours, theirs].some(isBinary)) return conflict(path, o === undefined ? "add/add" : "binary", a);
-    const merged = mergeText(base, ours, theirs);
+    const merged = mergeText(base, ours, theirs, store.budget);
     if ("tooCostly" in merged) return undecide(path, "too many repeated lines to merge within the budget", a);
     if ("conflicts" in merged) {
       const { conflicts: lines } = merged;
@@ -81,11 +87,11 @@ export async function mergeTrees(
     return mode === undefined ? conflict(path, "mode", a) : { mode, data: merged.merged };
   };
 
-  const mergeEntry = async (path: string, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry) => {
+  const mergeEntry = async (path: string, depth: number, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry) => {
     if (sameEntry(a, b) || sameEntry(o, b)) return a;
     if (sameEntry(o, a)) return b;
     const dirs = [o, a, b].filter((entry) => entry !== undefined).map((entry) => entry.mode === DIR_MODE);
-    if (dirs.every(Boolean)) return mergeDir(path, o, a, b);
+    if (dirs.every(Boolean)) return mergeDir(path, depth, o, a, b);
     if (dirs.some(Boolean)) return undecide(path, "a file on one side is a directory on the other", a);
     if (a === undefined || b === undefined) {
       deletions.push({ path, old: o as TreeEntry, side: a === undefined ? root.ours : root.theirs });
@@ -97,31 +103,40 @@ export async function mergeTrees(
     return mergeFile(path, o, a, b);
   };
 
-  const mergeDir = async (path: string, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry): Promise<Side> => {
+  const mergeDir = async (path: string, depth: number, o?: TreeEntry, a?: TreeEntry, b?: TreeEntry): Promise<Side> => {
     if (store.budget.spent) throw new BudgetSpent();
+    checkTreeDepth(depth);
     if (slice.due) await slice.yield(signal);
     const [to, ta, tb] = [entryTree(store, o), entryTree(store, a), entryTree(store, b)];
     const tree: Tree = new Map();
-    for (const name of new Set([...to.keys(), ...ta.keys(), ...tb.keys()])) {
-      const merged = await mergeEntry(path === "" ? name : `${path}/${name}`, to.get(name), ta.get(name), tb.get(name));
+    const names = new Set([...to.keys(), ...ta.keys(), ...tb.keys()]);
+    store.budget.treeEntries += names.size;
+    for (const name of names) {
+      const at = path === "" ? name : `${path}/${name}`;
+      const merged = await mergeEntry(at, depth + 1, to.get(name), ta.get(name), tb.get(name));
       if (merged !== undefined) tree.set(name, merged);
     }
     return tree.size === 0 ? undefined : { mode: DIR_MODE, tree };
   };
 
-  const tree = (await mergeDir("", root.base, root.ours, root.theirs)) ?? { mode: DIR_MODE, tree: new Map() };
-  // A deleted file whose deleting side has a file of its name or its content elsewhere was likely renamed.
-  const changedOn = new Map<TreeEntry, [string, Side][]>();
+  const tree = (await mergeDir("", 0, root.base, root.ours, root.theirs)) ?? { mode: DIR_MODE, tree: new Map() };
+  // A deleted file whose deleting side has a file of its name or its content elsewhere was likely renamed. Names and
+  // ids are looked up in sets: tens of thousands of deletions against as many changes must not cost their product.
+  const changedOn = new Map<TreeEntry, Set<string>>();
+  const renamed = new Set<string>();
+  const nameOf = (path: string) => `/${path.slice(path.lastIndexOf("/") + 1)}`;
   for (const { path, old, side } of deletions) {
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    const changed = changedOn.get(side) ?? [...diffTrees(store, root.base, side)];
-    changedOn.set(side, changed);
-    const moved = ([other, entry]: [string, Side]) =>
-      entry !== undefined && other !== path && (other === name || other.endsWith(`/${name}`) || entry.oid === old.oid);
-    if (!changed.some(moved)) continue;
-    const at = conflicts.findIndex((file) => file.path === path);
-    conflicts.splice(at, 1);
+    let changed = changedOn.get(side);
+    if (changed === undefined) {
+      changed = new Set();
+      for (const [other, entry] of diffTrees(store, root.base, side)) {
+        if (entry !== undefined) changed.add(nameOf(other)).add(entry.oid ?? "");
+      }
+      changedOn.set(side, changed);
+    }
+    if (!changed.has(nameOf(path)) && !changed.has(old.oid ?? "-")) continue;
+    renamed.add(path);
     undecided.push({ path, reason: "renamed on one side and changed on the other (renames are not followed)" });
   }
-  return { tree, conflicts, undecided };
+  return { tree, conflicts: conflicts.filter((file) => !renamed.has(file.path)), undecided };
 }

@@ -1,4 +1,5 @@
 import { diff3Merge } from "node-diff3";
+import type { WorkBudget } from "../objects/budget.ts";
 
 /** Lines of one conflict in the branch's version, 1-based and inclusive; an empty side is the line it would precede. */
 export type LineRange = { start: number; end: number };
@@ -54,8 +55,10 @@ const bytesOf = (lines: string[]) => ({ merged: Buffer.from(lines.join(""), "lat
  * git's default 3-way merge of text (`xdl_merge`): the same change on both sides is clean; changes to
  * the same or adjacent lines conflict.
  */
-export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array): TextMerge {
+export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, budget?: WorkBudget): TextMerge {
   const [o, a, b] = [linesOf(base), linesOf(ours), linesOf(theirs)];
+  // Counted for every file: a tree can repeat one costly file at many paths, each merged anew.
+  if (budget !== undefined) budget.mergeLinePairs += o.length + a.length + b.length;
   // xdiff's hunks lie inside these spans; spans a line or more apart cannot conflict, and need no diff.
   const [[fromA, toA], [fromB, toB]] = [changedSpan(o, a), changedSpan(o, b)];
   if (toA < fromB) return bytesOf([...a.slice(0, fromB + a.length - o.length), ...b.slice(fromB)]);
@@ -64,11 +67,10 @@ export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array
   const [head, tail] = [Math.min(fromA, fromB), o.length - Math.max(toA, toB)];
   const middle = (lines: string[]) => lines.slice(head, lines.length - tail);
   const [mo, ma, mb] = [middle(o), middle(a), middle(b)];
-  if (
-    mo.length * Math.max(ma.length, mb.length) > MAX_LINE_PRODUCT ||
-    (Math.max(mo.length, ma.length, mb.length) > CHEAP_LINES &&
-      equalLinePairs(mo, ma) + equalLinePairs(mo, mb) > MAX_EQUAL_LINE_PAIRS)
-  )
+  if (mo.length * Math.max(ma.length, mb.length) > MAX_LINE_PRODUCT) return { tooCostly: true };
+  const pairs = equalLinePairs(mo, ma) + equalLinePairs(mo, mb);
+  if (budget !== undefined) budget.mergeLinePairs += pairs;
+  if (Math.max(mo.length, ma.length, mb.length) > CHEAP_LINES && pairs > MAX_EQUAL_LINE_PAIRS)
     return { tooCostly: true };
   const merged: string[] = [];
   const conflicts: LineRange[] = [];

@@ -9,6 +9,9 @@ export type Tree = Map<string, TreeEntry>;
 
 export const DIR_MODE = "40000";
 
+/** Thrown when the call's work budget runs out mid-merge or mid-diff; a kind of read failure to the squash search. */
+export class BudgetSpent extends ObjectReadError {}
+
 /**
  * Trees parsed in this call, per store: a stack's forecasts share the old and new bases' trees
  * (bench/forecast.ts, 10 pairs: 60.1 MB inflated and 15,328 deltas applied without it, 54.4 MB and
@@ -67,6 +70,14 @@ export function sameEntry(a: TreeEntry | undefined, b: TreeEntry | undefined): b
   return a.data !== undefined && b.data !== undefined && Buffer.from(a.data).equals(b.data);
 }
 
+/** git's `core.maxTreeDepth`: deeper, git stops too; here the recursion would outgrow the stack (30,000 did). */
+const MAX_TREE_DEPTH = 2048;
+
+/** Throws past git's depth: a stored tree may even name itself (a loose object under another's id). */
+export function checkTreeDepth(depth: number): void {
+  if (depth > MAX_TREE_DEPTH) throw new ObjectReadError(`a tree is over ${MAX_TREE_DEPTH} directories deep`);
+}
+
 /** Paths whose entry differs between two trees, with the entry in `after` (undefined: deleted); equal subtrees are not read. */
 export function diffTrees(
   store: ObjectStore,
@@ -74,9 +85,11 @@ export function diffTrees(
   after: TreeEntry | undefined,
   prefix = "",
   out = new Map<string, TreeEntry | undefined>(),
+  depth = 0,
 ): Map<string, TreeEntry | undefined> {
   const isDir = (entry: TreeEntry | undefined) => entry?.mode === DIR_MODE;
   if (sameEntry(before, after)) return out;
+  checkTreeDepth(depth);
   if (!isDir(before) && !isDir(after)) {
     out.set(prefix, after);
     return out;
@@ -84,8 +97,10 @@ export function diffTrees(
   if (isDir(before) !== isDir(after)) out.set(prefix, isDir(after) ? undefined : after);
   const left = isDir(before) ? entryTree(store, before) : new Map<string, TreeEntry>();
   const right = isDir(after) ? entryTree(store, after) : new Map<string, TreeEntry>();
+  store.budget.treeEntries += left.size + right.size;
+  if (store.budget.spent) throw new BudgetSpent("the call's work budget ran out");
   for (const name of new Set([...left.keys(), ...right.keys()])) {
-    diffTrees(store, left.get(name), right.get(name), prefix === "" ? name : `${prefix}/${name}`, out);
+    diffTrees(store, left.get(name), right.get(name), prefix === "" ? name : `${prefix}/${name}`, out, depth + 1);
   }
   return out;
 }

@@ -8,6 +8,10 @@ export const CALL_BUDGET = {
   deltaApplications: 1_000_000,
   /** Parent edges of walked commits. */
   parentEdges: 4_000_000,
+  /** Tree entries a restack forecast compares: a tree can name one subtree many times, so paths grow as its powers. */
+  treeEntries: 1_000_000,
+  /** Equal-line pairs (and lines) a forecast's text merges compare: node-diff3's work, ~0.2 s per 1,000,000. */
+  mergeLinePairs: 20_000_000,
 };
 
 /** One per call, shared by every walk: past any limit, walks stop and their counts are lower bounds. */
@@ -15,14 +19,21 @@ export class WorkBudget {
   inflatedBytes = 0;
   deltaApplications = 0;
   parentEdges = 0;
+  treeEntries = 0;
+  mergeLinePairs = 0;
+  readonly limits: typeof CALL_BUDGET;
 
-  constructor(readonly limits: typeof CALL_BUDGET = CALL_BUDGET) {}
+  constructor(limits: Partial<typeof CALL_BUDGET> = {}) {
+    this.limits = { ...CALL_BUDGET, ...limits };
+  }
 
   get spent(): boolean {
     return (
       this.inflatedBytes > this.limits.inflatedBytes ||
       this.deltaApplications > this.limits.deltaApplications ||
-      this.parentEdges > this.limits.parentEdges
+      this.parentEdges > this.limits.parentEdges ||
+      this.treeEntries > this.limits.treeEntries ||
+      this.mergeLinePairs > this.limits.mergeLinePairs
     );
   }
 }

@@ -21,6 +21,8 @@ export interface Checkouts {
   remoteOf: (branch: string) => string | undefined;
   /** The remote-tracking ref's commit (its own remote's, else origin's) of each gone branch asked: its last known tip. */
   tips: Map<string, string>;
+  /** New bases whose name git resolves to another ref first (a tag `main`): that ref, as the forecast found it. */
+  shadowed: Map<string, string>;
 }
 
 export async function readCheckouts(
@@ -66,5 +68,6 @@ export async function readCheckouts(
     stateRoot: dirname(dirname(await stateFileFor(ctx, repo.workTree))),
     remoteOf,
     tips,
+    shadowed: new Map(),
   };
 }

@@ -128,8 +128,12 @@ const isCommitId = (sha: string | undefined): sha is string => sha !== undefined
 /** A name as prose shows it: a name git accepts as is; any other quoted as data, clipped. */
 export const shown = (name: string) => (checkBranchName(name) === null ? name : quoted(name, 40));
 
-/** A shell word: paths and names may hold characters a shell reads. */
-const sh = (word: string) => (/^[\w./@+:=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+/** Why a name may not go into a step: git refuses it, reads it as an option, or (`git push`) `+b` as a forced update. */
+const unsafeName = (name: string) =>
+  checkBranchName(name) ?? (name.startsWith("+") ? "starts with '+', which git push reads as a forced update" : null);
+
+/** A shell word: paths and names may hold characters a shell reads (zsh expands a leading `=cmd` to cmd's path). */
+const sh = (word: string) => (/^[\w./@+:-][\w./@+:=-]*$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
 
@@ -138,7 +142,7 @@ const commitCount = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
  * `where.cwd`: rewrites (each in the work tree that has the branch, with its push and twig's new parent), pushes,
  * the way back to the branch the work tree was on, then deletes and twig's tidying. `isLocal` says whether a
  * branch exists in git; `root` is where a stack goes when every ancestor is merged. A name git would refuse, or one
- * starting with `-`, gets no step: `warnings` says so.
+ * starting with `-` or `+`, gets no step: `warnings` says so.
  */
 export function planStack(
   facts: readonly BranchFacts[],
@@ -162,13 +166,19 @@ export function planStack(
   /** Whether a command with these names (by role) would be unsafe: the first such is said once per branch. */
   const said = new Set<string>();
   // A name the reply escapes (`\u{202E}`) would reach git as those escapes: no command can hold it.
-  const unusable = (name: string) =>
-    checkBranchName(name) ?? (visible(name) === name ? null : "holds an invisible character");
+  const unsafe = (name: string) => {
+    const other = where.shadowed.get(name);
+    return (
+      unsafeName(name) ??
+      (visible(name) === name ? null : "holds an invisible character") ??
+      (other === undefined ? null : `is also ${other}, which git rebase would take first`)
+    );
+  };
   const warned = (names: { branch: string } & Record<string, string>) => {
-    const [role, name] = Object.entries(names).find(([, name]) => unusable(name) !== null) ?? [];
+    const [role, name] = Object.entries(names).find(([, name]) => unsafe(name) !== null) ?? [];
     if (name === undefined || said.has(names.branch)) return name !== undefined;
     said.add(names.branch);
-    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${unusable(name)}`);
+    warnings.push(`No step for ${shown(names.branch)}: ${role} ${quoted(name, 40)} ${unsafe(name)}`);
     return true;
   };
   // twig reads the state of the work tree it runs in (§3.4): a linked one without its own names the right one.

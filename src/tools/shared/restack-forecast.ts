@@ -20,14 +20,14 @@ const FIRST_FILES = 3;
  * Tells the plan what only the object store knows, then forecasts each rewrite step in plan order (a child's from
  * its parent's result): a merged PR's head is an old base only if the commit is here (`pr_head_stored`); a move with
  * no old base from its parent's tip, PR or remote-tracking ref gets one found by content (`squashed_base`), and
- * `plan` is asked again. The engine (src/git/merge/) is loaded on the first forecast, as the commit reader is: it
+ * `plan` is asked again, as it is when a new base's name is also a ref git takes first (`shadowed`). The engine (src/git/merge/) is loaded on the first forecast, as the commit reader is: it
  * is no start-up cost. Shares the call's `budget` with the commit reads; a cancelled `signal` ends it by throwing.
  */
 export async function forecastPlan(
   repo: DiscoveredRepo,
   facts: BranchFacts[],
   plan: () => Plan,
-  { budget, signal }: { budget: WorkBudget; signal?: AbortSignal },
+  { budget, signal, shadowed }: { budget: WorkBudget; signal?: AbortSignal; shadowed: Map<string, string> },
 ): Promise<Map<string, Forecast>> {
   const forecasts = new Map<string, Forecast>();
   let planned = plan();
@@ -58,6 +58,14 @@ export async function forecastPlan(
     found ||= fact.squashed_base !== undefined;
   }
   if (found) planned = plan();
+  // `git rebase main` takes `.git/main`, `refs/main` or the tag `main` before the branch: such a base gets no step.
+  for (const onto of new Set(planned.steps.flatMap(({ rewrite }) => rewrite?.onto ?? []))) {
+    for (const ref of [...(/^[A-Z_]+$/.test(onto) ? [onto] : []), `refs/${onto}`, `refs/tags/${onto}`]) {
+      const other = await resolveRef(repo, ref);
+      if (!other.ok || other.value !== null) shadowed.set(onto, ref);
+    }
+  }
+  if (shadowed.size > 0) planned = plan();
 
   const links = new Map<string, ForecastLink>();
   for (const { rewrite } of planned.steps) {

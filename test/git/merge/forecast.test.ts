@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import {
   type ForecastLink,
   forecastRestack,
@@ -358,6 +359,108 @@ describe("bounded on a hostile repository", () => {
     expect(spent.forecast.unknown?.reason).toBe("budget");
     // It stopped close to the limit: one object past it at most.
     expect(tight.inflatedBytes).toBeLessThan(4096 + 64 * 1024);
+  });
+
+  /**
+   * A commit whose tree names one subtree twice at each of `depth` levels: 2^depth paths from `depth` trees. `leaf`
+   * is the bottom directory's entries, as `git mktree` reads them.
+   */
+  function dagCommit(repo: GitRepo, leaf: (blob: string) => string, content: string, parent?: string) {
+    const git = (args: string[], input: string) => {
+      const run = Bun.spawnSync(["git", ...args], {
+        cwd: repo.root,
+        env: gitEnv(repo.sandbox),
+        stdin: Buffer.from(input),
+      });
+      if (run.exitCode !== 0) throw new Error(run.stderr.toString());
+      return run.stdout.toString().trim();
+    };
+    let tree = git(["mktree"], leaf(git(["hash-object", "-w", "--stdin"], content)));
+    for (let level = 0; level < 40; level++) tree = git(["mktree"], `040000 tree ${tree}\ta\n040000 tree ${tree}\tb\n`);
+    return repo.git("commit-tree", tree, "-m", content.trim(), ...(parent === undefined ? [] : ["-p", parent]));
+  }
+  const twoFiles = (blob: string) => `100644 blob ${blob}\tx\n100644 blob ${blob}\ty\n`;
+  const budgetOf = (treeEntries: number) => new WorkBudget({ treeEntries });
+
+  test("a tree of 2^40 paths, changed on both sides, stops at the call's budget with `unknown`", async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const old = dagCommit(repo, twoFiles, "base\n");
+    // Every file changed on both sides: a content conflict at each path; deleted on one: a modify/delete at each.
+    const onto = dagCommit(repo, twoFiles, "main\n", old);
+    for (const theirs of [twoFiles, (blob: string) => `100644 blob ${blob}\tz\n`]) {
+      const tip = dagCommit(repo, theirs, "topic\n", old);
+      const budget = budgetOf(20_000);
+      const [link] = await forecast(repo, [{ branch: "topic", tip, oldBase: old }], onto, budget);
+      expect(link?.forecast.unknown?.reason).toBe("budget");
+      // Stopped within one directory's entries of the limit.
+      expect(budget.treeEntries).toBeLessThanOrEqual(20_000 + 4);
+    }
+  });
+
+  test("one costly file at 2^41 paths (700 equal lines: 0.2 s a merge) stops at the budget's merge work", async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const equal = "x\n".repeat(700);
+    const old = dagCommit(repo, twoFiles, `${equal}o\n`);
+    const onto = dagCommit(repo, twoFiles, `a\n${equal}a\n`, old);
+    const tip = dagCommit(repo, twoFiles, `b\n${equal}b\n`, old);
+    const budget = new WorkBudget({ mergeLinePairs: 3_000_000 });
+    const [link] = await forecast(repo, [{ branch: "topic", tip, oldBase: old }], onto, budget);
+    expect(link?.forecast.unknown?.reason).toBe("budget");
+    // 980,000 equal-line pairs and 2,105 lines a merge: stopped within one file of the limit.
+    expect(budget.mergeLinePairs).toBeLessThanOrEqual(3_000_000 + 982_105);
+  });
+
+  test("the squash search stops at the budget on a new base whose commit names 2^40 paths", async () => {
+    const repo = makeRepo({ commit: true });
+    repos.push(repo);
+    const fork = repo.git("rev-parse", "HEAD");
+    repo.write("own.txt", "own\n");
+    const tip = repo.commit("own");
+    const newBase = dagCommit(repo, twoFiles, "main\n", fork);
+    const budget = budgetOf(20_000);
+    using context = openForecastContext({ commonDir: repo.path(".git"), workTree: repo.root }, { budget });
+    expect(await findSquashedBase(context, { branchTip: tip, newBase })).toBeUndefined();
+    expect(budget.spent).toBe(true);
+    expect(budget.treeEntries).toBeLessThanOrEqual(20_000 + 4);
+  });
+
+  test("a tree stored under an id it names itself by (depth without end): `unknown`, in the merge and the squash search", async () => {
+    const repo = makeRepo({ commit: true });
+    repos.push(repo);
+    const object = (type: string, body: Buffer, oid?: string) => {
+      const raw = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
+      const id = oid ?? new Bun.CryptoHasher("sha1").update(raw).digest("hex");
+      mkdirSync(repo.path(".git", "objects", id.slice(0, 2)), { recursive: true });
+      writeFileSync(repo.path(".git", "objects", id.slice(0, 2), id.slice(2)), deflateSync(raw));
+      return id;
+    };
+    const fork = repo.git("rev-parse", "HEAD");
+    /** A commit whose tree `d` names itself, beside a file `f` of `content`. */
+    const looped = (digit: string, content: string, parent: string) => {
+      const [tree, blob] = [digit.repeat(40), object("blob", Buffer.from(content))];
+      const entry = (mode: string, name: string, id: string) => [
+        Buffer.from(`${mode} ${name}\0`),
+        Buffer.from(id, "hex"),
+      ];
+      object("tree", Buffer.concat([...entry("40000", "d", tree), ...entry("100644", "f", blob)]), tree);
+      return object(
+        "commit",
+        Buffer.from(`tree ${tree}\nparent ${parent}\nauthor a <a@b> 0 +0000\ncommitter a <a@b> 0 +0000\n\nx\n`),
+      );
+    };
+    const old = looped("1", "base\n", fork);
+    const [onto, tip] = [looped("2", "main\n", old), looped("3", "topic\n", old)];
+    const [link] = await forecast(repo, [{ branch: "topic", tip, oldBase: old }], onto);
+    expect(link?.forecast.unknown).toEqual({
+      reason: "object_missing",
+      message: "a tree is over 2048 directories deep",
+    });
+    repo.write("own.txt", "own\n");
+    const own = repo.commit("own");
+    using context = openForecastContext({ commonDir: repo.path(".git"), workTree: repo.root });
+    expect(await findSquashedBase(context, { branchTip: own, newBase: looped("4", "main\n", fork) })).toBeUndefined();
   });
 
   test("a cancelled call stops", async () => {
